@@ -206,8 +206,8 @@ export interface PoolSummary {
 /**
  * Modelled seconds of one serving step (one forward pass), a roofline
  * (runner/simulate/step-time.ts): perStepS + max(weightsS + expertWeightsS · (1 − (1 − k/E)^T)
- * + perKvTokenS · KV tokens attended + perSlidingKvTokenS · KV tokens attended in the window,
- * perTokenS · T tokens scheduled (perDecodeTokenS for the decode tokens among them) + perPrefillContextTokenS ·
+ * + perKvTokenS · KV tokens attended + perSlidingKvTokenS · KV tokens attended in the window
+ * + perRequestStateS · requests scheduled, perTokenS · T tokens scheduled (perDecodeTokenS for the decode tokens among them) + perPrefillContextTokenS ·
  * context tokens of the prefill chunks + perLogitsS · requests scheduled + perPairS · query-key pairs attended by prefill chunks +
  * perDecodePairS · query-key pairs attended by decode tokens + perSlidingPairS · query-key pairs
  * attended in the window). perKvTokenS, perPairS and perDecodePairS are the full-attention
@@ -220,7 +220,8 @@ export interface PoolSummary {
  * perPairS was then 4 · head_dim FLOPs per pair and head for both: 768 for DeepSeek-V3, where vLLM
  * runs 640 in prefill and 2,176 in decode); one saved before perLogitsS charged lm_head in
  * perTokenS, for every scheduled token, and replays so; one saved before perPrefillContextTokenS and
- * perDecodeTokenS charged no MLA context up-projection and every token at perTokenS, and replays so.
+ * perDecodeTokenS charged no MLA context up-projection and every token at perTokenS, and replays so;
+ * one saved before perRequestStateS read no recurrent state, and replays so.
  */
 export interface StepTimeModel {
   perStepS: number;
@@ -253,6 +254,14 @@ export interface StepTimeModel {
    * effective FLOP/s. Absent for other models and in runs saved before it (then not charged).
    */
   perPrefillContextTokenS?: number;
+  /**
+   * Recurrent-state layers (Mamba, Mamba-2, Gated DeltaNet, lightning attention, short conv): one
+   * sequence's state bytes per GPU (core/estimate mambaStateBytesPerSequence), read and written
+   * once per request scheduled in a step, a decode token or a prefill chunk alike: 2 · bytes /
+   * effective bandwidth (runner/simulate/step-time.ts). Absent without such layers and in runs
+   * saved before it (then not charged).
+   */
+  perRequestStateS?: number;
   /**
    * lm_head's FLOPs per logits row (2 · vocab_size · hidden_size / tp) / effective FLOP/s: vLLM
    * computes logits once per request scheduled in a step (its last scheduled token:
@@ -321,6 +330,8 @@ export interface StageStepTime {
   perDecodeTokenS?: number;
   /** As StepTimeModel's: absent but for MLA (and in runs saved before it), then 0. */
   perPrefillContextTokenS?: number;
+  /** As StepTimeModel's: absent but for a stage with recurrent-state layers (and in runs saved before it), then 0. */
+  perRequestStateS?: number;
 }
 
 /** A step-time coefficient derived from kernel timings: t = fixedS + x / rate over the kernel's cases. */

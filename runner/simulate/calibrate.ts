@@ -49,7 +49,7 @@
 import { formatCount, formatCountOf, formatPercent, formatSignificant } from '../../core/format';
 import type { Profile, StepTimeSpec } from '../../core/config/types';
 import { otherModelName } from '../../core/config/modelName';
-import { ASSUMED_STEP_TIME, chunkAttention, gemmSeconds, kvReadSeconds, pairSeconds, stepWork, sumAttention, weightReadSeconds } from './step-time';
+import { ASSUMED_STEP_TIME, chunkAttention, gemmSeconds, kvReadSeconds, pairSeconds, stateSeconds, stepWork, sumAttention, weightReadSeconds } from './step-time';
 import type { VllmBenchResult } from './traces';
 
 export interface CalibrationFit {
@@ -278,10 +278,10 @@ export function calibrateStepTime(profile: Profile, bench: VllmBenchResult, opts
   for (const r of rows) {
     const tokens = r.p + others;
     const prefill = sumAttention([chunkAttention(r.p, r.p, W, C), 1], [othersDecode, others]);
-    obs.push({ compute: gemmSeconds(work, tokens, concurrency, prefill) + pairSeconds(work, prefill), memory: weightReadSeconds(work, tokens) + kvReadSeconds(work, prefill), measured: r.ttft, kind: 'ttft' });
+    obs.push({ compute: gemmSeconds(work, tokens, concurrency, prefill) + pairSeconds(work, prefill), memory: weightReadSeconds(work, tokens) + kvReadSeconds(work, prefill) + stateSeconds(work, concurrency), measured: r.ttft, kind: 'ttft' });
     if (r.tpot !== null && r.tpot > 0) {
       const decode = sumAttention([chunkAttention(1, r.p + r.o / 2, W, C), 1], [othersDecode, others]);
-      obs.push({ compute: gemmSeconds(work, concurrency, concurrency, decode) + pairSeconds(work, decode), memory: weightReadSeconds(work, concurrency) + kvReadSeconds(work, decode), measured: r.tpot, kind: 'tpot' });
+      obs.push({ compute: gemmSeconds(work, concurrency, concurrency, decode) + pairSeconds(work, decode), memory: weightReadSeconds(work, concurrency) + kvReadSeconds(work, decode) + stateSeconds(work, concurrency), measured: r.tpot, kind: 'tpot' });
     }
   }
 
@@ -289,7 +289,7 @@ export function calibrateStepTime(profile: Profile, bench: VllmBenchResult, opts
   // Weights 1 / measured²: the relative error.
   const w = y.map((v) => 1 / (v * v));
   const names = ['overhead_ms', 'compute_efficiency', 'memory_efficiency'] as const;
-  const works = ['', 'FLOPs (prompt tokens and attention pairs)', "bytes read (weights and KV cache)"];
+  const works = ['', 'FLOPs (prompt tokens and attention pairs)', work.perRequestStateS > 0 ? 'bytes read (weights, KV cache and recurrent state)' : 'bytes read (weights and KV cache)'];
   // What a held factor is held at: the profile's step_time, else the assumed efficiency (never past the bound).
   const given = [0, profile.stepTime?.computeEfficiency, profile.stepTime?.memoryEfficiency];
   const assumed = [0, ASSUMED_STEP_TIME.computeEfficiency, ASSUMED_STEP_TIME.memoryEfficiency];

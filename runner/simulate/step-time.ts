@@ -18,14 +18,21 @@
  *                                                  skewed: fewer distinct experts); shared experts
  *                                                  are in W; B_kv = KV bytes per token per GPU
  *                                                  of one layer
- *             + B_kv · (L_f · K + L_s · K_s)) / (BW · e_mem)
+ *             + B_kv · (L_f · K + L_s · K_s) + 2 · S · R) / (BW · e_mem)
  *                                                  L_f full-attention layers read the K KV tokens
  *                                                  of the requests' whole contexts, L_s
  *                                                  sliding-window layers (window W) the K_s
  *                                                  within their window: min(context, W) per
  *                                                  decode token; or L_s chunked local-attention
  *                                                  layers (chunk C) those of the query's own
- *                                                  chunk: (t mod C) + 1 at position t
+ *                                                  chunk: (t mod C) + 1 at position t; S =
+ *                                                  one sequence's recurrent state per GPU
+ *                                                  (Mamba, Mamba-2, Gated DeltaNet, lightning
+ *                                                  attention, short conv: core/estimate
+ *                                                  mambaStateBytesPerSequence; 0 without them),
+ *                                                  read and written once per request scheduled
+ *                                                  (R, below), a decode token or a prefill chunk
+ *                                                  (recurrentStateNote)
  *   compute = (2 · P · T + 2 · V · h / tp · R + H / tp · (L_f · (f_p · Q_p + f_d · Q_d) + L_s · 4 · D · Q_s)
  *              + 2 · B · C) / (F · e_comp)
  *                                                  P = active parameters per GPU but lm_head's,
@@ -73,10 +80,11 @@
  * activations' memory traffic, the sampler and MoE routing skew (uniform routing is assumed).
  */
 import type { Dtype, ModelSpec, Profile, StepTimeSpec } from '../../core/config/types';
-import { attentionLayerTypes, dtypeBytes, estimate, isChunkedLocalAttention, mlaKvBProjParams, paramCounts, quantizedActiveComputeParams, routedExpertBytes, stageModel } from '../../core/estimate/index';
+import { attentionLayerTypes, dtypeBytes, estimate, isChunkedLocalAttention, mambaStateBytesPerSequence, mlaKvBProjParams, paramCounts, quantizedActiveComputeParams, routedExpertBytes, stageModel } from '../../core/estimate/index';
 import { computePeak, DEFAULT_GPU, gpuByName, GPUS, quantizedGemmPeak, type ComputePeak, type GpuSpec } from '../../core/estimate/gpus';
 import type { StageStepTime, StepTimeModel } from '../../core/protocol/run';
-import { formatRate, formatSignificant } from '../../core/format';
+import { formatBytes, formatDuration, formatRate, formatSignificant } from '../../core/format';
+import { mixerNames } from '../../core/config/mamba';
 
 /**
  * What the model assumes when the profile's `step_time` leaves a factor out: typical achieved
@@ -84,6 +92,19 @@ import { formatRate, formatSignificant } from '../../core/format';
  * calibrate to replace them).
  */
 export const ASSUMED_STEP_TIME: Required<StepTimeSpec> = { computeEfficiency: 0.6, memoryEfficiency: 0.8, overheadMs: 0 };
+
+/**
+ * How vLLM touches the recurrent state, for the printed line and the doc comments: each step reads
+ * and writes every scheduled request's state once per layer, in place by its state index. Decode:
+ * selective_state_update (Mamba, Mamba-2), causal_conv1d_update (conv states),
+ * fused_recurrent_gated_delta_rule (Gated DeltaNet), linear_decode_forward_triton (lightning: loads
+ * kv_cache, stores the decayed sum); a prefill chunk gathers its initial state
+ * (ssm_state[state_indices_tensor_p], vllm/model_executor/layers/mamba/mamba_mixer2.py) and
+ * scatters the final one back (varlen_state). A first chunk's initial state is zeros, read all the
+ * same by the gather (torch.where over has_initial_states): charged as a read. Not modelled: the
+ * state copies of mamba_cache_mode "align" / "all" under prefix caching.
+ */
+export const recurrentStateNote = "vLLM's kernels update each scheduled request's state in place once a step (decode: selective_state_update, causal_conv1d_update, fused_recurrent_gated_delta_rule, linear_decode_forward_triton; a prefill chunk: its initial state gathered, its final state written back)";
 
 /** The per-step work a model's step costs at peak, before efficiencies: seconds per unit. */
 export interface StepWork {
@@ -135,6 +156,12 @@ export interface StepWork {
   perSlidingKvTokenS: number;
   /** Sliding-window (or chunked) layers: 4 · L_s · H · D / tp / FLOP/s (0 without them). */
   perSlidingPairS: number;
+  /**
+   * Recurrent-state layers: 2 · one sequence's state bytes per GPU (core/estimate
+   * mambaStateBytesPerSequence) / bandwidth, read and written once per request scheduled
+   * ({@link recurrentStateNote}); 0 without them. MiniMax-M1 bf16 at tp 8: 2 · 18,350,080 B.
+   */
+  perRequestStateS: number;
 }
 
 /**
@@ -291,11 +318,13 @@ export function stepWork(profile: Profile, stage?: number): StepWork {
     perSlidingKvTokenS: (layers.sliding * est.kvBytesPerTokenPerLayer) / gpu.memoryBytesPerSec,
     // No family has MLA sliding-window layers: their pairs cost 4 · D, prefill or decode.
     perSlidingPairS: layers.sliding * pairS(4 * m.headDim),
+    // The stage's own recurrent-state layers (stageModel keeps the Mamba layers in its range).
+    perRequestStateS: (2 * mambaStateBytesPerSequence(m, profile.dtype, tp)) / gpu.memoryBytesPerSec,
   };
 }
 
 /** The StepWork figures that are per stage (seconds per unit); the rest are the model's. */
-const STAGE_WORK_KEYS = ['weightsS', 'expertWeightsS', 'perKvTokenS', 'perTokenS', 'perDecodeTokenS', 'perPrefillContextTokenS', 'perLogitsS', 'perPairS', 'perDecodePairS', 'perSlidingKvTokenS', 'perSlidingPairS'] as const;
+const STAGE_WORK_KEYS = ['weightsS', 'expertWeightsS', 'perKvTokenS', 'perTokenS', 'perDecodeTokenS', 'perPrefillContextTokenS', 'perLogitsS', 'perPairS', 'perDecodePairS', 'perSlidingKvTokenS', 'perSlidingPairS', 'perRequestStateS'] as const;
 type StageCoefficientKey = (typeof STAGE_WORK_KEYS)[number];
 
 /**
@@ -337,7 +366,7 @@ export function stepTimeModel(profile: Profile, spec: StepTimeSpec | undefined =
       : `${on}: dtype fp32 at fp32 ${formatRate(w.peak.flopsPerSec, 'FLOP/s')} (${w.peak.source}), memory ${formatRate(w.gpu.memoryBytesPerSec, 'B/s')} (${w.gpu.source})`,
     ...gemmLine(profile, w),
     // Calibrated values are least-squares floats: three significant digits, as core/format writes figures.
-    `step = ${e.overheadMs > 0 ? `${formatSignificant(e.overheadMs)} ms + ` : ''}max(weights + KV read at ${formatSignificant(e.memoryEfficiency)} × bandwidth, FLOPs at ${formatSignificant(e.computeEfficiency)} × ${w.gemm ? `the ${w.gemm.peak.name.replace(' peak', '')} / ${w.peak.name.replace(' peak', '')} peaks` : w.peak.name})`,
+    `step = ${e.overheadMs > 0 ? `${formatSignificant(e.overheadMs)} ms + ` : ''}max(weights + KV${w.perRequestStateS > 0 ? ' + recurrent state' : ''} read at ${formatSignificant(e.memoryEfficiency)} × bandwidth, FLOPs at ${formatSignificant(e.computeEfficiency)} × ${w.gemm ? `the ${w.gemm.peak.name.replace(' peak', '')} / ${w.peak.name.replace(' peak', '')} peaks` : w.peak.name})`,
     ...(w.perLogitsS > 0
       ? [`lm_head (vocab_size ${profile.model.vocabSize.toLocaleString('en-US')} × hidden_size ${profile.model.hiddenSize.toLocaleString('en-US')})${profile.model.fp32Weights?.lmHead ? ` in fp32 at ${formatRate(computePeak(w.gpu, 'fp32').flopsPerSec, 'FLOP/s')} (vLLM's minimax_text_01.py lm_head.float())` : ''} once per request scheduled in a step, not per token: vLLM computes logits only at each request's last scheduled token`]
       : []),
@@ -345,6 +374,7 @@ export function stepTimeModel(profile: Profile, spec: StepTimeSpec | undefined =
       ? [`MoE: routed experts' weights read per step modelled as the E · (1 − (1 − k/E)^n) of E = ${w.numExperts} experts per layer that n tokens touch at k = ${w.numExpertsPerTok} each, assuming uniform routing (a skewed router touches fewer); shared experts and the dense part read every step`]
       : []),
     ...attentionCount(profile, w, e.memoryEfficiency),
+    ...stateLine(profile, w, e.memoryEfficiency),
     ...mlaLine(profile, w),
     // Under TP each rank's weights, KV and FLOPs are divided by tp above, but the all-reduces after
     // every attention and MLP block are not in the formula: only overhead_ms stands for them.
@@ -371,6 +401,7 @@ export function stepTimeModel(profile: Profile, spec: StepTimeSpec | undefined =
       perDecodePairS: (profile.model.mla ? sw.perDecodePairS : sw.perPairS) / e.computeEfficiency,
       perSlidingKvTokenS: sw.perSlidingKvTokenS / e.memoryEfficiency,
       perSlidingPairS: sw.perSlidingPairS / e.computeEfficiency,
+      ...(sw.perRequestStateS > 0 ? { perRequestStateS: sw.perRequestStateS / e.memoryEfficiency } : {}),
     });
   }
   return {
@@ -391,6 +422,7 @@ export function stepTimeModel(profile: Profile, spec: StepTimeSpec | undefined =
           perSlidingPairS: w.perSlidingPairS / e.computeEfficiency,
         }
       : {}),
+    ...(w.perRequestStateS > 0 ? { perRequestStateS: w.perRequestStateS / e.memoryEfficiency } : {}),
     gpu: w.gpu.name,
     computeEfficiency: e.computeEfficiency,
     memoryEfficiency: e.memoryEfficiency,
@@ -477,6 +509,18 @@ function attentionCount(profile: Profile, w: StepWork, memoryEfficiency: number)
 }
 
 /**
+ * The recurrent-state clause of the printed line: the state one sequence keeps per GPU, which layers
+ * keep it, and its read + write per request scheduled. Empty without recurrent-state layers.
+ */
+function stateLine(profile: Profile, w: StepWork, memoryEfficiency: number): string[] {
+  const mamba = profile.model.mamba;
+  if (!mamba || w.perRequestStateS === 0) return [];
+  const bytes = mambaStateBytesPerSequence(profile.model, profile.dtype, profile.device.tensorParallelSize);
+  const perGpu = profile.device.tensorParallelSize > 1 ? ' per GPU' : '';
+  return [`recurrent state: the ${mamba.layers.length} ${mixerNames(mamba, profile.model.modelType).layer} layers keep ${formatBytes(bytes)} per sequence${perGpu} (mambaStateBytesPerSequence), read and written once per request scheduled in a step, a decode token or a prefill chunk alike (${formatDuration((w.perRequestStateS / memoryEfficiency) * 1e9)} a request at ${formatSignificant(memoryEfficiency)} × bandwidth): ${recurrentStateNote}`];
+}
+
+/**
  * The expected share of the routed experts' weights a step of `tokens` tokens reads, assuming
  * uniform routing: each token picks k of E experts (per MoE layer), so an expert is missed by all
  * of them with probability (1 − k/E)^tokens and E · (1 − (1 − k/E)^tokens) are touched. 0 for a
@@ -490,7 +534,7 @@ export function expertShareRead(m: { numExperts?: number; numExpertsPerTok?: num
 
 /** The fields of a StepTimeModel that set its step times (the rest describe them). */
 export type StepCoefficientKey = 'perStepS' | 'weightsS' | 'perKvTokenS' | 'perTokenS' | 'perDecodeTokenS' | 'perPrefillContextTokenS' | 'perLogitsS' | 'perPairS' | 'perDecodePairS' | 'expertWeightsS' | 'numExperts' | 'numExpertsPerTok'
-  | 'slidingWindow' | 'attentionChunkSize' | 'perSlidingKvTokenS' | 'perSlidingPairS';
+  | 'slidingWindow' | 'attentionChunkSize' | 'perSlidingKvTokenS' | 'perSlidingPairS' | 'perRequestStateS';
 
 /** The step-time coefficients {@link stepSeconds} reads. */
 export type StepCoefficients = Pick<StepTimeModel, StepCoefficientKey>;
@@ -586,6 +630,14 @@ export function kvReadSeconds(m: Pick<StepCoefficients, 'perKvTokenS' | 'perSlid
 }
 
 /**
+ * Seconds of a step's recurrent-state traffic: perRequestStateS · `requests` scheduled (absent: no
+ * recurrent-state layers, or a run saved before it: 0).
+ */
+export function stateSeconds(m: Pick<StepCoefficients, 'perRequestStateS'>, requests: number): number {
+  return (m.perRequestStateS ?? 0) * requests;
+}
+
+/**
  * Seconds of a step's attention FLOPs: perPairS · full layers' prefill pairs + perDecodePairS ·
  * their decode pairs (perPairS when absent: no MLA, or a run saved before the split) +
  * perSlidingPairS · sliding (or chunked) layers'.
@@ -613,5 +665,5 @@ export function gemmSeconds(m: Pick<StepCoefficients, 'perTokenS' | 'perDecodeTo
  * `tokens` scheduled for `requests` requests, and what they attend per layer type.
  */
 export function stepSeconds(m: StepCoefficients, tokens: number, requests: number, attention: AttentionWork): number {
-  return m.perStepS + Math.max(weightReadSeconds(m, tokens) + kvReadSeconds(m, attention), gemmSeconds(m, tokens, requests, attention) + pairSeconds(m, attention));
+  return m.perStepS + Math.max(weightReadSeconds(m, tokens) + kvReadSeconds(m, attention) + stateSeconds(m, requests), gemmSeconds(m, tokens, requests, attention) + pairSeconds(m, attention));
 }

@@ -89,7 +89,7 @@ export function formatPoolSummary(result: PoolResult): string {
 /**
  * One step's formula in words, "max(weights + KV read, GEMMs + attention)" with m's coefficients
  * (overhead first when it is not 0): the full layers' terms, then the sliding-window (or chunked)
- * layers' over their window (chunk).
+ * layers' over their window (chunk), then the recurrent state read and written per request.
  */
 function stepFormula(m: StepTimeModel): string {
   const window = m.slidingWindow
@@ -107,7 +107,9 @@ function stepFormula(m: StepTimeModel): string {
       ? ` + ${seconds(m.perPairS)}/prefill query-key pair + ${seconds(m.perDecodePairS)}/decode query-key pair`
       : ` + ${seconds(m.perPairS)}/query-key pair`;
   // A zero overhead (the assumed one) is no term: 'max(...)', not '0 s + max(...)'.
-  return `${m.perStepS > 0 ? `${seconds(m.perStepS)} + ` : ''}max(${seconds(m.weightsS)}${m.expertWeightsS ? ` + ${seconds(m.expertWeightsS)} × (1 − (1 − ${m.numExpertsPerTok}/${m.numExperts})^tokens)` : ''}${fullKv}${slidingKv}, ` +
+  return `${m.perStepS > 0 ? `${seconds(m.perStepS)} + ` : ''}max(${seconds(m.weightsS)}${m.expertWeightsS ? ` + ${seconds(m.expertWeightsS)} × (1 − (1 − ${m.numExpertsPerTok}/${m.numExperts})^tokens)` : ''}${fullKv}${slidingKv}` +
+    // Recurrent-state layers: each scheduled request's state read and written (perRequestStateS).
+    `${m.perRequestStateS ? ` + ${seconds(m.perRequestStateS)}/request (recurrent state)` : ''}, ` +
     // MLA W8A8: decode tokens at their own cost (perDecodeTokenS); MLA: the prefill context's up-projection.
     `${seconds(m.perTokenS)}/${m.perDecodeTokenS !== undefined && m.perDecodeTokenS !== m.perTokenS ? `prefill token + ${seconds(m.perDecodeTokenS)}/decode token` : 'token'}` +
     `${m.perPrefillContextTokenS ? ` + ${seconds(m.perPrefillContextTokenS)}/prefill context token (MLA kv_b_proj)` : ''}` +

@@ -598,6 +598,38 @@ test('lm_head step time: perLogitsS once per request scheduled in a step (its on
   assert.throws(() => new ServingSimulator({ ...base, perLogitsS: -1 }, requests), /perLogitsS must be >= 0/);
 });
 
+test('recurrent-state step time: perRequestStateS once per request scheduled, on the memory side of the roofline, coasting decodes included', () => {
+  // Mamba / GDN / lightning / short-conv layers read and write each scheduled request's state once a
+  // step (runner/simulate/step-time.ts recurrentStateNote). A toy: weights 1 ms, 0.5 ms a request's
+  // state, nothing else. Three requests at 0 s, prompt 4, output 5, pages of 16 (their decode tokens
+  // coast: no page or last-token event until the end):
+  //   step 1: three prompts (3 requests)    1 + 1.5 = 2.5 ms   first tokens at 2.5 ms
+  //   steps 2..5: three decodes each         2.5 ms            last tokens at 12.5 ms
+  // Without the term: 1 ms a step, 1 and 5 ms. With 1 ms a token on the compute side instead of the
+  // weights: max(0.5 · 3, 12) = 12 ms, then max(1.5, 3) = 3 ms a step: 12 and 24 ms (the state is a
+  // read, not a FLOP: added to the compute side it would give 13.5 and 31.5).
+  const base: ServingSimConfig = {
+    layout: 'paged', pageSize: 16, numPages: 10, watermarkPages: 0, slidingWindow: 0, enablePrefixCaching: false,
+    maxNumSeqs: 4, maxNumBatchedTokens: 64, maxModelLen: 160, maxSamples: 100,
+    perStepS: 0, weightsS: 1e-3, perTokenS: 0, perKvTokenS: 0, perPairS: 0,
+  };
+  const requests = packRequests([0, 1, 2].map(() => ({ arrivalS: 0, promptLen: 4, outputLen: 5 })));
+  const run = (config: ServingSimConfig, coast: boolean) => {
+    const sim = new ServingSimulator({ ...config, coast }, requests);
+    assert.equal(sim.run(1000), true);
+    assert.equal(sim.totals().steps, 5);
+    const t = sim.times();
+    return [0, 1, 2].flatMap((i) => [t.firstTokenS[i]! * 1000, t.finishS[i]! * 1000]);
+  };
+  const close = (got: number[], want: number[], what: string) => assert.ok(got.every((g, i) => Math.abs(g - want[i]!) < 1e-9), `${what}: ${got} vs ${want}`);
+  for (const coast of [true, false]) {
+    close(run({ ...base, perRequestStateS: 0.5e-3 }, coast), [2.5, 12.5, 2.5, 12.5, 2.5, 12.5], `state, coast ${coast}`);
+    close(run(base, coast), [1, 5, 1, 5, 1, 5], `without, coast ${coast}`);
+    close(run({ ...base, weightsS: 0, perTokenS: 1e-3, perRequestStateS: 0.5e-3 }, coast), [12, 24, 12, 24, 12, 24], `compute-bound, coast ${coast}`);
+  }
+  assert.throws(() => new ServingSimulator({ ...base, perRequestStateS: -1 }, requests), /perRequestStateS must be >= 0/);
+});
+
 test('MLA step time: a prefill chunk pays perPrefillContextTokenS per token computed before it (earlier chunks, a prefix hit), a decode token perDecodeTokenS', () => {
   // vLLM's MLA prefill (mla_attention.py _compute_prefill_context) up-projects the latent of every
   // context token of a chunk of query_len > 1 through kv_b_proj; a decode token (query_len 1) does
@@ -1113,6 +1145,17 @@ test('pipeline parallelism: every request is accounted for under preemption, req
     { numRuns: 60 },
   );
   assert.ok(preempted > 0, 'some runs preempt');
+});
+
+test('pipeline parallelism: each stage charges its own recurrent state (perRequestStateS), absent as 0', () => {
+  // One request, prompt 4, output 2; stage 0: 2 ms of state a request, stage 1: 1 ms, nothing else.
+  //   batch 1 (t = 0), the prompt: 2 + 1 = 3 ms → first token at 3 ms
+  //   batch 2 (t = 3 ms), a decode token: 2 + 1 → 6 ms
+  const packed = packRequests([{ arrivalS: 0, promptLen: 4, outputLen: 2 }]);
+  const sim = new ServingSimulator({ ...PP_CONFIG, stages: [stage({ perRequestStateS: 0.002 }), stage({ perRequestStateS: 0.001 })] }, packed);
+  assert.equal(sim.run(100), true);
+  const t = sim.times();
+  assert.ok(close([t.firstTokenS[0]!, t.finishS[0]!], [0.003, 0.006]), `${t.firstTokenS[0]}, ${t.finishS[0]}`);
 });
 
 test('pipeline parallelism: each stage charges its own MLA terms (perPrefillContextTokenS over its layers, perDecodeTokenS), absent ones as before', () => {

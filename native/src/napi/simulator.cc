@@ -87,6 +87,7 @@ class ServingSimulatorWrap : public Napi::ObjectWrap<ServingSimulatorWrap> {
     if (c.Has("stepAttentionChunkSize")) config.step.attention_chunk_size = static_cast<int32_t>(Num(c, "stepAttentionChunkSize"));
     if (c.Has("perSlidingKvTokenS")) config.step.per_sliding_kv_token_s = Num(c, "perSlidingKvTokenS");
     if (c.Has("perSlidingPairS")) config.step.per_sliding_pair_s = Num(c, "perSlidingPairS");
+    if (c.Has("perRequestStateS")) config.step.per_request_state_s = Num(c, "perRequestStateS");
     // Pipeline parallelism: one object of the coefficients per stage (native/simulator.ts ServingSimStage).
     if (c.Has("stages")) {
       if (!c.Get("stages").IsArray()) throw Napi::TypeError::New(env, "config.stages must be an array");
@@ -107,6 +108,7 @@ class ServingSimulatorWrap : public Napi::ObjectWrap<ServingSimulatorWrap> {
         m.per_sliding_pair_s = Num(o, "perSlidingPairS");
         m.per_decode_token_s = o.Has("perDecodeTokenS") ? Num(o, "perDecodeTokenS") : m.per_token_s;
         if (o.Has("perPrefillContextTokenS")) m.per_prefill_context_token_s = Num(o, "perPrefillContextTokenS");
+        if (o.Has("perRequestStateS")) m.per_request_state_s = Num(o, "perRequestStateS");
         config.stages.push_back(m);
       }
     }

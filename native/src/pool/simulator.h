@@ -135,9 +135,12 @@ enum class KvLayout : int32_t {
 // Simulated seconds of one step, a roofline: per_step_s + max(memory, compute) with
 //   memory  = weights_s + expert_weights_s · (1 − (1 − k/E)^tokens)
 //             + per_kv_token_s · kv_tokens + per_sliding_kv_token_s · sliding_kv_tokens
+//             + per_request_state_s · requests
 //             (weights streamed once, each attended KV token read; MoE: the routed experts' weights
 //             read are modelled as the expected share of the E experts the step's tokens touch,
-//             k of E each, under uniform routing; dense models: expert_weights_s = 0)
+//             k of E each, under uniform routing; dense models: expert_weights_s = 0; the
+//             recurrent state of Mamba / GDN / lightning / short-conv layers read and written
+//             once per scheduled request, a decode token or a prefill chunk alike: 0 without them)
 //   compute = per_token_s · (tokens − decode_tokens) + per_decode_token_s · decode_tokens
 //             + per_prefill_context_token_s · prefill_context_tokens
 //             + per_logits_s · requests + per_pair_s · pairs
@@ -183,6 +186,7 @@ struct StepTimeModel {
   int32_t attention_chunk_size = 0;
   double per_sliding_kv_token_s = 0;  // the sliding-window or chunked layers
   double per_sliding_pair_s = 0;
+  double per_request_state_s = 0;  // recurrent-state layers: one request's state read + written
 };
 
 // Query-key pairs of the queries at positions [from, to) (0-based) in a layer whose window is
@@ -208,7 +212,7 @@ double ChunkedPairs(int64_t from, int64_t to, int64_t c);
 // What one step (a batch) schedules, as StepTimeModel's formula counts it.
 struct StepCounts {
   int64_t tokens = 0;       // tokens scheduled
-  int64_t requests = 0;     // requests scheduled (one logits row each)
+  int64_t requests = 0;     // requests scheduled (one logits row and one recurrent state each)
   int64_t kv_tokens = 0;    // full-attention layers' KV tokens read
   int64_t sliding_kv_tokens = 0;
   double pairs = 0, decode_pairs = 0, sliding_pairs = 0;
@@ -237,7 +241,7 @@ struct SimConfig {
   int32_t max_model_len = 8192;
   StepTimeModel step;
   // Pipeline parallelism: empty (one stage, `step`), or pp >= 2 stages in pp-rank order, each
-  // with its layers' coefficients (per_step_s .. per_sliding_pair_s; the window, chunk and expert
+  // with its layers' coefficients (per_step_s .. per_request_state_s; the window, chunk and expert
   // counts are `step`'s, the batch counts the same on every stage). See "Pipeline parallelism" above.
   std::vector<StepTimeModel> stages;
   // Seconds a stage takes to send one scheduled token's hidden state to the next stage (modelled
