@@ -179,6 +179,33 @@ const COMMON_HEAD_DIMS = [64, 80, 96, 112, 128, 160, 192, 256];
 
 type FixMaker = (t: Target, p: Problem) => Fix[];
 
+/** The device keys a fit check names a value for (core/estimate/checks.ts), with their data field, in its message's order. */
+const DEVICE_SIZE_KEYS = [
+  ['tensor_parallel_size', 'tensorParallelSize'],
+  ['pipeline_parallel_size', 'pipelineParallelSize'],
+] as const;
+
+/**
+ * The device values a fit check names (core/estimate/checks.ts: weights-exceed-device's
+ * Estimate.weightsFit), each written over its device key or added to the device block; a tp × pp
+ * pair (data.pair) as one fix of both keys.
+ */
+function deviceSizeFixes(t: Target, p: Problem): Fix[] {
+  const valid = (_key: string, v: unknown): v is number => typeof v === 'number' && Number.isInteger(v) && v > 1;
+  const fixes: Fix[] = [];
+  for (const [key, field] of DEVICE_SIZE_KEYS) {
+    const v = p.data?.[field];
+    const edit = valid(key, v) ? setBlockKey(t, 'device', key, v) : null;
+    if (edit) fixes.push({ title: `Set ${key} to ${String(v)}`, edits: [edit] });
+  }
+  const pair = p.data?.['pair'] as { tensorParallelSize?: unknown; pipelineParallelSize?: unknown } | undefined;
+  if (pair && valid('tensor_parallel_size', pair.tensorParallelSize) && valid('pipeline_parallel_size', pair.pipelineParallelSize)) {
+    const edits = [setBlockKey(t, 'device', 'tensor_parallel_size', pair.tensorParallelSize), setBlockKey(t, 'device', 'pipeline_parallel_size', pair.pipelineParallelSize)];
+    if (edits.every((e) => e !== null)) fixes.push({ title: `Set tensor_parallel_size to ${pair.tensorParallelSize} and pipeline_parallel_size to ${pair.pipelineParallelSize}`, edits: edits as TextEdit[] });
+  }
+  return fixes;
+}
+
 function literal(t: Target, v: unknown): string {
   return t.json || typeof v !== 'string' ? JSON.stringify(v) : v;
 }
@@ -290,13 +317,8 @@ const FIXES: Record<string, FixMaker> = {
   },
   // Weights above the device (core/estimate/checks.ts fitProblems, from Estimate.weightsFit): the
   // smallest tensor_parallel_size vLLM takes for the model at which the heaviest GPU's weights fit,
-  // then the smallest pipeline_parallel_size, each written over its device key or added to the
-  // device block.
-  'weights-exceed-device': (t, p) => ['tensor_parallel_size', 'pipeline_parallel_size'].flatMap((key) => {
-    const n = p.data?.[key === 'tensor_parallel_size' ? 'tensorParallelSize' : 'pipelineParallelSize'];
-    const edit = typeof n === 'number' && Number.isInteger(n) && n > 1 ? setBlockKey(t, 'device', key, n) : null;
-    return edit ? [{ title: `Set ${key} to ${n}`, edits: [edit] }] : [];
-  }),
+  // then the smallest pipeline_parallel_size, then a tp × pp pair where neither alone fits a node.
+  'weights-exceed-device': deviceSizeFixes,
   // A number written quoted where a number is required (`page_size: "16"`): the same number
   // unquoted, when the string reads as one of the expected kind (an integer for an integer key).
   // Else core's suggestion: a YAML 1.1 boolean word (`causal: yes`) -> true / false.

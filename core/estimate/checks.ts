@@ -140,6 +140,52 @@ export function tensorParallelSizes(m: ModelSpec): number[] {
   return divisors(m.numHeads).filter((t) => (m.mla || m.numKvHeads % t === 0 || t % m.numKvHeads === 0) && widths.every(([, n]) => n % t === 0) && quantizationAlignment(m, t) === null);
 }
 
+/**
+ * GPUs in one node of the servers vLLM deployments run on (an HGX / DGX node: 8, NVLink between
+ * them; vLLM's docs: tensor parallelism within a node, pipeline parallelism across nodes). A size
+ * that fits is named alone when it fits in one; else a tp × pp pair is searched ({@link parallelFit}).
+ */
+export const NODE_GPUS = 8;
+
+/**
+ * Parallel sizes above a profile's at which something fits (Estimate.weightsFit; the pool checks'
+ * tensor_parallel_size): the smallest tensor_parallel_size vLLM takes for the model
+ * ({@link tensorParallelSizes}) above `tp`, pp kept; the smallest pipeline_parallel_size above `pp`
+ * up to num_hidden_layers and {@link PP_FIT_SEARCH_MAX}, tp kept; and when neither alone fits on
+ * one node ({@link NODE_GPUS}: tp · pp GPUs), the tp × pp pair with both raised, tp within a node,
+ * on the fewest GPUs, then the smallest pp (Llama-3.1-405B bf16 at tp 2 on 80 GiB GPUs: tp 16 or pp 6
+ * alone, 12 GPUs; tp 4 × pp 3 on 12). Each absent when none fits.
+ */
+export interface ParallelFit {
+  tensorParallelSize?: number;
+  pipelineParallelSize?: number;
+  pair?: { tensorParallelSize: number; pipelineParallelSize: number };
+}
+
+/**
+ * The {@link ParallelFit} of `fits(t, p)` from the profile's `tp` and `pp`: one search for the
+ * weights (core/estimate weightsFitOf) and the pool checks (`pipeline` false: tensor parallelism
+ * alone, each try an estimate). `fits` is called with tp in tensorParallelSizes(model) and pp in
+ * 1 .. min(num_hidden_layers, PP_FIT_SEARCH_MAX); it should reject cheaply what cannot fit.
+ */
+export function parallelFit(model: ModelSpec, tp: number, pp: number, fits: (t: number, p: number) => boolean, opts: { pipeline?: boolean } = {}): ParallelFit {
+  const tps = tensorParallelSizes(model).filter((n) => n > tp);
+  const tensorParallelSize = tps.find((n) => fits(n, pp));
+  const maxPp = opts.pipeline === false ? pp : Math.min(model.numLayers, PP_FIT_SEARCH_MAX);
+  let pipelineParallelSize: number | undefined;
+  for (let p = pp + 1; p <= maxPp && pipelineParallelSize === undefined; p++) if (fits(tp, p)) pipelineParallelSize = p;
+  const inNode = (tensorParallelSize !== undefined && tensorParallelSize * pp <= NODE_GPUS) || (pipelineParallelSize !== undefined && tp * pipelineParallelSize <= NODE_GPUS);
+  let pair: ParallelFit['pair'];
+  if (!inNode && maxPp > pp) {
+    const pairs: Array<[number, number]> = [];
+    for (const t of tps) if (t <= NODE_GPUS) for (let p = pp + 1; p <= maxPp; p++) pairs.push([t, p]);
+    pairs.sort(([t1, p1], [t2, p2]) => t1 * p1 - t2 * p2 || p1 - p2);
+    const found = pairs.find(([t, p]) => fits(t, p));
+    if (found) pair = { tensorParallelSize: found[0], pipelineParallelSize: found[1] };
+  }
+  return { ...(tensorParallelSize !== undefined ? { tensorParallelSize } : {}), ...(pipelineParallelSize !== undefined ? { pipelineParallelSize } : {}), ...(pair ? { pair } : {}) };
+}
+
 /** The MLP widths tensor parallelism splits, each with its name for messages ({@link tensorParallelSizes}). */
 export function tpSplitWidths(m: ModelSpec): Array<[string, number]> {
   const moe = m.moe;
@@ -181,6 +227,7 @@ function fitProblems(profile: Profile, e: Estimate): Problem[] {
     const raise = [
       ...(fit.tensorParallelSize !== undefined ? [`device.tensor_parallel_size (${fit.tensorParallelSize} fits)`] : []),
       ...(fit.pipelineParallelSize !== undefined ? [`device.pipeline_parallel_size (${fit.pipelineParallelSize} fits)`] : []),
+      ...(fit.pair ? [`both (tensor_parallel_size ${fit.pair.tensorParallelSize} × pipeline_parallel_size ${fit.pair.pipelineParallelSize} fits on ${fit.pair.tensorParallelSize * fit.pair.pipelineParallelSize} GPUs${fit.tensorParallelSize !== undefined || fit.pipelineParallelSize !== undefined ? `, tensor parallelism within an ${NODE_GPUS}-GPU node` : ''})`] : []),
     ];
     const remedy = raise.length > 0
       ? `raise ${raise.join(', ')} or memory_gib`

@@ -15,8 +15,8 @@ import { DEFAULT_ENGINE, engineEraName, engineKeyOf, reserveTerms, subtractedByt
 import { blocksPerRequestFormula, poolTokens, requestReservation } from './layout';
 import { referenceSeqLen } from './maxModelLen';
 import { mixerNames } from '../config/mamba';
-import { PP_FIT_SEARCH_MAX, pipelineStagesOf, stageLabel, stageModel, type PipelineStage } from './pipeline';
-import { tensorParallelSizes } from './checks';
+import { pipelineStagesOf, stageLabel, stageModel, type PipelineStage } from './pipeline';
+import { parallelFit } from './checks';
 import type { AttentionWorkspace, Estimate, KvPoolLayout, ParamBreakdown, PoolEstimate } from './types';
 
 export * from './types';
@@ -846,28 +846,27 @@ export function weightsBytesPerGpu(model: ModelSpec, dtype: Dtype, tp: number, p
 
 /**
  * When the heaviest GPU's weights (`heaviest`: weightsBytesPerGpu at the profile's tp and pp)
- * exceed `usable` bytes: the smallest tensor_parallel_size above `tp` that vLLM takes for the model
- * (tensorParallelSizes) at which they fit, pp kept, and the smallest pipeline_parallel_size above
- * `pp`, up to num_hidden_layers and {@link PP_FIT_SEARCH_MAX}, at which they fit, tp kept (each
- * absent when none fits). A size is tried only from where the whole model's weights spread evenly
- * could fit (weightsBytes / (tp · pp) ≤ usable: the heaviest GPU holds at least that, the stages
- * holding every weight at least once), and pp not at all when the first or the last stage would
- * not fit holding one layer (every split's first stage holds layer 0 and the embedding, its last
- * the last layer, the final norm and lm_head). Null when the weights fit or `usable` is 0 (no
- * device memory known). Estimate.weightsFit.
+ * exceed `usable` bytes: the tensor_parallel_size, pipeline_parallel_size or tp × pp pair at which
+ * they fit (checks.ts parallelFit: the smallest tp vLLM takes, the smallest pp up to
+ * num_hidden_layers and pipeline.ts PP_FIT_SEARCH_MAX, and a pair where neither alone fits a node). A
+ * size is tried only from where the whole model's weights spread evenly could fit (weightsBytes /
+ * (tp · pp) ≤ usable: the heaviest GPU holds at least that, the stages holding every weight at
+ * least once), and pp above 1 not at all when the first or the last stage would not fit holding
+ * one layer (every split's first stage holds layer 0 and the embedding, its last the last layer,
+ * the final norm and lm_head). Null when the weights fit or `usable` is 0 (no device memory
+ * known). Estimate.weightsFit.
  */
 function weightsFitOf(model: ModelSpec, dtype: Dtype, tp: number, pp: number, params: ParamCounts, usable: number, heaviest: number): Estimate['weightsFit'] | null {
   if (usable <= 0 || heaviest <= usable) return null;
   const total = weightsBytes(model, dtype, params);
-  const fits = (t: number, p: number) => total / (t * p) <= usable && weightsBytesPerGpu(model, dtype, t, p, params) <= usable;
-  const tensorParallelSize = tensorParallelSizes(model).find((n) => n > tp && fits(n, pp));
   const L = model.numLayers;
-  const oneLayer = (index: number) => stageWeights(model, dtype, tp, { index, count: L, start: index, end: index + 1 }).perGpu <= usable;
-  let pipelineParallelSize: number | undefined;
-  if (L > 1 && oneLayer(0) && oneLayer(L - 1)) {
-    for (let p = Math.max(pp + 1, Math.ceil(total / (tp * usable))); p <= Math.min(L, PP_FIT_SEARCH_MAX) && pipelineParallelSize === undefined; p++) if (fits(tp, p)) pipelineParallelSize = p;
-  }
-  return { ...(tensorParallelSize !== undefined ? { tensorParallelSize } : {}), ...(pipelineParallelSize !== undefined ? { pipelineParallelSize } : {}) };
+  const oneLayer = (t: number, index: number) => stageWeights(model, dtype, t, { index, count: L, start: index, end: index + 1 }).perGpu <= usable;
+  const staged = new Map<number, boolean>();
+  const stagesCanFit = (t: number): boolean => {
+    if (!staged.has(t)) staged.set(t, L > 1 && oneLayer(t, 0) && oneLayer(t, L - 1));
+    return staged.get(t)!;
+  };
+  return parallelFit(model, tp, pp, (t, p) => total / (t * p) <= usable && (p === 1 || stagesCanFit(t)) && weightsBytesPerGpu(model, dtype, t, p, params) <= usable);
 }
 
 /**

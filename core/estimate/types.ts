@@ -238,9 +238,12 @@ export interface Estimate {
    * usable memory (pool.usableBytes): the smallest tensor_parallel_size above the profile's that
    * vLLM takes for the model (checks.ts tensorParallelSizes) at which they fit, pipeline_parallel_size
    * kept, and the smallest pipeline_parallel_size above the profile's, up to num_hidden_layers and
-   * PP_FIT_SEARCH_MAX (64), at which they fit, tensor_parallel_size kept; each absent when none fits. Absent in runs saved before session 39.
+   * PP_FIT_SEARCH_MAX (64), at which they fit, tensor_parallel_size kept; `pair`, when neither
+   * alone fits on one 8-GPU node, the tp × pp pair (tp within a node, both raised) on the fewest
+   * GPUs, then the smallest pp (checks.ts parallelFit); each absent when none fits. Absent in runs
+   * saved before session 39 (`pair` before session 40).
    */
-  weightsFit?: { tensorParallelSize?: number; pipelineParallelSize?: number };
+  weightsFit?: { tensorParallelSize?: number; pipelineParallelSize?: number; pair?: { tensorParallelSize: number; pipelineParallelSize: number } };
   /**
    * Of weightsBytesPerGpu: the 16-bit copies of a quantized MLA kv_b_proj's halves W_UK_T and W_UV
    * vLLM keeps for the decode's bmm's (mlaDecodeCopies; DeepSeek-V3 fp8 at tp 8: 255,852,544 B); 0

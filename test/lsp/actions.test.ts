@@ -233,8 +233,11 @@ test('weights above the device: fixes that set tensor_parallel_size, or pipeline
   // stage 4, 26 layers ÷ 2 GPUs = 82,880,299,008 B = 77.19 GiB, too much; pp 6 (21 a stage): stage 1
   // (21 layers + embedding) 69,043,126,272 parameters ÷ 2 · 2 B = 64.30 GiB fits, the others less or as much.
   const block = 'model: ../fixtures/configs/Llama-3.1-405B.config.json\ndevice:\n  memory_gib: 80\n  tensor_parallel_size: 2\n';
+  // Neither alone on one 8-GPU node (16 GPUs, 12): the pair on the fewest GPUs, tp 4 × pp 3 (12; test/unit/checks.test.ts).
   const replaced = await fix('p.attn.yaml', block, 'weights-exceed-device', 'Set tensor_parallel_size to 16');
-  assert.deepEqual(replaced.titles, ['Set tensor_parallel_size to 16', 'Set pipeline_parallel_size to 6']);
+  assert.deepEqual(replaced.titles, ['Set tensor_parallel_size to 16', 'Set pipeline_parallel_size to 6', 'Set tensor_parallel_size to 4 and pipeline_parallel_size to 3']);
+  const pair = await fix('p.attn.yaml', block, 'weights-exceed-device', 'Set tensor_parallel_size to 4 and pipeline_parallel_size to 3');
+  assert.equal(pair.fixed, `${block.replace('tensor_parallel_size: 2', 'tensor_parallel_size: 4')}  pipeline_parallel_size: 3\n`);
   assert.equal(replaced.fixed, block.replace('tensor_parallel_size: 2', 'tensor_parallel_size: 16'));
   const addedPp = await fix('p.attn.yaml', block, 'weights-exceed-device', 'Set pipeline_parallel_size to 6');
   assert.equal(addedPp.fixed, `${block}  pipeline_parallel_size: 6\n`);

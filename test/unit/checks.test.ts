@@ -67,14 +67,44 @@ test('weights above the device under pipeline parallelism: the heaviest stage, a
   assert.equal(se.pipeline?.stage, 3);
   const [heaviest] = checkProfile(s, se);
   assert.equal(heaviest!.message, 'weights 22.68 GiB per GPU (22.68 GiB of stage 6 of 6, layers 67-79) exceed 25 GiB × 0.90 = 22.50 GiB: raise device.tensor_parallel_size (2 fits), device.pipeline_parallel_size (7 fits) or memory_gib');
-  // 1 GiB (0.90 GiB usable): the largest tensor_parallel_size vLLM takes, 64 (the heads), leaves stage 2
-  // 70,553,714,688 B ÷ 64 = 1.03 GiB per GPU; pp 80 leaves stage 1 one layer (1.59 GiB) and the
-  // embedding (1.96 GiB). Neither alone fits: only memory_gib is named.
+  // 1 GiB (0.90 GiB usable = 966,367,641 B): the largest tensor_parallel_size vLLM takes, 64 (the heads),
+  // leaves stage 2 70,553,714,688 B ÷ 64 = 1.03 GiB per GPU; pp 80 leaves stage 1 one layer (1.59 GiB) and
+  // the embedding (1.96 GiB). Neither alone fits: a tp × pp pair (s39 Left 5), tp within an 8-GPU node, on
+  // the fewest GPUs. Stage 1 holds the embedding and at least one layer: (855,654,400 + 1,050,673,152) · 2 B
+  // ÷ tp is 1.91 GB at tp 2 (never fits), 953,163,776 B at tp 4 (fits alone), 476,581,888 B at tp 8.
+  //   tp 4: stage 1 must hold one layer: 80 / pp = 1 with stage 1 not among the remainder's stages, pp >= 41
+  //     (get_pp_indices: [1] · 41, +1 to stages 2-40): the 2-layer stages 2 · 855,654,400 · 2 B ÷ 4 =
+  //     855,654,400 B + norms, the last 1 layer + lm_head + norm ÷ 4: fits. 164 GPUs.
+  //   tp 8: pp 19-26 leave a stage of 4-5 layers (4 · 855,654,400 · 2 B ÷ 8 + the embedding's share: 1.12 GB);
+  //     pp 27 ([3] · 26 + [2]) is the first that fits: 216 GPUs, more than 164.
   const r = profile('Llama-3.1-70B', (x) => { x.dtype = 'bf16'; x.device.memoryGib = 1; x.device.pipelineParallelSize = 2; });
-  const [none] = checkProfile(r, estimate(r));
-  assert.match(none!.message, /exceed 1 GiB × 0\.90 = 0\.90 GiB: raise memory_gib: no larger tensor_parallel_size this model takes, and no larger pipeline_parallel_size up to 64, fits the weights alone$/);
-  assert.equal(none!.data?.['tensorParallelSize'], undefined);
-  assert.equal(none!.data?.['pipelineParallelSize'], undefined);
+  const [pair] = checkProfile(r, estimate(r));
+  assert.match(pair!.message, /exceed 1 GiB × 0\.90 = 0\.90 GiB: raise both \(tensor_parallel_size 4 × pipeline_parallel_size 41 fits on 164 GPUs\) or memory_gib$/);
+  assert.equal(pair!.data?.['tensorParallelSize'], undefined);
+  assert.equal(pair!.data?.['pipelineParallelSize'], undefined);
+  assert.deepEqual(pair!.data?.['pair'], { tensorParallelSize: 4, pipelineParallelSize: 41 });
+  // 0.49 GiB (0.44 GiB usable, 473,520,144 B): stage 1's one layer and embedding fit at no tp within a node
+  // (476,581,888 B at tp 8), and tp 64 alone leaves 1.03 GiB: nothing, and only memory_gib is named.
+  const none = profile('Llama-3.1-70B', (x) => { x.dtype = 'bf16'; x.device.memoryGib = 0.49; x.device.pipelineParallelSize = 2; });
+  assert.match(checkProfile(none, estimate(none))[0]!.message, /raise memory_gib: no larger tensor_parallel_size this model takes, and no larger pipeline_parallel_size up to 64, fits the weights alone$/);
+});
+
+test('weights-exceed-device: when neither tensor_parallel_size nor pipeline_parallel_size alone fits on an 8-GPU node, the tp × pp pair on the fewest GPUs', () => {
+  // Llama-3.1-405B bf16 at tp 2 on 80 GiB (72 GiB usable = 77,309,411,328 B). A layer is 3,187,703,808 parameters,
+  // the embedding 2,101,346,304 (test/lsp/actions.test.ts). Alone: tp 16 (16 GPUs), or pp 6 at tp 2 (12 GPUs):
+  // neither on one node. Pairs, tp 4 or 8, fewest GPUs first: tp 4 × pp 2 (8 GPUs): stage 1 63 layers + the
+  // embedding = 202,926,689,208 parameters · 2 B ÷ 4 = 101.5 GB, too much; tp 4 × pp 3 (12 GPUs, 42 layers a
+  // stage): stage 1 (42 · 3,187,703,808 + 2,101,346,304) · 2 B ÷ 4 = 67,992,453,120 B (63.32 GiB) plus the norms
+  // fits, and stage 3 (42 layers, lm_head, norm) as much. tp 8 × pp 2 is 16 GPUs.
+  const p = profile('Llama-3.1-405B', (x) => { x.dtype = 'bf16'; x.device.memoryGib = 80; x.device.tensorParallelSize = 2; });
+  const [problem] = checkProfile(p, estimate(p));
+  assert.equal(problem!.code, 'weights-exceed-device');
+  assert.deepEqual(estimate(p).weightsFit, { tensorParallelSize: 16, pipelineParallelSize: 6, pair: { tensorParallelSize: 4, pipelineParallelSize: 3 } });
+  assert.match(problem!.message, /raise device\.tensor_parallel_size \(16 fits\), device\.pipeline_parallel_size \(6 fits\), both \(tensor_parallel_size 4 × pipeline_parallel_size 3 fits on 12 GPUs, tensor parallelism within an 8-GPU node\) or memory_gib$/);
+  // tp 8 alone fits one node (Llama-3.1-70B bf16 on 24 GiB: 131.42 GiB ÷ 8 = 16.4 GiB + norms < 21.6 GiB): no pair is searched.
+  const q = profile('Llama-3.1-70B', (x) => { x.dtype = 'bf16'; x.device.memoryGib = 24; });
+  assert.equal(estimate(q).weightsFit?.tensorParallelSize, 8);
+  assert.equal(estimate(q).weightsFit?.pair, undefined);
 });
 
 test('weights that fit but leave no page: kv-pool-empty', () => {
