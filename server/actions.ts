@@ -181,17 +181,20 @@ type FixMaker = (t: Target, p: Problem) => Fix[];
 
 /** The device keys a fit check names a value for (core/estimate/checks.ts), with their data field, in its message's order. */
 const DEVICE_SIZE_KEYS = [
+  ['gpu_memory_utilization', 'gpuMemoryUtilization'],
+  ['memory_gib', 'memoryGib'],
   ['tensor_parallel_size', 'tensorParallelSize'],
   ['pipeline_parallel_size', 'pipelineParallelSize'],
 ] as const;
 
 /**
  * The device values a fit check names (core/estimate/checks.ts: weights-exceed-device's
- * Estimate.weightsFit), each written over its device key or added to the device block; a tp × pp
- * pair (data.pair) as one fix of both keys.
+ * Estimate.weightsFit, kv-pool-empty's and pool-below-max-model-len's deviceSizesThatFit), each
+ * written over its device key or added to the device block; a tp × pp pair (data.pair) as one fix
+ * of both keys.
  */
 function deviceSizeFixes(t: Target, p: Problem): Fix[] {
-  const valid = (_key: string, v: unknown): v is number => typeof v === 'number' && Number.isInteger(v) && v > 1;
+  const valid = (key: string, v: unknown): v is number => typeof v === 'number' && (key.endsWith('parallel_size') ? Number.isInteger(v) && v > 1 : key === 'gpu_memory_utilization' ? v > 0 && v <= 1 : v > 0);
   const fixes: Fix[] = [];
   for (const [key, field] of DEVICE_SIZE_KEYS) {
     const v = p.data?.[field];
@@ -288,14 +291,17 @@ const FIXES: Record<string, FixMaker> = {
   },
   // The pool holds no max_model_len sequence (core/estimate/checks.ts concurrencyProblems):
   // workload.max_model_len set to the longest that fits, vLLM's "estimated maximum model
-  // length", written over the value or added to the workload block. Without a workload block,
-  // adding one would also make the profile simulate, so no edit is offered.
+  // length", written over the value or added to the workload block (without a workload block,
+  // adding one would also make the profile simulate, so no edit is offered); then, for a pool the
+  // device sizes, the gpu_memory_utilization, memory_gib and tensor_parallel_size at which it fits.
   'pool-below-max-model-len': (t, p) => {
     const fits = Number(p.data?.['maxModelLenThatFits']);
-    if (!Number.isInteger(fits) || fits < 1) return [];
-    const edit = setBlockKey(t, 'workload', 'max_model_len', fits);
-    return edit ? [{ title: `Set workload.max_model_len to ${fits} (the longest the KV pool holds)`, edits: [edit] }] : [];
+    const edit = Number.isInteger(fits) && fits > 0 ? setBlockKey(t, 'workload', 'max_model_len', fits) : null;
+    return [...(edit ? [{ title: `Set workload.max_model_len to ${fits} (the longest the KV pool holds)`, edits: [edit] }] : []), ...deviceSizeFixes(t, p)];
   },
+  // No room for a KV page (core/estimate/checks.ts fitProblems): the gpu_memory_utilization,
+  // memory_gib and tensor_parallel_size at which one fits.
+  'kv-pool-empty': deviceSizeFixes,
   // prompt + output past max_model_len (core/config/profileChecks.ts): each length the user left
   // to its default written with a max that fits (data.writes), then max_model_len raised to the
   // sum where vLLM takes that length (data.maxModelLenNeeded).

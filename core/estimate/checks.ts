@@ -17,6 +17,7 @@ import { PP_FIT_SEARCH_MAX } from './pipeline';
 import { maxModelLenOf } from './maxModelLen';
 import { parseVllmVersion, vllmAtLeast } from './reserve';
 import type { Estimate } from './types';
+import { estimate } from './index';
 
 export { KERNEL_LIMITS };
 
@@ -237,7 +238,10 @@ function fitProblems(profile: Profile, e: Estimate): Problem[] {
   const activation = e.pool.activationPeakBytes;
   if (e.pool.budgetSource === 'device' && e.hasKvCache && e.pool.pages === 0) {
     const reserve = e.pool.engineReserveBytes > 0 ? ` + engine reserves ${formatGib(e.pool.engineReserveBytes)}` : '';
-    return [{ severity: 'warning', code: 'kv-pool-empty', message: `${weights} + activation peak ${formatGib(activation)}${reserve} leave no room for a KV page in ${limit}`, range: at }];
+    // One page more than the device leaves: what weights, activations and reserves take, and a page.
+    const short = e.weightsBytesPerGpu + activation + e.pool.engineReserveBytes + e.pageBytes - usable;
+    const sizes = deviceSizesThatFit(profile, e.pool.deviceMemoryBytes, short, (x) => x.pool.pages > 0);
+    return [{ severity: 'warning', code: 'kv-pool-empty', message: `${weights} + activation peak ${formatGib(activation)}${reserve} leave no room for a KV page in ${limit}${sizes.text.length > 0 ? `: ${sizes.text.join(', or ')}` : ''}`, range: at, data: sizes.data }];
   }
   if (e.pool.budgetSource === 'explicit' && e.weightsBytesPerGpu + e.pool.budgetBytes > usable) {
     // The largest budget that fits beside the weights (usable − weights per GPU), in the unit of
@@ -312,6 +316,45 @@ function kernelProblems(profile: Profile, e: Estimate): Problem[] {
   return problems;
 }
 
+/** The device values at which a pool the device sizes fits ({@link deviceSizesThatFit}): in words for the message, and as the quick fixes' data. */
+interface DeviceSizes {
+  text: string[];
+  data: { gpuMemoryUtilization?: number; memoryGib?: number; tensorParallelSize?: number };
+}
+
+/**
+ * The device settings at which a pool the device sizes (kv_cache budget 'device') holds what
+ * `holds` asks of an estimate, `short` bytes a GPU of `deviceBytes` being missing now: gpu_memory_utilization
+ * raised by short / device memory (to two decimals, up to 1), memory_gib by short / utilization (a
+ * whole GiB, when written), each checked by estimating the profile with it; and the smallest
+ * tensor_parallel_size vLLM takes at which it holds (checks.ts parallelFit, tensor parallelism
+ * alone: an estimate each, the weights and, but for MLA's latent, the KV heads split). For
+ * kv-pool-empty (a page) and pool-below-max-model-len (one max_model_len sequence).
+ */
+function deviceSizesThatFit(profile: Profile, deviceBytes: number, short: number, holds: (e: Estimate) => boolean): DeviceSizes {
+  const d = profile.device;
+  const at = (device: Partial<Profile['device']>): boolean => holds(estimate({ ...profile, device: { ...d, ...device } }));
+  const sizes: DeviceSizes = { text: [], data: {} };
+  const util = deviceBytes > 0 ? Math.ceil((d.gpuMemoryUtilization + short / deviceBytes) * 100) / 100 : Infinity;
+  if (util <= 1 && at({ gpuMemoryUtilization: util })) {
+    sizes.text.push(`raise device.gpu_memory_utilization to ${util.toFixed(2)}`);
+    sizes.data.gpuMemoryUtilization = util;
+  }
+  if (d.memoryGib !== null) {
+    const gib = Math.ceil(d.memoryGib + short / d.gpuMemoryUtilization / 2 ** 30);
+    if (at({ memoryGib: gib })) {
+      sizes.text.push(`raise device.memory_gib to ${gib}`);
+      sizes.data.memoryGib = gib;
+    }
+  }
+  const tp = parallelFit(profile.model, d.tensorParallelSize, d.pipelineParallelSize ?? 1, (t) => at({ tensorParallelSize: t }), { pipeline: false }).tensorParallelSize;
+  if (tp !== undefined) {
+    sizes.text.push(`raise device.tensor_parallel_size to ${tp}`);
+    sizes.data.tensorParallelSize = tp;
+  }
+  return sizes;
+}
+
 /**
  * A pool that cannot hold one sequence of max_model_len: vLLM refuses to start ("To serve at
  * least one request with the models's max seq len (N), (X GiB KV cache is needed, which is
@@ -322,7 +365,8 @@ function kernelProblems(profile: Profile, e: Estimate): Problem[] {
  * max_memory_usage_bytes, blocksPerRequest). N is workload.max_model_len as written, else vLLM's
  * default for the model (maxModelLenOf; the estimate's concurrencySeqLen). The message says how much
  * one sequence needs and which key to change: the explicit budget (num_pages, memory_gib), the
- * device (memory_gib or gpu_memory_utilization, with the value that would fit), or
+ * device (gpu_memory_utilization, memory_gib or tensor_parallel_size, with the value that fits:
+ * deviceSizesThatFit), or
  * workload.max_model_len set to at most vLLM's "estimated maximum model length" M
  * (data.maxModelLenThatFits: the editor's quick fix writes it, server/actions.ts).
  */
@@ -341,6 +385,7 @@ function concurrencyProblems(profile: Profile, e: Estimate): Problem[] {
   const missing = needed - p.budgetBytes;
   const d = profile.device;
   const fixes: string[] = [];
+  let sizes: DeviceSizes | null = null;
   let at: SourceRange;
   if (typeof profile.kvCache.numPages === 'number') {
     fixes.push(`set kv_cache.num_pages to at least ${formatCount(pagesNeeded)}`);
@@ -349,11 +394,9 @@ function concurrencyProblems(profile: Profile, e: Estimate): Problem[] {
     fixes.push(profile.ranges['kv_cache.kv_cache_memory_bytes'] ? `set kv_cache.kv_cache_memory_bytes to at least ${needed}` : `set kv_cache.memory_gib to at least ${Math.ceil((needed / 2 ** 30) * 100) / 100}`);
     at = profileKey(profile, 'kv_cache.memory_gib', 'kv_cache.kv_cache_memory_bytes');
   } else {
-    const util = d.gpuMemoryUtilization + missing / p.deviceMemoryBytes;
-    if (util <= 1) fixes.push(`raise device.gpu_memory_utilization to ${(Math.ceil(util * 100) / 100).toFixed(2)}`);
-    if (d.memoryGib !== null) fixes.push(`raise device.memory_gib to ${Math.ceil(d.memoryGib + missing / d.gpuMemoryUtilization / 2 ** 30)}`);
-    else fixes.push('pick a larger device.gpu');
-    if (e.model.attention !== 'mla' && d.tensorParallelSize < e.model.numKvHeads) fixes.push('raise device.tensor_parallel_size');
+    sizes = deviceSizesThatFit(profile, p.deviceMemoryBytes, missing, (x) => blocksPerRequest(x.pool.layout, n) * x.pageBytes <= x.pool.budgetBytes);
+    fixes.push(...sizes.text);
+    if (d.memoryGib === null) fixes.push('pick a larger device.gpu');
     at = profileKey(profile, 'device.memory_gib', 'device.gpu', 'device.gpu_memory_utilization', 'device');
   }
   // The longest max_model_len whose reservation fits (vLLM's estimate_max_model_len, a binary search).
@@ -384,7 +427,7 @@ function concurrencyProblems(profile: Profile, e: Estimate): Problem[] {
       ? `one max_model_len sequence (${formatCountOf(n, 'token')}: ${nFrom}) needs ${formatGib(needed)} of KV cache (${formatCountOf(pagesNeeded, 'block')} of ${ps} tokens: ${p.layout.basis}), ${formatGib(missing)} more than ${budget}, so vLLM would refuse to start: ${fixes.join(', or ')}`
       : `the KV pool holds ${formatCountOf(p.tokens, 'token')} (${formatCountOf(p.pages, 'page')} of ${ps}), fewer than one max_model_len sequence (${formatCountOf(n, 'token')}: ${nFrom}), so vLLM would refuse to start. One sequence needs ${formatGib(needed)} of KV cache (${formatCountOf(pagesNeeded, 'page')}), ${formatGib(missing)} more than ${budget}: ${fixes.join(', or ')}`,
     range: at,
-    data: { neededBytes: needed, missingBytes: missing, pagesNeeded, maxModelLenThatFits: fitLen },
+    data: { neededBytes: needed, missingBytes: missing, pagesNeeded, maxModelLenThatFits: fitLen, ...sizes?.data },
   }];
 }
 

@@ -192,6 +192,25 @@ test('a KV pool below one sequence of the default max_model_len: workload.max_mo
   assert.ok(written.fixed.includes('workload: { requests: 10, max_model_len: 32768 }'), written.fixed);
 });
 
+test('no room for a KV page, and a pool the device sizes below one max_model_len sequence: fixes that set the gpu_memory_utilization, memory_gib or tensor_parallel_size that fit (s39 Left 5)', async () => {
+  // Llama-3.1-8B on 17 GiB: weights 14.96 GiB + activation peak + engine reserves (test/unit/checks.test.ts) leave no
+  // 2 MiB page in 17 · 0.90 = 15.30 GiB. Each fix clears the warning (fix() checks): 0.91 · 17 = 15.47 GiB, 18 GiB
+  // · 0.90 = 16.2 GiB, tp 2 halves the weights.
+  const text = 'model: ../../examples/llama-3.1-8b/config.json\ndevice:\n  memory_gib: 17\n';
+  const empty = await fix('p.attn.yaml', text, 'kv-pool-empty', 'Set memory_gib to 18');
+  assert.deepEqual(empty.titles, ['Set gpu_memory_utilization to 0.91', 'Set memory_gib to 18', 'Set tensor_parallel_size to 2']);
+  assert.equal(empty.fixed, text.replace('17', '18'));
+  assert.equal((await fix('p.attn.yaml', text, 'kv-pool-empty', 'Set gpu_memory_utilization to 0.91')).fixed, `${text}  gpu_memory_utilization: 0.91\n`);
+  assert.equal((await fix('p.attn.yaml', text, 'kv-pool-empty', 'Set tensor_parallel_size to 2')).fixed, `${text}  tensor_parallel_size: 2\n`);
+  // On 24 GiB the device leaves 6.16 GiB, 9.84 GiB short of one 131,072-token sequence (16 GiB): 9.84 / 0.90 =
+  // 10.93 GiB more, memory_gib 35; utilization would be 0.90 + 9.84 / 24 > 1; tp 2 fits (7.48 GiB of weights, 64 KiB a token).
+  const short = 'model: ../../examples/llama-3.1-8b/config.json\ndevice: { memory_gib: 24 }\nworkload:\n  requests: 10\n';
+  const below = await fix('p.attn.yaml', short, 'pool-below-max-model-len', 'Set memory_gib to 35');
+  assert.deepEqual(below.titles.filter((t) => !t.startsWith('Set workload')), ['Set memory_gib to 35', 'Set tensor_parallel_size to 2']);
+  assert.equal(below.fixed, short.replace('24', '35'));
+  assert.equal((await fix('p.attn.yaml', short, 'pool-below-max-model-len', 'Set tensor_parallel_size to 2')).fixed, short.replace('24 }', '24, tensor_parallel_size: 2 }'));
+});
+
 test('prompt + output past max_model_len from unwritten defaults: the message says they are defaults; fixes write prompt_len to fit, or raise max_model_len (s38 newcomer-ed 5)', async () => {
   // The newcomer's jamba / awq profiles: max_model_len 4096 written, prompt_len and output_len left
   // to their defaults, lognormal (median 512, sigma 1, max 4096) and uniform 32 to 512 (core/config/profileDefaults.ts).

@@ -107,9 +107,27 @@ test('weights-exceed-device: when neither tensor_parallel_size nor pipeline_para
   assert.equal(estimate(q).weightsFit?.pair, undefined);
 });
 
-test('weights that fit but leave no page: kv-pool-empty', () => {
-  // Llama-3.1-8B: 14.96 GiB of weights + 1.2 GiB activations in 17 GiB · 0.9 = 15.3 GiB.
-  assert.deepEqual(codes(profile('Llama-3.1-8B', (x) => { x.device.memoryGib = 17; })), ['kv-pool-empty']);
+test('weights that fit but leave no page: kv-pool-empty, naming the gpu_memory_utilization, memory_gib and tensor_parallel_size at which one fits', () => {
+  // Llama-3.1-8B: 14.96 GiB of weights + 0.38 GiB activation peak + 0.10 GiB reserves = 15.44 GiB in 17 GiB · 0.9 =
+  // 15.30 GiB: 0.14 GiB and a 2 MiB page short. Utilization 0.90 + 0.142 / 17 = 0.908 -> 0.91 (15.47 GiB);
+  // memory_gib 17 + 0.142 / 0.90 = 17.16 -> 18; tp 2: 7.48 GiB of weights a GPU (s39 Left 5: it named none).
+  const p = profile('Llama-3.1-8B', (x) => { x.device.memoryGib = 17; });
+  const problems = checkProfile(p, estimate(p));
+  assert.deepEqual(problems.map((x) => x.code), ['kv-pool-empty']);
+  assert.match(problems[0]!.message, /leave no room for a KV page in 17 GiB × 0\.90 = 15\.30 GiB: raise device\.gpu_memory_utilization to 0\.91, or raise device\.memory_gib to 18, or raise device\.tensor_parallel_size to 2$/);
+  assert.deepEqual(problems[0]!.data, { gpuMemoryUtilization: 0.91, memoryGib: 18, tensorParallelSize: 2 });
+  // Each named value leaves a page: the check is quiet there.
+  for (const change of [(x: Profile) => { x.device.gpuMemoryUtilization = 0.91; }, (x: Profile) => { x.device.memoryGib = 18; }, (x: Profile) => { x.device.tensorParallelSize = 2; }]) {
+    const q = profile('Llama-3.1-8B', (x) => { x.device.memoryGib = 17; change(x); });
+    assert.ok(!codes(q).includes('kv-pool-empty'), JSON.stringify(q.device));
+  }
+  // 15.4 GiB at 0.99: 15.25 GiB usable holds the weights, not the 15.44 GiB and a page; a utilization of 15.44 /
+  // 15.4 > 1 is not named, memory_gib 15.4 + 0.20 / 0.99 -> 16 is.
+  const small = profile('Llama-3.1-8B', (x) => { x.device.memoryGib = 15.4; x.device.gpuMemoryUtilization = 0.99; });
+  const [s] = checkProfile(small, estimate(small));
+  assert.equal(s!.code, 'kv-pool-empty');
+  assert.equal(s!.data?.['gpuMemoryUtilization'], undefined);
+  assert.equal(s!.data?.['memoryGib'], 16);
 });
 
 test('an explicit KV budget beyond the device is a warning', () => {
@@ -158,7 +176,13 @@ test('a budget below one sequence of the default max_model_len warns with what o
   const dev = profile('Llama-3.1-8B', (x) => { x.device.memoryGib = 24; });
   const [d] = checkProfile(dev, estimate(dev));
   assert.equal(d!.code, 'pool-below-max-model-len');
-  assert.match(d!.message, /9\.84 GiB more than the 6\.16 GiB the device leaves for the KV cache: set workload\.max_model_len to at most [0-9,]+, the longest that fits \(vLLM.s "estimated maximum model length"\), or raise device\.memory_gib to 35, /);
+  // gpu_memory_utilization would be 0.90 + 9.84 / 24 > 1: not named. tp 2 (s39 Left 5: it said "raise
+  // device.tensor_parallel_size" with no value): 7.48 GiB of weights and 64 KiB a token a GPU leave about
+  // 21.6 − 7.48 − 0.4 = 13.7 GiB for 8,192 pages of 1 MiB = 8 GiB.
+  assert.match(d!.message, /9\.84 GiB more than the 6\.16 GiB the device leaves for the KV cache: set workload\.max_model_len to at most [0-9,]+, the longest that fits \(vLLM.s "estimated maximum model length"\), or raise device\.memory_gib to 35, or raise device\.tensor_parallel_size to 2$/);
+  assert.equal(d!.data?.['memoryGib'], 35);
+  assert.equal(d!.data?.['tensorParallelSize'], 2);
+  assert.equal(d!.data?.['gpuMemoryUtilization'], undefined);
   // Enough for one sequence: no warning.
   assert.deepEqual(codes(profile('Llama-3.1-8B', (x) => { x.kvCache.memoryGib = 16; })), []);
   // An explicit budget too small for even one page still says what one sequence needs.
