@@ -5,7 +5,7 @@
  *
  *   npx tsx scripts/bench-decode.ts [--base OLD.node] [--rounds N] [--ctx TOKENS] [--threads N]
  *                                    [--page TOKENS] [--sequential] [--js-pools] [--l2]
- *                                    [--layouts BASE,CURRENT]
+ *                                    [--layouts BASE,CURRENT] [--layout NHD|vnni16]
  *
  * --base loads a second build of the addon (e.g. a copy of main's attnscope_native.node) and
  * times it interleaved with this tree's build, one run of each in turn, so both see the same
@@ -24,7 +24,8 @@
  * allows. --page sets the tokens a page (default 16; vLLM's CPU backend defaults to 128), a
  * divisor of --ctx. --layouts NHD,vnni16 pairs this build over two pool layouts instead of two
  * builds (the vnni16 pools repacked from the NHD ones by writeKvCache: the same values): "base"
- * reads the first, "current" the second; NHD,NHD is its A/A.
+ * reads the first, "current" the second; NHD,NHD is its A/A. --layout vnni16 runs both builds
+ * (with --base) or this one over that layout's pools (default NHD).
  */
 import {
   allocateKvPages, cpuInfo, measureReadBandwidth, pagedSpec, timePagedDecode, toHalfBits, writeKvCache, type KvCacheLayout, type PagedDecodeArgs,
@@ -45,6 +46,11 @@ const PAGE = Number(flag('--page') ?? 16);
 const layouts = flag('--layouts')?.split(',') as [KvCacheLayout, KvCacheLayout] | undefined;
 if (layouts && (layouts.length !== 2 || !layouts.every((l) => l === 'NHD' || l === 'vnni16') || basePath)) {
   process.stderr.write(`bench-decode: --layouts takes BASE,CURRENT from NHD and vnni16, without --base, got ${flag('--layouts')}\n`);
+  process.exit(2);
+}
+const layout = (flag('--layout') ?? 'NHD') as KvCacheLayout;
+if ((layout !== 'NHD' && layout !== 'vnni16') || (layouts && flag('--layout') !== undefined)) {
+  process.stderr.write(`bench-decode: --layout takes NHD or vnni16, without --layouts, got ${flag('--layout')}\n`);
   process.exit(2);
 }
 if (!Number.isInteger(PAGE) || PAGE < 1 || ctx % PAGE !== 0) {
@@ -116,8 +122,8 @@ async function main(): Promise<void> {
       writeKvCache({ k: args.kPages, v: args.vPages, slotMapping, kPages, vPages, dtype: 'bf16', kvCacheLayout: layout, numKvHeads: HKV, headDim: D, numPages, pageSize: PAGE });
       return { ...args, kPages, vPages, kvCacheLayout: layout };
     };
-    const baseArgs = layouts ? withLayout(layouts[0]) : args;
-    const curArgs = layouts ? withLayout(layouts[1]) : args;
+    const baseArgs = withLayout(layouts ? layouts[0] : layout);
+    const curArgs = layouts ? withLayout(layouts[1]) : baseArgs;
     const cur: number[] = [], old: number[] = [], curCpu: number[] = [], oldCpu: number[] = [];
     const ratios: number[] = []; // base CPU time / current CPU time, per pair
     let curMin = Infinity, oldMin = Infinity;
@@ -148,7 +154,7 @@ async function main(): Promise<void> {
     const gbs = (ns: number) => bytes / ns;
     const line = (name: string, xs: number[], best: number) =>
       `  ${name.padEnd(8)} ${(median(xs) / 1e6).toFixed(2).padStart(8)} ms  ${gbs(median(xs)).toFixed(1).padStart(6)} GB/s  ${((100 * gbs(median(xs)) * 1e9) / bw).toFixed(0).padStart(3)}% of read BW  (fastest run ${gbs(best).toFixed(1)} GB/s, ${((100 * gbs(best) * 1e9) / bw).toFixed(0)}%)`;
-    console.log(`decode B=${batch} ctx=${ctx} p${PAGE} bf16${inL2 ? ` over ${L2_PAGES} pages in L2` : ''}${layouts ? `, base ${layouts[0]} pools, current ${layouts[1]}` : ''} (H=${H}, H_kv=${HKV}, D=${D}); read BW ${(bw / 1e9).toFixed(1)} GB/s (median so far)`);
+    console.log(`decode B=${batch} ctx=${ctx} p${PAGE} bf16${inL2 ? ` over ${L2_PAGES} pages in L2` : ''}${layouts ? `, base ${layouts[0]} pools, current ${layouts[1]}` : `, ${layout} pools`} (H=${H}, H_kv=${HKV}, D=${D}); read BW ${(bw / 1e9).toFixed(1)} GB/s (median so far)`);
     console.log(line('current', cur, curMin));
     // Process CPU time / threads in place of wall time: the rate while the threads ran.
     const used = threads ?? cpuInfo().cores;
