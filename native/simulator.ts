@@ -50,7 +50,8 @@ export interface ServingSimConfig {
   /**
    * Step time (seconds), a roofline (native/src/pool/simulator.h StepTimeModel):
    * perStepS + max(weightsS + expertWeightsS · (1 − (1 − k/E)^tokens) + perKvTokenS · KV tokens attended
-   * + perSlidingKvTokenS · sliding-window KV tokens attended + perRequestStateS · requests scheduled, perTokenS · tokens scheduled (perDecodeTokenS for the
+   * + perSlidingKvTokenS · sliding-window KV tokens attended + perRequestStateS · requests scheduled
+   * + perPrefillContextKvS · prefill chunks' context tokens, perTokenS · tokens scheduled (perDecodeTokenS for the
    * decode tokens, one-token chunks) + perPrefillContextTokenS · prefill chunks' context tokens + perLogitsS · requests scheduled
    * + perPairS · prefill query-key pairs + perDecodePairS · decode query-key pairs + perSlidingPairS ·
    * query-key pairs inside the window): full-attention layers attend the whole context, sliding-window
@@ -71,6 +72,8 @@ export interface ServingSimConfig {
   perDecodeTokenS?: number;
   /** MLA: kv_b_proj over each context token (computed before the chunk) of a prefill chunk (n > 1). Default 0. */
   perPrefillContextTokenS?: number;
+  /** MLA: the same context tokens' up-projected K/V written and read again (memory side). Default 0. */
+  perPrefillContextKvS?: number;
   /**
    * Recurrent-state layers (Mamba, Mamba-2, Gated DeltaNet, lightning attention, short conv): one
    * request's state read and written, per request scheduled in a step (a decode token or a prefill
@@ -141,11 +144,13 @@ export interface ServingSimStage {
   perPrefillContextTokenS?: number;
   /** Default 0. */
   perRequestStateS?: number;
+  /** Default 0. */
+  perPrefillContextKvS?: number;
 }
 
 /** ServingSimStage's fields (native/wasm/addon.ts sends them in native/wasm/abi.cc's order). */
 const SIM_STAGE_FIELDS = ['perStepS', 'weightsS', 'expertWeightsS', 'perKvTokenS', 'perTokenS', 'perLogitsS', 'perPairS', 'perDecodePairS', 'perSlidingKvTokenS', 'perSlidingPairS',
-  'perDecodeTokenS', 'perPrefillContextTokenS', 'perRequestStateS'] as const;
+  'perDecodeTokenS', 'perPrefillContextTokenS', 'perRequestStateS', 'perPrefillContextKvS'] as const;
 
 /**
  * Requests as parallel arrays [n], sorted by arrival, and their shared segments (SimSegment in
@@ -252,9 +257,9 @@ function checkSimulation(config: ServingSimConfig, requests: ServingSimRequests)
   intArg('maxSamples', config.maxSamples, 2, INT32_MAX);
   if (config.coast !== undefined && typeof config.coast !== 'boolean') throw new TypeError('coast must be a boolean');
   if (config.privateTails !== undefined && typeof config.privateTails !== 'boolean') throw new TypeError('privateTails must be a boolean');
-  for (const key of ['perStepS', 'weightsS', 'perKvTokenS', 'perTokenS', 'perDecodeTokenS', 'perPrefillContextTokenS', 'perLogitsS', 'perPairS', 'perDecodePairS', 'expertWeightsS', 'perSlidingKvTokenS', 'perSlidingPairS', 'perRequestStateS'] as const) {
+  for (const key of ['perStepS', 'weightsS', 'perKvTokenS', 'perTokenS', 'perDecodeTokenS', 'perPrefillContextTokenS', 'perLogitsS', 'perPairS', 'perDecodePairS', 'expertWeightsS', 'perSlidingKvTokenS', 'perSlidingPairS', 'perRequestStateS', 'perPrefillContextKvS'] as const) {
     const v = config[key];
-    if (v === undefined && (key === 'perDecodeTokenS' || key === 'perPrefillContextTokenS' || key === 'perLogitsS' || key === 'perDecodePairS' || key === 'expertWeightsS' || key === 'perSlidingKvTokenS' || key === 'perSlidingPairS' || key === 'perRequestStateS')) continue;
+    if (v === undefined && (key === 'perDecodeTokenS' || key === 'perPrefillContextTokenS' || key === 'perLogitsS' || key === 'perDecodePairS' || key === 'expertWeightsS' || key === 'perSlidingKvTokenS' || key === 'perSlidingPairS' || key === 'perRequestStateS' || key === 'perPrefillContextKvS')) continue;
     if (typeof v !== 'number' || !Number.isFinite(v)) throw new TypeError(`${key} must be a finite number`);
     if (v < 0) throw new RangeError(`${key} must be >= 0, got ${v}`);
   }
@@ -273,7 +278,7 @@ function checkSimulation(config: ServingSimConfig, requests: ServingSimRequests)
       if (typeof stage !== 'object' || stage === null) throw new TypeError(`stages[${k}] must be an object`);
       for (const key of SIM_STAGE_FIELDS) {
         const v = stage[key];
-        if (v === undefined && (key === 'perDecodeTokenS' || key === 'perPrefillContextTokenS' || key === 'perRequestStateS')) continue;
+        if (v === undefined && (key === 'perDecodeTokenS' || key === 'perPrefillContextTokenS' || key === 'perRequestStateS' || key === 'perPrefillContextKvS')) continue;
         if (typeof v !== 'number' || !Number.isFinite(v)) throw new TypeError(`stages[${k}].${key} must be a finite number`);
         if (v < 0) throw new RangeError(`stages[${k}].${key} must be >= 0, got ${v}`);
       }

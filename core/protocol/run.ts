@@ -207,7 +207,7 @@ export interface PoolSummary {
  * Modelled seconds of one serving step (one forward pass), a roofline
  * (runner/simulate/step-time.ts): perStepS + max(weightsS + expertWeightsS · (1 − (1 − k/E)^T)
  * + perKvTokenS · KV tokens attended + perSlidingKvTokenS · KV tokens attended in the window
- * + perRequestStateS · requests scheduled, perTokenS · T tokens scheduled (perDecodeTokenS for the decode tokens among them) + perPrefillContextTokenS ·
+ * + perRequestStateS · requests scheduled + perPrefillContextKvS · context tokens of the prefill chunks, perTokenS · T tokens scheduled (perDecodeTokenS for the decode tokens among them) + perPrefillContextTokenS ·
  * context tokens of the prefill chunks + perLogitsS · requests scheduled + perPairS · query-key pairs attended by prefill chunks +
  * perDecodePairS · query-key pairs attended by decode tokens + perSlidingPairS · query-key pairs
  * attended in the window). perKvTokenS, perPairS and perDecodePairS are the full-attention
@@ -221,7 +221,8 @@ export interface PoolSummary {
  * runs 640 in prefill and 2,176 in decode); one saved before perLogitsS charged lm_head in
  * perTokenS, for every scheduled token, and replays so; one saved before perPrefillContextTokenS and
  * perDecodeTokenS charged no MLA context up-projection and every token at perTokenS, and replays so;
- * one saved before perRequestStateS read no recurrent state, and replays so.
+ * one saved before perRequestStateS read no recurrent state, and one saved before
+ * perPrefillContextKvS moved no MLA context K/V beyond the latent's read; both replay so.
  */
 export interface StepTimeModel {
   perStepS: number;
@@ -254,6 +255,13 @@ export interface StepTimeModel {
    * effective FLOP/s. Absent for other models and in runs saved before it (then not charged).
    */
   perPrefillContextTokenS?: number;
+  /**
+   * MLA: the bytes per GPU a prefill chunk's context token moves beyond its latent's read (its
+   * up-projected K and V written by kv_b_proj, concatenated and read by the attention kernel;
+   * runner/simulate/step-time.ts mlaContextKvBytes) / effective bandwidth. Absent for other models
+   * and in runs saved before it (then not charged).
+   */
+  perPrefillContextKvS?: number;
   /**
    * Recurrent-state layers (Mamba, Mamba-2, Gated DeltaNet, lightning attention, short conv): one
    * sequence's state bytes per GPU (core/estimate mambaStateBytesPerSequence), read and written
@@ -332,6 +340,8 @@ export interface StageStepTime {
   perPrefillContextTokenS?: number;
   /** As StepTimeModel's: absent but for a stage with recurrent-state layers (and in runs saved before it), then 0. */
   perRequestStateS?: number;
+  /** As StepTimeModel's: absent but for MLA (and in runs saved before it), then 0. */
+  perPrefillContextKvS?: number;
 }
 
 /** A step-time coefficient derived from kernel timings: t = fixedS + x / rate over the kernel's cases. */

@@ -431,6 +431,8 @@ export async function simulatePool(profile: Profile, opts: SimulateOptions = {})
     perSlidingPairS: stepTime.perSlidingPairS ?? 0,
     // Absent (no recurrent-state layers, or a run saved before it): no state read.
     perRequestStateS: stepTime.perRequestStateS ?? 0,
+    // Absent (no MLA, or a run saved before it): no context K/V beyond the latent's read.
+    perPrefillContextKvS: stepTime.perPrefillContextKvS ?? 0,
     // Pipeline parallelism: each stage's coefficients, up to pp batches in flight (simulator.h).
     ...(stepTime.stages ? { stages: stepTime.stages, stageSendPerTokenS: stepTime.stageSendPerTokenS ?? 0 } : {}),
     maxSamples: opts.maxSamples ?? 2000,
@@ -592,6 +594,7 @@ function resolveStepTime(profile: Profile, opts: SimulateOptions): StepTimeModel
       ...(m.perPrefillContextTokenS !== undefined ? { perPrefillContextTokenS: m.perPrefillContextTokenS } : {}),
       ...(m.perLogitsS !== undefined ? { perLogitsS: m.perLogitsS } : {}),
       ...(m.perRequestStateS !== undefined ? { perRequestStateS: m.perRequestStateS } : {}),
+      ...(m.perPrefillContextKvS !== undefined ? { perPrefillContextKvS: m.perPrefillContextKvS } : {}),
       ...(m.numExperts ? { expertWeightsS: m.expertWeightsS ?? 0, numExperts: m.numExperts, numExpertsPerTok: m.numExpertsPerTok ?? 0 } : {}),
       ...(m.slidingWindow ? { slidingWindow: m.slidingWindow, perSlidingKvTokenS: m.perSlidingKvTokenS ?? 0, perSlidingPairS: m.perSlidingPairS ?? 0 } : {}),
       ...(m.attentionChunkSize ? { attentionChunkSize: m.attentionChunkSize, perSlidingKvTokenS: m.perSlidingKvTokenS ?? 0, perSlidingPairS: m.perSlidingPairS ?? 0 } : {}),

@@ -142,6 +142,11 @@ export interface StepWork {
    * ({@link mlaContextFlops}); 0 without MLA.
    */
   perPrefillContextTokenS: number;
+  /**
+   * MLA: the bytes a prefill chunk's context token moves beyond its latent's read (which
+   * perKvTokenS counts) as vLLM up-projects it: {@link mlaContextKvBytes} / bandwidth; 0 without MLA.
+   */
+  perPrefillContextKvS: number;
   /** lm_head per logits row (one per request scheduled in a step): 2 · vocab_size · hidden_size / tp / FLOP/s, at F (vLLM leaves lm_head unquantized in W8A8), at the fp32 peak where vLLM holds lm_head in fp32 (ModelSpec.fp32Weights). */
   perLogitsS: number;
   /** Full-attention layers, a prefill chunk's query-key pairs: L_f · H / tp · f_p / FLOP/s ({@link pairFlopsPerHead}: 4 · D but for MLA). */
@@ -204,6 +209,30 @@ export function pairFlopsPerHead(m: Pick<ModelSpec, 'headDim' | 'mla'>): { prefi
  */
 export function mlaContextFlops(m: ModelSpec): number {
   return 2 * mlaKvBProjParams(m).params;
+}
+
+/**
+ * MLA: bytes per GPU one context token of a prefill chunk moves through HBM beyond the read of its
+ * latent from the KV cache (the KV term counts that), all MLA layers, as vLLM's
+ * _compute_prefill_context (vllm/model_executor/layers/attention/mla_attention.py) runs each piece,
+ * kernel by kernel, per layer, in the model dtype's b bytes (the workspace is dequantized):
+ *   gather_and_maybe_dequant_cache writes the latent and k_pe to the workspace    (L + R) · b
+ *   kv_b_proj reads kv_c_normed, writes kv_nope [toks, H/tp, P + V]                L · b + H/tp · (P + V) · b
+ *   _concat_k_nope_k_pe reads k_nope and k_pe, writes k [toks, H/tp, P + R]        H/tp · P · b + R · b + H/tp · (P + R) · b
+ *   run_prefill_context_chunk (flash attention) reads k and v                       H/tp · (P + R + V) · b
+ * = b · (2 · (L + R) + H/tp · (4P + 2R + 2V)) per layer, L = kv_lora_rank, R = qk_rope_head_dim,
+ * P = qk_nope_head_dim, V = v_head_dim, H = num_attention_heads. The attention kernel is taken to
+ * read k and v once (one query tile per head: a chunk of at most 128 new tokens; a longer one
+ * re-reads them per tile, partly from L2, not modelled). DeepSeek-V3 bf16 at tp 8: 2 · (2 · 576 +
+ * 16 · 896) = 30,976 B a layer, 61 layers: 1,889,536 B, 27x its latent's 70,272 B. The piece size
+ * (the workspace) does not change it: the pieces cover each context token once. 0 without MLA.
+ */
+export function mlaContextKvBytes(m: ModelSpec, dtype: Dtype, tensorParallelSize: number): number {
+  const mla = m.mla;
+  if (!mla) return 0;
+  const L = mla.kvLoraRank, R = mla.qkRopeHeadDim, P = mla.qkNopeHeadDim, V = mla.vHeadDim;
+  const heads = m.numHeads / tensorParallelSize;
+  return attentionLayerTypes(m).full * dtypeBytes(dtype) * (2 * (L + R) + heads * (4 * P + 2 * R + 2 * V));
 }
 
 /**
@@ -307,6 +336,7 @@ export function stepWork(profile: Profile, stage?: number): StepWork {
     perTokenS,
     perDecodeTokenS: gemm ? perTokenS + ((2 * kvBQuantized) / tp) * (1 / peak.flopsPerSec - 1 / gemm.peak.flopsPerSec) : perTokenS,
     perPrefillContextTokenS: (2 * (kvB.params - kvBQuantized)) / tp / peak.flopsPerSec + (gemm ? (2 * kvBQuantized) / tp / gemm.peak.flopsPerSec : 0),
+    perPrefillContextKvS: mlaContextKvBytes(m, profile.dtype, tp) / gpu.memoryBytesPerSec,
     // ParallelLMHead splits the vocabulary over the tp GPUs; an fp32 lm_head (MiniMax's
     // `lm_head.float()`, fed `hidden_states.float()`) runs at the fp32 peak. Under pipeline
     // parallelism on the last stage only (it holds lm_head).
@@ -324,7 +354,7 @@ export function stepWork(profile: Profile, stage?: number): StepWork {
 }
 
 /** The StepWork figures that are per stage (seconds per unit); the rest are the model's. */
-const STAGE_WORK_KEYS = ['weightsS', 'expertWeightsS', 'perKvTokenS', 'perTokenS', 'perDecodeTokenS', 'perPrefillContextTokenS', 'perLogitsS', 'perPairS', 'perDecodePairS', 'perSlidingKvTokenS', 'perSlidingPairS', 'perRequestStateS'] as const;
+const STAGE_WORK_KEYS = ['weightsS', 'expertWeightsS', 'perKvTokenS', 'perTokenS', 'perDecodeTokenS', 'perPrefillContextTokenS', 'perPrefillContextKvS', 'perLogitsS', 'perPairS', 'perDecodePairS', 'perSlidingKvTokenS', 'perSlidingPairS', 'perRequestStateS'] as const;
 type StageCoefficientKey = (typeof STAGE_WORK_KEYS)[number];
 
 /**
@@ -396,6 +426,7 @@ export function stepTimeModel(profile: Profile, spec: StepTimeSpec | undefined =
       perTokenS: sw.perTokenS / e.computeEfficiency,
       ...(sw.perDecodeTokenS !== sw.perTokenS ? { perDecodeTokenS: sw.perDecodeTokenS / e.computeEfficiency } : {}),
       ...(sw.perPrefillContextTokenS > 0 ? { perPrefillContextTokenS: sw.perPrefillContextTokenS / e.computeEfficiency } : {}),
+      ...(sw.perPrefillContextKvS > 0 ? { perPrefillContextKvS: sw.perPrefillContextKvS / e.memoryEfficiency } : {}),
       perLogitsS: sw.perLogitsS / e.computeEfficiency,
       perPairS: sw.perPairS / e.computeEfficiency,
       perDecodePairS: (profile.model.mla ? sw.perDecodePairS : sw.perPairS) / e.computeEfficiency,
@@ -412,6 +443,7 @@ export function stepTimeModel(profile: Profile, spec: StepTimeSpec | undefined =
     perTokenS: w.perTokenS / e.computeEfficiency,
     ...(w.perDecodeTokenS !== w.perTokenS ? { perDecodeTokenS: w.perDecodeTokenS / e.computeEfficiency } : {}),
     ...(w.perPrefillContextTokenS > 0 ? { perPrefillContextTokenS: w.perPrefillContextTokenS / e.computeEfficiency } : {}),
+    ...(w.perPrefillContextKvS > 0 ? { perPrefillContextKvS: w.perPrefillContextKvS / e.memoryEfficiency } : {}),
     perLogitsS: w.perLogitsS / e.computeEfficiency,
     perPairS: w.perPairS / e.computeEfficiency,
     ...(profile.model.mla ? { perDecodePairS: w.perDecodePairS / e.computeEfficiency } : {}),
@@ -480,7 +512,7 @@ function mlaLine(profile: Profile, w: StepWork): string[] {
   const decodeBmm = w.perDecodeTokenS !== w.perTokenS
     ? `; decode tokens run kv_b_proj (${formatSignificant((mlaContextFlops(profile.model) / 2) * 1e-9)}B params) at the ${w.peak.name}, not the ${w.gemm?.peak.name}: ${mlaDecodeBmmNote}`
     : '';
-  return [`MLA attention as vLLM runs it: prefill chunks at ${n(f.prefill)} FLOPs per query-key pair and head (q·k over qk_nope_head_dim + qk_rope_head_dim = ${n(mla.qkNopeHeadDim + mla.qkRopeHeadDim)}, P·V over v_head_dim ${n(mla.vHeadDim)}), decode tokens at ${n(f.decode)} (absorbed: q·k over kv_lora_rank + qk_rope_head_dim = ${n(mla.kvLoraRank + mla.qkRopeHeadDim)}, P·V over kv_lora_rank ${n(mla.kvLoraRank)}); a prefill chunk's context tokens (cached or earlier chunks) are up-projected through kv_b_proj again, ${n(perLayer)} FLOPs per token and layer (2 · kv_lora_rank · num_attention_heads · (qk_nope_head_dim + v_head_dim), vLLM's _compute_prefill_context)${decodeBmm}`];
+  return [`MLA attention as vLLM runs it: prefill chunks at ${n(f.prefill)} FLOPs per query-key pair and head (q·k over qk_nope_head_dim + qk_rope_head_dim = ${n(mla.qkNopeHeadDim + mla.qkRopeHeadDim)}, P·V over v_head_dim ${n(mla.vHeadDim)}), decode tokens at ${n(f.decode)} (absorbed: q·k over kv_lora_rank + qk_rope_head_dim = ${n(mla.kvLoraRank + mla.qkRopeHeadDim)}, P·V over kv_lora_rank ${n(mla.kvLoraRank)}); a prefill chunk's context tokens (cached or earlier chunks) are up-projected through kv_b_proj again, ${n(perLayer)} FLOPs per token and layer (2 · kv_lora_rank · num_attention_heads · (qk_nope_head_dim + v_head_dim), vLLM's _compute_prefill_context), and its up-projected K and V written and read again, ${formatBytes(mlaContextKvBytes(profile.model, profile.dtype, profile.device.tensorParallelSize))} per context token${profile.device.tensorParallelSize > 1 ? ' per GPU' : ''} beside its latent's read (workspace, kv_b_proj output, k's concatenation, the attention's read: mlaContextKvBytes)${decodeBmm}`];
 }
 
 /**
@@ -533,7 +565,7 @@ export function expertShareRead(m: { numExperts?: number; numExpertsPerTok?: num
 }
 
 /** The fields of a StepTimeModel that set its step times (the rest describe them). */
-export type StepCoefficientKey = 'perStepS' | 'weightsS' | 'perKvTokenS' | 'perTokenS' | 'perDecodeTokenS' | 'perPrefillContextTokenS' | 'perLogitsS' | 'perPairS' | 'perDecodePairS' | 'expertWeightsS' | 'numExperts' | 'numExpertsPerTok'
+export type StepCoefficientKey = 'perStepS' | 'weightsS' | 'perKvTokenS' | 'perTokenS' | 'perDecodeTokenS' | 'perPrefillContextTokenS' | 'perPrefillContextKvS' | 'perLogitsS' | 'perPairS' | 'perDecodePairS' | 'expertWeightsS' | 'numExperts' | 'numExpertsPerTok'
   | 'slidingWindow' | 'attentionChunkSize' | 'perSlidingKvTokenS' | 'perSlidingPairS' | 'perRequestStateS';
 
 /** The step-time coefficients {@link stepSeconds} reads. */
@@ -624,9 +656,13 @@ export function sumAttention(...works: Array<[AttentionWork, number]>): Attentio
   return sum;
 }
 
-/** Seconds of a step's KV reads: perKvTokenS · full layers' KV tokens + perSlidingKvTokenS · sliding (or chunked) layers'. */
-export function kvReadSeconds(m: Pick<StepCoefficients, 'perKvTokenS' | 'perSlidingKvTokenS'>, a: AttentionWork): number {
-  return m.perKvTokenS * a.kvTokens + (m.perSlidingKvTokenS ?? 0) * a.slidingKvTokens;
+/**
+ * Seconds of a step's KV reads: perKvTokenS · full layers' KV tokens + perSlidingKvTokenS · sliding
+ * (or chunked) layers' + perPrefillContextKvS · prefill chunks' context tokens (MLA's up-projected
+ * context K/V, {@link mlaContextKvBytes}; absent: none, for other models and runs saved before it).
+ */
+export function kvReadSeconds(m: Pick<StepCoefficients, 'perKvTokenS' | 'perSlidingKvTokenS' | 'perPrefillContextKvS'>, a: Pick<AttentionWork, 'kvTokens' | 'slidingKvTokens' | 'prefillContextTokens'>): number {
+  return m.perKvTokenS * a.kvTokens + (m.perSlidingKvTokenS ?? 0) * a.slidingKvTokens + (m.perPrefillContextKvS ?? 0) * a.prefillContextTokens;
 }
 
 /**

@@ -109,7 +109,9 @@ function stepFormula(m: StepTimeModel): string {
   // A zero overhead (the assumed one) is no term: 'max(...)', not '0 s + max(...)'.
   return `${m.perStepS > 0 ? `${seconds(m.perStepS)} + ` : ''}max(${seconds(m.weightsS)}${m.expertWeightsS ? ` + ${seconds(m.expertWeightsS)} × (1 − (1 − ${m.numExpertsPerTok}/${m.numExperts})^tokens)` : ''}${fullKv}${slidingKv}` +
     // Recurrent-state layers: each scheduled request's state read and written (perRequestStateS).
-    `${m.perRequestStateS ? ` + ${seconds(m.perRequestStateS)}/request (recurrent state)` : ''}, ` +
+    `${m.perRequestStateS ? ` + ${seconds(m.perRequestStateS)}/request (recurrent state)` : ''}` +
+    // MLA: a prefill chunk's context K/V up-projected, written and read again (perPrefillContextKvS).
+    `${m.perPrefillContextKvS ? ` + ${seconds(m.perPrefillContextKvS)}/prefill context token (MLA K/V)` : ''}, ` +
     // MLA W8A8: decode tokens at their own cost (perDecodeTokenS); MLA: the prefill context's up-projection.
     `${seconds(m.perTokenS)}/${m.perDecodeTokenS !== undefined && m.perDecodeTokenS !== m.perTokenS ? `prefill token + ${seconds(m.perDecodeTokenS)}/decode token` : 'token'}` +
     `${m.perPrefillContextTokenS ? ` + ${seconds(m.perPrefillContextTokenS)}/prefill context token (MLA kv_b_proj)` : ''}` +

@@ -669,6 +669,34 @@ test('MLA step time: a prefill chunk pays perPrefillContextTokenS per token comp
   assert.throws(() => new ServingSimulator({ ...base, perDecodeTokenS: Number.NaN }, requests), /perDecodeTokenS must be a finite number/);
 });
 
+test('MLA step time: a prefill chunk\'s context K/V (perPrefillContextKvS) on the memory side, per context token', () => {
+  // The toy above with 1 ms a token (compute) and 2 ms a context token of K/V traffic (memory):
+  //   A: chunk 0..7, no context          max(0, 8)   =  8 ms
+  //      chunk 8..15, context 8         max(16, 8)  = 16 ms
+  //      chunk 16..19, context 16       max(32, 4)  = 32 ms   first token at 56 ms
+  //      a decode token                 max(0, 1)   =  1 ms   last token at 57 ms
+  //   B (at 1 s): 16 tokens hit, chunk 16..19, context 16: 32 ms
+  // Added to the compute side instead it would give 8, 24, 36, 1: 68 and 69 ms.
+  const base: ServingSimConfig = {
+    layout: 'paged', pageSize: 4, numPages: 40, watermarkPages: 0, slidingWindow: 0, enablePrefixCaching: true,
+    maxNumSeqs: 4, maxNumBatchedTokens: 8, maxModelLen: 64, maxSamples: 100,
+    perStepS: 0, weightsS: 0, perTokenS: 1e-3, perKvTokenS: 0, perPairS: 0,
+  };
+  const requests = packRequests([
+    { arrivalS: 0, promptLen: 20, outputLen: 2, prefixId: 'p', prefixLen: 16 },
+    { arrivalS: 1, promptLen: 20, outputLen: 1, prefixId: 'p', prefixLen: 16 },
+  ]);
+  const run = (config: ServingSimConfig, coast: boolean) => {
+    const sim = new ServingSimulator({ ...config, coast }, requests);
+    assert.equal(sim.run(1000), true);
+    const t = sim.times();
+    return [t.firstTokenS[0]! * 1000, t.finishS[0]! * 1000, (t.firstTokenS[1]! - 1) * 1000, (t.finishS[1]! - 1) * 1000];
+  };
+  const close = (got: number[], want: number[], what: string) => assert.ok(got.every((g, i) => Math.abs(g - want[i]!) < 1e-9), `${what}: ${got} vs ${want}`);
+  for (const coast of [true, false]) close(run({ ...base, perPrefillContextKvS: 2e-3 }, coast), [56, 57, 32, 32], `coast ${coast}`);
+  assert.throws(() => new ServingSimulator({ ...base, perPrefillContextKvS: -1 }, requests), /perPrefillContextKvS must be >= 0/);
+});
+
 test('chunked local-attention step time (Llama 4): a query at position t reads its own chunk\'s keys only, (t mod C) + 1 of them', () => {
   // A 2-layer toy, one full-attention layer and one chunked layer of C = 4 (chunks 0..3, 4..7,
   // 8..11, 12..), each costing 1 ms per KV token read (memory run) or per query-key pair (compute
@@ -1156,6 +1184,18 @@ test('pipeline parallelism: each stage charges its own recurrent state (perReque
   assert.equal(sim.run(100), true);
   const t = sim.times();
   assert.ok(close([t.firstTokenS[0]!, t.finishS[0]!], [0.003, 0.006]), `${t.firstTokenS[0]}, ${t.finishS[0]}`);
+});
+
+test('pipeline parallelism: each stage charges its own MLA context K/V (perPrefillContextKvS)', () => {
+  // One request, prompt 12, output 2, max_num_batched_tokens 8; stage 0: 2 ms a context token of
+  // K/V traffic, stage 1: 1 ms, nothing else costs.
+  //   batch 1, chunk 0..7, no context: 0 ms; batch 2, chunk 8..11, context 8: 16 + 8 = 24 ms (first
+  //   token); batch 3, a decode token: 0 ms (last token at 24 ms).
+  const packed = packRequests([{ arrivalS: 0, promptLen: 12, outputLen: 2 }]);
+  const sim = new ServingSimulator({ ...PP_CONFIG, maxNumBatchedTokens: 8, stages: [stage({ perPrefillContextKvS: 0.002 }), stage({ perPrefillContextKvS: 0.001 })] }, packed);
+  assert.equal(sim.run(100), true);
+  const t = sim.times();
+  assert.ok(close([t.firstTokenS[0]!, t.finishS[0]!], [0.024, 0.024]), `${t.firstTokenS[0]}, ${t.finishS[0]}`);
 });
 
 test('pipeline parallelism: each stage charges its own MLA terms (perPrefillContextTokenS over its layers, perDecodeTokenS), absent ones as before', () => {

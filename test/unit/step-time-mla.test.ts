@@ -3,7 +3,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { profileFromModelConfig } from '../../core/config/index';
-import { chunkAttention, gemmSeconds, pairSeconds, stepSeconds, stepTimeModel } from '../../runner/simulate/step-time';
+import { chunkAttention, gemmSeconds, kvReadSeconds, mlaContextKvBytes, pairSeconds, stepSeconds, stepTimeModel } from '../../runner/simulate/step-time';
 import { loadModel } from './helpers';
 
 const PEAKS = { computeEfficiency: 1, memoryEfficiency: 1, overheadMs: 0 };
@@ -75,6 +75,41 @@ test('DeepSeek-V3 at tp 8: a prefill chunk up-projects its cached context throug
   // A decode token (query_len 1, forward_mqa) reads the latent directly: no context up-projection.
   assert.equal(chunkAttention(1, 10_001, 0).prefillContextTokens, 0);
   assert.match(m.source, /a prefill chunk's context tokens \(cached or earlier chunks\) are up-projected through kv_b_proj again, 33,554,432 FLOPs per token and layer/);
+});
+
+test('DeepSeek-V3 at tp 8: a prefill chunk\'s context moves its up-projected K/V through HBM, 1,889,536 B a token beside its latent\'s 70,272 B', () => {
+  // vllm/model_executor/layers/attention/mla_attention.py _compute_prefill_context, per piece and
+  // layer, in bf16 (b = 2; the workspace is dequantized), L 512, R 64, P 128, V 128, 16 heads a GPU:
+  //   gather_and_maybe_dequant_cache: reads the latent (the KV term's 576 · 2 = 1,152 B), writes the
+  //     workspace (L + R) · b = 1,152 B;
+  //   kv_b_proj: reads kv_c_normed L · b = 1,024 B, writes kv_nope 16 · (P + V) · b = 8,192 B;
+  //   _concat_k_nope_k_pe: reads k_nope 16 · P · b = 4,096 B and k_pe R · b = 128 B, writes k
+  //     16 · (P + R) · b = 6,144 B;
+  //   run_prefill_context_chunk: reads k 6,144 B and v 16 · V · b = 4,096 B.
+  // Beyond the latent's read: 1,152 + 1,024 + 8,192 + 4,096 + 128 + 6,144 + 6,144 + 4,096 = 30,976 B
+  // a layer (= 2 · (2 · 576 + 16 · 896)), 61 layers: 1,889,536 B; the latent 61 · 1,152 = 70,272 B.
+  // A 10,000-token hit with 100 new tokens on an H200 at efficiency 1: (10,100 · 70,272 + 10,000 ·
+  // 1,889,536) B = 19,605,107,200 B / 4.8e12 = 4.0844 ms of KV traffic, where the latent alone
+  // gave 0.1479 ms; the context's FLOPs (the test above) 1.29 ms at fp8 + 0.63 ms of pairs.
+  const p = profileFromModelConfig(loadModel('DeepSeek-V3'), null);
+  p.device.gpu = 'H200';
+  p.device.tensorParallelSize = 8;
+  assert.equal(mlaContextKvBytes(p.model, 'bf16', 8), 1_889_536);
+  const m = stepTimeModel(p, PEAKS);
+  const close = (got: number, want: number, what: string) => assert.ok(Math.abs(got - want) / want < 1e-12, `${what}: ${got} vs ${want}`);
+  close(m.perKvTokenS, 70_272 / 4.8e12, 'the latent a token');
+  close(m.perPrefillContextKvS!, 1_889_536 / 4.8e12, 'the up-projected K/V a context token');
+  close(kvReadSeconds(m, chunkAttention(100, 10_100, 0)), 19_605_107_200 / 4.8e12, 'a 10,000-token hit');
+  // A decode token reads the latent only (forward_mqa): no context term.
+  close(kvReadSeconds(m, chunkAttention(1, 10_001, 0)), (10_001 * 70_272) / 4.8e12, 'a decode token');
+  assert.match(m.source, /and its up-projected K and V written and read again, 1\.8 MiB per context token per GPU beside its latent's read/);
+  // Under pp 2 (31 + 30 layers) each stage its own: 31 · 30,976 = 960,256 B and 30 · 30,976 = 929,280 B.
+  p.device.pipelineParallelSize = 2;
+  const pp = stepTimeModel(p, PEAKS);
+  close(pp.stages![0]!.perPrefillContextKvS!, 960_256 / 4.8e12, 'stage 0');
+  close(pp.stages![1]!.perPrefillContextKvS!, 929_280 / 4.8e12, 'stage 1');
+  // Llama-3.1-8B (no MLA): its attention reads the paged K/V itself, no such term.
+  assert.equal(stepTimeModel(profileFromModelConfig(loadModel('Llama-3.1-8B'), null), PEAKS).perPrefillContextKvS, undefined);
 });
 
 test('DeepSeek-V3 fp8 at tp 8: decode tokens run kv_b_proj at the bf16 peak (vLLM has no quantized bmm for W_UK_T / W_UV), prefill tokens at fp8', () => {

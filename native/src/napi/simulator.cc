@@ -80,6 +80,7 @@ class ServingSimulatorWrap : public Napi::ObjectWrap<ServingSimulatorWrap> {
     config.step.per_token_s = Num(c, "perTokenS");
     config.step.per_decode_token_s = c.Has("perDecodeTokenS") ? Num(c, "perDecodeTokenS") : config.step.per_token_s;
     if (c.Has("perPrefillContextTokenS")) config.step.per_prefill_context_token_s = Num(c, "perPrefillContextTokenS");
+    if (c.Has("perPrefillContextKvS")) config.step.per_prefill_context_kv_s = Num(c, "perPrefillContextKvS");
     if (c.Has("perLogitsS")) config.step.per_logits_s = Num(c, "perLogitsS");
     config.step.per_pair_s = Num(c, "perPairS");
     config.step.per_decode_pair_s = c.Has("perDecodePairS") ? Num(c, "perDecodePairS") : config.step.per_pair_s;
@@ -108,6 +109,7 @@ class ServingSimulatorWrap : public Napi::ObjectWrap<ServingSimulatorWrap> {
         m.per_sliding_pair_s = Num(o, "perSlidingPairS");
         m.per_decode_token_s = o.Has("perDecodeTokenS") ? Num(o, "perDecodeTokenS") : m.per_token_s;
         if (o.Has("perPrefillContextTokenS")) m.per_prefill_context_token_s = Num(o, "perPrefillContextTokenS");
+        if (o.Has("perPrefillContextKvS")) m.per_prefill_context_kv_s = Num(o, "perPrefillContextKvS");
         if (o.Has("perRequestStateS")) m.per_request_state_s = Num(o, "perRequestStateS");
         config.stages.push_back(m);
       }

@@ -722,7 +722,8 @@ double StepSeconds(const StepTimeModel& m, const StepCounts& c) {
   const double memory_s = m.weights_s + m.expert_weights_s * ExpertShareRead(m, c.tokens) +
                           m.per_kv_token_s * static_cast<double>(c.kv_tokens) +
                           m.per_sliding_kv_token_s * static_cast<double>(c.sliding_kv_tokens) +
-                          m.per_request_state_s * static_cast<double>(c.requests);
+                          m.per_request_state_s * static_cast<double>(c.requests) +
+                          m.per_prefill_context_kv_s * static_cast<double>(c.prefill_context_tokens);
   const double compute_s = m.per_token_s * static_cast<double>(c.tokens - c.decode_tokens) +
                            m.per_decode_token_s * static_cast<double>(c.decode_tokens) +
                            m.per_prefill_context_token_s * static_cast<double>(c.prefill_context_tokens) +

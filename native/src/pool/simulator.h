@@ -136,11 +136,14 @@ enum class KvLayout : int32_t {
 //   memory  = weights_s + expert_weights_s · (1 − (1 − k/E)^tokens)
 //             + per_kv_token_s · kv_tokens + per_sliding_kv_token_s · sliding_kv_tokens
 //             + per_request_state_s · requests
+//             + per_prefill_context_kv_s · prefill_context_tokens
 //             (weights streamed once, each attended KV token read; MoE: the routed experts' weights
 //             read are modelled as the expected share of the E experts the step's tokens touch,
 //             k of E each, under uniform routing; dense models: expert_weights_s = 0; the
 //             recurrent state of Mamba / GDN / lightning / short-conv layers read and written
-//             once per scheduled request, a decode token or a prefill chunk alike: 0 without them)
+//             once per scheduled request, a decode token or a prefill chunk alike: 0 without them;
+//             MLA's up-projected context K/V of each prefill chunk, written and read again beside
+//             the latent's read: 0 for other models)
 //   compute = per_token_s · (tokens − decode_tokens) + per_decode_token_s · decode_tokens
 //             + per_prefill_context_token_s · prefill_context_tokens
 //             + per_logits_s · requests + per_pair_s · pairs
@@ -177,6 +180,7 @@ struct StepTimeModel {
   double per_token_s = 0;       // the linear layers but lm_head
   double per_decode_token_s = 0;  // the same for a decode token (n = 1); = per_token_s but for MLA W8A8
   double per_prefill_context_token_s = 0;  // MLA: kv_b_proj per context token of a prefill chunk (n > 1)
+  double per_prefill_context_kv_s = 0;     // MLA: the same token's up-projected K/V traffic (memory)
   double per_logits_s = 0;      // lm_head, per request scheduled (0: lm_head in per_token_s)
   double per_pair_s = 0;        // full-attention layers, prefill chunks' queries (n > 1)
   double per_decode_pair_s = 0; // full-attention layers, decode queries (n = 1)
