@@ -22,6 +22,7 @@ import type { Analysis } from './analysis';
 import { DIAGNOSTIC_SOURCE, isLocal, problemKey, readDocument, toDiagnostic } from './diagnostics';
 import { closestModelConfigs, modelConfigsNear } from './modelPaths';
 import { uriToPath } from './paths';
+import { flowMapping } from './schema';
 
 /** The file a fix edits: the analysed document, or the config.json it read. */
 interface Target {
@@ -124,10 +125,6 @@ function setBlockKey(t: Target, block: 'workload' | 'device', key: string, value
   return node && last ? insertAfter(t, { path: [block, last.key], property: last, parent: node }, key, value) : null;
 }
 
-/** A flat mapping on one line: `{ dist: lognormal, max: 3584 }` in YAML, `{ "dist": "lognormal", "max": 3584 }` in JSON. */
-function flowObject(t: Target, o: Record<string, unknown>): string {
-  return `{ ${Object.entries(o).map(([k, v]) => `${t.json ? JSON.stringify(k) : k}: ${literal(t, v)}`).join(', ')} }`;
-}
 
 /** The property whose value sits at the problem's range. */
 function propertyOfValue(t: Target, r: SourceRange): FoundProperty | null {
@@ -312,7 +309,7 @@ const FIXES: Record<string, FixMaker> = {
     for (const { key, value } of writes) {
       const name = typeof key === 'string' ? /^workload\.(prompt_len|output_len)$/.exec(key)?.[1] : undefined;
       if (name === undefined || typeof value !== 'object' || value === null) continue;
-      const edit = setBlockKey(t, 'workload', name, flowObject(t, value as Record<string, unknown>));
+      const edit = setBlockKey(t, 'workload', name, flowMapping(t.json, value as Record<string, unknown>));
       const max = (value as { max?: unknown; value?: unknown }).max ?? (value as { value?: unknown }).value;
       if (edit) fixes.push({ title: `Add workload.${name} with max ${String(max)} (prompt + output within max_model_len ${limit})`, edits: [edit] });
     }

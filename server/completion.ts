@@ -13,7 +13,7 @@ import type { Analysis } from './analysis';
 import { modelConfigLabel, modelConfigsNear } from './modelPaths';
 import { PROFILE_DEFAULTS } from '../core/config/profileDefaults';
 import { pageSizesFor, VLLM_CUDA_BLOCK_MULTIPLE } from '../core/estimate/checks';
-import { alternatives, describeSchema, enumValuesAt, keysAt, schemaAt, schemaPathOf, type EnumValue, type SchemaNode } from './schema';
+import { alternatives, describeSchema, enumValuesAt, flowMapping, keysAt, schemaAt, schemaPathOf, type EnumValue, type SchemaNode } from './schema';
 
 /** Characters after which the client should ask for completion on its own ('/': the next folder of a `model:` path). */
 export const COMPLETION_TRIGGERS = ['"', ':', ' ', '/'];
@@ -77,6 +77,29 @@ function yamlParentPath(lines: string[], lineNo: number, indent: number): Path {
   return path;
 }
 
+/**
+ * The flow mappings open at the end of `before` (a YAML line up to the cursor that starts with
+ * `key: {`): their keys, outermost first, the text written in the innermost so far, and the line's
+ * indent; null when none is open there.
+ */
+function flowMappingAt(before: string): { indent: number; keys: string[]; inner: string } | null {
+  const start = /^(\s*)([\w.-]+):\s*\{/.exec(before);
+  if (!start) return null;
+  const open = [{ key: start[2]!, from: start[0].length }];
+  for (let i = start[0].length; i < before.length; i++) {
+    const c = before[i];
+    if (c === '{') {
+      const key = /([\w.-]+):\s*$/.exec(before.slice(open.at(-1)!.from, i))?.[1];
+      if (key === undefined) return null;
+      open.push({ key, from: i + 1 });
+    } else if (c === '}') {
+      open.pop();
+      if (open.length === 0) return null;
+    }
+  }
+  return { indent: start[1]!.length, keys: open.map((o) => o.key), inner: before.slice(open.at(-1)!.from) };
+}
+
 function yamlContext(a: Analysis, position: Position): Context | null {
   const text = a.document.getText();
   const lines = text.split(/\r?\n|\r/);
@@ -86,12 +109,12 @@ function yamlContext(a: Analysis, position: Position): Context | null {
   const { start, end } = wordAround(text, offset);
   const replace = { start: a.document.positionAt(start), end: a.document.positionAt(end) };
   const indent = before.length - before.trimStart().length;
-  // Inside a flow mapping on this line: `device: { backend: cu|` or `device: { ba|`.
-  const flow = /^(\s*)([\w.-]+):\s*\{([^}]*)$/.exec(before);
+  // Inside a flow mapping on this line: `device: { backend: cu|` or `device: { ba|`, or one in
+  // another: `workload: { prompt_len: { dist: |` (it offered workload's keys there).
+  const flow = flowMappingAt(before);
   if (flow) {
-    const parent = [...yamlParentPath(lines, position.line, flow[1]!.length), flow[2]!];
-    const inner = flow[3]!;
-    const lastEntry = inner.split(',').pop() ?? '';
+    const parent = [...yamlParentPath(lines, position.line, flow.indent), ...flow.keys];
+    const lastEntry = flow.inner.split(',').pop() ?? '';
     const valueMatch = /^\s*([\w.-]+):\s*[\w.-]*$/.exec(lastEntry);
     if (valueMatch) return { mode: 'value', path: [...parent, valueMatch[1]!], replace, colonFollows: false };
     return { mode: 'key', path: parent, replace, colonFollows: false, flow: true };
@@ -128,6 +151,12 @@ function presentKeys(a: Analysis, path: Path): Set<string> {
   return new Set((node?.properties ?? []).map((p) => p.key));
 }
 
+/** The scalar written at `path` (a string, number or boolean); undefined for none or a mapping or list. */
+function writtenScalar(a: Analysis, path: Path): unknown {
+  const v = nodeAtPath(a.tree, path)?.value;
+  return typeof v === 'string' || typeof v === 'number' || typeof v === 'boolean' ? v : undefined;
+}
+
 function literal(a: Analysis, value: unknown, replacingQuoted: boolean): string {
   if (a.syntax === 'json' || replacingQuoted) return JSON.stringify(value);
   return String(value);
@@ -151,7 +180,7 @@ export function completion(a: Analysis, position: Position, trigger?: string): C
     // Under sweep.axes the keys are dotted profile paths, which the schema cannot list.
     const keys = kind === 'profile' && ctx.path.length === 2 && ctx.path[0] === 'sweep' && ctx.path[1] === 'axes'
       ? sweepAxisKeys().map((k) => ({ key: k.key, schema: { description: `Sweep axis: the values of \`${k.key}\` to try, as a list.${k.description ? `\n\n${k.description}` : ''}` } }))
-      : keysAt(schemaPathOf(kind, ctx.path));
+      : keysAt(schemaPathOf(kind, ctx.path), (key) => writtenScalar(a, [...ctx.path, key]));
     // A YAML key whose value is a mapping goes on its own line, the cursor on the next line at the
     // children's indent, as the YAML extension does: `workload: ` left a newcomer at column 1 after
     // Enter, where completion offered top-level keys again.
@@ -176,6 +205,8 @@ export function completion(a: Analysis, position: Position, trigger?: string): C
   }
   const quoted = replaced.startsWith('"') || replaced.startsWith("'");
   const docs = schemaAt(schemaPathOf(kind, ctx.path)).map((s) => describeSchema(s)).find((d) => d !== '');
+  const length = kind === 'profile' && ctx.path.length === 2 && ctx.path[0] === 'workload' && (ctx.path[1] === 'prompt_len' || ctx.path[1] === 'output_len') ? ctx.path[1] : null;
+  if (length !== null && !quoted) return lengthDistValues(a, length, ctx.replace, docs);
   const values = kind === 'profile' && ctx.path.length === 2 && ctx.path[0] === 'kv_cache' && ctx.path[1] === 'page_size'
     ? pageSizeValues(a)
     : enumValuesAt(schemaPathOf(kind, ctx.path));
@@ -189,6 +220,42 @@ export function completion(a: Analysis, position: Position, trigger?: string): C
       sortText: String(i).padStart(3, '0'),
       filterText: text,
       textEdit: { range: ctx.replace, newText: text },
+    };
+  });
+}
+
+/**
+ * The values offered at workload.prompt_len / output_len: one mapping per distribution the schema
+ * takes (fixed, uniform, lognormal, exponential), on one line with its fields filled from the
+ * key's default (core/config/profileDefaults.ts: prompt_len lognormal median 512, sigma 1, max
+ * 4096; output_len uniform 32 to 512), the default's own kind first and marked: a value that
+ * passes the checks as it is (`{ dist: exponential, mean: 512, max: 4096 }`). They offered nothing.
+ */
+function lengthDistValues(a: Analysis, key: 'prompt_len' | 'output_len', replace: Range, docs: string | undefined): CompletionItem[] {
+  const d = key === 'prompt_len' ? PROFILE_DEFAULTS.workload.promptLen : PROFILE_DEFAULTS.workload.outputLen;
+  const f = d as { value?: number; median?: number; mean?: number; min?: number; max?: number };
+  const center = f.value ?? f.median ?? f.mean ?? Math.round(((f.min ?? 1) + (f.max ?? 1)) / 2);
+  const max = f.max ?? center;
+  const kinds: Array<Record<string, unknown>> = [
+    { dist: 'fixed', value: center },
+    { dist: 'uniform', min: f.min ?? 1, max },
+    { dist: 'lognormal', median: center, sigma: 1, max },
+    { dist: 'exponential', mean: center, max },
+  ].map((k) => (k.dist === d.dist ? { ...d } : k));
+  kinds.sort((x, y) => Number(y['dist'] === d.dist) - Number(x['dist'] === d.dist));
+  const branches = schemaAt(schemaPathOf('profile', ['workload', key]));
+  return kinds.map((k, i) => {
+    const text = flowMapping(a.syntax === 'json', k);
+    const description = branches.find((b) => b.properties?.['dist']?.const === k['dist'])?.description;
+    return {
+      label: String(k['dist']),
+      kind: CompletionItemKind.Struct,
+      detail: `${k['dist'] === d.dist ? 'default · ' : ''}${text}${description ? ` · ${description}` : ''}`,
+      documentation: docs === undefined ? undefined : { kind: MarkupKind.Markdown, value: docs },
+      sortText: String(i).padStart(3, '0'),
+      // The kind typed so far ("log") picks its mapping.
+      filterText: String(k['dist']),
+      textEdit: { range: replace, newText: text },
     };
   });
 }

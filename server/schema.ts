@@ -7,6 +7,15 @@ import { alternatives, deref, type SchemaNode } from '../core/config/schemaWalk'
 
 export { alternatives, enumValuesAt, keysAt, schemaAt, type EnumValue, type KeyInfo, type SchemaNode } from '../core/config/schemaWalk';
 
+/**
+ * A flat mapping on one line: `{ dist: lognormal, max: 3584 }` in YAML (strings unquoted), `{
+ * "dist": "lognormal", "max": 3584 }` in JSON. What quick fixes and completion write as a value.
+ */
+export function flowMapping(json: boolean, o: Record<string, unknown>): string {
+  const literal = (v: unknown): string => (json || typeof v !== 'string' ? JSON.stringify(v) : v);
+  return `{ ${Object.entries(o).map(([k, v]) => `${json ? JSON.stringify(k) : k}: ${literal(v)}`).join(', ')} }`;
+}
+
 /** Markdown documentation of a schema node: description, type, range, default, allowed values. */
 export function describeSchema(node: SchemaNode): string {
   const alts = alternatives(node);

@@ -70,11 +70,16 @@ export interface KeyInfo {
   schema: SchemaNode;
 }
 
-/** Keys an object at `path` may hold, in schema order, each once. */
-export function keysAt(path: ReadonlyArray<string | number>): KeyInfo[] {
+/**
+ * Keys an object at `path` may hold, in schema order, each once; with `written` (the object's
+ * scalar values as written), only those of the alternatives whose `const` properties it does not
+ * contradict: a length distribution with `dist: uniform` holds min and max, not median or mean.
+ */
+export function keysAt(path: ReadonlyArray<string | number>, written: (key: string) => unknown = () => undefined): KeyInfo[] {
   const seen = new Set<string>();
   const out: KeyInfo[] = [];
-  for (const n of schemaAt(path)) {
+  const fits = (n: SchemaNode): boolean => Object.entries(n.properties ?? {}).every(([key, s]) => s.const === undefined || written(key) === undefined || written(key) === s.const);
+  for (const n of schemaAt(path).filter(fits)) {
     for (const [key, schema] of Object.entries(n.properties ?? {})) {
       if (seen.has(key)) continue;
       seen.add(key);

@@ -89,6 +89,34 @@ test('YAML: workload length distributions', async () => {
   assert.deepEqual(labels(items), ['fixed', 'uniform', 'lognormal', 'exponential']);
 });
 
+test('workload lengths: a distribution\'s keys are those of its dist; the value offers each distribution, filled from the key\'s default, and each passes the checks as written (s39 Left 5)', async () => {
+  // The schema's lengthDist (schemas/attn-profile.schema.json): uniform holds min and max, lognormal median, sigma and max.
+  assert.deepEqual(labels(await complete('p.attn.yaml', 'model: x\nworkload:\n  prompt_len:\n    dist: uniform\n    |\n')), ['min', 'max']);
+  assert.deepEqual(labels(await complete('p.attn.yaml', 'model: x\nworkload:\n  prompt_len: { dist: lognormal, | }\n')), ['median', 'sigma', 'max']);
+  // No dist yet: every field.
+  assert.deepEqual(labels(await complete('p.attn.yaml', 'model: x\nworkload:\n  output_len: { | }\n')), ['dist', 'value', 'min', 'max', 'median', 'sigma', 'mean']);
+  // A flow mapping in a flow mapping: the inner one's values (it offered workload's keys).
+  assert.deepEqual(labels(await complete('p.attn.yaml', 'model: x\nworkload: { prompt_len: { dist: | } }\n')), ['fixed', 'uniform', 'lognormal', 'exponential']);
+  // The value: one mapping per kind, the default's first (core/config/profileDefaults.ts: prompt_len lognormal
+  // median 512, sigma 1, max 4096), the others from it (value / mean 512, max 4096, min 1). It offered nothing.
+  const newText = (i: CompletionItem): string | undefined => (i.textEdit && 'newText' in i.textEdit ? i.textEdit.newText : undefined);
+  const prompt = await complete('p.attn.yaml', 'model: ../../examples/llama-3.1-8b/config.json\nworkload:\n  requests: 10\n  prompt_len: |\n');
+  assert.deepEqual(prompt.map(newText), ['{ dist: lognormal, median: 512, sigma: 1, max: 4096 }', '{ dist: fixed, value: 512 }', '{ dist: uniform, min: 1, max: 4096 }', '{ dist: exponential, mean: 512, max: 4096 }']);
+  assert.match(prompt[0]!.detail!, /^default · /);
+  // output_len's default, uniform 32 to 512: its midpoint 272 for the others; JSON quoted.
+  const output = await complete('p.attn.json', '{\n  "model": "../../examples/llama-3.1-8b/config.json",\n  "workload": { "requests": 10, "output_len": | }\n}\n');
+  assert.deepEqual(output.map(newText), ['{ "dist": "uniform", "min": 32, "max": 512 }', '{ "dist": "fixed", "value": 272 }', '{ "dist": "lognormal", "median": 272, "sigma": 1, "max": 512 }', '{ "dist": "exponential", "mean": 272, "max": 512 }']);
+  // Typed "log": the kind is what is filtered on.
+  assert.deepEqual(prompt.map((i) => i.filterText), ['lognormal', 'fixed', 'uniform', 'exponential']);
+  // Each written in: no diagnostic at workload.
+  for (const item of prompt) {
+    const uri = fixtureUri(`complete-${n++}.p.attn.yaml`);
+    const diags = await client.open(uri, `model: ../../examples/llama-3.1-8b/config.json\nworkload:\n  requests: 10\n  prompt_len: ${newText(item)!}\n`);
+    await client.close(uri);
+    assert.deepEqual(diags.filter((d) => d.range.start.line === 3).map((d) => d.message), [], newText(item));
+  }
+});
+
 test('JSON: quoted keys and values', async () => {
   const keys = await complete('p.attn.json', '{\n  "model": "x",\n  "device": { "|" }\n}\n');
   assert.deepEqual(labels(keys), ['backend', 'memory_gib', 'gpu_memory_utilization', 'tensor_parallel_size', 'pipeline_parallel_size', 'data_parallel_size', 'gpu']);
