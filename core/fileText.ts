@@ -6,7 +6,7 @@
  * /dev/zero never ends, and a weights shard named by mistake (hundreds of MB to GB) took
  * minutes and GBs to parse as JSON (s36 newcomer findings 2 and 3).
  */
-import { closeSync, constants, fstatSync, openSync, readlinkSync, readSync, statSync } from 'node:fs';
+import { accessSync, closeSync, constants, fstatSync, openSync, readlinkSync, readSync, statSync, type Stats } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { formatBytes, formatCountOf } from './format';
 
@@ -139,4 +139,29 @@ export function readInputText(path: string, refused: Map<string, NotRead>): stri
   if (typeof r === 'string') return r;
   if (r.kind !== 'error' && r.why !== 'a folder') refused.set(path, r);
   return null;
+}
+
+/**
+ * A profile's workload.trace file looked at without reading it (one stat and an access check):
+ * `stamp` (device, inode, size, modification and change times; equal stamps, same file) and
+ * `bytes` when it is a readable regular file, else `problem`, in words after the path as written
+ * ("no such file", "a folder", "not a regular file (a FIFO)", "not readable: permission denied").
+ * The trace's rows are read by the runner's trace readers (runner/simulate/traces.ts), never here.
+ */
+export function traceFileStat(path: string): { stamp: string; bytes: number } | { problem: string } {
+  let st: Stats;
+  try {
+    st = statSync(path);
+  } catch (e) {
+    const code = (e as NodeJS.ErrnoException).code;
+    return { problem: code === 'ENOENT' ? 'no such file' : code === 'ENOTDIR' ? 'not found (a part of the path is a file, not a folder)' : code === 'EACCES' || code === 'EPERM' ? 'not readable: permission denied' : `not readable: ${(e as Error).message}` };
+  }
+  const irregular = notRegularWhy(st);
+  if (irregular !== null) return { problem: irregular };
+  try {
+    accessSync(path, constants.R_OK);
+  } catch {
+    return { problem: 'not readable: permission denied' };
+  }
+  return { stamp: `${st.dev}:${st.ino}:${st.size}:${st.mtimeMs}:${st.ctimeMs}`, bytes: st.size };
 }

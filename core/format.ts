@@ -5,7 +5,7 @@
  * prefixes (GFLOP/s = 10⁹ FLOP/s, GB/s = 10⁹ B/s), as DESIGN.md "Units" asks.
  */
 
-import type { Environment, KernelCase, PoolCancelled, PoolLoad, PoolResult, RunKind, RunResult } from './protocol/run';
+import type { Environment, KernelCase, PoolCancelled, PoolLoad, PoolResult, RunKind, RunResult, TraceSummary } from './protocol/run';
 
 const IEC = ['B', 'KiB', 'MiB', 'GiB', 'TiB', 'PiB', 'EiB'];
 const SI = ['', 'k', 'M', 'G', 'T', 'P', 'E'];
@@ -274,7 +274,15 @@ export function formatLoadSource(load: PoolLoad): string {
   if (!t) return `a trace${scale}`;
   const dropped = Object.entries(t.dropped).map(([why, n]) => `${formatCount(n)} ${why}`).join(', ');
   const filters = [t.filters?.model !== undefined ? `Model ${t.filters.model}` : '', t.filters?.logType !== undefined ? `Log Type ${t.filters.logType}` : ''].filter((x) => x).join(', ');
-  return `trace ${t.path} (${t.format}; time stamps: ${t.timeUnit}): ${formatCountOf(t.rowsRead, 'row')} read as requests${dropped ? `, dropped ${dropped}` : ', none dropped'}${filters ? `; kept only ${filters}` : ''}${scale}`;
+  const from = t.from === 'workload.trace' ? ' (the profile\'s workload.trace)' : '';
+  const span = t.spanS === undefined ? '' : t.spanS === 0 ? ' arriving at one instant' : ` over ${formatDuration(t.spanS * 1e9)}`;
+  return `trace ${t.path}${from} (${t.format}; time stamps: ${t.timeUnit}): ${formatCountOf(t.rowsRead, 'row')} read as requests${span}${dropped ? `, dropped ${dropped}` : ', none dropped'}${filters ? `; kept only ${filters}` : ''}${scale}`;
+}
+
+/** A trace's summary in one phrase: "attnscope trace: 1,204 requests over 3.2 min, mean 1,830 prompt / 212 output tokens" (dropped rows named). */
+export function formatTraceSummary(t: TraceSummary): string {
+  const dropped = Object.entries(t.dropped).map(([why, n]) => `${formatCount(n)} ${why}`).join(', ');
+  return `${t.format} trace: ${formatCountOf(t.requests, 'request')} over ${formatDuration(t.spanS * 1e9)}, mean ${formatCount(Math.round(t.meanPromptTokens))} prompt / ${formatCount(Math.round(t.meanOutputTokens))} output tokens${dropped ? `; dropped ${dropped}` : ''}`;
 }
 
 /**

@@ -15,17 +15,18 @@
  * to stderr, results to stdout.
  */
 import { accessSync, constants, fstatSync, statSync } from 'node:fs';
-import { basename, resolve } from 'node:path';
+import { basename, dirname, isAbsolute, join, resolve } from 'node:path';
 import * as jsonc from 'jsonc-parser';
 import { offsetToLineColumn } from '../core/config/positions';
+import { traceFileStat } from '../core/fileText';
 import { closestMatch } from '../core/config/suggest';
 import { jsonErrorText } from '../core/config/tree';
 import { BACKENDS, isBackend, type KernelBackendName, type Problem, type Profile, type StepTimeSpec } from '../core/config/types';
 import { resolvedProfileChecks, resolvedProfileProblems } from '../core/config/resolvedProfile';
-import { createRun, runHeader, type Environment, type EstimateFile, type RunProblem, type PoolResult, type PoolSample, type RunParts, type RunResult, type StepTimeModel } from '../core/protocol/run';
+import { createRun, runHeader, type Environment, type EstimateFile, type RunProblem, type PoolResult, type PoolSample, type RunParts, type RunResult, type StepTimeModel, type TraceSummary } from '../core/protocol/run';
 import { batchLimitsText, estimate, maxModelLenOf, referenceSeqLen } from '../core/estimate';
 import { BENCHMARK_ONLY_CODES, deploymentProblems, POOL_NOT_SIMULABLE, runSeverity } from '../core/validate';
-import { formatCount, formatCountOf, formatPercent, formatTimeScale, perGpuCasesHeader, poolCancelledText } from '../core/format';
+import { formatCount, formatCountOf, formatPercent, formatTimeScale, formatTraceSummary, perGpuCasesHeader, poolCancelledText } from '../core/format';
 import { EXIT_BAD_INPUT, EXIT_INTERNAL, EXIT_OK, type RunnerEvent } from '../core/protocol/runner';
 import { loadAddon, NativeMissingError, outputReaderGone, stopSimulations } from '../native';
 import { checkOutputPath, EXIT_CANCELLED, HelpRequest, namesStdout, parse, shellQuote, writeFailure, writeOutput } from './args';
@@ -40,7 +41,8 @@ import { calibrateFromKernels, formatKernelCalibration, KernelCalibrationError, 
 import { searchCapacity } from './simulate/capacity';
 import { formatCapacity } from './simulate/latency-format';
 import { readSimulateFlags, SIMULATE_FLAGS, type SimulateFlags } from './simulate/options';
-import { describeDropped, readTraceFile, readVllmResult, type VllmBenchResult } from './simulate/traces';
+import { describeDropped, readTraceFile, readVllmResult, TRACE_FORMATS, type TraceFormat, type TraceRead, type VllmBenchResult } from './simulate/traces';
+import { MAX_TRACE_TOKENS } from './simulate/trace';
 import { calibrateByReplay, formatCalibrationReplay, formatReplayRounds } from './simulate/calibrate-replay';
 import { mergeCommand, submitCommand, sweepCommand } from './sweep';
 import { capRepeats, formatProblem, loadProfile, profileCommand, profileInputs, readProfileInput, type LoadedProfile } from './load';
@@ -59,6 +61,7 @@ const USAGE = `usage:
                      [--max-rate [--slo-attainment 0.9] [--rate-tolerance 0.02]] [--json FILE]
   attnscope simulate - --events     (a resolved Profile as JSON on stdin; NDJSON events on stdout)
   attnscope simulate RUN.json [flags] (a saved run's profile again; a run that replayed a trace needs --trace: the refusal names the flags)
+  attnscope trace FILE [--trace-format F] [--json]   (read a trace as simulate does: its requests, span and mean lengths)
   attnscope sweep <profile> [--set key=v1,v2]... [--jobs N] [--shard i/N] [--out DIR] [--json FILE] [--quick] [--backend B] [--events]
   attnscope merge DIR... [--json FILE]
   attnscope submit --slurm <profile> [--set ...] [--tasks N] [--partition P] [--gpus-per-task G] [--cpus-per-task C] [--time T] [--out DIR] [--wait] [--poll S] [--quick] [--backend B]
@@ -480,7 +483,8 @@ async function simulateCommand(argv: string[], io: CliIo): Promise<number> {
  */
 function checkSavedRunTrace(file: string, run: RunResult, flags: SimulateFlags): void {
   const load = run.pool?.load;
-  if (load?.source !== 'trace' || flags.trace !== undefined) return;
+  // A run of a profile whose workload.trace names the trace: its profile replays it again.
+  if (load?.source !== 'trace' || flags.trace !== undefined || run.profile.workload?.trace) return;
   const t = load.trace;
   const flagsOf = t
     ? [`--trace ${shellQuote(t.resolvedPath)}`, `--trace-format ${t.format}`, ...(t.filters?.model !== undefined ? [`--trace-model ${shellQuote(t.filters.model)}`] : []), ...(t.filters?.logType !== undefined ? [`--trace-log-type ${shellQuote(t.filters.logType)}`] : [])]
@@ -494,6 +498,31 @@ function checkSavedRunTrace(file: string, run: RunResult, flags: SimulateFlags):
     `${file} is a run that replayed ${what}; its profile holds the workload, not the trace, so alone it would draw the workload instead. To replay the same trace: attnscope simulate ${file} ${flagsOf.join(' ')}`,
     false,
   );
+}
+
+/**
+ * The trace a simulation replays: --trace as given, else the profile's workload.trace — as the
+ * CLI names it in its lines, joined to the profile's path as given where that path is relative
+ * (`examples/traces/prod.jsonl` for `simulate examples/p.attn.yaml`), else absolute (a profile
+ * on stdin, the editor's, holds the absolute path). null: no trace, the workload's requests are drawn.
+ */
+function traceToReplay(file: string, profile: Profile, flags: SimulateFlags): { path: string; from: '--trace' | 'workload.trace' } | null {
+  if (flags.trace !== undefined) return { path: flags.trace, from: '--trace' };
+  const t = profile.workload?.trace;
+  if (!t) return null;
+  const path = file !== '-' && profile.sourcePath !== null && !isAbsolute(t.path) && resolve(dirname(file), t.path) === resolve(t.resolvedPath) ? join(dirname(file), t.path) : resolve(t.resolvedPath);
+  return { path, from: 'workload.trace' };
+}
+
+/** Seconds from the first arrival to the last (0 for none or one). */
+function arrivalSpan(arrivalS: Float64Array): number {
+  let lo = Infinity;
+  let hi = -Infinity;
+  for (const a of arrivalS) {
+    if (a < lo) lo = a;
+    if (a > hi) hi = a;
+  }
+  return arrivalS.length > 1 ? hi - lo : 0;
 }
 
 /** A simulation's run (named by its profile file, else the stdin profile's source file, else 'stdin'): with its pool, or cancelled without one. */
@@ -521,32 +550,40 @@ async function simulateProfile(file: string, loaded: LoadedProfile, flags: Simul
   const say = lineWriter(io, events);
   const emitLine = (e: RunnerEvent) => io.stdout.write(`${JSON.stringify(e)}\n`);
   const profile = loaded.profile;
+  // The trace replayed: --trace, else the profile's workload.trace (the editor's runs name it so); null: the workload's draws.
+  const replay = traceToReplay(file, profile, flags);
   checkOutputPath(flags.json, '--json', [
     ...profileInputs(file, profile),
-    ...(flags.trace !== undefined ? [{ path: flags.trace, what: 'the trace (--trace)' }] : []),
+    ...(replay ? [{ path: replay.path, what: replay.from === '--trace' ? 'the trace (--trace)' : 'the trace (workload.trace)' }] : []),
     ...(flags.calibrate !== undefined ? [{ path: flags.calibrate, what: 'the calibration file (--calibrate)' }] : []),
   ]);
-  const problems = printNotes(loaded, say, flags.trace !== undefined, true);
+  const problems = printNotes(loaded, say, replay !== null, true);
+  if (replay && flags.trace !== undefined && profile.workload?.trace) say(`--trace ${flags.trace} replaces the profile's workload.trace ${profile.workload.trace.path}`);
+  // A profile's trace that is not there (or no readable file) is the profile's mistake: said at its key.
+  if (replay?.from === 'workload.trace') {
+    const st = traceFileStat(replay.path);
+    if ('problem' in st) throw loaded.errorAt('workload.trace', `cannot read the trace ${profile.workload!.trace!.path}: ${st.problem}`);
+  }
   // The flags win over the profile's slo, bound by bound.
   const slo = { ...profile.slo, ...flags.slo };
   const hasSlo = slo.ttftMs !== undefined || slo.tpotMs !== undefined;
   if (flags.maxRate && !hasSlo) throw new UsageError("--max-rate needs an SLO: --slo-ttft-ms and/or --slo-tpot-ms, or the profile's slo: { ttft_ms, tpot_ms }");
   // A scale the workload's drawn arrivals cannot take (a subnormal rate's gaps overflow), before any work; a trace's scaled span is checked once read.
-  const scaleProblem = flags.trace === undefined && profile.workload ? workloadTimeScaleProblem(profile.workload, flags.timeScale) : null;
+  const scaleProblem = !replay && profile.workload ? workloadTimeScaleProblem(profile.workload, flags.timeScale) : null;
   if (scaleProblem) throw new UsageError(`--time-scale ${flags.timeScale}: ${scaleProblem}`, false);
   // TraceError and PoolConfigError are InputErrors: file:line:col of the trace line or profile key.
   const warnings: string[] = [];
   phase.doing = 'reading the trace';
   const mml = maxModelLenOf(profile);
-  const trace = flags.trace
-    ? readTraceFile(flags.trace, { format: flags.traceFormat, maxModelLen: mml.tokens, ...(mml.written ? {} : { maxModelLenSource: mml.source }), model: flags.traceModel, logType: flags.traceLogType, timeUnit: flags.traceTimeUnit, warnings })
+  const trace = replay
+    ? readTraceFile(replay.path, { format: flags.traceFormat, maxModelLen: mml.tokens, ...(mml.written ? {} : { maxModelLenSource: mml.source }), model: flags.traceModel, logType: flags.traceLogType, timeUnit: flags.traceTimeUnit, warnings })
     : undefined;
   await cancelPoint(signal);
   for (const w of warnings) say(w, 'warn');
   if (trace) {
     const dropped = Object.keys(trace.dropped).length > 0 ? `; dropped ${describeDropped(trace.dropped)}` : '';
-    say(`${flags.trace}: ${trace.format} trace (${trace.timeUnit}), ${formatCountOf(trace.count, 'request')}${dropped}`);
-    for (const n of trace.notes) say(`${flags.trace}: note: ${n}`);
+    say(`${replay!.path}: ${trace.format} trace (${trace.timeUnit}), ${formatCountOf(trace.count, 'request')}${dropped}`);
+    for (const n of trace.notes) say(`${replay!.path}: note: ${n}`);
   }
   let stepTime: StepTimeSpec | StepTimeModel | undefined;
   let stepTimeSource: string | undefined;
@@ -662,7 +699,7 @@ async function simulateProfile(file: string, loaded: LoadedProfile, flags: Simul
         onTimes: (packed, times) => {
           const r = poolRejections(packed, times, mml.tokens);
           // A trace's request by its line; a workload's by its place in arrival order.
-          const at = (i: number) => (trace ? `${flags.trace}:${trace.lines[i]}:1` : `${file === '-' ? 'stdin' : file}: workload request ${formatCount(i + 1)} (in arrival order)`);
+          const at = (i: number) => (trace ? `${replay!.path}:${trace.lines[i]}:1` : `${file === '-' ? 'stdin' : file}: workload request ${formatCount(i + 1)} (in arrival order)`);
           tooBig = { count: r.count, first: r.first.map((i) => ({ promptLen: packed.promptLen[i], outputLen: Math.min(packed.outputLen[i], mml.tokens - packed.promptLen[i]), at: at(i) })) };
         },
         onProgress: (p) => {
@@ -702,13 +739,13 @@ async function simulateProfile(file: string, loaded: LoadedProfile, flags: Simul
     const watermark = Math.floor(WATERMARK * result.numPages);
     const pool = `the KV pool of ${formatCountOf(result.poolTokens ?? result.numPages * result.pageSize, 'token')} (${formatCountOf(result.numPages, 'page')} of ${formatCount(result.pageSize)}${watermark > 0 ? `, ${formatCount(watermark)} of them kept free as the ${formatPercent(WATERMARK, 0)} watermark` : ''})`;
     for (const r of tooBig.first) say(`${r.at}: warning: prompt ${formatCount(r.promptLen)} + output ${formatCount(r.outputLen)} tokens can never fit in ${pool}: the request is rejected`, 'warn');
-    if (tooBig.count > tooBig.first.length) say(`${trace ? `${flags.trace}:1:1` : file === '-' ? 'stdin' : file}: warning: ${formatCount(tooBig.count)} requests in all can never fit in ${pool} and are rejected`, 'warn');
+    if (tooBig.count > tooBig.first.length) say(`${trace ? `${replay!.path}:1:1` : file === '-' ? 'stdin' : file}: warning: ${formatCount(tooBig.count)} requests in all can never fit in ${pool} and are rejected`, 'warn');
   }
   // The run names the trace it replayed (PoolLoad.trace): the profile's workload draws were not used.
   if (trace && result.load) {
     const filters = { ...(flags.traceModel !== undefined ? { model: flags.traceModel } : {}), ...(flags.traceLogType !== undefined ? { logType: flags.traceLogType } : {}) };
     result.load.trace = {
-      path: flags.trace!, resolvedPath: resolve(flags.trace!), format: trace.format, timeUnit: trace.timeUnit, rowsRead: trace.count, dropped: trace.dropped,
+      path: replay!.from === '--trace' ? flags.trace! : profile.workload!.trace!.path, from: replay!.from, resolvedPath: resolve(replay!.path), format: trace.format, timeUnit: trace.timeUnit, rowsRead: trace.count, spanS: arrivalSpan(trace.requests.arrivalS), dropped: trace.dropped,
       ...(Object.keys(filters).length > 0 ? { filters } : {}),
     };
   }
@@ -741,8 +778,41 @@ async function vllmLogCommand(argv: string[], io: CliIo): Promise<number> {
   return EXIT_OK;
 }
 
+/**
+ * `attnscope trace FILE [--trace-format F] [--json]`: reads a trace with simulate's readers
+ * (every row checked; a bad one is `file:line:col: message`, exit 2) and says what it holds
+ * (core/protocol/run.ts TraceSummary): format, requests, span of the arrivals, mean prompt and
+ * output tokens. The language server runs it (--json) on a profile's workload.trace, off its own
+ * thread, for the key's diagnostic and hover (server/traceCheck.ts).
+ */
+function traceCommand(argv: string[], io: CliIo): number {
+  const { values, positionals } = parse(argv, { 'trace-format': { type: 'string' }, json: { type: 'boolean', default: false } });
+  const file = onePositional(positionals, 'trace');
+  const format = values['trace-format'] as string | undefined;
+  if (format !== undefined && !(TRACE_FORMATS as readonly string[]).includes(format)) throw new UsageError(`--trace-format must be one of ${TRACE_FORMATS.join(', ')}, got '${format}'`);
+  const warnings: string[] = [];
+  const read = readTraceFile(file, { format: format as TraceFormat | undefined, maxModelLen: MAX_TRACE_TOKENS, warnings });
+  const summary = traceSummary(read);
+  for (const w of warnings) io.stderr.write(`${w}\n`);
+  io.stdout.write(values.json === true ? `${JSON.stringify(summary)}\n` : `${file}: ${formatTraceSummary(summary)}\n${read.notes.map((n) => `${file}: note: ${n}\n`).join('')}`);
+  return EXIT_OK;
+}
+
+/** What a trace read holds (TraceSummary): its requests' count, arrival span and mean lengths. */
+function traceSummary(read: TraceRead): TraceSummary {
+  const { arrivalS, promptLen, outputLen } = read.requests;
+  let prompt = 0;
+  let output = 0;
+  for (let i = 0; i < promptLen.length; i++) {
+    prompt += promptLen[i]!;
+    output += outputLen[i]!;
+  }
+  const n = Math.max(read.count, 1);
+  return { format: read.format, timeUnit: read.timeUnit, requests: read.count, spanS: arrivalSpan(arrivalS), meanPromptTokens: prompt / n, meanOutputTokens: output / n, dropped: read.dropped };
+}
+
 /** The commands `main` runs (the names its switch handles). */
-const COMMANDS = ['bench', 'estimate', 'simulate', 'sweep', 'merge', 'submit', 'vllm-log', 'help'] as const;
+const COMMANDS = ['bench', 'estimate', 'simulate', 'trace', 'sweep', 'merge', 'submit', 'vllm-log', 'help'] as const;
 
 /** Runs the CLI with `argv` (without node and script); returns the exit code. */
 export async function main(argv: string[], io: CliIo = PROCESS_IO): Promise<number> {
@@ -763,6 +833,8 @@ export async function main(argv: string[], io: CliIo = PROCESS_IO): Promise<numb
         return await submitCommand(rest);
       case 'vllm-log':
         return await vllmLogCommand(rest, io);
+      case 'trace':
+        return traceCommand(rest, io);
       case '--version':
       case '-v':
         io.stdout.write(`attnscope ${toolBuild()}\n`);

@@ -49,6 +49,10 @@ const BY_COMMAND: Record<string, Record<string, FlagHelp>> = {
     shard: { value: 'i/N', text: 'run only shard i of N (from 0); merge the shards with attnscope merge' },
     events: { text: "write NDJSON events on stdout (points done, the running points' values, failures, the end with the report's path); the table goes to stderr (the editor's door)" },
   },
+  trace: {
+    'trace-format': { value: 'F', text: `the trace format, one of ${TRACE_FORMATS.join(', ')}, when detecting it from the file is not wanted` },
+    json: { text: 'print the summary as JSON on stdout' },
+  },
   merge: {},
   submit: {
     slurm: { text: 'write sweep.sbatch and submit it as a Slurm job array' },

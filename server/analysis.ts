@@ -41,6 +41,7 @@ import { validateProfileTree, type PartialProfile } from '../core/validate';
 import { caseCountRefusal } from '../core/refusals';
 import { documentName, uriToPath } from './paths';
 import { describeError } from './safe';
+import type { TraceState } from './traceCheck';
 
 /**
  * Code of the warning that `attnscope bench` refuses the profile for its case lists (more than
@@ -59,6 +60,8 @@ export interface FileHost {
   whyNotRead?(absPath: string): NotRead | undefined;
   /** The parse of a file's text when the host has it (core/config/profile.ts ProfileHost.parsedJson). */
   parsedJson?(absPath: string, text: string): ParsedTree | undefined;
+  /** Where a profile's workload.trace file stands (Workspace.traceState: a stat, and the runner's check of that version); absent: traces are not checked. */
+  trace?(absPath: string): TraceState;
 }
 
 export type DocumentKind = 'config' | 'profile' | 'other';
@@ -110,6 +113,8 @@ export interface Analysis {
   reads: string[];
   /** Text of each file read, by absolute path (positions of their problems). */
   readTexts: Map<string, string>;
+  /** A profile's workload.trace (as written, and absolute) and where its check stands; null without one. */
+  trace: { path: string; resolvedPath: string; state: TraceState } | null;
 }
 
 const EMPTY: ParsedTree = { root: null, problems: [] };
@@ -149,6 +154,7 @@ export function analyze(document: TextDocument, host: FileHost, previous?: Analy
     sweepChecked: null,
     reads: [],
     readTexts,
+    trace: null,
   };
   try {
     const reused = previous !== undefined && previous.kind !== 'other' && previous.file === a.file ? reuseTree(previous, text) : null;
@@ -174,6 +180,14 @@ export function analyze(document: TextDocument, host: FileHost, previous?: Analy
     if (a.kind === 'profile' && a.profile !== null && a.tree !== null) {
       const assumed = gpuAssumed(a.profile, a.tree);
       if (assumed !== null) a.problems.push(assumed);
+    }
+    const trace = a.kind === 'profile' ? a.profile?.workload?.trace : undefined;
+    if (trace && host.trace) {
+      // The trace is a file the analysis reads: its change on disk re-checks this profile (Workspace.fileChanged).
+      a.reads.push(trace.resolvedPath);
+      a.trace = { ...trace, state: host.trace(trace.resolvedPath) };
+      const problem = traceProblem(a.trace, a.profile!.ranges['workload.trace']);
+      if (problem !== null) a.problems.push(problem);
     }
     const tooMany = a.kind === 'profile' && a.profile !== null && !a.profile.model.isEncoder ? caseCountRefusal(a.profile) : null;
     if (tooMany !== null) {
@@ -205,6 +219,21 @@ function gpuAssumed(profile: Profile, root: ValueNode): Problem | null {
 }
 
 /** Reads through `host`, recording each path and text in the analysis (reads, readTexts); a text it recorded is not read again. */
+/**
+ * The diagnostic of a profile's trace at its workload.trace value: a file that cannot be read, or
+ * the first bad row as `attnscope simulate` refuses it (its file:line:col in the message); null
+ * while it is read, once it read cleanly, or when the runner could not check it (logged).
+ */
+function traceProblem(t: NonNullable<Analysis['trace']>, range: SourceRange | undefined): Problem | null {
+  const at = range ?? { offset: 0, length: 0 };
+  if ('problem' in t.state) return { severity: 'error', code: 'trace-unreadable', message: `cannot read the trace ${t.path}: ${t.state.problem}`, range: at, data: { path: t.resolvedPath } };
+  if ('error' in t.state) {
+    const e = t.state.error;
+    return { severity: 'error', code: 'trace-invalid', message: `the trace ${t.path} cannot be replayed: ${e.file}:${e.line}:${e.column}: ${e.message}`, range: at, data: { path: e.file, line: e.line, column: e.column } };
+  }
+  return null;
+}
+
 function recordingHost(a: Analysis, host: FileHost): FileHost {
   return {
     readFile: (absPath) => {
@@ -217,6 +246,7 @@ function recordingHost(a: Analysis, host: FileHost): FileHost {
     },
     whyNotRead: (absPath) => host.whyNotRead?.(absPath),
     parsedJson: (absPath, text) => host.parsedJson?.(absPath, text),
+    ...(host.trace ? { trace: (absPath: string) => host.trace!(absPath) } : {}),
   };
 }
 

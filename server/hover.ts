@@ -12,6 +12,7 @@ import { MarkupKind, type Hover, type Position } from 'vscode-languageserver';
 import { propertyAt } from '../core/config';
 import { unmodelledFlagMessage, unmodelledVllmFlag } from '../core/config/vllmFlags';
 import type { Analysis } from './analysis';
+import { formatTraceSummary } from '../core/format';
 import { toRange } from './diagnostics';
 import { schemaAt, schemaPathOf } from './schema';
 import { latencyMarkdown, lastSimulation } from './lastSimulation';
@@ -34,9 +35,10 @@ export function hover(a: Analysis, position: Position): Hover | null {
   const about = flag ? unmodelledFlagMessage(flag) : schemaAt(schemaPathOf(a.kind, found.path))
     .map((n) => n.description)
     .find((d) => d !== undefined);
-  const heading = about === undefined ? [] : [`\`${key}\`: ${about}`, ''];
+  const traceLine = a.trace !== null && found.path.join('.') === 'workload.trace' ? traceHoverLine(a.trace) : null;
+  const heading = [...(traceLine !== null ? [traceLine, ''] : []), ...(about === undefined ? [] : [`\`${key}\`: ${about}`, ''])];
   // Without an estimate (the file has errors), the key's documentation alone.
-  if (a.estimate === null) return heading.length === 0 ? null : { contents: { kind: MarkupKind.Markdown, value: heading[0]! }, range };
+  if (a.estimate === null) return heading.length === 0 ? null : { contents: { kind: MarkupKind.Markdown, value: heading.join('\n').trimEnd() }, range };
   // A section (kv_cache, device, an inline model) drives what its keys drive.
   const here = found.path.join('.');
   const paths = [here, ...(value.properties ?? []).map((p) => `${here}.${p.key}`)];
@@ -74,4 +76,13 @@ export function hover(a: Analysis, position: Position): Hover | null {
   const last = path === null ? null : lastSimulation(path);
   if (last !== null) lines.push('', latencyMarkdown(last));
   return { contents: { kind: MarkupKind.Markdown, value: lines.join('\n') }, range };
+}
+
+/** The trace's line of the workload.trace hover: what it holds (`attnscope trace`'s summary), or that it is being read, or why not. */
+function traceHoverLine(t: NonNullable<Analysis['trace']>): string {
+  const s = t.state;
+  if ('summary' in s) return `**Trace ${t.path}: ${formatTraceSummary(s.summary)}** (read by \`attnscope trace\`, as \`simulate\` replays it)`;
+  if ('pending' in s) return `Trace ${t.path}: being read…`;
+  if ('failed' in s) return `Trace ${t.path}: not checked (${s.failed})`;
+  return `Trace ${t.path}: cannot be replayed (see the diagnostic)`;
 }

@@ -35,6 +35,7 @@ import { resolveProfile } from './resolve';
 import { guard, runSafe } from './safe';
 import { ReadWatcher } from './readWatcher';
 import { simulateProfile } from './simulate';
+import { checkTrace } from './traceCheck';
 import { ValidationScheduler } from './validation';
 import { Workspace } from './workspace';
 
@@ -52,8 +53,8 @@ export interface ServerOptions {
 
 const DEFAULT_VALIDATION_DELAY_MS = 150;
 
-/** Files whose change can alter an analysis: configs, profiles, any JSON a profile points at. */
-const WATCHED_GLOBS = ['**/*.json', '**/*.attn.yaml', '**/*.attn.yml'];
+/** Files whose change can alter an analysis: configs, profiles, any JSON a profile points at, the traces a workload.trace names (JSONL, CSV; a vllm bench result is JSON). */
+const WATCHED_GLOBS = ['**/*.json', '**/*.attn.yaml', '**/*.attn.yml', '**/*.jsonl', '**/*.ndjson', '**/*.csv'];
 
 /**
  * Every path's creation and deletion: a folder renamed, deleted or made again is one event for the
@@ -110,6 +111,9 @@ export function startServer(connection: Connection): void {
     if (options.hints !== undefined) hints = hintMode(options.hints);
     clientCommands = options.clientCommands === true;
     if (typeof options.runnerPath === 'string' && options.runnerPath !== '') runnerPath = options.runnerPath;
+    // A profile's workload.trace is read by the runner, off this thread (traceCheck.ts).
+    workspace.traceChecker = (path) => checkTrace(runnerPath, path);
+    workspace.onTraceChecked = (uris) => guard(log, 'trace checked', () => recheckDependents(uris));
     // The workspace folders bound the model configs `model:` completion and its quick fix offer (modelPaths.ts).
     const folders = params.workspaceFolders?.map((f) => f.uri) ?? (params.rootUri ? [params.rootUri] : []);
     setWorkspaceRoots(folders.map(uriToPath).filter((p) => p !== null));

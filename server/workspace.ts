@@ -7,7 +7,7 @@
  */
 import { statSync } from 'node:fs';
 import { sep } from 'node:path';
-import { readInputText, type NotRead } from '../core/fileText';
+import { readInputText, traceFileStat, type NotRead } from '../core/fileText';
 import type { TextDocuments } from 'vscode-languageserver';
 import type { TextDocument } from 'vscode-languageserver-textdocument';
 import type { ParsedTree, Problem } from '../core/config';
@@ -15,6 +15,7 @@ import { analyze, checkedProblems, type Analysis, type FileHost } from './analys
 import { carryHints, documentHints, type AnchoredHint } from './hints';
 import { uriToPath } from './paths';
 import type { ErrorLog } from './safe';
+import type { TraceCheck, TraceState } from './traceCheck';
 
 /** A document's latest analysed version. */
 interface Cached {
@@ -46,8 +47,21 @@ export class Workspace {
    */
   private readonly diskTexts = new Map<string, { text: string; stamp: string }>();
 
+  /**
+   * Profiles' workload.trace files by absolute path: the stat their check was started at and its
+   * answer (null while the runner reads it). A new stat starts a new check; a keystroke in the
+   * profile costs a stat (traceState), never a read of the trace.
+   */
+  private readonly traces = new Map<string, { stamp: string; answer: TraceCheck | null }>();
+
   /** Called with every file an analysis read (server.ts watches them when the client does not). */
   onRead: ((absPath: string) => void) | null = null;
+
+  /** Reads a trace file off the server's thread (server/traceCheck.ts checkTrace); null: traces are not checked. */
+  traceChecker: ((absPath: string) => Promise<TraceCheck>) | null = null;
+
+  /** Called with the documents whose trace's check just answered (server.ts re-checks them). */
+  onTraceChecked: ((uris: string[]) => void) | null = null;
 
   constructor(
     private readonly documents: TextDocuments<TextDocument>,
@@ -156,6 +170,7 @@ export class Workspace {
         return this.diskText(absPath, refused);
       },
       whyNotRead: (absPath: string) => refused.get(absPath),
+      trace: (absPath: string) => this.traceState(absPath),
       // An open config.json's parse, from its own analysis of this text (reused around each edit
       // there; the config's diagnostics run before those of the profiles it changed, scheduled
       // after it): a profile reading it parses no copy of an 11 MB config per keystroke in it.
@@ -166,6 +181,33 @@ export class Workspace {
         return a !== undefined && a.text === text && a.kind === 'config' && a.syntax === 'json' ? a.parsed : undefined;
       },
     };
+  }
+
+  /**
+   * Where the trace file at `absPath` stands: a stat, and the check's answer for that stat; a
+   * stat not seen before starts the check (traceChecker), whose answer marks the documents that
+   * read the trace outdated and hands them to onTraceChecked.
+   */
+  private traceState(absPath: string): TraceState {
+    const st = traceFileStat(absPath);
+    if ('problem' in st) {
+      this.traces.delete(absPath);
+      return st;
+    }
+    const kept = this.traces.get(absPath);
+    if (kept !== undefined && kept.stamp === st.stamp) return kept.answer ?? { pending: true };
+    if (this.traceChecker === null) return { pending: true };
+    const entry = { stamp: st.stamp, answer: null as TraceCheck | null };
+    this.traces.set(absPath, entry);
+    void this.traceChecker(absPath).then((answer) => {
+      if (this.traces.get(absPath) !== entry) return; // a newer version of the file is being read
+      entry.answer = answer;
+      if ('failed' in answer) this.log.error(`Could not check the trace ${absPath}: ${answer.failed}`);
+      const uris = [...(this.dependents.get(absPath) ?? [])];
+      for (const uri of uris) this.outdated.add(uri);
+      this.onTraceChecked?.(uris);
+    });
+    return { pending: true };
   }
 
   /**

@@ -420,6 +420,8 @@ function readValuesUnguarded(parsed: ParsedTree, file: string, host: ProfileHost
     };
     const ps = w.prefix_sharing as Plain | undefined;
     if (ps) workload.prefixSharing = { groups: ps.groups as number, prefixLen: ps.prefix_len as number, fraction: ps.fraction as number };
+    // A trace to replay, relative to the profile's folder as `model:` is; read by its reader when simulated (runner/simulate/traces.ts).
+    if (typeof w.trace === 'string') workload.trace = { path: w.trace, resolvedPath: isAbsolute(w.trace) ? w.trace : resolve(dirname(file), w.trace) };
   }
 
   const profile: Profile = {

@@ -133,6 +133,13 @@ export function semanticProblems(root: ValueNode, profile: Profile, invalid: rea
     problems.push({ severity: 'warning', code: 'encoder-decode', message: `${m.modelType} is an encoder: it has no decode step and no KV cache, so decode cases are skipped`, range: anchorOf(root, ['decode']) });
   }
   const w = profile.workload;
+  // A trace replaces the drawn requests: a draw key written beside it is not used (said at the key, not silently).
+  if (w?.trace) {
+    for (const key of TRACE_REPLACES) {
+      const r = profile.ranges[`workload.${key}`];
+      if (r) problems.push({ severity: 'warning', code: 'unused-with-trace', message: `workload.${key} is not used: workload.trace replays ${w.trace.path}, whose requests bring their own arrivals and lengths (the scheduler limits max_num_seqs, max_model_len and max_num_batched_tokens still apply); remove ${key}, or remove trace to draw requests`, range: anchorOf(root, ['workload', key]), data: { key: `workload.${key}` } });
+    }
+  }
   if (w) {
     for (const key of ['prompt_len', 'output_len'] as const) {
       const d = key === 'prompt_len' ? w.promptLen : w.outputLen;
@@ -152,7 +159,8 @@ export function semanticProblems(root: ValueNode, profile: Profile, invalid: rea
     // length it adds up is a default, the message says so (the file has no "prompt_len max 4096"
     // to find), and data holds the fixes server/actions.ts writes: that key written with a max
     // that fits (writes), and max_model_len raised to the sum where vLLM takes it (maxModelLenNeeded).
-    const written = ['workload.max_model_len', 'workload.prompt_len', 'workload.output_len'].find((k) => profile.ranges[k]);
+    // A trace's own lengths are checked against max_model_len by its reader, request by request.
+    const written = w.trace ? undefined : ['workload.max_model_len', 'workload.prompt_len', 'workload.output_len'].find((k) => profile.ranges[k]);
     const longest = maxOf(w.promptLen) + maxOf(w.outputLen);
     if (written && reads('workload.max_model_len', 'workload.prompt_len', 'workload.output_len') && longest > w.maxModelLen) {
       const isDefault = (key: 'prompt_len' | 'output_len' | 'max_model_len'): boolean => !profile.ranges[`workload.${key}`];
@@ -198,12 +206,15 @@ export function semanticProblems(root: ValueNode, profile: Profile, invalid: rea
         range: at(key), data: { maxNumBatchedTokens: tokens, maxNumSeqs: seqs },
       });
     }
-    if (w.prefixSharing && reads('workload.prefix_sharing.prefix_len', 'workload.prompt_len') && w.prefixSharing.prefixLen > maxOf(w.promptLen)) {
+    if (w.prefixSharing && !w.trace && reads('workload.prefix_sharing.prefix_len', 'workload.prompt_len') && w.prefixSharing.prefixLen > maxOf(w.promptLen)) {
       problems.push({ severity: 'warning', code: 'invalid-value', message: `prefix_len ${w.prefixSharing.prefixLen} is longer than the longest prompt ${maxOf(w.promptLen)}`, range: at('workload.prefix_sharing.prefix_len') });
     }
   }
   return problems;
 }
+
+/** The workload keys whose draws a workload.trace replaces (what a trace's requests bring: arrivals, prompt and output lengths, shared prefixes). */
+export const TRACE_REPLACES = ['requests', 'arrival_rate', 'prompt_len', 'output_len', 'prefix_sharing', 'seed'] as const;
 
 /** The shortest length a distribution can draw (lognormal and exponential draws are at least 1 token). */
 function minOf(d: LengthDist): number {

@@ -53,6 +53,8 @@ function profileKeys(p: Record<string, unknown>): Record<string, unknown> {
       max_num_batched_tokens: w.maxNumBatchedTokens,
       prefix_sharing: share ? { groups: share.groups, prefix_len: share.prefixLen, fraction: share.fraction } : w.prefixSharing,
       seed: w.seed,
+      // The resolved path (absolute): what the runner reads; a value of another shape is left for the schema to name.
+      trace: w.trace === undefined ? undefined : (part(w, 'trace')?.resolvedPath ?? w.trace),
     },
     engine: engine && { vllm_version: engine.vllmVersion ?? undefined, disable_hybrid_kv_cache_manager: engine.disableHybridKvCacheManager, mamba_cache_mode: engine.mambaCacheMode, non_torch_gib: engine.nonTorchGib, nccl_gib: engine.ncclGib, cuda_graph_gib: engine.cudaGraphGib, activation_gib: engine.activationGib },
     slo: slo && { ttft_ms: slo.ttftMs, tpot_ms: slo.tpotMs },

@@ -523,6 +523,22 @@ export interface WorkloadSpec {
   /** Optional prefix sharing: requests fall into groups that share a common prompt prefix. */
   prefixSharing?: { groups: number; prefixLen: number; fraction: number };
   seed?: number;
+  /**
+   * Key workload.trace: a request trace to replay instead of drawing requests (any format
+   * `attnscope simulate --trace` reads, detected from its first line): `path` as written,
+   * `resolvedPath` absolute (a relative path is relative to the profile's folder). With it, the
+   * draw keys (requests, arrival_rate, prompt_len, output_len, prefix_sharing, seed) are not
+   * used; the scheduler limits (max_num_seqs, max_model_len, max_num_batched_tokens) are.
+   */
+  trace?: WorkloadTrace;
+}
+
+/** A profile's workload.trace (WorkloadSpec.trace). */
+export interface WorkloadTrace {
+  /** As written in the profile. */
+  path: string;
+  /** Absolute: `path` resolved against the profile's folder. */
+  resolvedPath: string;
 }
 
 /** vLLM's mamba_cache_mode values (vllm/config/cache.py MambaCacheMode). */

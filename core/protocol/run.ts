@@ -377,10 +377,14 @@ export interface PoolBaseline {
   rejectedOrDelayed: number;
 }
 
-/** The trace `attnscope simulate --trace FILE` replayed (PoolLoad.trace). */
+/** The trace a simulation replayed (PoolLoad.trace): `attnscope simulate --trace FILE`, or the profile's workload.trace. */
 export interface TraceReplay {
-  /** The --trace argument as given. */
+  /** The --trace argument as given, or workload.trace as the profile writes it. */
   path: string;
+  /** Where the trace was named: the --trace flag, or the profile's workload.trace key (the editor's runs). Absent in runs saved before it: --trace. */
+  from?: '--trace' | 'workload.trace';
+  /** Seconds from the first arrival to the last, as recorded (before any --time-scale); absent in runs saved before it. */
+  spanS?: number;
   /** Its absolute path. */
   resolvedPath: string;
   /** The format read (runner/simulate/traces.ts TraceFormat): detected from its first line, or --trace-format. */
@@ -393,6 +397,23 @@ export interface TraceReplay {
   dropped: Record<string, number>;
   /** BurstGPT rows kept: --trace-model and --trace-log-type, when given. */
   filters?: { model?: string; logType?: string };
+}
+
+/** What a trace holds, as `attnscope trace FILE --json` prints it (the server's hover on workload.trace). */
+export interface TraceSummary {
+  /** The format read (runner/simulate/traces.ts TraceFormat). */
+  format: string;
+  /** The unit its time stamps were read in. */
+  timeUnit: string;
+  /** Rows read as requests. */
+  requests: number;
+  /** Seconds from the first arrival to the last, as recorded. */
+  spanS: number;
+  /** Mean prompt and output length of the requests, tokens. */
+  meanPromptTokens: number;
+  meanOutputTokens: number;
+  /** Rows left out, by reason; {} when none. */
+  dropped: Record<string, number>;
 }
 
 /**
@@ -408,7 +429,7 @@ export interface PoolLoad {
    * 'workload': the profile's workload, drawn.
    */
   source: 'trace' | 'workload';
-  /** Set when source is 'trace' and the run came from the CLI. */
+  /** Set when source is 'trace' and the run came from the CLI or the editor (not a sweep's or --max-rate's internal runs). */
   trace?: TraceReplay;
   /** The load multiplier applied: arrival times divided by it (--time-scale; under --max-rate the scale of the rate shown); 1: as recorded, or as arrival_rate. */
   timeScale: number;

@@ -27,7 +27,7 @@ import { formatCount, formatCountOf } from '../../core/format';
 import { InputError } from '../errors';
 import { latencySummary } from './latency';
 import { stepTimeModel, type StepCoefficientKey } from './step-time';
-import { MAX_TRACE_SPAN_S } from './traces';
+import { MAX_TRACE_SPAN_S, readTraceFile } from './traces';
 import { packRequests, RequestGenerator, scaleArrivals, type TraceRequest } from './workload';
 
 /**
@@ -373,7 +373,10 @@ export async function simulatePool(profile: Profile, opts: SimulateOptions = {})
   const w = profile.workload;
   const scale = opts.rateScale ?? 1;
   let packed: ServingSimRequests;
-  if (opts.requests) packed = scale === 1 ? opts.requests : scaleArrivals(opts.requests, scale);
+  // The profile's workload.trace where the caller read none (a sweep's point): its requests, not the draws. The CLI reads it itself, for its warnings by line.
+  const traced = !opts.requests && !opts.trace && w?.trace ? readTraceFile(w.trace.resolvedPath, { maxModelLen: w.maxModelLen }).requests : undefined;
+  if (traced) packed = scale === 1 ? traced : scaleArrivals(traced, scale);
+  else if (opts.requests) packed = scale === 1 ? opts.requests : scaleArrivals(opts.requests, scale);
   else if (opts.trace) packed = scale === 1 ? packRequests(opts.trace) : scaleArrivals(packRequests(opts.trace), scale);
   else if (w) {
     const problem = workloadTimeScaleProblem(w, scale);
@@ -387,7 +390,7 @@ export async function simulatePool(profile: Profile, opts: SimulateOptions = {})
   // NaN too: arrivals that all overflowed to Infinity (Infinity − Infinity) span no finite time.
   if (!(spanS <= MAX_TRACE_SPAN_S)) {
     // A trace read unscaled was checked by its reader; an unscaled workload is the profile's arrival_rate.
-    if (scale === 1 && !opts.requests && !opts.trace) {
+    if (scale === 1 && !opts.requests && !opts.trace && !traced) {
       throw configError(profile, ['workload.arrival_rate', 'workload'], `the ${formatCount(packed.arrivalS.length)} requests arrive over ${formatCount(spanS)} s: the simulator replays at most ${formatCount(MAX_TRACE_SPAN_S)} s (about 32 years); raise arrival_rate`);
     }
     throw new ArrivalSpanError(Number.isNaN(spanS) ? Infinity : spanS, scale);
@@ -514,7 +517,7 @@ export async function simulatePool(profile: Profile, opts: SimulateOptions = {})
   const times = paged.times();
   opts.onTimes?.(packed, times);
   const latency = latencySummary(packed, times, opts.slo ?? profile.slo);
-  const load = poolLoad(packed, times, latency, scale, opts.requests || opts.trace ? 'trace' : 'workload');
+  const load = poolLoad(packed, times, latency, scale, opts.requests || opts.trace || traced ? 'trace' : 'workload');
   return { samples, summary, load, baselines, pageSize, numPages, poolTokens: poolTokenCount, ...(poolBlocks !== undefined ? { poolBlocks } : {}), ...(groups ? { poolGroups: groups.count } : {}), ...(poolLayout ? { poolLayout } : {}), stepTime, latency };
 }
 

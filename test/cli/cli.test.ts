@@ -551,7 +551,7 @@ test("README's CLI synopsis is `attnscope --help`'s usage, and each command's li
   assert.equal(help.code, 0);
   const usage = help.stdout.replace(/^usage:\n/, '').trimEnd().split('\n').map((l) => l.replace(/^ {2}/, ''));
   assert.deepEqual(block.split('\n'), usage);
-  for (const command of ['bench', 'estimate', 'simulate', 'sweep', 'merge', 'submit', 'vllm-log']) {
+  for (const command of ['bench', 'estimate', 'simulate', 'trace', 'sweep', 'merge', 'submit', 'vllm-log']) {
     // The command's lines: those starting `attnscope <command> ` and their indented continuations.
     const lines: string[] = [];
     let inside = false;
@@ -586,7 +586,7 @@ test('<command> --help prints the usage (exit 0); an unknown option is named in 
   assert.equal(est.stdout, 'usage:\n  attnscope estimate <file> [--json]\n\nflags:\n  --json  print the estimate as JSON on stdout\n');
   // Every flag each command's parser takes has its one line (runner/help.ts), under the usage; before, only usage lines.
   assert.match(help.stdout, /\nflags:\n(.*\n)* {2}--max-rate {2,}search the highest arrival rate that meets the SLO/);
-  for (const command of ['bench', 'estimate', 'simulate', 'sweep', 'merge', 'submit', 'vllm-log']) {
+  for (const command of ['bench', 'estimate', 'simulate', 'trace', 'sweep', 'merge', 'submit', 'vllm-log']) {
     const h = cli([command, '--help']);
     assert.equal(h.code, 0, command);
     assert.match(h.stdout, /\n\nflags:\n {2}--/, command);
@@ -1192,12 +1192,13 @@ test('simulate --trace records what it replayed (path as given and resolved, for
   // (2 − 1) / ((131 − 5) s / 2) = 1/63 = 0.0159 requests/s.
   const load = (JSON.parse(readFileSync(join(dir, 'out.json'), 'utf8')) as RunResult).pool!.load!;
   assert.deepEqual(load.trace, {
-    path: 'b.csv', resolvedPath: join(realpathSync(dir), 'b.csv'), format: 'burstgpt', timeUnit: 'Timestamp, seconds', rowsRead: 2,
+    // The ChatGPT rows with a response, at 5 s and 131 s: a span of 126 s (2.1 min) as recorded (before the time scale).
+    path: 'b.csv', from: '--trace', resolvedPath: join(realpathSync(dir), 'b.csv'), format: 'burstgpt', timeUnit: 'Timestamp, seconds', rowsRead: 2, spanS: 126,
     dropped: { 'with 0 response tokens (failed requests)': 2, 'of another Model than chatgpt': 1 }, filters: { model: 'chatgpt' },
   });
   assert.deepEqual([load.source, load.timeScale, load.overloaded], ['trace', 2, false]);
   assert.ok(Math.abs(load.offeredRequestsPerSec! - 1 / 63) < 1e-12, String(load.offeredRequestsPerSec));
-  assert.match(r.stdout, /^Workload: trace b\.csv \(burstgpt; time stamps: Timestamp, seconds\): 2 rows read as requests, dropped 2 with 0 response tokens \(failed requests\), 1 of another Model than chatgpt; kept only Model chatgpt; time scale 2 \(arrival times divided by it\)$/m);
+  assert.match(r.stdout, /^Workload: trace b\.csv \(burstgpt; time stamps: Timestamp, seconds\): 2 rows read as requests over 2\.1 min, dropped 2 with 0 response tokens \(failed requests\), 1 of another Model than chatgpt; kept only Model chatgpt; time scale 2 \(arrival times divided by it\)$/m);
   assert.match(r.stdout, /^Load: 0\.0159 requests\/s offered \(\(requests − 1\) \/ span of the arrivals\); [\d.]+ requests\/s served \(modelled/m);
   assert.doesNotMatch(r.stdout, /Overloaded/);
   // 10 requests at 0 s, 2 admitted by the first step (max_num_seqs 2): at the last arrival 8 of
@@ -1205,7 +1206,7 @@ test('simulate --trace records what it replayed (path as given and resolved, for
   writeFileSync(join(dir, 'burst.jsonl'), '{"arrival_s": 0, "prompt_len": 10, "output_len": 10}\n'.repeat(10));
   const burst = inDir(['simulate', 'p.attn.yaml', '--trace', 'burst.jsonl', '--json', 'burst.json']);
   assert.equal(burst.status, 0, burst.stderr);
-  assert.match(burst.stdout, /^Workload: trace burst\.jsonl \(attnscope; [^)]*\): 10 rows read as requests, none dropped$/m);
+  assert.match(burst.stdout, /^Workload: trace burst\.jsonl \(attnscope; [^)]*\): 10 rows read as requests arriving at one instant, none dropped$/m);
   assert.match(burst.stdout, /^Load: all 10 requests arriving at one instant; /m);
   assert.match(burst.stdout, /^Overloaded: at the last arrival 8 of the 10 requests \(80\.0%\) were still waiting: the modelled server does not keep up with this load, and its queue grows without bound in a steady state, so its TTFT and queueing delay grow with the length of the run/m);
   const b = (JSON.parse(readFileSync(join(dir, 'burst.json'), 'utf8')) as RunResult).pool!.load!;
@@ -1718,4 +1719,44 @@ test('pipeline_parallel_size (s38 newcomer 1): estimate gives one stage\'s figur
   // 8,192 · 2 B / 4 = 525,336,576 B): 17,114,071,040 B = 6.39 ms; and the hidden states sent on,
   // 2 · 8,192 · 2 B / tp 4 = 8,192 B a token at the assumed 50 GB/s = 164 ns.
   assert.match(s.stdout, /per pipeline stage, up to 2 batches in flight: stage 1 max\(6\.39 ms .*\) \+ 164 ns\/token sent on; stage 2 max\(6\.58 ms .*885 ns\/request \(lm_head\)/);
+});
+
+test('a profile whose workload.trace names a trace (relative to the profile) replays it as --trace does: the same pool and latency, the run naming where the trace came from; a missing trace is an error at the key, a bad row at its own file:line:col', () => {
+  const dir = tempDir('attnscope-cli-');
+  mkdirSync(join(dir, 'traces'));
+  // Three requests, arrivals 0, 1.5 and 4 s: the span the run records is 4 s.
+  writeFileSync(join(dir, 'traces', 't.jsonl'), '{"arrival_s": 0, "prompt_len": 1000, "output_len": 11}\n{"arrival_s": 1.5, "prompt_len": 300, "output_len": 40}\n{"arrival_s": 4, "prompt_len": 2000, "output_len": 7}\n');
+  const head = `model: ${llamaConfig}\ndevice: { gpu: H100 SXM }\n`;
+  writeFileSync(join(dir, 'traced.attn.yaml'), `${head}workload:\n  trace: ./traces/t.jsonl\n  max_num_seqs: 8\n`);
+  writeFileSync(join(dir, 'plain.attn.yaml'), `${head}workload:\n  max_num_seqs: 8\n`);
+  // Run from another folder: the trace is found relative to the profile, not to the working folder.
+  const run = (args: string[]) => spawnSync(process.execPath, [runner, ...args], { encoding: 'utf8', timeout: 120_000, cwd: tmpdir() });
+  const a = run(['simulate', join(dir, 'traced.attn.yaml'), '--json', join(dir, 'a.json')]);
+  assert.equal(a.status, 0, a.stderr);
+  assert.match(a.stderr, new RegExp(`^${join(dir, 'traces', 't.jsonl').replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')}: attnscope trace \\(arrival_s, seconds\\), 3 requests$`, 'm'));
+  const b = run(['simulate', join(dir, 'plain.attn.yaml'), '--trace', join(dir, 'traces', 't.jsonl'), '--json', join(dir, 'b.json')]);
+  assert.equal(b.status, 0, b.stderr);
+  const ra = JSON.parse(readFileSync(join(dir, 'a.json'), 'utf8')) as RunResult;
+  const rb = JSON.parse(readFileSync(join(dir, 'b.json'), 'utf8')) as RunResult;
+  assert.equal(ra.pool?.latency?.requests, 3);
+  assert.deepEqual(ra.pool?.latency, rb.pool?.latency);
+  assert.deepEqual(ra.pool?.summary, rb.pool?.summary);
+  assert.deepEqual({ ...ra.pool?.load, trace: undefined }, { ...rb.pool?.load, trace: undefined });
+  assert.deepEqual(ra.pool?.load?.trace, { path: './traces/t.jsonl', from: 'workload.trace', resolvedPath: join(dir, 'traces', 't.jsonl'), format: 'attnscope', timeUnit: 'arrival_s, seconds', rowsRead: 3, spanS: 4, dropped: {} });
+  assert.equal(rb.pool?.load?.trace?.from, '--trace');
+  // The run's profile holds the trace: `simulate RUN.json` replays it again (a --trace run is refused without the flag).
+  const again = run(['simulate', join(dir, 'a.json'), '--json', join(dir, 'c.json')]);
+  assert.equal(again.status, 0, again.stderr);
+  assert.deepEqual((JSON.parse(readFileSync(join(dir, 'c.json'), 'utf8')) as RunResult).pool?.latency, ra.pool?.latency);
+  // No such trace: the profile's mistake, at its key (line 4, column 10: the value), before any work.
+  writeFileSync(join(dir, 'missing.attn.yaml'), `${head}workload:\n  trace: ./traces/nope.jsonl\n`);
+  const missing = run(['simulate', join(dir, 'missing.attn.yaml')]);
+  assert.equal(missing.status, 2, missing.stderr);
+  assert.equal(missing.stderr.trim().split('\n').at(-1), `${join(dir, 'missing.attn.yaml')}:4:10: cannot read the trace ./traces/nope.jsonl: no such file`);
+  // A bad row: at the trace's own line and column, as for --trace.
+  writeFileSync(join(dir, 'traces', 'bad.jsonl'), '{"arrival_s": 0, "prompt_len": 100, "output_len": 10}\n{"arrival_s": 1, "prompt_len": -5, "output_len": 10}\n');
+  writeFileSync(join(dir, 'bad.attn.yaml'), `${head}workload:\n  trace: traces/bad.jsonl\n`);
+  const bad = run(['simulate', join(dir, 'bad.attn.yaml')]);
+  assert.equal(bad.status, 2, bad.stderr);
+  assert.match(bad.stderr.trim().split('\n').at(-1)!, new RegExp(`^${join(dir, 'traces', 'bad.jsonl').replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')}:2:\\d+: .*prompt_len`));
 });

@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { FileChangeType, type InlayHint } from 'vscode-languageserver-protocol';
 import { Commands } from '../../core/protocol/lsp';
-import { LspClient, fixture } from './harness';
+import { LspClient, fixture, rangeOf } from './harness';
 import { tempDir } from '../fixtures/tmp';
 
 let client: LspClient;
@@ -242,5 +242,55 @@ test('typing fast: with the default debounce only the last version is checked', 
     assert.equal(await slow.stop(), 0);
   } finally {
     slow.kill();
+  }
+});
+
+test("a profile's workload.trace: a missing file is an error at the key; the runner reads the trace off the server's thread, a bad row an error at the key naming the row's file:line:col; re-checked when the trace changes on disk; the hover says what it holds", async () => {
+  const traces = join(dir, 'traces');
+  mkdirSync(traces, { recursive: true });
+  const tracePath = join(traces, 'prod.jsonl');
+  const traceUri = pathToFileURL(tracePath).href;
+  const uri = pathToFileURL(join(dir, 'traced.attn.yaml')).href;
+  const text = 'model: ./config.json\ndevice: { gpu: H100 SXM }\nkv_cache: { memory_gib: 16 }\nworkload:\n  trace: ./traces/prod.jsonl\n  max_model_len: 8192\n';
+  const key = rangeOf(text, './traces/prod.jsonl');
+  try {
+    // Not there yet: at the value, before any runner is started.
+    const missing = await client.open(uri, text);
+    assert.deepEqual(missing.map((d) => [d.code, d.message, d.range]), [['trace-unreadable', 'cannot read the trace ./traces/prod.jsonl: no such file', key]]);
+    // A bad second row (prompt_len -5): the runner's answer re-checks the profile.
+    writeFileSync(tracePath, '{"arrival_s": 0, "prompt_len": 1000, "output_len": 11}\n{"arrival_s": 10, "prompt_len": -5, "output_len": 11}\n');
+    const checked = client.nextDiagnostics(uri);
+    await client.filesChanged([{ uri: traceUri, type: FileChangeType.Created }]);
+    let diags = (await checked).diagnostics;
+    // The first publish may come before the runner answers (the file exists now: no diagnostic yet); the answer's follows.
+    if (diags.length === 0) diags = (await client.nextDiagnostics(uri)).diagnostics;
+    assert.equal(diags.length, 1, JSON.stringify(diags));
+    assert.equal(diags[0]!.code, 'trace-invalid');
+    assert.deepEqual(diags[0]!.range, key);
+    // The row's own place, as `attnscope simulate` prints it: line 2, at the value -5.
+    const row = '{"arrival_s": 10, "prompt_len": -5, "output_len": 11}';
+    const message = String(diags[0]!.message);
+    assert.ok(message.startsWith(`the trace ./traces/prod.jsonl cannot be replayed: ${tracePath}:2:${row.indexOf('-5') + 1}: `), message);
+    // Fixed on disk: two requests, 10 s apart, 1,000 + 3,000 prompt tokens, 11 + 31 output tokens.
+    writeFileSync(tracePath, '{"arrival_s": 0, "prompt_len": 1000, "output_len": 11}\n{"arrival_s": 10, "prompt_len": 3000, "output_len": 31}\n');
+    const fixed = client.nextDiagnostics(uri);
+    await client.filesChanged([{ uri: traceUri, type: FileChangeType.Changed }]);
+    diags = (await fixed).diagnostics;
+    assert.deepEqual(diags, []);
+    // The hover once the runner answered: its answer is followed by a publish (awaited where the hover still says it is being read).
+    const hoverText = async (): Promise<string> => {
+      const h = await client.hover(uri, key.start);
+      return h && typeof h.contents === 'object' && 'value' in h.contents ? h.contents.value : '';
+    };
+    const answered = client.nextDiagnostics(uri);
+    let hovered = await hoverText();
+    if (hovered.includes('being read')) {
+      await answered;
+      hovered = await hoverText();
+    }
+    // Means by hand: (1000 + 3000) / 2 = 2,000 prompt, (11 + 31) / 2 = 21 output tokens; span 10 s.
+    assert.match(hovered, /\*\*Trace \.\/traces\/prod\.jsonl: attnscope trace: 2 requests over 10 s, mean 2,000 prompt \/ 21 output tokens\*\*/);
+  } finally {
+    await client.close(uri);
   }
 });

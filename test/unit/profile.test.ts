@@ -884,3 +884,31 @@ test('kv_cache.kv_cache_memory_bytes (vLLM --kv-cache-memory-bytes) is the KV bu
   const pages = 'model: ./llama/config.json\nkv_cache: { num_pages: 100, kv_cache_memory_bytes: 10000000000 }\n';
   assert.match(only(read(pages).problems, 'kv-budget-conflict').message, /kv_cache\.num_pages and kv_cache\.kv_cache_memory_bytes/);
 });
+
+test('workload.trace: a path relative to the profile, resolved against its folder; the draw keys written beside it are warned about at their keys, the scheduler limits are not', () => {
+  const text = 'model: ./llama/config.json\nworkload:\n  trace: ./traces/prod.jsonl\n  arrival_rate: 8\n  prompt_len: { dist: fixed, value: 900000 }\n  max_num_seqs: 64\n';
+  const r = read(text);
+  assert.ok(r.value, JSON.stringify(r.problems));
+  // Relative to /work/project (the profile's folder), not to the process's working folder.
+  assert.deepEqual(r.value.workload?.trace, { path: './traces/prod.jsonl', resolvedPath: join(DIR, 'traces/prod.jsonl') });
+  assert.equal(r.value.workload?.maxNumSeqs, 64);
+  const unused = r.problems.filter((p) => p.code === 'unused-with-trace');
+  // At the keys arrival_rate and prompt_len, not at max_num_seqs; a drawn prompt of 900,000 tokens is about nothing used: no exceeds-max-model-len.
+  assert.deepEqual(unused.map((p) => [p.severity, text.slice(p.range.offset, p.range.offset + p.range.length)]), [['warning', 'arrival_rate'], ['warning', 'prompt_len']]);
+  assert.match(unused[0]!.message, /^workload\.arrival_rate is not used: workload\.trace replays \.\/traces\/prod\.jsonl/);
+  assert.equal(r.problems.filter((p) => p.code === 'exceeds-max-model-len').length, 0);
+  // An absolute path stays as written.
+  assert.equal(read('model: ./llama/config.json\nworkload: { trace: /data/t.csv }\n').value?.workload?.trace?.resolvedPath, '/data/t.csv');
+  // Without a trace the same prompt_len is warned about (the check above was skipped for the trace, not lost).
+  assert.equal(read('model: ./llama/config.json\nworkload:\n  prompt_len: { dist: fixed, value: 900000 }\n').problems.filter((p) => p.code === 'exceeds-max-model-len').length, 1);
+});
+
+test('workload.trace must be a non-blank string: an error at its value', () => {
+  for (const v of ['""', '"  "', '3', '[a.jsonl]']) {
+    const text = `model: ./llama/config.json\nworkload: { trace: ${v} }\n`;
+    const r = read(text);
+    assert.equal(r.value, null, v);
+    const e = r.problems.find((p) => p.severity === 'error')!;
+    assert.equal(text.slice(e.range.offset, e.range.offset + e.range.length), v, `${v}: ${e.message}`);
+  }
+});

@@ -538,6 +538,21 @@ describe('dashboard webview in Chromium', () => {
     ), (await page.textContent('#run-environment')) ?? '');
   });
 
+  // s40 newcomer-ed F1: the editor replays a profile's workload.trace; its run says which trace, from the profile, and over what span.
+  it("a simulation of a profile's workload.trace names the trace as the profile writes it, that it came from the profile, its rows and the span of its arrivals", async () => {
+    const load = {
+      source: 'trace' as const, timeScale: 1, offeredRequestsPerSec: 6.26, servedRequestsPerSec: 6.1, waitingAtLastArrival: 0, overloaded: false,
+      trace: { path: './traces/prod.jsonl', from: 'workload.trace' as const, spanS: 192, resolvedPath: '/w/traces/prod.jsonl', format: 'attnscope', timeUnit: 'arrival_s, seconds', rowsRead: 1_204, dropped: {} },
+    };
+    const sim: RunResult = { ...run, name: 'prod.attn.yaml', kind: 'simulate', cases: [], pool: { ...run.pool!, load } };
+    await send(page, { type: 'runFinished', run: sim, id: null });
+    await page.waitForFunction(() => document.querySelector('#run-title')?.textContent === 'prod.attn.yaml');
+    // 192 s = 3.2 min (core/format formatDuration: 3 significant digits in the largest unit below it).
+    assert.ok(spaced((await page.textContent('#run-environment')) ?? '').includes(
+      " · workload: trace ./traces/prod.jsonl (the profile's workload.trace) (attnscope; time stamps: arrival_s, seconds): 1,204 rows read as requests over 3.2 min, none dropped · ",
+    ), (await page.textContent('#run-environment')) ?? '');
+  });
+
   // s27 newcomer-ed 3: the run recorded load 11.46 on 2 CPUs and the CLI printed its caveat; the dashboard said nothing.
   it('a benchmark timed on a busy machine (load above its CPUs) shows the CLI\'s load line under its header; an idle one and a simulation do not', async () => {
     const busy: RunResult = { ...run, name: 'busy.attn.yaml', environment: { ...run.environment, loadAverage: [11.46, 10.8, 8.13] } };
