@@ -1001,6 +1001,36 @@ describe('AttnScope in a two-folder workspace', { timeout: 600_000 }, () => {
     assert.equal(savedRuns(alpha).length, 1, `the first folder's history holds only its CLI run: [${runsOf(alpha)}]`);
   });
 
+  // s39 newcomer-ed 1: Compare's own export (extension/exportCompare.ts), through VS Code's save
+  // dialog (code-server's simple file dialog: a path in a quick input), proposed in the first folder.
+  it("exports a comparison of two folders' runs as CSV from Compare's own button: the file written, its header and a value", async () => {
+    const frame = await dashboardFrame(page);
+    await frame.locator('vscode-tab-header', { hasText: 'History' }).click();
+    // The two CLI simulations of e2e.attn.yaml (before()), picked by id in the pickers as a click would.
+    await frame.waitForSelector('#compare-a vscode-option[value="20261204-120000-alpha-cli"]', { state: 'attached', timeout: 30_000 });
+    await frame.evaluate(([a, b]) => {
+      for (const [sel, id] of [['#compare-a', a], ['#compare-b', b]] as const) (document.querySelector(sel) as HTMLElement & { value: string }).value = id!;
+    }, ['20261204-120000-alpha-cli', '20261204-120500-beta-cli']);
+    await frame.locator('#btn-compare').click();
+    await frame.locator('table.table-compare-pool').waitFor({ timeout: 30_000 });
+    await frame.locator('#btn-compare-csv').click();
+    const dialog = page.locator('.quick-input-widget');
+    await dialog.locator('.quick-input-title', { hasText: 'Export the comparison' }).waitFor({ timeout: 30_000 });
+    const proposed = await dialog.locator('.quick-input-box input').inputValue();
+    assert.match(proposed, /compare-[^/]*\.csv$/, 'a CSV named for the comparison is proposed');
+    await page.keyboard.press('Enter');
+    await notification(page, /exported the comparison .* vs .* to /, 60_000);
+    const written = readdirSync(alpha).filter((f) => /^compare-.*\.csv$/.test(f));
+    assert.equal(written.length, 1, `one comparison CSV in the first folder: ${readdirSync(alpha).join(', ')}`);
+    const lines = readFileSync(join(alpha, written[0]!), 'utf8').split(/\r?\n/);
+    assert.equal(lines[0], 'figure,A,B,change,unit,source');
+    // The profile's 200 requests (e2e.attn.yaml workload.requests), all completed in both runs (prompt max 2,048
+    // + output max 128 within max_model_len 4,096: none rejected), as their saved run files say.
+    const completed = (ws: string): number => savedRuns(ws).find((r) => r.kind === 'simulate')!.pool!.summary.completed;
+    assert.deepEqual([completed(alpha), completed(beta)], [200, 200]);
+    assert.ok(lines.some((l) => l.startsWith('requests completed,200,200,') && l.endsWith(',requests,simulated (page-pool simulation)')), lines.join('\n'));
+  });
+
   // The editor while a simulation's result lands (the recorded run, ~400 kB with its pool
   // samples: the extension reads and saves it, the dashboard draws it). Each keystroke's round
   // trip (Playwright's key press returns once the page has handled the key) is printed, for the
