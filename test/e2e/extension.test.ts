@@ -720,6 +720,26 @@ describe('AttnScope in code-server', { timeout: 1_200_000 }, () => {
     assert.equal(saved.pool!.summary.requests, 200);
   });
 
+  // s40 newcomer-ed F1: a trace could be replayed only from the CLI.
+  it("replays a profile's workload.trace from its Run serving simulation lens: the dashboard's header and the saved run name the trace, from the profile, with its rows and span", async () => {
+    // Written here, not in test/e2e/workspace: the other steps pick profiles from that folder.
+    mkdirSync(join(ws, 'traces'), { recursive: true });
+    // Three requests over 4 s (arrivals 0, 1.5, 4).
+    writeFileSync(join(ws, 'traces', 'e2e.jsonl'), '{"arrival_s": 0, "prompt_len": 1000, "output_len": 11}\n{"arrival_s": 1.5, "prompt_len": 300, "output_len": 40}\n{"arrival_s": 4, "prompt_len": 2000, "output_len": 7}\n');
+    writeFileSync(join(ws, 'trace.attn.yaml'), 'model: ./llama-3.1-8b/config.json\ndevice: { backend: cpu, gpu: H100 SXM }\nworkload:\n  trace: ./traces/e2e.jsonl\n  max_model_len: 4096\n');
+    await openNewFile(page, 'trace.attn.yaml', 'traces/e2e.jsonl');
+    const lens = page.locator('.editor-group-container.active .codelens-decoration a', { hasText: 'Run serving simulation' }).first();
+    await lens.waitFor({ timeout: 60_000 });
+    await lens.click();
+    const frame = await dashboardFrame(page);
+    await frame.waitForFunction(() => document.querySelector('#run-title')?.textContent === 'llama-3.1-8b · trace.attn.yaml · simulation' && document.querySelector('#run-status')?.textContent === 'ok', undefined, { timeout: 120_000 });
+    const header = ((await frame.textContent('#run-environment')) ?? '').replace(/\s+/g, ' ');
+    assert.ok(header.includes("workload: trace ./traces/e2e.jsonl (the profile's workload.trace) (attnscope; time stamps: arrival_s, seconds): 3 rows read as requests over 4 s, none dropped"), header);
+    const saved = savedRuns(ws).find((r) => r.name === 'llama-3.1-8b · trace.attn.yaml · simulation')!;
+    assert.equal(saved.pool!.summary.requests, 3);
+    assert.deepEqual({ from: saved.pool!.load!.trace!.from, spanS: saved.pool!.load!.trace!.spanS, rows: saved.pool!.load!.trace!.rowsRead }, { from: 'workload.trace', spanS: 4, rows: 3 });
+  });
+
   it('runs a 2-point sweep from the lens on its sweep: key: the report written where Open sweep results looks, and the Sweep view showing both rows', async () => {
     // Written here, not in test/e2e/workspace: the other steps pick profiles from that folder.
     writeFileSync(join(ws, 'sweep.attn.yaml'), sweepProfile(100, [16, 32]));
