@@ -36,11 +36,17 @@ export interface RunnerOptions {
   backend: Backend;
   /** sweep: the profile's path (absolute: the runner's working folder is the workspace's). */
   file?: string;
+  /**
+   * simulate: the flags that replay a saved run's trace instead of drawing the profile's workload
+   * (core/protocol/run.ts traceReplayArgs: `--trace /abs/t.jsonl --trace-format mooncake ...`).
+   */
+  replay?: readonly string[];
 }
 
 /**
  * The command line for a runner: `bench - --events [--backend cpu|cuda] [--quick]`,
- * `simulate - --events` (no kernel runs: the backend and quick settings do not apply), or
+ * `simulate - --events [--trace FILE ...]` (no kernel runs: the backend and quick settings do not
+ * apply; `replay`'s flags where given), or
  * `sweep <file> --events [--backend cpu|cuda] [--quick]` (its points may time kernels).
  * `runnerPath` ending in .js/.mjs/.cjs runs under `node`; anything else is executed directly
  * with the same arguments.
@@ -49,6 +55,7 @@ export interface RunnerOptions {
 export function runnerLaunch(runnerPath: string, node: string, opts: RunnerOptions): RunnerLaunch {
   if (opts.job === 'sweep' && !opts.file) throw new Error('runnerLaunch: a sweep needs the profile file');
   const args = opts.job === 'sweep' ? ['sweep', opts.file!, '--events'] : [opts.job, '-', '--events'];
+  if (opts.job === 'simulate' && opts.replay) args.push(...opts.replay);
   if (opts.job !== 'simulate') {
     if (opts.backend !== 'auto') args.push('--backend', opts.backend); // 'auto': the profile's device.backend decides
     if (opts.quick) args.push('--quick');

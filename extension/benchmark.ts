@@ -9,11 +9,13 @@
  * writes nothing when cancelled), which the toast says, nor a run that failed or was cancelled
  * with no case and no pool (history.ts keptInHistory: the dashboard and the toast say why).
  */
+import { basename } from 'node:path';
 import * as vscode from 'vscode';
 import type { Profile } from '../core/config/types';
 import type { Estimate } from '../core/estimate/types';
+import type { TraceRerun } from '../core/protocol/webview';
 import { wasmBuildNote } from '../core/format';
-import type { Environment, KernelCase, RunKind, RunResult } from '../core/protocol/run';
+import { traceReplayArgs, type Environment, type KernelCase, type RunKind, type RunResult } from '../core/protocol/run';
 import { EXIT_BAD_INPUT, type RunnerEvent } from '../core/protocol/runner';
 import type { Ctx } from './ctx';
 import { keptInHistory, partialRun, saveRun, saveRunSync } from './history';
@@ -48,6 +50,8 @@ export class BenchmarkRun extends RunInFlight<RunResult | null> {
     readonly name: string,
     private readonly profile: Profile,
     private readonly estimate: Estimate,
+    /** A simulation's flags that replay a saved run's trace (core/protocol/run.ts traceReplayArgs). */
+    private readonly replay?: readonly string[],
   ) {
     super(EDITOR_RUN_UI, 800);
   }
@@ -55,11 +59,13 @@ export class BenchmarkRun extends RunInFlight<RunResult | null> {
   /**
    * Runs `job` (a benchmark or a serving simulation) of `source` with its resolved `profile`,
    * showing progress until the runner ends. Resolves with the saved run (null if none was saved).
+   * `replay`: a simulation replays that trace (a saved run's: TraceRerun), named in the run's name.
    */
-  static async start(ctx: Ctx, source: vscode.Uri, job: RunKind, profile: Profile, estimate: Estimate): Promise<RunResult | null> {
+  static async start(ctx: Ctx, source: vscode.Uri, job: RunKind, profile: Profile, estimate: Estimate, replay?: TraceRerun): Promise<RunResult | null> {
     if (launchSettingsRefused(ctx, source)) return null;
     const mode = job === 'simulate' ? 'simulation' : ctx.settings(source).quickMode ? 'quick' : 'full';
-    return new BenchmarkRun(ctx, source, job, runName(profile, source.fsPath, mode), profile, estimate).hold(ctx);
+    const trace = job === 'simulate' ? replay : undefined;
+    return new BenchmarkRun(ctx, source, job, runName(profile, source.fsPath, mode, undefined, trace && basename(trace.trace.path)), profile, estimate, trace && traceReplayArgs(trace.trace, trace.timeScale)).hold(ctx);
   }
 
   /**
@@ -106,7 +112,7 @@ export class BenchmarkRun extends RunInFlight<RunResult | null> {
 
   protected async execute(): Promise<RunResult | null> {
     const { ctx, name, job } = this;
-    const launch = launchFor(ctx, this.source, job);
+    const launch = launchFor(ctx, this.source, job, this.replay);
     ctx.log.info(`run ${name}: ${launch.command} ${launch.args.join(' ')}`);
     if (ctx.settings(this.source).openDashboardOnRun) ctx.dashboard.show(true);
     ctx.dashboard.post({ type: 'runStarted', name, total: 0, kind: job, profile: this.profile, estimate: this.estimate });

@@ -12,7 +12,7 @@ import { fewAndCount, formatRunTime } from '../core/format';
 import { Commands } from '../core/protocol/lsp';
 import type { RunKind, RunResult } from '../core/protocol/run';
 import type { SweepReport } from '../core/protocol/sweep';
-import type { RunListEntry } from '../core/protocol/webview';
+import type { RunListEntry, TraceRerun } from '../core/protocol/webview';
 import type { RunnerJob } from '../core/runnerProcess';
 import { BenchmarkRun } from './benchmark';
 import { busyMessage, jobNoun } from './refusal';
@@ -143,8 +143,9 @@ async function runRefused(ctx: Ctx, arg: unknown, job: RunnerJob): Promise<boole
 /**
  * Starts `job` on the file of `arg` (or the active / a picked one): refused in untrusted
  * workspaces (native code) and while another run is in flight; a simulation needs a `workload`.
+ * `replay`: a simulation replays that trace (the dashboard's Run button on a run that did).
  */
-async function startRun(ctx: Ctx, arg: unknown, job: RunKind): Promise<void> {
+async function startRun(ctx: Ctx, arg: unknown, job: RunKind, replay?: TraceRerun): Promise<void> {
   const verb = job === 'simulate' ? 'simulate' : 'benchmark';
   if (await runRefused(ctx, arg, job)) return;
   const uri = await targetFile(arg, verb, job === 'simulate' ? 'profile' : 'model');
@@ -157,7 +158,7 @@ async function startRun(ctx: Ctx, arg: unknown, job: RunKind): Promise<void> {
     );
     return;
   }
-  await BenchmarkRun.start(ctx, uri, job, resolved.profile, resolved.estimate);
+  await BenchmarkRun.start(ctx, uri, job, resolved.profile, resolved.estimate, replay);
 }
 
 /**
@@ -183,8 +184,17 @@ const runSweep: Factory = (ctx) => async (arg) => {
 
 const runBenchmark: Factory = (ctx) => (arg) => startRun(ctx, arg, 'bench');
 
-/** The serving simulation alone (`attnscope simulate`): the pool, latency and goodput on the modelled step time, no kernel timed. */
-const runSimulation: Factory = (ctx) => (arg) => startRun(ctx, arg, 'simulate');
+/**
+ * The serving simulation alone (`attnscope simulate`): the pool, latency and goodput on the modelled step time, no kernel timed.
+ * A second argument (the dashboard's, TraceRerun) replays that trace instead of drawing the profile's workload.
+ */
+const runSimulation: Factory = (ctx) => (arg, replay) => startRun(ctx, arg, 'simulate', isTraceRerun(replay) ? replay : undefined);
+
+/** `x` is a TraceRerun (a command's argument may be anything a caller passes). */
+function isTraceRerun(x: unknown): x is TraceRerun {
+  const r = x as TraceRerun | null | undefined;
+  return typeof r === 'object' && r !== null && typeof r.timeScale === 'number' && typeof r.trace?.resolvedPath === 'string' && typeof r.trace.format === 'string';
+}
 
 const cancelRun: Factory = (ctx) => () => {
   if (!ctx.activeRun) {

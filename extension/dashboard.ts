@@ -20,6 +20,7 @@ import { CHANGE_MEANING } from '../core/format';
 import { FolderWatch, type WatchedFolder } from './folderWatch';
 import { findRun, listRunsIn, rerunSource, type HistoryPlace } from './history';
 import { runButtonFile } from './pick';
+import { traceGoneMessage } from './refusal';
 import { ShownRunStore } from './shownRun';
 import { StreamBatcher } from './streamBatcher';
 import { readSweepReport, sweepReportsIn } from './sweepReports';
@@ -448,6 +449,16 @@ export class Dashboard implements vscode.Disposable {
         // before it, if still open.
         const last = msg.source === undefined ? this.runTarget()?.path : undefined;
         const source = msg.source !== undefined ? vscode.Uri.file(rerunSource(msg.source, await this.rerunRoots(folders, msg.source), existsSync)) : last === undefined ? undefined : vscode.Uri.file(last);
+        if (msg.kind === 'simulate' && msg.replay && source) {
+          // A run that replayed a trace runs with it again; a trace no longer there is said, and the drawn workload offered, never run unasked.
+          if (existsSync(msg.replay.trace.resolvedPath)) {
+            await vscode.commands.executeCommand(Commands.runSimulation, source, msg.replay);
+            return;
+          }
+          const drawn = "Simulate the profile's workload";
+          if ((await vscode.window.showWarningMessage(traceGoneMessage(basename(source.fsPath), msg.replay.trace), drawn)) === drawn) await vscode.commands.executeCommand(Commands.runSimulation, source);
+          return;
+        }
         await vscode.commands.executeCommand(msg.kind === 'simulate' ? Commands.runSimulation : Commands.runBenchmark, source);
         return;
       }

@@ -6,7 +6,7 @@
  */
 import type { Backend, Profile } from '../core/config/types';
 import { formatPoolOutcome, poolCancelledText } from '../core/format';
-import type { RunKind, RunResult } from '../core/protocol/run';
+import type { RunKind, RunResult, TraceReplay } from '../core/protocol/run';
 import { encoderBenchRefusal } from '../core/refusals';
 import type { RunnerJob, RunnerOutcome } from '../core/runnerProcess';
 
@@ -121,4 +121,14 @@ export function benchCancelledMessage(name: string, run: Pick<RunResult, 'cases'
   if (!kept) return `AttnScope: benchmark of ${name} cancelled before its first case: nothing was measured, nothing is saved in History.`;
   if (run.poolCancelled) return `AttnScope: benchmark of ${name} cancelled ${poolCancelledText(run.poolCancelled)}; its ${run.cases.length} case(s) are saved.`;
   return `AttnScope: benchmark of ${name} cancelled after ${run.cases.length} case(s); the partial run is saved.`;
+}
+
+/**
+ * Why the dashboard's Run button does not replay the trace of a simulation that replayed one
+ * (PoolLoad.trace): the file is no longer at its recorded absolute path. The button offered next
+ * to it simulates `profile`'s drawn workload instead, which is a different load: the message says
+ * so, so that its figures are not compared against the trace's unawares.
+ */
+export function traceGoneMessage(profile: string, trace: Pick<TraceReplay, 'path' | 'resolvedPath'>): string {
+  return `AttnScope: the trace ${trace.path} this run replayed is no longer at ${trace.resolvedPath}, so it cannot be replayed. Simulating ${profile} instead draws the profile's workload: another load, whose figures are not comparable with the trace's.`;
 }

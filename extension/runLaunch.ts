@@ -13,15 +13,16 @@ import type { RunUi } from './runInFlight';
 /**
  * The runner to spawn for `job` on `source`: the runnerPath setting, else the bundled
  * dist/runner.js under Node; in `source`'s workspace folder (a sweep: else the file's folder,
- * where its default results folder .attnscope/sweeps then goes).
+ * where its default results folder .attnscope/sweeps then goes). `replay`: a simulation's flags
+ * that replay a saved run's trace (core/runnerProcess RunnerOptions.replay).
  */
-export function launchFor(ctx: Ctx, source: vscode.Uri, job: RunnerJob): RunnerLaunch {
+export function launchFor(ctx: Ctx, source: vscode.Uri, job: RunnerJob, replay?: readonly string[]): RunnerLaunch {
   const s = ctx.settings(source);
   const runner = s.runnerPath || vscode.Uri.joinPath(ctx.extension.extensionUri, 'dist', 'runner.js').fsPath;
   // In desktop VS Code the host is Electron, whose ABI the native addon is not built for: use `node` on PATH there.
   const node = s.nodePath || (process.versions['electron'] ? 'node' : process.execPath);
   const folder = vscode.workspace.getWorkspaceFolder(source);
-  const launch = runnerLaunch(runner, node, { job, quick: s.quickMode, backend: s.backend, ...(job === 'sweep' ? { file: source.fsPath } : {}) });
+  const launch = runnerLaunch(runner, node, { job, quick: s.quickMode, backend: s.backend, ...(job === 'sweep' ? { file: source.fsPath } : {}), ...(replay ? { replay } : {}) });
   return { ...launch, cwd: folder?.uri.fsPath ?? (job === 'sweep' ? dirname(source.fsPath) : undefined) };
 }
 

@@ -23,7 +23,7 @@ import { closestMatch } from '../core/config/suggest';
 import { jsonErrorText } from '../core/config/tree';
 import { BACKENDS, isBackend, type KernelBackendName, type Problem, type Profile, type StepTimeSpec } from '../core/config/types';
 import { resolvedProfileChecks, resolvedProfileProblems } from '../core/config/resolvedProfile';
-import { createRun, runHeader, type Environment, type EstimateFile, type RunProblem, type PoolResult, type PoolSample, type RunParts, type RunResult, type StepTimeModel, type TraceSummary } from '../core/protocol/run';
+import { createRun, runHeader, traceReplayArgs, type Environment, type EstimateFile, type RunProblem, type PoolResult, type PoolSample, type RunParts, type RunResult, type StepTimeModel, type TraceSummary } from '../core/protocol/run';
 import { batchLimitsText, estimate, maxModelLenOf, referenceSeqLen } from '../core/estimate';
 import { BENCHMARK_ONLY_CODES, deploymentProblems, POOL_NOT_SIMULABLE, runSeverity } from '../core/validate';
 import { formatCount, formatCountOf, formatPercent, formatTimeScale, formatTraceSummary, perGpuCasesHeader, poolCancelledText } from '../core/format';
@@ -486,13 +486,11 @@ function checkSavedRunTrace(file: string, run: RunResult, flags: SimulateFlags):
   // A run of a profile whose workload.trace names the trace: its profile replays it again.
   if (load?.source !== 'trace' || flags.trace !== undefined || run.profile.workload?.trace) return;
   const t = load.trace;
-  const flagsOf = t
-    ? [`--trace ${shellQuote(t.resolvedPath)}`, `--trace-format ${t.format}`, ...(t.filters?.model !== undefined ? [`--trace-model ${shellQuote(t.filters.model)}`] : []), ...(t.filters?.logType !== undefined ? [`--trace-log-type ${shellQuote(t.filters.logType)}`] : [])]
-    : ['--trace FILE'];
-  // A unit given with --trace-time-unit is named in the text recorded (traces.ts readTraceFile).
-  const unit = t ? /\(--trace-time-unit (\w+)\)/.exec(t.timeUnit) : null;
-  if (unit) flagsOf.push(`--trace-time-unit ${unit[1]}`);
-  if (load.timeScale !== 1) flagsOf.push(`--time-scale ${load.timeScale}`);
+  // traceReplayArgs's flag-value pairs, each value quoted for a shell where it needs it (a path with spaces).
+  const args = t ? traceReplayArgs(t, load.timeScale) : null;
+  const flagsOf: string[] = [];
+  if (args) for (let i = 0; i < args.length; i += 2) flagsOf.push(`${args[i]} ${shellQuote(args[i + 1]!)}`);
+  else flagsOf.push('--trace FILE', ...(load.timeScale !== 1 ? [`--time-scale ${load.timeScale}`] : []));
   const what = t ? `the trace ${t.path} (${t.format}, time stamps in ${t.timeUnit}${load.timeScale !== 1 ? `, time scale ${formatTimeScale(load.timeScale)}` : ''})` : 'a trace';
   throw new UsageError(
     `${file} is a run that replayed ${what}; its profile holds the workload, not the trace, so alone it would draw the workload instead. To replay the same trace: attnscope simulate ${file} ${flagsOf.join(' ')}`,

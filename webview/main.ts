@@ -106,8 +106,8 @@ const title = el('h1', { id: 'run-title' });
 const status = el('span', { id: 'run-status', class: 'status' });
 const progress = el('progress', { id: 'run-progress', max: '1', value: '0' });
 const runButton = button('Run benchmark', () => {
-  const { source, kind } = rerunOf(model.current, model.runTarget ?? null);
-  post(source ? { type: 'runBenchmark', source, kind } : { type: 'runBenchmark' });
+  const { source, kind, replay } = rerunOf(model.current, model.runTarget ?? null);
+  post(source ? { type: 'runBenchmark', source, kind, ...(replay ? { replay } : {}) } : { type: 'runBenchmark' });
 }, { id: 'btn-run' });
 const cancelButton = button('Cancel', () => post({ type: 'cancelRun' }), { id: 'btn-cancel', secondary: '' });
 const exportJson = button('Export JSON', () => model.current?.id && post({ type: 'export', id: model.current.id, format: 'json' }), { id: 'btn-export-json', secondary: '' });

@@ -5,7 +5,7 @@
  */
 import type { Environment, KernelCase, PoolCancelled, PoolResult, PoolSample, RunKind, RunResult, RunStatus } from '../core/protocol/run';
 import type { SweepReport } from '../core/protocol/sweep';
-import type { Estimate, Profile, RunListEntry, RunTarget, SweepListEntry, SweepRunStatus, ToWebview } from '../core/protocol/webview';
+import type { Estimate, Profile, RunListEntry, RunTarget, SweepListEntry, SweepRunStatus, ToWebview, TraceRerun } from '../core/protocol/webview';
 import { fewAndCount, formatCountOf } from '../core/format';
 
 export interface ViewRun {
@@ -84,9 +84,11 @@ export function skippedNote(skipped: readonly string[] | undefined): string | nu
  * no such file, or with a run the page did not make (ViewRun.latest: the newest saved run, maybe of
  * another workspace folder, whose rerun a click on a page that "showed no run" did not expect), a
  * benchmark of `target`, the active editor's file, named on the label; with no target either, the
- * editor's choice (a pick) under the plain label.
+ * editor's choice (a pick) under the plain label. A simulation that replayed a trace (PoolLoad.trace)
+ * runs with that trace again (`replay`), named on the label ("Run simulation: p.attn.yaml with trace
+ * mooncake.jsonl"): run alone, its profile would draw its workload instead, silently another load.
  */
-export function rerunOf(run: ViewRun | null, target: RunTarget | null = null): { label: string; title: string; source?: string; kind?: RunKind } {
+export function rerunOf(run: ViewRun | null, target: RunTarget | null = null): { label: string; title: string; source?: string; kind?: RunKind; replay?: TraceRerun } {
   const source = run?.latest ? undefined : run?.profile?.sourcePath;
   if (!run || !source) {
     return target
@@ -95,7 +97,23 @@ export function rerunOf(run: ViewRun | null, target: RunTarget | null = null): {
   }
   const kind: RunKind = run.kind === 'simulate' ? 'simulate' : 'bench';
   const verb = kind === 'simulate' ? 'Run simulation' : 'Run benchmark';
-  return { label: `${verb}: ${source.split(/[\\/]/).pop()}`, title: `${verb} of ${source}`, source, kind };
+  const file = source.split(/[\\/]/).pop();
+  // A simulation that replayed a `--trace` runs with that trace again (its profile holds the workload, not the trace), and says so;
+  // one whose profile names its trace (workload.trace) replays it by the profile alone, as `attnscope simulate RUN.json` does.
+  const load = kind === 'simulate' && !run.profile?.workload?.trace && run.pool?.load?.trace?.from !== 'workload.trace' ? run.pool?.load : undefined;
+  if (load?.source === 'trace' && load.trace) {
+    const t = load.trace;
+    return {
+      label: `${verb}: ${file} with trace ${t.path.split(/[\\/]/).pop()}`,
+      title: `${verb} of ${source} replaying the trace ${t.resolvedPath} (${t.format}${load.timeScale !== 1 ? `, time scale ${load.timeScale}` : ''}) again, as this run did`,
+      source,
+      kind,
+      replay: { trace: t, timeScale: load.timeScale },
+    };
+  }
+  // A trace the run does not record cannot be replayed: the label says the profile's workload is drawn instead.
+  if (load?.source === 'trace') return { label: `${verb}: ${file} (drawn workload, not the trace)`, title: `${verb} of ${source}: this run replayed a trace it does not record, so its profile's workload is drawn`, source, kind };
+  return { label: `${verb}: ${file}`, title: `${verb} of ${source}`, source, kind };
 }
 
 /** The view of a finished (or saved) run. */

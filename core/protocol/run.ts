@@ -417,6 +417,24 @@ export interface TraceSummary {
 }
 
 /**
+ * The simulate flags that replay the trace a run replayed, as argv words (unquoted): `--trace`
+ * with its absolute path, `--trace-format`, the BurstGPT filters, `--trace-time-unit` where the
+ * run was given one (TraceReplay.timeUnit names it: runner/simulate/traces.ts readTraceFile) and
+ * `--time-scale` where not 1. What the CLI's refusal of `simulate RUN.json` names (runner/cli.ts
+ * checkSavedRunTrace) and what the dashboard's Run button passes the runner for such a run
+ * (extension/dashboard.ts): `trace` the run's PoolLoad.trace, `timeScale` its PoolLoad.timeScale.
+ */
+export function traceReplayArgs(t: TraceReplay, timeScale: number): string[] {
+  const args = ['--trace', t.resolvedPath, '--trace-format', t.format];
+  if (t.filters?.model !== undefined) args.push('--trace-model', t.filters.model);
+  if (t.filters?.logType !== undefined) args.push('--trace-log-type', t.filters.logType);
+  const unit = /\(--trace-time-unit (\w+)\)/.exec(t.timeUnit);
+  if (unit) args.push('--trace-time-unit', unit[1]!);
+  if (timeScale !== 1) args.push('--time-scale', String(timeScale));
+  return args;
+}
+
+/**
  * The load a pool simulation ran: where its requests came from, at what rate, and whether the
  * modelled server kept up with it (runner/simulate/simulate.ts poolLoad). Absent in runs saved
  * before it.

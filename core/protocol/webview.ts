@@ -5,7 +5,7 @@
  */
 import type { Profile } from '../config/types';
 import type { Estimate } from '../estimate/types';
-import type { PoolCancelled, RunKind, RunResult } from './run';
+import type { PoolCancelled, RunKind, RunResult, TraceReplay } from './run';
 import type { SweepReport } from './sweep';
 import type { RunnerCaseEvent, RunnerEnvironmentEvent, RunnerPoolSampleEvent, RunnerProgressEvent } from './runner';
 
@@ -151,6 +151,16 @@ export interface ComparisonExportRow {
   source: string;
 }
 
+/**
+ * What the Run button of a run that replayed a trace re-runs it with: that trace (its PoolLoad.trace)
+ * at its time scale (PoolLoad.timeScale), not the profile's drawn workload (core/protocol/run.ts
+ * traceReplayArgs makes the runner's flags of it).
+ */
+export interface TraceRerun {
+  trace: TraceReplay;
+  timeScale: number;
+}
+
 /** webview -> extension */
 export type FromWebview =
   | { type: 'ready' }
@@ -176,7 +186,8 @@ export type FromWebview =
   /**
    * The Run button: `source` is the profile (or config) of the run shown (Profile.sourcePath), run
    * again as `kind`; absent when the page shows no run of a file or a run it did not make (`init`'s
-   * `latest`): then the active editor's file (`runTarget`).
+   * `latest`): then the active editor's file (`runTarget`). `replay`: a simulation that replayed a
+   * trace runs with that trace again (the extension asks first when the file is gone).
    */
-  | { type: 'runBenchmark'; source?: string; kind?: RunKind }
+  | { type: 'runBenchmark'; source?: string; kind?: RunKind; replay?: TraceRerun }
   | { type: 'cancelRun' };

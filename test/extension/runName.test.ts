@@ -4,7 +4,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { runId } from '../../extension/history';
-import { benchCancelledMessage, busyMessage, crashMessage, finishedMessage, refusalOf, simulationStoppedMessage } from '../../extension/refusal';
+import { benchCancelledMessage, busyMessage, crashMessage, finishedMessage, refusalOf, simulationStoppedMessage, traceGoneMessage } from '../../extension/refusal';
 import type { PoolResult } from '../../core/protocol/run';
 import { modelLabel, runName } from '../../extension/runName';
 import { run } from '../fixtures/run';
@@ -40,6 +40,15 @@ describe('run names', () => {
     // Four runs of four config.json files used to be four rows called "config.json".
     assert.notEqual(runName({ modelPath: '/w/a/config.json', model }, '/w/a/config.json', 'full', '{}'), runName({ modelPath: '/w/b/config.json', model }, '/w/b/config.json', 'full', '{}'));
     assert.equal(runId('2026-12-01T10:00:00Z', 'llama-3.1-8b · serve.attn.yaml · quick'), '20261201-100000-llama-3.1-8b_serve.attn_quick');
+  });
+
+  it('name the trace a simulation replayed last; the message of a trace no longer there says the drawn workload is another load', () => {
+    const p = { modelPath: '/w/qwen2.5-7b/config.json', model };
+    assert.equal(runName(p, '/w/qwen-tiny.attn.yaml', 'simulation', '{}', 'mooncake.jsonl'), 'qwen2.5-7b · qwen-tiny.attn.yaml · simulation · trace mooncake.jsonl');
+    assert.equal(
+      traceGoneMessage('qwen-tiny.attn.yaml', { path: 'traces/mooncake.jsonl', resolvedPath: '/w/traces/mooncake.jsonl' }),
+      "AttnScope: the trace traces/mooncake.jsonl this run replayed is no longer at /w/traces/mooncake.jsonl, so it cannot be replayed. Simulating qwen-tiny.attn.yaml instead draws the profile's workload: another load, whose figures are not comparable with the trace's.",
+    );
   });
 });
 

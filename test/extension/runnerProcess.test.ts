@@ -30,6 +30,12 @@ function start(mode: string, onEvent: (e: RunnerEvent, proc: RunnerProcess) => v
 }
 
 describe('runner child process', () => {
+  it('passes a simulation the flags that replay a saved run\'s trace after simulate - --events; a bench none', () => {
+    const replay = ['--trace', '/w/t.jsonl', '--trace-format', 'mooncake'];
+    assert.deepEqual(runnerLaunch('/x/dist/runner.js', 'node', { job: 'simulate', quick: false, backend: 'auto', replay }).args, ['/x/dist/runner.js', 'simulate', '-', '--events', ...replay]);
+    assert.deepEqual(runnerLaunch('/x/dist/runner.js', 'node', { job: 'bench', quick: false, backend: 'auto', replay }).args, ['/x/dist/runner.js', 'bench', '-', '--events']);
+  });
+
   it('builds the command line: node runner.js bench - --events, backend only when not auto, quick; simulate - --events without either', () => {
     assert.deepEqual(runnerLaunch('/x/dist/runner.js', '/usr/bin/node', { job: 'bench', quick: true, backend: 'cuda' }), {
       command: '/usr/bin/node',

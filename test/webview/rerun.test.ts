@@ -1,0 +1,58 @@
+/**
+ * The dashboard's Run button (webview/model.ts rerunOf) on a simulation that replayed a trace: it
+ * runs with that trace again and says so, where it ran the profile's drawn workload silently (s40
+ * newcomer-ed F0); and the runner's flags it becomes (core/protocol/run.ts traceReplayArgs), the
+ * ones `attnscope simulate RUN.json` names when it refuses such a run.
+ */
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { traceReplayArgs, type PoolLoad, type RunResult } from '../../core/protocol/run';
+import { rerunOf, viewOfRun } from '../../webview/model';
+import { run } from '../fixtures/run';
+
+const trace = {
+  path: 'traces/mooncake.jsonl',
+  resolvedPath: '/w/traces/mooncake.jsonl',
+  format: 'mooncake',
+  timeUnit: 'timestamp, milliseconds',
+  rowsRead: 2,
+  dropped: {},
+};
+const load = (l: Partial<PoolLoad>): PoolLoad => ({ source: 'trace', timeScale: 1, offeredRequestsPerSec: 0.1, servedRequestsPerSec: 0.1, waitingAtLastArrival: 0, overloaded: false, ...l });
+const simulation = (l: PoolLoad): RunResult => ({ ...run, kind: 'simulate', pool: { ...run.pool!, load: l } });
+
+describe('Run button of a run that replayed a trace', () => {
+  it('re-runs the profile with the recorded trace and names it on the label', () => {
+    const r = rerunOf(viewOfRun(simulation(load({ trace, timeScale: 2 })), 'x'));
+    assert.equal(r.label, 'Run simulation: run.attn.yaml with trace mooncake.jsonl');
+    assert.equal(r.kind, 'simulate');
+    assert.equal(r.source, 'test/fixtures/run.attn.yaml');
+    assert.deepEqual(r.replay, { trace, timeScale: 2 });
+  });
+
+  it("a drawn workload's run and a benchmark re-run the profile alone, as before", () => {
+    const drawn = rerunOf(viewOfRun(simulation(load({ source: 'workload' })), 'x'));
+    assert.equal(drawn.label, 'Run simulation: run.attn.yaml');
+    assert.equal(drawn.replay, undefined);
+    assert.equal(rerunOf(viewOfRun(run, 'x')).replay, undefined);
+  });
+
+  it("a run of a profile's own workload.trace re-runs the profile alone, which replays it (as simulate RUN.json does)", () => {
+    const own = simulation(load({ trace: { ...trace, from: 'workload.trace' } }));
+    const r = rerunOf(viewOfRun({ ...own, profile: { ...own.profile, workload: { ...own.profile.workload!, trace: { path: 'traces/mooncake.jsonl', resolvedPath: '/w/traces/mooncake.jsonl' } } } }, 'x'));
+    assert.deepEqual([r.label, r.replay], ['Run simulation: run.attn.yaml', undefined]);
+  });
+
+  it('a trace the run does not record: the label says the workload is drawn instead', () => {
+    const r = rerunOf(viewOfRun(simulation(load({})), 'x'));
+    assert.equal(r.label, 'Run simulation: run.attn.yaml (drawn workload, not the trace)');
+    assert.equal(r.replay, undefined);
+  });
+
+  it('the runner flags: path, format, filters, a time unit given, the time scale', () => {
+    assert.deepEqual(traceReplayArgs(trace, 1), ['--trace', '/w/traces/mooncake.jsonl', '--trace-format', 'mooncake']);
+    // A BurstGPT trace read with both filters and --trace-time-unit ms (the unit text readTraceFile records), at 4x.
+    const burst = { ...trace, format: 'burstgpt', timeUnit: 'Timestamp, milliseconds (--trace-time-unit ms)', filters: { model: 'ChatGPT', logType: 'Conversation log' } };
+    assert.deepEqual(traceReplayArgs(burst, 4), ['--trace', '/w/traces/mooncake.jsonl', '--trace-format', 'burstgpt', '--trace-model', 'ChatGPT', '--trace-log-type', 'Conversation log', '--trace-time-unit', 'ms', '--time-scale', '4']);
+  });
+});
