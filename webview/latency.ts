@@ -8,7 +8,7 @@
  */
 import type { ChartConfiguration, ChartDataset, Scale } from 'chart.js';
 import { toFont } from 'chart.js/helpers';
-import type { LatencyStats, LatencySummary } from '../core/protocol/latency';
+import type { CdfPoint, LatencyStats, LatencySummary } from '../core/protocol/latency';
 import { durationTicks, formatCount, formatMs, formatPercent, formatSignificant, formatTimeScale, poolCancelledText } from '../core/format';
 import type { ViewRun } from './model';
 import { axis, durationLogTick, noPoolText, simulatedTimeAxis, type ChartSpec } from './charts';
@@ -107,6 +107,17 @@ export function stepTimeNote(run: ViewRun): string | null {
   return `Kernel timings are measured on this machine; the pool simulation's step times are ${how}.`;
 }
 
+/**
+ * An empirical CDF's points (seconds, fraction at or below) as the chart's (ms, fraction), from 0 at
+ * the smallest sample: F(x) = #{samples ≤ x} / n is 0 left of it, so the line starts with a point at
+ * (smallest, 0) and, drawn stepped (horizontal, then up at each point), rises there. From the first
+ * point alone, 1/n, two equal requests' line started at 0.5 (s40 newcomer-ed F5).
+ */
+export function ecdfSteps(cdf: readonly CdfPoint[]): Array<{ x: number; y: number }> {
+  const points = cdf.map((c) => ({ x: c.s * 1000, y: c.fraction }));
+  return points.length > 0 ? [{ x: points[0]!.x, y: 0 }, ...points] : points;
+}
+
 /** CDFs of TTFT and TPOT (ms, log axis) with the SLO bounds; the table is the percentile table. */
 export function latencyCdfChart(run: ViewRun, p: Palette): ChartSpec {
   const l = run.pool?.latency;
@@ -115,8 +126,8 @@ export function latencyCdfChart(run: ViewRun, p: Palette): ChartSpec {
   });
   const datasets = l
     ? [
-        line('TTFT', l.ttftCdf.map((c) => ({ x: c.s * 1000, y: c.fraction })), p.series[0]!),
-        line('TPOT', l.tpotCdf.map((c) => ({ x: c.s * 1000, y: c.fraction })), p.series[1]!),
+        line('TTFT', ecdfSteps(l.ttftCdf), p.series[0]!),
+        line('TPOT', ecdfSteps(l.tpotCdf), p.series[1]!),
       ]
     : [];
   if (l?.slo?.ttftMs !== undefined) datasets.push(line(`SLO TTFT ${formatMs(l.slo.ttftMs)}`, [{ x: l.slo.ttftMs, y: 0 }, { x: l.slo.ttftMs, y: 1 }], p.series[0]!, [6, 4]));

@@ -5,7 +5,7 @@ import { BasePlatform, Chart, registerables, type ChartConfiguration, type Legen
 import type { PoolCancelled, PoolSample } from '../../core/protocol/run';
 import type { Estimate } from '../../core/protocol/webview';
 import { caseTickLines, ceilings, deviceLinePlugin, type DeviceLineOptions, durationLogTick, logTick, memoryChart, narrowOptions, bandwidthLabelPlaces, computeLabelPlaces, labelCorners, placeLabels, poolBaselinesChart, poolTimelineChart, rooflineChart, thinSamples, throughputChart, timingsChart } from '../../webview/charts';
-import { capacityChart, latencyCdfChart, queueChart } from '../../webview/latency';
+import { capacityChart, ecdfSteps, latencyCdfChart, queueChart } from '../../webview/latency';
 import { pngCaption, wrapText } from '../../webview/png';
 import { viewOfRun } from '../../webview/model';
 import type { Palette } from '../../webview/theme';
@@ -390,6 +390,19 @@ describe('latency axes', () => {
     // A TTFT bound alone: only it is written.
     const ttftOnly = latencyCdfChart({ ...withSlo, pool: { ...withSlo.pool, latency: { ...withSlo.pool.latency, slo: { ttftMs: 2000 } } } }, palette);
     assert.ok(ttftOnly.ariaLabel.endsWith('goodput 3.16 req/s (79.5% meet TTFT ≤ 2 s)'), ttftOnly.ariaLabel);
+  });
+
+  it('draws the latency CDF as the empirical CDF: a step from 0 at the smallest sample (two equal requests: 0 -> 1 at 22.3 ms, not from 0.5)', () => {
+    const base = viewOfRun(run, null);
+    const lat = base.pool!.latency!;
+    // runner/simulate/latency.ts cdf of two TTFTs of 22.3 ms: (22.3 ms, 1/2), (22.3 ms, 2/2). F(x) = #{≤ x} / n is 0 below 22.3 ms.
+    const two = [{ s: 0.0223, fraction: 0.5 }, { s: 0.0223, fraction: 1 }];
+    const spec = latencyCdfChart({ ...base, pool: { ...base.pool!, latency: { ...lat, ttftCdf: two, tpotCdf: [] } } }, palette);
+    const ttft = (spec.config.data.datasets[0]!.data as Array<{ x: number; y: number }>).map((d) => [Math.round(d.x * 10) / 10, d.y]);
+    assert.deepEqual(ttft, [[22.3, 0], [22.3, 0.5], [22.3, 1]]);
+    // Stepped: horizontal, then up at each point (chart.js _steppedLineTo for `stepped: true`), so the rise is at the sample.
+    assert.equal((spec.config.data.datasets[0] as { stepped?: unknown }).stepped, true);
+    assert.deepEqual(ecdfSteps([]), []);
   });
 
   it('the CDF\'s table writes large latencies in hours, its axis in round seconds, skipping colliding ticks', () => {

@@ -257,9 +257,9 @@ describe('dashboard webview in Chromium', () => {
       ['contiguous, max_model_len', percent(useful('contiguous_max_model_len'))],
       ['contiguous, prompt+output', percent(useful('contiguous_prompt_plus_output'))],
     ]);
-    // The latency view: both CDFs as recorded, and the percentile table with its units (p99 TTFT 0.114 s: in ms).
+    // The latency view: both CDFs as recorded, each from its step at 0 (webview/latency.ts ecdfSteps: one point more), and the percentile table with its units (p99 TTFT 0.114 s: in ms).
     const latency = run.pool!.latency!;
-    assert.deepEqual(await drawnPoints(page, 'latencyCdf'), { TTFT: latency.ttftCdf.length, TPOT: latency.tpotCdf.length });
+    assert.deepEqual(await drawnPoints(page, 'latencyCdf'), { TTFT: latency.ttftCdf.length + 1, TPOT: latency.tpotCdf.length + 1 });
     const percentiles = await tableRows(page, 'table-latencyCdf');
     assert.equal(percentiles[1]![0], 'TTFT');
     assert.equal(percentiles[1]![4], `${Number((latency.ttft!.p99 * 1000).toPrecision(3))} ms`);
