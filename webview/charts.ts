@@ -1020,6 +1020,19 @@ export function machineText(env: NonNullable<ViewRun['environment']>, sep: strin
   return [env.cpuModel, `${env.cpuCores} cores`, timedKernels ? env.simd : '', timedKernels ? nativeBuildLabel(env) : '', env.gpu?.name].filter((part) => part).join(sep);
 }
 
+/**
+ * The machine part of a run's header: a serving simulation's figures are all modelled for the
+ * profile's GPU (its step-time model's, StepTimeModel.gpu), so that GPU first and the machine the
+ * simulator ran on second ("modelled for H100 SXM · simulated on AMD EPYC · 2 cores"): the header
+ * named only the CPU, and a screenshot of it the wrong machine (s40 newcomer-ed F6). A benchmark's
+ * kernels ran on its machine: machineText alone.
+ */
+export function headerMachineText(run: Pick<ViewRun, 'kind' | 'pool' | 'cases'>, env: NonNullable<ViewRun['environment']>, sep: string): string {
+  const gpu = run.kind === 'simulate' ? run.pool?.stepTime?.gpu : undefined;
+  const machine = machineText(env, sep, run.cases.length > 0);
+  return gpu ? `modelled for ${gpu}${sep}simulated on ${machine}` : machine;
+}
+
 /** Canvas width (px) below which a chart is drawn narrow (narrowOptions): a ~190 px panel leaves its charts ~125 px. */
 export const NARROW_CHART_PX = 260;
 

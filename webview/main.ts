@@ -20,7 +20,7 @@ import '@vscode-elements/elements/dist/vscode-textfield/index.js';
 import { Chart, registerables } from 'chart.js';
 import type { ToWebview } from '../core/protocol/webview';
 import { fitTextPlugin } from './fit';
-import { bandLabelPlugin, CHART_IDS, chartInputs, machineText, NARROW_CHART_PX, narrowOptions, runChart, type ChartId, type ChartSpec } from './charts';
+import { bandLabelPlugin, CHART_IDS, chartInputs, headerMachineText, NARROW_CHART_PX, narrowOptions, runChart, type ChartId, type ChartSpec } from './charts';
 import { capacityChart, latencyCdfChart, queueChart, stepTimeNote } from './latency';
 import { buildDifference, comparePools, compareRuns, compareSettings, comparisonRows, kindDifference, loadBoundNote, loadDifference, modelDifference, sameRun, workloadDifference } from './compare';
 import { composePng, composeTablePng } from './png';
@@ -418,7 +418,7 @@ function renderHeader(run: ViewRun | null): void {
   environment.replaceChildren(...(running
     ? [`${p ? `${Math.floor(p.done)}/${p.total} · ${p.message}` : 'starting…'}`]
     : env
-      ? joined([machineText(env, ' · ', run!.cases.length > 0), run!.kind === 'simulate' ? 'no kernel timed' : perGpuCasesHeader(run!.cases.map((c) => c.shape)), run!.pool?.load ? formatLoadNote(run!.pool.load) : null, stoppedEarly(run!), run?.createdAt ? runTime(run.createdAt) : null, run?.error].filter((part): part is string | HTMLElement => !!part), ' · ')
+      ? joined([headerMachineText(run!, env, ' · '), run!.kind === 'simulate' ? 'no kernel timed' : perGpuCasesHeader(run!.cases.map((c) => c.shape)), run!.pool?.load ? formatLoadNote(run!.pool.load) : null, stoppedEarly(run!), run?.createdAt ? runTime(run.createdAt) : null, run?.error].filter((part): part is string | HTMLElement => !!part), ' · ')
       : [run?.error ?? '']));
   environment.classList.toggle('error', run?.status === 'refused' || run?.status === 'failed');
   // The Sweep tab shows no run: its header names the sweep (the one running, else the one shown), and the run's buttons and progress go.

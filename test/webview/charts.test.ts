@@ -4,7 +4,7 @@ import { describe, it } from 'node:test';
 import { BasePlatform, Chart, registerables, type ChartConfiguration, type LegendItem } from 'chart.js';
 import type { PoolCancelled, PoolSample } from '../../core/protocol/run';
 import type { Estimate } from '../../core/protocol/webview';
-import { caseTickLines, ceilings, deviceLinePlugin, type DeviceLineOptions, durationLogTick, logTick, memoryChart, narrowOptions, bandwidthLabelPlaces, computeLabelPlaces, labelCorners, placeLabels, poolBaselinesChart, poolTimelineChart, rooflineChart, thinSamples, throughputChart, timingsChart } from '../../webview/charts';
+import { caseTickLines, ceilings, deviceLinePlugin, type DeviceLineOptions, durationLogTick, headerMachineText, logTick, machineText, memoryChart, narrowOptions, bandwidthLabelPlaces, computeLabelPlaces, labelCorners, placeLabels, poolBaselinesChart, poolTimelineChart, rooflineChart, thinSamples, throughputChart, timingsChart } from '../../webview/charts';
 import { capacityChart, ecdfSteps, latencyCdfChart, queueChart } from '../../webview/latency';
 import { pngCaption, wrapText } from '../../webview/png';
 import { viewOfRun } from '../../webview/model';
@@ -390,6 +390,15 @@ describe('latency axes', () => {
     // A TTFT bound alone: only it is written.
     const ttftOnly = latencyCdfChart({ ...withSlo, pool: { ...withSlo.pool, latency: { ...withSlo.pool.latency, slo: { ttftMs: 2000 } } } }, palette);
     assert.ok(ttftOnly.ariaLabel.endsWith('goodput 3.16 req/s (79.5% meet TTFT ≤ 2 s)'), ttftOnly.ariaLabel);
+  });
+
+  it('names a simulation\'s modelled GPU first in the run header, the CPU it ran on second; a benchmark\'s machine alone (s40 newcomer-ed F6)', () => {
+    const env = run.environment;
+    const sim = viewOfRun({ ...run, kind: 'simulate', cases: [] }, null);
+    // test/fixtures/run.ts: pool.stepTime.gpu "H100 SXM".
+    assert.equal(headerMachineText(sim, env, ' · '), `modelled for H100 SXM · simulated on ${env.cpuModel} · ${env.cpuCores} cores`);
+    const bench = viewOfRun(run, null);
+    assert.equal(headerMachineText(bench, env, ' · '), machineText(env, ' · ', true));
   });
 
   it('draws the latency CDF as the empirical CDF: a step from 0 at the smallest sample (two equal requests: 0 -> 1 at 22.3 ms, not from 0.5)', () => {

@@ -536,6 +536,10 @@ describe('dashboard webview in Chromium', () => {
       ' · workload: trace big.jsonl (attnscope; time stamps: arrival_s, seconds): 1,000,000 rows read as requests, none dropped; time scale 2 (arrival times divided by it); ' +
         'overloaded: 100 requests/s offered, 28.7 served (modelled): its TTFT and queueing delay grow with the run\'s length · ',
     ), (await page.textContent('#run-environment')) ?? '');
+    // Every figure of a simulation is modelled for the profile's GPU: it is named first, the CPU the simulator ran on second (s40 newcomer-ed F6).
+    assert.ok(spaced((await page.textContent('#run-environment')) ?? '').startsWith(`modelled for H100 SXM · simulated on ${run.environment.cpuModel} · ${run.environment.cpuCores} cores · no kernel timed · `));
+    // Its Run button replays the same trace, and says so (s40 newcomer-ed F0: it drew the profile's workload silently).
+    assert.equal(spaced((await page.textContent('#btn-run')) ?? ''), 'Run simulation: run.attn.yaml with trace big.jsonl');
   });
 
   // s40 newcomer-ed F1: the editor replays a profile's workload.trace; its run says which trace, from the profile, and over what span.
