@@ -223,7 +223,7 @@ const compareRuns: Factory = (ctx) => async () => {
   const folders = ctx.historyPlaces().map((p) => p.path);
   const [a, b]: RunResult[] = await Promise.all(pair.map(async (r) => (await findRun(folders, r.id)).run));
   ctx.dashboard.show(false);
-  ctx.dashboard.post({ type: 'compare', a: a!, b: b! });
+  ctx.dashboard.post({ type: 'compare', a: a!, b: b!, aId: pair[0]!.id, bId: pair[1]!.id });
 };
 
 const exportRun: Factory = (ctx) => async () => {

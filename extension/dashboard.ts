@@ -424,7 +424,7 @@ export class Dashboard implements vscode.Disposable {
         throw new Error(`${files.map((f) => vscode.workspace.asRelativePath(f)).join(' or ') || `.attnscope/sweeps/${msg.id}`} is no longer a readable sweep report`);
       }
       case 'compareRuns':
-        this.post({ type: 'compare', a: (await findRun(folders, msg.a)).run, b: (await findRun(folders, msg.b)).run });
+        this.post({ type: 'compare', a: (await findRun(folders, msg.a)).run, b: (await findRun(folders, msg.b)).run, aId: msg.a, bId: msg.b });
         return;
       case 'export': {
         const { run, folder } = await findRun(folders, msg.id);
@@ -533,7 +533,7 @@ async function exportCompareTo(host: Pick<DashboardHost, 'log'>, msg: Extract<Fr
     void vscode.window.showInformationMessage(`AttnScope: copied the comparison ${what} (${msg.rows.length} rows) as a Markdown table.`);
     return;
   }
-  const csv = compareToCsv(msg.rows);
+  const csv = compareToCsv(msg.a, msg.b, msg.rows);
   const base = exportBase();
   const stem = what.replace(/[^A-Za-z0-9._-]+/g, '_');
   const target = await vscode.window.showSaveDialog({

@@ -8,9 +8,28 @@
 import type { ComparedRun, ComparisonExportRow } from '../core/protocol/webview';
 import { csvTable } from './exportRun';
 
-/** The comparison as CSV (RFC 4180): figure, A, B, change, unit, source; `rows` counts the data rows. */
-export function compareToCsv(rows: readonly ComparisonExportRow[]): { text: string; rows: number } {
-  return csvTable(['figure', 'A', 'B', 'change', 'unit', 'source'], rows.map((r) => [r.figure, r.a, r.b, r.change, r.unit, r.source]));
+/**
+ * The rows naming runs A and B, first in both exports (as the run CSV's `run,...` rows name the
+ * run): name, when saved (ISO 8601), history file, profile file; a row only where either run has
+ * the value. Two exports of different comparisons were otherwise the same table (s40 newcomer-ed F3).
+ */
+export function comparedRunRows(a: ComparedRun, b: ComparedRun): ComparisonExportRow[] {
+  const row = (figure: string, x: string | undefined, y: string | undefined, unit: string, source: string): ComparisonExportRow[] =>
+    x === undefined && y === undefined ? [] : [{ figure, a: x ?? null, b: y ?? null, aText: x ?? '', bText: y ?? '', change: '', unit, source }];
+  return [
+    ...row('run', a.name, b.name, '', 'history'),
+    ...row('run saved', a.createdAt, b.createdAt, 'ISO 8601', 'history'),
+    ...row('run file', a.file, b.file, 'in the history folder', 'history'),
+    ...row('profile', a.profile, b.profile, 'file it ran', 'run'),
+  ];
+}
+
+/**
+ * The comparison as CSV (RFC 4180): figure, A, B, change, unit, source, the runs named first
+ * (comparedRunRows); `rows` counts the data rows.
+ */
+export function compareToCsv(a: ComparedRun, b: ComparedRun, rows: readonly ComparisonExportRow[]): { text: string; rows: number } {
+  return csvTable(['figure', 'A', 'B', 'change', 'unit', 'source'], [...comparedRunRows(a, b), ...rows].map((r) => [r.figure, r.a, r.b, r.change, r.unit, r.source]));
 }
 
 /** A Markdown table cell: pipes escaped, line ends as spaces. */
@@ -20,7 +39,8 @@ function mdCell(text: string): string {
 
 /**
  * The comparison as Markdown: a line naming A and B (name, saved when), then a GitHub table of
- * figure | A | B | change | unit | source with the values as shown, then what the change means.
+ * figure | A | B | change | unit | source with the values as shown (the runs' rows first:
+ * comparedRunRows), then what the change means.
  */
 export function compareToMarkdown(a: ComparedRun, b: ComparedRun, rows: readonly ComparisonExportRow[], changeMeaning: string): string {
   const line = (cells: readonly string[]) => `| ${cells.map(mdCell).join(' | ')} |`;
@@ -29,7 +49,7 @@ export function compareToMarkdown(a: ComparedRun, b: ComparedRun, rows: readonly
     '',
     line(['figure', 'A', 'B', 'change', 'unit', 'source']),
     line(['---', '---:', '---:', '---:', '---', '---']),
-    ...rows.map((r) => line([r.figure, r.aText, r.bText, r.change, r.unit, r.source])),
+    ...[...comparedRunRows(a, b), ...rows].map((r) => line([r.figure, r.aText, r.bText, r.change, r.unit, r.source])),
     '',
     changeMeaning,
     '',

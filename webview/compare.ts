@@ -231,9 +231,11 @@ function setting(label: string, a: string, b: string, unit: string, source: stri
  * peaks it divides by, its efficiencies and overhead, what it leaves out: under tensor
  * parallelism the all-reduce). `differ`: the rows that differ, shown as the comparison's first
  * rows; `same`: the others, "name value", for one line under the table (s39 newcomer-ed 3: tp 1
- * against tp 2 and bf16 against fp8 showed no row saying so).
+ * against tp 2 and bf16 against fp8 showed no row saying so), and `sameRows` those as rows, which
+ * the exports carry (s40 newcomer-ed F3: a pasted comparison lost the GPU and efficiencies its
+ * modelled figures are for). The SLO each run's goodput was judged by (LatencySummary.slo) too.
  */
-export function compareSettings(a: RunResult, b: RunResult): { differ: PoolFigure[]; same: string[] } {
+export function compareSettings(a: RunResult, b: RunResult): { differ: PoolFigure[]; same: string[]; sameRows: PoolFigure[] } {
   const kvDtype = (r: RunResult): string => (r.profile.kvCache.dtype === 'auto' ? `auto (${r.profile.dtype})` : r.profile.kvCache.dtype);
   const stepGpu = (r: RunResult): string => r.pool?.stepTime?.gpu ?? r.profile.device.gpu ?? 'n/a';
   // StepTimeModel.assumed names the profile keys (step_time.compute_efficiency, ...).
@@ -247,6 +249,12 @@ export function compareSettings(a: RunResult, b: RunResult): { differ: PoolFigur
     return st ? `${formatMs(st.perStepS * 1000)}${st.assumed?.includes('overhead_ms') ? ' (assumed)' : ''}` : 'n/a';
   };
   const unmodelled = (r: RunResult): string => (r.pool?.stepTime ? (r.pool.stepTime.unmodelled ?? []).join('; ') || 'nothing named' : 'n/a');
+  const slo = (r: RunResult, k: 'ttftMs' | 'tpotMs'): string => {
+    const l = r.pool?.latency;
+    if (!l) return 'n/a';
+    const v = l.slo?.[k];
+    return v === undefined ? 'none' : formatMs(v);
+  };
   const budget = (r: RunResult): string => (r.profile.kvCache.memoryGib === 'auto' ? 'auto (from the device)' : `${r.profile.kvCache.memoryGib} GiB`);
   const rows: PoolFigure[] = [
     setting('tensor_parallel_size', String(a.profile.device.tensorParallelSize), String(b.profile.device.tensorParallelSize), 'GPUs a stage', 'profile'),
@@ -262,10 +270,13 @@ export function compareSettings(a: RunResult, b: RunResult): { differ: PoolFigur
           setting('memory efficiency', eff(a, 'memoryEfficiency', 'memory_efficiency'), eff(b, 'memoryEfficiency', 'memory_efficiency'), 'fraction of peak bandwidth', 'step-time model'),
           setting('step overhead', overhead(a), overhead(b), 'per step', 'step-time model'),
           setting('not modelled', unmodelled(a), unmodelled(b), '', 'step-time model'),
+          setting('SLO TTFT', slo(a, 'ttftMs'), slo(b, 'ttftMs'), 'bound on each request (goodput counts those meeting every bound)', 'profile slo (or --slo-ttft-ms)'),
+          setting('SLO TPOT', slo(a, 'tpotMs'), slo(b, 'tpotMs'), 'bound on each request (goodput counts those meeting every bound)', 'profile slo (or --slo-tpot-ms)'),
         ]
       : []),
   ];
-  return { differ: rows.filter((r) => r.a !== r.b), same: rows.filter((r) => r.a === r.b && r.a !== 'n/a' && r.label !== 'not modelled').map((r) => `${r.label} ${r.a}`) };
+  const sameRows = rows.filter((r) => r.a === r.b && r.a !== 'n/a');
+  return { differ: rows.filter((r) => r.a !== r.b), same: sameRows.filter((r) => r.label !== 'not modelled' && r.a !== 'none').map((r) => `${r.label} ${r.a}`), sameRows };
 }
 
 /**
@@ -348,12 +359,14 @@ export function loadBoundNote(a: RunResult, b: RunResult): string | null {
 }
 
 /**
- * Every row of a comparison for an export: the settings that differ, the kernel cases (median
- * ns, measured) when both runs timed kernels, and the pool figures. What the dashboard's
- * Copy Markdown / Export CSV of Compare carry (extension/exportCompare.ts).
+ * Every row of a comparison for an export: the settings that differ, then those the same in both
+ * (the page's "Same in both" line: the GPU, efficiencies and SLO the modelled figures are for), the
+ * kernel cases (median ns, measured) when both runs timed kernels, and the pool figures. What the
+ * dashboard's Copy Markdown / Export CSV of Compare carry (extension/exportCompare.ts).
  */
 export function comparisonRows(a: RunResult, b: RunResult): PoolFigure[] {
-  const rows = [...compareSettings(a, b).differ];
+  const settings = compareSettings(a, b);
+  const rows = [...settings.differ, ...settings.sameRows];
   if (!kindDifference(a, b)) {
     for (const c of compareRuns(a, b)) {
       rows.push({

@@ -27,7 +27,7 @@ import { composePng, composeTablePng } from './png';
 import { sweepProvenance } from '../core/sweepFigures';
 import { metricsOf as sweepMetricsOf, otherSweepNote, sweepAxisCharts, sweepChartHeight, sweepBestText, sweepTable, sweepTitle } from './sweep';
 import { CHANGE_MEANING, formatCount, formatCountOf, formatDuration, formatLoadNote, formatPercent, formatRunTime, loadAverageText, perGpuCasesHeader, poolCancelledText, wasmBuildNote } from '../core/format';
-import { emptyModel, reduce, rerunOf, restoredModel, skippedNote, type DashboardModel, type ViewRun } from './model';
+import { comparedRun, emptyModel, reduce, rerunOf, restoredModel, skippedNote, type DashboardModel, type ViewRun } from './model';
 import { readPalette, watchTheme, type Palette } from './theme';
 import { loadState, onMessage, post, saveState, type PersistedState } from './vscodeApi';
 
@@ -209,7 +209,7 @@ const compareResult = el('div', { id: 'compare-result' });
 /** The comparison's own exports (s39 newcomer-ed 1: nothing exported the table a design doc wants): every row of it, figure, A, B, change, unit, source. */
 const exportCompare = (format: 'csv' | 'markdown'): void => {
   const cmp = model.compare;
-  if (cmp) post({ type: 'exportCompare', format, a: { name: cmp.a.name, createdAt: cmp.a.createdAt }, b: { name: cmp.b.name, createdAt: cmp.b.createdAt }, rows: comparisonRows(cmp.a, cmp.b).map((r) => ({ figure: r.label, a: r.aValue, b: r.bValue, aText: r.a, bText: r.b, change: r.change, unit: r.unit, source: r.source })) });
+  if (cmp) post({ type: 'exportCompare', format, a: comparedRun(cmp.a, cmp.aId), b: comparedRun(cmp.b, cmp.bId), rows: comparisonRows(cmp.a, cmp.b).map((r) => ({ figure: r.label, a: r.aValue, b: r.bValue, aText: r.a, bText: r.b, change: r.change, unit: r.unit, source: r.source })) });
 };
 const compareExport = el('div', { class: 'compare-bar', id: 'compare-export' },
   button('Copy as Markdown', () => exportCompare('markdown'), { id: 'btn-compare-md', secondary: '', title: 'The comparison as a Markdown table, to the clipboard' }),

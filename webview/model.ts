@@ -5,7 +5,7 @@
  */
 import type { Environment, KernelCase, PoolCancelled, PoolResult, PoolSample, RunKind, RunResult, RunStatus } from '../core/protocol/run';
 import type { SweepReport } from '../core/protocol/sweep';
-import type { Estimate, Profile, RunListEntry, RunTarget, SweepListEntry, SweepRunStatus, ToWebview, TraceRerun } from '../core/protocol/webview';
+import type { ComparedRun, Estimate, Profile, RunListEntry, RunTarget, SweepListEntry, SweepRunStatus, ToWebview, TraceRerun } from '../core/protocol/webview';
 import { fewAndCount, formatCountOf } from '../core/format';
 
 export interface ViewRun {
@@ -39,6 +39,9 @@ export interface ViewRun {
 export interface CompareView {
   a: RunResult;
   b: RunResult;
+  /** Their history ids, when the extension sent them (ToWebview compare). */
+  aId?: string;
+  bId?: string;
 }
 
 export interface DashboardModel {
@@ -114,6 +117,11 @@ export function rerunOf(run: ViewRun | null, target: RunTarget | null = null): {
   // A trace the run does not record cannot be replayed: the label says the profile's workload is drawn instead.
   if (load?.source === 'trace') return { label: `${verb}: ${file} (drawn workload, not the trace)`, title: `${verb} of ${source}: this run replayed a trace it does not record, so its profile's workload is drawn`, source, kind };
   return { label: `${verb}: ${file}`, title: `${verb} of ${source}`, source, kind };
+}
+
+/** A compared run as the comparison's exports name it (ComparedRun): name, time, history file, profile file. */
+export function comparedRun(run: RunResult, id: string | undefined): ComparedRun {
+  return { name: run.name, createdAt: run.createdAt, ...(id !== undefined ? { file: `${id}.json` } : {}), ...(run.profile.sourcePath ? { profile: run.profile.sourcePath } : {}) };
 }
 
 /** The view of a finished (or saved) run. */
@@ -227,7 +235,7 @@ export function reduce(model: DashboardModel, msg: ToWebview): DashboardModel {
     case 'showRun':
       return { ...model, current: viewOfRun(msg.run, msg.id ?? null) };
     case 'compare':
-      return { ...model, compare: { a: msg.a, b: msg.b } };
+      return { ...model, compare: { a: msg.a, b: msg.b, ...(msg.aId !== undefined ? { aId: msg.aId } : {}), ...(msg.bId !== undefined ? { bId: msg.bId } : {}) } };
     case 'showSweep':
       // The line of an ended sweep stays only over that sweep's table: Open of another clears it (s31 newcomer-ed 3).
       return { ...model, sweep: msg.report, sweepRun: model.sweepRun && model.sweepRun.status !== 'running' && model.sweepRun.name !== msg.report.name ? null : model.sweepRun };

@@ -105,7 +105,8 @@ export type ToWebview =
   /** The finished sweeps again (after a sweep ended). */
   | { type: 'sweeps'; sweeps: SweepListEntry[] }
   | { type: 'showRun'; run: RunResult; id?: string | null }
-  | { type: 'compare'; a: RunResult; b: RunResult }
+  /** Runs A and B compared; `aId` / `bId`: their history ids (RunListEntry.id), which the comparison's exports name. */
+  | { type: 'compare'; a: RunResult; b: RunResult; aId?: string; bId?: string }
   /** A profile's memory estimate without a run ("Show memory breakdown"). */
   | { type: 'showEstimate'; name: string; profile: Profile; estimate: Estimate }
   /** A merged sweep report ("Open sweep results"; core/protocol/sweep.ts). */
@@ -132,6 +133,10 @@ export interface ComparedRun {
   name: string;
   /** ISO 8601. */
   createdAt: string;
+  /** Its file in the history folder (`<RunListEntry.id>.json`); absent when the page was not told. */
+  file?: string;
+  /** The profile (or config) it ran (Profile.sourcePath); absent for a profile with no file. */
+  profile?: string;
 }
 
 /**

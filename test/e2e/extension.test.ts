@@ -1044,6 +1044,8 @@ describe('AttnScope in a two-folder workspace', { timeout: 600_000 }, () => {
     assert.equal(written.length, 1, `one comparison CSV in the first folder: ${readdirSync(alpha).join(', ')}`);
     const lines = readFileSync(join(alpha, written[0]!), 'utf8').split(/\r?\n/);
     assert.equal(lines[0], 'figure,A,B,change,unit,source');
+    // Which runs A and B are, by their history files (s40 newcomer-ed F3: the CSV named neither).
+    assert.ok(lines.some((l) => l.startsWith('run file,20261204-120000-alpha-cli.json,20261204-120500-beta-cli.json,')), lines.join('\n'));
     // The profile's 200 requests (e2e.attn.yaml workload.requests), all completed in both runs (prompt max 2,048
     // + output max 128 within max_model_len 4,096: none rejected), as their saved run files say.
     const completed = (ws: string): number => savedRuns(ws).find((r) => r.kind === 'simulate')!.pool!.summary.completed;

@@ -6,7 +6,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { CHANGE_MEANING } from '../../core/format';
-import type { ComparisonExportRow } from '../../core/protocol/webview';
+import type { ComparedRun, ComparisonExportRow } from '../../core/protocol/webview';
 import { compareToCsv, compareToMarkdown } from '../../extension/exportCompare';
 
 const rows: ComparisonExportRow[] = [
@@ -15,12 +15,19 @@ const rows: ComparisonExportRow[] = [
   { figure: 'not modelled', a: 'nothing named', b: 'the all-reduce | between GPUs', aText: 'nothing named', bText: 'the all-reduce | between GPUs', change: '', unit: '', source: 'step-time model' },
 ];
 
+const runA: ComparedRun = { name: 'qwen2.5-7b · qwen-tiny.attn.yaml · simulation', createdAt: '2026-12-05T09:12:54.168Z', file: '20261205-091254-qwen2.5-7b_qwen-tiny.attn_simulation.json', profile: '/w/qwen-tiny.attn.yaml' };
+const runB: ComparedRun = { name: 'qwen2.5-7b · qwen-tiny.attn.yaml · simulation', createdAt: '2026-12-05T09:27:50.000Z', file: '20261205-092750-qwen2.5-7b_qwen-tiny.attn_simulation.json', profile: '/w/qwen-tiny.attn.yaml' };
+
 describe('compare export', () => {
-  it('CSV: a row per setting or figure, numbers in the unit', () => {
-    const { text, rows: n } = compareToCsv(rows);
-    assert.equal(n, 3);
+  it('CSV: the runs A and B named first (name, time, history file, profile), then a row per setting or figure, numbers in the unit (s40 newcomer-ed F3)', () => {
+    const { text, rows: n } = compareToCsv(runA, runB, rows);
+    assert.equal(n, 7);
     assert.equal(text, [
       'figure,A,B,change,unit,source',
+      'run,qwen2.5-7b · qwen-tiny.attn.yaml · simulation,qwen2.5-7b · qwen-tiny.attn.yaml · simulation,,,history',
+      'run saved,2026-12-05T09:12:54.168Z,2026-12-05T09:27:50.000Z,,ISO 8601,history',
+      'run file,20261205-091254-qwen2.5-7b_qwen-tiny.attn_simulation.json,20261205-092750-qwen2.5-7b_qwen-tiny.attn_simulation.json,,in the history folder,history',
+      'profile,/w/qwen-tiny.attn.yaml,/w/qwen-tiny.attn.yaml,,file it ran,run',
       'tensor_parallel_size,1,2,,GPUs a stage,profile',
       'output tokens/s per GPU (modelled),2678,1402,-47.6%,tokens/s a GPU (output tokens/s / GPUs),modelled (step-time model)',
       'not modelled,nothing named,the all-reduce | between GPUs,,,step-time model',
@@ -35,6 +42,8 @@ describe('compare export', () => {
       '',
       '| figure | A | B | change | unit | source |',
       '| --- | ---: | ---: | ---: | --- | --- |',
+      '| run | tp1 · simulation | tp2 · simulation |  |  | history |',
+      '| run saved | 2026-12-05T06:35:09.000Z | 2026-12-05T06:36:00.000Z |  | ISO 8601 | history |',
       '| tensor_parallel_size | 1 | 2 |  | GPUs a stage | profile |',
       '| output tokens/s per GPU (modelled) | 2,678 | 1,402 | -47.6% | tokens/s a GPU (output tokens/s / GPUs) | modelled (step-time model) |',
       '| not modelled | nothing named | the all-reduce \\| between GPUs |  |  | step-time model |',

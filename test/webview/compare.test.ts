@@ -225,4 +225,21 @@ describe('compare: same run, different workloads, pool units', () => {
     const cases = comparisonRows(run, run).filter((r) => r.source === 'measured');
     assert.deepEqual(cases.map((r) => [r.aValue, r.unit]), run.cases.map((c) => [c.medianNs, 'ns (median)']));
   });
+
+  it('exports what is the same in both too: the GPU, the efficiencies and whether assumed, the SLO the goodput was judged by (s40 newcomer-ed F3)', () => {
+    const a = simulation(1, 'auto', 2678, 0.11, {});
+    const withSlo = (r: RunResult, tpotMs: number): RunResult => ({ ...r, pool: { ...r.pool!, latency: { ...r.pool!.latency!, slo: { ttftMs: 100, tpotMs } } } });
+    const rows = comparisonRows(withSlo(a, 10), withSlo(simulation(2, 'auto', 2804, 0.024, {}), 20));
+    const at = (label: string) => rows.find((r) => r.label === label);
+    // test/fixtures/run.ts's step-time model: efficiencies 0.6 / 0.8, both assumed (not in the profile).
+    assert.deepEqual([at('GPU (step-time peaks)')?.a, at('GPU (step-time peaks)')?.b], ['H100 SXM', 'H100 SXM']);
+    assert.deepEqual([at('compute efficiency')?.a, at('memory efficiency')?.a], ['0.6 (assumed)', '0.8 (assumed)']);
+    assert.deepEqual([at('SLO TTFT')?.a, at('SLO TTFT')?.b], ['100 ms', '100 ms']);
+    // A bound that differs is a setting that differs: among the first rows, before the shared ones.
+    const tpot = rows.findIndex((r) => r.label === 'SLO TPOT');
+    assert.deepEqual([rows[tpot]!.a, rows[tpot]!.b], ['10 ms', '20 ms']);
+    assert.ok(tpot < rows.findIndex((r) => r.label === 'GPU (step-time peaks)'));
+    // The page's "Same in both" line names the shared SLO bound too.
+    assert.ok(compareSettings(withSlo(a, 10), withSlo(a, 10)).same.includes('SLO TTFT 100 ms'));
+  });
 });

@@ -787,7 +787,7 @@ describe('dashboard webview in Chromium', () => {
       // Two newer runs: the pickers' defaults (A = second newest, B = newest) are neither compared run.
       const other = (n: number) => ({ id: `2099030${n}-000000-kv${n}`, name: `kv${n}.attn.yaml · simulation`, createdAt: `2099-03-0${n}T00:00:00.000Z`, status: 'ok' as const, cases: 0, kind: 'simulate' as const });
       await send(fresh, { type: 'init', runs: [other(2), other(1), entry(tp2), entry(tp1)], current: run, currentId: RUN_ID });
-      await send(fresh, { type: 'compare', a: tp1, b: tp2 });
+      await send(fresh, { type: 'compare', a: tp1, b: tp2, aId: entry(tp1).id, bId: entry(tp2).id });
       await fresh.waitForSelector('table.table-compare-pool');
       const picked = () => fresh.$$eval('#compare-a, #compare-b', (els) => els.map((e) => (e as HTMLElement & { value: string }).value));
       await fresh.waitForFunction((want) => ['#compare-a', '#compare-b'].map((sel) => (document.querySelector(sel) as HTMLElement & { value: string }).value).join() === want, [entry(tp1).id, entry(tp2).id].join());
@@ -809,9 +809,12 @@ describe('dashboard webview in Chromium', () => {
       await fresh.locator('vscode-tab-header', { hasText: 'History' }).click();
       for (const id of ['btn-export-json', 'btn-export-csv', 'btn-export-png']) assert.equal(await fresh.isVisible(`#${id}`), false, `#${id} on History`);
       await fresh.click('#btn-compare-csv');
-      const [csv] = (await waitForPosted(fresh, 'exportCompare')) as Array<{ format: string; a: { name: string }; rows: Array<{ figure: string; a: unknown; b: unknown; unit: string; source: string }> }>;
+      const [csv] = (await waitForPosted(fresh, 'exportCompare')) as Array<{ format: string; a: { name: string; file?: string }; b: { name: string; file?: string }; rows: Array<{ figure: string; a: unknown; b: unknown; unit: string; source: string }> }>;
       assert.equal(csv!.format, 'csv');
       assert.equal(csv!.a.name, tp1.name);
+      // Which runs (their history files) and what is the same in both: the GPU the modelled figures are for (s40 newcomer-ed F3).
+      assert.deepEqual([csv!.a.file, csv!.b.file], [`${entry(tp1).id}.json`, `${entry(tp2).id}.json`]);
+      assert.deepEqual(csv!.rows.find((r) => r.figure === 'GPU (step-time peaks)')?.a, 'H100 SXM');
       assert.deepEqual(csv!.rows.find((r) => r.figure === 'output tokens/s per GPU (modelled)')!.b, 1402);
       await fresh.click('#btn-compare-md');
       assert.equal(((await waitForPosted(fresh, 'exportCompare', 2)) as Array<{ format: string }>)[1]!.format, 'markdown');
