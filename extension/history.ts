@@ -8,13 +8,14 @@
 import { mkdirSync, readdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { access, mkdir, readdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { arch, cpus, platform, release } from 'node:os';
-import { isAbsolute, join } from 'node:path';
+import { dirname, isAbsolute, join } from 'node:path';
 import type { Profile } from '../core/config/types';
 import { cpuModelName, cpuSignature } from '../core/machine';
 import { kernelBuildText } from '../core/format';
 import type { Estimate } from '../core/estimate/types';
 import { createRun, RUN_SCHEMA_VERSION, runKind, type Environment, type KernelCase, type RunKind, type RunResult, type RunStatus } from '../core/protocol/run';
 import type { RunListEntry } from '../core/protocol/webview';
+import { listedRunName } from './runName';
 
 /**
  * A run id: a file name of the history folder without `.json`. saveRun names runs
@@ -40,6 +41,16 @@ function freeId(run: RunResult, existing: ReadonlySet<string>): string {
   let id = base;
   for (let n = 2; existing.has(`${id}.json`); n++) id = base.replace(/^([0-9]{8}-[0-9]{6})/, `$1-${n}`);
   return id;
+}
+
+/**
+ * The folder the CLI ran in when it wrote a run into history folder `folder` (`--json
+ * .attnscope/runs/x.json`: two up from it), which the run's relative paths are relative to;
+ * undefined for another folder (the attnscope.historyFolder setting), where none is known.
+ */
+function cliFolder(folder: string): string | undefined {
+  const parts = folder.split(/[\\/]/);
+  return parts.at(-1) === 'runs' && parts.at(-2) === '.attnscope' ? dirname(dirname(folder)) : undefined;
 }
 
 /** The temp file a run is written to before it is renamed to `<id>.json`. */
@@ -151,7 +162,7 @@ export async function listRuns(folder: string): Promise<{ runs: RunListEntry[]; 
       let entry = seen && seen.ino === ino && seen.mtimeMs === mtimeMs && seen.size === size ? seen.entry : undefined;
       if (!entry) {
         const run = await loadRun(folder, id);
-        entry = { id, name: run.name, createdAt: run.createdAt, status: run.status, ...(run.poolCancelled ? { poolCancelled: run.poolCancelled } : {}), cases: run.cases.length, kind: runKind(run), build: run.environment ? kernelBuildText(run.environment, run.cases) : '' };
+        entry = { id, name: listedRunName(run, cliFolder(folder)), createdAt: run.createdAt, status: run.status, ...(run.poolCancelled ? { poolCancelled: run.poolCancelled } : {}), cases: run.cases.length, kind: runKind(run), build: run.environment ? kernelBuildText(run.environment, run.cases) : '' };
       }
       now.set(name, { ino, mtimeMs, size, entry });
       runs.push(entry);

@@ -4,8 +4,9 @@
  * the mode, e.g. "Llama-2-7b-hf · serve.attn.yaml · quick". Every run of a config.json used to
  * be called "config.json". No `vscode` import (unit-tested).
  */
-import { basename, dirname } from 'node:path';
+import { basename, dirname, isAbsolute, join, resolve } from 'node:path';
 import type { Profile } from '../core/config/types';
+import type { RunResult } from '../core/protocol/run';
 import { modelLabel } from '../core/modelLabel';
 
 export { modelLabel };
@@ -25,4 +26,24 @@ export function runName(profile: Pick<Profile, 'modelPath' | 'model'>, source: s
   parts.push(mode);
   if (trace !== undefined) parts.push(`trace ${trace}`);
   return parts.join(' · ');
+}
+
+/**
+ * A saved run's name as History and Compare's pickers list it: the editor's runName for a run the
+ * CLI wrote into the history folder (`simulate p.attn.yaml --json .attnscope/runs/x.json`), which
+ * the runner names by its bare file ("qwen-tiny.attn.yaml"): five such trace replays were five
+ * rows of one name (s40 newcomer-ed F9). A simulation that replayed a trace (PoolLoad.trace) says
+ * which ("… · simulation · trace mooncake.jsonl"), also when its name does not. An editor run's
+ * name (runName: " · " in it) is kept. `base`: the folder the CLI ran in, which a relative
+ * Profile.modelPath is relative to (the history folder's workspace); the config is read there.
+ */
+export function listedRunName(run: Pick<RunResult, 'name' | 'kind' | 'quick' | 'profile' | 'pool'>, base?: string): string {
+  const load = run.kind === 'simulate' ? run.pool?.load : undefined;
+  const trace = load?.source === 'trace' && load.trace ? basename(load.trace.path) : undefined;
+  if (run.name.includes(' · ')) return trace === undefined || run.name.includes(`trace ${trace}`) ? run.name : `${run.name} · trace ${trace}`;
+  const source = run.profile.sourcePath;
+  if (!source) return run.name;
+  const modelPath = run.profile.modelPath;
+  const profile = modelPath !== null && !isAbsolute(modelPath) && base !== undefined ? { ...run.profile, modelPath: join(base, modelPath) } : run.profile;
+  return runName(profile, profile === run.profile ? source : resolve(base!, source), run.kind === 'simulate' ? 'simulation' : run.quick ? 'quick' : 'full', undefined, trace);
 }

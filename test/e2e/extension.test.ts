@@ -983,7 +983,8 @@ describe('AttnScope in a two-folder workspace', { timeout: 600_000 }, () => {
     await frame.locator('vscode-tab-header', { hasText: 'History' }).click();
     const history = frame.locator('table.table-history');
     await frame.waitForSelector('table.table-history[data-rows="1"]', { state: 'attached', timeout: 60_000 });
-    assert.match((await history.locator('tbody tr').first().textContent()) ?? '', /alpha: e2e\.attn\.yaml/);
+    // A CLI run, named by the runner by its file, listed as the editor names runs (s40 newcomer-ed F9).
+    assert.match((await history.locator('tbody tr').first().textContent()) ?? '', /alpha: llama-3\.1-8b · e2e\.attn\.yaml · simulation/);
     // Saved by the CLI in the second folder while the dashboard is open, into a history folder it
     // makes with its parent: the dashboard's watcher lists it.
     cliSimulate(beta, '20261204-120500-beta-cli');
@@ -991,7 +992,7 @@ describe('AttnScope in a two-folder workspace', { timeout: 600_000 }, () => {
     await frame.waitForSelector('table.table-history[data-rows="2"]', { state: 'attached', timeout: 60_000 });
     console.log(`[e2e] two folders: History listed the run the CLI saved in beta ${Date.now() - savedAt} ms after the save; load average ${loadavg()[0]!.toFixed(1)} on ${cpus().length} CPUs`);
     const rows = await history.locator('tbody tr').allTextContents();
-    assert.ok(rows.some((r) => r.includes('beta: e2e.attn.yaml')) && rows.some((r) => r.includes('alpha: e2e.attn.yaml')), rows.join(' | '));
+    assert.ok(rows.some((r) => r.includes('beta: llama-3.1-8b · e2e.attn.yaml · simulation')) && rows.some((r) => r.includes('alpha: llama-3.1-8b · e2e.attn.yaml · simulation')), rows.join(' | '));
     await page.screenshot({ path: join(shots, '12-two-folders-history.png') });
   });
 

@@ -1,6 +1,6 @@
 /** Run history (extension/history.ts) and export (extension/exportRun.ts) on a temp folder. */
 import assert from 'node:assert/strict';
-import { existsSync, readdirSync, readFileSync, statSync, utimesSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
@@ -33,7 +33,7 @@ describe('run history', () => {
     writeFileSync(join(dir, 'runs', '20261129-100000-other.json'), '{"schema": 1, "name": "x"}');
     const { runs, skipped } = await listRuns(join(dir, 'runs'));
     assert.deepEqual(runs.map((r) => r.id), [idC, idB, idA]);
-    assert.deepEqual(runs[0], { id: idC, name: 'run.attn.yaml', createdAt: run.createdAt, status: 'ok', cases: run.cases.length, kind: 'bench', build: 'avx2 · 2 threads' }); // the recorded run predates RunResult.kind (a benchmark) and nativeBuild (no build named)
+    assert.deepEqual(runs[0], { id: idC, name: 'llama-3.1-8b · run.attn.yaml · full', createdAt: run.createdAt, status: 'ok', cases: run.cases.length, kind: 'bench', build: 'avx2 · 2 threads' }); // the recorded run predates RunResult.kind (a benchmark), RunResult.quick (full) and nativeBuild (no build named); the CLI named it by its file, History as the editor names runs
     // Each skipped file with why, in the folder's order.
     assert.deepEqual(skipped.sort(), [
       `20261129-100000-cut.json: not JSON (${(() => { try { JSON.parse('{"schema": 1, "na'); } catch (e) { return (e as Error).message; } })()})`,
@@ -73,6 +73,31 @@ describe('run history', () => {
     assert.equal((await findRun([dir], 'cli-001')).folder, dir);
   });
 
+  it('lists a run the CLI wrote, named by its bare file, as the editor names runs (model · profile · mode), and a trace replay by its trace (s40 newcomer-ed F9)', async () => {
+    // A workspace where `attnscope simulate qwen-tiny.attn.yaml --trace traces/mooncake.jsonl --json .attnscope/runs/trace-mooncake.json` ran:
+    // the run's paths are relative to it, and its name is the profile's file.
+    const ws = tempDir('attnscope-history-ws-');
+    const dir = join(ws, '.attnscope', 'runs');
+    mkdirSync(dir, { recursive: true });
+    mkdirSync(join(ws, 'models', 'q'), { recursive: true });
+    writeFileSync(join(ws, 'models', 'q', 'config.json'), '{"_name_or_path": "Qwen/Qwen2.5-7B"}');
+    const trace = { path: 'traces/mooncake.jsonl', resolvedPath: join(ws, 'traces/mooncake.jsonl'), format: 'mooncake', timeUnit: 'timestamp, milliseconds', rowsRead: 2, dropped: {} };
+    const load = { source: 'trace' as const, trace, timeScale: 1, offeredRequestsPerSec: 0.1, servedRequestsPerSec: 0.1, waitingAtLastArrival: 0, overloaded: false };
+    const profile = { ...run.profile, modelPath: join('models', 'q', 'config.json'), sourcePath: 'qwen-tiny.attn.yaml' };
+    const cli = { ...run, name: 'qwen-tiny.attn.yaml', kind: 'simulate' as const, cases: [], profile, pool: { ...run.pool!, load } };
+    writeFileSync(join(dir, 'trace-mooncake.json'), JSON.stringify(cli));
+    writeFileSync(join(dir, 'drawn.json'), JSON.stringify({ ...cli, createdAt: '2026-11-29T13:00:00.000Z', pool: { ...run.pool!, load: { ...load, source: 'workload', trace: undefined } } }));
+    // An editor run's name is kept, with the trace added when it does not name it.
+    writeFileSync(join(dir, 'editor.json'), JSON.stringify({ ...cli, createdAt: '2026-11-29T12:00:00.000Z', name: 'm · qwen-tiny.attn.yaml · simulation' }));
+    const names = Object.fromEntries((await listRuns(dir)).runs.map((r) => [r.id, r.name]));
+    // The model by its config's _name_or_path ("Qwen/Qwen2.5-7B" -> Qwen2.5-7B), read in the workspace the CLI ran in.
+    assert.deepEqual(names, {
+      'trace-mooncake': 'Qwen2.5-7B · qwen-tiny.attn.yaml · simulation · trace mooncake.jsonl',
+      drawn: 'Qwen2.5-7B · qwen-tiny.attn.yaml · simulation',
+      editor: 'm · qwen-tiny.attn.yaml · simulation · trace mooncake.jsonl',
+    });
+  });
+
   it('a multi-root workspace: lists the runs of every folder, named by folder, and finds each where it is saved', async () => {
     // s31 newcomer report item 1: runs are saved in their profile's workspace folder, but History,
     // Compare and Export read the first folder only (a second folder's runs unlisted, export ENOENT).
@@ -97,6 +122,8 @@ describe('run history', () => {
   // s33 newcomer-ed: History was listed again after every save (and again by the folder's watcher),
   // reading and parsing every run: 20 simulations, 8.7 MB of JSON, on the path from save to screen.
   it('lists again reading only the files that changed since the last listing of the folder', async () => {
+    // An editor run's name (extension/runName.ts runName), which History lists as it is.
+    const run = { ...recorded, createdAt: '2026-11-29T13:40:12.345Z', name: 'llama-3.1-8b · run.attn.yaml · quick' };
     const dir = tempDir('attnscope-history-relist-');
     const id = await saveRun(dir, run);
     const file = join(dir, `${id}.json`);
@@ -112,9 +139,9 @@ describe('run history', () => {
     utimesSync(file, mtime, mtime);
     assert.equal((await listRuns(dir)).runs[0]!.name, run.name);
     // Saved again (saveRun renames a new file over: another inode): read again, as is a new run.
-    await saveRun(dir, { ...run, name: 'second' });
+    await saveRun(dir, { ...run, name: 'second · quick' });
     const names = (await listRuns(dir)).runs.map((r) => r.name).sort();
-    assert.deepEqual(names, ['second', run.name].sort());
+    assert.deepEqual(names, ['second · quick', run.name].sort());
     // A file rewritten in place with a new modification time is read again too.
     utimesSync(file, new Date(mtime.getTime() + 5000), new Date(mtime.getTime() + 5000));
     assert.ok((await listRuns(dir)).runs.some((r) => r.name === run.name.replace(/./, 'X')));
