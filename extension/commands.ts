@@ -3,12 +3,15 @@
  * server say why nothing happens while it does not run; benchmark runs are refused in
  * untrusted workspaces (they execute native code) with a way to manage trust.
  */
-import { basename } from 'node:path';
+import { readFileSync } from 'node:fs';
+import { basename, dirname, join, relative } from 'node:path';
 import * as vscode from 'vscode';
-import { isProfilePath } from '../core/config/fileKinds';
+import { CONFIG_NAME, isConfigPath, isProfilePath } from '../core/config/fileKinds';
+import { DEFAULT_GPU, GPUS, gpuMemory } from '../core/estimate/gpus';
+import { modelLabel } from '../core/modelLabel';
 import type { Profile } from '../core/config/types';
 import type { Estimate } from '../core/estimate/types';
-import { fewAndCount, formatRunTime } from '../core/format';
+import { fewAndCount, formatGib, formatRunTime } from '../core/format';
 import { Commands } from '../core/protocol/lsp';
 import type { RunKind, RunResult } from '../core/protocol/run';
 import type { SweepReport } from '../core/protocol/sweep';
@@ -22,6 +25,7 @@ import { exportRunTo } from './dashboard';
 import { findRun, listRunsIn } from './history';
 import { isTarget, PICK_OPTIONS, targetGlob, type TargetKind } from './pick';
 import { readSweepReport, sweepReportsIn, type SweepReportEntry } from './sweepReports';
+import { newProfile, newProfileName } from './newProfile';
 import { checkVllmLog } from './vllmLog';
 
 type Factory = (ctx: Ctx) => (...args: unknown[]) => unknown;
@@ -40,7 +44,8 @@ async function targetFile(arg: unknown, purpose: string, kind: TargetKind): Prom
   const what = kind === 'profile' ? 'profile (*.attn.yaml / *.attn.yml / *.attn.json)' : 'profile (*.attn.yaml / *.attn.json) or config.json';
   if (files.length === 0) {
     const why = kind === 'profile' ? `; a config.json has no \`workload:\` or \`sweep:\` block, a profile that names it (model: ./config.json) does` : '';
-    void vscode.window.showWarningMessage(`AttnScope: no ${what} in this workspace to ${purpose}${why}.`);
+    // s40 newcomer-ed: the message knew what was missing and offered no way to make it.
+    void vscode.window.showWarningMessage(`AttnScope: no ${what} in this workspace to ${purpose}${why}.`, 'New profile…').then((c) => c && vscode.commands.executeCommand(Commands.newProfile));
     return undefined;
   }
   files.sort((a, b) => a.fsPath.localeCompare(b.fsPath));
@@ -305,6 +310,72 @@ const openSweepResults: Factory = (ctx) => async (arg) => {
 
 const showLog: Factory = (ctx) => () => ctx.log.show(true);
 
+/**
+ * A first profile for a model: its config.json (the argument, the active editor's, or one picked
+ * from the workspace or browsed to), a GPU picked from the table the estimate uses, written as
+ * `<model>.attn.yaml` beside the model's folder (as examples/ lays them out; inside the config's
+ * folder when that is a workspace folder's root) with the smallest tensor_parallel_size that
+ * serves it (extension/newProfile.ts), and opened, so that its hints show at once.
+ */
+const newProfileCommand: Factory = () => async (arg) => {
+  const configUri = await pickConfig(arg);
+  if (!configUri) return;
+  const gpu = await vscode.window.showQuickPick(
+    [...GPUS].sort((a, b) => Number(b.name === DEFAULT_GPU) - Number(a.name === DEFAULT_GPU)).map((g) => ({
+      label: g.name,
+      description: `${formatGib(gpuMemory(g).bytes)} · ${(g.memoryBytesPerSec / 1e12).toFixed(2)} TB/s · ${(g.bf16FlopsPerSec / 1e12).toFixed(0)} TFLOP/s bf16`,
+    })),
+    { ...PICK_OPTIONS, title: `AttnScope: which GPU serves ${basename(dirname(configUri.fsPath))}?`, placeHolder: 'device.gpu: memory as CUDA reports it, datasheet bandwidth and dense bf16 peak' },
+  );
+  if (!gpu) return;
+  const configPath = configUri.fsPath;
+  const root = vscode.workspace.getWorkspaceFolder(configUri)?.uri.fsPath;
+  // A model folder's config.json: the profile beside the folder, unless the folder is the
+  // workspace's root (or outside it); an `X.config.json`: beside it.
+  const modelFolder = dirname(configPath);
+  const inside = root !== undefined && relative(root, modelFolder) !== '' && !relative(root, modelFolder).startsWith('..');
+  const folder = basename(configPath).toLowerCase() === CONFIG_NAME && inside ? dirname(modelFolder) : modelFolder;
+  const label = modelLabel({ modelPath: configPath } as Pick<Profile, 'modelPath' | 'model'>);
+  const taken = new Set((await vscode.workspace.fs.readDirectory(vscode.Uri.file(folder))).map(([name]) => name));
+  const profilePath = join(folder, newProfileName(label, (n) => taken.has(n)));
+  const readFile = (p: string): string | null => {
+    const open = vscode.workspace.textDocuments.find((d) => d.uri.fsPath === p);
+    if (open) return open.getText();
+    try {
+      return readFileSync(p, 'utf8');
+    } catch {
+      return null;
+    }
+  };
+  const made = newProfile({ profilePath, configPath, gpu: gpu.label }, { readFile });
+  if ('error' in made) {
+    void vscode.window.showErrorMessage(`AttnScope cannot write a profile for ${vscode.workspace.asRelativePath(configUri)}: ${made.error}`);
+    return;
+  }
+  const target = vscode.Uri.file(profilePath);
+  await vscode.workspace.fs.writeFile(target, new TextEncoder().encode(made.text));
+  await vscode.window.showTextDocument(target);
+  void vscode.window.showInformationMessage(`AttnScope: wrote ${vscode.workspace.asRelativePath(target)}; ${made.note} Hover a key for its meaning; the lenses above run a benchmark or a simulation.`);
+};
+
+/** The config.json "New profile…" writes for: the argument, the active editor's, or a pick (with Browse…). */
+async function pickConfig(arg: unknown): Promise<vscode.Uri | undefined> {
+  if (arg instanceof vscode.Uri && isConfigPath(arg.fsPath)) return arg;
+  const active = vscode.window.activeTextEditor?.document.uri;
+  if (active && active.scheme === 'file' && isConfigPath(active.fsPath)) return active;
+  const found = await vscode.workspace.findFiles(`{**/${CONFIG_NAME},**/*.${CONFIG_NAME}}`, '**/{node_modules,.git,.attnscope}/**', 200);
+  found.sort((a, b) => a.fsPath.localeCompare(b.fsPath));
+  const browse = { label: '$(folder-opened) Browse…', description: 'a config.json outside this workspace', uri: undefined };
+  const picked = await vscode.window.showQuickPick(
+    [...found.map((uri) => ({ label: basename(dirname(uri.fsPath)) || basename(uri.fsPath), description: vscode.workspace.asRelativePath(uri, false), uri })), browse],
+    { ...PICK_OPTIONS, title: 'AttnScope: new profile for which model? (its HuggingFace config.json)', matchOnDescription: true },
+  );
+  if (!picked) return undefined;
+  if (picked.uri) return picked.uri;
+  const chosen = await vscode.window.showOpenDialog({ canSelectMany: false, openLabel: 'Use this config', filters: { 'HuggingFace config': ['json'] } });
+  return chosen?.[0];
+}
+
 const FACTORIES: Record<keyof typeof Commands, Factory> = {
   runBenchmark,
   runSimulation,
@@ -317,6 +388,7 @@ const FACTORIES: Record<keyof typeof Commands, Factory> = {
   showLog,
   openSweepResults,
   checkVllmLog,
+  newProfile: newProfileCommand,
 };
 
 /** Registers every command of `Commands`; errors thrown by a handler are shown with the log button. */

@@ -24,6 +24,7 @@ export const Commands = {
   showLog: 'attnscope.showLog',
   openSweepResults: 'attnscope.openSweepResults',
   checkVllmLog: 'attnscope.checkVllmLog',
+  newProfile: 'attnscope.newProfile',
 } as const;
 
 /**

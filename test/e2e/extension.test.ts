@@ -852,6 +852,25 @@ describe('AttnScope in code-server', { timeout: 1_200_000 }, () => {
     assert.ok(first.delay !== null, `the page never showed the first progress line: ${first.text}`);
     assert.ok(first.delay - first.waited < 500, `the Sweep tab showed the first progress ${first.delay} ms after the runner's line, ${first.delay - first.waited} ms without the ${first.waited} ms its path waited for a CPU (limit 500 ms)`);
   });
+
+  // s40 newcomer-ed: nothing in the editor said how to begin (no walkthrough, no command to write a profile).
+  it('writes a first profile for the open config.json: New profile…, a GPU picked, the file opened with its hints', async () => {
+    await openFile(page, 'llama-3.1-8b/config.json', 'num_key_value_heads');
+    await runCommand(page, 'AttnScope: New profile…');
+    const input = page.locator('.quick-input-widget input');
+    await input.fill('H200', { timeout: 30_000 });
+    await page.locator('.quick-input-list .monaco-list-row.focused', { hasText: 'H200' }).first().waitFor({ timeout: 30_000 });
+    await page.keyboard.press('Enter');
+    // Llama-3.1-8B's 16 GB of bf16 weights and one 8,192-token sequence (1 GiB) fit one H200.
+    await notification(page, /AttnScope: wrote llama-3\.1-8b\.attn\.yaml; tensor_parallel_size 1: one H200 holds its weights/, 60_000);
+    const text = readFileSync(join(ws, 'llama-3.1-8b.attn.yaml'), 'utf8');
+    assert.match(text, /^model: \.\/llama-3\.1-8b\/config\.json$/m);
+    assert.match(text, /^ {2}gpu: H200$/m);
+    await page.locator('.editor-group-container.active .tab.active .monaco-icon-label[aria-label$="/llama-3.1-8b.attn.yaml"]').first().waitFor({ timeout: 30_000 });
+    // Its hints: weights per GPU on `model:` (15 GiB: 8,030,261,248 params × 2 B, the estimate's figure).
+    await page.locator('.editor-group-container.active .monaco-editor .view-lines', { hasText: '15 GiB weights' }).first().waitFor({ timeout: 60_000 });
+    await page.screenshot({ path: join(shots, '14-new-profile.png') });
+  });
 });
 
 describe('AttnScope in an untrusted workspace', { timeout: 300_000 }, () => {

@@ -35,6 +35,18 @@ test('the contributed commands are the command table, and menus name only those'
   }
 });
 
+test('the walkthrough\'s steps show files that ship and link only contributed commands', () => {
+  const contributed = new Set<string>(manifest.contributes.commands.map((c: { command: string }) => c.command));
+  const steps = (manifest.contributes.walkthroughs as Array<{ steps: Array<{ id: string; description: string; media: { markdown?: string }; completionEvents?: string[] }> }>).flatMap((w) => w.steps);
+  assert.ok(steps.length >= 4);
+  for (const step of steps) {
+    assert.ok(step.media.markdown && readFileSync(join(root, step.media.markdown), 'utf8').length > 0, `${step.id}: its markdown ships`);
+    const links = [...step.description.matchAll(/\(command:([\w.]+)\)/g)].map((m) => m[1]);
+    assert.ok(links.length > 0, `${step.id}: a button to act`);
+    for (const c of [...links, ...(step.completionEvents ?? []).map((e) => e.replace(/^onCommand:/, ''))]) assert.ok(contributed.has(c), `${step.id} names ${c}, which is not contributed`);
+  }
+});
+
 test('every setting package.json declares has the settings reader\'s default, and the reader reads no other', () => {
   const properties = manifest.contributes.configuration.properties as Record<string, { default: unknown; scope: string }>;
   // attnscope.trace.server is read by vscode-languageclient itself (the client's id is 'attnscope');

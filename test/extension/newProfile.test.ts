@@ -1,0 +1,86 @@
+/**
+ * "AttnScope: New profile…" (extension/newProfile.ts): the profile it writes reads back without
+ * problems through the one profile loader, names the config relative to itself, and writes the
+ * smallest tensor_parallel_size that serves the model on the chosen GPU.
+ */
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { test } from 'node:test';
+import { readProfile, type ProfileHost } from '../../core/config/index';
+import { checkProfile } from '../../core/estimate/checks';
+import { estimate } from '../../core/estimate/index';
+import { newProfile, newProfileName } from '../../extension/newProfile';
+
+const ROOT = resolve(__dirname, '../..');
+const host: ProfileHost = {
+  readFile: (p) => {
+    try {
+      return readFileSync(p, 'utf8');
+    } catch {
+      return null;
+    }
+  },
+};
+
+function written(configPath: string, gpu: string, profilePath = join(ROOT, 'examples', 'new.attn.yaml')) {
+  const r = newProfile({ profilePath, configPath, gpu }, host);
+  assert.ok(!('error' in r), 'error' in r ? r.error : '');
+  const read = readProfile(r.text, profilePath, host);
+  assert.ok(read.value, read.problems.map((p) => p.message).join('; '));
+  return { r, profile: read.value, problems: [...read.problems, ...checkProfile(read.value, estimate(read.value))] };
+}
+
+test('Llama-3.1-8B on an H100 SXM: one GPU, the config named beside the profile, no problem at all', () => {
+  const { r, profile, problems } = written(join(ROOT, 'examples/llama-3.1-8b/config.json'), 'H100 SXM');
+  assert.match(r.text, /^model: \.\/llama-3\.1-8b\/config\.json$/m);
+  assert.equal(r.tensorParallelSize, 1);
+  // vLLM derives 131,072 from max_position_embeddings (llama3 rope is not a length factor); the
+  // profile writes a chat load's 8,192 and says what vLLM's default would be.
+  assert.equal(profile.workload?.maxModelLen, 8192);
+  assert.match(r.text, /max_model_len: 8192 +# vLLM's default for this model: 131,072/);
+  assert.deepEqual(problems.map((p) => `${p.code}: ${p.message}`), []);
+});
+
+test('Llama-3.1-70B on H100 SXMs: tp 2, the smallest at which the weights and an 8,192-token sequence fit', () => {
+  // Weights: 70,553,706,496 params × 2 B = 141.1 GB = 131.4 GiB; usable 79.22 GiB × 0.9 = 71.3 GiB.
+  // tp 1: 131.4 GiB > 71.3; tp 2: 65.7 GiB + the replicated norms, leaving ~4 GiB for the pool after
+  // activations, where one 8,192-token sequence takes 8,192 × 80 layers × 2 × 8 KV heads / 2 ×
+  // 128 × 2 B = 1.25 GiB. So 2.
+  const { r, problems } = written(join(ROOT, 'test/fixtures/configs/Llama-3.1-70B.config.json'), 'H100 SXM', join(ROOT, 'test/fixtures/configs/70b.attn.yaml'));
+  assert.equal(r.tensorParallelSize, 2);
+  assert.match(r.text, /^model: \.\/Llama-3\.1-70B\.config\.json$/m);
+  assert.equal(problems.filter((p) => p.severity !== 'info').length, 0, problems.map((p) => p.message).join('; '));
+});
+
+test('Llama-3.1-405B on RTX 4090s: no tp up to 8 serves it; tp 8 is written and its warning says what would', () => {
+  // 405B × 2 B = 811 GB over 8 × 22 GiB usable: nothing up to 8 fits.
+  const { r, problems } = written(join(ROOT, 'test/fixtures/configs/Llama-3.1-405B.config.json'), 'RTX 4090', join(ROOT, 'test/fixtures/configs/405b.attn.yaml'));
+  assert.equal(r.tensorParallelSize, 8);
+  assert.match(r.note, /no tensor_parallel_size up to 8 serves it/);
+  assert.ok(problems.some((p) => p.code === 'weights-exceed-device'));
+});
+
+test('a model with a short context gets lengths that fit it: GPT-2 (1,024 positions) on an A10-class card', () => {
+  // vLLM's max_model_len for GPT-2 is n_positions = 1,024: prompts up to 768, outputs up to 256.
+  const { profile, problems } = written(join(ROOT, 'test/fixtures/configs/gpt2.config.json'), 'L40S', join(ROOT, 'test/fixtures/configs/gpt2.attn.yaml'));
+  assert.equal(profile.workload?.maxModelLen, 1024);
+  assert.deepEqual(problems.filter((p) => p.severity !== 'info').map((p) => p.message), []);
+});
+
+test('a path with spaces and a folder above is written as YAML reads it back', () => {
+  const { profile } = written(join(ROOT, 'examples/llama-3.1-8b/config.json'), 'H200', join(ROOT, 'examples', 'my plans', 'x.attn.yaml'));
+  assert.equal(profile.modelPath, join(ROOT, 'examples/llama-3.1-8b/config.json'));
+});
+
+test('a file that is no model config: the loader\'s error, nothing written', () => {
+  const r = newProfile({ profilePath: join(ROOT, 'x.attn.yaml'), configPath: join(ROOT, 'package.json'), gpu: 'H100 SXM' }, host);
+  assert.ok('error' in r);
+});
+
+test('file names: the label made safe, then -2, -3 while taken', () => {
+  const taken = new Set(['Llama-3.1-8B.attn.yaml', 'Llama-3.1-8B-2.attn.yaml']);
+  assert.equal(newProfileName('Llama-3.1-8B', (n) => taken.has(n)), 'Llama-3.1-8B-3.attn.yaml');
+  assert.equal(newProfileName('meta llama/3', () => false), 'meta-llama-3.attn.yaml');
+  assert.equal(newProfileName('///', () => false), 'model.attn.yaml');
+});
