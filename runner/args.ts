@@ -186,6 +186,15 @@ export function checkOutputPath(path: string | undefined, flag: string, inputs: 
   }
   if (!st.isDirectory()) throw refuse(`${dir} is a file, not a folder`);
   // The result is written to a temporary file in that folder and renamed over the target.
+  probeWritable(dir, refuse);
+}
+
+/**
+ * Creates and removes a probe file in `dir`, so that permissions, read-only mounts, immutable
+ * folders and root's limits all count as the run's own write will meet them.
+ * @throws what `refuse` makes of "cannot write in DIR: why".
+ */
+function probeWritable(dir: string, refuse: (why: string) => Error): void {
   const probe = join(dir, `.attnscope-probe-${process.pid}-${Date.now()}`);
   try {
     closeSync(openSync(probe, 'wx'));
@@ -196,9 +205,10 @@ export function checkOutputPath(path: string | undefined, flag: string, inputs: 
 }
 
 /**
- * Refuses, before any work, an output folder (sweep/submit `--out`) that cannot be made: the
- * folder itself is created if missing (it is the run's own folder), but its parent must exist,
- * as for `--json` (a typo in a path is not silently turned into a tree of folders).
+ * Refuses, before any work, an output folder (sweep/submit `--out`) that cannot be made or
+ * written in: the folder itself is created if missing (it is the run's own folder), but its
+ * parent must exist, as for `--json` (a typo in a path is not silently turned into a tree of
+ * folders), and the folder (or, to be made, its parent) must take a probe file.
  * @throws UsageError (exit 2, one line) naming the flag, the path and the reason.
  */
 export function checkOutputDir(path: string, flag: string): void {
@@ -212,6 +222,8 @@ export function checkOutputDir(path: string, flag: string): void {
   }
   if (st) {
     if (!st.isDirectory()) throw refuse('is a file, not a folder');
+    // s40 newcomer F2: a folder the points cannot be written in failed after a point's whole simulation.
+    probeWritable(path, refuse);
     return;
   }
   const parent = dirname(resolve(path));
@@ -223,6 +235,8 @@ export function checkOutputDir(path: string, flag: string): void {
   }
   if (!pst) throw refuse(`the folder ${dirname(path)} does not exist (only the last folder is created for you: mkdir -p ${dirname(path)} first)`);
   if (!pst.isDirectory()) throw refuse(`${parent} is a file, not a folder`);
+  // s40 newcomer F1: a parent the folder cannot be made in was an internal error (mkdir EACCES) with a stack.
+  probeWritable(parent, refuse);
 }
 
 /** The names of this process's standard output an output flag may give (README "CLI"). */

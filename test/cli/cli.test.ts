@@ -1524,6 +1524,24 @@ test('sweep --out in a missing folder is refused before any work, as --json is; 
   assert.ok(existsSync(join(dir, 'sw')));
 });
 
+test('sweep --out a folder that cannot be written in, or made, is refused before any point runs (exit 2, one line)', () => {
+  // s40 newcomer F1/F2: a parent the folder could not be made in was "internal error: EACCES ... mkdir"
+  // with a stack (exit 1); an existing unwritable folder failed after the first point's whole
+  // simulation, saying "rerun the same command to resume", which failed the same way.
+  // /sys refuses new files and folders even to root (as in the --json test above).
+  if (!existsSync('/sys/kernel')) return;
+  const { dir } = tmp('config.json', TINY_CONFIG);
+  const profile = join(dir, 'p.attn.yaml');
+  writeFileSync(profile, 'model: ./config.json\nkv_cache: { num_pages: 400 }\nworkload: { requests: 5 }\n');
+  const made = cli(['sweep', profile, '--set', 'kv_cache.page_size=8,16', '--out', '/sys/attnscope-sweep']);
+  assert.equal(made.code, 2, made.stderr);
+  assert.match(made.stderr.trim(), /^attnscope: --out \/sys\/attnscope-sweep: cannot write in \/sys: (permission denied|read-only file system)$/);
+  const existing = cli(['sweep', profile, '--set', 'kv_cache.page_size=8,16', '--out', '/sys/kernel']);
+  assert.equal(existing.code, 2, existing.stderr);
+  assert.match(existing.stderr.trim(), /^attnscope: --out \/sys\/kernel: cannot write in \/sys\/kernel: (permission denied|read-only file system)$/);
+  assert.doesNotMatch(existing.stderr, /sweep point/, 'no point ran');
+});
+
 test('--calibrate with a vllm bench serve result of another model: fitted, with a warning at its model_id naming both models', () => {
   const dir = tempDir('attnscope-cli-');
   const profile = join(dir, 'p.attn.yaml');
