@@ -294,16 +294,18 @@ export class Dashboard implements vscode.Disposable {
   /**
    * Opens the dashboard's Sweep tab on `report`, read from `file` (its sweep-report.json), and
    * remembers it: a reopened dashboard and a reloaded window show it again. The History list of
-   * sweeps is sent again (a sweep that just ended is new there).
+   * sweeps is sent again (a sweep that just ended is new there). `preserveFocus`: the panel comes
+   * to the front without the keyboard (a sweep that ended while the user typed elsewhere; s40
+   * newcomer-ed: its reveal took the focus, and the next keystrokes went to the dashboard).
    */
-  showSweep(report: SweepReport, file: string): void {
+  showSweep(report: SweepReport, file: string, preserveFocus = false): void {
     this.sweep = { report, file };
     // An ended sweep's line is replayed only over its own table (the page clears it alike: webview/model.ts showSweep).
     const started = this.sweepLive[0];
     if (this.sweepLive.at(-1)?.type === 'sweepEnded' && started?.type === 'sweepStarted' && started.name !== report.name) this.sweepLive = [];
     this.shownSweepLoaded = true; // supersedes what the last extension host kept
     void this.shownRun?.saveSweep(file, (err) => this.host.log.warn(`could not record the sweep the dashboard shows: ${err instanceof Error ? err.message : String(err)}`));
-    this.show(false);
+    this.show(preserveFocus);
     this.post({ type: 'showSweep', report });
     void this.refreshSweeps();
   }

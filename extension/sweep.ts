@@ -29,9 +29,13 @@ import { readSweepReport } from './sweepReports';
  */
 const SWEEP_KILL_AFTER_MS = 10_000;
 
-/** Opens the dashboard's Sweep view on `report`, read from `file`; a reopened dashboard or reloaded window shows it again (Dashboard.showSweep). */
-export function showSweep(ctx: Ctx, report: SweepReport, file: string): void {
-  ctx.dashboard.showSweep(report, file);
+/**
+ * Opens the dashboard's Sweep view on `report`, read from `file`; a reopened dashboard or reloaded
+ * window shows it again (Dashboard.showSweep). `preserveFocus` for a sweep that ended on its own:
+ * the keyboard stays where the user is typing.
+ */
+export function showSweep(ctx: Ctx, report: SweepReport, file: string, preserveFocus = false): void {
+  ctx.dashboard.showSweep(report, file, preserveFocus);
 }
 
 export class SweepRun extends RunInFlight<SweepReport | null> {
@@ -139,7 +143,7 @@ export class SweepRun extends RunInFlight<SweepReport | null> {
     }
     const message = sweepEndMessage(name, end, vscode.workspace.asRelativePath(end.outDir));
     this.ended('finished', message);
-    showSweep(ctx, report, end.reportFile!);
+    showSweep(ctx, report, end.reportFile!, true);
     ctx.log.info(message);
     if (end.failed.length > 0) {
       for (const f of end.failed) ctx.log.error(`sweep ${name}: point ${f.label} failed: ${f.error}`);

@@ -831,6 +831,8 @@ describe('AttnScope in code-server', { timeout: 1_200_000 }, () => {
       await lens.click();
       await notification(page, /AttnScope: sweep of short-sweep\.attn\.yaml finished: 4 points/);
       await frame.waitForFunction(() => /^sweep of short-sweep\.attn\.yaml finished/.test(document.querySelector('#sweep-run-status')?.textContent ?? ''), undefined, { timeout: 30_000 });
+      // s40 newcomer-ed: the finished sweep's reveal took the keyboard from the profile being typed in.
+      assert.equal(await page.locator('.editor-group-container.active .tab.active .monaco-icon-label[aria-label$="/short-sweep.attn.yaml"]').count(), 1, 'the profile\'s editor keeps the focus when the sweep ends');
     } finally {
       runQueue.stop();
     }
