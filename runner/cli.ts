@@ -493,7 +493,7 @@ function checkSavedRunTrace(file: string, run: RunResult, flags: SimulateFlags):
   else flagsOf.push('--trace FILE', ...(load.timeScale !== 1 ? [`--time-scale ${load.timeScale}`] : []));
   const what = t ? `the trace ${t.path} (${t.format}, time stamps in ${t.timeUnit}${load.timeScale !== 1 ? `, time scale ${formatTimeScale(load.timeScale)}` : ''})` : 'a trace';
   throw new UsageError(
-    `${file} is a run that replayed ${what}; its profile holds the workload, not the trace, so alone it would draw the workload instead. To replay the same trace: attnscope simulate ${file} ${flagsOf.join(' ')}`,
+    `${file} is a run that replayed ${what}; its profile holds the workload, not the trace, so alone it would draw the workload instead. To replay the same trace: attnscope simulate ${shellQuote(file)} ${flagsOf.join(' ')}`,
     false,
   );
 }

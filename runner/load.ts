@@ -54,7 +54,7 @@ function readTextFile(path: string): string {
   if (typeof text === 'string') return text;
   if (text.kind === 'size') throw new Error(`is ${text.bytes !== undefined && !isGivenDescriptor(path) ? formatBytes(text.bytes) : `more than ${formatBytes(MAX_INPUT_TEXT_BYTES)}`}: too big for a profile or config.json (at most ${formatBytes(MAX_INPUT_TEXT_BYTES)}; a weights file?)`);
   if (text.why === 'a folder') throw new Error('is a folder, not a file');
-  if (text.why === 'not a regular file (a FIFO)') throw new Error('is a named pipe (FIFO), not a file: reading it waits until something writes to it; give the profile or config.json itself, or pipe it in as <(cat FILE)');
+  if (text.why === 'not a regular file (a FIFO)') throw new Error('is a named pipe (FIFO), not a file: reading it waits until something writes to it; give the profile or config.json itself, or pipe it in as <(cat FILE) (a profile so piped reads a relative model: path beside /dev/fd: write it absolute)');
   if (text.kind === 'irregular') throw new Error('is not a regular file (a device or socket), so not a profile or config.json');
   throw new Error(`is ${text.why}`);
 }

@@ -63,9 +63,17 @@ function dotted(path: readonly string[]): string {
   return path.length === 0 ? 'the profile' : path.map((s, i) => (/^\d+$/.test(s) ? `[${s}]` : (i > 0 ? '.' : '') + s)).join('');
 }
 
+/** The most characters of a string value a message quotes. */
+const QUOTED_CHARS = 60;
+
 export function describeValue(node: ValueNode | undefined): string {
   if (!node) return 'nothing';
-  if (node.type === 'string') return `the string ${JSON.stringify(node.value)}`;
+  if (node.type === 'string') {
+    // A binary file read as YAML is one string of thousands of characters: quote its start (s40 newcomer F7: 7 KB in one line).
+    const text = String(node.value);
+    const chars = [...text];
+    return chars.length <= QUOTED_CHARS ? `the string ${JSON.stringify(text)}` : `the string ${JSON.stringify(chars.slice(0, QUOTED_CHARS).join(''))}… (${formatCount(chars.length)} characters)`;
+  }
   if (node.type === 'object') return 'a mapping';
   if (node.type === 'array') return 'a list';
   if (node.type === 'null') return 'null';

@@ -107,7 +107,7 @@ test('a FIFO named on the command line is refused in one line, exit 2, not waite
   for (const name of ['fifo.json', 'fifo.log']) assert.equal(spawnSync('mkfifo', [join(dir, name)]).status, 0);
   const e = spawnSync(process.execPath, [runner, 'estimate', join(dir, 'fifo.json')], { encoding: 'utf8', timeout: 60_000 });
   assert.deepEqual([e.status, e.signal], [2, null], e.stderr);
-  assert.equal(e.stderr, `${join(dir, 'fifo.json')}:1:1: is a named pipe (FIFO), not a file: reading it waits until something writes to it; give the profile or config.json itself, or pipe it in as <(cat FILE)\n`);
+  assert.equal(e.stderr, `${join(dir, 'fifo.json')}:1:1: is a named pipe (FIFO), not a file: reading it waits until something writes to it; give the profile or config.json itself, or pipe it in as <(cat FILE) (a profile so piped reads a relative model: path beside /dev/fd: write it absolute)\n`);
   const v = spawnSync(process.execPath, [runner, 'vllm-log', join(dir, 'fifo.log')], { encoding: 'utf8', timeout: 60_000 });
   assert.deepEqual([v.status, v.signal], [2, null], v.stderr);
   assert.equal(v.stderr, `${join(dir, 'fifo.log')}:1:1: is a named pipe (FIFO), not a file: reading it waits until something writes to it; give the log file itself, or pipe it in as /dev/stdin or <(cat LOG)\n`);

@@ -550,7 +550,7 @@ test('sweep reads its profile and each point\'s model: as every command does: a 
   const quick = (args: string[]) => spawnSync(process.execPath, [runner, ...args], { encoding: 'utf8', timeout: 60_000 });
   const p = quick(['sweep', fifo]);
   assert.equal(p.status, 2, p.stderr);
-  assert.equal(p.stderr, `${fifo}:1:1: is a named pipe (FIFO), not a file: reading it waits until something writes to it; give the profile or config.json itself, or pipe it in as <(cat FILE)\n`);
+  assert.equal(p.stderr, `${fifo}:1:1: is a named pipe (FIFO), not a file: reading it waits until something writes to it; give the profile or config.json itself, or pipe it in as <(cat FILE) (a profile so piped reads a relative model: path beside /dev/fd: write it absolute)\n`);
   const file = join(dir, 'model-fifo.attn.yaml');
   writeFileSync(file, 'model: ./fifo.json\nworkload: { requests: 10 }\nsweep:\n  axes:\n    kv_cache.page_size: [16, 32]\n');
   const m = quick(['sweep', file]);

@@ -912,3 +912,13 @@ test('workload.trace must be a non-blank string: an error at its value', () => {
     assert.equal(text.slice(e.range.offset, e.range.offset + e.range.length), v, `${v}: ${e.message}`);
   }
 });
+
+test('a profile that is one long string (a binary file read as YAML) is refused quoting its first 60 characters and its length', () => {
+  // s40 newcomer F7: 3,000 random bytes gave one error line of 7,331 bytes.
+  const text = 'x'.repeat(59) + 'é' + 'y'.repeat(2940);
+  const r = readProfile(text, '/p/bin.attn.yaml', host({}));
+  const e = r.problems.find((p) => p.code === 'not-an-object');
+  assert.equal(e?.message, `a profile is a mapping of keys (model, dtype, device, kv_cache, ...), not the string "${'x'.repeat(59)}é"… (3,000 characters)`);
+  const short = readProfile('just words', '/p/w.attn.yaml', host({}));
+  assert.match(short.problems.find((p) => p.code === 'not-an-object')!.message, /not the string "just words"$/);
+});
