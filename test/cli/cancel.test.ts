@@ -6,7 +6,7 @@
  */
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import { test } from 'node:test';
@@ -136,4 +136,35 @@ test('bench - cancelled while stdin is still open: SIGTERM ends it with exit 130
   // No profile came: there is no run to end the stream on (core/protocol/runner.ts), and nothing else is written.
   assert.equal(stdout, '');
   child.stdin.destroy();
+});
+
+test('simulate --json --events stopped by SIGTERM right after its paged run: exit 130, one cancelled done, the old --json file kept, whether the baselines or the summary were running (s40 newcomer F3)', { timeout: 120_000 }, async () => {
+  // A real signal to a child process: it lands while the main thread works on the summary of
+  // 50,000 requests (about a second at load), where the runner's handler waits in the event loop.
+  // Before the fix it ran to the end: exit 0, a done with the pool, the --json file replaced.
+  const dir = tempDir('attnscope-cancel-');
+  const profile = join(dir, 'p.attn.yaml');
+  writeFileSync(profile, `model: ${JSON.stringify(join(__dirname, '..', '..', 'examples', 'llama-3.1-8b', 'config.json'))}\ndevice: { gpu: H100 SXM }\nworkload: { requests: 50000, arrival_rate: 24, max_model_len: 8192, seed: 1 }\n`);
+  const out = join(dir, 'run.json');
+  writeFileSync(out, 'old\n');
+  const child = spawn(process.execPath, [runner, 'simulate', profile, '--events', '--json', out], { stdio: ['ignore', 'pipe', 'pipe'] });
+  let stdout = '';
+  let stderr = '';
+  let signalled = false;
+  child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+  child.stdout.on('data', (d: Buffer) => {
+    stdout += d.toString();
+    if (!signalled && stdout.includes('finished; waiting for the contiguous-allocation baselines')) {
+      signalled = true;
+      child.kill('SIGTERM');
+    }
+  });
+  const code = await new Promise<number | null>((resolveExit) => child.on('exit', (c) => resolveExit(c)));
+  assert.ok(signalled, `no progress event said the simulation finished:\n${stderr}`);
+  assert.equal(code, 130, stderr);
+  const events = stdout.trim().split('\n').map((l) => JSON.parse(l) as RunnerEvent);
+  const done = events.filter((e) => e.type === 'done');
+  assert.equal(done.length, 1);
+  assert.ok(done[0]!.type === 'done' && done[0]!.run.status === 'cancelled' && done[0]!.run.pool === undefined, JSON.stringify(done[0]).slice(0, 300));
+  assert.equal(readFileSync(out, 'utf8'), 'old\n', 'the --json file is left as it was');
 });
