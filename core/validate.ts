@@ -247,3 +247,14 @@ function withoutProperties(node: ValueNode, drop: ReadonlySet<PropertyNode>): Va
   if (node.items) return { ...node, items: node.items.map((item) => withoutProperties(item, drop)) };
   return node;
 }
+
+/**
+ * True for the profile's summary at `model:` of its config.json's errors (model-config-invalid:
+ * "the model config ... has 2 errors; first: ...") when `all` holds those errors themselves: the
+ * CLI prints each at its own line of that file, the editor shows each at `model:` with a link to
+ * its place (server/diagnostics.ts), so the summary would say the first one twice (s40
+ * newcomer-ed: three Problems entries for one mistake).
+ */
+export function summarisedElsewhere(p: Problem, all: readonly Problem[]): boolean {
+  return p.code === 'model-config-invalid' && all.some((q) => q.severity === 'error' && q.file !== undefined && q.file === p.data?.path);
+}

@@ -15,7 +15,7 @@ import { offsetToLineColumn } from '../core/config';
 import { formatBytes, formatCount } from '../core/format';
 import type { Problem, Profile } from '../core/config/types';
 import { RUN_SCHEMA_VERSION, runKind, TOOL_NAME, type RunProblem, type RunResult } from '../core/protocol/run';
-import { runSeverity, validateProfileText } from '../core/validate';
+import { runSeverity, summarisedElsewhere, validateProfileText } from '../core/validate';
 import { shellQuote, type RunInput } from './args';
 import { InputError, InputErrors, readFailure } from './errors';
 
@@ -187,16 +187,6 @@ function locate(problem: Problem, file: string, text: string, texts: Map<string,
   const src = problem.file ? (texts.get(problem.file) ?? readText(problem.file) ?? '') : text;
   const { line, column } = offsetToLineColumn(src, problem.range.offset);
   return { file: where, line, column };
-}
-
-/**
- * True for the profile's summary at `model:` of its config.json's errors (model-config-invalid:
- * "the model config ... has 2 errors; first: ...") when `all` holds those errors, each at its own
- * line of that file: the CLI prints each error once. The editor keeps the summary, on the line
- * it is about, in the profile it shows (server/diagnostics.ts shows the config's own there too).
- */
-function summarisedElsewhere(p: Problem, all: readonly Problem[]): boolean {
-  return p.code === 'model-config-invalid' && all.some((q) => q.severity === 'error' && q.file !== undefined && q.file === p.data?.path);
 }
 
 /**

@@ -17,6 +17,7 @@ import { existsSync } from 'node:fs';
 import { dirname, isAbsolute, relative as relativePath, sep } from 'node:path';
 import { TextDocument } from 'vscode-languageserver-textdocument';
 import type { Problem, Severity, SourceRange } from '../core/config';
+import { summarisedElsewhere } from '../core/validate';
 import type { Analysis } from './analysis';
 import { pathToUri } from './paths';
 
@@ -125,5 +126,5 @@ export function applies(p: Problem): boolean {
 
 /** The diagnostics of `problems` (the analysed document's: analysis.ts checkedProblems) that apply on this machine. */
 export function toDiagnostics(a: Analysis, problems: readonly Problem[], capabilities: ClientCapabilities): Diagnostic[] {
-  return problems.filter(applies).map((p) => toDiagnostic(a, p, capabilities));
+  return problems.filter((p, _, all) => applies(p) && !summarisedElsewhere(p, all)).map((p) => toDiagnostic(a, p, capabilities));
 }
