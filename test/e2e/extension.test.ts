@@ -814,6 +814,11 @@ describe('AttnScope in code-server', { timeout: 1_200_000 }, () => {
   // the running list. Measured: each progress line of the runner to the Sweep tab showing its words.
   it('shows a short sweep\'s progress in the Sweep tab as the runner sends it: the first at once, a point at 100 % before it is saved', async () => {
     writeFileSync(join(ws, 'short-sweep.attn.yaml'), sweepProfile(100, [8, 16, 32, 64]));
+    // The dashboard beside the profile, as a user keeps it (s40 newcomer-ed: typing in the profile
+    // on the left, the finished sweep's reveal took the keyboard to the dashboard on the right).
+    await page.locator('.editor-group-container.active .tab[aria-label^="AttnScope"]').first().click();
+    await runCommand(page, 'View: Move Editor into Next Group');
+    await runCommand(page, 'View: Focus First Editor Group');
     await openNewFile(page, 'short-sweep.attn.yaml', 'kv_cache.page_size');
     const lens = page.locator('.editor-group-container.active .codelens-decoration a', { hasText: 'Run sweep' }).first();
     await lens.waitFor({ timeout: 60_000 });
@@ -832,7 +837,7 @@ describe('AttnScope in code-server', { timeout: 1_200_000 }, () => {
       await notification(page, /AttnScope: sweep of short-sweep\.attn\.yaml finished: 4 points/);
       await frame.waitForFunction(() => /^sweep of short-sweep\.attn\.yaml finished/.test(document.querySelector('#sweep-run-status')?.textContent ?? ''), undefined, { timeout: 30_000 });
       // s40 newcomer-ed: the finished sweep's reveal took the keyboard from the profile being typed in.
-      assert.equal(await page.locator('.editor-group-container.active .tab.active .monaco-icon-label[aria-label$="/short-sweep.attn.yaml"]').count(), 1, 'the profile\'s editor keeps the focus when the sweep ends');
+      assert.equal(await page.locator('.editor-group-container.active .tab.active[data-resource-name="short-sweep.attn.yaml"]').count(), 1, 'the profile\'s editor group keeps the focus when the sweep ends');
     } finally {
       runQueue.stop();
     }
@@ -868,7 +873,7 @@ describe('AttnScope in code-server', { timeout: 1_200_000 }, () => {
     const text = readFileSync(join(ws, 'llama-3.1-8b.attn.yaml'), 'utf8');
     assert.match(text, /^model: \.\/llama-3\.1-8b\/config\.json$/m);
     assert.match(text, /^ {2}gpu: H200$/m);
-    await page.locator('.editor-group-container.active .tab.active .monaco-icon-label[aria-label$="/llama-3.1-8b.attn.yaml"]').first().waitFor({ timeout: 30_000 });
+    await page.locator('.editor-group-container.active .tab.active[data-resource-name="llama-3.1-8b.attn.yaml"]').first().waitFor({ timeout: 30_000 });
     // Its hints: weights per GPU on `model:` (15 GiB: 8,030,261,248 params × 2 B, the estimate's figure).
     await page.locator('.editor-group-container.active .monaco-editor .view-lines', { hasText: '15 GiB weights' }).first().waitFor({ timeout: 60_000 });
     await page.screenshot({ path: join(shots, '14-new-profile.png') });
