@@ -655,7 +655,6 @@ async function simulateProfile(file: string, loaded: LoadedProfile, flags: Simul
   let last: PoolProgress | undefined;
   let preparing: PrepareProgress | undefined;
   let pagedDone = false;
-  let ranToEnd = false;
   /** Requests the KV pool can never hold (rejected; said after the run, as the max_model_len rejections are before it). */
   let tooBig: { count: number; first: Array<{ promptLen: number; outputLen: number; at: string }> } | undefined;
   let result: PoolResult;
@@ -713,13 +712,6 @@ async function simulateProfile(file: string, loaded: LoadedProfile, flags: Simul
         },
       });
     }
-    // The summary after the last slice is seconds of work on this thread at millions of requests,
-    // during which a SIGINT waits in the event loop: let it run (the poll phase, where signals
-    // land, comes before setImmediate's), then honour it before anything is written (s40 newcomer
-    // F3: a Ctrl-C there was ignored, the old --json file replaced and exit 0).
-    ranToEnd = true;
-    await new Promise((resolveTurn) => setImmediate(resolveTurn));
-    signal.throwIfAborted();
   } catch (e) {
     progress.clear();
     // The simulator places its refusal in the profile's absolute path: say it as the user typed it, as every other line does.
@@ -727,12 +719,10 @@ async function simulateProfile(file: string, loaded: LoadedProfile, flags: Simul
     if (e instanceof ArrivalSpanError && !flags.maxRate) throw new UsageError(`--time-scale ${flags.timeScale}: ${e.message}; use a larger --time-scale`, false);
     if (e instanceof RangeError && flags.maxRate) throw new UsageError(e.message, false);
     if (!(e instanceof CancelledError)) throw e;
-    const at = ranToEnd
-      ? ` after the simulation of ${formatCountOf(last?.requests ?? 0, 'request')} and its baselines finished, before anything was written`
-      : preparing
+    const at = preparing
       ? ` while ${preparing.phase} (${formatCount(preparing.done)} of ${formatCountOf(preparing.requests, 'request')})`
       : pagedDone
-        ? ` after the simulation of ${formatCountOf(last!.requests, 'request')} finished, while the contiguous-allocation baselines were still simulated`
+        ? ` after the simulation of ${formatCountOf(last!.requests, 'request')} finished, while its contiguous-allocation baselines and summary were computed`
         : last
           ? ` at ${Math.floor(100 * last.fraction)}% of ${formatCountOf(last.requests, 'request')}`
           : '';

@@ -518,6 +518,12 @@ export async function simulatePool(profile: Profile, opts: SimulateOptions = {})
   opts.onTimes?.(packed, times);
   const latency = latencySummary(packed, times, opts.slo ?? profile.slo);
   const load = poolLoad(packed, times, latency, scale, opts.requests || opts.trace || traced ? 'trace' : 'workload');
+  // The summary above is seconds of work on this thread at millions of requests, during which a
+  // SIGINT waits in the event loop: let it run (the poll phase, where signals land, comes before
+  // setImmediate's) and honour it, so that the caller writes nothing (s40 newcomer 1: simulate,
+  // simulate --events and bench ran to the end after a Ctrl-C there, replacing --json, exit 0).
+  await new Promise((resolveTurn) => setImmediate(resolveTurn));
+  opts.signal?.throwIfAborted();
   return { samples, summary, load, baselines, pageSize, numPages, poolTokens: poolTokenCount, ...(poolBlocks !== undefined ? { poolBlocks } : {}), ...(groups ? { poolGroups: groups.count } : {}), ...(poolLayout ? { poolLayout } : {}), stepTime, latency };
 }
 

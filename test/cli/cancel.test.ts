@@ -54,7 +54,7 @@ test('simulate --events cancelled once the paged simulation finished, while the 
   const code = await main(['simulate', profile, '--events'], { stdout, stderr });
   assert.ok(signalled, `no progress event said the simulation finished:\n${stdout.text()}`);
   assert.equal(code, 130, stderr.text());
-  const at = 'after the simulation of 2,000 requests finished, while the contiguous-allocation baselines were still simulated';
+  const at = 'after the simulation of 2,000 requests finished, while its contiguous-allocation baselines and summary were computed';
   assert.equal(stderr.text().split('\n').filter((l) => l.startsWith('attnscope: ')).join('\n'), `attnscope: simulate cancelled by SIGINT ${at}; nothing written`);
   const events = stdout.text().trim().split('\n').map((l) => JSON.parse(l) as RunnerEvent);
   assert.equal(events.filter((e) => e.type === 'done').length, 1);
