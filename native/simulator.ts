@@ -49,7 +49,7 @@ export interface ServingSimConfig {
   maxModelLen: number;
   /**
    * Step time (seconds), a roofline (native/src/pool/simulator.h StepTimeModel):
-   * perStepS + max(weightsS + expertWeightsS · (1 − (1 − k/E)^tokens) + perKvTokenS · KV tokens attended
+   * perStepS + max(weightsS + decodeWeightsS [a decode token scheduled] + prefillWeightsS [a prefill token scheduled] + expertWeightsS · (1 − (1 − k/E)^tokens) + perKvTokenS · KV tokens attended
    * + perSlidingKvTokenS · sliding-window KV tokens attended + perRequestStateS · requests scheduled
    * + perPrefillContextKvS · prefill chunks' context tokens, perTokenS · tokens scheduled (perDecodeTokenS for the
    * decode tokens, one-token chunks) + perPrefillContextTokenS · prefill chunks' context tokens + perLogitsS · requests scheduled
@@ -58,8 +58,15 @@ export interface ServingSimConfig {
    * layers at most stepSlidingWindow tokens per query.
    */
   perStepS: number;
-  /** Every weight but the routed experts' (dense models: all). */
+  /** Every weight but the routed experts' and the two below (dense models: all). */
   weightsS: number;
+  /**
+   * Weights only a step with a decode token (a one-token chunk) reads, and weights only a step with
+   * a prefill token reads: an MLA W8A8 checkpoint's 16-bit W_UK_T / W_UV copies and its quantized
+   * kv_b_proj. Default 0 (all in weightsS).
+   */
+  decodeWeightsS?: number;
+  prefillWeightsS?: number;
   /** MoE: all routed experts' weights; a step reads the share its tokens touch (uniform routing assumed). Default 0. */
   expertWeightsS?: number;
   /** MoE: routed experts per layer E and experts per token k (num_experts, num_experts_per_tok); default 0 (dense). */
@@ -146,11 +153,15 @@ export interface ServingSimStage {
   perRequestStateS?: number;
   /** Default 0. */
   perPrefillContextKvS?: number;
+  /** Default 0. */
+  decodeWeightsS?: number;
+  /** Default 0. */
+  prefillWeightsS?: number;
 }
 
 /** ServingSimStage's fields (native/wasm/addon.ts sends them in native/wasm/abi.cc's order). */
 const SIM_STAGE_FIELDS = ['perStepS', 'weightsS', 'expertWeightsS', 'perKvTokenS', 'perTokenS', 'perLogitsS', 'perPairS', 'perDecodePairS', 'perSlidingKvTokenS', 'perSlidingPairS',
-  'perDecodeTokenS', 'perPrefillContextTokenS', 'perRequestStateS', 'perPrefillContextKvS'] as const;
+  'perDecodeTokenS', 'perPrefillContextTokenS', 'perRequestStateS', 'perPrefillContextKvS', 'decodeWeightsS', 'prefillWeightsS'] as const;
 
 /**
  * Requests as parallel arrays [n], sorted by arrival, and their shared segments (SimSegment in
@@ -257,9 +268,9 @@ function checkSimulation(config: ServingSimConfig, requests: ServingSimRequests)
   intArg('maxSamples', config.maxSamples, 2, INT32_MAX);
   if (config.coast !== undefined && typeof config.coast !== 'boolean') throw new TypeError('coast must be a boolean');
   if (config.privateTails !== undefined && typeof config.privateTails !== 'boolean') throw new TypeError('privateTails must be a boolean');
-  for (const key of ['perStepS', 'weightsS', 'perKvTokenS', 'perTokenS', 'perDecodeTokenS', 'perPrefillContextTokenS', 'perLogitsS', 'perPairS', 'perDecodePairS', 'expertWeightsS', 'perSlidingKvTokenS', 'perSlidingPairS', 'perRequestStateS', 'perPrefillContextKvS'] as const) {
+  for (const key of ['perStepS', 'weightsS', 'perKvTokenS', 'perTokenS', 'perDecodeTokenS', 'perPrefillContextTokenS', 'perLogitsS', 'perPairS', 'perDecodePairS', 'expertWeightsS', 'perSlidingKvTokenS', 'perSlidingPairS', 'perRequestStateS', 'perPrefillContextKvS', 'decodeWeightsS', 'prefillWeightsS'] as const) {
     const v = config[key];
-    if (v === undefined && (key === 'perDecodeTokenS' || key === 'perPrefillContextTokenS' || key === 'perLogitsS' || key === 'perDecodePairS' || key === 'expertWeightsS' || key === 'perSlidingKvTokenS' || key === 'perSlidingPairS' || key === 'perRequestStateS' || key === 'perPrefillContextKvS')) continue;
+    if (v === undefined && (key === 'perDecodeTokenS' || key === 'perPrefillContextTokenS' || key === 'perLogitsS' || key === 'perDecodePairS' || key === 'expertWeightsS' || key === 'perSlidingKvTokenS' || key === 'perSlidingPairS' || key === 'perRequestStateS' || key === 'perPrefillContextKvS' || key === 'decodeWeightsS' || key === 'prefillWeightsS')) continue;
     if (typeof v !== 'number' || !Number.isFinite(v)) throw new TypeError(`${key} must be a finite number`);
     if (v < 0) throw new RangeError(`${key} must be >= 0, got ${v}`);
   }
@@ -278,7 +289,7 @@ function checkSimulation(config: ServingSimConfig, requests: ServingSimRequests)
       if (typeof stage !== 'object' || stage === null) throw new TypeError(`stages[${k}] must be an object`);
       for (const key of SIM_STAGE_FIELDS) {
         const v = stage[key];
-        if (v === undefined && (key === 'perDecodeTokenS' || key === 'perPrefillContextTokenS' || key === 'perRequestStateS' || key === 'perPrefillContextKvS')) continue;
+        if (v === undefined && (key === 'perDecodeTokenS' || key === 'perPrefillContextTokenS' || key === 'perRequestStateS' || key === 'perPrefillContextKvS' || key === 'decodeWeightsS' || key === 'prefillWeightsS')) continue;
         if (typeof v !== 'number' || !Number.isFinite(v)) throw new TypeError(`stages[${k}].${key} must be a finite number`);
         if (v < 0) throw new RangeError(`stages[${k}].${key} must be >= 0, got ${v}`);
       }

@@ -774,17 +774,22 @@ export function quantizedWeights(model: ModelSpec, b: ParamBreakdown = paramCoun
  * those the checkpoint stores quantized (not in its skip list, not an experts-only scope). What the
  * step-time model charges per prefill context token (vLLM's _compute_prefill_context runs kv_b_proj
  * over each) and splits between the fp8 and the dtype's peak (vLLM's decode runs kv_b_proj's halves
- * W_UK_T and W_UV as 16-bit bmm's). Both 0 without MLA.
+ * W_UK_T and W_UV as 16-bit bmm's); `quantizedBytes`, those quantized ones' bytes as stored (what a
+ * step with prefill chunks reads of them: DeepSeek-V3 fp8 1,023,410,176 B). All 0 without MLA.
  */
-export function mlaKvBProjParams(model: ModelSpec): { params: number; quantized: number } {
+export function mlaKvBProjParams(model: ModelSpec): { params: number; quantized: number; quantizedBytes: number } {
   const q = model.quantization;
-  const out = { params: 0, quantized: 0 };
+  const out = { params: 0, quantized: 0, quantizedBytes: 0 };
   if (!model.mla) return out;
   for (const w of linearWeights(model, false)) {
     if (!w.name.endsWith('.kv_b_proj')) continue;
     const n = w.k * w.n * w.copies;
     out.params += n;
-    if (q && (q.grouped ? !skipTest(q.grouped)(w) : q.scope !== 'experts' && !(q.skip && skipTest(q.skip)(w)))) out.quantized += n;
+    if (q && (q.grouped ? !skipTest(q.grouped)(w) : q.scope !== 'experts' && !(q.skip && skipTest(q.skip)(w)))) {
+      out.quantized += n;
+      // The dtype only sizes an unquantized weight, which this one is not.
+      out.quantizedBytes += linearWeightBytes(model, w, 'bf16');
+    }
   }
   return out;
 }

@@ -205,7 +205,8 @@ export interface PoolSummary {
 
 /**
  * Modelled seconds of one serving step (one forward pass), a roofline
- * (runner/simulate/step-time.ts): perStepS + max(weightsS + expertWeightsS · (1 − (1 − k/E)^T)
+ * (runner/simulate/step-time.ts): perStepS + max(weightsS + decodeWeightsS [a decode token scheduled]
+ * + prefillWeightsS [a prefill token scheduled] + expertWeightsS · (1 − (1 − k/E)^T)
  * + perKvTokenS · KV tokens attended + perSlidingKvTokenS · KV tokens attended in the window
  * + perRequestStateS · requests scheduled + perPrefillContextKvS · context tokens of the prefill chunks, perTokenS · T tokens scheduled (perDecodeTokenS for the decode tokens among them) + perPrefillContextTokenS ·
  * context tokens of the prefill chunks + perLogitsS · requests scheduled + perPairS · query-key pairs attended by prefill chunks +
@@ -222,12 +223,22 @@ export interface PoolSummary {
  * perTokenS, for every scheduled token, and replays so; one saved before perPrefillContextTokenS and
  * perDecodeTokenS charged no MLA context up-projection and every token at perTokenS, and replays so;
  * one saved before perRequestStateS read no recurrent state, and one saved before
- * perPrefillContextKvS moved no MLA context K/V beyond the latent's read; both replay so.
+ * perPrefillContextKvS moved no MLA context K/V beyond the latent's read, one saved before
+ * decodeWeightsS / prefillWeightsS read an MLA W8A8 checkpoint's kv_b_proj and its copies every step
+ * (in weightsS); all replay so.
  */
 export interface StepTimeModel {
   perStepS: number;
-  /** Weights read every step: all but the routed experts' (dense models: all). */
+  /** Weights read every step: all but the routed experts' and the two below (dense models: all). */
   weightsS: number;
+  /**
+   * MLA W8A8 (a quantized kv_b_proj): the 16-bit copies of its halves W_UK_T / W_UV, which only a
+   * step with a decode token reads (vLLM's forward_mqa), and the quantized kv_b_proj, which only a
+   * step with a prefill chunk reads (forward_mha), bytes per GPU / effective bandwidth. Absent
+   * otherwise and in runs saved before them (then in weightsS, read every step).
+   */
+  decodeWeightsS?: number;
+  prefillWeightsS?: number;
   /**
    * MoE: all routed experts' weights; a step of T tokens reads the expected share
    * 1 − (1 − k/E)^T of them, uniform routing assumed (modelled). Absent for dense models.
@@ -342,6 +353,9 @@ export interface StageStepTime {
   perRequestStateS?: number;
   /** As StepTimeModel's: absent but for MLA (and in runs saved before it), then 0. */
   perPrefillContextKvS?: number;
+  /** As StepTimeModel's: absent but for an MLA W8A8 checkpoint (and in runs saved before them), then 0. */
+  decodeWeightsS?: number;
+  prefillWeightsS?: number;
 }
 
 /** A step-time coefficient derived from kernel timings: t = fixedS + x / rate over the kernel's cases. */

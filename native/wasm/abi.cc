@@ -393,18 +393,19 @@ EMSCRIPTEN_KEEPALIVE void attnscope_alloc_attach_kv_pool(attnscope::PageAllocato
  * perPairS, maxSamples, coast, privateTails, expertWeightsS, numExperts, numExpertsPerTok,
  * stepSlidingWindow, perSlidingKvTokenS, perSlidingPairS, stepAttentionChunkSize, fullGroups,
  * slidingGroups, stateBlocks, attentionChunkSize, perDecodePairS, perLogitsS, perDecodeTokenS,
- * perPrefillContextTokenS, perRequestStateS, perPrefillContextKvS] (coast and privateTails: 0, 1, or -1 for the default;
+ * perPrefillContextTokenS, perRequestStateS, perPrefillContextKvS, decodeWeightsS, prefillWeightsS] (coast and privateTails: 0, 1, or -1 for the default;
  * expertWeightsS, numExperts, numExpertsPerTok 0 for a dense model; stepSlidingWindow ..
  * stepAttentionChunkSize 0 without sliding-window or chunked local-attention layers; fullGroups 1
  * and slidingGroups 0 but for a hybrid pool; stateBlocks 0 but for a hybrid Mamba pool;
  * attentionChunkSize 0 but for a hybrid pool of chunked local-attention groups; perDecodePairS
  * perPairS's value but for MLA; perLogitsS 0 for a run saved before it; perDecodeTokenS perTokenS's
  * value but for an MLA W8A8 checkpoint; perPrefillContextTokenS 0 but for MLA; perRequestStateS 0
- * without recurrent-state layers; perPrefillContextKvS 0 but for MLA), then pipeline
+ * without recurrent-state layers; perPrefillContextKvS 0 but for MLA; decodeWeightsS and
+ * prefillWeightsS 0 but for an MLA W8A8 checkpoint), then pipeline
  * parallelism: [stageCount (0 or >= 2), stageSendPerTokenS] and stageCount rows of [perStepS,
  * weightsS, expertWeightsS, perKvTokenS, perTokenS, perLogitsS, perPairS, perDecodePairS,
  * perSlidingKvTokenS, perSlidingPairS, perDecodeTokenS, perPrefillContextTokenS, perRequestStateS,
- * perPrefillContextKvS] (SimConfig::stages).
+ * perPrefillContextKvS, decodeWeightsS, prefillWeightsS] (SimConfig::stages).
  * Columns as SimColumns.
  * Null with the reason in attnscope_error() when the input is refused.
  */
@@ -447,10 +448,12 @@ EMSCRIPTEN_KEEPALIVE attnscope::ServingSimulator* attnscope_sim_new(const double
   config.step.per_prefill_context_token_s = c[31];
   config.step.per_request_state_s = c[32];
   config.step.per_prefill_context_kv_s = c[33];
-  const int stage_count = static_cast<int>(c[34]);
-  config.stage_send_per_token_s = c[35];
+  config.step.decode_weights_s = c[34];
+  config.step.prefill_weights_s = c[35];
+  const int stage_count = static_cast<int>(c[36]);
+  config.stage_send_per_token_s = c[37];
   for (int k = 0; k < stage_count; ++k) {
-    const double* r = c + 36 + 14 * k;
+    const double* r = c + 38 + 16 * k;
     attnscope::StepTimeModel m;
     m.per_step_s = r[0];
     m.weights_s = r[1];
@@ -466,6 +469,8 @@ EMSCRIPTEN_KEEPALIVE attnscope::ServingSimulator* attnscope_sim_new(const double
     m.per_prefill_context_token_s = r[11];
     m.per_request_state_s = r[12];
     m.per_prefill_context_kv_s = r[13];
+    m.decode_weights_s = r[14];
+    m.prefill_weights_s = r[15];
     config.stages.push_back(m);
   }
   if (!attnscope::SimConfigValid(config)) {

@@ -205,7 +205,7 @@ export function describeMeasured(m: MeasuredCoefficient): string {
 export function formatKernelCalibration(model: StepTimeModel, file: string): string[] {
   const measured = model.measured ?? [];
   // An MLA model's decode pairs run in another kernel than flash_fwd (the absorbed form): modelled.
-  const kept = ['perStepS', 'weightsS', 'perTokenS', ...(['perDecodeTokenS', 'perPrefillContextTokenS', 'perLogitsS', 'perRequestStateS', 'perPrefillContextKvS'] as const).filter((k) => model[k] !== undefined), 'perPairS', ...(model.perDecodePairS !== undefined ? ['perDecodePairS'] : []), 'perKvTokenS']
+  const kept = ['perStepS', 'weightsS', 'perTokenS', ...(['perDecodeTokenS', 'perPrefillContextTokenS', 'perLogitsS', 'perRequestStateS', 'perPrefillContextKvS', 'decodeWeightsS', 'prefillWeightsS'] as const).filter((k) => model[k] !== undefined), 'perPairS', ...(model.perDecodePairS !== undefined ? ['perDecodePairS'] : []), 'perKvTokenS']
     .filter((k) => !measured.some((m) => m.coefficient === k));
   return [
     `Calibration from ${file} (kernel timings on ${model.gpu}):`,

@@ -278,10 +278,10 @@ export function calibrateStepTime(profile: Profile, bench: VllmBenchResult, opts
   for (const r of rows) {
     const tokens = r.p + others;
     const prefill = sumAttention([chunkAttention(r.p, r.p, W, C), 1], [othersDecode, others]);
-    obs.push({ compute: gemmSeconds(work, tokens, concurrency, prefill) + pairSeconds(work, prefill), memory: weightReadSeconds(work, tokens) + kvReadSeconds(work, prefill) + stateSeconds(work, concurrency), measured: r.ttft, kind: 'ttft' });
+    obs.push({ compute: gemmSeconds(work, tokens, concurrency, prefill) + pairSeconds(work, prefill), memory: weightReadSeconds(work, tokens, others) + kvReadSeconds(work, prefill) + stateSeconds(work, concurrency), measured: r.ttft, kind: 'ttft' });
     if (r.tpot !== null && r.tpot > 0) {
       const decode = sumAttention([chunkAttention(1, r.p + r.o / 2, W, C), 1], [othersDecode, others]);
-      obs.push({ compute: gemmSeconds(work, concurrency, concurrency, decode) + pairSeconds(work, decode), memory: weightReadSeconds(work, concurrency) + kvReadSeconds(work, decode) + stateSeconds(work, concurrency), measured: r.tpot, kind: 'tpot' });
+      obs.push({ compute: gemmSeconds(work, concurrency, concurrency, decode) + pairSeconds(work, decode), memory: weightReadSeconds(work, concurrency, concurrency) + kvReadSeconds(work, decode) + stateSeconds(work, concurrency), measured: r.tpot, kind: 'tpot' });
     }
   }
 

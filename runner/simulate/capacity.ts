@@ -228,7 +228,7 @@ export async function searchCapacity(profile: Profile, opts: CapacityOptions): P
   const same = (a: number | null, b: number | null) => (a === null || b === null ? a === b : Math.abs(a - b) <= 1e-3 * Math.max(a, b));
   // Once the scaled trace's arrivals all fall inside one step, a higher rate changes nothing.
   const saturated = (scale: number) => {
-    const floor = last!.stepTime ? last!.stepTime.perStepS + weightReadSeconds(last!.stepTime, 1) : 0;
+    const floor = last!.stepTime ? last!.stepTime.perStepS + weightReadSeconds(last!.stepTime, 1, 1) : 0;
     const a = opts.requests?.arrivalS;
     const span = a ? a[a.length - 1] - a[0] : (profile.workload?.requests ?? 0) / (rate0 * scale);
     return span / scale <= floor || (a === undefined && span <= floor);

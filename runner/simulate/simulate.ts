@@ -414,6 +414,9 @@ export async function simulatePool(profile: Profile, opts: SimulateOptions = {})
     maxModelLen: referenceSeqLen(profile),
     perStepS: stepTime.perStepS,
     weightsS: stepTime.weightsS,
+    // Absent (all but an MLA W8A8 checkpoint, or a run saved before them): every weight in weightsS.
+    decodeWeightsS: stepTime.decodeWeightsS ?? 0,
+    prefillWeightsS: stepTime.prefillWeightsS ?? 0,
     expertWeightsS: stepTime.expertWeightsS ?? 0,
     numExperts: stepTime.numExperts ?? 0,
     numExpertsPerTok: stepTime.numExpertsPerTok ?? 0,
@@ -604,6 +607,8 @@ function resolveStepTime(profile: Profile, opts: SimulateOptions): StepTimeModel
       ...(m.perLogitsS !== undefined ? { perLogitsS: m.perLogitsS } : {}),
       ...(m.perRequestStateS !== undefined ? { perRequestStateS: m.perRequestStateS } : {}),
       ...(m.perPrefillContextKvS !== undefined ? { perPrefillContextKvS: m.perPrefillContextKvS } : {}),
+      ...(m.decodeWeightsS !== undefined ? { decodeWeightsS: m.decodeWeightsS } : {}),
+      ...(m.prefillWeightsS !== undefined ? { prefillWeightsS: m.prefillWeightsS } : {}),
       ...(m.numExperts ? { expertWeightsS: m.expertWeightsS ?? 0, numExperts: m.numExperts, numExpertsPerTok: m.numExpertsPerTok ?? 0 } : {}),
       ...(m.slidingWindow ? { slidingWindow: m.slidingWindow, perSlidingKvTokenS: m.perSlidingKvTokenS ?? 0, perSlidingPairS: m.perSlidingPairS ?? 0 } : {}),
       ...(m.attentionChunkSize ? { attentionChunkSize: m.attentionChunkSize, perSlidingKvTokenS: m.perSlidingKvTokenS ?? 0, perSlidingPairS: m.perSlidingPairS ?? 0 } : {}),

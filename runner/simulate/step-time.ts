@@ -3,13 +3,17 @@
  * modelled (never measured here) as a roofline on a named GPU (core/estimate/gpus.ts):
  *
  *   step = overhead + max(memory, compute)
- *   memory  = (W + W_e · (1 − (1 − k/E)^T) + B_kv · K) / (BW · e_mem)
+ *   memory  = (W + W_d · [a decode token] + W_p · [a prefill token] + W_e · (1 − (1 − k/E)^T) + B_kv · K) / (BW · e_mem)
  *                                                  W = weight bytes per GPU (what vLLM replicates
  *                                                  under TP included) but the routed experts' and
  *                                                  the input embedding tables' (a step reads one
  *                                                  row of them per token; a tied one stays, read
  *                                                  whole as lm_head: lookupTableBytes), read once
- *                                                  per step; W_e = all routed experts'
+ *                                                  per step; W_d, W_p = an MLA W8A8
+ *                                                  checkpoint's bf16 W_UK_T / W_UV copies, read by
+ *                                                  decode tokens only, and its quantized kv_b_proj,
+ *                                                  read by prefill tokens only (0 otherwise: then
+ *                                                  in W); W_e = all routed experts'
  *                                                  bytes per GPU (MoE; 0 for dense), of which a step
  *                                                  of T tokens reads the expected share its tokens
  *                                                  touch: each token picks k of E experts per layer,
@@ -18,7 +22,10 @@
  *                                                  skewed: fewer distinct experts); shared experts
  *                                                  are in W; B_kv = KV bytes per token per GPU
  *                                                  of one layer
- *             + B_kv · (L_f · K + L_s · K_s) + 2 · S · R) / (BW · e_mem)
+ *             + B_kv · (L_f · K + L_s · K_s) + 2 · S · R + B_c · C) / (BW · e_mem)
+ *                                                  B_c · C: MLA's prefill context tokens C (below)
+ *                                                  up-projected, their K/V written and read again
+ *                                                  (mlaContextKvBytes);
  *                                                  L_f full-attention layers read the K KV tokens
  *                                                  of the requests' whole contexts, L_s
  *                                                  sliding-window layers (window W) the K_s
@@ -80,7 +87,7 @@
  * activations' memory traffic, the sampler and MoE routing skew (uniform routing is assumed).
  */
 import type { Dtype, ModelSpec, Profile, StepTimeSpec } from '../../core/config/types';
-import { attentionLayerTypes, dtypeBytes, estimate, isChunkedLocalAttention, mambaStateBytesPerSequence, mlaKvBProjParams, paramCounts, quantizedActiveComputeParams, routedExpertBytes, stageModel } from '../../core/estimate/index';
+import { attentionLayerTypes, dtypeBytes, estimate, isChunkedLocalAttention, mambaStateBytesPerSequence, mlaDecodeCopies, mlaKvBProjParams, paramCounts, quantizedActiveComputeParams, routedExpertBytes, stageModel } from '../../core/estimate/index';
 import { computePeak, DEFAULT_GPU, gpuByName, GPUS, quantizedGemmPeak, type ComputePeak, type GpuSpec } from '../../core/estimate/gpus';
 import type { StageStepTime, StepTimeModel } from '../../core/protocol/run';
 import { formatBytes, formatDuration, formatRate, formatSignificant } from '../../core/format';
@@ -121,6 +128,16 @@ export interface StepWork {
   gemmNote?: string;
   /** Weight bytes per GPU (estimate weightsBytesPerGpu: replicated tensors included) but the routed experts' and the lookup tables' ({@link lookupTableBytes}) / bandwidth. */
   weightsS: number;
+  /**
+   * MLA W8A8 (a quantized kv_b_proj): what only a step with decode tokens reads, the 16-bit copies of
+   * kv_b_proj's halves W_UK_T and W_UV (core/estimate mlaDecodeCopies) / bandwidth, and what only a
+   * step with prefill chunks reads, the quantized kv_b_proj itself (mlaKvBProjParams quantizedBytes /
+   * tp) / bandwidth: vLLM's forward_mqa multiplies decode tokens by the copies, forward_mha and
+   * _compute_prefill_context call kv_b_proj (mla_attention.py). Both out of weightsS; 0 otherwise
+   * (an unquantized kv_b_proj's halves are views of it: one weight, in weightsS).
+   */
+  decodeWeightsS: number;
+  prefillWeightsS: number;
   /** MoE: all routed experts' bytes per GPU / bandwidth (0 for dense); a step reads the share {@link expertShareRead} gives. */
   expertWeightsS: number;
   /** MoE: routed experts per layer E and experts per token k; 0 for dense. */
@@ -313,6 +330,10 @@ export function stepWork(profile: Profile, stage?: number): StepWork {
   // GEMM) but at F in decode (the bf16 bmm's): mlaContextFlops, mlaDecodeBmmNote.
   const kvB = mlaKvBProjParams(m);
   const kvBQuantized = gemm ? kvB.quantized : 0;
+  // A quantized kv_b_proj and its 16-bit copies, per GPU (both 0 otherwise): each read only by the
+  // steps whose tokens use it (decodeWeightsS, prefillWeightsS).
+  const decodeCopies = mlaDecodeCopies(m, profile.dtype, tp).bytesPerGpu;
+  const prefillKvB = decodeCopies > 0 ? kvB.quantizedBytes / tp : 0;
   const perTokenS = (2 * ((range ? paramCounts(m).activeCompute : est.paramsActiveCompute) - lmHead - quantizedParams)) / tp / peak.flopsPerSec + (gemm ? (2 * gemm.params) / gemm.peak.flopsPerSec : 0);
   return {
     gpu,
@@ -323,12 +344,12 @@ export function stepWork(profile: Profile, stage?: number): StepWork {
     // the routed experts' share and the lookup tables a step reads a row of per token (under pp on
     // the first stage only, where the whole embedding only looks up). An MLA checkpoint with a
     // quantized kv_b_proj holds it twice (core/estimate mlaDecodeCopies): decode tokens read the
-    // 16-bit copies W_UK_T / W_UV, prefill tokens the quantized layer. One weightsS serves every step,
-    // and it charges both: a step of the chunked-prefill scheduler, prefill chunks beside the running
-    // decodes, reads both; a pure decode step is charged the quantized kv_b_proj it does not read
-    // (DeepSeek-V3 fp8 at tp 8: 128 MB a GPU, 27 µs at the H200's 4.8 TB/s), a pure prefill step the
-    // copies (256 MB, 53 µs), against a weightsS of 709 µs.
-    weightsS: (weightsPerGpu - expertBytes / tp - lookup / tp) / gpu.memoryBytesPerSec,
+    // 16-bit copies W_UK_T / W_UV (decodeWeightsS), prefill chunks the quantized layer
+    // (prefillWeightsS), each out of weightsS and charged only to a step that has such tokens; a step
+    // of the chunked-prefill scheduler, prefill chunks beside the running decodes, reads both.
+    weightsS: (weightsPerGpu - expertBytes / tp - lookup / tp - decodeCopies - prefillKvB) / gpu.memoryBytesPerSec,
+    decodeWeightsS: decodeCopies / gpu.memoryBytesPerSec,
+    prefillWeightsS: prefillKvB / gpu.memoryBytesPerSec,
     expertWeightsS: expertBytes / tp / gpu.memoryBytesPerSec,
     numExperts: expertBytes > 0 ? m.moe!.numExperts : 0,
     numExpertsPerTok: expertBytes > 0 ? m.moe!.numExpertsPerTok : 0,
@@ -354,7 +375,7 @@ export function stepWork(profile: Profile, stage?: number): StepWork {
 }
 
 /** The StepWork figures that are per stage (seconds per unit); the rest are the model's. */
-const STAGE_WORK_KEYS = ['weightsS', 'expertWeightsS', 'perKvTokenS', 'perTokenS', 'perDecodeTokenS', 'perPrefillContextTokenS', 'perPrefillContextKvS', 'perLogitsS', 'perPairS', 'perDecodePairS', 'perSlidingKvTokenS', 'perSlidingPairS', 'perRequestStateS'] as const;
+const STAGE_WORK_KEYS = ['weightsS', 'decodeWeightsS', 'prefillWeightsS', 'expertWeightsS', 'perKvTokenS', 'perTokenS', 'perDecodeTokenS', 'perPrefillContextTokenS', 'perPrefillContextKvS', 'perLogitsS', 'perPairS', 'perDecodePairS', 'perSlidingKvTokenS', 'perSlidingPairS', 'perRequestStateS'] as const;
 type StageCoefficientKey = (typeof STAGE_WORK_KEYS)[number];
 
 /**
@@ -421,6 +442,7 @@ export function stepTimeModel(profile: Profile, spec: StepTimeSpec | undefined =
     stages.push({
       perStepS: e.overheadMs / 1000,
       weightsS: sw.weightsS / e.memoryEfficiency,
+      ...(sw.decodeWeightsS > 0 || sw.prefillWeightsS > 0 ? { decodeWeightsS: sw.decodeWeightsS / e.memoryEfficiency, prefillWeightsS: sw.prefillWeightsS / e.memoryEfficiency } : {}),
       expertWeightsS: sw.expertWeightsS / e.memoryEfficiency,
       perKvTokenS: sw.perKvTokenS / e.memoryEfficiency,
       perTokenS: sw.perTokenS / e.computeEfficiency,
@@ -438,6 +460,7 @@ export function stepTimeModel(profile: Profile, spec: StepTimeSpec | undefined =
   return {
     perStepS: e.overheadMs / 1000,
     weightsS: w.weightsS / e.memoryEfficiency,
+    ...(w.decodeWeightsS > 0 || w.prefillWeightsS > 0 ? { decodeWeightsS: w.decodeWeightsS / e.memoryEfficiency, prefillWeightsS: w.prefillWeightsS / e.memoryEfficiency } : {}),
     ...(w.numExperts > 0 ? { expertWeightsS: w.expertWeightsS / e.memoryEfficiency, numExperts: w.numExperts, numExpertsPerTok: w.numExpertsPerTok } : {}),
     perKvTokenS: w.perKvTokenS / e.memoryEfficiency,
     perTokenS: w.perTokenS / e.computeEfficiency,
@@ -565,15 +588,20 @@ export function expertShareRead(m: { numExperts?: number; numExpertsPerTok?: num
 }
 
 /** The fields of a StepTimeModel that set its step times (the rest describe them). */
-export type StepCoefficientKey = 'perStepS' | 'weightsS' | 'perKvTokenS' | 'perTokenS' | 'perDecodeTokenS' | 'perPrefillContextTokenS' | 'perPrefillContextKvS' | 'perLogitsS' | 'perPairS' | 'perDecodePairS' | 'expertWeightsS' | 'numExperts' | 'numExpertsPerTok'
+export type StepCoefficientKey = 'perStepS' | 'weightsS' | 'decodeWeightsS' | 'prefillWeightsS' | 'perKvTokenS' | 'perTokenS' | 'perDecodeTokenS' | 'perPrefillContextTokenS' | 'perPrefillContextKvS' | 'perLogitsS' | 'perPairS' | 'perDecodePairS' | 'expertWeightsS' | 'numExperts' | 'numExpertsPerTok'
   | 'slidingWindow' | 'attentionChunkSize' | 'perSlidingKvTokenS' | 'perSlidingPairS' | 'perRequestStateS';
 
 /** The step-time coefficients {@link stepSeconds} reads. */
 export type StepCoefficients = Pick<StepTimeModel, StepCoefficientKey>;
 
-/** Seconds of the weights a step of `tokens` tokens reads: weightsS + expertWeightsS · expertShareRead. */
-export function weightReadSeconds(m: Pick<StepCoefficients, 'weightsS' | 'expertWeightsS' | 'numExperts' | 'numExpertsPerTok'>, tokens: number): number {
-  return m.weightsS + (m.expertWeightsS ?? 0) * expertShareRead(m, tokens);
+/**
+ * Seconds of the weights a step of `tokens` tokens, `decodeTokens` of them one-token chunks, reads:
+ * weightsS + expertWeightsS · expertShareRead + decodeWeightsS if it has a decode token +
+ * prefillWeightsS if it has a prefill token (MLA W8A8's kv_b_proj copies and layer; absent: 0, all
+ * in weightsS, for other models and runs saved before them).
+ */
+export function weightReadSeconds(m: Pick<StepCoefficients, 'weightsS' | 'decodeWeightsS' | 'prefillWeightsS' | 'expertWeightsS' | 'numExperts' | 'numExpertsPerTok'>, tokens: number, decodeTokens: number): number {
+  return m.weightsS + (m.expertWeightsS ?? 0) * expertShareRead(m, tokens) + (decodeTokens > 0 ? m.decodeWeightsS ?? 0 : 0) + (tokens > decodeTokens ? m.prefillWeightsS ?? 0 : 0);
 }
 
 /**
@@ -701,5 +729,5 @@ export function gemmSeconds(m: Pick<StepCoefficients, 'perTokenS' | 'perDecodeTo
  * `tokens` scheduled for `requests` requests, and what they attend per layer type.
  */
 export function stepSeconds(m: StepCoefficients, tokens: number, requests: number, attention: AttentionWork): number {
-  return m.perStepS + Math.max(weightReadSeconds(m, tokens) + kvReadSeconds(m, attention) + stateSeconds(m, requests), gemmSeconds(m, tokens, requests, attention) + pairSeconds(m, attention));
+  return m.perStepS + Math.max(weightReadSeconds(m, tokens, attention.decodeTokens) + kvReadSeconds(m, attention) + stateSeconds(m, requests), gemmSeconds(m, tokens, requests, attention) + pairSeconds(m, attention));
 }

@@ -107,7 +107,7 @@ function stepFormula(m: StepTimeModel): string {
       ? ` + ${seconds(m.perPairS)}/prefill query-key pair + ${seconds(m.perDecodePairS)}/decode query-key pair`
       : ` + ${seconds(m.perPairS)}/query-key pair`;
   // A zero overhead (the assumed one) is no term: 'max(...)', not '0 s + max(...)'.
-  return `${m.perStepS > 0 ? `${seconds(m.perStepS)} + ` : ''}max(${seconds(m.weightsS)}${m.expertWeightsS ? ` + ${seconds(m.expertWeightsS)} × (1 − (1 − ${m.numExpertsPerTok}/${m.numExperts})^tokens)` : ''}${fullKv}${slidingKv}` +
+  return `${m.perStepS > 0 ? `${seconds(m.perStepS)} + ` : ''}max(${seconds(m.weightsS)}${m.decodeWeightsS ? ` + ${seconds(m.decodeWeightsS)} with decode tokens (W_UK_T, W_UV) + ${seconds(m.prefillWeightsS ?? 0)} with prefill tokens (kv_b_proj)` : ''}${m.expertWeightsS ? ` + ${seconds(m.expertWeightsS)} × (1 − (1 − ${m.numExpertsPerTok}/${m.numExperts})^tokens)` : ''}${fullKv}${slidingKv}` +
     // Recurrent-state layers: each scheduled request's state read and written (perRequestStateS).
     `${m.perRequestStateS ? ` + ${seconds(m.perRequestStateS)}/request (recurrent state)` : ''}` +
     // MLA: a prefill chunk's context K/V up-projected, written and read again (perPrefillContextKvS).

@@ -697,6 +697,35 @@ test('MLA step time: a prefill chunk\'s context K/V (perPrefillContextKvS) on th
   assert.throws(() => new ServingSimulator({ ...base, perPrefillContextKvS: -1 }, requests), /perPrefillContextKvS must be >= 0/);
 });
 
+test('MLA W8A8 weights: decodeWeightsS only in a step with a decode token, prefillWeightsS only in one with a prefill chunk', () => {
+  // vLLM's forward_mqa multiplies decode tokens (one-token chunks) by the bf16 copies W_UK_T / W_UV,
+  // forward_mha calls the fp8 kv_b_proj. Toy: weights 1 ms, copies 2 ms, kv_b_proj 4 ms, nothing
+  // else. A: prompt 7, output 3; B with it: prompt 2, output 1; max_num_batched_tokens 6:
+  //   step 1: A's chunk 0..5 (prefill only)                                 1 + 4     =  5 ms
+  //   step 2: A's last prompt token (a one-token chunk: decode), B's prompt   1 + 2 + 4 =  7 ms (12)
+  //   steps 3, 4: A decodes                                                  1 + 2     =  3 ms (15, 18)
+  // A: first token at 12 ms, last at 18; B: 12 and 12. Both every step (weightsS 7 ms, as before the
+  // split): 14, 28, 14, 14.
+  const base: ServingSimConfig = {
+    layout: 'paged', pageSize: 16, numPages: 10, watermarkPages: 0, slidingWindow: 0, enablePrefixCaching: false,
+    maxNumSeqs: 4, maxNumBatchedTokens: 6, maxModelLen: 160, maxSamples: 100,
+    perStepS: 0, weightsS: 1e-3, perTokenS: 0, perKvTokenS: 0, perPairS: 0,
+  };
+  const requests = packRequests([{ arrivalS: 0, promptLen: 7, outputLen: 3 }, { arrivalS: 0, promptLen: 2, outputLen: 1 }]);
+  const run = (config: ServingSimConfig, coast: boolean) => {
+    const sim = new ServingSimulator({ ...config, coast }, requests);
+    assert.equal(sim.run(1000), true);
+    const t = sim.times();
+    return [t.firstTokenS[0]! * 1000, t.finishS[0]! * 1000, t.firstTokenS[1]! * 1000, t.finishS[1]! * 1000];
+  };
+  const close = (got: number[], want: number[], what: string) => assert.ok(got.every((g, i) => Math.abs(g - want[i]!) < 1e-9), `${what}: ${got} vs ${want}`);
+  for (const coast of [true, false]) {
+    close(run({ ...base, decodeWeightsS: 2e-3, prefillWeightsS: 4e-3 }, coast), [12, 18, 12, 12], `split, coast ${coast}`);
+    close(run({ ...base, weightsS: 7e-3 }, coast), [14, 28, 14, 14], `every step, coast ${coast}`);
+  }
+  assert.throws(() => new ServingSimulator({ ...base, prefillWeightsS: -1 }, requests), /prefillWeightsS must be >= 0/);
+});
+
 test('chunked local-attention step time (Llama 4): a query at position t reads its own chunk\'s keys only, (t mod C) + 1 of them', () => {
   // A 2-layer toy, one full-attention layer and one chunked layer of C = 4 (chunks 0..3, 4..7,
   // 8..11, 12..), each costing 1 ms per KV token read (memory run) or per query-key pair (compute

@@ -3,7 +3,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { profileFromModelConfig } from '../../core/config/index';
-import { chunkAttention, gemmSeconds, kvReadSeconds, mlaContextKvBytes, pairSeconds, stepSeconds, stepTimeModel } from '../../runner/simulate/step-time';
+import { chunkAttention, gemmSeconds, kvReadSeconds, mlaContextKvBytes, pairSeconds, stepSeconds, stepTimeModel, stepWork, weightReadSeconds } from '../../runner/simulate/step-time';
+import { estimate } from '../../core/estimate/index';
 import { loadModel } from './helpers';
 
 const PEAKS = { computeEfficiency: 1, memoryEfficiency: 1, overheadMs: 0 };
@@ -138,6 +139,41 @@ test('DeepSeek-V3 fp8 at tp 8: decode tokens run kv_b_proj at the bf16 peak (vLL
   assert.equal(b.perDecodeTokenS, undefined);
   assert.ok(Math.abs(b.perPrefillContextTokenS! / (255_852_544 / 989e12) - 1) < 1e-12);
   assert.doesNotMatch(b.source, /W_UK_T/);
+});
+
+test('DeepSeek-V3 fp8 at tp 8: a decode-only step reads the bf16 W_UK_T / W_UV copies, a prefill-only step the fp8 kv_b_proj, a mixed step both', () => {
+  // mla_attention.py: forward_mqa (decode, query_len 1) multiplies by W_UK_T and W_UV, the bf16
+  // copies process_weights_after_loading keeps ("we currently do not have quantized bmm's");
+  // forward_mha and _compute_prefill_context (prefill) call self.kv_b_proj, the fp8 layer. Per GPU:
+  //   copies 61 · 512 · 128 · (128 + 128) · 2 B / 8 = 255,852,544 B (core/estimate mlaDecodeCopies);
+  //   kv_b_proj 1,023,410,176 params at 8 bits / 8 = 127,926,272 B.
+  // At the H200's 4.8 TB/s: 53.30 µs and 26.65 µs, each out of the every-step weightsS.
+  const p = profileFromModelConfig(loadModel('DeepSeek-V3'), null);
+  p.device.gpu = 'H200';
+  p.device.tensorParallelSize = 8;
+  const m = stepTimeModel(p, PEAKS);
+  const close = (got: number, want: number, what: string) => assert.ok(Math.abs(got - want) / want < 1e-12, `${what}: ${got} vs ${want}`);
+  close(m.decodeWeightsS!, 255_852_544 / 4.8e12, 'the copies');
+  close(m.prefillWeightsS!, 127_926_272 / 4.8e12, 'kv_b_proj');
+  // The three together are the weights per GPU but the routed experts and the lookup table, as before the split.
+  const w = stepWork(p);
+  const e = estimate(p);
+  close((w.weightsS + w.decodeWeightsS + w.prefillWeightsS) * 4.8e12 + w.expertWeightsS * 4.8e12, e.weightsBytesPerGpu - (129_280 * 7_168 * 2) / 8, 'all weights but the lookup (bf16 embedding 129,280 · 7,168 · 2 B / 8)');
+  close(weightReadSeconds({ ...m, expertWeightsS: 0 }, 8, 8) - m.weightsS, 255_852_544 / 4.8e12, 'decode-only step');
+  close(weightReadSeconds({ ...m, expertWeightsS: 0 }, 100, 0) - m.weightsS, 127_926_272 / 4.8e12, 'prefill-only step');
+  close(weightReadSeconds({ ...m, expertWeightsS: 0 }, 108, 8) - m.weightsS, 383_778_816 / 4.8e12, 'mixed step');
+  // The bf16 checkpoint: kv_b_proj's halves are views of it, one weight, read every step.
+  const bf16 = profileFromModelConfig({ ...loadModel('DeepSeek-V3'), quantization: null }, null);
+  bf16.device.gpu = 'H200';
+  bf16.device.tensorParallelSize = 8;
+  const b = stepTimeModel(bf16, PEAKS);
+  assert.equal(b.decodeWeightsS, undefined);
+  assert.equal(b.prefillWeightsS, undefined);
+  // pp 2 (31 + 30 layers): each stage its own layers' copies, 31 · 4,194,304 = 130,023,424 B and 30 · … = 125,829,120 B.
+  p.device.pipelineParallelSize = 2;
+  const pp = stepTimeModel(p, PEAKS);
+  close(pp.stages![0]!.decodeWeightsS!, 130_023_424 / 4.8e12, 'stage 0 copies');
+  close(pp.stages![1]!.prefillWeightsS!, 62_914_560 / 4.8e12, 'stage 1 kv_b_proj');
 });
 
 test('a model without MLA: no context up-projection, every token at perTokenS (Llama-3.1-8B, a 10,000-token hit with 100 new tokens)', () => {

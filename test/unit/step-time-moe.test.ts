@@ -33,8 +33,8 @@ test('MoE step: dense weights every step, routed experts in the share E · (1 �
   close(m.weightsS, 2_459_856_896 / 2.68e12, 'dense part');
   close(m.expertWeightsS!, 57_982_058_496 / 2.68e12, 'all routed experts');
   close(expertShareRead(m, 38), 0.913927, 'share at 38 tokens');
-  close(weightReadSeconds(m, 1), 2.27005e-3, 'weights read at 1 token');
-  close(weightReadSeconds(m, 38), 20.6908e-3, 'weights read at 38 tokens');
+  close(weightReadSeconds(m, 1, 1), 2.27005e-3, 'weights read at 1 token');
+  close(weightReadSeconds(m, 38, 38), 20.6908e-3, 'weights read at 38 tokens');
   // A decode step of one token with no KV is memory-bound: its step time is the weight read.
   close(stepSeconds(m, 1, 1, chunkAttention(1, 0, 0)), 2.27005e-3, 'step of 1 token');
   assert.match(m.source, /MoE: .*E · \(1 − \(1 − k\/E\)\^n\) of E = 128 experts .*k = 8 .*uniform routing/);
@@ -47,7 +47,7 @@ test('dense model: no expert term, the weights read every step are all of them b
   const m = stepTimeModel(profileOf('llama-3.1-8b'));
   assert.equal(m.expertWeightsS, undefined);
   assert.equal(expertShareRead(m, 1000), 0);
-  assert.ok(Math.abs(weightReadSeconds(m, 1000) - 15_009_849_344 / 2.68e12) < 1e-9);
+  assert.ok(Math.abs(weightReadSeconds(m, 1000, 1000) - 15_009_849_344 / 2.68e12) < 1e-9);
   assert.doesNotMatch(m.source, /MoE/);
 });
 

@@ -25,9 +25,12 @@ test('DeepSeek-V3 at tp 8: vLLM replicates q_a_proj, kv_a_proj_with_mqa, the rou
   assert.equal(e.weightsBytesPerGpu, Math.ceil(e.weightsBytes / 8) + 996_075_136 + 255_852_544);
   assert.ok(e.notes.some((n) => /MLA q_a_proj and kv_a_proj_with_mqa on every GPU \(ReplicatedLinear\)/.test(n)));
   // The step-time model reads the same per-GPU weights, less the routed experts' share and the
-  // input embedding's (129,280 · 7,168 · 2 B / 8 = 231,669,760 B a GPU: a step reads one row a token).
+  // input embedding's (129,280 · 7,168 · 2 B / 8 = 231,669,760 B a GPU: a step reads one row a token),
+  // with the kv_b_proj copies and the fp8 kv_b_proj apart (decodeWeightsS, prefillWeightsS: read by
+  // decode and prefill tokens only, step-time-mla.test.ts).
   const m = stepTimeModel(p, PEAKS);
-  assert.ok(Math.abs(m.weightsS * 4.8e12 - (e.weightsBytesPerGpu - m.expertWeightsS! * 4.8e12 - 231_669_760)) < 1);
+  const every = (m.weightsS + m.decodeWeightsS! + m.prefillWeightsS!) * 4.8e12;
+  assert.ok(Math.abs(every - (e.weightsBytesPerGpu - m.expertWeightsS! * 4.8e12 - 231_669_760)) < 1);
 });
 
 test('Llama-3.1-405B at tp 16 with 8 KV heads: each KV head\'s k_proj / v_proj on 2 GPUs (num_kv_head_replicas): +536,254,464 B per GPU', () => {

@@ -89,6 +89,8 @@ class ServingSimulatorWrap : public Napi::ObjectWrap<ServingSimulatorWrap> {
     if (c.Has("perSlidingKvTokenS")) config.step.per_sliding_kv_token_s = Num(c, "perSlidingKvTokenS");
     if (c.Has("perSlidingPairS")) config.step.per_sliding_pair_s = Num(c, "perSlidingPairS");
     if (c.Has("perRequestStateS")) config.step.per_request_state_s = Num(c, "perRequestStateS");
+    if (c.Has("decodeWeightsS")) config.step.decode_weights_s = Num(c, "decodeWeightsS");
+    if (c.Has("prefillWeightsS")) config.step.prefill_weights_s = Num(c, "prefillWeightsS");
     // Pipeline parallelism: one object of the coefficients per stage (native/simulator.ts ServingSimStage).
     if (c.Has("stages")) {
       if (!c.Get("stages").IsArray()) throw Napi::TypeError::New(env, "config.stages must be an array");
@@ -111,6 +113,8 @@ class ServingSimulatorWrap : public Napi::ObjectWrap<ServingSimulatorWrap> {
         if (o.Has("perPrefillContextTokenS")) m.per_prefill_context_token_s = Num(o, "perPrefillContextTokenS");
         if (o.Has("perPrefillContextKvS")) m.per_prefill_context_kv_s = Num(o, "perPrefillContextKvS");
         if (o.Has("perRequestStateS")) m.per_request_state_s = Num(o, "perRequestStateS");
+        if (o.Has("decodeWeightsS")) m.decode_weights_s = Num(o, "decodeWeightsS");
+        if (o.Has("prefillWeightsS")) m.prefill_weights_s = Num(o, "prefillWeightsS");
         config.stages.push_back(m);
       }
     }

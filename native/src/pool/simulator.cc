@@ -720,6 +720,8 @@ double ChunkedPairs(int64_t from, int64_t to, int64_t c) {
 
 double StepSeconds(const StepTimeModel& m, const StepCounts& c) {
   const double memory_s = m.weights_s + m.expert_weights_s * ExpertShareRead(m, c.tokens) +
+                          (c.decode_tokens > 0 ? m.decode_weights_s : 0.0) +
+                          (c.tokens > c.decode_tokens ? m.prefill_weights_s : 0.0) +
                           m.per_kv_token_s * static_cast<double>(c.kv_tokens) +
                           m.per_sliding_kv_token_s * static_cast<double>(c.sliding_kv_tokens) +
                           m.per_request_state_s * static_cast<double>(c.requests) +

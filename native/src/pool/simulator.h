@@ -134,12 +134,15 @@ enum class KvLayout : int32_t {
 
 // Simulated seconds of one step, a roofline: per_step_s + max(memory, compute) with
 //   memory  = weights_s + expert_weights_s · (1 − (1 − k/E)^tokens)
+//             + decode_weights_s [decode_tokens > 0] + prefill_weights_s [tokens > decode_tokens]
 //             + per_kv_token_s · kv_tokens + per_sliding_kv_token_s · sliding_kv_tokens
 //             + per_request_state_s · requests
 //             + per_prefill_context_kv_s · prefill_context_tokens
 //             (weights streamed once, each attended KV token read; MoE: the routed experts' weights
 //             read are modelled as the expected share of the E experts the step's tokens touch,
-//             k of E each, under uniform routing; dense models: expert_weights_s = 0; the
+//             k of E each, under uniform routing; dense models: expert_weights_s = 0; an MLA
+//             W8A8 checkpoint's 16-bit W_UK_T / W_UV copies read only by a step with a decode
+//             token, its quantized kv_b_proj only by one with a prefill chunk: 0 for others; the
 //             recurrent state of Mamba / GDN / lightning / short-conv layers read and written
 //             once per scheduled request, a decode token or a prefill chunk alike: 0 without them;
 //             MLA's up-projected context K/V of each prefill chunk, written and read again beside
@@ -172,7 +175,9 @@ enum class KvLayout : int32_t {
 // The coefficients (seconds per unit) come from runner/simulate/step-time.ts.
 struct StepTimeModel {
   double per_step_s = 0;
-  double weights_s = 0;         // every weight but the routed experts'
+  double weights_s = 0;         // every weight but the routed experts' and the two below
+  double decode_weights_s = 0;  // read by a step with a decode token (MLA W8A8: the bf16 copies)
+  double prefill_weights_s = 0; // read by a step with a prefill chunk (MLA W8A8: kv_b_proj)
   double expert_weights_s = 0;  // all routed experts' weights
   int32_t num_experts = 0;      // E, routed experts per MoE layer (0: dense)
   int32_t num_experts_per_tok = 0;  // k
