@@ -10,6 +10,7 @@
  * in place).
  */
 import { createHash } from 'node:crypto';
+import { closeSync, openSync, readSync } from 'node:fs';
 import { basename, resolve } from 'node:path';
 import * as YAML from 'yaml';
 import {
@@ -61,6 +62,29 @@ export interface SweepOptions {
   benchOptions?: Record<string, unknown>;
   /** The command reading the profile, named where it refuses a run or another AttnScope output (runner/load.ts refuseToolOutput); `attnscope sweep` by default. */
   command?: ProfileCommand;
+}
+
+/**
+ * SHA-256 (hex) of a file's bytes, read 1 MiB at a time (a trace of 100 MB is hashed in well under a
+ * second, holding one chunk); of '' when it cannot be read (the point's run then says why).
+ */
+function fileSha256(path: string): string {
+  const hash = createHash('sha256');
+  let fd: number;
+  try {
+    fd = openSync(path, 'r');
+  } catch {
+    return hash.digest('hex');
+  }
+  try {
+    const buf = Buffer.allocUnsafe(1 << 20);
+    for (let n; (n = readSync(fd, buf, 0, buf.length, null)) > 0; ) hash.update(buf.subarray(0, n));
+  } catch {
+    // A folder or a read error: hashed as read so far; the point's run names the problem.
+  } finally {
+    closeSync(fd);
+  }
+  return hash.digest('hex');
 }
 
 /** JSON with object keys sorted at every level: equal values give equal text. */
@@ -377,8 +401,13 @@ export function loadSweep(file: string, opts: SweepOptions = {}): SweepPlan {
   const modelTexts = [...new Set(points.map((p) => p.profile.modelPath).filter((m): m is string => m !== null))]
     .sort()
     .map((m) => sha256(host.readFile(m) ?? ''));
+  // The traces the points replay (workload.trace), by content: an edited trace is another sweep, whose points are not resumed from the old one's.
+  const traceTexts = [...new Set(points.map((p) => p.profile.workload?.trace?.resolvedPath).filter((t): t is string => t !== undefined))]
+    .sort()
+    .map(fileSha256);
   const base = toPlain({ ...root, properties: (root.properties ?? []).filter((p) => p.key !== 'sweep') });
-  const inputs = { base, models: modelTexts, job: block.job, options: block.job === 'simulate' ? {} : (opts.benchOptions ?? {}) };
+  // `traces` only where a point replays one: the ids of sweeps without are those they had before the key existed.
+  const inputs = { base, models: modelTexts, ...(traceTexts.length > 0 ? { traces: traceTexts } : {}), job: block.job, options: block.job === 'simulate' ? {} : (opts.benchOptions ?? {}) };
   const sweepId = sha256(canonicalJson({ ...inputs, axes: plainAxes })).slice(0, 16);
   const inputsId = sha256(canonicalJson(inputs)).slice(0, 16);
   const errorAt = (point: SweepPoint, key: string, message: string): Error => {

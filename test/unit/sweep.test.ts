@@ -23,7 +23,7 @@ import { shellQuote } from '../../runner/args';
 import { axisIndices } from '../../core/config';
 import { slurmTimeProblem, sweepProblems } from '../../core/config/sweep';
 import { parseProfileText } from '../../core/config';
-import { loadSweep, pointId, type SweepPlan } from '../../runner/sweep/spec';
+import { canonicalJson, loadSweep, pointId, type SweepPlan } from '../../runner/sweep/spec';
 import { tempDir } from '../fixtures/tmp';
 
 const TINY_CONFIG = JSON.stringify({
@@ -785,4 +785,22 @@ test('merge: a Zen 3 and a Zen 4 "AMD EPYC" are env A and env B, not duplicates;
   const text = formatReport(r);
   assert.match(text, /env A \([0-9a-f]{8}\): AMD EPYC \(family 25 model 17, 2 cores, x64, avx512\)/);
   assert.match(text, /env B \([0-9a-f]{8}\): AMD EPYC \(family 25 model 1, 2 cores, x64, avx2\)/);
+});
+
+test("a sweep whose points replay a workload.trace is another sweep once the trace's bytes change (no resume from points of the old trace); one without a trace keeps its id", () => {
+  const { dir, file } = workspace(`model: ./tiny/config.json\nkv_cache: { num_pages: 512 }\nworkload: { trace: ./t.jsonl, max_num_seqs: 8, max_model_len: 2048 }\nsweep:\n  axes:\n    kv_cache.page_size: [8, 16]\n`);
+  writeFileSync(join(dir, 't.jsonl'), '{"arrival_s": 0, "prompt_len": 100, "output_len": 10}\n');
+  const a = loadSweep(file);
+  assert.equal(a.sweepId, loadSweep(file).sweepId);
+  writeFileSync(join(dir, 't.jsonl'), '{"arrival_s": 0, "prompt_len": 900, "output_len": 10}\n');
+  const b = loadSweep(file);
+  assert.notEqual(b.sweepId, a.sweepId);
+  assert.notEqual(b.inputsId, a.inputsId);
+  // Without a trace the inputs are hashed as before the key existed: sha256 of canonical {base, models, job, options}, independently here.
+  const plain = workspace(`${BASE}sweep:\n  axes:\n    kv_cache.page_size: [8, 16]\n`);
+  const p = loadSweep(plain.file);
+  const base = { model: './tiny/config.json', kv_cache: { num_pages: 512 }, workload: { requests: 50, max_num_seqs: 8, max_model_len: 2048 } };
+  const sha = (t: string) => createHash('sha256').update(t).digest('hex');
+  const inputs = { base, job: 'simulate', models: [sha(TINY_CONFIG)], options: {} };
+  assert.equal(p.inputsId, sha(canonicalJson(inputs)).slice(0, 16));
 });
