@@ -1050,7 +1050,7 @@ describe('AttnScope in a two-folder workspace', { timeout: 600_000 }, () => {
 
   // s39 newcomer-ed 1: Compare's own export (extension/exportCompare.ts), through VS Code's save
   // dialog (code-server's simple file dialog: a path in a quick input), proposed in the first folder.
-  it("exports a comparison of two folders' runs as CSV from Compare's own button: the file written, its header and a value", async () => {
+  it("exports a comparison of two folders' runs from Compare's own buttons: the CSV file written, its header and a value; the Markdown table on the clipboard", async () => {
     const frame = await dashboardFrame(page);
     await frame.locator('vscode-tab-header', { hasText: 'History' }).click();
     // The two CLI simulations of e2e.attn.yaml (before()), picked by id in the pickers as a click would.
@@ -1063,8 +1063,9 @@ describe('AttnScope in a two-folder workspace', { timeout: 600_000 }, () => {
     await frame.locator('#btn-compare-csv').click();
     const dialog = page.locator('.quick-input-widget');
     await dialog.locator('.quick-input-title', { hasText: 'Export the comparison' }).waitFor({ timeout: 30_000 });
-    const proposed = await dialog.locator('.quick-input-box input').inputValue();
-    assert.match(proposed, /compare-[^/]*\.csv$/, 'a CSV named for the comparison is proposed');
+    // The simple dialog fills its input in steps (the folder first, '/tmp/', then the name once it has
+    // read the folder): Enter before the name is there saved nothing where this step looks (1 run in 2).
+    await page.waitForFunction(() => /\/compare-[^/]*\.csv$/.test(document.querySelector<HTMLInputElement>('.quick-input-widget .quick-input-box input')?.value ?? ''), undefined, { timeout: 30_000 });
     await page.keyboard.press('Enter');
     await notification(page, /exported the comparison .* vs .* to /, 60_000);
     const written = readdirSync(alpha).filter((f) => /^compare-.*\.csv$/.test(f));
@@ -1078,6 +1079,14 @@ describe('AttnScope in a two-folder workspace', { timeout: 600_000 }, () => {
     const completed = (ws: string): number => savedRuns(ws).find((r) => r.kind === 'simulate')!.pool!.summary.completed;
     assert.deepEqual([completed(alpha), completed(beta)], [200, 200]);
     assert.ok(lines.some((l) => l.startsWith('requests completed,200,200,') && l.endsWith(',requests,simulated (page-pool simulation)')), lines.join('\n'));
+    // Copy as Markdown: the same rows, as shown, on the clipboard (read back with the page's permission).
+    await page.context().grantPermissions(['clipboard-read', 'clipboard-write'], { origin: new URL(page.url()).origin });
+    await frame.locator('#btn-compare-md').click();
+    await notification(page, /copied the comparison .* vs .* \(\d+ rows\) as a Markdown table/, 60_000);
+    await page.bringToFront();
+    const md = await page.evaluate(() => navigator.clipboard.readText());
+    assert.ok(md.includes('| figure | A | B | change | unit | source |'), md);
+    assert.match(md, /^\| requests completed \| 200 \| 200 \| [^|\n]* \| requests \| simulated \(page-pool simulation\) \|$/m);
   });
 
   // The editor while a simulation's result lands (the recorded run, ~400 kB with its pool
