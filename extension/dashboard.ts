@@ -66,6 +66,8 @@ export class Dashboard implements vscode.Disposable {
   private sweep: { report: SweepReport; file: string } | null = null;
   /** False until the first `ready` of this extension host has read the sweep the previous one kept. */
   private shownSweepLoaded = false;
+  /** The profile of the sweep the last window's reload interrupted (its notice's resumeSweep), which the page's Resume sweep runs; null: none. */
+  private interruptedSweep: string | null = null;
   /** Messages of the run streaming now, replayed to a page that opens or reloads mid-run. */
   private live: ToWebview[] = [];
   /** The latest sweep: its `sweepStarted` and latest `sweepProgress` or its `sweepEnded`; empty before any. */
@@ -284,6 +286,7 @@ export class Dashboard implements vscode.Disposable {
     if (!left) return;
     this.host.log.info(`dashboard: ${left.notice}`);
     if (left.resumeSweep !== null) {
+      this.interruptedSweep = left.resumeSweep;
       const resume = 'Resume sweep';
       if (await vscode.window.showInformationMessage(left.notice, resume)) await vscode.commands.executeCommand(Commands.runSweep, vscode.Uri.file(left.resumeSweep));
       return;
@@ -467,6 +470,12 @@ export class Dashboard implements vscode.Disposable {
       case 'cancelRun':
         await vscode.commands.executeCommand(Commands.cancelRun);
         return;
+      case 'resumeSweep': {
+        // The profile of the sweep the last window's reload interrupted (its notice named it); else the command's own choice.
+        const file = this.interruptedSweep !== null && basename(this.interruptedSweep) === msg.name ? this.interruptedSweep : undefined;
+        await vscode.commands.executeCommand(Commands.runSweep, file === undefined ? undefined : vscode.Uri.file(file));
+        return;
+      }
     }
   }
 

@@ -247,7 +247,13 @@ const sweepPointsHeading = el('h2', { id: 'sweep-points-heading' }, 'Every point
 const sweepRunText = el('span', { id: 'sweep-run-status' });
 const sweepProgress = el('progress', { id: 'sweep-progress', max: '1', value: '0' });
 const sweepCancel = button('Cancel sweep', () => post({ type: 'cancelRun' }), { id: 'btn-cancel-sweep', secondary: '' });
-const sweepRunBar = el('div', { class: 'compare-bar', id: 'sweep-run' }, sweepRunText, sweepProgress, sweepCancel);
+/**
+ * On a sweep the window's reload interrupted: runs it again, as the reloaded window's toast's button
+ * does (the runner resumes: only the points not in its results folder run), where the toast hid
+ * itself after ~10 s and the banner had no button (s40 newcomer-ed F8).
+ */
+const sweepResume = button('Resume sweep', () => model.sweepRun && post({ type: 'resumeSweep', name: model.sweepRun.name }), { id: 'btn-resume-sweep' });
+const sweepRunBar = el('div', { class: 'compare-bar', id: 'sweep-run' }, sweepRunText, sweepProgress, sweepCancel, sweepResume);
 const sweepCharted: Chart[] = [];
 const TABS: Array<PersistedState['tab']> = ['run', 'history', 'sweep'];
 
@@ -453,6 +459,8 @@ function renderSweepRun(): void {
   sweepProgress.setAttribute('value', p && p.total > 0 ? String(p.done / p.total) : '0');
   sweepCancel.hidden = !running;
   sweepCancel.toggleAttribute('disabled', !running);
+  sweepResume.hidden = run.status !== 'interrupted';
+  sweepResume.title = `Run the sweep of ${run.name} again: the points saved before the reload are kept, only the others run`;
 }
 
 /** For a benchmark cancelled or failed before its first kernel case finished, that it was (its header would otherwise show only the machine); else null. */

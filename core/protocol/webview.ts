@@ -195,4 +195,9 @@ export type FromWebview =
    * trace runs with that trace again (the extension asks first when the file is gone).
    */
   | { type: 'runBenchmark'; source?: string; kind?: RunKind; replay?: TraceRerun }
-  | { type: 'cancelRun' };
+  | { type: 'cancelRun' }
+  /**
+   * The Sweep tab's Resume sweep, on a sweep a window reload interrupted: runs the sweep of the
+   * profile `name` (SweepRunView.name, its file name) again, which resumes from its results folder.
+   */
+  | { type: 'resumeSweep'; name: string };

@@ -1554,6 +1554,10 @@ describe('dashboard webview in Chromium', () => {
       await send(fresh, { type: 'init', runs: [], current: null, currentId: null });
       await fresh.waitForFunction(() => document.querySelector('#sweep-run-status')?.textContent === 'sweep.attn.yaml: interrupted: the window reloaded or closed while it ran');
       assert.equal(await fresh.isVisible('#btn-cancel-sweep'), false);
+      // Its Resume sweep runs it again, as the reloaded window's toast does (s40 newcomer-ed F8: the toast hid itself, the banner had no button).
+      assert.equal(await fresh.isVisible('#btn-resume-sweep'), true);
+      await fresh.click('#btn-resume-sweep');
+      assert.deepEqual((await waitForPosted(fresh, 'resumeSweep')).at(-1), { type: 'resumeSweep', name: 'sweep.attn.yaml' });
     } finally {
       await fresh.close();
     }
