@@ -436,48 +436,18 @@ export function stepTimeModel(profile: Profile, spec: StepTimeSpec | undefined =
     assumed.length > 0 ? `assumed: ${assumed.map((k) => byName[k]).join(', ')}; the rest from ${how}` : `efficiencies from ${how}`,
   ];
   const pp = estimate(profile).pipeline?.stages.length ?? 1;
+  const mla = Boolean(profile.model.mla);
   const stages: StageStepTime[] = [];
-  for (let k = 0; k < (pp > 1 ? pp : 0); k++) {
-    const sw = stepWork(profile, k);
-    stages.push({
-      perStepS: e.overheadMs / 1000,
-      weightsS: sw.weightsS / e.memoryEfficiency,
-      ...(sw.decodeWeightsS > 0 || sw.prefillWeightsS > 0 ? { decodeWeightsS: sw.decodeWeightsS / e.memoryEfficiency, prefillWeightsS: sw.prefillWeightsS / e.memoryEfficiency } : {}),
-      expertWeightsS: sw.expertWeightsS / e.memoryEfficiency,
-      perKvTokenS: sw.perKvTokenS / e.memoryEfficiency,
-      perTokenS: sw.perTokenS / e.computeEfficiency,
-      ...(sw.perDecodeTokenS !== sw.perTokenS ? { perDecodeTokenS: sw.perDecodeTokenS / e.computeEfficiency } : {}),
-      ...(sw.perPrefillContextTokenS > 0 ? { perPrefillContextTokenS: sw.perPrefillContextTokenS / e.computeEfficiency } : {}),
-      ...(sw.perPrefillContextKvS > 0 ? { perPrefillContextKvS: sw.perPrefillContextKvS / e.memoryEfficiency } : {}),
-      perLogitsS: sw.perLogitsS / e.computeEfficiency,
-      perPairS: sw.perPairS / e.computeEfficiency,
-      perDecodePairS: (profile.model.mla ? sw.perDecodePairS : sw.perPairS) / e.computeEfficiency,
-      perSlidingKvTokenS: sw.perSlidingKvTokenS / e.memoryEfficiency,
-      perSlidingPairS: sw.perSlidingPairS / e.computeEfficiency,
-      ...(sw.perRequestStateS > 0 ? { perRequestStateS: sw.perRequestStateS / e.memoryEfficiency } : {}),
-    });
-  }
+  for (let k = 0; k < (pp > 1 ? pp : 0); k++) stages.push(scaledCoefficients(stepWork(profile, k), e, mla));
+  // The top level leaves out the fields its model lacks (absent reads as none, as in runs saved before them).
+  const { expertWeightsS, perDecodePairS, perSlidingKvTokenS, perSlidingPairS, ...common } = scaledCoefficients(w, e, mla);
   return {
-    perStepS: e.overheadMs / 1000,
-    weightsS: w.weightsS / e.memoryEfficiency,
-    ...(w.decodeWeightsS > 0 || w.prefillWeightsS > 0 ? { decodeWeightsS: w.decodeWeightsS / e.memoryEfficiency, prefillWeightsS: w.prefillWeightsS / e.memoryEfficiency } : {}),
-    ...(w.numExperts > 0 ? { expertWeightsS: w.expertWeightsS / e.memoryEfficiency, numExperts: w.numExperts, numExpertsPerTok: w.numExpertsPerTok } : {}),
-    perKvTokenS: w.perKvTokenS / e.memoryEfficiency,
-    perTokenS: w.perTokenS / e.computeEfficiency,
-    ...(w.perDecodeTokenS !== w.perTokenS ? { perDecodeTokenS: w.perDecodeTokenS / e.computeEfficiency } : {}),
-    ...(w.perPrefillContextTokenS > 0 ? { perPrefillContextTokenS: w.perPrefillContextTokenS / e.computeEfficiency } : {}),
-    ...(w.perPrefillContextKvS > 0 ? { perPrefillContextKvS: w.perPrefillContextKvS / e.memoryEfficiency } : {}),
-    perLogitsS: w.perLogitsS / e.computeEfficiency,
-    perPairS: w.perPairS / e.computeEfficiency,
-    ...(profile.model.mla ? { perDecodePairS: w.perDecodePairS / e.computeEfficiency } : {}),
+    ...common,
+    ...(w.numExperts > 0 ? { expertWeightsS, numExperts: w.numExperts, numExpertsPerTok: w.numExpertsPerTok } : {}),
+    ...(mla ? { perDecodePairS } : {}),
     ...(w.slidingWindow > 0 || w.attentionChunkSize > 0
-      ? {
-          ...(w.slidingWindow > 0 ? { slidingWindow: w.slidingWindow } : { attentionChunkSize: w.attentionChunkSize }),
-          perSlidingKvTokenS: w.perSlidingKvTokenS / e.memoryEfficiency,
-          perSlidingPairS: w.perSlidingPairS / e.computeEfficiency,
-        }
+      ? { ...(w.slidingWindow > 0 ? { slidingWindow: w.slidingWindow } : { attentionChunkSize: w.attentionChunkSize }), perSlidingKvTokenS, perSlidingPairS }
       : {}),
-    ...(w.perRequestStateS > 0 ? { perRequestStateS: w.perRequestStateS / e.memoryEfficiency } : {}),
     gpu: w.gpu.name,
     computeEfficiency: e.computeEfficiency,
     memoryEfficiency: e.memoryEfficiency,
@@ -492,6 +462,34 @@ export function stepTimeModel(profile: Profile, spec: StepTimeSpec | undefined =
         }
       : {}),
     source: parts.join('; '),
+  };
+}
+
+/**
+ * The coefficients of `w` at the efficiencies `e`, seconds per unit (a memory term / memory_efficiency,
+ * a compute term / compute_efficiency), in a pipeline stage's form: every per-stage field, a model
+ * without MLA's perDecodePairS = perPairS, the optional ones only where they are not 0 (perDecodeTokenS:
+ * where it is not perTokenS). stepTimeModel's top level is the same less the fields its model lacks.
+ */
+function scaledCoefficients(w: StepWork, e: Required<StepTimeSpec>, mla: boolean): StageStepTime {
+  const mem = (s: number) => s / e.memoryEfficiency;
+  const comp = (s: number) => s / e.computeEfficiency;
+  return {
+    perStepS: e.overheadMs / 1000,
+    weightsS: mem(w.weightsS),
+    ...(w.decodeWeightsS > 0 || w.prefillWeightsS > 0 ? { decodeWeightsS: mem(w.decodeWeightsS), prefillWeightsS: mem(w.prefillWeightsS) } : {}),
+    expertWeightsS: mem(w.expertWeightsS),
+    perKvTokenS: mem(w.perKvTokenS),
+    perTokenS: comp(w.perTokenS),
+    ...(w.perDecodeTokenS !== w.perTokenS ? { perDecodeTokenS: comp(w.perDecodeTokenS) } : {}),
+    ...(w.perPrefillContextTokenS > 0 ? { perPrefillContextTokenS: comp(w.perPrefillContextTokenS) } : {}),
+    ...(w.perPrefillContextKvS > 0 ? { perPrefillContextKvS: mem(w.perPrefillContextKvS) } : {}),
+    perLogitsS: comp(w.perLogitsS),
+    perPairS: comp(w.perPairS),
+    perDecodePairS: comp(mla ? w.perDecodePairS : w.perPairS),
+    perSlidingKvTokenS: mem(w.perSlidingKvTokenS),
+    perSlidingPairS: comp(w.perSlidingPairS),
+    ...(w.perRequestStateS > 0 ? { perRequestStateS: mem(w.perRequestStateS) } : {}),
   };
 }
 
