@@ -576,6 +576,11 @@ function parseAroundLists(previous: Analysis, text: string, start: number, oldEn
           if (items[last]!.range.offset < from || end(items[last]!) > to) return n;
           last++;
         }
+        // One stand-in item a line of the run (standInItems): fewer when a comment the edit began
+        // before the run on its first line (`#` typed at a line's start) hid that line's items,
+        // and the later lines' items alone were put back as the whole run (s40: the LSP property
+        // walk's step 135, `#,` typed before `    22945, 26104, …`).
+        if (last - first !== text.slice(from, to).split('\n').filter((line) => line.trim() !== '').length) return n;
         kept++;
         items = [...items.slice(0, first), ...(run.from > oldEnd ? run.items.map(shifted) : run.items), ...items.slice(last)];
       }

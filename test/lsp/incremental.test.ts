@@ -239,6 +239,24 @@ test('an item typed into a long flow list through invalid states (`,`, ` `, a di
   });
 });
 
+test('a comment typed at the start of a long flow list\'s later line hides that line\'s items: the incremental analysis equals the full one', () => {
+  // s40: the random walk typed `#,` before `    22945, 26104, …` in the shipped example; the
+  // items kept after the edit were put back whole though the comment hid their first line.
+  const flow = documents(random(28)).find((d) => d.name === 'lines.attn.yaml')!;
+  const uri = `file://${join(examples, flow.name)}`;
+  const list = flow.text.indexOf('seq_lens: [');
+  const lineStart = flow.text.indexOf('\n', flow.text.indexOf('\n', list) + 1) + 1; // the list's third line
+  assert.match(flow.text.slice(lineStart, lineStart + 8), /^ +\d/, 'a continuation line of numbers');
+  const text = flow.text.slice(0, lineStart) + '#,' + flow.text.slice(lineStart);
+  const previous = analyze(TextDocument.create(uri, 'yaml', 1, flow.text), host);
+  const doc = TextDocument.create(uri, 'yaml', 2, text);
+  const full = analyze(doc, host);
+  assert.deepEqual(observed(analyze(doc, host, previous)), observed(full));
+  const items = full.tree?.properties?.find((p) => p.key === 'prefill')?.value.properties?.find((p) => p.key === 'seq_lens')?.value.items?.length;
+  const before = previous.tree?.properties?.find((p) => p.key === 'prefill')?.value.properties?.find((p) => p.key === 'seq_lens')?.value.items?.length;
+  assert.ok(items !== undefined && before !== undefined && items < before, `the commented line's items are gone: ${before} -> ${items}`);
+});
+
 /** A tree as comparable data, a container left unread as its type and range (reading it would keep it from being kept). */
 function shape(n: ValueNode | null): unknown {
   if (n === null) return null;
