@@ -41,7 +41,7 @@ import { calibrateFromKernels, formatKernelCalibration, KernelCalibrationError, 
 import { searchCapacity } from './simulate/capacity';
 import { formatCapacity } from './simulate/latency-format';
 import { readSimulateFlags, SIMULATE_FLAGS, type SimulateFlags } from './simulate/options';
-import { describeDropped, readTraceFile, readVllmResult, TRACE_FORMATS, type TraceFormat, type TraceRead, type VllmBenchResult } from './simulate/traces';
+import { arrivalSpan, describeDropped, readTraceFile, readVllmResult, TRACE_FORMATS, traceReplay, type TraceFormat, type TraceRead, type VllmBenchResult } from './simulate/traces';
 import { MAX_TRACE_TOKENS } from './simulate/trace';
 import { calibrateByReplay, formatCalibrationReplay, formatReplayRounds } from './simulate/calibrate-replay';
 import { mergeCommand, submitCommand, sweepCommand } from './sweep';
@@ -512,17 +512,6 @@ function traceToReplay(file: string, profile: Profile, flags: SimulateFlags): { 
   return { path, from: 'workload.trace' };
 }
 
-/** Seconds from the first arrival to the last (0 for none or one). */
-function arrivalSpan(arrivalS: Float64Array): number {
-  let lo = Infinity;
-  let hi = -Infinity;
-  for (const a of arrivalS) {
-    if (a < lo) lo = a;
-    if (a > hi) hi = a;
-  }
-  return arrivalS.length > 1 ? hi - lo : 0;
-}
-
 /** A simulation's run (named by its profile file, else the stdin profile's source file, else 'stdin'): with its pool, or cancelled without one. */
 function simulateRunOf(file: string, profile: Profile, createdAt: Date, environment: Environment, end: Pick<RunParts, 'pool' | 'status' | 'error' | 'problems'>): RunResult {
   return createRun({ name: file !== '-' ? basename(file) : profile.sourcePath ? basename(profile.sourcePath) : 'stdin', kind: 'simulate', toolVersion: toolBuild(), createdAt, profile, environment, estimate: estimate(profile), ...end });
@@ -742,10 +731,7 @@ async function simulateProfile(file: string, loaded: LoadedProfile, flags: Simul
   // The run names the trace it replayed (PoolLoad.trace): the profile's workload draws were not used.
   if (trace && result.load) {
     const filters = { ...(flags.traceModel !== undefined ? { model: flags.traceModel } : {}), ...(flags.traceLogType !== undefined ? { logType: flags.traceLogType } : {}) };
-    result.load.trace = {
-      path: replay!.from === '--trace' ? flags.trace! : profile.workload!.trace!.path, from: replay!.from, resolvedPath: resolve(replay!.path), format: trace.format, timeUnit: trace.timeUnit, rowsRead: trace.count, spanS: arrivalSpan(trace.requests.arrivalS), dropped: trace.dropped,
-      ...(Object.keys(filters).length > 0 ? { filters } : {}),
-    };
+    result.load.trace = traceReplay(trace, replay!.from === '--trace' ? flags.trace! : profile.workload!.trace!.path, replay!.from, resolve(replay!.path), filters);
   }
   const machine = describeMachine();
   if (machine.nativeBuild === 'wasm') head.push(`Simulated by the WebAssembly module (${machine.nativeBuildReason ?? 'ATTNSCOPE_BACKEND=wasm'})`, '');

@@ -27,7 +27,7 @@ import { formatCount, formatCountOf } from '../../core/format';
 import { InputError } from '../errors';
 import { latencySummary } from './latency';
 import { stepTimeModel, type StepCoefficientKey } from './step-time';
-import { MAX_TRACE_SPAN_S, readTraceFile } from './traces';
+import { MAX_TRACE_SPAN_S, readTraceFile, traceReplay } from './traces';
 import { packRequests, RequestGenerator, scaleArrivals, type TraceRequest } from './workload';
 
 /**
@@ -374,7 +374,8 @@ export async function simulatePool(profile: Profile, opts: SimulateOptions = {})
   const scale = opts.rateScale ?? 1;
   let packed: ServingSimRequests;
   // The profile's workload.trace where the caller read none (a sweep's point): its requests, not the draws. The CLI reads it itself, for its warnings by line.
-  const traced = !opts.requests && !opts.trace && w?.trace ? readTraceFile(w.trace.resolvedPath, { maxModelLen: w.maxModelLen }).requests : undefined;
+  const traceRead = !opts.requests && !opts.trace && w?.trace ? readTraceFile(w.trace.resolvedPath, { maxModelLen: w.maxModelLen }) : undefined;
+  const traced = traceRead?.requests;
   if (traced) packed = scale === 1 ? traced : scaleArrivals(traced, scale);
   else if (opts.requests) packed = scale === 1 ? opts.requests : scaleArrivals(opts.requests, scale);
   else if (opts.trace) packed = scale === 1 ? packRequests(opts.trace) : scaleArrivals(packRequests(opts.trace), scale);
@@ -521,6 +522,8 @@ export async function simulatePool(profile: Profile, opts: SimulateOptions = {})
   opts.onTimes?.(packed, times);
   const latency = latencySummary(packed, times, opts.slo ?? profile.slo);
   const load = poolLoad(packed, times, latency, scale, opts.requests || opts.trace || traced ? 'trace' : 'workload');
+  // A trace read here (a sweep's point) is named in the run as the CLI names its own.
+  if (traceRead) load.trace = traceReplay(traceRead, w!.trace!.path, 'workload.trace', w!.trace!.resolvedPath);
   // The summary above is seconds of work on this thread at millions of requests, during which a
   // SIGINT waits in the event loop: let it run (the poll phase, where signals land, comes before
   // setImmediate's) and honour it, so that the caller writes nothing (s40 newcomer 1: simulate,

@@ -32,6 +32,7 @@ import { jsonSyntaxText, nodeAtPath, parseJsonTree, unsafeIntegerText } from '..
 import { offsetToLineColumn } from '../../core/config/positions';
 import { formatCount, formatCountOf, formatSignificant } from '../../core/format';
 import type { ServingSimRequests } from '../../native';
+import type { TraceReplay } from '../../core/protocol/run';
 import { DatetimeBytes, estimateLines, firstLine, forEachLine, parseDecimal, parseDigits, scanLines, splitCsv, splitCsvBytes, unreadable } from './lines';
 import { JsonlTraceReader, jsonValueText, keysWrittenOnce, MAX_TRACE_TOKENS, refuseRepeatedKey, TraceError } from './trace';
 import { Column, RequestPacker, type TraceRequest } from './workload';
@@ -105,6 +106,30 @@ export interface TraceRead {
   dropped: Record<string, number>;
   /** What the reader assumed, in words (e.g. no start_times in a vLLM result). */
   notes: string[];
+}
+
+/** Seconds from the first arrival to the last (0 for none or one). */
+export function arrivalSpan(arrivalS: Float64Array): number {
+  let lo = Infinity;
+  let hi = -Infinity;
+  for (const a of arrivalS) {
+    if (a < lo) lo = a;
+    if (a > hi) hi = a;
+  }
+  return arrivalS.length > 1 ? hi - lo : 0;
+}
+
+/**
+ * What a run records of the trace it replayed (PoolLoad.trace): `path` as named (the --trace
+ * argument, or workload.trace as written), where (`from`), absolute `resolvedPath`, and from the
+ * read: format, time unit, rows, dropped, the span of the arrivals as recorded; `filters` the
+ * BurstGPT ones given.
+ */
+export function traceReplay(read: TraceRead, path: string, from: NonNullable<TraceReplay['from']>, resolvedPath: string, filters: NonNullable<TraceReplay['filters']> = {}): TraceReplay {
+  return {
+    path, from, resolvedPath, format: read.format, timeUnit: read.timeUnit, rowsRead: read.count, spanS: arrivalSpan(read.requests.arrivalS), dropped: read.dropped,
+    ...(Object.keys(filters).length > 0 ? { filters } : {}),
+  };
 }
 
 /**

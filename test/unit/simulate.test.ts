@@ -1246,3 +1246,17 @@ test('pipeline parallelism: each stage charges its own MLA terms (perPrefillCont
   const before = run([stage({ perTokenS: 0.001 }), stage({})]);
   assert.ok(close(before, [0.012, 0.013]), `without: ${before}`);
 });
+
+test("simulatePool replays the profile's workload.trace where the caller passed no requests (a sweep's point): the same run as the same requests passed in, the trace named in its load", async () => {
+  const dir = tempDir('attnscope-sim-');
+  const file = join(dir, 't.jsonl');
+  // The hand-computed tiny trace of the first test: A (prompt 6, output 3) and B (3, 2), B 2 s later.
+  writeFileSync(file, '{"arrival_s": 0, "prompt_len": 6, "output_len": 3}\n{"arrival_s": 2, "prompt_len": 3, "output_len": 2}\n');
+  const sections = 'kv_cache: { page_size: 4, num_pages: 10 }\nworkload: { max_model_len: 16';
+  const fromProfile = await simulatePool(profile(`${sections}, trace: ${file} }\n`), UNIT_STEPS);
+  const given = await simulatePool(profile(`${sections} }\n`), { ...UNIT_STEPS, trace: [req(0, 6, 3), req(2, 3, 2)] });
+  assert.deepEqual(fromProfile.summary, given.summary);
+  assert.deepEqual(fromProfile.latency, given.latency);
+  assert.equal(fromProfile.load?.source, 'trace');
+  assert.deepEqual(fromProfile.load?.trace, { path: file, from: 'workload.trace', resolvedPath: file, format: 'attnscope', timeUnit: 'arrival_s, seconds', rowsRead: 2, spanS: 2, dropped: {} });
+});
