@@ -8,8 +8,8 @@
 import { dirname, relative, sep } from 'node:path';
 import { stringify } from 'yaml';
 import { readProfile, type ProfileHost } from '../core/config/index';
-import { checkProfile, tensorParallelSizes } from '../core/estimate/checks';
-import { estimate } from '../core/estimate/index';
+import { tensorParallelSizes } from '../core/estimate/checks';
+import { checkProfile, estimate } from '../core/estimate/index';
 import { vllmMaxModelLen } from '../core/estimate/maxModelLen';
 import { formatCount } from '../core/format';
 

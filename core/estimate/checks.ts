@@ -17,7 +17,13 @@ import { PP_FIT_SEARCH_MAX } from './pipeline';
 import { maxModelLenOf } from './maxModelLen';
 import { parseVllmVersion, vllmAtLeast } from './reserve';
 import type { Estimate } from './types';
-import { estimate } from './index';
+
+/**
+ * The estimate of a profile changed in one device setting, for the checks that name the value
+ * that fits (deviceSizesThatFit): core/estimate/index.ts estimate, passed in by its checkProfile
+ * and checksIndependentOf, as this module is imported by index.ts (no import cycle).
+ */
+export type Reestimate = (profile: Profile) => Estimate;
 
 export { KERNEL_LIMITS };
 
@@ -199,7 +205,7 @@ export function tpSplitWidths(m: ModelSpec): Array<[string, number]> {
 }
 
 /** Device fit: weights, activation peak and an explicit KV budget against memory · utilization. */
-function fitProblems(profile: Profile, e: Estimate): Problem[] {
+function fitProblems(profile: Profile, e: Estimate, reestimate: Reestimate): Problem[] {
   const d = profile.device;
   if (e.pool.deviceMemoryBytes === 0) return [];
   const usable = e.pool.deviceMemoryBytes * d.gpuMemoryUtilization;
@@ -240,7 +246,7 @@ function fitProblems(profile: Profile, e: Estimate): Problem[] {
     const reserve = e.pool.engineReserveBytes > 0 ? ` + engine reserves ${formatGib(e.pool.engineReserveBytes)}` : '';
     // One page more than the device leaves: what weights, activations and reserves take, and a page.
     const short = e.weightsBytesPerGpu + activation + e.pool.engineReserveBytes + e.pageBytes - usable;
-    const sizes = deviceSizesThatFit(profile, e.pool.deviceMemoryBytes, short, (x) => x.pool.pages > 0);
+    const sizes = deviceSizesThatFit(profile, e.pool.deviceMemoryBytes, short, (x) => x.pool.pages > 0, reestimate);
     return [{ severity: 'warning', code: 'kv-pool-empty', message: `${weights} + activation peak ${formatGib(activation)}${reserve} leave no room for a KV page in ${limit}${sizes.text.length > 0 ? `: ${sizes.text.join(', or ')}` : ''}`, range: at, data: sizes.data }];
   }
   if (e.pool.budgetSource === 'explicit' && e.weightsBytesPerGpu + e.pool.budgetBytes > usable) {
@@ -331,9 +337,9 @@ interface DeviceSizes {
  * alone: an estimate each, the weights and, but for MLA's latent, the KV heads split). For
  * kv-pool-empty (a page) and pool-below-max-model-len (one max_model_len sequence).
  */
-function deviceSizesThatFit(profile: Profile, deviceBytes: number, short: number, holds: (e: Estimate) => boolean): DeviceSizes {
+function deviceSizesThatFit(profile: Profile, deviceBytes: number, short: number, holds: (e: Estimate) => boolean, reestimate: Reestimate): DeviceSizes {
   const d = profile.device;
-  const at = (device: Partial<Profile['device']>): boolean => holds(estimate({ ...profile, device: { ...d, ...device } }));
+  const at = (device: Partial<Profile['device']>): boolean => holds(reestimate({ ...profile, device: { ...d, ...device } }));
   const sizes: DeviceSizes = { text: [], data: {} };
   const util = deviceBytes > 0 ? Math.ceil((d.gpuMemoryUtilization + short / deviceBytes) * 100) / 100 : Infinity;
   if (util <= 1 && at({ gpuMemoryUtilization: util })) {
@@ -370,7 +376,7 @@ function deviceSizesThatFit(profile: Profile, deviceBytes: number, short: number
  * workload.max_model_len set to at most vLLM's "estimated maximum model length" M
  * (data.maxModelLenThatFits: the editor's quick fix writes it, server/actions.ts).
  */
-function concurrencyProblems(profile: Profile, e: Estimate): Problem[] {
+function concurrencyProblems(profile: Profile, e: Estimate, reestimate: Reestimate): Problem[] {
   const w = profile.workload;
   const p = e.pool;
   if (!e.hasKvCache || p.budgetSource === 'none' || (p.budgetSource === 'device' && p.pages === 0)) return [];
@@ -394,7 +400,7 @@ function concurrencyProblems(profile: Profile, e: Estimate): Problem[] {
     fixes.push(profile.ranges['kv_cache.kv_cache_memory_bytes'] ? `set kv_cache.kv_cache_memory_bytes to at least ${needed}` : `set kv_cache.memory_gib to at least ${Math.ceil((needed / 2 ** 30) * 100) / 100}`);
     at = profileKey(profile, 'kv_cache.memory_gib', 'kv_cache.kv_cache_memory_bytes');
   } else {
-    sizes = deviceSizesThatFit(profile, p.deviceMemoryBytes, missing, (x) => blocksPerRequest(x.pool.layout, n) * x.pageBytes <= x.pool.budgetBytes);
+    sizes = deviceSizesThatFit(profile, p.deviceMemoryBytes, missing, (x) => blocksPerRequest(x.pool.layout, n) * x.pageBytes <= x.pool.budgetBytes, reestimate);
     fixes.push(...sizes.text);
     if (d.memoryGib === null) fixes.push('pick a larger device.gpu');
     at = profileKey(profile, 'device.memory_gib', 'device.gpu', 'device.gpu_memory_utilization', 'device');
@@ -493,8 +499,8 @@ export const CHECK_KEYS: Readonly<Record<string, readonly string[]>> = {
  * The problems of checkProfile on a profile read without the keys at `invalid` (dotted paths)
  * that depend on none of them (CHECK_KEYS; a code not listed there is left out).
  */
-export function checksIndependentOf(profile: Profile, e: Estimate, invalid: readonly string[]): Problem[] {
-  return checkProfile(profile, e).filter((p) => {
+export function checksIndependentOf(profile: Profile, e: Estimate, invalid: readonly string[], reestimate: Reestimate): Problem[] {
+  return checkProfile(profile, e, reestimate).filter((p) => {
     const keys = CHECK_KEYS[p.code];
     return keys !== undefined && !keys.some((k) => invalid.some((i) => keyPathsOverlap(i, k)));
   });
@@ -645,6 +651,6 @@ function mambaCacheModeProblems(profile: Profile, e: Estimate): Problem[] {
 }
 
 /** Every problem of `profile` that its estimate or the kernels' limits reveal, in file order of kind. */
-export function checkProfile(profile: Profile, e: Estimate): Problem[] {
-  return [...deviceProblems(profile), ...fitProblems(profile, e), ...kernelProblems(profile, e), ...concurrencyProblems(profile, e), ...engineProblems(profile), ...hybridManagerProblems(profile, e), ...mambaCacheModeProblems(profile, e)];
+export function checkProfile(profile: Profile, e: Estimate, reestimate: Reestimate): Problem[] {
+  return [...deviceProblems(profile), ...fitProblems(profile, e, reestimate), ...kernelProblems(profile, e), ...concurrencyProblems(profile, e, reestimate), ...engineProblems(profile), ...hybridManagerProblems(profile, e), ...mambaCacheModeProblems(profile, e)];
 }

@@ -8,7 +8,7 @@
  * paper (Dao et al. 2022, §3.1: O(N) extra memory), the DeepSeek-V2 paper (§2.1.2 MLA cache),
  * and transformers' modeling files for parameter shapes.
  */
-import type { Dtype, KvDtype, LayerSkips, MambaCacheMode, ModelSpec, MoeSpec, Profile, QuantizationSpec } from '../config/types';
+import type { Dtype, KvDtype, LayerSkips, MambaCacheMode, ModelSpec, MoeSpec, Problem, Profile, QuantizationSpec } from '../config/types';
 import { formatBytes, formatCount, formatParams, indefiniteArticle } from '../format';
 import { gpuByName, gpuMemory } from './gpus';
 import { DEFAULT_ENGINE, engineEraName, engineKeyOf, reserveTerms, subtractedBytes, vllmAtLeast, type ReserveTerm } from './reserve';
@@ -16,12 +16,12 @@ import { blocksPerRequestFormula, poolTokens, requestReservation } from './layou
 import { referenceSeqLen } from './maxModelLen';
 import { mixerNames } from '../config/mamba';
 import { pipelineStagesOf, stageLabel, stageModel, type PipelineStage } from './pipeline';
-import { parallelFit } from './checks';
+import { checkProfile as checkProfileWith, checksIndependentOf as checksIndependentOfWith, parallelFit } from './checks';
 import type { AttentionWorkspace, Estimate, KvPoolLayout, ParamBreakdown, PoolEstimate } from './types';
 
 export * from './types';
 export { blocksPerRequest, blocksPerRequestFormula, grouped, kvCacheGroups, poolBlocksFormula, poolBlocksText, poolGroupsWhy, poolTokens, poolTokensFormula, requestReservation } from './layout';
-export { checkProfile, checksIndependentOf, CHECK_KEYS, nearestPageSize, KERNEL_LIMITS, pageSizesFor, vllmBlockSizesText, vllmPageSizeNote, VLLM_BLOCK_SIZES, VLLM_CUDA_BLOCK_MULTIPLE } from './checks';
+export { CHECK_KEYS, nearestPageSize, KERNEL_LIMITS, pageSizesFor, vllmBlockSizesText, vllmPageSizeNote, VLLM_BLOCK_SIZES, VLLM_CUDA_BLOCK_MULTIPLE } from './checks';
 export { maxModelLenOf, referenceSeqLen, vllmMaxModelLen } from './maxModelLen';
 export { DEFAULT_GPU, GPUS, gpuByName, type GpuSpec } from './gpus';
 export { DEFAULT_ENGINE, engineEraName, engineKeyOf, parseVllmVersion, vllmAtLeast, type ReserveKey, type ReserveTerm } from './reserve';
@@ -1704,4 +1704,18 @@ export function poolSizeProblem(profile: Profile): { keys: string[]; message: st
     };
   }
   return pages > MAX_SIMULATED_PAGES ? tooMany(pages, ['kv_cache.memory_gib', 'device.memory_gib', 'kv_cache', 'device', 'model']) : null;
+}
+
+/**
+ * What the profile cannot be served or benchmarked with, given its estimate `e`
+ * (core/estimate/checks.ts checkProfile, whose remedies estimate the profile again with a
+ * changed device setting through {@link estimate}).
+ */
+export function checkProfile(profile: Profile, e: Estimate): Problem[] {
+  return checkProfileWith(profile, e, estimate);
+}
+
+/** checkProfile's problems none of whose keys overlap `invalid` (core/estimate/checks.ts checksIndependentOf). */
+export function checksIndependentOf(profile: Profile, e: Estimate, invalid: readonly string[]): Problem[] {
+  return checksIndependentOfWith(profile, e, invalid, estimate);
 }

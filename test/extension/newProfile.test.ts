@@ -8,8 +8,7 @@ import { readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { test } from 'node:test';
 import { readProfile, type ProfileHost } from '../../core/config/index';
-import { checkProfile } from '../../core/estimate/checks';
-import { estimate } from '../../core/estimate/index';
+import { checkProfile, estimate } from '../../core/estimate/index';
 import { newProfile, newProfileName } from '../../extension/newProfile';
 
 const ROOT = resolve(__dirname, '../..');
