@@ -58,7 +58,7 @@ const USAGE = `usage:
   attnscope estimate <file> [--json]
   attnscope simulate <profile> [--trace FILE [--trace-format F] [--trace-model M] [--trace-log-type T] [--trace-time-unit s|ms]]
                      [--time-scale X] [--slo-ttft-ms MS] [--slo-tpot-ms MS] [--calibrate VLLM_RESULT.json | RUN.json]
-                     [--max-rate [--slo-attainment 0.9] [--rate-tolerance 0.02]] [--json FILE]
+                     [--slo-attainment 0.9] [--max-rate [--rate-tolerance 0.02]] [--json FILE]
   attnscope simulate - --events     (a resolved Profile as JSON on stdin; NDJSON events on stdout)
   attnscope simulate RUN.json [flags] (a saved run's profile again; a run that replayed a trace needs --trace: the refusal names the flags)
   attnscope trace FILE [--trace-format F] [--json]   (read a trace as simulate does: its requests, span and mean lengths)
@@ -554,6 +554,8 @@ async function simulateProfile(file: string, loaded: LoadedProfile, flags: Simul
   // The flags win over the profile's slo, bound by bound.
   const slo = { ...profile.slo, ...flags.slo };
   const hasSlo = slo.ttftMs !== undefined || slo.tpotMs !== undefined;
+  if (flags.slo.attainment !== undefined && !hasSlo) throw new UsageError("--slo-attainment needs an SLO bound: --slo-ttft-ms and/or --slo-tpot-ms, or the profile's slo: { ttft_ms, tpot_ms }");
+  if (flags.slo.attainment !== undefined && profile.slo?.attainment !== undefined && profile.slo.attainment !== flags.slo.attainment) say(`--slo-attainment ${flags.slo.attainment} replaces the profile's slo.attainment ${profile.slo.attainment}`);
   if (flags.maxRate && !hasSlo) throw new UsageError("--max-rate needs an SLO: --slo-ttft-ms and/or --slo-tpot-ms, or the profile's slo: { ttft_ms, tpot_ms }");
   // A scale the workload's drawn arrivals cannot take (a subnormal rate's gaps overflow), before any work; a trace's scaled span is checked once read.
   const scaleProblem = !replay && profile.workload ? workloadTimeScaleProblem(profile.workload, flags.timeScale) : null;
@@ -654,7 +656,6 @@ async function simulateProfile(file: string, loaded: LoadedProfile, flags: Simul
       progress.update(0, 1, 'capacity search: first rate');
       const search = await searchCapacity(profile, {
         slo,
-        attainment: flags.sloAttainment,
         tolerance: flags.rateTolerance,
         requests: trace?.requests,
         startScale: flags.timeScale,

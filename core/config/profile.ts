@@ -43,6 +43,7 @@ function sloAndStepTime(plain: Plain): Pick<Profile, 'slo' | 'stepTime'> {
     out.slo = {};
     if (typeof slo.ttft_ms === 'number') out.slo.ttftMs = slo.ttft_ms;
     if (typeof slo.tpot_ms === 'number') out.slo.tpotMs = slo.tpot_ms;
+    if (typeof slo.attainment === 'number') out.slo.attainment = slo.attainment;
   }
   const st = plain.step_time as Plain | undefined;
   if (st && typeof st === 'object') {

@@ -57,7 +57,7 @@ function profileKeys(p: Record<string, unknown>): Record<string, unknown> {
       trace: w.trace === undefined ? undefined : (part(w, 'trace')?.resolvedPath ?? w.trace),
     },
     engine: engine && { vllm_version: engine.vllmVersion ?? undefined, disable_hybrid_kv_cache_manager: engine.disableHybridKvCacheManager, mamba_cache_mode: engine.mambaCacheMode, non_torch_gib: engine.nonTorchGib, nccl_gib: engine.ncclGib, cuda_graph_gib: engine.cudaGraphGib, activation_gib: engine.activationGib },
-    slo: slo && { ttft_ms: slo.ttftMs, tpot_ms: slo.tpotMs },
+    slo: slo && { ttft_ms: slo.ttftMs, tpot_ms: slo.tpotMs, attainment: slo.attainment },
     step_time: st && { compute_efficiency: st.computeEfficiency, memory_efficiency: st.memoryEfficiency, overhead_ms: st.overheadMs },
   };
 }

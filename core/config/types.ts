@@ -468,6 +468,12 @@ export interface SloSpec {
   ttftMs?: number;
   /** Time per output token bound (mean inter-token gap of the request), milliseconds. */
   tpotMs?: number;
+  /**
+   * Fraction of all requests that must meet the bounds for a run (a rate of the capacity search, a
+   * sweep point) to meet the SLO, in (0, 1]; absent = SLO_ATTAINMENT_DEFAULT (0.9). 0.99 makes the
+   * bounds p99 bounds.
+   */
+  attainment?: number;
 }
 
 /**

@@ -18,7 +18,12 @@ export interface LatencyStats {
 export interface LatencySlo {
   ttftMs?: number;
   tpotMs?: number;
+  /** Fraction of requests that must meet the bounds for the run to meet the SLO (profile slo.attainment or --slo-attainment); absent = SLO_ATTAINMENT_DEFAULT. Absent in runs before s40. */
+  attainment?: number;
 }
+
+/** The fraction of requests that must meet an SLO when the profile's slo.attainment and --slo-attainment leave it unset. */
+export const SLO_ATTAINMENT_DEFAULT = 0.9;
 
 /** Points of an empirical CDF: value (seconds) and the fraction of requests at or below it. */
 export interface CdfPoint {

@@ -91,6 +91,8 @@ export interface SweepMetrics {
   /** The SLO the point was judged by (the profile's `slo`, ms), and its p90 TTFT / TPOT (s, modelled): what a point short of it would have to relax. */
   sloTtftMs?: number;
   sloTpotMs?: number;
+  /** The fraction of requests that must meet the SLO for the point to meet it (the profile's slo.attainment); absent = SLO_ATTAINMENT_DEFAULT (0.9). */
+  sloAttainmentTarget?: number;
   p90TtftS?: number;
   p90TpotS?: number;
   /**

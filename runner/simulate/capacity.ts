@@ -26,7 +26,7 @@
  * are modelled (the simulator's clock).
  */
 import type { Profile } from '../../core/config/types';
-import type { CapacityCurve, CapacityPoint, LatencySlo } from '../../core/protocol/latency';
+import { SLO_ATTAINMENT_DEFAULT, type CapacityCurve, type CapacityPoint, type LatencySlo } from '../../core/protocol/latency';
 import type { PoolResult } from '../../core/protocol/run';
 import { maxNumSeqsOf } from '../../core/estimate/index';
 import type { ServingSimRequests, ServingSimTimes } from '../../native';
@@ -36,7 +36,7 @@ import { generateRequests } from './workload';
 
 export interface CapacityOptions {
   slo: LatencySlo;
-  /** Fraction of requests that must meet the SLO, in (0, 1]; default 0.9. */
+  /** Fraction of requests that must meet the SLO, in (0, 1]; default slo.attainment, else SLO_ATTAINMENT_DEFAULT (0.9). */
   attainment?: number;
   /** Relative tolerance of the answer, default 0.02. */
   tolerance?: number;
@@ -189,7 +189,8 @@ export function baseRate(profile: Profile, requests?: ServingSimRequests): numbe
  *   without a finite rate (a trace with every arrival at 0 s, a workload without arrival_rate).
  */
 export async function searchCapacity(profile: Profile, opts: CapacityOptions): Promise<{ curve: CapacityCurve; result: PoolResult }> {
-  const attainment = opts.attainment ?? 0.9;
+  const attainment = opts.attainment ?? opts.slo.attainment ?? SLO_ATTAINMENT_DEFAULT;
+  const slo = { ...opts.slo, attainment };
   const tolerance = opts.tolerance ?? 0.02;
   if (opts.slo.ttftMs === undefined && opts.slo.tpotMs === undefined) throw new RangeError('the capacity search needs an SLO: --slo-ttft-ms and/or --slo-tpot-ms, or the profile\'s slo');
   if (!(attainment > 0 && attainment <= 1)) throw new RangeError(`attainment must be in (0, 1], got ${attainment}`);
@@ -204,7 +205,7 @@ export async function searchCapacity(profile: Profile, opts: CapacityOptions): P
   let best: { scale: number; result: PoolResult } | null = null;
   let last: PoolResult | null = null;
   const run = async (scale: number): Promise<boolean> => {
-    const result = await simulatePool(profile, { ...opts.simulate, requests: opts.requests, rateScale: scale, slo: opts.slo, baselines: false });
+    const result = await simulatePool(profile, { ...opts.simulate, requests: opts.requests, rateScale: scale, slo, baselines: false });
     const l = result.latency!;
     const point: CapacityPoint = {
       rate: rate0 * scale,
@@ -299,7 +300,7 @@ export async function searchCapacity(profile: Profile, opts: CapacityOptions): P
   }
   const curve: CapacityCurve = {
     kind: 'modelled',
-    slo: { ...opts.slo },
+    slo,
     attainmentTarget: attainment,
     tolerance,
     points,

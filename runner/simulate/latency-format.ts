@@ -36,7 +36,7 @@ export function formatLatency(l: LatencySummary, meanWaiting: number | undefined
   for (const [why, which] of reasons) lines.push(`n/a (${which.join(', ')}): ${why}`);
   lines.push(`Throughput (modelled): ${rate(l.requestsPerSec)} requests/s, ${rate(l.outputTokensPerSec)} output tokens/s over ${formatCountOf(l.requests, 'completed request')}`);
   if (l.slo && l.goodputRequestsPerSec !== undefined) {
-    lines.push(`Goodput (modelled): ${rate(l.goodputRequestsPerSec)} requests/s meet ${formatSlo(l.slo)} (${formatPercent(l.sloAttainment ?? 0)} of all requests)`);
+    lines.push(`Goodput (modelled): ${rate(l.goodputRequestsPerSec)} requests/s meet ${formatSlo(l.slo)} (${formatPercent(l.sloAttainment ?? 0)} of all requests${l.slo.attainment !== undefined ? `; the SLO asks ${formatPercent(l.slo.attainment, 0)}: ${(l.sloAttainment ?? 0) >= l.slo.attainment ? 'met' : 'not met'}` : ''})`);
   } else {
     lines.push('Goodput: no SLO given (profile `slo: { ttft_ms, tpot_ms }`, or --slo-ttft-ms / --slo-tpot-ms)');
   }

@@ -35,11 +35,10 @@ export interface SimulateFlags {
   /** Load multiplier (2 = twice the rate). */
   timeScale: number;
   json?: string;
-  /** Bounds given on the command line (each wins over the profile's). */
+  /** Bounds and attainment given on the command line (each wins over the profile's). */
   slo: LatencySlo;
   maxRate: boolean;
   rateTolerance?: number;
-  sloAttainment?: number;
   calibrate?: string;
   /** NDJSON RunnerEvents on stdout instead of the text summary (the editor's "Run serving simulation"). */
   events: boolean;
@@ -75,7 +74,6 @@ export function readSimulateFlags(values: Record<string, string | boolean | unde
     slo: {},
     maxRate: values['max-rate'] === true,
     rateTolerance: num('rate-tolerance', (x) => x > 0 && x < 1, 'a fraction in (0, 1), e.g. 0.02'),
-    sloAttainment: num('slo-attainment', (x) => x > 0 && x <= 1, 'a fraction in (0, 1], e.g. 0.9'),
     calibrate: str('calibrate'),
     events: values['events'] === true,
   };
@@ -83,8 +81,10 @@ export function readSimulateFlags(values: Record<string, string | boolean | unde
   const tpot = num('slo-tpot-ms', positive, 'a positive number of milliseconds');
   if (ttft !== undefined) flags.slo.ttftMs = ttft;
   if (tpot !== undefined) flags.slo.tpotMs = tpot;
+  const attainment = num('slo-attainment', (x) => x > 0 && x <= 1, 'a fraction in (0, 1], e.g. 0.99');
+  if (attainment !== undefined) flags.slo.attainment = attainment;
   for (const k of ['trace-format', 'trace-model', 'trace-log-type', 'trace-time-unit'] as const) if (str(k) !== undefined && flags.trace === undefined) throw new UsageError(`--${k} needs --trace FILE`);
   // Settings of the capacity search, which would otherwise be read and do nothing.
-  for (const k of ['slo-attainment', 'rate-tolerance'] as const) if (str(k) !== undefined && !flags.maxRate) throw new UsageError(`--${k} sets the capacity search: it needs --max-rate`);
+  for (const k of ['rate-tolerance'] as const) if (str(k) !== undefined && !flags.maxRate) throw new UsageError(`--${k} sets the capacity search: it needs --max-rate`);
   return flags;
 }

@@ -9,6 +9,7 @@ import { lstatSync, readdirSync, statSync } from 'node:fs';
 import { notRegularWhy, readRegularText } from '../../core/fileText';
 import { join } from 'node:path';
 import { TOOL_NAME, type Environment, type KernelCase, type RunResult } from '../../core/protocol/run';
+import { SLO_ATTAINMENT_DEFAULT } from '../../core/protocol/latency';
 import { SWEEP_SCHEMA_VERSION, type SweepMetrics, type SweepPointRef, type SweepPointRun, type SweepReport, type SweepReportRow } from '../../core/protocol/sweep';
 import { InputError, readFailure } from '../errors';
 import { toolBuild } from '../version';
@@ -256,6 +257,7 @@ export function metricsOf(run: RunResult): SweepMetrics {
       if (lat.goodputRequestsPerSec !== undefined) m.goodputRequestsPerSec = lat.goodputRequestsPerSec;
       if (lat.slo?.ttftMs !== undefined) m.sloTtftMs = lat.slo.ttftMs;
       if (lat.slo?.tpotMs !== undefined) m.sloTpotMs = lat.slo.tpotMs;
+      if (lat.slo?.attainment !== undefined) m.sloAttainmentTarget = lat.slo.attainment;
       if (lat.ttft && lat.slo) m.p90TtftS = lat.ttft.p90;
       if (lat.tpot && lat.slo) m.p90TpotS = lat.tpot.p90;
     }
@@ -283,8 +285,14 @@ export function pointsOfAxes(axes: Array<{ key: string; values: unknown[] }>): S
   return out;
 }
 
-/** A row meets the profile's SLO when at least this fraction of its requests do (simulate's --slo-attainment default). */
-export const SLO_ATTAINMENT = 0.9;
+/** The fraction of a row's requests that must meet its profile's SLO for the row to meet it (slo.attainment, default 0.9). */
+export const attainmentTarget = (m: SweepMetrics): number => m.sloAttainmentTarget ?? SLO_ATTAINMENT_DEFAULT;
+
+/** ">= 99 %" when every row asks the same fraction, else "its profile's slo.attainment". */
+function targetWords(rows: readonly SweepReportRow[]): string {
+  const targets = new Set(rows.map((r) => attainmentTarget(r.metrics)));
+  return targets.size === 1 ? `>= ${formatPercent([...targets][0]!, 0)}` : "the point's slo.attainment";
+}
 
 /** The best row, the rule that chose it, and the rows it is tied with (see {@link SweepReport.best}). */
 export interface BestRow {
@@ -398,8 +406,8 @@ export function bestRow(rows: readonly SweepReportRow[], name: (r: SweepReportRo
   };
   if (ok.some((r) => r.metrics.sloAttainment !== undefined)) {
     const goodput = (r: SweepReportRow) => r.metrics.goodputRequestsPerSec ?? 0;
-    return pickRate(ok.filter((r) => (r.metrics.sloAttainment ?? 0) >= SLO_ATTAINMENT), byGpu(goodput),
-      `highest simulated goodput${gpuWords} among points where >= ${formatPercent(SLO_ATTAINMENT, 0)} of requests meet the profile's SLO${keptUp ? ` and${keptUp}` : ''}`, 'simulated goodput');
+    return pickRate(ok.filter((r) => (r.metrics.sloAttainment ?? 0) >= attainmentTarget(r.metrics)), byGpu(goodput),
+      `highest simulated goodput${gpuWords} among points where ${targetWords(ok)} of requests meet the profile's SLO${keptUp ? ` and${keptUp}` : ''}`, 'simulated goodput');
   }
   const served = ok.filter((r) => (r.metrics.rejected ?? 0) === 0);
   if (served.some((r) => r.metrics.decodeNsPerToken !== undefined)) {
@@ -413,13 +421,14 @@ export function bestRow(rows: readonly SweepReportRow[], name: (r: SweepReportRo
 /**
  * Why a report has no best row when its points were judged by an SLO and none met it: the SLO,
  * the point closest to meeting it (the most requests meeting it), and, for each bound, that
- * point's p90 against it — a point meets the SLO when >= 90 % of its requests meet both bounds,
- * so a p90 over a bound is what keeps it short, and the bound it would take. Null when a row
+ * point's p90 (its slo.attainment 0.9, the default) or p99 (0.99) against it — a point meets the SLO when
+ * that share of its requests meet both bounds, so that percentile over a bound is what keeps it short, and the
+ * bound it would take (no percentile is said for another attainment). Null when a row
  * meets it or no row was judged by one.
  */
 export function noBestText(rows: readonly SweepReportRow[]): string | null {
   const judged = rows.filter((r) => r.status === 'ok' && r.metrics.sloAttainment !== undefined);
-  if (judged.length === 0 || judged.some((r) => r.metrics.sloAttainment! >= SLO_ATTAINMENT)) return null;
+  if (judged.length === 0 || judged.some((r) => r.metrics.sloAttainment! >= attainmentTarget(r.metrics))) return null;
   const closest = judged.reduce((b, r) => (r.metrics.sloAttainment! > b.metrics.sloAttainment! ? r : b));
   const m = closest.metrics;
   const ms = (s: number) => formatDuration(s * 1e9);
@@ -427,13 +436,15 @@ export function noBestText(rows: readonly SweepReportRow[]): string | null {
     m.sloTtftMs !== undefined ? `TTFT <= ${formatDuration(m.sloTtftMs * 1e6)}` : '',
     m.sloTpotMs !== undefined ? `TPOT <= ${formatDuration(m.sloTpotMs * 1e6)}` : '',
   ].filter(Boolean);
-  const slo = `${bounds.length > 0 ? bounds.join(' and ') : 'the profile\'s SLO'} for >= ${formatPercent(SLO_ATTAINMENT, 0)} of requests`;
+  const slo = `${bounds.length > 0 ? bounds.join(' and ') : 'the profile\'s SLO'} for ${targetWords(judged)} of requests`;
   const over: string[] = [];
   const within: string[] = [];
-  for (const [name, key, p90, bound] of [['TTFT', 'slo.ttft_ms', m.p90TtftS, m.sloTtftMs], ['TPOT', 'slo.tpot_ms', m.p90TpotS, m.sloTpotMs]] as const) {
-    if (p90 === undefined || bound === undefined) continue;
-    if (p90 * 1000 > bound) over.push(`p90 ${name} ${ms(p90)} is over its bound by ${ms(p90 - bound / 1000)} (${key} >= ${formatSignificant(p90 * 1000)} would let 90% meet ${name} alone)`);
-    else within.push(`p90 ${name} ${ms(p90)} is within its bound`);
+  const target = attainmentTarget(m);
+  const q = target === 0.9 ? { name: 'p90', ttft: m.p90TtftS, tpot: m.p90TpotS } : target === 0.99 ? { name: 'p99', ttft: m.p99TtftS, tpot: m.p99TpotS } : null;
+  for (const [name, key, at, bound] of q ? ([['TTFT', 'slo.ttft_ms', q.ttft, m.sloTtftMs], ['TPOT', 'slo.tpot_ms', q.tpot, m.sloTpotMs]] as const) : []) {
+    if (at === undefined || bound === undefined) continue;
+    if (at * 1000 > bound) over.push(`${q!.name} ${name} ${ms(at)} is over its bound by ${ms(at - bound / 1000)} (${key} >= ${formatSignificant(at * 1000)} would let ${formatPercent(target, 0)} meet ${name} alone)`);
+    else within.push(`${q!.name} ${name} ${ms(at)} is within its bound`);
   }
   const why = [...over, ...within].join('; ');
   return `no point meets the SLO (${slo}): closest is ${closest.label} with ${formatPercent(m.sloAttainment!)} of requests meeting it${why ? `; its ${why}` : ''}; relax the SLO or lower the load (workload.arrival_rate)`;

@@ -1165,12 +1165,18 @@ test('simulate on a Mooncake trace prints latency, goodput and the queue; --max-
     assert.equal(bad.code, 2, bad.stderr);
     assert.match(bad.stderr, message);
   }
-  for (const flag of ['--slo-attainment', '--rate-tolerance']) {
-    const alone = cli(['simulate', profile, flag, '0.5']);
-    assert.equal(alone.code, 2);
-    assert.ok(alone.stderr.startsWith(`attnscope: ${flag} sets the capacity search: it needs --max-rate`), alone.stderr);
-    assert.equal(alone.stderr.trim().split('\n').length, 1, alone.stderr);
-  }
+  const alone = cli(['simulate', profile, '--rate-tolerance', '0.5']);
+  assert.equal(alone.code, 2);
+  assert.ok(alone.stderr.startsWith('attnscope: --rate-tolerance sets the capacity search: it needs --max-rate'), alone.stderr);
+  assert.equal(alone.stderr.trim().split('\n').length, 1, alone.stderr);
+  // The attainment applies to a plain run too (s40 G2), but without a bound there is nothing to attain.
+  const noBound = cli(['simulate', profile, '--slo-attainment', '0.99']);
+  assert.equal(noBound.code, 2);
+  assert.match(noBound.stderr.trim(), /^attnscope: --slo-attainment needs an SLO bound: --slo-ttft-ms and\/or --slo-tpot-ms/);
+  // With one: the goodput line says the target and whether the run meets it (all 4 requests meet 500 ms above).
+  const p99 = cli(['simulate', profile, '--trace', trace, '--slo-ttft-ms', '500', '--slo-tpot-ms', '50', '--slo-attainment', '0.99']);
+  assert.equal(p99.code, 0, p99.stderr);
+  assert.match(p99.stdout, /^Goodput \(modelled\): [\d.]+ requests\/s meet TTFT <= 500 ms, TPOT <= 50 ms \(100\.0% of all requests; the SLO asks 99%: met\)$/m);
   const noSlo = cli(['simulate', profile, '--max-rate']);
   assert.equal(noSlo.code, 2);
   assert.match(noSlo.stderr.trim(), /^attnscope: --max-rate needs an SLO/);
