@@ -87,8 +87,9 @@ export class ArrivalSpanError extends RangeError {
  * i.e. at least 1/Number.MAX_VALUE (≈ 5.6e-309; below it, a subnormal rate such as
  * 5 × 5e-324 makes every gap Infinity, and a rate that rounds to 0 puts every request at t = 0)
  * and at most Number.MAX_VALUE. The range named is the usable one: from about
- * n/(λ·{@link MAX_TRACE_SPAN_S}), where n requests span about n/(λ·scale) s (n − 1 exponential
- * gaps of mean 1/(λ·scale), so a scale near it passes or not by its draws), up to Number.MAX_VALUE/λ (Number.MAX_VALUE itself
+ * n/(λ·{@link MAX_TRACE_SPAN_S}), where n requests span about n/(λ·scale) s (the last arrives at
+ * n/(λ·scale) exactly, the first after a gap of mean 1/(λ·scale), so a scale near it passes or not
+ * by its first draw), up to Number.MAX_VALUE/λ (Number.MAX_VALUE itself
  * when λ < 1: every finite scale). null too when λ is no positive finite rate (no
  * Poisson arrivals to scale).
  */

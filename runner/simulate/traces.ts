@@ -35,7 +35,7 @@ import type { ServingSimRequests } from '../../native';
 import type { TraceReplay } from '../../core/protocol/run';
 import { DatetimeBytes, estimateLines, firstLine, forEachLine, parseDecimal, parseDigits, scanLines, splitCsv, splitCsvBytes, unreadable } from './lines';
 import { JsonlTraceReader, jsonValueText, keysWrittenOnce, MAX_TRACE_TOKENS, refuseRepeatedKey, TraceError } from './trace';
-import { Column, RequestPacker, type TraceRequest } from './workload';
+import { Column, endSendsAtRate, RequestPacker, type TraceRequest } from './workload';
 import { Rng } from '../random';
 
 export type TraceFormat = 'attnscope' | 'azure' | 'burstgpt' | 'mooncake' | 'vllm-bench';
@@ -654,8 +654,7 @@ function readMooncake(path: string, sink: TraceSink, drop: (why: string) => void
  * ramp-up (vllm/benchmarks/serve.py get_request): each gap drawn from a gamma distribution of
  * shape `burstiness` and scale 1 / (rate · burstiness) (burstiness 1: exponential gaps, a Poisson
  * process; below 1 burstier, above 1 smoother), the first request sent after the first gap, the
- * running sums then scaled so that the last is sent at n / rate exactly (vLLM's normalize_factor,
- * "to close the gap for stabilizing the throughput data from different random seeds"). Drawn
+ * running sums then scaled so that the last is sent at n / rate exactly ({@link endSendsAtRate}). Drawn
  * from `seed` (runner/random.ts Rng), not numpy's stream: the same process, not vLLM's own draws.
  * s39 newcomer 9: a result without start_times was replayed evenly spaced.
  */
@@ -667,10 +666,7 @@ export function vllmBenchArrivals(n: number, rate: number, burstiness: number, s
     t += rng.gamma(burstiness) / (rate * burstiness);
     out[i] = t;
   }
-  if (n > 0 && t > 0) {
-    const scale = n / rate / t;
-    for (let i = 0; i < n; i++) out[i]! *= scale;
-  }
+  endSendsAtRate(out, rate);
   return out;
 }
 

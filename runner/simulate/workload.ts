@@ -56,8 +56,27 @@ export function sampleLength(d: LengthDist, rng: Rng): number {
 }
 
 /**
+ * Scales `sendTimes` (running sums of `n` drawn gaps, seconds, ascending) in place so that the
+ * last is `n / rate` s exactly, as `vllm bench serve` does with its drawn delays when no ramp-up is
+ * set (vllm/benchmarks/serve.py get_request: target_total_delay_s = total_requests / request_rate,
+ * normalize_factor = target_total_delay_s / delay_ts[-1], "to close the gap for stabilizing the
+ * throughput data from different random seeds"; vLLM PR #21108, July 2025). The first send stays
+ * after its (scaled) first gap, not at 0 s. Left as drawn when the last is 0 or not finite (a
+ * rate that overflowed the gaps) or the target is not finite.
+ */
+export function endSendsAtRate(sendTimes: Float64Array, rate: number): void {
+  const n = sendTimes.length;
+  const last = n > 0 ? sendTimes[n - 1]! : 0;
+  const scale = n / rate / last;
+  if (!(last > 0 && Number.isFinite(last) && Number.isFinite(scale))) return;
+  for (let i = 0; i < n; i++) sendTimes[i]! *= scale;
+}
+
+/**
  * `workload.requests` requests, packed for the simulator: Poisson arrivals at `arrival_rate` per
- * second (exponential gaps; all at t = 0 when the rate is not a positive finite number), prompt
+ * second (exponential gaps, the first request after the first gap, then scaled so that the last
+ * arrives at requests / arrival_rate s exactly, as `vllm bench serve` sends them:
+ * {@link endSendsAtRate}; all at t = 0 when the rate is not a positive finite number), prompt
  * and output lengths from their distributions, and — with `prefix_sharing` — each request joins
  * one of `groups` shared prefixes (one segment of stream = the group, 0 … groups − 1) of
  * `prefix_len` tokens with probability `fraction`. Written straight into typed arrays: 100,000
@@ -123,9 +142,12 @@ export class RequestGenerator {
         }
       }
     }
+    const finished = stop === this.requests && this.drawn < stop;
     this.drawn = stop;
     this.segments = m;
     this.t = t;
+    // The scale needs the last arrival: applied once, when the last slice is drawn.
+    if (finished && poisson) endSendsAtRate(arrivalS, rate);
     return this.drawn === this.requests;
   }
 

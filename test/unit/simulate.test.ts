@@ -880,8 +880,7 @@ test('workloads are reproducible for a seed and follow their distributions', () 
   assert.ok(Math.abs(prompts[2000] - 300) < 15, `median ${prompts[2000]}`);
   assert.ok(prompts[3999] <= 1000);
   assert.ok(a.outputLen.every((o) => o >= 5 && o <= 9));
-  // Poisson at 10/s: the last of 4000 arrivals near 400 s, in order.
-  assert.ok(Math.abs(a.arrivalS[3999] - 400) < 20, `last arrival ${a.arrivalS[3999]}`);
+  // Poisson at 10/s, in order, the last of 4000 arrivals at 4000 / 10 = 400 s (next test).
   assert.ok(a.arrivalS.every((t, i) => i === 0 || t >= a.arrivalS[i - 1]));
   // At most one segment per request: its group over prefix_len 50 tokens, capped by a shorter prompt.
   const shared = [...a.segmentStream];
@@ -892,6 +891,26 @@ test('workloads are reproducible for a seed and follow their distributions', () 
     assert.ok(a.segmentStart[i + 1] - k <= 1);
     if (a.segmentStart[i + 1] > k) assert.equal(a.segmentEnd[k], Math.min(50, a.promptLen[i]));
   }
+});
+
+test('a drawn workload\'s last request arrives at requests / arrival_rate, the first after one gap, as vllm bench serve sends them', () => {
+  // vllm/benchmarks/serve.py get_request (no ramp-up): the running sums of the drawn gaps are
+  // scaled by normalize_factor = target_total_delay_s / delay_ts[-1], target_total_delay_s =
+  // total_requests / request_rate; the first request is sent after delay_ts[0] > 0.
+  const w = profile('workload: { requests: 4000, arrival_rate: 10, seed: 7 }\n').workload!;
+  const a = generateRequests(w).arrivalS;
+  assert.ok(Math.abs(a[3999] - 4000 / 10) < 1e-9, `last arrival ${a[3999]}`);
+  assert.ok(a[0] > 0, `first arrival ${a[0]}`);
+  // The capacity search's rate scale 2: the same draws at twice the rate, the last at 4000 / 20 = 200 s.
+  const b = generateRequests(w, 2).arrivalS;
+  assert.ok(Math.abs(b[3999] - 200) < 1e-9, `last arrival ${b[3999]}`);
+  for (const i of [0, 1, 1234, 3998]) assert.ok(Math.abs(b[i] - a[i] / 2) < 1e-9 * a[i], `arrival ${i}: ${b[i]} vs ${a[i]} / 2`);
+  // One request at 4/s is sent at 1 / 4 s whatever its draw; at rate 0 every request at 0 s.
+  for (const seed of [0, 1, 2]) {
+    const t = generateRequests({ ...w, requests: 1, arrivalRate: 4, seed }).arrivalS[0];
+    assert.ok(Math.abs(t - 0.25) < 1e-15, `seed ${seed}: ${t}`);
+  }
+  assert.ok(generateRequests({ ...w, requests: 5, arrivalRate: 0 }).arrivalS.every((t) => t === 0));
 });
 
 test('a workload drawn in slices is the workload drawn at once; none at all is finished at once', () => {
