@@ -7,15 +7,15 @@
  */
 import { dirname, isAbsolute, join, resolve } from 'node:path';
 import type { NotRead } from '../fileText';
-import { formatBytes } from '../format';
+import { formatBytes, formatCount } from '../format';
 import { isProfilePath } from './fileKinds';
 import { guarded, modelSpecFromTree, readModelConfig, readModelConfigTree } from './model';
 import { semanticProblems } from './profileChecks';
 import { vllmMaxModelLen } from '../estimate/index';
 import { defaultCases, defaultDtype, PROFILE_DEFAULTS, profileFromModelConfig } from './profileDefaults';
-import { describeValue, schemaProblems, validate } from './profileSchema';
+import { describeValue, parseVllmLength, schemaProblems, validate, vllmSuffixWords } from './profileSchema';
 import { schemaAt } from './schemaWalk';
-import { getProperty, parseJsonTree, parseYamlTree, toPlain, unsafeIntegerText, type ParsedTree, type ValueNode } from './tree';
+import { getProperty, nodeAtPath, parseJsonTree, parseYamlTree, toPlain, unsafeIntegerText, type ParsedTree, type ValueNode } from './tree';
 import type { Dtype, KvCacheSpec, LengthDist, ModelSpec, Problem, Profile, ReadResult, SourceRange, WorkloadSpec, DeviceSpec } from './types';
 
 /** How a profile reads the files it points at. Editors pass their unsaved text first. */
@@ -352,6 +352,27 @@ function floatIntegerProblems(root: ValueNode): Problem[] {
   return out;
 }
 
+/**
+ * workload.max_model_len written as vLLM's `--max-model-len` takes it, `32k` or `32K`
+ * (profileSchema.ts parseVllmLength), replaced in `plain` by the tokens vLLM reads, before the
+ * schema checks them (a range error then quotes the text and says what it was read as); an info
+ * at the value says what it was read as, since 32k is 32,000 there, not 32,768. Any other text
+ * is left to the schema's error.
+ */
+function readVllmLengths(root: ValueNode, plain: Plain): Problem[] {
+  const w = plain.workload;
+  if (!w || typeof w !== 'object' || Array.isArray(w) || typeof (w as Plain).max_model_len !== 'string') return [];
+  const read = parseVllmLength((w as Plain).max_model_len as string);
+  const node = nodeAtPath(root, ['workload', 'max_model_len']);
+  if (read === null || 'refused' in read || !node) return [];
+  (w as Plain).max_model_len = read.tokens;
+  return [{
+    severity: 'info', code: 'vllm-length-read',
+    message: `max_model_len ${String(node.value).trim()} is read as ${formatCount(read.tokens)} tokens, as vLLM's --max-model-len reads it (vllm/utils/argparse_utils.py human_readable_int: ${vllmSuffixWords(read.suffix)})`,
+    range: node.range, data: { key: 'workload.max_model_len', tokens: read.tokens },
+  }];
+}
+
 function readValuesUnguarded(parsed: ParsedTree, file: string, host: ProfileHost): ReadResult<Profile> {
   const problems: Problem[] = [...parsed.problems];
   const root = parsed.root;
@@ -370,6 +391,7 @@ function readValuesUnguarded(parsed: ParsedTree, file: string, host: ProfileHost
     return { value: null, problems };
   }
   const plain = toPlain(root) as Plain;
+  problems.push(...readVllmLengths(root, plain));
   const unsafe = unsafeIntegerProblems(root);
   // The schema's own error at such a value (a maximum, say) would quote it rounded: the one above says why.
   problems.push(...unsafe, ...schemaProblems(root, validate(plain)).filter((p) => !unsafe.some((u) => u.range.offset === p.range.offset)), ...floatIntegerProblems(root));

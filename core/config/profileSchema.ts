@@ -307,12 +307,37 @@ const VLLM_KV_DTYPE_HINTS: Record<string, string> = {
 };
 
 /**
- * For workload.max_model_len written as vLLM's `--max-model-len` takes it, what vLLM means and the
- * integer to write (s39 newcomer 12); '' otherwise. vLLM parses it with human_readable_int
- * (vllm/engine/arg_utils.py: lowercase k/m/g decimal, 32k = 32,000; uppercase K/M/G binary,
- * 32K = 32,768, no decimals with them; a later form of it reads SI k/M/G and IEC Ki/Mi/Gi instead,
- * so 32K is refused there), and `-1` or
- * `auto` (human_readable_int_or_auto) for the longest length the KV cache holds, which attnscope
+ * A length as vLLM's `--max-model-len` reads it (vllm/utils/argparse_utils.py human_readable_int,
+ * before in vllm/engine/arg_utils.py): a number with a one-letter suffix, lowercase k / m / g / t
+ * decimal (int(float(number) · 10^3 … 10^12): 32k = 32,000, 25.6k = 25,600, 1m = 1,000,000),
+ * uppercase K / M / G / T binary with whole numbers only (32K = 32,768; 32.5K vLLM refuses,
+ * "Decimals are not allowed with binary suffixes"), surrounding spaces stripped. `{ tokens }` for
+ * such a text, `{ refused }` (the reason, quoting vLLM) for a decimal with a binary suffix, null
+ * for any other text (a plain number vLLM reads with int(), or garbage: the caller's own rules).
+ */
+export function parseVllmLength(text: string): { tokens: number; suffix: string } | { refused: string } | null {
+  const m = /^(\d+(?:\.\d+)?)([kmgtKMGT])$/.exec(text.trim());
+  if (!m) return null;
+  const [, digits, suffix] = m as unknown as [string, string, string];
+  const decimal = { k: 1e3, m: 1e6, g: 1e9, t: 1e12 }[suffix as 'k'];
+  if (decimal !== undefined) return { tokens: Math.trunc(Number(digits) * decimal), suffix };
+  if (digits.includes('.')) return { refused: `vLLM refuses decimals with a binary suffix ("Decimals are not allowed with binary suffixes like ${suffix}. Did you mean to use ${digits}${suffix.toLowerCase()} instead?")` };
+  return { tokens: Number(digits) * { K: 2 ** 10, M: 2 ** 20, G: 2 ** 30, T: 2 ** 40 }[suffix as 'K']!, suffix };
+}
+
+/** What a suffix of {@link parseVllmLength} multiplies by, in words: "lowercase k = 1,000". */
+export function vllmSuffixWords(suffix: string): string {
+  const lower = suffix === suffix.toLowerCase();
+  const power = 'kmgt'.indexOf(suffix.toLowerCase()) + 1;
+  return lower ? `lowercase ${suffix} = ${formatCount(1000 ** power)}` : `uppercase ${suffix} = ${formatCount(1024 ** power)}`;
+}
+
+/**
+ * For workload.max_model_len written as vLLM's `--max-model-len` takes it but still refused here,
+ * what vLLM means (s39 newcomer 12); '' otherwise. A suffixed length ({@link parseVllmLength}) is
+ * read as vLLM reads it (profile.ts), so it reaches the schema's errors only when out of range,
+ * and this says what it was read as; a decimal with a binary suffix vLLM refuses too; `-1` or
+ * `auto` (human_readable_int_or_auto) is vLLM's longest length the KV cache holds, which attnscope
  * needs as a number: estimate prints it as vLLM's "estimated maximum model length" when a length does not fit.
  */
 export function vllmLengthHint(where: string, node: ValueNode | undefined): string {
@@ -322,14 +347,10 @@ export function vllmLengthHint(where: string, node: ValueNode | undefined): stri
     return ": vLLM's -1 / auto sizes max_model_len to the longest the KV cache holds; write that number (attnscope estimate names it, vLLM's \"estimated maximum model length\", when a length does not fit), or leave max_model_len out for the model's own";
   }
   if (typeof v !== 'string') return '';
-  const m = /^\s*(\d+(?:\.\d+)?)([kmgKMG])\s*$/.exec(v);
-  if (!m) return '';
-  const [, digits, suffix] = m as unknown as [string, string, string];
-  const decimal = { k: 1e3, m: 1e6, g: 1e9 }[suffix as 'k'];
-  if (decimal !== undefined) return `: vLLM reads ${v.trim()} as ${formatCount(Math.floor(Number(digits) * decimal))} (human_readable_int: lowercase k = 1,000): write ${Math.floor(Number(digits) * decimal)}`;
-  if (digits.includes('.')) return `: vLLM refuses decimals with a binary suffix (${v.trim()}); write the number of tokens`;
-  const binary = Number(digits) * { K: 2 ** 10, M: 2 ** 20, G: 2 ** 30 }[suffix as 'K']!;
-  return `: vLLM's human_readable_int (vllm/engine/arg_utils.py) reads ${v.trim()} as ${formatCount(binary)} (uppercase K = 1,024; a later form of it takes ${digits}${suffix}i for that and refuses ${v.trim()}): write ${binary}`;
+  const read = parseVllmLength(v);
+  if (read === null) return '';
+  if ('refused' in read) return `: ${read.refused}`;
+  return `: vLLM reads ${v.trim()} as ${formatCount(read.tokens)} (vllm/utils/argparse_utils.py human_readable_int: ${vllmSuffixWords(read.suffix)})`;
 }
 
 function article(type: string): string {

@@ -257,3 +257,18 @@ test('estimate or bench on a saved run (simulate --json) says in one line what t
   assert.equal(gone.code, 2, gone.stderr);
   assert.equal(gone.stderr, `${run}:1:1: a saved run (made by attnscope simulate from p.attn.yaml at ${createdAt}), not a profile or config.json: give the profile it was made from; attnscope simulate ${run} simulates the run's profile again\n`);
 });
+
+test("workload.max_model_len in vLLM's spelling 32K is read as vLLM reads it, 32,768 tokens, an info at its value; 1.5K is refused there as vLLM refuses it (exit 2)", () => {
+  const dir = tempDir('attnscope-msg-');
+  const profile = join(dir, 'p.attn.yaml');
+  // vllm/utils/argparse_utils.py human_readable_int: uppercase K = 2^10, so 32K = 32 · 1,024 = 32,768.
+  writeFileSync(profile, `model: ${JSON.stringify(llamaConfig)}\ndevice: { gpu: H100 SXM }\nworkload: { max_model_len: 32K }\n`);
+  const r = cli(['estimate', profile]);
+  assert.equal(r.code, 0, r.stderr);
+  assert.match(r.stderr, new RegExp(`^${profile.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')}:3:28: info: max_model_len 32K is read as 32,768 tokens, as vLLM's --max-model-len reads it`, 'm'));
+  assert.match(r.stdout, /max concurrency .* for 32,768 tokens per request/);
+  writeFileSync(profile, `model: ${JSON.stringify(llamaConfig)}\nworkload: { max_model_len: 1.5K }\n`);
+  const bad = cli(['estimate', profile]);
+  assert.equal(bad.code, 2);
+  assert.equal(bad.stderr, `${profile}:2:28: workload.max_model_len must be an integer, not the string "1.5K": vLLM refuses decimals with a binary suffix ("Decimals are not allowed with binary suffixes like K. Did you mean to use 1.5k instead?")\n`);
+});

@@ -77,16 +77,29 @@ test('cross-key checks are reported once when no key has a schema error', () => 
   assert.deepEqual(v.problems.filter((p) => p.code !== 'no-memory-budget').map((p) => p.code).sort(), ['page-size-unusual', 'tp-not-divisible']);
 });
 
-test("workload.max_model_len in vLLM's spellings (32k, 32K, -1, auto): refused with what vLLM means and the integer to write (s39 newcomer 12)", () => {
-  const message = (v: string) => validate(`workload: { max_model_len: ${v} }\n`).problems.find((p) => p.severity === 'error')?.message;
-  // vllm/engine/arg_utils.py human_readable_int: '1k' -> 1,000, '1K' -> 1,024, '25.6k' -> 25,600 (its docstring).
-  assert.equal(message('32k'), 'workload.max_model_len must be an integer, not the string "32k": vLLM reads 32k as 32,000 (human_readable_int: lowercase k = 1,000): write 32000');
-  assert.match(message('25.6k')!, /vLLM reads 25\.6k as 25,600 .*: write 25600$/);
-  assert.match(message('32K')!, /reads 32K as 32,768 \(uppercase K = 1,024; a later form of it takes 32Ki for that and refuses 32K\): write 32768$/);
-  assert.match(message('1.5K')!, /vLLM refuses decimals with a binary suffix \(1\.5K\)/);
+test("workload.max_model_len in vLLM's spellings (32k, 32K, 25.6k): read as vLLM reads them, with an info saying so; what vLLM refuses, refused (s39 newcomer 12)", () => {
+  const read = (v: string) => validate(`workload: { max_model_len: ${v} }\n`);
+  const message = (v: string) => read(v).problems.find((p) => p.severity === 'error')?.message;
+  // vllm/utils/argparse_utils.py human_readable_int (before: vllm/engine/arg_utils.py): lowercase
+  // decimal, int(float(number) * 10**3), uppercase binary, int(number) * 2**10 ('1k' -> 1,000,
+  // '1K' -> 1,024, '25.6k' -> 25,600: its docstring); 0.5m = 500,000 > Llama-3.1's 131,072.
+  for (const [text, tokens, words] of [['32k', 32000, 'lowercase k = 1,000'], ['32K', 32768, 'uppercase K = 1,024'], ['25.6k', 25600, 'lowercase k = 1,000'], [' 8K ', 8192, 'uppercase K = 1,024'], ['0.1m', 100000, 'lowercase m = 1,000,000']] as const) {
+    const v = read(`"${text}"`);
+    assert.equal(v.problems.filter((p) => p.severity === 'error').length, 0, `${text}: ${JSON.stringify(v.problems)}`);
+    assert.equal(v.profile!.workload!.maxModelLen, tokens, text);
+    const info = v.problems.find((p) => p.code === 'vllm-length-read')!;
+    assert.equal(info.severity, 'info');
+    assert.equal(info.message, `max_model_len ${text.trim()} is read as ${tokens.toLocaleString('en-US')} tokens, as vLLM's --max-model-len reads it (vllm/utils/argparse_utils.py human_readable_int: ${words})`);
+  }
+  // What vLLM refuses ("Decimals are not allowed with binary suffixes like K"), and what it reads
+  // out of range (3g = 3,000,000,000 > 2^31 - 1), stay errors at the value, saying what vLLM does.
+  assert.equal(message('1.5K'), 'workload.max_model_len must be an integer, not the string "1.5K": vLLM refuses decimals with a binary suffix ("Decimals are not allowed with binary suffixes like K. Did you mean to use 1.5k instead?")');
+  assert.equal(message('3g'), 'workload.max_model_len must be <= 2147483647, not 3g: vLLM reads 3g as 3,000,000,000 (vllm/utils/argparse_utils.py human_readable_int: lowercase g = 1,000,000,000)');
+  assert.match(message('0.0001k')!, /must be >= 1, not 0\.0001k: vLLM reads 0\.0001k as 0 /);
   for (const v of ['-1', 'auto']) assert.match(message(v)!, /vLLM's -1 \/ auto sizes max_model_len to the longest the KV cache holds; write that number/, v);
-  // Other keys and other strings: the message as before.
+  // Other strings: the message as before.
   assert.equal(message('abc'), 'workload.max_model_len must be an integer, not the string "abc"');
+  assert.equal(message('32x'), 'workload.max_model_len must be an integer, not the string "32x"');
 });
 
 test("kv_cache.dtype fp8_inc / fp8_ds_mla (vLLM's CacheDType values) are refused saying what vLLM means and what to write (s39 newcomer 12)", () => {
