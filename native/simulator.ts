@@ -6,6 +6,7 @@
  * Bad arguments throw TypeError (wrong type) or RangeError (bad value) naming the argument.
  */
 import { Worker } from 'node:worker_threads';
+import type { StageStepTime } from '../core/protocol/run';
 import { INT32_MAX, intArg } from './args';
 import { addonPath, loadAddon } from './binding';
 
@@ -133,35 +134,17 @@ export interface ServingSimConfig {
   privateTails?: boolean;
 }
 
-/** One pipeline stage's step-time coefficients (seconds per unit, as ServingSimConfig's of the same names), for its layers only. */
-export interface ServingSimStage {
-  perStepS: number;
-  weightsS: number;
-  expertWeightsS: number;
-  perKvTokenS: number;
-  perTokenS: number;
-  perLogitsS: number;
-  perPairS: number;
-  perDecodePairS: number;
-  perSlidingKvTokenS: number;
-  perSlidingPairS: number;
-  /** Default perTokenS. */
-  perDecodeTokenS?: number;
-  /** Default 0. */
-  perPrefillContextTokenS?: number;
-  /** Default 0. */
-  perRequestStateS?: number;
-  /** Default 0. */
-  perPrefillContextKvS?: number;
-  /** Default 0. */
-  decodeWeightsS?: number;
-  /** Default 0. */
-  prefillWeightsS?: number;
-}
+/**
+ * One pipeline stage's step-time coefficients (seconds per unit, as ServingSimConfig's of the same
+ * names), for its layers only: a run's StepTimeModel.stages entry, which the runner passes as is
+ * (one list of fields: native imports core's types, never the reverse). perDecodeTokenS absent:
+ * perTokenS; the other optional fields absent: 0.
+ */
+export type ServingSimStage = StageStepTime;
 
 /** ServingSimStage's fields (native/wasm/addon.ts sends them in native/wasm/abi.cc's order). */
 const SIM_STAGE_FIELDS = ['perStepS', 'weightsS', 'expertWeightsS', 'perKvTokenS', 'perTokenS', 'perLogitsS', 'perPairS', 'perDecodePairS', 'perSlidingKvTokenS', 'perSlidingPairS',
-  'perDecodeTokenS', 'perPrefillContextTokenS', 'perRequestStateS', 'perPrefillContextKvS', 'decodeWeightsS', 'prefillWeightsS'] as const;
+  'perDecodeTokenS', 'perPrefillContextTokenS', 'perRequestStateS', 'perPrefillContextKvS', 'decodeWeightsS', 'prefillWeightsS'] as const satisfies ReadonlyArray<keyof ServingSimStage>;
 
 /**
  * Requests as parallel arrays [n], sorted by arrival, and their shared segments (SimSegment in
