@@ -8,7 +8,7 @@
  */
 import { basename } from 'node:path';
 import { DEFAULT_GPU } from '../core/estimate/gpus';
-import { formatCountOf, gpuCount } from '../core/format';
+import { deployedGpuCount, formatCountOf, gpuCount } from '../core/format';
 import type { LatencyStats } from '../core/protocol/latency';
 import type { KernelCase, PoolResult, RunResult, StepTimeModel } from '../core/protocol/run';
 import { describeEnvironment } from '../core/sweepFigures';
@@ -140,10 +140,24 @@ function simulationFigures(pool: PoolResult): SimFigure[] {
 const SIM_COLUMNS = ['figure', 'statistic', 'value', 'unit'] as const;
 
 /**
+ * The pipeline_parallel_size row, with the GPUs of one replica (tp · pp); under data parallelism
+ * (data_parallel_size > 1) a data_parallel_size row after it, with every replica's (tp · pp · dp).
+ */
+function parallelRows(device: RunResult['profile']['device']): Array<[source: string, figure: string, value: string | number, unit: string]> {
+  const dp = device.dataParallelSize ?? 1;
+  const pp = device.pipelineParallelSize ?? 1;
+  if (dp <= 1) return [['profile', 'pipeline_parallel_size', pp, `stages (${formatCountOf(gpuCount(device), 'GPU')} in all)`]];
+  return [
+    ['profile', 'pipeline_parallel_size', pp, `stages (${formatCountOf(gpuCount(device), 'GPU')} a replica)`],
+    ['profile', 'data_parallel_size', dp, `replicas (${formatCountOf(deployedGpuCount(device), 'GPU')} in all)`],
+  ];
+}
+
+/**
  * What the run is of, as rows above its figures (table 'run'), so a CSV opened or pasted beside
  * another says it without its file name: the run's name, the model (runName.ts modelLabel), the
  * profile file, the GPU whose peaks the step-time model uses (device.gpu, else DEFAULT_GPU) and
- * tensor_parallel_size and pipeline_parallel_size, the KV cache's dtype and page_size (source 'profile'),
+ * tensor_parallel_size, pipeline_parallel_size and data_parallel_size (parallelRows), the KV cache's dtype and page_size (source 'profile'),
  * the KV bytes a token and a page take and the KV budget (source 'estimate', per GPU), the
  * step-time model (stepTimeRows), and the machine that ran it (source 'machine'): two runs' CSVs
  * told an fp8 KV cache from a bf16 one only by their file names (s39 newcomer-ed 4).
@@ -157,7 +171,7 @@ function contextRows(run: RunResult): Array<[source: string, figure: string, val
     ['profile', 'profile', run.profile.sourcePath ? basename(run.profile.sourcePath) : '', run.profile.sourcePath ?? ''],
     ['profile', 'gpu', device.gpu ?? DEFAULT_GPU, device.gpu ? 'device.gpu: its peaks drive the step-time model' : 'device.gpu not set: the default GPU\'s peaks drive the step-time model'],
     ['profile', 'tensor_parallel_size', device.tensorParallelSize, 'GPUs'],
-    ['profile', 'pipeline_parallel_size', device.pipelineParallelSize ?? 1, `stages (${formatCountOf(gpuCount(device), 'GPU')} in all)`],
+    ...parallelRows(device),
     ['profile', 'kv_cache.dtype', est.kvDtype, run.profile.kvCache.dtype === 'auto' ? 'kv_cache.dtype auto: the model dtype' : 'kv_cache.dtype'],
     ['profile', 'kv_cache.page_size', run.profile.kvCache.pageSize, 'tokens'],
     ['estimate', 'kv_bytes_per_token', est.kvBytesPerToken, 'bytes a token, all layers, one GPU'],

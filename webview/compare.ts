@@ -3,7 +3,7 @@
  * noise: neither median inside the other's p10–p90 range (core/noise.ts withinNoise). Pure.
  */
 import type { KernelCase, RunResult } from '../core/protocol/run';
-import { formatCount, formatDuration, formatMs, formatPercent, gpuCount, keepsUpOf, loadAverageText, nativeBuildLabel, perGpuRate } from '../core/format';
+import { deployedGpuCount, formatCount, formatDuration, formatMs, formatPercent, keepsUpOf, loadAverageText, nativeBuildLabel, perGpuRate } from '../core/format';
 import { withinNoise } from '../core/noise';
 
 export interface CaseComparison {
@@ -226,7 +226,7 @@ function setting(label: string, a: string, b: string, unit: string, source: stri
 
 /**
  * What two runs are set up with, the settings that change a figure: tensor_parallel_size,
- * pipeline_parallel_size, the GPUs they use (core/format gpuCount), the KV cache's dtype ('auto'
+ * pipeline_parallel_size, data_parallel_size, the GPUs they use, every replica's (core/format deployedGpuCount), the KV cache's dtype ('auto'
  * named with the dtype it takes), page_size and budget, and the step-time model (the GPU whose
  * peaks it divides by, its efficiencies and overhead, what it leaves out: under tensor
  * parallelism the all-reduce). `differ`: the rows that differ, shown as the comparison's first
@@ -259,7 +259,8 @@ export function compareSettings(a: RunResult, b: RunResult): { differ: PoolFigur
   const rows: PoolFigure[] = [
     setting('tensor_parallel_size', String(a.profile.device.tensorParallelSize), String(b.profile.device.tensorParallelSize), 'GPUs a stage', 'profile'),
     setting('pipeline_parallel_size', String(a.profile.device.pipelineParallelSize ?? 1), String(b.profile.device.pipelineParallelSize ?? 1), 'stages', 'profile'),
-    setting('GPUs', String(gpuCount(a.profile.device)), String(gpuCount(b.profile.device)), 'GPUs (tensor_parallel_size × pipeline_parallel_size)', 'profile'),
+    setting('data_parallel_size', String(a.profile.device.dataParallelSize ?? 1), String(b.profile.device.dataParallelSize ?? 1), 'replicas', 'profile'),
+    setting('GPUs', String(deployedGpuCount(a.profile.device)), String(deployedGpuCount(b.profile.device)), 'GPUs (tensor_parallel_size × pipeline_parallel_size × data_parallel_size)', 'profile'),
     setting('kv_cache.dtype', kvDtype(a), kvDtype(b), '', 'profile'),
     setting('kv_cache.page_size', String(a.profile.kvCache.pageSize), String(b.profile.kvCache.pageSize), 'tokens', 'profile'),
     setting('kv_cache.memory_gib', budget(a), budget(b), 'GiB a GPU', 'profile'),
@@ -333,8 +334,9 @@ export function comparePools(a: RunResult, b: RunResult): PoolFigure[] | null {
     figure('TPOT p99 (modelled)', pa.latency?.tpot?.p99, pb.latency?.tpot?.p99, ms, 'ms', modelled, toMs),
     figure('output tokens/s (modelled)', pa.latency?.outputTokensPerSec, pb.latency?.outputTokensPerSec, (v) => formatCount(Math.round(v)), "tokens/s (completed requests' output tokens / first arrival to last completion)", modelled),
   );
-  const ga = gpuCount(a.profile.device);
-  const gb = gpuCount(b.profile.device);
+  // Every replica's GPUs (core/format deployedGpuCount): a run's throughput is all its replicas'.
+  const ga = deployedGpuCount(a.profile.device);
+  const gb = deployedGpuCount(b.profile.device);
   const perGpu = (v: number | undefined, g: number): number | undefined => (v === undefined ? undefined : perGpuRate(v, g));
   if (ga !== gb) rows.push(figure('output tokens/s per GPU (modelled)', perGpu(pa.latency?.outputTokensPerSec, ga), perGpu(pb.latency?.outputTokensPerSec, gb), (v) => formatCount(Math.round(v)), 'tokens/s a GPU (output tokens/s / GPUs)', modelled));
   rows.push(figure('goodput req/s (modelled)', pa.latency?.goodputRequestsPerSec, pb.latency?.goodputRequestsPerSec, (v) => v.toPrecision(3), 'requests/s meeting the SLO', modelled));

@@ -270,6 +270,9 @@ describe('CSV export', () => {
     assert.match(tp4, /^run,profile,tensor_parallel_size,,4,GPUs$/m);
     const pp2 = runToCsv({ ...sim, profile: { ...sim.profile, device: { ...sim.profile.device, tensorParallelSize: 4, pipelineParallelSize: 2 } } }).text;
     assert.match(pp2, /^run,profile,pipeline_parallel_size,,2,stages \(8 GPUs in all\)$/m);
+    // Data parallelism: tp 4 × pp 2 a replica, 3 replicas: 24 GPUs in all.
+    const dp3 = runToCsv({ ...sim, profile: { ...sim.profile, device: { ...sim.profile.device, tensorParallelSize: 4, pipelineParallelSize: 2, dataParallelSize: 3 } } }).text;
+    assert.match(dp3, /^run,profile,pipeline_parallel_size,,2,stages \(8 GPUs a replica\)\nrun,profile,data_parallel_size,,3,replicas \(24 GPUs in all\)$/m);
     // The queueing delay is named so beside `waiting`, the number of requests waiting (was 'queue').
     assert.deepEqual(cell('queue_delay', 'p90').slice(4), [String(run.pool!.latency!.queue!.p90), 's']);
     assert.deepEqual(cell('waiting', 'mean').slice(5), ['requests']);

@@ -200,6 +200,18 @@ describe('compare: same run, different workloads, pool units', () => {
     assert.equal(comparePools(run, run)!.some((r) => r.label.includes('per GPU')), false);
   });
 
+  it('counts every data-parallel replica\'s GPUs: tp 1 × dp 2 is 2 GPUs, and its throughput per GPU is half', () => {
+    const dp = (n: number, tokensPerS: number): RunResult => {
+      const r = simulation(1, 'auto', tokensPerS, 0.11, {});
+      return { ...r, profile: { ...r.profile, device: { ...r.profile.device, dataParallelSize: n } } };
+    };
+    const { differ } = compareSettings(dp(1, 2678), dp(2, 5300));
+    assert.deepEqual(differ.map((r) => [r.label, r.a, r.b]), [['data_parallel_size', '1', '2'], ['GPUs', '1', '2']]);
+    // Hand: 5,300 / 2 GPUs = 2,650 tokens/s a GPU; 2,650 / 2,678 − 1 = −1.0 %.
+    const perGpu = comparePools(dp(1, 2678), dp(2, 5300))!.find((r) => r.label === 'output tokens/s per GPU (modelled)')!;
+    assert.deepEqual([perGpu.a, perGpu.b, perGpu.change], ['2,678', '2,650', '-1.0%']);
+  });
+
   it('says whether each run kept up with its offered load, by the Sweep tab\'s check where the run judged it', () => {
     const judged = simulation(1, 'auto', 100, 0.5, { keepsUp: false, saturatedRequestsPerSec: 8, offeredRequestsPerSec: 8.2 });
     const profile = { ...judged.profile, workload: { ...judged.profile.workload!, arrivalRate: 8.2 } };
