@@ -25,7 +25,7 @@ import { benchRefusal } from '../preflight';
 import { Progress } from '../progress';
 import { indexedJobManifest, k8sNameProblem, k8sResultsDir, ManifestError } from './k8s';
 import { parseShard, runSweepLocally, shardFromEnvironment, shardPoints, type LocalSweepResult, type Shard } from './local';
-import { checkReportFile, formatReport, listResultFiles, mergeResults, REPORT_FILE } from './results';
+import { checkReportFile, checkResultsFolder, formatReport, listResultFiles, mergeResults, REPORT_FILE } from './results';
 import { cancelJob, JobCannotRunError, onPath, sbatchScript, SlurmError, submitBatch, taskEnds, waitForJob } from './slurm';
 import { loadSweep, throwPointErrors, type SweepPlan } from './spec';
 import { runWorker } from './worker';
@@ -205,6 +205,8 @@ async function runSweepCommand(values: Record<string, unknown>, positionals: str
   checkOutputPath(values.json as string | undefined, '--json', [...sweepInputs(plan), ...resultInputs([outDir])]);
   // A shard writes no report unless --json names one; the whole sweep writes it beside its points.
   if (!shard && values.json === undefined) checkReportFile(join(outDir, REPORT_FILE), plan);
+  // The default folder is named by this sweep's id; a folder the user names may hold anything.
+  if (values.out !== undefined && existsSync(outDir)) checkResultsFolder(outDir, plan, '--out');
   mkdirSync(outDir, { recursive: true });
 
   const share = shardPoints(plan.points, shard);

@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { TOOL_NAME, type Environment, type KernelCase, type RunResult } from '../../core/protocol/run';
 import { SLO_ATTAINMENT_DEFAULT } from '../../core/protocol/latency';
 import { SWEEP_SCHEMA_VERSION, type SweepMetrics, type SweepPointRef, type SweepPointRun, type SweepReport, type SweepReportRow } from '../../core/protocol/sweep';
-import { InputError, readFailure } from '../errors';
+import { InputError, readFailure, UsageError } from '../errors';
 import { toolBuild } from '../version';
 import { deployedGpuCount, formatCount, formatCountOf, formatDuration, formatPercent, formatSignificant, keepsUpOf, perGpuRate } from '../../core/format';
 import { withinNoise, type TimingSpread } from '../../core/noise';
@@ -109,6 +109,45 @@ export function checkReportFile(path: string, plan: { name: string; sweepId: str
   const r = value as Partial<SweepReport> | null;
   if (!r || typeof r !== 'object' || r.kind !== 'attnscope-sweep-report' || typeof r.sweepId !== 'string') throw refuse('is not an AttnScope sweep report');
   if (r.sweepId !== plan.sweepId) throw refuse(`holds the report of another sweep (${String(r.name)}, sweep ${r.sweepId}), not of ${plan.name} (sweep ${plan.sweepId})`);
+}
+
+/** Files a results folder holds beside its points and report that are no result: a Slurm sweep's script and task logs (slurm.ts). */
+const SWEEP_OWN_FILE = /^(?:sweep\.sbatch|slurm-\d+_\d+\.out)$/;
+
+/**
+ * Refuses, before any point runs, an existing `--out` folder that is neither empty nor a results
+ * folder of the sweep `plan` (s40 newcomer 3: `--out /`, a git checkout or a folder holding another
+ * sweep in a sub-folder got point files, and the merge at the end could then fail after all the
+ * work). Empty: nothing but dot-files (atomic.ts's temp files) and a Slurm sweep's script and logs.
+ * This sweep's: its sweep-report.json or a point file of it at the top (where it writes them);
+ * then every *.json the merge reads ({@link listResultFiles}, sub-folders included) is checked
+ * as the merge checks it, and a point of another sweep is refused at its file. Files that hold no
+ * point stay: the merge skips them with a warning. `dir` must exist.
+ * @throws UsageError (exit 2, one line) naming `flag`, the folder and an entry, when it is not this sweep's;
+ *   InputError at a point file of another sweep.
+ */
+export function checkResultsFolder(dir: string, plan: { name: string; sweepId: string }, flag: string): void {
+  const entries = readdirSync(dir).filter((n) => !n.startsWith('.') && !SWEEP_OWN_FILE.test(n)).sort();
+  if (entries.length === 0) return;
+  const isOwn = (n: string): boolean => {
+    if (n === REPORT_FILE) return true; // checkReportFile has refused another sweep's report
+    if (!/^[0-9a-f]{12}-[0-9a-f]{8}\.json$/.test(n)) return false;
+    const point = readPointFile(join(dir, n));
+    return !isNotAPoint(point) && point.sweep.sweepId === plan.sweepId;
+  };
+  if (!entries.some(isOwn)) {
+    const more = entries.length > 1 ? ` and ${formatCountOf(entries.length - 1, 'more entry', 'more entries')}` : '';
+    throw new UsageError(
+      `${flag} ${dir}: holds ${JSON.stringify(entries[0])}${more} and no result of ${plan.name} (sweep ${plan.sweepId}): a sweep's results folder holds its own point files alone (merge reads every *.json under it); give a new or empty folder, or leave ${flag} out`,
+      false,
+    );
+  }
+  for (const file of listResultFiles(dir)) {
+    const point = readPointFile(file);
+    if (!isNotAPoint(point) && point.sweep.sweepId !== plan.sweepId) {
+      throw new InputError(`holds a point of another sweep (${point.sweep.name}, sweep ${point.sweep.sweepId}), not of ${plan.name} (sweep ${plan.sweepId}), which the merge of ${flag} ${dir} would read: give another ${flag} or move that file`, file);
+    }
+  }
 }
 
 /**

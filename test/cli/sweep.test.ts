@@ -297,6 +297,37 @@ test('sweep --out holding a sweep-report.json that is not this sweep\'s (another
   assert.ok(lstatSync(join(device, 'sweep-report.json')).isSymbolicLink());
 });
 
+test('sweep --out an existing folder that is neither empty nor this sweep\'s results folder is refused before any point runs, exit 2, one line; one holding another sweep\'s point in a sub-folder (which the merge reads) too (s40 newcomer 3)', () => {
+  const { dir, out } = localSweep();
+  const file = join(dir, 'grid.attn.yaml');
+  // "Empty": dot-files and a Slurm sweep's script and task logs only. --set page_size=8 is another sweep (2 points).
+  const slurmOnly = join(dir, 'slurm-only');
+  mkdirSync(slurmOnly);
+  for (const n of ['.keep', 'sweep.sbatch', 'slurm-12_0.out']) writeFileSync(join(slurmOnly, n), '');
+  const ok = cli(['sweep', file, '--set', 'kv_cache.page_size=8', '--out', slurmOnly]);
+  assert.equal(ok.code, 0, ok.stderr);
+  const otherPoint = readdirSync(slurmOnly).find((n) => /^[0-9a-f]{12}-[0-9a-f]{8}\.json$/.test(n))!;
+  // A folder of anything else (a checkout, /, the profile's own folder): no point file of this sweep in it.
+  const notes = join(dir, 'notes');
+  mkdirSync(notes);
+  writeFileSync(join(notes, 'notes.txt'), 'mine\n');
+  writeFileSync(join(notes, 'package.json'), '{}\n');
+  const r = cli(['sweep', file, '--out', notes]);
+  assert.equal(r.code, 2, r.stderr);
+  assert.match(r.stderr, new RegExp(`^attnscope: --out ${notes.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}: holds "notes\\.txt" and 1 more entry and no result of grid\\.attn\\.yaml \\(sweep [0-9a-f]{16}\\): .*give a new or empty folder, or leave --out out\n$`));
+  assert.deepEqual(readdirSync(notes).sort(), ['notes.txt', 'package.json'], 'no point ran');
+  // This sweep's folder (one point missing, so a point would run) with another sweep's point in a sub-folder.
+  const mixed = join(dir, 'mixed');
+  mkdirSync(join(mixed, 'sub'), { recursive: true });
+  const mine = readdirSync(out).filter((n) => n !== 'sweep-report.json').sort();
+  for (const n of mine.slice(1)) copyFileSync(join(out, n), join(mixed, n));
+  copyFileSync(join(slurmOnly, otherPoint), join(mixed, 'sub', otherPoint));
+  const m = cli(['sweep', file, '--out', mixed]);
+  assert.equal(m.code, 2, m.stderr);
+  assert.equal(m.stderr, `${join(mixed, 'sub', otherPoint)}:1:1: holds a point of another sweep (grid.attn.yaml, sweep ${JSON.parse(readFileSync(join(slurmOnly, otherPoint), 'utf8')).sweep.sweepId}), not of grid.attn.yaml (sweep ${JSON.parse(readFileSync(join(out, mine[0]!), 'utf8')).sweep.sweepId}), which the merge of --out ${mixed} would read: give another --out or move that file\n`);
+  assert.deepEqual(readdirSync(mixed).sort(), [...mine.slice(1), 'sub'].sort(), 'no point ran');
+});
+
 test('merge and a resumed sweep skip, with a warning, a *.json that is no regular file (a FIFO, /dev/zero, a link loop) or is past the point-file cap, instead of hanging on it; a point file in a FIFO\'s place is refused', () => {
   const { dir, out, report } = localSweep();
   const file = join(dir, 'grid.attn.yaml');
@@ -325,13 +356,15 @@ test('merge and a resumed sweep skip, with a warning, a *.json that is no regula
   assert.equal(r.code, 0, r.stderr);
   assert.match(r.stderr, /resumed: 6 of 6 points were already in/);
   // A FIFO under a point's own file name: the point's result would be written into it (blocking with no reader).
-  const point = readdirSync(out).filter((n) => n !== 'sweep-report.json').sort()[0]!;
+  const [point, another] = readdirSync(out).filter((n) => n !== 'sweep-report.json').sort();
   const fifoDir = join(dir, 'fifo');
   mkdirSync(fifoDir);
-  assert.equal(spawnSync('mkfifo', [join(fifoDir, point)]).status, 0);
+  // Beside a point of this sweep: a folder holding the FIFO alone is no results folder of it (s40 newcomer 3).
+  copyFileSync(join(out, another!), join(fifoDir, another!));
+  assert.equal(spawnSync('mkfifo', [join(fifoDir, point!)]).status, 0);
   const f = cli(['sweep', file, '--out', fifoDir]);
   assert.equal(f.code, 2, f.stderr);
-  assert.match(f.stderr, new RegExp(`^${join(fifoDir, point).replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}:1:1: is not a regular file \\(a FIFO\\), where the result of point .* is written: remove it or give another --out\n$`));
+  assert.match(f.stderr, new RegExp(`^${join(fifoDir, point!).replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}:1:1: is not a regular file \\(a FIFO\\), where the result of point .* is written: remove it or give another --out\n$`));
 });
 
 test('bad input: one line, exit 2, nothing written', () => {
