@@ -14,7 +14,7 @@
  * that prints no KV cache memory (V0 before 0.6.4) has it derived as its blocks · the estimate's
  * page bytes, and what its printed terms leave is laid on the modelled terms it does not print.
  */
-import { otherModelName } from '../config/modelName';
+import { otherModelName } from '../modelLabel';
 import { isFp8KvDtype, type KvDtype, type Profile, type WorkloadSpec } from '../config/types';
 import { batchDefaults, blocksPerRequestFormula, deviceMemory, estimate, grouped, kvCacheGroups, maxNumBatchedTokensOf, maxNumSeqsOf, modelBufferBytes, parseVllmVersion, poolBlocksFormula, poolGroupsWhy, poolTokens, poolTokensFormula, v0MaxNumBatchedTokens, vllmAtLeast, vllmMaxModelLen, type Estimate } from '../estimate';
 import { formatBytes, formatConcurrency, formatCount, formatCountOf, formatGib } from '../format';

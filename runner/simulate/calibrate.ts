@@ -48,7 +48,7 @@
  */
 import { formatCount, formatCountOf, formatPercent, formatSignificant } from '../../core/format';
 import type { Profile, StepTimeSpec } from '../../core/config/types';
-import { otherModelName } from '../../core/config/modelName';
+import { otherModelName } from '../../core/modelLabel';
 import { ASSUMED_STEP_TIME, chunkAttention, gemmSeconds, kvReadSeconds, pairSeconds, stateSeconds, stepWork, sumAttention, weightReadSeconds } from './step-time';
 import type { VllmBenchResult } from './traces';
 
@@ -420,7 +420,7 @@ export function calibrateStepTime(profile: Profile, bench: VllmBenchResult, opts
 
 /**
  * A sentence when the vLLM result names (model_id) another model than the profile's, else null
- * (core/config otherModelName decides, as for `vllm-log`). The step-time efficiencies are fitted
+ * (core/modelLabel.ts otherModelName decides, as for `vllm-log`). The step-time efficiencies are fitted
  * through the profile's model's FLOPs and bytes per step (README "--calibrate": a result of the
  * same model and GPU), so another model's timings give another model's efficiencies.
  */

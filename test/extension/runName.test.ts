@@ -7,6 +7,7 @@ import { runId } from '../../extension/history';
 import { benchCancelledMessage, busyMessage, crashMessage, finishedMessage, refusalOf, simulationStoppedMessage, traceGoneMessage } from '../../extension/refusal';
 import type { PoolResult } from '../../core/protocol/run';
 import { modelLabel, runName } from '../../extension/runName';
+import { hubModelId } from '../../core/modelLabel';
 import { run } from '../fixtures/run';
 import { tempDir } from '../fixtures/tmp';
 
@@ -23,6 +24,12 @@ describe('run names', () => {
     assert.equal(modelLabel({ modelPath: '/tmp/nc39w/Llama-3.1-8B.json', model }, '{}'), 'Llama-3.1-8B');
     assert.equal(modelLabel({ modelPath: '/w/Qwen2.5-7B/CONFIG.JSON', model }, '{}'), 'Qwen2.5-7B');
     assert.equal(modelLabel({ modelPath: null, model }), 'llama');
+    // s40 newcomer 6: a config in the Hugging Face hub cache (models--ORG--NAME/snapshots/<revision>/config.json) by its model, not its revision.
+    assert.equal(modelLabel({ modelPath: '/home/u/.cache/huggingface/hub/models--meta-llama--Llama-3.1-8B/snapshots/abc123/config.json', model }, '{}'), 'Llama-3.1-8B');
+    assert.equal(modelLabel({ modelPath: '/hub/models--Org--Name/snapshots/abc123/sub/config.json', model }, '{}'), 'Name');
+    assert.equal(hubModelId('/hub/models--meta-llama--Llama-3.1-8B/snapshots/abc123/config.json'), 'meta-llama/Llama-3.1-8B');
+    assert.equal(hubModelId('/w/snapshots/abc123/config.json'), null);
+    assert.equal(hubModelId('/hub/models--gpt2/snapshots/config.json'), null);
   });
 
   it('read _name_or_path from the config file when no text is given', () => {

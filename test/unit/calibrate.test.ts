@@ -409,4 +409,8 @@ test('a vllm bench serve result of another model (its model_id) is named beside 
   // No model_id, or a profile not read from a file: nothing to compare.
   assert.equal(calibrationModelMismatch(profile, { modelId: null }), null);
   assert.equal(calibrationModelMismatch({ modelPath: null }, result), null);
+  // s40 newcomer 6: a config in the hub cache is the model of its models--ORG--NAME folder, not of its revision hash.
+  const hub = { modelPath: '/h/hub/models--meta-llama--Llama-3.1-8B/snapshots/abc123/config.json' };
+  assert.equal(calibrationModelMismatch(hub, { modelId: { value: 'meta-llama/Llama-3.1-8B', line: 1, column: 1 } }), null);
+  assert.match(calibrationModelMismatch(hub, result)!, /the profile's model is meta-llama\/Llama-3\.1-8B \(/);
 });

@@ -163,6 +163,12 @@ test('the log\'s model=\'...\' against the profile\'s model: another model is na
   assert.equal(compareVllmLog(log, llama).modelMismatch, null);
   // A profile not read from a file names no model: nothing to compare.
   assert.equal(compareVllmLog(log, profileFromModelConfig(loadModel('Qwen2.5-7B'), null)).modelMismatch, null);
+  // s40 newcomer 6: a config in the Hugging Face hub cache is named by its models--ORG--NAME folder
+  // (huggingface_hub's layout), not by its snapshot's revision hash, so the same model is not "another".
+  llama.modelPath = '/root/.cache/huggingface/hub/models--meta-llama--Llama-3.1-8B/snapshots/0e9e39f249a16976918f6564b8830bc894c89659/config.json';
+  assert.equal(compareVllmLog(log, llama).modelMismatch, null);
+  qwen.modelPath = '/h/hub/models--Qwen--Qwen2.5-7B/snapshots/abc123/config.json';
+  assert.match(compareVllmLog(log, qwen).modelMismatch!.message, /the profile's model is Qwen\/Qwen2\.5-7B \(\/h\/hub\//);
 });
 
 test('V1 lines: "Model loading took", "Available KV cache memory", KV cache tokens with separators, concurrency', () => {
