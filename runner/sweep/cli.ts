@@ -10,12 +10,12 @@
  * scheduler command failed (or, after --wait, points are missing), 130 cancelled.
  */
 import { existsSync, mkdirSync, readdirSync, rmdirSync, rmSync } from 'node:fs';
-import { availableParallelism } from 'node:os';
+import { availableParallelism, freemem } from 'node:os';
 import { basename, dirname, join, resolve } from 'node:path';
 import { BACKENDS, isBackend, type Backend } from '../../core/config/types';
 import { poolSizeProblem } from '../../core/estimate';
 import { MAX_SWEEP_POINTS, slurmTimeProblem } from '../../core/config/sweep';
-import { formatCount } from '../../core/format';
+import { formatBytes, formatCount } from '../../core/format';
 import { EXIT_INTERNAL, EXIT_OK, type RunnerEvent } from '../../core/protocol/runner';
 import type { SweepReport } from '../../core/protocol/sweep';
 import { checkOutputDir, checkOutputPath, EXIT_CANCELLED, namesStdout, parse, shellQuote, writeOutput, type RunInput } from '../args';
@@ -180,6 +180,32 @@ export async function sweepCommand(argv: string[]): Promise<number> {
   }
 }
 
+/**
+ * The memory one sweep worker holds at its peak, for the --jobs cap: 96 MiB. Measured in session
+ * 40 (VmHWM of the `sweep --worker` processes of `sweep --jobs 2`, Node 20, the 2-vCPU Zen 4 box):
+ * 85-88 MB for 300-request Llama-3.1-8B points, 86-94 MB for 3,000-request ones; a point of many
+ * more requests holds more, so the cap is an upper bound on what fits.
+ */
+const WORKER_BYTES = 96 * 2 ** 20;
+
+/**
+ * The workers a sweep starts: `wanted`, but no more than its points, and capped (said) at what
+ * free memory holds at {@link WORKER_BYTES} each (os.freemem: Linux's MemAvailable), at least one;
+ * above the CPU count a warning (`given`: --jobs was written), since the workers then take turns on
+ * the CPUs (s40 newcomer 7: --jobs 24 started 24 workers on 2 vCPUs, without a word). `cpus`
+ * and `free` (bytes): this machine's unless given.
+ */
+export function workerCount(wanted: number, points: number, given: boolean, say: (line: string, level?: 'info' | 'warn') => void, cpus = availableParallelism(), free = freemem()): number {
+  const running = Math.max(1, Math.min(wanted, points));
+  const fit = Math.max(1, Math.floor(free / WORKER_BYTES));
+  if (running > fit) {
+    say(`attnscope: warning: --jobs ${wanted}: ${fit} worker${fit > 1 ? 's' : ''} at once, not ${running}: ${formatBytes(free)} of memory is free here, and a worker holds about ${formatBytes(WORKER_BYTES)} (measured peak of a simulation worker)`, 'warn');
+    return fit;
+  }
+  if (given && running > cpus) say(`attnscope: warning: --jobs ${wanted}: ${running} workers on ${cpus} CPUs take turns on them, so the sweep is no faster than at --jobs ${cpus}, and each holds its own memory`, 'warn');
+  return running;
+}
+
 /** `attnscope sweep` after its flags are parsed; `emit`: the --events writer, else null; `signal`: aborted by SIGINT/SIGTERM. */
 async function runSweepCommand(values: Record<string, unknown>, positionals: string[], emit: ((e: RunnerEvent) => void) | null, signal: AbortSignal): Promise<number> {
   const file = oneProfile(positionals, 'sweep');
@@ -199,8 +225,8 @@ async function runSweepCommand(values: Record<string, unknown>, positionals: str
   }
   const plan = prepare(file, profileCommand('sweep'), (values.set as string[] | undefined) ?? [], quick, backend, say);
   const benchmarks = plan.job !== 'simulate';
-  const jobs = wholeNumber(values.jobs, '--jobs', 1, MAX_SWEEP_POINTS, ' (a worker per point, and a sweep has at most that many points)') ?? (benchmarks ? 1 : availableParallelism());
-  if (benchmarks && jobs > 1) say(`attnscope: warning: --jobs ${jobs} runs benchmarks side by side; they share this machine's cores and memory bandwidth, so they run slower (longer times, lower rates) than alone`, 'warn');
+  const jobsWanted = wholeNumber(values.jobs, '--jobs', 1, MAX_SWEEP_POINTS, ' (a worker per point, and a sweep has at most that many points)') ?? (benchmarks ? 1 : availableParallelism());
+  if (benchmarks && jobsWanted > 1) say(`attnscope: warning: --jobs ${jobsWanted} runs benchmarks side by side; they share this machine's cores and memory bandwidth, so they run slower (longer times, lower rates) than alone`, 'warn');
   const outDir = (values.out as string | undefined) ?? defaultOutDir(plan);
   checkOutputPath(values.json as string | undefined, '--json', [...sweepInputs(plan), ...resultInputs([outDir])]);
   // A shard writes no report unless --json names one; the whole sweep writes it beside its points.
@@ -210,6 +236,7 @@ async function runSweepCommand(values: Record<string, unknown>, positionals: str
   mkdirSync(outDir, { recursive: true });
 
   const share = shardPoints(plan.points, shard);
+  const jobs = workerCount(jobsWanted, share.length, values.jobs !== undefined, say);
   const earlier = earlierSweepDirs(plan, outDir);
   if (benchmarks && earlier.length > 0) {
     say(`attnscope: points of earlier sweeps of this profile (${earlier.join(', ')}) are not reused: a benchmark's timings are compared with each other, so all are measured in this run`);

@@ -14,6 +14,7 @@ import type { SweepPointRun } from '../../core/protocol/sweep';
 import { InputError, InputErrors, UsageError } from '../../runner/errors';
 import { indexedJobManifest } from '../../runner/sweep/k8s';
 import { parseShard, shardFromEnvironment, shardPoints } from '../../runner/sweep/local';
+import { workerCount } from '../../runner/sweep/cli';
 import { bestRow, environmentKey, formatReport, mergeResults, metricsOf, pointFileName } from '../../runner/sweep/results';
 import { run as recorded } from '../fixtures/run';
 import type { SweepMetrics, SweepReport, SweepReportRow } from '../../core/protocol/sweep';
@@ -803,4 +804,23 @@ test("a sweep whose points replay a workload.trace is another sweep once the tra
   const sha = (t: string) => createHash('sha256').update(t).digest('hex');
   const inputs = { base, job: 'simulate', models: [sha(TINY_CONFIG)], options: {} };
   assert.equal(p.inputsId, sha(canonicalJson(inputs)).slice(0, 16));
+});
+
+test('sweep --jobs: capped at what free memory holds at 96 MiB a worker, saying so; above the CPU count a warning; never more workers than points (s40 newcomer 7)', () => {
+  const said: string[] = [];
+  const say = (line: string) => void said.push(line);
+  // 1,000 points at --jobs 1000 on 23 GiB free: 23 · 1024 / 96 = 245.3 -> 245 workers (the newcomer's box; ~68 GB asked).
+  assert.equal(workerCount(1000, 1000, true, say, 2, 23 * 2 ** 30), 245);
+  assert.deepEqual(said, ['attnscope: warning: --jobs 1000: 245 workers at once, not 1000: 23 GiB of memory is free here, and a worker holds about 96 MiB (measured peak of a simulation worker)']);
+  said.length = 0;
+  // 24 points at --jobs 24 on 2 CPUs with memory to spare: 24 workers, and a warning.
+  assert.equal(workerCount(24, 24, true, say, 2, 23 * 2 ** 30), 24);
+  assert.deepEqual(said, ['attnscope: warning: --jobs 24: 24 workers on 2 CPUs take turns on them, so the sweep is no faster than at --jobs 2, and each holds its own memory']);
+  said.length = 0;
+  // --jobs 24 over 2 points starts 2: no warning; the default (every CPU) says nothing; 50 MiB free still runs one.
+  assert.equal(workerCount(24, 2, true, say, 2, 23 * 2 ** 30), 2);
+  assert.equal(workerCount(64, 100, false, say, 64, 23 * 2 ** 30), 64);
+  assert.deepEqual(said, []);
+  assert.equal(workerCount(4, 4, true, say, 8, 50 * 2 ** 20), 1);
+  assert.equal(said.length, 1);
 });
