@@ -172,6 +172,15 @@ export function checkOutputPath(path: string | undefined, flag: string, inputs: 
     }
     return;
   }
+  // s40 newcomer 8: the rename replaced a file this user may not write (0444), as `>` and cp do not;
+  // for root, whom access(2) lets write anything, writeFileAtomic keeps the file's mode instead.
+  if (target?.isFile()) {
+    try {
+      accessSync(out.path, constants.W_OK);
+    } catch (e) {
+      throw refuse(`cannot write: ${writeFailure(e)} (mode ${(target.mode & 0o7777).toString(8).padStart(4, '0')}); make it writable (chmod u+w) or give another file`);
+    }
+  }
   // A symbolic link is followed: its target's folder is the one that must exist.
   const dir = dirname(out.path);
   const shown = out.path === resolve(path) ? dirname(path) : dir;

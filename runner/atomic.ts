@@ -6,7 +6,7 @@
  * device, a FIFO, /dev/stdout, /dev/fd/N) is written in place instead: renaming over it would
  * replace it.
  */
-import { closeSync, fsyncSync, lstatSync, mkdirSync, openSync, readlinkSync, realpathSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { closeSync, fchmodSync, fsyncSync, lstatSync, mkdirSync, openSync, readlinkSync, realpathSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
 
 /** Where an output path is written: `path` after following links; `inPlace` when it is not a regular file. */
@@ -66,7 +66,8 @@ function isLinkUnder(path: string, prefixes: string[]): boolean {
  * Writes `text` to `path` (links followed) atomically, creating the folder: all of it to a temp
  * file (writeFileSync on the descriptor loops until every byte is written; a bare writeSync
  * returns a short count on a nearly full disk, and the short file was renamed over the target),
- * fsync, then rename. On any failure the temp file is removed and the target is untouched.
+ * fsync, then rename. A file replaced keeps its permission bits. On any failure the temp file is
+ * removed and the target is untouched.
  * @throws the fs error (ENOSPC, EFBIG past `ulimit -f`, EDQUOT, EACCES ...).
  */
 export function writeFileAtomic(path: string, text: string): void {
@@ -78,9 +79,17 @@ export function writeFileAtomic(path: string, text: string): void {
   const dir = dirname(target.path);
   mkdirSync(dir, { recursive: true });
   const tmp = join(dir, `.${basename(target.path)}.${process.pid}.${Date.now()}.tmp`);
+  let mode: number | undefined;
+  try {
+    mode = statSync(target.path).mode & 0o7777;
+  } catch {
+    mode = undefined;
+  }
   let fd: number | null = null;
   try {
     fd = openSync(tmp, 'w');
+    // A file replaced keeps its mode (a 0444 reference run root replaces stays 0444: s40 newcomer 8).
+    if (mode !== undefined) fchmodSync(fd, mode);
     writeFileSync(fd, text);
     fsyncSync(fd);
     closeSync(fd);

@@ -4,7 +4,7 @@
  */
 import assert from 'node:assert/strict';
 import { spawn, spawnSync } from 'node:child_process';
-import { closeSync, copyFileSync, createReadStream, existsSync, ftruncateSync, linkSync, lstatSync, mkdirSync, openSync, readdirSync, readFileSync, realpathSync, symlinkSync, writeFileSync } from 'node:fs';
+import { chmodSync, chownSync, closeSync, copyFileSync, createReadStream, existsSync, ftruncateSync, linkSync, lstatSync, mkdirSync, openSync, readdirSync, readFileSync, realpathSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { test } from 'node:test';
@@ -637,6 +637,28 @@ test('--json in a missing folder or an unwritable one is refused before any work
     assert.equal(sys.code, 2);
     assert.match(sys.stderr.trim(), /^attnscope: --json \/sys\/attnscope-run\.json: cannot write in \/sys: (permission denied|read-only file system)$/);
   }
+});
+
+test('--json over an existing file this user may not write (0444) is refused before any work, exit 2, one line, the file kept; root replaces it and keeps its mode (s40 newcomer 8: replaced, left 0644)', () => {
+  const dir = tempDir('attnscope-cli-');
+  chmodSync(dir, 0o777);
+  const keep = join(dir, 'keep.json');
+  writeFileSync(keep, 'protected\n');
+  chmodSync(keep, 0o444);
+  const root0 = process.getuid?.() === 0;
+  // Root may write any file (access(2) says so): the refusal is checked as nobody (uid 65534), as a user meets it.
+  if (root0) chownSync(keep, 65534, 65534);
+  const profile = join(dir, 'p.attn.yaml');
+  writeFileSync(profile, `model: ${JSON.stringify(llamaConfig)}\ndevice: { gpu: H100 SXM }\nworkload: { requests: 20 }\n`);
+  const asUser = spawnSync(process.execPath, [runner, 'simulate', profile, '--json', keep], { encoding: 'utf8', timeout: 120_000, cwd: dir, ...(root0 ? { uid: 65534, gid: 65534 } : {}) });
+  assert.equal(asUser.status, 2, asUser.stderr);
+  assert.equal(asUser.stderr, `attnscope: --json ${keep}: cannot write: permission denied (mode 0444); make it writable (chmod u+w) or give another file\n`);
+  assert.equal(readFileSync(keep, 'utf8'), 'protected\n');
+  if (!root0) return;
+  const asRoot = cli(['simulate', profile, '--json', keep]);
+  assert.equal(asRoot.code, 0, asRoot.stderr);
+  assert.equal((JSON.parse(readFileSync(keep, 'utf8')) as RunResult).pool?.summary.requests, 20);
+  assert.equal(statSync(keep).mode & 0o777, 0o444);
 });
 
 test('--json under a file is refused before any work; a device is written in place, never replaced', () => {
