@@ -5,7 +5,7 @@
  * prefixes (GFLOP/s = 10⁹ FLOP/s, GB/s = 10⁹ B/s), as DESIGN.md "Units" asks.
  */
 
-import type { Environment, KernelCase, PoolCancelled, PoolLoad, PoolResult, RunKind, RunResult, TraceSummary } from './protocol/run';
+import type { Environment, KernelCase, PoolCancelled, PoolLoad, PoolResult, PoolSummary, RunKind, RunResult, TraceSummary } from './protocol/run';
 
 const IEC = ['B', 'KiB', 'MiB', 'GiB', 'TiB', 'PiB', 'EiB'];
 const SI = ['', 'k', 'M', 'G', 'T', 'P', 'E'];
@@ -310,13 +310,18 @@ export function formatLoadNote(load: PoolLoad): string {
  * is the throughput over first arrival to last completion, a span that takes in the service of
  * the requests still running at the last arrival, so it reads below the offered rate even when
  * the server keeps up (a run of 50 requests: 4.55 offered, 3.66 served); the line says so, and
- * the Kept up line, not the gap between the two, says whether the server kept up.
+ * the Kept up line, not the gap between the two, says whether the server kept up. A run whose
+ * every request was rejected (PoolSummary.completed 0) served none, which is not keeping up: a
+ * None served line says so instead (s40 newcomer 9: 0.00 served of 4.11 offered read "Kept up").
  */
-export function formatLoad(load: PoolLoad, requests: number): string[] {
+export function formatLoad(load: PoolLoad, summary: Pick<PoolSummary, 'requests' | 'completed' | 'rejected'>): string[] {
+  const requests = summary.requests;
   const offered = load.offeredRequestsPerSec === null ? `all ${formatCountOf(requests, 'request')} arriving at one instant` : `${formatRequestRate(load.offeredRequestsPerSec)} requests/s offered ((requests − 1) / span of the arrivals)`;
   const tail = load.offeredRequestsPerSec === null ? '' : ', which takes in the service of the requests still running at the last arrival: below the offered rate even when the server keeps up';
   const lines = [`Load: ${offered}; ${formatRequestRate(load.servedRequestsPerSec)} requests/s served (modelled: completed / first arrival to last completion${tail})`];
-  if (!load.overloaded && load.offeredRequestsPerSec !== null) {
+  if (summary.completed === 0 && requests > 0) {
+    lines.push(`None served: all ${formatCountOf(summary.rejected, 'request')} ${summary.rejected === 1 ? 'was' : 'were'} rejected (a prompt that reaches max_model_len, or more pages than the pool holds), so no figure below tells how this server keeps up`);
+  } else if (!load.overloaded && load.offeredRequestsPerSec !== null) {
     const w = load.waitingAtLastArrival;
     lines.push(`Kept up: at the last arrival ${formatCount(w)} of the ${formatCountOf(requests, 'request')} (${formatPercent(w / Math.max(requests, 1))}) ${w === 1 ? 'was' : 'were'} still waiting: the queue did not grow through the arrivals (modelled)`);
   }

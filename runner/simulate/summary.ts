@@ -52,7 +52,7 @@ export function formatPoolSummary(result: PoolResult): string {
       `${seconds(s.simulatedSeconds)} of simulated serving${result.latency ? '' : `; ${int(s.throughputTokensPerSec)} output tokens/s`}`,
   );
   // What was simulated (a trace, or the profile's workload drawn) and whether the server kept up with it.
-  if (result.load) lines.push(`Workload: ${formatLoadSource(result.load)}`, ...formatLoad(result.load, s.requests));
+  if (result.load) lines.push(`Workload: ${formatLoadSource(result.load)}`, ...formatLoad(result.load, s));
   lines.push('');
   const header = ['allocation', 'useful tokens', 'internal frag', 'external frag', 'mean running', 'peak running', 'rejected/delayed'];
   const rows: string[][] = [

@@ -115,14 +115,19 @@ test('Load: served is the throughput over first arrival to last completion, said
   // 50 requests arriving over 10.77 s: (50 − 1) / 10.77 = 4.5497 offered; the last ones finish 2.89 s
   // after the last arrival, so served = 50 / (10.77 + 2.89) = 3.6603 although 1 request waited then.
   const load = { source: 'workload' as const, timeScale: 1, offeredRequestsPerSec: 49 / 10.77, servedRequestsPerSec: 50 / 13.66, waitingAtLastArrival: 1, overloaded: false };
-  assert.deepEqual(formatLoad(load, 50), [
+  const all = { requests: 50, completed: 50, rejected: 0 };
+  assert.deepEqual(formatLoad(load, all), [
     'Load: 4.55 requests/s offered ((requests − 1) / span of the arrivals); 3.66 requests/s served (modelled: completed / first arrival to last completion, which takes in the service of the requests still running at the last arrival: below the offered rate even when the server keeps up)',
     'Kept up: at the last arrival 1 of the 50 requests (2.0%) was still waiting: the queue did not grow through the arrivals (modelled)',
   ]);
   // Overloaded: the Overloaded line, no Kept up line.
-  const over = formatLoad({ ...load, waitingAtLastArrival: 20, overloaded: true }, 50);
+  const over = formatLoad({ ...load, waitingAtLastArrival: 20, overloaded: true }, all);
   assert.equal(over.length, 2);
   assert.match(over[1]!, /^Overloaded: at the last arrival 20 of the 50 requests \(40\.0%\)/);
+  // s40 newcomer 9: every request rejected (prompts of 8,192 at max_model_len 8,192): 0 served is no "Kept up".
+  const none = formatLoad({ ...load, servedRequestsPerSec: 0, waitingAtLastArrival: 0 }, { requests: 50, completed: 0, rejected: 50 });
+  assert.equal(none.length, 2);
+  assert.match(none[1]!, /^None served: all 50 requests were rejected /);
 });
 
 test('a long list of skipped history files names three and counts the rest (40 were listed whole, ~3,800 characters: s37 newcomer-ed)', () => {
