@@ -243,6 +243,8 @@ async function runSweepCommand(values: Record<string, unknown>, positionals: str
   }
   const progress = new Progress(process.stderr, false);
   const where = shard ? `shard ${shard.index}/${shard.count} (${share.length} of ${plan.points.length} points)` : `${plan.points.length} points`;
+  // s40 newcomer 10: a shard taken from the environment (a shell inside an salloc or an array task) was said only at the end.
+  if (shard?.from) say(`sweep: ${where} from the environment (${shard.from}): the points of this shard alone are run and reported; merge all shards with attnscope merge, or unset those variables to run the whole sweep here`);
   /** The last progress event's whole percent of points, points saved and message: one event per change. */
   let lastEvent = '';
   let result;
@@ -303,7 +305,7 @@ async function runSweepCommand(values: Record<string, unknown>, positionals: str
   if (reportFile !== null) writeReport(report, values.json as string | undefined, outDir);
   // --json /dev/stdout, or --events: stdout holds the JSON or the events alone, the table goes to stderr.
   const table = emit || namesStdout(values.json as string | undefined) ? process.stderr : process.stdout;
-  table.write(`${formatReport(report)}\n`);
+  table.write(`${formatReport(report, shard ? { index: shard.index, count: shard.count, points: share.length } : undefined)}\n`);
   if (shard) table.write(`\n${where} done in ${outDir}; merge all shards with: attnscope merge ${outDir}\n`);
   emit?.({ type: 'sweepEnd', outDir: resolve(outDir), reportFile: reportFile === null ? null : resolve(reportFile), inFolder, total: share.length, failed, cancelled: false });
   return result.failed.length > 0 ? EXIT_INTERNAL : EXIT_OK;

@@ -24,6 +24,8 @@ import { sweepEnvironment, type PointJob, type WorkerMessage } from './worker';
 export interface Shard {
   index: number;
   count: number;
+  /** The environment variables a shard not given by --shard came from, as set ("SLURM_ARRAY_TASK_ID=1 of SLURM_ARRAY_TASK_COUNT=2"). */
+  from?: string;
 }
 
 /** The points of shard `shard`: every count-th point from index (round robin, so each shard gets a spread of the axes). */
@@ -61,7 +63,7 @@ export function shardFromEnvironment(env: NodeJS.ProcessEnv): Shard | null {
   }
   if (shard && shard.count < 1) throw new Error(`shard ${shard.index}/${shard.count} from ${from}: the shard count must be at least 1; ${fix}`);
   if (shard && !(shard.index >= 0 && shard.index < shard.count)) throw new Error(`shard ${shard.index}/${shard.count} from ${from} is not in 0..${shard.count - 1}: ${fix}`);
-  return shard;
+  return shard && { ...shard, from };
 }
 
 /** Parses `--shard i/N` (0 <= i < N). @throws Error in words. */

@@ -655,9 +655,10 @@ const COLUMNS: Array<{ header: string; key: keyof SweepMetrics; show: (m: SweepM
  * The report as text: one row per point and environment (axis values, then each figure some
  * row has), a legend of the environments when there are several, where each row's result comes
  * from when some were not run now (a `result` column and its legend: SweepReportRow.origin), the missing and duplicated
- * points, and where the figures come from.
+ * points, and where the figures come from. `shard`: the report of one shard's points (`points` of
+ * them), which the header and the best line say (s40 newcomer 10: "2 results for 4 of 4 points").
  */
-export function formatReport(report: SweepReport): string {
+export function formatReport(report: SweepReport, shard?: { index: number; count: number; points: number }): string {
   const last = (k: string) => k.slice(k.lastIndexOf('.') + 1);
   const axisHeaders = report.axes.map((a) => (report.axes.filter((o) => last(o.key) === last(a.key)).length > 1 ? a.key : last(a.key)));
   const columns = COLUMNS.filter((c) => report.rows.some((r) => r.metrics[c.key] !== undefined));
@@ -690,7 +691,7 @@ export function formatReport(report: SweepReport): string {
   const buildColumn = builds ? header.indexOf('build') : -1;
   const fmt = (r: string[]) => r.map((x, c) => (c < report.axes.length || c === resultColumn || c === buildColumn ? x.padEnd(widths[c]!) : x.padStart(widths[c]!))).join('  ').trimEnd();
   const lines = [
-    `Sweep ${report.name}${report.models && report.models.length > 0 ? ` of ${report.models.join(', ')}` : ''} (${report.sweepId}, job ${report.job}): ${formatCountOf(report.rows.length, 'result')} for ${report.total - report.missing.length} of ${formatCountOf(report.total, 'point')}`,
+    `Sweep ${report.name}${report.models && report.models.length > 0 ? ` of ${report.models.join(', ')}` : ''} (${report.sweepId}, job ${report.job}): ${formatCountOf(report.rows.length, 'result')} for ${shard ? `the ${formatCountOf(shard.points, 'point')} of shard ${shard.index}/${shard.count} (of ${formatCountOf(report.total, 'point')}; the rest are other shards)` : `${report.total - report.missing.length} of ${formatCountOf(report.total, 'point')}`}`,
     '',
     fmt(header),
     ...rows.map(fmt),
@@ -715,7 +716,7 @@ export function formatReport(report: SweepReport): string {
   if (report.missing.length > 0) lines.push('', `missing ${report.missing.length} point${report.missing.length > 1 ? 's' : ''}: ${report.missing.map((p) => p.label).join('; ')}`);
   for (const d of report.duplicates) lines.push(`duplicate: ${d.label}${report.job === 'simulate' ? '' : ` (env ${d.environmentKey})`} also in ${d.files.join(', ')}; the first file is used`);
   if (report.best) {
-    lines.push('', `best: ${report.best.label}${multiEnv ? ` (env ${envLetter(envKeys, report.best.environmentKey)})` : ''} — ${report.best.rule}`);
+    lines.push('', `best${shard ? ' of this shard' : ''}: ${report.best.label}${multiEnv ? ` (env ${envLetter(envKeys, report.best.environmentKey)})` : ''} — ${report.best.rule}`);
     if (report.best.notOnVllm) lines.push(`      not runnable on vLLM: ${report.best.notOnVllm}`);
     if (report.best.tie) lines.push(`      ${report.best.tie}`);
     if (report.best.acrossMachines) lines.push(`      ${report.best.acrossMachines}`);

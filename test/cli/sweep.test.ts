@@ -217,9 +217,15 @@ test('shards run as separate processes (--shard and SLURM_ARRAY_TASK_ID) merge i
   const r0 = cli(['sweep', file, '--shard', '0/3', '--out', shardDirs[0]!]);
   assert.equal(r0.code, 0, r0.stderr);
   assert.match(r0.stdout, /shard 0\/3 \(2 of 6 points\) done/);
+  // s40 newcomer 10: the header and the best line say the report is one shard's ("2 results for 6 of 6 points" was).
+  assert.match(r0.stdout, /: 2 results for the 2 points of shard 0\/3 \(of 6 points; the rest are other shards\)\n/);
+  assert.match(r0.stdout, /\nbest of this shard: /);
+  assert.doesNotMatch(r0.stderr, /from the environment/, '--shard given: no word of the environment');
   for (const i of [1, 2]) {
     const r = cli(['sweep', file, '--out', shardDirs[i]!], { env: { SLURM_ARRAY_TASK_ID: String(i), SLURM_ARRAY_TASK_COUNT: '3' } });
     assert.equal(r.code, 0, r.stderr);
+    // Said first, before any point: the shard came from the environment (a shell inside an salloc).
+    assert.match(r.stderr, new RegExp(`^sweep: shard ${i}/3 \\(2 of 6 points\\) from the environment \\(SLURM_ARRAY_TASK_ID=${i} of SLURM_ARRAY_TASK_COUNT=3\\): the points of this shard alone are run and reported; merge all shards with attnscope merge, or unset those variables to run the whole sweep here\n`));
   }
   // A shard writes no report: only the merge of all of them is whole.
   assert.equal(existsSync(join(shardDirs[0]!, 'sweep-report.json')), false);

@@ -213,8 +213,8 @@ test('shards: round robin over the point index; --shard and the schedulers\' var
   assert.throws(() => shardFromEnvironment({ SLURM_ARRAY_TASK_ID: '0', SLURM_ARRAY_TASK_MIN: '1', SLURM_ARRAY_TASK_COUNT: '3' }), { message: 'shard -1/3 from SLURM_ARRAY_TASK_ID=0 - SLURM_ARRAY_TASK_MIN=1 of SLURM_ARRAY_TASK_COUNT=3 is not in 0..2: give --shard i/N, or submit with an sbatch --array of consecutive task IDs, one per shard (e.g. --array=0-2 for 3)' });
   assert.throws(() => shardFromEnvironment({ JOB_COMPLETION_INDEX: '4', ATTNSCOPE_SHARD_COUNT: '4' }), { message: "shard 4/4 from JOB_COMPLETION_INDEX=4 of ATTNSCOPE_SHARD_COUNT=4 is not in 0..3: give --shard i/N, or set ATTNSCOPE_SHARD_COUNT to the Job's completions" });
   // sbatch --array=1-3 numbers tasks from 1: the shard counts from SLURM_ARRAY_TASK_MIN.
-  assert.deepEqual(shardFromEnvironment({ SLURM_ARRAY_TASK_ID: '3', SLURM_ARRAY_TASK_MIN: '1', SLURM_ARRAY_TASK_COUNT: '3' }), { index: 2, count: 3 });
-  assert.deepEqual(shardFromEnvironment({ JOB_COMPLETION_INDEX: '4', ATTNSCOPE_SHARD_COUNT: '5' }), { index: 4, count: 5 });
+  assert.deepEqual(shardFromEnvironment({ SLURM_ARRAY_TASK_ID: '3', SLURM_ARRAY_TASK_MIN: '1', SLURM_ARRAY_TASK_COUNT: '3' }), { index: 2, count: 3, from: 'SLURM_ARRAY_TASK_ID=3 - SLURM_ARRAY_TASK_MIN=1 of SLURM_ARRAY_TASK_COUNT=3' });
+  assert.deepEqual(shardFromEnvironment({ JOB_COMPLETION_INDEX: '4', ATTNSCOPE_SHARD_COUNT: '5' }), { index: 4, count: 5, from: 'JOB_COMPLETION_INDEX=4 of ATTNSCOPE_SHARD_COUNT=5' });
   assert.throws(() => shardFromEnvironment({ JOB_COMPLETION_INDEX: '0' }), /ATTNSCOPE_SHARD_COUNT/);
   assert.equal(shardFromEnvironment({}), null);
 });
