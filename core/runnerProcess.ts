@@ -8,6 +8,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { accessSync, constants, statSync } from 'node:fs';
 import { delimiter, join, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
+import { fileLocation } from './config/positions';
 import type { Backend, Profile } from './config/types';
 import type { RunKind, RunResult } from './protocol/run';
 import type { RunnerEvent, RunnerSweepEndEvent } from './protocol/runner';
@@ -197,7 +198,7 @@ export class RunnerProcess {
         if (event.type === 'done') run = event.run;
         if (event.type === 'sweepEnd') sweepEnd = event;
         if (event.type === 'error') {
-          error = event.file ? `${event.file}:${event.line ?? 1}:${event.column ?? 1}: ${event.message}` : event.message;
+          error = event.file ? `${fileLocation(event.file, event.line ?? 1, event.column ?? 1)}: ${event.message}` : event.message;
           errorCode = event.code ?? null;
           remember(error);
         }

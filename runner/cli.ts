@@ -17,7 +17,7 @@
 import { accessSync, constants, fstatSync, statSync } from 'node:fs';
 import { basename, dirname, isAbsolute, join, resolve } from 'node:path';
 import * as jsonc from 'jsonc-parser';
-import { offsetToLineColumn } from '../core/config/positions';
+import { fileLocation, offsetToLineColumn } from '../core/config/positions';
 import { traceFileStat } from '../core/fileText';
 import { closestMatch } from '../core/config/suggest';
 import { jsonErrorText } from '../core/config/tree';
@@ -598,7 +598,7 @@ async function simulateProfile(file: string, loaded: LoadedProfile, flags: Simul
       result = readVllmResult(flags.calibrate);
       // A result of another model is fitted all the same (a name is only a hint), and said.
       const mismatch = calibrationModelMismatch(profile, result);
-      if (mismatch) say(`${flags.calibrate}:${result.modelId!.line}:${result.modelId!.column}: warning: ${mismatch}`, 'warn');
+      if (mismatch) say(`${fileLocation(flags.calibrate, result.modelId!.line, result.modelId!.column)}: warning: ${mismatch}`, 'warn');
       // The one-step fit refuses what cannot be calibrated before any work; the refit against the
       // replay (calibrateByReplay) follows once the addon is loaded.
       calibrateStepTime(profile, result);
@@ -727,7 +727,7 @@ async function simulateProfile(file: string, loaded: LoadedProfile, flags: Simul
     const watermark = Math.floor(WATERMARK * result.numPages);
     const pool = `the KV pool of ${formatCountOf(result.poolTokens ?? result.numPages * result.pageSize, 'token')} (${formatCountOf(result.numPages, 'page')} of ${formatCount(result.pageSize)}${watermark > 0 ? `, ${formatCount(watermark)} of them kept free as the ${formatPercent(WATERMARK, 0)} watermark` : ''})`;
     for (const r of tooBig.first) say(`${r.at}: warning: prompt ${formatCount(r.promptLen)} + output ${formatCount(r.outputLen)} tokens can never fit in ${pool}: the request is rejected`, 'warn');
-    if (tooBig.count > tooBig.first.length) say(`${trace ? `${replay!.path}:1:1` : file === '-' ? 'stdin' : file}: warning: ${formatCount(tooBig.count)} requests in all can never fit in ${pool} and are rejected`, 'warn');
+    if (tooBig.count > tooBig.first.length) say(`${trace ? fileLocation(replay!.path, 1, 1) : file === '-' ? 'stdin' : file}: warning: ${formatCount(tooBig.count)} requests in all can never fit in ${pool} and are rejected`, 'warn');
   }
   // The run names the trace it replayed (PoolLoad.trace): the profile's workload draws were not used.
   if (trace && result.load) {

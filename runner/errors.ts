@@ -2,6 +2,7 @@
  * Errors the CLI reports as bad input (exit 2, one line `file:line:col: message` on stderr,
  * no output file written) as opposed to internal failures (exit 1).
  */
+import { fileLocation } from '../core/config/positions';
 
 export class InputError extends Error {
   constructor(
@@ -16,7 +17,7 @@ export class InputError extends Error {
 
   /** The one line the CLI prints: `file:line:col: message`. */
   format(): string {
-    return `${this.file}:${this.line}:${this.column}: ${this.message}`;
+    return `${fileLocation(this.file, this.line, this.column)}: ${this.message}`;
   }
 }
 

@@ -10,6 +10,7 @@ import { basename } from 'node:path';
 import { isGivenDescriptor, readCommandLineText } from '../core/fileText';
 import { compareVllmLog, formatComparisonText, GIVE_STARTUP, logFigureLines, missingKvNote, parseVllmLog, rankNotes, stopNote, unreadLine, UNREAD_WHY, type LogComparison, type VllmLog } from '../core/vllmlog';
 import { isDeploymentProblem } from '../core/validate';
+import { fileLocation } from '../core/config/positions';
 import { runHeader, type RunHeader } from '../core/protocol/run';
 import { toolBuild } from './version';
 import { InputError, readFailure } from './errors';
@@ -61,7 +62,7 @@ function startupNote(file: string, log: VllmLog, asked: boolean): string[] {
   const read = log.startups[log.startup - 1]!;
   const why = !asked && log.startup < n ? ` (${n - log.startup > 1 ? 'the later ones' : 'the last'} printed no memory line)` : '';
   const other = log.startup === n ? n - 1 : n;
-  return [`${file}:${read.line}:1: info: the log holds ${n} start-ups (lines ${log.startups.map((s) => s.line).join(', ')}); read ${startupName(log.startup, n)} (line ${read.line})${why}; --startup ${other} reads ${startupName(other, n)}`];
+  return [`${fileLocation(file, read.line, 1)}: info: the log holds ${n} start-ups (lines ${log.startups.map((s) => s.line).join(', ')}); read ${startupName(log.startup, n)} (line ${read.line})${why}; --startup ${other} reads ${startupName(other, n)}`];
 }
 
 /**
@@ -91,9 +92,9 @@ export function vllmLogReport(file: string, profilePath: string | undefined, jso
   }
   const unread = [
     ...startupNote(file, log, startup !== undefined),
-    ...log.unread.map((u) => `${file}:${u.line}:1: warning: ${unreadLine(u)}: ${u.text}`),
-    ...rankNotes(log).map((n) => `${file}:${n.line}:1: info: ${n.message}`),
-    ...[missingKvNote(log), stopNote(log)].filter((n) => n !== null).map((n) => `${file}:${n.line}:1: warning: ${n.message}`),
+    ...log.unread.map((u) => `${fileLocation(file, u.line, 1)}: warning: ${unreadLine(u)}: ${u.text}`),
+    ...rankNotes(log).map((n) => `${fileLocation(file, n.line, 1)}: info: ${n.message}`),
+    ...[missingKvNote(log), stopNote(log)].filter((n) => n !== null).map((n) => `${fileLocation(file, n.line, 1)}: warning: ${n.message}`),
   ];
   if (Object.keys(log.figures).length === 0) {
     const first = log.unread[0];
@@ -116,7 +117,7 @@ export function vllmLogReport(file: string, profilePath: string | undefined, jso
   const problems = log.figures.totalGpuMemoryBytes ? reading.filter((p) => p.code !== 'no-memory-budget') : reading;
   // A log of another model is compared all the same (a name is only a hint), and one of another
   // tensor_parallel_size at the log's: each said at its line, as the editor's view says them.
-  const mismatch = [comparison.modelMismatch, comparison.tpMismatch].filter((n) => n !== null).map((n) => `${file}:${n.line}:1: warning: ${n.message}`);
+  const mismatch = [comparison.modelMismatch, comparison.tpMismatch].filter((n) => n !== null).map((n) => `${fileLocation(file, n.line, 1)}: warning: ${n.message}`);
   const notes = [...unread, ...mismatch, ...problems.map((p) => loaded.format(p))];
   const out: VllmLogFile = { ...runHeader(basename(file), toolBuild()), kind: 'vllm-log-comparison', log, comparison };
   return { stdout: json ? `${JSON.stringify(out, null, 2)}\n` : `${formatComparisonText(comparison)}\n`, notes };

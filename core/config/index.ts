@@ -5,7 +5,7 @@
  */
 export * from './types';
 export { CONFIG_NAME, FILE_GLOBS, PROFILE_SUFFIXES, isConfigPath, isProfilePath, readsAsProfile } from './fileKinds';
-export { offsetToLineColumn, formatProblem } from './positions';
+export { fileLocation, offsetToLineColumn, formatProblem } from './positions';
 export { readModelConfig, readModelConfigTree, modelSpecFromTree, isModelConfigFile } from './model';
 export { readProfile, readProfileTree, readProfileValues, withCrossKeyChecks, parseProfileText, readProfileOrConfigTree, parseProfileOrConfig, type ProfileHost } from './profile';
 export { profileFromModelConfig, PROFILE_DEFAULTS } from './profileDefaults';

@@ -5,7 +5,7 @@
  * ignored with a warning; blank lines are skipped. Lines need not be sorted by arrival_s (the
  * readers warn and sort them, traces.ts).
  */
-import { closestMatch, getProperty, nodeAtPath, parseJsonTree, unsafeIntegerText, type ValueNode } from '../../core/config/index';
+import { closestMatch, fileLocation, getProperty, nodeAtPath, parseJsonTree, unsafeIntegerText, type ValueNode } from '../../core/config/index';
 import { InputError } from '../errors';
 import type { TraceRequest } from './workload';
 
@@ -65,7 +65,7 @@ export function parseTraceLine(text: string, file: string, lineNo: number, unkno
     unknown.add(prop.key);
     const suggestion = closestMatch(prop.key, TRACE_KEYS);
     warnings.push(
-      `${file}:${lineNo}:${prop.keyRange.offset + 1}: warning: unknown key "${prop.key}" ignored${suggestion ? `: did you mean "${suggestion}"?` : ` (a trace line has ${TRACE_KEYS.join(', ')})`}`,
+      `${fileLocation(file, lineNo, prop.keyRange.offset + 1)}: warning: unknown key "${prop.key}" ignored${suggestion ? `: did you mean "${suggestion}"?` : ` (a trace line has ${TRACE_KEYS.join(', ')})`}`,
     );
   }
   const field = (key: string): ValueNode | undefined => getProperty(obj, key)?.value;
@@ -224,7 +224,7 @@ export class JsonlTraceReader {
           this.wideIds++;
           if (this.wide === null) {
             const at = nodeAtPath(parseJsonTree(text).root, ['prompt_len'])?.range.offset ?? 0;
-            this.wide = { at: `${this.file}:${lineNo}:${at + 1}`, id: r.prefixId, min: first.min, max: first.max };
+            this.wide = { at: fileLocation(this.file, lineNo, at + 1), id: r.prefixId, min: first.min, max: first.max };
           }
         }
       }

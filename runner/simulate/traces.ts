@@ -29,7 +29,7 @@
 import { readFileSync } from 'node:fs';
 import * as jsonc from 'jsonc-parser';
 import { jsonSyntaxText, nodeAtPath, parseJsonTree, unsafeIntegerText } from '../../core/config/tree';
-import { offsetToLineColumn } from '../../core/config/positions';
+import { fileLocation, offsetToLineColumn } from '../../core/config/positions';
 import { formatCount, formatCountOf, formatSignificant } from '../../core/format';
 import type { ServingSimRequests } from '../../native';
 import type { TraceReplay } from '../../core/protocol/run';
@@ -266,7 +266,7 @@ class TraceSink {
     if (r.arrivalS < this.packer.lastArrival() && this.packer.outOfOrder === 0) {
       const gap = this.packer.lastArrival() - r.arrivalS;
       this.warnings.push(
-        `${this.path}:${line}:${column}: warning: this request arrives ${formatSignificant(gap)} s before the one read before it: ` +
+        `${fileLocation(this.path, line, column)}: warning: this request arrives ${formatSignificant(gap)} s before the one read before it: ` +
           'the trace is replayed in arrival order (sorted, stably: equal times keep the file\'s order)',
       );
     }
@@ -287,9 +287,9 @@ class TraceSink {
   private limits(promptLen: number, outputLen: number, line: number): void {
     const { path, maxModelLen } = this;
     if (promptLen >= maxModelLen) {
-      if (++this.rejected <= 3) this.warnings.push(`${path}:${line}:1: warning: prompt of ${promptLen} tokens reaches ${this.limitText}: the request is rejected`);
+      if (++this.rejected <= 3) this.warnings.push(`${fileLocation(path, line, 1)}: warning: prompt of ${promptLen} tokens reaches ${this.limitText}: the request is rejected`);
     } else if (++this.clipped <= 3) {
-      this.warnings.push(`${path}:${line}:1: warning: prompt ${promptLen} + output ${outputLen} tokens exceed ${this.limitText}: the output is clipped to ${maxModelLen - promptLen}`);
+      this.warnings.push(`${fileLocation(path, line, 1)}: warning: prompt ${promptLen} + output ${outputLen} tokens exceed ${this.limitText}: the output is clipped to ${maxModelLen - promptLen}`);
     }
   }
 
@@ -309,9 +309,9 @@ class TraceSink {
       );
     }
     const late = this.packer.outOfOrder;
-    if (late > 1) this.warnings.push(`${path}:1:1: warning: ${formatCount(late)} requests in all arrive before the one read before them; all are replayed in arrival order`);
-    if (rejected > 3) this.warnings.push(`${path}:1:1: warning: ${formatCount(rejected)} requests in all reach ${this.limitText} and are rejected`);
-    if (clipped > 3) this.warnings.push(`${path}:1:1: warning: ${formatCount(clipped)} requests in all have their output clipped to ${this.limitText}`);
+    if (late > 1) this.warnings.push(`${fileLocation(path, 1, 1)}: warning: ${formatCount(late)} requests in all arrive before the one read before them; all are replayed in arrival order`);
+    if (rejected > 3) this.warnings.push(`${fileLocation(path, 1, 1)}: warning: ${formatCount(rejected)} requests in all reach ${this.limitText} and are rejected`);
+    if (clipped > 3) this.warnings.push(`${fileLocation(path, 1, 1)}: warning: ${formatCount(clipped)} requests in all have their output clipped to ${this.limitText}`);
   }
 }
 
@@ -520,7 +520,7 @@ function readCsv(path: string, format: 'azure' | 'burstgpt', opts: TraceReadOpti
     if (lacking.length > 0) throw new TraceError(path, n, line.length + 1, `the row has ${formatCountOf(cells.length, 'cell')}, the header ${width}: no ${lacking.join(', ')}`);
     if (cells.length > width && ++wideRows <= 3) {
       const extra = cells.length - width;
-      warnings.push(`${path}:${n}:${offsets[width]}: warning: the row has ${formatCountOf(cells.length, 'cell')}, the header ${width}: the last ${extra === 1 ? 'is' : `${extra} are`} ignored`);
+      warnings.push(`${fileLocation(path, n, offsets[width]!)}: warning: the row has ${formatCountOf(cells.length, 'cell')}, the header ${width}: the last ${extra === 1 ? 'is' : `${extra} are`} ignored`);
     }
     let t: number;
     if (format === 'burstgpt') {
@@ -562,7 +562,7 @@ function readCsv(path: string, format: 'azure' | 'burstgpt', opts: TraceReadOpti
       if (missing.length > 0) throw new TraceError(path, n, 1, `the ${format} header lacks ${missing.join(', ')}`);
       width = header.length;
       header.forEach((h, k) => {
-        if (!known.includes(h)) warnings.push(`${path}:${n}:${offsets[k]}: warning: unknown column ${JSON.stringify(h)} ignored (${format === 'azure' ? 'an Azure' : 'a BurstGPT'} trace has ${known.join(', ')})`);
+        if (!known.includes(h)) warnings.push(`${fileLocation(path, n, offsets[k]!)}: warning: unknown column ${JSON.stringify(h)} ignored (${format === 'azure' ? 'an Azure' : 'a BurstGPT'} trace has ${known.join(', ')})`);
       });
       starts = new Int32Array(Math.max(...index) + 1);
       ends = new Int32Array(starts.length);
@@ -583,7 +583,7 @@ function readCsv(path: string, format: 'azure' | 'burstgpt', opts: TraceReadOpti
     }
     slow(buf.toString('utf8', s, e), n);
   });
-  if (wideRows > 3) warnings.push(`${path}:1:1: warning: ${formatCount(wideRows)} rows in all have more cells than the header; the cells past it are ignored`);
+  if (wideRows > 3) warnings.push(`${fileLocation(path, 1, 1)}: warning: ${formatCount(wideRows)} rows in all have more cells than the header; the cells past it are ignored`);
 }
 
 /**
@@ -639,14 +639,14 @@ function readMooncake(path: string, sink: TraceSink, drop: (why: string) => void
       const blocks = Math.ceil(promptLen / MOONCAKE_BLOCK_TOKENS);
       if (ids.length > blocks && ++extraBlocks <= 3) {
         warnings.push(
-          `${path}:${n}:${at('hash_ids', blocks)}: warning: ${ids.length} hash_ids for input_length ${promptLen}, which fills ${blocks} block${blocks === 1 ? '' : 's'} of ${MOONCAKE_BLOCK_TOKENS} tokens: the ${ids.length - blocks} beyond are ignored`,
+          `${fileLocation(path, n, at('hash_ids', blocks))}: warning: ${ids.length} hash_ids for input_length ${promptLen}, which fills ${blocks} block${blocks === 1 ? '' : 's'} of ${MOONCAKE_BLOCK_TOKENS} tokens: the ${ids.length - blocks} beyond are ignored`,
         );
       }
     }
     const r: TraceRequest = { arrivalS: t / 1000, promptLen, outputLen, hashIds: ids as number[] | undefined, hashBlockTokens: MOONCAKE_BLOCK_TOKENS };
     sink.add(r, n, sink.late(r.arrivalS) ? at('timestamp') : 1);
   });
-  if (extraBlocks > 3) warnings.push(`${path}:1:1: warning: ${formatCount(extraBlocks)} requests in all have more hash_ids than their input_length fills; the extra ids are ignored`);
+  if (extraBlocks > 3) warnings.push(`${fileLocation(path, 1, 1)}: warning: ${formatCount(extraBlocks)} requests in all have more hash_ids than their input_length fills; the extra ids are ignored`);
 }
 
 /**

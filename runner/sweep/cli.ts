@@ -25,6 +25,7 @@ import { benchRefusal } from '../preflight';
 import { Progress } from '../progress';
 import { indexedJobManifest, k8sNameProblem, k8sResultsDir, ManifestError } from './k8s';
 import { parseShard, runSweepLocally, shardFromEnvironment, shardPoints, type LocalSweepResult, type Shard } from './local';
+import { fileLocation } from '../../core/config/positions';
 import { checkReportFile, checkResultsFolder, formatReport, listResultFiles, mergeResults, REPORT_FILE } from './results';
 import { cancelJob, JobCannotRunError, onPath, sbatchScript, SlurmError, submitBatch, taskEnds, waitForJob } from './slurm';
 import { loadSweep, throwPointErrors, type SweepPlan } from './spec';
@@ -331,7 +332,7 @@ export async function mergeCommand(argv: string[]): Promise<number> {
   const { values, positionals } = parse(argv, { json: { type: 'string' } });
   if (positionals.length === 0) throw new UsageError('merge takes one or more results folders');
   checkOutputPath(values.json as string | undefined, '--json', resultInputs(positionals));
-  const report = mergeResults(positionals, { onSkip: (f, { why, line = 1, column = 1 }) => process.stderr.write(`${f}:${line}:${column}: warning: skipped: ${why}\n`) });
+  const report = mergeResults(positionals, { onSkip: (f, { why, line = 1, column = 1 }) => process.stderr.write(`${fileLocation(f, line, column)}: warning: skipped: ${why}\n`) });
   writeReport(report, values.json as string | undefined, positionals[0]!);
   (namesStdout(values.json as string | undefined) ? process.stderr : process.stdout).write(`${formatReport(report)}\n`);
   return EXIT_OK;

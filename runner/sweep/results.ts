@@ -517,8 +517,9 @@ export function mergeResults(dirs: string[], opts: MergeOptions = {}): SweepRepo
     try {
       files = listResultFiles(dir);
     } catch (e) {
-      const code = (e as NodeJS.ErrnoException).code;
-      throw new InputError(code === 'ENOTDIR' ? 'is a file: give the results folder' : readFailure(e, 'folder'), dir);
+      const { code, path } = e as NodeJS.ErrnoException;
+      // The folder that could not be read, which is a sub-folder of `dir` as often as `dir` (s40 newcomer 15: merge / named /).
+      throw new InputError(code === 'ENOTDIR' ? 'is a file: give the results folder' : readFailure(e, 'folder'), path ?? dir);
     }
     for (const file of files) {
       const point = readPointFile(file);

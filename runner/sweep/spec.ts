@@ -19,6 +19,7 @@ import {
 } from '../../core/config';
 import type { SweepPointRef } from '../../core/protocol/sweep';
 import { formatCount } from '../../core/format';
+import { fileLocation } from '../../core/config/positions';
 import { readInputText, type NotRead } from '../../core/fileText';
 import { InputError, InputErrors, PointInputError, pointText, SetArgError, UsageError } from '../errors';
 import { profileCommand, readProfileInput, refuseToolOutput, type ProfileCommand } from '../load';
@@ -200,7 +201,7 @@ export function throwPointErrors(errors: readonly Error[], file: string): void {
   for (const e of errors) {
     if (!(e instanceof InputError)) continue;
     const [label, reason] = e instanceof PointInputError ? [e.point, e.reason] : [null, e.message];
-    const key = `${e.file}:${e.line}:${e.column}: ${reason}`;
+    const key = `${fileLocation(e.file, e.line, e.column)}: ${reason}`;
     const seen = inFile.get(key);
     if (seen) {
       if (label !== null && !seen.labels.includes(label)) seen.labels.push(label);
@@ -302,7 +303,7 @@ export function loadSweep(file: string, opts: SweepOptions = {}): SweepPlan {
   };
   const noteOf = (p: Problem): string => {
     const w = whereOf(p.range, p.file);
-    return `${'setArg' in w ? `--set ${w.setArg}${w.position ? ` (${w.position})` : ''}` : `${w.file}:${w.line}:${w.column}`}: ${p.severity}: ${p.message}`;
+    return `${'setArg' in w ? `--set ${w.setArg}${w.position ? ` (${w.position})` : ''}` : fileLocation(w.file, w.line, w.column)}: ${p.severity}: ${p.message}`;
   };
 
   const parsed = parseProfileText(text, abs);

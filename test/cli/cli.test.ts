@@ -661,6 +661,27 @@ test('--json over an existing file this user may not write (0444) is refused bef
   assert.equal(statSync(keep).mode & 0o777, 0o444);
 });
 
+test('a file name with a newline stays on its one error line, quoted and escaped; merge names the sub-folder it could not read, not the folder given (s40 newcomer 15)', () => {
+  const { dir } = tmp('config.json', TINY_CONFIG);
+  const file = join(dir, 'nl\nname.attn.yaml');
+  // "kv_cache: { page_size: " is 23 characters: the 0 is at line 2, column 24.
+  writeFileSync(file, 'model: ./config.json\nkv_cache: { page_size: 0 }\n');
+  const r = cli(['estimate', file]);
+  assert.equal(r.code, 2, r.stderr);
+  assert.equal(r.stderr, `"${dir}/nl\\nname.attn.yaml":2:24: kv_cache.page_size must be >= 1, not 0\n`);
+  // A results folder holding a sub-folder this user cannot read (as root: checked as nobody, uid 65534).
+  const top = tempDir('attnscope-cli-');
+  chmodSync(top, 0o777);
+  const locked = join(top, 'locked');
+  mkdirSync(locked, { mode: 0o000 });
+  chmodSync(locked, 0o000);
+  const asUser = process.getuid?.() === 0 ? { uid: 65534, gid: 65534 } : {};
+  const m = spawnSync(process.execPath, [runner, 'merge', top], { encoding: 'utf8', timeout: 120_000, ...asUser });
+  chmodSync(locked, 0o755);
+  assert.equal(m.status, 2, m.stderr);
+  assert.equal(m.stderr, `${locked}:1:1: permission denied\n`);
+});
+
 test('--json under a file is refused before any work; a device is written in place, never replaced', () => {
   const { file } = tmp('config.json', TINY_CONFIG);
   const profile = join(root, 'examples', 'llama-3.1-8b.attn.yaml');

@@ -3,6 +3,7 @@ import assert from 'node:assert/strict';
 import {
   FILE_GLOBS,
   isConfigPath,
+  fileLocation,
   formatProblem,
   isModelConfigFile,
   isProfilePath,
@@ -377,6 +378,11 @@ test('offsetToLineColumn is 1-based and handles CRLF; formatProblem is file:line
   const line = formatProblem('p.attn.yaml', text, { severity: 'error', code: 'x', message: 'bad', range: { offset: 5, length: 1 } });
   assert.equal(line, 'p.attn.yaml:2:2: error: bad [x]');
   assert.match(formatProblem('p.attn.yaml', text, { severity: 'error', code: 'x', message: 'bad', range: { offset: 0, length: 0 }, file: '/m/config.json' }), /^\/m\/config\.json:1:1: /);
+  // s40 newcomer 15: a name with a control character is quoted and escaped, so the message stays one line.
+  assert.equal(fileLocation('nl\nname.attn.yaml', 2, 24), '"nl\\nname.attn.yaml":2:24');
+  assert.equal(fileLocation('a"b\u2028\u001b\\c', 1, 1), '"a\\"b\\u2028\\u001b\\\\c":1:1');
+  assert.equal(fileLocation('dir é/p 模.attn.yaml', 3, 4), 'dir é/p 模.attn.yaml:3:4');
+  assert.equal(formatProblem('x\ty.json', text, { severity: 'warning', code: 'c', message: 'm', range: { offset: 0, length: 0 } }), '"x\\ty.json":1:1: warning: m [c]');
 });
 
 test('Llama 4 Scout (text_config): chunked attention on RoPE layers, MoE with a shared expert', () => {
