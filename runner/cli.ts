@@ -31,7 +31,7 @@ import { EXIT_BAD_INPUT, EXIT_INTERNAL, EXIT_OK, type RunnerEvent } from '../cor
 import { loadAddon, NativeMissingError, outputReaderGone, stopSimulations } from '../native';
 import { checkOutputPath, EXIT_CANCELLED, HelpRequest, namesStdout, parse, shellQuote, writeFailure, writeOutput } from './args';
 import { describeMachine } from './environment';
-import { flagLines } from './help';
+import { exampleLines, flagLines } from './help';
 import { BackendError, backendCases, describeCase, measureBackendEnvironment, runBench, selectBackend, slowCaseNotes } from './bench';
 import { planCases, quickShortening, windowCoverage } from './plan';
 import { cancelLine, CancelledError, eachInputError, InputError, OutputError, readFailure, UsageError } from './errors';
@@ -824,9 +824,13 @@ export async function main(argv: string[], io: CliIo = PROCESS_IO): Promise<numb
       case '-v':
         io.stdout.write(`attnscope ${toolBuild()}\n`);
         return EXIT_OK;
+      case 'help':
+        // `attnscope help simulate` is `attnscope simulate --help` (s40 newcomer 16: it printed the global usage).
+        if (rest[0] !== undefined && rest[0] !== 'help') return await main([rest[0], '--help'], io);
+        io.stdout.write(`${USAGE}\n`);
+        return EXIT_OK;
       case '--help':
       case '-h':
-      case 'help':
         io.stdout.write(`${USAGE}\n`);
         return EXIT_OK;
       default:
@@ -857,7 +861,8 @@ export async function main(argv: string[], io: CliIo = PROCESS_IO): Promise<numb
     if (e instanceof HelpRequest) {
       const usage = command !== undefined ? commandUsage(command) : undefined;
       const flags = usage && e.options && Object.keys(e.options).length > 0 ? `\n\nflags:\n${flagLines(command!, e.options).join('\n')}` : '';
-      io.stdout.write(`${usage ?? USAGE}${flags}\n`);
+      const examples = usage ? exampleLines(command!).map((l) => `\n${l}`).join('') : '';
+      io.stdout.write(`${usage ?? USAGE}${flags}${examples}\n`);
       return EXIT_OK;
     }
     if (e instanceof OutputError) {

@@ -75,6 +75,29 @@ const BY_COMMAND: Record<string, Record<string, FlagHelp>> = {
   },
 };
 
+/**
+ * One or two command lines each command's `--help` ends with, run from the folder that holds the
+ * shipped examples/ (a checkout of the repository); test/cli/help.test.ts runs every one of them
+ * there and fails when one does not exit 0. Sweep's and merge's write the folder `pages`, submit's
+ * `k8s` (the manifest alone: nothing is applied).
+ */
+export const EXAMPLES: Record<string, readonly string[]> = {
+  bench: ['attnscope bench examples/llama-3.1-8b.attn.yaml --dry-run'],
+  estimate: ['attnscope estimate examples/llama-3.1-8b.attn.yaml', 'attnscope estimate examples/qwen3-30b-a3b/config.json --json'],
+  simulate: ['attnscope simulate examples/llama-3.1-8b.attn.yaml', 'attnscope simulate examples/llama-3.1-8b.attn.yaml --trace examples/chat-trace.jsonl'],
+  trace: ['attnscope trace examples/chat-trace.jsonl'],
+  sweep: ['attnscope sweep examples/llama-3.1-8b.attn.yaml --set kv_cache.page_size=16,32 --out pages'],
+  merge: ['attnscope sweep examples/llama-3.1-8b.attn.yaml --set kv_cache.page_size=16,32 --out pages', 'attnscope merge pages --json pages.json'],
+  submit: ['attnscope submit --k8s examples/llama-3.1-8b.attn.yaml --set kv_cache.page_size=16,32 --image ghcr.io/acme/attnscope:0.1.0 --pvc results --out k8s'],
+  'vllm-log': ['attnscope vllm-log examples/vllm-llama-3.1-8b.log --profile examples/llama-3.1-8b.attn.yaml'],
+};
+
+/** The lines `command`'s --help ends with: its {@link EXAMPLES} under a heading; [] for a command without. */
+export function exampleLines(command: string): string[] {
+  const lines = EXAMPLES[command];
+  return lines ? ['', 'examples (run where the shipped examples/ folder is, e.g. a checkout of the repository):', ...lines.map((l) => `  ${l}`)] : [];
+}
+
 /** Marks a flag the parser takes that has no line here; a test looks for it. */
 export const NO_HELP = '(no description)';
 

@@ -559,7 +559,7 @@ test("README's CLI synopsis is `attnscope --help`'s usage, and each command's li
       if (line.startsWith('attnscope ')) inside = line.startsWith(`attnscope ${command} `);
       if (inside) lines.push(line);
     }
-    const flags = cli([command, '--help']).stdout.split('\nflags:\n')[1]!.trimEnd().split('\n').map((l) => l.trim().split(/\s/)[0]!);
+    const flags = cli([command, '--help']).stdout.split('\nflags:\n')[1]!.split('\n\nexamples')[0]!.trimEnd().split('\n').map((l) => l.trim().split(/\s/)[0]!);
     assert.ok(flags.length > 0, command);
     for (const flag of flags) assert.match(lines.join('\n'), new RegExp(`${flag}(?![\\w-])`), `README's synopsis of ${command} lacks ${flag}`);
   }
@@ -583,7 +583,12 @@ test('<command> --help prints the usage (exit 0); an unknown option is named in 
   // Each command's --help is its own usage, not every command's.
   const est = cli(['estimate', '--help']);
   assert.equal(est.code, 0);
-  assert.equal(est.stdout, 'usage:\n  attnscope estimate <file> [--json]\n\nflags:\n  --json  print the estimate as JSON on stdout\n');
+  assert.equal(
+    est.stdout,
+    'usage:\n  attnscope estimate <file> [--json]\n\nflags:\n  --json  print the estimate as JSON on stdout\n\n' +
+      'examples (run where the shipped examples/ folder is, e.g. a checkout of the repository):\n' +
+      '  attnscope estimate examples/llama-3.1-8b.attn.yaml\n  attnscope estimate examples/qwen3-30b-a3b/config.json --json\n',
+  );
   // Every flag each command's parser takes has its one line (runner/help.ts), under the usage; before, only usage lines.
   assert.match(help.stdout, /\nflags:\n(.*\n)* {2}--max-rate {2,}search the highest arrival rate that meets the SLO/);
   for (const command of ['bench', 'estimate', 'simulate', 'trace', 'sweep', 'merge', 'submit', 'vllm-log']) {

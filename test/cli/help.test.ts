@@ -1,0 +1,56 @@
+/**
+ * `attnscope help <command>` is `<command> --help`, and each command's --help ends with one or two
+ * example command lines that run on the shipped examples/ (s40 newcomer 16: no --help showed an
+ * example, and `help simulate` printed the global usage). Through the built dist/runner.js.
+ */
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { chmodSync, cpSync, mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { test } from 'node:test';
+import { tempDir } from '../fixtures/tmp';
+
+const root = join(__dirname, '..', '..');
+const runner = join(root, 'dist', 'runner.js');
+const COMMANDS = ['bench', 'estimate', 'simulate', 'trace', 'sweep', 'merge', 'submit', 'vllm-log'];
+
+function cli(args: string[]) {
+  const r = spawnSync(process.execPath, [runner, ...args], { encoding: 'utf8', timeout: 120_000 });
+  return { code: r.status, stdout: r.stdout, stderr: r.stderr };
+}
+
+test('attnscope help <command> prints <command> --help; help of no command is the usage, of an unknown one an error (exit 2)', () => {
+  for (const command of COMMANDS) {
+    const help = cli(['help', command]);
+    assert.equal(help.code, 0, command);
+    assert.equal(help.stdout, cli([command, '--help']).stdout, command);
+    assert.match(help.stdout, new RegExp(`^usage:\\n {2}attnscope ${command} `), command);
+  }
+  assert.equal(cli(['help']).stdout, cli(['--help']).stdout);
+  const bogus = cli(['help', 'simulat']);
+  assert.equal(bogus.code, 2);
+  assert.equal(bogus.stderr, "attnscope: unknown command 'simulat': did you mean simulate? (see attnscope --help)\n");
+});
+
+test("each command's --help ends with one or two examples, and each runs (exit 0) where the shipped examples/ folder is", () => {
+  // A copy of examples/ in a fresh folder, so that the examples' own outputs (pages/, k8s/) land there,
+  // and `attnscope` on the PATH as the built runner.
+  const dir = tempDir('attnscope-help-');
+  cpSync(join(root, 'examples'), join(dir, 'examples'), { recursive: true });
+  const bin = join(dir, 'bin');
+  mkdirSync(bin);
+  writeFileSync(join(bin, 'attnscope'), `#!/bin/sh\nexec ${JSON.stringify(process.execPath)} ${JSON.stringify(runner)} "$@"\n`);
+  chmodSync(join(bin, 'attnscope'), 0o755);
+  for (const command of COMMANDS) {
+    const help = cli([command, '--help']).stdout;
+    const [, block] = /\n\nexamples \(run where the shipped examples\/ folder is, e\.g\. a checkout of the repository\):\n((?: {2}attnscope .*\n)+)$/.exec(help) ?? [];
+    assert.ok(block, `${command} --help ends with no examples:\n${help}`);
+    const lines = block.trimEnd().split('\n').map((l) => l.trim());
+    assert.ok(lines.length >= 1 && lines.length <= 2, command);
+    for (const line of lines) {
+      const r = spawnSync('/bin/sh', ['-c', line], { cwd: dir, encoding: 'utf8', timeout: 300_000, env: { ...process.env, PATH: `${bin}:${process.env.PATH}` } });
+      assert.equal(r.status, 0, `${line}\n${r.stderr}`);
+      assert.ok(r.stdout.length > 0, line);
+    }
+  }
+});
