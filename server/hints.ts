@@ -9,6 +9,7 @@
  *                                       a hybrid pool: 18,424 blocks = 147,392 tokens · 384 KiB/block)
  *   model (profile) / model_type    ->  15 GiB weights · 8.03B params (and active for MoE) (key)
  *   device.memory_gib               ->  57.6 GiB KV budget (usable − weights − activations in the tooltip) (key)
+ *   device.cpu_offload_gb           ->  4.06 GiB weights in CPU memory · 10.9 GiB on the GPU, KV budget +4.06 GiB (key)
  *   prefill.seq_lens                ->  naive S+P vs flash workspace per layer at the longest length N
  *   decode.context_lens             ->  KV one sequence of the longest length holds (387 MiB KV held/seq at 16,384;
  *                                       sliding-window layers: their window)
@@ -144,7 +145,7 @@ function anchoredHint(a: Analysis, at: SourceRange, parts: string[], tooltip: st
 }
 
 /** Keys the weights figure depends on, besides the model. */
-const WEIGHTS_KEYS = ['dtype', 'device.tensor_parallel_size', 'device.pipeline_parallel_size'];
+const WEIGHTS_KEYS = ['dtype', 'device.tensor_parallel_size', 'device.pipeline_parallel_size', 'device.cpu_offload_gb'];
 /** Keys the KV-per-token figure depends on, besides the model. */
 const KV_KEYS = ['dtype', 'kv_cache.dtype', 'device.tensor_parallel_size', 'device.pipeline_parallel_size'];
 /** Keys what one request reserves in the pool depends on (its layout and page), besides the model. */
@@ -167,6 +168,7 @@ function budgetKeys(a: Analysis, profile: Profile): string[] {
     'device.gpu_memory_utilization',
     'device.tensor_parallel_size',
     'device.pipeline_parallel_size',
+    'device.cpu_offload_gb',
     ...(gpuCounts ? ['device.gpu'] : []),
     'engine',
     'kv_cache.num_pages',
@@ -306,6 +308,12 @@ function computedHints(a: Analysis, invalid: readonly string[]): AnchoredHint[] 
     if (gpus > 1) parts.push(`${formatBytes(e.weightsBytes)} on ${gpus} GPUs`);
     if (!modelIsHere) parts.splice(1, 0, kvLabel);
     hints.push(anchoredHint(a, weights, parts, terms.weightsMarkdown(a, !modelIsHere && e.hasKvCache), true));
+  }
+  // device.cpu_offload_gb: what it takes off each GPU and gives the pool (core/estimate cpuOffload).
+  const offload = profileKeyRange(a, 'device.cpu_offload_gb');
+  if (offload !== undefined && (e.cpuOffloadBytesPerGpu ?? 0) > 0 && valid([...WEIGHTS_KEYS, ...budget])) {
+    const moved = formatBytes(e.cpuOffloadBytesPerGpu!);
+    hints.push(anchoredHint(a, offload, [`${moved} weights in CPU memory${gpu}`, `${formatBytes(e.weightsBytesPerGpu)} on the GPU${e.pool.budgetSource === 'device' ? `, KV budget +${moved}` : ''}`, 'read over PCIe every step'], terms.weightsMarkdown(a, false), true));
   }
   if (modelIsHere && valid(KV_KEYS)) for (const at of kvAnchors(a, model)) hints.push(anchoredHint(a, at, [kvLabel], terms.kvMarkdown(a), true));
 

@@ -91,7 +91,10 @@ export function termRows(a: Analysis): TermRow[] {
   const qw = q ? quantizedWeights(m, e.params) : null;
   // What one GPU holds beyond its share: the tensors vLLM does not split (core/estimate replicatedWeights).
   const copies = e.kvBProjCopiesBytesPerGpu ?? 0;
-  const replicated = tp > 1 ? e.weightsBytesPerGpu - Math.ceil((stage?.weightsBytes ?? e.weightsBytes) / tp) - copies : 0;
+  const offloaded = e.cpuOffloadBytesPerGpu ?? 0;
+  const replicated = tp > 1 ? e.weightsBytesPerGpu + offloaded - Math.ceil((stage?.weightsBytes ?? e.weightsBytes) / tp) - copies : 0;
+  // device.cpu_offload_gb: what one GPU keeps in CPU memory instead (core/estimate cpuOffload).
+  const offloadText = offloaded > 0 ? ` − ${formatBytes(offloaded)} kept in CPU memory per GPU (cpu_offload_gb ${p.device.cpuOffloadGib}: vLLM's maybe_offload_to_cpu moves decoder layers' parameters, from the first, until the budget is reached; the KV budget gets them, and each forward pass reads them over PCIe)` : '';
   const stageWeights = pipe && stage
     ? `; pipeline_parallel_size ${pipe.size}: ${stageText} holds layers ${stage.start}-${stage.end - 1}${stage.holds.length ? ` and ${stage.holds.join(' and ')}` : ''} (vLLM get_pp_indices; the stage with the fewest KV blocks), ${formatBytes(stage.weightsBytes)} on its ${tp} GPU${tp > 1 ? 's' : ''}`
     : '';
@@ -100,9 +103,9 @@ export function termRows(a: Analysis): TermRow[] {
     term: 'Weights',
     // What weightsBytes charges: the quantized parameters (quantizedWeights: gpt-oss's mxfp4 only
     // its routed experts, attention stays in dtype) at their stored width, the rest at the dtype's bytes.
-    formula: `${q && qw ? `${quantizedScopeText(q)} ${formatParams(qw.params)} · ${quantizedWidthText(m, qw)} (${q.method}) + the rest ${formatParams(e.paramsTotal - qw.params)} · ${dtypeBytes(p.dtype)} B (${p.dtype})` : `parameters · ${dtypeBytes(p.dtype)} B (${p.dtype})`}${tp > 1 ? `, ÷ ${tp} GPUs${replicated > 0 ? ` + ${formatBytes(replicated)} that tensor parallelism does not split (norms, routers, MLA a-projections, replicated KV heads)` : ''}` : ''}${copies > 0 ? ` + ${formatBytes(copies)} of ${p.dtype} copies of kv_b_proj's halves W_UK_T and W_UV that vLLM keeps beside the quantized kv_b_proj for MLA's decode (mlaDecodeCopies)` : ''}${stageWeights}`,
+    formula: `${q && qw ? `${quantizedScopeText(q)} ${formatParams(qw.params)} · ${quantizedWidthText(m, qw)} (${q.method}) + the rest ${formatParams(e.paramsTotal - qw.params)} · ${dtypeBytes(p.dtype)} B (${p.dtype})` : `parameters · ${dtypeBytes(p.dtype)} B (${p.dtype})`}${tp > 1 ? `, ÷ ${tp} GPUs${replicated > 0 ? ` + ${formatBytes(replicated)} that tensor parallelism does not split (norms, routers, MLA a-projections, replicated KV heads)` : ''}` : ''}${copies > 0 ? ` + ${formatBytes(copies)} of ${p.dtype} copies of kv_b_proj's halves W_UK_T and W_UV that vLLM keeps beside the quantized kv_b_proj for MLA's decode (mlaDecodeCopies)` : ''}${offloadText}${stageWeights}`,
     value: gpus > 1 ? `${formatBytes(e.weightsBytesPerGpu)}${perGpu}, ${formatBytes(e.weightsBytes)} on ${gpus} GPUs` : formatBytes(e.weightsBytesPerGpu),
-    keys: ['dtype', 'torch_dtype', 'quantization_config', 'tensor_parallel_size', 'pipeline_parallel_size', ...shapeKeys],
+    keys: ['dtype', 'torch_dtype', 'quantization_config', 'tensor_parallel_size', 'pipeline_parallel_size', 'cpu_offload_gb', ...shapeKeys],
   });
   if (!e.hasKvCache) return rows;
 
@@ -178,7 +181,7 @@ export function termRows(a: Analysis): TermRow[] {
     term: 'KV budget',
     formula: budget,
     value: e.pool.budgetSource === 'none' ? '—' : `${formatBytes(e.pool.budgetBytes)}${perGpu}`,
-    keys: ['memory_gib', 'gpu', 'gpu_memory_utilization', 'num_pages', 'max_num_batched_tokens', 'max_num_seqs', 'tensor_parallel_size', 'pipeline_parallel_size', 'dtype', 'vllm_version', 'non_torch_gib', 'nccl_gib', 'cuda_graph_gib', 'activation_gib'],
+    keys: ['memory_gib', 'gpu', 'gpu_memory_utilization', 'num_pages', 'max_num_batched_tokens', 'max_num_seqs', 'tensor_parallel_size', 'pipeline_parallel_size', 'cpu_offload_gb', 'dtype', 'vllm_version', 'non_torch_gib', 'nccl_gib', 'cuda_graph_gib', 'activation_gib'],
   });
   const sized = e.pool.budgetSource !== 'none';
   const blocks = poolBlocksText(e.pool.layout, e.pool.pages);
@@ -191,7 +194,7 @@ export function termRows(a: Analysis): TermRow[] {
       ? `floor(budget / block) blocks of ${blocks.block}; tokens as vLLM's log counts them: ${tokens}`
       : `floor(budget / page) pages of ${blocks.block}; tokens: ${tokens}`,
     value: sized ? `${formatCount(e.pool.pages)} ${grouped(e.pool.layout) ? 'blocks' : 'pages'} · ${formatCount(e.pool.tokens)} tokens` : 'not sized (no budget)',
-    keys: ['page_size', 'memory_gib', 'gpu', 'gpu_memory_utilization', 'num_pages', ...kvKeys, 'kv_cache.dtype'],
+    keys: ['page_size', 'memory_gib', 'gpu', 'gpu_memory_utilization', 'num_pages', 'cpu_offload_gb', ...kvKeys, 'kv_cache.dtype'],
   });
   rows.push(reservationRow(a, e.pool.concurrencySeqLen));
   // The pool's concurrency is vLLM's figure; the scheduler runs at most max_num_seqs at once.

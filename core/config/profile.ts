@@ -459,6 +459,7 @@ function readValuesUnguarded(parsed: ParsedTree, file: string, host: ProfileHost
       tensorParallelSize: (device.tensor_parallel_size as number | undefined) ?? D.device.tensorParallelSize,
       pipelineParallelSize: (device.pipeline_parallel_size as number | undefined) ?? D.device.pipelineParallelSize,
       ...(typeof device.data_parallel_size === 'number' ? { dataParallelSize: device.data_parallel_size } : {}),
+      ...(typeof device.cpu_offload_gb === 'number' && device.cpu_offload_gb > 0 ? { cpuOffloadGib: device.cpu_offload_gb } : {}),
       ...(typeof device.gpu === 'string' ? { gpu: device.gpu } : {}),
     },
     kvCache: {

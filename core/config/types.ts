@@ -456,6 +456,12 @@ export interface DeviceSpec {
    */
   dataParallelSize?: number;
   /**
+   * GiB of weights per GPU vLLM keeps in pinned CPU memory (--cpu-offload-gb; core/estimate
+   * cpuOffload): the GPU holds that much less, the KV pool gets it, and every forward pass reads it
+   * over the host link (runner/simulate step time). Absent (not written, or 0): none.
+   */
+  cpuOffloadGib?: number;
+  /**
    * A row of core/estimate/gpus.ts GPUS, as written: its peaks drive the step-time model
    * (absent = DEFAULT_GPU) and its CUDA memory sizes the KV pool when memory_gib is not set.
    */

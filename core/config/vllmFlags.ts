@@ -34,10 +34,6 @@ export const UNMODELLED_VLLM_FLAGS: readonly UnmodelledVllmFlag[] = [
     effect: 'none on the GPU pool: it is CPU memory (GiB per GPU) for swapped-out blocks (V0; V1 recomputes preempted requests instead)',
   },
   {
-    key: 'cpu_offload_gb', flag: '--cpu-offload-gb', where: 'CacheConfig.cpu_offload_gb (model_executor/models/utils.py maybe_offload_to_cpu)',
-    effect: 'that many GiB of weights per GPU would live in CPU memory: the weights on the GPU would drop and the KV pool grow by about as much, and every forward pass would stream them over PCIe',
-  },
-  {
     key: 'enable_expert_parallel', flag: '--enable-expert-parallel', where: 'ParallelConfig.enable_expert_parallel',
     effect: 'MoE experts placed whole on GPUs instead of sliced by tensor parallelism: the same weights per GPU in total, but the experts\' divisibility checks and the all-to-all communication differ',
   },

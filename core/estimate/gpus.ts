@@ -49,6 +49,18 @@ export interface GpuSpec {
   source: string;
   /** Where cudaMemoryGib is copied from. */
   memorySource: string;
+  /** PCIe generation of the card's x16 host link, from the vendors' datasheets (H100 SXM, H200: "PCIe Gen5: 128GB/s"; A100, L40S, A10: "PCIe Gen4: 64GB/s", both directions together; RTX 4090: PCIe Gen 4): what device.cpu_offload_gb's weights cross every forward pass ({@link hostLinkBytesPerSec}). */
+  pcieGen: 4 | 5;
+}
+
+/**
+ * The host-to-device rate assumed for a card's PCIe x16 link, bytes/s: 55 GB/s on Gen5 and
+ * 26 GB/s on Gen4, typical pinned-memory copy rates, about 87 % and 83 % of the links' 63 and
+ * 31.5 GB/s per direction (32 and 16 GT/s · 16 lanes · 128/130). An assumption, not a measurement
+ * of this setup: what the step time charges for weights kept in CPU memory (device.cpu_offload_gb).
+ */
+export function hostLinkBytesPerSec(gpu: Pick<GpuSpec, 'pcieGen'>): number {
+  return gpu.pcieGen === 5 ? 55e9 : 26e9;
 }
 
 /** Every named GPU, one row each. */
@@ -66,6 +78,7 @@ export const GPUS: readonly GpuSpec[] = [
     cudaMemoryGib: 79.22,
     source: 'NVIDIA H100 Tensor Core GPU datasheet (H100 SXM: BF16 Tensor Core 1,979 TFLOPS with sparsity, HBM3 3.35 TB/s)',
     memorySource: 'vLLM PR #10511 and #12126 logs on an H100-80G: "total_gpu_memory 79.22GiB"',
+    pcieGen: 5,
   },
   {
     name: 'H200',
@@ -80,6 +93,7 @@ export const GPUS: readonly GpuSpec[] = [
     cudaMemoryGib: 139.81,
     source: 'NVIDIA H200 Tensor Core GPU datasheet (H200 SXM: BF16 Tensor Core 1,979 TFLOPS with sparsity, HBM3e 4.8 TB/s, 141 GB)',
     memorySource: 'vLLM log on an H200: "total_gpu_memory (139.81GiB) x gpu_memory_utilization (0.85) = 118.84GiB"',
+    pcieGen: 5,
   },
   {
     name: 'A100 80GB',
@@ -93,6 +107,7 @@ export const GPUS: readonly GpuSpec[] = [
     cudaMemoryGib: 79.15,
     source: 'NVIDIA A100 Tensor Core GPU datasheet (A100 80GB SXM: BF16 Tensor Core 312 TFLOPS dense, HBM2e 2,039 GB/s)',
     memorySource: 'vLLM start-up logs on A100 80GB: "total_gpu_memory (79.15GiB) x gpu_memory_utilization (0.90) = 71.23GiB"',
+    pcieGen: 4,
   },
   {
     name: 'A100 40GB',
@@ -106,6 +121,7 @@ export const GPUS: readonly GpuSpec[] = [
     cudaMemoryGib: 39.49,
     source: 'NVIDIA A100 Tensor Core GPU datasheet (A100 40GB SXM: BF16 Tensor Core 312 TFLOPS dense, HBM2 1,555 GB/s)',
     memorySource: 'vLLM logs on A100 40GB: "total_gpu_memory (39.49GiB) x gpu_memory_utilization (0.90) = 35.55GiB" (39.39 to 39.56 across drivers)',
+    pcieGen: 4,
   },
   {
     name: 'L40S',
@@ -120,6 +136,7 @@ export const GPUS: readonly GpuSpec[] = [
     cudaMemoryGib: 44.31,
     source: 'NVIDIA L40S datasheet (BF16 Tensor Core 733 TFLOPS with sparsity, GDDR6 864 GB/s, 48 GB)',
     memorySource: 'vLLM 0.7.2 log on an L40S, https://github.com/vllm-project/vllm/issues/15196: "total_gpu_memory (44.31GiB) x gpu_memory_utilization (0.45) = 19.94GiB" (44.39 GiB in a vLLM 0.6.6 log on an AWS g6e.48xlarge\'s L40S, github.com/gnosia93/vlm-distillation; nvidia-smi shows 46,068 MiB)',
+    pcieGen: 4,
   },
   {
     name: 'RTX 4090',
@@ -134,6 +151,7 @@ export const GPUS: readonly GpuSpec[] = [
     cudaMemoryGib: 23.64,
     source: 'NVIDIA Ada GPU Architecture whitepaper, Appendix A (GeForce RTX 4090: BF16 Tensor TFLOPS with FP32 accumulate 165.2 dense, GDDR6X 1,008 GB/s)',
     memorySource: 'PyTorch out-of-memory errors on RTX 4090s, whose total is the same cudaMemGetInfo total vLLM logs: "GPU 0 has a total capacity of 23.64 GiB", https://github.com/ali-vilab/VGen/issues/104 and https://github.com/3DTopia/Phidias-Diffusion/issues/8 (23.61 and 23.68 GiB in others: pinokiofactory/flux-webui#11, zai-org/CogVideo#36; nvidia-smi shows 24,564 MiB, https://github.com/vllm-project/vllm/issues/7553)',
+    pcieGen: 4,
   },
   {
     name: 'A10',
@@ -147,6 +165,7 @@ export const GPUS: readonly GpuSpec[] = [
     cudaMemoryGib: 22.07,
     source: 'NVIDIA A10 Tensor Core GPU datasheet (BF16 Tensor Core 125 TFLOPS dense, 250 with sparsity; GDDR6 600 GB/s, 24 GB)',
     memorySource: 'vLLM log on an OCI VM.GPU.A10 shape (oracle-samples/oci-data-science-ai-samples, AI Quick Actions troubleshooting): "total_gpu_memory (22.07GiB)"',
+    pcieGen: 4,
   },
 ];
 

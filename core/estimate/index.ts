@@ -1327,7 +1327,10 @@ interface StageFigures {
   model: ModelSpec;
   /** The stage's weights, its tensor-parallel GPUs together. */
   bytes: number;
+  /** What one GPU of the stage holds on the GPU: its weights (stageWeights perGpu) less what is offloaded to CPU memory. */
   weightsPerGpu: number;
+  /** What device.cpu_offload_gb moves to CPU memory on one GPU of the stage (cpuOffload), already taken out of weightsPerGpu; absent without it. */
+  offload?: CpuOffload;
   replicated: ReplicatedWeights;
   holds: string[];
   /** KV bytes per token of the stage's layers, per GPU. */
@@ -1370,7 +1373,7 @@ function sizeStagePool(profile: Profile, st: StageFigures, device: { bytes: numb
         bytes: activationPeakBytes(model, profile.dtype, batched, seqs),
         basis: batchLimitsText(profile),
         source: `modelled: the larger of one forward pass of max_num_batched_tokens tokens and the sampler over max_num_seqs rows (${batchLimitsText(profile)}), the two phases of vLLM's profile_run (activationPeakBytes)`,
-      }, `${st.replicated.extraBytesPerGpu > 0 ? ` + ${formatBytes(st.replicated.extraBytesPerGpu)} replicated` : ''}${copies > 0 ? ` + ${formatBytes(copies)} ${profile.dtype} kv_b_proj copies` : ''}`, modelBufferBytes(model, profile.dtype, batched));
+      }, `${st.replicated.extraBytesPerGpu > 0 ? ` + ${formatBytes(st.replicated.extraBytesPerGpu)} replicated` : ''}${copies > 0 ? ` + ${formatBytes(copies)} ${profile.dtype} kv_b_proj copies` : ''}${st.offload ? ` − ${formatBytes(st.offload.bytes)} in CPU memory (cpu_offload_gb ${profile.device.cpuOffloadGib})` : ''}`, modelBufferBytes(model, profile.dtype, batched));
       activation = reserve.find((t) => t.key === 'activation')!.bytes;
       engineReserve = subtractedBytes(reserve) - weightsPerGpu - activation;
       budgetBytes = usable - subtractedBytes(reserve);
@@ -1424,14 +1427,20 @@ export function estimate(profile: Profile, opts: { seqLen?: number; batchSize?: 
   const notes: string[] = [];
 
   // What one GPU holds, per pipeline stage (one stage, the whole model, without pipeline parallelism).
+  // device.cpu_offload_gb (vLLM --cpu-offload-gb): each GPU keeps that much of its decoder layers'
+  // parameters in CPU memory (cpuOffload); what stays is what it holds, and what its pool is sized
+  // from (determine_available_memory measures the GPU memory the loaded model takes).
+  const offloadGib = profile.device.cpuOffloadGib ?? 0;
+  const offloadOf = (start: number, end: number) => (offloadGib > 0 && !model.isEncoder ? cpuOffload(model, dtype, tp, start, end, offloadGib) : undefined);
   const stages: StageFigures[] = pp > 1 && pp <= model.numLayers
     ? pipelineStagesOf(model.numLayers, pp).map((stage) => {
       const sm = stageModel(model, stage.start, stage.end);
       const w = stageWeights(model, dtype, tp, stage);
       const blockLayers = stageBlockLayers(model, globalLayout, stage.start, stage.end);
-      return { stage, model: sm, bytes: w.bytes, weightsPerGpu: w.perGpu, replicated: w.replicated, holds: w.holds, perToken: kvLayerCount(sm) * perLayer, blockLayers, pageBytes: blockLayers * globalLayout.pageSize * perLayer };
+      const offload = offloadOf(stage.start, stage.end);
+      return { stage, model: sm, bytes: w.bytes, weightsPerGpu: w.perGpu - (offload?.bytes ?? 0), offload, replicated: w.replicated, holds: w.holds, perToken: kvLayerCount(sm) * perLayer, blockLayers, pageBytes: blockLayers * globalLayout.pageSize * perLayer };
     })
-    : [{ model, bytes: weights, weightsPerGpu: weightsBytesPerGpu(model, dtype, tp, 1, params), replicated: replicatedWeights(model, dtype, tp, params), holds: [], perToken: kvLayerCount(model) * perLayer, blockLayers: globalLayout.groupSize, pageBytes: globalLayout.blockBytes }];
+    : [((offload) => ({ model, bytes: weights, weightsPerGpu: weightsBytesPerGpu(model, dtype, tp, 1, params) - (offload?.bytes ?? 0), offload, replicated: replicatedWeights(model, dtype, tp, params), holds: [], perToken: kvLayerCount(model) * perLayer, blockLayers: globalLayout.groupSize, pageBytes: globalLayout.blockBytes }))(offloadOf(0, model.numLayers))];
 
   const device = deviceMemory(profile);
   const usable = Math.floor(device.bytes * profile.device.gpuMemoryUtilization);
@@ -1512,9 +1521,18 @@ export function estimate(profile: Profile, opts: { seqLen?: number; batchSize?: 
       notes.push(`${state}. ${layout.basis}; vLLM before ${MAMBA_IN_KV_POOL_SINCE.join('.')} (engine.vllm_version ${profile.engine?.vllmVersion}) kept it outside the KV pool (V0's MambaCacheManager, max_num_seqs states): not modelled, so the pool here is larger than that vLLM's by up to ${formatBytes(mambaState * maxNumSeqsOf(profile))}`);
     }
   }
-  if (replicated.extraBytesPerGpu > 0) notes.push(`weights per GPU${lim.stage ? ` (${stageLabel(lim.stage)})` : ''}: ${formatBytes(weightsPerGpu)} = ${formatBytes(lim.bytes)} ÷ ${tp} + ${formatBytes(replicated.extraBytesPerGpu)} that tensor parallelism does not split (vLLM: ${replicated.parts.join('; ')}; replicatedWeights)`);
+  if (replicated.extraBytesPerGpu > 0) notes.push(`weights per GPU${lim.stage ? ` (${stageLabel(lim.stage)})` : ''}: ${formatBytes(weightsPerGpu)} = ${formatBytes(lim.bytes)} ÷ ${tp} + ${formatBytes(replicated.extraBytesPerGpu)} that tensor parallelism does not split${lim.offload ? ` − ${formatBytes(lim.offload.bytes)} in CPU memory (cpu_offload_gb)` : ''} (vLLM: ${replicated.parts.join('; ')}; replicatedWeights)`);
   const copies = mlaDecodeCopies(lim.model, dtype, tp);
   if (copies.bytesPerGpu > 0) notes.push(`weights per GPU include ${formatBytes(copies.bytesPerGpu)} of ${dtype} copies of kv_b_proj's halves W_UK_T and W_UV (${formatParams(copies.params)} quantized kv_b_proj parameters ÷ ${tp}), which vLLM keeps beside the quantized kv_b_proj for MLA's decode ("we currently do not have quantized bmm's", process_weights_after_loading; mlaDecodeCopies): they come out of the KV pool, and the step time reads them with the other weights`);
+  if (lim.offload) {
+    const o = lim.offload;
+    const layers = (lim.stage ? lim.stage.end - lim.stage.start : model.numLayers);
+    const first = lim.stage?.start ?? 0;
+    const walked = o.wholeLayers >= layers
+      ? `all ${layers} decoder layers${lim.stage ? ` of ${stageLabel(lim.stage)}` : ''} (${formatBytes(o.bytes)}: they hold less than the budget; the embedding${model.tieWordEmbeddings ? '' : ', lm_head'} and final norm stay on the GPU)`
+      : `layers ${first}-${first + o.wholeLayers - 1 + (o.partialBytes > 0 ? 1 : 0)}: ${o.wholeLayers} whole${o.partialBytes > 0 ? ` and ${formatBytes(o.partialBytes)} of layer ${first + o.wholeLayers}'s parameters` : ''}, ${formatBytes(o.bytes)} (parameter by parameter until the budget is reached, so the last one overshoots it)`;
+    notes.push(`cpu_offload_gb ${profile.device.cpuOffloadGib}: vLLM keeps up to ${formatBytes(Math.floor(offloadGib * GIB))} of weights per GPU in pinned CPU memory (maybe_offload_to_cpu, offloading decoder layers' parameters in order from the first): ${walked}. The GPU holds ${formatBytes(weightsPerGpu)} of weights${budgetSource === 'device' ? `, and the KV budget is ${formatBytes(o.bytes)} larger` : ''}; every forward pass reads the offloaded bytes over the host link (the serving simulation's step time counts it; cpuOffload)`);
+  }
   if (model.paramsApproximated) notes.push(`parameters approximated: ${model.paramsApproximated}`);
 
   return {
@@ -1544,13 +1562,14 @@ export function estimate(profile: Profile, opts: { seqLen?: number; batchSize?: 
     weightsBytesPerGpu: weightsPerGpu,
     ...(weightsFit ? { weightsFit } : {}),
     kvBProjCopiesBytesPerGpu: copies.bytesPerGpu,
+    ...(lim.offload ? { cpuOffloadBytesPerGpu: lim.offload.bytes } : {}),
     pageBytes,
     pageBytesPerLayer: layout.pageSize * perLayer,
     ...(stages[0].stage ? {
       pipeline: {
         size: pp,
         stage: k,
-        stages: stages.map((st, i) => ({ start: st.stage!.start, end: st.stage!.end, weightsBytes: st.bytes, weightsBytesPerGpu: st.weightsPerGpu, kvBProjCopiesBytesPerGpu: mlaDecodeCopies(st.model, dtype, tp).bytesPerGpu, kvBytesPerToken: st.perToken, pageBytes: st.pageBytes, budgetBytes: sized[i].budgetBytes, pages: sized[i].pages, holds: st.holds })),
+        stages: stages.map((st, i) => ({ start: st.stage!.start, end: st.stage!.end, weightsBytes: st.bytes, weightsBytesPerGpu: st.weightsPerGpu, kvBProjCopiesBytesPerGpu: mlaDecodeCopies(st.model, dtype, tp).bytesPerGpu, ...(st.offload ? { cpuOffloadBytesPerGpu: st.offload.bytes } : {}), kvBytesPerToken: st.perToken, pageBytes: st.pageBytes, budgetBytes: sized[i].budgetBytes, pages: sized[i].pages, holds: st.holds })),
       },
     } : {}),
     pool: {
@@ -1621,6 +1640,70 @@ export function stageWeights(model: ModelSpec, dtype: Dtype, tp: number, stage: 
     ...(last && !model.isEncoder ? [tiedCopy > 0 ? 'the final norm and the embedding as tied lm_head' : 'the final norm and lm_head'] : []),
   ];
   return { bytes, perGpu: Math.ceil(bytes / tp) + replicated.extraBytesPerGpu + mlaDecodeCopies(sm, dtype, tp).bytesPerGpu, replicated, holds };
+}
+
+/** What vLLM's --cpu-offload-gb moves to CPU memory on one GPU of a stage ({@link cpuOffload}). */
+export interface CpuOffload {
+  /** Bytes of parameters offloaded per GPU: the cpu_offload_gb budget reached, overshot by up to one parameter, or every decoder layer's when they hold less. */
+  bytes: number;
+  /** Decoder layers whose every parameter is offloaded, counted from the stage's first. */
+  wholeLayers: number;
+  /** Parameters offloaded of the next layer (0 when the walk ended on a layer's end). */
+  partialBytes: number;
+}
+
+/**
+ * The weights vLLM keeps in pinned CPU memory under `cpu_offload_gb` GiB per GPU, one GPU of the
+ * stage holding layers [start, end) (the whole model: 0 .. num_hidden_layers). vLLM sets the budget
+ * to int(cpu_offload_gb · 1024³) bytes (gpu_model_runner.py set_cpu_offload_max_bytes; the
+ * OffloadConfig's UVAOffloader in newer trees) and wraps each decoder layer as make_layers builds it
+ * (vllm/model_executor/models/utils.py maybe_offload_to_cpu, offloader/uva.py _maybe_offload_to_cpu):
+ * from the stage's first layer on, it moves parameter after parameter, in module order, while the
+ * bytes moved so far are below the budget ("we use per-parameter offloading: one module might have
+ * some parameters offloaded and some not"), so the last one moved may overshoot it. Only decoder
+ * layers: the embedding, lm_head, final norm and a vision tower stay on the GPU. Module order is
+ * modelled as the checkpoint's linear layers in their order, vLLM's fused ones as one parameter
+ * (q/k/v as qkv_proj, gate/up as gate_up_proj, experts' as w13 and w2), then the layer's small
+ * tensors (norms, routers, biases, Mamba's conv1d / A / D) as one. Per GPU: the linear layers ÷
+ * tensor_parallel_size, rounded up, the rest as {@link stageWeights} gives the layer on one GPU. MLA's
+ * 16-bit kv_b_proj copies are made after loading, on the GPU: not offloaded.
+ * Llama-3.1-8B bf16 at 4 GiB (4,294,967,296 B): a layer is 436,224,000 B, 9 layers 3,926,016,000;
+ * the 10th adds qkv_proj 50,331,648, o_proj 33,554,432, gate_up_proj 234,881,024 (still below) and
+ * down_proj 117,440,512: 4,362,223,616 B, its two norms (16,384 B) stay.
+ * @throws RangeError when gib is negative or not finite.
+ */
+export function cpuOffload(model: ModelSpec, dtype: Dtype, tp: number, start: number, end: number, gib: number): CpuOffload {
+  if (!Number.isFinite(gib) || gib < 0) throw new RangeError(`cpu_offload_gb must be a finite number >= 0, got ${gib}`);
+  const max = Math.floor(gib * GIB);
+  let bytes = 0;
+  let wholeLayers = 0;
+  let partialBytes = 0;
+  for (let i = start; i < end && bytes < max; i++) {
+    const stage = { index: 1, count: 3, start: i, end: i + 1 };
+    const layerModel = stageModel(model, i, i + 1);
+    const perGpu = stageWeights(model, dtype, tp, stage).perGpu - mlaDecodeCopies(layerModel, dtype, tp).bytesPerGpu;
+    const chunks: number[] = [];
+    let prev = '';
+    for (const w of linearWeights(layerModel, false)) {
+      const kind = w.name.replace(/^.*\./, '');
+      const fused = (/^[qkv]_proj$/.test(kind) && /^[qk]_proj$/.test(prev)) || (kind === 'up_proj' && prev === 'gate_proj');
+      const b = Math.ceil(linearWeightBytes(layerModel, w, dtype) / tp);
+      if (fused) chunks[chunks.length - 1] += b;
+      else chunks.push(b);
+      prev = kind;
+    }
+    const linear = chunks.reduce((a, b) => a + b, 0);
+    if (perGpu > linear) chunks.push(perGpu - linear);
+    let moved = 0;
+    for (const c of chunks) {
+      if (bytes >= max) break;
+      bytes += c;
+      moved += c;
+    }
+    if (moved >= perGpu) wholeLayers++;
+    else partialBytes = moved;
+  }
+  return { bytes, wholeLayers, partialBytes };
 }
 
 /** Bytes of lm_head as stored: 0 when tied (or an encoder), its grouped width when a GPTQ config quantizes it, else parameters · {@link heldBytes} (fp32 for MiniMax). */

@@ -181,10 +181,12 @@ export interface StageEstimate {
   end: number;
   /** The stage's weights, its tensor-parallel GPUs together. */
   weightsBytes: number;
-  /** One GPU of the stage: weightsBytes / tensor_parallel_size plus what tensor parallelism replicates and MLA's 16-bit kv_b_proj copies (mlaDecodeCopies). */
+  /** One GPU of the stage: weightsBytes / tensor_parallel_size plus what tensor parallelism replicates and MLA's 16-bit kv_b_proj copies (mlaDecodeCopies), less cpuOffloadBytesPerGpu. */
   weightsBytesPerGpu: number;
   /** Of weightsBytesPerGpu: the stage's 16-bit MLA kv_b_proj copies (mlaDecodeCopies); absent in runs saved before session 39. */
   kvBProjCopiesBytesPerGpu?: number;
+  /** Of the stage's weights per GPU, what device.cpu_offload_gb keeps in CPU memory (core/estimate cpuOffload): weightsBytesPerGpu is what stays on the GPU. Absent without offloading. */
+  cpuOffloadBytesPerGpu?: number;
   /** KV bytes per token of the stage's layers, per GPU. */
   kvBytesPerToken: number;
   /** One block on one GPU of the stage (the layers its KV-cache groups cover there · page_size · KV per token per layer). */
@@ -231,8 +233,16 @@ export interface Estimate {
   params: ParamBreakdown;
   /** All weights, every GPU together (quantized layers at their stored width). */
   weightsBytes: number;
-  /** What one GPU holds: weightsBytes / tensor_parallel_size, rounded up, plus the tensors vLLM replicates on every GPU (replicatedWeights: norms, routers, MLA a-projections, KV heads past H_kv, a vision tower's unsplit parts). */
+  /** What one GPU holds: weightsBytes / tensor_parallel_size, rounded up, plus the tensors vLLM replicates on every GPU (replicatedWeights: norms, routers, MLA a-projections, KV heads past H_kv, a vision tower's unsplit parts), less cpuOffloadBytesPerGpu. */
   weightsBytesPerGpu: number;
+  /**
+   * device.cpu_offload_gb (vLLM --cpu-offload-gb): the weights one GPU keeps in pinned CPU memory
+   * instead (core/estimate cpuOffload: decoder layers' parameters from the first, until the budget
+   * is reached), taken out of weightsBytesPerGpu and so added to the KV budget; every forward pass
+   * reads them over the host link (runner/simulate step time). Under pipeline parallelism, the
+   * reported stage's. Absent without offloading.
+   */
+  cpuOffloadBytesPerGpu?: number;
   /**
    * Present when the heaviest GPU's weights (the heaviest pipeline stage's) exceed the device's
    * usable memory (pool.usableBytes): the smallest tensor_parallel_size above the profile's that

@@ -229,7 +229,7 @@ export interface PoolSummary {
  */
 export interface StepTimeModel {
   perStepS: number;
-  /** Weights read every step: all but the routed experts' and the two below (dense models: all). */
+  /** Weights read every step: all but the routed experts' and the two below (dense models: all), plus those device.cpu_offload_gb keeps in CPU memory read over the host link (StepWork hostReadS). */
   weightsS: number;
   /**
    * MLA W8A8 (a quantized kv_b_proj): the 16-bit copies of its halves W_UK_T / W_UV, which only a

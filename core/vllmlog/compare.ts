@@ -203,6 +203,13 @@ function applyLogSettings(profile: Profile, log: VllmLog): { profile: Profile; f
     p.device.dataParallelSize = dp.value;
     fromLog.push(`data_parallel_size ${dp.value} (${at(dp)})`);
   }
+  // --cpu-offload-gb: the weights the estimate puts on the GPU, and so the pool, as that engine had them (core/estimate cpuOffload).
+  if (s.cpuOffloadGib) {
+    p.device.cpuOffloadGib = s.cpuOffloadGib.value;
+    fromLog.push(`cpu_offload_gb ${s.cpuOffloadGib.value} (${at(s.cpuOffloadGib)})`);
+  } else if ((p.device.cpuOffloadGib ?? 0) > 0) {
+    fromProfile.push(`cpu_offload_gb ${p.device.cpuOffloadGib}`);
+  }
   const pp = int(s.pipelineParallelSize, (v) => v >= 1 && v <= p.model.numLayers);
   if (pp) {
     p.device.pipelineParallelSize = pp.value;
@@ -361,15 +368,13 @@ function poolBytesPerReportedToken(e: Estimate): { bytes: number; text: string }
 }
 
 /**
- * What the log's own settings say of a weights difference, first: its cpu_offload_gb (those GiB
- * of weights per GPU live in CPU memory, vLLM maybe_offload_to_cpu, and "Model loading took" does
- * not count them) and its speculative_config (a draft model loaded beside the target); neither is
- * modelled (core/config/vllmFlags.ts). '' when it has neither.
+ * What the log's own settings say of a weights difference, first: its speculative_config (a draft
+ * model loaded beside the target; not modelled, core/config/vllmFlags.ts). Its cpu_offload_gb is no
+ * cause: the comparison applies it (device.cpu_offload_gb, core/estimate cpuOffload). '' without one.
  */
 function weightsCause(log: VllmLog): string {
   const s = log.settings;
   const causes = [
-    s.cpuOffloadGib && `the log's cpu_offload_gb ${s.cpuOffloadGib.value} (line ${s.cpuOffloadGib.line}) keeps about ${s.cpuOffloadGib.value} GiB of weights per GPU in CPU memory (vLLM --cpu-offload-gb, not modelled: the estimate counts every weight on the GPU)`,
     s.speculativeConfig && `the log's speculative_config (line ${s.speculativeConfig.line}) loads a draft model beside the target (not modelled)`,
   ].filter(Boolean);
   return causes.length > 0 ? `${causes.join('; ')}; else ` : '';
@@ -464,7 +469,8 @@ export function compareVllmLog(log: VllmLog, profile: Profile): LogComparison {
   const wDiff = f.weightsBytes ? weights - f.weightsBytes.value : 0;
   // Under pipeline parallelism the estimate's weights are one stage's; the log prints each rank's.
   const stage = e.pipeline ? ` of stage ${e.pipeline.stage + 1} of ${e.pipeline.size} (the stage with the fewest blocks; the log's line is the rank that printed it)` : '';
-  const counted = `${formatCount(e.paramsTotal)} params${e.pipeline ? ' in the whole model' : ''}, ${p.dtype}`;
+  const offloaded = e.cpuOffloadBytesPerGpu ? `, less ${formatBytes(e.cpuOffloadBytesPerGpu)} kept in CPU memory (cpu_offload_gb ${p.device.cpuOffloadGib}: decoder layers' parameters from the first until the budget is reached, vLLM maybe_offload_to_cpu)` : '';
+  const counted = `${formatCount(e.paramsTotal)} params${e.pipeline ? ' in the whole model' : ''}, ${p.dtype}${offloaded}`;
   row('model weights', f.weightsBytes, weights, f.weightsBytes
     ? Math.abs(wDiff) <= Math.max(LOG_ROUNDING_BYTES, 0.01 * f.weightsBytes.value)
       ? `parameters · bytes per GPU${stage} (${counted})${withBuffers}; within 1% of what vLLM allocated`

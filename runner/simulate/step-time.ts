@@ -65,6 +65,13 @@
  *                                                  up-projected from the latent cache again
  *                                                  (mlaContextFlops)
  *
+ * With device.cpu_offload_gb the memory side adds W_cpu / BW_host, not divided by e_mem: W_cpu =
+ * the weights per GPU vLLM keeps in CPU memory (core/estimate cpuOffload), which every forward
+ * pass streams over PCIe (maybe_offload_to_cpu: UVA reads, or a functional_call copy), BW_host the
+ * assumed effective link rate (gpus.ts hostLinkBytesPerSec); W keeps them too (the copy path reads
+ * them again from the GPU; UVA does not, less than 2 % of their link time). The simulator receives
+ * it inside weightsS.
+ *
  * Linear-attention layers (Qwen3-Next, Granite-4 hybrids) keep no KV and count no query-key
  * pairs. Llama 4's chunked local attention (attention_chunk_size C on its RoPE layers, every 4th
  * layer global and NoPE) is counted exactly: a query at position t attends keys floor(t/C)·C .. t
@@ -88,7 +95,7 @@
  */
 import type { Dtype, ModelSpec, Profile, StepTimeSpec } from '../../core/config/types';
 import { attentionLayerTypes, dtypeBytes, estimate, isChunkedLocalAttention, mambaStateBytesPerSequence, mlaDecodeCopies, mlaKvBProjParams, paramCounts, quantizedActiveComputeParams, routedExpertBytes, stageModel } from '../../core/estimate/index';
-import { computePeak, DEFAULT_GPU, gpuByName, GPUS, quantizedGemmPeak, type ComputePeak, type GpuSpec } from '../../core/estimate/gpus';
+import { computePeak, DEFAULT_GPU, gpuByName, GPUS, hostLinkBytesPerSec, quantizedGemmPeak, type ComputePeak, type GpuSpec } from '../../core/estimate/gpus';
 import type { StageStepTime, StepTimeModel } from '../../core/protocol/run';
 import { formatBytes, formatDuration, formatRate, formatSignificant } from '../../core/format';
 import { mixerNames } from '../../core/config/mamba';
@@ -138,6 +145,12 @@ export interface StepWork {
    */
   decodeWeightsS: number;
   prefillWeightsS: number;
+  /**
+   * device.cpu_offload_gb: the weights per GPU kept in CPU memory (estimate cpuOffloadBytesPerGpu)
+   * / the assumed host link rate (gpus.ts hostLinkBytesPerSec), read every forward pass; an
+   * effective rate already, so the memory efficiency does not divide it. 0 without offloading.
+   */
+  hostReadS: number;
   /** MoE: all routed experts' bytes per GPU / bandwidth (0 for dense); a step reads the share {@link expertShareRead} gives. */
   expertWeightsS: number;
   /** MoE: routed experts per layer E and experts per token k; 0 for dense. */
@@ -313,7 +326,11 @@ export function stepWork(profile: Profile, stage?: number): StepWork {
   if (stages && (!range || !Number.isInteger(stage))) throw new RangeError(`stage must be an integer from 0 to ${stages.length - 1}, got ${stage}`);
   const m = range ? stageModel(profile.model, range.start, range.end) : profile.model;
   const lastStage = !stages || stage === stages.length - 1;
-  const weightsPerGpu = range ? range.weightsBytesPerGpu : est.weightsBytesPerGpu;
+  // Weights kept in CPU memory (device.cpu_offload_gb) cross the host link every forward pass
+  // (hostReadS) and are read again from the GPU's memory where vLLM copies them there (before the
+  // UVA offloader, functional_call's .to(device)): weightsS reads them with the rest.
+  const offloaded = (range ? range.cpuOffloadBytesPerGpu : est.cpuOffloadBytesPerGpu) ?? 0;
+  const weightsPerGpu = (range ? range.weightsBytesPerGpu : est.weightsBytesPerGpu) + offloaded;
   const lookup = !range ? lookupTableBytes(profile.model, profile.dtype) : stage === 0 ? lookupTableBytes(profile.model, profile.dtype, false) : 0;
   const tp = profile.device.tensorParallelSize;
   const expertBytes = routedExpertBytes(m, profile.dtype);
@@ -350,6 +367,7 @@ export function stepWork(profile: Profile, stage?: number): StepWork {
     weightsS: (weightsPerGpu - expertBytes / tp - lookup / tp - decodeCopies - prefillKvB) / gpu.memoryBytesPerSec,
     decodeWeightsS: decodeCopies / gpu.memoryBytesPerSec,
     prefillWeightsS: prefillKvB / gpu.memoryBytesPerSec,
+    hostReadS: offloaded / hostLinkBytesPerSec(gpu),
     expertWeightsS: expertBytes / tp / gpu.memoryBytesPerSec,
     numExperts: expertBytes > 0 ? m.moe!.numExperts : 0,
     numExpertsPerTok: expertBytes > 0 ? m.moe!.numExpertsPerTok : 0,
@@ -375,7 +393,7 @@ export function stepWork(profile: Profile, stage?: number): StepWork {
 }
 
 /** The StepWork figures that are per stage (seconds per unit); the rest are the model's. */
-const STAGE_WORK_KEYS = ['weightsS', 'decodeWeightsS', 'prefillWeightsS', 'expertWeightsS', 'perKvTokenS', 'perTokenS', 'perDecodeTokenS', 'perPrefillContextTokenS', 'perPrefillContextKvS', 'perLogitsS', 'perPairS', 'perDecodePairS', 'perSlidingKvTokenS', 'perSlidingPairS', 'perRequestStateS'] as const;
+const STAGE_WORK_KEYS = ['weightsS', 'hostReadS', 'decodeWeightsS', 'prefillWeightsS', 'expertWeightsS', 'perKvTokenS', 'perTokenS', 'perDecodeTokenS', 'perPrefillContextTokenS', 'perPrefillContextKvS', 'perLogitsS', 'perPairS', 'perDecodePairS', 'perSlidingKvTokenS', 'perSlidingPairS', 'perRequestStateS'] as const;
 type StageCoefficientKey = (typeof STAGE_WORK_KEYS)[number];
 
 /**
@@ -424,6 +442,7 @@ export function stepTimeModel(profile: Profile, spec: StepTimeSpec | undefined =
     ...(w.numExperts > 0
       ? [`MoE: routed experts' weights read per step modelled as the E · (1 − (1 − k/E)^n) of E = ${w.numExperts} experts per layer that n tokens touch at k = ${w.numExpertsPerTok} each, assuming uniform routing (a skewed router touches fewer); shared experts and the dense part read every step`]
       : []),
+    ...offloadLine(profile, w),
     ...attentionCount(profile, w, e.memoryEfficiency),
     ...stateLine(profile, w, e.memoryEfficiency),
     ...mlaLine(profile, w),
@@ -476,7 +495,7 @@ function scaledCoefficients(w: StepWork, e: Required<StepTimeSpec>, mla: boolean
   const comp = (s: number) => s / e.computeEfficiency;
   return {
     perStepS: e.overheadMs / 1000,
-    weightsS: mem(w.weightsS),
+    weightsS: mem(w.weightsS) + w.hostReadS,
     ...(w.decodeWeightsS > 0 || w.prefillWeightsS > 0 ? { decodeWeightsS: mem(w.decodeWeightsS), prefillWeightsS: mem(w.prefillWeightsS) } : {}),
     expertWeightsS: mem(w.expertWeightsS),
     perKvTokenS: mem(w.perKvTokenS),
@@ -491,6 +510,17 @@ function scaledCoefficients(w: StepWork, e: Required<StepTimeSpec>, mla: boolean
     perSlidingPairS: comp(w.perSlidingPairS),
     ...(w.perRequestStateS > 0 ? { perRequestStateS: mem(w.perRequestStateS) } : {}),
   };
+}
+
+/**
+ * The cpu_offload_gb clause of the printed line: the weights kept in CPU memory and what reading
+ * them costs each step. Empty without offloading.
+ */
+function offloadLine(profile: Profile, w: StepWork): string[] {
+  if (w.hostReadS <= 0) return [];
+  const rate = hostLinkBytesPerSec(w.gpu);
+  const bytes = w.hostReadS * rate;
+  return [`cpu_offload_gb ${profile.device.cpuOffloadGib}: the ${formatBytes(bytes)} of weights per GPU kept in CPU memory${(estimate(profile).pipeline?.size ?? 1) > 1 ? ' (every stage\'s, summed)' : ''} cross the host link every step, ${formatSignificant(w.hostReadS * 1e3)} ms at an assumed ${formatRate(rate, 'B/s')} (PCIe Gen${w.gpu.pcieGen} x16, modelled: gpus.ts hostLinkBytesPerSec), added to the weights' read; vLLM's maybe_offload_to_cpu streams them back each forward (UVA reads, or a copy before it)`];
 }
 
 /**

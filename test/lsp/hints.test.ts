@@ -242,6 +242,33 @@ test('hover on a profile key: page_size drives page and pool', async () => {
   await client.close(f.uri);
 });
 
+test('device.cpu_offload_gb: its hint and hover give what leaves the GPU and what the pool gains (vLLM maybe_offload_to_cpu)', async () => {
+  const uri = fixtureUri('cpu-offload.attn.yaml');
+  const text = [
+    'model: ../../examples/llama-3.1-8b/config.json',
+    'device:',
+    '  gpu: H100 SXM',
+    '  cpu_offload_gb: 4',
+    '',
+  ].join('\n');
+  await client.open(uri, text);
+  const hints = (await client.inlayHints(uri))!;
+  // Llama-3.1-8B bf16 at 4 GiB: 9 layers of 436,224,000 B and layer 9's qkv_proj, o_proj,
+  // gate_up_proj, down_proj (vLLM moves parameters while below 4,294,967,296 B): 4,362,223,616 B
+  // = 4.06 GiB; the GPU keeps 16,060,522,496 − 4,362,223,616 = 11,698,298,880 B = 10.9 GiB.
+  const onKey = hints.filter((h) => h.position.line === rangeOf(text, 'cpu_offload_gb: 4').end.line).map(label);
+  assert.equal(onKey.length, 1, JSON.stringify(hints.map(label)));
+  assert.match(onKey[0]!, /^4\.06 GiB weights in CPU memory/);
+  const tooltip = (hints.find((h) => label(h) === onKey[0])!.tooltip as MarkupContent).value;
+  assert.match(tooltip, /10\.9 GiB on the GPU, KV budget \+4\.06 GiB/);
+  const hover = await client.hover(uri, positionAt(text, text.indexOf('cpu_offload_gb') + 2));
+  const md = (hover!.contents as MarkupContent).value;
+  assert.match(md, /`cpu_offload_gb`: GiB of weights per GPU kept in pinned CPU memory/);
+  assert.match(md, /− 4\.06 GiB kept in CPU memory per GPU \(cpu_offload_gb 4/);
+  assert.doesNotMatch(md, /does not model/);
+  await client.close(uri);
+});
+
 test('a block value (inline model, YAML list) gets its hint on the key line', async () => {
   const text = [
     'model:',
