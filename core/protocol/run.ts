@@ -530,6 +530,25 @@ export interface PoolResult {
   latency?: LatencySummary;
   /** The capacity search's walk (attnscope simulate --max-rate). */
   capacity?: CapacityCurve;
+  /**
+   * device.data_parallel_size > 1: dp engines, each the profile's pool and scheduler, the requests
+   * dispatched as vLLM's load balancer (runner/simulate/dataParallel.ts). Then latency and load are
+   * over all requests, summary over all pools (integrals summed; peakOccupancy and the other peaks
+   * the largest engine's, of its own pool), samples engine 1's, and baselines none. Absent at 1.
+   */
+  dataParallel?: DataParallelResult;
+}
+
+/** PoolResult.dataParallel: each engine of a data-parallel simulation. */
+export interface DataParallelResult {
+  /** data_parallel_size: engines. */
+  size: number;
+  /** Per engine, in rank order: requests dispatched to it, those it completed, its output tokens/s and requests/s (latencySummary over its own requests: first arrival to last completion). */
+  replicas: Array<{ requests: number; completed: number; outputTokensPerSec: number; requestsPerSec: number }>;
+  /** Simulation passes the dispatch took to settle (dataParallel.ts settleDispatch). */
+  passes: number;
+  /** The dispatch rule, in words, with what it leaves out. */
+  dispatch: string;
 }
 
 export type RunStatus = 'ok' | 'cancelled' | 'failed';

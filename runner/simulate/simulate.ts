@@ -28,6 +28,7 @@ import { InputError } from '../errors';
 import { latencySummary } from './latency';
 import { stepTimeModel, type StepCoefficientKey } from './step-time';
 import { MAX_TRACE_SPAN_S, readTraceFile, traceReplay } from './traces';
+import { DP_DISPATCH_TEXT, mergeTimes, settleDispatch } from './dataParallel';
 import { packRequests, RequestGenerator, scaleArrivals, type TraceRequest } from './workload';
 
 /**
@@ -265,8 +266,8 @@ export interface PoolProgress {
 
 /** Progress of the preparation, as {@link SimulateOptions.onPrepare} reports it. */
 export interface PrepareProgress {
-  /** 'generating requests' (the workload's draws; not for a trace), then 'loading the simulator'. */
-  phase: 'generating requests' | 'loading the simulator';
+  /** 'generating requests' (the workload's draws; not for a trace), then 'loading the simulator', or under data parallelism 'settling the data-parallel dispatch' (requests settled, dataParallel.ts settleDispatch). */
+  phase: 'generating requests' | 'loading the simulator' | 'settling the data-parallel dispatch';
   /** Requests done in this phase, of `requests`. */
   done: number;
   requests: number;
@@ -357,19 +358,17 @@ function unpackSamples(packed: Float64Array): PoolSample[] {
  * meanwhile (native/allocator.ts runSimulationsInWorker).
  *
  * @returns samples (<= maxSamples, paged run), summary, both baselines, pool size, step-time model.
+ * Under data parallelism (device.data_parallel_size > 1) it runs dp engines, each the profile's
+ * pool and scheduler, on the requests vLLM's load balancer would send each (dataParallel.ts), with
+ * no baselines: latency and load over all requests, the summary over all pools (integrals summed,
+ * peaks the largest engine's), the samples engine 1's, and each engine's figures in `dataParallel`.
  * @throws (rejects with) PoolConfigError when there is nothing to simulate (no workload and no
- *   trace, no pages) or device.data_parallel_size > 1 (replicas sharing arrivals by load: not modelled); RangeError for bad options (a rateScale the workload's arrivals cannot
+ *   trace, no pages); RangeError for bad options (a rateScale the workload's arrivals cannot
  *   take: {@link workloadTimeScaleProblem}); the signal's reason when aborted, once the
  *   worker has stopped the baselines (no simulation of this call is left running).
  */
 export async function simulatePool(profile: Profile, opts: SimulateOptions = {}): Promise<PoolResult> {
   const dp = profile.device.dataParallelSize ?? 1;
-  if (dp > 1) {
-    // vLLM's API server spreads requests over the replicas by load (core_client.py
-    // DPLBAsyncMPClient.get_core_engine_for_request: the engine with the least waiting · 4 + running,
-    // from counts the DP coordinator publishes every 100 ms): dp coupled engines this simulator does not run.
-    throw configError(profile, ['device.data_parallel_size', 'device'], `data_parallel_size ${dp} is not simulated: the simulator runs one engine, and vLLM's ${dp} replicas share the arrivals by load (core_client.py DPLBAsyncMPClient: each request to the engine with the least waiting · 4 + running), which is not modelled; simulate one replica (data_parallel_size 1) at 1/${dp} of the arrival rate for a picture of each`);
-  }
   const { pages: numPages, tokens: poolTokenCount, pageSize, blocks: poolBlocks, layout: poolLayout, groups } = poolPages(profile, opts.numPages);
   const w = profile.workload;
   const scale = opts.rateScale ?? 1;
@@ -449,6 +448,7 @@ export async function simulatePool(profile: Profile, opts: SimulateOptions = {})
   // Reading a trace of millions of requests takes seconds: a cancel that came meanwhile is seen here.
   await nextTurn();
   opts.signal?.throwIfAborted();
+  if (dp > 1) return simulateDataParallel(profile, packed, config, dp, scale, opts.requests || opts.trace || traced ? 'trace' : 'workload', stepTime, opts, { numPages, poolTokenCount, pageSize, poolBlocks, poolLayout, groups });
   // The baselines run on the worker thread while this one runs the paged simulation (the job
   // goes first, so that the worker builds its simulators while this thread builds the paged
   // one). An abort, or a failure here, stops them, and the worker has left them before this
@@ -483,26 +483,7 @@ export async function simulatePool(profile: Profile, opts: SimulateOptions = {})
   const samples = unpackSamples(paged.samples());
   for (const s of samples) opts.onSample?.(s);
 
-  const summary: PoolSummary = {
-    requests: t.requests,
-    completed: t.completed,
-    rejected: t.rejected,
-    delayed: t.delayed,
-    simulatedSeconds: t.simulatedSeconds,
-    meanOccupancy: ratio(t.usedPageSeconds, numPages * t.simulatedSeconds),
-    peakOccupancy: t.peakPagesUsed / numPages,
-    meanInternalFragmentation: t.reservedSlotSeconds > 0 ? 1 - t.tokenSlotSeconds / t.reservedSlotSeconds : 0,
-    usefulTokenFraction: ratio(t.tokenSlotSeconds, t.reservedSlotSeconds),
-    preemptions: t.preemptions,
-    preemptedTokens: t.preemptedTokens,
-    preemptedTokensCached: t.prefixOwnHitTokens,
-    prefixHitRate: ratio(t.prefixSharedHitTokens, t.firstAdmissionTokens),
-    meanWaiting: ratio(t.waitingSeconds, t.simulatedSeconds),
-    peakWaiting: t.peakWaiting,
-    throughputTokensPerSec: ratio(t.generatedTokens, t.simulatedSeconds),
-    meanConcurrency: ratio(t.runningSeconds, t.simulatedSeconds),
-    peakConcurrency: t.peakRunning,
-  };
+  const summary = poolSummary(t, numPages);
 
   opts.signal?.throwIfAborted();
   const baselines: PoolBaseline[] = baselineTotals.map((b, i) => {
@@ -532,6 +513,88 @@ export async function simulatePool(profile: Profile, opts: SimulateOptions = {})
   await new Promise((resolveTurn) => setImmediate(resolveTurn));
   opts.signal?.throwIfAborted();
   return { samples, summary, load, baselines, pageSize, numPages, poolTokens: poolTokenCount, ...(poolBlocks !== undefined ? { poolBlocks } : {}), ...(groups ? { poolGroups: groups.count } : {}), ...(poolLayout ? { poolLayout } : {}), stepTime, latency };
+}
+
+/** The pool summary of a simulator's totals over `numPages` pages (several engines' totals summed: over all their pages). */
+function poolSummary(t: ServingSimTotals, numPages: number): PoolSummary {
+  return {
+    requests: t.requests,
+    completed: t.completed,
+    rejected: t.rejected,
+    delayed: t.delayed,
+    simulatedSeconds: t.simulatedSeconds,
+    meanOccupancy: ratio(t.usedPageSeconds, numPages * t.simulatedSeconds),
+    peakOccupancy: t.peakPagesUsed / numPages,
+    meanInternalFragmentation: t.reservedSlotSeconds > 0 ? 1 - t.tokenSlotSeconds / t.reservedSlotSeconds : 0,
+    usefulTokenFraction: ratio(t.tokenSlotSeconds, t.reservedSlotSeconds),
+    preemptions: t.preemptions,
+    preemptedTokens: t.preemptedTokens,
+    preemptedTokensCached: t.prefixOwnHitTokens,
+    prefixHitRate: ratio(t.prefixSharedHitTokens, t.firstAdmissionTokens),
+    meanWaiting: ratio(t.waitingSeconds, t.simulatedSeconds),
+    peakWaiting: t.peakWaiting,
+    throughputTokensPerSec: ratio(t.generatedTokens, t.simulatedSeconds),
+    meanConcurrency: ratio(t.runningSeconds, t.simulatedSeconds),
+    peakConcurrency: t.peakRunning,
+  };
+}
+
+/**
+ * Sums engines' totals: counts and integrals added, peaks the largest engine's, the simulated
+ * seconds the longest engine's (each integral over its own span: a mean over all pools divides
+ * by the longest).
+ */
+function sumTotals(ts: ServingSimTotals[]): ServingSimTotals {
+  const out = { ...ts[0] } as unknown as Record<string, number | boolean>;
+  for (const t of ts.slice(1)) {
+    for (const [k, v] of Object.entries(t) as Array<[string, number | boolean]>) {
+      const a = out[k];
+      if (typeof v === 'boolean' || typeof a === 'boolean') out[k] = Boolean(a) && Boolean(v);
+      else out[k] = k.startsWith('peak') || k === 'simulatedSeconds' ? Math.max(a ?? 0, v) : (a ?? 0) + v;
+    }
+  }
+  return out as unknown as ServingSimTotals;
+}
+
+/**
+ * simulatePool's data-parallel run (device.data_parallel_size = dp > 1): dp engines of the
+ * profile's pool, the requests dispatched as vLLM's DPLBAsyncMPClient does (dataParallel.ts
+ * settleDispatch, dispatchByLoad), no baselines.
+ */
+async function simulateDataParallel(profile: Profile, packed: ServingSimRequests, config: ServingSimConfig, dp: number, scale: number, source: PoolLoad['source'], stepTime: StepTimeModel, opts: SimulateOptions,
+  pool: { numPages: number; poolTokenCount: number; pageSize: number; poolBlocks: number | undefined; poolLayout: string | undefined; groups: { count: number } | undefined }): Promise<PoolResult> {
+  const n = packed.arrivalS.length;
+  // Each pass runs every engine whole, then lets the event loop turn (a cancel is seen between passes).
+  const settled = await settleDispatch(packed, dp, async (_engine, requests) => {
+    const sim = new ServingSimulator(config, requests);
+    while (!sim.load(n));
+    while (!sim.run(1 << 30));
+    await nextTurn();
+    opts.signal?.throwIfAborted();
+    return { sim, totals: sim.totals(), times: sim.times(), requests };
+  }, (done) => opts.onPrepare?.({ phase: 'settling the data-parallel dispatch', done, requests: n }));
+  const { runs, byEngine } = settled;
+  const t = sumTotals(runs.map((r) => r.totals));
+  const summary = poolSummary(t, dp * pool.numPages);
+  // Peaks are one engine's: of its own pool.
+  summary.peakOccupancy = t.peakPagesUsed / pool.numPages;
+  const samples = unpackSamples(runs[0].sim.samples());
+  for (const s of samples) opts.onSample?.(s);
+  const times = mergeTimes(n, byEngine, runs.map((r) => r.times));
+  opts.onTimes?.(packed, times);
+  const slo = opts.slo ?? profile.slo;
+  const latency = latencySummary(packed, times, slo);
+  const load = poolLoad(packed, times, latency, scale, source);
+  const replicas = runs.map((r) => {
+    const l = latencySummary(r.requests, r.times, slo);
+    return { requests: r.requests.arrivalS.length, completed: r.totals.completed, outputTokensPerSec: l.outputTokensPerSec, requestsPerSec: l.requestsPerSec };
+  });
+  return {
+    samples, summary, load, baselines: [], pageSize: pool.pageSize, numPages: pool.numPages, poolTokens: pool.poolTokenCount,
+    ...(pool.poolBlocks !== undefined ? { poolBlocks: pool.poolBlocks } : {}), ...(pool.groups ? { poolGroups: pool.groups.count } : {}), ...(pool.poolLayout ? { poolLayout: pool.poolLayout } : {}),
+    stepTime, latency,
+    dataParallel: { size: dp, replicas, passes: settled.passes, dispatch: DP_DISPATCH_TEXT },
+  };
 }
 
 /**

@@ -51,6 +51,14 @@ export function formatPoolSummary(result: PoolResult): string {
     `Requests: ${int(s.requests)} (completed ${int(s.completed)}, rejected ${int(s.rejected)}); ` +
       `${seconds(s.simulatedSeconds)} of simulated serving${result.latency ? '' : `; ${int(s.throughputTokensPerSec)} output tokens/s`}`,
   );
+  // Data parallelism: the engines, how the requests were spread over them, and each one's share.
+  const dp = result.dataParallel;
+  if (dp) {
+    lines.push(
+      `Data parallel ${dp.size}: ${dp.size} engines, each this pool and scheduler; ${dp.dispatch} (settled in ${formatCountOf(dp.passes, 'pass', 'passes')}); latency over all requests, the table and paging over all pools (peaks the largest engine's)`,
+      `  ${dp.replicas.map((x, k) => `engine ${k + 1}: ${formatCountOf(x.requests, 'request')}, ${int(x.outputTokensPerSec)} output tokens/s`).join('; ')}`,
+    );
+  }
   // What was simulated (a trace, or the profile's workload drawn) and whether the server kept up with it.
   if (result.load) lines.push(`Workload: ${formatLoadSource(result.load)}`, ...formatLoad(result.load, s));
   lines.push('');

@@ -1,7 +1,7 @@
 /**
  * device.data_parallel_size (vLLM --data-parallel-size): replicas, each a whole engine with its own
  * pool. Accepted in profiles and sweeps, one replica's estimate with a note, never steered to
- * tensor_parallel_size by "did you mean", refused by simulate, and read from vLLM logs where each
+ * tensor_parallel_size by "did you mean", simulated as dp engines behind vLLM's load balancer, and read from vLLM logs where each
  * engine core's pool is compared on its own (s39 newcomer F1, F10).
  */
 import { test } from 'node:test';
@@ -12,7 +12,8 @@ import { readProfile } from '../../core/config/index';
 import { estimate } from '../../core/estimate/index';
 import { deployedGpuCount, gpuCount } from '../../core/format';
 import { compareVllmLog, formatComparisonText, logFigureLines, parseVllmLog, rankNotes } from '../../core/vllmlog/index';
-import { PoolConfigError, simulatePool } from '../../runner/simulate/index';
+import { formatPoolSummary, simulatePool } from '../../runner/simulate/index';
+import { dispatchByLoad } from '../../runner/simulate/dataParallel';
 import { exampleProfile } from '../fixtures/profile';
 
 const profile = (device: string) => exampleProfile(`model: ./llama-3.1-8b/config.json\ndevice: ${device}\nworkload: { requests: 3 }\n`);
@@ -60,13 +61,48 @@ test('sweeps take a data_parallel_size axis and count tp × pp × dp GPUs', () =
   assert.equal(deployedGpuCount({ tensorParallelSize: 4 }), 4);
 });
 
-test('simulate refuses data_parallel_size > 1, naming what is not modelled', async () => {
-  await assert.rejects(simulatePool(profile('{ gpu: H100 SXM, data_parallel_size: 2 }')), (e: unknown) => {
-    assert.ok(e instanceof PoolConfigError);
-    assert.equal(e.key, 'device.data_parallel_size');
-    assert.match(e.message, /^data_parallel_size 2 is not simulated: .*DPLBAsyncMPClient/);
-    return true;
+test('simulate runs data_parallel_size engines, each request to the engine with the fewest in flight (ties to the next in turn), as vLLM\'s DPLBAsyncMPClient', async () => {
+  // 2 engines, each its own pool; a step costs 1/64 s a token (no other term). vllm/v1/engine/
+  // core_client.py DPLBAsyncMPClient.get_core_engine_for_request (one client): scan from
+  // eng_start_index, the lowest in-flight count wins (strict <), then the start moves on by one.
+  // r0 (t 0, prompt 8, output 33): start 0, both empty → engine 0; start 1. Prefill 8 tokens =
+  //   0.125 s, then 32 one-token decode steps of 1/64 s: first token 0.125, finished 0.625.
+  // r1 (t 0, prompt 8, output 1): scan from 1: engine 1 empty → engine 1; start 0. Finished 0.125.
+  // r2 (t 0.25, prompt 8, output 1): scan from 0: engine 0 holds r0 (until 0.625), engine 1 none
+  //   (r1 finished at 0.125) → engine 1; start 1.
+  // r3 (t 0.25, prompt 8, output 1): scan from 1: engine 1 holds r2, engine 0 r0: a tie keeps the
+  //   first scanned → engine 1; start 0. (Round robin would have sent r2 to engine 0.)
+  // Engine 1 prefills r2 and r3 in one step of 16 tokens, 0.25 s: both first tokens at 0.5.
+  // TTFT: 0.125, 0.125, 0.25, 0.25. Output 33 + 3 = 36 tokens over 0 .. 0.625 s: 57.6 tokens/s;
+  // engine 0 33 over 0 .. 0.625 = 52.8, engine 1 3 over 0 .. 0.5 = 6.
+  const p = profile('{ gpu: H100 SXM, data_parallel_size: 2 }\nkv_cache: { page_size: 16, num_pages: 64 }');
+  const r = await simulatePool(p, {
+    stepTime: { perTokenS: 1 / 64 }, watermark: 0,
+    trace: [{ arrivalS: 0, promptLen: 8, outputLen: 33 }, { arrivalS: 0, promptLen: 8, outputLen: 1 }, { arrivalS: 0.25, promptLen: 8, outputLen: 1 }, { arrivalS: 0.25, promptLen: 8, outputLen: 1 }],
   });
+  const d = r.dataParallel!;
+  assert.equal(d.size, 2);
+  assert.deepEqual(d.replicas.map((x) => [x.requests, x.completed, x.outputTokensPerSec]), [[1, 1, 52.8], [3, 3, 6]]);
+  assert.match(d.dispatch, /fewest requests in flight/);
+  const ttft = r.latency!.ttft!;
+  assert.deepEqual([ttft.max, ttft.mean], [0.25, 0.1875]);
+  assert.equal(r.latency!.outputTokensPerSec, 57.6);
+  assert.equal(r.summary.completed, 4);
+  assert.deepEqual(r.baselines, []);
+  assert.match(formatPoolSummary(r), /Data parallel 2: 2 engines, .*\n {2}engine 1: 1 request, 53 output tokens\/s; engine 2: 3 requests, 6 output tokens\/s/);
+  // One engine, for contrast: all four in one pool.
+  const one = await simulatePool(profile('{ gpu: H100 SXM }\nkv_cache: { page_size: 16, num_pages: 64 }'), { stepTime: { perTokenS: 1 / 64 }, watermark: 0, trace: [{ arrivalS: 0, promptLen: 8, outputLen: 33 }, { arrivalS: 0, promptLen: 8, outputLen: 1 }] });
+  assert.equal(one.dataParallel, undefined);
+});
+
+test('the dispatch rule alone: in-flight counts from finish times, a rotating scan start, a fixed point reached by passes', () => {
+  // Four requests at t 0, none finished: round robin 0, 1, 0, 1; with request 0 finished by t 1
+  // (finishS 0.5) and the rest in flight, a request at t 1 scans from 0: engine 0 holds
+  // request 2, engine 1 requests 1 and 3 → engine 0.
+  const arrivals = Float64Array.from([0, 0, 0, 0, 1]);
+  assert.deepEqual([...dispatchByLoad(arrivals, new Float64Array(5).fill(Infinity), new Int32Array(5).fill(-1), 2)], [0, 1, 0, 1, 0]);
+  const prev = Int32Array.from([0, 1, 0, 1, 0]);
+  assert.deepEqual([...dispatchByLoad(arrivals, Float64Array.from([0.5, 2, 2, 2, 2]), prev, 2)], [0, 1, 0, 1, 0]);
 });
 
 /** A vLLM 0.10.1 V1 log of Llama-3.1-8B under data_parallel_size 2: two engine cores, each printing its own pool. */
