@@ -410,6 +410,9 @@ export async function submitCommand(argv: string[]): Promise<number> {
   const s = plan.slurm;
   const tasks = Math.min(tasksFlag ?? s.tasks ?? Math.min(plan.points.length, 32), plan.points.length);
   const outDir = resolve((values.out as string | undefined) ?? defaultOutDir(plan));
+  // As for sweep --out: a folder the user names may hold anything; the job's points would land
+  // among it and the merge read it (s40 cli40 left 1: `submit --slurm --out .`).
+  if (values.out !== undefined && existsSync(outDir)) checkResultsFolder(outDir, plan, '--out');
   // The first folder this made (undefined when outDir was there): taken back if sbatch refuses the job.
   const createdDir = mkdirSync(outDir, { recursive: true });
 

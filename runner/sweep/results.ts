@@ -111,8 +111,8 @@ export function checkReportFile(path: string, plan: { name: string; sweepId: str
   if (r.sweepId !== plan.sweepId) throw refuse(`holds the report of another sweep (${String(r.name)}, sweep ${r.sweepId}), not of ${plan.name} (sweep ${plan.sweepId})`);
 }
 
-/** Files a results folder holds beside its points and report that are no result: a Slurm sweep's script and task logs (slurm.ts). */
-const SWEEP_OWN_FILE = /^(?:sweep\.sbatch|slurm-\d+_\d+\.out)$/;
+/** Files a results folder holds beside its points and report that are no result: a Slurm sweep's script and task logs (slurm.ts), a Kubernetes sweep's Job manifest (submit --k8s). */
+const SWEEP_OWN_FILE = /^(?:sweep\.sbatch|slurm-\d+_\d+\.out|sweep-job\.yaml)$/;
 
 /**
  * Refuses, before any point runs, an existing `--out` folder that is neither empty nor a results

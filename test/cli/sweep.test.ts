@@ -495,6 +495,23 @@ test('Ctrl-C stops the workers, exits 130 and leaves only whole point files', as
   assert.equal((JSON.parse(readFileSync(join(out, files[0]!), 'utf8')) as SweepPointRun).sweep.values['workload.requests'], 50);
 });
 
+test('submit --out: a folder holding other files is refused before anything is written, as sweep --out is; submitting again into its own folder is not', () => {
+  // s40 cli40 left 1: `submit --slurm --out .` would have put the points among the folder's files.
+  const { dir } = localSweep();
+  const out = join(dir, 'busy');
+  mkdirSync(out);
+  writeFileSync(join(out, 'notes.txt'), 'mine\n');
+  const args = ['submit', '--k8s', join(dir, 'grid.attn.yaml'), '--image', 'attnscope:test', '--pvc', 'results', '--out', out];
+  const refused = cli(args);
+  assert.equal(refused.code, 2, refused.stderr);
+  assert.match(refused.stderr, /^attnscope: --out .*busy: holds "notes\.txt"/);
+  assert.equal(existsSync(join(out, 'sweep-job.yaml')), false, 'nothing written');
+  const fresh = join(dir, 'k8s-again');
+  assert.equal(cli([...args.slice(0, -1), fresh]).code, 0);
+  const again = cli([...args.slice(0, -1), fresh]);
+  assert.equal(again.code, 0, again.stderr);
+});
+
 test('submit --k8s: the Indexed Job\'s pods, run here as processes with its files and environment, merge into the local sweep', () => {
   const { dir, report } = localSweep();
   const r = cli(['submit', '--k8s', join(dir, 'grid.attn.yaml'), '--image', 'attnscope:test', '--pvc', 'results', '--tasks', '3', '--out', join(dir, 'k8s out')]);
@@ -546,13 +563,14 @@ test('submit --slurm refused by sbatch: exit 1 with its reason, and what the com
   const byDefault = cli(['submit', '--slurm', file], { env, cwd: dir });
   assert.equal(byDefault.code, 1, byDefault.stderr);
   assert.ok(!existsSync(join(dir, '.attnscope')), 'the default folders submit made are left');
-  // An --out that was there, holding a file: the folder and the file stay, the script goes.
+  // An --out that was there, holding a file it may (a dot-file; a folder holding other files is
+  // refused before sbatch runs, as sweep --out is): the folder and the file stay, the script goes.
   const kept = join(dir, 'kept');
   mkdirSync(kept);
-  writeFileSync(join(kept, 'notes.txt'), 'mine\n');
+  writeFileSync(join(kept, '.notes'), 'mine\n');
   const again = cli(['submit', '--slurm', file, '--out', kept], { env });
   assert.equal(again.code, 1, again.stderr);
-  assert.deepEqual(readdirSync(kept), ['notes.txt']);
+  assert.deepEqual(readdirSync(kept), ['.notes']);
 });
 
 test('submit --slurm --time that sbatch would refuse: exit 2 naming the flag before any file is written or sbatch runs', () => {
