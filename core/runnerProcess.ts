@@ -61,8 +61,17 @@ export function runnerLaunch(runnerPath: string, node: string, opts: RunnerOptio
     if (opts.backend !== 'auto') args.push('--backend', opts.backend); // 'auto': the profile's device.backend decides
     if (opts.quick) args.push('--quick');
   }
+  return runnerCommand(runnerPath, node, args);
+}
+
+/**
+ * The process that runs the runner at `runnerPath` with `args`: a path ending in .js/.mjs/.cjs
+ * under `node`, anything else executed directly. Every runner start goes through it (runs,
+ * sweeps, the server's trace check).
+ */
+export function runnerCommand(runnerPath: string, node: string, args: readonly string[]): RunnerLaunch {
   if (/\.[cm]?js$/.test(runnerPath)) return { command: node, args: [runnerPath, ...args] };
-  return { command: runnerPath, args };
+  return { command: runnerPath, args: [...args] };
 }
 
 /**

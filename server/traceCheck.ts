@@ -8,6 +8,7 @@
  */
 import { spawn } from 'node:child_process';
 import type { TraceSummary } from '../core/protocol/run';
+import { runnerCommand } from '../core/runnerProcess';
 
 /** What the runner said of a trace file: its summary, or the first bad row; `failed` when the runner itself could not say (not started, crashed). */
 export type TraceCheck =
@@ -27,7 +28,7 @@ const STDERR_KEPT = 64 * 1024;
  * to `failed` with the reason.
  */
 export function checkTrace(runnerPath: string, absPath: string): Promise<TraceCheck> {
-  const [command, args] = /\.[cm]?js$/.test(runnerPath) ? [process.execPath, [runnerPath, 'trace', absPath, '--json']] : [runnerPath, ['trace', absPath, '--json']];
+  const { command, args } = runnerCommand(runnerPath, process.execPath, ['trace', absPath, '--json']);
   return new Promise((done) => {
     let out = '';
     let err = '';
