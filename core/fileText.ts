@@ -163,5 +163,15 @@ export function traceFileStat(path: string): { stamp: string; bytes: number } | 
   } catch {
     return { problem: 'not readable: permission denied' };
   }
-  return { stamp: `${st.dev}:${st.ino}:${st.size}:${st.mtimeMs}:${st.ctimeMs}`, bytes: st.size };
+  return { stamp: fileStamp(st), bytes: st.size };
+}
+
+/**
+ * A file's version as its stat tells it (device, inode, size, modification and change times):
+ * equal stamps, the same contents, as far as an editor's saves and a rename over it go. The
+ * language server keys what it kept of a file on it (the config texts it read, the traces the
+ * runner checked).
+ */
+export function fileStamp(st: Stats): string {
+  return `${st.dev}:${st.ino}:${st.size}:${st.mtimeMs}:${st.ctimeMs}`;
 }

@@ -7,7 +7,7 @@
  */
 import { statSync } from 'node:fs';
 import { sep } from 'node:path';
-import { readInputText, traceFileStat, type NotRead } from '../core/fileText';
+import { fileStamp, readInputText, traceFileStat, type NotRead } from '../core/fileText';
 import type { TextDocuments } from 'vscode-languageserver';
 import type { TextDocument } from 'vscode-languageserver-textdocument';
 import type { ParsedTree, Problem } from '../core/config';
@@ -219,7 +219,7 @@ export class Workspace {
     let stamp: string | null = null;
     try {
       const st = statSync(absPath);
-      if (st.isFile()) stamp = `${st.dev}:${st.ino}:${st.size}:${st.mtimeMs}:${st.ctimeMs}`;
+      if (st.isFile()) stamp = fileStamp(st);
     } catch {
       // Missing or unreadable: readInputText says so (null).
     }
