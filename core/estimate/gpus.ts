@@ -51,6 +51,21 @@ export interface GpuSpec {
   memorySource: string;
   /** PCIe generation of the card's x16 host link, from the vendors' datasheets (H100 SXM, H200: "PCIe Gen5: 128GB/s"; A100, L40S, A10: "PCIe Gen4: 64GB/s", both directions together; RTX 4090: PCIe Gen 4): what device.cpu_offload_gb's weights cross every forward pass ({@link hostLinkBytesPerSec}). */
   pcieGen: 4 | 5;
+  /**
+   * The link tensor-parallel all-reduces cross between the GPUs of one node: 'NVLink' (SXM boards
+   * on NVSwitch, every pair fully connected), 'PCIe' (peer to peer through the PCIe switches), or
+   * 'PCIe, no P2P' (GeForce boards: the driver refuses peer access, so vLLM's custom all-reduce is
+   * off and NCCL stages the data through host memory).
+   */
+  interconnect: 'NVLink' | 'PCIe' | 'PCIe, no P2P';
+  /**
+   * That link's bandwidth per GPU in one direction, bytes/s (SI): datasheets print both directions
+   * together, so H100 SXM's "NVLink: 900GB/s" is 450e9 here and a PCIe Gen4 x16's "64GB/s" 32e9.
+   * What the tensor-parallel all-reduces' bytes divide by (runner/simulate/step-time.ts).
+   */
+  interconnectBytesPerSec: number;
+  /** Where interconnect and interconnectBytesPerSec are copied from. */
+  interconnectSource: string;
 }
 
 /**
@@ -79,6 +94,9 @@ export const GPUS: readonly GpuSpec[] = [
     source: 'NVIDIA H100 Tensor Core GPU datasheet (H100 SXM: BF16 Tensor Core 1,979 TFLOPS with sparsity, HBM3 3.35 TB/s)',
     memorySource: 'vLLM PR #10511 and #12126 logs on an H100-80G: "total_gpu_memory 79.22GiB"',
     pcieGen: 5,
+    interconnect: 'NVLink',
+    interconnectBytesPerSec: 450e9,
+    interconnectSource: 'NVIDIA H100 Tensor Core GPU datasheet (H100 SXM: "Interconnect: NVIDIA NVLink: 900GB/s, PCIe Gen5: 128GB/s", both directions together)',
   },
   {
     name: 'H200',
@@ -94,6 +112,9 @@ export const GPUS: readonly GpuSpec[] = [
     source: 'NVIDIA H200 Tensor Core GPU datasheet (H200 SXM: BF16 Tensor Core 1,979 TFLOPS with sparsity, HBM3e 4.8 TB/s, 141 GB)',
     memorySource: 'vLLM log on an H200: "total_gpu_memory (139.81GiB) x gpu_memory_utilization (0.85) = 118.84GiB"',
     pcieGen: 5,
+    interconnect: 'NVLink',
+    interconnectBytesPerSec: 450e9,
+    interconnectSource: 'NVIDIA H200 Tensor Core GPU datasheet (H200 SXM: "Interconnect: NVIDIA NVLink: 900GB/s, PCIe Gen5: 128GB/s", both directions together)',
   },
   {
     name: 'A100 80GB',
@@ -108,6 +129,9 @@ export const GPUS: readonly GpuSpec[] = [
     source: 'NVIDIA A100 Tensor Core GPU datasheet (A100 80GB SXM: BF16 Tensor Core 312 TFLOPS dense, HBM2e 2,039 GB/s)',
     memorySource: 'vLLM start-up logs on A100 80GB: "total_gpu_memory (79.15GiB) x gpu_memory_utilization (0.90) = 71.23GiB"',
     pcieGen: 4,
+    interconnect: 'NVLink',
+    interconnectBytesPerSec: 300e9,
+    interconnectSource: 'NVIDIA A100 Tensor Core GPU datasheet (A100 SXM: "NVLink: 600GB/s", both directions together)',
   },
   {
     name: 'A100 40GB',
@@ -122,6 +146,9 @@ export const GPUS: readonly GpuSpec[] = [
     source: 'NVIDIA A100 Tensor Core GPU datasheet (A100 40GB SXM: BF16 Tensor Core 312 TFLOPS dense, HBM2 1,555 GB/s)',
     memorySource: 'vLLM logs on A100 40GB: "total_gpu_memory (39.49GiB) x gpu_memory_utilization (0.90) = 35.55GiB" (39.39 to 39.56 across drivers)',
     pcieGen: 4,
+    interconnect: 'NVLink',
+    interconnectBytesPerSec: 300e9,
+    interconnectSource: 'NVIDIA A100 Tensor Core GPU datasheet (A100 SXM: "NVLink: 600GB/s", both directions together)',
   },
   {
     name: 'L40S',
@@ -137,6 +164,9 @@ export const GPUS: readonly GpuSpec[] = [
     source: 'NVIDIA L40S datasheet (BF16 Tensor Core 733 TFLOPS with sparsity, GDDR6 864 GB/s, 48 GB)',
     memorySource: 'vLLM 0.7.2 log on an L40S, https://github.com/vllm-project/vllm/issues/15196: "total_gpu_memory (44.31GiB) x gpu_memory_utilization (0.45) = 19.94GiB" (44.39 GiB in a vLLM 0.6.6 log on an AWS g6e.48xlarge\'s L40S, github.com/gnosia93/vlm-distillation; nvidia-smi shows 46,068 MiB)',
     pcieGen: 4,
+    interconnect: 'PCIe',
+    interconnectBytesPerSec: 32e9,
+    interconnectSource: 'NVIDIA L40S datasheet ("Interconnect Interface: PCIe Gen4 x16: 64GB/s bidirectional", "NVLink Support: No")',
   },
   {
     name: 'RTX 4090',
@@ -152,6 +182,9 @@ export const GPUS: readonly GpuSpec[] = [
     source: 'NVIDIA Ada GPU Architecture whitepaper, Appendix A (GeForce RTX 4090: BF16 Tensor TFLOPS with FP32 accumulate 165.2 dense, GDDR6X 1,008 GB/s)',
     memorySource: 'PyTorch out-of-memory errors on RTX 4090s, whose total is the same cudaMemGetInfo total vLLM logs: "GPU 0 has a total capacity of 23.64 GiB", https://github.com/ali-vilab/VGen/issues/104 and https://github.com/3DTopia/Phidias-Diffusion/issues/8 (23.61 and 23.68 GiB in others: pinokiofactory/flux-webui#11, zai-org/CogVideo#36; nvidia-smi shows 24,564 MiB, https://github.com/vllm-project/vllm/issues/7553)',
     pcieGen: 4,
+    interconnect: 'PCIe, no P2P',
+    interconnectBytesPerSec: 32e9,
+    interconnectSource: 'NVIDIA Ada GPU Architecture whitepaper, Appendix A (GeForce RTX 4090: PCIe Gen 4 x16, 64 GB/s both directions together; no NVLink); no peer access between RTX 4090s ("peer access is not supported between these two devices", https://github.com/sgl-project/sglang/issues/4814; NVIDIA/nccl#1127)',
   },
   {
     name: 'A10',
@@ -166,6 +199,9 @@ export const GPUS: readonly GpuSpec[] = [
     source: 'NVIDIA A10 Tensor Core GPU datasheet (BF16 Tensor Core 125 TFLOPS dense, 250 with sparsity; GDDR6 600 GB/s, 24 GB)',
     memorySource: 'vLLM log on an OCI VM.GPU.A10 shape (oracle-samples/oci-data-science-ai-samples, AI Quick Actions troubleshooting): "total_gpu_memory (22.07GiB)"',
     pcieGen: 4,
+    interconnect: 'PCIe',
+    interconnectBytesPerSec: 32e9,
+    interconnectSource: 'NVIDIA A10 Tensor Core GPU datasheet ("PCIe Gen4: 64GB/s", both directions together; no NVLink)',
   },
 ];
 
