@@ -135,11 +135,13 @@ export function sweepProvenance(report: SweepReport): string[] {
     notes.push(`decode time per token: measured, the paged_decode median on ${machine} / batch size, at the largest decode case (${report.rows.find((r) => r.metrics.decodeCase)?.metrics.decodeCase ?? '-'})`);
   }
   if (has(['p99TtftS', 'p99TpotS', 'sloAttainment', 'goodputRequestsPerSec'])) {
-    notes.push("p99 TTFT / TPOT, SLO met, goodput: modelled, on the simulation's step-time clock, each step overhead + max(memory, compute): a roofline on the profile's GPU (runner/simulate/step-time.ts)");
+    notes.push("p99 TTFT / TPOT, SLO met, goodput: modelled, on the simulation's step-time clock, each step overhead + max(memory, compute) + the tensor-parallel all-reduces: a roofline on the profile's GPU (runner/simulate/step-time.ts)");
   }
   const unmodelled = [...new Set(report.rows.flatMap((r) => r.unmodelled ?? []))];
   if (unmodelled.length > 0) {
-    notes.push(`not modelled in the step times: ${unmodelled.join(', ')} (the all-reduce after every attention and MLP block: its cost grows with tensor_parallel_size, so the points with more GPUs are flattered)`);
+    // A point simulated before s41 charged no all-reduce at all ("the communication between the N tensor-parallel GPUs"): say what that flatters.
+    const before = unmodelled.some((u) => u.startsWith('the communication between'));
+    notes.push(`not modelled in the step times: ${unmodelled.join(', ')}${before ? ' (the all-reduce after every attention and MLP block: its cost grows with tensor_parallel_size, so the points with more GPUs are flattered)' : ''}`);
   }
   return notes;
 }

@@ -55,7 +55,8 @@ export interface ServingSimConfig {
    * + perPrefillContextKvS · prefill chunks' context tokens, perTokenS · tokens scheduled (perDecodeTokenS for the
    * decode tokens, one-token chunks) + perPrefillContextTokenS · prefill chunks' context tokens + perLogitsS · requests scheduled
    * + perPairS · prefill query-key pairs + perDecodePairS · decode query-key pairs + perSlidingPairS ·
-   * query-key pairs inside the window): full-attention layers attend the whole context, sliding-window
+   * query-key pairs inside the window) + the tensor-parallel all-reduces (allReduceS + tokens ·
+   * perTokenAllReduceS, below): full-attention layers attend the whole context, sliding-window
    * layers at most stepSlidingWindow tokens per query.
    */
   perStepS: number;
@@ -90,6 +91,15 @@ export interface ServingSimConfig {
   perRequestStateS?: number;
   /** lm_head per request scheduled in a step (its one logits row). Default 0 (lm_head in perTokenS, as runs saved before it). */
   perLogitsS?: number;
+  /**
+   * Tensor parallelism, after the max: allReduceS per step with tokens + tokens · perTokenAllReduceS,
+   * or tokens · perTokenOneShotAllReduceS for a step of at most oneShotAllReduceTokens tokens
+   * (runner/simulate/step-time.ts allReduceWork). Default 0 (tp 1).
+   */
+  allReduceS?: number;
+  perTokenAllReduceS?: number;
+  perTokenOneShotAllReduceS?: number;
+  oneShotAllReduceTokens?: number;
   /** Full-attention layers, the queries of prefill chunks (more than one token). */
   perPairS: number;
   /** Full-attention layers, decode queries (one-token chunks: MLA's absorbed form costs more per pair). Default perPairS. */
@@ -144,7 +154,7 @@ export type ServingSimStage = StageStepTime;
 
 /** ServingSimStage's fields (native/wasm/addon.ts sends them in native/wasm/abi.cc's order). */
 const SIM_STAGE_FIELDS = ['perStepS', 'weightsS', 'expertWeightsS', 'perKvTokenS', 'perTokenS', 'perLogitsS', 'perPairS', 'perDecodePairS', 'perSlidingKvTokenS', 'perSlidingPairS',
-  'perDecodeTokenS', 'perPrefillContextTokenS', 'perRequestStateS', 'perPrefillContextKvS', 'decodeWeightsS', 'prefillWeightsS'] as const satisfies ReadonlyArray<keyof ServingSimStage>;
+  'perDecodeTokenS', 'perPrefillContextTokenS', 'perRequestStateS', 'perPrefillContextKvS', 'decodeWeightsS', 'prefillWeightsS', 'allReduceS', 'perTokenAllReduceS', 'perTokenOneShotAllReduceS'] as const satisfies ReadonlyArray<keyof ServingSimStage>;
 
 /**
  * Requests as parallel arrays [n], sorted by arrival, and their shared segments (SimSegment in
@@ -251,12 +261,15 @@ function checkSimulation(config: ServingSimConfig, requests: ServingSimRequests)
   intArg('maxSamples', config.maxSamples, 2, INT32_MAX);
   if (config.coast !== undefined && typeof config.coast !== 'boolean') throw new TypeError('coast must be a boolean');
   if (config.privateTails !== undefined && typeof config.privateTails !== 'boolean') throw new TypeError('privateTails must be a boolean');
-  for (const key of ['perStepS', 'weightsS', 'perKvTokenS', 'perTokenS', 'perDecodeTokenS', 'perPrefillContextTokenS', 'perLogitsS', 'perPairS', 'perDecodePairS', 'expertWeightsS', 'perSlidingKvTokenS', 'perSlidingPairS', 'perRequestStateS', 'perPrefillContextKvS', 'decodeWeightsS', 'prefillWeightsS'] as const) {
+  for (const key of ['perStepS', 'weightsS', 'perKvTokenS', 'perTokenS', 'perDecodeTokenS', 'perPrefillContextTokenS', 'perLogitsS', 'perPairS', 'perDecodePairS', 'expertWeightsS', 'perSlidingKvTokenS', 'perSlidingPairS', 'perRequestStateS', 'perPrefillContextKvS', 'decodeWeightsS', 'prefillWeightsS',
+    'allReduceS', 'perTokenAllReduceS', 'perTokenOneShotAllReduceS'] as const) {
     const v = config[key];
-    if (v === undefined && (key === 'perDecodeTokenS' || key === 'perPrefillContextTokenS' || key === 'perLogitsS' || key === 'perDecodePairS' || key === 'expertWeightsS' || key === 'perSlidingKvTokenS' || key === 'perSlidingPairS' || key === 'perRequestStateS' || key === 'perPrefillContextKvS' || key === 'decodeWeightsS' || key === 'prefillWeightsS')) continue;
+    if (v === undefined && (key === 'perDecodeTokenS' || key === 'perPrefillContextTokenS' || key === 'perLogitsS' || key === 'perDecodePairS' || key === 'expertWeightsS' || key === 'perSlidingKvTokenS' || key === 'perSlidingPairS' || key === 'perRequestStateS' || key === 'perPrefillContextKvS' || key === 'decodeWeightsS' || key === 'prefillWeightsS' ||
+      key === 'allReduceS' || key === 'perTokenAllReduceS' || key === 'perTokenOneShotAllReduceS')) continue;
     if (typeof v !== 'number' || !Number.isFinite(v)) throw new TypeError(`${key} must be a finite number`);
     if (v < 0) throw new RangeError(`${key} must be >= 0, got ${v}`);
   }
+  intArg('oneShotAllReduceTokens', config.oneShotAllReduceTokens ?? 0, 0, INT32_MAX);
   intArg('stepSlidingWindow', config.stepSlidingWindow ?? 0, 0, INT32_MAX);
   intArg('stepAttentionChunkSize', config.stepAttentionChunkSize ?? 0, 0, INT32_MAX);
   if (config.stepSlidingWindow && config.stepAttentionChunkSize) {
@@ -272,7 +285,8 @@ function checkSimulation(config: ServingSimConfig, requests: ServingSimRequests)
       if (typeof stage !== 'object' || stage === null) throw new TypeError(`stages[${k}] must be an object`);
       for (const key of SIM_STAGE_FIELDS) {
         const v = stage[key];
-        if (v === undefined && (key === 'perDecodeTokenS' || key === 'perPrefillContextTokenS' || key === 'perRequestStateS' || key === 'perPrefillContextKvS' || key === 'decodeWeightsS' || key === 'prefillWeightsS')) continue;
+        if (v === undefined && (key === 'perDecodeTokenS' || key === 'perPrefillContextTokenS' || key === 'perRequestStateS' || key === 'perPrefillContextKvS' || key === 'decodeWeightsS' || key === 'prefillWeightsS' ||
+          key === 'allReduceS' || key === 'perTokenAllReduceS' || key === 'perTokenOneShotAllReduceS')) continue;
         if (typeof v !== 'number' || !Number.isFinite(v)) throw new TypeError(`stages[${k}].${key} must be a finite number`);
         if (v < 0) throw new RangeError(`stages[${k}].${key} must be >= 0, got ${v}`);
       }

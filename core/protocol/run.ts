@@ -225,7 +225,8 @@ export interface PoolSummary {
  * one saved before perRequestStateS read no recurrent state, and one saved before
  * perPrefillContextKvS moved no MLA context K/V beyond the latent's read, one saved before
  * decodeWeightsS / prefillWeightsS read an MLA W8A8 checkpoint's kv_b_proj and its copies every step
- * (in weightsS); all replay so.
+ * (in weightsS); all replay so. Under tensor parallelism the all-reduces add allReduceS + T ·
+ * perTokenAllReduceS (perTokenOneShotAllReduceS for T <= oneShotAllReduceTokens) after the max.
  */
 export interface StepTimeModel {
   perStepS: number;
@@ -313,8 +314,20 @@ export interface StepTimeModel {
   memoryEfficiency?: number;
   /** Which of the profile's step_time keys were assumed (not in the profile), by their profile names: compute_efficiency, memory_efficiency, overhead_ms. */
   assumed?: string[];
-  /** What the formula leaves out for this profile, in words (under tensor parallelism: the communication between the GPUs). */
+  /** What the formula leaves out for this profile, in words (under tensor parallelism: the all-reduce paths it does not model). */
   unmodelled?: string[];
+  /**
+   * Tensor parallelism (runner/simulate/step-time.ts allReduceWork): the step's all-reduces, added
+   * after the max (not overlapped): allReduceS per step (the calls' latency) + T · perTokenAllReduceS
+   * (their two-shot / ring bytes per scheduled token over the interconnect), or T ·
+   * perTokenOneShotAllReduceS for a step of T <= oneShotAllReduceTokens tokens (vLLM's one-shot
+   * kernel; absent: none). Absent at tp 1 and in runs saved before them, which charged no all-reduce
+   * and replay so. Under pipeline parallelism the stages' (each its own layers').
+   */
+  allReduceS?: number;
+  perTokenAllReduceS?: number;
+  perTokenOneShotAllReduceS?: number;
+  oneShotAllReduceTokens?: number;
   /**
    * Coefficients measured from this tool's CUDA kernel timings (simulate --calibrate RUN.json,
    * runner/simulate/calibrate-kernels.ts); the other coefficients stay modelled.
@@ -356,6 +369,10 @@ export interface StageStepTime {
   /** As StepTimeModel's: absent but for an MLA W8A8 checkpoint (and in runs saved before them), then 0. */
   decodeWeightsS?: number;
   prefillWeightsS?: number;
+  /** As StepTimeModel's (this stage's layers' all-reduces; oneShotAllReduceTokens is the model's): absent at tp 1 (and in runs saved before them), then 0. */
+  allReduceS?: number;
+  perTokenAllReduceS?: number;
+  perTokenOneShotAllReduceS?: number;
 }
 
 /** A step-time coefficient derived from kernel timings: t = fixedS + x / rate over the kernel's cases. */

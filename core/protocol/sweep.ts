@@ -140,7 +140,7 @@ export interface SweepReportRow extends SweepPointRef {
    */
   keepsUp?: boolean;
   notKeptUp?: string;
-  /** What the point's step-time model leaves out (its run's pool.stepTime.unmodelled: under tensor parallelism the all-reduce between the GPUs); absent when nothing, or merged before s38. */
+  /** What the point's step-time model leaves out (its run's pool.stepTime.unmodelled: under tensor parallelism the all-reduce paths it does not model; a point merged before s41 said the whole all-reduce); absent when nothing, or merged before s38. */
   unmodelled?: string[];
 }
 

@@ -393,7 +393,8 @@ EMSCRIPTEN_KEEPALIVE void attnscope_alloc_attach_kv_pool(attnscope::PageAllocato
  * perPairS, maxSamples, coast, privateTails, expertWeightsS, numExperts, numExpertsPerTok,
  * stepSlidingWindow, perSlidingKvTokenS, perSlidingPairS, stepAttentionChunkSize, fullGroups,
  * slidingGroups, stateBlocks, attentionChunkSize, perDecodePairS, perLogitsS, perDecodeTokenS,
- * perPrefillContextTokenS, perRequestStateS, perPrefillContextKvS, decodeWeightsS, prefillWeightsS] (coast and privateTails: 0, 1, or -1 for the default;
+ * perPrefillContextTokenS, perRequestStateS, perPrefillContextKvS, decodeWeightsS, prefillWeightsS, allReduceS,
+ * perTokenAllReduceS, perTokenOneShotAllReduceS, oneShotAllReduceTokens] (coast and privateTails: 0, 1, or -1 for the default;
  * expertWeightsS, numExperts, numExpertsPerTok 0 for a dense model; stepSlidingWindow ..
  * stepAttentionChunkSize 0 without sliding-window or chunked local-attention layers; fullGroups 1
  * and slidingGroups 0 but for a hybrid pool; stateBlocks 0 but for a hybrid Mamba pool;
@@ -401,11 +402,12 @@ EMSCRIPTEN_KEEPALIVE void attnscope_alloc_attach_kv_pool(attnscope::PageAllocato
  * perPairS's value but for MLA; perLogitsS 0 for a run saved before it; perDecodeTokenS perTokenS's
  * value but for an MLA W8A8 checkpoint; perPrefillContextTokenS 0 but for MLA; perRequestStateS 0
  * without recurrent-state layers; perPrefillContextKvS 0 but for MLA; decodeWeightsS and
- * prefillWeightsS 0 but for an MLA W8A8 checkpoint), then pipeline
+ * prefillWeightsS 0 but for an MLA W8A8 checkpoint; the all-reduce fields 0 at tp 1), then pipeline
  * parallelism: [stageCount (0 or >= 2), stageSendPerTokenS] and stageCount rows of [perStepS,
  * weightsS, expertWeightsS, perKvTokenS, perTokenS, perLogitsS, perPairS, perDecodePairS,
  * perSlidingKvTokenS, perSlidingPairS, perDecodeTokenS, perPrefillContextTokenS, perRequestStateS,
- * perPrefillContextKvS, decodeWeightsS, prefillWeightsS] (SimConfig::stages).
+ * perPrefillContextKvS, decodeWeightsS, prefillWeightsS, allReduceS, perTokenAllReduceS,
+ * perTokenOneShotAllReduceS] (SimConfig::stages).
  * Columns as SimColumns.
  * Null with the reason in attnscope_error() when the input is refused.
  */
@@ -450,10 +452,14 @@ EMSCRIPTEN_KEEPALIVE attnscope::ServingSimulator* attnscope_sim_new(const double
   config.step.per_prefill_context_kv_s = c[33];
   config.step.decode_weights_s = c[34];
   config.step.prefill_weights_s = c[35];
-  const int stage_count = static_cast<int>(c[36]);
-  config.stage_send_per_token_s = c[37];
+  config.step.all_reduce_s = c[36];
+  config.step.per_token_all_reduce_s = c[37];
+  config.step.per_token_one_shot_all_reduce_s = c[38];
+  config.step.one_shot_all_reduce_tokens = static_cast<int32_t>(c[39]);
+  const int stage_count = static_cast<int>(c[40]);
+  config.stage_send_per_token_s = c[41];
   for (int k = 0; k < stage_count; ++k) {
-    const double* r = c + 38 + 16 * k;
+    const double* r = c + 42 + 19 * k;
     attnscope::StepTimeModel m;
     m.per_step_s = r[0];
     m.weights_s = r[1];
@@ -471,6 +477,9 @@ EMSCRIPTEN_KEEPALIVE attnscope::ServingSimulator* attnscope_sim_new(const double
     m.per_prefill_context_kv_s = r[13];
     m.decode_weights_s = r[14];
     m.prefill_weights_s = r[15];
+    m.all_reduce_s = r[16];
+    m.per_token_all_reduce_s = r[17];
+    m.per_token_one_shot_all_reduce_s = r[18];
     config.stages.push_back(m);
   }
   if (!attnscope::SimConfigValid(config)) {

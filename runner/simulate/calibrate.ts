@@ -3,8 +3,10 @@
  * --save-detailed` JSON the user already has: fits overhead o, 1 / compute_efficiency (a) and
  * 1 / memory_efficiency (b) in
  *
- *   step = o + max(a · C, b · M)      C, M = the step's compute and memory seconds at peak (stepWork)
+ *   step = o + max(a · C, b · M) + R  C, M = the step's compute and memory seconds at peak (stepWork)
  *
+ * (R: under tensor parallelism the step's all-reduces, step-time.ts allReduceSeconds, taken as
+ * modelled and off the targets, not fitted; 0 at tp 1)
  * to each request's TTFT (its prefill step) and TPOT (the mean of its ITLs: a decode step).
  * The batch around a request is not in the file, so it is taken as the benchmark's concurrency
  * B — max_concurrency when set, else Little's law (Σ e2e / duration, at least 1; the duration
@@ -49,7 +51,7 @@
 import { formatCount, formatCountOf, formatPercent, formatSignificant } from '../../core/format';
 import type { Profile, StepTimeSpec } from '../../core/config/types';
 import { otherModelName } from '../../core/modelLabel';
-import { ASSUMED_STEP_TIME, chunkAttention, gemmSeconds, kvReadSeconds, pairSeconds, stateSeconds, stepWork, sumAttention, weightReadSeconds } from './step-time';
+import { allReduceSeconds, ASSUMED_STEP_TIME, chunkAttention, gemmSeconds, kvReadSeconds, pairSeconds, stateSeconds, stepWork, sumAttention, weightReadSeconds } from './step-time';
 import type { VllmBenchResult } from './traces';
 
 export interface CalibrationFit {
@@ -90,6 +92,8 @@ export const MAX_RELATIVE_SE = 0.5;
 interface Observation {
   compute: number;
   memory: number;
+  /** The step's tensor-parallel all-reduces, seconds (allReduceSeconds; 0 at tp 1): modelled, taken off the target. */
+  allReduce: number;
   measured: number;
   kind: 'ttft' | 'tpot';
 }
@@ -278,15 +282,15 @@ export function calibrateStepTime(profile: Profile, bench: VllmBenchResult, opts
   for (const r of rows) {
     const tokens = r.p + others;
     const prefill = sumAttention([chunkAttention(r.p, r.p, W, C), 1], [othersDecode, others]);
-    obs.push({ compute: gemmSeconds(work, tokens, concurrency, prefill) + pairSeconds(work, prefill), memory: weightReadSeconds(work, tokens, others) + kvReadSeconds(work, prefill) + stateSeconds(work, concurrency), measured: r.ttft, kind: 'ttft' });
+    obs.push({ compute: gemmSeconds(work, tokens, concurrency, prefill) + pairSeconds(work, prefill), memory: weightReadSeconds(work, tokens, others) + kvReadSeconds(work, prefill) + stateSeconds(work, concurrency), allReduce: allReduceSeconds(work, tokens), measured: r.ttft, kind: 'ttft' });
     if (r.tpot !== null && r.tpot > 0) {
       const decode = sumAttention([chunkAttention(1, r.p + r.o / 2, W, C), 1], [othersDecode, others]);
-      obs.push({ compute: gemmSeconds(work, concurrency, concurrency, decode) + pairSeconds(work, decode), memory: weightReadSeconds(work, concurrency, concurrency) + kvReadSeconds(work, decode) + stateSeconds(work, concurrency), measured: r.tpot, kind: 'tpot' });
+      obs.push({ compute: gemmSeconds(work, concurrency, concurrency, decode) + pairSeconds(work, decode), memory: weightReadSeconds(work, concurrency, concurrency) + kvReadSeconds(work, decode) + stateSeconds(work, concurrency), allReduce: allReduceSeconds(work, concurrency), measured: r.tpot, kind: 'tpot' });
     }
   }
 
-  const y = obs.map((x) => x.measured);
-  // Weights 1 / measured²: the relative error.
+  const y = obs.map((x) => x.measured - x.allReduce);
+  // Weights 1 / measured²: the relative error (of the whole step, all-reduces included).
   const w = y.map((v) => 1 / (v * v));
   const names = ['overhead_ms', 'compute_efficiency', 'memory_efficiency'] as const;
   const works = ['', 'FLOPs (prompt tokens and attention pairs)', work.perRequestStateS > 0 ? 'bytes read (weights, KV cache and recurrent state)' : 'bytes read (weights and KV cache)'];
@@ -391,7 +395,7 @@ export function calibrateStepTime(profile: Profile, bench: VllmBenchResult, opts
   const [o, a, b] = x;
   const rounds = fit.rounds;
   const err = (kind: Observation['kind']) => {
-    const e = obs.filter((x) => x.kind === kind).map((x) => Math.abs(o + Math.max(a * x.compute, b * x.memory) - x.measured) / x.measured);
+    const e = obs.filter((x) => x.kind === kind).map((x) => Math.abs(o + Math.max(a * x.compute, b * x.memory) + x.allReduce - x.measured) / x.measured);
     return { mean: e.length > 0 ? e.reduce((s, v) => s + v, 0) / e.length : 0, max: e.reduce((m, v) => Math.max(m, v), 0) }; // not Math.max(...e): 100,000 requests overflow the stack
   };
   const ttftError = err('ttft');

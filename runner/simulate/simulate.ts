@@ -440,6 +440,11 @@ export async function simulatePool(profile: Profile, opts: SimulateOptions = {})
     perRequestStateS: stepTime.perRequestStateS ?? 0,
     // Absent (no MLA, or a run saved before it): no context K/V beyond the latent's read.
     perPrefillContextKvS: stepTime.perPrefillContextKvS ?? 0,
+    // Absent (tp 1, or a run saved before them): no all-reduce charged.
+    allReduceS: stepTime.allReduceS ?? 0,
+    perTokenAllReduceS: stepTime.perTokenAllReduceS ?? 0,
+    perTokenOneShotAllReduceS: stepTime.perTokenOneShotAllReduceS ?? 0,
+    oneShotAllReduceTokens: stepTime.oneShotAllReduceTokens ?? 0,
     // Pipeline parallelism: each stage's coefficients, up to pp batches in flight (simulator.h).
     ...(stepTime.stages ? { stages: stepTime.stages, stageSendPerTokenS: stepTime.stageSendPerTokenS ?? 0 } : {}),
     maxSamples: opts.maxSamples ?? 2000,
@@ -676,6 +681,10 @@ function resolveStepTime(profile: Profile, opts: SimulateOptions): StepTimeModel
       ...(m.perPrefillContextKvS !== undefined ? { perPrefillContextKvS: m.perPrefillContextKvS } : {}),
       ...(m.decodeWeightsS !== undefined ? { decodeWeightsS: m.decodeWeightsS } : {}),
       ...(m.prefillWeightsS !== undefined ? { prefillWeightsS: m.prefillWeightsS } : {}),
+      ...(m.allReduceS !== undefined ? { allReduceS: m.allReduceS } : {}),
+      ...(m.perTokenAllReduceS !== undefined ? { perTokenAllReduceS: m.perTokenAllReduceS } : {}),
+      ...(m.perTokenOneShotAllReduceS !== undefined ? { perTokenOneShotAllReduceS: m.perTokenOneShotAllReduceS } : {}),
+      ...(m.oneShotAllReduceTokens !== undefined ? { oneShotAllReduceTokens: m.oneShotAllReduceTokens } : {}),
       ...(m.numExperts ? { expertWeightsS: m.expertWeightsS ?? 0, numExperts: m.numExperts, numExpertsPerTok: m.numExpertsPerTok ?? 0 } : {}),
       ...(m.slidingWindow ? { slidingWindow: m.slidingWindow, perSlidingKvTokenS: m.perSlidingKvTokenS ?? 0, perSlidingPairS: m.perSlidingPairS ?? 0 } : {}),
       ...(m.attentionChunkSize ? { attentionChunkSize: m.attentionChunkSize, perSlidingKvTokenS: m.perSlidingKvTokenS ?? 0, perSlidingPairS: m.perSlidingPairS ?? 0 } : {}),

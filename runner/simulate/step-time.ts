@@ -90,8 +90,13 @@
  * formats (AWQ, GPTQ, bitsandbytes, mxfp4) stay at F, and attention stays at F whatever the KV
  * dtype. e_mem, e_comp and the
  * overhead come from the profile's `step_time`, else the assumptions below (reported as such),
- * or from a calibration (calibrate.ts). It ignores communication under tensor parallelism,
- * activations' memory traffic, the sampler and MoE routing skew (uniform routing is assumed).
+ * or from a calibration (calibrate.ts).
+ *
+ * Under tensor parallelism (tp > 1) the step adds the all-reduces vLLM issues, serially (vLLM
+ * does not overlap them with compute: each waits for the GEMM before it and the next layer waits
+ * for it), outside the max: + A + T · a(T), A = the calls' per-call latency, a(T) their bytes per
+ * scheduled token over the GPU's interconnect ({@link allReduceWork}). It ignores activations'
+ * memory traffic, the sampler and MoE routing skew (uniform routing is assumed).
  */
 import type { Dtype, ModelSpec, Profile, StepTimeSpec } from '../../core/config/types';
 import { attentionLayerTypes, dtypeBytes, estimate, isChunkedLocalAttention, mambaStateBytesPerSequence, mlaDecodeCopies, mlaKvBProjParams, paramCounts, quantizedActiveComputeParams, routedExpertBytes, stageModel } from '../../core/estimate/index';
@@ -197,6 +202,102 @@ export interface StepWork {
    * ({@link recurrentStateNote}); 0 without them. MiniMax-M1 bf16 at tp 8: 2 · 18,350,080 B.
    */
   perRequestStateS: number;
+  /**
+   * Tensor parallelism: the step's all-reduces ({@link allReduceWork}), seconds at the assumed link
+   * efficiency already (like hostReadS, neither efficiency divides them): allReduceS per step (the
+   * calls' latency), perTokenAllReduceS per scheduled token (two-shot / ring bytes over the
+   * interconnect), perTokenOneShotAllReduceS per scheduled token for a step of at most
+   * oneShotAllReduceTokens tokens (vLLM's one-shot kernel). All 0 at tp 1.
+   */
+  allReduceS: number;
+  perTokenAllReduceS: number;
+  perTokenOneShotAllReduceS: number;
+  oneShotAllReduceTokens: number;
+}
+
+/**
+ * Assumed fraction of the interconnect's per-direction bandwidth an all-reduce achieves (its bus
+ * bandwidth, as nccl-tests prints busbw): 0.8, an assumption, not a measurement of this setup; a
+ * cloud vendor's nccl-tests guide lists 230-250 GB/s busbw for 8 A100 SXM4 over NVLink
+ * (docs.alayanew.com, "NCCL-tests in practice"), 0.77-0.83 of their 300 GB/s.
+ */
+export const ALL_REDUCE_LINK_EFFICIENCY = 0.8;
+
+/**
+ * Assumed latency of one all-reduce call, seconds: 5 µs (a kernel and its cross-GPU barriers,
+ * launched inside vLLM's CUDA graph); an assumption, not a measurement. Charged once per call.
+ */
+export const ALL_REDUCE_LATENCY_S = 5e-6;
+
+/** vLLM's custom all-reduce's largest message, bytes (custom_all_reduce.py CustomAllreduce max_size=8192 * 1024); larger ones go to NCCL. */
+export const CUSTOM_ALL_REDUCE_MAX_BYTES = 8 * 1024 * 1024;
+
+/**
+ * The all-reduces one step issues under tensor parallelism, per scheduled token, as vLLM runs
+ * them (tp > 1; all 0 at tp 1):
+ * - which: one after each block whose output projection is split over the GPUs' inputs, each of
+ *   T · hidden_size · b bytes (T tokens scheduled, b the activation dtype's bytes): a layer's
+ *   mixer (attention's o_proj, a Mamba / linear-attention mixer's out_proj: RowParallelLinear with
+ *   reduce_results, vllm/model_executor/layers/linear.py) and its MLP (down_proj, RowParallelLinear)
+ *   or MoE block (the experts' summed output, one tensor_model_parallel_all_reduce, FusedMoE or the
+ *   model's moe block), where the layer has them ({@link tpAllReduceCalls}); plus the input
+ *   embedding's (VocabParallelEmbedding sums the vocabulary shards' rows: one all-reduce, on the
+ *   first pipeline stage). Llama-3.1-70B: 80 layers · 2 + 1 = 161 a step.
+ * - how (vllm/distributed/device_communicators/cuda_communicator.py all_reduce: the custom
+ *   all-reduce where should_custom_ar, else NCCL; custom_all_reduce.py and csrc/custom_all_reduce.cuh):
+ *   the custom all-reduce runs where tp is 2, 4, 6 or 8, the GPUs can reach each other's memory
+ *   (not RTX 4090s) and, for tp > 2, are fully NVLink-connected; for messages under 8 MiB
+ *   ({@link CUSTOM_ALL_REDUCE_MAX_BYTES}). Its one-shot kernel (cross_device_reduce_1stage: every
+ *   GPU reads all tp − 1 peers' whole buffers) runs at tp 2 and, on NVLink, below 512 KiB at tp 4
+ *   and below 256 KiB at tp 6 and 8: (tp − 1) · M bytes in per GPU. Its two-shot kernel
+ *   (cross_device_reduce_2stage: reduce-scatter, then all-gather, each GPU reading (tp − 1)/tp · M
+ *   in each) and NCCL's ring move 2 · (tp − 1)/tp · M per GPU. At tp 2 the two are the same bytes.
+ * - time: each call = {@link ALL_REDUCE_LATENCY_S} + its bytes per GPU / (interconnectBytesPerSec ·
+ *   {@link ALL_REDUCE_LINK_EFFICIENCY}), one direction of the GPU's link (GpuSpec interconnect:
+ *   NVLink, or PCIe for cards without it; RTX 4090s have no peer access, so NCCL stages the ring
+ *   through host memory over the same PCIe link). Charged serially: vLLM does not overlap the
+ *   all-reduce with compute (the next GEMM needs its sum).
+ * Llama-3.1-70B bf16 at tp 8 on H100 SXM, 256 tokens: M = 256 · 8,192 · 2 = 4 MiB, two-shot,
+ * 1.75 · 4,194,304 B / (450e9 · 0.8) = 20.39 µs + 5 µs a call, 161 calls: 4.087 ms a step.
+ * Not modelled: vLLM's newer paths (PyTorch symmetric memory's multimem all-reduce on Hopper with
+ * VLLM_ALLREDUCE_USE_SYMM_MEM, FlashInfer's all-reduce + RMSNorm fusion), expert parallelism's
+ * all-to-all in place of the MoE all-reduce, the logits' all-gather over the vocabulary shards.
+ */
+export function allReduceWork(m: ModelSpec, gpu: GpuSpec, dtype: Dtype, tp: number, firstStage = true): { calls: number; messageBytesPerToken: number; oneShotTokens: number; perStepS: number; perTokenS: number; perTokenOneShotS: number; algorithm: string } {
+  const none = { calls: 0, messageBytesPerToken: 0, oneShotTokens: 0, perStepS: 0, perTokenS: 0, perTokenOneShotS: 0, algorithm: '' };
+  if (tp <= 1) return none;
+  const calls = tpAllReduceCalls(m, firstStage);
+  const perToken = m.hiddenSize * dtypeBytes(dtype);
+  const rate = gpu.interconnectBytesPerSec * ALL_REDUCE_LINK_EFFICIENCY;
+  const custom = [2, 4, 6, 8].includes(tp) && gpu.interconnect !== 'PCIe, no P2P' && (tp === 2 || gpu.interconnect === 'NVLink');
+  // One-shot beyond two-shot's bytes only at tp > 2 (at tp 2 both move M); below the kernel's threshold, T · h · b < limit.
+  const oneShotLimit = custom && tp > 2 && gpu.interconnect === 'NVLink' ? (tp <= 4 ? 512 * 1024 : 256 * 1024) : 0;
+  const oneShotTokens = oneShotLimit > 0 ? Math.floor((oneShotLimit - 1) / perToken) : 0;
+  const algorithm = custom
+    ? `vLLM's custom all-reduce below ${formatBytes(CUSTOM_ALL_REDUCE_MAX_BYTES)} (${oneShotTokens > 0 ? `one-shot, (tp − 1) · M per GPU, up to ${oneShotTokens.toLocaleString('en-US')} tokens; two-shot, 2 · (tp − 1)/tp · M, above` : 'one-shot, M per GPU at tp 2'}), NCCL's ring (2 · (tp − 1)/tp · M) above`
+    : `NCCL's ring, 2 · (tp − 1)/tp · M per GPU (${gpu.interconnect === 'PCIe, no P2P' ? `no peer access between ${gpu.name}s: vLLM's custom all-reduce is off and NCCL goes through host memory` : tp > 2 && gpu.interconnect !== 'NVLink' ? 'vLLM\'s custom all-reduce is off for more than 2 PCIe GPUs' : `vLLM's custom all-reduce runs at tp 2, 4, 6 or 8 only`})`;
+  return {
+    calls,
+    messageBytesPerToken: perToken,
+    oneShotTokens,
+    perStepS: calls * ALL_REDUCE_LATENCY_S,
+    perTokenS: (calls * ((2 * (tp - 1)) / tp) * perToken) / rate,
+    perTokenOneShotS: oneShotTokens > 0 ? (calls * (tp - 1) * perToken) / rate : 0,
+    algorithm,
+  };
+}
+
+/**
+ * All-reduces per forward pass under tensor parallelism ({@link allReduceWork}): one per layer
+ * with a mixer (attention, or a Mamba / linear-attention mixer: every layer but Nemotron-H's
+ * MLP-only blocks, whose layer type is 'linear' without a Mamba mixer), one per layer with an MLP
+ * or MoE block (ModelSpec.mlpLayers; absent: every layer), and the input embedding's where
+ * `withEmbedding` (the first pipeline stage). Llama-3.1-70B: 80 + 80 + 1 = 161.
+ */
+export function tpAllReduceCalls(m: Pick<ModelSpec, 'numLayers' | 'layerTypes' | 'mamba' | 'mlpLayers'>, withEmbedding = true): number {
+  const mixers = m.mamba ? m.layerTypes.filter((t) => t !== 'linear').length + m.mamba.layers.length : m.numLayers;
+  const mlps = m.mlpLayers ? m.mlpLayers.filter(Boolean).length : m.numLayers;
+  return mixers + mlps + (withEmbedding ? 1 : 0);
 }
 
 /**
@@ -352,6 +453,7 @@ export function stepWork(profile: Profile, stage?: number): StepWork {
   const decodeCopies = mlaDecodeCopies(m, profile.dtype, tp).bytesPerGpu;
   const prefillKvB = decodeCopies > 0 ? kvB.quantizedBytes / tp : 0;
   const perTokenS = (2 * ((range ? paramCounts(m).activeCompute : est.paramsActiveCompute) - lmHead - quantizedParams)) / tp / peak.flopsPerSec + (gemm ? (2 * gemm.params) / gemm.peak.flopsPerSec : 0);
+  const allReduce = allReduceWork(m, gpu, profile.dtype, tp, !range || stage === 0);
   return {
     gpu,
     peak,
@@ -389,11 +491,16 @@ export function stepWork(profile: Profile, stage?: number): StepWork {
     perSlidingPairS: layers.sliding * pairS(4 * m.headDim),
     // The stage's own recurrent-state layers (stageModel keeps the Mamba layers in its range).
     perRequestStateS: (2 * mambaStateBytesPerSequence(m, profile.dtype, tp)) / gpu.memoryBytesPerSec,
+    allReduceS: allReduce.perStepS,
+    perTokenAllReduceS: allReduce.perTokenS,
+    perTokenOneShotAllReduceS: allReduce.perTokenOneShotS,
+    oneShotAllReduceTokens: allReduce.oneShotTokens,
   };
 }
 
 /** The StepWork figures that are per stage (seconds per unit); the rest are the model's. */
-const STAGE_WORK_KEYS = ['weightsS', 'hostReadS', 'decodeWeightsS', 'prefillWeightsS', 'expertWeightsS', 'perKvTokenS', 'perTokenS', 'perDecodeTokenS', 'perPrefillContextTokenS', 'perPrefillContextKvS', 'perLogitsS', 'perPairS', 'perDecodePairS', 'perSlidingKvTokenS', 'perSlidingPairS', 'perRequestStateS'] as const;
+const STAGE_WORK_KEYS = ['weightsS', 'hostReadS', 'decodeWeightsS', 'prefillWeightsS', 'expertWeightsS', 'perKvTokenS', 'perTokenS', 'perDecodeTokenS', 'perPrefillContextTokenS', 'perPrefillContextKvS', 'perLogitsS', 'perPairS', 'perDecodePairS', 'perSlidingKvTokenS', 'perSlidingPairS', 'perRequestStateS',
+  'allReduceS', 'perTokenAllReduceS', 'perTokenOneShotAllReduceS'] as const;
 type StageCoefficientKey = (typeof STAGE_WORK_KEYS)[number];
 
 /**
@@ -435,7 +542,7 @@ export function stepTimeModel(profile: Profile, spec: StepTimeSpec | undefined =
       : `${on}: dtype fp32 at fp32 ${formatRate(w.peak.flopsPerSec, 'FLOP/s')} (${w.peak.source}), memory ${formatRate(w.gpu.memoryBytesPerSec, 'B/s')} (${w.gpu.source})`,
     ...gemmLine(profile, w),
     // Calibrated values are least-squares floats: three significant digits, as core/format writes figures.
-    `step = ${e.overheadMs > 0 ? `${formatSignificant(e.overheadMs)} ms + ` : ''}max(weights + KV${w.perRequestStateS > 0 ? ' + recurrent state' : ''} read at ${formatSignificant(e.memoryEfficiency)} × bandwidth, FLOPs at ${formatSignificant(e.computeEfficiency)} × ${w.gemm ? `the ${w.gemm.peak.name.replace(' peak', '')} / ${w.peak.name.replace(' peak', '')} peaks` : w.peak.name})`,
+    `step = ${e.overheadMs > 0 ? `${formatSignificant(e.overheadMs)} ms + ` : ''}max(weights + KV${w.perRequestStateS > 0 ? ' + recurrent state' : ''} read at ${formatSignificant(e.memoryEfficiency)} × bandwidth, FLOPs at ${formatSignificant(e.computeEfficiency)} × ${w.gemm ? `the ${w.gemm.peak.name.replace(' peak', '')} / ${w.peak.name.replace(' peak', '')} peaks` : w.peak.name})${w.allReduceS > 0 ? ' + the tensor-parallel all-reduces' : ''}`,
     ...(w.perLogitsS > 0
       ? [`lm_head (vocab_size ${profile.model.vocabSize.toLocaleString('en-US')} × hidden_size ${profile.model.hiddenSize.toLocaleString('en-US')})${profile.model.fp32Weights?.lmHead ? ` in fp32 at ${formatRate(computePeak(w.gpu, 'fp32').flopsPerSec, 'FLOP/s')} (vLLM's minimax_text_01.py lm_head.float())` : ''} once per request scheduled in a step, not per token: vLLM computes logits only at each request's last scheduled token`]
       : []),
@@ -446,11 +553,7 @@ export function stepTimeModel(profile: Profile, spec: StepTimeSpec | undefined =
     ...attentionCount(profile, w, e.memoryEfficiency),
     ...stateLine(profile, w, e.memoryEfficiency),
     ...mlaLine(profile, w),
-    // Under TP each rank's weights, KV and FLOPs are divided by tp above, but the all-reduces after
-    // every attention and MLP block are not in the formula: only overhead_ms stands for them.
-    ...(profile.device.tensorParallelSize > 1
-      ? [`tensor parallel ${profile.device.tensorParallelSize}: each GPU's share of weights, KV and FLOPs, but the communication between the GPUs (an all-reduce after every attention and MLP block) is not modelled; overhead_ms ${formatSignificant(e.overheadMs)} ms per step is all that stands for it`]
-      : []),
+    ...allReduceLine(profile, w),
     ...pipelineLine(profile),
     assumed.length > 0 ? `assumed: ${assumed.map((k) => byName[k]).join(', ')}; the rest from ${how}` : `efficiencies from ${how}`,
   ];
@@ -471,11 +574,12 @@ export function stepTimeModel(profile: Profile, spec: StepTimeSpec | undefined =
     computeEfficiency: e.computeEfficiency,
     memoryEfficiency: e.memoryEfficiency,
     assumed: assumed.map((k) => byName[k]),
+    ...(w.oneShotAllReduceTokens > 0 ? { oneShotAllReduceTokens: w.oneShotAllReduceTokens } : {}),
     ...(stages.length > 0 ? { stages, stageSendPerTokenS: stageSendPerTokenS(profile) } : {}),
     ...(profile.device.tensorParallelSize > 1 || stages.length > 0
       ? {
           unmodelled: [
-            ...(profile.device.tensorParallelSize > 1 ? [`the communication between the ${profile.device.tensorParallelSize} tensor-parallel GPUs`] : []),
+            ...(profile.device.tensorParallelSize > 1 ? ['newer all-reduce paths (symmetric-memory multimem, all-reduce + RMSNorm fusion) and the logits\' all-gather over the tensor-parallel GPUs'] : []),
             ...(stages.length > 0 ? ['the receiving stage\'s all-gather of the hidden states and any link faster or slower than the assumed one'] : []),
           ],
         }
@@ -509,7 +613,23 @@ function scaledCoefficients(w: StepWork, e: Required<StepTimeSpec>, mla: boolean
     perSlidingKvTokenS: mem(w.perSlidingKvTokenS),
     perSlidingPairS: comp(w.perSlidingPairS),
     ...(w.perRequestStateS > 0 ? { perRequestStateS: mem(w.perRequestStateS) } : {}),
+    // At the assumed link efficiency already (allReduceWork); absent at tp 1.
+    ...(w.allReduceS > 0 ? { allReduceS: w.allReduceS, perTokenAllReduceS: w.perTokenAllReduceS } : {}),
+    ...(w.perTokenOneShotAllReduceS > 0 ? { perTokenOneShotAllReduceS: w.perTokenOneShotAllReduceS } : {}),
   };
+}
+
+/**
+ * The tensor-parallel clause of the printed line: the all-reduces a step issues, their bytes,
+ * algorithm and link, charged serially ({@link allReduceWork}). Empty at tp 1.
+ */
+function allReduceLine(profile: Profile, w: StepWork): string[] {
+  const tp = profile.device.tensorParallelSize;
+  if (tp <= 1) return [];
+  const a = allReduceWork(profile.model, w.gpu, profile.dtype, tp);
+  const pp = (estimate(profile).pipeline?.size ?? 1) > 1;
+  const link = `${w.gpu.interconnect} ${formatRate(w.gpu.interconnectBytesPerSec, 'B/s')} per direction (${w.gpu.interconnectSource})`;
+  return [`tensor parallel ${tp}: each GPU's share of weights, KV and FLOPs, then ${pp ? 'per stage its layers\' all-reduces (the first stage\'s with the embedding\'s' : `${a.calls} all-reduces a step (one after each layer's mixer and each MLP or MoE block, their row-parallel outputs, and one after the embedding`}), each of tokens × hidden_size ${profile.model.hiddenSize.toLocaleString('en-US')} × ${dtypeBytes(profile.dtype)} B = M, by ${a.algorithm}, over ${link} at an assumed ${formatSignificant(ALL_REDUCE_LINK_EFFICIENCY)} of it, plus an assumed ${formatSignificant(ALL_REDUCE_LATENCY_S * 1e6)} µs a call; added after the max, not overlapped (vLLM runs them between the GEMMs)`];
 }
 
 /**
@@ -617,7 +737,7 @@ export function expertShareRead(m: { numExperts?: number; numExpertsPerTok?: num
 
 /** The fields of a StepTimeModel that set its step times (the rest describe them). */
 export type StepCoefficientKey = 'perStepS' | 'weightsS' | 'decodeWeightsS' | 'prefillWeightsS' | 'perKvTokenS' | 'perTokenS' | 'perDecodeTokenS' | 'perPrefillContextTokenS' | 'perPrefillContextKvS' | 'perLogitsS' | 'perPairS' | 'perDecodePairS' | 'expertWeightsS' | 'numExperts' | 'numExpertsPerTok'
-  | 'slidingWindow' | 'attentionChunkSize' | 'perSlidingKvTokenS' | 'perSlidingPairS' | 'perRequestStateS';
+  | 'slidingWindow' | 'attentionChunkSize' | 'perSlidingKvTokenS' | 'perSlidingPairS' | 'perRequestStateS' | 'allReduceS' | 'perTokenAllReduceS' | 'perTokenOneShotAllReduceS' | 'oneShotAllReduceTokens';
 
 /** The step-time coefficients {@link stepSeconds} reads. */
 export type StepCoefficients = Pick<StepTimeModel, StepCoefficientKey>;
@@ -753,9 +873,23 @@ export function gemmSeconds(m: Pick<StepCoefficients, 'perTokenS' | 'perDecodeTo
 }
 
 /**
+ * Seconds of a step's tensor-parallel all-reduces ({@link allReduceWork}): allReduceS +
+ * `tokens` · perTokenOneShotAllReduceS where 0 < tokens <= oneShotAllReduceTokens (vLLM's one-shot
+ * kernel), else perTokenAllReduceS; 0 for a step of no tokens. Absent fields: 0 (tp 1, or a run
+ * saved before them, which charged no all-reduce and replays so).
+ */
+export function allReduceSeconds(m: Pick<StepCoefficients, 'allReduceS' | 'perTokenAllReduceS' | 'perTokenOneShotAllReduceS' | 'oneShotAllReduceTokens'>, tokens: number): number {
+  if (tokens <= 0) return 0;
+  const oneShot = tokens <= (m.oneShotAllReduceTokens ?? 0);
+  return (m.allReduceS ?? 0) + tokens * ((oneShot ? m.perTokenOneShotAllReduceS : m.perTokenAllReduceS) ?? 0);
+}
+
+/**
  * One step's modelled seconds, the same formula as the simulator's (native/src/pool/simulator.h):
- * `tokens` scheduled for `requests` requests, and what they attend per layer type.
+ * `tokens` scheduled for `requests` requests, and what they attend per layer type; the
+ * tensor-parallel all-reduces after the max ({@link allReduceSeconds}).
  */
 export function stepSeconds(m: StepCoefficients, tokens: number, requests: number, attention: AttentionWork): number {
-  return m.perStepS + Math.max(weightReadSeconds(m, tokens, attention.decodeTokens) + kvReadSeconds(m, attention) + stateSeconds(m, requests), gemmSeconds(m, tokens, requests, attention) + pairSeconds(m, attention));
+  return m.perStepS + Math.max(weightReadSeconds(m, tokens, attention.decodeTokens) + kvReadSeconds(m, attention) + stateSeconds(m, requests), gemmSeconds(m, tokens, requests, attention) + pairSeconds(m, attention)) +
+    allReduceSeconds(m, tokens);
 }

@@ -123,5 +123,7 @@ function stepFormula(m: StepTimeModel): string {
     // MLA W8A8: decode tokens at their own cost (perDecodeTokenS); MLA: the prefill context's up-projection.
     `${seconds(m.perTokenS)}/${m.perDecodeTokenS !== undefined && m.perDecodeTokenS !== m.perTokenS ? `prefill token + ${seconds(m.perDecodeTokenS)}/decode token` : 'token'}` +
     `${m.perPrefillContextTokenS ? ` + ${seconds(m.perPrefillContextTokenS)}/prefill context token (MLA kv_b_proj)` : ''}` +
-    `${m.perLogitsS ? ` + ${seconds(m.perLogitsS)}/request (lm_head)` : ''}${fullPairs}${slidingPairs})`;
+    `${m.perLogitsS ? ` + ${seconds(m.perLogitsS)}/request (lm_head)` : ''}${fullPairs}${slidingPairs})` +
+    // Tensor parallelism: the all-reduces after the max (allReduceS + tokens · perTokenAllReduceS; one-shot up to oneShotAllReduceTokens).
+    `${m.allReduceS ? ` + all-reduces ${seconds(m.allReduceS)} + ${seconds(m.perTokenAllReduceS ?? 0)}/token${m.perTokenOneShotAllReduceS ? ` (${seconds(m.perTokenOneShotAllReduceS)}/token up to ${formatCount(m.oneShotAllReduceTokens ?? 0)} tokens, one-shot)` : ''}` : ''}`;
 }

@@ -140,11 +140,14 @@ test('a chunk\'s query-key pairs in chunked local attention of C tokens: Σ ((i 
   assert.deepEqual(chunkAttention(1, 13, 0, 4), { kvTokens: 13, pairs: 0, decodePairs: 13, slidingKvTokens: 1, slidingPairs: 1, decodeTokens: 1, prefillContextTokens: 0 });
 });
 
-test('under tensor parallelism the step-time model says the GPUs\' communication is not modelled (unmodelled, which the Step time line prints, and its source); at TP 1 it says nothing of it', () => {
+test('under tensor parallelism the step-time model charges the all-reduces and lists only the paths it leaves out (unmodelled, which the Step time line prints); at TP 1 it says nothing of them', () => {
+  // Qwen3-30B-A3B: 48 layers, each attention + a MoE block (one all-reduce of the experts' sum), and
+  // the embedding's: 97 calls.
   const base = profileOf('qwen3-30b-a3b');
   const tp2 = stepTimeModel({ ...base, device: { ...base.device, tensorParallelSize: 2 } });
-  assert.deepEqual(tp2.unmodelled, ['the communication between the 2 tensor-parallel GPUs']);
-  assert.match(tp2.source, /tensor parallel 2: .*communication between the GPUs .* is not modelled; overhead_ms 0 ms per step is all that stands for it/);
+  assert.deepEqual(tp2.unmodelled, ["newer all-reduce paths (symmetric-memory multimem, all-reduce + RMSNorm fusion) and the logits' all-gather over the tensor-parallel GPUs"]);
+  assert.match(tp2.source, /tensor parallel 2: .*97 all-reduces a step/);
+  assert.ok(Math.abs(tp2.allReduceS! - 97 * 5e-6) < 1e-15);
   const one = stepTimeModel(base);
   assert.equal(one.unmodelled, undefined);
   assert.doesNotMatch(one.source, /tensor parallel/);

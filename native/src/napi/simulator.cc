@@ -91,6 +91,10 @@ class ServingSimulatorWrap : public Napi::ObjectWrap<ServingSimulatorWrap> {
     if (c.Has("perRequestStateS")) config.step.per_request_state_s = Num(c, "perRequestStateS");
     if (c.Has("decodeWeightsS")) config.step.decode_weights_s = Num(c, "decodeWeightsS");
     if (c.Has("prefillWeightsS")) config.step.prefill_weights_s = Num(c, "prefillWeightsS");
+    if (c.Has("allReduceS")) config.step.all_reduce_s = Num(c, "allReduceS");
+    if (c.Has("perTokenAllReduceS")) config.step.per_token_all_reduce_s = Num(c, "perTokenAllReduceS");
+    if (c.Has("perTokenOneShotAllReduceS")) config.step.per_token_one_shot_all_reduce_s = Num(c, "perTokenOneShotAllReduceS");
+    if (c.Has("oneShotAllReduceTokens")) config.step.one_shot_all_reduce_tokens = static_cast<int32_t>(Num(c, "oneShotAllReduceTokens"));
     // Pipeline parallelism: one object of the coefficients per stage (native/simulator.ts ServingSimStage).
     if (c.Has("stages")) {
       if (!c.Get("stages").IsArray()) throw Napi::TypeError::New(env, "config.stages must be an array");
@@ -115,6 +119,9 @@ class ServingSimulatorWrap : public Napi::ObjectWrap<ServingSimulatorWrap> {
         if (o.Has("perRequestStateS")) m.per_request_state_s = Num(o, "perRequestStateS");
         if (o.Has("decodeWeightsS")) m.decode_weights_s = Num(o, "decodeWeightsS");
         if (o.Has("prefillWeightsS")) m.prefill_weights_s = Num(o, "prefillWeightsS");
+        if (o.Has("allReduceS")) m.all_reduce_s = Num(o, "allReduceS");
+        if (o.Has("perTokenAllReduceS")) m.per_token_all_reduce_s = Num(o, "perTokenAllReduceS");
+        if (o.Has("perTokenOneShotAllReduceS")) m.per_token_one_shot_all_reduce_s = Num(o, "perTokenOneShotAllReduceS");
         config.stages.push_back(m);
       }
     }

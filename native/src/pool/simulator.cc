@@ -95,6 +95,7 @@ ServingSimulator::ServingSimulator(const SimConfig& config, std::vector<SimReque
       m.num_experts_per_tok = config_.step.num_experts_per_tok;
       m.sliding_window = config_.step.sliding_window;
       m.attention_chunk_size = config_.step.attention_chunk_size;
+      m.one_shot_all_reduce_tokens = config_.step.one_shot_all_reduce_tokens;
     }
   }
   events_.resize(static_cast<size_t>(ring_));
@@ -731,7 +732,11 @@ double StepSeconds(const StepTimeModel& m, const StepCounts& c) {
                            m.per_prefill_context_token_s * static_cast<double>(c.prefill_context_tokens) +
                            m.per_logits_s * static_cast<double>(c.requests) + m.per_pair_s * c.pairs +
                            m.per_decode_pair_s * c.decode_pairs + m.per_sliding_pair_s * c.sliding_pairs;
-  return m.per_step_s + std::max(memory_s, compute_s);
+  const bool one_shot = c.tokens <= m.one_shot_all_reduce_tokens;
+  const double all_reduce_s = c.tokens > 0 ? m.all_reduce_s + static_cast<double>(c.tokens) *
+                                                 (one_shot ? m.per_token_one_shot_all_reduce_s : m.per_token_all_reduce_s)
+                                           : 0.0;
+  return m.per_step_s + std::max(memory_s, compute_s) + all_reduce_s;
 }
 
 double ExpertShareRead(const StepTimeModel& m, int64_t tokens) {
@@ -748,6 +753,7 @@ bool SimConfigValid(const SimConfig& config) {
          config.layout <= KvLayout::kContiguousPromptPlusOutput && config.max_num_seqs > 0 &&
          config.max_num_batched_tokens > 0 && config.max_model_len > 0 && moe_ok && m.sliding_window >= 0 &&
          m.attention_chunk_size >= 0 && !(m.sliding_window > 0 && m.attention_chunk_size > 0) &&
+         m.one_shot_all_reduce_tokens >= 0 &&
          config.stages.size() != 1 && config.stage_send_per_token_s >= 0;
 }
 

@@ -172,6 +172,10 @@ enum class KvLayout : int32_t {
 // i attends only its own chunk's keys floor(i/C)·C .. i, (i mod C) + 1 of them: the chunk reads
 // c + n − floor(c/C)·C KV tokens (the keys of the chunks it touches, from the first one's start)
 // and has ChunkedPairs(c, c + n, C) pairs; a decode token at position t reads (t mod C) + 1.
+// Tensor parallelism: the step's all-reduces, added after the max (vLLM does not overlap them with
+// compute): all_reduce_s + tokens · per_token_one_shot_all_reduce_s for a step of at most
+// one_shot_all_reduce_tokens tokens (vLLM's one-shot kernel), else + tokens ·
+// per_token_all_reduce_s (two-shot / NCCL ring); nothing for a step of no tokens. All 0 at tp 1.
 // The coefficients (seconds per unit) come from runner/simulate/step-time.ts.
 struct StepTimeModel {
   double per_step_s = 0;
@@ -196,6 +200,10 @@ struct StepTimeModel {
   double per_sliding_kv_token_s = 0;  // the sliding-window or chunked layers
   double per_sliding_pair_s = 0;
   double per_request_state_s = 0;  // recurrent-state layers: one request's state read + written
+  double all_reduce_s = 0;                     // tensor parallel: the all-reduces' latency, per step
+  double per_token_all_reduce_s = 0;           // their two-shot / ring bytes per scheduled token
+  double per_token_one_shot_all_reduce_s = 0;  // their one-shot bytes per token, up to the next
+  int32_t one_shot_all_reduce_tokens = 0;      // the most tokens a one-shot step has (0: none)
 };
 
 // Query-key pairs of the queries at positions [from, to) (0-based) in a layer whose window is
@@ -229,8 +237,8 @@ struct StepCounts {
   int64_t prefill_context_tokens = 0;  // tokens computed before each chunk of n > 1 (MLA's kv_b_proj again)
 };
 
-// Seconds of a step of `c` under `m`: per_step_s + max(memory, compute) (StepTimeModel); the
-// experts' share from m.num_experts / m.num_experts_per_tok.
+// Seconds of a step of `c` under `m`: per_step_s + max(memory, compute) + the all-reduces
+// (StepTimeModel); the experts' share from m.num_experts / m.num_experts_per_tok.
 double StepSeconds(const StepTimeModel& m, const StepCounts& c);
 
 // When a request passed its milestones, simulated seconds; −1 until then (and for rejected ones).
@@ -251,7 +259,7 @@ struct SimConfig {
   StepTimeModel step;
   // Pipeline parallelism: empty (one stage, `step`), or pp >= 2 stages in pp-rank order, each
   // with its layers' coefficients (per_step_s .. per_request_state_s; the window, chunk and expert
-  // counts are `step`'s, the batch counts the same on every stage). See "Pipeline parallelism" above.
+  // counts are `step`'s, one_shot_all_reduce_tokens too, the batch counts the same on every stage). See "Pipeline parallelism" above.
   std::vector<StepTimeModel> stages;
   // Seconds a stage takes to send one scheduled token's hidden state to the next stage (modelled
   // by the caller: bytes / link bandwidth); charged on every stage but the last.

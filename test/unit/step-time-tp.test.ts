@@ -1,0 +1,102 @@
+// The tensor-parallel all-reduces in the step time (runner/simulate/step-time.ts allReduceWork):
+// which calls vLLM issues, which algorithm each message size takes, their bytes over the GPU's
+// interconnect (core/estimate/gpus.ts), charged after the roofline's max; tp 1 unchanged.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { profileFromModelConfig } from '../../core/config/index';
+import type { Profile } from '../../core/config/types';
+import { loadModel } from './helpers';
+import { simulatePool } from '../../runner/simulate/index';
+import { allReduceSeconds, chunkAttention, gemmSeconds, kvReadSeconds, pairSeconds, stateSeconds, stepSeconds, stepTimeModel, tpAllReduceCalls, weightReadSeconds } from '../../runner/simulate/step-time';
+
+/** Llama-3.1-70B in bf16 on `gpu` at tensor parallel `tp`, 80 GiB a GPU. */
+function llama70b(tp: number, gpu = 'H100 SXM', pp = 1): Profile {
+  const p = profileFromModelConfig(loadModel('Llama-3.1-70B'), null);
+  p.dtype = 'bf16';
+  p.device = { ...p.device, memoryGib: 80, tensorParallelSize: tp, pipelineParallelSize: pp, gpu };
+  return p;
+}
+
+const close = (got: number, want: number, what: string) => assert.ok(Math.abs(got - want) <= 1e-9 * Math.abs(want), `${what}: ${got} vs ${want}`);
+
+test('Llama-3.1-70B tp 8 on H100 SXM, 256 decode tokens: 161 all-reduces of 4 MiB, two-shot, 4.0876 ms after the max', () => {
+  // By hand. vLLM's Llama runs one all-reduce after each layer's o_proj and one after its down_proj
+  // (RowParallelLinear, reduce_results), 80 layers · 2, and one after VocabParallelEmbedding: 161.
+  // A step of 256 tokens: M = 256 · hidden_size 8,192 · 2 B (bf16) = 4,194,304 B = 4 MiB, under the
+  // custom all-reduce's 8 MiB and over its one-shot limit at tp 8 (256 KiB): two-shot, each GPU
+  // moving 2 · (8 − 1)/8 · M = 7,340,032 B over NVLink 450e9 B/s a direction (datasheet 900 GB/s
+  // both) at the assumed 0.8: 7,340,032 / 360e9 = 20.38898 µs, + the assumed 5 µs a call =
+  // 25.38898 µs; × 161 = 4.087626 ms. Serial: the step is the roofline's max plus it.
+  const m = stepTimeModel(llama70b(8));
+  assert.equal(tpAllReduceCalls(loadModel('Llama-3.1-70B')), 161);
+  close(m.allReduceS!, 161 * 5e-6, 'latency per step');
+  close(m.perTokenAllReduceS!, (161 * 1.75 * 8_192 * 2) / 360e9, 'two-shot per token');
+  close(allReduceSeconds(m, 256), 161 * (7_340_032 / 360e9 + 5e-6), 'all-reduces of 256 tokens');
+  assert.ok(Math.abs(allReduceSeconds(m, 256) - 4.087626e-3) < 1e-9, `${allReduceSeconds(m, 256)}`);
+  // In the step: 256 decode tokens at 1,000 tokens of context each, the roofline's terms plus the all-reduces.
+  const a = { ...chunkAttention(1, 1000, 0), kvTokens: 256_000, decodePairs: 256_000, decodeTokens: 256 };
+  const roofline = m.perStepS + Math.max(weightReadSeconds(m, 256, 256) + kvReadSeconds(m, a) + stateSeconds(m, 256), gemmSeconds(m, 256, 256, a) + pairSeconds(m, a));
+  close(stepSeconds(m, 256, 256, a) - roofline, allReduceSeconds(m, 256), 'step less its roofline');
+  assert.match(m.source, /tensor parallel 8: .*161 all-reduces a step .*vLLM's custom all-reduce below 8 MiB \(one-shot, \(tp − 1\) · M per GPU, up to 15 tokens; two-shot, 2 · \(tp − 1\)\/tp · M, above\), NCCL's ring .* over NVLink 450 GB\/s per direction \(NVIDIA H100 Tensor Core GPU datasheet .*\) at an assumed 0\.8 of it, plus an assumed 5 µs a call; added after the max, not overlapped/);
+  assert.doesNotMatch(m.source, /not modelled; overhead_ms/);
+  assert.deepEqual(m.unmodelled, ["newer all-reduce paths (symmetric-memory multimem, all-reduce + RMSNorm fusion) and the logits' all-gather over the tensor-parallel GPUs"]);
+});
+
+test('one-shot below the custom all-reduce\'s threshold: 15 tokens (245,760 B < 256 KiB) move 7 · M at tp 8, 16 tokens two-shot; tp 4 up to 31 tokens (512 KiB)', () => {
+  // csrc/custom_all_reduce.cuh: full NVLink, world_size <= 8 and bytes < 256 KiB (<= 4: 512 KiB) ->
+  // cross_device_reduce_1stage, every GPU reading its 7 peers' whole buffers: 7 · M.
+  // 15 tokens: M = 15 · 16,384 = 245,760 B; 7 · M / 360e9 = 4.778667 µs + 5 µs = 9.778667 µs, × 161 = 1.574365 ms.
+  // 16 tokens: M = 262,144 B, not below 256 KiB: two-shot 1.75 · M / 360e9 = 1.274311 µs + 5 µs, × 161 = 1.010164 ms.
+  const m = stepTimeModel(llama70b(8));
+  assert.equal(m.oneShotAllReduceTokens, 15);
+  close(allReduceSeconds(m, 15), 161 * ((7 * 245_760) / 360e9 + 5e-6), 'one-shot, 15 tokens');
+  close(allReduceSeconds(m, 16), 161 * ((1.75 * 262_144) / 360e9 + 5e-6), 'two-shot, 16 tokens');
+  // tp 4: (512 Ki − 1) / 16,384 -> 31 tokens one-shot at 3 · M; above, two-shot at 1.5 · M.
+  const m4 = stepTimeModel(llama70b(4));
+  assert.equal(m4.oneShotAllReduceTokens, 31);
+  close(allReduceSeconds(m4, 31), 161 * ((3 * 31 * 16_384) / 360e9 + 5e-6), 'tp 4 one-shot, 31 tokens');
+  close(allReduceSeconds(m4, 256), 161 * ((1.5 * 4_194_304) / 360e9 + 5e-6), 'tp 4 two-shot, 256 tokens');
+  // tp 2: one-shot moves M, the same as two-shot's 2 · 1/2 · M: no threshold.
+  const m2 = stepTimeModel(llama70b(2));
+  assert.equal(m2.oneShotAllReduceTokens, undefined);
+  close(allReduceSeconds(m2, 256), 161 * (4_194_304 / 360e9 + 5e-6), 'tp 2, 256 tokens');
+});
+
+test('PCIe cards: L40S tp 4 on NCCL\'s ring over PCIe Gen4 (32 GB/s a direction, the custom all-reduce off for more than 2 PCIe GPUs); RTX 4090 tp 2 without peer access', () => {
+  // 256 tokens: 1.5 · 4,194,304 B / (32e9 · 0.8) = 245.76 µs + 5 µs a call, × 161 = 40.37236 ms.
+  const l40s = stepTimeModel(llama70b(4, 'L40S'));
+  assert.equal(l40s.oneShotAllReduceTokens, undefined);
+  close(allReduceSeconds(l40s, 256), 161 * ((1.5 * 4_194_304) / 25.6e9 + 5e-6), 'L40S tp 4');
+  assert.match(l40s.source, /by NCCL's ring, 2 · \(tp − 1\)\/tp · M per GPU \(vLLM's custom all-reduce is off for more than 2 PCIe GPUs\), over PCIe 32 GB\/s per direction/);
+  const rtx = stepTimeModel(llama70b(2, 'RTX 4090'));
+  assert.match(rtx.source, /no peer access between RTX 4090s: vLLM's custom all-reduce is off and NCCL goes through host memory\), over PCIe, no P2P 32 GB\/s/);
+});
+
+test('tp 1 is unchanged: no all-reduce fields, the step the roofline alone, not a word of it in the line', () => {
+  const m = stepTimeModel(llama70b(1));
+  for (const key of ['allReduceS', 'perTokenAllReduceS', 'perTokenOneShotAllReduceS', 'oneShotAllReduceTokens'] as const) assert.equal(m[key], undefined, key);
+  assert.equal(m.unmodelled, undefined);
+  assert.doesNotMatch(m.source, /tensor parallel|all-reduce/);
+  const a = chunkAttention(1000, 1000, 0);
+  assert.equal(allReduceSeconds(m, 1000), 0);
+  assert.equal(stepSeconds(m, 1000, 1, a), m.perStepS + Math.max(weightReadSeconds(m, 1000, 0) + kvReadSeconds(m, a) + stateSeconds(m, 1), gemmSeconds(m, 1000, 1, a) + pairSeconds(m, a)));
+});
+
+test('the simulator charges the all-reduces: one 1,000-token prompt at tp 8 takes its roofline step plus 161 two-shot calls of 16 MB (pp 1 and each stage of pp 2)', async () => {
+  // 1,000 tokens: M = 1,000 · 16,384 = 16,384,000 B, over the custom all-reduce's 8 MiB: NCCL's ring,
+  // the same 1.75 · M a GPU: 79.644 µs + 5 µs a call, × 161 = 13.6279 ms on top of the roofline.
+  const p = llama70b(8);
+  const r = await simulatePool(p, { trace: [{ arrivalS: 0, promptLen: 1000, outputLen: 1 }] });
+  const m = r.stepTime!;
+  const a = chunkAttention(1000, 1000, 0);
+  close(allReduceSeconds(m, 1000), 161 * ((1.75 * 16_384_000) / 360e9 + 5e-6), 'all-reduces of 1,000 tokens');
+  close(r.summary.simulatedSeconds, stepSeconds(m, 1000, 1, a), 'simulated step');
+  // pp 2: stage 1 holds layers 0-39 and the embedding (81 calls), stage 2 layers 40-79 (80 calls).
+  const r2 = await simulatePool(llama70b(4, 'H100 SXM', 2), { trace: [{ arrivalS: 0, promptLen: 1000, outputLen: 1 }] });
+  const st = r2.stepTime!.stages!;
+  close(st[0]!.allReduceS!, 81 * 5e-6, 'stage 1 calls');
+  close(st[1]!.allReduceS!, 80 * 5e-6, 'stage 2 calls');
+  const want = stepSeconds(st[0]!, 1000, 1, a) + 1000 * r2.stepTime!.stageSendPerTokenS! + stepSeconds(st[1]!, 1000, 1, a);
+  close(r2.summary.simulatedSeconds, want, 'pp 2 TTFT');
+  assert.ok(allReduceSeconds(st[0]!, 1000) > 0 && allReduceSeconds(st[1]!, 1000) > 0);
+});
