@@ -16,7 +16,7 @@ import { Commands } from '../core/protocol/lsp';
 import type { RunKind, RunResult } from '../core/protocol/run';
 import type { SweepReport } from '../core/protocol/sweep';
 import type { RunListEntry, TraceRerun } from '../core/protocol/webview';
-import type { RunnerJob } from '../core/runnerProcess';
+import { RunnerProcess, type RunnerJob } from '../core/runnerProcess';
 import { BenchmarkRun } from './benchmark';
 import { busyMessage, jobNoun } from './refusal';
 import { showSweep, SweepRun } from './sweep';
@@ -25,7 +25,8 @@ import { exportRunTo } from './dashboard';
 import { findRun, listRunsIn } from './history';
 import { isTarget, PICK_OPTIONS, targetGlob, type TargetKind } from './pick';
 import { readSweepReport, sweepReportsIn, type SweepReportEntry } from './sweepReports';
-import { newProfile, newProfileName } from './newProfile';
+import { newProfile, newProfileName, servingTensorParallel } from './newProfile';
+import { launchFor } from './runLaunch';
 import { checkVllmLog } from './vllmLog';
 
 type Factory = (ctx: Ctx) => (...args: unknown[]) => unknown;
@@ -315,9 +316,11 @@ const showLog: Factory = (ctx) => () => ctx.log.show(true);
  * from the workspace or browsed to), a GPU picked from the table the estimate uses, written as
  * `<model>.attn.yaml` beside the model's folder (as examples/ lays them out; inside the config's
  * folder when that is a workspace folder's root) with the smallest tensor_parallel_size that
- * serves it (extension/newProfile.ts), and opened, so that its hints show at once.
+ * holds it and whose simulation of the file's own workload keeps up and meets its SLO
+ * (extension/newProfile.ts servingTensorParallel: the runner's `simulate -` per size, under a
+ * cancellable notification), and opened, so that its hints show at once.
  */
-const newProfileCommand: Factory = () => async (arg) => {
+const newProfileCommand: Factory = (ctx) => async (arg) => {
   const configUri = await pickConfig(arg);
   if (!configUri) return;
   const gpu = await vscode.window.showQuickPick(
@@ -353,9 +356,27 @@ const newProfileCommand: Factory = () => async (arg) => {
     return;
   }
   const target = vscode.Uri.file(profilePath);
-  await vscode.workspace.fs.writeFile(target, new TextEncoder().encode(made.text));
+  // The serving check: each tensor_parallel_size that holds the weights, smallest first, simulated
+  // by the runner (as the file's own lens runs it) until one keeps up and meets the SLO.
+  const chosen = made.fitting.length === 0
+    ? made
+    : await vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: 'AttnScope: New profile', cancellable: true }, (progress, token) =>
+        servingTensorParallel(made, (f) => new Promise((resolve) => {
+          if (token.isCancellationRequested) return resolve('cancelled');
+          progress.report({ message: `simulating its workload at tensor_parallel_size ${f.tensorParallelSize}…` });
+          const proc = new RunnerProcess(launchFor(ctx, target, 'simulate'), f.profile, { onEvent: () => undefined, onLog: () => undefined });
+          const cancel = token.onCancellationRequested(() => proc.cancel());
+          void proc.done.then((o) => {
+            cancel.dispose();
+            const pool = o.run?.pool;
+            resolve(o.cancelled ? 'cancelled' : pool && o.run?.status === 'ok' ? pool : `the simulation failed (${o.error ?? o.logTail.at(-1) ?? `exit code ${o.exitCode}`})`);
+          });
+        })),
+      );
+  ctx.log.info(`new profile ${profilePath}: ${chosen.note}`);
+  await vscode.workspace.fs.writeFile(target, new TextEncoder().encode(chosen.text));
   await vscode.window.showTextDocument(target);
-  void vscode.window.showInformationMessage(`AttnScope: wrote ${vscode.workspace.asRelativePath(target)}; ${made.note} Hover a key for its meaning; the lenses above run a benchmark or a simulation.`);
+  void vscode.window.showInformationMessage(`AttnScope: wrote ${vscode.workspace.asRelativePath(target)}; ${chosen.note} Hover a key for its meaning; the lenses above run a benchmark or a simulation.`);
 };
 
 /** The config.json "New profile…" writes for: the argument, the active editor's, or a pick (with Browse…). */

@@ -8,10 +8,13 @@
 import { dirname, relative, sep } from 'node:path';
 import { stringify } from 'yaml';
 import { readProfile, type ProfileHost } from '../core/config/index';
+import type { Profile } from '../core/config/types';
 import { tensorParallelSizes } from '../core/estimate/checks';
 import { checkProfile, estimate } from '../core/estimate/index';
 import { vllmMaxModelLen } from '../core/estimate/maxModelLen';
-import { formatCount } from '../core/format';
+import { formatCount, formatDuration, formatPercent } from '../core/format';
+import { SLO_ATTAINMENT_DEFAULT } from '../core/protocol/latency';
+import type { PoolResult } from '../core/protocol/run';
 
 /** What the user chose. */
 export interface NewProfileChoice {
@@ -31,8 +34,22 @@ export type NewProfile =
       tensorParallelSize: number;
       /** One sentence for the notification: why that tp, and what the file's hints show. */
       note: string;
+      /**
+       * Every tensor_parallel_size from the one written up to 8 whose profile holds the weights and
+       * one max_model_len sequence, smallest first, each with its text and profile as read back:
+       * what {@link servingTensorParallel} simulates. Empty when none does.
+       */
+      fitting: FittingProfile[];
     }
   | { error: string };
+
+/** One tensor_parallel_size whose profile fits the GPUs' memory (NewProfile.fitting). */
+export interface FittingProfile {
+  tensorParallelSize: number;
+  text: string;
+  /** The text read back through the one profile loader: what the runner's `simulate -` takes on stdin. */
+  profile: Profile;
+}
 
 /** The largest tensor_parallel_size tried: one 8-GPU node, as vLLM deployments without pp run. */
 const MAX_TP = 8;
@@ -44,8 +61,9 @@ const CHAT_MAX_MODEL_LEN = 8192;
  * tensor_parallel_size written is the smallest the model takes (core/estimate/checks.ts
  * tensorParallelSizes; up to 8) at which the profile has no error and neither
  * `weights-exceed-device` nor a pool too small for one max_model_len sequence; when none up to 8
- * does, 8's profile is written and its own warning says what would fit. `error` when the config
- * does not read as a model (its first error, as the CLI prints it).
+ * does, 8's profile is written and its own warning says what would fit. `fitting` lists every
+ * such size, for the serving check ({@link servingTensorParallel}) that then picks among them.
+ * `error` when the config does not read as a model (its first error, as the CLI prints it).
  */
 export function newProfile(choice: NewProfileChoice, host: ProfileHost): NewProfile {
   const first = readProfile(profileText(choice, 1, null), choice.profilePath, host);
@@ -58,27 +76,124 @@ export function newProfile(choice: NewProfileChoice, host: ProfileHost): NewProf
   const maxModelLen = Math.min(derived, CHAT_MAX_MODEL_LEN);
   const sizes = tensorParallelSizes(model).filter((t) => t <= MAX_TP);
   const candidates = sizes.length > 0 ? sizes : [1];
-  const serves = (tp: number): { text: string; ok: boolean } => {
+  const serves = (tp: number): { text: string; profile: Profile | null } => {
     const text = profileText(choice, tp, { maxModelLen, derived });
     const read = readProfile(text, choice.profilePath, host);
-    if (!read.value || read.problems.some((p) => p.severity === 'error')) return { text, ok: false };
+    if (!read.value || read.problems.some((p) => p.severity === 'error')) return { text, profile: null };
     const problems = checkProfile(read.value, estimate(read.value));
     const blocking = new Set(['weights-exceed-device', 'pool-below-max-model-len', 'kv-pool-empty']);
-    return { text, ok: !problems.some((p) => p.severity === 'error' || blocking.has(p.code)) };
+    return { text, profile: problems.some((p) => p.severity === 'error' || blocking.has(p.code)) ? null : read.value };
   };
+  const fitting: FittingProfile[] = [];
   for (const tp of candidates) {
     const r = serves(tp);
-    if (r.ok) {
-      const why = tp === 1 ? `one ${choice.gpu} holds its weights and one ${formatCount(maxModelLen)}-token sequence` : `the smallest tensor_parallel_size at which ${choice.gpu}s hold its weights and one ${formatCount(maxModelLen)}-token sequence`;
-      return { text: r.text, tensorParallelSize: tp, note: `tensor_parallel_size ${tp}: ${why}.` };
-    }
+    if (r.profile) fitting.push({ tensorParallelSize: tp, text: r.text, profile: r.profile });
+  }
+  const smallest = fitting[0];
+  if (smallest) {
+    const tp = smallest.tensorParallelSize;
+    const why = tp === 1 ? `one ${choice.gpu} holds its weights and one ${formatCount(maxModelLen)}-token sequence` : `the smallest tensor_parallel_size at which ${choice.gpu}s hold its weights and one ${formatCount(maxModelLen)}-token sequence`;
+    return { text: smallest.text, tensorParallelSize: tp, note: `tensor_parallel_size ${tp}: ${why}.`, fitting };
   }
   const tp = candidates.at(-1)!;
   return {
     text: serves(tp).text,
     tensorParallelSize: tp,
     note: `no tensor_parallel_size up to ${tp} serves it on ${choice.gpu}s: the file's warning says what would (pipeline_parallel_size, a larger GPU or memory_gib).`,
+    fitting,
   };
+}
+
+/** What one simulation of a fitting profile's own workload said (modelled, the runner's `simulate`). */
+export interface ServingTry {
+  tensorParallelSize: number;
+  /** The waiting queue grew through the run (PoolLoad.overloaded): the server did not keep up. */
+  overloaded: boolean;
+  /** Fraction of all requests that met the SLO (LatencySummary.sloAttainment); null when the run judged none. */
+  attainment: number | null;
+  /** The fraction the profile's slo asks (slo.attainment, else SLO_ATTAINMENT_DEFAULT 0.9). */
+  target: number;
+  /** p99 TTFT, seconds; null when no request completed. */
+  p99TtftS: number | null;
+  /** Kept up and met the SLO. */
+  serves: boolean;
+}
+
+/** The profile to write after the serving check. */
+export interface ServingChoice {
+  text: string;
+  tensorParallelSize: number;
+  note: string;
+  /** The simulations run, in order (empty when none fit, or the first was stopped). */
+  tries: ServingTry[];
+}
+
+/**
+ * The serving check of "New profile…" (s41 newcomer-ed F1: Llama-3.1-70B on H100 SXMs got tp 2,
+ * whose own simulation was overloaded, TTFT p99 4.5 min, 2.8 % meeting the SLO): each of
+ * `made.fitting`, smallest tensor_parallel_size first, is simulated with `simulate` (the runner's
+ * one `simulate`, in a child process in the editor) until one keeps up (not
+ * PoolLoad.overloaded) and meets its SLO (sloAttainment ≥ slo.attainment, default 0.9); that
+ * one is written, with a comment on its tensor_parallel_size line naming the smaller one that
+ * held the weights but did not serve the load. When none up to 8 serves it, the largest is
+ * written with a comment saying so and what would (a lower arrival_rate, data_parallel_size).
+ * `simulate` resolves with the run's pool, or a sentence saying why there is none (cancelled, the
+ * runner failed): then the memory choice is written as before and the note says the check stopped.
+ */
+export async function servingTensorParallel(
+  made: { text: string; tensorParallelSize: number; note: string; fitting: FittingProfile[] },
+  simulate: (f: FittingProfile) => Promise<PoolResult | string>,
+): Promise<ServingChoice> {
+  const tries: ServingTry[] = [];
+  const said = (t: ServingTry): string =>
+    t.overloaded
+      ? `overloaded, ${formatPercent(t.attainment)} of requests meeting the SLO`
+      : `${formatPercent(t.attainment)} meeting the SLO (${formatPercent(t.target, 0)} asked), TTFT p99 ${t.p99TtftS === null ? '—' : formatDuration(t.p99TtftS * 1e9)}`;
+  for (const f of made.fitting) {
+    const pool = await simulate(f);
+    if (typeof pool === 'string') {
+      return { text: made.text, tensorParallelSize: made.tensorParallelSize, note: `${made.note} The check that its workload is served stopped at tensor_parallel_size ${f.tensorParallelSize}: ${pool}.`, tries };
+    }
+    const target = f.profile.slo?.attainment ?? SLO_ATTAINMENT_DEFAULT;
+    const overloaded = pool.load?.overloaded ?? false;
+    const attainment = pool.latency?.sloAttainment ?? null;
+    const t: ServingTry = {
+      tensorParallelSize: f.tensorParallelSize,
+      overloaded,
+      attainment,
+      target,
+      p99TtftS: pool.latency?.ttft?.p99 ?? null,
+      serves: !overloaded && (attainment === null ? f.profile.slo === undefined : attainment >= target),
+    };
+    tries.push(t);
+    if (!t.serves) continue;
+    const tp = t.tensorParallelSize;
+    const failed = tries.slice(0, -1);
+    if (failed.length === 0) return { text: f.text, tensorParallelSize: tp, note: `${made.note} Its simulation of the workload keeps up: ${said(t)} (modelled).`, tries };
+    const smaller = failed.map((x) => x.tensorParallelSize).join(' and ');
+    const comment = `${smaller} ${failed.length > 1 ? 'hold' : 'holds'} the weights, but its simulation of the workload below was ${failed.map(said).join('; ')}`;
+    return {
+      text: commentTensorParallel(f.text, comment),
+      tensorParallelSize: tp,
+      note: `tensor_parallel_size ${tp}: the smallest at which the workload below is served within its SLO (modelled: at ${failed.map((x) => `${x.tensorParallelSize}, ${said(x)}`).join('; at ')}; at ${tp}, ${said(t)}).`,
+      tries,
+    };
+  }
+  const last = made.fitting.at(-1);
+  if (!last) return { ...made, tries };
+  const t = tries.at(-1)!;
+  const what = 'lower workload.arrival_rate, or add engines with data_parallel_size';
+  return {
+    text: commentTensorParallel(last.text, `no tensor_parallel_size up to ${last.tensorParallelSize} serves the workload below within the SLO (here: ${said(t)}): ${what}`),
+    tensorParallelSize: last.tensorParallelSize,
+    note: `no tensor_parallel_size up to ${last.tensorParallelSize} serves the workload within its SLO on these GPUs (modelled, at ${last.tensorParallelSize}: ${said(t)}); ${what}.`,
+    tries,
+  };
+}
+
+/** `text` with `# comment` after its `tensor_parallel_size:` line. */
+function commentTensorParallel(text: string, comment: string): string {
+  return text.replace(/^( {2}tensor_parallel_size: \d+)$/m, (line) => `${line.padEnd(34)}# ${comment}`);
 }
 
 /**

@@ -9,7 +9,9 @@ import { join, resolve } from 'node:path';
 import { test } from 'node:test';
 import { readProfile, type ProfileHost } from '../../core/config/index';
 import { checkProfile, estimate } from '../../core/estimate/index';
-import { newProfile, newProfileName } from '../../extension/newProfile';
+import type { PoolResult } from '../../core/protocol/run';
+import { newProfile, newProfileName, servingTensorParallel, type FittingProfile } from '../../extension/newProfile';
+import { simulatePool } from '../../runner/simulate/simulate';
 
 const ROOT = resolve(__dirname, '../..');
 const host: ProfileHost = {
@@ -82,4 +84,62 @@ test('file names: the label made safe, then -2, -3 while taken', () => {
   assert.equal(newProfileName('Llama-3.1-8B', (n) => taken.has(n)), 'Llama-3.1-8B-3.attn.yaml');
   assert.equal(newProfileName('meta llama/3', () => false), 'meta-llama-3.attn.yaml');
   assert.equal(newProfileName('///', () => false), 'model.attn.yaml');
+});
+
+function made70b() {
+  const r = newProfile({ profilePath: join(ROOT, 'test/fixtures/configs/70b.attn.yaml'), configPath: join(ROOT, 'test/fixtures/configs/Llama-3.1-70B.config.json'), gpu: 'H100 SXM' }, host);
+  assert.ok(!('error' in r));
+  return r;
+}
+
+test('Llama-3.1-70B on H100 SXMs: the serving check writes tp 4, whose own simulation keeps up, and says why not 2', async () => {
+  // s41 newcomer-ed F1: tp 2's pool is 1,515 pages = 24,240 tokens (79.22 GiB × 0.9 − 65.7 GiB of
+  // weights − 3.7 GiB activations/NCCL/non-torch, 2.5 MiB a page), about 30 requests of 512 + 272
+  // tokens at once, for 8 requests/s each taking seconds: its simulation was overloaded (7.99
+  // offered, 2.47 served), 2.8 % meeting TTFT 1 s / TPOT 100 ms. At tp 4 the pool holds 479,120
+  // tokens: kept up, TTFT p99 396 ms, every request meeting the SLO.
+  const r = made70b();
+  assert.deepEqual(r.fitting.map((f) => f.tensorParallelSize), [2, 4, 8]);
+  const chosen = await servingTensorParallel(r, (f) => simulatePool(f.profile, { baselines: false }));
+  assert.deepEqual(chosen.tries.map((t) => [t.tensorParallelSize, t.overloaded, t.serves]), [[2, true, false], [4, false, true]]);
+  assert.ok(chosen.tries[0].attainment! < 0.1, `tp 2 attainment ${chosen.tries[0].attainment}`);
+  assert.equal(chosen.tries[1].attainment, 1);
+  assert.ok(chosen.tries[1].p99TtftS! > 0.2 && chosen.tries[1].p99TtftS! < 0.6, `tp 4 p99 TTFT ${chosen.tries[1].p99TtftS}`);
+  assert.equal(chosen.tensorParallelSize, 4);
+  assert.match(chosen.text, /^ {2}tensor_parallel_size: 4 +# 2 holds the weights, but its simulation of the workload below was overloaded, \d+\.\d% of requests meeting the SLO$/m);
+  assert.match(chosen.note, /^tensor_parallel_size 4: the smallest at which the workload below is served within its SLO \(modelled: at 2, overloaded, .*; at 4, 100\.0% meeting the SLO \(90% asked\), TTFT p99 \d+ ms\)\.$/);
+  const read = readProfile(chosen.text, join(ROOT, 'test/fixtures/configs/70b.attn.yaml'), host);
+  assert.equal(read.value?.device.tensorParallelSize, 4);
+  assert.deepEqual(read.problems.filter((p) => p.severity !== 'info').map((p) => p.message), []);
+});
+
+/** A pool result with only what the serving check reads. */
+function pool(overloaded: boolean, sloAttainment: number, p99: number): PoolResult {
+  return { load: { overloaded }, latency: { sloAttainment, ttft: { p99 } } } as unknown as PoolResult;
+}
+
+test('the serving check when no tp up to 8 serves the load: tp 8 written, its comment and the note say what would', async () => {
+  const r = made70b();
+  const chosen = await servingTensorParallel(r, () => Promise.resolve(pool(true, 0.5, 30)));
+  assert.equal(chosen.tensorParallelSize, 8);
+  assert.equal(chosen.tries.length, 3);
+  assert.match(chosen.text, /^ {2}tensor_parallel_size: 8 +# no tensor_parallel_size up to 8 serves the workload below within the SLO \(here: overloaded, 50\.0% of requests meeting the SLO\): lower workload\.arrival_rate, or add engines with data_parallel_size$/m);
+  assert.match(chosen.note, /^no tensor_parallel_size up to 8 serves the workload/);
+});
+
+test('the serving check: kept up but under slo attainment fails; cancelled writes the memory choice and says the check stopped', async () => {
+  const r = made70b();
+  // 0.85 < the 0.9 default attainment: not served though it kept up; 0.95 at tp 4 is.
+  const seen: number[] = [];
+  const chosen = await servingTensorParallel(r, (f: FittingProfile) => {
+    seen.push(f.tensorParallelSize);
+    return Promise.resolve(f.tensorParallelSize === 2 ? pool(false, 0.85, 1.2) : pool(false, 0.95, 0.4));
+  });
+  assert.deepEqual(seen, [2, 4]);
+  assert.equal(chosen.tensorParallelSize, 4);
+  assert.match(chosen.note, /at 2, 85\.0% meeting the SLO \(90% asked\), TTFT p99 1\.2 s; at 4, 95\.0% meeting the SLO \(90% asked\), TTFT p99 400 ms/);
+  const stopped = await servingTensorParallel(r, () => Promise.resolve('cancelled'));
+  assert.equal(stopped.tensorParallelSize, 2);
+  assert.equal(stopped.text, r.text);
+  assert.match(stopped.note, /The check that its workload is served stopped at tensor_parallel_size 2: cancelled\.$/);
 });
