@@ -219,6 +219,17 @@ export function formatPercent(fraction: number | null | undefined, digits = 1): 
 }
 
 /**
+ * The verdict on a run's SLO attainment, as the CLI's goodput line (runner/simulate/latency-format.ts)
+ * and the dashboard's (webview/latency.ts) both write it: "the SLO asks 99%: not met" for 79.0 %
+ * of requests meeting an SLO whose attainment is 0.99. Null when the SLO asks no attainment
+ * (slo.attainment unset: the run states the share, judged by nothing).
+ */
+export function sloVerdict(slo: { attainment?: number } | undefined, attained: number | undefined): string | null {
+  if (slo?.attainment === undefined) return null;
+  return `the SLO asks ${formatPercent(slo.attainment, 0)}: ${(attained ?? 0) >= slo.attainment ? 'met' : 'not met'}`;
+}
+
+/**
  * A case's fraction of its peak for a table (the CLI's, runner/table.ts; the dashboard's throughput
  * table, webview/charts.ts): "225% (peak under-measured: load?)" above 100 %, which no kernel
  * reaches: the peak was measured low (under load), not the kernel fast.

@@ -9,7 +9,7 @@
 import type { ChartConfiguration, ChartDataset, Scale } from 'chart.js';
 import { toFont } from 'chart.js/helpers';
 import type { CdfPoint, LatencyStats, LatencySummary } from '../core/protocol/latency';
-import { durationTicks, formatCount, formatMs, formatPercent, formatSignificant, formatTimeScale, poolCancelledText } from '../core/format';
+import { durationTicks, formatCount, formatMs, formatPercent, formatSignificant, formatTimeScale, poolCancelledText, sloVerdict } from '../core/format';
 import type { ViewRun } from './model';
 import { axis, durationLogTick, noPoolText, simulatedTimeAxis, type ChartSpec } from './charts';
 import { thinTicks } from './sweep';
@@ -74,12 +74,14 @@ function cdfAxis(p: Palette, title: string, loMs: number, hiMs: number, marks: r
 
 /**
  * The goodput with the SLO's bounds written out, "goodput 3.20 req/s (80.0% meet TTFT ≤ 500 ms,
- * TPOT ≤ 50 ms)" (the CLI's Goodput line, runner/simulate/latency-format.ts), or null with no SLO.
+ * TPOT ≤ 50 ms)", and with an slo.attainment its verdict, "…; the SLO asks 99%: not met)" (the
+ * CLI's Goodput line, runner/simulate/latency-format.ts; s41 newcomer-ed F3), or null with no SLO.
  */
 function goodputText(l: LatencySummary): string | null {
   if (l.goodputRequestsPerSec === undefined) return null;
   const bounds = [l.slo?.ttftMs !== undefined ? `TTFT ≤ ${formatMs(l.slo.ttftMs)}` : '', l.slo?.tpotMs !== undefined ? `TPOT ≤ ${formatMs(l.slo.tpotMs)}` : ''].filter((x) => x).join(', ');
-  return `goodput ${l.goodputRequestsPerSec.toPrecision(3)} req/s (${formatPercent(l.sloAttainment ?? 0)} meet ${bounds || 'the SLO'})`;
+  const verdict = sloVerdict(l.slo, l.sloAttainment);
+  return `goodput ${l.goodputRequestsPerSec.toPrecision(3)} req/s (${formatPercent(l.sloAttainment ?? 0)} meet ${bounds || 'the SLO'}${verdict ? `; ${verdict}` : ''})`;
 }
 
 /** The latency's figures in one line: TTFT and TPOT p50 / p99, throughput, then `good` (all modelled). */

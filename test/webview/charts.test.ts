@@ -390,6 +390,10 @@ describe('latency axes', () => {
     // A TTFT bound alone: only it is written.
     const ttftOnly = latencyCdfChart({ ...withSlo, pool: { ...withSlo.pool, latency: { ...withSlo.pool.latency, slo: { ttftMs: 2000 } } } }, palette);
     assert.ok(ttftOnly.ariaLabel.endsWith('goodput 3.16 req/s (79.5% meet TTFT ≤ 2 s)'), ttftOnly.ariaLabel);
+    // slo.attainment 0.99 (s41 newcomer-ed F3): 79.5% < 99%, not met, as the CLI's Goodput line says; 0.75 is met.
+    const asked = (attainment: number) => latencyCdfChart({ ...withSlo, pool: { ...withSlo.pool, latency: { ...withSlo.pool.latency, slo: { ttftMs: 500, tpotMs: 50, attainment } } } }, palette);
+    assert.ok(asked(0.99).summary!.endsWith('goodput 3.16 req/s (79.5% meet TTFT ≤ 500 ms, TPOT ≤ 50 ms; the SLO asks 99%: not met)'), asked(0.99).summary!);
+    assert.ok(asked(0.75).summary!.endsWith('goodput 3.16 req/s (79.5% meet TTFT ≤ 500 ms, TPOT ≤ 50 ms; the SLO asks 75%: met)'), asked(0.75).summary!);
   });
 
   it('names a simulation\'s modelled GPU first in the run header, the CPU it ran on second; a benchmark\'s machine alone (s40 newcomer-ed F6)', () => {
