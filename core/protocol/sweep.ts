@@ -96,6 +96,14 @@ export interface SweepMetrics {
   p90TtftS?: number;
   p90TpotS?: number;
   /**
+   * With an `slo`: the point's p90 and p99 queueing delay (arrival to first admission, s, modelled;
+   * LatencySummary.queue), so that a point whose TTFT misses its bound by more than its queueing
+   * is said to miss it for its prefill, not its load (runner/sweep/results.ts noBestText); absent
+   * in reports merged before s41.
+   */
+  p90QueueS?: number;
+  p99QueueS?: number;
+  /**
    * GPUs the point's deployment uses: its profile's tensor_parallel_size × pipeline_parallel_size × data_parallel_size
    * (core/format.ts deployedGpuCount; absent in reports merged before s38). Where the points' counts differ, the best-point rules on simulated rates
    * rank per GPU (runner/sweep/results.ts bestRow).

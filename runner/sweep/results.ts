@@ -299,6 +299,10 @@ export function metricsOf(run: RunResult): SweepMetrics {
       if (lat.slo?.attainment !== undefined) m.sloAttainmentTarget = lat.slo.attainment;
       if (lat.ttft && lat.slo) m.p90TtftS = lat.ttft.p90;
       if (lat.tpot && lat.slo) m.p90TpotS = lat.tpot.p90;
+      if (lat.queue && lat.slo) {
+        m.p90QueueS = lat.queue.p90;
+        m.p99QueueS = lat.queue.p99;
+      }
     }
   }
   const dc = decodeCaseOf(run.cases ?? []);
@@ -462,7 +466,9 @@ export function bestRow(rows: readonly SweepReportRow[], name: (r: SweepReportRo
  * the point closest to meeting it (the most requests meeting it), and, for each bound, that
  * point's p90 (its slo.attainment 0.9, the default) or p99 (0.99) against it — a point meets the SLO when
  * that share of its requests meet both bounds, so that percentile over a bound is what keeps it short, and the
- * bound it would take (no percentile is said for another attainment). Null when a row
+ * bound it would take (no percentile is said for another attainment); then what would meet it:
+ * a lower load, or, where that percentile's TTFT less its queueing delay is still over the TTFT
+ * bound, not the load but the prefill (tensor_parallel_size, the prompt lengths). Null when a row
  * meets it or no row was judged by one.
  */
 export function noBestText(rows: readonly SweepReportRow[]): string | null {
@@ -479,14 +485,24 @@ export function noBestText(rows: readonly SweepReportRow[]): string | null {
   const over: string[] = [];
   const within: string[] = [];
   const target = attainmentTarget(m);
-  const q = target === 0.9 ? { name: 'p90', ttft: m.p90TtftS, tpot: m.p90TpotS } : target === 0.99 ? { name: 'p99', ttft: m.p99TtftS, tpot: m.p99TpotS } : null;
+  const q = target === 0.9 ? { name: 'p90', ttft: m.p90TtftS, tpot: m.p90TpotS, queue: m.p90QueueS } : target === 0.99 ? { name: 'p99', ttft: m.p99TtftS, tpot: m.p99TpotS, queue: m.p99QueueS } : null;
   for (const [name, key, at, bound] of q ? ([['TTFT', 'slo.ttft_ms', q.ttft, m.sloTtftMs], ['TPOT', 'slo.tpot_ms', q.tpot, m.sloTpotMs]] as const) : []) {
     if (at === undefined || bound === undefined) continue;
     if (at * 1000 > bound) over.push(`${q!.name} ${name} ${ms(at)} is over its bound by ${ms(at - bound / 1000)} (${key} >= ${formatSignificant(at * 1000)} would let ${formatPercent(target, 0)} meet ${name} alone)`);
     else within.push(`${q!.name} ${name} ${ms(at)} is within its bound`);
   }
   const why = [...over, ...within].join('; ');
-  return `no point meets the SLO (${slo}): closest is ${closest.label} with ${formatPercent(m.sloAttainment!)} of requests meeting it${why ? `; its ${why}` : ''}; relax the SLO or lower the load (workload.arrival_rate)`;
+  // TTFT over its bound by more than the point's queueing delay at the same percentile: requests
+  // that waited for nothing would still miss it (the difference of two percentiles, not the
+  // percentile of the difference: an estimate), so a lower arrival_rate cannot meet it (s41
+  // newcomer-ed F4: Llama-3.1-70B on H200s at tp 4, p99 TTFT 608 ms at 2 requests/s and still
+  // 510 ms at 0.2, its p99 queueing 31.8 ms there: the p99 prompt's prefill, ≈ 0.49 s).
+  const prefillBound = q && q.ttft !== undefined && q.queue !== undefined && m.sloTtftMs !== undefined && (q.ttft - q.queue) * 1000 > m.sloTtftMs;
+  const advice = prefillBound
+    ? `queueing is not the cause: its ${q.name} queueing delay is ${ms(q.queue!)}, so even without it TTFT misses ${formatDuration(m.sloTtftMs! * 1e6)} and a lower workload.arrival_rate will not meet it; ` +
+      'the prefill of the longest prompts sets it: a larger device.tensor_parallel_size (or a faster GPU), a lower workload.prompt_len max, or relax slo.ttft_ms'
+    : 'relax the SLO or lower the load (workload.arrival_rate)';
+  return `no point meets the SLO (${slo}): closest is ${closest.label} with ${formatPercent(m.sloAttainment!)} of requests meeting it${why ? `; its ${why}` : ''}; ${advice}`;
 }
 
 export interface MergeOptions {

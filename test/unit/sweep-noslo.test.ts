@@ -33,9 +33,29 @@ test('no point meets the SLO: the closest point (most requests meeting it), each
   assert.equal(noBestText([row(4, { throughputTokensPerSec: 100 })]), null);
 });
 
+test('no point meets the SLO and the TTFT less its queueing still misses it: queueing is not the cause, the prefill is (s41 newcomer-ed F4)', () => {
+  // Llama-3.1-70B on H200s at tp 4, slo.ttft_ms 500 for 99%: at 2 requests/s p99 TTFT 608 ms with
+  // (here) 40 ms of p99 queueing: 608 − 40 = 568 ms > 500, so no lower rate meets it (0.2 requests/s
+  // gave 510 ms): the p99 prompt's prefill, 2 × 70.6e9 × 8,192 / 4 GPUs / (989e12 × 0.6) ≈ 0.49 s.
+  const target = { sloTtftMs: 500, sloAttainmentTarget: 0.99 };
+  const prefill = [
+    row(2, { ...target, sloAttainment: 0.974, goodputRequestsPerSec: 1.9, p99TtftS: 0.608, p99QueueS: 0.04, p90TtftS: 0.2, p90QueueS: 0.01 }),
+    row(3, { ...target, sloAttainment: 0.95, goodputRequestsPerSec: 2.8, p99TtftS: 0.9, p99QueueS: 0.3, p90TtftS: 0.3, p90QueueS: 0.05 }),
+  ];
+  const text = noBestText(prefill)!;
+  assert.match(text, /closest is arrival_rate=2 with 97\.4% of requests meeting it; its p99 TTFT 608 ms is over its bound by 108 ms/);
+  assert.ok(text.endsWith('; queueing is not the cause: its p99 queueing delay is 40 ms, so even without it TTFT misses 500 ms and a lower workload.arrival_rate will not meet it; ' +
+    'the prefill of the longest prompts sets it: a larger device.tensor_parallel_size (or a faster GPU), a lower workload.prompt_len max, or relax slo.ttft_ms'), text);
+  // Queueing of 150 ms: 608 − 150 = 458 ms <= 500, a lower load may meet it: the load advice stays.
+  const queued = [row(2, { ...prefill[0].metrics, p99QueueS: 0.15 })];
+  assert.ok(noBestText(queued)!.endsWith('; relax the SLO or lower the load (workload.arrival_rate)'), noBestText(queued)!);
+});
+
 test('a point\'s metrics keep the SLO it was judged by and its p90 TTFT / TPOT', () => {
   const stats = (p90: number) => ({ mean: p90, p50: p90, p90, p99: p90, max: p90 });
   const run = { profile: { device: { tensorParallelSize: 1 } }, pool: { numPages: 10, summary: { meanInternalFragmentation: 0, prefixHitRate: 0, preemptions: 0, meanOccupancy: 0, throughputTokensPerSec: 1, rejected: 0 }, latency: { ttft: stats(0.34), tpot: stats(0.041), slo: { ttftMs: 200, tpotMs: 50 }, sloAttainment: 0.72, goodputRequestsPerSec: 5.1 } } } as unknown as RunResult;
   const m = metricsOf(run);
   assert.deepEqual([m.sloTtftMs, m.sloTpotMs, m.p90TtftS, m.p90TpotS], [200, 50, 0.34, 0.041]);
+  const queued = metricsOf({ ...run, pool: { ...run.pool!, latency: { ...run.pool!.latency!, queue: { mean: 0.01, p50: 0.005, p90: 0.02, p99: 0.04, max: 0.05 } } } } as RunResult);
+  assert.deepEqual([queued.p90QueueS, queued.p99QueueS], [0.02, 0.04]);
 });
