@@ -7,6 +7,7 @@
  * model's sizes, which a file gets from its config.json reader, are checked here against that
  * reader's limits (keys.ts).
  */
+import { isAbsolute } from 'node:path';
 import { MAX_HEADS, MAX_LAYERS, MAX_WIDTH, MAX_WINDOW } from './keys';
 import { schemaProblems, validate } from './profileSchema';
 import { parseJsonTree } from './tree';
@@ -54,7 +55,8 @@ function profileKeys(p: Record<string, unknown>): Record<string, unknown> {
       prefix_sharing: share ? { groups: share.groups, prefix_len: share.prefixLen, fraction: share.fraction } : w.prefixSharing,
       seed: w.seed,
       // The resolved path (absolute): what the runner reads; a value of another shape is left for the schema to name.
-      trace: w.trace === undefined ? undefined : (part(w, 'trace')?.resolvedPath ?? w.trace),
+      // A Profile's trace is { path, resolvedPath } (types.ts WorkloadTrace); another shape is named by traceProblem, not by the file's schema.
+      trace: traceProblem(w.trace) === null ? (w.trace as { resolvedPath?: string } | undefined)?.resolvedPath : undefined,
     },
     engine: engine && { vllm_version: engine.vllmVersion ?? undefined, disable_hybrid_kv_cache_manager: engine.disableHybridKvCacheManager, mamba_cache_mode: engine.mambaCacheMode, non_torch_gib: engine.nonTorchGib, nccl_gib: engine.ncclGib, cuda_graph_gib: engine.cudaGraphGib, activation_gib: engine.activationGib },
     slo: slo && { ttft_ms: slo.ttftMs, tpot_ms: slo.tpotMs, attainment: slo.attainment },
@@ -131,6 +133,20 @@ function rangesProblem(v: unknown, key: string): string | null {
 }
 
 /**
+ * Why a resolved Profile's workload.trace is not the shape every reader of a Profile relies on
+ * (types.ts WorkloadTrace: `{ path, resolvedPath }`, the path as the profile wrote it and its
+ * absolute form), or null when it is, or absent. A run's `profile` stores this shape; a bare path
+ * string is a profile file's form, not a Profile's (s41 newcomer F-EV1: it reached the trace
+ * reader as undefined and crashed `simulate - --events`).
+ */
+function traceProblem(t: unknown): string | null {
+  if (t === undefined) return null;
+  const o = t && typeof t === 'object' && !Array.isArray(t) ? (t as Record<string, unknown>) : undefined;
+  if (o && typeof o.path === 'string' && o.path.trim() !== '' && typeof o.resolvedPath === 'string' && isAbsolute(o.resolvedPath)) return null;
+  return `workload.trace must be { "path": the trace as the profile names it, "resolvedPath": its absolute path } (a run's profile holds it so), not ${JSON.stringify(t) ?? 'nothing'}`;
+}
+
+/**
  * What is wrong with a resolved Profile received as JSON, in words naming each key by its
  * profile path ("kv_cache.page_size must be an integer, not the string \"x\""); [] when it is
  * usable. Never throws.
@@ -143,7 +159,8 @@ export function resolvedProfileProblems(value: unknown): string[] {
   const { root } = parseJsonTree(text);
   const schema = root ? schemaProblems(root, validate(JSON.parse(text))).filter((x) => x.severity === 'error').map((x) => x.message) : [];
   const ranges = rangesProblem(p.ranges, 'ranges');
-  return [...modelProblems(part(p, 'model')), ...schema, ...(ranges ? [ranges] : [])];
+  const trace = traceProblem(part(p, 'workload')?.trace);
+  return [...modelProblems(part(p, 'model')), ...schema, ...(trace ? [trace] : []), ...(ranges ? [ranges] : [])];
 }
 
 /**

@@ -1122,6 +1122,13 @@ test('a resolved Profile on stdin meets the limits of a profile file: one line n
     ]),
     // No sliding layer: null is the config reader's "no window"; anything else must still be a window.
     ['model', { ...p.model, slidingWindow: 'x' }, /model\.slidingWindow must be null \(no layer slides\) or the sliding window in tokens, an integer from 1 to 2147483647, not "x"$/m],
+    // A Profile's trace is { path, resolvedPath } (a run's profile holds it so). A bare path (a profile file's form)
+    // died of a TypeError in the trace reader (exit 1, "internal error", no error event: s41 newcomer F-EV1); a mapping
+    // without its absolute path was told to be "the path of a trace file ... not a mapping", the form a run stores.
+    ...(['./traces/a.jsonl', { path: './traces/a.jsonl' }, { path: 'a.jsonl', resolvedPath: 'traces/a.jsonl' }, 42] as const).map((t): [string, unknown, RegExp] => [
+      'workload', { ...p.workload, trace: t },
+      new RegExp(`workload\\.trace must be \\{ "path": the trace as the profile names it, "resolvedPath": its absolute path \\} \\(a run's profile holds it so\\), not ${JSON.stringify(t).replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}$`, 'm'),
+    ]),
   ];
   assert.equal(p.model.slidingWindow, null);
   assert.equal(p.model.numLayers, 2);
