@@ -1224,7 +1224,8 @@ export function batchLimitsText(profile: Profile): string {
  * - mlp = gate/up output 2i + activation i + down output h for a gated MLP (i + i + h plain);
  *   MoE layers (vLLM fused_moe's caches): k·(2·i_e + i_e + h) + shared experts' 3·i_s + h;
  * - 3 · S · V · 4: the sampler's fp32 logits, probs and logprobs.
- * Not split by tensor parallelism (the sampler and residual stream are replicated). Checked
+ * Not split by tensor parallelism (the sampler and residual stream are replicated; PR #10511's
+ * Meta-Llama-3-8B logs the same 1.26 GiB peak at -tp 2 as at tp 1, while its weights halve). Checked
  * against vLLM's own logs: Meta-Llama-3-8B on an H100 at T 8192 (PR #10511: "PyTorch activation
  * peak memory 1.26GiB"; this model: 0.84 GiB, the forward phase) and Llama-3.1-8B on an A10 at
  * T 2048 (vLLM's default there; "PyTorch activation peak memory takes 0.22GiB"; this model:

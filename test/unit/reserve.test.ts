@@ -137,6 +137,21 @@ test('Meta-Llama-3-8B on an H100 at 0.9: vLLM PR #10511 logs 53.29 GiB for the K
   assert.equal((stated.pool.usableBytes / GiB).toFixed(2), '71.30');
 });
 
+/*
+ * The same PR's second log, `vllm serve meta-llama/Meta-Llama-3-8B -tp 2` on H100s: "model weights take
+ * 7.48GiB" (half of 14.96), "PyTorch activation peak memory 1.26GiB" — the same peak as at tp 1, though the
+ * q/k/v and MLP intermediates a rank holds halve. So the activation term is not divided by tensor
+ * parallelism (s41 newcomer Q-ACT1 asked whether it should be: a 70B's forward term would fall from 1.69 GiB
+ * at tp 1 to 0.54 GiB at tp 8 if it were).
+ */
+test('the activation peak does not shrink with tensor parallelism: vLLM PR #10511 logs 1.26 GiB for Meta-Llama-3-8B at tp 1 and at tp 2', () => {
+  const tp1 = estimate(profile('Meta-Llama-3-8B', { gpu: 'H100 SXM', batched: 8192, maxModelLen: 8192 }));
+  const tp2 = estimate(profile('Meta-Llama-3-8B', { gpu: 'H100 SXM', tp: 2, batched: 8192, maxModelLen: 8192 }));
+  assert.equal(tp2.pool.activationPeakBytes, tp1.pool.activationPeakBytes);
+  // The weights per rank do halve, as the log's 14.96 -> 7.48 GiB.
+  within(tp2.pool.reserve.find((t) => t.key === 'weights')!.bytes / GiB, 7.48, 0.01, 'weights per GPU at tp 2');
+});
+
 test('every reserve term is overridable and says where it comes from; CUDA graphs are shown but not subtracted by default', () => {
   const base = estimate(profile('Llama-3.1-8B', { gpu: 'A100 80GB', batched: 8192, maxModelLen: 8192 }));
   const keys = base.pool.reserve.map((t) => t.key);
