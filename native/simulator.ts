@@ -93,13 +93,17 @@ export interface ServingSimConfig {
   perLogitsS?: number;
   /**
    * Tensor parallelism, after the max: allReduceS per step with tokens + tokens · perTokenAllReduceS,
-   * or tokens · perTokenOneShotAllReduceS for a step of at most oneShotAllReduceTokens tokens
-   * (runner/simulate/step-time.ts allReduceWork). Default 0 (tp 1).
+   * or tokens · perTokenOneShotAllReduceS for a step of at most oneShotAllReduceTokens tokens, or
+   * tokens · perTokenMultimemAllReduceS for one of multimemAllReduceMinTokens ..
+   * multimemAllReduceMaxTokens (runner/simulate/step-time.ts allReduceWork). Default 0 (tp 1).
    */
   allReduceS?: number;
   perTokenAllReduceS?: number;
   perTokenOneShotAllReduceS?: number;
   oneShotAllReduceTokens?: number;
+  perTokenMultimemAllReduceS?: number;
+  multimemAllReduceMinTokens?: number;
+  multimemAllReduceMaxTokens?: number;
   /** Full-attention layers, the queries of prefill chunks (more than one token). */
   perPairS: number;
   /** Full-attention layers, decode queries (one-token chunks: MLA's absorbed form costs more per pair). Default perPairS. */
@@ -154,7 +158,7 @@ export type ServingSimStage = StageStepTime;
 
 /** ServingSimStage's fields (native/wasm/addon.ts sends them in native/wasm/abi.cc's order). */
 const SIM_STAGE_FIELDS = ['perStepS', 'weightsS', 'expertWeightsS', 'perKvTokenS', 'perTokenS', 'perLogitsS', 'perPairS', 'perDecodePairS', 'perSlidingKvTokenS', 'perSlidingPairS',
-  'perDecodeTokenS', 'perPrefillContextTokenS', 'perRequestStateS', 'perPrefillContextKvS', 'decodeWeightsS', 'prefillWeightsS', 'allReduceS', 'perTokenAllReduceS', 'perTokenOneShotAllReduceS'] as const satisfies ReadonlyArray<keyof ServingSimStage>;
+  'perDecodeTokenS', 'perPrefillContextTokenS', 'perRequestStateS', 'perPrefillContextKvS', 'decodeWeightsS', 'prefillWeightsS', 'allReduceS', 'perTokenAllReduceS', 'perTokenOneShotAllReduceS', 'perTokenMultimemAllReduceS'] as const satisfies ReadonlyArray<keyof ServingSimStage>;
 
 /**
  * Requests as parallel arrays [n], sorted by arrival, and their shared segments (SimSegment in
@@ -262,14 +266,16 @@ function checkSimulation(config: ServingSimConfig, requests: ServingSimRequests)
   if (config.coast !== undefined && typeof config.coast !== 'boolean') throw new TypeError('coast must be a boolean');
   if (config.privateTails !== undefined && typeof config.privateTails !== 'boolean') throw new TypeError('privateTails must be a boolean');
   for (const key of ['perStepS', 'weightsS', 'perKvTokenS', 'perTokenS', 'perDecodeTokenS', 'perPrefillContextTokenS', 'perLogitsS', 'perPairS', 'perDecodePairS', 'expertWeightsS', 'perSlidingKvTokenS', 'perSlidingPairS', 'perRequestStateS', 'perPrefillContextKvS', 'decodeWeightsS', 'prefillWeightsS',
-    'allReduceS', 'perTokenAllReduceS', 'perTokenOneShotAllReduceS'] as const) {
+    'allReduceS', 'perTokenAllReduceS', 'perTokenOneShotAllReduceS', 'perTokenMultimemAllReduceS'] as const) {
     const v = config[key];
     if (v === undefined && (key === 'perDecodeTokenS' || key === 'perPrefillContextTokenS' || key === 'perLogitsS' || key === 'perDecodePairS' || key === 'expertWeightsS' || key === 'perSlidingKvTokenS' || key === 'perSlidingPairS' || key === 'perRequestStateS' || key === 'perPrefillContextKvS' || key === 'decodeWeightsS' || key === 'prefillWeightsS' ||
-      key === 'allReduceS' || key === 'perTokenAllReduceS' || key === 'perTokenOneShotAllReduceS')) continue;
+      key === 'allReduceS' || key === 'perTokenAllReduceS' || key === 'perTokenOneShotAllReduceS' || key === 'perTokenMultimemAllReduceS')) continue;
     if (typeof v !== 'number' || !Number.isFinite(v)) throw new TypeError(`${key} must be a finite number`);
     if (v < 0) throw new RangeError(`${key} must be >= 0, got ${v}`);
   }
   intArg('oneShotAllReduceTokens', config.oneShotAllReduceTokens ?? 0, 0, INT32_MAX);
+  intArg('multimemAllReduceMinTokens', config.multimemAllReduceMinTokens ?? 0, 0, INT32_MAX);
+  intArg('multimemAllReduceMaxTokens', config.multimemAllReduceMaxTokens ?? 0, 0, INT32_MAX);
   intArg('stepSlidingWindow', config.stepSlidingWindow ?? 0, 0, INT32_MAX);
   intArg('stepAttentionChunkSize', config.stepAttentionChunkSize ?? 0, 0, INT32_MAX);
   if (config.stepSlidingWindow && config.stepAttentionChunkSize) {
@@ -286,7 +292,7 @@ function checkSimulation(config: ServingSimConfig, requests: ServingSimRequests)
       for (const key of SIM_STAGE_FIELDS) {
         const v = stage[key];
         if (v === undefined && (key === 'perDecodeTokenS' || key === 'perPrefillContextTokenS' || key === 'perRequestStateS' || key === 'perPrefillContextKvS' || key === 'decodeWeightsS' || key === 'prefillWeightsS' ||
-          key === 'allReduceS' || key === 'perTokenAllReduceS' || key === 'perTokenOneShotAllReduceS')) continue;
+          key === 'allReduceS' || key === 'perTokenAllReduceS' || key === 'perTokenOneShotAllReduceS' || key === 'perTokenMultimemAllReduceS')) continue;
         if (typeof v !== 'number' || !Number.isFinite(v)) throw new TypeError(`stages[${k}].${key} must be a finite number`);
         if (v < 0) throw new RangeError(`stages[${k}].${key} must be >= 0, got ${v}`);
       }

@@ -66,6 +66,14 @@ export interface GpuSpec {
   interconnectBytesPerSec: number;
   /** Where interconnect and interconnectBytesPerSec are copied from. */
   interconnectSource: string;
+  /**
+   * NVLink SHARP multicast through NVSwitch on a compute capability 9.0 card (H100 SXM, H200): where
+   * vLLM's default symmetric-memory all-reduce (VLLM_ALLREDUCE_USE_SYMM_MEM=1, its
+   * SYMM_MEM_ALL_REDUCE_MAX_SIZES["9.0"] and CUSTOM_ALL_REDUCE_MAX_SIZES["9.0"]) runs the multimem
+   * kernel for bf16 at tp 4, 6 and 8 (runner/simulate/step-time.ts allReduceWork). Absent: false
+   * (other capabilities have other thresholds, not modelled).
+   */
+  nvlinkMulticast?: boolean;
 }
 
 /**
@@ -97,6 +105,7 @@ export const GPUS: readonly GpuSpec[] = [
     interconnect: 'NVLink',
     interconnectBytesPerSec: 450e9,
     interconnectSource: 'NVIDIA H100 Tensor Core GPU datasheet (H100 SXM: "Interconnect: NVIDIA NVLink: 900GB/s, PCIe Gen5: 128GB/s", both directions together)',
+    nvlinkMulticast: true,
   },
   {
     name: 'H200',
@@ -115,6 +124,7 @@ export const GPUS: readonly GpuSpec[] = [
     interconnect: 'NVLink',
     interconnectBytesPerSec: 450e9,
     interconnectSource: 'NVIDIA H200 Tensor Core GPU datasheet (H200 SXM: "Interconnect: NVIDIA NVLink: 900GB/s, PCIe Gen5: 128GB/s", both directions together)',
+    nvlinkMulticast: true,
   },
   {
     name: 'A100 80GB',

@@ -329,6 +329,14 @@ export interface StepTimeModel {
   perTokenOneShotAllReduceS?: number;
   oneShotAllReduceTokens?: number;
   /**
+   * H100 / H200 in bf16 at tp 4, 6, 8: a step of multimemAllReduceMinTokens ..
+   * multimemAllReduceMaxTokens tokens runs vLLM's symmetric-memory multimem all-reduce, at
+   * perTokenMultimemAllReduceS per token instead; absent: none.
+   */
+  perTokenMultimemAllReduceS?: number;
+  multimemAllReduceMinTokens?: number;
+  multimemAllReduceMaxTokens?: number;
+  /**
    * Coefficients measured from this tool's CUDA kernel timings (simulate --calibrate RUN.json,
    * runner/simulate/calibrate-kernels.ts); the other coefficients stay modelled.
    */
@@ -369,10 +377,15 @@ export interface StageStepTime {
   /** As StepTimeModel's: absent but for an MLA W8A8 checkpoint (and in runs saved before them), then 0. */
   decodeWeightsS?: number;
   prefillWeightsS?: number;
-  /** As StepTimeModel's (this stage's layers' all-reduces; oneShotAllReduceTokens is the model's): absent at tp 1 (and in runs saved before them), then 0. */
+  /** As StepTimeModel's (this stage's layers' all-reduces): absent at tp 1 (and in runs saved before them), then 0. */
   allReduceS?: number;
   perTokenAllReduceS?: number;
   perTokenOneShotAllReduceS?: number;
+  perTokenMultimemAllReduceS?: number;
+  /** The model's token bands (StepTimeModel's, the same on every stage; the simulator takes the model's), with the rates above. */
+  oneShotAllReduceTokens?: number;
+  multimemAllReduceMinTokens?: number;
+  multimemAllReduceMaxTokens?: number;
 }
 
 /** A step-time coefficient derived from kernel timings: t = fixedS + x / rate over the kernel's cases. */

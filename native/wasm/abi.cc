@@ -394,7 +394,8 @@ EMSCRIPTEN_KEEPALIVE void attnscope_alloc_attach_kv_pool(attnscope::PageAllocato
  * stepSlidingWindow, perSlidingKvTokenS, perSlidingPairS, stepAttentionChunkSize, fullGroups,
  * slidingGroups, stateBlocks, attentionChunkSize, perDecodePairS, perLogitsS, perDecodeTokenS,
  * perPrefillContextTokenS, perRequestStateS, perPrefillContextKvS, decodeWeightsS, prefillWeightsS, allReduceS,
- * perTokenAllReduceS, perTokenOneShotAllReduceS, oneShotAllReduceTokens] (coast and privateTails: 0, 1, or -1 for the default;
+ * perTokenAllReduceS, perTokenOneShotAllReduceS, oneShotAllReduceTokens, perTokenMultimemAllReduceS,
+ * multimemAllReduceMinTokens, multimemAllReduceMaxTokens] (coast and privateTails: 0, 1, or -1 for the default;
  * expertWeightsS, numExperts, numExpertsPerTok 0 for a dense model; stepSlidingWindow ..
  * stepAttentionChunkSize 0 without sliding-window or chunked local-attention layers; fullGroups 1
  * and slidingGroups 0 but for a hybrid pool; stateBlocks 0 but for a hybrid Mamba pool;
@@ -407,7 +408,7 @@ EMSCRIPTEN_KEEPALIVE void attnscope_alloc_attach_kv_pool(attnscope::PageAllocato
  * weightsS, expertWeightsS, perKvTokenS, perTokenS, perLogitsS, perPairS, perDecodePairS,
  * perSlidingKvTokenS, perSlidingPairS, perDecodeTokenS, perPrefillContextTokenS, perRequestStateS,
  * perPrefillContextKvS, decodeWeightsS, prefillWeightsS, allReduceS, perTokenAllReduceS,
- * perTokenOneShotAllReduceS] (SimConfig::stages).
+ * perTokenOneShotAllReduceS, perTokenMultimemAllReduceS] (SimConfig::stages).
  * Columns as SimColumns.
  * Null with the reason in attnscope_error() when the input is refused.
  */
@@ -456,10 +457,13 @@ EMSCRIPTEN_KEEPALIVE attnscope::ServingSimulator* attnscope_sim_new(const double
   config.step.per_token_all_reduce_s = c[37];
   config.step.per_token_one_shot_all_reduce_s = c[38];
   config.step.one_shot_all_reduce_tokens = static_cast<int32_t>(c[39]);
-  const int stage_count = static_cast<int>(c[40]);
-  config.stage_send_per_token_s = c[41];
+  config.step.per_token_multimem_all_reduce_s = c[40];
+  config.step.multimem_all_reduce_min_tokens = static_cast<int32_t>(c[41]);
+  config.step.multimem_all_reduce_max_tokens = static_cast<int32_t>(c[42]);
+  const int stage_count = static_cast<int>(c[43]);
+  config.stage_send_per_token_s = c[44];
   for (int k = 0; k < stage_count; ++k) {
-    const double* r = c + 42 + 19 * k;
+    const double* r = c + 45 + 20 * k;
     attnscope::StepTimeModel m;
     m.per_step_s = r[0];
     m.weights_s = r[1];
@@ -480,6 +484,7 @@ EMSCRIPTEN_KEEPALIVE attnscope::ServingSimulator* attnscope_sim_new(const double
     m.all_reduce_s = r[16];
     m.per_token_all_reduce_s = r[17];
     m.per_token_one_shot_all_reduce_s = r[18];
+    m.per_token_multimem_all_reduce_s = r[19];
     config.stages.push_back(m);
   }
   if (!attnscope::SimConfigValid(config)) {

@@ -445,6 +445,9 @@ export async function simulatePool(profile: Profile, opts: SimulateOptions = {})
     perTokenAllReduceS: stepTime.perTokenAllReduceS ?? 0,
     perTokenOneShotAllReduceS: stepTime.perTokenOneShotAllReduceS ?? 0,
     oneShotAllReduceTokens: stepTime.oneShotAllReduceTokens ?? 0,
+    perTokenMultimemAllReduceS: stepTime.perTokenMultimemAllReduceS ?? 0,
+    multimemAllReduceMinTokens: stepTime.multimemAllReduceMinTokens ?? 0,
+    multimemAllReduceMaxTokens: stepTime.multimemAllReduceMaxTokens ?? 0,
     // Pipeline parallelism: each stage's coefficients, up to pp batches in flight (simulator.h).
     ...(stepTime.stages ? { stages: stepTime.stages, stageSendPerTokenS: stepTime.stageSendPerTokenS ?? 0 } : {}),
     maxSamples: opts.maxSamples ?? 2000,
@@ -685,6 +688,7 @@ function resolveStepTime(profile: Profile, opts: SimulateOptions): StepTimeModel
       ...(m.perTokenAllReduceS !== undefined ? { perTokenAllReduceS: m.perTokenAllReduceS } : {}),
       ...(m.perTokenOneShotAllReduceS !== undefined ? { perTokenOneShotAllReduceS: m.perTokenOneShotAllReduceS } : {}),
       ...(m.oneShotAllReduceTokens !== undefined ? { oneShotAllReduceTokens: m.oneShotAllReduceTokens } : {}),
+      ...(m.perTokenMultimemAllReduceS !== undefined ? { perTokenMultimemAllReduceS: m.perTokenMultimemAllReduceS, multimemAllReduceMinTokens: m.multimemAllReduceMinTokens ?? 0, multimemAllReduceMaxTokens: m.multimemAllReduceMaxTokens ?? 0 } : {}),
       ...(m.numExperts ? { expertWeightsS: m.expertWeightsS ?? 0, numExperts: m.numExperts, numExpertsPerTok: m.numExpertsPerTok ?? 0 } : {}),
       ...(m.slidingWindow ? { slidingWindow: m.slidingWindow, perSlidingKvTokenS: m.perSlidingKvTokenS ?? 0, perSlidingPairS: m.perSlidingPairS ?? 0 } : {}),
       ...(m.attentionChunkSize ? { attentionChunkSize: m.attentionChunkSize, perSlidingKvTokenS: m.perSlidingKvTokenS ?? 0, perSlidingPairS: m.perSlidingPairS ?? 0 } : {}),

@@ -213,6 +213,10 @@ export interface StepWork {
   perTokenAllReduceS: number;
   perTokenOneShotAllReduceS: number;
   oneShotAllReduceTokens: number;
+  /** H100 / H200 bf16 at tp 4, 6, 8: the multimem kernel's seconds per token for steps of multimemAllReduceMinTokens .. multimemAllReduceMaxTokens tokens; 0 otherwise. */
+  perTokenMultimemAllReduceS: number;
+  multimemAllReduceMinTokens: number;
+  multimemAllReduceMaxTokens: number;
 }
 
 /**
@@ -233,38 +237,80 @@ export const ALL_REDUCE_LATENCY_S = 5e-6;
 export const CUSTOM_ALL_REDUCE_MAX_BYTES = 8 * 1024 * 1024;
 
 /**
+ * On compute capability 9.0 with vLLM's symmetric-memory all-reduce on (VLLM_ALLREDUCE_USE_SYMM_MEM,
+ * default 1), per tp: the custom all-reduce's largest message (CUSTOM_ALL_REDUCE_MAX_SIZES["9.0"],
+ * capped at {@link CUSTOM_ALL_REDUCE_MAX_BYTES}) and the symmetric-memory one's
+ * (SYMM_MEM_ALL_REDUCE_MAX_SIZES["9.0"]), bytes (vllm/distributed/device_communicators/all_reduce_utils.py).
+ */
+const HOPPER_SYMM_MEM_BYTES: Record<number, { custom: number; symmMem: number }> = {
+  4: { custom: 8 * 1024 * 1024, symmMem: 32 * 1024 * 1024 },
+  6: { custom: 512 * 1024, symmMem: 64 * 1024 * 1024 },
+  8: { custom: 256 * 1024, symmMem: 64 * 1024 * 1024 },
+};
+
+/** The all-reduces of one step ({@link allReduceWork}): seconds per step and per token in each token band. */
+export interface AllReduceWork {
+  /** All-reduces per step (this stage's). */
+  calls: number;
+  /** One call's bytes per scheduled token: hidden_size · bytes(dtype). */
+  messageBytesPerToken: number;
+  /** The calls' latency, seconds per step. */
+  perStepS: number;
+  /** Two-shot / NCCL ring, seconds per scheduled token (the steps outside the bands below). */
+  perTokenS: number;
+  /** The most tokens a one-shot step has (0: none), and its seconds per token. */
+  oneShotTokens: number;
+  perTokenOneShotS: number;
+  /** The band of steps on the multimem kernel, tokens (max 0: none), and its seconds per token. */
+  multimemMinTokens: number;
+  multimemMaxTokens: number;
+  perTokenMultimemS: number;
+  /** Which algorithm runs which sizes, in words. */
+  algorithm: string;
+}
+
+/**
  * The all-reduces one step issues under tensor parallelism, per scheduled token, as vLLM runs
  * them (tp > 1; all 0 at tp 1):
  * - which: one after each block whose output projection is split over the GPUs' inputs, each of
- *   T · hidden_size · b bytes (T tokens scheduled, b the activation dtype's bytes): a layer's
+ *   M = T · hidden_size · b bytes (T tokens scheduled, b the activation dtype's bytes): a layer's
  *   mixer (attention's o_proj, a Mamba / linear-attention mixer's out_proj: RowParallelLinear with
  *   reduce_results, vllm/model_executor/layers/linear.py) and its MLP (down_proj, RowParallelLinear)
  *   or MoE block (the experts' summed output, one tensor_model_parallel_all_reduce, FusedMoE or the
  *   model's moe block), where the layer has them ({@link tpAllReduceCalls}); plus the input
  *   embedding's (VocabParallelEmbedding sums the vocabulary shards' rows: one all-reduce, on the
  *   first pipeline stage). Llama-3.1-70B: 80 layers · 2 + 1 = 161 a step.
- * - how (vllm/distributed/device_communicators/cuda_communicator.py all_reduce: the custom
- *   all-reduce where should_custom_ar, else NCCL; custom_all_reduce.py and csrc/custom_all_reduce.cuh):
- *   the custom all-reduce runs where tp is 2, 4, 6 or 8, the GPUs can reach each other's memory
- *   (not RTX 4090s) and, for tp > 2, are fully NVLink-connected; for messages under 8 MiB
- *   ({@link CUSTOM_ALL_REDUCE_MAX_BYTES}). Its one-shot kernel (cross_device_reduce_1stage: every
- *   GPU reads all tp − 1 peers' whole buffers) runs at tp 2 and, on NVLink, below 512 KiB at tp 4
- *   and below 256 KiB at tp 6 and 8: (tp − 1) · M bytes in per GPU. Its two-shot kernel
- *   (cross_device_reduce_2stage: reduce-scatter, then all-gather, each GPU reading (tp − 1)/tp · M
- *   in each) and NCCL's ring move 2 · (tp − 1)/tp · M per GPU. At tp 2 the two are the same bytes.
+ * - how (vllm/distributed/device_communicators/cuda_communicator.py all_reduce, in its order: the
+ *   custom all-reduce where should_custom_ar, then PyTorch symmetric memory where
+ *   should_use_symm_mem, else NCCL; custom_all_reduce.py, symm_mem.py, all_reduce_utils.py,
+ *   csrc/custom_all_reduce.cuh): the custom all-reduce runs where tp is 2, 4, 6 or 8, the GPUs can
+ *   reach each other's memory (not RTX 4090s) and, for tp > 2, are fully NVLink-connected; for
+ *   messages under 8 MiB ({@link CUSTOM_ALL_REDUCE_MAX_BYTES}). Its one-shot kernel
+ *   (cross_device_reduce_1stage: every GPU reads all tp − 1 peers' whole buffers) runs at tp 2 and,
+ *   on NVLink, below 512 KiB at tp 4 and below 256 KiB at tp 6 and 8: (tp − 1) · M bytes in per GPU.
+ *   Its two-shot kernel (cross_device_reduce_2stage: reduce-scatter, then all-gather, each GPU
+ *   reading (tp − 1)/tp · M in each) and NCCL's ring move 2 · (tp − 1)/tp · M per GPU; at tp 2 the
+ *   same bytes as one-shot. On H100 / H200 (GpuSpec.nvlinkMulticast) vLLM's default
+ *   symmetric-memory all-reduce cuts the custom all-reduce's limit to {@link HOPPER_SYMM_MEM_BYTES}
+ *   (256 KiB at tp 8) and, for bf16 messages up to 32 MiB (tp 4) or 64 MiB (tp 6, 8), runs
+ *   PyTorch's multimem_all_reduce_ (NVLink SHARP: each GPU asks the switch for its 1/tp slice
+ *   reduced over every GPU, multimem.ld_reduce, then multicasts it, multimem.st): a GPU serves its
+ *   whole buffer to the switch's reads and receives every slice once, (tp + 1)/tp · M each way.
+ *   At tp 2 its two-shot moves M, as the custom all-reduce's.
  * - time: each call = {@link ALL_REDUCE_LATENCY_S} + its bytes per GPU / (interconnectBytesPerSec ·
  *   {@link ALL_REDUCE_LINK_EFFICIENCY}), one direction of the GPU's link (GpuSpec interconnect:
  *   NVLink, or PCIe for cards without it; RTX 4090s have no peer access, so NCCL stages the ring
  *   through host memory over the same PCIe link). Charged serially: vLLM does not overlap the
  *   all-reduce with compute (the next GEMM needs its sum).
- * Llama-3.1-70B bf16 at tp 8 on H100 SXM, 256 tokens: M = 256 · 8,192 · 2 = 4 MiB, two-shot,
- * 1.75 · 4,194,304 B / (450e9 · 0.8) = 20.39 µs + 5 µs a call, 161 calls: 4.087 ms a step.
- * Not modelled: vLLM's newer paths (PyTorch symmetric memory's multimem all-reduce on Hopper with
- * VLLM_ALLREDUCE_USE_SYMM_MEM, FlashInfer's all-reduce + RMSNorm fusion), expert parallelism's
- * all-to-all in place of the MoE all-reduce, the logits' all-gather over the vocabulary shards.
+ * Llama-3.1-70B bf16 at tp 8 on H100 SXM, 256 tokens: M = 256 · 8,192 · 2 = 4 MiB, multimem,
+ * 1.125 · 4,194,304 B / (450e9 · 0.8) = 13.11 µs + 5 µs a call, 161 calls: 2.915 ms a step (on an
+ * A100 SXM, two-shot: 1.75 · M / 240e9 = 30.58 µs + 5 µs, 5.729 ms).
+ * Not modelled: FlashInfer's all-reduce and its all-reduce + RMSNorm fusion, NCCL's
+ * symmetric-memory path (both off by default), expert parallelism's all-to-all in place of the MoE
+ * all-reduce, the logits' all-gather over the vocabulary shards.
  */
-export function allReduceWork(m: ModelSpec, gpu: GpuSpec, dtype: Dtype, tp: number, firstStage = true): { calls: number; messageBytesPerToken: number; oneShotTokens: number; perStepS: number; perTokenS: number; perTokenOneShotS: number; algorithm: string } {
-  const none = { calls: 0, messageBytesPerToken: 0, oneShotTokens: 0, perStepS: 0, perTokenS: 0, perTokenOneShotS: 0, algorithm: '' };
+export function allReduceWork(m: ModelSpec, gpu: GpuSpec, dtype: Dtype, tp: number, firstStage = true): AllReduceWork {
+  const none: AllReduceWork = { calls: 0, messageBytesPerToken: 0, perStepS: 0, perTokenS: 0, oneShotTokens: 0, perTokenOneShotS: 0, multimemMinTokens: 0, multimemMaxTokens: 0, perTokenMultimemS: 0, algorithm: '' };
   if (tp <= 1) return none;
   const calls = tpAllReduceCalls(m, firstStage);
   const perToken = m.hiddenSize * dtypeBytes(dtype);
@@ -273,16 +319,27 @@ export function allReduceWork(m: ModelSpec, gpu: GpuSpec, dtype: Dtype, tp: numb
   // One-shot beyond two-shot's bytes only at tp > 2 (at tp 2 both move M); below the kernel's threshold, T · h · b < limit.
   const oneShotLimit = custom && tp > 2 && gpu.interconnect === 'NVLink' ? (tp <= 4 ? 512 * 1024 : 256 * 1024) : 0;
   const oneShotTokens = oneShotLimit > 0 ? Math.floor((oneShotLimit - 1) / perToken) : 0;
+  // Hopper's symmetric memory: the custom all-reduce below its cut limit (should_custom_ar: M < max_size), then multimem
+  // for bf16 up to its own (should_use_symm_mem: M <= max_size).
+  const hopper = gpu.nvlinkMulticast === true && gpu.interconnect === 'NVLink' ? HOPPER_SYMM_MEM_BYTES[tp] : undefined;
+  const multimem = hopper && dtype === 'bf16' ? { min: Math.ceil(hopper.custom / perToken), max: Math.floor(hopper.symmMem / perToken) } : undefined;
+  const customMax = hopper?.custom ?? CUSTOM_ALL_REDUCE_MAX_BYTES;
+  const n = (x: number) => x.toLocaleString('en-US');
+  const oneShot = oneShotTokens > 0 ? `one-shot, (tp − 1) · M per GPU, up to ${n(oneShotTokens)} tokens` : 'one-shot, M per GPU at tp 2';
+  const twoShot = oneShotTokens > 0 && oneShotLimit < customMax ? '; two-shot, 2 · (tp − 1)/tp · M, above' : '';
   const algorithm = custom
-    ? `vLLM's custom all-reduce below ${formatBytes(CUSTOM_ALL_REDUCE_MAX_BYTES)} (${oneShotTokens > 0 ? `one-shot, (tp − 1) · M per GPU, up to ${oneShotTokens.toLocaleString('en-US')} tokens; two-shot, 2 · (tp − 1)/tp · M, above` : 'one-shot, M per GPU at tp 2'}), NCCL's ring (2 · (tp − 1)/tp · M) above`
+    ? `vLLM's custom all-reduce below ${formatBytes(customMax)} (${oneShot}${twoShot}), ${multimem ? `the symmetric-memory multimem all-reduce (NVLink SHARP, (tp + 1)/tp · M) from ${n(multimem.min)} to ${n(multimem.max)} tokens (vLLM's default on this GPU in bf16), ` : ''}NCCL's ring (2 · (tp − 1)/tp · M) above`
     : `NCCL's ring, 2 · (tp − 1)/tp · M per GPU (${gpu.interconnect === 'PCIe, no P2P' ? `no peer access between ${gpu.name}s: vLLM's custom all-reduce is off and NCCL goes through host memory` : tp > 2 && gpu.interconnect !== 'NVLink' ? 'vLLM\'s custom all-reduce is off for more than 2 PCIe GPUs' : `vLLM's custom all-reduce runs at tp 2, 4, 6 or 8 only`})`;
   return {
     calls,
     messageBytesPerToken: perToken,
-    oneShotTokens,
     perStepS: calls * ALL_REDUCE_LATENCY_S,
     perTokenS: (calls * ((2 * (tp - 1)) / tp) * perToken) / rate,
+    oneShotTokens,
     perTokenOneShotS: oneShotTokens > 0 ? (calls * (tp - 1) * perToken) / rate : 0,
+    multimemMinTokens: multimem?.min ?? 0,
+    multimemMaxTokens: multimem?.max ?? 0,
+    perTokenMultimemS: multimem ? (calls * ((tp + 1) / tp) * perToken) / rate : 0,
     algorithm,
   };
 }
@@ -495,12 +552,15 @@ export function stepWork(profile: Profile, stage?: number): StepWork {
     perTokenAllReduceS: allReduce.perTokenS,
     perTokenOneShotAllReduceS: allReduce.perTokenOneShotS,
     oneShotAllReduceTokens: allReduce.oneShotTokens,
+    perTokenMultimemAllReduceS: allReduce.perTokenMultimemS,
+    multimemAllReduceMinTokens: allReduce.multimemMinTokens,
+    multimemAllReduceMaxTokens: allReduce.multimemMaxTokens,
   };
 }
 
 /** The StepWork figures that are per stage (seconds per unit); the rest are the model's. */
 const STAGE_WORK_KEYS = ['weightsS', 'hostReadS', 'decodeWeightsS', 'prefillWeightsS', 'expertWeightsS', 'perKvTokenS', 'perTokenS', 'perDecodeTokenS', 'perPrefillContextTokenS', 'perPrefillContextKvS', 'perLogitsS', 'perPairS', 'perDecodePairS', 'perSlidingKvTokenS', 'perSlidingPairS', 'perRequestStateS',
-  'allReduceS', 'perTokenAllReduceS', 'perTokenOneShotAllReduceS'] as const;
+  'allReduceS', 'perTokenAllReduceS', 'perTokenOneShotAllReduceS', 'perTokenMultimemAllReduceS'] as const;
 type StageCoefficientKey = (typeof STAGE_WORK_KEYS)[number];
 
 /**
@@ -574,12 +634,11 @@ export function stepTimeModel(profile: Profile, spec: StepTimeSpec | undefined =
     computeEfficiency: e.computeEfficiency,
     memoryEfficiency: e.memoryEfficiency,
     assumed: assumed.map((k) => byName[k]),
-    ...(w.oneShotAllReduceTokens > 0 ? { oneShotAllReduceTokens: w.oneShotAllReduceTokens } : {}),
     ...(stages.length > 0 ? { stages, stageSendPerTokenS: stageSendPerTokenS(profile) } : {}),
     ...(profile.device.tensorParallelSize > 1 || stages.length > 0
       ? {
           unmodelled: [
-            ...(profile.device.tensorParallelSize > 1 ? ['newer all-reduce paths (symmetric-memory multimem, all-reduce + RMSNorm fusion) and the logits\' all-gather over the tensor-parallel GPUs'] : []),
+            ...(profile.device.tensorParallelSize > 1 ? ['FlashInfer\'s all-reduce (+ RMSNorm fusion) where enabled and the logits\' all-gather over the tensor-parallel GPUs'] : []),
             ...(stages.length > 0 ? ['the receiving stage\'s all-gather of the hidden states and any link faster or slower than the assumed one'] : []),
           ],
         }
@@ -615,7 +674,9 @@ function scaledCoefficients(w: StepWork, e: Required<StepTimeSpec>, mla: boolean
     ...(w.perRequestStateS > 0 ? { perRequestStateS: mem(w.perRequestStateS) } : {}),
     // At the assumed link efficiency already (allReduceWork); absent at tp 1.
     ...(w.allReduceS > 0 ? { allReduceS: w.allReduceS, perTokenAllReduceS: w.perTokenAllReduceS } : {}),
-    ...(w.perTokenOneShotAllReduceS > 0 ? { perTokenOneShotAllReduceS: w.perTokenOneShotAllReduceS } : {}),
+    // The token bands are the model's; each stage carries them too, so that stepSeconds of a stage alone is its step.
+    ...(w.perTokenOneShotAllReduceS > 0 ? { perTokenOneShotAllReduceS: w.perTokenOneShotAllReduceS, oneShotAllReduceTokens: w.oneShotAllReduceTokens } : {}),
+    ...(w.perTokenMultimemAllReduceS > 0 ? { perTokenMultimemAllReduceS: w.perTokenMultimemAllReduceS, multimemAllReduceMinTokens: w.multimemAllReduceMinTokens, multimemAllReduceMaxTokens: w.multimemAllReduceMaxTokens } : {}),
   };
 }
 
@@ -737,7 +798,8 @@ export function expertShareRead(m: { numExperts?: number; numExpertsPerTok?: num
 
 /** The fields of a StepTimeModel that set its step times (the rest describe them). */
 export type StepCoefficientKey = 'perStepS' | 'weightsS' | 'decodeWeightsS' | 'prefillWeightsS' | 'perKvTokenS' | 'perTokenS' | 'perDecodeTokenS' | 'perPrefillContextTokenS' | 'perPrefillContextKvS' | 'perLogitsS' | 'perPairS' | 'perDecodePairS' | 'expertWeightsS' | 'numExperts' | 'numExpertsPerTok'
-  | 'slidingWindow' | 'attentionChunkSize' | 'perSlidingKvTokenS' | 'perSlidingPairS' | 'perRequestStateS' | 'allReduceS' | 'perTokenAllReduceS' | 'perTokenOneShotAllReduceS' | 'oneShotAllReduceTokens';
+  | 'slidingWindow' | 'attentionChunkSize' | 'perSlidingKvTokenS' | 'perSlidingPairS' | 'perRequestStateS' | 'allReduceS' | 'perTokenAllReduceS' | 'perTokenOneShotAllReduceS' | 'oneShotAllReduceTokens'
+  | 'perTokenMultimemAllReduceS' | 'multimemAllReduceMinTokens' | 'multimemAllReduceMaxTokens';
 
 /** The step-time coefficients {@link stepSeconds} reads. */
 export type StepCoefficients = Pick<StepTimeModel, StepCoefficientKey>;
@@ -873,15 +935,19 @@ export function gemmSeconds(m: Pick<StepCoefficients, 'perTokenS' | 'perDecodeTo
 }
 
 /**
- * Seconds of a step's tensor-parallel all-reduces ({@link allReduceWork}): allReduceS +
- * `tokens` · perTokenOneShotAllReduceS where 0 < tokens <= oneShotAllReduceTokens (vLLM's one-shot
- * kernel), else perTokenAllReduceS; 0 for a step of no tokens. Absent fields: 0 (tp 1, or a run
- * saved before them, which charged no all-reduce and replays so).
+ * Seconds of a step's tensor-parallel all-reduces ({@link allReduceWork}): allReduceS + `tokens` ·
+ * perTokenOneShotAllReduceS where 0 < tokens <= oneShotAllReduceTokens (vLLM's one-shot kernel),
+ * perTokenMultimemAllReduceS where multimemAllReduceMinTokens <= tokens <= multimemAllReduceMaxTokens
+ * (the symmetric-memory multimem kernel), else perTokenAllReduceS; 0 for a step of no tokens, as
+ * simulator.cc StepSeconds. Absent fields: 0 (tp 1, or a run saved before them, which charged no
+ * all-reduce and replays so).
  */
-export function allReduceSeconds(m: Pick<StepCoefficients, 'allReduceS' | 'perTokenAllReduceS' | 'perTokenOneShotAllReduceS' | 'oneShotAllReduceTokens'>, tokens: number): number {
+export function allReduceSeconds(m: Pick<StepCoefficients, 'allReduceS' | 'perTokenAllReduceS' | 'perTokenOneShotAllReduceS' | 'oneShotAllReduceTokens' | 'perTokenMultimemAllReduceS' | 'multimemAllReduceMinTokens' | 'multimemAllReduceMaxTokens'>, tokens: number): number {
   if (tokens <= 0) return 0;
-  const oneShot = tokens <= (m.oneShotAllReduceTokens ?? 0);
-  return (m.allReduceS ?? 0) + tokens * ((oneShot ? m.perTokenOneShotAllReduceS : m.perTokenAllReduceS) ?? 0);
+  const perToken = tokens <= (m.oneShotAllReduceTokens ?? 0)
+    ? m.perTokenOneShotAllReduceS
+    : tokens >= (m.multimemAllReduceMinTokens ?? 0) && tokens <= (m.multimemAllReduceMaxTokens ?? 0) ? m.perTokenMultimemAllReduceS : m.perTokenAllReduceS;
+  return (m.allReduceS ?? 0) + tokens * (perToken ?? 0);
 }
 
 /**

@@ -79,7 +79,7 @@ describe('the WebAssembly build against the native addon', { skip }, () => {
     ['paged, MoE: the routed experts read in the share a step touches', { ...baseConfig, layout: 0, expertWeightsS: 2e-2, numExperts: 64, numExpertsPerTok: 4 }],
     ['paged, sliding-window layers in the step time: min(context, W) KV tokens and pairs', { ...baseConfig, layout: 0, stepSlidingWindow: 128, perSlidingKvTokenS: 2e-8, perSlidingPairS: 1e-9 }],
     ['paged, chunked local-attention layers in the step time: the query\'s own chunk of C tokens', { ...baseConfig, layout: 0, stepAttentionChunkSize: 96, perSlidingKvTokenS: 2e-8, perSlidingPairS: 1e-9 }],
-    ['paged, tensor-parallel all-reduces after the max: one-shot up to 12 tokens, two-shot above', { ...baseConfig, layout: 0, allReduceS: 8e-4, perTokenAllReduceS: 3e-6, perTokenOneShotAllReduceS: 1.2e-5, oneShotAllReduceTokens: 12 }],
+    ['paged, tensor-parallel all-reduces after the max: one-shot up to 12 tokens, multimem from 40 to 300, two-shot otherwise', { ...baseConfig, layout: 0, allReduceS: 8e-4, perTokenAllReduceS: 3e-6, perTokenOneShotAllReduceS: 1.2e-5, oneShotAllReduceTokens: 12, perTokenMultimemAllReduceS: 2e-6, multimemAllReduceMinTokens: 40, multimemAllReduceMaxTokens: 300 }],
   ];
   for (const [name, config] of cases) {
     it(`the simulator gives the same run sample for sample: ${name}`, () => {

@@ -145,7 +145,7 @@ test('under tensor parallelism the step-time model charges the all-reduces and l
   // the embedding's: 97 calls.
   const base = profileOf('qwen3-30b-a3b');
   const tp2 = stepTimeModel({ ...base, device: { ...base.device, tensorParallelSize: 2 } });
-  assert.deepEqual(tp2.unmodelled, ["newer all-reduce paths (symmetric-memory multimem, all-reduce + RMSNorm fusion) and the logits' all-gather over the tensor-parallel GPUs"]);
+  assert.deepEqual(tp2.unmodelled, ["FlashInfer's all-reduce (+ RMSNorm fusion) where enabled and the logits' all-gather over the tensor-parallel GPUs"]);
   assert.match(tp2.source, /tensor parallel 2: .*97 all-reduces a step/);
   assert.ok(Math.abs(tp2.allReduceS! - 97 * 5e-6) < 1e-15);
   const one = stepTimeModel(base);

@@ -19,46 +19,66 @@ function llama70b(tp: number, gpu = 'H100 SXM', pp = 1): Profile {
 
 const close = (got: number, want: number, what: string) => assert.ok(Math.abs(got - want) <= 1e-9 * Math.abs(want), `${what}: ${got} vs ${want}`);
 
-test('Llama-3.1-70B tp 8 on H100 SXM, 256 decode tokens: 161 all-reduces of 4 MiB, two-shot, 4.0876 ms after the max', () => {
+test('Llama-3.1-70B tp 8, 256 decode tokens: 161 all-reduces of 4 MiB after the max, 5.729 ms two-shot on A100 SXM, 2.915 ms multimem on H100 SXM', () => {
   // By hand. vLLM's Llama runs one all-reduce after each layer's o_proj and one after its down_proj
   // (RowParallelLinear, reduce_results), 80 layers · 2, and one after VocabParallelEmbedding: 161.
-  // A step of 256 tokens: M = 256 · hidden_size 8,192 · 2 B (bf16) = 4,194,304 B = 4 MiB, under the
-  // custom all-reduce's 8 MiB and over its one-shot limit at tp 8 (256 KiB): two-shot, each GPU
-  // moving 2 · (8 − 1)/8 · M = 7,340,032 B over NVLink 450e9 B/s a direction (datasheet 900 GB/s
-  // both) at the assumed 0.8: 7,340,032 / 360e9 = 20.38898 µs, + the assumed 5 µs a call =
-  // 25.38898 µs; × 161 = 4.087626 ms. Serial: the step is the roofline's max plus it.
-  const m = stepTimeModel(llama70b(8));
+  // A step of 256 tokens: M = 256 · hidden_size 8,192 · 2 B (bf16) = 4,194,304 B = 4 MiB.
+  // A100 80GB (SXM): the custom all-reduce (under 8 MiB), over its one-shot limit at tp 8 (256 KiB):
+  // two-shot, each GPU moving 2 · (8 − 1)/8 · M = 7,340,032 B over NVLink 300e9 B/s a direction
+  // (datasheet 600 GB/s both) at the assumed 0.8: 7,340,032 / 240e9 = 30.58347 µs, + the assumed
+  // 5 µs a call = 35.58347 µs; × 161 = 5.728938 ms. Serial: the step is the roofline's max plus it.
+  const a100 = stepTimeModel(llama70b(8, 'A100 80GB'));
   assert.equal(tpAllReduceCalls(loadModel('Llama-3.1-70B')), 161);
-  close(m.allReduceS!, 161 * 5e-6, 'latency per step');
-  close(m.perTokenAllReduceS!, (161 * 1.75 * 8_192 * 2) / 360e9, 'two-shot per token');
-  close(allReduceSeconds(m, 256), 161 * (7_340_032 / 360e9 + 5e-6), 'all-reduces of 256 tokens');
-  assert.ok(Math.abs(allReduceSeconds(m, 256) - 4.087626e-3) < 1e-9, `${allReduceSeconds(m, 256)}`);
+  close(a100.allReduceS!, 161 * 5e-6, 'latency per step');
+  close(a100.perTokenAllReduceS!, (161 * 1.75 * 8_192 * 2) / 240e9, 'two-shot per token');
+  close(allReduceSeconds(a100, 256), 161 * (7_340_032 / 240e9 + 5e-6), 'A100: all-reduces of 256 tokens');
+  assert.ok(Math.abs(allReduceSeconds(a100, 256) - 5.728938e-3) < 1e-9, `${allReduceSeconds(a100, 256)}`);
+  assert.equal(a100.multimemAllReduceMaxTokens, undefined);
+  // H100 SXM: vLLM's symmetric memory (VLLM_ALLREDUCE_USE_SYMM_MEM=1) cuts the custom all-reduce to
+  // 256 KiB at tp 8 and takes bf16 up to 64 MiB (16 to 4,096 tokens) on the multimem kernel: each
+  // GPU serves M to the switch's ld_reduce and receives its slice plus every multicast slice,
+  // (8 + 1)/8 · M = 4,718,592 B over 450e9 · 0.8 = 360e9: 13.10720 µs + 5 µs, × 161 = 2.915259 ms.
+  const m = stepTimeModel(llama70b(8));
+  assert.equal(m.multimemAllReduceMinTokens, 16);
+  assert.equal(m.multimemAllReduceMaxTokens, 4_096);
+  close(allReduceSeconds(m, 256), 161 * (4_718_592 / 360e9 + 5e-6), 'H100: all-reduces of 256 tokens');
+  assert.ok(Math.abs(allReduceSeconds(m, 256) - 2.915259e-3) < 1e-9, `${allReduceSeconds(m, 256)}`);
   // In the step: 256 decode tokens at 1,000 tokens of context each, the roofline's terms plus the all-reduces.
   const a = { ...chunkAttention(1, 1000, 0), kvTokens: 256_000, decodePairs: 256_000, decodeTokens: 256 };
   const roofline = m.perStepS + Math.max(weightReadSeconds(m, 256, 256) + kvReadSeconds(m, a) + stateSeconds(m, 256), gemmSeconds(m, 256, 256, a) + pairSeconds(m, a));
   close(stepSeconds(m, 256, 256, a) - roofline, allReduceSeconds(m, 256), 'step less its roofline');
-  assert.match(m.source, /tensor parallel 8: .*161 all-reduces a step .*vLLM's custom all-reduce below 8 MiB \(one-shot, \(tp − 1\) · M per GPU, up to 15 tokens; two-shot, 2 · \(tp − 1\)\/tp · M, above\), NCCL's ring .* over NVLink 450 GB\/s per direction \(NVIDIA H100 Tensor Core GPU datasheet .*\) at an assumed 0\.8 of it, plus an assumed 5 µs a call; added after the max, not overlapped/);
-  assert.doesNotMatch(m.source, /not modelled; overhead_ms/);
-  assert.deepEqual(m.unmodelled, ["newer all-reduce paths (symmetric-memory multimem, all-reduce + RMSNorm fusion) and the logits' all-gather over the tensor-parallel GPUs"]);
+  assert.match(m.source, /tensor parallel 8: .*161 all-reduces a step .*vLLM's custom all-reduce below 256 KiB \(one-shot, \(tp − 1\) · M per GPU, up to 15 tokens\), the symmetric-memory multimem all-reduce \(NVLink SHARP, \(tp \+ 1\)\/tp · M\) from 16 to 4,096 tokens .*, NCCL's ring .* over NVLink 450 GB\/s per direction \(NVIDIA H100 Tensor Core GPU datasheet .*\) at an assumed 0\.8 of it, plus an assumed 5 µs a call; added after the max, not overlapped/);
+  assert.deepEqual(m.unmodelled, ["FlashInfer's all-reduce (+ RMSNorm fusion) where enabled and the logits' all-gather over the tensor-parallel GPUs"]);
 });
 
-test('one-shot below the custom all-reduce\'s threshold: 15 tokens (245,760 B < 256 KiB) move 7 · M at tp 8, 16 tokens two-shot; tp 4 up to 31 tokens (512 KiB)', () => {
+test('the algorithm by message size: one-shot 7 · M below 256 KiB at tp 8 (15 tokens), then multimem on H100 or two-shot on A100; tp 4 one-shot to 31 tokens, two-shot to 511, multimem to 2,048, the ring above; fp16 never multimem', () => {
   // csrc/custom_all_reduce.cuh: full NVLink, world_size <= 8 and bytes < 256 KiB (<= 4: 512 KiB) ->
   // cross_device_reduce_1stage, every GPU reading its 7 peers' whole buffers: 7 · M.
   // 15 tokens: M = 15 · 16,384 = 245,760 B; 7 · M / 360e9 = 4.778667 µs + 5 µs = 9.778667 µs, × 161 = 1.574365 ms.
-  // 16 tokens: M = 262,144 B, not below 256 KiB: two-shot 1.75 · M / 360e9 = 1.274311 µs + 5 µs, × 161 = 1.010164 ms.
   const m = stepTimeModel(llama70b(8));
   assert.equal(m.oneShotAllReduceTokens, 15);
   close(allReduceSeconds(m, 15), 161 * ((7 * 245_760) / 360e9 + 5e-6), 'one-shot, 15 tokens');
-  close(allReduceSeconds(m, 16), 161 * ((1.75 * 262_144) / 360e9 + 5e-6), 'two-shot, 16 tokens');
-  // tp 4: (512 Ki − 1) / 16,384 -> 31 tokens one-shot at 3 · M; above, two-shot at 1.5 · M.
+  close(allReduceSeconds(m, 16), 161 * ((1.125 * 262_144) / 360e9 + 5e-6), 'multimem, 16 tokens');
+  // 4,097 tokens: M = 67,125,248 B > 64 MiB: NCCL's ring, 1.75 · M.
+  close(allReduceSeconds(m, 4_097), 161 * ((1.75 * 67_125_248) / 360e9 + 5e-6), 'ring, 4,097 tokens');
+  const a100 = stepTimeModel(llama70b(8, 'A100 80GB'));
+  close(allReduceSeconds(a100, 16), 161 * ((1.75 * 262_144) / 240e9 + 5e-6), 'A100 two-shot, 16 tokens');
+  // tp 4 on H100: one-shot below 512 KiB ((512 Ki − 1) / 16,384 -> 31 tokens) at 3 · M, the custom
+  // two-shot below its 8 MiB (511 tokens) at 1.5 · M, multimem up to 32 MiB (2,048 tokens) at 1.25 · M.
   const m4 = stepTimeModel(llama70b(4));
-  assert.equal(m4.oneShotAllReduceTokens, 31);
+  assert.deepEqual([m4.oneShotAllReduceTokens, m4.multimemAllReduceMinTokens, m4.multimemAllReduceMaxTokens], [31, 512, 2_048]);
   close(allReduceSeconds(m4, 31), 161 * ((3 * 31 * 16_384) / 360e9 + 5e-6), 'tp 4 one-shot, 31 tokens');
   close(allReduceSeconds(m4, 256), 161 * ((1.5 * 4_194_304) / 360e9 + 5e-6), 'tp 4 two-shot, 256 tokens');
-  // tp 2: one-shot moves M, the same as two-shot's 2 · 1/2 · M: no threshold.
+  close(allReduceSeconds(m4, 512), 161 * ((1.25 * 8_388_608) / 360e9 + 5e-6), 'tp 4 multimem, 512 tokens');
+  close(allReduceSeconds(m4, 2_049), 161 * ((1.5 * 2_049 * 16_384) / 360e9 + 5e-6), 'tp 4 ring, 2,049 tokens');
+  // fp16: vLLM's symmetric-memory all-reduce takes bf16 only; the custom all-reduce stays cut to 256 KiB: the ring above.
+  const fp16 = stepTimeModel({ ...llama70b(8), dtype: 'fp16' });
+  assert.equal(fp16.multimemAllReduceMaxTokens, undefined);
+  close(allReduceSeconds(fp16, 256), 161 * ((1.75 * 4_194_304) / 360e9 + 5e-6), 'fp16 ring, 256 tokens');
+  // tp 2: one-shot moves M, the same as two-shot's 2 · 1/2 · M: no band.
   const m2 = stepTimeModel(llama70b(2));
   assert.equal(m2.oneShotAllReduceTokens, undefined);
+  assert.equal(m2.multimemAllReduceMaxTokens, undefined);
   close(allReduceSeconds(m2, 256), 161 * (4_194_304 / 360e9 + 5e-6), 'tp 2, 256 tokens');
 });
 
@@ -82,14 +102,14 @@ test('tp 1 is unchanged: no all-reduce fields, the step the roofline alone, not 
   assert.equal(stepSeconds(m, 1000, 1, a), m.perStepS + Math.max(weightReadSeconds(m, 1000, 0) + kvReadSeconds(m, a) + stateSeconds(m, 1), gemmSeconds(m, 1000, 1, a) + pairSeconds(m, a)));
 });
 
-test('the simulator charges the all-reduces: one 1,000-token prompt at tp 8 takes its roofline step plus 161 two-shot calls of 16 MB (pp 1 and each stage of pp 2)', async () => {
-  // 1,000 tokens: M = 1,000 · 16,384 = 16,384,000 B, over the custom all-reduce's 8 MiB: NCCL's ring,
-  // the same 1.75 · M a GPU: 79.644 µs + 5 µs a call, × 161 = 13.6279 ms on top of the roofline.
+test('the simulator charges the all-reduces: one 1,000-token prompt at tp 8 takes its roofline step plus 161 multimem calls of 16 MB (pp 1 and each stage of pp 2)', async () => {
+  // 1,000 tokens: M = 1,000 · 16,384 = 16,384,000 B, multimem on H100 (16 to 4,096 tokens), 1.125 · M
+  // a GPU: 51.2 µs + 5 µs a call, × 161 = 9.0482 ms on top of the roofline.
   const p = llama70b(8);
   const r = await simulatePool(p, { trace: [{ arrivalS: 0, promptLen: 1000, outputLen: 1 }] });
   const m = r.stepTime!;
   const a = chunkAttention(1000, 1000, 0);
-  close(allReduceSeconds(m, 1000), 161 * ((1.75 * 16_384_000) / 360e9 + 5e-6), 'all-reduces of 1,000 tokens');
+  close(allReduceSeconds(m, 1000), 161 * ((1.125 * 16_384_000) / 360e9 + 5e-6), 'all-reduces of 1,000 tokens');
   close(r.summary.simulatedSeconds, stepSeconds(m, 1000, 1, a), 'simulated step');
   // pp 2: stage 1 holds layers 0-39 and the embedding (81 calls), stage 2 layers 40-79 (80 calls).
   const r2 = await simulatePool(llama70b(4, 'H100 SXM', 2), { trace: [{ arrivalS: 0, promptLen: 1000, outputLen: 1 }] });

@@ -369,7 +369,7 @@ test('best point: across a tensor_parallel_size axis, goodput is ranked per GPU,
   const note = sweepProvenance(report).find((n) => n.startsWith('not modelled'));
   assert.equal(note, 'not modelled in the step times: the communication between the 2 tensor-parallel GPUs, the communication between the 4 tensor-parallel GPUs, the communication between the 8 tensor-parallel GPUs (the all-reduce after every attention and MLP block: its cost grows with tensor_parallel_size, so the points with more GPUs are flattered)');
   // Points simulated since the all-reduce is charged (s41) list only what it leaves out, no word of flattery.
-  const unmodelled = ["newer all-reduce paths (symmetric-memory multimem, all-reduce + RMSNorm fusion) and the logits' all-gather over the tensor-parallel GPUs"];
+  const unmodelled = ["FlashInfer's all-reduce (+ RMSNorm fusion) where enabled and the logits' all-gather over the tensor-parallel GPUs"];
   const now = { rows: rows.map((r) => ({ ...r, unmodelled })), environments: { e: ENV_A } } as unknown as SweepReport;
   assert.equal(sweepProvenance(now).find((n) => n.startsWith('not modelled')), `not modelled in the step times: ${unmodelled[0]}`);
 });

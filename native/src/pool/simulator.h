@@ -174,8 +174,10 @@ enum class KvLayout : int32_t {
 // and has ChunkedPairs(c, c + n, C) pairs; a decode token at position t reads (t mod C) + 1.
 // Tensor parallelism: the step's all-reduces, added after the max (vLLM does not overlap them with
 // compute): all_reduce_s + tokens · per_token_one_shot_all_reduce_s for a step of at most
-// one_shot_all_reduce_tokens tokens (vLLM's one-shot kernel), else + tokens ·
-// per_token_all_reduce_s (two-shot / NCCL ring); nothing for a step of no tokens. All 0 at tp 1.
+// one_shot_all_reduce_tokens tokens (vLLM's one-shot kernel), per_token_multimem_all_reduce_s for
+// multimem_all_reduce_min_tokens .. multimem_all_reduce_max_tokens (H100 / H200 bf16: the
+// symmetric-memory multimem kernel), else per_token_all_reduce_s (two-shot / NCCL ring); nothing
+// for a step of no tokens. All 0 at tp 1.
 // The coefficients (seconds per unit) come from runner/simulate/step-time.ts.
 struct StepTimeModel {
   double per_step_s = 0;
@@ -204,6 +206,9 @@ struct StepTimeModel {
   double per_token_all_reduce_s = 0;           // their two-shot / ring bytes per scheduled token
   double per_token_one_shot_all_reduce_s = 0;  // their one-shot bytes per token, up to the next
   int32_t one_shot_all_reduce_tokens = 0;      // the most tokens a one-shot step has (0: none)
+  double per_token_multimem_all_reduce_s = 0;  // multimem bytes per token, in the band below
+  int32_t multimem_all_reduce_min_tokens = 0;  // the band of multimem steps (max 0: none)
+  int32_t multimem_all_reduce_max_tokens = 0;
 };
 
 // Query-key pairs of the queries at positions [from, to) (0-based) in a layer whose window is
