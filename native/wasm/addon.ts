@@ -430,7 +430,7 @@ const SIM_STAGE_FIELDS = ['perStepS', 'weightsS', 'expertWeightsS', 'perKvTokenS
   'perDecodeTokenS', 'perPrefillContextTokenS', 'perRequestStateS', 'perPrefillContextKvS', 'decodeWeightsS', 'prefillWeightsS', 'allReduceS', 'perTokenAllReduceS', 'perTokenOneShotAllReduceS', 'perTokenMultimemAllReduceS'] as const;
 
 export class ServingSimulator {
-  private readonly h: number;
+  private h: number;
   private readonly n: number;
 
   constructor(config: Record<string, unknown>, arrivalS: Float64Array, promptLen: Int32Array, outputLen: Int32Array,
@@ -463,7 +463,21 @@ export class ServingSimulator {
     if (this.h === 0) throw new RangeError(core.UTF8ToString(fn('error')() >>> 0));
     this.n = n;
     const h = this.h;
-    freed.register(this, () => fn('sim_delete')(h));
+    freed.register(this, () => fn('sim_delete')(h), this);
+  }
+
+  /** Deletes the simulator now (the addon's free()); later calls throw Error. */
+  free(): void {
+    if (this.h === 0) return;
+    freed.unregister(this);
+    fn('sim_delete')(this.h);
+    this.h = 0;
+  }
+
+  /** The live simulator's handle. @throws Error after free(). */
+  private live(): number {
+    if (this.h === 0) throw new Error('ServingSimulator: used after free()');
+    return this.h;
   }
 
   /**
@@ -472,29 +486,31 @@ export class ServingSimulator {
    * of this build, which serves machines without the addon).
    */
   load(_maxRequests: number): number {
+    this.live();
     return this.n;
   }
 
   run(maxSteps: number): boolean {
-    return fn('sim_run')(this.h, maxSteps) !== 0;
+    return fn('sim_run')(this.live(), maxSteps) !== 0;
   }
 
   samples(): Float64Array {
-    fn('sim_samples')(this.h);
+    fn('sim_samples')(this.live());
     return doubles();
   }
 
   totals(): object {
-    return json(fn('sim_totals')(this.h));
+    return json(fn('sim_totals')(this.live()));
   }
 
   times(): object {
     const n = this.n;
+    const h = this.live();
     const scheduledS = new Float64Array(n), firstTokenS = new Float64Array(n), finishS = new Float64Array(n);
     const outputLen = new Int32Array(n);
     withScratch((s) => {
       const ps = s.alloc(8 * n), pf = s.alloc(8 * n), pe = s.alloc(8 * n), po = s.alloc(4 * n);
-      fn('sim_times')(this.h, ps, pf, pe, po);
+      fn('sim_times')(h, ps, pf, pe, po);
       copyOut(ps, scheduledS);
       copyOut(pf, firstTokenS);
       copyOut(pe, finishS);

@@ -572,21 +572,29 @@ function sumTotals(ts: ServingSimTotals[]): ServingSimTotals {
 async function simulateDataParallel(profile: Profile, packed: ServingSimRequests, config: ServingSimConfig, dp: number, scale: number, source: PoolLoad['source'], stepTime: StepTimeModel, opts: SimulateOptions,
   pool: { numPages: number; poolTokenCount: number; pageSize: number; poolBlocks: number | undefined; poolLayout: string | undefined; groups: { count: number } | undefined }): Promise<PoolResult> {
   const n = packed.arrivalS.length;
-  // Each pass runs every engine whole, then lets the event loop turn (a cancel is seen between passes).
-  const settled = await settleDispatch(packed, dp, async (_engine, requests) => {
+  // Each pass runs every engine whole, keeps what the result reads (engine 1's samples: the chart's)
+  // and frees the simulator at once (a pass builds dp of them), then lets the event loop turn (a
+  // cancel is seen between engines).
+  const settled = await settleDispatch(packed, dp, async (engine, requests) => {
     const sim = new ServingSimulator(config, requests);
-    while (!sim.load(n));
-    while (!sim.run(1 << 30));
+    let run;
+    try {
+      while (!sim.load(n));
+      while (!sim.run(1 << 30));
+      run = { samples: engine === 0 ? sim.samples() : undefined, totals: sim.totals(), times: sim.times(), requests };
+    } finally {
+      sim.free();
+    }
     await nextTurn();
     opts.signal?.throwIfAborted();
-    return { sim, totals: sim.totals(), times: sim.times(), requests };
+    return run;
   }, (done) => opts.onPrepare?.({ phase: 'settling the data-parallel dispatch', done, requests: n }));
   const { runs, byEngine } = settled;
   const t = sumTotals(runs.map((r) => r.totals));
   const summary = poolSummary(t, dp * pool.numPages);
   // Peaks are one engine's: of its own pool.
   summary.peakOccupancy = t.peakPagesUsed / pool.numPages;
-  const samples = unpackSamples(runs[0].sim.samples());
+  const samples = unpackSamples(runs[0].samples!);
   for (const s of samples) opts.onSample?.(s);
   const times = mergeTimes(n, byEngine, runs.map((r) => r.times));
   opts.onTimes?.(packed, times);

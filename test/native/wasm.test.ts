@@ -99,6 +99,17 @@ describe('the WebAssembly build against the native addon', { skip }, () => {
     });
   }
 
+  it('free() releases a simulator at once in both builds: every later call throws instead of reading freed memory', () => {
+    for (const m of [builds!.native, builds!.wasm]) {
+      const sim = new m.ServingSimulator({ ...baseConfig, layout: 0 }, ...workload(50, 3));
+      while (!sim.run(997));
+      assert.equal(sim.totals().completed + sim.totals().rejected, 50);
+      sim.free();
+      for (const call of [() => sim.run(1), () => sim.totals(), () => sim.times(), () => sim.samples(), () => sim.load(1)]) assert.throws(call, /ServingSimulator: used after free\(\)/);
+      sim.free(); // a second free is no error
+    }
+  });
+
   it('the allocator takes the same pages, copies the same KV on write and counts the same', () => {
     const results = [builds!.native, builds!.wasm].map((m) => {
       const a = new m.PageAllocator(8, 4, 0, 0, true);
