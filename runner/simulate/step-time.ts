@@ -100,6 +100,7 @@
  */
 import type { Dtype, ModelSpec, Profile, StepTimeSpec } from '../../core/config/types';
 import { attentionLayerTypes, dtypeBytes, estimate, isChunkedLocalAttention, mambaStateBytesPerSequence, mlaDecodeCopies, mlaKvBProjParams, paramCounts, quantizedActiveComputeParams, routedExpertBytes, stageModel } from '../../core/estimate/index';
+import { NODE_GPUS } from '../../core/estimate/checks';
 import { computePeak, DEFAULT_GPU, gpuByName, GPUS, hostLinkBytesPerSec, quantizedGemmPeak, type ComputePeak, type GpuSpec } from '../../core/estimate/gpus';
 import type { StageStepTime, StepTimeModel } from '../../core/protocol/run';
 import { formatBytes, formatDuration, formatRate, formatSignificant } from '../../core/format';
@@ -564,23 +565,45 @@ const STAGE_WORK_KEYS = ['weightsS', 'hostReadS', 'decodeWeightsS', 'prefillWeig
 type StageCoefficientKey = (typeof STAGE_WORK_KEYS)[number];
 
 /**
- * The bandwidth assumed for the link between two pipeline stages, bytes/s per GPU: 50 GB/s, one
- * 400 Gb/s InfiniBand NDR port per GPU, the usual link between the nodes pipeline parallelism
- * spans (an assumption, not a measurement; stages inside one NVLink node are faster).
+ * The bandwidth assumed for the link between two pipeline stages on different nodes, bytes/s per
+ * GPU: 50 GB/s, one 400 Gb/s InfiniBand NDR port per GPU (an assumption, not a measurement).
  */
 export const PIPELINE_LINK_BYTES_PER_S = 50e9;
 
 /**
- * Seconds one stage takes to send one scheduled token's hidden state to the next stage, modelled:
- * 2 · hidden_size · bytes(dtype) / tp / {@link PIPELINE_LINK_BYTES_PER_S}. vLLM passes
+ * The link a pipeline stage sends its hidden states over, bytes/s per GPU, and its words: the
+ * GPUs' own interconnect (GpuSpec.interconnectBytesPerSec at {@link ALL_REDUCE_LINK_EFFICIENCY},
+ * NCCL's send / recv between peers) where all tp · pp GPUs fit one node (NODE_GPUS, 8), else
+ * {@link PIPELINE_LINK_BYTES_PER_S} between nodes. An assumption on the placement: a deployment
+ * that spreads fewer than 8 GPUs over nodes has the slower link.
+ */
+export function pipelineLink(profile: Profile, gpu: GpuSpec = profileGpu(profile)): { bytesPerSec: number; name: string } {
+  const gpus = profile.device.tensorParallelSize * (profile.device.pipelineParallelSize ?? 1);
+  return gpus <= NODE_GPUS
+    ? { bytesPerSec: gpu.interconnectBytesPerSec * ALL_REDUCE_LINK_EFFICIENCY, name: `${gpu.interconnect} ${formatRate(gpu.interconnectBytesPerSec, 'B/s')} per direction at an assumed ${formatSignificant(ALL_REDUCE_LINK_EFFICIENCY)} (tp × pp = ${gpus} GPUs, taken as one node)` }
+    : { bytesPerSec: PIPELINE_LINK_BYTES_PER_S, name: `an assumed ${formatRate(PIPELINE_LINK_BYTES_PER_S, 'B/s')} per GPU (one 400 Gb/s InfiniBand port; tp × pp = ${gpus} GPUs span nodes)` };
+}
+
+/**
+ * Seconds one stage boundary costs per scheduled token, modelled: the send of the token's hidden
+ * state, 2 · hidden_size · bytes(dtype) / tp over {@link pipelineLink}, and, under tensor
+ * parallelism, the receiving stage's all-gather of it, 2 · (tp − 1)/tp · hidden_size · bytes(dtype)
+ * into each GPU over the interconnect at {@link ALL_REDUCE_LINK_EFFICIENCY}. vLLM passes
  * IntermediateTensors {hidden_states, residual} (hidden_size each per token, the Llama-family
  * layout) with get_pp_group().send_tensor_dict(..., all_gather_group=get_tp_group())
- * (vllm/v1/worker/gpu_model_runner.py): each of the tp GPUs sends 1/tp of them and the receiving
- * stage all-gathers them (that all-gather is not modelled). Llama-3.1-70B bf16 at tp 4: 2 · 8,192 ·
- * 2 / 4 = 8,192 B per token, 0.164 µs.
+ * (vllm/v1/worker/gpu_model_runner.py; vllm/distributed/parallel_state.py send_tensor_dict /
+ * recv_tensor_dict): each of the tp GPUs sends its 1/tp slice and the receiving stage's GPUs
+ * all-gather the slices (NCCL: (tp − 1)/tp of each tensor in per GPU). The two all-gathers'
+ * per-call latency is not charged. Llama-3.1-70B bf16 at tp 4 × pp 2 on H100 SXM (one node): send
+ * 2 · 8,192 · 2 / 4 = 8,192 B and all-gather 2 · 3/4 · 16,384 = 24,576 B a token, both at 360e9
+ * B/s: 22.76 + 68.27 = 91.02 ns.
  */
 export function stageSendPerTokenS(profile: Profile): number {
-  return (2 * profile.model.hiddenSize * dtypeBytes(profile.dtype)) / profile.device.tensorParallelSize / PIPELINE_LINK_BYTES_PER_S;
+  const gpu = profileGpu(profile);
+  const tp = profile.device.tensorParallelSize;
+  const bytes = 2 * profile.model.hiddenSize * dtypeBytes(profile.dtype);
+  const gather = tp > 1 ? (bytes * (tp - 1)) / tp / (gpu.interconnectBytesPerSec * ALL_REDUCE_LINK_EFFICIENCY) : 0;
+  return bytes / tp / pipelineLink(profile, gpu).bytesPerSec + gather;
 }
 
 /**
@@ -639,7 +662,7 @@ export function stepTimeModel(profile: Profile, spec: StepTimeSpec | undefined =
       ? {
           unmodelled: [
             ...(profile.device.tensorParallelSize > 1 ? ['FlashInfer\'s all-reduce (+ RMSNorm fusion) where enabled and the logits\' all-gather over the tensor-parallel GPUs'] : []),
-            ...(stages.length > 0 ? ['the receiving stage\'s all-gather of the hidden states and any link faster or slower than the assumed one'] : []),
+            ...(stages.length > 0 ? ['the pipeline send\'s per-call latency and a placement other than the assumed one (one node up to 8 GPUs)'] : []),
           ],
         }
       : {}),
@@ -712,7 +735,7 @@ function pipelineLine(profile: Profile): string[] {
   const pipe = estimate(profile).pipeline;
   if (!pipe) return [];
   const counts = pipe.stages.map((s) => s.end - s.start).join(' + ');
-  return [`pipeline parallel ${pipe.size}: each stage runs a batch over its own layers (${counts}, vLLM get_pp_indices), its weights (the first with the embedding, the last with lm_head and the logits), KV and FLOPs, plus the send of each token's hidden states to the next stage, 2 · hidden_size · ${dtypeBytes(profile.dtype)} B / tp over an assumed ${formatRate(PIPELINE_LINK_BYTES_PER_S, 'B/s')} link per GPU (modelled); up to ${pipe.size} batches in flight (vLLM's batch queue), so one request's step takes the sum of the stages and the throughput is the slowest stage's`];
+  return [`pipeline parallel ${pipe.size}: each stage runs a batch over its own layers (${counts}, vLLM get_pp_indices), its weights (the first with the embedding, the last with lm_head and the logits), KV and FLOPs, plus the send of each token's hidden states to the next stage, 2 · hidden_size · ${dtypeBytes(profile.dtype)} B / tp over ${pipelineLink(profile).name}${profile.device.tensorParallelSize > 1 ? ', and the receiving stage\'s all-gather of them over the tensor-parallel GPUs, 2 · (tp − 1)/tp · hidden_size · ' + dtypeBytes(profile.dtype) + ' B a GPU' : ''} (modelled: stageSendPerTokenS); up to ${pipe.size} batches in flight (vLLM's batch queue), so one request's step takes the sum of the stages and the throughput is the slowest stage's`];
 }
 
 /**
