@@ -262,6 +262,14 @@ export function formatPoolOutcome(pool: PoolResult): string {
 }
 
 /**
+ * The span every modelled rate (output throughput, requests/s, goodput) divides by, in words:
+ * `vllm bench serve`'s benchmark duration (vllm/benchmarks/serve.py: output_throughput =
+ * sum(actual_output_lens) / dur_s), from 0 s, where its send schedule starts, to the last
+ * request's end (runner/simulate/latency.ts latencySummary).
+ */
+export const BENCHMARK_DURATION = "0 s to the last request's end (vllm bench serve's benchmark duration)";
+
+/**
  * What a load the modelled server does not keep up with means, in one wording: simulate's
  * overload line ({@link formatLoad}), the capacity search's μ line (runner/simulate/latency-format.ts)
  * and the dashboard.
@@ -318,9 +326,9 @@ export function formatLoadNote(load: PoolLoad): string {
  * The load's rates (offered against served, both requests/s) and whether the server kept up:
  * when it did not (PoolLoad.overloaded), that the run is overloaded and what that means
  * ({@link QUEUE_GROWS}); when it did, a Kept up line with the queue at the last arrival. Served
- * is the throughput over first arrival to last completion, a span that takes in the service of
- * the requests still running at the last arrival, so it reads below the offered rate even when
- * the server keeps up (a run of 50 requests: 4.55 offered, 3.66 served); the line says so, and
+ * is the throughput over {@link BENCHMARK_DURATION}, a span that takes in the first gap and the
+ * service of the requests still running at the last arrival, so it reads below the offered rate
+ * even when the server keeps up (a run of 50 requests: 4.55 offered, 3.66 served); the line says so, and
  * the Kept up line, not the gap between the two, says whether the server kept up. A run whose
  * every request was rejected (PoolSummary.completed 0) served none, which is not keeping up: a
  * None served line says so instead (s40 newcomer 9: 0.00 served of 4.11 offered read "Kept up").
@@ -329,7 +337,7 @@ export function formatLoad(load: PoolLoad, summary: Pick<PoolSummary, 'requests'
   const requests = summary.requests;
   const offered = load.offeredRequestsPerSec === null ? `all ${formatCountOf(requests, 'request')} arriving at one instant` : `${formatRequestRate(load.offeredRequestsPerSec)} requests/s offered ((requests − 1) / span of the arrivals)`;
   const tail = load.offeredRequestsPerSec === null ? '' : ', which takes in the service of the requests still running at the last arrival: below the offered rate even when the server keeps up';
-  const lines = [`Load: ${offered}; ${formatRequestRate(load.servedRequestsPerSec)} requests/s served (modelled: completed / first arrival to last completion${tail})`];
+  const lines = [`Load: ${offered}; ${formatRequestRate(load.servedRequestsPerSec)} requests/s served (modelled: completed / ${BENCHMARK_DURATION}${tail})`];
   if (summary.completed === 0 && requests > 0) {
     lines.push(`None served: all ${formatCountOf(summary.rejected, 'request')} ${summary.rejected === 1 ? 'was' : 'were'} rejected (a prompt that reaches max_model_len, or more pages than the pool holds), so no figure below tells how this server keeps up`);
   } else if (!load.overloaded && load.offeredRequestsPerSec !== null) {

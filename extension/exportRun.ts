@@ -8,7 +8,7 @@
  */
 import { basename } from 'node:path';
 import { DEFAULT_GPU } from '../core/estimate/gpus';
-import { deployedGpuCount, formatCountOf, gpuCount } from '../core/format';
+import { BENCHMARK_DURATION, deployedGpuCount, formatCountOf, gpuCount } from '../core/format';
 import type { LatencyStats } from '../core/protocol/latency';
 import type { KernelCase, PoolResult, RunResult, StepTimeModel } from '../core/protocol/run';
 import { describeEnvironment } from '../core/sweepFigures';
@@ -73,10 +73,9 @@ type SimFigure = [figure: string, statistic: string, value: number | undefined, 
  * each contiguous baseline, and the latency (queue_delay, TTFT, TPOT, e2e: mean, p50, p90, p99, max in
  * seconds; throughput; goodput and SLO attainment when the run had an SLO). A rate's name says
  * what it counts per second and its unit over which span: output_throughput_tokens_per_s
- * (pool.summary.throughputTokensPerSec, as the sweep CSV names it) over the simulated time,
- * latency.output_tokens_per_s and latency.requests_per_s (pool.latency's outputTokensPerSec,
- * requestsPerSec) over first arrival to last completion; both output throughputs were written as
- * 'output_throughput', in tokens/s. All modelled: the
+ * (pool.summary.throughputTokensPerSec, as the sweep CSV names it; the same figure as
+ * latency.output_tokens_per_s), latency.requests_per_s and goodput over core/format
+ * BENCHMARK_DURATION, `vllm bench serve`'s. All modelled: the
  * simulator's clock runs on the step-time model (core/protocol/latency.ts). Absent values are left out.
  */
 function simulationFigures(pool: PoolResult): SimFigure[] {
@@ -101,8 +100,7 @@ function simulationFigures(pool: PoolResult): SimFigure[] {
     ['waiting', 'peak', s.peakWaiting, 'requests'],
     ['concurrency', 'mean', s.meanConcurrency, 'sequences'],
     ['concurrency', 'peak', s.peakConcurrency, 'sequences'],
-    // Over the whole simulated time; the latency's (below) over first arrival to last completion, of completed requests.
-    ['output_throughput_tokens_per_s', '', s.throughputTokensPerSec, 'tokens/s (tokens generated / simulated time)'],
+    ['output_throughput_tokens_per_s', '', s.throughputTokensPerSec, `tokens/s (completed requests' output tokens / ${BENCHMARK_DURATION})`],
   ];
   for (const b of pool.baselines) {
     rows.push(
@@ -125,7 +123,7 @@ function simulationFigures(pool: PoolResult): SimFigure[] {
     stats('ttft', l.ttft);
     stats('tpot', l.tpot);
     stats('e2e', l.e2e);
-    const span = 'first arrival to last completion';
+    const span = BENCHMARK_DURATION;
     rows.push(
       ['latency.requests_per_s', '', l.requestsPerSec, `requests/s (completed requests / ${span})`],
       ['latency.output_tokens_per_s', '', l.outputTokensPerSec, `tokens/s (completed requests' output tokens / ${span})`],

@@ -3,7 +3,7 @@
  * noise: neither median inside the other's p10–p90 range (core/noise.ts withinNoise). Pure.
  */
 import type { KernelCase, RunResult } from '../core/protocol/run';
-import { deployedGpuCount, formatCount, formatDuration, formatMs, formatPercent, keepsUpOf, loadAverageText, nativeBuildLabel, perGpuRate } from '../core/format';
+import { BENCHMARK_DURATION, deployedGpuCount, formatCount, formatDuration, formatMs, formatPercent, keepsUpOf, loadAverageText, nativeBuildLabel, perGpuRate } from '../core/format';
 import { withinNoise } from '../core/noise';
 
 export interface CaseComparison {
@@ -332,7 +332,7 @@ export function comparePools(a: RunResult, b: RunResult): PoolFigure[] | null {
     figure('TTFT p99 (modelled)', pa.latency?.ttft?.p99, pb.latency?.ttft?.p99, ms, 'ms', modelled, toMs),
     figure('TPOT p50 (modelled)', pa.latency?.tpot?.p50, pb.latency?.tpot?.p50, ms, 'ms', modelled, toMs),
     figure('TPOT p99 (modelled)', pa.latency?.tpot?.p99, pb.latency?.tpot?.p99, ms, 'ms', modelled, toMs),
-    figure('output tokens/s (modelled)', pa.latency?.outputTokensPerSec, pb.latency?.outputTokensPerSec, (v) => formatCount(Math.round(v)), "tokens/s (completed requests' output tokens / first arrival to last completion)", modelled),
+    figure('output tokens/s (modelled)', pa.latency?.outputTokensPerSec, pb.latency?.outputTokensPerSec, (v) => formatCount(Math.round(v)), `tokens/s (completed requests' output tokens / ${BENCHMARK_DURATION})`, modelled),
   );
   // Every replica's GPUs (core/format deployedGpuCount): a run's throughput is all its replicas'.
   const ga = deployedGpuCount(a.profile.device);

@@ -49,12 +49,16 @@ export interface LatencySummary {
   e2e: LatencyStats | null;
   /** Why a statistic above is null, in words ("no request completed: all 20 were rejected"). */
   unmeasured?: Partial<Record<'queue' | 'ttft' | 'tpot' | 'e2e', string>>;
-  /** Completed requests / simulated seconds (first arrival to the last completion). */
+  /**
+   * Completed requests / `vllm bench serve`'s benchmark duration: 0 s (where the arrivals' clock
+   * starts) to the last request's end (runner/simulate/latency.ts latencySummary; runs saved
+   * before session 41 divided by first arrival to last completion).
+   */
   requestsPerSec: number;
-  /** Output tokens / simulated seconds. */
+  /** Completed requests' output tokens / the same duration: vLLM's output_throughput. */
   outputTokensPerSec: number;
   slo?: LatencySlo;
-  /** Requests meeting the SLO per simulated second (set with an SLO). */
+  /** Requests meeting the SLO / the same duration: vLLM's request_goodput (set with an SLO). */
   goodputRequestsPerSec?: number;
   /** Fraction of all requests (rejected ones count as missing it) meeting the SLO. */
   sloAttainment?: number;

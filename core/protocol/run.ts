@@ -196,7 +196,7 @@ export interface PoolSummary {
   /** Requests left waiting after each step's admissions, time-averaged and at most (a request that arrives during a step and is admitted at the next is not counted; its wait is in the queueing delay). */
   meanWaiting?: number;
   peakWaiting?: number;
-  /** Generated tokens per simulated second. */
+  /** Completed requests' output tokens / 0 s to the last request's end, tokens/s: `vllm bench serve`'s output_throughput, the same figure as latency.outputTokensPerSec (runner/simulate/latency.ts; runs saved before session 41: tokens generated / the end of the last step). */
   throughputTokensPerSec: number;
   /** Running sequences, time-averaged and at most. */
   meanConcurrency: number;
@@ -497,7 +497,7 @@ export interface PoolLoad {
   timeScale: number;
   /** (requests − 1) / (last arrival − first arrival), requests/s, after timeScale; null when every request arrives at one instant. */
   offeredRequestsPerSec: number | null;
-  /** Completed requests / (first arrival to last completion), requests/s (modelled; latency.requestsPerSec). */
+  /** Completed requests / (0 s to the last request's end), requests/s: `vllm bench serve`'s request_throughput (modelled; latency.requestsPerSec). */
   servedRequestsPerSec: number;
   /** Requests that had arrived by the last arrival and were not yet admitted then (neither scheduled nor rejected). */
   waitingAtLastArrival: number;
@@ -573,7 +573,7 @@ export interface PoolResult {
 export interface DataParallelResult {
   /** data_parallel_size: engines. */
   size: number;
-  /** Per engine, in rank order: requests dispatched to it, those it completed, its output tokens/s and requests/s (latencySummary over its own requests: first arrival to last completion). */
+  /** Per engine, in rank order: requests dispatched to it, those it completed, its output tokens/s and requests/s (latencySummary over its own requests: 0 s to its last request's end). */
   replicas: Array<{ requests: number; completed: number; outputTokensPerSec: number; requestsPerSec: number }>;
   /** Simulation passes the dispatch took to settle (dataParallel.ts settleDispatch). */
   passes: number;

@@ -1,5 +1,5 @@
 /** The latency part of `attnscope simulate`'s text output, and the capacity search's curve. */
-import { formatCount, formatCountOf, formatDuration, formatPercent, formatRequestRate, formatTimeScale, QUEUE_GROWS, sloVerdict } from '../../core/format';
+import { BENCHMARK_DURATION, formatCount, formatCountOf, formatDuration, formatPercent, formatRequestRate, formatTimeScale, QUEUE_GROWS, sloVerdict } from '../../core/format';
 import type { CapacityCurve, LatencySlo, LatencyStats, LatencySummary } from '../../core/protocol/latency';
 
 /** A latency given in seconds, in the unit its size needs (core/format formatDuration: "42.5 ms", "3.27 h"). */
@@ -34,7 +34,7 @@ export function formatLatency(l: LatencySummary, meanWaiting: number | undefined
     if (why) reasons.set(why, [...(reasons.get(why) ?? []), names[k]]);
   }
   for (const [why, which] of reasons) lines.push(`n/a (${which.join(', ')}): ${why}`);
-  lines.push(`Throughput (modelled): ${rate(l.requestsPerSec)} requests/s, ${rate(l.outputTokensPerSec)} output tokens/s over ${formatCountOf(l.requests, 'completed request')}`);
+  lines.push(`Throughput (modelled): ${rate(l.requestsPerSec)} requests/s, ${rate(l.outputTokensPerSec)} output tokens/s over ${formatCountOf(l.requests, 'completed request')}, divided by ${BENCHMARK_DURATION}`);
   if (l.slo && l.goodputRequestsPerSec !== undefined) {
     lines.push(`Goodput (modelled): ${rate(l.goodputRequestsPerSec)} requests/s meet ${formatSlo(l.slo)} (${[`${formatPercent(l.sloAttainment ?? 0)} of all requests`, sloVerdict(l.slo, l.sloAttainment)].filter((x) => x).join('; ')})`);
   } else {

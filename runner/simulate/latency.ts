@@ -54,14 +54,25 @@ export function meetsSlo(slo: LatencySlo, ttftS: number, tpotS: number): boolean
  * @param requests the simulated requests (arrivals in seconds), times their milestones, same order.
  * @param slo when given (with at least one bound), goodput and attainment are set. A request
  *   with one output token has no TPOT and meets the TPOT bound.
- * Throughput and goodput divide by the serving span: first arrival to the last completion.
+ * Throughput and goodput divide by `vllm bench serve`'s benchmark duration: from 0 s, the clock's
+ * origin, where its send schedule starts (a drawn workload's first request arrives after one gap,
+ * a trace's first at 0 s), to the last request's end: its completion, or its arrival for a
+ * rejected one (vllm/benchmarks/serve.py: benchmark_duration is taken after every request task
+ * returned; output_throughput = sum(actual_output_lens) / dur_s, request_throughput = completed /
+ * dur_s, request_goodput = good_completed / dur_s). The pool summary's throughputTokensPerSec is
+ * this outputTokensPerSec (simulate.ts), one figure.
  */
 export function latencySummary(requests: ServingSimRequests, times: ServingSimTimes, slo?: LatencySlo): LatencySummary {
   const n = requests.arrivalS.length;
   let done = 0;
   let multi = 0;
+  // vLLM's benchmark duration: 0 s to the last request's end (a rejected one ends at its arrival).
+  let end = 0;
   for (let i = 0; i < n; i++) {
-    if (times.finishS[i] < 0) continue;
+    if (times.finishS[i] < 0) {
+      end = Math.max(end, requests.arrivalS[i]);
+      continue;
+    }
     done++;
     if (times.outputLen[i] > 1) multi++;
   }
@@ -71,7 +82,6 @@ export function latencySummary(requests: ServingSimRequests, times: ServingSimTi
   const tpot = new Float64Array(multi);
   let tokens = 0;
   let good = 0;
-  let last = 0;
   const checkSlo = slo !== undefined && (slo.ttftMs !== undefined || slo.tpotMs !== undefined);
   for (let i = 0, k = 0, m = 0; i < n; i++) {
     const finish = times.finishS[i];
@@ -85,11 +95,10 @@ export function latencySummary(requests: ServingSimRequests, times: ServingSimTi
     if (out > 1) tpot[m++] = perToken;
     if (checkSlo && meetsSlo(slo, ttft[k], perToken)) good++;
     tokens += out;
-    last = Math.max(last, finish);
+    end = Math.max(end, finish);
     k++;
   }
-  const span = n > 0 ? last - requests.arrivalS[0] : 0;
-  const rate = (x: number) => (span > 0 ? x / span : 0);
+  const rate = (x: number) => (end > 0 ? x / end : 0);
   // Nothing to measure is null with the reason, never 0 s (which reads as "instant").
   const unmeasured: NonNullable<LatencySummary['unmeasured']> = {};
   if (done === 0) {

@@ -491,8 +491,6 @@ export async function simulatePool(profile: Profile, opts: SimulateOptions = {})
   const samples = unpackSamples(paged.samples());
   for (const s of samples) opts.onSample?.(s);
 
-  const summary = poolSummary(t, numPages);
-
   opts.signal?.throwIfAborted();
   const baselines: PoolBaseline[] = baselineTotals.map((b, i) => {
     const name = BASELINES[i];
@@ -511,6 +509,7 @@ export async function simulatePool(profile: Profile, opts: SimulateOptions = {})
   const times = paged.times();
   opts.onTimes?.(packed, times);
   const latency = latencySummary(packed, times, opts.slo ?? profile.slo);
+  const summary = poolSummary(t, numPages, latency);
   const load = poolLoad(packed, times, latency, scale, opts.requests || opts.trace || traced ? 'trace' : 'workload');
   // A trace read here (a sweep's point) is named in the run as the CLI names its own.
   if (traceRead) load.trace = traceReplay(traceRead, w!.trace!.path, 'workload.trace', w!.trace!.resolvedPath);
@@ -523,8 +522,13 @@ export async function simulatePool(profile: Profile, opts: SimulateOptions = {})
   return { samples, summary, load, baselines, pageSize, numPages, poolTokens: poolTokenCount, ...(poolBlocks !== undefined ? { poolBlocks } : {}), ...(groups ? { poolGroups: groups.count } : {}), ...(poolLayout ? { poolLayout } : {}), stepTime, latency };
 }
 
-/** The pool summary of a simulator's totals over `numPages` pages (several engines' totals summed: over all their pages). */
-function poolSummary(t: ServingSimTotals, numPages: number): PoolSummary {
+/**
+ * The pool summary of a simulator's totals over `numPages` pages (several engines' totals summed:
+ * over all their pages). Its output throughput is the latency's (latencySummary: `vllm bench
+ * serve`'s output_throughput, completed requests' output tokens / 0 s to the last request's end),
+ * one figure, where it was tokens generated / the end of the last step.
+ */
+function poolSummary(t: ServingSimTotals, numPages: number, latency: LatencySummary): PoolSummary {
   return {
     requests: t.requests,
     completed: t.completed,
@@ -541,7 +545,7 @@ function poolSummary(t: ServingSimTotals, numPages: number): PoolSummary {
     prefixHitRate: ratio(t.prefixSharedHitTokens, t.firstAdmissionTokens),
     meanWaiting: ratio(t.waitingSeconds, t.simulatedSeconds),
     peakWaiting: t.peakWaiting,
-    throughputTokensPerSec: ratio(t.generatedTokens, t.simulatedSeconds),
+    throughputTokensPerSec: latency.outputTokensPerSec,
     meanConcurrency: ratio(t.runningSeconds, t.simulatedSeconds),
     peakConcurrency: t.peakRunning,
   };
@@ -591,15 +595,15 @@ async function simulateDataParallel(profile: Profile, packed: ServingSimRequests
   }, (done) => opts.onPrepare?.({ phase: 'settling the data-parallel dispatch', done, requests: n }));
   const { runs, byEngine } = settled;
   const t = sumTotals(runs.map((r) => r.totals));
-  const summary = poolSummary(t, dp * pool.numPages);
-  // Peaks are one engine's: of its own pool.
-  summary.peakOccupancy = t.peakPagesUsed / pool.numPages;
   const samples = unpackSamples(runs[0].samples!);
   for (const s of samples) opts.onSample?.(s);
   const times = mergeTimes(n, byEngine, runs.map((r) => r.times));
   opts.onTimes?.(packed, times);
   const slo = opts.slo ?? profile.slo;
   const latency = latencySummary(packed, times, slo);
+  const summary = poolSummary(t, dp * pool.numPages, latency);
+  // Peaks are one engine's: of its own pool.
+  summary.peakOccupancy = t.peakPagesUsed / pool.numPages;
   const load = poolLoad(packed, times, latency, scale, source);
   const replicas = runs.map((r) => {
     const l = latencySummary(r.requests, r.times, slo);

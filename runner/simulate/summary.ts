@@ -45,8 +45,8 @@ export function formatPoolSummary(result: PoolResult): string {
       : stepFormula(m);
     lines.push(`Step time (modelled${measured}${unmodelled}): ${pipeline}`, `  ${m.source}`);
   }
-  // With a latency section its throughput line is the one figure (over first arrival to last
-  // completion); this one, over the whole simulated span, would differ in the last digits.
+  // With a latency section its throughput line says the output throughput (the same figure as
+  // s.throughputTokensPerSec, vLLM's definition): once.
   lines.push(
     `Requests: ${int(s.requests)} (completed ${int(s.completed)}, rejected ${int(s.rejected)}); ` +
       `${seconds(s.simulatedSeconds)} of simulated serving${result.latency ? '' : `; ${int(s.throughputTokensPerSec)} output tokens/s`}`,

@@ -111,13 +111,14 @@ test('wasmBuildNote: a run whose kernels ran in WebAssembly says so, that its ti
   assert.equal(wasmBuildNote({ nativeBuild: 'wasm' }, 'simulate'), 'Simulated by the WebAssembly module, not the native addon (the same results bit for bit): ATTNSCOPE_BACKEND=wasm.');
 });
 
-test('Load: served is the throughput over first arrival to last completion, said so, and a run that kept up says it on a Kept up line (s37 newcomer: 4.55 offered, 3.66 served, no Overloaded line)', () => {
+test("Load: served is the throughput over vllm bench serve's duration, said so, and a run that kept up says it on a Kept up line (s37 newcomer: 4.55 offered, 3.66 served, no Overloaded line)", () => {
   // 50 requests arriving over 10.77 s: (50 − 1) / 10.77 = 4.5497 offered; the last ones finish 2.89 s
-  // after the last arrival, so served = 50 / (10.77 + 2.89) = 3.6603 although 1 request waited then.
+  // after the last arrival, so served = 50 / (10.77 + 2.89) = 3.6603 although 1 request waited then
+  // (a served rate given, as the run holds it: latency.ts divides from 0 s, here the first arrival).
   const load = { source: 'workload' as const, timeScale: 1, offeredRequestsPerSec: 49 / 10.77, servedRequestsPerSec: 50 / 13.66, waitingAtLastArrival: 1, overloaded: false };
   const all = { requests: 50, completed: 50, rejected: 0 };
   assert.deepEqual(formatLoad(load, all), [
-    'Load: 4.55 requests/s offered ((requests − 1) / span of the arrivals); 3.66 requests/s served (modelled: completed / first arrival to last completion, which takes in the service of the requests still running at the last arrival: below the offered rate even when the server keeps up)',
+    'Load: 4.55 requests/s offered ((requests − 1) / span of the arrivals); 3.66 requests/s served (modelled: completed / 0 s to the last request\'s end (vllm bench serve\'s benchmark duration), which takes in the service of the requests still running at the last arrival: below the offered rate even when the server keeps up)',
     'Kept up: at the last arrival 1 of the 50 requests (2.0%) was still waiting: the queue did not grow through the arrivals (modelled)',
   ]);
   // Overloaded: the Overloaded line, no Kept up line.

@@ -77,6 +77,30 @@ test('queueing delay, TTFT, TPOT, goodput and percentiles of a two-request timel
   assert.equal(none.latency!.goodputRequestsPerSec, undefined);
 });
 
+test("throughput, requests/s and goodput divide by vllm bench serve's duration, 0 s to the last completion, not from the first arrival; the summary's output throughput is the same figure", async () => {
+  // The two-request timeline above, 2 s later: A (prompt 6, output 3) at 2, B (prompt 3, output 2)
+  // at 2.5; one second per step: A's token 1 at 3, token 2 at 4 (B prefills then), both done at 5.
+  // vllm/benchmarks/serve.py: dur_s runs from benchmark_start_time, before the first send, to the
+  // last request's return: 5 s. output_throughput = (3 + 2) / 5 = 1 token/s, request_throughput
+  // = 2 / 5 = 0.4 requests/s, request_goodput (TTFT <= 1200 ms: A's 1 s, not B's 1.5 s) = 1 / 5.
+  // From the first arrival it was (3 + 2) / 3 = 1.667 tokens/s; over the last step's end, the
+  // pool summary's former figure, also 5 s here.
+  const p = profile('kv_cache: { page_size: 4, num_pages: 10 }\nworkload: { max_model_len: 16 }\n');
+  const r = await simulatePool(p, { ...UNIT_STEPS, trace: [req(2, 6, 3), req(2.5, 3, 2)], slo: { ttftMs: 1200 } });
+  const l = r.latency!;
+  assert.equal(l.e2e!.max, 3, 'A: arrival 2, done at 5');
+  assert.equal(l.outputTokensPerSec, 1);
+  assert.equal(l.requestsPerSec, 0.4);
+  assert.equal(l.goodputRequestsPerSec, 0.2);
+  assert.equal(r.summary.throughputTokensPerSec, 1);
+  // A rejected request ends the benchmark at its arrival, as vLLM's failed request returns then:
+  // a third request at 9 whose 20-token prompt reaches max_model_len 16 -> 5 tokens / 9 s.
+  const rejected = await simulatePool(p, { ...UNIT_STEPS, trace: [req(2, 6, 3), req(2.5, 3, 2), req(9, 20, 3)] });
+  assert.equal(rejected.summary.rejected, 1);
+  assert.equal(rejected.latency!.outputTokensPerSec, 5 / 9);
+  assert.equal(rejected.summary.throughputTokensPerSec, 5 / 9);
+});
+
 test('a preempted request recomputes its tokens and finds its own cached pages: not a shared hit', async () => {
   // 5 pages of 1 token; A and B: prompt 2, output 3, no shared prefix, both at t = 0.
   // step 1: both prefill (4 pages, 1 free), each emits token 1. step 2: A takes the free page;

@@ -146,15 +146,20 @@ test('every request is accounted for: completed + rejected = requests, and every
       // (prompt + capped output − 1) needs more than the 16 pages.
       let rejected = 0;
       let outputs = 0;
+      // vllm bench serve's duration: 0 s to the last request's end, the last step's or a later
+      // rejected request's arrival (vLLM answers it with an error then).
+      let end = r.summary.simulatedSeconds;
       for (const q of requests) {
         const out = Math.min(q.outputLen, 40 - q.promptLen);
-        if (q.promptLen >= 40 || Math.ceil((q.promptLen + out - 1) / 4) > 16) rejected++;
-        else outputs += out;
+        if (q.promptLen >= 40 || Math.ceil((q.promptLen + out - 1) / 4) > 16) {
+          rejected++;
+          end = Math.max(end, q.arrivalS);
+        } else outputs += out;
       }
       assert.equal(r.summary.requests, requests.length);
       assert.equal(r.summary.rejected, rejected);
       assert.equal(r.summary.completed + r.summary.rejected, requests.length);
-      assert.ok(Math.abs(r.summary.throughputTokensPerSec * r.summary.simulatedSeconds - outputs) < 1e-6);
+      assert.ok(Math.abs(r.summary.throughputTokensPerSec * end - outputs) < 1e-6);
       assert.ok(r.summary.peakOccupancy <= 1);
       for (const s of r.samples) assert.equal(s.pagesUsed + s.pagesCached + s.pagesFree, 16);
     }),
@@ -1080,8 +1085,8 @@ test('the summary table shows paging beside both baselines', async () => {
   assert.match(one, /^KV pool: 1 page × 1 token = 1 token$/m);
   // One second per step: 3 steps (the 6-token prompt and its 2 more tokens), then idle.
   assert.match(text, /; 3 s of simulated serving\n/);
-  // One output-throughput figure, the latency section's (over first arrival to last completion);
-  // two figures over different spans differed in the last digits (1,278 vs 1,279 output tokens/s).
+  // One output-throughput figure, the latency section's (vllm bench serve's definition, the same
+  // as the summary's); two over different spans differed in the last digits (1,278 vs 1,279).
   assert.equal(text.match(/output tokens\/s/g)?.length, 1, text);
 });
 
@@ -1207,14 +1212,18 @@ test('pipeline parallelism: every request is accounted for under preemption, req
       const r = await simulatePool(p, { stepTime, watermark: 0, trace: requests, enablePrefixCaching: caching });
       let rejected = 0;
       let outputs = 0;
+      // vllm bench serve's duration: to the last step's end or a later rejected arrival (as the test above).
+      let end = r.summary.simulatedSeconds;
       for (const q of requests) {
         const out = Math.min(q.outputLen, 40 - q.promptLen);
-        if (q.promptLen >= 40 || Math.ceil((q.promptLen + out - 1) / 4) > 16) rejected++;
-        else outputs += out;
+        if (q.promptLen >= 40 || Math.ceil((q.promptLen + out - 1) / 4) > 16) {
+          rejected++;
+          end = Math.max(end, q.arrivalS);
+        } else outputs += out;
       }
       assert.equal(r.summary.rejected, rejected);
       assert.equal(r.summary.completed + r.summary.rejected, requests.length);
-      assert.ok(Math.abs(r.summary.throughputTokensPerSec * r.summary.simulatedSeconds - outputs) < 1e-6);
+      assert.ok(Math.abs(r.summary.throughputTokensPerSec * end - outputs) < 1e-6);
       for (const s of r.samples) assert.equal(s.pagesUsed + s.pagesCached + s.pagesFree, 16);
       preempted += r.summary.preemptions;
     }),
