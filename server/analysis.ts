@@ -41,7 +41,7 @@ import { validateProfileTree, type PartialProfile } from '../core/validate';
 import { caseCountRefusal } from '../core/refusals';
 import { documentName, uriToPath } from './paths';
 import { describeError } from './safe';
-import type { TraceState } from './traceCheck';
+import { traceTimeoutText, type TraceState } from './traceCheck';
 
 /**
  * Code of the warning that `attnscope bench` refuses the profile for its case lists (more than
@@ -221,8 +221,9 @@ function gpuAssumed(profile: Profile, root: ValueNode): Problem | null {
 /** Reads through `host`, recording each path and text in the analysis (reads, readTexts); a text it recorded is not read again. */
 /**
  * The diagnostic of a profile's trace at its workload.trace value: a file that cannot be read, or
- * the first bad row as `attnscope simulate` refuses it (its file:line:col in the message); null
- * while it is read, once it read cleanly, or when the runner could not check it (logged).
+ * the first bad row as `attnscope simulate` refuses it (its file:line:col in the message), or
+ * (info) that the check ran out of time and how to check it; null while it is read, once it read
+ * cleanly, or when the runner could not check it (logged).
  */
 function traceProblem(t: NonNullable<Analysis['trace']>, range: SourceRange | undefined): Problem | null {
   const at = range ?? { offset: 0, length: 0 };
@@ -231,6 +232,7 @@ function traceProblem(t: NonNullable<Analysis['trace']>, range: SourceRange | un
     const e = t.state.error;
     return { severity: 'error', code: 'trace-invalid', message: `the trace ${t.path} cannot be replayed: ${e.file}:${e.line}:${e.column}: ${e.message}`, range: at, data: { path: e.file, line: e.line, column: e.column } };
   }
+  if ('timedOut' in t.state) return { severity: 'info', code: 'trace-not-checked', message: traceTimeoutText(t.path, t.state.timedOut), range: at };
   return null;
 }
 

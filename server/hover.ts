@@ -16,6 +16,7 @@ import { formatTraceSummary } from '../core/format';
 import { toRange } from './diagnostics';
 import { schemaAt, schemaPathOf } from './schema';
 import { latencyMarkdown, lastSimulation } from './lastSimulation';
+import { traceTimeoutText } from './traceCheck';
 import { uriToPath } from './paths';
 import { budgetMarkdown, drivesTerm, kvForSeqRow, table, termRows, type TermId } from './terms';
 
@@ -84,5 +85,6 @@ function traceHoverLine(t: NonNullable<Analysis['trace']>): string {
   if ('summary' in s) return `**Trace ${t.path}: ${formatTraceSummary(s.summary)}** (read by \`attnscope trace\`, as \`simulate\` replays it)`;
   if ('pending' in s) return `Trace ${t.path}: being read…`;
   if ('failed' in s) return `Trace ${t.path}: not checked (${s.failed})`;
+  if ('timedOut' in s) return `Trace ${t.path}: ${traceTimeoutText(t.path, s.timedOut)}`;
   return `Trace ${t.path}: cannot be replayed (see the diagnostic)`;
 }

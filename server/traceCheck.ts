@@ -4,9 +4,14 @@
  * `simulate` replays with) reads every row in a child process, once per version of the file (its
  * stat: Workspace.traceState), and answers the summary a hover shows, or the first bad row as the
  * CLI prints it (`file:line:col: message`), which becomes a diagnostic at the key. A trace of
- * millions of rows takes seconds of CPU there; a keystroke costs one stat.
+ * millions of rows takes seconds of CPU there (146 MB: ~1.4 s, DESIGN.md "Traces"); a keystroke
+ * costs one stat. The child is bounded: it is killed after {@link TRACE_CHECK_TIMEOUT_MS} (a
+ * multi-GB trace, which `simulate` reads whole, is then not checked, and the diagnostic says how
+ * to check it), and when the caller aborts (the file changed again, or no open document reads it).
  */
-import { spawn } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { statSync } from 'node:fs';
+import { formatBytes, formatSignificant } from '../core/format';
 import type { TraceSummary } from '../core/protocol/run';
 import { runnerCommand } from '../core/runnerProcess';
 
@@ -14,7 +19,8 @@ import { runnerCommand } from '../core/runnerProcess';
 export type TraceCheck =
   | { summary: TraceSummary }
   | { error: { message: string; file: string; line: number; column: number } }
-  | { failed: string };
+  | { failed: string }
+  | { timedOut: { afterMs: number; bytes: number | null } };
 
 /** Where a profile's trace stands for an analysis: not a readable file (`problem`), being read (`pending`), or read. */
 export type TraceState = { problem: string } | { pending: true } | TraceCheck;
@@ -23,27 +29,80 @@ export type TraceState = { problem: string } | { pending: true } | TraceCheck;
 const STDERR_KEPT = 64 * 1024;
 
 /**
+ * How long the trace check may read, ms: 20 s, some 2 GB of JSONL at the ~100 MB/s the readers
+ * take on one core (146 MB in ~1.4 s); a bigger trace kept a child busy for minutes per version
+ * of the file (s40 trace40 left 4).
+ */
+export const TRACE_CHECK_TIMEOUT_MS = 20_000;
+
+/** checkTrace's bounds: `signal` kills the child (the answer is then `failed: 'cancelled'`, for no one); `timeoutMs` (default {@link TRACE_CHECK_TIMEOUT_MS}) kills it and answers `timedOut`; `onSpawn` gets the child's pid. */
+export interface TraceCheckOptions {
+  signal?: AbortSignal;
+  timeoutMs?: number;
+  onSpawn?: (pid: number) => void;
+}
+
+/**
  * Reads the trace at `absPath` with the runner at `runnerPath` (a .js file run by this Node, else
  * an executable). Never rejects: a runner that cannot start or ends without an answer resolves
- * to `failed` with the reason.
+ * to `failed` with the reason; one still reading after `timeoutMs` is killed (SIGKILL: a
+ * synchronous reader does not see SIGTERM's handler until it is done) and resolves to `timedOut`.
  */
-export function checkTrace(runnerPath: string, absPath: string): Promise<TraceCheck> {
+export function checkTrace(runnerPath: string, absPath: string, opts: TraceCheckOptions = {}): Promise<TraceCheck> {
   const { command, args } = runnerCommand(runnerPath, process.execPath, ['trace', absPath, '--json']);
+  const timeoutMs = opts.timeoutMs ?? TRACE_CHECK_TIMEOUT_MS;
   return new Promise((done) => {
+    if (opts.signal?.aborted) {
+      done({ failed: 'cancelled' });
+      return;
+    }
     let out = '';
     let err = '';
-    let child;
+    let child: ChildProcess;
     try {
       child = spawn(command, args, { stdio: ['ignore', 'pipe', 'pipe'] });
     } catch (e) {
       done({ failed: `the runner did not start: ${(e as Error).message}` });
       return;
     }
-    child.stdout.setEncoding('utf8').on('data', (d: string) => (out += d));
-    child.stderr.setEncoding('utf8').on('data', (d: string) => (err = (err + d).slice(-STDERR_KEPT)));
-    child.on('error', (e) => done({ failed: `the runner did not start: ${e.message}` }));
-    child.on('close', (code, signal) => done(traceAnswer(code, signal, out, err)));
+    let stopped: TraceCheck | null = null;
+    const stop = (why: TraceCheck): void => {
+      if (stopped !== null) return;
+      stopped = why;
+      child.kill('SIGKILL');
+    };
+    const timer = setTimeout(() => stop({ timedOut: { afterMs: timeoutMs, bytes: fileBytes(absPath) } }), timeoutMs);
+    const onAbort = (): void => stop({ failed: 'cancelled' });
+    opts.signal?.addEventListener('abort', onAbort, { once: true });
+    const finish = (answer: TraceCheck): void => {
+      clearTimeout(timer);
+      opts.signal?.removeEventListener('abort', onAbort);
+      done(stopped ?? answer);
+    };
+    if (child.pid !== undefined) opts.onSpawn?.(child.pid);
+    child.stdout!.setEncoding('utf8').on('data', (d: string) => (out += d));
+    child.stderr!.setEncoding('utf8').on('data', (d: string) => (err = (err + d).slice(-STDERR_KEPT)));
+    child.on('error', (e) => finish({ failed: `the runner did not start: ${e.message}` }));
+    child.on('close', (code, signal) => finish(traceAnswer(code, signal, out, err)));
   });
+}
+
+/** The file's size, bytes; null when it cannot be stat'ed (gone since). */
+function fileBytes(path: string): number | null {
+  try {
+    return statSync(path).size;
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * What a trace check that ran out of time means and what to do, in one wording (the diagnostic at
+ * workload.trace and its hover): `path` as the profile writes it.
+ */
+export function traceTimeoutText(path: string, t: { afterMs: number; bytes: number | null }): string {
+  const size = t.bytes === null ? '' : ` (${formatBytes(t.bytes)})`;
+  return `the trace ${path}${size} was not checked: reading it took longer than ${formatSignificant(t.afterMs / 1000)} s, so the editor stopped; \`attnscope trace ${path}\` in a terminal checks it (\`simulate\` reads it whole)`;
 }
 
 /** The runner's answer, from its exit, stdout (the summary's JSON) and stderr (`file:line:col: message`, the CLI's one line for bad input). */

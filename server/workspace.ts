@@ -52,13 +52,13 @@ export class Workspace {
    * answer (null while the runner reads it). A new stat starts a new check; a keystroke in the
    * profile costs a stat (traceState), never a read of the trace.
    */
-  private readonly traces = new Map<string, { stamp: string; answer: TraceCheck | null }>();
+  private readonly traces = new Map<string, { stamp: string; answer: TraceCheck | null; stop: AbortController }>();
 
   /** Called with every file an analysis read (server.ts watches them when the client does not). */
   onRead: ((absPath: string) => void) | null = null;
 
   /** Reads a trace file off the server's thread (server/traceCheck.ts checkTrace); null: traces are not checked. */
-  traceChecker: ((absPath: string) => Promise<TraceCheck>) | null = null;
+  traceChecker: ((absPath: string, signal: AbortSignal) => Promise<TraceCheck>) | null = null;
 
   /** Called with the documents whose trace's check just answered (server.ts re-checks them). */
   onTraceChecked: ((uris: string[]) => void) | null = null;
@@ -79,6 +79,12 @@ export class Workspace {
     this.cache.delete(uri);
     this.outdated.delete(uri);
     for (const set of this.dependents.values()) set.delete(uri);
+    // A trace no open document reads any more: its check (a child reading it) is stopped, its answer forgotten.
+    for (const [trace, entry] of this.traces) {
+      if ((this.dependents.get(trace)?.size ?? 0) > 0) continue;
+      entry.stop.abort();
+      this.traces.delete(trace);
+    }
     const path = uriToPath(uri);
     if (path === null) return [];
     this.openByPath.delete(path);
@@ -186,20 +192,24 @@ export class Workspace {
   /**
    * Where the trace file at `absPath` stands: a stat, and the check's answer for that stat; a
    * stat not seen before starts the check (traceChecker), whose answer marks the documents that
-   * read the trace outdated and hands them to onTraceChecked.
+   * read the trace outdated and hands them to onTraceChecked. A new stat stops the check of the
+   * previous one (its child killed: its answer would be dropped), as closing the last document
+   * that reads the trace does (closed).
    */
   private traceState(absPath: string): TraceState {
     const st = traceFileStat(absPath);
+    const kept = this.traces.get(absPath);
     if ('problem' in st) {
+      kept?.stop.abort();
       this.traces.delete(absPath);
       return st;
     }
-    const kept = this.traces.get(absPath);
     if (kept !== undefined && kept.stamp === st.stamp) return kept.answer ?? { pending: true };
+    kept?.stop.abort();
     if (this.traceChecker === null) return { pending: true };
-    const entry = { stamp: st.stamp, answer: null as TraceCheck | null };
+    const entry = { stamp: st.stamp, answer: null as TraceCheck | null, stop: new AbortController() };
     this.traces.set(absPath, entry);
-    void this.traceChecker(absPath).then((answer) => {
+    void this.traceChecker(absPath, entry.stop.signal).then((answer) => {
       if (this.traces.get(absPath) !== entry) return; // a newer version of the file is being read
       entry.answer = answer;
       if ('failed' in answer) this.log.error(`Could not check the trace ${absPath}: ${answer.failed}`);
