@@ -4,7 +4,7 @@
  * each tensor_parallel_size that fits the model, the smallest tensor_parallel_size (or
  * pipeline_parallel_size) at which the weights fit the device,
  * the nearest supported page_size, a missing head_dim, a misspelt or unknown key, an enum value
- * core suggests, a number past an inclusive bound set to the bound, a number written quoted unquoted (also where "auto" or a number is taken), a YAML 1.1 yes / no as true / false, a length cut to the model's limit, a memory_gib cut to the GPU's, a KV budget cut to what fits beside the weights, a max_model_len the KV pool holds, a defaulted prompt_len / output_len written to fit max_model_len, a `model:` path changed to a config on disk. A problem in the config.json a profile points
+ * core suggests, a number past an inclusive bound set to the bound, a number written quoted unquoted (also where "auto" or a number is taken), a YAML 1.1 yes / no as true / false, a length cut to the model's limit, a memory_gib cut to the GPU's, a KV budget cut to what fits beside the weights, a max_model_len the KV pool holds, a defaulted prompt_len / output_len written to fit max_model_len, a `model:` path changed to a config on disk, the draw keys a workload.trace replaces removed. A problem in the config.json a profile points
  * at is fixed in that file. Diagnostics the client sends are matched to the current analysis by
  * the problem key in their `data`, else by code, message and overlapping range, so a stale
  * diagnostic gets no (possibly wrong) edit.
@@ -18,6 +18,7 @@ import {
 } from 'vscode-languageserver';
 import type { TextDocument } from 'vscode-languageserver-textdocument';
 import { lineFeeds, parseJsonTree, propertyWithKeyAt, propertyWithValueAt, type FoundProperty, type Problem, type SourceRange, type ValueNode } from '../core/config';
+import { TRACE_REPLACES } from '../core/config/profileChecks';
 import type { Analysis } from './analysis';
 import { DIAGNOSTIC_SOURCE, isLocal, problemKey, readDocument, toDiagnostic } from './diagnostics';
 import { closestModelConfigs, modelConfigsNear } from './modelPaths';
@@ -73,13 +74,19 @@ function keyStartsLine(t: Target, f: FoundProperty): boolean {
   return /^\s*(-\s+)?$/.test(t.text.slice(lineStart(t.text, start), start));
 }
 
+/** True when the property is a YAML block key of its own lines (not after a list's dash): removing it removes its lines. */
+function ownsLines(t: Target, f: FoundProperty): boolean {
+  const keyStart = f.property.keyRange.offset;
+  return !t.json && keyStartsLine(t, f) && !/^\s*(-\s+)/.test(t.text.slice(lineStart(t.text, keyStart), keyStart));
+}
+
 /** Deletes a property with its separator (JSON, YAML flow) or its whole lines (YAML block). */
 function removeProperty(t: Target, f: FoundProperty): TextEdit {
   const props = f.parent.properties ?? [];
   const i = props.indexOf(f.property);
   const keyStart = f.property.keyRange.offset;
   const valueEnd = f.property.value.range.offset + f.property.value.range.length;
-  if (!t.json && keyStartsLine(t, f) && !/^\s*(-\s+)/.test(t.text.slice(lineStart(t.text, keyStart), keyStart))) {
+  if (ownsLines(t, f)) {
     const start = lineStart(t.text, keyStart);
     // A block value's range already ends after its last line's break (the next key's line is not its own).
     const nl = t.text[valueEnd - 1] === '\n' ? valueEnd - 1 : t.text.indexOf('\n', valueEnd);
@@ -93,6 +100,41 @@ function removeProperty(t: Target, f: FoundProperty): TextEdit {
     return replace(t, { offset: prevEnd, length: valueEnd - prevEnd }, '');
   }
   return replace(t, { offset: keyStart, length: valueEnd - keyStart }, '');
+}
+
+/**
+ * Deletes several properties of one mapping (`fs`, all of `fs[0].parent`) in edits that never
+ * overlap: a YAML block key with its own lines (comment lines between the keys stay), each run of
+ * neighbouring flow / JSON properties as one span with its separators (one removeProperty per
+ * property would overlap there: each takes the comma it shares with the next).
+ */
+function removeProperties(t: Target, fs: readonly FoundProperty[]): TextEdit[] {
+  if (fs.length === 0) return [];
+  const parent = fs[0]!.parent;
+  const props = parent.properties ?? [];
+  const gone = new Set(fs.map((f) => f.property));
+  const edits: TextEdit[] = [];
+  const found = (k: number): FoundProperty => ({ path: [...fs[0]!.path.slice(0, -1), props[k]!.key], property: props[k]!, parent });
+  for (let i = 0; i < props.length; i++) {
+    if (!gone.has(props[i]!)) continue;
+    if (ownsLines(t, found(i))) {
+      edits.push(removeProperty(t, found(i)));
+      continue;
+    }
+    let j = i;
+    while (j + 1 < props.length && gone.has(props[j + 1]!)) j++;
+    const start = props[i]!.keyRange.offset;
+    const end = props[j]!.value.range.offset + props[j]!.value.range.length;
+    const next = props[j + 1];
+    const prev = props[i - 1];
+    if (next !== undefined) edits.push(replace(t, { offset: start, length: next.keyRange.offset - start }, ''));
+    else if (prev !== undefined) {
+      const prevEnd = prev.value.range.offset + prev.value.range.length;
+      edits.push(replace(t, { offset: prevEnd, length: end - prevEnd }, ''));
+    } else edits.push(replace(t, { offset: start, length: end - start }, ''));
+    i = j;
+  }
+  return edits;
 }
 
 /** Inserts `key: value` right after an existing property, in the file's style; `value` is a number or text written as is. */
@@ -361,6 +403,15 @@ const FIXES: Record<string, FixMaker> = {
     if (fits > 0) fixes.push({ title: `Set ${f.property.key} to ${fits} (the most that fits beside the weights)`, edits: [replace(t, p.range, String(fits))] });
     if (p.data?.['removable'] === true) fixes.push({ title: `Remove "${f.property.key}" (the device sizes the pool)`, edits: [removeProperty(t, f)] });
     return fixes;
+  },
+  // A draw key beside workload.trace (core/config/profileChecks.ts): every key the trace replaces
+  // that the profile writes, removed in one edit (comments kept); then this one alone, when there are more.
+  'unused-with-trace': (t, p) => {
+    const written = TRACE_REPLACES.map((k) => propertyAtPath(t, `workload.${k}`)).filter((f): f is FoundProperty => f !== null);
+    const own = propertyWithKeyAt(t.tree, p.range.offset);
+    if (written.length === 0) return [];
+    const all = { title: `Remove the keys the trace replaces (${written.map((f) => f.property.key).join(', ')})`, edits: removeProperties(t, written) };
+    return written.length > 1 && own !== null ? [all, { title: `Remove "${own.property.key}"`, edits: [removeProperty(t, own)] }] : [all];
   },
   'exceeds-max-position': (t, p) => {
     const limit = Number(p.data?.['limit']);

@@ -92,6 +92,23 @@ test('unknown key: rename to the suggestion, or remove it (YAML block and flow, 
   assert.equal((await fix('p.attn.json', last, 'unknown-key', 'Remove "colour"')).fixed, '{\n  "model": "../../examples/llama-3.1-8b/config.json"\n}\n');
 });
 
+test('draw keys beside workload.trace: "Remove the keys the trace replaces" removes them all in one edit, comments and the scheduler limits kept (YAML block and flow, JSON)', async () => {
+  const model = 'model: ../../examples/llama-3.1-8b/config.json\n';
+  const yaml = `${model}workload:           # replayed from production\n  trace: ./no-such-trace.jsonl  # exported nightly\n  requests: 2000\n  arrival_rate: 24                # busy enough\n                                  # (a second comment line)\n  prompt_len:\n    dist: lognormal\n    median: 512\n  # the scheduler\n  max_num_seqs: 256\n  max_model_len: 8192\n  seed: 1\n`;
+  const block = await fix('p.attn.yaml', yaml, 'unused-with-trace', 'Remove the keys the trace replaces (requests, arrival_rate, prompt_len, seed)');
+  // Every line of the four keys goes (prompt_len's children too); every comment line stays.
+  assert.equal(block.fixed, `${model}workload:           # replayed from production\n  trace: ./no-such-trace.jsonl  # exported nightly\n                                  # (a second comment line)\n  # the scheduler\n  max_num_seqs: 256\n  max_model_len: 8192\n`);
+  assert.deepEqual(block.titles.slice(0, 2), ['Remove the keys the trace replaces (requests, arrival_rate, prompt_len, seed)', 'Remove "requests"']);
+  assert.deepEqual(block.after.filter((d) => d.code === 'unused-with-trace'), []);
+  // Flow: neighbouring keys go as one span with their commas (a removal per key would overlap).
+  const flow = `${model}workload: { requests: 20, arrival_rate: 2, trace: ./no-such-trace.jsonl, output_len: { dist: fixed, value: 8 }, max_model_len: 4096, seed: 3 }\n`;
+  const flowFixed = await fix('p.attn.yaml', flow, 'unused-with-trace', 'Remove the keys the trace replaces (requests, arrival_rate, output_len, seed)');
+  assert.equal(flowFixed.fixed, `${model}workload: { trace: ./no-such-trace.jsonl, max_model_len: 4096 }\n`);
+  const json = '{\n  "model": "../../examples/llama-3.1-8b/config.json",\n  "workload": {\n    "trace": "./no-such-trace.jsonl",\n    "arrival_rate": 2,\n    "max_model_len": 4096,\n    "seed": 3\n  }\n}\n';
+  const jsonFixed = await fix('p.attn.json', json, 'unused-with-trace', 'Remove the keys the trace replaces (arrival_rate, seed)');
+  assert.equal(jsonFixed.fixed, '{\n  "model": "../../examples/llama-3.1-8b/config.json",\n  "workload": {\n    "trace": "./no-such-trace.jsonl",\n    "max_model_len": 4096\n  }\n}\n');
+});
+
 test('a misspelt block key (a key with children): renamed, or removed with its children and nothing after (s38 newcomer-ed 6a)', async () => {
   // The block before the key ends where the key starts (a YAML block value runs to the next
   // key's line), so the key's first character lay in that block too and the fix found no key.
