@@ -628,8 +628,10 @@ for (const simd of [...paths, 'amx-model' as const]) {
     // 3, 2 + 16 tokens, a 300-token tail, pages of 16, 32 and 128 tokens, head_dim 32 (P V in
     // 32 columns only), 96 (64 + 32) and 128, groups 1 (the scalar model on every path), 2 and
     // 7 (padded to 4 and 8 rows), 4 and 8, q in fp32 or bf16, partitions, and windows that start
-    // inside a piece (300 − 50 = slot 122 of a 128-token page).
-    const vnniCases = [
+    // inside a piece (300 − 50 = slot 122 of a 128-token page); 3 KV heads of group 12, head_dim
+    // 160 (P V in 128 + 32 columns): 9 blocks of (KV head, 4 rows), one more than the step's
+    // batch of 8, whose last head's blocks fall on both sides of it.
+    const vnniCases: { pageSize: number; group: number; headDim: number; qFp32: boolean; partitionTokens?: number; window?: number; numKvHeads?: number }[] = [
       { pageSize: 16, group: 4, headDim: 128, qFp32: false },
       { pageSize: 128, group: 8, headDim: 64, qFp32: true, partitionTokens: 128 },
       { pageSize: 32, group: 2, headDim: 32, qFp32: false },
@@ -637,17 +639,19 @@ for (const simd of [...paths, 'amx-model' as const]) {
       { pageSize: 16, group: 1, headDim: 64, qFp32: false },
       { pageSize: 128, group: 4, headDim: 128, qFp32: false, window: 50 },
       { pageSize: 16, group: 4, headDim: 64, qFp32: false, window: 7, partitionTokens: 48 },
+      { pageSize: 16, group: 12, headDim: 160, qFp32: false, numKvHeads: 3 },
     ];
     for (const c of vnniCases) {
-      const extra = `${c.partitionTokens === undefined ? '' : `, partitions of ${c.partitionTokens} tokens`}${c.window === undefined ? '' : `, window ${c.window}`}`;
+      const kvHeads = c.numKvHeads ?? 2;
+      const extra = `${c.partitionTokens === undefined ? '' : `, partitions of ${c.partitionTokens} tokens`}${c.window === undefined ? '' : `, window ${c.window}`}${kvHeads === 2 ? '' : `, ${kvHeads} KV heads`}`;
       it(`vnni16 pools of ${c.pageSize} tokens, group ${c.group}, head_dim ${c.headDim}, ${c.qFp32 ? 'fp32' : 'bf16'} q${extra}: as NHD's reference`, { skip: cpuInfo().build === 'wasm' ? 'the WebAssembly build reads NHD pools only' : false }, async () => {
         const s = pagedSetup({
-          contextLens: [1, 3, 18, 37, 300], numHeads: 2 * c.group, numKvHeads: 2, headDim: c.headDim, pageSize: c.pageSize,
+          contextLens: [1, 3, 18, 37, 300], numHeads: kvHeads * c.group, numKvHeads: kvHeads, headDim: c.headDim, pageSize: c.pageSize,
           numPages: Math.ceil(400 / c.pageSize) + 10, kvDtype: 'bf16', simd, seed: 13000 + c.pageSize,
           ...(c.partitionTokens === undefined ? {} : { partitionTokens: c.partitionTokens }),
           ...(c.window === undefined ? {} : { window: c.window }),
         });
-        const nhd = c.qFp32 ? { ...s.args, dtype: 'fp32' as const, q: randomUniform(5 * 2 * c.group * c.headDim, 13099) } : s.args;
+        const nhd = c.qFp32 ? { ...s.args, dtype: 'fp32' as const, q: randomUniform(5 * kvHeads * c.group * c.headDim, 13099) } : s.args;
         const vnni = { ...asVnni16(s), dtype: nhd.dtype, q: nhd.q };
         const [got, want, wantVnni] = await Promise.all([pagedDecode(vnni), referencePagedDecode(nhd), referencePagedDecode(vnni)]);
         assert.deepEqual(wantVnni.o, want.o, 'the reference reads the repacked pools as the originals');

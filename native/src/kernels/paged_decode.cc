@@ -356,9 +356,17 @@ void decode_task(const PagedDecodeParams& p, const KernelOps& ops, const DecodeP
   // The token after t's step: the AVX512-BF16 path goes piece by piece (kPieceTokens; the same
   // as page by page for pages of up to 16 tokens), the others page by page.
   auto step_end = [&](int64_t t) { return fused_bf16 || vnni ? piece_end(t, ps) : page_end(t); };
+  // Pieces ahead whose lines the kVnni16 step requests (an eighth of a short task's, at least
+  // kDecodePrefetchPages).
+  int vnni_ahead = 0;
+  if (fused_vnni) {
+    int64_t task_steps = 0;
+    for (int64_t t = t_begin; t < t_end; t = piece_end(t, ps)) ++task_steps;
+    vnni_ahead = static_cast<int>(std::clamp<int64_t>(task_steps / 8, kDecodePrefetchPages, kBf16StepPrefetchPages));
+  }
   // The task's first pages (pieces), requested before its first step (the steps request the
-  // later ones).
-  const int first = fused_f32 ? kAvx2FusedPrefetchPages : kDecodePrefetchPages;
+  // later ones): the kVnni16 step's first `vnni_ahead` pieces, since nothing reads them before it.
+  const int first = fused_f32 ? kAvx2FusedPrefetchPages : fused_vnni ? vnni_ahead : kDecodePrefetchPages;
   for (int64_t t = t_begin, i = 0; i < first && t < t_end; t = step_end(t), ++i) {
     const int rows_left = static_cast<int>(step_end(t) - t);
     if (vnni) {  // the piece's K and V, whole (its heads' blocks follow one another)
@@ -372,23 +380,16 @@ void decode_task(const PagedDecodeParams& p, const KernelOps& ops, const DecodeP
     }
   }
   if (fused_vnni) {
-    // Steps of up to kPagedReadGroup (4) pieces, each group read before its step like the NHD
-    // step's (read_kv_pages over whole pieces: a kVnni16 piece spans the bytes of NHD's rows of
-    // its slots, its slots not in row order), and the piece `ahead` on requested beside the loads.
-    int64_t task_steps = 0;
-    for (int64_t t = t_begin; t < t_end; t = piece_end(t, ps)) ++task_steps;
-    const int ahead = static_cast<int>(std::clamp<int64_t>(task_steps / 8, kDecodePrefetchPages, kBf16StepPrefetchPages));
-    const int64_t ahead_tokens = int64_t(ahead) * kPieceTokens;
+    // Steps of up to kPagedReadGroup (4) pieces; each step's own loads read its pieces from
+    // DRAM (no read_kv_pages pass before it, unlike the NHD step), and it requests the piece
+    // `vnni_ahead` on line by line beside them. Against reading each group first (read_kv_pages)
+    // with the old step: DESIGN.md, "Decode's own walk, session 41".
+    const int64_t ahead_tokens = int64_t(vnni_ahead) * kPieceTokens;
     using Bf16 = const uint16_t*;
     DecodePiecesVnni16 pieces{};
     int gathered = 0;
     for (int64_t t0 = t_begin; t0 < t_end; t0 = piece_end(t0, ps)) {
       const int64_t start = piece_begin(t0, ps);  // the piece's slot 0
-      if (gathered == 0) {
-        int64_t group_end = start;
-        for (int j = 0; j < kPagedReadGroup && group_end < t_end; ++j) group_end = piece_end(group_end, ps);
-        read_kv_pages(p, table, start, group_end, row_stride_bytes);
-      }
       const int64_t next = piece_begin(start + ahead_tokens, ps);
       pieces.k[gathered] = static_cast<Bf16>(slab(p.k_pages, start, 0));
       pieces.v[gathered] = static_cast<Bf16>(slab(p.v_pages, start, 0));

@@ -350,32 +350,36 @@ void decode_pages_bf16(int hkv, int g, int d, float scale, const uint16_t* q_hi,
 
 // ---- decode over KvCacheLayout::kVnni16 pieces: tokens in vector lanes ----
 
-// acc[4 rows, NV vectors from x0] = acc alpha_b + sum over the step's visible token pairs of
+// acc[2 rows, NV vectors from x0] = acc alpha_b + sum over the step's visible token pairs of
 // (P[b, 2i], P[b, 2i + 1]) . (v[2i, x], v[2i + 1, x]): one vdpbf16ps per 16 dims of a token pair
 // with P's bf16 pair broadcast (pairs[b]: P of the step's 64 slots, piece c's slot j at 16c + j).
-// A pair with a slot outside [lo, hi) has that slot's V words zeroed.
+// A pair with a slot outside [lo, hi) has that slot's V words zeroed. The 4 pieces' token pairs
+// are walked in lockstep (pair i of pieces 0-3, then pair i + 1), each pair's NV vectors in
+// address order, so that a pass over 128 columns reads each piece's V block of this head front
+// to back; next_v (or null) of piece c: its lines of the same columns requested beside the loads.
 template <int NV>
-inline void values_vnni16(const DecodePiecesVnni16& pc, int64_t at, int d, int x0, const uint16_t (*pairs)[64],
-                          const float* alpha, float* acc, int64_t ldacc) {
-  __m512 a[4][NV];
-  for (int b = 0; b < 4; ++b) {
+inline void values_vnni16(const DecodePiecesVnni16& pc, const uint16_t* const* next_v, int64_t at, int d, int x0,
+                          const uint16_t (*pairs)[64], const float* alpha, float* acc, int64_t ldacc) {
+  __m512 a[2][NV];
+  for (int b = 0; b < 2; ++b) {
     const __m512 ab = _mm512_set1_ps(alpha[b]);
     for (int j = 0; j < NV; ++j) a[b][j] = _mm512_mul_ps(_mm512_loadu_ps(acc + b * ldacc + x0 + 16 * j), ab);
   }
-  for (int c = 0; c < 4; ++c) {
-    const int lo = pc.lo[c], hi = pc.hi[c];
-    const uint16_t* vc = pc.v[c] + at + 2 * x0;
-    const uint16_t* pf = pc.next_v[c] ? pc.next_v[c] + at + 2 * x0 : nullptr;
-    for (int i = lo / 2; 2 * i < hi; ++i) {
+  for (int i = 0; i < 8; ++i) {
+    for (int c = 0; c < 4; ++c) {
+      const int lo = pc.lo[c], hi = pc.hi[c];
+      if (2 * i + 1 < lo || 2 * i >= hi) continue;
+      const uint16_t* vc = pc.v[c] + at + int64_t(2 * i) * d + 2 * x0;
+      const uint16_t* pf = next_v[c] ? next_v[c] + at + int64_t(2 * i) * d + 2 * x0 : nullptr;
       // Words 2x of a V vector are slot 2i's, words 2x + 1 slot 2i + 1's.
       const __mmask32 keep = (2 * i >= lo ? 0x55555555u : 0u) | (2 * i + 1 < hi ? 0xaaaaaaaau : 0u);
       __m512bh w[NV];
       for (int j = 0; j < NV; ++j) {
-        const __m512i x = _mm512_loadu_si512(vc + int64_t(2 * i) * d + 32 * j);
+        const __m512i x = _mm512_loadu_si512(vc + 32 * j);
         w[j] = (__m512bh)(keep == 0xffffffffu ? x : _mm512_maskz_mov_epi16(keep, x));
-        if (pf && j % 2 == 0) _mm_prefetch(reinterpret_cast<const char*>(pf + int64_t(2 * i) * d + 32 * j), _MM_HINT_T1);
+        if (pf) _mm_prefetch(reinterpret_cast<const char*>(pf + 32 * j), _MM_HINT_T1);
       }
-      for (int b = 0; b < 4; ++b) {
+      for (int b = 0; b < 2; ++b) {
         uint32_t pair;
         __builtin_memcpy(&pair, pairs[b] + 16 * c + 2 * i, 4);
         const __m512bh pb = (__m512bh)_mm512_set1_epi32(static_cast<int>(pair));
@@ -383,31 +387,42 @@ inline void values_vnni16(const DecodePiecesVnni16& pc, int64_t at, int d, int x
       }
     }
   }
-  for (int b = 0; b < 4; ++b)
+  for (int b = 0; b < 2; ++b)
     for (int j = 0; j < NV; ++j) _mm512_storeu_ps(acc + b * ldacc + x0 + 16 * j, a[b][j]);
 }
 
-// KernelOps::decode_pieces_vnni16, per (KV head, 4 query rows): the scores of the 4 pieces'
-// 64 slots (16 accumulators: row b, piece c; each dim pair one K vector per piece and one
-// broadcast q pair per row), FlashAttention-2's online-softmax step per row, then P V in chunks
-// of 64 (then 32) columns. One thread, one step from L2 (H_kv 8, group 4, D 128, 8 pieces of 16
-// tokens cycled, CPU time, 41-61 rounds): 1.21x and 1.43x decode_pages_bf16's rate over the same
-// values in the NHD layout (p10 1.16 and 1.37; the same bytes' step with 2 pieces 1.09x and
-// 1.24x; DESIGN.md, "Decode with tokens in lanes, session 39").
+// KernelOps::decode_pieces_vnni16 in two phases over up to 8 blocks of (KV head, 4 query rows)
+// at a time: every block's scores and online-softmax step, then every block's P V. Scores: 16
+// accumulators (row b, piece c; each dim pair one K vector per piece and one broadcast q pair per
+// row), the 4 pieces' K lines in lockstep; FlashAttention-2's step per row. P V: two rows at a time
+// over 128 columns (then 64, then 32), the 4 pieces' V lines in lockstep and front to back, the
+// second pair of rows reading them again from L1. So the step's own loads walk 4 streams
+// forward, K then V, which the L2 streamer carries; the old step's P V over 64-column halves
+// (256 B of each 512 B token-pair row, then the other 256 B) and its K and V interleaved head
+// by head left it at 13 GB/s a core from DRAM with no read pass and no requests (2-vCPU Zen 4,
+// DESIGN.md, "Decode's own walk, session 41"). next_k / next_v (or null) are requested line by
+// line: K in the first block of each head, V in each head's first pass.
 template <bool kLo>
 void decode_pieces_vnni16_t(int hkv, int g, int d, float scale, const uint16_t* q_hi, const uint16_t* q_lo,
                             const DecodePiecesVnni16& pc, float* m, float* l, float* acc, int64_t ldacc) {
   constexpr float kLog2e = 1.44269504088896341f;
+  constexpr int kBlocks = 8;
   const __m512 c2 = _mm512_set1_ps(scale * kLog2e);
   const __m512 neg_inf = _mm512_set1_ps(-__builtin_inff());
   __mmask16 visible[4];
   for (int c = 0; c < 4; ++c) visible[c] = __mmask16(((1u << pc.hi[c]) - 1u) & ~((1u << pc.lo[c]) - 1u));
-  for (int hk = 0; hk < hkv; ++hk) {
-    const int64_t at = int64_t(hk) * 16 * d;  // this head's block of a piece
-    for (int r0 = hk * g; r0 < hk * g + g; r0 += 4) {
+  const uint16_t* const no_next[4] = {nullptr, nullptr, nullptr, nullptr};
+  const int per_head = g / 4, blocks = hkv * per_head;
+  alignas(64) uint16_t pairs[kBlocks][4][64];
+  float alpha[kBlocks][4];
+  for (int b0 = 0; b0 < blocks; b0 += kBlocks) {
+    const int nb = blocks - b0 < kBlocks ? blocks - b0 : kBlocks;
+    for (int k = 0; k < nb; ++k) {
+      const int r0 = (b0 + k) * 4;                  // the block's first query row
+      const int64_t at = int64_t(r0 / g) * 16 * d;  // its head's block of a piece
+      const bool first = (b0 + k) % per_head == 0;  // requests the later pieces once per KV head
       const uint32_t* qh = reinterpret_cast<const uint32_t*>(q_hi + int64_t(r0) * d);
       const uint32_t* ql = kLo ? reinterpret_cast<const uint32_t*>(q_lo + int64_t(r0) * d) : nullptr;
-      const bool first_quad = r0 == hk * g;  // requests the later pieces once per KV head
       __m512 s[4][4];
       for (int b = 0; b < 4; ++b)
         for (int c = 0; c < 4; ++c) s[b][c] = _mm512_setzero_ps();
@@ -415,8 +430,7 @@ void decode_pieces_vnni16_t(int hkv, int g, int d, float scale, const uint16_t* 
         __m512bh kv[4];
         for (int c = 0; c < 4; ++c) {
           kv[c] = (__m512bh)_mm512_loadu_si512(pc.k[c] + at + 32 * x);
-          if (first_quad && pc.next_k[c] && x % 2 == 0)
-            _mm_prefetch(reinterpret_cast<const char*>(pc.next_k[c] + at + 32 * x), _MM_HINT_T1);
+          if (first && pc.next_k[c]) _mm_prefetch(reinterpret_cast<const char*>(pc.next_k[c] + at + 32 * x), _MM_HINT_T1);
         }
         for (int b = 0; b < 4; ++b) {
           const __m512bh qb = (__m512bh)_mm512_set1_epi32(static_cast<int>(qh[b * (d / 2) + x]));
@@ -427,30 +441,40 @@ void decode_pieces_vnni16_t(int hkv, int g, int d, float scale, const uint16_t* 
           }
         }
       }
-      alignas(64) uint16_t pairs[4][64];
-      float alpha[4];
       for (int b = 0; b < 4; ++b) {
         for (int c = 0; c < 4; ++c) s[b][c] = _mm512_mask_mov_ps(neg_inf, visible[c], s[b][c]);
         const __m512 big = _mm512_max_ps(_mm512_max_ps(s[b][0], s[b][1]), _mm512_max_ps(s[b][2], s[b][3]));
         // Finite: piece 0 has a visible slot. scale > 0 keeps the raw scores' order.
         const float top = _mm512_reduce_max_ps(big) * scale, m_old = m[r0 + b];
         const float m_new = m_old > top ? m_old : top;
-        alpha[b] = _mm_cvtss_f32(_mm512_castps512_ps128(Avx512::exp_nonpositive(_mm512_set1_ps(m_old - m_new))));
+        alpha[k][b] = _mm_cvtss_f32(_mm512_castps512_ps128(Avx512::exp_nonpositive(_mm512_set1_ps(m_old - m_new))));
         const __m512 mc = _mm512_set1_ps(m_new * kLog2e);
         __m512 sum = _mm512_setzero_ps();
         for (int c = 0; c < 4; c += 2) {
           const __m512 p0 = Avx512::exp2_nonpositive(_mm512_fmsub_ps(s[b][c], c2, mc));
           const __m512 p1 = Avx512::exp2_nonpositive(_mm512_fmsub_ps(s[b][c + 1], c2, mc));
           sum = _mm512_add_ps(sum, _mm512_add_ps(p0, p1));
-          _mm512_store_si512(pairs[b] + 16 * c, (__m512i)_mm512_cvtne2ps_pbh(p1, p0));
+          _mm512_store_si512(pairs[k][b] + 16 * c, (__m512i)_mm512_cvtne2ps_pbh(p1, p0));
         }
-        l[r0 + b] = l[r0 + b] * alpha[b] + _mm512_reduce_add_ps(sum);
+        l[r0 + b] = l[r0 + b] * alpha[k][b] + _mm512_reduce_add_ps(sum);
         m[r0 + b] = m_new;
       }
+    }
+    for (int k = 0; k < nb; ++k) {
+      const int r0 = (b0 + k) * 4;
+      const int64_t at = int64_t(r0 / g) * 16 * d;
+      const bool first = (b0 + k) % per_head == 0;
       float* a = acc + int64_t(r0) * ldacc;
-      int x0 = 0;
-      for (; x0 + 64 <= d; x0 += 64) values_vnni16<4>(pc, at, d, x0, pairs, alpha, a, ldacc);
-      if (x0 < d) values_vnni16<2>(pc, at, d, x0, pairs, alpha, a, ldacc);
+      for (int rb = 0; rb < 4; rb += 2) {
+        const uint16_t* const* next_v = first && rb == 0 ? pc.next_v : no_next;
+        int x0 = 0;
+        for (; x0 + 128 <= d; x0 += 128) values_vnni16<8>(pc, next_v, at, d, x0, pairs[k] + rb, alpha[k] + rb, a + rb * ldacc, ldacc);
+        if (x0 + 64 <= d) {
+          values_vnni16<4>(pc, next_v, at, d, x0, pairs[k] + rb, alpha[k] + rb, a + rb * ldacc, ldacc);
+          x0 += 64;
+        }
+        if (x0 < d) values_vnni16<2>(pc, next_v, at, d, x0, pairs[k] + rb, alpha[k] + rb, a + rb * ldacc, ldacc);
+      }
     }
   }
 }
