@@ -5,7 +5,7 @@
  * prefixes (GFLOP/s = 10⁹ FLOP/s, GB/s = 10⁹ B/s), as DESIGN.md "Units" asks.
  */
 
-import type { Environment, KernelCase, PoolCancelled, PoolLoad, PoolResult, PoolSummary, RunKind, RunResult, TraceSummary } from './protocol/run';
+import type { DataParallelResult, Environment, KernelCase, PoolCancelled, PoolLoad, PoolResult, PoolSummary, RunKind, RunResult, TraceSummary } from './protocol/run';
 
 const IEC = ['B', 'KiB', 'MiB', 'GiB', 'TiB', 'PiB', 'EiB'];
 const SI = ['', 'k', 'M', 'G', 'T', 'P', 'E'];
@@ -444,6 +444,32 @@ export function perGpuCasesHeader(shapes: Array<{ tensorParallelSize?: number }>
 /** GPUs one engine (one data-parallel replica) of a profile's device block runs on: tensor_parallel_size · pipeline_parallel_size (absent: 1). */
 export function gpuCount(device: { tensorParallelSize: number; pipelineParallelSize?: number }): number {
   return device.tensorParallelSize * (device.pipelineParallelSize ?? 1);
+}
+
+/**
+ * A data-parallel simulation's deployment (PoolResult.dataParallel): "2 engines × 1 GPU", or
+ * "2 engines" for a run saved before gpusPerEngine.
+ */
+export function dataParallelDeployment(dp: Pick<DataParallelResult, 'size' | 'gpusPerEngine'>): string {
+  return `${dp.size} engines${dp.gpusPerEngine !== undefined ? ` × ${formatCountOf(dp.gpusPerEngine, 'GPU')}` : ''}`;
+}
+
+/**
+ * Which scope each figure of a data-parallel simulation has (simulatePool, PoolSummary), as the
+ * CLI and the dashboard both say it (s41 newcomer-ed F2: neither said it, and the summary mixed
+ * a summed mean with one engine's peak).
+ */
+export const DP_SCOPE_TEXT = "latency, throughput, request counts and preemptions over all engines; running, waiting and occupancy per engine (means over the engines, peaks the busiest engine's); the pool and queue timelines engine 1's";
+
+/**
+ * Each engine of a data-parallel simulation in one line: "engine 1: 506 requests, 1,398 output
+ * tokens/s, mean running 151, peak 291; engine 2: …" (running figures absent in runs before s41).
+ */
+export function dataParallelEngines(dp: Pick<DataParallelResult, 'replicas'>): string {
+  const mean = (x: number) => (x > 0 && x < 10 ? x.toPrecision(3) : x.toFixed(1));
+  return dp.replicas
+    .map((x, k) => `engine ${k + 1}: ${formatCountOf(x.requests, 'request')}, ${formatCount(x.outputTokensPerSec)} output tokens/s${x.meanConcurrency !== undefined && x.peakConcurrency !== undefined ? `, running mean ${mean(x.meanConcurrency)} peak ${formatCount(x.peakConcurrency)}` : ''}`)
+    .join('; ');
 }
 
 /**

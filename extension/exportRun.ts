@@ -80,6 +80,8 @@ type SimFigure = [figure: string, statistic: string, value: number | undefined, 
  */
 function simulationFigures(pool: PoolResult): SimFigure[] {
   const s = pool.summary;
+  // Under data parallelism the running, waiting and occupancy figures are per engine (PoolSummary).
+  const engine = pool.dataParallel ? ' per engine' : '';
   const rows: SimFigure[] = [
     ['page_size', '', pool.pageSize, 'tokens'],
     ['num_pages', '', pool.numPages, 'pages'],
@@ -88,18 +90,18 @@ function simulationFigures(pool: PoolResult): SimFigure[] {
     ['rejected', '', s.rejected, 'requests'],
     ['delayed', '', s.delayed, 'requests'],
     ['simulated_time', '', s.simulatedSeconds, 's'],
-    ['occupancy', 'mean', s.meanOccupancy, 'fraction of pages'],
-    ['occupancy', 'peak', s.peakOccupancy, 'fraction of pages'],
+    ['occupancy', 'mean', s.meanOccupancy, `fraction of pages${engine}`],
+    ['occupancy', 'peak', s.peakOccupancy, `fraction of pages${engine}`],
     // Both over reserved slots (paged: pages held · page_size), time-averaged: they sum to 1 (runner/simulate/simulate.ts).
     ['internal_fragmentation', 'mean', s.meanInternalFragmentation, 'fraction of reserved slots'],
     ['useful_token_fraction', 'mean', s.usefulTokenFraction, 'fraction of reserved slots'],
     ['preemptions', '', s.preemptions, 'preemptions'],
     ['preempted_tokens', '', s.preemptedTokens, 'tokens'],
     ['prefix_hit_rate', '', s.prefixHitRate, 'fraction of prompt tokens'],
-    ['waiting', 'mean', s.meanWaiting, 'requests'],
-    ['waiting', 'peak', s.peakWaiting, 'requests'],
-    ['concurrency', 'mean', s.meanConcurrency, 'sequences'],
-    ['concurrency', 'peak', s.peakConcurrency, 'sequences'],
+    ['waiting', 'mean', s.meanWaiting, `requests${engine}`],
+    ['waiting', 'peak', s.peakWaiting, `requests${engine}`],
+    ['concurrency', 'mean', s.meanConcurrency, `sequences${engine}`],
+    ['concurrency', 'peak', s.peakConcurrency, `sequences${engine}`],
     ['output_throughput_tokens_per_s', '', s.throughputTokensPerSec, `tokens/s (completed requests' output tokens / ${BENCHMARK_DURATION})`],
   ];
   for (const b of pool.baselines) {

@@ -7,7 +7,7 @@
 import type { ChartConfiguration, ChartDataset, Plugin } from 'chart.js';
 import type { KernelCase, PoolSample } from '../core/protocol/run';
 import { caseLabel } from './compare';
-import { formatBytes, formatCount, formatCountOf, gpuCount, formatDuration, formatGib, formatMs, formatParams, formatPercent, formatRate, formatSignificant, fractionText, isMemoryBound, nativeBuildLabel, poolCancelledText } from '../core/format';
+import { dataParallelDeployment, dataParallelEngines, DP_SCOPE_TEXT, formatBytes, formatCount, formatCountOf, gpuCount, formatDuration, formatGib, formatMs, formatParams, formatPercent, formatRate, formatSignificant, fractionText, isMemoryBound, nativeBuildLabel, poolCancelledText } from '../core/format';
 import type { ViewRun } from './model';
 import { withAlpha, type Mark, type Palette } from './theme';
 import { spreadName, spreadsName } from '../core/noise';
@@ -843,8 +843,17 @@ function poolArea(p: Palette, label: string, data: Array<{ x: number; y: number 
 export function poolSummaryLine(run: ViewRun): string | null {
   const s = run.pool?.summary;
   if (s) {
-    const parts = [`peak occupancy ${formatPercent(s.peakOccupancy)} (mean ${formatPercent(s.meanOccupancy)})`, `${formatCount(s.preemptions)} preemption${s.preemptions === 1 ? '' : 's'}`, `prefix-cache hit rate ${formatPercent(s.prefixHitRate)}`];
+    // Data parallelism (s41 newcomer-ed F2: the dashboard never said there were several engines):
+    // the engines first, each figure's scope as the CLI says it, then each engine's line.
+    const dp = run.pool?.dataParallel;
+    const parts = [
+      ...(dp ? [`${dataParallelDeployment(dp)} (data_parallel_size ${dp.size}): ${DP_SCOPE_TEXT}`] : []),
+      `peak occupancy ${formatPercent(s.peakOccupancy)} (mean ${formatPercent(s.meanOccupancy)})${dp ? ' per engine' : ''}`,
+      `${formatCount(s.preemptions)} preemption${s.preemptions === 1 ? '' : 's'}`,
+      `prefix-cache hit rate ${formatPercent(s.prefixHitRate)}`,
+    ];
     parts.push(`${formatCount(s.completed)} of ${formatCount(s.requests)} requests completed${s.rejected ? `, ${formatCount(s.rejected)} rejected` : ''}`);
+    if (dp) parts.push(dataParallelEngines(dp));
     return parts.join(' · ');
   }
   const samples = run.poolSamples;
@@ -853,6 +862,15 @@ export function poolSummaryLine(run: ViewRun): string | null {
   const pool = last.pagesUsed + last.pagesCached + last.pagesFree;
   const peak = samples.reduce((m, x) => Math.max(m, x.pagesUsed), 0); // not Math.max(...): a long run's samples overflow the stack
   return `so far: peak occupancy ${formatPercent(pool > 0 ? peak / pool : 0)} · ${formatCount(last.preempted)} preempted now · prefix-cache hit rate ${formatPercent(last.prefixHitRate)}`;
+}
+
+/**
+ * Which engine the pool samples are of, for the pool and queue charts' titles: " (engine 1 of 2)"
+ * under data parallelism (simulatePool keeps engine 1's samples), else "".
+ */
+export function engineOfSamples(run: Pick<ViewRun, 'pool'>): string {
+  const dp = run.pool?.dataParallel;
+  return dp ? ` (engine 1 of ${dp.size})` : '';
 }
 
 /** Most samples the pool chart draws (its table lists them all): enough for a chart's width in pixels, and one draw of the page stays short. */
@@ -938,7 +956,7 @@ export function poolTimelineChart(run: ViewRun, p: Palette): ChartSpec {
     type: 'line',
     data: { datasets } as ChartConfiguration['data'],
     options: {
-      ...baseOptions(p, 'KV page pool (held pages filled; cached and free pages are free for allocation)'),
+      ...baseOptions(p, `KV page pool${engineOfSamples(run)} (held pages filled; cached and free pages are free for allocation)`),
       // One tooltip for all series at the time under the pointer: held, cached and free add up to the pool.
       interaction: { mode: 'index', intersect: false },
       scales,
@@ -946,8 +964,8 @@ export function poolTimelineChart(run: ViewRun, p: Palette): ChartSpec {
   };
   return {
     id: 'poolTimeline',
-    title: 'Page pool',
-    ariaLabel: `KV page pool${numPages !== undefined ? ` of ${formatCountOf(numPages, 'page')}` : ''}${samples.length > 0 ? ` over ${formatSignificant(samples[samples.length - 1]!.t)} s simulated` : ''}: ${poolSummaryLine(run) ?? 'no samples yet'}`,
+    title: `Page pool${engineOfSamples(run)}`,
+    ariaLabel: `KV page pool${engineOfSamples(run)}${numPages !== undefined ? ` of ${formatCountOf(numPages, 'page')}` : ''}${samples.length > 0 ? ` over ${formatSignificant(samples[samples.length - 1]!.t)} s simulated` : ''}: ${poolSummaryLine(run) ?? 'no samples yet'}`,
     empty: samples.length === 0 ? noPoolText(run) : null,
     summary: poolSummaryLine(run),
     // Room for the plot under a legend that wraps at the dashboard's default width.
@@ -1030,7 +1048,8 @@ export function machineText(env: NonNullable<ViewRun['environment']>, sep: strin
 export function headerMachineText(run: Pick<ViewRun, 'kind' | 'pool' | 'cases'>, env: NonNullable<ViewRun['environment']>, sep: string): string {
   const gpu = run.kind === 'simulate' ? run.pool?.stepTime?.gpu : undefined;
   const machine = machineText(env, sep, run.cases.length > 0);
-  return gpu ? `modelled for ${gpu}${sep}simulated on ${machine}` : machine;
+  const dp = run.pool?.dataParallel;
+  return gpu ? `modelled for ${gpu}${dp ? `, ${dataParallelDeployment(dp)}` : ''}${sep}simulated on ${machine}` : machine;
 }
 
 /** Canvas width (px) below which a chart is drawn narrow (narrowOptions): a ~190 px panel leaves its charts ~125 px. */

@@ -11,7 +11,7 @@ import { toFont } from 'chart.js/helpers';
 import type { CdfPoint, LatencyStats, LatencySummary } from '../core/protocol/latency';
 import { durationTicks, formatCount, formatMs, formatPercent, formatSignificant, formatTimeScale, poolCancelledText, sloVerdict } from '../core/format';
 import type { ViewRun } from './model';
-import { axis, durationLogTick, noPoolText, simulatedTimeAxis, type ChartSpec } from './charts';
+import { axis, durationLogTick, engineOfSamples, noPoolText, simulatedTimeAxis, type ChartSpec } from './charts';
 import { thinTicks } from './sweep';
 import { withAlpha, type Palette } from './theme';
 
@@ -215,7 +215,12 @@ export const RUNNING_AXIS_RATIO = 20;
  */
 export function queueChart(run: ViewRun, p: Palette): ChartSpec {
   const samples = run.poolSamples;
-  const summary = run.pool?.summary;
+  // The peaks drawn beside the samples are of the samples' engine: under data parallelism engine
+  // 1's (DataParallelResult.replicas[0]), not the summary's busiest engine.
+  const engine1 = run.pool?.dataParallel?.replicas[0];
+  const summary = run.pool?.dataParallel
+    ? engine1?.peakConcurrency !== undefined ? { peakConcurrency: engine1.peakConcurrency, peakWaiting: engine1.peakWaiting } : undefined
+    : run.pool?.summary;
   // An overloaded run's queue (241,593 waiting) flattened its running line (at most 56) on one axis
   // (s37 newcomer-ed 8): running then has its own axis on the right, whose values the narrow chart
   // leaves to the tooltips and the table (charts.ts narrowOptions).
@@ -240,7 +245,7 @@ export function queueChart(run: ViewRun, p: Palette): ChartSpec {
   const config: ChartConfiguration = {
     type: 'line',
     data: { datasets: [series('running', 'running', p.series[2]!), series('waiting', 'waiting', p.series[4]!), series('waiting, preempted', 'preempted', p.series[5]!), ...peaks] } as ChartConfiguration['data'],
-    options: options(p, 'Requests running and waiting (modelled time)', {
+    options: options(p, `Requests running and waiting${engineOfSamples(run)} (modelled time)`, {
       x: simulatedTimeAxis(p, samples),
       y: axis(p, ownAxis ? 'requests waiting' : 'requests', { beginAtZero: true }),
       ...(ownAxis ? { yRunning: axis(p, 'requests running', { beginAtZero: true, position: 'right', grid: { color: p.grid, drawOnChartArea: false } }) } : {}),
@@ -248,8 +253,8 @@ export function queueChart(run: ViewRun, p: Palette): ChartSpec {
   };
   return {
     id: 'queue',
-    title: 'Queue',
-    ariaLabel: `Requests running and waiting${span.length > 0 ? ` over ${formatSignificant(span[1]!)} s` : ''} of simulated time: ${figures.join(', ')}`,
+    title: `Queue${engineOfSamples(run)}`,
+    ariaLabel: `Requests running and waiting${engineOfSamples(run)}${span.length > 0 ? ` over ${formatSignificant(span[1]!)} s` : ''} of simulated time: ${figures.join(', ')}`,
     empty: samples.length === 0 ? noPoolText(run) : null,
     config,
     table: { columns: ['t (s)', 'running', 'waiting', 'of them preempted'], rows: samples.map((s) => [s.t.toFixed(2), formatCount(s.running), formatCount(s.waiting), formatCount(s.preempted)]) },

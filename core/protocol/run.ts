@@ -198,7 +198,12 @@ export interface PoolSummary {
   peakWaiting?: number;
   /** Completed requests' output tokens / 0 s to the last request's end, tokens/s: `vllm bench serve`'s output_throughput, the same figure as latency.outputTokensPerSec (runner/simulate/latency.ts; runs saved before session 41: tokens generated / the end of the last step). */
   throughputTokensPerSec: number;
-  /** Running sequences, time-averaged and at most. */
+  /**
+   * Running sequences, time-averaged and at most. Under data parallelism (PoolResult.dataParallel)
+   * per engine, as the waiting and occupancy figures: the mean over the engines (in runs before s41
+   * the sum, beside a peak of one engine: "mean running 302.0, peak running 291"), the peak the
+   * busiest engine's; the request counts, preemptions and throughput are over all engines.
+   */
   meanConcurrency: number;
   peakConcurrency: number;
 }
@@ -573,8 +578,15 @@ export interface PoolResult {
 export interface DataParallelResult {
   /** data_parallel_size: engines. */
   size: number;
-  /** Per engine, in rank order: requests dispatched to it, those it completed, its output tokens/s and requests/s (latencySummary over its own requests: 0 s to its last request's end). */
-  replicas: Array<{ requests: number; completed: number; outputTokensPerSec: number; requestsPerSec: number }>;
+  /**
+   * Per engine, in rank order: requests dispatched to it, those it completed, its output tokens/s and
+   * requests/s (latencySummary over its own requests: 0 s to its last request's end); its running
+   * sequences time-averaged and at most, its peak waiting and peak occupancy of its own pool (absent
+   * in runs before s41).
+   */
+  replicas: Array<{ requests: number; completed: number; outputTokensPerSec: number; requestsPerSec: number; meanConcurrency?: number; peakConcurrency?: number; peakWaiting?: number; peakOccupancy?: number }>;
+  /** GPUs of one engine: tensor_parallel_size × pipeline_parallel_size (core/format gpuCount; absent in runs before s41). */
+  gpusPerEngine?: number;
   /** Simulation passes the dispatch took to settle (dataParallel.ts settleDispatch). */
   passes: number;
   /** The dispatch rule, in words, with what it leaves out. */

@@ -19,7 +19,7 @@ export function formatSlo(slo: LatencySlo): string {
  * Lines: the percentile table (each time in the unit its size needs) of queueing delay, TTFT, TPOT and end-to-end; throughput,
  * goodput, and the waiting queue. Every figure is labelled modelled (the simulator's clock).
  */
-export function formatLatency(l: LatencySummary, meanWaiting: number | undefined, peakWaiting: number | undefined): string[] {
+export function formatLatency(l: LatencySummary, meanWaiting: number | undefined, peakWaiting: number | undefined, perEngine = false): string[] {
   const header = ['latency (modelled)', 'mean', 'p50', 'p90', 'p99', 'max'];
   const row = (name: string, x: LatencyStats | null): string[] => (x ? [name, dur(x.mean), dur(x.p50), dur(x.p90), dur(x.p99), dur(x.max)] : [name, 'n/a', 'n/a', 'n/a', 'n/a', 'n/a']);
   const rows = [row('queueing delay', l.queue), row('TTFT', l.ttft), row('TPOT', l.tpot), row('end-to-end', l.e2e)];
@@ -44,7 +44,7 @@ export function formatLatency(l: LatencySummary, meanWaiting: number | undefined
     // Waiting is counted after each step's admissions (simulator.cc, step 3): a request that arrives
     // during a step and is admitted at the next one is never counted, though its queueing delay
     // (arrival to the start of the step that admits it) holds its wait for the step in flight.
-    lines.push(`Queue: ${meanWaiting.toPrecision(3)} requests left waiting after a step's admissions on average, ${int(peakWaiting ?? 0)} at most; queueing delay (arrival to the step that admits it, the step in flight included) p99 ${l.queue ? formatDuration(l.queue.p99 * 1e9) : 'n/a'}`);
+    lines.push(`Queue${perEngine ? ' (per engine)' : ''}: ${meanWaiting.toPrecision(3)} requests left waiting after a step's admissions on average, ${int(peakWaiting ?? 0)} at most; queueing delay (arrival to the step that admits it, the step in flight included) p99 ${l.queue ? formatDuration(l.queue.p99 * 1e9) : 'n/a'}`);
   }
   lines.push('TTFT = arrival to the first output token; TPOT = mean gap between later tokens; times run on the modelled step time.');
   return lines;

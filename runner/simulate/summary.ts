@@ -1,5 +1,5 @@
 /** Text summary of a pool simulation for `attnscope simulate` (stdout). */
-import { formatCount, formatCountOf, formatDuration, formatLoad, formatLoadSource, formatPercent } from '../../core/format';
+import { dataParallelDeployment, dataParallelEngines, DP_SCOPE_TEXT, formatCount, formatCountOf, formatDuration, formatLoad, formatLoadSource, formatPercent } from '../../core/format';
 import type { PoolResult, StepTimeModel } from '../../core/protocol/run';
 import { formatLatency } from './latency-format';
 
@@ -55,14 +55,15 @@ export function formatPoolSummary(result: PoolResult): string {
   const dp = result.dataParallel;
   if (dp) {
     lines.push(
-      `Data parallel ${dp.size}: ${dp.size} engines, each this pool and scheduler; ${dp.dispatch} (settled in ${formatCountOf(dp.passes, 'pass', 'passes')}); latency over all requests, the table and paging over all pools (peaks the largest engine's)`,
-      `  ${dp.replicas.map((x, k) => `engine ${k + 1}: ${formatCountOf(x.requests, 'request')}, ${int(x.outputTokensPerSec)} output tokens/s`).join('; ')}`,
+      `Data parallel ${dp.size}: ${dataParallelDeployment(dp)}, each this pool and scheduler; ${dp.dispatch} (settled in ${formatCountOf(dp.passes, 'pass', 'passes')}); ${DP_SCOPE_TEXT}`,
+      `  ${dataParallelEngines(dp)}`,
     );
   }
   // What was simulated (a trace, or the profile's workload drawn) and whether the server kept up with it.
   if (result.load) lines.push(`Workload: ${formatLoadSource(result.load)}`, ...formatLoad(result.load, s));
   lines.push('');
-  const header = ['allocation', 'useful tokens', 'internal frag', 'external frag', 'mean running', 'peak running', 'rejected/delayed'];
+  const perEngine = dp ? '/engine' : '';
+  const header = ['allocation', 'useful tokens', 'internal frag', 'external frag', `mean running${perEngine}`, `peak running${perEngine}`, 'rejected/delayed'];
   const rows: string[][] = [
     [`paged (${result.pageSize}-token pages)`, pct(s.usefulTokenFraction), pct(s.meanInternalFragmentation), '-', mean(s.meanConcurrency), int(s.peakConcurrency), int(s.rejected + (s.delayed ?? 0))],
     ...result.baselines.map((b) => [
@@ -81,8 +82,8 @@ export function formatPoolSummary(result: PoolResult): string {
   for (const r of rows) lines.push(fmt(r));
   lines.push('');
   lines.push(
-    `Paging: occupancy mean ${pct(s.meanOccupancy)}, peak ${pct(s.peakOccupancy)}; ` +
-      `preemptions ${int(s.preemptions)}${s.preemptedTokens ? ` (${int(s.preemptedTokens)} KV tokens to recompute, ${int(s.preemptedTokensCached ?? 0)} of them found again in the cache)` : ''}`,
+    `Paging: occupancy${dp ? ' per engine' : ''} mean ${pct(s.meanOccupancy)}, peak ${pct(s.peakOccupancy)}${dp ? ' (the busiest engine)' : ''}; ` +
+      `preemptions${dp ? ' (all engines)' : ''} ${int(s.preemptions)}${s.preemptedTokens ? ` (${int(s.preemptedTokens)} KV tokens to recompute, ${int(s.preemptedTokensCached ?? 0)} of them found again in the cache)` : ''}`,
     `Prefix cache: ${pct(s.prefixHitRate)} of prompt tokens shared between requests (hits at first admission / prompt tokens)`,
   );
   lines.push(
@@ -90,7 +91,7 @@ export function formatPoolSummary(result: PoolResult): string {
     'external frag = free slots while the next request waited though enough were free in total (split into holes), / all slots.',
     'rejected/delayed = requests that could never fit, plus those that waited for memory. occupancy = pages held / pages in pool.',
   );
-  if (result.latency) lines.push('', ...formatLatency(result.latency, s.meanWaiting, s.peakWaiting));
+  if (result.latency) lines.push('', ...formatLatency(result.latency, s.meanWaiting, s.peakWaiting, dp !== undefined));
   return lines.join('\n');
 }
 

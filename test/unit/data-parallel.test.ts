@@ -89,7 +89,19 @@ test('simulate runs data_parallel_size engines, each request to the engine with 
   assert.equal(r.latency!.outputTokensPerSec, 57.6);
   assert.equal(r.summary.completed, 4);
   assert.deepEqual(r.baselines, []);
-  assert.match(formatPoolSummary(r), /Data parallel 2: 2 engines, .*\n {2}engine 1: 1 request, 53 output tokens\/s; engine 2: 3 requests, 6 output tokens\/s/);
+  // One scope for the running figures, per engine (s41 newcomer-ed F2: a summed mean beside one
+  // engine's peak read "mean running 302.0, peak running 291"). Engine 0 runs r0 alone over its
+  // 0 .. 0.625 s: mean 1, peak 1. Engine 1 runs r1 over 0 .. 0.125, then r2 and r3 together over
+  // 0.25 .. 0.5: 0.125 + 2 × 0.25 = 0.625 sequence-seconds over its 0.5 s: mean 1.25, peak 2.
+  // Per engine over the run (its longest span, 0.625 s): (0.625 + 0.625) / 0.625 / 2 = 1.0 (the
+  // sum was 2.0), the peak the busiest engine's, 2.
+  assert.deepEqual(d.replicas.map((x) => [x.meanConcurrency, x.peakConcurrency]), [[1, 1], [1.25, 2]]);
+  assert.deepEqual([r.summary.meanConcurrency, r.summary.peakConcurrency], [1, 2]);
+  assert.equal(d.gpusPerEngine, 1);
+  const text = formatPoolSummary(r);
+  assert.match(text, /Data parallel 2: 2 engines × 1 GPU, .*; latency, throughput, request counts and preemptions over all engines; running, waiting and occupancy per engine \(means over the engines, peaks the busiest engine's\); the pool and queue timelines engine 1's\n {2}engine 1: 1 request, 53 output tokens\/s, running mean 1\.00 peak 1; engine 2: 3 requests, 6 output tokens\/s, running mean 1\.25 peak 2/);
+  assert.match(text, /mean running\/engine +peak running\/engine/);
+  assert.match(text, /^Paging: occupancy per engine mean [\d.]+%, peak [\d.]+% \(the busiest engine\); preemptions \(all engines\) 0/m);
   // One engine, for contrast: all four in one pool.
   const one = await simulatePool(profile('{ gpu: H100 SXM }\nkv_cache: { page_size: 16, num_pages: 64 }'), { stepTime: { perTokenS: 1 / 64 }, watermark: 0, trace: [{ arrivalS: 0, promptLen: 8, outputLen: 33 }, { arrivalS: 0, promptLen: 8, outputLen: 1 }] });
   assert.equal(one.dataParallel, undefined);

@@ -504,6 +504,39 @@ describe('queue chart', () => {
   });
 });
 
+describe('a data-parallel run (s41 newcomer-ed F2: the dashboard never said there were two engines)', () => {
+  // The newcomer's dp.attn.yaml (Llama-3.1-8B, data_parallel_size 2, 1,000 requests at 20/s): the
+  // CLI printed "engine 1: 506 requests, 1,398 output tokens/s; engine 2: 494 …"; the pool samples
+  // are engine 1's, whose peak running (132 here) is not the summary's busiest engine's (291).
+  const base = viewOfRun({ ...run, kind: 'simulate', cases: [] }, null);
+  const dataParallel = {
+    size: 2, gpusPerEngine: 1, passes: 12, dispatch: 'each request to the engine with the fewest requests in flight',
+    replicas: [
+      { requests: 506, completed: 506, outputTokensPerSec: 1398.2, requestsPerSec: 5.1, meanConcurrency: 150.96, peakConcurrency: 132, peakWaiting: 40, peakOccupancy: 0.5 },
+      { requests: 494, completed: 494, outputTokensPerSec: 1371.7, requestsPerSec: 5.0, meanConcurrency: 149.1, peakConcurrency: 291, peakWaiting: 70, peakOccupancy: 0.48 },
+    ],
+  };
+  const view = { ...base, pool: { ...base.pool!, dataParallel, summary: { ...base.pool!.summary, peakConcurrency: 291, peakWaiting: 70 } } };
+
+  it('names the engines in the header, the pool line with each figure\'s scope and each engine\'s line', () => {
+    assert.equal(headerMachineText(view, run.environment, ' · '), `modelled for H100 SXM, 2 engines × 1 GPU · simulated on ${run.environment.cpuModel} · ${run.environment.cpuCores} cores`);
+    const pool = poolTimelineChart(view, palette);
+    assert.equal(pool.title, 'Page pool (engine 1 of 2)');
+    assert.ok(pool.summary!.startsWith("2 engines × 1 GPU (data_parallel_size 2): latency, throughput, request counts and preemptions over all engines; running, waiting and occupancy per engine (means over the engines, peaks the busiest engine's); the pool and queue timelines engine 1's · peak occupancy"), pool.summary!);
+    assert.ok(pool.summary!.endsWith(' · engine 1: 506 requests, 1,398 output tokens/s, running mean 151.0 peak 132; engine 2: 494 requests, 1,372 output tokens/s, running mean 149.1 peak 291'), pool.summary!);
+    assert.match(pool.ariaLabel, /^KV page pool \(engine 1 of 2\) of /);
+  });
+
+  it('draws engine 1\'s peaks beside engine 1\'s samples in the queue chart, not the busiest engine\'s', () => {
+    const spec = queueChart(view, palette);
+    assert.equal(spec.title, 'Queue (engine 1 of 2)');
+    const labels = (spec.config.data.datasets as Array<{ label: string }>).map((d) => d.label);
+    assert.ok(labels.includes('peak running 132 (every step, not sampled)'), labels.join('; '));
+    assert.ok(labels.includes('peak waiting 40 (every step, not sampled)'), labels.join('; '));
+    assert.match(spec.ariaLabel, /^Requests running and waiting \(engine 1 of 2\)/);
+  });
+});
+
 describe('queue chart of an overloaded run', () => {
   // s37 newcomer-ed 8: 241,593 waiting at the peak put the running line (at most 56) flat at 0, and the legend read "241593".
   it('puts running on an axis of its own and writes the peaks with thousands separators', () => {
