@@ -221,18 +221,25 @@ export interface StepWork {
 }
 
 /**
- * Assumed fraction of the interconnect's per-direction bandwidth an all-reduce achieves (its bus
- * bandwidth, as nccl-tests prints busbw): 0.8, an assumption, not a measurement of this setup; a
- * cloud vendor's nccl-tests guide lists 230-250 GB/s busbw for 8 A100 SXM4 over NVLink
- * (docs.alayanew.com, "NCCL-tests in practice"), 0.77-0.83 of their 300 GB/s.
+ * The fraction of the interconnect's per-direction bandwidth each all-reduce algorithm achieves on
+ * the bytes it moves per GPU, and the latency of one call, fitted by hand (two points, 0.5 and
+ * 4 MiB) to the H100 SXM table of vLLM PR #24111 ("Enable Torch Symmetric Memory All-Reduce By
+ * Default": benchmarks/kernels/benchmark_device_communicators.py, bf16 [T, 8192], ms a call), the
+ * message sizes of a serving step. TP 4: ca_1stage 0.010 / 0.038 ms at 0.5 / 4 MiB -> 3 · 3.5 MiB
+ * in 28 µs, 393 GB/s = 0.87 of 450, intercept 6 µs; ca_2stage 0.017 / 0.043 -> 1.5 · 3.5 MiB in
+ * 26 µs, 0.47, 13 µs; pynccl 0.017 / 0.037 -> 0.61, 14 µs; symm_mem_multimem 0.016 / 0.033 ->
+ * 1.25 · 3.5 MiB in 17 µs, 0.60, 14 µs; TP 6 multimem 0.013 / 0.031 -> 0.53, 10 µs. Rounded:
+ * one-shot 0.85, two-shot and NCCL's ring 0.5, multimem 0.55, and one latency of 10 µs for all
+ * (one-shot's 6 µs is then overstated by 4 µs, two-shot's 13 understated by 3). Measured on H100
+ * only: applied to every card (its interconnect's bandwidth), an assumption there.
  */
-export const ALL_REDUCE_LINK_EFFICIENCY = 0.8;
+export const ALL_REDUCE_EFFICIENCY = { oneShot: 0.85, twoShot: 0.5, multimem: 0.55 } as const;
 
-/**
- * Assumed latency of one all-reduce call, seconds: 5 µs (a kernel and its cross-GPU barriers,
- * launched inside vLLM's CUDA graph); an assumption, not a measurement. Charged once per call.
- */
-export const ALL_REDUCE_LATENCY_S = 5e-6;
+/** The fraction of the interconnect two-shot, NCCL's ring and the pipeline's send and all-gather achieve ({@link ALL_REDUCE_EFFICIENCY}'s twoShot). */
+export const ALL_REDUCE_LINK_EFFICIENCY = ALL_REDUCE_EFFICIENCY.twoShot;
+
+/** The latency of one all-reduce call, seconds: 10 µs, fitted to vLLM PR #24111's H100 table ({@link ALL_REDUCE_EFFICIENCY}). Charged once per call. */
+export const ALL_REDUCE_LATENCY_S = 10e-6;
 
 /** vLLM's custom all-reduce's largest message, bytes (custom_all_reduce.py CustomAllreduce max_size=8192 * 1024); larger ones go to NCCL. */
 export const CUSTOM_ALL_REDUCE_MAX_BYTES = 8 * 1024 * 1024;
@@ -299,13 +306,13 @@ export interface AllReduceWork {
  *   whole buffer to the switch's reads and receives every slice once, (tp + 1)/tp · M each way.
  *   At tp 2 its two-shot moves M, as the custom all-reduce's.
  * - time: each call = {@link ALL_REDUCE_LATENCY_S} + its bytes per GPU / (interconnectBytesPerSec ·
- *   {@link ALL_REDUCE_LINK_EFFICIENCY}), one direction of the GPU's link (GpuSpec interconnect:
+ *   the algorithm's {@link ALL_REDUCE_EFFICIENCY}), one direction of the GPU's link (GpuSpec interconnect:
  *   NVLink, or PCIe for cards without it; RTX 4090s have no peer access, so NCCL stages the ring
  *   through host memory over the same PCIe link). Charged serially: vLLM does not overlap the
  *   all-reduce with compute (the next GEMM needs its sum).
  * Llama-3.1-70B bf16 at tp 8 on H100 SXM, 256 tokens: M = 256 · 8,192 · 2 = 4 MiB, multimem,
- * 1.125 · 4,194,304 B / (450e9 · 0.8) = 13.11 µs + 5 µs a call, 161 calls: 2.915 ms a step (on an
- * A100 SXM, two-shot: 1.75 · M / 240e9 = 30.58 µs + 5 µs, 5.729 ms).
+ * 1.125 · 4,194,304 B / (450e9 · 0.55) = 19.07 µs + 10 µs a call, 161 calls: 4.680 ms a step (on
+ * an A100 SXM, two-shot: 1.75 · M / (300e9 · 0.5) = 48.93 µs + 10 µs, 9.488 ms).
  * Not modelled: FlashInfer's all-reduce and its all-reduce + RMSNorm fusion, NCCL's
  * symmetric-memory path (both off by default), expert parallelism's all-to-all in place of the MoE
  * all-reduce, the logits' all-gather over the vocabulary shards.
@@ -315,7 +322,7 @@ export function allReduceWork(m: ModelSpec, gpu: GpuSpec, dtype: Dtype, tp: numb
   if (tp <= 1) return none;
   const calls = tpAllReduceCalls(m, firstStage);
   const perToken = m.hiddenSize * dtypeBytes(dtype);
-  const rate = gpu.interconnectBytesPerSec * ALL_REDUCE_LINK_EFFICIENCY;
+  const rate = (kind: keyof typeof ALL_REDUCE_EFFICIENCY) => gpu.interconnectBytesPerSec * ALL_REDUCE_EFFICIENCY[kind];
   const custom = [2, 4, 6, 8].includes(tp) && gpu.interconnect !== 'PCIe, no P2P' && (tp === 2 || gpu.interconnect === 'NVLink');
   // One-shot beyond two-shot's bytes only at tp > 2 (at tp 2 both move M); below the kernel's threshold, T · h · b < limit.
   const oneShotLimit = custom && tp > 2 && gpu.interconnect === 'NVLink' ? (tp <= 4 ? 512 * 1024 : 256 * 1024) : 0;
@@ -335,12 +342,12 @@ export function allReduceWork(m: ModelSpec, gpu: GpuSpec, dtype: Dtype, tp: numb
     calls,
     messageBytesPerToken: perToken,
     perStepS: calls * ALL_REDUCE_LATENCY_S,
-    perTokenS: (calls * ((2 * (tp - 1)) / tp) * perToken) / rate,
+    perTokenS: (calls * ((2 * (tp - 1)) / tp) * perToken) / rate('twoShot'),
     oneShotTokens,
-    perTokenOneShotS: oneShotTokens > 0 ? (calls * (tp - 1) * perToken) / rate : 0,
+    perTokenOneShotS: oneShotTokens > 0 ? (calls * (tp - 1) * perToken) / rate('oneShot') : 0,
     multimemMinTokens: multimem?.min ?? 0,
     multimemMaxTokens: multimem?.max ?? 0,
-    perTokenMultimemS: multimem ? (calls * ((tp + 1) / tp) * perToken) / rate : 0,
+    perTokenMultimemS: multimem ? (calls * ((tp + 1) / tp) * perToken) / rate('multimem') : 0,
     algorithm,
   };
 }
@@ -580,7 +587,7 @@ export const PIPELINE_LINK_BYTES_PER_S = 50e9;
 export function pipelineLink(profile: Profile, gpu: GpuSpec = profileGpu(profile)): { bytesPerSec: number; name: string } {
   const gpus = profile.device.tensorParallelSize * (profile.device.pipelineParallelSize ?? 1);
   return gpus <= NODE_GPUS
-    ? { bytesPerSec: gpu.interconnectBytesPerSec * ALL_REDUCE_LINK_EFFICIENCY, name: `${gpu.interconnect} ${formatRate(gpu.interconnectBytesPerSec, 'B/s')} per direction at an assumed ${formatSignificant(ALL_REDUCE_LINK_EFFICIENCY)} (tp × pp = ${gpus} GPUs, taken as one node)` }
+    ? { bytesPerSec: gpu.interconnectBytesPerSec * ALL_REDUCE_LINK_EFFICIENCY, name: `${gpu.interconnect} ${formatRate(gpu.interconnectBytesPerSec, 'B/s')} per direction at ${formatSignificant(ALL_REDUCE_LINK_EFFICIENCY)} of it (tp × pp = ${gpus} GPUs, taken as one node)` }
     : { bytesPerSec: PIPELINE_LINK_BYTES_PER_S, name: `an assumed ${formatRate(PIPELINE_LINK_BYTES_PER_S, 'B/s')} per GPU (one 400 Gb/s InfiniBand port; tp × pp = ${gpus} GPUs span nodes)` };
 }
 
@@ -595,8 +602,8 @@ export function pipelineLink(profile: Profile, gpu: GpuSpec = profileGpu(profile
  * recv_tensor_dict): each of the tp GPUs sends its 1/tp slice and the receiving stage's GPUs
  * all-gather the slices (NCCL: (tp − 1)/tp of each tensor in per GPU). The two all-gathers'
  * per-call latency is not charged. Llama-3.1-70B bf16 at tp 4 × pp 2 on H100 SXM (one node): send
- * 2 · 8,192 · 2 / 4 = 8,192 B and all-gather 2 · 3/4 · 16,384 = 24,576 B a token, both at 360e9
- * B/s: 22.76 + 68.27 = 91.02 ns.
+ * 2 · 8,192 · 2 / 4 = 8,192 B and all-gather 2 · 3/4 · 16,384 = 24,576 B a token, both at 450e9 ·
+ * 0.5 = 225e9 B/s: 36.41 + 109.23 = 145.6 ns.
  */
 export function stageSendPerTokenS(profile: Profile): number {
   const gpu = profileGpu(profile);
@@ -713,7 +720,7 @@ function allReduceLine(profile: Profile, w: StepWork): string[] {
   const a = allReduceWork(profile.model, w.gpu, profile.dtype, tp);
   const pp = (estimate(profile).pipeline?.size ?? 1) > 1;
   const link = `${w.gpu.interconnect} ${formatRate(w.gpu.interconnectBytesPerSec, 'B/s')} per direction (${w.gpu.interconnectSource})`;
-  return [`tensor parallel ${tp}: each GPU's share of weights, KV and FLOPs, then ${pp ? 'per stage its layers\' all-reduces (the first stage\'s with the embedding\'s' : `${a.calls} all-reduces a step (one after each layer's mixer and each MLP or MoE block, their row-parallel outputs, and one after the embedding`}), each of tokens × hidden_size ${profile.model.hiddenSize.toLocaleString('en-US')} × ${dtypeBytes(profile.dtype)} B = M, by ${a.algorithm}, over ${link} at an assumed ${formatSignificant(ALL_REDUCE_LINK_EFFICIENCY)} of it, plus an assumed ${formatSignificant(ALL_REDUCE_LATENCY_S * 1e6)} µs a call; added after the max, not overlapped (vLLM runs them between the GEMMs)`];
+  return [`tensor parallel ${tp}: each GPU's share of weights, KV and FLOPs, then ${pp ? 'per stage its layers\' all-reduces (the first stage\'s with the embedding\'s' : `${a.calls} all-reduces a step (one after each layer's mixer and each MLP or MoE block, their row-parallel outputs, and one after the embedding`}), each of tokens × hidden_size ${profile.model.hiddenSize.toLocaleString('en-US')} × ${dtypeBytes(profile.dtype)} B = M, by ${a.algorithm}, over ${link} at ${formatSignificant(ALL_REDUCE_EFFICIENCY.oneShot)} of it one-shot, ${formatSignificant(ALL_REDUCE_EFFICIENCY.twoShot)} two-shot or ring${a.multimemMaxTokens > 0 ? `, ${formatSignificant(ALL_REDUCE_EFFICIENCY.multimem)} multimem` : ''}, plus ${formatSignificant(ALL_REDUCE_LATENCY_S * 1e6)} µs a call (fitted to vLLM PR #24111's H100 all-reduce timings); added after the max, not overlapped (vLLM runs them between the GEMMs)`];
 }
 
 /**

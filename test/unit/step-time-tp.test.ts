@@ -19,74 +19,76 @@ function llama70b(tp: number, gpu = 'H100 SXM', pp = 1): Profile {
 
 const close = (got: number, want: number, what: string) => assert.ok(Math.abs(got - want) <= 1e-9 * Math.abs(want), `${what}: ${got} vs ${want}`);
 
-test('Llama-3.1-70B tp 8, 256 decode tokens: 161 all-reduces of 4 MiB after the max, 5.729 ms two-shot on A100 SXM, 2.915 ms multimem on H100 SXM', () => {
+test('Llama-3.1-70B tp 8, 256 decode tokens: 161 all-reduces of 4 MiB after the max, 9.488 ms two-shot on A100 SXM, 4.679 ms multimem on H100 SXM', () => {
   // By hand. vLLM's Llama runs one all-reduce after each layer's o_proj and one after its down_proj
   // (RowParallelLinear, reduce_results), 80 layers · 2, and one after VocabParallelEmbedding: 161.
   // A step of 256 tokens: M = 256 · hidden_size 8,192 · 2 B (bf16) = 4,194,304 B = 4 MiB.
   // A100 80GB (SXM): the custom all-reduce (under 8 MiB), over its one-shot limit at tp 8 (256 KiB):
   // two-shot, each GPU moving 2 · (8 − 1)/8 · M = 7,340,032 B over NVLink 300e9 B/s a direction
-  // (datasheet 600 GB/s both) at the assumed 0.8: 7,340,032 / 240e9 = 30.58347 µs, + the assumed
-  // 5 µs a call = 35.58347 µs; × 161 = 5.728938 ms. Serial: the step is the roofline's max plus it.
+  // (datasheet 600 GB/s both) at two-shot's 0.5 (fitted to vLLM PR #24111's H100 timings):
+  // 7,340,032 / 150e9 = 48.93355 µs, + 10 µs a call = 58.93355 µs; × 161 = 9.488301 ms. Serial: the
+  // step is the roofline's max plus it.
   const a100 = stepTimeModel(llama70b(8, 'A100 80GB'));
   assert.equal(tpAllReduceCalls(loadModel('Llama-3.1-70B')), 161);
-  close(a100.allReduceS!, 161 * 5e-6, 'latency per step');
-  close(a100.perTokenAllReduceS!, (161 * 1.75 * 8_192 * 2) / 240e9, 'two-shot per token');
-  close(allReduceSeconds(a100, 256), 161 * (7_340_032 / 240e9 + 5e-6), 'A100: all-reduces of 256 tokens');
-  assert.ok(Math.abs(allReduceSeconds(a100, 256) - 5.728938e-3) < 1e-9, `${allReduceSeconds(a100, 256)}`);
+  close(a100.allReduceS!, 161 * 10e-6, 'latency per step');
+  close(a100.perTokenAllReduceS!, (161 * 1.75 * 8_192 * 2) / 150e9, 'two-shot per token');
+  close(allReduceSeconds(a100, 256), 161 * (7_340_032 / 150e9 + 10e-6), 'A100: all-reduces of 256 tokens');
+  assert.ok(Math.abs(allReduceSeconds(a100, 256) - 9.488301e-3) < 1e-9, `${allReduceSeconds(a100, 256)}`);
   assert.equal(a100.multimemAllReduceMaxTokens, undefined);
   // H100 SXM: vLLM's symmetric memory (VLLM_ALLREDUCE_USE_SYMM_MEM=1) cuts the custom all-reduce to
   // 256 KiB at tp 8 and takes bf16 up to 64 MiB (16 to 4,096 tokens) on the multimem kernel: each
   // GPU serves M to the switch's ld_reduce and receives its slice plus every multicast slice,
-  // (8 + 1)/8 · M = 4,718,592 B over 450e9 · 0.8 = 360e9: 13.10720 µs + 5 µs, × 161 = 2.915259 ms.
+  // (8 + 1)/8 · M = 4,718,592 B over 450e9 · multimem's 0.55 = 247.5e9: 19.06502 µs + 10 µs, × 161 =
+  // 4.679468 ms.
   const m = stepTimeModel(llama70b(8));
   assert.equal(m.multimemAllReduceMinTokens, 16);
   assert.equal(m.multimemAllReduceMaxTokens, 4_096);
-  close(allReduceSeconds(m, 256), 161 * (4_718_592 / 360e9 + 5e-6), 'H100: all-reduces of 256 tokens');
-  assert.ok(Math.abs(allReduceSeconds(m, 256) - 2.915259e-3) < 1e-9, `${allReduceSeconds(m, 256)}`);
+  close(allReduceSeconds(m, 256), 161 * (4_718_592 / 247.5e9 + 10e-6), 'H100: all-reduces of 256 tokens');
+  assert.ok(Math.abs(allReduceSeconds(m, 256) - 4.679468e-3) < 1e-9, `${allReduceSeconds(m, 256)}`);
   // In the step: 256 decode tokens at 1,000 tokens of context each, the roofline's terms plus the all-reduces.
   const a = { ...chunkAttention(1, 1000, 0), kvTokens: 256_000, decodePairs: 256_000, decodeTokens: 256 };
   const roofline = m.perStepS + Math.max(weightReadSeconds(m, 256, 256) + kvReadSeconds(m, a) + stateSeconds(m, 256), gemmSeconds(m, 256, 256, a) + pairSeconds(m, a));
   close(stepSeconds(m, 256, 256, a) - roofline, allReduceSeconds(m, 256), 'step less its roofline');
-  assert.match(m.source, /tensor parallel 8: .*161 all-reduces a step .*vLLM's custom all-reduce below 256 KiB \(one-shot, \(tp − 1\) · M per GPU, up to 15 tokens\), the symmetric-memory multimem all-reduce \(NVLink SHARP, \(tp \+ 1\)\/tp · M\) from 16 to 4,096 tokens .*, NCCL's ring .* over NVLink 450 GB\/s per direction \(NVIDIA H100 Tensor Core GPU datasheet .*\) at an assumed 0\.8 of it, plus an assumed 5 µs a call; added after the max, not overlapped/);
+  assert.match(m.source, /tensor parallel 8: .*161 all-reduces a step .*vLLM's custom all-reduce below 256 KiB \(one-shot, \(tp − 1\) · M per GPU, up to 15 tokens\), the symmetric-memory multimem all-reduce \(NVLink SHARP, \(tp \+ 1\)\/tp · M\) from 16 to 4,096 tokens .*, NCCL's ring .* over NVLink 450 GB\/s per direction \(NVIDIA H100 Tensor Core GPU datasheet .*\) at 0\.85 of it one-shot, 0\.5 two-shot or ring, 0\.55 multimem, plus 10 µs a call \(fitted to vLLM PR #24111's H100 all-reduce timings\); added after the max, not overlapped/);
   assert.deepEqual(m.unmodelled, ["FlashInfer's all-reduce (+ RMSNorm fusion) where enabled and the logits' all-gather over the tensor-parallel GPUs"]);
 });
 
 test('the algorithm by message size: one-shot 7 · M below 256 KiB at tp 8 (15 tokens), then multimem on H100 or two-shot on A100; tp 4 one-shot to 31 tokens, two-shot to 511, multimem to 2,048, the ring above; fp16 never multimem', () => {
   // csrc/custom_all_reduce.cuh: full NVLink, world_size <= 8 and bytes < 256 KiB (<= 4: 512 KiB) ->
   // cross_device_reduce_1stage, every GPU reading its 7 peers' whole buffers: 7 · M.
-  // 15 tokens: M = 15 · 16,384 = 245,760 B; 7 · M / 360e9 = 4.778667 µs + 5 µs = 9.778667 µs, × 161 = 1.574365 ms.
+  // 15 tokens: M = 15 · 16,384 = 245,760 B; 7 · M / (450e9 · one-shot's 0.85) = 4.497568 µs + 10 µs, × 161 = 2.334108 ms.
   const m = stepTimeModel(llama70b(8));
   assert.equal(m.oneShotAllReduceTokens, 15);
-  close(allReduceSeconds(m, 15), 161 * ((7 * 245_760) / 360e9 + 5e-6), 'one-shot, 15 tokens');
-  close(allReduceSeconds(m, 16), 161 * ((1.125 * 262_144) / 360e9 + 5e-6), 'multimem, 16 tokens');
+  close(allReduceSeconds(m, 15), 161 * ((7 * 245_760) / 382.5e9 + 10e-6), 'one-shot, 15 tokens');
+  close(allReduceSeconds(m, 16), 161 * ((1.125 * 262_144) / 247.5e9 + 10e-6), 'multimem, 16 tokens');
   // 4,097 tokens: M = 67,125,248 B > 64 MiB: NCCL's ring, 1.75 · M.
-  close(allReduceSeconds(m, 4_097), 161 * ((1.75 * 67_125_248) / 360e9 + 5e-6), 'ring, 4,097 tokens');
+  close(allReduceSeconds(m, 4_097), 161 * ((1.75 * 67_125_248) / 225e9 + 10e-6), 'ring, 4,097 tokens');
   const a100 = stepTimeModel(llama70b(8, 'A100 80GB'));
-  close(allReduceSeconds(a100, 16), 161 * ((1.75 * 262_144) / 240e9 + 5e-6), 'A100 two-shot, 16 tokens');
+  close(allReduceSeconds(a100, 16), 161 * ((1.75 * 262_144) / 150e9 + 10e-6), 'A100 two-shot, 16 tokens');
   // tp 4 on H100: one-shot below 512 KiB ((512 Ki − 1) / 16,384 -> 31 tokens) at 3 · M, the custom
   // two-shot below its 8 MiB (511 tokens) at 1.5 · M, multimem up to 32 MiB (2,048 tokens) at 1.25 · M.
   const m4 = stepTimeModel(llama70b(4));
   assert.deepEqual([m4.oneShotAllReduceTokens, m4.multimemAllReduceMinTokens, m4.multimemAllReduceMaxTokens], [31, 512, 2_048]);
-  close(allReduceSeconds(m4, 31), 161 * ((3 * 31 * 16_384) / 360e9 + 5e-6), 'tp 4 one-shot, 31 tokens');
-  close(allReduceSeconds(m4, 256), 161 * ((1.5 * 4_194_304) / 360e9 + 5e-6), 'tp 4 two-shot, 256 tokens');
-  close(allReduceSeconds(m4, 512), 161 * ((1.25 * 8_388_608) / 360e9 + 5e-6), 'tp 4 multimem, 512 tokens');
-  close(allReduceSeconds(m4, 2_049), 161 * ((1.5 * 2_049 * 16_384) / 360e9 + 5e-6), 'tp 4 ring, 2,049 tokens');
+  close(allReduceSeconds(m4, 31), 161 * ((3 * 31 * 16_384) / 382.5e9 + 10e-6), 'tp 4 one-shot, 31 tokens');
+  close(allReduceSeconds(m4, 256), 161 * ((1.5 * 4_194_304) / 225e9 + 10e-6), 'tp 4 two-shot, 256 tokens');
+  close(allReduceSeconds(m4, 512), 161 * ((1.25 * 8_388_608) / 247.5e9 + 10e-6), 'tp 4 multimem, 512 tokens');
+  close(allReduceSeconds(m4, 2_049), 161 * ((1.5 * 2_049 * 16_384) / 225e9 + 10e-6), 'tp 4 ring, 2,049 tokens');
   // fp16: vLLM's symmetric-memory all-reduce takes bf16 only; the custom all-reduce stays cut to 256 KiB: the ring above.
   const fp16 = stepTimeModel({ ...llama70b(8), dtype: 'fp16' });
   assert.equal(fp16.multimemAllReduceMaxTokens, undefined);
-  close(allReduceSeconds(fp16, 256), 161 * ((1.75 * 4_194_304) / 360e9 + 5e-6), 'fp16 ring, 256 tokens');
+  close(allReduceSeconds(fp16, 256), 161 * ((1.75 * 4_194_304) / 225e9 + 10e-6), 'fp16 ring, 256 tokens');
   // tp 2: one-shot moves M, the same as two-shot's 2 · 1/2 · M: no band.
   const m2 = stepTimeModel(llama70b(2));
   assert.equal(m2.oneShotAllReduceTokens, undefined);
   assert.equal(m2.multimemAllReduceMaxTokens, undefined);
-  close(allReduceSeconds(m2, 256), 161 * (4_194_304 / 360e9 + 5e-6), 'tp 2, 256 tokens');
+  close(allReduceSeconds(m2, 256), 161 * (4_194_304 / 225e9 + 10e-6), 'tp 2, 256 tokens');
 });
 
 test('PCIe cards: L40S tp 4 on NCCL\'s ring over PCIe Gen4 (32 GB/s a direction, the custom all-reduce off for more than 2 PCIe GPUs); RTX 4090 tp 2 without peer access', () => {
-  // 256 tokens: 1.5 · 4,194,304 B / (32e9 · 0.8) = 245.76 µs + 5 µs a call, × 161 = 40.37236 ms.
+  // 256 tokens: 1.5 · 4,194,304 B / (32e9 · the ring's 0.5) = 393.216 µs + 10 µs a call, × 161 = 64.91778 ms.
   const l40s = stepTimeModel(llama70b(4, 'L40S'));
   assert.equal(l40s.oneShotAllReduceTokens, undefined);
-  close(allReduceSeconds(l40s, 256), 161 * ((1.5 * 4_194_304) / 25.6e9 + 5e-6), 'L40S tp 4');
+  close(allReduceSeconds(l40s, 256), 161 * ((1.5 * 4_194_304) / 16e9 + 10e-6), 'L40S tp 4');
   assert.match(l40s.source, /by NCCL's ring, 2 · \(tp − 1\)\/tp · M per GPU \(vLLM's custom all-reduce is off for more than 2 PCIe GPUs\), over PCIe 32 GB\/s per direction/);
   const rtx = stepTimeModel(llama70b(2, 'RTX 4090'));
   assert.match(rtx.source, /no peer access between RTX 4090s: vLLM's custom all-reduce is off and NCCL goes through host memory\), over PCIe, no P2P 32 GB\/s/);
@@ -104,18 +106,18 @@ test('tp 1 is unchanged: no all-reduce fields, the step the roofline alone, not 
 
 test('the simulator charges the all-reduces: one 1,000-token prompt at tp 8 takes its roofline step plus 161 multimem calls of 16 MB (pp 1 and each stage of pp 2)', async () => {
   // 1,000 tokens: M = 1,000 · 16,384 = 16,384,000 B, multimem on H100 (16 to 4,096 tokens), 1.125 · M
-  // a GPU: 51.2 µs + 5 µs a call, × 161 = 9.0482 ms on top of the roofline.
+  // a GPU at 247.5e9 B/s: 74.47 µs + 10 µs a call, × 161 = 13.600 ms on top of the roofline.
   const p = llama70b(8);
   const r = await simulatePool(p, { trace: [{ arrivalS: 0, promptLen: 1000, outputLen: 1 }] });
   const m = r.stepTime!;
   const a = chunkAttention(1000, 1000, 0);
-  close(allReduceSeconds(m, 1000), 161 * ((1.125 * 16_384_000) / 360e9 + 5e-6), 'all-reduces of 1,000 tokens');
+  close(allReduceSeconds(m, 1000), 161 * ((1.125 * 16_384_000) / 247.5e9 + 10e-6), 'all-reduces of 1,000 tokens');
   close(r.summary.simulatedSeconds, stepSeconds(m, 1000, 1, a), 'simulated step');
   // pp 2: stage 1 holds layers 0-39 and the embedding (81 calls), stage 2 layers 40-79 (80 calls).
   const r2 = await simulatePool(llama70b(4, 'H100 SXM', 2), { trace: [{ arrivalS: 0, promptLen: 1000, outputLen: 1 }] });
   const st = r2.stepTime!.stages!;
-  close(st[0]!.allReduceS!, 81 * 5e-6, 'stage 1 calls');
-  close(st[1]!.allReduceS!, 80 * 5e-6, 'stage 2 calls');
+  close(st[0]!.allReduceS!, 81 * 10e-6, 'stage 1 calls');
+  close(st[1]!.allReduceS!, 80 * 10e-6, 'stage 2 calls');
   const want = stepSeconds(st[0]!, 1000, 1, a) + 1000 * r2.stepTime!.stageSendPerTokenS! + stepSeconds(st[1]!, 1000, 1, a);
   close(r2.summary.simulatedSeconds, want, 'pp 2 TTFT');
   assert.ok(allReduceSeconds(st[0]!, 1000) > 0 && allReduceSeconds(st[1]!, 1000) > 0);
