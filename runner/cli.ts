@@ -41,7 +41,7 @@ import { calibrateFromKernels, formatKernelCalibration, KernelCalibrationError, 
 import { searchCapacity } from './simulate/capacity';
 import { formatCapacity } from './simulate/latency-format';
 import { readSimulateFlags, SIMULATE_FLAGS, type SimulateFlags } from './simulate/options';
-import { arrivalSpan, describeDropped, readTraceFile, readVllmResult, TRACE_FORMATS, traceReplay, type TraceFormat, type TraceRead, type VllmBenchResult } from './simulate/traces';
+import { arrivalSpan, describeDropped, readTraceFile, readVllmResult, TRACE_FORMATS, traceReplay, traceSetting, TRACE_TIME_UNIT_SECONDS, type TraceFormat, type TraceRead, type TraceReadOptions, type TraceTimeUnit, type VllmBenchResult } from './simulate/traces';
 import { MAX_TRACE_TOKENS } from './simulate/trace';
 import { calibrateByReplay, formatCalibrationReplay, formatReplayRounds } from './simulate/calibrate-replay';
 import { mergeCommand, submitCommand, sweepCommand } from './sweep';
@@ -56,12 +56,12 @@ const USAGE = `usage:
   attnscope bench <config.json | *.attn.yaml | *.attn.json> [--json FILE] [--quick] [--backend auto|cpu|cuda] [--dry-run]
   attnscope bench - --events        (a resolved Profile as JSON on stdin; NDJSON events on stdout)
   attnscope estimate <file> [--json]
-  attnscope simulate <profile> [--trace FILE [--trace-format F] [--trace-model M] [--trace-log-type T] [--trace-time-unit s|ms]]
+  attnscope simulate <profile> [--trace FILE] [--trace-format F] [--trace-model M] [--trace-log-type T] [--trace-time-unit s|ms]
                      [--time-scale X] [--slo-ttft-ms MS] [--slo-tpot-ms MS] [--calibrate VLLM_RESULT.json | RUN.json]
                      [--slo-attainment 0.9] [--max-rate [--rate-tolerance 0.02]] [--json FILE]
   attnscope simulate - --events     (a resolved Profile as JSON on stdin; NDJSON events on stdout)
   attnscope simulate RUN.json [flags] (a saved run's profile again; a run that replayed a trace needs --trace: the refusal names the flags)
-  attnscope trace FILE [--trace-format F] [--json]   (read a trace as simulate does: its requests, span and mean lengths)
+  attnscope trace FILE [--trace-format F] [--trace-time-unit s|ms] [--trace-model M] [--trace-log-type T] [--json]   (read a trace as simulate does: its requests, span and mean lengths)
   attnscope sweep <profile> [--set key=v1,v2]... [--jobs N] [--shard i/N] [--out DIR] [--json FILE] [--quick] [--backend B] [--events]
   attnscope merge DIR... [--json FILE]
   attnscope submit --slurm <profile> [--set ...] [--tasks N] [--partition P] [--gpus-per-task G] [--cpus-per-task C] [--time T] [--out DIR] [--wait] [--poll S] [--quick] [--backend B]
@@ -512,6 +512,32 @@ function traceToReplay(file: string, profile: Profile, flags: SimulateFlags): { 
   return { path, from: 'workload.trace' };
 }
 
+/**
+ * How to read the replayed trace: the --trace-* flags, over the profile's workload.trace_time_unit,
+ * trace_model and trace_log_type where the trace is the profile's (a --trace replaces the
+ * profile's trace and those keys with it); each flag that replaces a key says so in a line. The
+ * reader's messages name the keys for the profile's trace, the flags for --trace's.
+ * @throws UsageError for a --trace-* flag with no trace to read (neither --trace nor workload.trace).
+ */
+function traceReadSettings(replay: ReturnType<typeof traceToReplay>, profile: Profile, flags: SimulateFlags, say: (line: string) => void): Pick<TraceReadOptions, 'timeUnit' | 'model' | 'logType' | 'settingsFrom'> {
+  const given = { timeUnit: flags.traceTimeUnit, model: flags.traceModel, logType: flags.traceLogType };
+  if (replay === null) {
+    const flag = flags.traceFormat !== undefined ? '--trace-format' : (Object.keys(given) as Array<keyof typeof given>).filter((k) => given[k] !== undefined).map((k) => traceSetting(k))[0];
+    if (flag !== undefined) throw new UsageError(`${flag} needs a trace to read: --trace FILE, or the profile's workload.trace`);
+    return {};
+  }
+  const own = replay.from === 'workload.trace' ? profile.workload?.trace : undefined;
+  const out: Pick<TraceReadOptions, 'timeUnit' | 'model' | 'logType' | 'settingsFrom'> = { settingsFrom: own ? 'profile' : 'flags' };
+  for (const k of ['timeUnit', 'model', 'logType'] as const) {
+    const flag = given[k];
+    const key = own?.[k];
+    if (flag !== undefined && key !== undefined && flag !== key) say(`${traceSetting(k, 'flags', flag)} replaces the profile's ${traceSetting(k, 'profile', key)}`);
+    const v = flag ?? key;
+    if (v !== undefined) (out as Record<string, unknown>)[k] = v;
+  }
+  return out;
+}
+
 /** A simulation's run (named by its profile file, else the stdin profile's source file, else 'stdin'): with its pool, or cancelled without one. */
 function simulateRunOf(file: string, profile: Profile, createdAt: Date, environment: Environment, end: Pick<RunParts, 'pool' | 'status' | 'error' | 'problems'>): RunResult {
   return createRun({ name: file !== '-' ? basename(file) : profile.sourcePath ? basename(profile.sourcePath) : 'stdin', kind: 'simulate', toolVersion: toolBuild(), createdAt, profile, environment, estimate: estimate(profile), ...end });
@@ -544,6 +570,8 @@ async function simulateProfile(file: string, loaded: LoadedProfile, flags: Simul
     ...(replay ? [{ path: replay.path, what: replay.from === '--trace' ? 'the trace (--trace)' : 'the trace (workload.trace)' }] : []),
     ...(flags.calibrate !== undefined ? [{ path: flags.calibrate, what: 'the calibration file (--calibrate)' }] : []),
   ]);
+  // How to read the trace (a --trace-* flag with none to read is refused here, before the notes).
+  const read = traceReadSettings(replay, profile, flags, say);
   const problems = printNotes(loaded, say, replay !== null, true);
   if (replay && flags.trace !== undefined && profile.workload?.trace) say(`--trace ${flags.trace} replaces the profile's workload.trace ${profile.workload.trace.path}`);
   // A profile's trace that is not there (or no readable file) is the profile's mistake: said at its key.
@@ -565,7 +593,7 @@ async function simulateProfile(file: string, loaded: LoadedProfile, flags: Simul
   phase.doing = 'reading the trace';
   const mml = maxModelLenOf(profile);
   const trace = replay
-    ? readTraceFile(replay.path, { format: flags.traceFormat, maxModelLen: mml.tokens, ...(mml.written ? {} : { maxModelLenSource: mml.source }), model: flags.traceModel, logType: flags.traceLogType, timeUnit: flags.traceTimeUnit, warnings })
+    ? readTraceFile(replay.path, { format: flags.traceFormat, maxModelLen: mml.tokens, ...(mml.written ? {} : { maxModelLenSource: mml.source }), ...read, warnings })
     : undefined;
   await cancelPoint(signal);
   for (const w of warnings) say(w, 'warn');
@@ -731,7 +759,7 @@ async function simulateProfile(file: string, loaded: LoadedProfile, flags: Simul
   }
   // The run names the trace it replayed (PoolLoad.trace): the profile's workload draws were not used.
   if (trace && result.load) {
-    const filters = { ...(flags.traceModel !== undefined ? { model: flags.traceModel } : {}), ...(flags.traceLogType !== undefined ? { logType: flags.traceLogType } : {}) };
+    const filters = { ...(read.model !== undefined ? { model: read.model } : {}), ...(read.logType !== undefined ? { logType: read.logType } : {}) };
     result.load.trace = traceReplay(trace, replay!.from === '--trace' ? flags.trace! : profile.workload!.trace!.path, replay!.from, resolve(replay!.path), filters);
   }
   const machine = describeMachine();
@@ -764,19 +792,29 @@ async function vllmLogCommand(argv: string[], io: CliIo): Promise<number> {
 }
 
 /**
- * `attnscope trace FILE [--trace-format F] [--json]`: reads a trace with simulate's readers
+ * `attnscope trace FILE [--trace-format F] [--trace-time-unit U] [--trace-model M] [--trace-log-type T] [--profile-keys] [--json]`: reads a trace with simulate's readers
  * (every row checked; a bad one is `file:line:col: message`, exit 2) and says what it holds
  * (core/protocol/run.ts TraceSummary): format, requests, span of the arrivals, mean prompt and
  * output tokens. The language server runs it (--json) on a profile's workload.trace, off its own
  * thread, for the key's diagnostic and hover (server/traceCheck.ts).
  */
 function traceCommand(argv: string[], io: CliIo): number {
-  const { values, positionals } = parse(argv, { 'trace-format': { type: 'string' }, json: { type: 'boolean', default: false } });
+  const { values, positionals } = parse(argv, {
+    'trace-format': { type: 'string' }, 'trace-time-unit': { type: 'string' }, 'trace-model': { type: 'string' }, 'trace-log-type': { type: 'string' },
+    'profile-keys': { type: 'boolean', default: false }, json: { type: 'boolean', default: false },
+  });
   const file = onePositional(positionals, 'trace');
   const format = values['trace-format'] as string | undefined;
   if (format !== undefined && !(TRACE_FORMATS as readonly string[]).includes(format)) throw new UsageError(`--trace-format must be one of ${TRACE_FORMATS.join(', ')}, got '${format}'`);
+  const unit = values['trace-time-unit'] as string | undefined;
+  if (unit !== undefined && !(unit in TRACE_TIME_UNIT_SECONDS)) throw new UsageError(`--trace-time-unit must be ${Object.keys(TRACE_TIME_UNIT_SECONDS).join(' or ')} (the unit of the trace's time stamps), got '${unit}'`);
   const warnings: string[] = [];
-  const read = readTraceFile(file, { format: format as TraceFormat | undefined, maxModelLen: MAX_TRACE_TOKENS, warnings });
+  const read = readTraceFile(file, {
+    format: format as TraceFormat | undefined, maxModelLen: MAX_TRACE_TOKENS, warnings,
+    timeUnit: unit as TraceTimeUnit | undefined, model: values['trace-model'] as string | undefined, logType: values['trace-log-type'] as string | undefined,
+    // The editor's check of a profile's workload.trace: its messages name the profile's keys.
+    settingsFrom: values['profile-keys'] === true ? 'profile' : 'flags',
+  });
   const summary = traceSummary(read);
   for (const w of warnings) io.stderr.write(`${w}\n`);
   io.stdout.write(values.json === true ? `${JSON.stringify(summary)}\n` : `${file}: ${formatTraceSummary(summary)}\n${read.notes.map((n) => `${file}: note: ${n}\n`).join('')}`);

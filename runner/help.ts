@@ -33,9 +33,9 @@ const BY_COMMAND: Record<string, Record<string, FlagHelp>> = {
   simulate: {
     trace: { value: 'FILE', text: "replay this trace's requests instead of the profile's workload" },
     'trace-format': { value: 'F', text: `the trace format, one of ${TRACE_FORMATS.join(', ')}, when detecting it from the file is not wanted` },
-    'trace-model': { value: 'M', text: 'keep only the trace rows of this model (BurstGPT)' },
-    'trace-log-type': { value: 'T', text: 'keep only the trace rows of this log type (BurstGPT, e.g. "Conversation log")' },
-    'trace-time-unit': { value: 's|ms', text: "the unit of the trace's time stamps, when not its format's own (a trace written in milliseconds: ms)" },
+    'trace-model': { value: 'M', text: "keep only the trace rows of this model (BurstGPT; replaces the profile's workload.trace_model)" },
+    'trace-log-type': { value: 'T', text: 'keep only the trace rows of this log type (BurstGPT, e.g. "Conversation log"; replaces the profile\'s workload.trace_log_type)' },
+    'trace-time-unit': { value: 's|ms', text: "the unit of the trace's time stamps, when not its format's own (a trace written in milliseconds: ms; replaces the profile's workload.trace_time_unit)" },
     'time-scale': { value: 'X', text: 'replay arrivals at X times the rate (2 = twice as fast)' },
     'slo-ttft-ms': { value: 'MS', text: 'time-to-first-token bound for goodput, ms (wins over the profile\'s slo)' },
     'slo-tpot-ms': { value: 'MS', text: 'time-per-output-token bound for goodput, ms (wins over the profile\'s slo)' },
@@ -51,6 +51,10 @@ const BY_COMMAND: Record<string, Record<string, FlagHelp>> = {
   },
   trace: {
     'trace-format': { value: 'F', text: `the trace format, one of ${TRACE_FORMATS.join(', ')}, when detecting it from the file is not wanted` },
+    'trace-time-unit': { value: 's|ms', text: "the unit of the trace's time stamps, when not its format's own, as simulate's" },
+    'trace-model': { value: 'M', text: 'keep only the trace rows of this model (BurstGPT), as simulate\'s' },
+    'trace-log-type': { value: 'T', text: 'keep only the trace rows of this log type (BurstGPT), as simulate\'s' },
+    'profile-keys': { text: "name a profile's workload.trace_time_unit, trace_model and trace_log_type in messages instead of these flags (the editor's check of workload.trace)" },
     json: { text: 'print the summary as JSON on stdout' },
   },
   merge: {},

@@ -41,7 +41,7 @@ import { validateProfileTree, type PartialProfile } from '../core/validate';
 import { caseCountRefusal } from '../core/refusals';
 import { documentName, uriToPath } from './paths';
 import { describeError } from './safe';
-import { traceTimeoutText, type TraceState } from './traceCheck';
+import { traceTimeoutText, type TraceSettings, type TraceState } from './traceCheck';
 
 /**
  * Code of the warning that `attnscope bench` refuses the profile for its case lists (more than
@@ -60,8 +60,8 @@ export interface FileHost {
   whyNotRead?(absPath: string): NotRead | undefined;
   /** The parse of a file's text when the host has it (core/config/profile.ts ProfileHost.parsedJson). */
   parsedJson?(absPath: string, text: string): ParsedTree | undefined;
-  /** Where a profile's workload.trace file stands (Workspace.traceState: a stat, and the runner's check of that version); absent: traces are not checked. */
-  trace?(absPath: string): TraceState;
+  /** Where a profile's workload.trace file stands, read with its settings (Workspace.traceState: a stat, and the runner's check of that version); absent: traces are not checked. */
+  trace?(absPath: string, settings: TraceSettings): TraceState;
 }
 
 export type DocumentKind = 'config' | 'profile' | 'other';
@@ -185,8 +185,13 @@ export function analyze(document: TextDocument, host: FileHost, previous?: Analy
     if (trace && host.trace) {
       // The trace is a file the analysis reads: its change on disk re-checks this profile (Workspace.fileChanged).
       a.reads.push(trace.resolvedPath);
-      a.trace = { ...trace, state: host.trace(trace.resolvedPath) };
-      const problem = traceProblem(a.trace, a.profile!.ranges['workload.trace']);
+      const settings: TraceSettings = {
+        ...(trace.timeUnit !== undefined ? { timeUnit: trace.timeUnit } : {}),
+        ...(trace.model !== undefined ? { model: trace.model } : {}),
+        ...(trace.logType !== undefined ? { logType: trace.logType } : {}),
+      };
+      a.trace = { ...trace, state: host.trace(trace.resolvedPath, settings) };
+      const problem = traceProblem(a.trace, a.profile!.ranges);
       if (problem !== null) a.problems.push(problem);
     }
     const tooMany = a.kind === 'profile' && a.profile !== null && !a.profile.model.isEncoder ? caseCountRefusal(a.profile) : null;
@@ -225,12 +230,15 @@ function gpuAssumed(profile: Profile, root: ValueNode): Problem | null {
  * (info) that the check ran out of time and how to check it; null while it is read, once it read
  * cleanly, or when the runner could not check it (logged).
  */
-function traceProblem(t: NonNullable<Analysis['trace']>, range: SourceRange | undefined): Problem | null {
-  const at = range ?? { offset: 0, length: 0 };
+function traceProblem(t: NonNullable<Analysis['trace']>, ranges: Record<string, SourceRange>): Problem | null {
+  const at = ranges['workload.trace'] ?? { offset: 0, length: 0 };
   if ('problem' in t.state) return { severity: 'error', code: 'trace-unreadable', message: `cannot read the trace ${t.path}: ${t.state.problem}`, range: at, data: { path: t.resolvedPath } };
   if ('error' in t.state) {
     const e = t.state.error;
-    return { severity: 'error', code: 'trace-invalid', message: `the trace ${t.path} cannot be replayed: ${e.file}:${e.line}:${e.column}: ${e.message}`, range: at, data: { path: e.file, line: e.line, column: e.column } };
+    // A refusal of a setting (the runner names the key: `workload.trace_time_unit: ms: this azure trace's ...`) is said at that key.
+    const key = /^(workload\.trace_\w+)/.exec(e.message)?.[1];
+    const range = (key !== undefined ? ranges[key] : undefined) ?? at;
+    return { severity: 'error', code: 'trace-invalid', message: `the trace ${t.path} cannot be replayed: ${e.file}:${e.line}:${e.column}: ${e.message}`, range, data: { path: e.file, line: e.line, column: e.column } };
   }
   if ('timedOut' in t.state) return { severity: 'info', code: 'trace-not-checked', message: traceTimeoutText(t.path, t.state.timedOut), range: at };
   return null;
@@ -248,7 +256,7 @@ function recordingHost(a: Analysis, host: FileHost): FileHost {
     },
     whyNotRead: (absPath) => host.whyNotRead?.(absPath),
     parsedJson: (absPath, text) => host.parsedJson?.(absPath, text),
-    ...(host.trace ? { trace: (absPath: string) => host.trace!(absPath) } : {}),
+    ...(host.trace ? { trace: (absPath: string, settings: TraceSettings) => host.trace!(absPath, settings) } : {}),
   };
 }
 

@@ -112,7 +112,7 @@ export function startServer(connection: Connection): void {
     clientCommands = options.clientCommands === true;
     if (typeof options.runnerPath === 'string' && options.runnerPath !== '') runnerPath = options.runnerPath;
     // A profile's workload.trace is read by the runner, off this thread (traceCheck.ts).
-    workspace.traceChecker = (path, signal) => checkTrace(runnerPath, path, { signal });
+    workspace.traceChecker = (path, settings, signal) => checkTrace(runnerPath, path, { settings, signal });
     workspace.onTraceChecked = (uris) => guard(log, 'trace checked', () => recheckDependents(uris));
     // The workspace folders bound the model configs `model:` completion and its quick fix offer (modelPaths.ts).
     const folders = params.workspaceFolders?.map((f) => f.uri) ?? (params.rootUri ? [params.rootUri] : []);

@@ -12,6 +12,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { statSync } from 'node:fs';
 import { formatBytes, formatSignificant } from '../core/format';
+import type { WorkloadTrace } from '../core/config/types';
 import type { TraceSummary } from '../core/protocol/run';
 import { runnerCommand } from '../core/runnerProcess';
 
@@ -35,8 +36,13 @@ const STDERR_KEPT = 64 * 1024;
  */
 export const TRACE_CHECK_TIMEOUT_MS = 20_000;
 
+/** How a profile asks its trace read (workload.trace_time_unit, trace_model, trace_log_type): the runner's --trace-* flags. */
+export type TraceSettings = Pick<WorkloadTrace, 'timeUnit' | 'model' | 'logType'>;
+
 /** checkTrace's bounds: `signal` kills the child (the answer is then `failed: 'cancelled'`, for no one); `timeoutMs` (default {@link TRACE_CHECK_TIMEOUT_MS}) kills it and answers `timedOut`; `onSpawn` gets the child's pid. */
 export interface TraceCheckOptions {
+  /** The profile's settings, passed as `--trace-time-unit`, `--trace-model`, `--trace-log-type` with `--profile-keys` (the runner's messages then name the keys). */
+  settings?: TraceSettings;
   signal?: AbortSignal;
   timeoutMs?: number;
   onSpawn?: (pid: number) => void;
@@ -49,7 +55,13 @@ export interface TraceCheckOptions {
  * synchronous reader does not see SIGTERM's handler until it is done) and resolves to `timedOut`.
  */
 export function checkTrace(runnerPath: string, absPath: string, opts: TraceCheckOptions = {}): Promise<TraceCheck> {
-  const { command, args } = runnerCommand(runnerPath, process.execPath, ['trace', absPath, '--json']);
+  const s = opts.settings ?? {};
+  const flags = [
+    ...(s.timeUnit !== undefined ? ['--trace-time-unit', s.timeUnit] : []),
+    ...(s.model !== undefined ? ['--trace-model', s.model] : []),
+    ...(s.logType !== undefined ? ['--trace-log-type', s.logType] : []),
+  ];
+  const { command, args } = runnerCommand(runnerPath, process.execPath, ['trace', absPath, ...flags, '--profile-keys', '--json']);
   const timeoutMs = opts.timeoutMs ?? TRACE_CHECK_TIMEOUT_MS;
   return new Promise((done) => {
     if (opts.signal?.aborted) {

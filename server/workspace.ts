@@ -15,7 +15,7 @@ import { analyze, checkedProblems, type Analysis, type FileHost } from './analys
 import { carryHints, documentHints, type AnchoredHint } from './hints';
 import { uriToPath } from './paths';
 import type { ErrorLog } from './safe';
-import type { TraceCheck, TraceState } from './traceCheck';
+import type { TraceCheck, TraceSettings, TraceState } from './traceCheck';
 
 /** A document's latest analysed version. */
 interface Cached {
@@ -52,13 +52,13 @@ export class Workspace {
    * answer (null while the runner reads it). A new stat starts a new check; a keystroke in the
    * profile costs a stat (traceState), never a read of the trace.
    */
-  private readonly traces = new Map<string, { stamp: string; answer: TraceCheck | null; stop: AbortController }>();
+  private readonly traces = new Map<string, { path: string; stamp: string; answer: TraceCheck | null; stop: AbortController }>();
 
   /** Called with every file an analysis read (server.ts watches them when the client does not). */
   onRead: ((absPath: string) => void) | null = null;
 
   /** Reads a trace file off the server's thread (server/traceCheck.ts checkTrace); null: traces are not checked. */
-  traceChecker: ((absPath: string, signal: AbortSignal) => Promise<TraceCheck>) | null = null;
+  traceChecker: ((absPath: string, settings: TraceSettings, signal: AbortSignal) => Promise<TraceCheck>) | null = null;
 
   /** Called with the documents whose trace's check just answered (server.ts re-checks them). */
   onTraceChecked: ((uris: string[]) => void) | null = null;
@@ -81,7 +81,7 @@ export class Workspace {
     for (const set of this.dependents.values()) set.delete(uri);
     // A trace no open document reads any more: its check (a child reading it) is stopped, its answer forgotten.
     for (const [trace, entry] of this.traces) {
-      if ((this.dependents.get(trace)?.size ?? 0) > 0) continue;
+      if ((this.dependents.get(entry.path)?.size ?? 0) > 0) continue;
       entry.stop.abort();
       this.traces.delete(trace);
     }
@@ -176,7 +176,7 @@ export class Workspace {
         return this.diskText(absPath, refused);
       },
       whyNotRead: (absPath: string) => refused.get(absPath),
-      trace: (absPath: string) => this.traceState(absPath),
+      trace: (absPath: string, settings: TraceSettings) => this.traceState(absPath, settings),
       // An open config.json's parse, from its own analysis of this text (reused around each edit
       // there; the config's diagnostics run before those of the profiles it changed, scheduled
       // after it): a profile reading it parses no copy of an 11 MB config per keystroke in it.
@@ -196,21 +196,23 @@ export class Workspace {
    * previous one (its child killed: its answer would be dropped), as closing the last document
    * that reads the trace does (closed).
    */
-  private traceState(absPath: string): TraceState {
+  private traceState(absPath: string, settings: TraceSettings): TraceState {
     const st = traceFileStat(absPath);
-    const kept = this.traces.get(absPath);
+    // One check per file and settings (two profiles may read one trace in other units).
+    const id = Object.keys(settings).length > 0 ? `${absPath}\n${JSON.stringify(settings)}` : absPath;
+    const kept = this.traces.get(id);
     if ('problem' in st) {
       kept?.stop.abort();
-      this.traces.delete(absPath);
+      this.traces.delete(id);
       return st;
     }
     if (kept !== undefined && kept.stamp === st.stamp) return kept.answer ?? { pending: true };
     kept?.stop.abort();
     if (this.traceChecker === null) return { pending: true };
-    const entry = { stamp: st.stamp, answer: null as TraceCheck | null, stop: new AbortController() };
-    this.traces.set(absPath, entry);
-    void this.traceChecker(absPath, entry.stop.signal).then((answer) => {
-      if (this.traces.get(absPath) !== entry) return; // a newer version of the file is being read
+    const entry = { path: absPath, stamp: st.stamp, answer: null as TraceCheck | null, stop: new AbortController() };
+    this.traces.set(id, entry);
+    void this.traceChecker(absPath, settings, entry.stop.signal).then((answer) => {
+      if (this.traces.get(id) !== entry) return; // a newer version of the file is being read
       entry.answer = answer;
       if ('failed' in answer) this.log.error(`Could not check the trace ${absPath}: ${answer.failed}`);
       const uris = [...(this.dependents.get(absPath) ?? [])];

@@ -16,7 +16,7 @@ import { defaultCases, defaultDtype, PROFILE_DEFAULTS, profileFromModelConfig } 
 import { describeValue, parseVllmLength, schemaProblems, validate, vllmSuffixWords } from './profileSchema';
 import { schemaAt } from './schemaWalk';
 import { getProperty, nodeAtPath, parseJsonTree, parseYamlTree, toPlain, unsafeIntegerText, type ParsedTree, type ValueNode } from './tree';
-import type { Dtype, KvCacheSpec, LengthDist, ModelSpec, Problem, Profile, ReadResult, SourceRange, WorkloadSpec, DeviceSpec } from './types';
+import { TRACE_SETTING_KEYS, type Dtype, type KvCacheSpec, type LengthDist, type ModelSpec, type Problem, type Profile, type ReadResult, type SourceRange, type WorkloadSpec, type WorkloadTrace, type DeviceSpec } from './types';
 
 /** How a profile reads the files it points at. Editors pass their unsaved text first. */
 export interface ProfileHost {
@@ -444,7 +444,14 @@ function readValuesUnguarded(parsed: ParsedTree, file: string, host: ProfileHost
     const ps = w.prefix_sharing as Plain | undefined;
     if (ps) workload.prefixSharing = { groups: ps.groups as number, prefixLen: ps.prefix_len as number, fraction: ps.fraction as number };
     // A trace to replay, relative to the profile's folder as `model:` is; read by its reader when simulated (runner/simulate/traces.ts).
-    if (typeof w.trace === 'string') workload.trace = { path: w.trace, resolvedPath: isAbsolute(w.trace) ? w.trace : resolve(dirname(file), w.trace) };
+    if (typeof w.trace === 'string') {
+      const t: WorkloadTrace = (workload.trace = { path: w.trace, resolvedPath: isAbsolute(w.trace) ? w.trace : resolve(dirname(file), w.trace) });
+      // How to read it: the keys of `simulate`'s --trace-time-unit, --trace-model and --trace-log-type (those flags override them; a value of another kind is the schema's error).
+      const unit = w[TRACE_SETTING_KEYS.timeUnit];
+      if (unit === 's' || unit === 'ms') t.timeUnit = unit;
+      if (typeof w[TRACE_SETTING_KEYS.model] === 'string') t.model = w[TRACE_SETTING_KEYS.model] as string;
+      if (typeof w[TRACE_SETTING_KEYS.logType] === 'string') t.logType = w[TRACE_SETTING_KEYS.logType] as string;
+    }
   }
 
   const profile: Profile = {

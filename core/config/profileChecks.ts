@@ -9,7 +9,7 @@ import { batchDefaults, deviceMemory, maxNumBatchedTokensOf, maxNumSeqsOf, vllmM
 import { formatCount } from '../format';
 import { quantizationAlignment } from './quantization';
 import { anchorOf } from './profileSchema';
-import { keyPathsOverlap, type LengthDist, type Problem, type Profile, type SourceRange } from './types';
+import { keyPathsOverlap, TRACE_SETTING_KEYS, type LengthDist, type Problem, type Profile, type SourceRange } from './types';
 import { nodeAtPath, type ValueNode } from './tree';
 
 /**
@@ -138,6 +138,12 @@ export function semanticProblems(root: ValueNode, profile: Profile, invalid: rea
     for (const key of TRACE_REPLACES) {
       const r = profile.ranges[`workload.${key}`];
       if (r) problems.push({ severity: 'warning', code: 'unused-with-trace', message: `workload.${key} is not used: workload.trace replays ${w.trace.path}, whose requests bring their own arrivals and lengths (the scheduler limits max_num_seqs, max_model_len and max_num_batched_tokens still apply); remove ${key}, or remove trace to draw requests`, range: anchorOf(root, ['workload', key]), data: { key: `workload.${key}` } });
+    }
+  }
+  // How to read a trace, with no trace to read: not used (said at the key, not silently).
+  if (w && !w.trace) {
+    for (const key of Object.values(TRACE_SETTING_KEYS)) {
+      if (profile.ranges[`workload.${key}`]) problems.push({ severity: 'warning', code: 'unused-without-trace', message: `workload.${key} is not used: it says how to read workload.trace, and there is none (the requests are drawn); add trace: ./your-trace, or remove ${key}`, range: anchorOf(root, ['workload', key]), data: { key: `workload.${key}` } });
     }
   }
   if (w) {

@@ -57,6 +57,10 @@ function profileKeys(p: Record<string, unknown>): Record<string, unknown> {
       // The resolved path (absolute): what the runner reads; a value of another shape is left for the schema to name.
       // A Profile's trace is { path, resolvedPath } (types.ts WorkloadTrace); another shape is named by traceProblem, not by the file's schema.
       trace: traceProblem(w.trace) === null ? (w.trace as { resolvedPath?: string } | undefined)?.resolvedPath : undefined,
+      // How to read it (WorkloadTrace timeUnit, model, logType), checked by the file's keys: a unit of another kind is named as workload.trace_time_unit.
+      trace_time_unit: part(w, 'trace')?.timeUnit,
+      trace_model: part(w, 'trace')?.model,
+      trace_log_type: part(w, 'trace')?.logType,
     },
     engine: engine && { vllm_version: engine.vllmVersion ?? undefined, disable_hybrid_kv_cache_manager: engine.disableHybridKvCacheManager, mamba_cache_mode: engine.mambaCacheMode, non_torch_gib: engine.nonTorchGib, nccl_gib: engine.ncclGib, cuda_graph_gib: engine.cudaGraphGib, activation_gib: engine.activationGib },
     slo: slo && { ttft_ms: slo.ttftMs, tpot_ms: slo.tpotMs, attainment: slo.attainment },

@@ -545,13 +545,25 @@ export interface WorkloadSpec {
   trace?: WorkloadTrace;
 }
 
-/** A profile's workload.trace (WorkloadSpec.trace). */
+/** A profile's workload.trace (WorkloadSpec.trace) and the keys that say how to read it. */
 export interface WorkloadTrace {
   /** As written in the profile. */
   path: string;
   /** Absolute: `path` resolved against the profile's folder. */
   resolvedPath: string;
+  /** Key workload.trace_time_unit: the unit of the trace's numeric time stamps when not its format's own (`simulate --trace-time-unit`). */
+  timeUnit?: TraceTimeUnit;
+  /** Key workload.trace_model: keep only the BurstGPT rows of this Model (`--trace-model`). */
+  model?: string;
+  /** Key workload.trace_log_type: keep only the BurstGPT rows of this Log Type (`--trace-log-type`). */
+  logType?: string;
 }
+
+/** The units a trace's numeric time stamps are read in (runner/simulate/traces.ts TRACE_TIME_UNIT_SECONDS). */
+export type TraceTimeUnit = 's' | 'ms';
+
+/** The workload keys that say how to read workload.trace, by WorkloadTrace field: each the profile's spelling of a `simulate` flag. */
+export const TRACE_SETTING_KEYS = { timeUnit: 'trace_time_unit', model: 'trace_model', logType: 'trace_log_type' } as const;
 
 /** vLLM's mamba_cache_mode values (vllm/config/cache.py MambaCacheMode). */
 export type MambaCacheMode = 'none' | 'align' | 'all';

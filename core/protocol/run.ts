@@ -477,7 +477,8 @@ export function traceReplayArgs(t: TraceReplay, timeScale: number): string[] {
   const args = ['--trace', t.resolvedPath, '--trace-format', t.format];
   if (t.filters?.model !== undefined) args.push('--trace-model', t.filters.model);
   if (t.filters?.logType !== undefined) args.push('--trace-log-type', t.filters.logType);
-  const unit = /\(--trace-time-unit (\w+)\)/.exec(t.timeUnit);
+  // The unit as readTraceFile names it: the flag's (--trace-time-unit ms) or the profile key's (workload.trace_time_unit: ms).
+  const unit = /\((?:--trace-time-unit |workload\.trace_time_unit: )(\w+)\)/.exec(t.timeUnit);
   if (unit) args.push('--trace-time-unit', unit[1]!);
   if (timeScale !== 1) args.push('--time-scale', String(timeScale));
   return args;

@@ -83,7 +83,6 @@ export function readSimulateFlags(values: Record<string, string | boolean | unde
   if (tpot !== undefined) flags.slo.tpotMs = tpot;
   const attainment = num('slo-attainment', (x) => x > 0 && x <= 1, 'a fraction in (0, 1], e.g. 0.99');
   if (attainment !== undefined) flags.slo.attainment = attainment;
-  for (const k of ['trace-format', 'trace-model', 'trace-log-type', 'trace-time-unit'] as const) if (str(k) !== undefined && flags.trace === undefined) throw new UsageError(`--${k} needs --trace FILE`);
   // Settings of the capacity search, which would otherwise be read and do nothing.
   for (const k of ['rate-tolerance'] as const) if (str(k) !== undefined && !flags.maxRate) throw new UsageError(`--${k} sets the capacity search: it needs --max-rate`);
   return flags;

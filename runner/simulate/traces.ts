@@ -33,6 +33,7 @@ import { fileLocation, offsetToLineColumn } from '../../core/config/positions';
 import { formatCount, formatCountOf, formatSignificant } from '../../core/format';
 import type { ServingSimRequests } from '../../native';
 import type { TraceReplay } from '../../core/protocol/run';
+import { TRACE_SETTING_KEYS, type TraceTimeUnit } from '../../core/config/types';
 import { DatetimeBytes, estimateLines, firstLine, forEachLine, parseDecimal, parseDigits, scanLines, splitCsv, splitCsvBytes, unreadable } from './lines';
 import { JsonlTraceReader, jsonValueText, keysWrittenOnce, MAX_TRACE_TOKENS, refuseRepeatedKey, TraceError } from './trace';
 import { Column, endSendsAtRate, RequestPacker, type TraceRequest } from './workload';
@@ -51,8 +52,8 @@ export const TRACE_TIME_UNITS: Record<TraceFormat, string> = {
 };
 
 /** The units a trace's numeric time stamps can be read in (`--trace-time-unit`), in seconds each. */
-export const TRACE_TIME_UNIT_SECONDS = { s: 1, ms: 1e-3 } as const;
-export type TraceTimeUnit = keyof typeof TRACE_TIME_UNIT_SECONDS;
+export const TRACE_TIME_UNIT_SECONDS: Record<TraceTimeUnit, number> = { s: 1, ms: 1e-3 };
+export type { TraceTimeUnit };
 
 /** The unit each format's numeric stamps are written in; null for Azure's datetimes, which carry their own. */
 const FORMAT_TIME_UNIT: Record<TraceFormat, TraceTimeUnit | null> = { attnscope: 's', azure: null, burstgpt: 's', mooncake: 'ms', 'vllm-bench': 's' };
@@ -92,6 +93,25 @@ export interface TraceReadOptions {
   timeUnit?: TraceTimeUnit;
   /** Receives `file:line:col: warning: …` lines. */
   warnings?: string[];
+  /**
+   * Where the reader's messages say timeUnit, model and logType are set: 'flags' (default:
+   * `--trace-time-unit ms`) or, for a profile's workload.trace, 'profile' (`workload.trace_time_unit: ms`).
+   */
+  settingsFrom?: TraceSettingsFrom;
+}
+
+/** Where a trace's read options are set: simulate's --trace-* flags, or a profile's workload.trace_* keys. */
+export type TraceSettingsFrom = 'flags' | 'profile';
+
+/**
+ * A trace read option as the user sets it, in one wording: the flag (`--trace-time-unit`, with a
+ * value `--trace-time-unit ms`) or the profile's key (`workload.trace_time_unit`, with a value
+ * `workload.trace_time_unit: ms`); core/config/types.ts TRACE_SETTING_KEYS pairs them.
+ */
+export function traceSetting(field: keyof typeof TRACE_SETTING_KEYS, from: TraceSettingsFrom = 'flags', value?: string): string {
+  const key = TRACE_SETTING_KEYS[field];
+  if (from === 'profile') return `workload.${key}${value !== undefined ? `: ${value}` : ''}`;
+  return `--${key.replace(/_/g, '-')}${value !== undefined ? ` ${value}` : ''}`;
 }
 
 export interface TraceRead {
@@ -359,10 +379,10 @@ export function readTraceFile(path: string, opts: TraceReadOptions): TraceRead {
   const format = opts.format ?? detectTraceFormat(path);
   // The Model / Log Type filters exist only in BurstGPT: on another trace they would filter nothing, silently.
   if (format !== 'burstgpt' && (opts.model !== undefined || opts.logType !== undefined)) {
-    throw new TraceError(path, 1, 1, `--trace-model and --trace-log-type filter BurstGPT traces only; this trace is ${format}`);
+    throw new TraceError(path, 1, 1, `${traceSetting('model', opts.settingsFrom)} and ${traceSetting('logType', opts.settingsFrom)} filter BurstGPT traces only; this trace is ${format}`);
   }
   const ownUnit = FORMAT_TIME_UNIT[format];
-  if (opts.timeUnit !== undefined && ownUnit === null) throw new TraceError(path, 1, 1, `--trace-time-unit ${opts.timeUnit}: this ${format} trace's TIMESTAMP is a datetime, which says its own time; leave --trace-time-unit out`);
+  if (opts.timeUnit !== undefined && ownUnit === null) throw new TraceError(path, 1, 1, `${traceSetting('timeUnit', opts.settingsFrom, opts.timeUnit)}: this ${format} trace's TIMESTAMP is a datetime, which says its own time; leave ${traceSetting('timeUnit', opts.settingsFrom)} out`);
   const scale = opts.timeUnit !== undefined && ownUnit !== null ? TRACE_TIME_UNIT_SECONDS[opts.timeUnit] / TRACE_TIME_UNIT_SECONDS[ownUnit] : 1;
   const warnings = opts.warnings ?? [];
   // Columns sized from the file's line count (one request a line), so that they need not grow.
@@ -390,9 +410,9 @@ export function readTraceFile(path: string, opts: TraceReadOptions): TraceRead {
   const t0 = requests.arrivalS[0];
   if (t0 !== 0) for (let i = 0; i < requests.arrivalS.length; i++) requests.arrivalS[i] -= t0;
   const stamped = !(format === 'vllm-bench' && !hasStartTimes);
-  if (opts.timeUnit === undefined && ownUnit === 's' && stamped) refuseMillisecondsAsSeconds(path, format, requests.arrivalS, sink.latestLine);
+  if (opts.timeUnit === undefined && ownUnit === 's' && stamped) refuseMillisecondsAsSeconds(path, format, requests.arrivalS, sink.latestLine, opts.settingsFrom);
   const unitText = opts.timeUnit !== undefined && ownUnit !== null && opts.timeUnit !== ownUnit
-    ? `${TRACE_TIME_UNITS[format].replace(/,.*$/, '')}, ${opts.timeUnit === 'ms' ? 'milliseconds' : 'seconds'} (--trace-time-unit ${opts.timeUnit})`
+    ? `${TRACE_TIME_UNITS[format].replace(/,.*$/, '')}, ${opts.timeUnit === 'ms' ? 'milliseconds' : 'seconds'} (${traceSetting('timeUnit', opts.settingsFrom, opts.timeUnit)})`
     : TRACE_TIME_UNITS[format];
   return { requests, lines, format, timeUnit: stamped ? unitText : 'no start_times: arrivals from request_rate', count, dropped, notes };
 }
@@ -403,7 +423,7 @@ export function readTraceFile(path: string, opts: TraceReadOptions): TraceRead {
  * {@link MS_SUSPECT_GAP_S}, in a trace of at least {@link MS_SUSPECT_MIN_REQUESTS}. `arrivalS` sorted, from 0.
  * @throws TraceError at the latest arrival's line, saying which flag replays it either way.
  */
-function refuseMillisecondsAsSeconds(path: string, format: TraceFormat, arrivalS: Float64Array, latestLine: number): void {
+function refuseMillisecondsAsSeconds(path: string, format: TraceFormat, arrivalS: Float64Array, latestLine: number, from: TraceSettingsFrom = 'flags'): void {
   const n = arrivalS.length;
   const span = n > 0 ? arrivalS[n - 1]! : 0;
   if (n < MS_SUSPECT_MIN_REQUESTS || span <= MS_SUSPECT_SPAN_S) return;
@@ -413,7 +433,7 @@ function refuseMillisecondsAsSeconds(path: string, format: TraceFormat, arrivalS
   throw new TraceError(
     path, latestLine, 1,
     `the ${format} trace read in seconds (${TRACE_TIME_UNITS[format]}) spans ${formatSignificant(span / 3600)} hours, and most gaps between its arrivals are over ${MS_SUSPECT_GAP_S} s ` +
-      `(${formatCount(wide)} of ${formatCount(n - 1)}): its timestamps look like milliseconds: pass --trace-time-unit ms (or --trace-time-unit s to replay them as seconds)`,
+      `(${formatCount(wide)} of ${formatCount(n - 1)}): its timestamps look like milliseconds: ${from === 'profile' ? 'set' : 'pass'} ${traceSetting('timeUnit', from, 'ms')} (or ${traceSetting('timeUnit', from, 's')} to replay them as seconds)`,
   );
 }
 
@@ -434,8 +454,8 @@ const FILTER_VALUES_KEPT = 20;
 function filterValuesText(opts: TraceReadOptions, filtered: FilteredValues): string {
   const list = (values: Map<string, number>) => [...values].map(([v, k]) => `${JSON.stringify(v)} (${formatCountOf(k, 'row')})`).join(', ');
   const parts: string[] = [];
-  if (opts.model !== undefined && !filtered.modelKept && filtered.model.size > 0) parts.push(`; its Model values: ${list(filtered.model)}${filtered.model.size >= FILTER_VALUES_KEPT ? ', ...' : ''}: give one of them to --trace-model`);
-  if (opts.logType !== undefined && !filtered.logTypeKept && filtered.logType.size > 0) parts.push(`; its Log Type values: ${list(filtered.logType)}${filtered.logType.size >= FILTER_VALUES_KEPT ? ', ...' : ''}: give one of them to --trace-log-type`);
+  if (opts.model !== undefined && !filtered.modelKept && filtered.model.size > 0) parts.push(`; its Model values: ${list(filtered.model)}${filtered.model.size >= FILTER_VALUES_KEPT ? ', ...' : ''}: give one of them to ${traceSetting('model', opts.settingsFrom)}`);
+  if (opts.logType !== undefined && !filtered.logTypeKept && filtered.logType.size > 0) parts.push(`; its Log Type values: ${list(filtered.logType)}${filtered.logType.size >= FILTER_VALUES_KEPT ? ', ...' : ''}: give one of them to ${traceSetting('logType', opts.settingsFrom)}`);
   return parts.join('');
 }
 

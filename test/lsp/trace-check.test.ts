@@ -11,7 +11,7 @@ import { pathToFileURL } from 'node:url';
 import type { TextDocuments } from 'vscode-languageserver';
 import { TextDocument } from 'vscode-languageserver-textdocument';
 import { hover } from '../../server/hover';
-import { checkTrace, traceTimeoutText, type TraceCheck } from '../../server/traceCheck';
+import { checkTrace, traceTimeoutText, type TraceCheck, type TraceSettings } from '../../server/traceCheck';
 import { Workspace } from '../../server/workspace';
 import { positionAt } from './harness';
 
@@ -24,7 +24,7 @@ function log() {
 }
 
 /** A folder with the example Llama config and a profile that replays ./t.jsonl; the profile is an open document of `workspace`. */
-function setup(checker: (path: string, signal: AbortSignal) => Promise<TraceCheck>) {
+function setup(checker: (path: string, settings: TraceSettings, signal: AbortSignal) => Promise<TraceCheck>) {
   const dir = mkdtempSync(join(tmpdir(), 'attnscope-trace-check-'));
   writeFileSync(join(dir, 'config.json'), readFileSync(join(root, 'examples', 'llama-3.1-8b', 'config.json')));
   const tracePath = join(dir, 't.jsonl');
@@ -40,7 +40,7 @@ function setup(checker: (path: string, signal: AbortSignal) => Promise<TraceChec
 
 test('a check still running is stopped (its signal aborted) when the trace changes again, and when the last document reading it closes', () => {
   const signals: AbortSignal[] = [];
-  const { dir, tracePath, uri, workspace } = setup((_path, signal) => {
+  const { dir, tracePath, uri, workspace } = setup((_path, _settings, signal) => {
     signals.push(signal);
     return new Promise((done) => signal.addEventListener('abort', () => done({ failed: 'cancelled' })));
   });
@@ -101,6 +101,47 @@ test('checkTrace on a generated 48 MiB trace: past its time limit the runner is 
     const cancelled = await checkTrace(runnerPath, big, { signal: stop.signal, onSpawn: (p) => ((pid = p), stop.abort()) });
     assert.deepEqual(cancelled, { failed: 'cancelled' });
     assert.throws(() => process.kill(pid, 0), { code: 'ESRCH' });
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test("the editor's check reads the trace with the profile's workload.trace_time_unit / trace_model: a trace in milliseconds is refused naming the key, replayed with trace_time_unit: ms; a refused setting is said at its key", async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'attnscope-trace-keys-'));
+  try {
+    writeFileSync(join(dir, 'config.json'), readFileSync(join(root, 'examples', 'llama-3.1-8b', 'config.json')));
+    // 10 requests 100,000 apart: milliseconds written where seconds are read (250 h, every gap over 60 s).
+    writeFileSync(join(dir, 'ms.jsonl'), Array.from({ length: 10 }, (_, i) => `{"arrival_s": ${i * 100000}, "prompt_len": 100, "output_len": 10}\n`).join(''));
+    const uri = pathToFileURL(join(dir, 'p.attn.yaml')).href;
+    const base = 'model: ./config.json\ndevice: { gpu: H100 SXM }\nkv_cache: { memory_gib: 16 }\nworkload:\n  trace: ./ms.jsonl\n';
+    const docs = new Map<string, TextDocument>();
+    const workspace = new Workspace({ get: (u: string) => docs.get(u) } as unknown as TextDocuments<TextDocument>, log());
+    workspace.traceChecker = (path, settings, signal) => checkTrace(runnerPath, path, { settings, signal });
+    workspace.opened(uri);
+    let version = 0;
+    /** The profile's problems once the runner answered for this text. */
+    const checked = async (text: string) => {
+      docs.set(uri, TextDocument.create(uri, 'yaml', ++version, text));
+      const answered = new Promise<void>((r) => (workspace.onTraceChecked = () => r()));
+      workspace.problems(uri);
+      await answered;
+      return workspace.problems(uri)!.problems.filter((p) => p.code.startsWith('trace-'));
+    };
+    const refused = await checked(base);
+    assert.equal(refused.length, 1);
+    assert.equal(base.slice(refused[0]!.range.offset, refused[0]!.range.offset + refused[0]!.range.length), './ms.jsonl');
+    assert.match(refused[0]!.message, /its timestamps look like milliseconds: set workload\.trace_time_unit: ms \(or workload\.trace_time_unit: s to replay them as seconds\)$/);
+    const ms = `${base}  trace_time_unit: ms\n`;
+    assert.deepEqual(await checked(ms), []);
+    // 9 gaps of 100 s: 900 s = 15 min.
+    const shown = (hover(workspace.analysis(uri)!, positionAt(ms, ms.indexOf('./ms.jsonl') + 2))?.contents as { value: string }).value;
+    assert.match(shown, /\*\*Trace \.\/ms\.jsonl: attnscope trace: 10 requests over 15 min, mean 100 prompt \/ 10 output tokens\*\*/);
+    // A BurstGPT filter on an attnscope trace: refused at trace_model, naming the keys.
+    const filtered = `${ms}  trace_model: ChatGPT\n`;
+    const wrong = await checked(filtered);
+    assert.equal(wrong.length, 1);
+    assert.equal(filtered.slice(wrong[0]!.range.offset, wrong[0]!.range.offset + wrong[0]!.range.length), 'ChatGPT');
+    assert.match(wrong[0]!.message, /: workload\.trace_model and workload\.trace_log_type filter BurstGPT traces only; this trace is attnscope$/);
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }

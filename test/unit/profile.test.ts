@@ -11,9 +11,10 @@ import {
   offsetToLineColumn,
   profileFromModelConfig,
   readProfile,
+  resolvedProfileProblems,
   type ProfileHost,
 } from '../../core/config/index';
-import { BACKENDS } from '../../core/config/types';
+import { BACKENDS, type Profile } from '../../core/config/types';
 import { parseYamlTree, toPlain, yamlErrorMessage } from '../../core/config/tree';
 import { checkProfile, estimate } from '../../core/estimate/index';
 import { validateProfileText } from '../../core/validate';
@@ -901,6 +902,27 @@ test('workload.trace: a path relative to the profile, resolved against its folde
   assert.equal(read('model: ./llama/config.json\nworkload: { trace: /data/t.csv }\n').value?.workload?.trace?.resolvedPath, '/data/t.csv');
   // Without a trace the same prompt_len is warned about (the check above was skipped for the trace, not lost).
   assert.equal(read('model: ./llama/config.json\nworkload:\n  prompt_len: { dist: fixed, value: 900000 }\n').problems.filter((p) => p.code === 'exceeds-max-model-len').length, 1);
+});
+
+test('workload.trace_time_unit, trace_model and trace_log_type say how to read the trace (the flags --trace-time-unit, --trace-model, --trace-log-type); without a trace each is warned about at its key; a unit other than s / ms is an error at its value', () => {
+  const text = 'model: ./llama/config.json\nworkload:\n  trace: ./burst.csv\n  trace_time_unit: ms\n  trace_model: ChatGPT\n  trace_log_type: Conversation log\n';
+  const r = read(text);
+  assert.ok(r.value, JSON.stringify(r.problems));
+  assert.deepEqual(r.value.workload?.trace, { path: './burst.csv', resolvedPath: join(DIR, 'burst.csv'), timeUnit: 'ms', model: 'ChatGPT', logType: 'Conversation log' });
+  assert.deepEqual(r.problems.filter((p) => p.code.startsWith('unused')), []);
+  // The resolved Profile the editor sends the runner (JSON) is checked against the same keys: a bad unit is named by its key.
+  const sent = JSON.parse(JSON.stringify(r.value)) as Profile;
+  assert.deepEqual(resolvedProfileProblems(sent), []);
+  sent.workload!.trace!.timeUnit = 'seconds' as never;
+  assert.ok(resolvedProfileProblems(sent).some((m) => m.startsWith('workload.trace_time_unit')), JSON.stringify(resolvedProfileProblems(sent)));
+  // No trace: drawn requests, so each is unused, said at its key.
+  const none = 'model: ./llama/config.json\nworkload:\n  requests: 10\n  trace_time_unit: ms\n  trace_model: ChatGPT\n';
+  const unused = read(none).problems.filter((p) => p.code === 'unused-without-trace');
+  assert.deepEqual(unused.map((p) => [p.severity, none.slice(p.range.offset, p.range.offset + p.range.length)]), [['warning', 'trace_time_unit'], ['warning', 'trace_model']]);
+  assert.equal(unused[0]!.message, 'workload.trace_time_unit is not used: it says how to read workload.trace, and there is none (the requests are drawn); add trace: ./your-trace, or remove trace_time_unit');
+  const seconds = 'model: ./llama/config.json\nworkload: { trace: ./b.csv, trace_time_unit: seconds }\n';
+  const e = read(seconds).problems.find((p) => p.severity === 'error')!;
+  assert.equal(seconds.slice(e.range.offset, e.range.offset + e.range.length), 'seconds', e.message);
 });
 
 test('workload.trace must be a non-blank string: an error at its value', () => {
