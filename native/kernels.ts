@@ -225,7 +225,7 @@ interface RawKernels {
   kernelsCpuInfo(): Omit<CpuInfo, 'build' | 'buildReason'>;
   /** Absent in the WebAssembly build (one thread: its calls block the JS thread anyway). */
   kernelsCancel?(): void;
-  kernelsAllocatePagePool(bytes: number): { buffer: ArrayBuffer; hugePages: boolean; external: boolean };
+  kernelsAllocatePagePool(bytes: number, zero?: boolean): { buffer: ArrayBuffer; hugePages: boolean; external: boolean };
   kernelsToHalfBits(dtype: number, values: Float32Array): Uint16Array;
   kernelsFromHalfBits(dtype: number, bits: Uint16Array): Float32Array;
   /** Native addon only. */
@@ -604,18 +604,20 @@ export interface KvPages<A extends AttnTensor = AttnTensor> {
  * aligned, with transparent huge pages asked for (madvise) where Linux allows. Decode reads
  * pages in block-table order from anywhere in the pool, and with 4 KiB pages every page step
  * missed the TLB: decode B=16 at 32k context ran 2-3x faster from huge pages (kernels.h
- * allocate_page_pool). Freed when `data` is garbage-collected.
+ * allocate_page_pool). Zero-filled; `zero` false leaves it unwritten (undefined values, no page
+ * faulted in: the native build only) for a caller that writes every value itself. Freed when
+ * `data` is garbage-collected.
  * @throws TypeError for a dtype outside AttnDType; RangeError unless elements is an integer >= 1.
  */
-export function allocateKvPages(dtype: 'bf16' | 'fp16', elements: number): KvPages<Uint16Array>;
-export function allocateKvPages(dtype: 'fp32', elements: number): KvPages<Float32Array>;
-export function allocateKvPages(dtype: AttnDType, elements: number): KvPages;
-export function allocateKvPages(dtype: AttnDType, elements: number): KvPages {
+export function allocateKvPages(dtype: 'bf16' | 'fp16', elements: number, zero?: boolean): KvPages<Uint16Array>;
+export function allocateKvPages(dtype: 'fp32', elements: number, zero?: boolean): KvPages<Float32Array>;
+export function allocateKvPages(dtype: AttnDType, elements: number, zero?: boolean): KvPages;
+export function allocateKvPages(dtype: AttnDType, elements: number, zero = true): KvPages {
   if (dtype !== 'fp32' && dtype !== 'fp16' && dtype !== 'bf16') throw new TypeError(`dtype must be fp32, fp16 or bf16, got ${String(dtype)}`);
   if (typeof elements !== 'number') throw new TypeError(`elements must be a number, got ${typeof elements}`);
   if (!Number.isSafeInteger(elements) || elements < 1) throw new RangeError(`elements must be an integer >= 1, got ${elements}`);
   const bytesPer = dtype === 'fp32' ? 4 : 2;
-  const { buffer, hugePages, external } = raw().kernelsAllocatePagePool(elements * bytesPer);
+  const { buffer, hugePages, external } = raw().kernelsAllocatePagePool(elements * bytesPer, zero);
   const data = dtype === 'fp32' ? new Float32Array(buffer, 0, elements) : new Uint16Array(buffer, 0, elements);
   return { data, hugePages, external };
 }

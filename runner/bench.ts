@@ -12,7 +12,7 @@ import type { RunnerEvent } from '../core/protocol/runner';
 import * as native from '../native';
 import { cpuCasePath, measureEnvironment, measureGpu } from './environment';
 import { CancelledError } from './errors';
-import { randomInputs, randomKvPages } from './inputs';
+import { randomInputs, randomKvPagesUntil } from './inputs';
 import { attentionBytes, attentionFlops, ceilingFor, maxAbsDiff, summarizeCase, withRemeasuredPeaks } from './measure';
 import { planCases, quickShortening, timingBudget, type PlannedCase } from './plan';
 import { PoolConfigError, simulatePool, type PoolProgress } from './simulate';
@@ -35,19 +35,25 @@ function throwIfAborted(signal?: AbortSignal): void {
   if (signal?.aborted) throw new CancelledError();
 }
 
-/** Timed runs' inputs: randomKvPages' native memory, tiled (see there: Ctrl-C stays prompt). */
-const tiledValues = (dtype: Dtype, length: number, seed: number) => randomKvPages(dtype, length, seed).data;
+/** `length` input values of `dtype` from `seed`. */
+type Values = (dtype: Dtype, length: number, seed: number) => Promise<Float32Array | Uint16Array>;
+
+/** The check's inputs: randomInputs, every key distinct, so a tile read at the wrong offset shows. */
+const checkValues: Values = async (dtype, length, seed) => randomInputs(dtype, length, seed);
 
 /**
- * Flash inputs from `values`: randomInputs for the check (every key distinct, so a tile read at
- * the wrong offset shows), tiledValues for the timed runs, whose values do not change the time.
+ * Timed runs' inputs, whose values do not change the time: randomKvPages' native memory, tiled,
+ * filled in steps that a cancel (`signal`) stops (randomKvPagesUntil: Ctrl-C stays prompt).
  */
-function flashArgs(shape: CaseShape, dtype: Dtype, seed: number, values: typeof randomInputs = randomInputs) {
+const tiledValues = (signal: AbortSignal | undefined): Values => async (dtype, length, seed) => (await randomKvPagesUntil(dtype, length, seed, signal)).data;
+
+/** Flash inputs from `values`: checkValues for the check, tiledValues for the timed runs. */
+async function flashArgs(shape: CaseShape, dtype: Dtype, seed: number, values: Values) {
   const { batchSize: b, seqLenQ: nq, seqLenK: nk, numHeads: h, numKvHeads: hkv, headDim: d } = shape;
   return {
-    q: values(dtype, b * nq * h * d, seed),
-    k: values(dtype, b * nk * hkv * d, seed + 1),
-    v: values(dtype, b * nk * hkv * d, seed + 2),
+    q: await values(dtype, b * nq * h * d, seed),
+    k: await values(dtype, b * nk * hkv * d, seed + 1),
+    v: await values(dtype, b * nk * hkv * d, seed + 2),
     batch: b,
     seqLenQ: nq,
     seqLenK: nk,
@@ -65,8 +71,9 @@ function flashArgs(shape: CaseShape, dtype: Dtype, seed: number, values: typeof 
  * time in turn, so each one's pages are scattered through the pool as in a serving engine.
  * The pools are native memory with huge pages where Linux allows (randomKvPages), as in
  * bench:kernels: from JS arrays (4 KiB pages) decode at B=16, 32k ran 2.9-3.5x slower on Zen 5.
+ * A cancel (`signal`) stops the filling of the pools (randomKvPagesUntil).
  */
-function decodeArgs(shape: CaseShape, dtype: Dtype, kvDtype: Dtype, seed: number) {
+async function decodeArgs(shape: CaseShape, dtype: Dtype, kvDtype: Dtype, seed: number, signal: AbortSignal | undefined) {
   const { batchSize: b, seqLenK: ctx, numHeads: h, numKvHeads: hkv, headDim: d } = shape;
   const pageSize = shape.pageSize ?? 16;
   const pagesPerSeq = Math.ceil(ctx / pageSize);
@@ -85,8 +92,8 @@ function decodeArgs(shape: CaseShape, dtype: Dtype, kvDtype: Dtype, seed: number
   const poolLen = numPages * pageSize * hkv * d;
   return {
     q: randomInputs(dtype, b * h * d, seed),
-    kPages: randomKvPages(kvDtype, poolLen, seed + 1).data,
-    vPages: randomKvPages(kvDtype, poolLen, seed + 2).data,
+    kPages: (await randomKvPagesUntil(kvDtype, poolLen, seed + 1, signal)).data,
+    vPages: (await randomKvPagesUntil(kvDtype, poolLen, seed + 2, signal)).data,
     blockTable,
     contextLens: new Int32Array(b).fill(ctx),
     batch: b,
@@ -175,13 +182,13 @@ export class BackendError extends Error {
 }
 
 /** Runs the case's kernel and the fp64 reference (always on the CPU) on the reduced shape. */
-async function checkCase(backend: KernelBackend, c: PlannedCase, seed: number): Promise<{ maxAbsErr: number; lseMaxAbsErr: number | null }> {
+async function checkCase(backend: KernelBackend, c: PlannedCase, seed: number, signal: AbortSignal | undefined): Promise<{ maxAbsErr: number; lseMaxAbsErr: number | null }> {
   if (c.kernel === 'flash_fwd') {
-    const args = flashArgs(c.checkShape, c.dtype, seed);
+    const args = await flashArgs(c.checkShape, c.dtype, seed, checkValues);
     const [got, ref] = await Promise.all([backend.flashForward(args), native.referenceAttention(args)]);
     return { maxAbsErr: maxAbsDiff(got.o, ref.o), lseMaxAbsErr: maxAbsDiff(got.lse, ref.lse) };
   }
-  const args = decodeArgs(c.checkShape, c.dtype, c.kvDtype, seed);
+  const args = await decodeArgs(c.checkShape, c.dtype, c.kvDtype, seed, signal);
   const [got, ref] = await Promise.all([backend.pagedDecode(args), native.referencePagedDecode(args)]);
   return { maxAbsErr: maxAbsDiff(got.o, ref.o), lseMaxAbsErr: maxAbsDiff(got.lse, ref.lse) };
 }
@@ -191,12 +198,12 @@ async function checkCase(backend: KernelBackend, c: PlannedCase, seed: number): 
  * even at its roof (roofSeconds, a lower bound) gets no warm-up call: the loop then stops after
  * its first sample, and at N = 128k a warm-up would double minutes of work.
  */
-async function timeCase(backend: KernelBackend, c: PlannedCase, quick: boolean, seed: number, peaks: Environment['peaks']): Promise<number[]> {
+async function timeCase(backend: KernelBackend, c: PlannedCase, quick: boolean, seed: number, peaks: Environment['peaks'], signal: AbortSignal | undefined): Promise<number[]> {
   const budget = timingBudget(quick);
   const roof = roofSeconds(c, backend.name, peaks);
   const timing = roof && roof.seconds * 1e3 > budget.maxTimeMs ? { ...budget, warmup: 0 } : budget;
-  if (c.kernel === 'flash_fwd') return (await backend.timeFlashForward(flashArgs(c.shape, c.dtype, seed, tiledValues), timing)).samplesNs;
-  return (await backend.timePagedDecode(decodeArgs(c.shape, c.dtype, c.kvDtype, seed), timing)).samplesNs;
+  if (c.kernel === 'flash_fwd') return (await backend.timeFlashForward(await flashArgs(c.shape, c.dtype, seed, tiledValues(signal)), timing)).samplesNs;
+  return (await backend.timePagedDecode(await decodeArgs(c.shape, c.dtype, c.kvDtype, seed, signal), timing)).samplesNs;
 }
 
 /** One call of a case past this many seconds at the machine's roof is said before it runs. */
@@ -280,10 +287,10 @@ export async function runBench(profile: Profile, opts: BenchOptions): Promise<Ru
     for (const c of plan) {
       const label = describeCase(c);
       opts.emit({ type: 'progress', done, total, message: `${label}: correctness check` });
-      const err = await checkCase(backend, c, seed);
+      const err = await checkCase(backend, c, seed, opts.signal);
       throwIfAborted(opts.signal);
       opts.emit({ type: 'progress', done, total, message: `${label}: timing` });
-      const samplesNs = await timeCase(backend, c, opts.quick, seed, environment.peaks);
+      const samplesNs = await timeCase(backend, c, opts.quick, seed, environment.peaks, opts.signal);
       throwIfAborted(opts.signal);
       seed += 7;
       const kc = summarizeCase(

@@ -20,16 +20,30 @@ export function randomInputs(dtype: 'fp32' | 'fp16' | 'bf16', length: number, se
   return dtype === 'fp32' ? f : toHalfBits(dtype, f);
 }
 
+/** Values fillTiledSteps copies in one step at most: 2^23, 16 MiB of bf16 (about 50 ms of CPU time where first-touch page clearing ran at 330 MB/s). */
+const FILL_STEP = 1 << 23;
+
 /**
  * Fills `out` with randomInputs(dtype, min(out.length, 2^20), seed) repeated: memcpy speed for
- * GiB-sized K/V pools (the first 2^20 values equal randomInputs' own).
+ * GiB-sized K/V pools (the first 2^20 values equal randomInputs' own). Every value is written.
  * out: Float32Array for fp32, Uint16Array of fp16 / bf16 bits otherwise.
  */
 export function fillTiled(out: Float32Array | Uint16Array, dtype: 'fp32' | 'fp16' | 'bf16', seed: number): void {
+  const steps = fillTiledSteps(out, dtype, seed);
+  while (!steps.next().done);
+}
+
+/** fillTiled's work in steps of at most FILL_STEP values copied, pausing (yield) between them. */
+function* fillTiledSteps(out: Float32Array | Uint16Array, dtype: 'fp32' | 'fp16' | 'bf16', seed: number): Generator<void, void, void> {
   const n = out.length;
   const block = randomInputs(dtype, Math.min(n, 1 << 20), seed);
   out.set(block);
-  for (let filled = block.length; filled < n; filled *= 2) out.copyWithin(filled, 0, Math.min(filled, n - filled));
+  for (let filled = block.length; filled < n;) {
+    yield;
+    const count = Math.min(filled, n - filled, FILL_STEP);
+    out.copyWithin(filled, 0, count);
+    filled += count;
+  }
 }
 
 /**
@@ -39,12 +53,31 @@ export function fillTiled(out: Float32Array | Uint16Array, dtype: 'fp32' | 'fp16
  * Q, K and V of its timed flash runs from it: random values for a 128k-token prefill (0.5 G
  * of Q at H = 32, D = 128) held the JS thread, and Ctrl-C, for half a minute, and a JS array
  * of 1 GiB faulted in 4 KiB pages took 7 s to fill here, native huge pages 3.7 s (Zen 5 VM).
+ * The pool is not zeroed first: fillTiled writes every value.
  */
 export function randomKvPages(dtype: 'fp16' | 'bf16', n: number, seed: number): KvPages<Uint16Array>;
 export function randomKvPages(dtype: 'fp32' | 'fp16' | 'bf16', n: number, seed: number): KvPages;
 export function randomKvPages(dtype: 'fp32' | 'fp16' | 'bf16', n: number, seed: number): KvPages {
-  const pool = allocateKvPages(dtype, n);
+  const pool = allocateKvPages(dtype, n, false);
   fillTiled(pool.data, dtype, seed);
+  return pool;
+}
+
+/**
+ * randomKvPages, filled in steps with a macrotask between them (so that a SIGINT's handler runs)
+ * and `signal` looked at after each: a cancel stops it within one step. Filling is where a new
+ * pool's pages are faulted in and cleared by the OS, seconds of CPU time for bench's 768 MiB of
+ * Q, K and V at N = 64k (s41 newcomer F6: a Ctrl-C at "timing" waited for all of it, a minute
+ * on a starved box).
+ * @throws signal.reason once `signal` is aborted.
+ */
+export async function randomKvPagesUntil(dtype: 'fp32' | 'fp16' | 'bf16', n: number, seed: number, signal?: AbortSignal): Promise<KvPages> {
+  signal?.throwIfAborted();
+  const pool = allocateKvPages(dtype, n, false);
+  for (const _ of fillTiledSteps(pool.data, dtype, seed)) {
+    await new Promise((resolve) => setImmediate(resolve));
+    signal?.throwIfAborted();
+  }
   return pool;
 }
 

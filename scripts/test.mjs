@@ -7,7 +7,7 @@
 // WebAssembly build (in the default run when that build exists), and `arm64`: the same files but
 // peaks against the cross-compiled linux-arm64 addon (npm run build:linux-arm64), run by Debian's arm64
 // Node under qemu-aarch64 (scripts/arm64-setup.sh; in the default run when both exist).
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { readdirSync, statSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { homedir } from 'node:os';
@@ -74,26 +74,75 @@ if (arm64Run && !arm64Ready) {
 // 10 min this was, and 46 of its tests never ran.
 const TEST_TIMEOUT_MS = 30 * 60 * 1000;
 const WATCHDOG_MS = 45 * 60 * 1000;
-/** Runs `list` in one node --test; its exit status. */
-function runFiles(list, env) {
-  const r = spawnSync(process.execPath, ['--import', 'tsx', '--test', '--test-concurrency=1', `--test-timeout=${TEST_TIMEOUT_MS}`, ...list], {
+/**
+ * CPU time (user + system, s) used so far by `pid` and its processes, live and ended (Linux
+ * /proc/PID/stat utime, stime, cutime, cstime in USER_HZ = 100 ticks); null off Linux.
+ */
+function treeCpuSeconds(pid) {
+  const stat = (p) => {
+    try {
+      return readFileSync(`/proc/${p}/stat`, 'utf8').split(') ')[1].split(' ');
+    } catch {
+      return null;
+    }
+  };
+  const own = stat(pid);
+  if (!own) return null;
+  const children = new Map();
+  for (const name of readdirSync('/proc')) {
+    const f = /^\d+$/.test(name) ? stat(name) : null;
+    if (f) children.set(Number(name), Number(f[1]));
+  }
+  let ticks = 0;
+  const add = (p, f) => {
+    ticks += Number(f[11]) + Number(f[12]) + Number(f[13]) + Number(f[14]);
+    for (const [c, parent] of children) if (parent === p) { const cf = stat(c); if (cf) add(c, cf); }
+  };
+  add(pid, own);
+  return ticks / 100;
+}
+
+/**
+ * Runs `list` in one node --test; its exit status. Killed after WATCHDOG_MS, it says the CPU time
+ * the run used, in all and in its last minutes: a run starved by other load (nice 10 at load 40:
+ * 151 s of CPU time in 45 min, s41) still uses some, one waiting on a handle left open none.
+ */
+async function runFiles(list, env) {
+  const child = spawn(process.execPath, ['--import', 'tsx', '--test', '--test-concurrency=1', `--test-timeout=${TEST_TIMEOUT_MS}`, ...list], {
     cwd: root,
     stdio: 'inherit',
-    timeout: WATCHDOG_MS,
-    killSignal: 'SIGKILL',
     env: { ...process.env, ...env },
   });
-  if (r.error?.code === 'ETIMEDOUT' || r.signal === 'SIGKILL') {
-    console.error(`test: the run did not finish within ${WATCHDOG_MS / 60000} min (a test file left a handle open?); killed`);
-    process.exit(1);
-  }
-  return r.status ?? 1;
+  const samples = []; // { at: ms, cpu: s } each minute, the last WINDOW_MIN kept
+  const WINDOW_MIN = 5;
+  const sampler = setInterval(() => {
+    samples.push({ at: Date.now(), cpu: treeCpuSeconds(child.pid) });
+    if (samples.length > WINDOW_MIN) samples.shift();
+  }, 60_000);
+  let killed = false;
+  const watchdog = setTimeout(() => {
+    killed = true;
+    const cpu = treeCpuSeconds(child.pid);
+    const before = samples.find((x) => x.cpu !== null);
+    const used = cpu === null
+      ? ''
+      : ` It used ${cpu.toFixed(0)} s of CPU time (${((100 * cpu) / (WATCHDOG_MS / 1000)).toFixed(1)}% of one CPU)` +
+        (before ? `, ${(cpu - before.cpu).toFixed(1)} s in the last ${((Date.now() - before.at) / 60000).toFixed(1)} min` : '') +
+        ': a run starved by other load still uses some; none in the last minutes is a test file waiting on a handle it left open.';
+    console.error(`test: the run did not finish within ${WATCHDOG_MS / 60000} min; killed.${used}`);
+    child.kill('SIGKILL');
+  }, WATCHDOG_MS);
+  const [code] = await new Promise((resolve) => child.on('close', (c, sig) => resolve([c, sig])));
+  clearInterval(sampler);
+  clearTimeout(watchdog);
+  if (killed) process.exit(1);
+  return code ?? 1;
 }
-const status = files.length > 0 ? runFiles(files, {}) : 0;
+const status = files.length > 0 ? await runFiles(files, {}) : 0;
 if (wasmRun) {
   console.error('test: the kernel, allocator, peaks and simulator files again on the WebAssembly build (ATTNSCOPE_BACKEND=wasm)');
 }
-const wasmStatus = wasmRun ? runFiles(WASM_FILES, { ATTNSCOPE_BACKEND: 'wasm' }) : 0;
+const wasmStatus = wasmRun ? await runFiles(WASM_FILES, { ATTNSCOPE_BACKEND: 'wasm' }) : 0;
 
 /**
  * The same files against the linux-arm64 addon: Debian's arm64 Node under qemu-aarch64, each file

@@ -254,8 +254,8 @@ export function kernelsCpuInfo(): object {
   return json(fn('cpu_info')());
 }
 
-/** A page pool's memory: a plain ArrayBuffer (no huge pages: the module's heap is its own). */
-export function kernelsAllocatePagePool(bytes: number): { buffer: ArrayBuffer; hugePages: boolean; external: boolean } {
+/** A page pool's memory: a plain ArrayBuffer (no huge pages: the module's heap is its own), zero-filled whatever `_zero` asks. */
+export function kernelsAllocatePagePool(bytes: number, _zero?: boolean): { buffer: ArrayBuffer; hugePages: boolean; external: boolean } {
   return { buffer: new ArrayBuffer(bytes), hugePages: false, external: false };
 }
 

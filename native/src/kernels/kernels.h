@@ -246,8 +246,11 @@ struct PagedDecodeParams {
  * the pool outgrows the TLB's reach: decode B=16 at 32k context (1 GiB per pool) ran 2-3x
  * faster from huge pages on a Zen 5 core. Returns nullptr when out of memory; *huge says
  * whether the kernel took the advice (false off Linux). Release with free_page_pool.
+ * zero = false leaves the memory unwritten (its contents undefined, no page faulted in yet): for
+ * a caller that writes every byte itself, in steps a cancel can stop between; zeroing 768 MiB
+ * (bench's Q, K and V at N = 64k) took 2.3 s of CPU time in first-touch page clearing here.
  */
-void* allocate_page_pool(size_t bytes, bool* huge);
+void* allocate_page_pool(size_t bytes, bool* huge, bool zero = true);
 void free_page_pool(void* pool);
 /** Asks for transparent huge pages over the whole 2 MiB pages inside [data, data + bytes); true
  * when Linux took the advice (false off Linux or when no whole 2 MiB page fits). */

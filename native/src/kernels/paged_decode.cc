@@ -614,11 +614,11 @@ bool advise_huge_pages(void* data, size_t bytes) {
 #endif
 }
 
-void* allocate_page_pool(size_t bytes, bool* huge) {
+void* allocate_page_pool(size_t bytes, bool* huge, bool zero) {
   const size_t size = (std::max<size_t>(bytes, 1) + kHugePage - 1) / kHugePage * kHugePage;
   void* pool = std::aligned_alloc(kHugePage, size);
   *huge = pool != nullptr && advise_huge_pages(pool, size);  // before the first touch below
-  if (pool != nullptr) std::memset(pool, 0, size);
+  if (pool != nullptr && zero) std::memset(pool, 0, size);
   return pool;
 }
 

@@ -198,8 +198,8 @@ Napi::Value time_paged(const Napi::CallbackInfo& info, PagedTimer time) {
 Napi::Value TimePagedDecode(const Napi::CallbackInfo& info) { return time_paged(info, attnscope::time_paged_decode); }
 Napi::Value TimePagedRead(const Napi::CallbackInfo& info) { return time_paged(info, attnscope::time_paged_read); }
 
-// kernelsAllocatePagePool(bytes) -> { buffer, hugePages, external }: an ArrayBuffer over
-// allocate_page_pool's memory, freed when the buffer is collected. Where the runtime forbids
+// kernelsAllocatePagePool(bytes, zero = true) -> { buffer, hugePages, external }: an ArrayBuffer
+// over allocate_page_pool's memory (zero-filled unless zero is false), freed when the buffer is collected. Where the runtime forbids
 // external buffers (Electron's V8 sandbox) it falls back to a plain ArrayBuffer, with the huge
 // page advice on its 2 MiB-aligned interior.
 Napi::Value AllocatePagePool(const Napi::CallbackInfo& info) {
@@ -208,10 +208,13 @@ Napi::Value AllocatePagePool(const Napi::CallbackInfo& info) {
   const double bytes = info[0].As<Napi::Number>().DoubleValue();
   if (!(bytes >= 1 && bytes <= 9007199254740991.0 && bytes == static_cast<double>(static_cast<int64_t>(bytes))))
     throw Napi::RangeError::New(env, "bytes must be an integer >= 1");
+  if (info.Length() >= 2 && !info[1].IsUndefined() && !info[1].IsBoolean())
+    throw Napi::TypeError::New(env, "zero must be a boolean");
+  const bool zero = info.Length() < 2 || info[1].IsUndefined() || info[1].As<Napi::Boolean>().Value();
   const size_t size = static_cast<size_t>(bytes);
   Napi::Object out = Napi::Object::New(env);
   bool huge = false;
-  void* pool = attnscope::allocate_page_pool(size, &huge);
+  void* pool = attnscope::allocate_page_pool(size, &huge, zero);
   if (pool == nullptr) throw Napi::RangeError::New(env, "out of memory for a page pool of " + std::to_string(size) + " bytes");
   napi_value buffer = nullptr;
   const napi_status st = napi_create_external_arraybuffer(
