@@ -25,7 +25,7 @@ import { capacityChart, latencyCdfChart, queueChart, stepTimeNote } from './late
 import { buildDifference, comparePools, compareRuns, compareSettings, comparisonRows, kindDifference, loadBoundNote, loadDifference, modelDifference, sameRun, workloadDifference } from './compare';
 import { composePng, composeTablePng } from './png';
 import { sweepProvenance } from '../core/sweepFigures';
-import { metricsOf as sweepMetricsOf, otherSweepNote, sweepAxisCharts, sweepChartHeight, sweepBestText, sweepTable, sweepTitle } from './sweep';
+import { decisionMetric, metricsOf as sweepMetricsOf, otherSweepNote, sweepAxisCharts, sweepChartHeight, sweepBestText, sweepTable, sweepTitle } from './sweep';
 import { CHANGE_MEANING, formatCount, formatCountOf, formatDuration, formatLoadNote, formatPercent, formatRunTime, loadAverageText, perGpuCasesHeader, poolCancelledText, wasmBuildNote } from '../core/format';
 import { comparedRun, emptyModel, reduce, rerunOf, restoredModel, skippedNote, type DashboardModel, type ViewRun } from './model';
 import { readPalette, watchTheme, type Palette } from './theme';
@@ -632,7 +632,7 @@ function renderSweep(): void {
   sweepBestVllm.textContent = notOnVllm ? `not runnable on vLLM: ${notOnVllm}` : '';
   sweepBestVllm.hidden = !notOnVllm;
   const metrics = sweepMetricsOf(report);
-  const chosen = metrics.find((m) => m.key === sweepMetric.dataset.chosen) ?? metrics[0];
+  const chosen = metrics.find((m) => m.key === sweepMetric.dataset.chosen) ?? decisionMetric(metrics);
   sweepMetric.replaceChildren(...metrics.map((m) => el('vscode-option', m === chosen ? { value: m.key, selected: '' } : { value: m.key }, `${m.label} (${m.source})`)));
   sweepCharts.replaceChildren();
   if (chosen) {

@@ -115,6 +115,17 @@ export function metricsOf(report: SweepReport): SweepMetric[] {
   return SWEEP_METRICS.filter((m) => report.rows.some((r) => r.metrics[m.key] !== undefined));
 }
 
+/**
+ * The figure the Sweep tab opens on (until one is picked): for a sweep judged by an SLO the
+ * requests meeting it, the figure its best point (runner/sweep/results.ts bestRow) and its "no
+ * point meets the SLO" rest on; else the first of `metrics`. It opened on the first, internal
+ * fragmentation, for a sweep judged by an SLO (s41 newcomer-ed F4: 0.418 %-0.432 % on a zoomed
+ * axis, the decision's figure picked by hand).
+ */
+export function decisionMetric(metrics: readonly SweepMetric[]): SweepMetric | undefined {
+  return metrics.find((m) => m.key === 'sloAttainment') ?? metrics[0];
+}
+
 const text = (v: unknown): string => (typeof v === 'string' ? v : JSON.stringify(v));
 const envLetter = (report: SweepReport, key: string): string => String.fromCharCode(65 + Object.keys(report.environments).indexOf(key));
 

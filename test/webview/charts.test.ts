@@ -7,6 +7,8 @@ import type { Estimate } from '../../core/protocol/webview';
 import { caseTickLines, ceilings, deviceLinePlugin, type DeviceLineOptions, durationLogTick, headerMachineText, logTick, machineText, memoryChart, narrowOptions, bandwidthLabelPlaces, computeLabelPlaces, labelCorners, placeLabels, poolBaselinesChart, poolTimelineChart, rooflineChart, thinSamples, throughputChart, timingsChart } from '../../webview/charts';
 import { capacityChart, ecdfSteps, latencyCdfChart, queueChart } from '../../webview/latency';
 import { pngCaption, wrapText } from '../../webview/png';
+import { decisionMetric } from '../../webview/sweep';
+import { SWEEP_METRICS } from '../../core/sweepFigures';
 import { viewOfRun } from '../../webview/model';
 import type { Palette } from '../../webview/theme';
 import { run } from '../fixtures/run';
@@ -730,5 +732,16 @@ describe('narrow charts', () => {
     assert.equal(memory.plugins.attnscopeBandLabels.enabled, true);
     // A chart without a category axis (the pool timeline) gets neither.
     assert.equal((narrow as { plugins: Record<string, unknown> }).plugins['attnscopeBandLabels'], undefined);
+  });
+});
+
+describe('the Sweep tab\'s first figure', () => {
+  // s41 newcomer-ed F4: a sweep judged by an SLO opened on internal fragmentation (0.418 %-0.432 %),
+  // the first figure; the best point's rule (runner/sweep/results.ts bestRow) decides by the SLO.
+  const of = (...keys: string[]) => SWEEP_METRICS.filter((m) => keys.includes(m.key));
+  it('is the requests meeting the SLO for a sweep judged by one, else the first figure', () => {
+    assert.equal(decisionMetric(of('internalFragmentation', 'throughputTokensPerSec', 'p99TtftS', 'sloAttainment', 'goodputRequestsPerSec'))?.key, 'sloAttainment');
+    assert.equal(decisionMetric(of('internalFragmentation', 'throughputTokensPerSec', 'decodeNsPerToken'))?.key, 'internalFragmentation');
+    assert.equal(decisionMetric([]), undefined);
   });
 });
