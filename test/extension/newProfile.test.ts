@@ -97,14 +97,16 @@ test('Llama-3.1-70B on H100 SXMs: the serving check writes tp 4, whose own simul
   // weights − 3.7 GiB activations/NCCL/non-torch, 2.5 MiB a page), about 30 requests of 512 + 272
   // tokens at once, for 8 requests/s each taking seconds: its simulation was overloaded (7.99
   // offered, 2.47 served), 2.8 % meeting TTFT 1 s / TPOT 100 ms. At tp 4 the pool holds 479,120
-  // tokens: kept up, TTFT p99 396 ms, every request meeting the SLO.
+  // tokens: kept up, every request meeting the SLO.
   const r = made70b();
   assert.deepEqual(r.fitting.map((f) => f.tensorParallelSize), [2, 4, 8]);
   const chosen = await servingTensorParallel(r, (f) => simulatePool(f.profile, { baselines: false }));
   assert.deepEqual(chosen.tries.map((t) => [t.tensorParallelSize, t.overloaded, t.serves]), [[2, true, false], [4, false, true]]);
   assert.ok(chosen.tries[0].attainment! < 0.1, `tp 2 attainment ${chosen.tries[0].attainment}`);
   assert.equal(chosen.tries[1].attainment, 1);
-  assert.ok(chosen.tries[1].p99TtftS! > 0.2 && chosen.tries[1].p99TtftS! < 0.6, `tp 4 p99 TTFT ${chosen.tries[1].p99TtftS}`);
+  // Under the 1 s TTFT bound (396 ms in the finding, 661 ms once the step time charged the
+  // tensor-parallel all-reduces, 47cdded / 0afd29d: the bound, not either figure, is what is held).
+  assert.ok(chosen.tries[1].p99TtftS! > 0.1 && chosen.tries[1].p99TtftS! < 1, `tp 4 p99 TTFT ${chosen.tries[1].p99TtftS}`);
   assert.equal(chosen.tensorParallelSize, 4);
   assert.match(chosen.text, /^ {2}tensor_parallel_size: 4 +# 2 holds the weights, but its simulation of the workload below was overloaded, \d+\.\d% of requests meeting the SLO$/m);
   assert.match(chosen.note, /^tensor_parallel_size 4: the smallest at which the workload below is served within its SLO \(modelled: at 2, overloaded, .*; at 4, 100\.0% meeting the SLO \(90% asked\), TTFT p99 \d+ ms\)\.$/);
