@@ -3,7 +3,7 @@
  * noise: neither median inside the other's p10–p90 range (core/noise.ts withinNoise). Pure.
  */
 import type { KernelCase, RunResult } from '../core/protocol/run';
-import { BENCHMARK_DURATION, deployedGpuCount, formatCount, formatDuration, formatMs, formatPercent, keepsUpOf, loadAverageText, nativeBuildLabel, perGpuRate } from '../core/format';
+import { BENCHMARK_DURATION, deployedGpuCount, formatCount, formatDuration, formatMs, formatPercent, keepsUpOf, loadAverageText, nativeBuildLabel, perGpuRate, sloVerdict } from '../core/format';
 import { withinNoise } from '../core/noise';
 
 export interface CaseComparison {
@@ -255,6 +255,12 @@ export function compareSettings(a: RunResult, b: RunResult): { differ: PoolFigur
     const v = l.slo?.[k];
     return v === undefined ? 'none' : formatMs(v);
   };
+  // The share asked (s41 newcomer-ed F5: a pasted comparison carried the bounds, not the 99% asked).
+  const attainment = (r: RunResult): string => {
+    const l = r.pool?.latency;
+    if (!l) return 'n/a';
+    return l.slo?.attainment === undefined ? 'none' : formatPercent(l.slo.attainment, 0);
+  };
   const budget = (r: RunResult): string => (r.profile.kvCache.memoryGib === 'auto' ? 'auto (from the device)' : `${r.profile.kvCache.memoryGib} GiB`);
   const rows: PoolFigure[] = [
     setting('tensor_parallel_size', String(a.profile.device.tensorParallelSize), String(b.profile.device.tensorParallelSize), 'GPUs a stage', 'profile'),
@@ -273,6 +279,7 @@ export function compareSettings(a: RunResult, b: RunResult): { differ: PoolFigur
           setting('not modelled', unmodelled(a), unmodelled(b), '', 'step-time model'),
           setting('SLO TTFT', slo(a, 'ttftMs'), slo(b, 'ttftMs'), 'bound on each request (goodput counts those meeting every bound)', 'profile slo (or --slo-ttft-ms)'),
           setting('SLO TPOT', slo(a, 'tpotMs'), slo(b, 'tpotMs'), 'bound on each request (goodput counts those meeting every bound)', 'profile slo (or --slo-tpot-ms)'),
+          setting('SLO attainment', attainment(a), attainment(b), 'share of requests that must meet the bounds', 'profile slo.attainment (or --slo-attainment)'),
         ]
       : []),
   ];
@@ -340,6 +347,15 @@ export function comparePools(a: RunResult, b: RunResult): PoolFigure[] | null {
   const perGpu = (v: number | undefined, g: number): number | undefined => (v === undefined ? undefined : perGpuRate(v, g));
   if (ga !== gb) rows.push(figure('output tokens/s per GPU (modelled)', perGpu(pa.latency?.outputTokensPerSec, ga), perGpu(pb.latency?.outputTokensPerSec, gb), (v) => formatCount(Math.round(v)), 'tokens/s a GPU (output tokens/s / GPUs)', modelled));
   rows.push(figure('goodput req/s (modelled)', pa.latency?.goodputRequestsPerSec, pb.latency?.goodputRequestsPerSec, (v) => v.toPrecision(3), 'requests/s meeting the SLO', modelled));
+  // The decision's criterion beside the goodput: the share meeting the SLO and, against the share
+  // the SLO asks, its verdict as the CLI and the dashboard word it (core/format sloVerdict).
+  const verdict = (l: typeof pa.latency): string => (l?.sloAttainment === undefined ? 'n/a' : sloVerdict(l.slo, l.sloAttainment) ?? 'no attainment asked');
+  if (pa.latency?.sloAttainment !== undefined || pb.latency?.sloAttainment !== undefined) {
+    rows.push(
+      figure('requests meeting the SLO (modelled)', pa.latency?.sloAttainment, pb.latency?.sloAttainment, pct, '% of all requests', modelled, asPct),
+      setting('SLO met', verdict(pa.latency), verdict(pb.latency), '', modelled),
+    );
+  }
   if (ga !== gb) rows.push(figure('goodput req/s per GPU (modelled)', perGpu(pa.latency?.goodputRequestsPerSec, ga), perGpu(pb.latency?.goodputRequestsPerSec, gb), (v) => v.toPrecision(3), 'requests/s a GPU (goodput / GPUs)', modelled));
   rows.push(
     figure('offered load', pa.load?.offeredRequestsPerSec, pb.load?.offeredRequestsPerSec, (v) => v.toPrecision(3), 'requests/s ((requests − 1) / arrival span)', 'workload'),

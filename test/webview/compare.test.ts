@@ -254,4 +254,14 @@ describe('compare: same run, different workloads, pool units', () => {
     // The page's "Same in both" line names the shared SLO bound too.
     assert.ok(compareSettings(withSlo(a, 10), withSlo(a, 10)).same.includes('SLO TTFT 100 ms'));
   });
+
+  it('carries the SLO attainment asked, the share meeting it and the verdict (s41 newcomer-ed F5: a pasted comparison had the bounds alone)', () => {
+    // H100 tp 8: 99.4% meet p99 TTFT 500 ms; tp 4: 97.4%; slo.attainment 0.99: met, not met.
+    const judged = (r: RunResult, share: number): RunResult => ({ ...r, pool: { ...r.pool!, latency: { ...r.pool!.latency!, slo: { ttftMs: 500, attainment: 0.99 }, sloAttainment: share, goodputRequestsPerSec: 1 } } });
+    const rows = comparisonRows(judged(simulation(1, 'auto', 2678, 0.11, {}), 0.994), judged(simulation(2, 'auto', 2804, 0.024, {}), 0.974));
+    const at = (label: string) => rows.find((r) => r.label === label)!;
+    assert.deepEqual([at('SLO attainment').a, at('SLO attainment').b, at('SLO attainment').source], ['99%', '99%', 'profile slo.attainment (or --slo-attainment)']);
+    assert.deepEqual([at('requests meeting the SLO (modelled)').a, at('requests meeting the SLO (modelled)').b], ['99.4%', '97.4%']);
+    assert.deepEqual([at('SLO met').a, at('SLO met').b], ['the SLO asks 99%: met', 'the SLO asks 99%: not met']);
+  });
 });
