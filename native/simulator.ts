@@ -239,6 +239,10 @@ interface RawSimulator {
   totals(): ServingSimTotals;
   times(): ServingSimTimes;
   free(): void;
+  /** Dispatched simulators only: appends request `index` of the columns (RangeError when refused). */
+  add(index: number): void;
+  runUntil(t: number): void;
+  inFlight(t: number): number;
 }
 
 /**
@@ -339,16 +343,48 @@ export class ServingSimulator {
 
   /**
    * Keeps `requests` (do not change them until loaded) and checks only their types and lengths: their values are checked as they are loaded.
+   * @param dispatched true: an engine of a data-parallel run (runner/simulate/dataParallel.ts):
+   *   `requests` is the trace its requests are dispatched from, it starts with none and
+   *   {@link add} appends them as they arrive (load is not used).
    * @throws TypeError / RangeError naming the bad config field or array.
    */
-  constructor(config: ServingSimConfig, requests: ServingSimRequests) {
+  constructor(config: ServingSimConfig, requests: ServingSimRequests, dispatched = false) {
     const layout = checkSimulation(config, requests);
     const addon = loadAddon<{ ServingSimulator: new (...args: unknown[]) => RawSimulator }>();
     this.raw = new addon.ServingSimulator(
       { ...config, layout },
-      requests.arrivalS, requests.promptLen, requests.outputLen, requests.segmentStart, requests.segmentStream, requests.segmentEnd,
+      requests.arrivalS, requests.promptLen, requests.outputLen, requests.segmentStart, requests.segmentStream, requests.segmentEnd, dispatched,
     );
     this.requests = requests.arrivalS.length;
+  }
+
+  /**
+   * A dispatched simulator: runs the steps that start before `t` seconds (a step admits the
+   * requests arrived by its start, so a request arriving at t still joins the next one;
+   * pipelined, also the batches that complete by t). Never ends the run: {@link run} does, once
+   * every request is added. simulator.h ServingSimulator::RunUntil.
+   * @throws Error when not dispatched; TypeError / RangeError when t is not a number / NaN.
+   */
+  runUntil(t: number): void {
+    this.raw.runUntil(t);
+  }
+
+  /**
+   * A dispatched simulator, after runUntil(t): its requests in flight at `t` (added, not rejected,
+   * not finished by t), vLLM's per-engine in-flight count. simulator.h ServingSimulator::InFlight.
+   */
+  inFlight(t: number): number {
+    return this.raw.inFlight(t);
+  }
+
+  /**
+   * A dispatched simulator: appends request `index` of the constructor's requests (they arrive in
+   * order: its arrival must not precede the last one added, and must follow every step run: call
+   * runUntil(its arrival) first). Its times are then at its place among the requests added.
+   * @throws RangeError naming what is wrong (index, order, segments); Error when not dispatched.
+   */
+  add(index: number): void {
+    this.raw.add(index);
   }
 
   /**

@@ -588,8 +588,6 @@ export interface DataParallelResult {
   replicas: Array<{ requests: number; completed: number; outputTokensPerSec: number; requestsPerSec: number; meanConcurrency?: number; peakConcurrency?: number; peakWaiting?: number; peakOccupancy?: number }>;
   /** GPUs of one engine: tensor_parallel_size × pipeline_parallel_size (core/format gpuCount; absent in runs before s41). */
   gpusPerEngine?: number;
-  /** Simulation passes the dispatch took to settle (dataParallel.ts settleDispatch). */
-  passes: number;
   /** The dispatch rule, in words, with what it leaves out. */
   dispatch: string;
 }

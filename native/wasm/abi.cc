@@ -508,6 +508,24 @@ EMSCRIPTEN_KEEPALIVE int attnscope_sim_run(attnscope::ServingSimulator* s, doubl
   return s->Run(static_cast<int64_t>(max_steps)) ? 1 : 0;
 }
 
+/**
+ * A dispatched engine (native/simulator.ts ServingSimulator add): appends one request, its
+ * `count` segments in stream / end; 0 with the reason in attnscope_error() when refused.
+ */
+EMSCRIPTEN_KEEPALIVE int attnscope_sim_add(attnscope::ServingSimulator* s, double arrival, int prompt, int output,
+                                           int count, const double* stream, const int32_t* end) {
+  const int32_t start[2] = {0, count};
+  const attnscope::SimColumns one{1, &arrival, &prompt, &output, start, static_cast<size_t>(count), stream, end};
+  g_error = s->AddRequest(one, 0);
+  return g_error.empty() ? 1 : 0;
+}
+
+EMSCRIPTEN_KEEPALIVE void attnscope_sim_run_until(attnscope::ServingSimulator* s, double t) { s->RunUntil(t); }
+
+EMSCRIPTEN_KEEPALIVE double attnscope_sim_in_flight(attnscope::ServingSimulator* s, double t) {
+  return static_cast<double>(s->InFlight(t));
+}
+
 /** Samples as rows of kSimSampleFields in attnscope_doubles(). */
 EMSCRIPTEN_KEEPALIVE void attnscope_sim_samples(attnscope::ServingSimulator* s) {
   g_doubles.resize(s->samples().size() * attnscope::kSimSampleFields);

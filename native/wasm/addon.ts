@@ -431,10 +431,13 @@ const SIM_STAGE_FIELDS = ['perStepS', 'weightsS', 'expertWeightsS', 'perKvTokenS
 
 export class ServingSimulator {
   private h: number;
-  private readonly n: number;
+  /** Requests in the simulator (a dispatched one's: those added). */
+  private n: number;
+  /** A dispatched simulator's source columns (the addon's: native/simulator.ts constructor). */
+  private readonly source: { arrivalS: Float64Array; promptLen: Int32Array; outputLen: Int32Array; segmentStart: Int32Array; segmentStream: Float64Array; segmentEnd: Int32Array } | undefined;
 
   constructor(config: Record<string, unknown>, arrivalS: Float64Array, promptLen: Int32Array, outputLen: Int32Array,
-    segmentStart: Int32Array, segmentStream: Float64Array, segmentEnd: Int32Array) {
+    segmentStart: Int32Array, segmentStream: Float64Array, segmentEnd: Int32Array, dispatched = false) {
     if (typeof config !== 'object' || config === null) throw new TypeError('config must be an object');
     const fixed = SIM_CONFIG_FIELDS.map((key) => {
       const v = config[key];
@@ -458,10 +461,14 @@ export class ServingSimulator {
       ['promptLen', promptLen, n], ['outputLen', outputLen, n], ['segmentStart', segmentStart, n + 1], ['segmentEnd', segmentEnd, m],
     ];
     for (const [name, a, want] of lengths) if (a.length !== want) throw new RangeError(`${name} length differs from its count (${want})`);
-    this.h = withScratch((s) => fn('sim_new')(s.put(c), n, s.put(arrivalS), s.put(promptLen), s.put(outputLen),
-      s.put(segmentStart), m, s.put(segmentStream), s.put(segmentEnd)) >>> 0);
+    // Dispatched: built with no request; add(i) copies request i of these columns in.
+    this.source = dispatched ? { arrivalS, promptLen, outputLen, segmentStart, segmentStream, segmentEnd } : undefined;
+    const given = dispatched ? { n: 0, arrivalS: new Float64Array(0), promptLen: new Int32Array(0), outputLen: new Int32Array(0), segmentStart: new Int32Array(1), m: 0, segmentStream: new Float64Array(0), segmentEnd: new Int32Array(0) }
+      : { n, arrivalS, promptLen, outputLen, segmentStart, m, segmentStream, segmentEnd };
+    this.h = withScratch((s) => fn('sim_new')(s.put(c), given.n, s.put(given.arrivalS), s.put(given.promptLen), s.put(given.outputLen),
+      s.put(given.segmentStart), given.m, s.put(given.segmentStream), s.put(given.segmentEnd)) >>> 0);
     if (this.h === 0) throw new RangeError(core.UTF8ToString(fn('error')() >>> 0));
-    this.n = n;
+    this.n = given.n;
     const h = this.h;
     freed.register(this, () => fn('sim_delete')(h), this);
   }
@@ -494,6 +501,35 @@ export class ServingSimulator {
     return fn('sim_run')(this.live(), maxSteps) !== 0;
   }
 
+  /** The addon's add (native/simulator.ts ServingSimulator.add). */
+  add(index: number): void {
+    const h = this.dispatchedLive();
+    const r = this.source!;
+    if (typeof index !== 'number') throw new TypeError('index must be a number');
+    if (!Number.isInteger(index) || index < 0 || index >= r.arrivalS.length) throw new RangeError(`index must be an integer in [0, ${r.arrivalS.length})`);
+    const from = r.segmentStart[index], to = r.segmentStart[index + 1];
+    if (!(from >= 0 && to >= from && to <= r.segmentStream.length)) throw new RangeError(`segmentStart must ascend from 0 to segmentStream.length (at request ${index} or ${index + 1})`);
+    const ok = withScratch((s) => fn('sim_add')(h, r.arrivalS[index], r.promptLen[index], r.outputLen[index], to - from,
+      s.put(r.segmentStream.subarray(from, to)), s.put(r.segmentEnd.subarray(from, to))));
+    if (ok === 0) throw new RangeError(core.UTF8ToString(fn('error')() >>> 0));
+    this.n++;
+  }
+
+  runUntil(t: number): void {
+    fn('sim_run_until')(this.dispatchedLive(), timeArg(t));
+  }
+
+  inFlight(t: number): number {
+    return fn('sim_in_flight')(this.dispatchedLive(), timeArg(t));
+  }
+
+  /** A dispatched simulator's live handle. @throws Error otherwise (as the addon). */
+  private dispatchedLive(): number {
+    const h = this.live();
+    if (!this.source) throw new Error('ServingSimulator: add, runUntil and inFlight need a dispatched simulator');
+    return h;
+  }
+
   samples(): Float64Array {
     fn('sim_samples')(this.live());
     return doubles();
@@ -518,6 +554,13 @@ export class ServingSimulator {
     });
     return { scheduledS, firstTokenS, finishS, outputLen };
   }
+}
+
+/** A time argument as the addon checks it (napi/simulator.cc Time). */
+function timeArg(t: number): number {
+  if (typeof t !== 'number') throw new TypeError('t must be a number');
+  if (Number.isNaN(t)) throw new RangeError('t must not be NaN');
+  return t;
 }
 
 // ---- CUDA (napi/cuda.cc): none in WebAssembly ----

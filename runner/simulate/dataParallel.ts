@@ -3,61 +3,49 @@
  * its own pool and scheduler (one simulator each), sharing the arrivals as vLLM's API server
  * spreads them (vllm/v1/engine/core_client.py DPLBAsyncMPClient.get_core_engine_for_request).
  *
- * The dispatch needs each engine's state at each arrival (which of its requests are still in
- * flight), and that state depends on the dispatch: the engines are coupled. They are run as a fixed
- * point: dispatch every request by the finish times of the last pass, simulate each engine on its
- * requests, repeat until no request changes engine. The simulator is causal (what happens before t
- * depends only on the arrivals before t), so the requests up to the first one a pass dispatches
- * differently are settled, each pass settles at least one more, and the fixed point is the one
- * dispatch vLLM's sequential rule gives (by induction over the arrivals). A busy trace settles some
- * ten requests a pass (the examples' Llama-3.1-8B workload, 2,000 requests at 48/s over 2 engines:
- * 210 passes), so the cost grows as n²: the price of an exact dispatch without stopping and
- * resuming the native simulator at an arrival.
+ * The API server picks each request's engine at its arrival from the engines' state at that
+ * moment (which of their requests are still in flight), and that state depends on the earlier
+ * picks: the engines are coupled. They are simulated online, arrival by arrival: each engine's
+ * simulator runs the steps that start before the arrival (ServingSimulator.runUntil; a step admits
+ * the requests arrived by its start, so the request still joins the engine's next step, as if
+ * the engine had been given it from the start), the rule ({@link pickEngine}) reads each engine's
+ * in-flight count (ServingSimulator.inFlight), and the request is added to the engine it picks.
+ * Every step is simulated once: the cost is one simulation of each engine's requests plus
+ * dp in-flight reads an arrival.
  */
-import type { ServingSimRequests, ServingSimTimes } from '../../native';
+import type { ServingSimRequests, ServingSimTimes, ServingSimulator } from '../../native';
+
+/** What the dispatch needs of an engine: a dispatched ServingSimulator (or the raw addon's / WebAssembly build's). */
+export type DispatchedEngine = Pick<ServingSimulator, 'runUntil' | 'inFlight' | 'add' | 'run'>;
 
 /** How the requests were dispatched, for the result and the CLI's line (DataParallelResult.dispatch). */
 export const DP_DISPATCH_TEXT = "each request to the engine with the fewest requests in flight, ties to the next in turn, as vLLM's DPLBAsyncMPClient.get_core_engine_for_request with one API server (vllm/v1/engine/core_client.py, current main); its KV-pressure penalty on an engine with waiting requests, the 100 ms coordinator snapshot and older releases' waiting · 4 + running score are not modelled";
 
 /**
- * How vLLM's load balancer picks an engine for each request, in arrival order (ties: the earlier
- * index), one API-server client (client_count 1), as current vLLM main writes
- * DPLBAsyncMPClient.get_core_engine_for_request: scan the engines from eng_start_index, the
- * lowest score wins (strict <: a tie keeps the first scanned), then eng_start_index moves on by
- * one ("rotate the scan start so that ties ... don't systematically favor the same engine"); the
- * score is max(client_count · in-flight, waiting + running), in-flight the client's exact count of
- * its unfinished requests on the engine (engine_inflight, decremented when the engine reports one
- * finished). Modelled as the in-flight count alone: with one client the coordinator's waiting +
- * running snapshot (published every 100 ms) is the same requests seen up to 100 ms late, and the
- * KV-pressure penalty (waiting · 6 · max(0, kv_cache_usage − 0.5), where an engine has a queue) is
- * not modelled. Older releases scored waiting · 4 + running from the snapshot, with a fixed scan
- * start: not modelled either. A request counts as finished from its finish time on (finishS <=
- * the arrival); a rejected one (finishS < 0) is never in flight.
- * @param finishS per request (arrival order), when it finished on the engine `engineOf` gives it.
- * @returns each request's engine, 0-based.
+ * The engine vLLM's load balancer picks for a request, one API-server client (client_count 1), as
+ * current vLLM main writes DPLBAsyncMPClient.get_core_engine_for_request: scan the engines from
+ * eng_start_index (`start`), the lowest score wins (strict <: a tie keeps the first scanned); the
+ * caller then moves the start on by one ("rotate the scan start so that ties ... don't
+ * systematically favor the same engine"). The score is max(client_count · in-flight, waiting +
+ * running), in-flight the client's exact count of its unfinished requests on the engine
+ * (engine_inflight, decremented when the engine reports one finished). Modelled as the in-flight
+ * count alone: with one client the coordinator's waiting + running snapshot (published every
+ * 100 ms) is the same requests seen up to 100 ms late, and the KV-pressure penalty
+ * (waiting · 6 · max(0, kv_cache_usage − 0.5), where an engine has a queue) is not modelled.
+ * Older releases scored waiting · 4 + running from the snapshot, with a fixed scan start: not
+ * modelled either. A request counts as finished from its finish time on (finish <= the
+ * arrival); a rejected one is never in flight (ServingSimulator.inFlight).
+ * @param inFlight per engine, its requests in flight at the arrival.
+ * @returns the engine, 0-based.
  */
-export function dispatchByLoad(arrivalS: Float64Array, finishS: Float64Array, engineOf: Int32Array, dp: number): Int32Array {
-  const n = arrivalS.length;
-  const out = new Int32Array(n);
-  // Per engine, the finish times of the requests it holds in flight (a min-heap).
-  const heaps: number[][] = Array.from({ length: dp }, () => []);
-  let start = 0;
-  for (let k = 0; k < n; k++) {
-    const t = arrivalS[k];
-    for (const h of heaps) while (h.length > 0 && h[0] <= t) heapPop(h);
-    let best = start;
-    for (let i = 1; i < dp; i++) {
-      const idx = (start + i) % dp;
-      if (heaps[idx].length < heaps[best].length) best = idx;
-    }
-    out[k] = best;
-    start = (start + 1) % dp;
-    // Its finish time as the last pass simulated it on this engine; a request the last pass put on
-    // another engine (or never ran) is taken as in flight until the next pass settles it.
-    const f = engineOf[k] === best ? finishS[k] : Infinity;
-    if (f >= 0) heapPush(heaps[best], f);
+export function pickEngine(inFlight: ArrayLike<number>, start: number): number {
+  const dp = inFlight.length;
+  let best = start;
+  for (let i = 1; i < dp; i++) {
+    const idx = (start + i) % dp;
+    if (inFlight[idx] < inFlight[best]) best = idx;
   }
-  return out;
+  return best;
 }
 
 /** The requests `idx` picks (arrival order kept), with their prefix segments. */
@@ -111,71 +99,45 @@ export function mergeTimes(n: number, byEngine: Int32Array[], times: ServingSimT
   return out;
 }
 
-/**
- * Requests each pass simulates beyond the settled ones: their dispatch is checked in the pass, the
- * later ones' stay tentative (a pass settles some ten requests of a busy trace, so a longer look
- * ahead only costs).
- */
-export const DISPATCH_LOOKAHEAD = 256;
+/** Arrivals dispatched between turns of the event loop (a cancel is seen between slices). */
+export const DISPATCH_SLICE_REQUESTS = 4096;
 
 /**
- * Runs the fixed point of the header: dispatch ({@link dispatchByLoad}), simulate each engine
- * (`simulate`, given its requests, returns its times), until a pass dispatches every request as
- * the one before. The first pass dispatches as if nothing finished (round robin). A pass simulates
- * only the settled requests and the next {@link DISPATCH_LOOKAHEAD} (what happens before an
- * arrival depends only on the requests before it), and settles them up to the first one it
- * dispatches differently, inclusive; the last pass simulates every request. Each pass settles at
- * least one request, so at most n + 1 passes.
- * @param onPass after each pass: requests settled so far.
- * @returns the settled dispatch, each engine's requests and times (the last pass's, every request),
- *   and the passes run.
+ * Dispatches the trace over dp engines arrival by arrival (the header) and runs each to the end.
+ * @param engine makes engine e's simulator, dispatched (ServingSimulator's `dispatched`) over
+ *   `requests`; the caller frees them (also when this throws).
+ * @param onProgress after each slice: requests dispatched so far.
+ * @returns each request's engine, each engine's requests (indices into the trace, arrival order:
+ *   the order of its simulator's times) and simulator.
+ * @throws the signal's reason when it aborts (checked between slices).
  */
-export async function settleDispatch<T extends { times: ServingSimTimes }>(requests: ServingSimRequests, dp: number, simulate: (engine: number, r: ServingSimRequests) => Promise<T>,
-  onPass?: (settled: number) => void): Promise<{ engineOf: Int32Array; byEngine: Int32Array[]; runs: T[]; passes: number }> {
+export async function dispatchOnline(requests: ServingSimRequests, dp: number, engines: DispatchedEngine[],
+  opts: { signal?: AbortSignal; onProgress?: (done: number) => void } = {}): Promise<{ engineOf: Int32Array; byEngine: Int32Array[] }> {
   const n = requests.arrivalS.length;
-  const engineOf = dispatchByLoad(requests.arrivalS, new Float64Array(n).fill(Infinity), new Int32Array(n).fill(-1), dp);
-  let settled = 0;
-  for (let pass = 1; ; pass++) {
-    const end = Math.min(n, settled + DISPATCH_LOOKAHEAD);
-    const prefix = end === n ? requests : subsetRequests(requests, Int32Array.from({ length: end }, (_, i) => i));
-    const head = engineOf.subarray(0, end);
-    const byEngine = requestsByEngine(head, dp);
-    const runs: T[] = [];
-    for (let e = 0; e < dp; e++) runs.push(await simulate(e, subsetRequests(prefix, byEngine[e])));
-    const merged = mergeTimes(end, byEngine, runs.map((r) => r.times));
-    const next = dispatchByLoad(prefix.arrivalS, merged.finishS, head, dp);
-    const moved = next.findIndex((e, i) => e !== head[i]);
-    if (moved < 0 && end === n) return { engineOf, byEngine, runs, passes: pass };
-    settled = moved < 0 ? end : moved + 1;
-    engineOf.set(next);
-    onPass?.(settled);
+  const engineOf = new Int32Array(n);
+  const inFlight = new Float64Array(dp);
+  let start = 0;
+  for (let k = 0; k < n; k++) {
+    const t = requests.arrivalS[k];
+    for (let e = 0; e < dp; e++) {
+      engines[e].runUntil(t);
+      inFlight[e] = engines[e].inFlight(t);
+    }
+    const e = pickEngine(inFlight, start);
+    start = (start + 1) % dp;
+    engines[e].add(k);
+    engineOf[k] = e;
+    if ((k + 1) % DISPATCH_SLICE_REQUESTS === 0 && k + 1 < n) {
+      opts.onProgress?.(k + 1);
+      await new Promise((resolve) => setImmediate(resolve));
+      opts.signal?.throwIfAborted();
+    }
   }
-}
-
-function heapPush(h: number[], x: number): void {
-  h.push(x);
-  let i = h.length - 1;
-  while (i > 0) {
-    const p = (i - 1) >> 1;
-    if (h[p] <= h[i]) break;
-    [h[p], h[i]] = [h[i], h[p]];
-    i = p;
+  for (const sim of engines) {
+    while (!sim.run(1 << 20)) {
+      await new Promise((resolve) => setImmediate(resolve));
+      opts.signal?.throwIfAborted();
+    }
   }
-}
-
-function heapPop(h: number[]): void {
-  const last = h.pop()!;
-  if (h.length === 0) return;
-  h[0] = last;
-  let i = 0;
-  for (;;) {
-    const l = 2 * i + 1;
-    const r = l + 1;
-    let m = i;
-    if (l < h.length && h[l] < h[m]) m = l;
-    if (r < h.length && h[r] < h[m]) m = r;
-    if (m === i) return;
-    [h[m], h[i]] = [h[i], h[m]];
-    i = m;
-  }
+  return { engineOf, byEngine: requestsByEngine(engineOf, dp) };
 }

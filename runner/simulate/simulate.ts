@@ -28,7 +28,7 @@ import { InputError } from '../errors';
 import { latencySummary } from './latency';
 import { stepTimeModel, type StepCoefficientKey } from './step-time';
 import { MAX_TRACE_SPAN_S, readTraceFile, traceReplay } from './traces';
-import { DP_DISPATCH_TEXT, mergeTimes, settleDispatch } from './dataParallel';
+import { DP_DISPATCH_TEXT, dispatchOnline, mergeTimes, subsetRequests } from './dataParallel';
 import { packRequests, RequestGenerator, scaleArrivals, type TraceRequest } from './workload';
 
 /**
@@ -266,8 +266,8 @@ export interface PoolProgress {
 
 /** Progress of the preparation, as {@link SimulateOptions.onPrepare} reports it. */
 export interface PrepareProgress {
-  /** 'generating requests' (the workload's draws; not for a trace), then 'loading the simulator', or under data parallelism 'settling the data-parallel dispatch' (requests settled, dataParallel.ts settleDispatch). */
-  phase: 'generating requests' | 'loading the simulator' | 'settling the data-parallel dispatch';
+  /** 'generating requests' (the workload's draws; not for a trace), then 'loading the simulator', or under data parallelism 'dispatching the data-parallel requests' (requests dispatched, dataParallel.ts dispatchOnline). */
+  phase: 'generating requests' | 'loading the simulator' | 'dispatching the data-parallel requests';
   /** Requests done in this phase, of `requests`. */
   done: number;
   requests: number;
@@ -571,30 +571,25 @@ function sumTotals(ts: ServingSimTotals[]): ServingSimTotals {
 
 /**
  * simulatePool's data-parallel run (device.data_parallel_size = dp > 1): dp engines of the
- * profile's pool, the requests dispatched as vLLM's DPLBAsyncMPClient does (dataParallel.ts
- * settleDispatch, dispatchByLoad), no baselines.
+ * profile's pool, the requests dispatched as vLLM's DPLBAsyncMPClient does, arrival by arrival
+ * (dataParallel.ts dispatchOnline, pickEngine), no baselines.
  */
 async function simulateDataParallel(profile: Profile, packed: ServingSimRequests, config: ServingSimConfig, dp: number, scale: number, source: PoolLoad['source'], stepTime: StepTimeModel, opts: SimulateOptions,
   pool: { numPages: number; poolTokenCount: number; pageSize: number; poolBlocks: number | undefined; poolLayout: string | undefined; groups: { count: number } | undefined }): Promise<PoolResult> {
   const n = packed.arrivalS.length;
-  // Each pass runs every engine whole, keeps what the result reads (engine 1's samples: the chart's)
-  // and frees the simulator at once (a pass builds dp of them), then lets the event loop turn (a
-  // cancel is seen between engines).
-  const settled = await settleDispatch(packed, dp, async (engine, requests) => {
-    const sim = new ServingSimulator(config, requests);
-    let run;
-    try {
-      while (!sim.load(n));
-      while (!sim.run(1 << 30));
-      run = { samples: engine === 0 ? sim.samples() : undefined, totals: sim.totals(), times: sim.times(), requests };
-    } finally {
-      sim.free();
-    }
-    await nextTurn();
-    opts.signal?.throwIfAborted();
-    return run;
-  }, (done) => opts.onPrepare?.({ phase: 'settling the data-parallel dispatch', done, requests: n }));
-  const { runs, byEngine } = settled;
+  // The engines run together, arrival by arrival (dataParallel.ts); what the result reads is kept
+  // (engine 1's samples: the chart's) and the simulators freed at once (their native memory is
+  // not V8's).
+  const engines: ServingSimulator[] = [];
+  let runs;
+  let byEngine: Int32Array[];
+  try {
+    for (let e = 0; e < dp; e++) engines.push(new ServingSimulator(config, packed, true));
+    ({ byEngine } = await dispatchOnline(packed, dp, engines, { signal: opts.signal, onProgress: (done) => opts.onPrepare?.({ phase: 'dispatching the data-parallel requests', done, requests: n }) }));
+    runs = engines.map((sim, e) => ({ samples: e === 0 ? sim.samples() : undefined, totals: sim.totals(), times: sim.times(), requests: subsetRequests(packed, byEngine[e]) }));
+  } finally {
+    for (const sim of engines) sim.free();
+  }
   const t = sumTotals(runs.map((r) => r.totals));
   const samples = unpackSamples(runs[0].samples!);
   for (const s of samples) opts.onSample?.(s);
@@ -620,7 +615,7 @@ async function simulateDataParallel(profile: Profile, packed: ServingSimRequests
     samples, summary, load, baselines: [], pageSize: pool.pageSize, numPages: pool.numPages, poolTokens: pool.poolTokenCount,
     ...(pool.poolBlocks !== undefined ? { poolBlocks: pool.poolBlocks } : {}), ...(pool.groups ? { poolGroups: pool.groups.count } : {}), ...(pool.poolLayout ? { poolLayout: pool.poolLayout } : {}),
     stepTime, latency,
-    dataParallel: { size: dp, gpusPerEngine: gpuCount(profile.device), replicas, passes: settled.passes, dispatch: DP_DISPATCH_TEXT },
+    dataParallel: { size: dp, gpusPerEngine: gpuCount(profile.device), replicas, dispatch: DP_DISPATCH_TEXT },
   };
 }
 

@@ -55,7 +55,7 @@ export function formatPoolSummary(result: PoolResult): string {
   const dp = result.dataParallel;
   if (dp) {
     lines.push(
-      `Data parallel ${dp.size}: ${dataParallelDeployment(dp)}, each this pool and scheduler; ${dp.dispatch} (settled in ${formatCountOf(dp.passes, 'pass', 'passes')}); ${DP_SCOPE_TEXT}`,
+      `Data parallel ${dp.size}: ${dataParallelDeployment(dp)}, each this pool and scheduler; ${dp.dispatch}; ${DP_SCOPE_TEXT}`,
       `  ${dataParallelEngines(dp)}`,
     );
   }

@@ -274,7 +274,7 @@ describe('CSV export', () => {
     const dp3 = runToCsv({ ...sim, profile: { ...sim.profile, device: { ...sim.profile.device, tensorParallelSize: 4, pipelineParallelSize: 2, dataParallelSize: 3 } } }).text;
     assert.match(dp3, /^run,profile,pipeline_parallel_size,,2,stages \(8 GPUs a replica\)\nrun,profile,data_parallel_size,,3,replicas \(24 GPUs in all\)$/m);
     // A data-parallel simulation's running and waiting figures are per engine (s41 newcomer-ed F2): the unit says so.
-    const dpRun = runToCsv({ ...sim, pool: { ...sim.pool!, dataParallel: { size: 2, replicas: [], passes: 1, dispatch: '' } } }).text;
+    const dpRun = runToCsv({ ...sim, pool: { ...sim.pool!, dataParallel: { size: 2, replicas: [], dispatch: '' } } }).text;
     assert.match(dpRun, /^simulation,modelled,concurrency,mean,[\d.]+,sequences per engine$/m);
     assert.match(dpRun, /^simulation,modelled,waiting,peak,[\d.]+,requests per engine$/m);
     // The queueing delay is named so beside `waiting`, the number of requests waiting (was 'queue').

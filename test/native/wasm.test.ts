@@ -14,6 +14,7 @@ import { describe, it } from 'node:test';
 
 import { ADDON_FILE, WASM_FILE } from '../../native/binding';
 import { uniformStream } from '../../runner/random';
+import { dispatchOnline } from '../../runner/simulate/dataParallel';
 import { randomUniform } from '../../runner/inputs';
 import { maxAbsDiff } from '../../runner/measure';
 import { tempDir } from '../fixtures/tmp';
@@ -98,6 +99,30 @@ describe('the WebAssembly build against the native addon', { skip }, () => {
       assert.deepEqual(b!.times, a!.times);
     });
   }
+
+  it('dispatched engines (data parallelism, runner/simulate/dataParallel.ts) give the same dispatch and runs in both builds', async () => {
+    const [arrivalS, promptLen, outputLen, segmentStart, segmentStream, segmentEnd] = workload(600, 11);
+    const requests = { arrivalS, promptLen, outputLen, segmentStart, segmentStream, segmentEnd };
+    const [a, b] = await Promise.all([builds!.native, builds!.wasm].map(async (m) => {
+      const engines = [0, 1, 2].map(() => new m.ServingSimulator({ ...baseConfig, layout: 0, numPages: 600 }, ...workload(600, 11), true));
+      const { engineOf } = await dispatchOnline(requests, 3, engines);
+      const out = { engineOf: [...engineOf], totals: engines.map((e) => e.totals()), times: engines.map((e) => e.times()) };
+      for (const e of engines) e.free();
+      return out;
+    }));
+    assert.ok(a!.totals.every((t: { completed: number }) => t.completed > 100));
+    assert.deepEqual(b, a);
+    for (const m of [builds!.native, builds!.wasm]) {
+      const plain = new m.ServingSimulator({ ...baseConfig, layout: 0 }, ...workload(5, 3));
+      assert.throws(() => plain.add(0), /need a dispatched simulator/);
+      const sim = new m.ServingSimulator({ ...baseConfig, layout: 0 }, ...workload(5, 3), true);
+      sim.add(1);
+      assert.throws(() => sim.add(0), /precedes the engine's last request's arrival/);
+      assert.throws(() => sim.add(5), /index must be an integer in \[0, 5\)/);
+      plain.free();
+      sim.free();
+    }
+  });
 
   it('free() releases a simulator at once in both builds: every later call throws instead of reading freed memory', () => {
     for (const m of [builds!.native, builds!.wasm]) {

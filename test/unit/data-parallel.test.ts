@@ -13,7 +13,10 @@ import { estimate } from '../../core/estimate/index';
 import { deployedGpuCount, gpuCount } from '../../core/format';
 import { compareVllmLog, formatComparisonText, logFigureLines, parseVllmLog, rankNotes } from '../../core/vllmlog/index';
 import { formatPoolSummary, simulatePool } from '../../runner/simulate/index';
-import { dispatchByLoad } from '../../runner/simulate/dataParallel';
+import { dispatchOnline, mergeTimes, pickEngine } from '../../runner/simulate/dataParallel';
+import { ServingSimulator, type ServingSimConfig, type ServingSimRequests, type ServingSimTotals } from '../../native/simulator';
+import { uniformStream } from '../../runner/random';
+import { dispatchByLoad, settleDispatch } from '../fixtures/dpFixedPoint';
 import { exampleProfile } from '../fixtures/profile';
 
 const profile = (device: string) => exampleProfile(`model: ./llama-3.1-8b/config.json\ndevice: ${device}\nworkload: { requests: 3 }\n`);
@@ -115,6 +118,139 @@ test('the dispatch rule alone: in-flight counts from finish times, a rotating sc
   assert.deepEqual([...dispatchByLoad(arrivals, new Float64Array(5).fill(Infinity), new Int32Array(5).fill(-1), 2)], [0, 1, 0, 1, 0]);
   const prev = Int32Array.from([0, 1, 0, 1, 0]);
   assert.deepEqual([...dispatchByLoad(arrivals, Float64Array.from([0.5, 2, 2, 2, 2]), prev, 2)], [0, 1, 0, 1, 0]);
+});
+
+/**
+ * n requests at ~rate per second (exponential gaps), prompts 16..1040 tokens, outputs 1..200, a
+ * third sharing one of two system prompts of 64 tokens (prefix hits), some at the same instant as
+ * the one before (ties), a few never fitting the pool (rejected: never in flight).
+ */
+function randomTrace(n: number, seed: number, rate: number): ServingSimRequests {
+  const next = uniformStream(seed);
+  const arrivalS = new Float64Array(n), promptLen = new Int32Array(n), outputLen = new Int32Array(n), segmentStart = new Int32Array(n + 1);
+  const stream: number[] = [], end: number[] = [];
+  let t = 0;
+  for (let i = 0; i < n; i++) {
+    if (next() > 0.1) t += -Math.log(1 - next()) / rate;
+    arrivalS[i] = t;
+    promptLen[i] = next() < 0.01 ? 20000 : 16 + Math.floor(next() * 1024);
+    outputLen[i] = 1 + Math.floor(next() * 200);
+    if (next() < 0.33) {
+      stream.push(Math.floor(next() * 2));
+      end.push(Math.min(64, promptLen[i]));
+    }
+    segmentStart[i + 1] = stream.length;
+  }
+  return { arrivalS, promptLen, outputLen, segmentStart, segmentStream: new Float64Array(stream), segmentEnd: new Int32Array(end) };
+}
+
+/** A pool of 400 pages of 16 tokens (a 20,000-token prompt never fits), a roofline step of ~5 ms + 20 µs a token. */
+const DP_CONFIG: ServingSimConfig = {
+  layout: 'paged', numPages: 400, pageSize: 16, watermarkPages: 4, slidingWindow: 0, enablePrefixCaching: true, maxNumSeqs: 32,
+  maxNumBatchedTokens: 1024, maxModelLen: 32768, perStepS: 1e-3, weightsS: 4e-3, perKvTokenS: 2e-8, perTokenS: 2e-5, perPairS: 1e-9, maxSamples: 100,
+};
+
+/** The online dispatch over `dp` engines of `config`: its dispatch, times merged, each engine's totals. */
+async function online(config: ServingSimConfig, r: ServingSimRequests, dp: number) {
+  const engines = Array.from({ length: dp }, () => new ServingSimulator(config, r, true));
+  try {
+    const { engineOf, byEngine } = await dispatchOnline(r, dp, engines);
+    return { engineOf, times: mergeTimes(r.arrivalS.length, byEngine, engines.map((e) => e.times())), totals: engines.map((e) => e.totals()) };
+  } finally {
+    for (const e of engines) e.free();
+  }
+}
+
+/** The fixed point (test/fixtures/dpFixedPoint.ts): its dispatch, times, the last pass's totals and the steps of all its passes. */
+async function fixedPoint(config: ServingSimConfig, r: ServingSimRequests, dp: number) {
+  let steps = 0;
+  const settled = await settleDispatch(r, dp, async (_, requests) => {
+    const sim = new ServingSimulator(config, requests);
+    try {
+      while (!sim.run(1 << 30));
+      const totals = sim.totals();
+      steps += totals.steps;
+      return { totals, times: sim.times() };
+    } finally {
+      sim.free();
+    }
+  });
+  return { engineOf: settled.engineOf, times: mergeTimes(r.arrivalS.length, settled.byEngine, settled.runs.map((x) => x.times)), totals: settled.runs.map((x) => x.totals), passes: settled.passes, steps };
+}
+
+const sumSteps = (totals: ServingSimTotals[]) => totals.reduce((a, t) => a + t.steps, 0);
+
+test('the online dispatch equals the fixed point of passes, request by request and bit for bit, on random traces (busy, idle gaps, ties, rejections, prefix hits, preemptions, pipeline parallelism)', async () => {
+  const PP = { ...DP_CONFIG, stages: [{ perStepS: 5e-4, weightsS: 2e-3, expertWeightsS: 0, perKvTokenS: 1e-8, perTokenS: 1e-5, perLogitsS: 0, perPairS: 5e-10, perDecodePairS: 5e-10, perSlidingKvTokenS: 0, perSlidingPairS: 0 },
+    { perStepS: 5e-4, weightsS: 3e-3, expertWeightsS: 0, perKvTokenS: 1e-8, perTokenS: 1e-5, perLogitsS: 0, perPairS: 5e-10, perDecodePairS: 5e-10, perSlidingKvTokenS: 0, perSlidingPairS: 0 }], stageSendPerTokenS: 1e-7 };
+  const cases: Array<[string, ServingSimConfig, number, number, number]> = [
+    ['busy, 2 engines', DP_CONFIG, 2, 300, 60],
+    ['idle gaps, 3 engines', DP_CONFIG, 3, 200, 2],
+    ['a small pool that preempts, 2 engines', { ...DP_CONFIG, numPages: 120 }, 2, 250, 40],
+    ['request by request (coast off), 4 engines', { ...DP_CONFIG, coast: false }, 4, 200, 50],
+    ['pipeline parallelism 2, 2 engines', PP, 2, 250, 40],
+  ];
+  let moved = 0;
+  for (const [name, config, dp, n, rate] of cases) {
+    const r = randomTrace(n, n + dp, rate);
+    const a = await online(config, r, dp);
+    const b = await fixedPoint(config, r, dp);
+    assert.deepEqual([...a.engineOf], [...b.engineOf], name);
+    assert.deepEqual(a.times, b.times, name);
+    assert.deepEqual(a.totals, b.totals, name);
+    assert.ok(b.totals.some((t) => t.rejected > 0), `${name}: a request must be rejected`);
+    // Not round robin: the in-flight counts changed some request's engine.
+    moved += [...a.engineOf].filter((e, i) => e !== i % dp).length;
+    if (name.includes('preempts')) assert.ok(a.totals.some((t) => t.preemptions > 0), `${name}: the pool must preempt`);
+  }
+  assert.ok(moved > 0);
+});
+
+test('the online dispatch simulates every engine step once: dp 2 × n requests run the steps of one simulation of each engine, where the fixed point ran them once a pass', async () => {
+  for (const n of [200, 800]) {
+    const r = randomTrace(n, 5, 60);
+    const a = await online(DP_CONFIG, r, 2);
+    const b = await fixedPoint(DP_CONFIG, r, 2);
+    // The online run's steps are the last pass's (its simulators' totals), a few per request
+    // (prompt chunks and outputs up to 200 tokens, batched): linear in n.
+    assert.equal(sumSteps(a.totals), sumSteps(b.totals));
+    assert.ok(sumSteps(a.totals) < 200 * n, `${sumSteps(a.totals)} steps`);
+    // The fixed point ran many passes over the growing prefix: several times the steps.
+    assert.ok(b.passes > 5 && b.steps > 3 * sumSteps(a.totals), `${b.passes} passes, ${b.steps} steps vs ${sumSteps(a.totals)}`);
+  }
+});
+
+test('a dispatched simulator: in-flight counts by hand; it refuses a request out of order, one at or before a step it ran, and add/runUntil/inFlight on a plain simulator', () => {
+  // Four requests of prompt 16, output 1, at t 0, 1, 1, 3; a step of 16 tokens lasts
+  // 1 ms + max(4 ms + 16 · 2e-8 s KV, 16 · 2e-5 s + 136 · 1e-9 s pairs) = 5.00032 ms.
+  const r: ServingSimRequests = { arrivalS: Float64Array.from([0, 1, 1, 3]), promptLen: Int32Array.from([16, 16, 16, 16]), outputLen: Int32Array.from([1, 1, 1, 1]),
+    segmentStart: new Int32Array(5), segmentStream: new Float64Array(0), segmentEnd: new Int32Array(0) };
+  const sim = new ServingSimulator(DP_CONFIG, r, true);
+  sim.runUntil(1);
+  sim.add(1);
+  assert.equal(sim.inFlight(1), 1); // added, its step not run
+  assert.throws(() => sim.add(0), /arrivalS\[0\] precedes the engine's last request's arrival/);
+  sim.runUntil(1.003);
+  assert.equal(sim.inFlight(1.003), 1); // its step (1 .. 1.00500032) ran, ending after 1.003
+  sim.runUntil(1.5);
+  assert.equal(sim.inFlight(1.5), 0);
+  // Request 2 arrives at 1, when the step that admitted request 1 started: that step would have taken it.
+  assert.throws(() => sim.add(2), /arrivalS\[2\] is not after the engine's last step start/);
+  sim.runUntil(3);
+  sim.add(3);
+  assert.throws(() => sim.add(9), /index must be an integer in \[0, 4\)/);
+  assert.throws(() => sim.runUntil(NaN), /t must not be NaN/);
+  assert.equal(sim.run(100), true);
+  const times = sim.times();
+  assert.deepEqual([...times.finishS].map((x) => Math.round(x * 1e8) / 1e8), [1.00500032, 3.00500032]);
+  sim.free();
+  const plain = new ServingSimulator(DP_CONFIG, r);
+  assert.throws(() => plain.add(0), /need a dispatched simulator/);
+  plain.free();
+  // pickEngine: the fewest in flight from the scan start, strict < (a tie keeps the first scanned).
+  assert.equal(pickEngine([2, 1, 1], 0), 1);
+  assert.equal(pickEngine([2, 1, 1], 2), 2);
+  assert.equal(pickEngine([0, 0], 1), 1);
 });
 
 /** A vLLM 0.10.1 V1 log of Llama-3.1-8B under data_parallel_size 2: two engine cores, each printing its own pool. */

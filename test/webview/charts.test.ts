@@ -512,7 +512,7 @@ describe('a data-parallel run (s41 newcomer-ed F2: the dashboard never said ther
   // are engine 1's, whose peak running (132 here) is not the summary's busiest engine's (291).
   const base = viewOfRun({ ...run, kind: 'simulate', cases: [] }, null);
   const dataParallel = {
-    size: 2, gpusPerEngine: 1, passes: 12, dispatch: 'each request to the engine with the fewest requests in flight',
+    size: 2, gpusPerEngine: 1, dispatch: 'each request to the engine with the fewest requests in flight',
     replicas: [
       { requests: 506, completed: 506, outputTokensPerSec: 1398.2, requestsPerSec: 5.1, meanConcurrency: 150.96, peakConcurrency: 132, peakWaiting: 40, peakOccupancy: 0.5 },
       { requests: 494, completed: 494, outputTokensPerSec: 1371.7, requestsPerSec: 5.0, meanConcurrency: 149.1, peakConcurrency: 291, peakWaiting: 70, peakOccupancy: 0.48 },

@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <array>
+#include <cmath>
 #include <memory>
 #include <string>
 
@@ -46,6 +47,9 @@ class ServingSimulatorWrap : public Napi::ObjectWrap<ServingSimulatorWrap> {
                            InstanceMethod("totals", &ServingSimulatorWrap::Totals),
                            InstanceMethod("times", &ServingSimulatorWrap::Times),
                            InstanceMethod("free", &ServingSimulatorWrap::Free),
+                           InstanceMethod("add", &ServingSimulatorWrap::Add),
+                           InstanceMethod("runUntil", &ServingSimulatorWrap::RunUntil),
+                           InstanceMethod("inFlight", &ServingSimulatorWrap::InFlight),
                        });
   }
 
@@ -148,6 +152,13 @@ class ServingSimulatorWrap : public Napi::ObjectWrap<ServingSimulatorWrap> {
     ArrayArg<Napi::Int32Array>(info, 6, napi_int32_array, m_, "segmentEnd", "segmentStream");
     for (size_t k = 0; k < columns_.size(); ++k) columns_[k] = Napi::Persistent(info[k + 1].As<Napi::Object>());
     // Capacity only: the pages are touched slice by slice as load() fills them.
+    // Dispatched (info[7] true): the columns are the trace the engine's requests come from, one
+    // at a time (add); the simulator starts with none.
+    if (info.Length() > 7 && info[7].ToBoolean().Value()) {
+      dispatched_ = true;
+      sim_ = std::make_unique<ServingSimulator>(config_, std::vector<SimRequest>{}, std::vector<SimSegment>{});
+      return;
+    }
     requests_.reserve(n_);
     segments_.reserve(m_);
   }
@@ -188,15 +199,7 @@ class ServingSimulatorWrap : public Napi::ObjectWrap<ServingSimulatorWrap> {
     const size_t from = requests_.size();
     const size_t to = from + std::min(count, n_ - from);
     // Pointers taken afresh each call: the arrays are kept alive by columns_, their memory is V8's.
-    const attnscope::SimColumns columns{n_,
-                                        columns_[0].Value().As<Napi::Float64Array>().Data(),
-                                        columns_[1].Value().As<Napi::Int32Array>().Data(),
-                                        columns_[2].Value().As<Napi::Int32Array>().Data(),
-                                        columns_[3].Value().As<Napi::Int32Array>().Data(),
-                                        m_,
-                                        columns_[4].Value().As<Napi::Float64Array>().Data(),
-                                        columns_[5].Value().As<Napi::Int32Array>().Data()};
-    const std::string error = attnscope::BuildSimInput(columns, from, to, &requests_, &segments_);
+    const std::string error = attnscope::BuildSimInput(Columns(), from, to, &requests_, &segments_);
     if (!error.empty()) throw Napi::RangeError::New(env, error);
     if (requests_.size() < n_) return;
     sim_ = std::make_unique<ServingSimulator>(config_, std::move(requests_), std::move(segments_));
@@ -204,6 +207,51 @@ class ServingSimulatorWrap : public Napi::ObjectWrap<ServingSimulatorWrap> {
   }
 
   // run(maxSteps) -> true when finished
+  attnscope::SimColumns Columns() const {
+    return attnscope::SimColumns{n_,
+                                 columns_[0].Value().As<Napi::Float64Array>().Data(),
+                                 columns_[1].Value().As<Napi::Int32Array>().Data(),
+                                 columns_[2].Value().As<Napi::Int32Array>().Data(),
+                                 columns_[3].Value().As<Napi::Int32Array>().Data(),
+                                 m_,
+                                 columns_[4].Value().As<Napi::Float64Array>().Data(),
+                                 columns_[5].Value().As<Napi::Int32Array>().Data()};
+  }
+
+  // A dispatched simulator's live engine. @throws Error otherwise.
+  ServingSimulator& Engine(Napi::Env env) {
+    if (!dispatched_) throw Napi::Error::New(env, "ServingSimulator: add, runUntil and inFlight need a dispatched simulator");
+    return Sim(env);
+  }
+
+  Napi::Value Add(const Napi::CallbackInfo& info) {
+    Napi::Env env = info.Env();
+    ServingSimulator& sim = Engine(env);
+    if (!info[0].IsNumber()) throw Napi::TypeError::New(env, "index must be a number");
+    const double index = info[0].As<Napi::Number>().DoubleValue();
+    if (!(index >= 0 && index < static_cast<double>(n_)) || index != static_cast<double>(static_cast<int64_t>(index)))
+      throw Napi::RangeError::New(env, "index must be an integer in [0, " + std::to_string(n_) + ")");
+    const std::string error = sim.AddRequest(Columns(), static_cast<size_t>(index));
+    if (!error.empty()) throw Napi::RangeError::New(env, error);
+    return env.Undefined();
+  }
+
+  static double Time(const Napi::CallbackInfo& info) {
+    if (!info[0].IsNumber()) throw Napi::TypeError::New(info.Env(), "t must be a number");
+    const double t = info[0].As<Napi::Number>().DoubleValue();
+    if (std::isnan(t)) throw Napi::RangeError::New(info.Env(), "t must not be NaN");
+    return t;
+  }
+
+  Napi::Value RunUntil(const Napi::CallbackInfo& info) {
+    Engine(info.Env()).RunUntil(Time(info));
+    return info.Env().Undefined();
+  }
+
+  Napi::Value InFlight(const Napi::CallbackInfo& info) {
+    return Napi::Number::New(info.Env(), static_cast<double>(Engine(info.Env()).InFlight(Time(info))));
+  }
+
   Napi::Value Run(const Napi::CallbackInfo& info) {
     const int64_t steps = info[0].As<Napi::Number>().Int64Value();
     return Napi::Boolean::New(info.Env(), Sim(info.Env()).Run(steps));
@@ -254,11 +302,12 @@ class ServingSimulatorWrap : public Napi::ObjectWrap<ServingSimulatorWrap> {
   Napi::Value Times(const Napi::CallbackInfo& info) {
     Napi::Env env = info.Env();
     const auto& t = Sim(env).times();
-    Napi::Float64Array scheduled = Napi::Float64Array::New(env, n_);
-    Napi::Float64Array first = Napi::Float64Array::New(env, n_);
-    Napi::Float64Array finish = Napi::Float64Array::New(env, n_);
-    Napi::Int32Array output = Napi::Int32Array::New(env, n_);
-    for (size_t i = 0; i < n_; ++i) {
+    const size_t n = Sim(env).num_requests();  // the requests given (a dispatched engine's: those added)
+    Napi::Float64Array scheduled = Napi::Float64Array::New(env, n);
+    Napi::Float64Array first = Napi::Float64Array::New(env, n);
+    Napi::Float64Array finish = Napi::Float64Array::New(env, n);
+    Napi::Int32Array output = Napi::Int32Array::New(env, n);
+    for (size_t i = 0; i < n; ++i) {
       const attnscope::RequestTimes r = i < t.size() ? t[i] : attnscope::RequestTimes{};  // not arrived: −1, 0
       scheduled[i] = r.scheduled_s;
       first[i] = r.first_token_s;
@@ -281,6 +330,7 @@ class ServingSimulatorWrap : public Napi::ObjectWrap<ServingSimulatorWrap> {
   std::vector<SimSegment> segments_;
   std::unique_ptr<ServingSimulator> sim_;  // once every request is loaded
   bool freed_ = false;                     // free() was called
+  bool dispatched_ = false;                // requests added one by one from the columns (add)
 };
 
 }  // namespace

@@ -105,6 +105,12 @@ ServingSimulator::ServingSimulator(const SimConfig& config, std::vector<SimReque
   if (config_.max_samples < 2) config_.max_samples = 2;
 }
 
+bool ServingSimulator::Rejects(const SimRequest& r, int32_t* output_len) const {
+  const int64_t room = static_cast<int64_t>(config_.max_model_len) - r.prompt_len;
+  *output_len = static_cast<int32_t>(std::min<int64_t>(r.output_len, std::max<int64_t>(room, 0)));
+  return r.prompt_len <= 0 || room <= 0 || *output_len <= 0 || !CanEverFit(r, *output_len);
+}
+
 bool ServingSimulator::CanEverFit(const SimRequest& r, int32_t output_len) const {
   const int64_t ps = config_.allocator.page_size;
   if (config_.layout == KvLayout::kPaged) {
@@ -264,6 +270,7 @@ bool ServingSimulator::Step() {
     if (next_arrival_ >= requests_.size()) return false;
     now_ = std::max(now_, requests_[next_arrival_].arrival_s);
   }
+  admitted_s_ = now_;
   while (next_arrival_ < requests_.size() && requests_[next_arrival_].arrival_s <= now_) {
     const int32_t id = static_cast<int32_t>(next_arrival_++);
     const SimRequest& r = requests_[id];
@@ -271,9 +278,7 @@ bool ServingSimulator::Step() {
     state_.emplace_back();
     times_.emplace_back();
     ReqState& s = state_[id];
-    const int64_t room = static_cast<int64_t>(config_.max_model_len) - r.prompt_len;
-    s.output_len = static_cast<int32_t>(std::min<int64_t>(r.output_len, std::max<int64_t>(room, 0)));
-    if (r.prompt_len <= 0 || room <= 0 || s.output_len <= 0 || !CanEverFit(r, s.output_len)) {
+    if (Rejects(r, &s.output_len)) {
       ++totals_.rejected;
       continue;
     }
@@ -551,7 +556,7 @@ void ServingSimulator::Account(const SimSample& sample, double dt, int64_t block
 
 bool ServingSimulator::PipelineStep() {
   for (;;) {
-    if (batches_.size() < config_.stages.size()) {
+    if (!complete_next_ && batches_.size() < config_.stages.size()) {
       batch_scheduled_ = false;
       const bool more = Step();
       if (batch_scheduled_) return true;
@@ -561,8 +566,74 @@ bool ServingSimulator::PipelineStep() {
       if (batches_.empty()) continue;
     }
     // The queue is full, or nothing could be scheduled: wait for the oldest batch.
+    complete_next_ = false;
     CompleteBatch();
   }
+}
+
+double ServingSimulator::NextStepStart() const {
+  if (!running_.empty() || !waiting_.empty() || !batches_.empty()) return now_;
+  return next_arrival_ < requests_.size() ? std::max(now_, requests_[next_arrival_].arrival_s) : INFINITY;
+}
+
+std::string ServingSimulator::AddRequest(const SimColumns& in, size_t i) {
+  if (i >= in.n) return "request " + std::to_string(i) + " is not among the " + std::to_string(in.n) + " given";
+  const double arrival = in.arrival_s[i];
+  if (!requests_.empty() && !(arrival >= requests_.back().arrival_s))
+    return "arrivalS[" + std::to_string(i) + "] precedes the engine's last request's arrival";
+  if (!(arrival > admitted_s_)) return "arrivalS[" + std::to_string(i) + "] is not after the engine's last step start";
+  const size_t base = segments_.size();
+  std::vector<SimRequest> one;
+  std::string error = BuildSimInput(in, i, i + 1, &one, &segments_);
+  if (error.empty() && one.size() != 1) error = "request " + std::to_string(i) + " was not read";
+  if (!error.empty()) {
+    segments_.resize(base);
+    return error;
+  }
+  one[0].segment_begin = static_cast<int32_t>(base);
+  // Capacity for the states and times a step makes (references into them stay valid within a step).
+  if (requests_.size() >= state_.capacity()) {
+    const size_t capacity = std::max<size_t>(64, 2 * state_.capacity());
+    state_.reserve(capacity);
+    times_.reserve(capacity);
+  }
+  requests_.push_back(one[0]);
+  ++totals_.requests;
+  return "";
+}
+
+void ServingSimulator::RunUntil(double t) {
+  if (!pipelined_) {
+    while (!done_ && NextStepStart() < t) Step();
+    return;
+  }
+  // The batch queue's loop of PipelineStep, stopped before a step that starts at t or later, or a
+  // completion after t (complete_next_ keeps its place when a step that scheduled nothing is next).
+  while (!done_) {
+    if (!complete_next_ && batches_.size() < config_.stages.size()) {
+      if (!(NextStepStart() < t)) return;
+      batch_scheduled_ = false;
+      Step();
+      if (batch_scheduled_ || batches_.empty()) continue;
+      complete_next_ = true;  // nothing scheduled with batches in flight: the oldest completes next
+    }
+    if (std::max(now_, batches_.front().finish_s) > t) return;
+    complete_next_ = false;
+    CompleteBatch();
+  }
+}
+
+int64_t ServingSimulator::InFlight(double t) const {
+  // Arrived and not rejected, less those completed by t (completions are recorded at their step's
+  // end: only the last step's can be after t), plus those not arrived yet that will not be
+  // rejected (a dispatching caller has few: those since the last step's start).
+  int64_t count = static_cast<int64_t>(next_arrival_) - totals_.rejected - totals_.completed;
+  for (const int32_t id : finished_) count += times_[id].finish_s > t ? 1 : 0;
+  for (size_t i = next_arrival_; i < requests_.size(); ++i) {
+    int32_t output_len = 0;
+    count += Rejects(requests_[i], &output_len) ? 0 : 1;
+  }
+  return count;
 }
 
 void ServingSimulator::CompleteBatch() {

@@ -382,6 +382,24 @@ class ServingSimulator {
 
   // Runs up to max_steps steps; true when every request completed or was rejected.
   bool Run(int64_t max_steps);
+  // An engine whose requests arrive as it runs (a data-parallel engine, to which vLLM's API
+  // server dispatches each request at its arrival from the engines' state then): built with no
+  // request (or some), it alternates RunUntil(t), InFlight(t) and AddRequest of a request arriving
+  // at t, then Run to the end. The steps are those of a simulator given the same requests at once
+  // (a step admits the requests arrived by its start; RunUntil(t) runs only steps starting before
+  // t, so a request arriving at t joins the same step either way).
+  // Appends request i of `in` and its segments, as BuildSimInput checks them; its arrival must not
+  // precede the last request's, and must come after the start of every step run (the steps a
+  // RunUntil(arrival) runs). Returns "" or what is wrong (nothing is appended then).
+  std::string AddRequest(const SimColumns& in, size_t i);
+  // Runs the steps that start before t (pipelined: also the batch completions, up to the first
+  // after t); never ends the run (requests may still be added), so Run must follow.
+  void RunUntil(double t);
+  // After RunUntil(t): the requests added, not rejected (they never run: simulator.h's rejection
+  // on arrival, known when added) and not finished by t (finish_s > t, or not yet). vLLM's
+  // in-flight count of the engine at t, its finish at t counted as done (one finishing exactly at a
+  // pipelined batch's end equal to t, behind a batch scheduled at t, is counted in flight).
+  int64_t InFlight(double t) const;
   bool done() const { return done_; }
   const std::vector<SimSample>& samples() const { return samples_; }
   const SimTotals& totals() const { return totals_; }
@@ -422,6 +440,12 @@ class ServingSimulator {
   // Adds a sample's state held for dt seconds to the totals' integrals.
   void Account(const SimSample& sample, double dt, int64_t blocked_free_slots);
   bool CanEverFit(const SimRequest& r, int32_t output_len) const;
+  // Whether r is rejected on arrival (simulator.h); *output_len: its output_len after the
+  // max_model_len cap.
+  bool Rejects(const SimRequest& r, int32_t* output_len) const;
+  // When the next step would start (its arrivals admitted): now, or the next arrival when idle;
+  // +inf when idle with no request left.
+  double NextStepStart() const;
   // Memory policy: paged allocator or arena. Return false when memory refuses.
   bool Admit(int32_t id, int64_t max_new, int64_t* cached);
   // n more tokens in KV; the paged run hands the allocator any pending decode tokens with them.
@@ -481,6 +505,8 @@ class ServingSimulator {
   int32_t waiting_preempted_ = 0;
   size_t next_arrival_ = 0;
   double now_ = 0;
+  double admitted_s_ = -1;     // the start of the last step that admitted arrivals (−1: none yet)
+  bool complete_next_ = false;  // pipelined: RunUntil stopped before the oldest batch's completion
   bool done_ = false;
   std::vector<int32_t> token_buf_;
   std::vector<int32_t> finished_;  // requests that emitted their last token this step
