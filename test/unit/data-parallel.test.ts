@@ -13,7 +13,7 @@ import { estimate } from '../../core/estimate/index';
 import { deployedGpuCount, gpuCount } from '../../core/format';
 import { compareVllmLog, formatComparisonText, logFigureLines, parseVllmLog, rankNotes } from '../../core/vllmlog/index';
 import { formatPoolSummary, simulatePool } from '../../runner/simulate/index';
-import { dispatchOnline, mergeTimes, pickEngine } from '../../runner/simulate/dataParallel';
+import { DISPATCH_SLICE_REQUESTS, dispatchOnline, mergeTimes, pickEngine } from '../../runner/simulate/dataParallel';
 import { ServingSimulator, type ServingSimConfig, type ServingSimRequests, type ServingSimTotals } from '../../native/simulator';
 import { uniformStream } from '../../runner/random';
 import { dispatchByLoad, settleDispatch } from '../fixtures/dpFixedPoint';
@@ -217,6 +217,21 @@ test('the online dispatch simulates every engine step once: dp 2 × n requests r
     assert.ok(sumSteps(a.totals) < 200 * n, `${sumSteps(a.totals)} steps`);
     // The fixed point ran many passes over the growing prefix: several times the steps.
     assert.ok(b.passes > 5 && b.steps > 3 * sumSteps(a.totals), `${b.passes} passes, ${b.steps} steps vs ${sumSteps(a.totals)}`);
+  }
+});
+
+test('a cancel is honoured between slices of arrivals: the dispatch stops with the signal\'s reason after the first slice', async () => {
+  const r = randomTrace(DISPATCH_SLICE_REQUESTS + 100, 3, 60);
+  const engines = [0, 1].map(() => new ServingSimulator(DP_CONFIG, r, true));
+  const stop = new AbortController();
+  const seen: number[] = [];
+  try {
+    await assert.rejects(dispatchOnline(r, 2, engines, { signal: stop.signal, onProgress: (done) => { seen.push(done); stop.abort(new Error('stopped')); } }), /stopped/);
+    assert.deepEqual(seen, [DISPATCH_SLICE_REQUESTS]);
+    // The engines hold the first slice's requests only.
+    assert.equal(engines.reduce((a, e) => a + e.times().finishS.length, 0), DISPATCH_SLICE_REQUESTS);
+  } finally {
+    for (const e of engines) e.free();
   }
 });
 
