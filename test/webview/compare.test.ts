@@ -263,5 +263,10 @@ describe('compare: same run, different workloads, pool units', () => {
     assert.deepEqual([at('SLO attainment').a, at('SLO attainment').b, at('SLO attainment').source], ['99%', '99%', 'profile slo.attainment (or --slo-attainment)']);
     assert.deepEqual([at('requests meeting the SLO (modelled)').a, at('requests meeting the SLO (modelled)').b], ['99.4%', '97.4%']);
     assert.deepEqual([at('SLO met').a, at('SLO met').b], ['the SLO asks 99%: met', 'the SLO asks 99%: not met']);
+    // The workload simulated, as the profile wrote it (test/fixtures/run.ts), in the exported rows; not on the page's "Same in both" line.
+    assert.deepEqual([at('workload.requests').a, at('workload.arrival_rate').a, at('workload.prompt_len').a, at('workload.max_model_len').a, at('workload.prompt_len').source], ['400', '4', '{dist:lognormal,median:512,sigma:1,max:4096}', '8192', 'profile workload']);
+    const same = compareSettings(judged(run, 0.9), judged(run, 0.9));
+    assert.ok(same.sameRows.some((r) => r.label === 'workload.requests'));
+    assert.ok(!same.same.some((t) => t.startsWith('workload.')), same.same.join('; '));
   });
 });
