@@ -104,14 +104,17 @@ export const DISPATCH_SLICE_REQUESTS = 4096;
 
 /**
  * Dispatches the trace over dp engines arrival by arrival (the header) and runs each to the end.
- * @param engine makes engine e's simulator, dispatched (ServingSimulator's `dispatched`) over
- *   `requests`; the caller frees them (also when this throws).
+ * An engine's simulator is made when the first request reaches it (an engine with none has none in
+ * flight, and its pool is not allocated: dp 1024 over 300 requests makes at most 300).
+ * @param engines per engine, its simulator once made (filled here, so that the caller can free
+ *   them, also when this throws); dp entries, undefined where no request reached the engine.
+ * @param make makes engine e's simulator, dispatched (ServingSimulator's `dispatched`) over `requests`.
  * @param onProgress after each slice: requests dispatched so far.
- * @returns each request's engine, each engine's requests (indices into the trace, arrival order:
- *   the order of its simulator's times) and simulator.
+ * @returns each request's engine and each engine's requests (indices into the trace, arrival
+ *   order: the order of its simulator's times).
  * @throws the signal's reason when it aborts (checked between slices).
  */
-export async function dispatchOnline(requests: ServingSimRequests, dp: number, engines: DispatchedEngine[],
+export async function dispatchOnline<E extends DispatchedEngine>(requests: ServingSimRequests, dp: number, engines: Array<E | undefined>, make: (engine: number) => E,
   opts: { signal?: AbortSignal; onProgress?: (done: number) => void } = {}): Promise<{ engineOf: Int32Array; byEngine: Int32Array[] }> {
   const n = requests.arrivalS.length;
   const engineOf = new Int32Array(n);
@@ -120,12 +123,14 @@ export async function dispatchOnline(requests: ServingSimRequests, dp: number, e
   for (let k = 0; k < n; k++) {
     const t = requests.arrivalS[k];
     for (let e = 0; e < dp; e++) {
-      engines[e].runUntil(t);
-      inFlight[e] = engines[e].inFlight(t);
+      const sim = engines[e];
+      if (!sim) continue; // none in flight
+      sim.runUntil(t);
+      inFlight[e] = sim.inFlight(t);
     }
     const e = pickEngine(inFlight, start);
     start = (start + 1) % dp;
-    engines[e].add(k);
+    (engines[e] ??= make(e)).add(k);
     engineOf[k] = e;
     if ((k + 1) % DISPATCH_SLICE_REQUESTS === 0 && k + 1 < n) {
       opts.onProgress?.(k + 1);
@@ -134,7 +139,7 @@ export async function dispatchOnline(requests: ServingSimRequests, dp: number, e
     }
   }
   for (const sim of engines) {
-    while (!sim.run(1 << 20)) {
+    while (sim && !sim.run(1 << 20)) {
       await new Promise((resolve) => setImmediate(resolve));
       opts.signal?.throwIfAborted();
     }

@@ -578,17 +578,22 @@ async function simulateDataParallel(profile: Profile, packed: ServingSimRequests
   pool: { numPages: number; poolTokenCount: number; pageSize: number; poolBlocks: number | undefined; poolLayout: string | undefined; groups: { count: number } | undefined }): Promise<PoolResult> {
   const n = packed.arrivalS.length;
   // The engines run together, arrival by arrival (dataParallel.ts); what the result reads is kept
-  // (engine 1's samples: the chart's) and the simulators freed at once (their native memory is
-  // not V8's).
-  const engines: ServingSimulator[] = [];
-  let runs;
+  // (engine 1's samples: the chart's) and each simulator freed once read (their native memory is
+  // not V8's). An engine no request reached has an empty run.
+  const engines: Array<ServingSimulator | undefined> = new Array(dp);
+  const runs = [];
   let byEngine: Int32Array[];
   try {
-    for (let e = 0; e < dp; e++) engines.push(new ServingSimulator(config, packed, true));
-    ({ byEngine } = await dispatchOnline(packed, dp, engines, { signal: opts.signal, onProgress: (done) => opts.onPrepare?.({ phase: 'dispatching the data-parallel requests', done, requests: n }) }));
-    runs = engines.map((sim, e) => ({ samples: e === 0 ? sim.samples() : undefined, totals: sim.totals(), times: sim.times(), requests: subsetRequests(packed, byEngine[e]) }));
+    const make = () => new ServingSimulator(config, packed, true);
+    ({ byEngine } = await dispatchOnline(packed, dp, engines, make, { signal: opts.signal, onProgress: (done) => opts.onPrepare?.({ phase: 'dispatching the data-parallel requests', done, requests: n }) }));
+    for (let e = 0; e < dp; e++) {
+      const sim = (engines[e] ??= make());
+      while (!sim.run(1 << 30));
+      runs.push({ samples: e === 0 ? sim.samples() : undefined, totals: sim.totals(), times: sim.times(), requests: subsetRequests(packed, byEngine[e]) });
+      sim.free();
+    }
   } finally {
-    for (const sim of engines) sim.free();
+    for (const sim of engines) sim?.free();
   }
   const t = sumTotals(runs.map((r) => r.totals));
   const samples = unpackSamples(runs[0].samples!);

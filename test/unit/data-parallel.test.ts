@@ -152,12 +152,12 @@ const DP_CONFIG: ServingSimConfig = {
 
 /** The online dispatch over `dp` engines of `config`: its dispatch, times merged, each engine's totals. */
 async function online(config: ServingSimConfig, r: ServingSimRequests, dp: number) {
-  const engines = Array.from({ length: dp }, () => new ServingSimulator(config, r, true));
+  const engines: Array<ServingSimulator | undefined> = new Array(dp);
   try {
-    const { engineOf, byEngine } = await dispatchOnline(r, dp, engines);
-    return { engineOf, times: mergeTimes(r.arrivalS.length, byEngine, engines.map((e) => e.times())), totals: engines.map((e) => e.totals()) };
+    const { engineOf, byEngine } = await dispatchOnline(r, dp, engines, () => new ServingSimulator(config, r, true));
+    return { engineOf, times: mergeTimes(r.arrivalS.length, byEngine, engines.map((e) => e!.times())), totals: engines.map((e) => e!.totals()) };
   } finally {
-    for (const e of engines) e.free();
+    for (const e of engines) e?.free();
   }
 }
 
@@ -220,18 +220,31 @@ test('the online dispatch simulates every engine step once: dp 2 × n requests r
   }
 });
 
-test('a cancel is honoured between slices of arrivals: the dispatch stops with the signal\'s reason after the first slice', async () => {
+test('a cancel is honoured between slices of arrivals (the dispatch stops with the signal\'s reason after the first slice); an engine\'s simulator is made at its first request', async () => {
   const r = randomTrace(DISPATCH_SLICE_REQUESTS + 100, 3, 60);
-  const engines = [0, 1].map(() => new ServingSimulator(DP_CONFIG, r, true));
+  const engines: Array<ServingSimulator | undefined> = new Array(2);
   const stop = new AbortController();
   const seen: number[] = [];
   try {
-    await assert.rejects(dispatchOnline(r, 2, engines, { signal: stop.signal, onProgress: (done) => { seen.push(done); stop.abort(new Error('stopped')); } }), /stopped/);
+    await assert.rejects(dispatchOnline(r, 2, engines, () => new ServingSimulator(DP_CONFIG, r, true), { signal: stop.signal, onProgress: (done) => { seen.push(done); stop.abort(new Error('stopped')); } }), /stopped/);
     assert.deepEqual(seen, [DISPATCH_SLICE_REQUESTS]);
     // The engines hold the first slice's requests only.
-    assert.equal(engines.reduce((a, e) => a + e.times().finishS.length, 0), DISPATCH_SLICE_REQUESTS);
+    assert.equal(engines.reduce((a, e) => a + e!.times().finishS.length, 0), DISPATCH_SLICE_REQUESTS);
   } finally {
-    for (const e of engines) e.free();
+    for (const e of engines) e?.free();
+  }
+  // An engine is made when its first request comes: 3 requests at once over 8 engines make 3
+  // (each to an empty engine from the rotating start: 0, 1, 2).
+  const three = randomTrace(3, 2, 1);
+  three.arrivalS.fill(0);
+  const made: number[] = [];
+  const some: Array<ServingSimulator | undefined> = new Array(8);
+  try {
+    const { engineOf } = await dispatchOnline(three, 8, some, (e) => (made.push(e), new ServingSimulator(DP_CONFIG, three, true)));
+    assert.deepEqual([...engineOf], [0, 1, 2]);
+    assert.deepEqual(made, [0, 1, 2]);
+  } finally {
+    for (const e of some) e?.free();
   }
 });
 
