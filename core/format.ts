@@ -483,6 +483,22 @@ export function perGpuRate(rate: number, gpus: number | undefined): number {
 }
 
 /**
+ * A max-rate row's max rate (SweepMetrics.maxRateRequestsPerSec, maxRateLimit) as the table shows it ({@link formatSweepRate}), ">= " before a lower
+ * bound (maxRateLimit 'unbounded'), "SLO unmet at any rate" when no rate met it; "-" for another row.
+ * The one wording of the CLI's table and the dashboard's Sweep tab (webview/sweep.ts), and the reason a row is not ranked.
+ */
+export function maxRateText(m: { maxRateLimit?: string; maxRateRequestsPerSec?: number }): string {
+  if (m.maxRateLimit === 'unmet') return 'SLO unmet at any rate';
+  if (m.maxRateRequestsPerSec === undefined) return '-';
+  return `${m.maxRateLimit === 'unbounded' ? '>= ' : ''}${formatSweepRate(m.maxRateRequestsPerSec)}`;
+}
+
+/** A rate as the sweep tables write it: three significant digits, whole and grouped from 1,000 ("54,921"). */
+export function formatSweepRate(x: number): string {
+  return Math.abs(x) >= 1000 ? formatCount(x) : formatSignificant(x);
+}
+
+/**
  * Whether the modelled server keeps up with a point's load, from its run (pool.load.keepsUp,
  * set by the sweep worker: runner/simulate/capacity.ts checkKeepsUp), and why not in words;
  * {} when the run did not judge it. The one check of the Sweep tab's rows (runner/sweep/results.ts)

@@ -25,7 +25,7 @@ export interface SweepFigure {
  * a percentage, 'count' whole numbers, 'rate' three significant digits in `unit`.
  */
 export interface SweepMetric extends SweepFigure {
-  key: Exclude<keyof SweepMetrics, 'decodeCase'>;
+  key: Exclude<keyof SweepMetrics, 'decodeCase' | 'maxRateLimit'>;
   label: string;
   kind: 'ns' | 's' | 'fraction' | 'count' | 'rate';
   /** The unit of a 'count' or 'rate' figure, for the axis title ("tokens/s"); none for a plain count. */
@@ -39,6 +39,8 @@ export interface SweepMetric extends SweepFigure {
 
 /** The figures the dashboard charts and tables, in its order. */
 export const SWEEP_METRICS: readonly SweepMetric[] = [
+  { key: 'maxRateRequestsPerSec', label: 'max rate meeting the SLO', kind: 'rate', unit: 'requests/s', better: 'higher', source: 'modelled', column: 'max_rate_requests_per_s' },
+  { key: 'maxRatePerGpuRequestsPerSec', label: 'max rate per GPU', kind: 'rate', unit: 'requests/s', better: 'higher', source: 'modelled', column: 'max_rate_per_gpu_requests_per_s' },
   { key: 'internalFragmentation', label: 'internal fragmentation', kind: 'fraction', better: 'lower', source: 'modelled', column: 'internal_fragmentation_mean_fraction' },
   { key: 'prefixHitRate', label: 'prefix-cache hit rate', kind: 'fraction', better: 'higher', source: 'modelled', column: 'prefix_hit_rate_fraction' },
   { key: 'preemptions', label: 'preemptions', kind: 'count', better: 'lower', source: 'modelled', column: 'preemptions' },
@@ -52,9 +54,10 @@ export const SWEEP_METRICS: readonly SweepMetric[] = [
   { key: 'decodeNsPerToken', label: 'decode time per token', kind: 'ns', better: 'lower', source: 'measured', column: 'decode_median_ns_per_token' },
 ];
 
-/** Every figure a row may have, in the CSV's order: the dashboard's, then the rejected requests, the KV bytes per token and of a page (the memory estimate's) and the decode figure's spread and case. */
+/** Every figure a row may have, in the CSV's order: the dashboard's, then what bounds a max rate (SweepMetrics.maxRateLimit), the rejected requests, the KV bytes per token and of a page (the memory estimate's) and the decode figure's spread and case. */
 export const SWEEP_FIGURES: readonly SweepFigure[] = [
   ...SWEEP_METRICS,
+  { key: 'maxRateLimit', source: 'modelled', column: 'max_rate_limit' },
   { key: 'rejected', source: 'modelled', column: 'rejected_requests' },
   { key: 'kvBytesPerToken', source: 'modelled', column: 'kv_bytes_per_token' },
   { key: 'pageBytes', source: 'modelled', column: 'page_bytes' },
@@ -72,7 +75,7 @@ export const SWEEP_FIGURES: readonly SweepFigure[] = [
  * mergeResults) and names no machine.
  */
 export function splitByMachine(report: Pick<SweepReport, 'job' | 'environments'>): boolean {
-  return report.job !== 'simulate' && Object.keys(report.environments).length > 1;
+  return report.job !== 'simulate' && report.job !== 'max-rate' && Object.keys(report.environments).length > 1;
 }
 
 /**
@@ -133,6 +136,12 @@ export function sweepProvenance(report: SweepReport): string[] {
     const envs = Object.values(report.environments);
     const machine = envs.length === 1 ? describeEnvironment(envs[0]!) : 'its env';
     notes.push(`decode time per token: measured, the paged_decode median on ${machine} / batch size, at the largest decode case (${report.rows.find((r) => r.metrics.decodeCase)?.metrics.decodeCase ?? '-'})`);
+  }
+  if (has(['maxRateLimit'])) {
+    notes.push(
+      "max rate: modelled, each point's capacity search (runner/simulate/capacity.ts, as `attnscope simulate --max-rate`): the highest arrival rate for which the profile's slo.attainment of requests meet its SLO and the server keeps up (at most the saturated throughput μ), to 2 %; " +
+        'per GPU: that rate / the GPUs (tensor_parallel_size × pipeline_parallel_size × data_parallel_size); the other figures are the simulation at that rate (with none, at the lowest rate tried)',
+    );
   }
   if (has(['p99TtftS', 'p99TpotS', 'sloAttainment', 'goodputRequestsPerSec'])) {
     notes.push("p99 TTFT / TPOT, SLO met, goodput: modelled, on the simulation's step-time clock, each step overhead + max(memory, compute) + the tensor-parallel all-reduces: a roofline on the profile's GPU (runner/simulate/step-time.ts)");

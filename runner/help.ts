@@ -45,6 +45,7 @@ const BY_COMMAND: Record<string, Record<string, FlagHelp>> = {
     calibrate: { value: 'FILE', text: 'fit the step time to a vllm bench serve result, or to a bench run JSON of this tool on a GPU' },
   },
   sweep: {
+    'max-rate': { text: "job max-rate (as the profile's sweep.job: max-rate): each point's highest arrival rate meeting the profile's slo, the capacity search of simulate --max-rate; the best point has the highest rate per GPU" },
     jobs: { value: 'N', text: 'points run at once (default: 1 for benchmarks, every core for simulations)' },
     shard: { value: 'i/N', text: 'run only shard i of N (from 0); merge the shards with attnscope merge' },
     events: { text: "write NDJSON events on stdout (points done, the running points' values, failures, the end with the report's path); the table goes to stderr (the editor's door)" },
@@ -59,6 +60,7 @@ const BY_COMMAND: Record<string, Record<string, FlagHelp>> = {
   },
   merge: {},
   submit: {
+    'max-rate': { text: "job max-rate (as the profile's sweep.job: max-rate): each point's highest arrival rate meeting the profile's slo, the capacity search of simulate --max-rate; the best point has the highest rate per GPU" },
     slurm: { text: 'write sweep.sbatch and submit it as a Slurm job array' },
     k8s: { text: 'write sweep-job.yaml: a Kubernetes Indexed Job (apply it with kubectl)' },
     tasks: { value: 'N', text: 'array tasks (pods) the points are split over' },
@@ -90,7 +92,7 @@ export const EXAMPLES: Record<string, readonly string[]> = {
   estimate: ['attnscope estimate examples/llama-3.1-8b.attn.yaml', 'attnscope estimate examples/qwen3-30b-a3b/config.json --json'],
   simulate: ['attnscope simulate examples/llama-3.1-8b.attn.yaml', 'attnscope simulate examples/llama-3.1-8b.attn.yaml --trace examples/chat-trace.jsonl'],
   trace: ['attnscope trace examples/chat-trace.jsonl'],
-  sweep: ['attnscope sweep examples/llama-3.1-8b.attn.yaml --set kv_cache.page_size=16,32 --out pages'],
+  sweep: ['attnscope sweep examples/llama-3.1-8b.attn.yaml --set kv_cache.page_size=16,32 --out pages', 'attnscope sweep examples/llama-3.1-8b.attn.yaml --max-rate --set device.tensor_parallel_size=1,2 --set slo.ttft_ms=1000 --out rates'],
   merge: ['attnscope sweep examples/llama-3.1-8b.attn.yaml --set kv_cache.page_size=16,32 --out pages', 'attnscope merge pages --json pages.json'],
   submit: ['attnscope submit --k8s examples/llama-3.1-8b.attn.yaml --set kv_cache.page_size=16,32 --image ghcr.io/acme/attnscope:0.1.0 --pvc results --out k8s'],
   'vllm-log': ['attnscope vllm-log examples/vllm-llama-3.1-8b.log --profile examples/llama-3.1-8b.attn.yaml'],

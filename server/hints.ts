@@ -238,7 +238,7 @@ function sweepHint(a: Analysis): AnchoredHint | null {
   if (a.sweep === null || axes === undefined || a.sweep.points === 0) return null;
   const sizes = (axes.value.properties ?? []).map((p) => p.value.items?.length ?? 0);
   const product = sizes.length > 1 ? ` (${sizes.join(' × ')})` : '';
-  const what = { simulate: 'pool simulation', bench: 'kernel benchmark', both: 'benchmark + pool simulation' }[a.sweep.job];
+  const what = { simulate: 'pool simulation', 'max-rate': "capacity search (several pool simulations: the highest arrival rate meeting the profile's slo; the best point has the highest rate per GPU)", bench: 'kernel benchmark', both: 'benchmark + pool simulation' }[a.sweep.job];
   return anchoredHint(a, axes.value.range, [`${formatCount(a.sweep.points)} points${product}`, a.sweep.job],
     `**${formatCount(a.sweep.points)} sweep points**, the product of the axes' lengths${product}; each runs the ${what}.\n\n` +
       '`attnscope sweep <profile> --jobs N` runs them here (resuming where a previous run stopped); `attnscope submit --slurm` as a Slurm job array; `attnscope merge` combines the results.', false);

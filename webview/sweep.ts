@@ -8,8 +8,8 @@
  */
 import type { ChartConfiguration, ChartDataset, Scale } from 'chart.js';
 import { toFont } from 'chart.js/helpers';
-import { durationTicks, durationUnit, formatCount, formatDuration, formatDurationIn, formatPercent, formatRunTime, formatSignificant, NS_PER } from '../core/format';
-import type { SweepReport, SweepReportRow } from '../core/protocol/sweep';
+import { durationTicks, durationUnit, formatCount, formatDuration, formatDurationIn, formatPercent, formatRunTime, formatSignificant, formatSweepRate, maxRateText, NS_PER } from '../core/format';
+import type { SweepMetrics, SweepReport, SweepReportRow } from '../core/protocol/sweep';
 import { reportBuilds, rowBuild, splitByMachine, SWEEP_METRICS, type SweepMetric } from '../core/sweepFigures';
 import { ariaList, type ChartTable } from './charts';
 import { withAlpha, type Palette } from './theme';
@@ -99,7 +99,7 @@ export function metricScale(metric: SweepMetric, values: readonly number[]): Met
     case 'count':
       return { unit: metric.unit, show: (v) => formatCount(v), tick: (v) => formatCount(v) };
     case 'rate': {
-      const show = (v: number): string => (Math.abs(v) >= 1000 ? formatCount(v) : formatSignificant(v));
+      const show = formatSweepRate;
       return { unit: metric.unit, show, tick: (v, step) => (step > 0 ? fixed(v, tickDecimals(step)) : show(v)) };
     }
   }
@@ -110,20 +110,28 @@ export function reportScale(report: SweepReport, metric: SweepMetric): MetricSca
   return metricScale(metric, report.rows.flatMap((r) => (r.metrics[metric.key] === undefined ? [] : [r.metrics[metric.key] as number])));
 }
 
-/** The figures some row of `report` has, in SWEEP_METRICS order. */
+/** The figures some row of `report` has, in SWEEP_METRICS order; a max-rate sweep's max rate also where every row met the SLO at no rate (its cells say so). */
 export function metricsOf(report: SweepReport): SweepMetric[] {
-  return SWEEP_METRICS.filter((m) => report.rows.some((r) => r.metrics[m.key] !== undefined));
+  return SWEEP_METRICS.filter((m) => report.rows.some((r) => r.metrics[m.key] !== undefined || (m.key === 'maxRateRequestsPerSec' && r.metrics.maxRateLimit !== undefined)));
+}
+
+/** A cell of the table: `metric`'s value of `m` as `show` writes it; a max rate no rate met, or a lower bound, as the CLI's table words it (core/format.ts maxRateText). */
+function cellText(metric: SweepMetric, m: SweepMetrics, show: (v: number) => string): string {
+  if (metric.key === 'maxRateRequestsPerSec' && m.maxRateLimit === 'unmet') return maxRateText(m);
+  const v = m[metric.key];
+  return v === undefined ? '' : `${metric.key === 'maxRateRequestsPerSec' && m.maxRateLimit === 'unbounded' ? '>= ' : ''}${show(v as number)}`;
 }
 
 /**
- * The figure the Sweep tab opens on (until one is picked): for a sweep judged by an SLO the
+ * The figure the Sweep tab opens on (until one is picked): for a max-rate sweep the max rate per
+ * GPU, the figure its best point is ranked by (when some point met the SLO at a rate); for a sweep judged by an SLO the
  * requests meeting it, the figure its best point (runner/sweep/results.ts bestRow) and its "no
  * point meets the SLO" rest on; else the first of `metrics`. It opened on the first, internal
  * fragmentation, for a sweep judged by an SLO (s41 newcomer-ed F4: 0.418 %-0.432 % on a zoomed
  * axis, the decision's figure picked by hand).
  */
 export function decisionMetric(metrics: readonly SweepMetric[]): SweepMetric | undefined {
-  return metrics.find((m) => m.key === 'sloAttainment') ?? metrics[0];
+  return metrics.find((m) => m.key === 'maxRatePerGpuRequestsPerSec') ?? metrics.find((m) => m.key === 'sloAttainment') ?? metrics[0];
 }
 
 const text = (v: unknown): string => (typeof v === 'string' ? v : JSON.stringify(v));
@@ -431,7 +439,7 @@ export function sweepTable(report: SweepReport): ChartTable {
       ...(multiEnv ? [envLetter(report, r.environmentKey)] : []),
       ...(builds ? [rowBuild(r)] : []),
       ...metrics.flatMap((m, i) => {
-        const cell = r.metrics[m.key] === undefined ? '' : shows[i]!(r.metrics[m.key] as number);
+        const cell = cellText(m, r.metrics, shows[i]!);
         const sp = spreadOf(m);
         if (!sp) return [cell];
         const [lo, hi] = [r.metrics[sp.p10], r.metrics[sp.p90]];

@@ -4,7 +4,7 @@
  * share it, so a sweep the editor shows clean is one `attnscope sweep` runs.
  *
  *   sweep:
- *     job: simulate                    # simulate | bench | both (default simulate)
+ *     job: simulate                    # simulate | max-rate | bench | both (default simulate)
  *     axes:
  *       kv_cache.page_size: [8, 16, 32]
  *       workload.max_num_seqs: [64, 256]
@@ -22,9 +22,23 @@ import { unmodelledFlagMessage, unmodelledVllmFlag } from './vllmFlags';
 import { getProperty, toPlain, type ValueNode } from './tree';
 import type { Problem, Profile, SourceRange } from './types';
 
-/** What each point runs: the pool simulation, the kernel benchmark, or a benchmark that also simulates. */
-export type SweepJob = 'simulate' | 'bench' | 'both';
-export const SWEEP_JOBS: readonly SweepJob[] = ['simulate', 'bench', 'both'];
+/**
+ * What each point runs: the pool simulation at the profile's load, the capacity search
+ * (runner/simulate/capacity.ts searchCapacity: the highest arrival rate meeting the profile's SLO
+ * that the server keeps up with, several simulations), the kernel benchmark, or a benchmark that
+ * also simulates.
+ */
+export type SweepJob = 'simulate' | 'max-rate' | 'bench' | 'both';
+export const SWEEP_JOBS: readonly SweepJob[] = ['simulate', 'max-rate', 'bench', 'both'];
+
+/**
+ * Whether a sweep of `job` only models (simulate, max-rate): its figures are the same whatever
+ * machine ran the simulator, so a point has one row from any machine, and earlier sweeps' points
+ * are reused; jobs bench and both measure on the machine.
+ */
+export function modelledJob(job: SweepJob): boolean {
+  return job === 'simulate' || job === 'max-rate';
+}
 
 /** One axis: a dotted profile path and its values as value nodes (positions in the profile, or wherever the caller made them). */
 export interface SweepAxis {
@@ -47,6 +61,8 @@ export interface SlurmSettings {
 
 export interface SweepBlock {
   job: SweepJob;
+  /** Where `sweep.job` is written (its value), else the `sweep` key; null when the block has neither (no block). */
+  jobRange: SourceRange | null;
   axes: SweepAxis[];
   slurm: SlurmSettings;
 }
@@ -163,12 +179,35 @@ export function readSweepBlock(root: ValueNode | null): { block: SweepBlock | nu
   if (typeof plain.cpus_per_task === 'number') slurm.cpusPerTask = plain.cpus_per_task;
   if (typeof plain.time === 'string' || typeof plain.time === 'number') slurm.time = String(plain.time);
   if (typeof plain.tasks === 'number') slurm.tasks = plain.tasks;
-  const block: SweepBlock = { job: SWEEP_JOBS.includes(job as SweepJob) ? (job as SweepJob) : 'simulate', axes, slurm };
+  const jobRange = getProperty(node, 'job')?.value.range ?? getProperty(root, 'sweep')!.keyRange;
+  const block: SweepBlock = { job: SWEEP_JOBS.includes(job as SweepJob) ? (job as SweepJob) : 'simulate', jobRange, axes, slurm };
   const problems = axisProblems(axes, (a) => a.keyRange ?? node.range);
+  const slo = block.job === 'max-rate' ? maxRateSloProblem(root!, axes, jobRange) : null;
+  if (slo) problems.push(slo);
   const timeNode = getProperty(getProperty(node, 'slurm')?.value ?? null, 'time')?.value;
   const timeProblem = slurm.time !== undefined ? slurmTimeProblem(slurm.time) : null;
   if (timeProblem && timeNode) problems.push({ severity: 'error', code: 'invalid-value', message: `sweep.slurm.time ${timeProblem}`, range: timeNode.range, data: { key: 'sweep.slurm.time' } });
   return { block, problems };
+}
+
+/**
+ * Why a `max-rate` sweep over `axes` of the profile `root` cannot run, or null: no SLO bound, so
+ * no rate can be judged (runner/simulate/capacity.ts searchCapacity refuses it; `simulate
+ * --max-rate` too). A bound is the profile's `slo.ttft_ms` or `slo.tpot_ms`, or an axis over
+ * `slo`, `slo.ttft_ms` or `slo.tpot_ms`. At the `slo` key when the profile writes one without
+ * a bound, else at `jobRange` (sweep.job's value, or the `sweep` key), else at the file's start
+ * (a job set by `attnscope sweep --max-rate` on a profile without a sweep block).
+ */
+export function maxRateSloProblem(root: ValueNode, axes: ReadonlyArray<{ key: string }>, jobRange: SourceRange | null): Problem | null {
+  const slo = getProperty(root, 'slo');
+  const bound = (k: string) => getProperty(slo?.value ?? null, k) !== undefined;
+  if (bound('ttft_ms') || bound('tpot_ms') || axes.some((a) => a.key === 'slo' || a.key === 'slo.ttft_ms' || a.key === 'slo.tpot_ms')) return null;
+  const what = slo ? 'the profile\'s slo sets no bound' : 'the profile has no slo';
+  return {
+    severity: 'error', code: 'sweep-max-rate-no-slo',
+    message: `a max-rate sweep finds each point's highest arrival rate meeting the SLO, and ${what}: add slo: { ttft_ms: ..., tpot_ms: ... } (either or both), or sweep job: simulate`,
+    range: slo?.keyRange ?? jobRange ?? { offset: 0, length: 0 },
+  };
 }
 
 /**

@@ -25,6 +25,9 @@ export interface LatencySlo {
 /** The fraction of requests that must meet an SLO when the profile's slo.attainment and --slo-attainment leave it unset. */
 export const SLO_ATTAINMENT_DEFAULT = 0.9;
 
+/** The capacity search's relative tolerance when --rate-tolerance leaves it unset (runner/simulate/capacity.ts searchCapacity; a max-rate sweep always): 2 %. */
+export const CAPACITY_TOLERANCE_DEFAULT = 0.02;
+
 /** Points of an empirical CDF: value (seconds) and the fraction of requests at or below it. */
 export interface CdfPoint {
   s: number;

@@ -104,6 +104,25 @@ export interface SweepMetrics {
   p90QueueS?: number;
   p99QueueS?: number;
   /**
+   * Job max-rate: the point's highest arrival rate, requests/s, that meets its profile's SLO (for
+   * slo.attainment of requests) and that the modelled server keeps up with (at most the saturated
+   * throughput μ): the capacity search of `attnscope simulate --max-rate` (runner/simulate/capacity.ts
+   * searchCapacity, to its relative tolerance of 2 %; modelled). Absent when no rate meets the SLO
+   * (`maxRateLimit` 'unmet'). The point's other pool and latency figures are those of the simulation
+   * at that rate (with none, of the last rate the search tried).
+   */
+  maxRateRequestsPerSec?: number;
+  /** maxRateRequestsPerSec / gpus: what the best-point rule of a max-rate sweep ranks by. */
+  maxRatePerGpuRequestsPerSec?: number;
+  /**
+   * Job max-rate: what bounds the point's max rate: 'slo' (a higher rate misses the SLO),
+   * 'capacity' (above it the server does not keep up: the rate is μ, or the SLO still held where
+   * the queue began to grow), 'unbounded' (every rate tried met the SLO and μ could not be
+   * measured: the rate is a lower bound) or 'unmet' (no rate meets the SLO: even the lowest the
+   * search tried misses it).
+   */
+  maxRateLimit?: 'slo' | 'capacity' | 'unbounded' | 'unmet';
+  /**
    * GPUs the point's deployment uses: its profile's tensor_parallel_size × pipeline_parallel_size × data_parallel_size
    * (core/format.ts deployedGpuCount; absent in reports merged before s38). Where the points' counts differ, the best-point rules on simulated rates
    * rank per GPU (runner/sweep/results.ts bestRow).

@@ -26,7 +26,7 @@
  * are modelled (the simulator's clock).
  */
 import type { Profile } from '../../core/config/types';
-import { SLO_ATTAINMENT_DEFAULT, type CapacityCurve, type CapacityPoint, type LatencySlo } from '../../core/protocol/latency';
+import { CAPACITY_TOLERANCE_DEFAULT, SLO_ATTAINMENT_DEFAULT, type CapacityCurve, type CapacityPoint, type LatencySlo } from '../../core/protocol/latency';
 import type { PoolResult } from '../../core/protocol/run';
 import { maxNumSeqsOf } from '../../core/estimate/index';
 import type { ServingSimRequests, ServingSimTimes } from '../../native';
@@ -38,7 +38,7 @@ export interface CapacityOptions {
   slo: LatencySlo;
   /** Fraction of requests that must meet the SLO, in (0, 1]; default slo.attainment, else SLO_ATTAINMENT_DEFAULT (0.9). */
   attainment?: number;
-  /** Relative tolerance of the answer, default 0.02. */
+  /** Relative tolerance of the answer, default CAPACITY_TOLERANCE_DEFAULT (0.02). */
   tolerance?: number;
   /** Packed trace (else the profile's workload). */
   requests?: ServingSimRequests;
@@ -46,8 +46,10 @@ export interface CapacityOptions {
   startScale?: number;
   /** Passed to each simulation (step time, signal, ...). */
   simulate?: Omit<SimulateOptions, 'requests' | 'trace' | 'rateScale' | 'slo' | 'baselines'>;
-  /** Called after each simulation. */
+  /** Called after each simulation of a rate. */
   onPoint?: (p: CapacityPoint) => void;
+  /** Called once the saturated throughput μ is measured (the search's first simulation), with μ in requests/s (Infinity: not measurable). */
+  onSaturated?: (requestsPerSec: number) => void;
 }
 
 /** Bracketing stops at 2^±20 times the starting rate. */
@@ -191,7 +193,7 @@ export function baseRate(profile: Profile, requests?: ServingSimRequests): numbe
 export async function searchCapacity(profile: Profile, opts: CapacityOptions): Promise<{ curve: CapacityCurve; result: PoolResult }> {
   const attainment = opts.attainment ?? opts.slo.attainment ?? SLO_ATTAINMENT_DEFAULT;
   const slo = { ...opts.slo, attainment };
-  const tolerance = opts.tolerance ?? 0.02;
+  const tolerance = opts.tolerance ?? CAPACITY_TOLERANCE_DEFAULT;
   if (opts.slo.ttftMs === undefined && opts.slo.tpotMs === undefined) throw new RangeError('the capacity search needs an SLO: --slo-ttft-ms and/or --slo-tpot-ms, or the profile\'s slo');
   if (!(attainment > 0 && attainment <= 1)) throw new RangeError(`attainment must be in (0, 1], got ${attainment}`);
   if (!(tolerance > 0 && tolerance < 1)) throw new RangeError(`tolerance must be in (0, 1), got ${tolerance}`);
@@ -200,6 +202,7 @@ export async function searchCapacity(profile: Profile, opts: CapacityOptions): P
   const start = opts.startScale ?? 1;
   if (!(start > 0 && Number.isFinite(start))) throw new RangeError(`the starting time scale must be a positive number, got ${start}`);
   const mu = await saturatedThroughput(profile, opts);
+  opts.onSaturated?.(mu);
 
   const points: CapacityPoint[] = [];
   let best: { scale: number; result: PoolResult } | null = null;

@@ -1,10 +1,10 @@
 /**
  * The sweep commands of `attnscope` (runner/cli.ts dispatches to them):
  *
- *   attnscope sweep <profile> [--set key=v1,v2]... [--jobs N] [--shard i/N] [--out DIR] [--json FILE] [--quick] [--backend B] [--events]
+ *   attnscope sweep <profile> [--set key=v1,v2]... [--max-rate] [--jobs N] [--shard i/N] [--out DIR] [--json FILE] [--quick] [--backend B] [--events]
  *   attnscope merge DIR... [--json FILE]
- *   attnscope submit --slurm <profile> [--set ...] [--tasks N] [--partition P] [--gpus-per-task G] [--cpus-per-task C] [--time T] [--out DIR] [--wait] [--poll S]
- *   attnscope submit --k8s <profile> --image IMAGE --pvc CLAIM [--set ...] [--tasks N] [--gpus-per-task G] [--cpus-per-task C] [--namespace NS] [--out DIR]
+ *   attnscope submit --slurm <profile> [--set ...] [--max-rate] [--tasks N] [--partition P] [--gpus-per-task G] [--cpus-per-task C] [--time T] [--out DIR] [--wait] [--poll S]
+ *   attnscope submit --k8s <profile> --image IMAGE --pvc CLAIM [--set ...] [--max-rate] [--tasks N] [--gpus-per-task G] [--cpus-per-task C] [--namespace NS] [--out DIR]
  *
  * Exit codes as every command: 0 done, 2 bad input before any work, 1 a point, task or
  * scheduler command failed (or, after --wait, points are missing), 130 cancelled.
@@ -14,7 +14,7 @@ import { availableParallelism, freemem } from 'node:os';
 import { basename, dirname, join, resolve } from 'node:path';
 import { BACKENDS, isBackend, type Backend } from '../../core/config/types';
 import { poolSizeProblem } from '../../core/estimate';
-import { MAX_SWEEP_POINTS, slurmTimeProblem } from '../../core/config/sweep';
+import { MAX_SWEEP_POINTS, modelledJob, slurmTimeProblem } from '../../core/config/sweep';
 import { formatBytes, formatCount } from '../../core/format';
 import { EXIT_INTERNAL, EXIT_OK, type RunnerEvent } from '../../core/protocol/runner';
 import type { SweepReport } from '../../core/protocol/sweep';
@@ -81,13 +81,13 @@ function earlierSweepDirs(plan: SweepPlan, outDir: string): string[] {
  * at an axis value among the keys to change when there is one (the point differs from the others
  * by its axis values), else at the first such key the profile writes.
  */
-function prepare(file: string, command: ProfileCommand, set: string[], quick: boolean, backend: Backend, say: (line: string, level: 'info' | 'warn') => void = (l) => process.stderr.write(`${l}\n`)): SweepPlan {
-  const plan = loadSweep(file, { set, benchOptions: { quick, backend }, command });
+function prepare(file: string, command: ProfileCommand, set: string[], quick: boolean, backend: Backend, maxRate: boolean, say: (line: string, level: 'info' | 'warn') => void = (l) => process.stderr.write(`${l}\n`)): SweepPlan {
+  const plan = loadSweep(file, { set, benchOptions: { quick, backend }, command, ...(maxRate ? { job: 'max-rate' as const } : {}) });
   const axisKeys = new Set(plan.axes.map((a) => a.key));
   // Every point's refusals at once, as loadSweep lists its points' errors.
   const errors: Error[] = [];
   for (const p of plan.points) {
-    if (plan.job !== 'simulate') {
+    if (!modelledJob(plan.job)) {
       const refusal = benchRefusal(p.profile, quick);
       if (refusal) errors.push(plan.errorAt(p, refusal.key, refusal.message));
     }
@@ -161,6 +161,7 @@ export async function sweepCommand(argv: string[]): Promise<number> {
     quick: { type: 'boolean', default: false },
     backend: { type: 'string' },
     events: { type: 'boolean', default: false },
+    'max-rate': { type: 'boolean', default: false },
   });
   const events = values.events === true;
   if (events && namesStdout(values.json as string | undefined)) throw new UsageError(`--json ${String(values.json)}: --events writes its events to stdout; give --json a file`, false);
@@ -224,8 +225,8 @@ async function runSweepCommand(values: Record<string, unknown>, positionals: str
   } catch (e) {
     throw new UsageError((e as Error).message, false);
   }
-  const plan = prepare(file, profileCommand('sweep'), (values.set as string[] | undefined) ?? [], quick, backend, say);
-  const benchmarks = plan.job !== 'simulate';
+  const plan = prepare(file, profileCommand('sweep'), (values.set as string[] | undefined) ?? [], quick, backend, values['max-rate'] === true, say);
+  const benchmarks = !modelledJob(plan.job);
   const jobsWanted = wholeNumber(values.jobs, '--jobs', 1, MAX_SWEEP_POINTS, ' (a worker per point, and a sweep has at most that many points)') ?? (benchmarks ? 1 : availableParallelism());
   if (benchmarks && jobsWanted > 1) say(`attnscope: warning: --jobs ${jobsWanted} runs benchmarks side by side; they share this machine's cores and memory bandwidth, so they run slower (longer times, lower rates) than alone`, 'warn');
   const outDir = (values.out as string | undefined) ?? defaultOutDir(plan);
@@ -260,7 +261,8 @@ async function runSweepCommand(values: Record<string, unknown>, positionals: str
         // check, its result being written): listed at 100 % until `saved` counts it. A short point
         // finishes within its first progress interval, and was then left out: it read 0 %, then
         // nothing (s37 newcomer-ed 6).
-        const points = running.map((r) => `${r.label} ${Math.floor(100 * r.fraction)}%`).join(', ');
+        // A max-rate point is several simulations: its place among the points and its search step (the worker's message).
+        const points = running.map((r) => (plan.job === 'max-rate' ? `point ${r.number}/${total} ${r.label}: ${r.message || 'starting'}` : `${r.label} ${Math.floor(100 * r.fraction)}%`)).join(', ');
         if (!emit) return progress.update(done, total, `sweep ${plan.name}, ${where}: ${saved} saved${points ? `; running ${points}` : ''}`);
         // A point written changes `saved` but not `done` (its fraction 1 becomes 1 written): part of the key.
         const key = `${Math.floor((100 * done) / Math.max(1, total))} ${saved} ${points}`;
@@ -382,6 +384,7 @@ export async function submitCommand(argv: string[]): Promise<number> {
     namespace: { type: 'string' },
     quick: { type: 'boolean', default: false },
     backend: { type: 'string' },
+    'max-rate': { type: 'boolean', default: false },
   });
   if (values.slurm === values.k8s) throw new UsageError('submit needs exactly one of --slurm or --k8s');
   const file = oneProfile(positionals, 'submit');
@@ -403,7 +406,7 @@ export async function submitCommand(argv: string[]): Promise<number> {
   const timeProblem = values.time !== undefined ? slurmTimeProblem(values.time as string) : null;
   if (timeProblem) throw new UsageError(`--time ${timeProblem}`, false);
   if (values.out !== undefined) checkOutputDir(values.out as string, '--out');
-  const plan = prepare(file, profileCommand('submit', [], values.slurm ? '--slurm' : '--k8s'), (values.set as string[] | undefined) ?? [], quick, backend);
+  const plan = prepare(file, profileCommand('submit', [], values.slurm ? '--slurm' : '--k8s'), (values.set as string[] | undefined) ?? [], quick, backend, values['max-rate'] === true);
   // Every flag and the profile checked, then sbatch looked for, before a folder is made: a machine
   // without Slurm is no internal failure (exit 1) but a command that cannot run here (exit 2).
   if (values.slurm && !onPath('sbatch')) throw new UsageError('submit --slurm needs sbatch, which is not on the PATH: run this on a Slurm login node (or install slurm-client); nothing was written', false);
@@ -459,7 +462,7 @@ export async function submitCommand(argv: string[]): Promise<number> {
     return EXIT_INTERNAL;
   }
   process.stdout.write(`Submitted Slurm job ${jobId}: ${tasks} array tasks for ${plan.points.length} points; results in ${outDir}\n`);
-  if (plan.job !== 'simulate') {
+  if (!modelledJob(plan.job)) {
     // What sbatchScript asks of Slurm for timings, said where the user looks.
     const cpus = cpusFlag ?? s.cpusPerTask;
     process.stdout.write(

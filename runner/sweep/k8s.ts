@@ -8,6 +8,7 @@
  * `attnscope merge` reads them once copied out (`kubectl cp`).
  */
 import type { Backend } from '../../core/config/types';
+import { modelledJob } from '../../core/config/sweep';
 import { readFileSync } from 'node:fs';
 import { basename, dirname, isAbsolute, relative, sep } from 'node:path';
 import * as YAML from 'yaml';
@@ -114,7 +115,7 @@ export function indexedJobManifest(plan: SweepPlan, opts: IndexedJobOptions): st
     quick: opts.quick,
     backend: opts.backend,
     // A pod times its benchmark points one at a time (as a local benchmark sweep and a Slurm task do); it simulates one per CPU it requests.
-    jobs: plan.job !== 'simulate' ? '1' : String(opts.cpusPerTask ?? 1),
+    jobs: !modelledJob(plan.job) ? '1' : String(opts.cpusPerTask ?? 1),
   });
   const resources: Record<string, Record<string, string | number>> = {};
   if (opts.cpusPerTask) resources.requests = { cpu: String(opts.cpusPerTask) };

@@ -6,6 +6,7 @@
  * with no coordination beyond the shared (or later merged) folder.
  */
 import type { Backend } from '../../core/config/types';
+import { modelledJob } from '../../core/config/sweep';
 import { fork, type ChildProcess } from 'node:child_process';
 import { lstatSync } from 'node:fs';
 import { join } from 'node:path';
@@ -88,12 +89,14 @@ export interface LocalSweepOptions {
   signal: AbortSignal;
   /**
    * Progress of the whole share: points done (fractional while points run: the running points'
-   * fractions are added) of `total`, the running points, and `saved`: the points whose result file
-   * is in the results folder now (resumed, reused or written; never a running or failed one).
+   * fractions are added) of `total`, the running points (each with its place in the share, from 1,
+   * and its worker's last message: a max-rate point's "search step j: ..."), and `saved`: the
+   * points whose result file is in the results folder now (resumed, reused or written; never a
+   * running or failed one).
    */
-  onProgress?: (done: number, total: number, running: Array<{ label: string; fraction: number }>, saved: number) => void;
+  onProgress?: (done: number, total: number, running: Array<{ label: string; fraction: number; number: number; message: string }>, saved: number) => void;
   /**
-   * Results folders of earlier sweeps of this profile: a simulation point missing here whose file
+   * Results folders of earlier sweeps of this profile: a modelled point (jobs simulate, max-rate) missing here whose file
    * is there, for this machine kind, with the same inputsId, build (RunHeader.tool) and status ok, is copied in (with this
    * sweep's `sweep` block) instead of run again. Benchmark points are always run: their timings
    * are compared with each other in the report, and timings of another run, under another load,
@@ -186,12 +189,13 @@ export async function runSweepLocally(plan: SweepPlan, opts: LocalSweepOptions):
   };
   const toRun = new Set(todo);
   for (const p of share) if (!toRun.has(p)) result.notRunNow.set(p.id, { origin: 'resumed' });
-  const running = new Map<SweepPoint, { child: ChildProcess; fraction: number }>();
+  const running = new Map<SweepPoint, { child: ChildProcess; fraction: number; message: string }>();
+  const numberOf = new Map(share.map((p, i) => [p, i + 1]));
   const report = () =>
     opts.onProgress?.(
       result.resumed + result.reused + result.written + result.failed.length + [...running.values()].reduce((s, r) => s + r.fraction, 0),
       share.length,
-      [...running.entries()].map(([p, r]) => ({ label: p.label, fraction: r.fraction })),
+      [...running.entries()].map(([p, r]) => ({ label: p.label, fraction: r.fraction, number: numberOf.get(p)!, message: r.message })),
       result.resumed + result.reused + result.written,
     );
   const onAbort = () => {
@@ -218,12 +222,12 @@ export async function runSweepLocally(plan: SweepPlan, opts: LocalSweepOptions):
     }
   };
 
-  if (plan.job === 'simulate') {
+  if (modelledJob(plan.job)) {
     const left: SweepPoint[] = [];
     for (const p of todo) {
       const from = (opts.earlier ?? []).find((dir) => {
         const prior = readPointFile(join(dir, pointFileName(p.id, envKey)));
-        if (isNotAPoint(prior) || prior.status !== 'ok' || prior.tool !== tool || prior.sweep.id !== p.id || prior.sweep.inputsId !== plan.inputsId || prior.sweep.job !== 'simulate') return false;
+        if (isNotAPoint(prior) || prior.status !== 'ok' || prior.tool !== tool || prior.sweep.id !== p.id || prior.sweep.inputsId !== plan.inputsId || prior.sweep.job !== plan.job) return false;
         writePoint(p, join(opts.outDir, pointFileName(p.id, envKey)), { ...prior, sweep: info(p) });
         learn(p, prior);
         return true;
@@ -242,7 +246,7 @@ export async function runSweepLocally(plan: SweepPlan, opts: LocalSweepOptions):
   const runChild = (p: SweepPoint): Promise<RunResult> =>
     new Promise((resolve, reject) => {
       const child = fork(opts.runnerScript, ['sweep', '--worker'], { stdio: ['ignore', 'ignore', 'pipe', 'ipc'] });
-      running.set(p, { child, fraction: 0 });
+      running.set(p, { child, fraction: 0, message: '' });
       let stderr = '';
       child.stderr!.on('data', (d: Buffer) => {
         stderr = (stderr + d.toString('utf8')).slice(-2000);
@@ -250,7 +254,7 @@ export async function runSweepLocally(plan: SweepPlan, opts: LocalSweepOptions):
       let outcome: RunResult | string | undefined;
       child.on('message', (m: WorkerMessage) => {
         if (m.type === 'progress') {
-          running.get(p)!.fraction = m.fraction;
+          Object.assign(running.get(p)!, { fraction: m.fraction, message: m.message });
           report();
         } else if (m.type === 'done') outcome = m.run;
         else outcome = m.message;

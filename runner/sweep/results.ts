@@ -9,14 +9,14 @@ import { lstatSync, readdirSync, statSync } from 'node:fs';
 import { notRegularWhy, readRegularText } from '../../core/fileText';
 import { join } from 'node:path';
 import { TOOL_NAME, type Environment, type KernelCase, type RunResult } from '../../core/protocol/run';
-import { SLO_ATTAINMENT_DEFAULT } from '../../core/protocol/latency';
+import { CAPACITY_TOLERANCE_DEFAULT, SLO_ATTAINMENT_DEFAULT } from '../../core/protocol/latency';
 import { SWEEP_SCHEMA_VERSION, type SweepMetrics, type SweepPointRef, type SweepPointRun, type SweepReport, type SweepReportRow } from '../../core/protocol/sweep';
 import { InputError, readFailure, UsageError } from '../errors';
 import { toolBuild } from '../version';
-import { deployedGpuCount, formatCount, formatCountOf, formatDuration, formatPercent, formatSignificant, keepsUpOf, perGpuRate } from '../../core/format';
+import { deployedGpuCount, maxRateText, formatSweepRate, formatCount, formatCountOf, formatDuration, formatPercent, formatSignificant, keepsUpOf, perGpuRate } from '../../core/format';
 import { withinNoise, type TimingSpread } from '../../core/noise';
 import { describeEnvironment, reportBuilds, rowBuild, splitByMachine, sweepProvenance } from '../../core/sweepFigures';
-import { axisIndices, offsetToLineColumn, pointLabel } from '../../core/config';
+import { axisIndices, modelledJob, offsetToLineColumn, pointLabel } from '../../core/config';
 import { jsonErrorText } from '../../core/config/tree';
 import { vllmPageSizeNote } from '../../core/estimate';
 import { modelLabel } from '../../core/modelLabel';
@@ -272,7 +272,8 @@ function decodeCaseOf(cases: KernelCase[]): KernelCase | undefined {
 
 /**
  * A point's figures: the pool simulation's summary (internal fragmentation, prefix-cache hit
- * rate, preemptions, pool pages, occupancy, throughput, rejected) and, for a benchmark, the
+ * rate, preemptions, pool pages, occupancy, throughput, rejected), for a max-rate point its
+ * capacity search's answer (pool.capacity: the max rate, per GPU, what bounds it) and, for a benchmark, the
  * measured paged_decode time per generated token (median ns of one decode step / batch size).
  */
 export function metricsOf(run: RunResult): SweepMetrics {
@@ -303,6 +304,14 @@ export function metricsOf(run: RunResult): SweepMetrics {
         m.p90QueueS = lat.queue.p90;
         m.p99QueueS = lat.queue.p99;
       }
+    }
+  }
+  const c = run.pool?.capacity;
+  if (c) {
+    m.maxRateLimit = c.maxRate === null ? 'unmet' : c.unbounded ? 'unbounded' : (c.limit ?? 'slo');
+    if (c.maxRate !== null) {
+      m.maxRateRequestsPerSec = c.maxRate;
+      m.maxRatePerGpuRequestsPerSec = perGpuRate(c.maxRate, m.gpus);
     }
   }
   const dc = decodeCaseOf(run.cases ?? []);
@@ -421,8 +430,7 @@ export function bestRow(rows: readonly SweepReportRow[], name: (r: SweepReportRo
     const tie = tiedWith.length === 0 ? '' : `tied with ${tiedText}: ${tieWords}`;
     return { row: best, rule, tiedWith, tie, leftOut: [] as SweepReportRow[] };
   };
-  const pct = formatPercent(SIMULATED_RATE_TOLERANCE, 0);
-  const tieBreak = `; ties (within ${pct}) go to a point vLLM runs, then to the lower p99 TTFT, then to the fewer KV bytes held (mean occupancy · pages · bytes of a page: page_size · KV bytes per token, or for a hybrid pool page_size · the bytes of one KV-cache group's layers)`;
+  const tieBreakWords = (tol: number) => `; ties (within ${formatPercent(tol, 0)}) go to a point vLLM runs, then to the lower p99 TTFT, then to the fewer KV bytes held (mean occupancy · pages · bytes of a page: page_size · KV bytes per token, or for a hybrid pool page_size · the bytes of one KV-cache group's layers)`;
   /** The rows within the tolerance of the highest `rate`, ranked by the tie-break; the winner scores highest. */
   // A rule on simulated rates weighs only points the server keeps up with (s34 newcomer-cli 6, 7:
   // above the saturated throughput a finite run still meets the SLO, and across arrival rates the
@@ -435,18 +443,25 @@ export function bestRow(rows: readonly SweepReportRow[], name: (r: SweepReportRo
   const byGpu = (rate: (r: SweepReportRow) => number) => (perGpu ? (r: SweepReportRow) => perGpuRate(rate(r), r.metrics.gpus) : rate);
   const gpuWords = perGpu ? ' per GPU (the points use different GPU counts, tensor_parallel_size × pipeline_parallel_size × data_parallel_size: each rate / its GPUs)' : '';
   const keptUp = judged ? ' the server keeps up with (rate <= the saturated throughput μ, queue not growing)' : '';
-  const pickRate = (all: SweepReportRow[], rate: (r: SweepReportRow) => number, rule: string, what: string) => {
+  const pickRate = (all: SweepReportRow[], rate: (r: SweepReportRow) => number, rule: string, what: string, tol = SIMULATED_RATE_TOLERANCE) => {
+    const pct = formatPercent(tol, 0);
     const cands = all.filter((r) => r.keepsUp !== false);
     const leftOut = all.filter((r) => r.keepsUp === false);
     const top = Math.max(...cands.map(rate));
-    const near = (r: SweepReportRow) => rate(r) >= top * (1 - SIMULATED_RATE_TOLERANCE);
+    const near = (r: SweepReportRow) => rate(r) >= top * (1 - tol);
     // A tied point vLLM runs before one it does not (s33: the fewest bytes held always picked page_size 1, which vLLM refuses on a GPU).
     const ranked = cands.filter(near).sort((a, b) => Number(runsOnVllm(b)) - Number(runsOnVllm(a)) || (a.metrics.p99TtftS ?? Infinity) - (b.metrics.p99TtftS ?? Infinity) || kvBytesHeld(a) - kvBytesHeld(b));
     const winner = ranked[0];
     if (!winner) return null;
-    const chosen = pick(cands, (r) => (r === winner ? 1 : 0), rule + tieBreak, (a, b) => near(a) && near(b), `${what} within ${pct}, so a point vLLM runs, then the lower p99 TTFT, then fewer KV bytes held chose`);
+    const chosen = pick(cands, (r) => (r === winner ? 1 : 0), rule + tieBreakWords(tol), (a, b) => near(a) && near(b), `${what} within ${pct}, so a point vLLM runs, then the lower p99 TTFT, then fewer KV bytes held chose`);
     return chosen && { ...chosen, leftOut };
   };
+  if (ok.some((r) => r.metrics.maxRateLimit !== undefined)) {
+    // A max-rate sweep: the rate each point sustains under the SLO decides, per GPU whatever the counts
+    // (a point on twice the GPUs must sustain twice the rate); rates within the search's tolerance tie.
+    return pickRate(ok.filter((r) => r.metrics.maxRateRequestsPerSec !== undefined), (r) => perGpuRate(r.metrics.maxRateRequestsPerSec!, r.metrics.gpus),
+      `highest max rate per GPU: each point's highest arrival rate at which ${targetWords(ok)} of requests meet the profile's SLO and the modelled server keeps up (capacity search), / its GPUs (tensor_parallel_size × pipeline_parallel_size × data_parallel_size)`, 'max rate per GPU', CAPACITY_TOLERANCE_DEFAULT);
+  }
   if (ok.some((r) => r.metrics.sloAttainment !== undefined)) {
     const goodput = (r: SweepReportRow) => r.metrics.goodputRequestsPerSec ?? 0;
     return pickRate(ok.filter((r) => (r.metrics.sloAttainment ?? 0) >= attainmentTarget(r.metrics)), byGpu(goodput),
@@ -473,7 +488,9 @@ export function bestRow(rows: readonly SweepReportRow[], name: (r: SweepReportRo
  */
 export function noBestText(rows: readonly SweepReportRow[]): string | null {
   const judged = rows.filter((r) => r.status === 'ok' && r.metrics.sloAttainment !== undefined);
-  if (judged.length === 0 || judged.some((r) => r.metrics.sloAttainment! >= attainmentTarget(r.metrics))) return null;
+  // A max-rate sweep: its rows' figures are at their max rate, so a row meets the SLO when it has one.
+  const searched = judged.some((r) => r.metrics.maxRateLimit !== undefined);
+  if (judged.length === 0 || judged.some((r) => (searched ? r.metrics.maxRateLimit !== 'unmet' : r.metrics.sloAttainment! >= attainmentTarget(r.metrics)))) return null;
   const closest = judged.reduce((b, r) => (r.metrics.sloAttainment! > b.metrics.sloAttainment! ? r : b));
   const m = closest.metrics;
   const ms = (s: number) => formatDuration(s * 1e9);
@@ -501,7 +518,10 @@ export function noBestText(rows: readonly SweepReportRow[]): string | null {
   const advice = prefillBound
     ? `queueing is not the cause: its ${q.name} queueing delay is ${ms(q.queue!)}, so even without it TTFT misses ${formatDuration(m.sloTtftMs! * 1e6)} and a lower workload.arrival_rate will not meet it; ` +
       'the prefill of the longest prompts sets it: a larger device.tensor_parallel_size (or a faster GPU), a lower workload.prompt_len max, or relax slo.ttft_ms'
-    : 'relax the SLO or lower the load (workload.arrival_rate)';
+    : searched
+      ? 'a lower rate does not help (the step time alone misses it): relax the SLO or change the deployment'
+      : 'relax the SLO or lower the load (workload.arrival_rate)';
+  if (searched) return `no point meets the SLO (${slo}) at any rate: even at the lowest rate its capacity search tried, closest is ${closest.label} with ${formatPercent(m.sloAttainment!)} of requests meeting it${why ? `; its ${why}` : ''}; ${advice}`;
   return `no point meets the SLO (${slo}): closest is ${closest.label} with ${formatPercent(m.sloAttainment!)} of requests meeting it${why ? `; its ${why}` : ''}; ${advice}`;
 }
 
@@ -566,7 +586,7 @@ export function mergeResults(dirs: string[], opts: MergeOptions = {}): SweepRepo
       }
       if (opts.only && !opts.only.has(s.id)) continue;
       const envKey = s.environmentKey;
-      const modelled = report.job === 'simulate';
+      const modelled = modelledJob(report.job);
       // Measured on a machine whose key said less than environmentKey does now (a point file of a
       // build before s39, or one edited): which machine kind it belongs to is not known, so it is
       // not merged under the key it carries. A simulate point's figures are modelled, whatever machine.
@@ -654,6 +674,9 @@ const ns = (x: number | undefined): string => (x === undefined ? '-' : formatDur
 
 /** The metric columns of the table, in order: header, how a row shows it. */
 const COLUMNS: Array<{ header: string; key: keyof SweepMetrics; show: (m: SweepMetrics) => string }> = [
+  { header: 'max req/s', key: 'maxRateLimit', show: maxRateText },
+  { header: 'per GPU', key: 'maxRatePerGpuRequestsPerSec', show: (m) => (m.maxRatePerGpuRequestsPerSec === undefined ? '-' : formatSweepRate(m.maxRatePerGpuRequestsPerSec)) },
+  { header: 'limit', key: 'maxRateLimit', show: (m) => (m.maxRateLimit === 'slo' ? 'SLO' : m.maxRateLimit === 'capacity' ? 'capacity' : m.maxRateLimit === 'unbounded' ? 'none found' : '-') },
   { header: 'internal frag', key: 'internalFragmentation', show: (m) => pct(m.internalFragmentation) },
   { header: 'prefix hits', key: 'prefixHitRate', show: (m) => pct(m.prefixHitRate) },
   { header: 'preemptions', key: 'preemptions', show: (m) => int(m.preemptions) },
@@ -731,7 +754,7 @@ export function formatReport(report: SweepReport, shard?: { index: number; count
     lines.push('', `result: ${shown.map((k) => meaning[k]).join('; ')}`);
   }
   if (report.missing.length > 0) lines.push('', `missing ${report.missing.length} point${report.missing.length > 1 ? 's' : ''}: ${report.missing.map((p) => p.label).join('; ')}`);
-  for (const d of report.duplicates) lines.push(`duplicate: ${d.label}${report.job === 'simulate' ? '' : ` (env ${d.environmentKey})`} also in ${d.files.join(', ')}; the first file is used`);
+  for (const d of report.duplicates) lines.push(`duplicate: ${d.label}${modelledJob(report.job) ? '' : ` (env ${d.environmentKey})`} also in ${d.files.join(', ')}; the first file is used`);
   if (report.best) {
     lines.push('', `best${shard ? ' of this shard' : ''}: ${report.best.label}${multiEnv ? ` (env ${envLetter(envKeys, report.best.environmentKey)})` : ''} — ${report.best.rule}`);
     if (report.best.notOnVllm) lines.push(`      not runnable on vLLM: ${report.best.notOnVllm}`);

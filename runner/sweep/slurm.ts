@@ -6,6 +6,7 @@
  * Every Slurm command gets this process's environment (SLURM_CONF included).
  */
 import type { Backend } from '../../core/config/types';
+import { modelledJob } from '../../core/config/sweep';
 import { spawnSync } from 'node:child_process';
 import { accessSync, constants, statSync } from 'node:fs';
 import { delimiter, join } from 'node:path';
@@ -31,8 +32,9 @@ export interface SlurmScriptOptions {
 }
 
 /**
- * The sweep CLI of one shard, as argv: `<cli> sweep <profile> --out DIR [--set ...] [--quick]
- * [--backend B]`; the shard itself comes from the scheduler's environment.
+ * The sweep CLI of one shard, as argv: `<cli> sweep <profile> --out DIR [--set ...] [--max-rate]
+ * [--quick] [--backend B]` (--max-rate for a max-rate sweep, whether the profile's sweep.job or
+ * submit's --max-rate made it one); the shard itself comes from the scheduler's environment.
  */
 export function shardCommand(plan: SweepPlan, cli: string[], profilePath: string, outDir: string, opts: { quick: boolean; backend: string; jobs?: string }): string[] {
   return [
@@ -43,6 +45,7 @@ export function shardCommand(plan: SweepPlan, cli: string[], profilePath: string
     outDir,
     ...(opts.jobs ? ['--jobs', opts.jobs] : []),
     ...plan.set.flatMap((s) => ['--set', s]),
+    ...(plan.job === 'max-rate' ? ['--max-rate'] : []),
     ...(opts.quick ? ['--quick'] : []),
     ...(opts.backend !== 'auto' ? ['--backend', opts.backend] : []),
   ];
@@ -63,7 +66,7 @@ const SIMULATE_JOBS = '${SLURM_CPUS_PER_TASK:-1}';
  */
 export function sbatchScript(plan: SweepPlan, opts: SlurmScriptOptions): string {
   const stem = plan.name.replace(/\.attn\.(ya?ml|json)$/i, '');
-  const benchmarks = plan.job !== 'simulate';
+  const benchmarks = !modelledJob(plan.job);
   const directives = [
     `--job-name=attnscope-${stem}`,
     `--array=0-${opts.tasks - 1}`,

@@ -14,7 +14,7 @@ import { closeSync, openSync, readSync } from 'node:fs';
 import { basename, resolve } from 'node:path';
 import * as YAML from 'yaml';
 import {
-  axisIndices, axisProblems, getProperty, isProfilePath, offsetToLineColumn, parseProfileText, readProfileTree, readSweepBlock, readSweepPoint, sweepSize, sweepTooBig, toPlain,
+  axisIndices, axisProblems, getProperty, maxRateSloProblem, modelledJob, isProfilePath, offsetToLineColumn, parseProfileText, readProfileTree, readSweepBlock, readSweepPoint, sweepSize, sweepTooBig, toPlain,
   type Problem, type SlurmSettings, type SourceRange, type SweepAxis, type SweepJob, type ValueNode,
 } from '../../core/config';
 import type { SweepPointRef } from '../../core/protocol/sweep';
@@ -63,6 +63,8 @@ export interface SweepOptions {
   benchOptions?: Record<string, unknown>;
   /** The command reading the profile, named where it refuses a run or another AttnScope output (runner/load.ts refuseToolOutput); `attnscope sweep` by default. */
   command?: ProfileCommand;
+  /** The job in place of the profile's `sweep.job` (`--max-rate`: 'max-rate'). */
+  job?: SweepJob;
 }
 
 /**
@@ -242,7 +244,7 @@ function noWorkloadProblem(root: ValueNode, axes: SweepAxis[], job: SweepJob): {
   if (job === 'bench' || getProperty(root, 'workload')) return null;
   const set = axes.filter((a) => a.key.startsWith('workload.'));
   const refusal = 'the profile has no workload, which `attnscope simulate` refuses too: add a `workload:` section';
-  if (set.length === 0) return job === 'simulate' ? { message: `${refusal} (or make the sweep's job: bench)` } : null;
+  if (set.length === 0) return modelledJob(job) ? { message: `${refusal} (or make the sweep's job: bench)` } : null;
   const given = new Set(set.map((a) => a.key.split('.')[1]!));
   const missing = WORKLOAD_DEFAULTED.filter((k) => !given.has(k));
   if (missing.length === 0) return null;
@@ -324,7 +326,8 @@ export function loadSweep(file: string, opts: SweepOptions = {}): SweepPlan {
   // The axes' problems are checked below with --set's axes; sweep.slurm.time's here, at its value.
   const timeError = read.problems.find((p) => p.data?.key === 'sweep.slurm.time');
   if (timeError) throw errorAtRange(timeError.range, timeError.message);
-  const block = read.block ?? { axes: [], job: 'simulate' as SweepJob, slurm: {} };
+  const read0 = read.block ?? { axes: [], job: 'simulate' as SweepJob, jobRange: null, slurm: {} };
+  const block = { ...read0, job: opts.job ?? read0.job };
   setAxes = setArgs.map((arg, i) => parseSetArg(arg, setStarts[i]!));
   const axes = [...block.axes];
   for (const s of setAxes) {
@@ -336,6 +339,9 @@ export function loadSweep(file: string, opts: SweepOptions = {}): SweepPlan {
   const axisAt = (a: SweepAxis): SourceRange => a.keyRange ?? a.values[0]!.range;
   const axisError = axisProblems(axes, axisAt)[0];
   if (axisError) throw errorAtRange(axisError.range, axisError.message);
+  // A max-rate sweep judges each rate by the SLO: none, and no point could run (exit 2 before any work).
+  const noSlo = block.job === 'max-rate' ? maxRateSloProblem(root, axes, read0.jobRange) : null;
+  if (noSlo) throw errorAtRange(noSlo.range, noSlo.message);
   const noWorkload = noWorkloadProblem(root, axes, block.job);
   if (noWorkload) throw errorAtRange(noWorkload.axis ? axisAt(noWorkload.axis) : (getProperty(root, 'model')?.value.range ?? { offset: 0, length: 0 }), noWorkload.message);
   // Beyond MAX_SWEEP_POINTS a typo (an axis of 10,000 values) would start a day of work.
@@ -361,7 +367,7 @@ export function loadSweep(file: string, opts: SweepOptions = {}): SweepPlan {
     // The pool a simulation cannot size is refused per point by the sweep's own check (runner/sweep/cli.ts prepare).
     const deployment = deploymentProblems(profile).filter((p) => p.code !== POOL_NOT_SIMULABLE);
     // A simulation benchmarks nothing: no kernel notes for a `job: simulate` sweep.
-    const said = [...read.problems, ...deployment].filter((p) => block.job !== 'simulate' || !BENCHMARK_ONLY_CODES.has(p.code));
+    const said = [...read.problems, ...deployment].filter((p) => !modelledJob(block.job) || !BENCHMARK_ONLY_CODES.has(p.code));
     pointNotes.push({ label: read.label, digits: axisIndices(index, sizes), problems: said.map((p) => ({ ...p, severity: runSeverity(p) })) });
     points.push({ id: pointId(values), index, values, label: read.label, profile });
   }
@@ -408,7 +414,7 @@ export function loadSweep(file: string, opts: SweepOptions = {}): SweepPlan {
     .map(fileSha256);
   const base = toPlain({ ...root, properties: (root.properties ?? []).filter((p) => p.key !== 'sweep') });
   // `traces` only where a point replays one: the ids of sweeps without are those they had before the key existed.
-  const inputs = { base, models: modelTexts, ...(traceTexts.length > 0 ? { traces: traceTexts } : {}), job: block.job, options: block.job === 'simulate' ? {} : (opts.benchOptions ?? {}) };
+  const inputs = { base, models: modelTexts, ...(traceTexts.length > 0 ? { traces: traceTexts } : {}), job: block.job, options: modelledJob(block.job) ? {} : (opts.benchOptions ?? {}) };
   const sweepId = sha256(canonicalJson({ ...inputs, axes: plainAxes })).slice(0, 16);
   const inputsId = sha256(canonicalJson(inputs)).slice(0, 16);
   const errorAt = (point: SweepPoint, key: string, message: string): Error => {

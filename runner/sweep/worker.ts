@@ -13,8 +13,10 @@ import { runBench } from '../bench';
 import { describeGpu, describeMachine } from '../environment';
 import { CancelledError, InputError } from '../errors';
 import { simulatePool } from '../simulate';
-import { checkKeepsUp, type KnownSaturation } from '../simulate/capacity';
+import { checkKeepsUp, searchCapacity, type CapacityOptions, type KnownSaturation } from '../simulate/capacity';
+import { readTraceFile, traceReplay } from '../simulate/traces';
 import { toolBuild } from '../version';
+import { formatSignificant } from '../../core/format';
 
 /** Parent -> worker: the point to run. */
 export interface PointJob {
@@ -65,6 +67,7 @@ export const POINT_POOL_SAMPLES = 800;
  */
 export async function runPoint(job: PointJob, signal: AbortSignal, onProgress: (fraction: number, message: string) => void): Promise<RunResult> {
   const { profile } = job;
+  if (job.job === 'max-rate') return maxRatePoint(profile, job.name, { signal }, onProgress);
   if (job.job === 'simulate') {
     const environment = sweepEnvironment();
     const run = (status: RunResult['status'], pool?: RunResult['pool']): RunResult =>
@@ -92,6 +95,57 @@ export async function runPoint(job: PointJob, signal: AbortSignal, onProgress: (
   });
 }
 
+/**
+ * A point of a `max-rate` sweep: the capacity search of `attnscope simulate --max-rate`
+ * (capacity.ts searchCapacity, the one implementation) under the profile's `slo` and its
+ * slo.attainment, over the profile's workload or its workload.trace (read here, as the CLI reads
+ * --trace: the search scales the trace's arrivals). The run's pool is the search's result (the
+ * highest passing rate's simulation, or the last one when none passed) with the curve in
+ * pool.capacity; its `maxRate` is null when no rate meets the SLO. `simulate`: passed to each
+ * simulation (the signal; a unit test's fixed step time). Progress: fraction 0 (how many
+ * simulations a search takes is not known), the message "search step j: ..." (step 1 measures the
+ * saturated throughput μ, each later one simulates one rate).
+ * @returns the run; status 'cancelled' when the signal fired.
+ * @throws RangeError from searchCapacity (no SLO bound: loadSweep refuses that first), and what a simulation throws.
+ */
+export async function maxRatePoint(profile: Profile, name: string, simulate: NonNullable<CapacityOptions['simulate']> & { signal: AbortSignal }, onProgress: (fraction: number, message: string) => void): Promise<RunResult> {
+  const environment = sweepEnvironment();
+  const run = (status: RunResult['status'], pool?: RunResult['pool']): RunResult =>
+    createRun({ name, kind: 'simulate', toolVersion: toolBuild(), profile, environment, estimate: estimate(profile), status, ...(pool ? { pool } : {}) });
+  const trace = profile.workload?.trace;
+  let step = 1;
+  let last = '';
+  onProgress(0, 'search step 1 (saturated throughput μ): starting');
+  try {
+    // How the profile says to read it (workload.trace_time_unit, trace_model, trace_log_type), as simulate reads a profile's trace.
+    const read = trace
+      ? readTraceFile(trace.resolvedPath, { maxModelLen: profile.workload!.maxModelLen, timeUnit: trace.timeUnit, model: trace.model, logType: trace.logType, settingsFrom: 'profile' })
+      : undefined;
+    const { result } = await searchCapacity(profile, {
+      slo: profile.slo ?? {},
+      requests: read?.requests,
+      simulate: {
+        ...simulate,
+        maxSamples: POINT_POOL_SAMPLES,
+        onProgress: (p) => onProgress(0, `search step ${step}${step === 1 ? ' (saturated throughput μ)' : ''}: ${Math.floor(100 * p.fraction)}% of ${p.requests} requests${last}`),
+      },
+      onSaturated: () => {
+        step++;
+        onProgress(0, `search step ${step}: starting`);
+      },
+      onPoint: (p) => {
+        step++;
+        last = `; last ${formatSignificant(p.rate)} requests/s ${p.meets ? 'passed' : 'failed'}`;
+      },
+    });
+    if (read && result.load) result.load.trace = traceReplay(read, trace!.path, 'workload.trace', trace!.resolvedPath);
+    return run('ok', result);
+  } catch (e) {
+    if (e instanceof CancelledError || simulate.signal.aborted) return run('cancelled');
+    throw e;
+  }
+}
+
 /** The worker process: waits for its job on the IPC channel, runs it, reports, exits. */
 export function runWorker(): Promise<number> {
   const send = (m: WorkerMessage) => new Promise<void>((resolve) => (process.send ? process.send(m, undefined, {}, () => resolve()) : resolve()));
@@ -109,12 +163,11 @@ export function runWorker(): Promise<number> {
   process.once('disconnect', () => ac.abort(new CancelledError()));
   return new Promise<number>((resolve) => {
     process.once('message', (job: PointJob) => {
-      let last = -1;
+      let last = '';
       runPoint(job, ac.signal, (fraction, message) => {
-        // At most one message per percent: the parent redraws one line.
-        const pct = Math.floor(100 * fraction);
-        if (pct > last) {
-          last = pct;
+        // At most one message per change of its text (a percent, a search step): the parent redraws one line.
+        if (message !== last) {
+          last = message;
           void send({ type: 'progress', fraction, message });
         }
       })

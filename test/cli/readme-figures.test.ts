@@ -2,7 +2,7 @@
  * README's example figures, rerun with this build on the shipped example profile
  * (examples/llama-3.1-8b.attn.yaml), so that a change of the simulator or of the example cannot
  * leave them stale (s39 newcomer F6: the tables still printed figures of before a step-time
- * change): the sweep table, the Slurm example's table (a Slurm job merges the point files of the
+ * change): the sweep table, the max-rate sweep's table and best point, the Slurm example's table (a Slurm job merges the point files of the
  * same sweep, so its table is the one `attnscope sweep` prints for those --set values here) and
  * the example profile's μ comment (`simulate --max-rate`'s "Saturated throughput μ"). Every
  * line README shows of a table must be a line this build prints; its "..." rows are left out.
@@ -45,9 +45,9 @@ function example(command: string): { set: string[]; shown: string[] } {
   return { set, shown: block.slice(table).filter((l) => l.trim() !== '' && l.trim() !== '...') };
 }
 
-/** The lines of the sweep `attnscope sweep EXAMPLE --set ...` prints with this build. */
-function sweepTable(set: string[]): string[] {
-  const r = cli(['sweep', EXAMPLE, ...set.flatMap((s) => ['--set', s]), '--out', join(tempDir('attnscope-readme-'), 'sweep')]);
+/** The lines of the sweep `attnscope sweep EXAMPLE [--max-rate] --set ...` prints with this build. */
+function sweepTable(set: string[], maxRate = false): string[] {
+  const r = cli(['sweep', EXAMPLE, ...(maxRate ? ['--max-rate'] : []), ...set.flatMap((s) => ['--set', s]), '--out', join(tempDir('attnscope-readme-'), 'sweep')]);
   assert.equal(r.code, 0, r.stderr);
   return r.stdout.split('\n');
 }
@@ -58,6 +58,17 @@ test("README's sweep table is what this build prints for its command on the ship
   const printed = sweepTable(set);
   assert.ok(shown.length >= 5, shown.join('\n'));
   for (const line of shown) assert.ok(printed.includes(line), `README's line\n${line}\nis not printed; the build prints:\n${printed.join('\n')}`);
+});
+
+test("README's max-rate sweep table is what this build prints for its command: each point's highest rate under the SLO, ranked per GPU", () => {
+  const { set, shown } = example(`sweep ${EXAMPLE} --max-rate`);
+  assert.deepEqual(set, ['device.tensor_parallel_size=1,2', 'slo.ttft_ms=1000']);
+  const printed = sweepTable(set, true);
+  assert.ok(shown.length >= 4, shown.join('\n'));
+  for (const line of shown) assert.ok(printed.includes(line), `README's line\n${line}\nis not printed; the build prints:\n${printed.join('\n')}`);
+  // The sentence under it names the best point the report picks (README wraps it: white space as one space).
+  const best = /\(`(best:\s[^`]*?) \.\.\.`\)/.exec(readme)?.[1]?.replace(/\s+/g, ' ');
+  assert.ok(best && printed.some((l) => l.startsWith(best)), `README's ${best} is not how the printed best line starts`);
 });
 
 test("README's Slurm example table is what this build prints for the same sweep", () => {

@@ -792,3 +792,44 @@ test('sweep --events cancelled while it still reads the profile (a pipe): exit 1
     assert.deepEqual(readdirSync(end.outDir), [], `${signal}: no point file, no report`);
   }
 });
+
+test('sweep --max-rate: each point several simulations (its progress names point i/N and the search step), an interrupted sweep resumes with the points it kept; a profile with no SLO bound is refused (exit 2, one line at sweep)', async () => {
+  // No slo in PROFILE: refused before any work, at the `sweep` key (line 11; the job is --max-rate's).
+  const bare = workspace();
+  const refused = cli(['sweep', bare.file, '--max-rate', '--out', join(bare.dir, 'out')]);
+  assert.equal(refused.code, 2, refused.stderr);
+  assert.match(refused.stderr, /^\S*grid\.attn\.yaml:11:1: a max-rate sweep finds each point's highest arrival rate meeting the SLO, and the profile has no slo: add slo: \{ ttft_ms: \.\.\., tpot_ms: \.\.\. \} \(either or both\), or sweep job: simulate\n$/);
+  assert.equal(existsSync(join(bare.dir, 'out')), false);
+
+  // The first point is quick; the second (40,000 requests a simulation) runs some seconds.
+  const { dir, file } = workspace(PROFILE.replace('  seed: 7\n', '  seed: 7\nslo: { ttft_ms: 200 }\n').replace(/sweep:[\s\S]*$/, 'sweep:\n  axes:\n    workload.requests: [50, 40000]\n'));
+  const out = join(dir, 'out');
+  const child = spawn(process.execPath, [runner, 'sweep', file, '--max-rate', '--events', '--jobs', '2', '--out', out], { stdio: ['ignore', 'pipe', 'pipe'] });
+  let stdout = '';
+  const searching = new Promise<void>((resolve) => {
+    child.stdout.on('data', (d: Buffer) => {
+      stdout += d.toString();
+      // The first point written, and the second at its second search step at least (μ measured, a rate simulating).
+      if (/"message":"point requests=50: /.test(stdout) && /"message":"[^"]*point 2\/2 requests=40000: search step [2-9]/.test(stdout)) resolve();
+    });
+  });
+  const exit = new Promise<number | null>((resolve) => child.on('close', (code) => resolve(code)));
+  await searching;
+  child.kill('SIGTERM');
+  assert.equal(await exit, 130);
+  assert.ok(eventsOf(stdout).some((e) => e.type === 'progress' && /^point 1\/2 requests=50: search step 1 \(saturated throughput μ\): /.test(e.message)), stdout);
+  assert.equal(readdirSync(out).length, 1);
+
+  const r = cli(['sweep', file, '--max-rate', '--out', out]);
+  assert.equal(r.code, 0, r.stderr);
+  assert.match(r.stderr, /resumed: 1 of 2 points were already in/);
+  const report = readReport(join(out, 'sweep-report.json'));
+  assert.equal(report.job, 'max-rate');
+  assert.deepEqual(report.rows.map((row) => row.origin), ['resumed', 'run']);
+  for (const row of report.rows) {
+    assert.ok(row.metrics.maxRateRequestsPerSec! > 0 && row.metrics.maxRatePerGpuRequestsPerSec === row.metrics.maxRateRequestsPerSec, JSON.stringify(row.metrics));
+    assert.ok(row.metrics.maxRateLimit === 'slo' || row.metrics.maxRateLimit === 'capacity', row.metrics.maxRateLimit);
+  }
+  assert.match(report.best!.rule, /^highest max rate per GPU/);
+  assert.match(r.stdout, /^requests +result +max req\/s +per GPU +limit /m);
+});

@@ -79,7 +79,7 @@ test('a point value the profile does not take: an error at that value, naming th
 
 test('the block\'s shape is the schema\'s: a job that does not exist', async () => {
   const text = `${BASE}sweep:\n  job: benchmark\n  axes: { kv_cache.page_size: [8] }\n`;
-  const d = (await diagnostics(text)).find((x) => /sweep\.job must be one of simulate, bench, both/.test(String(x.message)));
+  const d = (await diagnostics(text)).find((x) => /sweep\.job must be one of simulate, max-rate, bench, both/.test(String(x.message)));
   assert.ok(d);
   assert.deepEqual(d.range, rangeOf(text, 'benchmark'));
 });

@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { SweepReport, SweepReportRow } from '../../core/protocol/sweep';
 import { SWEEP_METRICS } from '../../core/sweepFigures';
-import { decimalsFor, metricHeader, metricScale, metricsOf, otherSweepNote, sameValues, sweepAxisCharts, sweepBestText, sweepChartHeight, sweepTable, sweepTitle, sweepXAxis, thinTicks, tickStep } from '../../webview/sweep';
+import { decimalsFor, decisionMetric, metricHeader, metricScale, metricsOf, otherSweepNote, sameValues, sweepAxisCharts, sweepBestText, sweepChartHeight, sweepTable, sweepTitle, sweepXAxis, thinTicks, tickStep } from '../../webview/sweep';
 import type { Palette } from '../../webview/theme';
 import { durationTicks, formatDuration, formatDurationIn } from '../../core/format';
 
@@ -291,4 +291,31 @@ test('a line with the same values as an earlier one is dashed, drawn over it, an
   assert.deepEqual(sameValues([[0, 0, 0], [2, 2, 2], [5, 5, 9]]), [null, null, null]);
   // A third line with those values: the second twin, its own dash; a line with no point is nobody's twin.
   assert.deepEqual(sameValues([[1, null], [1, null], [1, null], [null, null], [null, null]]), [null, { of: 0, nth: 1 }, { of: 0, nth: 2 }, null, null]);
+});
+
+test('a max-rate sweep in the Sweep tab: the max rate and per-GPU columns first, the best row starred, a point no rate meets says so as the CLI does', () => {
+  // The rows of test/unit/sweep-maxrate.test.ts's hand-checked sweep: tp 1 sustains 100/s on one GPU,
+  // tp 2 166.7/s on two (83.3 per GPU), and a TTFT bound under one step meets no rate.
+  const mr = (tp: number, ttft: number, rate?: number): SweepReportRow => ({
+    id: `${tp}-${ttft}`, index: 0, values: { 'device.tensor_parallel_size': tp, 'slo.ttft_ms': ttft }, label: `tensor_parallel_size=${tp} ttft_ms=${ttft}`, environmentKey: 'e1', status: 'ok', file: 'f',
+    metrics: { gpus: tp, sloAttainment: rate ? 1 : 0, maxRateLimit: rate ? 'capacity' : 'unmet', ...(rate ? { maxRateRequestsPerSec: rate, maxRatePerGpuRequestsPerSec: rate / tp } : {}) },
+  });
+  const r: SweepReport = {
+    ...report, job: 'max-rate', axes: [{ key: 'device.tensor_parallel_size', values: [1, 2] }, { key: 'slo.ttft_ms', values: [15, 5] }], total: 4, missing: [],
+    rows: [mr(1, 15, 100), mr(1, 5), mr(2, 15, 1000 / 6), mr(2, 5)],
+    best: { id: '1-15', environmentKey: 'e1', label: 'tensor_parallel_size=1 ttft_ms=15', rule: 'highest max rate per GPU: ...' },
+  };
+  const t = sweepTable(r);
+  assert.deepEqual(t.columns.slice(0, 5), ['', 'device.tensor_parallel_size', 'slo.ttft_ms', 'max rate meeting the SLO (requests/s, modelled)', 'max rate per GPU (requests/s, modelled)']);
+  assert.deepEqual(t.rows.map((row) => row.slice(0, 5)), [
+    ['★', '1', '15', '100', '100'],
+    ['', '1', '5', 'SLO unmet at any rate', ''],
+    ['', '2', '15', '167', '83.3'],
+    ['', '2', '5', 'SLO unmet at any rate', ''],
+  ]);
+  // The tab opens on the figure the best is ranked by: the max rate per GPU, not the requests meeting the SLO (every row 100 % or 0 %).
+  assert.equal(decisionMetric(metricsOf(r))?.key, 'maxRatePerGpuRequestsPerSec');
+  // With no point meeting any rate the column stays, saying so in every row.
+  const none = { ...r, rows: [mr(1, 5), mr(2, 5)], best: null };
+  assert.deepEqual(sweepTable(none).rows.map((row) => row[3]), ['SLO unmet at any rate', 'SLO unmet at any rate']);
 });

@@ -178,7 +178,7 @@ test('a bad --set value names the argument; an unknown axis key suggests the rig
   assert.throws(() => loadSweep(file, { set: ['kv_cache={page_size: 8}', 'kv_cache.page_size=16'] }), (e: unknown) => e instanceof UsageError && /overlap/.test(e.message));
   assert.throws(() => loadSweep(file), (e: unknown) => e instanceof UsageError && /has no sweep/.test(e.message));
   const badJob = workspace(`${BASE}sweep:\n  job: benchmark\n  axes: { kv_cache.page_size: [8] }\n`).file;
-  assert.throws(() => loadSweep(badJob), (e: unknown) => e instanceof InputError && e.line === 5 && /sweep\.job must be one of simulate, bench, both/.test(e.message));
+  assert.throws(() => loadSweep(badJob), (e: unknown) => e instanceof InputError && e.line === 5 && /sweep\.job must be one of simulate, max-rate, bench, both/.test(e.message));
 });
 
 test('a Slurm time limit is one of sbatch --time\'s formats, in the flag and in sweep.slurm.time', () => {
