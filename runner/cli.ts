@@ -22,6 +22,7 @@ import { traceFileStat } from '../core/fileText';
 import { closestMatch } from '../core/config/suggest';
 import { jsonErrorText } from '../core/config/tree';
 import { BACKENDS, isBackend, type KernelBackendName, type Problem, type Profile, type StepTimeSpec } from '../core/config/types';
+import { unusedWithTraceMessage } from '../core/config/profileChecks';
 import { resolvedProfileChecks, resolvedProfileProblems } from '../core/config/resolvedProfile';
 import { createRun, runHeader, traceReplayArgs, type Environment, type EstimateFile, type RunProblem, type PoolResult, type PoolSample, type RunParts, type RunResult, type StepTimeModel, type TraceSummary } from '../core/protocol/run';
 import { batchLimitsText, estimate, maxModelLenOf, referenceSeqLen } from '../core/estimate';
@@ -572,7 +573,9 @@ async function simulateProfile(file: string, loaded: LoadedProfile, flags: Simul
   ]);
   // How to read the trace (a --trace-* flag with none to read is refused here, before the notes).
   const read = traceReadSettings(replay, profile, flags, say);
-  const problems = printNotes(loaded, say, replay !== null, true);
+  // --trace in place of workload.trace: the draw keys' warnings name the trace replayed, not the one replaced.
+  const replaced = replay?.from === '--trace' && profile.workload?.trace ? `--trace replays ${replay.path} (in place of workload.trace ${profile.workload.trace.path})` : null;
+  const problems = printNotes(replaced ? { ...loaded, problems: loaded.problems.map((p) => (p.code === 'unused-with-trace' ? { ...p, message: unusedWithTraceMessage(String(p.data!.key).replace(/^workload\./, ''), replaced) } : p)) } : loaded, say, replay !== null, true);
   if (replay && flags.trace !== undefined && profile.workload?.trace) say(`--trace ${flags.trace} replaces the profile's workload.trace ${profile.workload.trace.path}`);
   // A profile's trace that is not there (or no readable file) is the profile's mistake: said at its key.
   if (replay?.from === 'workload.trace') {

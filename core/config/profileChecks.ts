@@ -137,7 +137,7 @@ export function semanticProblems(root: ValueNode, profile: Profile, invalid: rea
   if (w?.trace) {
     for (const key of TRACE_REPLACES) {
       const r = profile.ranges[`workload.${key}`];
-      if (r) problems.push({ severity: 'warning', code: 'unused-with-trace', message: `workload.${key} is not used: workload.trace replays ${w.trace.path}, whose requests bring their own arrivals and lengths (the scheduler limits max_num_seqs, max_model_len and max_num_batched_tokens still apply); remove ${key}, or remove trace to draw requests`, range: anchorOf(root, ['workload', key]), data: { key: `workload.${key}` } });
+      if (r) problems.push({ severity: 'warning', code: 'unused-with-trace', message: unusedWithTraceMessage(key, `workload.trace replays ${w.trace.path}`), range: anchorOf(root, ['workload', key]), data: { key: `workload.${key}` } });
     }
   }
   // How to read a trace, with no trace to read: not used (said at the key, not silently).
@@ -217,6 +217,15 @@ export function semanticProblems(root: ValueNode, profile: Profile, invalid: rea
     }
   }
   return problems;
+}
+
+/**
+ * The warning at a workload draw key written beside a trace (code 'unused-with-trace'): `replays`
+ * names the trace replayed ("workload.trace replays ./a.jsonl", or the CLI's "--trace replays
+ * b.jsonl (in place of workload.trace ./a.jsonl)"); `key` is one of {@link TRACE_REPLACES}.
+ */
+export function unusedWithTraceMessage(key: string, replays: string): string {
+  return `workload.${key} is not used: ${replays}, whose requests bring their own arrivals and lengths (the scheduler limits max_num_seqs, max_model_len and max_num_batched_tokens still apply); remove ${key}, or remove trace to draw requests`;
 }
 
 /** The workload keys whose draws a workload.trace replaces (what a trace's requests bring: arrivals, prompt and output lengths, shared prefixes). */

@@ -1190,6 +1190,16 @@ test('bench on stdin gives the deployment notes of the same profile on a file, a
   assert.deepEqual(logs.map((e) => `${e.level}: ${e.message.replace(/^<stdin>: (warning|info): /, '')}`), [...checks, 'info: --quick shortened timing per case until 30 samples and 0.2 s, at most 2 s -> until 10 samples and 0.1 s, at most 0.5 s']);
 });
 
+test("--trace in place of workload.trace: the warnings at the draw keys name the trace replayed, not the profile's", () => {
+  const trace = join(root, 'test', 'unit', 'fixtures', 'traces', 'mooncake.jsonl');
+  // workload.trace names a file that is not there: --trace replaces it, so it is never read.
+  const { file: profile } = tmp('p.attn.yaml', `model: ${JSON.stringify(llamaConfig)}\ndevice: { gpu: H100 SXM }\nworkload:\n  trace: ./a.jsonl\n  requests: 50\n  seed: 4\n`);
+  const r = cli(['simulate', profile, '--trace', trace]);
+  assert.equal(r.code, 0, r.stderr);
+  for (const key of ['requests', 'seed']) assert.match(r.stderr, new RegExp(`: warning: workload\\.${key} is not used: --trace replays ${trace.replace(/[.]/g, '\\.')} \\(in place of workload\\.trace \\./a\\.jsonl\\), whose requests bring their own`));
+  assert.doesNotMatch(r.stderr, /workload\.trace replays/);
+});
+
 test('simulate on a Mooncake trace prints latency, goodput and the queue; --max-rate prints the curve and the answer; bad flags are one line, exit 2', () => {
   const profile = join(root, 'examples', 'llama-3.1-8b.attn.yaml');
   const trace = join(root, 'test', 'unit', 'fixtures', 'traces', 'mooncake.jsonl');
