@@ -27,7 +27,7 @@ import { resolvedProfileChecks, resolvedProfileProblems } from '../core/config/r
 import { createRun, runHeader, traceReplayArgs, type Environment, type EstimateFile, type RunProblem, type PoolResult, type PoolSample, type RunParts, type RunResult, type StepTimeModel, type TraceSummary } from '../core/protocol/run';
 import { batchLimitsText, estimate, maxModelLenOf, referenceSeqLen } from '../core/estimate';
 import { BENCHMARK_ONLY_CODES, deploymentProblems, POOL_NOT_SIMULABLE, runSeverity } from '../core/validate';
-import { formatCount, formatCountOf, formatPercent, formatTimeScale, formatTraceSummary, perGpuCasesHeader, poolCancelledText } from '../core/format';
+import { formatCount, formatCountOf, formatDuration, formatPercent, formatTimeScale, formatTraceSummary, perGpuCasesHeader, poolCancelledText } from '../core/format';
 import { EXIT_BAD_INPUT, EXIT_INTERNAL, EXIT_OK, type RunnerEvent } from '../core/protocol/runner';
 import { loadAddon, NativeMissingError, outputReaderGone, stopSimulations } from '../native';
 import { checkOutputPath, EXIT_CANCELLED, HelpRequest, namesStdout, parse, shellQuote, writeFailure, writeOutput } from './args';
@@ -454,7 +454,7 @@ async function simulateCommand(argv: string[], io: CliIo): Promise<number> {
     if (input?.run) checkSavedRunTrace(file, input.run, flags);
     loaded = input === null ? profileFromStdin(await readStdinUnlessCancelled(ac.signal)) : input.run ? profileFromStdin(JSON.stringify(input.run.profile), file) : loadProfile(file, profileCommand('simulate'), input);
     await cancelPoint(ac.signal);
-    return await simulateProfile(file, loaded, flags, io, ac.signal, phase);
+    return await simulateProfile(file, loaded, flags, io, ac.signal, phase, input?.run ?? undefined);
   } catch (e) {
     // A cancel before the simulation (once simulating, simulateProfile ends the run itself).
     if (e instanceof CancelledError) {
@@ -497,6 +497,24 @@ function checkSavedRunTrace(file: string, run: RunResult, flags: SimulateFlags):
     `${file} is a run that replayed ${what}; its profile holds the workload, not the trace, so alone it would draw the workload instead. To replay the same trace: attnscope simulate ${shellQuote(file)} ${flagsOf.join(' ')}`,
     false,
   );
+}
+
+/**
+ * `simulate RUN.json` replaying the file the run replayed (the same absolute path, format and
+ * filters) that no longer reads as it did: the rows read as requests or the span of their
+ * arrivals (as recorded, before --time-scale) differ from the run's pool.load.trace. Sweeps see
+ * a changed trace by its content in the sweep id; a run records only these two. null when they
+ * agree, or the run recorded no trace (or not this one).
+ */
+function savedTraceChange(run: RunResult, path: string, read: TraceRead): string | null {
+  const t = run.pool?.load?.trace;
+  if (!t || resolve(path) !== resolve(t.resolvedPath) || t.format !== read.format) return null;
+  const span = arrivalSpan(read.requests.arrivalS);
+  // The span as the run wrote it to JSON: a double's round trip is exact, so equal reads agree.
+  const sameSpan = t.spanS === undefined || t.spanS === span;
+  if (t.rowsRead === read.count && sameSpan) return null;
+  const spanOf = (s: number | undefined) => (s === undefined ? '' : ` over ${formatDuration(s * 1e9)}`);
+  return `the trace changed since this run: it now reads ${formatCountOf(read.count, 'row')} as requests${spanOf(span)}; the run replayed ${formatCountOf(t.rowsRead, 'row')}${spanOf(t.spanS)}`;
 }
 
 /**
@@ -559,7 +577,7 @@ async function cancelPoint(signal: AbortSignal): Promise<void> {
   signal.throwIfAborted();
 }
 
-async function simulateProfile(file: string, loaded: LoadedProfile, flags: SimulateFlags, io: CliIo, signal: AbortSignal, phase: SimulatePhase): Promise<number> {
+async function simulateProfile(file: string, loaded: LoadedProfile, flags: SimulateFlags, io: CliIo, signal: AbortSignal, phase: SimulatePhase, saved?: RunResult): Promise<number> {
   const events = flags.events;
   const say = lineWriter(io, events);
   const emitLine = (e: RunnerEvent) => io.stdout.write(`${JSON.stringify(e)}\n`);
@@ -604,6 +622,8 @@ async function simulateProfile(file: string, loaded: LoadedProfile, flags: Simul
     const dropped = Object.keys(trace.dropped).length > 0 ? `; dropped ${describeDropped(trace.dropped)}` : '';
     say(`${replay!.path}: ${trace.format} trace (${trace.timeUnit}), ${formatCountOf(trace.count, 'request')}${dropped}`);
     for (const n of trace.notes) say(`${replay!.path}: note: ${n}`);
+    const changed = saved ? savedTraceChange(saved, replay!.path, trace) : null;
+    if (changed) say(`${replay!.path}: warning: ${changed}`, 'warn');
   }
   let stepTime: StepTimeSpec | StepTimeModel | undefined;
   let stepTimeSource: string | undefined;

@@ -1862,6 +1862,12 @@ test('a profile whose workload.trace names a trace (relative to the profile) rep
   const again = run(['simulate', join(dir, 'a.json'), '--json', join(dir, 'c.json')]);
   assert.equal(again.status, 0, again.stderr);
   assert.deepEqual((JSON.parse(readFileSync(join(dir, 'c.json'), 'utf8')) as RunResult).pool?.latency, ra.pool?.latency);
+  assert.doesNotMatch(again.stderr, /changed/);
+  // The trace cut to its first two rows since the run (arrivals 0 and 1.5 s): the replay says so (s41 newcomer F8: silently 100 of 300 rows).
+  writeFileSync(join(dir, 'traces', 't.jsonl'), '{"arrival_s": 0, "prompt_len": 1000, "output_len": 11}\n{"arrival_s": 1.5, "prompt_len": 300, "output_len": 40}\n');
+  const cut = run(['simulate', join(dir, 'a.json')]);
+  assert.equal(cut.status, 0, cut.stderr);
+  assert.ok(cut.stderr.includes(`${join(dir, 'traces', 't.jsonl')}: warning: the trace changed since this run: it now reads 2 rows as requests over 1.5 s; the run replayed 3 rows over 4 s\n`), cut.stderr);
   // No such trace: the profile's mistake, at its key (line 4, column 10: the value), before any work.
   writeFileSync(join(dir, 'missing.attn.yaml'), `${head}workload:\n  trace: ./traces/nope.jsonl\n`);
   const missing = run(['simulate', join(dir, 'missing.attn.yaml')]);
