@@ -80,6 +80,8 @@ export function formatPoolSummary(result: PoolResult): string {
   const fmt = (r: string[]): string => r.map((x, c) => (c === 0 ? x.padEnd(widths[c]) : x.padStart(widths[c]))).join('  ');
   lines.push(fmt(header));
   for (const r of rows) lines.push(fmt(r));
+  // Said, not left out silently (s41 newcomer F11): simulateDataParallel runs the paged pool only.
+  if (dp) lines.push(`(contiguous-allocation baselines: not simulated at data parallel ${dp.size}, whose engines run the paged pool only; data_parallel_size 1 simulates them)`);
   lines.push('');
   lines.push(
     `Paging: occupancy${dp ? ' per engine' : ''} mean ${pct(s.meanOccupancy)}, peak ${pct(s.peakOccupancy)}${dp ? ' (the busiest engine)' : ''}; ` +

@@ -104,10 +104,13 @@ test('simulate runs data_parallel_size engines, each request to the engine with 
   const text = formatPoolSummary(r);
   assert.match(text, /Data parallel 2: 2 engines × 1 GPU, .*; latency, throughput, request counts and preemptions over all engines; running, waiting and occupancy per engine \(means over the engines, peaks the busiest engine's\); the pool and queue timelines engine 1's\n {2}engine 1: 1 request, 53 output tokens\/s, running mean 1\.00 peak 1; engine 2: 3 requests, 6 output tokens\/s, running mean 1\.25 peak 2/);
   assert.match(text, /mean running\/engine +peak running\/engine/);
+  // The baselines the dp run leaves out (r.baselines []), said under the table's one row.
+  assert.match(text, /^paged \(16-token pages\) .*\n\(contiguous-allocation baselines: not simulated at data parallel 2, whose engines run the paged pool only; data_parallel_size 1 simulates them\)\n/m);
   assert.match(text, /^Paging: occupancy per engine mean [\d.]+%, peak [\d.]+% \(the busiest engine\); preemptions \(all engines\) 0/m);
   // One engine, for contrast: all four in one pool.
   const one = await simulatePool(profile('{ gpu: H100 SXM }\nkv_cache: { page_size: 16, num_pages: 64 }'), { stepTime: { perTokenS: 1 / 64 }, watermark: 0, trace: [{ arrivalS: 0, promptLen: 8, outputLen: 33 }, { arrivalS: 0, promptLen: 8, outputLen: 1 }] });
   assert.equal(one.dataParallel, undefined);
+  assert.doesNotMatch(formatPoolSummary(one), /not simulated at data parallel/);
 });
 
 test('the dispatch rule alone: in-flight counts from finish times, a rotating scan start, a fixed point reached by passes', () => {
