@@ -69,6 +69,7 @@ export interface LogComparison {
   /** The KV figures the ranks printed apart (VllmLog.ranks; the smallest is read) and the process whose terms are read. */
   ranks: VllmLog['ranks'];
   rankProcess?: string;
+  rankTermsElsewhere?: VllmLog['rankTermsElsewhere'];
   /** Where the log prints memory lines but no KV line (report.ts missingKvNote): its last memory line and what to give. */
   missingKv: { line: number; message: string } | null;
   /** Where vLLM stopped for lack of memory after its KV lines (report.ts stopNote). */
@@ -682,5 +683,5 @@ export function compareVllmLog(log: VllmLog, profile: Profile): LogComparison {
   if (noPool && e.hasKvCache) notes.push('neither the log nor the profile gives the device memory or a KV budget, so the estimate sizes no pool: set device.gpu, device.memory_gib or kv_cache.memory_gib');
   const replicas = noPool ? null : replicaNote(log, e);
   if (replicas) notes.push(replicas);
-  return { rows, fromLog, fromProfile, estimate: e, pagesWithLogTerms, notes, unread: log.unread, ranks: log.ranks, ...(log.rankProcess !== undefined ? { rankProcess: log.rankProcess } : {}), missingKv: missingKvNote(log), stop: stopNote(log), modelMismatch: modelMismatchOf(log, profile), tpMismatch: tpMismatchOf(log, profile, p) };
+  return { rows, fromLog, fromProfile, estimate: e, pagesWithLogTerms, notes, unread: log.unread, ranks: log.ranks, ...(log.rankProcess !== undefined ? { rankProcess: log.rankProcess } : {}), ...(log.rankTermsElsewhere ? { rankTermsElsewhere: log.rankTermsElsewhere } : {}), missingKv: missingKvNote(log), stop: stopNote(log), modelMismatch: modelMismatchOf(log, profile), tpMismatch: tpMismatchOf(log, profile, p) };
 }

@@ -178,6 +178,12 @@ export interface VllmLog {
    */
   rankProcess?: string;
   /**
+   * With rankProcess: the weights, activation peak, non-torch and CUDA graph figures read from
+   * another process's line because rankProcess printed none (vLLM 0.10 prints "Graph capturing
+   * finished ..., took" on TP0 only), each with that process and line.
+   */
+  rankTermsElsewhere?: Array<{ key: (typeof NAMED_RANK_TERMS)[number]; process: string; line: number }>;
+  /**
    * The first line of the start-up where vLLM says it cannot go on for lack of memory ({@link
    * STOP_CUES}: no memory for the cache blocks, a max_model_len the KV cache cannot hold, CUDA out
    * of memory), if any: why a start-up may end before its KV lines.
@@ -212,6 +218,8 @@ export interface RankedFigure {
 export type RankedKey = 'kvCacheBytes' | 'gpuBlocks' | 'kvCacheTokens' | 'maxConcurrency';
 const RANKED_KEYS: readonly RankedKey[] = ['kvCacheBytes', 'gpuBlocks', 'kvCacheTokens', 'maxConcurrency'];
 /** The terms of a rank's KV budget: read from the process whose KV cache memory was the smallest. */
+/** The budget's terms the rank note names (report.ts rankNotes), in its order. */
+export const NAMED_RANK_TERMS = ['weightsBytes', 'activationPeakBytes', 'nonTorchBytes', 'cudaGraphBytes'] as const;
 const RANK_TERM_KEYS = ['totalGpuMemoryBytes', 'gpuMemoryUtilization', 'usableBytes', 'weightsBytes', 'activationPeakBytes', 'peakTorchBytes', 'nonTorchBytes', 'cudaGraphBytes'] as const;
 
 /**
@@ -506,11 +514,18 @@ export function parseVllmLog(text: string, opts: { startup?: number } = {}): Vll
   ranks.sort((a, b) => a.copies[0]!.line - b.copies[0]!.line);
   const kvCopies = copies.get('kvCacheBytes') ?? [];
   let rankProcess: string | undefined;
+  const rankTermsElsewhere: NonNullable<VllmLog['rankTermsElsewhere']> = [];
   if (new Set(kvCopies.map((c) => c.process)).size > 1 && figures.kvCacheBytes) {
     rankProcess = kvCopies.find((c) => c.figure === figures.kvCacheBytes)!.process;
     const own = byProcess.get(rankProcess) ?? {};
     for (const key of RANK_TERM_KEYS) if (own[key] && Number.isFinite(own[key].value)) Object.assign(figures, { [key]: own[key] });
     if (own.cudaGraphBytes) figures.cudaGraphCounted = own.cudaGraphCounted;
+    for (const key of NAMED_RANK_TERMS) {
+      const f = figures[key];
+      if (!f || own[key]) continue;
+      const from = [...byProcess].find(([, terms]) => terms[key]?.line === f.line);
+      if (from) rankTermsElsewhere.push({ key, process: from[0], line: f.line });
+    }
   }
   // 0.6.4 prints torch's peak with the weights in it: the activation peak is what lies above them.
   if (!figures.activationPeakBytes && figures.peakTorchBytes && figures.weightsBytes) {
@@ -518,7 +533,7 @@ export function parseVllmLog(text: string, opts: { startup?: number } = {}): Vll
     figures.activationFromPeakTorch = true;
   }
   unread.sort((a, b) => a.line - b.line);
-  return { startups, startup: chosen + 1, figures, settings, unread, ranks, ...(rankProcess !== undefined ? { rankProcess } : {}), ...(stopLine ? { stopLine } : {}) };
+  return { startups, startup: chosen + 1, figures, settings, unread, ranks, ...(rankProcess !== undefined ? { rankProcess } : {}), ...(rankTermsElsewhere.length > 0 ? { rankTermsElsewhere } : {}), ...(stopLine ? { stopLine } : {}) };
 }
 
 /** "model='x', dtype=torch.bfloat16, max_seq_len=8192, tensor_parallel_size=1, ..." */

@@ -5,7 +5,7 @@
 import { formatConcurrency, formatCount, formatGib } from '../format';
 import type { ComparisonRow, LogComparison } from './compare';
 import { missingKvNote, stopNote } from './notes';
-import { isDataParallel, type LogFigure, type RankedKey, type VllmLog, type VllmLogFigures } from './parse';
+import { isDataParallel, NAMED_RANK_TERMS, type LogFigure, type RankedKey, type VllmLog, type VllmLogFigures } from './parse';
 
 const LABELS: Array<[keyof VllmLogFigures, string, 'bytes' | 'count' | 'x' | 'ratio']> = [
   ['totalGpuMemoryBytes', 'device memory (total_gpu_memory)', 'bytes'],
@@ -46,14 +46,12 @@ const RANKED_LABELS: Record<RankedKey, [string, (v: number) => string]> = {
  * line 13: 61.23 GiB (...)): the smallest is read, line 12, as vLLM sizes every rank's pool by the
  * smallest (...)", one per {@link VllmLog.ranks} entry, with the line of the copy read.
  */
-export function rankNotes(log: Pick<VllmLog, 'ranks' | 'rankProcess'>): Array<{ line: number; message: string }> {
+export function rankNotes(log: Pick<VllmLog, 'ranks' | 'rankProcess' | 'rankTermsElsewhere'>): Array<{ line: number; message: string }> {
   return log.ranks.map((r) => {
     const [label, fmt] = RANKED_LABELS[r.key];
     const named = new Set(r.processes).size > 1;
     const list = r.copies.map((c, k) => `line ${c.line}: ${fmt(c.value)}${named && r.processes[k] ? ` (${r.processes[k]})` : ''}`).join(', ');
-    const terms = r.key === 'kvCacheBytes' && log.rankProcess !== undefined
-      ? `; the weights, activation peak, non-torch and CUDA graph figures are read from the same ${log.rankProcess ? `process (${log.rankProcess})` : 'unprefixed (driver) lines'}`
-      : '';
+    const terms = r.key === 'kvCacheBytes' && log.rankProcess !== undefined ? rankTermsText(log.rankProcess, log.rankTermsElsewhere ?? []) : '';
     return {
       line: r.read.line,
       message: isDataParallel(r)
@@ -62,6 +60,20 @@ export function rankNotes(log: Pick<VllmLog, 'ranks' | 'rankProcess'>): Array<{ 
         : `${label} is printed ${r.copies.length} times, once per rank (${list}): the smallest is read, line ${r.read.line}, as vLLM sizes every rank's pool by the smallest (V0: the workers' minimum of blocks, determine_num_available_blocks; V1: kv_cache_utils unify_kv_cache_configs / get_kv_cache_configs, min_num_blocks)${terms}`,
     };
   });
+}
+
+const TERM_NAMES: Record<NonNullable<VllmLog['rankTermsElsewhere']>[number]['key'], string> = {
+  weightsBytes: 'weights', activationPeakBytes: 'activation peak', nonTorchBytes: 'non-torch', cudaGraphBytes: 'CUDA graph',
+};
+
+/** "; the weights, activation peak and non-torch figures are read from the same process (TP3); the CUDA graph figure from TP0's line 17, TP3 printing none" */
+function rankTermsText(process: string, elsewhere: NonNullable<VllmLog['rankTermsElsewhere']>): string {
+  const named = (p: string) => (p ? `process (${p})` : 'unprefixed (driver) lines');
+  const list = (names: string[]) => (names.length > 1 ? `${names.slice(0, -1).join(', ')} and ${names.at(-1)}` : names[0]!);
+  const same = NAMED_RANK_TERMS.filter((k) => !elsewhere.some((e) => e.key === k)).map((k) => TERM_NAMES[k]);
+  const parts = same.length > 0 ? [`; the ${list(same)} figure${same.length > 1 ? 's are' : ' is'} read from the same ${named(process)}`] : [];
+  for (const e of elsewhere) parts.push(`; the ${TERM_NAMES[e.key]} figure from line ${e.line} (${e.process || 'the unprefixed driver'}), which ${process || 'the driver'} did not print`);
+  return parts.join('');
 }
 
 /**

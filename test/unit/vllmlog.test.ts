@@ -678,6 +678,14 @@ test('tensor parallelism: each rank prints its KV figures; the smallest is read,
   const notes = rankNotes(log);
   assert.equal(notes[0]!.line, 7);
   assert.match(notes[0]!.message, /^KV cache memory is printed 2 times, once per rank \(line 7: 61\.71 GiB \(VllmWorker TP0 pid=7\), line 9: 61\.96 GiB \(VllmWorker TP1 pid=8\)\): the smallest is read, line 7, as vLLM sizes every rank's pool by the smallest .*read from the same process \(VllmWorker TP0 pid=7\)$/);
+  // Only TP1, whose pool is not the smallest, printing "Graph capturing finished" (as vLLM prints it
+  // on one rank): that figure comes from TP1's line, and the note says so (s41 newcomer F10).
+  const text = readFileSync(join(LOGS, 'constructed-v0.10.1-tp2-llama-3.1-8b.log'), 'utf8').trimEnd();
+  const graphs = parseVllmLog(`${text}\n(VllmWorker TP1 pid=8) INFO 08-20 10:00:56 [gpu_model_runner.py:2567] Graph capturing finished in 15 secs, took 0.52 GiB\n`);
+  assert.equal(graphs.figures.cudaGraphBytes?.line, 14);
+  assert.deepEqual(graphs.rankTermsElsewhere, [{ key: 'cudaGraphBytes', process: 'VllmWorker TP1 pid=8', line: 14 }]);
+  assert.match(rankNotes(graphs)[0]!.message, /; the weights, activation peak and non-torch figures are read from the same process \(VllmWorker TP0 pid=7\); the CUDA graph figure from line 14 \(VllmWorker TP1 pid=8\), which VllmWorker TP0 pid=7 did not print$/);
+  assert.equal(log.rankTermsElsewhere, undefined);
   // The same figures once (one rank, or V0's executor printing the minimum itself): no note.
   assert.deepEqual(read('constructed-v0.6.3-tp2-meta-llama-3-8b.log').ranks, []);
   // Compared at TP 2 against Llama-3.1-8B, the smallest rank's pool is the log's own KV size.
