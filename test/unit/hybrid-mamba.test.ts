@@ -10,6 +10,9 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { profileFromModelConfig, readModelConfig, readProfile, type ModelSpec, type Problem } from '../../core/config/index';
 import { checkProfile, DEFAULT_ENGINE, estimate, kvBytesPerToken, mambaLayerParams, mambaStateBytesPerSequence, paramCounts, quantizedWeights } from '../../core/estimate/index';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { runSeverity } from '../../core/validate';
 import { only } from '../fixtures/problems';
 import { stopSimulations } from '../../native/simulator';
 import { simulatePool } from '../../runner/simulate/index';
@@ -190,6 +193,10 @@ test('engine.disable_hybrid_kv_cache_manager true on Jamba: an error at the key,
   assert.equal(found[0]!.severity, 'error');
   assert.match(found[0]!.message, /^engine\.disable_hybrid_kv_cache_manager true: vLLM refuses to start this hybrid \(1 attention and 7 Mamba KV-cache group\(s\)\) .*"Hybrid KV cache manager is disabled but failed to convert the KV cache specs to one unified type\."/);
   assert.equal(text.slice(found[0]!.range.offset, found[0]!.range.offset + found[0]!.range.length), 'true');
+  // A deployment check: in a CLI run a warning, the estimate still printed; README says both (s41 newcomer F12: it said "an error at the key" alone).
+  assert.equal(runSeverity(found[0]!), 'warning');
+  const readme = readFileSync(join(__dirname, '..', '..', 'README.md'), 'utf8').replace(/\s+/g, ' ');
+  assert.match(readme, /DeltaNet model with attention layers, true is an error at the key in the editor, and in the CLI a warning at it/);
   // false, or absent, is what vLLM runs; before 0.10.0 the state was outside the pool (V0), nothing to unify.
   for (const engine of ['{ vllm_version: "0.19.0", disable_hybrid_kv_cache_manager: false }', '{ vllm_version: "0.19.0" }', '{ vllm_version: "0.9.2", disable_hybrid_kv_cache_manager: true }']) {
     const q = readProfile(`model: ./jamba/config.json\nkv_cache: { memory_gib: 10 }\nengine: ${engine}\n`, '/w/p.attn.yaml', { readFile: () => JSON.stringify(JAMBA) }).value!;
