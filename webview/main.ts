@@ -316,6 +316,8 @@ function drawChart(card: Card, run: ViewRun | null): void {
   card.spec = spec;
   card.empty.textContent = spec && spec.empty !== null ? `${spec.title}: ${spec.empty}` : '';
   card.summary.textContent = spec?.summary ?? '';
+  // Each Data disclosure named by its chart: nine all read "Data" in a list of controls (s41 newcomer-ed F6 c).
+  card.details.querySelector('summary')?.setAttribute('aria-label', spec ? `Data: ${spec.title}` : 'Data');
   // Chart.js sets the canvas's display inline, so emptiness hides the chart's box through the card's class.
   card.card.classList.toggle('is-empty', !spec || spec.empty !== null);
   const height = `${spec?.height ?? 300}px`;
@@ -417,6 +419,8 @@ function renderHeader(run: ViewRun | null): void {
   latestNote.textContent = run?.latest ? `The newest saved run${folder === undefined ? '' : ` (in ${folder})`}, shown as this window has shown no run; History lists ${formatCountOf(saved, 'saved run')}. The Run button runs the editor's file, not this run's.` : '';
   latestNote.hidden = !run?.latest;
   cancelButton.toggleAttribute('disabled', !running);
+  // vscode-button's disabled is not exposed to assistive technology: it read as an actionable Cancel (s41 newcomer-ed F6 b).
+  cancelButton.setAttribute('aria-disabled', String(!running));
   exportJson.toggleAttribute('disabled', !run?.id);
   exportCsv.toggleAttribute('disabled', !run?.id);
   exportPng.toggleAttribute('disabled', !run || (run.cases.length === 0 && run.poolSamples.length === 0));

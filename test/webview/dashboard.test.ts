@@ -290,6 +290,9 @@ describe('dashboard webview in Chromium', () => {
       if (id === 'poolBaselines') assert.equal(describedBy, null, 'no summary line');
       else assert.equal(describedBy, `summary-${id}`);
     }
+    // Each Data disclosure named by its chart (s41 newcomer-ed F6 c: nine read "Data" alike).
+    assert.equal(await page.getAttribute('#data-poolTimeline summary', 'aria-label'), 'Data: Page pool');
+    assert.equal(await page.getAttribute('#data-queue summary', 'aria-label'), 'Data: Queue');
   });
 
   it('redraws in the new colours when the theme changes (light, high contrast)', async () => {
@@ -400,6 +403,7 @@ describe('dashboard webview in Chromium', () => {
     assert.deepEqual(await drawnPoints(page, 'timings'), { 'p10–p90': 2, median: 2 });
     assert.equal(await page.getAttribute('#run-progress', 'value'), String(2 / 3));
     assert.equal(await page.getAttribute('#btn-cancel', 'disabled'), null, 'Cancel is enabled while running');
+    assert.equal(await page.getAttribute('#btn-cancel', 'aria-disabled'), 'false');
     await page.screenshot({ path: join(shots, 'streaming.png'), fullPage: true });
     await page.click('#btn-cancel');
     await waitForPosted(page, 'cancelRun');
@@ -420,6 +424,7 @@ describe('dashboard webview in Chromium', () => {
     await page.waitForFunction(() => document.querySelector('#run-status')?.textContent === 'cancelled');
     await setTheme(page, 'dark');
     assert.notEqual(await page.getAttribute('#btn-cancel', 'disabled'), null);
+    assert.equal(await page.getAttribute('#btn-cancel', 'aria-disabled'), 'true', 'exposed as disabled when nothing runs (s41 newcomer-ed F6 b)');
   });
 
   // s34 newcomer-ed 1: with the editor busy (the user typing), messages queue up in front of the
