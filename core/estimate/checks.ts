@@ -454,9 +454,13 @@ function deviceProblems(profile: Profile): Problem[] {
   const d = profile.device;
   const gpu = d.gpu ? gpuByName(d.gpu) : undefined;
   if (!gpu || d.memoryGib === null) return [];
-  const limitGib = gpu.cudaMemoryGib;
-  if (d.memoryGib <= limitGib * (1 + DRIVER_SPREAD)) return [];
-  const has = `CUDA reports ${limitGib} GiB of its ${formatCount(gpu.memoryBytes / 1e9)} GB, vLLM's total_gpu_memory, ±${DRIVER_SPREAD * 100} % between drivers`;
+  // A row whose CUDA total is derived, not logged (gpus.ts memoryLogged): only the board's capacity
+  // read as GiB bounds it (no card reports more than it holds), so a user's logged total is never flagged.
+  const limitGib = gpu.memoryLogged ? gpu.cudaMemoryGib : gpu.memoryBytes / 1e9;
+  if (d.memoryGib <= limitGib * (gpu.memoryLogged ? 1 + DRIVER_SPREAD : 1)) return [];
+  const has = gpu.memoryLogged
+    ? `CUDA reports ${limitGib} GiB of its ${formatCount(gpu.memoryBytes / 1e9)} GB, vLLM's total_gpu_memory, ±${DRIVER_SPREAD * 100} % between drivers`
+    : `its ${formatCount(limitGib)} GB board, read as GiB, is more than CUDA can report; no public log of its total was found`;
   return [{
     severity: 'warning',
     code: 'memory-exceeds-gpu',

@@ -7,11 +7,16 @@
  * Peaks are the vendor's published figures, copied from the source each entry names: dense
  * bf16 tensor-core FLOP/s (without 2:4 sparsity, which datasheets print beside it at twice the
  * figure) and memory bandwidth. They are ceilings, not measurements; the model scales them by
- * efficiency factors it reports.
+ * efficiency factors it reports. NVIDIA publishes no datasheet of the H20: its row copies the
+ * figures its resellers print, and says so. The MI300X is AMD's (data sheet figures), served by
+ * vLLM through ROCm ({@link GpuSpec.platform}).
  *
  * Memory is what CUDA reports as the device's total (torch.cuda.mem_get_info()[1], which vLLM
  * prints as `total_gpu_memory`), not the marketing capacity: an "80 GB" A100 reports 79.15 GiB.
- * Every row carries one, copied from a public log of the card. It is neither the datasheet's GB
+ * Every row carries one, copied from a public log of the card where one was found (vLLM's
+ * total_gpu_memory, or the same cudaMemGetInfo / hipMemGetInfo total in a PyTorch out-of-memory
+ * error, "GPU 0 has a total capacity of ..."); where none was (H100 PCIe, H20, L4) the row says
+ * how its total is derived (memoryLogged false) and the figures carry that. It is neither the datasheet's GB
  * read as 10^9 bytes (an RTX 4090's "24 GB" would be 22.35 GiB; CUDA reports 23.64) nor
  * nvidia-smi's MiB total, which is larger than what CUDA hands out (A10: nvidia-smi 23,028 MiB =
  * 22.49 GiB, vLLM 22.07 GiB; H100 80GB HBM3: 81,559 MiB = 79.65 GiB, vLLM 79.22 GiB). A card's
@@ -47,17 +52,25 @@ export interface GpuSpec {
   cudaMemoryGib: number;
   /** Where the peaks and board memory are copied from. */
   source: string;
-  /** Where cudaMemoryGib is copied from. */
+  /** Where cudaMemoryGib is copied from, or for a row without a public log ({@link memoryLogged} false) how it is derived. */
   memorySource: string;
-  /** PCIe generation of the card's x16 host link, from the vendors' datasheets (H100 SXM, H200: "PCIe Gen5: 128GB/s"; A100, L40S, A10: "PCIe Gen4: 64GB/s", both directions together; RTX 4090: PCIe Gen 4): what device.cpu_offload_gb's weights cross every forward pass ({@link hostLinkBytesPerSec}). */
+  /**
+   * False where no public log of the card's total was found (H100 PCIe, H20, L4): cudaMemoryGib is
+   * then derived, as memorySource says, and the estimate's device memory, the hover and the
+   * schema's description say so; device.memory_gib copied from the user's own log replaces it.
+   */
+  memoryLogged: boolean;
+  /** PCIe generation of the card's x16 host link, from the vendors' datasheets (H100 SXM, H200, H100 PCIe / NVL, H20: "PCIe Gen5: 128GB/s"; MI300X: PCIe Gen 5 x16; A100, L40S, A10, L4: "PCIe Gen4: 64GB/s", both directions together; RTX 4090: PCIe Gen 4; B200: see its row): what device.cpu_offload_gb's weights cross every forward pass ({@link hostLinkBytesPerSec}). */
   pcieGen: 4 | 5;
   /**
    * The link tensor-parallel all-reduces cross between the GPUs of one node: 'NVLink' (SXM boards
-   * on NVSwitch, every pair fully connected), 'PCIe' (peer to peer through the PCIe switches), or
+   * on NVSwitch, every pair fully connected), 'PCIe' (peer to peer through the PCIe switches),
    * 'PCIe, no P2P' (GeForce boards: the driver refuses peer access, so vLLM's custom all-reduce is
-   * off and NCCL stages the data through host memory).
+   * off and NCCL stages the data through host memory), or 'Infinity Fabric' (AMD Instinct boards:
+   * seven point-to-point links from each GPU to the other seven of an 8-GPU node, RCCL's rings
+   * using them all at once).
    */
-  interconnect: 'NVLink' | 'PCIe' | 'PCIe, no P2P';
+  interconnect: 'NVLink' | 'PCIe' | 'PCIe, no P2P' | 'Infinity Fabric';
   /**
    * That link's bandwidth per GPU in one direction, bytes/s (SI): datasheets print both directions
    * together, so H100 SXM's "NVLink: 900GB/s" is 450e9 here and a PCIe Gen4 x16's "64GB/s" 32e9.
@@ -67,13 +80,21 @@ export interface GpuSpec {
   /** Where interconnect and interconnectBytesPerSec are copied from. */
   interconnectSource: string;
   /**
-   * NVLink SHARP multicast through NVSwitch on a compute capability 9.0 card (H100 SXM, H200): where
+   * NVLink SHARP multicast through NVSwitch on a compute capability 9.0 card (H100 SXM, H200, H20): where
    * vLLM's default symmetric-memory all-reduce (VLLM_ALLREDUCE_USE_SYMM_MEM=1, its
    * SYMM_MEM_ALL_REDUCE_MAX_SIZES["9.0"] and CUSTOM_ALL_REDUCE_MAX_SIZES["9.0"]) runs the multimem
    * kernel for bf16 at tp 4, 6 and 8 (runner/simulate/step-time.ts allReduceWork). Absent: false
    * (other capabilities have other thresholds, not modelled).
    */
   nvlinkMulticast?: boolean;
+  /**
+   * The vendor's software stack: 'rocm' for AMD Instinct cards, which vLLM runs through ROCm. What
+   * differs there for the model: fp8 is the e4m3fnuz variant (vLLM's normalize_e4m3fn_to_e4m3fnuz
+   * doubles an e4m3fn checkpoint's scales, same bytes, same rate), and weight-only quantized
+   * layers run without the CUDA Marlin kernels (fp8 weight-only Marlin is not needed: the card has
+   * fp8 matrix cores). Absent: 'cuda'.
+   */
+  platform?: 'rocm';
 }
 
 /**
@@ -101,11 +122,50 @@ export const GPUS: readonly GpuSpec[] = [
     cudaMemoryGib: 79.22,
     source: 'NVIDIA H100 Tensor Core GPU datasheet (H100 SXM: BF16 Tensor Core 1,979 TFLOPS with sparsity, HBM3 3.35 TB/s)',
     memorySource: 'vLLM PR #10511 and #12126 logs on an H100-80G: "total_gpu_memory 79.22GiB"',
+    memoryLogged: true,
     pcieGen: 5,
     interconnect: 'NVLink',
     interconnectBytesPerSec: 450e9,
     interconnectSource: 'NVIDIA H100 Tensor Core GPU datasheet (H100 SXM: "Interconnect: NVIDIA NVLink: 900GB/s, PCIe Gen5: 128GB/s", both directions together)',
     nvlinkMulticast: true,
+  },
+  {
+    name: 'H100 PCIe',
+    bf16FlopsPerSec: 756.5e12,
+    fp32FlopsPerSec: 51e12,
+    fp32Source: 'NVIDIA H100 Tensor Core GPU datasheet (H100 PCIe: FP32 51 teraFLOPS)',
+    fp8FlopsPerSec: 1513e12,
+    int8OpsPerSec: 1513e12,
+    lowPrecisionSource: 'NVIDIA H100 Tensor Core GPU datasheet (H100 PCIe: FP8 Tensor Core 3,026 TFLOPS and INT8 Tensor Core 3,026 TOPS, with sparsity)',
+    memoryBytesPerSec: 2e12,
+    memoryBytes: 80e9,
+    cudaMemoryGib: 79.2,
+    source: 'NVIDIA H100 Tensor Core GPU datasheet (H100 PCIe: BF16 Tensor Core 1,513 TFLOPS with sparsity, HBM2e 2TB/s, 80GB)',
+    memorySource: 'no public vLLM log of an H100 PCIe found: derived as its 80 GB read as GiB less 1 %, the ratio of the logged HBM cards (H100 SXM 79.22 / 80, A100 80GB 79.15 / 80, H100 NVL 93.00 / 94, B200 178.35 / 180)',
+    memoryLogged: false,
+    pcieGen: 5,
+    interconnect: 'PCIe',
+    interconnectBytesPerSec: 64e9,
+    interconnectSource: 'NVIDIA H100 Tensor Core GPU datasheet (H100 PCIe: "NVIDIA NVLink: 600GB/s, PCIe Gen5: 128GB/s", both directions together; the NVLink bridge joins pairs of cards only, so a node\'s all-reduce crosses PCIe Gen5)',
+  },
+  {
+    name: 'H100 NVL',
+    bf16FlopsPerSec: 835.5e12,
+    fp32FlopsPerSec: 60e12,
+    fp32Source: 'NVIDIA H100 Tensor Core GPU datasheet (H100 NVL: FP32 60 teraFLOPS)',
+    fp8FlopsPerSec: 1670.5e12,
+    int8OpsPerSec: 1670.5e12,
+    lowPrecisionSource: 'NVIDIA H100 Tensor Core GPU datasheet (H100 NVL: FP8 Tensor Core 3,341 TFLOPS and INT8 Tensor Core 3,341 TOPS, with sparsity)',
+    memoryBytesPerSec: 3.9e12,
+    memoryBytes: 94e9,
+    cudaMemoryGib: 93,
+    source: 'NVIDIA H100 Tensor Core GPU datasheet (H100 NVL: BF16 Tensor Core 1,671 TFLOPS with sparsity, HBM3 3.9TB/s, 94GB)',
+    memorySource: 'PyTorch out-of-memory error on a RunPod H100 NVL 94GB, whose total is the cudaMemGetInfo total vLLM logs: "GPU 0 has a total capacity of 93.00 GiB", https://github.com/ali-vilab/VACE/issues/56',
+    memoryLogged: true,
+    pcieGen: 5,
+    interconnect: 'NVLink',
+    interconnectBytesPerSec: 300e9,
+    interconnectSource: 'NVIDIA H100 Tensor Core GPU datasheet (H100 NVL: "NVIDIA NVLink: 600GB/s, PCIe Gen5: 128GB/s", both directions together): NVL boards are sold as NVLink-bridged pairs; tensor parallelism past a pair crosses PCIe Gen5 (64e9 a direction), which this figure does not cover',
   },
   {
     name: 'H200',
@@ -120,11 +180,53 @@ export const GPUS: readonly GpuSpec[] = [
     cudaMemoryGib: 139.81,
     source: 'NVIDIA H200 Tensor Core GPU datasheet (H200 SXM: BF16 Tensor Core 1,979 TFLOPS with sparsity, HBM3e 4.8 TB/s, 141 GB)',
     memorySource: 'vLLM log on an H200: "total_gpu_memory (139.81GiB) x gpu_memory_utilization (0.85) = 118.84GiB"',
+    memoryLogged: true,
     pcieGen: 5,
     interconnect: 'NVLink',
     interconnectBytesPerSec: 450e9,
     interconnectSource: 'NVIDIA H200 Tensor Core GPU datasheet (H200 SXM: "Interconnect: NVIDIA NVLink: 900GB/s, PCIe Gen5: 128GB/s", both directions together)',
     nvlinkMulticast: true,
+  },
+  {
+    name: 'H20',
+    bf16FlopsPerSec: 148e12,
+    fp32FlopsPerSec: 44e12,
+    fp32Source: 'NVIDIA HGX H20 specifications as its resellers publish them, no datasheet on nvidia.com (FP32 44 TFLOPS)',
+    fp8FlopsPerSec: 296e12,
+    int8OpsPerSec: 296e12,
+    lowPrecisionSource: 'NVIDIA HGX H20 specifications as its resellers publish them, no datasheet on nvidia.com (FP8 Tensor Core 296 TFLOPS and INT8 Tensor Core 296 TOPS, dense)',
+    memoryBytesPerSec: 4.0e12,
+    memoryBytes: 96e9,
+    cudaMemoryGib: 95.04,
+    source: 'NVIDIA HGX H20 specifications as its resellers publish them, no datasheet on nvidia.com (BF16 Tensor Core 148 TFLOPS dense, HBM3 4.0 TB/s, 96 GB)',
+    memorySource: 'no public vLLM log of an H20 found: derived as its 96 GB read as GiB less 1 %, the ratio of the logged HBM cards (H100 SXM 79.22 / 80, A100 80GB 79.15 / 80, H100 NVL 93.00 / 94, B200 178.35 / 180)',
+    memoryLogged: false,
+    pcieGen: 5,
+    interconnect: 'NVLink',
+    interconnectBytesPerSec: 450e9,
+    interconnectSource: 'NVIDIA HGX H20 specifications as its resellers publish them (NVLink 900GB/s, both directions together; PCIe Gen5 x16 128GB/s)',
+    // Hopper, compute capability 9.0, on the HGX board's NVSwitch: vLLM's symmetric-memory all-reduce runs as on an H100 SXM.
+    nvlinkMulticast: true,
+  },
+  {
+    name: 'B200',
+    bf16FlopsPerSec: 2.25e15,
+    fp32FlopsPerSec: 75e12,
+    fp32Source: 'NVIDIA HGX B200 specifications (8 GPUs: FP32 600 TFLOPS)',
+    fp8FlopsPerSec: 4.5e15,
+    int8OpsPerSec: 4.5e15,
+    lowPrecisionSource: 'NVIDIA HGX B200 specifications (8 GPUs: FP8 Tensor Core 72 PFLOPS and INT8 Tensor Core 72 POPS, with sparsity)',
+    memoryBytesPerSec: 8e12,
+    memoryBytes: 180e9,
+    cudaMemoryGib: 178.35,
+    source: 'NVIDIA HGX B200 specifications (8 GPUs: FP16/BF16 Tensor Core 36 PFLOPS with sparsity, 1,440 GB HBM3e at 64 TB/s: 180 GB and 8 TB/s a GPU; a driver query reads a 7,680-bit bus, 7.67 TB/s, pytorch/ao#4002)',
+    memorySource: 'CUDA device query on a B200 in https://github.com/pytorch/ao/pull/4002: "Total Global Memory: 178.35 GB" (GiB), the total PyTorch out-of-memory errors on B200s print too ("GPU 0 has a total capacity of 178.35 GiB")',
+    memoryLogged: true,
+    // The B200 itself has a Gen6 port; the HGX B200 boards' hosts (DGX B200: Xeon Platinum 8570) run it at Gen5.
+    pcieGen: 5,
+    interconnect: 'NVLink',
+    interconnectBytesPerSec: 900e9,
+    interconnectSource: 'NVIDIA HGX B200 specifications (fifth-generation NVLink, NVSwitch GPU-to-GPU bandwidth 1.8TB/s, both directions together)',
   },
   {
     name: 'A100 80GB',
@@ -138,6 +240,7 @@ export const GPUS: readonly GpuSpec[] = [
     cudaMemoryGib: 79.15,
     source: 'NVIDIA A100 Tensor Core GPU datasheet (A100 80GB SXM: BF16 Tensor Core 312 TFLOPS dense, HBM2e 2,039 GB/s)',
     memorySource: 'vLLM start-up logs on A100 80GB: "total_gpu_memory (79.15GiB) x gpu_memory_utilization (0.90) = 71.23GiB"',
+    memoryLogged: true,
     pcieGen: 4,
     interconnect: 'NVLink',
     interconnectBytesPerSec: 300e9,
@@ -155,6 +258,7 @@ export const GPUS: readonly GpuSpec[] = [
     cudaMemoryGib: 39.49,
     source: 'NVIDIA A100 Tensor Core GPU datasheet (A100 40GB SXM: BF16 Tensor Core 312 TFLOPS dense, HBM2 1,555 GB/s)',
     memorySource: 'vLLM logs on A100 40GB: "total_gpu_memory (39.49GiB) x gpu_memory_utilization (0.90) = 35.55GiB" (39.39 to 39.56 across drivers)',
+    memoryLogged: true,
     pcieGen: 4,
     interconnect: 'NVLink',
     interconnectBytesPerSec: 300e9,
@@ -173,10 +277,30 @@ export const GPUS: readonly GpuSpec[] = [
     cudaMemoryGib: 44.31,
     source: 'NVIDIA L40S datasheet (BF16 Tensor Core 733 TFLOPS with sparsity, GDDR6 864 GB/s, 48 GB)',
     memorySource: 'vLLM 0.7.2 log on an L40S, https://github.com/vllm-project/vllm/issues/15196: "total_gpu_memory (44.31GiB) x gpu_memory_utilization (0.45) = 19.94GiB" (44.39 GiB in a vLLM 0.6.6 log on an AWS g6e.48xlarge\'s L40S, github.com/gnosia93/vlm-distillation; nvidia-smi shows 46,068 MiB)',
+    memoryLogged: true,
     pcieGen: 4,
     interconnect: 'PCIe',
     interconnectBytesPerSec: 32e9,
     interconnectSource: 'NVIDIA L40S datasheet ("Interconnect Interface: PCIe Gen4 x16: 64GB/s bidirectional", "NVLink Support: No")',
+  },
+  {
+    name: 'L4',
+    bf16FlopsPerSec: 121e12,
+    fp32FlopsPerSec: 30.3e12,
+    fp32Source: 'NVIDIA L4 Tensor Core GPU datasheet (FP32 30.3 teraFLOPs)',
+    fp8FlopsPerSec: 242.5e12,
+    int8OpsPerSec: 242.5e12,
+    lowPrecisionSource: 'NVIDIA L4 Tensor Core GPU datasheet (FP8 Tensor Core 485 teraFLOPS and INT8 Tensor Core 485 TOPS, with sparsity)',
+    memoryBytesPerSec: 300e9,
+    memoryBytes: 24e9,
+    cudaMemoryGib: 22.07,
+    source: 'NVIDIA L4 Tensor Core GPU datasheet (BF16 Tensor Core 242 teraFLOPS with sparsity, GDDR6 300GB/s, 24GB)',
+    memorySource: 'no public vLLM log of an L4 found: derived as its nvidia-smi total, 23,034 MiB (https://github.com/vllm-project/vllm/issues/4959) = 22.49 GiB, less 0.42 GiB, the gap between nvidia-smi and the logged CUDA total on the A10 (23,028 MiB, 22.07 GiB) and the H100 SXM (81,559 MiB, 79.22 GiB)',
+    memoryLogged: false,
+    pcieGen: 4,
+    interconnect: 'PCIe',
+    interconnectBytesPerSec: 32e9,
+    interconnectSource: 'NVIDIA L4 Tensor Core GPU datasheet ("Interconnect: PCIe Gen4 x16 64GB/s", both directions together; no NVLink)',
   },
   {
     name: 'RTX 4090',
@@ -191,6 +315,7 @@ export const GPUS: readonly GpuSpec[] = [
     cudaMemoryGib: 23.64,
     source: 'NVIDIA Ada GPU Architecture whitepaper, Appendix A (GeForce RTX 4090: BF16 Tensor TFLOPS with FP32 accumulate 165.2 dense, GDDR6X 1,008 GB/s)',
     memorySource: 'PyTorch out-of-memory errors on RTX 4090s, whose total is the same cudaMemGetInfo total vLLM logs: "GPU 0 has a total capacity of 23.64 GiB", https://github.com/ali-vilab/VGen/issues/104 and https://github.com/3DTopia/Phidias-Diffusion/issues/8 (23.61 and 23.68 GiB in others: pinokiofactory/flux-webui#11, zai-org/CogVideo#36; nvidia-smi shows 24,564 MiB, https://github.com/vllm-project/vllm/issues/7553)',
+    memoryLogged: true,
     pcieGen: 4,
     interconnect: 'PCIe, no P2P',
     interconnectBytesPerSec: 32e9,
@@ -208,10 +333,31 @@ export const GPUS: readonly GpuSpec[] = [
     cudaMemoryGib: 22.07,
     source: 'NVIDIA A10 Tensor Core GPU datasheet (BF16 Tensor Core 125 TFLOPS dense, 250 with sparsity; GDDR6 600 GB/s, 24 GB)',
     memorySource: 'vLLM log on an OCI VM.GPU.A10 shape (oracle-samples/oci-data-science-ai-samples, AI Quick Actions troubleshooting): "total_gpu_memory (22.07GiB)"',
+    memoryLogged: true,
     pcieGen: 4,
     interconnect: 'PCIe',
     interconnectBytesPerSec: 32e9,
     interconnectSource: 'NVIDIA A10 Tensor Core GPU datasheet ("PCIe Gen4: 64GB/s", both directions together; no NVLink)',
+  },
+  {
+    name: 'MI300X',
+    bf16FlopsPerSec: 1307.4e12,
+    fp32FlopsPerSec: 163.4e12,
+    fp32Source: 'AMD Instinct MI300X data sheet (Peak Single Precision (FP32) Vector 163.4 TFLOPs)',
+    fp8FlopsPerSec: 2614.9e12,
+    int8OpsPerSec: 2614.9e12,
+    lowPrecisionSource: 'AMD Instinct MI300X data sheet (Peak FP8 2,614.9 TFLOPs and INT8 2,614.9 TOPs dense, 5,229.8 with sparsity; fp8 is e4m3fnuz on this card)',
+    memoryBytesPerSec: 5.3e12,
+    memoryBytes: 192e9,
+    cudaMemoryGib: 191.98,
+    source: 'AMD Instinct MI300X data sheet (Peak bfloat16 1,307.4 TFLOPs dense, 2,614.9 with sparsity; 192 GB HBM3, 5.3 TB/s)',
+    memorySource: 'PyTorch (ROCm) out-of-memory error on an 8 × MI300X node, whose total is hipMemGetInfo\'s, the total_gpu_memory vLLM logs on ROCm: "GPU 0 has a total capacity of 191.98 GiB", https://github.com/vllm-project/vllm/issues/7951',
+    memoryLogged: true,
+    pcieGen: 5,
+    interconnect: 'Infinity Fabric',
+    interconnectBytesPerSec: 448e9,
+    interconnectSource: 'AMD Instinct MI300X data sheet (7 AMD Infinity Fabric links at 128 GB/s each, 896 GB/s aggregate, both directions together): an 8-GPU node\'s all-reduce uses all seven links; a tensor_parallel_size 2 pair has one, 64e9 a direction, which this figure does not cover',
+    platform: 'rocm',
   },
 ];
 
@@ -263,7 +409,12 @@ export function quantizedGemmPeak(gpu: GpuSpec, activations: 'fp8' | 'int8' | un
   return { peak: { flopsPerSec: gpu.fp8FlopsPerSec, name: 'fp8 peak', source: gpu.lowPrecisionSource } };
 }
 
-/** Device memory of a card as a serving engine sees it: the CUDA total (cudaMemoryGib), in bytes; with where it comes from. */
+/**
+ * Device memory of a card as a serving engine sees it: the CUDA total (cudaMemoryGib), in bytes;
+ * with where it comes from ("derived, no public log" for a row whose total is not logged,
+ * GpuSpec.memoryLogged).
+ */
 export function gpuMemory(gpu: GpuSpec): { bytes: number; source: string } {
-  return { bytes: Math.floor(gpu.cudaMemoryGib * GIB), source: `device.gpu ${gpu.name}, ${gpu.cudaMemoryGib} GiB as CUDA reports it` };
+  const how = gpu.memoryLogged ? 'as CUDA reports it' : 'derived, no public log of its CUDA total: write device.memory_gib from your own';
+  return { bytes: Math.floor(gpu.cudaMemoryGib * GIB), source: `device.gpu ${gpu.name}, ${gpu.cudaMemoryGib} GiB ${how}` };
 }

@@ -60,12 +60,19 @@ export function readKernelRun(path: string): KernelRun | null {
 }
 
 /**
- * The row of core/estimate/gpus.ts a CUDA device name (`nvidia-smi`, torch.cuda.get_device_name)
- * is, or undefined. PCIe and NVL boards have other peaks than the table's SXM rows.
+ * The row of core/estimate/gpus.ts a CUDA device name (`nvidia-smi`, torch.cuda.get_device_name;
+ * on ROCm "AMD Instinct MI300X") is, or undefined. PCIe and NVL boards have other peaks than the
+ * table's SXM rows; an A100 PCIe has none of its own.
  */
 const CUDA_DEVICE_NAMES: Array<[RegExp, string]> = [
   [/\bH200\b/i, 'H200'],
+  [/\bH100\b.*\bPCIe\b/i, 'H100 PCIe'],
+  [/\bH100\b.*\bNVL\b/i, 'H100 NVL'],
   [/\bH100\b(?!.*\b(PCIe|NVL)\b)/i, 'H100 SXM'],
+  [/\bH20\b/i, 'H20'],
+  [/\bB200\b/i, 'B200'],
+  [/\bL4\b/i, 'L4'],
+  [/\bMI300X\b/i, 'MI300X'],
   [/\bA100\b(?!.*\bPCIe\b).*\b80\s*GB\b/i, 'A100 80GB'],
   [/\bA100\b(?!.*\bPCIe\b).*\b40\s*GB\b/i, 'A100 40GB'],
   [/\bL40S\b/i, 'L40S'],

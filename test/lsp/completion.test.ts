@@ -163,3 +163,17 @@ test('page_size: completion offers exactly the sizes the diagnostics accept, for
   assert.deepEqual(await pageDiags(gpu.replace('|', '8')), ['page-size-not-vllm']);
   assert.deepEqual(await pageDiags(cpu.replace('|', '2')), ['page-size-unusual']);
 });
+
+test('device.gpu: completion lists every row of the GPU table, each with its peaks and memory; a derived memory says so', async () => {
+  const items = await complete('p.attn.yaml', 'model: ../../examples/llama-3.1-8b/config.json\ndevice: { gpu: | }\n');
+  // core/estimate/gpus.ts GPUS, in table order (the schema's enum is checked against it in test/unit/gpus.test.ts).
+  assert.deepEqual(labels(items), ['H100 SXM', 'H100 PCIe', 'H100 NVL', 'H200', 'H20', 'B200', 'A100 80GB', 'A100 40GB', 'L40S', 'L4', 'RTX 4090', 'A10', 'MI300X']);
+  const text = (label: string): string => {
+    const i = items.find((x) => x.label === label)!;
+    return `${i.detail ?? ''} ${typeof i.documentation === 'string' ? i.documentation : (i.documentation?.value ?? '')}`;
+  };
+  // HGX B200: BF16 36 PFLOPS with sparsity over 8 GPUs = 2,250 dense; CUDA total 178.35 GiB (pytorch/ao#4002).
+  assert.match(text('B200'), /2,250 TFLOP\/s bf16, 8 TB\/s, 178\.35 GiB/);
+  assert.match(text('H20'), /95\.04 GiB derived \(no public log/);
+  assert.match(text('MI300X'), /ROCm/);
+});

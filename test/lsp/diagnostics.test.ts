@@ -426,7 +426,7 @@ test('a workload without device.gpu: an info at workload naming the GPU the step
   assert.equal(d.severity, DiagnosticSeverity.Information);
   assert.deepEqual(d.range, rangeOf(text, 'workload'));
   // runner/simulate/step-time.ts profileGpu: device.gpu ?? DEFAULT_GPU ('H100 SXM', core/estimate/gpus.ts).
-  assert.match(d.message, /^device\.gpu is not set, so the simulation's step times use the H100 SXM's peaks .*: set device\.gpu to the GPU you serve on \(H100 SXM, H200, /);
+  assert.match(d.message, /^device\.gpu is not set, so the simulation's step times use the H100 SXM's peaks .*: set device\.gpu to the GPU you serve on \(H100 SXM, H100 PCIe, H100 NVL, H200, /);
   // device.gpu set, or no workload (nothing simulated): no such note.
   assert.equal((await check('p.attn.yaml', text.replace('memory_gib: 80', 'gpu: H200'))).filter((x) => x.code === 'gpu-assumed').length, 0);
   assert.equal((await check('p.attn.yaml', text.replace('workload: { requests: 10 }\n', ''))).filter((x) => x.code === 'gpu-assumed').length, 0);

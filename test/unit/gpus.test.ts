@@ -1,0 +1,93 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { profileFromModelConfig, type Profile } from '../../core/config/index';
+import { checkProfile, estimate } from '../../core/estimate/index';
+import { gpuByName, GPUS, quantizedGemmPeak, type GpuSpec } from '../../core/estimate/gpus';
+import { loadModel } from './helpers';
+import schema from '../../schemas/attn-profile.schema.json';
+
+const GiB = 1024 ** 3;
+
+function row(name: string): GpuSpec {
+  const g = gpuByName(name);
+  assert.ok(g, name);
+  return g;
+}
+
+function llamaOn(gpu: string, memoryGib: number | null = null): Profile {
+  const p = profileFromModelConfig(loadModel('Llama-3.1-8B'), null);
+  p.device = { ...p.device, gpu, memoryGib };
+  return p;
+}
+
+test('the added rows carry their datasheets\' dense peaks: half the with-sparsity figures the vendors print', () => {
+  // NVIDIA H100 Tensor Core GPU datasheet, H100 PCIe column: BF16 1,513 TFLOPS*, FP8 3,026*, INT8
+  // 3,026 TOPS*, FP32 51, HBM2e 2TB/s (* with sparsity); H100 NVL column: BF16 1,671*, FP8 3,341*,
+  // FP32 60, HBM3 3.9TB/s, 94GB.
+  assert.deepEqual([row('H100 PCIe').bf16FlopsPerSec, row('H100 PCIe').fp8FlopsPerSec, row('H100 PCIe').int8OpsPerSec, row('H100 PCIe').fp32FlopsPerSec, row('H100 PCIe').memoryBytesPerSec], [1513e12 / 2, 3026e12 / 2, 3026e12 / 2, 51e12, 2e12]);
+  assert.deepEqual([row('H100 NVL').bf16FlopsPerSec, row('H100 NVL').fp8FlopsPerSec, row('H100 NVL').fp32FlopsPerSec, row('H100 NVL').memoryBytesPerSec, row('H100 NVL').memoryBytes], [1671e12 / 2, 3341e12 / 2, 60e12, 3.9e12, 94e9]);
+  // NVIDIA HGX B200 (8 GPUs): FP16/BF16 36 PFLOPS*, FP8 72 PFLOPS*, FP32 600 TFLOPS, 1,440 GB at 64 TB/s.
+  assert.deepEqual([row('B200').bf16FlopsPerSec, row('B200').fp8FlopsPerSec, row('B200').fp32FlopsPerSec, row('B200').memoryBytesPerSec, row('B200').memoryBytes], [36e15 / 8 / 2, 72e15 / 8 / 2, 600e12 / 8, 64e12 / 8, 1440e9 / 8]);
+  // NVIDIA L4 datasheet: BF16 242 TFLOPS*, FP8 485*, INT8 485 TOPS*, FP32 30.3, GDDR6 300GB/s, 24GB, PCIe Gen4.
+  assert.deepEqual([row('L4').bf16FlopsPerSec, row('L4').fp8FlopsPerSec, row('L4').int8OpsPerSec, row('L4').fp32FlopsPerSec, row('L4').memoryBytesPerSec, row('L4').pcieGen], [121e12, 485e12 / 2, 485e12 / 2, 30.3e12, 300e9, 4]);
+  // AMD Instinct MI300X data sheet: bfloat16 1,307.4 TFLOPs dense, FP8 2,614.9, INT8 2,614.9 TOPs,
+  // FP32 vector 163.4, 192 GB HBM3 at 5.3 TB/s, PCIe Gen 5 x16.
+  assert.deepEqual([row('MI300X').bf16FlopsPerSec, row('MI300X').fp8FlopsPerSec, row('MI300X').int8OpsPerSec, row('MI300X').fp32FlopsPerSec, row('MI300X').memoryBytesPerSec, row('MI300X').pcieGen, row('MI300X').platform], [1307.4e12, 2614.9e12, 2614.9e12, 163.4e12, 5.3e12, 5, 'rocm']);
+  // H20: no NVIDIA datasheet; its resellers' sheets: BF16 148 TFLOPS, FP8 296, FP32 44, 96 GB HBM3 at 4.0 TB/s. The row says where they come from.
+  assert.deepEqual([row('H20').bf16FlopsPerSec, row('H20').fp8FlopsPerSec, row('H20').fp32FlopsPerSec, row('H20').memoryBytesPerSec], [148e12, 296e12, 44e12, 4e12]);
+  assert.match(row('H20').source, /no datasheet on nvidia\.com/);
+  // Interconnect per GPU and direction (datasheets print both directions together): HGX B200 NVSwitch
+  // GPU-to-GPU 1.8TB/s, HGX H20 NVLink 900GB/s, MI300X 7 Infinity Fabric links · 128 GB/s = 896 GB/s,
+  // L4 and H100 PCIe on PCIe (Gen4 x16 64GB/s, Gen5 128GB/s), H100 NVL bridged pairs 600GB/s.
+  assert.deepEqual(['B200', 'H20', 'MI300X', 'L4', 'H100 PCIe', 'H100 NVL'].map((n) => [row(n).interconnect, row(n).interconnectBytesPerSec]),
+    [['NVLink', 1.8e12 / 2], ['NVLink', 900e9 / 2], ['Infinity Fabric', (7 * 128e9) / 2], ['PCIe', 64e9 / 2], ['PCIe', 128e9 / 2], ['NVLink', 600e9 / 2]]);
+  // An fp8 W8A8 checkpoint on the MI300X runs at its fp8 peak (it has fp8 matrix cores: no weight-only fallback).
+  assert.equal(quantizedGemmPeak(row('MI300X'), 'fp8').peak?.flopsPerSec, 2614.9e12);
+});
+
+test('a card\'s device memory: a logged total where a public log was found, else derived and said to be', () => {
+  // Logged: B200 "Total Global Memory: 178.35 GB" (pytorch/ao#4002's device query), H100 NVL
+  // "total capacity of 93.00 GiB" (ali-vilab/VACE#56), MI300X "total capacity of 191.98 GiB" (vllm#7951).
+  for (const [gpu, gib] of [['B200', 178.35], ['H100 NVL', 93], ['MI300X', 191.98]] as const) {
+    const e = estimate(llamaOn(gpu));
+    assert.equal(e.pool.deviceMemoryBytes, Math.floor(gib * GiB), gpu);
+    assert.equal(e.pool.deviceSource, `device.gpu ${gpu}, ${gib} GiB as CUDA reports it`);
+    assert.equal(row(gpu).memoryLogged, true);
+  }
+  // Derived (no log found): HBM boards' GB read as GiB less 1 % (H100 SXM logs 79.22 of 80, A100
+  // 79.15 of 80): H20 96 · 0.99 = 95.04, H100 PCIe 80 · 0.99 = 79.2; L4: nvidia-smi's 23,034 MiB
+  // (vllm#4959) = 22.494 GiB less the 0.42 GiB the A10 loses (23,028 MiB = 22.488 GiB, logged 22.07).
+  for (const [gpu, gib] of [['H20', 96 * 0.99], ['H100 PCIe', 80 * 0.99], ['L4', 23034 / 1024 - 0.42]] as const) {
+    assert.equal(row(gpu).memoryLogged, false, gpu);
+    assert.ok(Math.abs(row(gpu).cudaMemoryGib - gib) < 0.005, `${gpu} ${row(gpu).cudaMemoryGib} vs ${gib}`);
+    assert.match(estimate(llamaOn(gpu)).pool.deviceSource, /GiB derived, no public log of its CUDA total: write device\.memory_gib from your own$/, gpu);
+    assert.match(row(gpu).memorySource, /^no public vLLM log of an? \S+ \S*\s?found: derived as /);
+  }
+  // A logged row cites a total to two decimals and where it was seen; a derived one never claims a log.
+  for (const g of GPUS) {
+    if (g.memoryLogged) assert.match(g.memorySource, /\d+\.\d\d ?GiB/, g.name);
+    else assert.doesNotMatch(g.memorySource, /total_gpu_memory \(/, g.name);
+  }
+});
+
+test('memory_gib on a card whose total is derived: bounded by its board read as GiB, not by the derivation', () => {
+  // H20: derived 95.04 GiB; a user's own log may read more (95.90, above 95.04 · 1.005): no warning. Above the
+  // 96 GB board read as GiB no card can report: a warning naming that bound.
+  assert.ok(!checkProfile(llamaOn('H20', 95.9), estimate(llamaOn('H20', 95.9))).some((x) => x.code === 'memory-exceeds-gpu'));
+  const over = llamaOn('H20', 97);
+  const found = checkProfile(over, estimate(over)).filter((x) => x.code === 'memory-exceeds-gpu');
+  assert.equal(found.length, 1);
+  assert.match(found[0]!.message, /more than the H20 has \(its 96 GB board, read as GiB, is more than CUDA can report; no public log of its total was found\): .*at most 96,/);
+  // A logged row keeps the 0.5 % drivers' spread: B200 178.35 · 1.005 = 179.24.
+  assert.ok(checkProfile(llamaOn('B200', 179.5), estimate(llamaOn('B200', 179.5))).some((x) => x.code === 'memory-exceeds-gpu'));
+});
+
+test('the profile schema lists every row in table order, each description with its bandwidth and memory, "derived" exactly on the derived rows', () => {
+  const gpu = schema.properties.device.properties.gpu as { enum: string[]; enumDescriptions: string[] };
+  assert.deepEqual(gpu.enum, GPUS.map((g) => g.name));
+  GPUS.forEach((g, i) => {
+    const d: string = gpu.enumDescriptions[i];
+    assert.ok(d.includes(`${g.cudaMemoryGib} GiB`), `${g.name}: ${d}`);
+    assert.equal(/derived/.test(d), !g.memoryLogged, `${g.name}: ${d}`);
+  });
+});
