@@ -7,7 +7,7 @@
  * No `vscode` import.
  */
 import { basename } from 'node:path';
-import { DEFAULT_GPU } from '../core/estimate/gpus';
+import { DEFAULT_GPU, gpuLabel } from '../core/estimate/gpus';
 import { BENCHMARK_DURATION, deployedGpuCount, formatCountOf, gpuCount } from '../core/format';
 import type { LatencyStats } from '../core/protocol/latency';
 import type { KernelCase, PoolResult, RunResult, StepTimeModel } from '../core/protocol/run';
@@ -169,7 +169,7 @@ function contextRows(run: RunResult): Array<[source: string, figure: string, val
     ['profile', 'run', run.name, ''],
     ['profile', 'model', modelLabel(run.profile), run.profile.modelPath ?? 'written in the profile'],
     ['profile', 'profile', run.profile.sourcePath ? basename(run.profile.sourcePath) : '', run.profile.sourcePath ?? ''],
-    ['profile', 'gpu', device.gpu ?? DEFAULT_GPU, device.gpu ? 'device.gpu: its peaks drive the step-time model' : 'device.gpu not set: the default GPU\'s peaks drive the step-time model'],
+    ['profile', 'gpu', device.gpuSpec ? gpuLabel(device.gpuSpec) : device.gpu ?? DEFAULT_GPU, device.gpuSpec ? 'device.gpu described in the profile: its user-given figures drive the step-time model' : device.gpu ? 'device.gpu: its peaks drive the step-time model' : 'device.gpu not set: the default GPU\'s peaks drive the step-time model'],
     ['profile', 'tensor_parallel_size', device.tensorParallelSize, 'GPUs'],
     ...parallelRows(device),
     ['profile', 'kv_cache.dtype', est.kvDtype, run.profile.kvCache.dtype === 'auto' ? 'kv_cache.dtype auto: the model dtype' : 'kv_cache.dtype'],

@@ -12,6 +12,7 @@ import { isProfilePath } from './fileKinds';
 import { guarded, modelSpecFromTree, readModelConfig, readModelConfigTree } from './model';
 import { semanticProblems } from './profileChecks';
 import { vllmMaxModelLen } from '../estimate/index';
+import { userGpu, type UserGpuFields } from '../estimate/gpus';
 import { defaultCases, defaultDtype, PROFILE_DEFAULTS, profileFromModelConfig } from './profileDefaults';
 import { describeValue, parseVllmLength, schemaProblems, validate, vllmSuffixWords } from './profileSchema';
 import { schemaAt } from './schemaWalk';
@@ -468,6 +469,8 @@ function readValuesUnguarded(parsed: ParsedTree, file: string, host: ProfileHost
       ...(typeof device.data_parallel_size === 'number' ? { dataParallelSize: device.data_parallel_size } : {}),
       ...(typeof device.cpu_offload_gb === 'number' && device.cpu_offload_gb > 0 ? { cpuOffloadGib: device.cpu_offload_gb } : {}),
       ...(typeof device.gpu === 'string' ? { gpu: device.gpu } : {}),
+      // A GPU described, not named (the schema has checked its keys): its figures, labelled user-given.
+      ...(device.gpu && typeof device.gpu === 'object' ? { gpu: (device.gpu as Plain).name as string, gpuSpec: userGpu(device.gpu as unknown as UserGpuFields) } : {}),
     },
     kvCache: {
       pageSize: (kv.page_size as number | undefined) ?? D.kvCache.pageSize,

@@ -91,12 +91,37 @@ export function anchorOf(root: ValueNode, path: readonly string[]): SourceRange 
   return { offset: node.range.offset, length: Math.min(1, node.range.length) };
 }
 
+/**
+ * An anyOf of a name or a mapping (device.gpu: a table name, or an object describing a GPU)
+ * speaks through the branch of the value's type: a string through the names' enum (with its "did
+ * you mean"), a mapping through the object's own errors at their keys (a bad bf16_tflops at
+ * bf16_tflops), not through the anyOf's one message on the whole value. So the anyOf's error and
+ * the other branches' are dropped there; anyOfs without an object branch keep their errorMessage.
+ */
+function throughValueBranch(root: ValueNode, errors: ErrorObject[]): ErrorObject[] {
+  const drop = new Set<ErrorObject>();
+  for (const e of errors) {
+    if (e.keyword !== 'anyOf') continue;
+    const branches = (e.parentSchema as { anyOf?: Array<{ type?: unknown }> }).anyOf ?? [];
+    if (!branches.some((b) => b.type === 'object')) continue;
+    const type = nodeAtPath(root, pointerToPath(e.instancePath))?.type;
+    const k = branches.findIndex((b) => b.type === type);
+    if (k < 0) continue;
+    drop.add(e);
+    const branchPath = (i: number) => `${e.schemaPath}/${i}/`;
+    for (const o of errors) if (o.schemaPath.startsWith(`${e.schemaPath}/`) && !o.schemaPath.startsWith(branchPath(k))) drop.add(o);
+  }
+  return drop.size === 0 ? errors : errors.filter((e) => !drop.has(e));
+}
+
 /** ajv errors -> Problems at exact ranges, one per cause. */
-export function schemaProblems(root: ValueNode, errors: ErrorObject[]): Problem[] {
+export function schemaProblems(root: ValueNode, allErrors: ErrorObject[]): Problem[] {
+  const errors = throughValueBranch(root, allErrors);
   const problems: Problem[] = [];
   const seen = new Set<string>();
   const add = (p: Problem) => {
-    const k = `${p.range.offset}:${p.range.length}:${p.code}`;
+    // Per key too: two required keys missing from one mapping are two problems at its key.
+    const k = `${p.range.offset}:${p.range.length}:${p.code}:${String(p.data?.['key'] ?? '')}`;
     if (!seen.has(k)) {
       seen.add(k);
       problems.push(p);

@@ -5,6 +5,8 @@
  * Problems are values, never exceptions.
  */
 
+import type { GpuSpec } from '../estimate/gpus';
+
 /** A span of the source text, in UTF-16 code-unit offsets (what VS Code and LSP count). */
 export interface SourceRange {
   /** Offset of the first character. */
@@ -462,10 +464,16 @@ export interface DeviceSpec {
    */
   cpuOffloadGib?: number;
   /**
-   * A row of core/estimate/gpus.ts GPUS, as written: its peaks drive the step-time model
-   * (absent = DEFAULT_GPU) and its CUDA memory sizes the KV pool when memory_gib is not set.
+   * A row of core/estimate/gpus.ts GPUS, as written, or the name of the GPU device.gpu describes
+   * (then `gpuSpec` holds it): its peaks drive the step-time model (absent = DEFAULT_GPU) and its
+   * CUDA memory sizes the KV pool when memory_gib is not set. Read through gpus.ts deviceGpu.
    */
   gpu?: string;
+  /**
+   * The GPU device.gpu describes as an object (its name, peaks and memory, gpus.ts userGpu): every
+   * figure user-given and labelled so. Absent when device.gpu names a table row or is not set.
+   */
+  gpuSpec?: GpuSpec;
 }
 
 /** A latency service-level objective (profile `slo`); a request meets it when each given bound holds. */

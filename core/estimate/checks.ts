@@ -11,7 +11,7 @@ import { quantizationAlignment } from '../config/quantization';
 import { KERNEL_LIMITS, mlaDecodeHeadDim, mlaPrefillHeadDim, softcapNote } from '../kernelLimits';
 import { mixerNames } from '../config/mamba';
 import { formatCount, formatCountOf, formatGib } from '../format';
-import { gpuByName } from './gpus';
+import { deviceGpu } from './gpus';
 import { blocksPerRequest } from './layout';
 import { PP_FIT_SEARCH_MAX } from './pipeline';
 import { maxModelLenOf } from './maxModelLen';
@@ -452,13 +452,15 @@ const DRIVER_SPREAD = 0.005;
  */
 function deviceProblems(profile: Profile): Problem[] {
   const d = profile.device;
-  const gpu = d.gpu ? gpuByName(d.gpu) : undefined;
+  const gpu = deviceGpu(d);
   if (!gpu || d.memoryGib === null) return [];
   // A row whose CUDA total is derived, not logged (gpus.ts memoryLogged): only the board's capacity
   // read as GiB bounds it (no card reports more than it holds), so a user's logged total is never flagged.
   const limitGib = gpu.memoryLogged ? gpu.cudaMemoryGib : gpu.memoryBytes / 1e9;
   if (d.memoryGib <= limitGib * (gpu.memoryLogged ? 1 + DRIVER_SPREAD : 1)) return [];
-  const has = gpu.memoryLogged
+  const has = gpu.userGiven
+    ? `its user-given memory_gib ${limitGib}, ±${DRIVER_SPREAD * 100} % between drivers`
+    : gpu.memoryLogged
     ? `CUDA reports ${limitGib} GiB of its ${formatCount(gpu.memoryBytes / 1e9)} GB, vLLM's total_gpu_memory, ±${DRIVER_SPREAD * 100} % between drivers`
     : `its ${formatCount(limitGib)} GB board, read as GiB, is more than CUDA can report; no public log of its total was found`;
   return [{

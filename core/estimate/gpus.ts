@@ -95,6 +95,81 @@ export interface GpuSpec {
    * fp8 matrix cores). Absent: 'cuda'.
    */
   platform?: 'rocm';
+  /** True for a GPU the profile describes (device.gpu as an object, {@link userGpu}): every figure is the user's, and says so. */
+  userGiven?: true;
+}
+
+/**
+ * A GPU the profile describes instead of naming a row (`device.gpu` as an object), in the units
+ * its keys name: TFLOP/s and TOP/s (10^12, dense, without 2:4 sparsity), GB/s (10^9 bytes/s) per
+ * direction for the links, GiB (2^30 bytes) for memory as CUDA or ROCm reports it (vLLM's
+ * total_gpu_memory). The schema (schemas/attn-profile.schema.json device.gpu) validates it.
+ */
+export interface UserGpuFields {
+  name: string;
+  bf16_tflops: number;
+  memory_bandwidth_gb_s: number;
+  memory_gib: number;
+  fp32_tflops?: number;
+  fp8_tflops?: number;
+  int8_tops?: number;
+  pcie_gen?: 4 | 5;
+  interconnect?: GpuSpec['interconnect'];
+  interconnect_gb_s?: number;
+}
+
+/**
+ * The GpuSpec of a GPU the profile describes: every figure user-given, the sources saying which
+ * key it came from. A peak left out stands at another, and the source says so: fp32 at
+ * bf16_tflops (too fast for a card's non-tensor fp32: give fp32_tflops for an fp32 model), int8 at
+ * bf16_tflops; no fp8_tflops means no fp8 tensor cores ({@link quantizedGemmPeak}). pcie_gen left
+ * out is 4 (the slower host link); the interconnect left out is PCIe at that generation's x16
+ * rate per direction (Gen4 32e9, Gen5 64e9 bytes/s).
+ */
+export function userGpu(f: UserGpuFields): GpuSpec {
+  const given = `user-given device.gpu ${f.name}`;
+  const pcieGen = f.pcie_gen ?? 4;
+  const interconnect = f.interconnect ?? 'PCIe';
+  const lowParts = [
+    f.fp8_tflops !== undefined ? `fp8_tflops ${f.fp8_tflops}` : 'no fp8_tflops',
+    f.int8_tops !== undefined ? `int8_tops ${f.int8_tops}` : 'no int8_tops: int8 GEMMs at bf16_tflops',
+  ];
+  return {
+    name: f.name,
+    bf16FlopsPerSec: f.bf16_tflops * 1e12,
+    fp32FlopsPerSec: (f.fp32_tflops ?? f.bf16_tflops) * 1e12,
+    fp32Source: f.fp32_tflops !== undefined ? `${given} (fp32_tflops ${f.fp32_tflops})` : `${given} (no fp32_tflops: fp32 at bf16_tflops ${f.bf16_tflops}, faster than a card's non-tensor fp32)`,
+    ...(f.fp8_tflops !== undefined ? { fp8FlopsPerSec: f.fp8_tflops * 1e12 } : {}),
+    int8OpsPerSec: (f.int8_tops ?? f.bf16_tflops) * 1e12,
+    lowPrecisionSource: `${given} (${lowParts.join(', ')})`,
+    memoryBytesPerSec: f.memory_bandwidth_gb_s * 1e9,
+    memoryBytes: f.memory_gib * GIB,
+    cudaMemoryGib: f.memory_gib,
+    source: `${given} (bf16_tflops ${f.bf16_tflops}, memory_bandwidth_gb_s ${f.memory_bandwidth_gb_s})`,
+    memorySource: `${given} (memory_gib ${f.memory_gib})`,
+    memoryLogged: true,
+    pcieGen,
+    interconnect,
+    interconnectBytesPerSec: f.interconnect_gb_s !== undefined ? f.interconnect_gb_s * 1e9 : pcieGen === 5 ? 64e9 : 32e9,
+    interconnectSource: f.interconnect_gb_s !== undefined
+      ? `${given} (interconnect ${interconnect}, interconnect_gb_s ${f.interconnect_gb_s})`
+      : `${given} (${f.interconnect ? `interconnect ${interconnect}` : 'no interconnect: PCIe'}, no interconnect_gb_s: PCIe Gen${pcieGen} x16's ${pcieGen === 5 ? 64 : 32} GB/s a direction assumed)`,
+    userGiven: true,
+  };
+}
+
+/** A GPU's name as the figures show it: "MI325X (user-given)" for one the profile describes, else the table's name. */
+export function gpuLabel(gpu: Pick<GpuSpec, 'name' | 'userGiven'>): string {
+  return gpu.userGiven ? `${gpu.name} (user-given)` : gpu.name;
+}
+
+/**
+ * The GPU a profile's device section gives: the one it describes (device.gpu as an object, read
+ * into `gpuSpec` by the profile reader), else the table's row of the name, else undefined (no
+ * device.gpu, or a name off the table, which the schema refuses).
+ */
+export function deviceGpu(device: { gpu?: string; gpuSpec?: GpuSpec }): GpuSpec | undefined {
+  return device.gpuSpec ?? (device.gpu ? gpuByName(device.gpu) : undefined);
 }
 
 /**
@@ -404,7 +479,8 @@ export function quantizedGemmPeak(gpu: GpuSpec, activations: 'fp8' | 'int8' | un
   if (activations === 'int8') return { peak: { flopsPerSec: gpu.int8OpsPerSec, name: 'int8 peak', source: gpu.lowPrecisionSource } };
   if (activations !== 'fp8') return { peak: null };
   if (gpu.fp8FlopsPerSec === undefined) {
-    return { peak: null, note: `${gpu.name} has no fp8 tensor cores: vLLM runs the fp8 weights as weight-only (Marlin, dequantized to the activation dtype), so their GEMMs are timed at the activation dtype's (bf16 / fp16) peak` };
+    const why = gpu.userGiven ? `device.gpu ${gpu.name} gives no fp8_tflops, so it is taken to have no fp8 tensor cores` : `${gpu.name} has no fp8 tensor cores`;
+    return { peak: null, note: `${why}: vLLM runs the fp8 weights as weight-only (Marlin, dequantized to the activation dtype), so their GEMMs are timed at the activation dtype's (bf16 / fp16) peak` };
   }
   return { peak: { flopsPerSec: gpu.fp8FlopsPerSec, name: 'fp8 peak', source: gpu.lowPrecisionSource } };
 }
@@ -415,6 +491,6 @@ export function quantizedGemmPeak(gpu: GpuSpec, activations: 'fp8' | 'int8' | un
  * GpuSpec.memoryLogged).
  */
 export function gpuMemory(gpu: GpuSpec): { bytes: number; source: string } {
-  const how = gpu.memoryLogged ? 'as CUDA reports it' : 'derived, no public log of its CUDA total: write device.memory_gib from your own';
+  const how = gpu.userGiven ? 'user-given' : gpu.memoryLogged ? 'as CUDA reports it' : 'derived, no public log of its CUDA total: write device.memory_gib from your own';
   return { bytes: Math.floor(gpu.cudaMemoryGib * GIB), source: `device.gpu ${gpu.name}, ${gpu.cudaMemoryGib} GiB ${how}` };
 }

@@ -10,7 +10,7 @@
  */
 import type { Dtype, KvDtype, LayerSkips, MambaCacheMode, ModelSpec, MoeSpec, Problem, Profile, QuantizationSpec } from '../config/types';
 import { formatBytes, formatCount, formatParams, indefiniteArticle } from '../format';
-import { gpuByName, gpuMemory } from './gpus';
+import { deviceGpu, gpuMemory } from './gpus';
 import { DEFAULT_ENGINE, engineEraName, engineKeyOf, reserveTerms, subtractedBytes, vllmAtLeast, type ReserveTerm } from './reserve';
 import { blocksPerRequestFormula, poolTokens, requestReservation } from './layout';
 import { referenceSeqLen } from './maxModelLen';
@@ -23,7 +23,7 @@ export * from './types';
 export { blocksPerRequest, blocksPerRequestFormula, grouped, kvCacheGroups, poolBlocksFormula, poolBlocksText, poolGroupsWhy, poolTokens, poolTokensFormula, requestReservation } from './layout';
 export { CHECK_KEYS, nearestPageSize, KERNEL_LIMITS, pageSizesFor, vllmBlockSizesText, vllmPageSizeNote, VLLM_BLOCK_SIZES, VLLM_CUDA_BLOCK_MULTIPLE } from './checks';
 export { maxModelLenOf, referenceSeqLen, vllmMaxModelLen } from './maxModelLen';
-export { DEFAULT_GPU, GPUS, gpuByName, type GpuSpec } from './gpus';
+export { DEFAULT_GPU, deviceGpu, GPUS, gpuByName, gpuLabel, type GpuSpec } from './gpus';
 export { DEFAULT_ENGINE, engineEraName, engineKeyOf, parseVllmVersion, vllmAtLeast, type ReserveKey, type ReserveTerm } from './reserve';
 export { PP_FIT_SEARCH_MAX, pipelineLayerCounts, pipelineStagesOf, stageLabel, stageModel, type PipelineStage } from './pipeline';
 
@@ -1289,12 +1289,13 @@ export function resolveKvDtype(profile: Profile): KvDtype {
 
 /**
  * Device memory per GPU a profile sizes for: device.memory_gib as written, else the CUDA total
- * of device.gpu (core/estimate/gpus.ts), else 0 (unknown).
+ * of device.gpu (core/estimate/gpus.ts: a table row's, or the memory_gib of a GPU the profile
+ * describes), else 0 (unknown).
  */
 export function deviceMemory(profile: Profile): { bytes: number; source: string } {
   const d = profile.device;
   if (d.memoryGib !== null) return { bytes: Math.floor(d.memoryGib * GIB), source: `device.memory_gib ${Number(d.memoryGib.toPrecision(10))}` };
-  const gpu = d.gpu ? gpuByName(d.gpu) : undefined;
+  const gpu = deviceGpu(d);
   if (gpu) return gpuMemory(gpu);
   return { bytes: 0, source: '' };
 }

@@ -101,7 +101,7 @@
 import type { Dtype, ModelSpec, Profile, StepTimeSpec } from '../../core/config/types';
 import { attentionLayerTypes, dtypeBytes, estimate, isChunkedLocalAttention, mambaStateBytesPerSequence, mlaDecodeCopies, mlaKvBProjParams, paramCounts, quantizedActiveComputeParams, routedExpertBytes, stageModel } from '../../core/estimate/index';
 import { NODE_GPUS } from '../../core/estimate/checks';
-import { computePeak, DEFAULT_GPU, gpuByName, GPUS, hostLinkBytesPerSec, quantizedGemmPeak, type ComputePeak, type GpuSpec } from '../../core/estimate/gpus';
+import { computePeak, DEFAULT_GPU, deviceGpu, gpuByName, gpuLabel, GPUS, hostLinkBytesPerSec, quantizedGemmPeak, type ComputePeak, type GpuSpec } from '../../core/estimate/gpus';
 import type { StageStepTime, StepTimeModel } from '../../core/protocol/run';
 import { formatBytes, formatDuration, formatRate, formatSignificant } from '../../core/format';
 import { mixerNames } from '../../core/config/mamba';
@@ -292,7 +292,8 @@ export interface AllReduceWork {
  *   custom all-reduce where should_custom_ar, then PyTorch symmetric memory where
  *   should_use_symm_mem, else NCCL; custom_all_reduce.py, symm_mem.py, all_reduce_utils.py,
  *   csrc/custom_all_reduce.cuh): the custom all-reduce runs where tp is 2, 4, 6 or 8, the GPUs can
- *   reach each other's memory (not RTX 4090s) and, for tp > 2, are fully NVLink-connected; for
+ *   reach each other's memory (not RTX 4090s) and, for tp > 2, are fully connected (NVLink, or the
+ *   MI300X's Infinity Fabric mesh, which vLLM on ROCm finds through amdsmi's XGMI link type); for
  *   messages under 8 MiB ({@link CUSTOM_ALL_REDUCE_MAX_BYTES}). Its one-shot kernel
  *   (cross_device_reduce_1stage: every GPU reads all tp − 1 peers' whole buffers) runs at tp 2 and,
  *   on NVLink, below 512 KiB at tp 4 and below 256 KiB at tp 6 and 8: (tp − 1) · M bytes in per GPU.
@@ -323,9 +324,12 @@ export function allReduceWork(m: ModelSpec, gpu: GpuSpec, dtype: Dtype, tp: numb
   const calls = tpAllReduceCalls(m, firstStage);
   const perToken = m.hiddenSize * dtypeBytes(dtype);
   const rate = (kind: keyof typeof ALL_REDUCE_EFFICIENCY) => gpu.interconnectBytesPerSec * ALL_REDUCE_EFFICIENCY[kind];
-  const custom = [2, 4, 6, 8].includes(tp) && gpu.interconnect !== 'PCIe, no P2P' && (tp === 2 || gpu.interconnect === 'NVLink');
+  // Fully connected: NVLink on NVSwitch, or AMD's Infinity Fabric mesh (vLLM on ROCm: platforms/rocm.py
+  // is_fully_connected reads amdsmi_topo_get_link_type XGMI; the same custom all-reduce kernels, hipified).
+  const fullyConnected = gpu.interconnect === 'NVLink' || gpu.interconnect === 'Infinity Fabric';
+  const custom = [2, 4, 6, 8].includes(tp) && gpu.interconnect !== 'PCIe, no P2P' && (tp === 2 || fullyConnected);
   // One-shot beyond two-shot's bytes only at tp > 2 (at tp 2 both move M); below the kernel's threshold, T · h · b < limit.
-  const oneShotLimit = custom && tp > 2 && gpu.interconnect === 'NVLink' ? (tp <= 4 ? 512 * 1024 : 256 * 1024) : 0;
+  const oneShotLimit = custom && tp > 2 && fullyConnected ? (tp <= 4 ? 512 * 1024 : 256 * 1024) : 0;
   const oneShotTokens = oneShotLimit > 0 ? Math.floor((oneShotLimit - 1) / perToken) : 0;
   // Hopper's symmetric memory: the custom all-reduce below its cut limit (should_custom_ar: M < max_size), then multimem
   // for bf16 up to its own (should_use_symm_mem: M <= max_size).
@@ -337,7 +341,7 @@ export function allReduceWork(m: ModelSpec, gpu: GpuSpec, dtype: Dtype, tp: numb
   const twoShot = oneShotTokens > 0 && oneShotLimit < customMax ? '; two-shot, 2 · (tp − 1)/tp · M, above' : '';
   const algorithm = custom
     ? `vLLM's custom all-reduce below ${formatBytes(customMax)} (${oneShot}${twoShot}), ${multimem ? `the symmetric-memory multimem all-reduce (NVLink SHARP, (tp + 1)/tp · M) from ${n(multimem.min)} to ${n(multimem.max)} tokens (vLLM's default on this GPU in bf16), ` : ''}NCCL's ring (2 · (tp − 1)/tp · M) above`
-    : `NCCL's ring, 2 · (tp − 1)/tp · M per GPU (${gpu.interconnect === 'PCIe, no P2P' ? `no peer access between ${gpu.name}s: vLLM's custom all-reduce is off and NCCL goes through host memory` : tp > 2 && gpu.interconnect !== 'NVLink' ? 'vLLM\'s custom all-reduce is off for more than 2 PCIe GPUs' : `vLLM's custom all-reduce runs at tp 2, 4, 6 or 8 only`})`;
+    : `NCCL's ring, 2 · (tp − 1)/tp · M per GPU (${gpu.interconnect === 'PCIe, no P2P' ? `no peer access between ${gpu.name}s: vLLM's custom all-reduce is off and NCCL goes through host memory` : tp > 2 && !fullyConnected ? 'vLLM\'s custom all-reduce is off for more than 2 PCIe GPUs' : `vLLM's custom all-reduce runs at tp 2, 4, 6 or 8 only`})`;
   return {
     calls,
     messageBytesPerToken: perToken,
@@ -448,11 +452,10 @@ export function lmHeadParams(m: Pick<ModelSpec, 'isEncoder' | 'vocabSize' | 'hid
   return m.isEncoder ? 0 : m.vocabSize * m.hiddenSize;
 }
 
-/** The GPU the profile names (device.gpu), else {@link DEFAULT_GPU}. @throws RangeError for a name not in the table. */
+/** The GPU the profile names or describes (device.gpu, gpus.ts deviceGpu), else {@link DEFAULT_GPU}. @throws RangeError for a name not in the table. */
 export function profileGpu(profile: Profile): GpuSpec {
-  const name = profile.device.gpu ?? DEFAULT_GPU;
-  const gpu = gpuByName(name);
-  if (!gpu) throw new RangeError(`device.gpu '${name}' is not one of ${GPUS.map((g) => g.name).join(', ')}`);
+  const gpu = profile.device.gpu === undefined ? gpuByName(DEFAULT_GPU) : deviceGpu(profile.device);
+  if (!gpu) throw new RangeError(`device.gpu '${profile.device.gpu}' is not one of ${GPUS.map((g) => g.name).join(', ')}`);
   return gpu;
 }
 
@@ -624,7 +627,7 @@ export function stepTimeModel(profile: Profile, spec: StepTimeSpec | undefined =
   const e = { ...ASSUMED_STEP_TIME, ...Object.fromEntries(Object.entries(spec ?? {}).filter(([, v]) => v !== undefined)) } as Required<StepTimeSpec>;
   const byName: Record<keyof StepTimeSpec, string> = { computeEfficiency: 'compute_efficiency', memoryEfficiency: 'memory_efficiency', overheadMs: 'overhead_ms' };
   // A GPU the profile did not name is said to be the default: this line is where that is said (no profile diagnostic warns of it).
-  const on = `${profile.model.modelType} on ${w.gpu.name}${profile.device.gpu === undefined ? ' (device.gpu not set: the default)' : ''}`;
+  const on = `${profile.model.modelType} on ${gpuLabel(w.gpu)}${profile.device.gpu === undefined ? ' (device.gpu not set: the default)' : ''}`;
   const parts = [
     // The figures the model divides by, as used (dense bf16: the H100's datasheet prints twice it, with sparsity), then where they are copied from.
     w.peak.name !== 'fp32 peak'
@@ -660,7 +663,7 @@ export function stepTimeModel(profile: Profile, spec: StepTimeSpec | undefined =
     ...(w.slidingWindow > 0 || w.attentionChunkSize > 0
       ? { ...(w.slidingWindow > 0 ? { slidingWindow: w.slidingWindow } : { attentionChunkSize: w.attentionChunkSize }), perSlidingKvTokenS, perSlidingPairS }
       : {}),
-    gpu: w.gpu.name,
+    gpu: gpuLabel(w.gpu),
     computeEfficiency: e.computeEfficiency,
     memoryEfficiency: e.memoryEfficiency,
     assumed: assumed.map((k) => byName[k]),

@@ -151,3 +151,33 @@ test('estimate reads the config.json it is given once (was twice: once to look f
   // Once for "is it a saved run, an estimate --json or a sweep report" (load.ts toolOutputIn); the profile reader parses its own tree.
   assert.equal(parsed, 1);
 });
+
+test('device.gpu described as a mapping: a bad figure is one line file:line:col at the value, exit 2 before any work; a good one simulates with its figures labelled user-given', () => {
+  const good = `model: ${JSON.stringify(llamaConfig)}\ndevice:\n  gpu: { name: MI325X, bf16_tflops: 1307.4, memory_bandwidth_gb_s: 6000, memory_gib: 255.5 }\nworkload: { requests: 4, arrival_rate: 2, max_model_len: 2048, prompt_len: { dist: fixed, value: 100 }, output_len: { dist: fixed, value: 10 } }\n`;
+  const badText = good.replace('memory_gib: 255.5', 'memory_gib: -1');
+  const { file } = tmp('g.attn.yaml', badText);
+  const bad = cli(['simulate', file]);
+  assert.equal(bad.code, 2, bad.stderr);
+  assert.equal(bad.stdout, '');
+  const lines = bad.stderr.trim().split('\n');
+  assert.equal(lines.length, 1, bad.stderr);
+  assert.equal(lines[0], `${file}:${at(badText, '-1')}: device.gpu.memory_gib must be > 0, not -1`);
+  writeFileSync(file, good);
+  const ok = cli(['simulate', file]);
+  assert.equal(ok.code, 0, ok.stderr);
+  // The pool from its memory_gib (estimate's device line), the step time from its figures, each said to be the user's.
+  const est = cli(['estimate', file]);
+  assert.equal(est.code, 0, est.stderr);
+  assert.match(est.stdout, /device\.gpu MI325X, 255\.5 GiB user-given/);
+  assert.match(ok.stdout, /on MI325X \(user-given\): bf16 1\.31 PFLOP\/s dense, memory 6 TB\/s, from the user-given device\.gpu MI325X \(bf16_tflops 1307\.4, memory_bandwidth_gb_s 6000\)/);
+  // A sweep takes a described GPU as a value of its device.gpu axis, beside a table name.
+  const { dir, file: swept } = tmp('s.attn.yaml', good.replace(/device:\n {2}gpu: (\{[^\n]*\})\n/, 'sweep: { axes: { device.gpu: [H100 SXM, $1] } }\n'));
+  const sweep = cli(['sweep', swept, '--out', join(dir, 'out')]);
+  assert.equal(sweep.code, 0, sweep.stderr);
+  const report = JSON.parse(readFileSync(join(dir, 'out', 'sweep-report.json'), 'utf8')) as { rows: Array<{ status: string }> };
+  assert.deepEqual(report.rows.map((r) => r.status), ['ok', 'ok']);
+  // Its pool from its 255.5 GiB: the H100 SXM point's 28,011 pages of 2 MiB (16 tokens · 128 KiB) are
+  // 79.22 · 0.9 − 54.71 = 16.59 GiB of weights and reserves short of its budget; 255.5 · 0.9 − 16.59 =
+  // 213.36 GiB = 109,241 pages, as the simulate line of the profile alone says.
+  assert.match(sweep.stdout, /^\{"name":"MI325X","bf16_tflops":1307.4,.*\s109,241\s/m);
+});

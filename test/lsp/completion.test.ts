@@ -177,3 +177,22 @@ test('device.gpu: completion lists every row of the GPU table, each with its pea
   assert.match(text('H20'), /95\.04 GiB derived \(no public log/);
   assert.match(text('MI300X'), /ROCm/);
 });
+
+test('device.gpu as a mapping: completion offers the keys of a described GPU, with their units', async () => {
+  const items = await complete('p.attn.yaml', 'model: ../../examples/llama-3.1-8b/config.json\ndevice:\n  gpu:\n    name: MI325X\n    |\n');
+  assert.deepEqual(labels(items), ['bf16_tflops', 'memory_bandwidth_gb_s', 'memory_gib', 'fp32_tflops', 'fp8_tflops', 'int8_tops', 'pcie_gen', 'interconnect', 'interconnect_gb_s']);
+  assert.match((items.find((i) => i.label === 'memory_bandwidth_gb_s')!.documentation as MarkupContent).value, /GB\/s \(10\^9 bytes\/s\): an H100 SXM's 3\.35 TB\/s is 3350/);
+});
+
+test('hover on device.gpu: the budget row says whose memory sizes the pool: a derived row says so, a described GPU says user-given', async () => {
+  const hoverOn = async (text: string): Promise<string> => {
+    const uri = fixtureUri(`complete-${n++}.p.attn.yaml`);
+    await client.open(uri, text);
+    const h = await client.hover(uri, positionAt(text, text.indexOf('gpu') + 1));
+    await client.close(uri);
+    return (h?.contents as MarkupContent | undefined)?.value ?? '';
+  };
+  // H20: no public log of its CUDA total; 96 GB read as GiB less 1 % = 95.04 (core/estimate/gpus.ts).
+  assert.match(await hoverOn('model: ../../examples/llama-3.1-8b/config.json\ndevice: { gpu: H20 }\n'), /device\.gpu H20, 95\.04 GiB derived, no public log of its CUDA total: write device\.memory_gib from your own · gpu_memory_utilization 0\.9/);
+  assert.match(await hoverOn('model: ../../examples/llama-3.1-8b/config.json\ndevice: { gpu: { name: MI325X, bf16_tflops: 1307.4, memory_bandwidth_gb_s: 6000, memory_gib: 255.5 } }\n'), /device\.gpu MI325X, 255\.5 GiB user-given · gpu_memory_utilization 0\.9/);
+});

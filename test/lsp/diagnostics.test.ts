@@ -6,7 +6,7 @@
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { DiagnosticSeverity, type Diagnostic } from 'vscode-languageserver-protocol';
-import { LspClient, fixture, fixtureUri, hintLabel, rangeOf } from './harness';
+import { LspClient, fixture, fixtureUri, hintLabel, positionAt, rangeOf } from './harness';
 import { mayHaveNvidiaGpu } from '../../server/diagnostics';
 import { aliasBomb } from '../fixtures/yaml';
 
@@ -456,4 +456,22 @@ test('a profile with CRLF or old-Mac CR-only line ends: the diagnostics and inla
     assert.deepEqual(only(diags, 'tp-not-divisible').range, expected.tp, eol);
     assert.deepEqual(await hintsOf(clean.replace(/\n/g, sep!), eol!), lfHints, eol);
   }
+});
+
+test('device.gpu described as a mapping: a bad figure is an error at its value, a misspelt key at the key, a missing one at gpu; a good one is read with no problem about it', async () => {
+  const text = 'model: ../../examples/llama-3.1-8b/config.json\ndevice:\n  gpu: { name: MI325X, bf16_tflops: 0, memory_bandwith_gb_s: 6000, memory_gib: 255.5 }\n';
+  const diags = await check('p.attn.yaml', text);
+  const bad = diags.filter((d) => d.code === 'invalid-value');
+  assert.equal(bad.length, 1, JSON.stringify(diags));
+  const zero = text.indexOf('bf16_tflops: 0') + 'bf16_tflops: '.length;
+  assert.deepEqual(bad[0]!.range, { start: positionAt(text, zero), end: positionAt(text, zero + 1) });
+  assert.match(String(bad[0]!.message), /^device\.gpu\.bf16_tflops must be > 0, not 0/);
+  const key = only(diags, 'unknown-key');
+  assert.deepEqual(key.range, rangeOf(text, 'memory_bandwith_gb_s'));
+  assert.match(key.message, /did you mean "memory_bandwidth_gb_s"/);
+  const missing = only(diags, 'missing-field');
+  assert.deepEqual(missing.range, rangeOf(text, 'gpu'));
+  assert.equal(missing.message, 'device.gpu needs "memory_bandwidth_gb_s"');
+  const good = await check('p.attn.yaml', text.replace('bf16_tflops: 0', 'bf16_tflops: 1307.4').replace('bandwith', 'bandwidth'));
+  assert.deepEqual(good.filter((d) => /device\.gpu/.test(String(d.message)) && d.severity === DiagnosticSeverity.Error), []);
 });

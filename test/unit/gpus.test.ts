@@ -1,9 +1,10 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { profileFromModelConfig, type Profile } from '../../core/config/index';
+import { profileFromModelConfig, readProfile, type Profile } from '../../core/config/index';
 import { checkProfile, estimate } from '../../core/estimate/index';
-import { gpuByName, GPUS, quantizedGemmPeak, type GpuSpec } from '../../core/estimate/gpus';
-import { loadModel } from './helpers';
+import { deviceGpu, gpuByName, GPUS, quantizedGemmPeak, userGpu, type GpuSpec } from '../../core/estimate/gpus';
+import { ALL_REDUCE_EFFICIENCY, allReduceWork, stepTimeModel } from '../../runner/simulate/step-time';
+import { fixtureText, loadModel } from './helpers';
 import schema from '../../schemas/attn-profile.schema.json';
 
 const GiB = 1024 ** 3;
@@ -83,11 +84,82 @@ test('memory_gib on a card whose total is derived: bounded by its board read as 
 });
 
 test('the profile schema lists every row in table order, each description with its bandwidth and memory, "derived" exactly on the derived rows', () => {
-  const gpu = schema.properties.device.properties.gpu as { enum: string[]; enumDescriptions: string[] };
+  const gpu = schema.properties.device.properties.gpu.anyOf[0] as { enum: string[]; enumDescriptions: string[] };
   assert.deepEqual(gpu.enum, GPUS.map((g) => g.name));
   GPUS.forEach((g, i) => {
     const d: string = gpu.enumDescriptions[i];
     assert.ok(d.includes(`${g.cudaMemoryGib} GiB`), `${g.name}: ${d}`);
     assert.equal(/derived/.test(d), !g.memoryLogged, `${g.name}: ${d}`);
   });
+});
+
+// A GPU the table lacks, described in the profile: AMD's MI325X data sheet prints bfloat16 1,307.4
+// TFLOPs dense, FP8 2,614.9, 6 TB/s of HBM3E; its CUDA-style total is the user's own (255.5 GiB here,
+// a value of this test, not a log).
+const MI325X = '{ name: MI325X, bf16_tflops: 1307.4, memory_bandwidth_gb_s: 6000, memory_gib: 255.5, fp8_tflops: 2614.9, pcie_gen: 5, interconnect: Infinity Fabric, interconnect_gb_s: 448 }';
+const PROFILE_DIR = '/virtual/profiles';
+const CONFIG: Record<string, string> = { [`${PROFILE_DIR}/llama/config.json`]: fixtureText('Llama-3.1-8B') };
+function readText(text: string) {
+  return readProfile(text, `${PROFILE_DIR}/serve.attn.yaml`, { readFile: (abs: string) => CONFIG[abs] ?? null });
+}
+
+test('device.gpu as a mapping: the one profile reader reads it into the step-time model and the pool, every figure labelled user-given', () => {
+  const r = readText(`model: ./llama/config.json\ndevice: { gpu: ${MI325X} }\nworkload: { requests: 2, arrival_rate: 1, max_model_len: 4096 }\n`);
+  assert.ok(r.value, JSON.stringify(r.problems));
+  const p = r.value;
+  assert.equal(p.device.gpu, 'MI325X');
+  const g = deviceGpu(p.device)!;
+  assert.deepEqual([g.bf16FlopsPerSec, g.fp8FlopsPerSec, g.memoryBytesPerSec, g.pcieGen, g.interconnect, g.interconnectBytesPerSec, g.userGiven], [1307.4e12, 2614.9e12, 6000e9, 5, 'Infinity Fabric', 448e9, true]);
+  // The pool sizes from its memory_gib: 255.5 · 2^30 bytes.
+  const e = estimate(p);
+  assert.equal(e.pool.deviceMemoryBytes, Math.floor(255.5 * GiB));
+  assert.equal(e.pool.deviceSource, 'device.gpu MI325X, 255.5 GiB user-given');
+  // The step time reads the user's bandwidth: the weights' read takes 3,350 / 6,000 of the H100 SXM's (3.35 TB/s, datasheet).
+  const h100 = readText('model: ./llama/config.json\ndevice: { gpu: H100 SXM }\nworkload: { requests: 2, arrival_rate: 1, max_model_len: 4096 }\n').value!;
+  const m = stepTimeModel(p);
+  assert.ok(Math.abs(m.weightsS / stepTimeModel(h100).weightsS - 3350 / 6000) < 1e-9);
+  // Its name and source say user-given where the table's would say a datasheet.
+  assert.equal(m.gpu, 'MI325X (user-given)');
+  assert.match(m.source, /^llama on MI325X \(user-given\): bf16 1\.31 PFLOP\/s dense, memory 6 TB\/s, from the user-given device\.gpu MI325X \(bf16_tflops 1307\.4, memory_bandwidth_gb_s 6000\)/);
+  // Left out: fp32 and int8 stand at bf16_tflops and say so; no fp8_tflops is no fp8 tensor cores.
+  const bare = userGpu({ name: 'X', bf16_tflops: 100, memory_bandwidth_gb_s: 1000, memory_gib: 40 });
+  assert.deepEqual([bare.fp32FlopsPerSec, bare.int8OpsPerSec, bare.fp8FlopsPerSec, bare.pcieGen, bare.interconnect, bare.interconnectBytesPerSec], [100e12, 100e12, undefined, 4, 'PCIe', 32e9]);
+  assert.match(bare.fp32Source, /no fp32_tflops: fp32 at bf16_tflops 100/);
+  assert.match(quantizedGemmPeak(bare, 'fp8').note!, /^device\.gpu X gives no fp8_tflops/);
+});
+
+test('a bad described GPU: each problem at its own key or value, the profile not read; a table name off by a letter still gets its "did you mean"', () => {
+  const text = 'model: ./llama/config.json\ndevice:\n  gpu:\n    name: MI325X\n    bf16_tflops: -5\n    memory_bandwith_gb_s: 6000\n';
+  const r = readText(text);
+  assert.equal(r.value, null);
+  const at = (code: string) => r.problems.filter((x) => x.code === code).map((x) => text.slice(x.range.offset, x.range.offset + x.range.length));
+  // bf16_tflops > 0 (the schema's exclusiveMinimum): at the value.
+  assert.deepEqual(at('invalid-value'), ['-5']);
+  assert.match(r.problems.find((x) => x.code === 'invalid-value')!.message, /^device\.gpu\.bf16_tflops must be > 0, not -5/);
+  // The misspelt key at the key, with the key it means; the two required keys missing, at gpu.
+  assert.deepEqual(at('unknown-key'), ['memory_bandwith_gb_s']);
+  assert.match(r.problems.find((x) => x.code === 'unknown-key')!.message, /did you mean "memory_bandwidth_gb_s"\?/);
+  assert.deepEqual(r.problems.filter((x) => x.code === 'missing-field').map((x) => x.message).sort(), ['device.gpu needs "memory_bandwidth_gb_s"', 'device.gpu needs "memory_gib"']);
+  assert.deepEqual(at('missing-field'), ['gpu', 'gpu']);
+  // No message about the whole mapping not being a table name.
+  assert.ok(!r.problems.some((x) => /must be one of H100 SXM|must be a GPU of the table/.test(x.message)), JSON.stringify(r.problems));
+  const typo = readText('model: ./llama/config.json\ndevice: { gpu: B20 }\n');
+  assert.match(typo.problems.find((x) => x.code === 'invalid-value')!.message, /^device\.gpu must be one of H100 SXM, .*B200.*: did you mean "B200"\?/);
+  // Neither a name nor a mapping: the anyOf's own message.
+  assert.match(readText('model: ./llama/config.json\ndevice: { gpu: 3 }\n').problems.find((x) => x.code === 'invalid-value')!.message, /^device\.gpu must be a GPU of the table .* or a mapping describing one/);
+});
+
+test('tensor-parallel all-reduces on the added rows: the MI300X\'s Infinity Fabric mesh is fully connected (custom all-reduce), an H100 PCIe node is not', () => {
+  // Llama-3.1-8B: hidden_size 4,096, bf16: 8,192 B a token's message; 32 layers · 2 + 1 = 65 calls a step.
+  const m = loadModel('Llama-3.1-8B');
+  const mi = allReduceWork(m, row('MI300X'), 'bf16', 8);
+  // vLLM's one-shot kernel below 256 KiB at tp 8 on a fully connected node: floor((262,144 − 1) / 8,192) = 31 tokens.
+  assert.equal(mi.oneShotTokens, 31);
+  // Two-shot / ring bytes, 2 · 7/8 · 8,192 a token a call, over 896 GB/s / 2 a direction at two-shot's fitted efficiency.
+  assert.ok(Math.abs(mi.perTokenS - (65 * 1.75 * 8192) / (448e9 * ALL_REDUCE_EFFICIENCY.twoShot)) < 1e-15);
+  // No NVLink SHARP on AMD: no multimem range.
+  assert.equal(mi.multimemMaxTokens, 0);
+  const pcie = allReduceWork(m, row('H100 PCIe'), 'bf16', 8);
+  assert.equal(pcie.oneShotTokens, 0);
+  assert.match(pcie.algorithm, /custom all-reduce is off for more than 2 PCIe GPUs/);
 });

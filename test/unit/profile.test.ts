@@ -559,7 +559,7 @@ test('schema defaults match PROFILE_DEFAULTS', () => {
     assert.equal(props.engine.properties[key].default, d.engine[field], key);
   }
   // device.gpu offers exactly the GPU table's names.
-  assert.deepEqual(props.device.properties.gpu.enum, GPUS.map((g) => g.name));
+  assert.deepEqual(props.device.properties.gpu.anyOf[0].enum, GPUS.map((g) => g.name));
 });
 
 test('engine and device.gpu are read; a GPU name off the table is refused with the nearest name', () => {
