@@ -316,6 +316,12 @@ function kernelProblems(profile: Profile, e: Estimate): Problem[] {
     const where = backend === 'cpu' ? 'the CPU kernels have' : backend === 'cuda' ? 'the CUDA kernels have' : 'neither the CPU nor the CUDA kernels have';
     problems.push({ severity: 'warning', code: 'kv-dtype-estimate-only', message: `kv_cache.dtype fp8 (${e.kvDtype === 'fp8_e5m2' ? 'e5m2' : 'e4m3'}): ${where} an fp8 KV cache, so this is an estimate only (1 byte per element); the benchmark runs the KV cache in ${profile.dtype}`, range: kvAt, data: { suggestion: 'auto' } });
   }
+  // vLLM's --kv-cache-dtype takes auto, bfloat16, fp8, fp8_e4m3, fp8_e5m2, fp8_inc, fp8_ds_mla (some
+  // releases float16 too; vllm/config/cache.py CacheDType): no float32. 'auto' follows the model's
+  // dtype, fp32 included, so only fp32 written at the key is a pool vLLM cannot run (s41 newcomer-ed F10).
+  if (profile.kvCache.dtype === 'fp32' && onGpu(profile.device.gpu, backend) && e.hasKvCache) {
+    problems.push({ severity: 'warning', code: 'kv-dtype-not-vllm', message: `kv_cache.dtype fp32 is not a KV cache dtype vLLM runs on ${profile.device.gpu ?? 'a CUDA GPU'}: its --kv-cache-dtype takes auto, bfloat16, fp8, fp8_e4m3, fp8_e5m2 (vllm/config/cache.py CacheDType), no float32; the figures are for 4-byte KV elements as written (auto: the profile's dtype, ${profile.dtype})`, range: kvAt, data: { suggestion: 'auto' } });
+  }
   if (backend === 'cuda' && !(KERNEL_LIMITS.cuda.dtypes as readonly string[]).includes(profile.dtype)) {
     problems.push({ severity: 'warning', code: 'dtype-unsupported', message: `dtype ${profile.dtype}: the CUDA kernels run ${KERNEL_LIMITS.cuda.dtypes.join(' and ')}`, range: profileKey(profile, 'dtype', 'model'), data: { suggestion: 'bf16' } });
   }
@@ -494,6 +500,7 @@ export const CHECK_KEYS: Readonly<Record<string, readonly string[]>> = {
   'mla-decode-head-dim': ['decode.batch_sizes'],
   'attn-logit-softcapping': ['prefill.seq_lens', 'decode.batch_sizes'],
   'kv-dtype-estimate-only': ['kv_cache.dtype', 'dtype', 'device.backend'],
+  'kv-dtype-not-vllm': ['kv_cache.dtype', 'device.gpu', 'device.backend'],
   'dtype-unsupported': ['device.backend', 'dtype'],
   'pool-below-max-model-len': POOL_KEYS,
   'vllm-predates-model': ['engine.vllm_version'],

@@ -151,6 +151,19 @@ test('an fp8 KV cache is estimate-only: the kernels have none', () => {
   assert.deepEqual(codes(profile('Llama-3.1-8B', (x) => { x.kvCache.dtype = 'fp8_e4m3'; })), ['kv-dtype-estimate-only']);
 });
 
+test('an fp32 KV cache on a GPU is not one vLLM runs: its --kv-cache-dtype has no float32 (vllm/config/cache.py CacheDType)', () => {
+  // CacheDType in vLLM 0.11: "auto", "bfloat16", "fp8", "fp8_e4m3", "fp8_e5m2", "fp8_inc", "fp8_ds_mla".
+  const onH100 = profile('Llama-3.1-8B', (x) => { x.device.gpu = 'H100 SXM'; x.kvCache.dtype = 'fp32'; });
+  const found = checkProfile(onH100, estimate(onH100)).filter((x) => x.code === 'kv-dtype-not-vllm');
+  assert.equal(found.length, 1);
+  assert.equal(found[0]!.severity, 'warning');
+  assert.match(found[0]!.message, /^kv_cache\.dtype fp32 is not a KV cache dtype vLLM runs on H100 SXM: .*no float32/);
+  assert.deepEqual(found[0]!.data, { suggestion: 'auto' });
+  // auto follows the model's dtype, fp32 too (vLLM --dtype float32 runs); the CPU benchmark takes fp32 KV.
+  assert.deepEqual(codes(profile('Llama-3.1-8B', (x) => { x.device.gpu = 'H100 SXM'; x.dtype = 'fp32'; })).filter((c) => c === 'kv-dtype-not-vllm'), []);
+  assert.deepEqual(codes(profile('Llama-3.1-8B', (x) => { x.kvCache.dtype = 'fp32'; })), []);
+});
+
 test('a pool smaller than one max_model_len sequence', () => {
   const p = profile('Llama-3.1-8B', (x) => {
     x.kvCache.numPages = 100; // 1600 tokens
