@@ -27,7 +27,7 @@ import { formatCount, formatCountOf, gpuCount } from '../../core/format';
 import { InputError } from '../errors';
 import { latencySummary } from './latency';
 import { stepTimeModel, type StepCoefficientKey } from './step-time';
-import { MAX_TRACE_SPAN_S, readTraceFile, traceReplay } from './traces';
+import { MAX_TRACE_SPAN_S, readProfileTrace, traceReplay } from './traces';
 import { DP_DISPATCH_TEXT, dispatchOnline, mergeTimes, subsetRequests } from './dataParallel';
 import { packRequests, RequestGenerator, scaleArrivals, type TraceRequest } from './workload';
 
@@ -375,7 +375,9 @@ export async function simulatePool(profile: Profile, opts: SimulateOptions = {})
   const scale = opts.rateScale ?? 1;
   let packed: ServingSimRequests;
   // The profile's workload.trace where the caller read none (a sweep's point): its requests, not the draws. The CLI reads it itself, for its warnings by line.
-  const traceRead = !opts.requests && !opts.trace && w?.trace ? readTraceFile(w.trace.resolvedPath, { maxModelLen: w.maxModelLen }) : undefined;
+  // Read as the profile says (trace_time_unit, trace_model, trace_log_type: s41 maxrate41 left 1, they were ignored here).
+  const profileTrace = !opts.requests && !opts.trace && w?.trace ? readProfileTrace(w.trace, w.maxModelLen) : undefined;
+  const traceRead = profileTrace?.read;
   const traced = traceRead?.requests;
   if (traced) packed = scale === 1 ? traced : scaleArrivals(traced, scale);
   else if (opts.requests) packed = scale === 1 ? opts.requests : scaleArrivals(opts.requests, scale);
@@ -513,7 +515,7 @@ export async function simulatePool(profile: Profile, opts: SimulateOptions = {})
   const summary = poolSummary(t, numPages, latency);
   const load = poolLoad(packed, times, latency, scale, opts.requests || opts.trace || traced ? 'trace' : 'workload');
   // A trace read here (a sweep's point) is named in the run as the CLI names its own.
-  if (traceRead) load.trace = traceReplay(traceRead, w!.trace!.path, 'workload.trace', w!.trace!.resolvedPath);
+  if (profileTrace) load.trace = traceReplay(profileTrace.read, w!.trace!.path, 'workload.trace', w!.trace!.resolvedPath, profileTrace.filters);
   // The summary above is seconds of work on this thread at millions of requests, during which a
   // SIGINT waits in the event loop: let it run (the poll phase, where signals land, comes before
   // setImmediate's) and honour it, so that the caller writes nothing (s40 newcomer 1: simulate,

@@ -33,7 +33,7 @@ import { fileLocation, offsetToLineColumn } from '../../core/config/positions';
 import { formatCount, formatCountOf, formatSignificant } from '../../core/format';
 import type { ServingSimRequests } from '../../native';
 import type { TraceReplay } from '../../core/protocol/run';
-import { TRACE_SETTING_KEYS, type TraceTimeUnit } from '../../core/config/types';
+import { TRACE_SETTING_KEYS, type TraceTimeUnit, type WorkloadTrace } from '../../core/config/types';
 import { DatetimeBytes, estimateLines, firstLine, forEachLine, parseDecimal, parseDigits, scanLines, splitCsv, splitCsvBytes, unreadable } from './lines';
 import { JsonlTraceReader, jsonValueText, keysWrittenOnce, MAX_TRACE_TOKENS, refuseRepeatedKey, TraceError } from './trace';
 import { Column, endSendsAtRate, RequestPacker, type TraceRequest } from './workload';
@@ -150,6 +150,20 @@ export function traceReplay(read: TraceRead, path: string, from: NonNullable<Tra
     path, from, resolvedPath, format: read.format, timeUnit: read.timeUnit, rowsRead: read.count, spanS: arrivalSpan(read.requests.arrivalS), dropped: read.dropped,
     ...(Object.keys(filters).length > 0 ? { filters } : {}),
   };
+}
+
+/**
+ * A profile's workload.trace read as the profile says: its trace_time_unit, trace_model and
+ * trace_log_type (messages naming those keys, not the CLI's flags), the requests capped by the
+ * workload's max_model_len. The reader of a profile's trace where no caller read it first (a
+ * sweep's simulate point in simulatePool, a max-rate point in the sweep worker); `filters`: the
+ * BurstGPT ones it applied, for {@link traceReplay}.
+ * @throws TraceError as {@link readTraceFile}.
+ */
+export function readProfileTrace(trace: WorkloadTrace, maxModelLen: number): { read: TraceRead; filters: NonNullable<TraceReplay['filters']> } {
+  const read = readTraceFile(trace.resolvedPath, { maxModelLen, timeUnit: trace.timeUnit, model: trace.model, logType: trace.logType, settingsFrom: 'profile' });
+  const filters = { ...(trace.model !== undefined ? { model: trace.model } : {}), ...(trace.logType !== undefined ? { logType: trace.logType } : {}) };
+  return { read, filters };
 }
 
 /**

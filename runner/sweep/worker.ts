@@ -14,7 +14,7 @@ import { describeGpu, describeMachine } from '../environment';
 import { CancelledError, InputError } from '../errors';
 import { simulatePool } from '../simulate';
 import { checkKeepsUp, searchCapacity, type CapacityOptions, type KnownSaturation } from '../simulate/capacity';
-import { readTraceFile, traceReplay } from '../simulate/traces';
+import { readProfileTrace, traceReplay } from '../simulate/traces';
 import { toolBuild } from '../version';
 import { formatSignificant } from '../../core/format';
 
@@ -118,9 +118,8 @@ export async function maxRatePoint(profile: Profile, name: string, simulate: Non
   onProgress(0, 'search step 1 (saturated throughput μ): starting');
   try {
     // How the profile says to read it (workload.trace_time_unit, trace_model, trace_log_type), as simulate reads a profile's trace.
-    const read = trace
-      ? readTraceFile(trace.resolvedPath, { maxModelLen: profile.workload!.maxModelLen, timeUnit: trace.timeUnit, model: trace.model, logType: trace.logType, settingsFrom: 'profile' })
-      : undefined;
+    const profileTrace = trace ? readProfileTrace(trace, profile.workload!.maxModelLen) : undefined;
+    const read = profileTrace?.read;
     const { result } = await searchCapacity(profile, {
       slo: profile.slo ?? {},
       requests: read?.requests,
@@ -138,7 +137,7 @@ export async function maxRatePoint(profile: Profile, name: string, simulate: Non
         last = `; last ${formatSignificant(p.rate)} requests/s ${p.meets ? 'passed' : 'failed'}`;
       },
     });
-    if (read && result.load) result.load.trace = traceReplay(read, trace!.path, 'workload.trace', trace!.resolvedPath);
+    if (profileTrace && result.load) result.load.trace = traceReplay(profileTrace.read, trace!.path, 'workload.trace', trace!.resolvedPath, profileTrace.filters);
     return run('ok', result);
   } catch (e) {
     if (e instanceof CancelledError || simulate.signal.aborted) return run('cancelled');

@@ -3,7 +3,7 @@
 // replaces a key and says so; the reader's messages name the keys for a profile's trace.
 import assert from 'node:assert/strict';
 import { spawnSync, type SpawnSyncReturns } from 'node:child_process';
-import { copyFileSync, readFileSync, realpathSync, writeFileSync } from 'node:fs';
+import { copyFileSync, readdirSync, readFileSync, realpathSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import type { RunResult } from '../../core/protocol/run';
@@ -60,4 +60,25 @@ test('workload.trace_time_unit: ms replays a trace written in milliseconds; with
   const noTrace = drawn.run(['simulate', 'p.attn.yaml', '--trace-time-unit', 'ms']);
   assert.equal(noTrace.status, 2);
   assert.equal(noTrace.stderr.trim(), "attnscope: --trace-time-unit needs a trace to read: --trace FILE, or the profile's workload.trace (see attnscope simulate --help)");
+});
+
+test("a sweep's simulate points read the profile's trace as the profile says: workload.trace_time_unit and trace_model reach each point's run (simulatePool read the trace without them: s41 maxrate41 left 1)", () => {
+  const ms = folder('  trace: ./ms.jsonl\n  trace_time_unit: ms\n');
+  const r = ms.run(['sweep', 'p.attn.yaml', '--set', 'workload.max_num_seqs=1,2', '--out', 'sw']);
+  assert.equal(r.status, 0, r.stderr);
+  const points = readdirSync(join(ms.dir, 'sw')).filter((f) => f !== 'sweep-report.json' && f.endsWith('.json'));
+  assert.equal(points.length, 2, points.join(' '));
+  for (const f of points) {
+    // 9 gaps of 100,000 ms: 900 s (read as seconds, the reader refused the file: "its timestamps look like milliseconds").
+    const t = (JSON.parse(readFileSync(join(ms.dir, 'sw', f), 'utf8')) as RunResult).pool!.load!.trace!;
+    assert.deepEqual([t.rowsRead, t.spanS, t.timeUnit], [10, 900, 'arrival_s, milliseconds (workload.trace_time_unit: ms)']);
+  }
+  // burstgpt.csv with trace_model chatgpt: 2 rows read, the filter recorded (as the simulate test above).
+  const burst = folder('  trace: ./b.csv\n  trace_model: chatgpt\n  max_model_len: 4096\n');
+  const b = burst.run(['sweep', 'p.attn.yaml', '--set', 'workload.max_num_seqs=1,2', '--out', 'sw']);
+  assert.equal(b.status, 0, b.stderr);
+  for (const f of readdirSync(join(burst.dir, 'sw')).filter((f) => f !== 'sweep-report.json' && f.endsWith('.json'))) {
+    const t = (JSON.parse(readFileSync(join(burst.dir, 'sw', f), 'utf8')) as RunResult).pool!.load!.trace!;
+    assert.deepEqual([t.rowsRead, t.filters], [2, { model: 'chatgpt' }]);
+  }
 });
