@@ -64,6 +64,9 @@ export const VLLM_CUDA_BLOCK_MULTIPLE = 16;
  */
 export const VLLM_BLOCK_SIZES: readonly number[] = [1, 8, 16, 32, 64, 128, 256];
 
+/** The Hopper cards (SM 9.0) of gpus.ts, where FlashMLA runs (vLLM is_flashmla_dense_supported) and is vLLM's MLA default. */
+const FLASHMLA_GPUS: ReadonlySet<string> = new Set(['H100 SXM', 'H100 PCIe', 'H100 NVL', 'H200', 'H20']);
+
 /** True when a profile on `gpu` (device.gpu) / `backend` (device.backend) serves on a CUDA GPU. */
 function onGpu(gpu: string | undefined, backend: string): boolean {
   return gpu !== undefined || backend === 'cuda';
@@ -301,6 +304,13 @@ function kernelProblems(profile: Profile, e: Estimate): Problem[] {
   }
   const vllm = vllmPageSizeProblem(profile);
   if (vllm && !problems.some((p) => p.code === 'page-size-unsupported')) problems.push(vllm);
+  // An MLA model on Hopper: vLLM's default MLA backend there is FlashMLA, and its CUDA platform
+  // raises a block size that is not a multiple of 64 to 64 (vllm/platforms/cuda.py
+  // check_and_update_config, "Forcing kv cache block size to 64 for FlashMLA backend.", in vLLM
+  // logs from 0.8.3 to 0.11; s41 newcomer-ed F12: DeepSeek-V3 on H100 sized 16-token pages).
+  if (m.mla && profile.device.gpu !== undefined && FLASHMLA_GPUS.has(profile.device.gpu) && ps % 64 !== 0 && !problems.some((p) => p.code.startsWith('page-size-'))) {
+    problems.push({ severity: 'warning', code: 'page-size-flashmla', message: `page_size ${ps}: vLLM serves this MLA model on ${profile.device.gpu} with FlashMLA and raises the block size to 64 ("Forcing kv cache block size to 64 for FlashMLA backend.", vllm/platforms/cuda.py); the figures are for page_size ${ps} as written: try 64`, range: profileKey(profile, 'kv_cache.page_size', 'kv_cache'), data: { suggestion: 64 } });
+  }
   const prefillNote = m.mla ? mlaPrefillHeadDim(m.mla).note : null;
   if (prefillNote && profile.prefill.seqLens.length > 0) {
     problems.push({ severity: 'info', code: 'mla-prefill-head-dim', message: prefillNote, ...modelKey(profile, 'v_head_dim'), data: { headDim: mlaPrefillHeadDim(m.mla!).headDim } });
@@ -496,6 +506,7 @@ export const CHECK_KEYS: Readonly<Record<string, readonly string[]>> = {
   'head-dim-unsupported': ['device.backend'],
   'page-size-unsupported': ['device.backend', 'kv_cache.page_size'],
   'page-size-not-vllm': ['device.gpu', 'device.backend', 'kv_cache.page_size'],
+  'page-size-flashmla': ['device.gpu', 'kv_cache.page_size'],
   'mla-prefill-head-dim': ['prefill.seq_lens'],
   'mla-decode-head-dim': ['decode.batch_sizes'],
   'attn-logit-softcapping': ['prefill.seq_lens', 'decode.batch_sizes'],

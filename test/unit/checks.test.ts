@@ -164,6 +164,19 @@ test('an fp32 KV cache on a GPU is not one vLLM runs: its --kv-cache-dtype has n
   assert.deepEqual(codes(profile('Llama-3.1-8B', (x) => { x.kvCache.dtype = 'fp32'; })), []);
 });
 
+test('an MLA model on Hopper: vLLM raises a page_size that is not a multiple of 64 to 64 for FlashMLA, said at the key', () => {
+  // vllm/platforms/cuda.py check_and_update_config: use_flashmla (the default MLA backend on SM 9.0)
+  // and block_size % 64 != 0 -> block_size = 64, "Forcing kv cache block size to 64 for FlashMLA backend."
+  const at = (gpu: string | undefined, pageSize: number) => checkProfile(...((p: Profile) => [p, estimate(p)] as const)(profile('DeepSeek-V3', (x) => { x.device.gpu = gpu; x.kvCache.pageSize = pageSize; }))).filter((x) => x.code === 'page-size-flashmla');
+  const found = at('H100 SXM', 16);
+  assert.equal(found.length, 1);
+  assert.match(found[0]!.message, /^page_size 16: vLLM serves this MLA model on H100 SXM with FlashMLA and raises the block size to 64 .*: try 64$/);
+  assert.deepEqual(found[0]!.data, { suggestion: 64 });
+  assert.deepEqual([at('H100 SXM', 64), at('H200', 128), at('A100 80GB', 16), at(undefined, 16)].map((x) => x.length), [0, 0, 0, 0]);
+  // Not MLA: no such warning.
+  assert.ok(!codes(profile('Llama-3.1-8B', (x) => { x.device.gpu = 'H100 SXM'; })).includes('page-size-flashmla'));
+});
+
 test('a pool smaller than one max_model_len sequence', () => {
   const p = profile('Llama-3.1-8B', (x) => {
     x.kvCache.numPages = 100; // 1600 tokens
