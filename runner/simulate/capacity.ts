@@ -33,6 +33,7 @@ import type { ServingSimRequests, ServingSimTimes } from '../../native';
 import { simulatePool, type SimulateOptions } from './simulate';
 import { weightReadSeconds } from './step-time';
 import { generateRequests } from './workload';
+import { readProfileTrace } from './traces';
 
 export interface CapacityOptions {
   slo: LatencySlo;
@@ -116,7 +117,10 @@ export function tileRequests(r: ServingSimRequests, k: number): ServingSimReques
 export async function saturatedThroughput(profile: Profile, opts: Pick<CapacityOptions, 'requests' | 'simulate'>): Promise<number> {
   const k = Math.max(SATURATION_MIN_REQUESTS, SATURATION_SEQS * maxNumSeqsOf(profile));
   const w = profile.workload;
-  const requests = opts.requests ? tileRequests(opts.requests, k) : w ? tileRequests(generateRequests({ ...w, requests: k }), k) : null;
+  // A profile's workload.trace where the caller read none (a sweep's simulate point): its requests, not the draws the
+  // trace replaces (μ of the drawn lengths judged a trace's load: s41 maxrate41 left 2).
+  const own = !opts.requests && w?.trace ? readProfileTrace(w.trace, w.maxModelLen).read.requests : opts.requests;
+  const requests = own ? tileRequests(own, k) : w ? tileRequests(generateRequests({ ...w, requests: k }), k) : null;
   if (!requests) return Infinity; // simulatePool says what is missing
   let times: ServingSimTimes | undefined;
   await simulatePool(profile, { ...opts.simulate, requests, baselines: false, maxSamples: 2, onTimes: (_, t) => (times = t) });

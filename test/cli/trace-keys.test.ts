@@ -82,3 +82,17 @@ test("a sweep's simulate points read the profile's trace as the profile says: wo
     assert.deepEqual([t.rowsRead, t.filters], [2, { model: 'chatgpt' }]);
   }
 });
+
+test("a sweep's simulate point judges a profile's trace against the trace's μ, not the μ of the draws the trace replaces: equal to simulate --max-rate's (s41 maxrate41 left 2)", () => {
+  // The trace: 50 requests of 100 + 10 tokens; the draws it replaces: 3,000 + 1,000 tokens (warned unused), whose μ is far lower.
+  const { dir, run } = folder('  trace: ./short.jsonl\n  prompt_len: { dist: fixed, value: 3000 }\n  output_len: { dist: fixed, value: 1000 }\n  max_model_len: 4096\n  max_num_seqs: 4\n');
+  writeFileSync(join(dir, 'short.jsonl'), Array.from({ length: 50 }, (_, i) => `{"arrival_s": ${i / 100}, "prompt_len": 100, "output_len": 10}\n`).join(''));
+  const capacity = run(['simulate', 'p.attn.yaml', '--max-rate', '--slo-ttft-ms', '1000', '--json', 'cap.json']);
+  assert.equal(capacity.status, 0, capacity.stderr);
+  const mu = (JSON.parse(readFileSync(join(dir, 'cap.json'), 'utf8')) as RunResult).pool!.capacity!.saturatedRate;
+  const sweep = run(['sweep', 'p.attn.yaml', '--set', 'workload.max_num_seqs=4,8', '--out', 'sw']);
+  assert.equal(sweep.status, 0, sweep.stderr);
+  const points = readdirSync(join(dir, 'sw')).filter((f) => f !== 'sweep-report.json' && f.endsWith('.json')).map((f) => JSON.parse(readFileSync(join(dir, 'sw', f), 'utf8')) as RunResult);
+  const four = points.find((p) => p.profile.workload!.maxNumSeqs === 4)!;
+  assert.equal(four.pool!.load!.saturatedRequestsPerSec, mu);
+});
