@@ -9,7 +9,7 @@ import { dirname, relative, sep } from 'node:path';
 import { stringify } from 'yaml';
 import { readProfile, type ProfileHost } from '../core/config/index';
 import type { Profile } from '../core/config/types';
-import { tensorParallelSizes } from '../core/estimate/checks';
+import { tensorParallelSizes, vllmDefaultPageSize } from '../core/estimate/checks';
 import { checkProfile, estimate } from '../core/estimate/index';
 import { vllmMaxModelLen } from '../core/estimate/maxModelLen';
 import { formatCount, formatDuration, formatPercent } from '../core/format';
@@ -77,7 +77,7 @@ export function newProfile(choice: NewProfileChoice, host: ProfileHost): NewProf
   const sizes = tensorParallelSizes(model).filter((t) => t <= MAX_TP);
   const candidates = sizes.length > 0 ? sizes : [1];
   const serves = (tp: number): { text: string; profile: Profile | null } => {
-    const text = profileText(choice, tp, { maxModelLen, derived });
+    const text = profileText(choice, tp, { maxModelLen, derived }, vllmDefaultPageSize(model, choice.gpu));
     const read = readProfile(text, choice.profilePath, host);
     if (!read.value || read.problems.some((p) => p.severity === 'error')) return { text, profile: null };
     const problems = checkProfile(read.value, estimate(read.value));
@@ -199,9 +199,10 @@ function commentTensorParallel(text: string, comment: string): string {
 /**
  * The profile's text: the shipped example's blocks (examples/llama-3.1-8b.attn.yaml) with each
  * key's meaning in a comment; `len` null writes no workload.max_model_len (the first reading,
- * which learns the model's own).
+ * which learns the model's own); `pageSize` vLLM's default for the model on the GPU (core/estimate
+ * vllmDefaultPageSize).
  */
-function profileText(choice: NewProfileChoice, tp: number, len: { maxModelLen: number; derived: number } | null): string {
+function profileText(choice: NewProfileChoice, tp: number, len: { maxModelLen: number; derived: number } | null, pageSize = 16): string {
   let model = relative(dirname(choice.profilePath), choice.configPath).split(sep).join('/');
   if (!model.startsWith('.') && !model.startsWith('/')) model = `./${model}`;
   const scalar = (s: string) => stringify(s, { lineWidth: 0 }).trimEnd();
@@ -219,7 +220,7 @@ function profileText(choice: NewProfileChoice, tp: number, len: { maxModelLen: n
     '  gpu_memory_utilization: 0.9     # vLLM --gpu-memory-utilization',
     `  tensor_parallel_size: ${tp}`,
     'kv_cache:',
-    '  page_size: 16                   # vLLM --block-size',
+    `  page_size: ${pageSize}                   # vLLM --block-size${pageSize === 64 ? ' (FlashMLA on this GPU: vLLM raises it to 64)' : ''}`,
     '  dtype: auto                     # vLLM --kv-cache-dtype: auto, fp8_e4m3, fp8_e5m2',
     'prefill:                          # the FlashAttention forward the benchmark times',
     '  batch_size: 1',

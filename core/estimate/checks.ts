@@ -67,6 +67,15 @@ export const VLLM_BLOCK_SIZES: readonly number[] = [1, 8, 16, 32, 64, 128, 256];
 /** The Hopper cards (SM 9.0) of gpus.ts, where FlashMLA runs (vLLM is_flashmla_dense_supported) and is vLLM's MLA default. */
 const FLASHMLA_GPUS: ReadonlySet<string> = new Set(['H100 SXM', 'H100 PCIe', 'H100 NVL', 'H200', 'H20']);
 
+/**
+ * The page size vLLM serves `model` with on `gpu` when --block-size is not given, tokens: 64 for
+ * an MLA model on a Hopper card (FlashMLA; vllm/platforms/cuda.py raises the block size to 64),
+ * else 16 (CacheConfig's default block_size on CUDA). What "AttnScope: New profile…" writes.
+ */
+export function vllmDefaultPageSize(model: Pick<ModelSpec, 'mla'>, gpu: string): number {
+  return model.mla && FLASHMLA_GPUS.has(gpu) ? 64 : 16;
+}
+
 /** True when a profile on `gpu` (device.gpu) / `backend` (device.backend) serves on a CUDA GPU. */
 function onGpu(gpu: string | undefined, backend: string): boolean {
   return gpu !== undefined || backend === 'cuda';

@@ -145,3 +145,12 @@ test('the serving check: kept up but under slo attainment fails; cancelled write
   assert.equal(stopped.text, r.text);
   assert.match(stopped.note, /The check that its workload is served stopped at tensor_parallel_size 2: cancelled\.$/);
 });
+
+test('an MLA model on a Hopper card gets the 64-token pages vLLM serves it with (FlashMLA), a GQA model 16; no page-size warning either way', () => {
+  // vllm/platforms/cuda.py: "Forcing kv cache block size to 64 for FlashMLA backend." (DeepSeek-V3, H200); Llama-3.1-8B keeps CacheConfig's 16.
+  const mla = written(join(ROOT, 'test/fixtures/configs/DeepSeek-V3.config.json'), 'H200', join(ROOT, 'test/fixtures/configs/dsv3.attn.yaml'));
+  assert.equal(mla.profile.kvCache.pageSize, 64);
+  assert.ok(!mla.problems.some((p) => p.code === 'page-size-flashmla'), mla.problems.map((p) => p.code).join(' '));
+  const gqa = written(join(ROOT, 'examples/llama-3.1-8b/config.json'), 'H200');
+  assert.equal(gqa.profile.kvCache.pageSize, 16);
+});
