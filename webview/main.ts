@@ -199,8 +199,9 @@ const historyMore = button('Show more', () => {
 }, { id: 'btn-history-more', secondary: '' });
 /** History's finished sweeps (.attnscope/sweeps), each opened into the Sweep tab. */
 const sweepList = el('div', { id: 'sweep-list' });
-const selectA = el('vscode-single-select', { id: 'compare-a', 'aria-label': 'Run A (baseline)' }) as HTMLElement & { value: string };
-const selectB = el('vscode-single-select', { id: 'compare-b', 'aria-label': 'Run B' }) as HTMLElement & { value: string };
+// `label`: the select's own accessible name for its inner combobox; the host's aria-label did not reach it (s41 newcomer-ed F6 a: an unnamed combobox).
+const selectA = el('vscode-single-select', { id: 'compare-a', 'aria-label': 'Run A (baseline)', label: 'Run A (baseline)' }) as HTMLElement & { value: string };
+const selectB = el('vscode-single-select', { id: 'compare-b', 'aria-label': 'Run B', label: 'Run B' }) as HTMLElement & { value: string };
 for (const select of [selectA, selectB]) select.addEventListener('change', () => (select.dataset.chosen = '1'));
 const compareButton = button('Compare', () => {
   if (selectA.value && selectB.value) post({ type: 'compareRuns', a: selectA.value, b: selectB.value });
@@ -218,7 +219,7 @@ const compareExport = el('div', { class: 'compare-bar', id: 'compare-export' },
 );
 
 // The Sweep tab: a merged sweep report ("AttnScope: Open sweep results").
-const sweepMetric = el('vscode-single-select', { id: 'sweep-metric', 'aria-label': 'Figure to chart' }) as HTMLElement & { value: string };
+const sweepMetric = el('vscode-single-select', { id: 'sweep-metric', 'aria-label': 'Figure to chart', label: 'Figure to chart' }) as HTMLElement & { value: string };
 sweepMetric.addEventListener('change', () => {
   sweepMetric.dataset.chosen = sweepMetric.value;
   renderSweep();

@@ -293,6 +293,10 @@ describe('dashboard webview in Chromium', () => {
     // Each Data disclosure named by its chart (s41 newcomer-ed F6 c: nine read "Data" alike).
     assert.equal(await page.getAttribute('#data-poolTimeline summary', 'aria-label'), 'Data: Page pool');
     assert.equal(await page.getAttribute('#data-queue summary', 'aria-label'), 'Data: Queue');
+    // The selects' inner comboboxes named (s41 newcomer-ed F6 a: the host's aria-label did not reach them).
+    for (const [id, name] of [['compare-a', 'Run A (baseline)'], ['compare-b', 'Run B'], ['sweep-metric', 'Figure to chart']]) {
+      assert.equal(await page.$eval(`#${id}`, (e) => e.shadowRoot?.querySelector('[role="combobox"]')?.getAttribute('aria-label') ?? null), name, id);
+    }
   });
 
   it('redraws in the new colours when the theme changes (light, high contrast)', async () => {
