@@ -6,18 +6,26 @@
  * export's kernel and simulation rows do. Figures in SI units as the report holds them, the unit
  * in each column's name (core/sweepFigures.ts SWEEP_FIGURES). No `vscode` import.
  */
-import type { SweepReport } from '../core/protocol/sweep';
+import { SLO_ATTAINMENT_DEFAULT } from '../core/protocol/latency';
+import type { SweepReport, SweepReportRow } from '../core/protocol/sweep';
 import { describeEnvironment, reportBuilds, rowBuild, SWEEP_FIGURES } from '../core/sweepFigures';
 import { csvTable, type CsvCell } from './exportRun';
 
 /**
  * `report` as CSV: columns point (its label), point_id, each axis by its key, environment (its
- * key), machine (that environment in words: GPU, CPU, cores, arch), build (when the rows come
- * from several: core/sweepFigures.ts rowBuild), status, best ('best' on the
+ * key), machine (that environment in words: GPU, CPU, cores, arch; only for a job that measures
+ * on it, bench or both: a simulate or max-rate sweep's figures are modelled for the profile's GPU
+ * whatever CPU ran the simulator, and a reader would take the machine for the one measured,
+ * s41 newcomer-ed F5), build (when the rows come from several: core/sweepFigures.ts rowBuild), status, best ('best' on the
  * report's best row, 'tied' on a row its figure cannot tell from it, as the dashboard's ★ and tie
  * list; empty otherwise), source ('modelled' | 'measured'), then each figure some row has, then
  * keeps_up (true / false on a modelled row, when some row's run judged it: SweepReportRow.keepsUp,
- * which decides the best point; the Sweep table's "keeps up" column, s37 newcomer-ed 9). A point with
+ * which decides the best point; the Sweep table's "keeps up" column, s37 newcomer-ed 9), then, on
+ * a modelled row, so that the file stands alone in a design doc: gpu (the GPU its step times were
+ * modelled for, SweepReportRow.gpu: "H100 SXM", "MI325X (user-given)"), and the SLO it was judged
+ * by, slo_ttft_ms / slo_tpot_ms (the profile's bounds) and slo_attainment_target_fraction (its
+ * slo.attainment, 0.9 when not written: SLO_ATTAINMENT_DEFAULT), each when some row has it (the
+ * fraction that met it is slo_attainment_fraction among the figures). A point with
  * neither kind of figure (a failed one) is one row with an empty source. `rows` counts the data
  * rows: 0 for a report with no row (nothing to export).
  */
@@ -26,22 +34,38 @@ export function sweepToCsv(report: SweepReport): { text: string; rows: number } 
   // The Sweep table's columns beside the figures: build when the rows come from several, keeps up (modelled) when some row's run judged it.
   const builds = reportBuilds(report).length > 1;
   const keeps = report.rows.some((r) => r.keepsUp !== undefined);
-  const header = ['point', 'point_id', ...report.axes.map((a) => a.key), 'environment', 'machine', ...(builds ? ['build'] : []), 'status', 'best', 'source', ...figures.map((f) => f.column), ...(keeps ? ['keeps_up'] : [])];
+  // The machine in words only where something was measured on it.
+  const machine = report.job === 'bench' || report.job === 'both';
+  const modelledFor = MODELLED_FOR.filter((c) => report.rows.some((r) => c.value(r) !== undefined));
+  const header = ['point', 'point_id', ...report.axes.map((a) => a.key), 'environment', ...(machine ? ['machine'] : []), ...(builds ? ['build'] : []), 'status', 'best', 'source', ...figures.map((f) => f.column), ...(keeps ? ['keeps_up'] : []), ...modelledFor.map((c) => c.column)];
   const rows: CsvCell[][] = [];
   const best = report.best;
   const is = (r: { id: string; environmentKey: string }, p: { id: string; environmentKey: string }): boolean => r.id === p.id && r.environmentKey === p.environmentKey;
   for (const r of report.rows) {
     const env = report.environments[r.environmentKey];
     const mark = !best ? '' : is(r, best) ? 'best' : best.tiedWith?.some((t) => is(r, t)) ? 'tied' : '';
-    const point = [r.label, r.id, ...report.axes.map((a) => cellOf(r.values[a.key])), r.environmentKey, env ? describeEnvironment(env) : '', ...(builds ? [rowBuild(r)] : []), r.status, mark];
+    const point = [r.label, r.id, ...report.axes.map((a) => cellOf(r.values[a.key])), r.environmentKey, ...(machine ? [env ? describeEnvironment(env) : ''] : []), ...(builds ? [rowBuild(r)] : []), r.status, mark];
     // Whether the modelled server keeps up: a modelled figure, on the point's modelled row (or its only row).
     const keepsUp = (s: string): CsvCell[] => (!keeps ? [] : s === 'measured' || r.keepsUp === undefined ? [''] : [r.keepsUp]);
     const sources = (['modelled', 'measured'] as const).filter((s) => figures.some((f) => f.source === s && r.metrics[f.key] !== undefined));
-    if (sources.length === 0) rows.push([...point, '', ...figures.map(() => ''), ...keepsUp('')]);
-    for (const s of sources) rows.push([...point, s, ...figures.map((f) => (f.source === s ? r.metrics[f.key] : '')), ...keepsUp(s)]);
+    // What the point was modelled for and judged by, on its modelled row (or its only row).
+    const modelled = (s: string): CsvCell[] => modelledFor.map((c) => (s === 'measured' ? '' : (c.value(r) ?? '')));
+    if (sources.length === 0) rows.push([...point, '', ...figures.map(() => ''), ...keepsUp(''), ...modelled('')]);
+    for (const s of sources) rows.push([...point, s, ...figures.map((f) => (f.source === s ? r.metrics[f.key] : '')), ...keepsUp(s), ...modelled(s)]);
   }
   return csvTable(header, rows);
 }
+
+/** The columns after keeps_up (sweepToCsv): the GPU a row's step times were modelled for and the SLO it was judged by. */
+const MODELLED_FOR: ReadonlyArray<{ column: string; value: (r: SweepReportRow) => CsvCell | undefined }> = [
+  { column: 'gpu', value: (r) => r.gpu },
+  { column: 'slo_ttft_ms', value: (r) => r.metrics.sloTtftMs },
+  { column: 'slo_tpot_ms', value: (r) => r.metrics.sloTpotMs },
+  {
+    column: 'slo_attainment_target_fraction',
+    value: (r) => (r.metrics.sloTtftMs === undefined && r.metrics.sloTpotMs === undefined ? undefined : (r.metrics.sloAttainmentTarget ?? SLO_ATTAINMENT_DEFAULT)),
+  },
+];
 
 /** An axis value as a cell: strings as they are, anything else as JSON (true, 16, [1,2]). */
 function cellOf(v: unknown): CsvCell {

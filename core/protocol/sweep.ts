@@ -169,6 +169,12 @@ export interface SweepReportRow extends SweepPointRef {
   notKeptUp?: string;
   /** What the point's step-time model leaves out (its run's pool.stepTime.unmodelled: under tensor parallelism the all-reduce paths it does not model; a point merged before s41 said the whole all-reduce); absent when nothing, or merged before s38. */
   unmodelled?: string[];
+  /**
+   * The GPU the point's step times were modelled for: its run's pool.stepTime.gpu (core/estimate/gpus.ts
+   * gpuLabel: the table's name, "H100 SXM", or a GPU the profile describes, "MI325X (user-given)"). Absent
+   * for a point without a simulation (job bench) and in reports merged before s41.
+   */
+  gpu?: string;
 }
 
 /** `attnscope merge`'s output (also written by `sweep` and `submit --wait`). */

@@ -608,6 +608,8 @@ export function mergeResults(dirs: string[], opts: MergeOptions = {}): SweepRepo
       const row: SweepReportRow = { id: s.id, index: s.index, values: s.values, label: s.label, environmentKey: envKey, status: point.status, metrics: metricsOf(point), file, tool: point.tool, ...keepsUpOf(point) };
       const unmodelled = point.pool?.stepTime?.unmodelled;
       if (unmodelled && unmodelled.length > 0) row.unmodelled = unmodelled;
+      const gpu = point.pool?.stepTime?.gpu;
+      if (gpu !== undefined) row.gpu = gpu;
       seen.set(key, row);
       report.rows.push(row);
       const labelKey = point.profile.modelPath ?? `inline ${point.profile.model.modelType}`;

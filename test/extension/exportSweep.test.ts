@@ -58,6 +58,28 @@ describe('sweep CSV export', () => {
     assert.match(lines[3]!, /,0\.1\.0\+bbbb,failed,,,,,,,,,,,$/);
   });
 
+  // s41 newcomer-ed F5: pasted into a design doc, the CSV of a simulate sweep named the CPU that ran the simulator (read as the
+  // machine measured) and neither the GPU the figures were modelled for nor the SLO they were judged by.
+  it('a simulate sweep: no machine column; gpu and the SLO (bounds, attainment target) on each modelled row', () => {
+    const sim: SweepReport = {
+      ...report, job: 'simulate', axes: [{ key: 'device.gpu', values: ['H100 SXM', { name: 'MI325X' }] }], best: null,
+      rows: [
+        { id: 'h', index: 0, values: { 'device.gpu': 'H100 SXM' }, label: 'gpu=H100 SXM', environmentKey: 'e1', status: 'ok', file: 'h.json', gpu: 'H100 SXM', metrics: { p99TtftS: 0.448, sloAttainment: 0.994, sloTtftMs: 500, sloAttainmentTarget: 0.99 } },
+        // No slo.attainment written: the default, 0.9 (core/protocol/latency.ts SLO_ATTAINMENT_DEFAULT).
+        { id: 'm', index: 1, values: { 'device.gpu': { name: 'MI325X' } }, label: 'gpu=MI325X', environmentKey: 'e1', status: 'ok', file: 'm.json', gpu: 'MI325X (user-given)', metrics: { p99TtftS: 0.53, sloAttainment: 0.5, sloTtftMs: 500 } },
+      ],
+    };
+    assert.equal(
+      sweepToCsv(sim).text,
+      [
+        'point,point_id,device.gpu,environment,status,best,source,ttft_p99_s,slo_attainment_fraction,gpu,slo_ttft_ms,slo_attainment_target_fraction',
+        'gpu=H100 SXM,h,H100 SXM,e1,ok,,modelled,0.448,0.994,H100 SXM,500,0.99',
+        'gpu=MI325X,m,"{""name"":""MI325X""}",e1,ok,,modelled,0.53,0.5,MI325X (user-given),500,0.9',
+        '',
+      ].join('\n'),
+    );
+  });
+
   it('a report with no row: no data row (the extension writes nothing and says so)', () => {
     assert.equal(sweepToCsv({ ...report, rows: [] }).rows, 0);
   });

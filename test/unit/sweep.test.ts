@@ -94,9 +94,13 @@ test('a merged report names the models of its points, in point order, each once:
   for (const f of readdirSync(out)) {
     const point = JSON.parse(readFileSync(join(out, f), 'utf8')) as SweepPointRun;
     point.pool!.load = { keepsUp: false, overloaded: true, waitingAtLastArrival: 5, servedRequestsPerSec: 2 } as unknown as NonNullable<SweepPointRun['pool']>['load'];
+    // The GPU its step times were modelled for (gpuLabel of a described GPU), which each row carries for the CSV's gpu column (s41 newcomer-ed F5).
+    point.pool!.stepTime = { gpu: 'MI325X (user-given)' } as NonNullable<SweepPointRun['pool']>['stepTime'];
     writeFileSync(join(out, f), JSON.stringify(point));
   }
   const none = mergeResults([out]);
+  assert.deepEqual(r.rows.map((row) => row.gpu), [undefined, undefined, undefined]);
+  assert.deepEqual(none.rows.map((row) => row.gpu), ['MI325X (user-given)', 'MI325X (user-given)', 'MI325X (user-given)']);
   assert.equal(none.best, null);
   assert.equal(none.noBest!.length, 1);
   assert.match(none.noBest![0]!, /^no best point: left out, the modelled server not keeping up .*: model=\.\/deep\/config\.json page_size=8 \(its queue grew through the arrivals: 5 requests still waiting at the last arrival, 2\.000 requests\/s served\)/);
