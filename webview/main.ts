@@ -235,7 +235,12 @@ const sweepBestNotes = el('div', { id: 'sweep-best-notes' });
 /** Under the best point, when vLLM would not run it on its GPU: the CLI's line ("not runnable on vLLM: ...", SweepReport best.notOnVllm). */
 const sweepBestVllm = el('p', { id: 'sweep-best-vllm', class: 'warning' });
 const sweepCharts = el('div', { id: 'sweep-charts', class: 'chart-grid' });
-const sweepTableBox = el('div', { id: 'sweep-table' });
+/**
+ * The Every point table's box: a focusable region named by its heading, so Tab stops at it and the
+ * arrow keys scroll it (it had no focus stop: a sighted keyboard user could not reach the table, s41
+ * newcomer-ed F7). Focusable only while it holds a table.
+ */
+const sweepTableBox = el('div', { id: 'sweep-table', role: 'region', 'aria-labelledby': 'sweep-points-heading' });
 // The panel resized, or the Sweep tab shown (its box has no width while hidden): fit the table again.
 new ResizeObserver(() => fitStacked(sweepTableBox)).observe(sweepTableBox);
 /** Where the sweep's figures come from, a line each: the CLI's footer sentences (core/sweepFigures.ts sweepProvenance). */
@@ -621,6 +626,7 @@ function renderSweep(): void {
     sweepBestVllm.hidden = true;
     sweepCharts.replaceChildren();
     sweepTableBox.replaceChildren();
+    sweepTableBox.removeAttribute('tabindex');
     sweepSources.replaceChildren();
     sweepMetric.replaceChildren();
     return;
@@ -651,6 +657,7 @@ function renderSweep(): void {
     }
   }
   sweepTableBox.replaceChildren(table(sweepTable(report), 'table-sweep'));
+  sweepTableBox.tabIndex = 0;
   fitStacked(sweepTableBox);
   sweepSources.replaceChildren(...sweepProvenance(report).map((line) => el('p', { class: 'muted' }, line)));
 }

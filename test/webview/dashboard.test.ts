@@ -1090,6 +1090,11 @@ describe('dashboard webview in Chromium', () => {
     // The tab's own Export CSV sends the report it shows, for the extension to write (extension/exportSweep.ts).
     await page.click('#btn-export-sweep-csv');
     assert.deepEqual(await waitForPosted(page, 'exportSweep'), [{ type: 'exportSweep', report }]);
+    // Tab from Export CSV stops at the Every point table (no stop before s41 newcomer-ed F7: Tab left the webview), a region named by its heading.
+    await page.focus('#btn-export-sweep-csv');
+    await page.keyboard.press('Tab');
+    assert.deepEqual(await page.evaluate(() => [document.activeElement?.id, document.activeElement?.getAttribute('role')]), ['sweep-table', 'region']);
+    assert.match(await page.locator('#sweep-table').ariaSnapshot(), /^- region "Every point":/);
     // Back on the Run tab: the run's header and buttons again.
     await page.locator('vscode-tab-header').first().click();
     await page.waitForFunction(() => document.querySelector('#run-title')?.textContent === 'live.attn.yaml');
