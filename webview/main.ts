@@ -104,6 +104,8 @@ function fitStacked(box: HTMLElement): void {
 const app = document.getElementById('app')!;
 const title = el('h1', { id: 'run-title' });
 const status = el('span', { id: 'run-status', class: 'status' });
+/** Read before the status badge, so a screen reader says "status: ok" rather than a bare "ok" after the heading (s41 newcomer-ed F6 d); hidden with the badge empty. */
+const statusLabel = el('span', { class: 'visually-hidden', hidden: '' }, 'status: ');
 const progress = el('progress', { id: 'run-progress', max: '1', value: '0' });
 const runButton = button('Run benchmark', () => {
   const { source, kind, replay } = rerunOf(model.current, model.runTarget ?? null);
@@ -277,6 +279,9 @@ const tabs = el('vscode-tabs', { 'selected-index': String(Math.max(0, TABS.index
     compareResult, compareExport, el('h2', {}, 'Sweeps'), sweepList, el('h2', {}, 'Saved runs'), el('div', { class: 'compare-bar' }, historyFilter, historyCount), historyList, historyMore),
   el('vscode-tab-panel', {}, sweepRunBar, sweepOther, sweepSummary, sweepBar, sweepBest, sweepBestNotes, sweepBestVllm, sweepCharts, sweepPointsHeading, sweepTableBox, sweepSources),
 );
+// vscode-tabs (2.5.1) gives both its header box and the header slot inside it role=tablist, so a screen reader
+// heard a tab list inside a tab list (s41 newcomer-ed F6 e): the slot's role goes; the box's tablist holds the tabs.
+void (tabs as HTMLElement & { updateComplete: Promise<unknown> }).updateComplete.then(() => tabs.shadowRoot?.querySelector('slot[name="header"]')?.removeAttribute('role'));
 tabs.addEventListener('vsc-tabs-select', (e: Event) => {
   tab = TABS[(e as CustomEvent<{ selectedIndex: number }>).detail.selectedIndex] ?? 'run';
   renderHeader(model.current);
@@ -284,7 +289,7 @@ tabs.addEventListener('vsc-tabs-select', (e: Event) => {
 });
 
 app.append(
-  el('header', { class: 'toolbar' }, el('div', { class: 'title' }, title, status, progress), actions),
+  el('header', { class: 'toolbar' }, el('div', { class: 'title' }, title, statusLabel, status, progress), actions),
   tabs,
 );
 
@@ -450,6 +455,7 @@ function renderHeader(run: ViewRun | null): void {
     status.className = `status status-${sweeping ? 'running' : 'none'}`;
     progress.hidden = true;
   }
+  statusLabel.hidden = status.textContent === '';
   renderSweepRun();
 }
 

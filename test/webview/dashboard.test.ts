@@ -293,6 +293,11 @@ describe('dashboard webview in Chromium', () => {
     // Each Data disclosure named by its chart (s41 newcomer-ed F6 c: nine read "Data" alike).
     assert.equal(await page.getAttribute('#data-poolTimeline summary', 'aria-label'), 'Data: Page pool');
     assert.equal(await page.getAttribute('#data-queue summary', 'aria-label'), 'Data: Queue');
+    // The status badge read as "status: ok", not a bare "ok" after the heading (s41 newcomer-ed F6 d).
+    assert.match(await page.locator('header .title').ariaSnapshot(), /- text: "?status: ok"?$/m);
+    // One tab list: vscode-tabs' header slot had role=tablist inside its tablist box (s41 newcomer-ed F6 e).
+    const tablists = (await page.locator('vscode-tabs').ariaSnapshot()).match(/- tablist/g) ?? [];
+    assert.equal(tablists.length, 1);
     // The selects' inner comboboxes named (s41 newcomer-ed F6 a: the host's aria-label did not reach them).
     for (const [id, name] of [['compare-a', 'Run A (baseline)'], ['compare-b', 'Run B'], ['sweep-metric', 'Figure to chart']]) {
       assert.equal(await page.$eval(`#${id}`, (e) => e.shadowRoot?.querySelector('[role="combobox"]')?.getAttribute('aria-label') ?? null), name, id);
