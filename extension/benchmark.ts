@@ -9,7 +9,6 @@
  * writes nothing when cancelled), which the toast says, nor a run that failed or was cancelled
  * with no case and no pool (history.ts keptInHistory: the dashboard and the toast say why).
  */
-import { basename } from 'node:path';
 import * as vscode from 'vscode';
 import type { Profile } from '../core/config/types';
 import type { Estimate } from '../core/estimate/types';
@@ -65,7 +64,7 @@ export class BenchmarkRun extends RunInFlight<RunResult | null> {
     if (launchSettingsRefused(ctx, source)) return null;
     const mode = job === 'simulate' ? 'simulation' : ctx.settings(source).quickMode ? 'quick' : 'full';
     const trace = job === 'simulate' ? replay : undefined;
-    return new BenchmarkRun(ctx, source, job, runName(profile, source.fsPath, mode, undefined, trace && basename(trace.trace.path)), profile, estimate, trace && traceReplayArgs(trace.trace, trace.timeScale)).hold(ctx);
+    return new BenchmarkRun(ctx, source, job, runName(profile, source.fsPath, mode, undefined, trace?.trace.path), profile, estimate, trace && traceReplayArgs(trace.trace, trace.timeScale)).hold(ctx);
   }
 
   /**

@@ -16,15 +16,18 @@ export type RunMode = 'quick' | 'full' | 'simulation';
 
 /**
  * "model · profile file · mode" ("Llama-2-7b-hf · serve.attn.yaml · simulation"); the profile file is left out when the run is of the config.json
- * itself (the model's name already says which). `source`: the file the run was started on. `trace`: the file name of the trace a
- * simulation replayed, named last ("… · simulation · trace mooncake.jsonl"): its figures are of that trace, not of the profile's workload.
+ * itself (the model's name already says which). `source`: the file the run was started on. `trace`: the trace a simulation
+ * replayed (a path; its file name is used), named last ("… · simulation · trace mooncake.jsonl"): its figures are of that trace,
+ * not of the profile's drawn workload. Not given, a simulation names the profile's own workload.trace, so the dashboard's
+ * heading of a lens run says what History and Compare list (s41 newcomer-ed F11).
  */
-export function runName(profile: Pick<Profile, 'modelPath' | 'model'>, source: string, mode: RunMode, configText?: string, trace?: string): string {
+export function runName(profile: Pick<Profile, 'modelPath' | 'model'> & { workload?: Profile['workload'] }, source: string, mode: RunMode, configText?: string, trace?: string): string {
   const model = modelLabel(profile, configText);
   const parts = [model];
   if (profile.modelPath === null || basename(profile.modelPath) !== basename(source) || dirname(profile.modelPath) !== dirname(source)) parts.push(basename(source));
   parts.push(mode);
-  if (trace !== undefined) parts.push(`trace ${trace}`);
+  const replayed = trace ?? (mode === 'simulation' ? profile.workload?.trace?.path : undefined);
+  if (replayed !== undefined) parts.push(`trace ${basename(replayed)}`);
   return parts.join(' · ');
 }
 

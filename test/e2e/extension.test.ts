@@ -732,12 +732,12 @@ describe('AttnScope in code-server', { timeout: 1_200_000 }, () => {
     await lens.waitFor({ timeout: 60_000 });
     await lens.click();
     const frame = await dashboardFrame(page);
-    await frame.waitForFunction(() => document.querySelector('#run-title')?.textContent === 'llama-3.1-8b · trace.attn.yaml · simulation' && document.querySelector('#run-status')?.textContent === 'ok', undefined, { timeout: 120_000 });
+    await frame.waitForFunction(() => document.querySelector('#run-title')?.textContent === 'llama-3.1-8b · trace.attn.yaml · simulation · trace e2e.jsonl' && document.querySelector('#run-status')?.textContent === 'ok', undefined, { timeout: 120_000 });
     const header = ((await frame.textContent('#run-environment')) ?? '').replace(/\s+/g, ' ');
     assert.ok(header.includes("workload: trace ./traces/e2e.jsonl (the profile's workload.trace) (attnscope; time stamps: arrival_s, seconds): 3 rows read as requests over 4 s, none dropped"), header);
     // The run is saved after the page shows it; its finish toast comes once it is (as the step above waits).
-    await notification(page, /AttnScope: llama-3\.1-8b · trace\.attn\.yaml · simulation finished/);
-    const saved = savedRuns(ws).find((r) => r.name === 'llama-3.1-8b · trace.attn.yaml · simulation')!;
+    await notification(page, /AttnScope: llama-3\.1-8b · trace\.attn\.yaml · simulation · trace e2e\.jsonl finished/);
+    const saved = savedRuns(ws).find((r) => r.name === 'llama-3.1-8b · trace.attn.yaml · simulation · trace e2e.jsonl')!;
     assert.equal(saved.pool!.summary.requests, 3);
     assert.deepEqual({ from: saved.pool!.load!.trace!.from, spanS: saved.pool!.load!.trace!.spanS, rows: saved.pool!.load!.trace!.rowsRead }, { from: 'workload.trace', spanS: 4, rows: 3 });
   });

@@ -52,6 +52,12 @@ describe('run names', () => {
   it('name the trace a simulation replayed last; the message of a trace no longer there says the drawn workload is another load', () => {
     const p = { modelPath: '/w/qwen2.5-7b/config.json', model };
     assert.equal(runName(p, '/w/qwen-tiny.attn.yaml', 'simulation', '{}', 'mooncake.jsonl'), 'qwen2.5-7b · qwen-tiny.attn.yaml · simulation · trace mooncake.jsonl');
+    // A lens simulation of a profile with workload.trace: its own trace, by file name, as History lists the saved run (s41 newcomer-ed F11:
+    // the dashboard's heading read "… · simulation" while History read "… · simulation · trace chat.jsonl"). A replay's trace wins; a benchmark names none.
+    const withTrace = { ...p, workload: { ...run.profile.workload!, trace: { path: './traces/chat.jsonl', resolvedPath: '/w/traces/chat.jsonl' } } };
+    assert.equal(runName(withTrace, '/w/trace.attn.yaml', 'simulation', '{}'), 'qwen2.5-7b · trace.attn.yaml · simulation · trace chat.jsonl');
+    assert.equal(runName(withTrace, '/w/trace.attn.yaml', 'simulation', '{}', '/old/mooncake.jsonl'), 'qwen2.5-7b · trace.attn.yaml · simulation · trace mooncake.jsonl');
+    assert.equal(runName(withTrace, '/w/trace.attn.yaml', 'quick', '{}'), 'qwen2.5-7b · trace.attn.yaml · quick');
     assert.equal(
       traceGoneMessage('qwen-tiny.attn.yaml', { path: 'traces/mooncake.jsonl', resolvedPath: '/w/traces/mooncake.jsonl' }),
       "AttnScope: the trace traces/mooncake.jsonl this run replayed is no longer at /w/traces/mooncake.jsonl, so it cannot be replayed. Simulating qwen-tiny.attn.yaml instead draws the profile's workload: another load, whose figures are not comparable with the trace's.",
