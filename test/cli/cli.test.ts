@@ -593,7 +593,7 @@ test("README's CLI synopsis is `attnscope --help`'s usage, and each command's li
 test('<command> --help prints the usage (exit 0); an unknown option is named in one sentence (exit 2)', () => {
   const help = cli(['simulate', '--help']);
   assert.equal(help.code, 0);
-  assert.match(help.stdout, /^usage:\n(.*\n)* {2}attnscope simulate <profile> \[--trace FILE \[--trace-format F\]/);
+  assert.match(help.stdout, /^usage:\n(.*\n)* {2}attnscope simulate <profile> \[--trace FILE\] \[--trace-format F\]/);
   // The formats runner/simulate/traces.ts reads, as the error for a bad --trace-format lists them.
   assert.match(help.stdout, /--trace-format F +the trace format, one of attnscope, azure, burstgpt, mooncake, vllm-bench,/);
   const bad = cli(['simulate', 'x.attn.yaml', '--frobnicate']);

@@ -346,7 +346,7 @@ describe('AttnScope in code-server', { timeout: 1_200_000 }, () => {
     assert.match(bad, /"dtype": "bf17"/);
     writeFileSync(join(ws, 'schema-check.attn.json'), bad);
     await openFile(page, 'examples/qwen3-30b-a3b.attn.json', 'model');
-    await openFile(page, 'schema-check.attn.json', 'bf17');
+    await openNewFile(page, 'schema-check.attn.json', 'bf17');
     await page.keyboard.press('Control+Shift+M');
     // vscode-json-languageservice's enum message (ours says "dtype must be ...").
     await page.locator('.markers-panel', { hasText: 'Value is not accepted. Valid values: "fp32", "fp16", "bf16"' }).first().waitFor({ timeout: 60_000 });
@@ -372,7 +372,7 @@ describe('AttnScope in code-server', { timeout: 1_200_000 }, () => {
     // 6.30 GiB): stage 2, 16 layers + lm_head + the 4096 final norm = 4,015,132,672 parameters = 7.48 GiB.
     // tp 2 halves it (3.74 GiB with the norms it replicates); pp 3 ([11, 11, 10]): stage 1, 11 layers + embedding = 2,924,568,576 = 5.45 GiB.
     writeFileSync(join(ws, 'pp-fit.attn.yaml'), 'model: ./llama-3.1-8b/config.json\ndtype: bf16\ndevice:\n  memory_gib: 7\n  pipeline_parallel_size: 2\n');
-    await openFile(page, 'pp-fit.attn.yaml', 'pipeline_parallel_size');
+    await openNewFile(page, 'pp-fit.attn.yaml', 'pipeline_parallel_size');
     const editor = '.editor-group-container.active .monaco-editor';
     // A string, not a RegExp: the hint's spaces are drawn as no-break spaces, which only a string match normalizes.
     await page.locator(`${editor} .view-lines`, { hasText: '7.48 GiB weights/GPU (stage 2 of 2)' }).first().waitFor({ timeout: 60_000 });
