@@ -132,6 +132,9 @@ export class SweepRun extends RunInFlight<SweepReport | null> {
       ctx.log.info(message);
       this.ended('cancelled', message);
       void vscode.window.showInformationMessage(message);
+      // The points kept, merged by the runner into a report marked interrupted: the Sweep tab shows them, with Resume sweep.
+      const kept = end?.reportFile ? await readSweepReport(end.reportFile) : null;
+      if (kept) showSweep(ctx, kept, end!.reportFile!, true);
       return null;
     }
     const report = end?.reportFile ? await readSweepReport(end.reportFile) : null;

@@ -25,7 +25,7 @@ import { capacityChart, latencyCdfChart, queueChart, stepTimeNote } from './late
 import { buildDifference, comparePools, compareRuns, compareSettings, comparisonRows, kindDifference, loadBoundNote, loadDifference, modelDifference, sameRun, workloadDifference } from './compare';
 import { composePng, composeTablePng } from './png';
 import { sweepProvenance } from '../core/sweepFigures';
-import { decisionMetric, metricsOf as sweepMetricsOf, otherSweepNote, sweepAxisCharts, sweepChartHeight, sweepBestText, sweepTable, sweepTitle } from './sweep';
+import { decisionMetric, interruptedText, metricsOf as sweepMetricsOf, otherSweepNote, sweepAxisCharts, sweepChartHeight, sweepBestText, sweepTable, sweepTitle } from './sweep';
 import { CHANGE_MEANING, formatCount, formatCountOf, formatDuration, formatLoadNote, formatPercent, formatRunTime, loadAverageText, perGpuCasesHeader, poolCancelledText, wasmBuildNote } from '../core/format';
 import { comparedRun, emptyModel, reduce, rerunOf, restoredModel, skippedNote, type DashboardModel, type ViewRun } from './model';
 import { readPalette, watchTheme, type Palette } from './theme';
@@ -231,6 +231,14 @@ const sweepExportCsv = button('Export CSV', () => model.sweep && post({ type: 'e
 const sweepSummary = el('p', { id: 'sweep-summary' });
 /** Over a report opened while the editor's sweep runs, or after it was cancelled, failed or refused: which sweep the report is, and that it is not that one's. */
 const sweepOther = el('p', { id: 'sweep-other', class: 'warning' });
+/**
+ * Over an interrupted sweep's report (the points kept, webview/sweep.ts interruptedText), with a Resume sweep that
+ * runs the sweep of its profile again (the runner resumes: only the missing points run), as the run line's does.
+ */
+const sweepInterruptedText = el('span', { id: 'sweep-interrupted-text' });
+const sweepInterruptedResume = button('Resume sweep', () => model.sweep && post({ type: 'resumeSweep', name: model.sweep.name }), { id: 'btn-resume-interrupted-sweep' });
+const sweepInterrupted = el('div', { class: 'compare-bar warning', id: 'sweep-interrupted' }, sweepInterruptedText, sweepInterruptedResume);
+sweepInterrupted.hidden = true;
 const sweepBest = el('p', { id: 'sweep-best' });
 /** Under the best line: the points left out of it and why, or why no point is the best (webview/sweep.ts sweepBestText). */
 const sweepBestNotes = el('div', { id: 'sweep-best-notes' });
@@ -277,7 +285,7 @@ const tabs = el('vscode-tabs', { 'selected-index': String(Math.max(0, TABS.index
   el('vscode-tab-panel', {}, el('h2', {}, 'Compare two runs'),
     el('div', { class: 'compare-bar' }, el('label', {}, 'A ', selectA), el('label', {}, 'B ', selectB), compareButton),
     compareResult, compareExport, el('h2', {}, 'Sweeps'), sweepList, el('h2', {}, 'Saved runs'), el('div', { class: 'compare-bar' }, historyFilter, historyCount), historyList, historyMore),
-  el('vscode-tab-panel', {}, sweepRunBar, sweepOther, sweepSummary, sweepBar, sweepBest, sweepBestNotes, sweepBestVllm, sweepCharts, sweepPointsHeading, sweepTableBox, sweepSources),
+  el('vscode-tab-panel', {}, sweepRunBar, sweepOther, sweepInterrupted, sweepSummary, sweepBar, sweepBest, sweepBestNotes, sweepBestVllm, sweepCharts, sweepPointsHeading, sweepTableBox, sweepSources),
 );
 // vscode-tabs (2.5.1) gives both its header box and the header slot inside it role=tablist, so a screen reader
 // heard a tab list inside a tab list (s41 newcomer-ed F6 e): the slot's role goes; the box's tablist holds the tabs.
@@ -627,6 +635,7 @@ function renderSweep(): void {
     // While a sweep runs its line above says so; its table comes when it ends.
     sweepSummary.textContent = model.sweepRun?.status === 'running' ? '' : 'No sweep open: run one with the Run sweep code lens on a profile\'s sweep: key (or AttnScope: Run sweep), or open a finished one from History (or AttnScope: Open sweep results). From a terminal: attnscope sweep <profile>, or attnscope merge DIR... for shards.';
     sweepOther.hidden = true;
+    sweepInterrupted.hidden = true;
     sweepBest.textContent = '';
     sweepBestNotes.replaceChildren();
     sweepBestVllm.hidden = true;
@@ -641,6 +650,12 @@ function renderSweep(): void {
   const other = otherSweepNote(report, model.sweepRun ?? null);
   sweepOther.textContent = other ?? '';
   sweepOther.hidden = other === null;
+  const interrupted = interruptedText(report);
+  sweepInterrupted.hidden = interrupted === null;
+  sweepInterruptedText.textContent = interrupted ?? '';
+  // The run line's own Resume sweep, on this sweep interrupted by a reload, is the same button: once.
+  sweepInterruptedResume.hidden = model.sweepRun?.status === 'interrupted' && model.sweepRun.name === report.name;
+  sweepInterruptedResume.title = `Run the sweep of ${report.name} again: the ${report.total - report.missing.length} points kept are not run again, only the others`;
   sweepSummary.replaceChildren(`${report.name} · sweep ${report.sweepId}`, ...(report.createdAt ? [' · merged ', runTime(report.createdAt)] : []), ` · job ${report.job} · ${report.rows.length} results for ${report.total - report.missing.length} of ${report.total} points${envs > 1 ? ` on ${envs} kinds of machine` : ''}${report.missing.length > 0 ? ` · missing: ${report.missing.map((m) => m.label).join('; ')}` : ''}`);
   const bestText = sweepBestText(report);
   sweepBest.textContent = bestText.best;

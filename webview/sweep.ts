@@ -473,14 +473,28 @@ export function sweepBestText(report: SweepReport): { best: string; notes: strin
 }
 
 /**
+ * The line over an interrupted sweep's report (SweepReport.interrupted: cancelled, or its window reloaded, with
+ * points kept), "interrupted: 1 of 2 points", saying that the best is of those and that resuming runs the
+ * others (the tab's Resume sweep beside it); null for a finished sweep's report. Points: those with a
+ * result (total − missing), as the summary counts them.
+ */
+export function interruptedText(report: Pick<SweepReport, 'interrupted' | 'total' | 'missing'>): string | null {
+  if (!report.interrupted) return null;
+  const kept = report.total - report.missing.length;
+  return `interrupted: ${kept} of ${report.total} points: the figures and the best point below are of these only; Resume sweep runs the other ${report.missing.length === 1 ? 'point' : `${report.missing.length} points`} (the points kept are not run again).`;
+}
+
+/**
  * The note over `report` when the editor's sweep whose line the Sweep tab shows (`run`) is not the
  * report's: one running, or cancelled, failed, refused or interrupted (no report of its own), over a
  * report opened from History; null with no such sweep, or when it finished with this profile's
  * report (its own). Names the report's profile, sweep id and time: a report under a sweep's line read
  * as that sweep's result, its Best point too (s37 newcomer-ed 1).
  */
-export function otherSweepNote(report: Pick<SweepReport, 'name' | 'sweepId' | 'createdAt'>, run: { name: string; status: string } | null): string | null {
+export function otherSweepNote(report: Pick<SweepReport, 'name' | 'sweepId' | 'createdAt' | 'interrupted'>, run: { name: string; status: string } | null): string | null {
   if (!run || (run.status === 'finished' && run.name === report.name)) return null;
+  // A sweep cancelled or interrupted with points kept has the report of those (SweepReport.interrupted): its own.
+  if (report.interrupted && run.name === report.name && (run.status === 'cancelled' || run.status === 'interrupted')) return null;
   const when = report.createdAt ? ` of ${formatRunTime(report.createdAt)}` : '';
   const how = run.status === 'running' ? 'that is running (its report comes when it ends)' : `that was ${run.status}`;
   return `The report below is another sweep: ${report.name}, sweep ${report.sweepId}${when}; not the sweep of ${run.name} ${how}.`;

@@ -83,7 +83,7 @@ export interface RunnerSweepEndEvent {
   type: 'sweepEnd';
   /** The results folder (absolute): a rerun of the same sweep resumes from the point files there. */
   outDir: string;
-  /** The merged report written (absolute path of sweep-report.json); null when cancelled (nothing merged). */
+  /** The merged report written (absolute path of sweep-report.json); when cancelled, the points kept merged (SweepReport.interrupted), null when none was kept (or a shard's, or --json given). */
   reportFile: string | null;
   /** Points of the sweep whose result is in outDir now (run now, resumed or reused). */
   inFolder: number;

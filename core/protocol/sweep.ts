@@ -219,5 +219,12 @@ export interface SweepReport {
    * vllmPageSizeNote), the sentence saying so; absent otherwise. `leftOut`: the points a rule on
    * simulated rates left out because the server does not keep up with them (SweepReportRow.keepsUp), in a sentence.
    */
+  /**
+   * Set on the report `attnscope sweep` writes when it is cancelled (SIGINT / SIGTERM: the editor's
+   * Cancel, a window reload) with some points in its results folder: the rows are those points,
+   * `missing` the others, and running the sweep again resumes (runs only those). Absent on a
+   * finished sweep's report, on merge's and in reports written before s41.
+   */
+  interrupted?: true;
   best: { id: string; environmentKey: string; label: string; rule: string; tiedWith?: Array<{ id: string; environmentKey: string; label: string }>; tie?: string; acrossMachines?: string; notOnVllm?: string; leftOut?: string } | null;
 }

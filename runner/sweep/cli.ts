@@ -283,8 +283,22 @@ async function runSweepCommand(values: Record<string, unknown>, positionals: str
   const inFolder = result.resumed + result.reused + result.written;
   const failed = result.failed.map((f) => ({ label: f.point.label, error: f.error }));
   if (result.cancelled) {
-    say(`attnscope: sweep cancelled; ${inFolder} of ${share.length} points are in ${outDir}: run the same command again to resume`, 'warn');
-    emit?.({ type: 'sweepEnd', outDir: resolve(outDir), reportFile: null, inFolder, total: share.length, failed, cancelled: true });
+    // The points kept, merged into the folder's report marked interrupted, so that History and the Sweep tab show them
+    // (s41 newcomer-ed: they were in no report until the sweep ended); not a shard's (its report is merge's) nor over --json (a finished sweep's file).
+    let reportFile: string | null = null;
+    if (!shard && values.json === undefined && inFolder > 0) {
+      try {
+        const report = mergeResults([outDir]);
+        markOrigins(report, result);
+        report.interrupted = true;
+        writeReport(report, undefined, outDir);
+        reportFile = resolve(join(outDir, REPORT_FILE));
+      } catch (err) {
+        say(`attnscope: could not write the interrupted sweep's report: ${err instanceof Error ? err.message : String(err)}`, 'warn');
+      }
+    }
+    say(`attnscope: sweep cancelled; ${inFolder} of ${share.length} points are in ${outDir}${reportFile === null ? '' : ` (merged into its ${REPORT_FILE}, marked interrupted)`}: run the same command again to resume`, 'warn');
+    emit?.({ type: 'sweepEnd', outDir: resolve(outDir), reportFile, inFolder, total: share.length, failed, cancelled: true });
     return EXIT_CANCELLED;
   }
   if (result.resumed > 0) say(`resumed: ${result.resumed} of ${share.length} points were already in ${outDir}`);

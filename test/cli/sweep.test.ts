@@ -489,9 +489,11 @@ test('Ctrl-C stops the workers, exits 130 and leaves only whole point files', as
   await firstPoint;
   child.kill('SIGINT');
   assert.equal(await exit, 130, stderr);
-  assert.match(stderr, /sweep cancelled; 1 of 3 points are in .*: run the same command again to resume/);
-  const files = readdirSync(out);
+  assert.match(stderr, /sweep cancelled; 1 of 3 points are in .*out \(merged into its sweep-report\.json, marked interrupted\): run the same command again to resume/);
+  // s41: beside the point file, the report of the point kept.
+  const files = readdirSync(out).filter((f) => f !== 'sweep-report.json');
   assert.equal(files.length, 1, files.join(' '));
+  assert.equal(readReport(join(out, 'sweep-report.json')).interrupted, true);
   assert.equal((JSON.parse(readFileSync(join(out, files[0]!), 'utf8')) as SweepPointRun).sweep.values['workload.requests'], 50);
 });
 
@@ -741,8 +743,12 @@ test('sweep --events: SIGTERM ends with sweepEnd cancelled, counting the points 
   const end = eventsOf(stdout).at(-1)!;
   assert.equal(end.type, 'sweepEnd');
   if (end.type !== 'sweepEnd') return;
-  assert.deepEqual([end.cancelled, end.inFolder, end.total, end.reportFile], [true, 1, 2, null]);
-  assert.equal(readdirSync(end.outDir).length, 1, 'one point file, no report');
+  // s41: the point kept is merged into a report marked interrupted (the Sweep tab and History show it), the other point missing.
+  assert.deepEqual([end.cancelled, end.inFolder, end.total, end.reportFile], [true, 1, 2, join(end.outDir, 'sweep-report.json')]);
+  assert.equal(readdirSync(end.outDir).length, 2, 'one point file and the report');
+  const report = readReport(end.reportFile!);
+  assert.equal(report.interrupted, true);
+  assert.deepEqual([report.rows.map((r) => r.label), report.missing.map((m) => m.label), report.total], [['requests=50'], ['requests=400000'], 2]);
 });
 
 test('a sweep killed outright (SIGKILL, as the editor\'s Cancel after its grace) leaves no worker running its point to the end', { timeout: 90_000 }, async () => {
@@ -818,13 +824,15 @@ test('sweep --max-rate: each point several simulations (its progress names point
   child.kill('SIGTERM');
   assert.equal(await exit, 130);
   assert.ok(eventsOf(stdout).some((e) => e.type === 'progress' && /^point 1\/2 requests=50: search step 1 \(saturated throughput μ\): /.test(e.message)), stdout);
-  assert.equal(readdirSync(out).length, 1);
+  assert.equal(readdirSync(out).length, 2, 'one point file and the interrupted report');
 
   const r = cli(['sweep', file, '--max-rate', '--out', out]);
   assert.equal(r.code, 0, r.stderr);
   assert.match(r.stderr, /resumed: 1 of 2 points were already in/);
   const report = readReport(join(out, 'sweep-report.json'));
   assert.equal(report.job, 'max-rate');
+  // The rerun replaced the interrupted report with the finished one.
+  assert.equal(report.interrupted, undefined);
   assert.deepEqual(report.rows.map((row) => row.origin), ['resumed', 'run']);
   for (const row of report.rows) {
     assert.ok(row.metrics.maxRateRequestsPerSec! > 0 && row.metrics.maxRatePerGpuRequestsPerSec === row.metrics.maxRateRequestsPerSec, JSON.stringify(row.metrics));

@@ -95,8 +95,11 @@ describe('Run sweep', () => {
     const out = await done;
     assert.deepEqual([out.cancelled, out.exitCode, out.signal], [true, 130, null], out.logTail.join('\n'));
     const end = out.sweepEnd!;
-    assert.deepEqual([end.cancelled, end.inFolder, end.total, end.reportFile], [true, 1, 2, null]);
-    assert.deepEqual(readdirSync(end.outDir).length, 1);
+    // s41: the point kept, merged into a report marked interrupted, which SweepRun.finish shows in the Sweep tab (its Resume sweep beside it).
+    assert.deepEqual([end.cancelled, end.inFolder, end.total, end.reportFile], [true, 1, 2, join(end.outDir, 'sweep-report.json')]);
+    assert.deepEqual(readdirSync(end.outDir).length, 2);
+    const kept = await readSweepReport(end.reportFile!);
+    assert.deepEqual([kept?.interrupted, kept?.rows.map((r) => r.label), kept?.missing.map((m) => m.label)], [true, ['requests=50'], ['requests=400000']]);
     assert.equal(
       sweepEndMessage('long.attn.yaml', end, '.attnscope/sweeps/long-x'),
       'AttnScope: sweep of long.attn.yaml cancelled; 1 of 2 points are saved in .attnscope/sweeps/long-x. Run sweep again to resume: it runs only the points not there yet.',

@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { SweepReport, SweepReportRow } from '../../core/protocol/sweep';
 import { SWEEP_METRICS } from '../../core/sweepFigures';
-import { decimalsFor, decisionMetric, metricHeader, metricScale, metricsOf, otherSweepNote, sameValues, sweepAxisCharts, sweepBestText, sweepChartHeight, sweepTable, sweepTitle, sweepXAxis, thinTicks, tickStep } from '../../webview/sweep';
+import { decimalsFor, decisionMetric, interruptedText, metricHeader, metricScale, metricsOf, otherSweepNote, sameValues, sweepAxisCharts, sweepBestText, sweepChartHeight, sweepTable, sweepTitle, sweepXAxis, thinTicks, tickStep } from '../../webview/sweep';
 import type { Palette } from '../../webview/theme';
 import { durationTicks, formatDuration, formatDurationIn } from '../../core/format';
 
@@ -268,6 +268,16 @@ test('the note over another sweep\'s report names its profile, id and time; none
   assert.equal(otherSweepNote({ ...r, name: 'bsweep.attn.yaml' }, { name: 'bsweep.attn.yaml', status: 'cancelled' }), 'The report below is another sweep: bsweep.attn.yaml, sweep 986adb4a6eb253ac; not the sweep of bsweep.attn.yaml that was cancelled.');
   assert.equal(otherSweepNote(r, { name: 'sweep.attn.yaml', status: 'finished' }), null);
   assert.equal(otherSweepNote(r, null), null);
+});
+
+// s41 (trace41 left 1): a cancelled or reload-interrupted sweep's kept points were in no report, so the Sweep tab showed none of them.
+test('an interrupted sweep\'s report says how many points it kept, and is its own sweep\'s (no other-sweep note); a finished one says nothing', () => {
+  const kept = { name: 'b.attn.yaml', sweepId: '986adb4a6eb253ac', createdAt: '', interrupted: true as const, total: 3, missing: [{ id: 'x', index: 2, values: {}, label: 'page_size=64' }] };
+  assert.equal(interruptedText(kept), 'interrupted: 2 of 3 points: the figures and the best point below are of these only; Resume sweep runs the other point (the points kept are not run again).');
+  assert.equal(interruptedText({ ...kept, interrupted: undefined }), null);
+  for (const status of ['cancelled', 'interrupted']) assert.equal(otherSweepNote(kept, { name: 'b.attn.yaml', status }), null, status);
+  // Another profile's interrupted report is still another sweep.
+  assert.match(otherSweepNote(kept, { name: 'c.attn.yaml', status: 'cancelled' }) ?? '', /^The report below is another sweep: b\.attn\.yaml/);
 });
 
 // s31 newcomer: a page-size sweep whose pool never filled had the same preemptions (0) at every

@@ -1545,6 +1545,18 @@ describe('dashboard webview in Chromium', () => {
       assert.equal(await fresh.isVisible('#btn-cancel-sweep'), false);
       assert.equal(await fresh.isVisible('#sweep-progress'), false);
       assert.equal(await fresh.textContent('#run-status'), '');
+      assert.equal(await fresh.isVisible('#sweep-interrupted'), false);
+      // s41: the cancelled sweep's points kept, merged into a report marked interrupted (extension/sweep.ts finish): shown as its own
+      // sweep's (no other-sweep note), with how many of its points and a Resume sweep that runs its profile again.
+      const kept: SweepReport = { ...logSweep, name: 'sweep.attn.yaml', interrupted: true, total: 7, missing: [{ id: 'm', index: 6, values: {}, label: 'page_size=64' }] };
+      await send(fresh, { type: 'showSweep', report: kept });
+      await fresh.waitForFunction(() => (document.querySelector('#sweep-interrupted') as HTMLElement | null)?.hidden === false);
+      assert.equal(await fresh.textContent('#sweep-interrupted-text'), 'interrupted: 6 of 7 points: the figures and the best point below are of these only; Resume sweep runs the other point (the points kept are not run again).');
+      assert.equal(await fresh.$$eval('#sweep-table tbody tr', (trs) => trs.length), 6);
+      assert.equal(await fresh.isVisible('#sweep-other'), false);
+      assert.equal(await fresh.isVisible('#sweep-run'), true, "the cancelled sweep's line stays over its own report");
+      await fresh.click('#btn-resume-interrupted-sweep');
+      assert.deepEqual((await waitForPosted(fresh, 'resumeSweep')).at(-1), { type: 'resumeSweep', name: 'sweep.attn.yaml' });
       // Open of another sweep (batched.attn.yaml): the ended sweep's line goes with its table (s31 newcomer-ed 3a).
       await send(fresh, { type: 'showSweep', report: logSweep });
       await fresh.waitForFunction(() => (document.querySelector('#sweep-run') as HTMLElement | null)?.hidden === true);
