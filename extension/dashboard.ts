@@ -23,7 +23,7 @@ import { runButtonFile } from './pick';
 import { traceGoneMessage } from './refusal';
 import { ShownRunStore } from './shownRun';
 import { StreamBatcher } from './streamBatcher';
-import { readSweepReport, sweepReportsIn } from './sweepReports';
+import { interruptedReportOf, readSweepReport, sweepReportsIn } from './sweepReports';
 
 export const DASHBOARD_VIEW_TYPE = 'attnscope.dashboard';
 
@@ -287,6 +287,15 @@ export class Dashboard implements vscode.Disposable {
     this.host.log.info(`dashboard: ${left.notice}`);
     if (left.resumeSweep !== null) {
       this.interruptedSweep = left.resumeSweep;
+      // The points it kept, merged by its runner into a report marked interrupted: the Sweep tab shows them under its interrupted line.
+      const kept = await interruptedReportOf(this.host.sweepsFolders().map(({ uri }) => uri.fsPath), basename(left.resumeSweep));
+      if (kept) {
+        this.sweep = { report: kept.report, file: kept.file };
+        this.shownSweepLoaded = true; // not the one the last host showed before the sweep
+        void this.shownRun?.saveSweep(kept.file, (err) => this.host.log.warn(`could not record the sweep the dashboard shows: ${err instanceof Error ? err.message : String(err)}`));
+        this.host.log.info(`dashboard: showing the ${kept.report.total - kept.report.missing.length} points the reload's sweep kept, ${kept.file}`);
+        if (this.panel) this.post({ type: 'showSweep', report: kept.report });
+      }
       const resume = 'Resume sweep';
       if (await vscode.window.showInformationMessage(left.notice, resume)) await vscode.commands.executeCommand(Commands.runSweep, vscode.Uri.file(left.resumeSweep));
       return;

@@ -52,3 +52,15 @@ export async function sweepReportsIn(folder: string): Promise<SweepReportEntry[]
   const found = await Promise.all(names.filter((n) => !n.startsWith('.')).sort().map((n) => entry(join(folder, n), n)));
   return found.filter((e): e is SweepReportEntry => e !== null).sort((a, b) => (a.createdAt < b.createdAt ? 1 : a.createdAt > b.createdAt ? -1 : 0));
 }
+
+/**
+ * The newest report marked interrupted (SweepReport.interrupted: the points a cancelled sweep kept,
+ * merged by the runner) of the profile `name` (its file name, as SweepReport.name) in any of
+ * `folders` (each a results root: .attnscope/sweeps), for the window after a reload that stopped
+ * that sweep (Dashboard.showNoticeFromLastWindow); null when none is there (none kept, or the
+ * stopped runner has not written it yet: History lists it once it has).
+ */
+export async function interruptedReportOf(folders: readonly string[], name: string): Promise<SweepReportEntry | null> {
+  const found = (await Promise.all(folders.map((f) => sweepReportsIn(f)))).flat().filter((e) => e.report.interrupted === true && e.report.name === name);
+  return found.sort((a, b) => (a.createdAt < b.createdAt ? 1 : a.createdAt > b.createdAt ? -1 : 0))[0] ?? null;
+}

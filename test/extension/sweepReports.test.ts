@@ -7,14 +7,14 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
-import { sweepReportsIn } from '../../extension/sweepReports';
+import { interruptedReportOf, sweepReportsIn } from '../../extension/sweepReports';
 import { tempDir } from '../fixtures/tmp';
 
 /** A minimal report: what the command reads (kind, name, createdAt, rows). */
-function report(dir: string, name: string, createdAt: string, points: number): void {
+function report(dir: string, name: string, createdAt: string, points: number, interrupted = false): void {
   mkdirSync(dir, { recursive: true });
   const rows = Array.from({ length: points }, (_, i) => ({ id: `p${i}` }));
-  writeFileSync(join(dir, 'sweep-report.json'), JSON.stringify({ schema: 1, kind: 'attnscope-sweep-report', name, createdAt, rows }));
+  writeFileSync(join(dir, 'sweep-report.json'), JSON.stringify({ schema: 1, kind: 'attnscope-sweep-report', name, createdAt, rows, ...(interrupted ? { interrupted: true } : {}) }));
 }
 
 describe('sweepReportsIn', () => {
@@ -46,4 +46,17 @@ describe('sweepReportsIn', () => {
   it('a missing folder has none', async () => {
     assert.deepEqual(await sweepReportsIn(join(tmpdir(), 'attnscope-no-such-folder')), []);
   });
+
+  // s41: the window after a reload that stopped a sweep shows the points it kept (Dashboard.showNoticeFromLastWindow).
+  it('interruptedReportOf: the newest interrupted report of that profile in any folder; a finished one, another profile\'s or none: not', async () => {
+    const [one, two] = [tempDir('attnscope-sweeps-'), tempDir('attnscope-sweeps-')];
+    report(join(one, 'a-11111111'), 'a.attn.yaml', '2026-12-01T10:00:00.000Z', 1, true);
+    report(join(two, 'a-22222222'), 'a.attn.yaml', '2026-12-02T10:00:00.000Z', 2, true);
+    report(join(two, 'a-33333333'), 'a.attn.yaml', '2026-12-03T10:00:00.000Z', 3);
+    report(join(one, 'b-44444444'), 'b.attn.yaml', '2026-12-04T10:00:00.000Z', 4, true);
+    assert.equal((await interruptedReportOf([one, two], 'a.attn.yaml'))?.file, join(two, 'a-22222222', 'sweep-report.json'));
+    assert.equal(await interruptedReportOf([one, two], 'c.attn.yaml'), null);
+    assert.equal(await interruptedReportOf([], 'a.attn.yaml'), null);
+  });
 });
+
