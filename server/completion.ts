@@ -100,11 +100,44 @@ function flowMappingAt(before: string): { indent: number; keys: string[]; inner:
   return { indent: start[1]!.length, keys: open.map((o) => o.key), inner: before.slice(open.at(-1)!.from) };
 }
 
+/** True for the path of a sweep axis's list: sweep.axes.<dotted profile key>. */
+const isSweepAxis = (path: Path): boolean => path.length === 3 && path[0] === 'sweep' && path[1] === 'axes' && typeof path[2] === 'string';
+
+/**
+ * An item of a sweep axis's list being written in YAML, flow (`device.gpu: [H100 SXM, |`) or block
+ * (`- |` under `device.gpu:`): value mode at the item (path ending in its index, 0 when unknown),
+ * replacing the item's whole text (a GPU name has a space, which wordAround stops at); null elsewhere.
+ */
+function yamlSweepItem(lines: string[], position: Position): Context | null {
+  const line = lines[position.line] ?? '';
+  const before = line.slice(0, position.character);
+  let parent: Path;
+  let typed: string;
+  let index = 0;
+  const flow = /^(\s*)([\w.-]+):\s*\[([^[\]{}#]*)$/.exec(before);
+  const block = flow ? null : /^(\s*)-\s+([^[\]{}#:,]*)$/.exec(before);
+  if (flow) {
+    parent = [...yamlParentPath(lines, position.line, flow[1]!.length), flow[2]!];
+    const items = flow[3]!.split(',');
+    index = items.length - 1;
+    typed = items.at(-1)!.trimStart();
+  } else if (block) {
+    parent = yamlParentPath(lines, position.line, block[1]!.length);
+    typed = block[2]!;
+  } else return null;
+  if (!isSweepAxis(parent)) return null;
+  const after = /^[^,\]#]*/.exec(line.slice(position.character))![0].trimEnd();
+  const replace = { start: { line: position.line, character: position.character - typed.length }, end: { line: position.line, character: position.character + after.length } };
+  return { mode: 'value', path: [...parent, index], replace, colonFollows: false };
+}
+
 function yamlContext(a: Analysis, position: Position): Context | null {
   const text = a.document.getText();
   const lines = text.split(/\r?\n|\r/);
   const line = lines[position.line] ?? '';
   const before = line.slice(0, position.character);
+  const sweepItem = yamlSweepItem(lines, position);
+  if (sweepItem) return sweepItem;
   const offset = a.document.offsetAt(position);
   const { start, end } = wordAround(text, offset);
   const replace = { start: a.document.positionAt(start), end: a.document.positionAt(end) };
@@ -204,12 +237,16 @@ export function completion(a: Analysis, position: Position, trigger?: string): C
       });
   }
   const quoted = replaced.startsWith('"') || replaced.startsWith("'");
-  const docs = schemaAt(schemaPathOf(kind, ctx.path)).map((s) => describeSchema(s)).find((d) => d !== '');
-  const length = kind === 'profile' && ctx.path.length === 2 && ctx.path[0] === 'workload' && (ctx.path[1] === 'prompt_len' || ctx.path[1] === 'output_len') ? ctx.path[1] : null;
+  // An item of a sweep axis's list (sweep.axes."device.gpu"[i]) takes the values of the profile key it sweeps: the GPU names
+  // were offered at device.gpu but not inside `device.gpu: [` (s41 newcomer-ed F13). Not the axis itself: it takes a list.
+  const sweepItem = kind === 'profile' && ctx.path.length === 4 && isSweepAxis(ctx.path.slice(0, 3)) && typeof ctx.path[3] === 'number';
+  const path = sweepItem ? String(ctx.path[2]).split('.') : ctx.path;
+  const docs = schemaAt(schemaPathOf(kind, path)).map((s) => describeSchema(s)).find((d) => d !== '');
+  const length = kind === 'profile' && !sweepItem && path.length === 2 && path[0] === 'workload' && (path[1] === 'prompt_len' || path[1] === 'output_len') ? path[1] : null;
   if (length !== null && !quoted) return lengthDistValues(a, length, ctx.replace, docs);
-  const values = kind === 'profile' && ctx.path.length === 2 && ctx.path[0] === 'kv_cache' && ctx.path[1] === 'page_size'
+  const values = kind === 'profile' && path.length === 2 && path[0] === 'kv_cache' && path[1] === 'page_size'
     ? pageSizeValues(a)
-    : enumValuesAt(schemaPathOf(kind, ctx.path));
+    : enumValuesAt(schemaPathOf(kind, path));
   return values.map((v, i) => {
     const text = literal(a, v.value, quoted);
     return {

@@ -196,3 +196,21 @@ test('hover on device.gpu: the budget row says whose memory sizes the pool: a de
   assert.match(await hoverOn('model: ../../examples/llama-3.1-8b/config.json\ndevice: { gpu: H20 }\n'), /device\.gpu H20, 95\.04 GiB derived, no public log of its CUDA total: write device\.memory_gib from your own · gpu_memory_utilization 0\.9/);
   assert.match(await hoverOn('model: ../../examples/llama-3.1-8b/config.json\ndevice: { gpu: { name: MI325X, bf16_tflops: 1307.4, memory_bandwidth_gb_s: 6000, memory_gib: 255.5 } }\n'), /device\.gpu MI325X, 255\.5 GiB user-given · gpu_memory_utilization 0\.9/);
 });
+
+test('a sweep axis list offers the values of the key it sweeps: GPU names in `device.gpu: [`, in a block list and in JSON; the whole item replaced (s41 newcomer-ed F13)', async () => {
+  // core/estimate/gpus.ts GPUS in table order, as at device.gpu (the test above).
+  const gpus = ['H100 SXM', 'H100 PCIe', 'H100 NVL', 'H200', 'H20', 'B200', 'A100 80GB', 'A100 40GB', 'L40S', 'L4', 'RTX 4090', 'A10', 'MI300X'];
+  const head = 'model: ../../examples/llama-3.1-8b/config.json\nsweep:\n  axes:\n';
+  assert.deepEqual(labels(await complete('p.attn.yaml', `${head}    device.gpu: [|\n`)), gpus);
+  const second = await complete('p.attn.yaml', `${head}    device.gpu: [H200, H100 S|]\n`);
+  assert.deepEqual(labels(second), gpus);
+  // "H100 S" is replaced whole (the word around the cursor stops at the space), up to the `]`: 4 spaces, "device.gpu:" (11),
+  // " [" (2) and "H200, " (6) put it at columns 23 to 29.
+  const edit = second.find((i) => i.label === 'H100 SXM')!.textEdit!;
+  assert.deepEqual('range' in edit ? edit.range : null, { start: { line: 3, character: 23 }, end: { line: 3, character: 29 } });
+  assert.deepEqual(labels(await complete('p.attn.yaml', `${head}    device.gpu:\n      - H200\n      - |\n`)), gpus);
+  assert.deepEqual(labels(await complete('p.attn.json', '{ "model": "../../examples/llama-3.1-8b/config.json", "sweep": { "axes": { "device.gpu": ["|"] } } }')), gpus);
+  // Another axis: its key's values (kv_cache.dtype's enum), and the axis's own value stays a list: nothing offered as a scalar there.
+  assert.ok(labels(await complete('p.attn.yaml', `${head}    kv_cache.dtype: [|\n`)).includes('fp8_e4m3'));
+  assert.deepEqual(labels(await complete('p.attn.yaml', `${head}    device.gpu: |\n`)), []);
+});
