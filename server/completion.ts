@@ -10,7 +10,7 @@ import * as jsonc from 'jsonc-parser';
 import { CompletionItemKind, MarkupKind, type CompletionItem, type Position, type Range } from 'vscode-languageserver';
 import { CONFIG_NAME, nodeAtPath, sweepAxisKeys } from '../core/config';
 import type { Analysis } from './analysis';
-import { modelConfigLabel, modelConfigsNear } from './modelPaths';
+import { modelConfigLabel, modelConfigsNear, traceFilesNear } from './modelPaths';
 import { PROFILE_DEFAULTS } from '../core/config/profileDefaults';
 import { pageSizesFor, VLLM_CUDA_BLOCK_MULTIPLE } from '../core/estimate/checks';
 import { alternatives, describeSchema, enumValuesAt, flowMapping, keysAt, schemaAt, schemaPathOf, type EnumValue, type SchemaNode } from './schema';
@@ -203,6 +203,8 @@ export function completion(a: Analysis, position: Position, trigger?: string): C
   if (a.kind === 'other') return [];
   const modelPaths = modelPathCompletion(a, position);
   if (modelPaths !== null) return modelPaths;
+  const tracePaths = tracePathCompletion(a, position);
+  if (tracePaths !== null) return tracePaths;
   const kind = a.kind;
   const ctx = a.syntax === 'json' ? jsonContext(a, a.document.offsetAt(position)) : yamlContext(a, position);
   if (ctx === null || (trigger === ' ' && ctx.mode === 'key')) return [];
@@ -341,6 +343,54 @@ function modelValueAt(a: Analysis, position: Position): { replace: Range; quote:
   if (position.character < start || (m[1] === '' && position.character === start && m[3] === '')) return null;
   const end = start + m[2]!.length + m[3]!.length + m[4]!.length;
   return { replace: { start: { line: position.line, character: start }, end: { line: position.line, character: end } }, quote: m[2]! };
+}
+
+/**
+ * The value of a profile's workload.trace under the cursor (block `  trace: ./x` under `workload:`, or JSON), as the
+ * range a completion replaces (the whole path written so far, quotes included) and its quote; null elsewhere.
+ */
+function traceValueAt(a: Analysis, position: Position): { replace: Range; quote: string } | null {
+  const text = a.document.getText();
+  const offset = a.document.offsetAt(position);
+  if (a.syntax === 'json') {
+    const loc = jsonc.getLocation(text, offset);
+    if (loc.isAtPropertyKey || loc.path.length !== 2 || loc.path[0] !== 'workload' || loc.path[1] !== 'trace') return null;
+    const node = loc.previousNode;
+    if (node !== undefined && node.type !== 'string') return null;
+    const start = node?.offset ?? offset;
+    const end = node ? node.offset + node.length : offset;
+    return { replace: { start: a.document.positionAt(start), end: a.document.positionAt(end) }, quote: '"' };
+  }
+  const lines = text.split(/\r?\n|\r/);
+  const line = lines[position.line] ?? '';
+  const m = /^(\s+)trace:(\s*)(["']?)([^"'#{}[\],]*)(["']?)\s*$/.exec(line);
+  if (!m || m[2] === '' || yamlParentPath(lines, position.line, m[1]!.length).join('.') !== 'workload') return null;
+  const start = m[1]!.length + 'trace:'.length + m[2]!.length;
+  if (position.character < start) return null;
+  const end = start + m[3]!.length + m[4]!.trimEnd().length + m[5]!.length;
+  return { replace: { start: { line: position.line, character: start }, end: { line: position.line, character: end } }, quote: m[3]! };
+}
+
+/**
+ * Completion of workload.trace in a profile: the files beside it named as a trace is (modelPaths.traceFilesNear:
+ * .jsonl, .csv, .json), relative to the profile; it offered only word-based suggestions (s41 newcomer-ed F13).
+ * Null when the cursor is not on that value.
+ */
+function tracePathCompletion(a: Analysis, position: Position): CompletionItem[] | null {
+  if (a.kind !== 'profile' || a.path === null) return null;
+  const at = traceValueAt(a, position);
+  if (at === null) return null;
+  return traceFilesNear(a.path).map((path, i) => {
+    const newText = at.quote === '' ? path : `${at.quote}${path}${at.quote}`;
+    return {
+      label: path,
+      kind: CompletionItemKind.File,
+      detail: 'request trace to replay (its format is read from its first line)',
+      sortText: String(i).padStart(4, '0'),
+      filterText: newText,
+      textEdit: { range: at.replace, newText },
+    };
+  });
 }
 
 /** What `model:` takes, shown beside each path offered (core/config/profile.ts readModelPath and unreadModelHint). */

@@ -1,13 +1,13 @@
 /**
  * The model configs a profile's `model:` can point at: HuggingFace config.json files (or
  * *.config.json) on disk near the profile, for the completion of `model:` and the quick fix of a
- * path that does not resolve. Paths are given as the profile writes them: relative to its folder,
+ * path that does not resolve; and the trace files its `workload.trace` can name. Paths are given as the profile writes them: relative to its folder,
  * with forward slashes, starting with ./ or ../.
  */
 import { readdirSync, statSync } from 'node:fs';
 import { readInputText } from '../core/fileText';
 import { basename, dirname, isAbsolute, join, relative, sep } from 'node:path';
-import { isConfigPath, isModelConfigFile } from '../core/config';
+import { isConfigPath, isModelConfigFile, isProfilePath } from '../core/config';
 
 /** Folders never searched: dependencies, VCS data, our own run history, any hidden folder. */
 const SKIP_DIR = /^(\.|node_modules$|__pycache__$)/;
@@ -99,6 +99,49 @@ export function modelConfigsNear(profileFile: string): string[] {
   const rel = [...found].map((p) => profileRelative(from, p));
   const ups = (p: string): number => p.split('/').filter((s) => s === '..').length;
   return rel.sort((a, b) => ups(a) - ups(b) || a.split('/').length - b.split('/').length || a.localeCompare(b));
+}
+
+/**
+ * The file name endings of the traces `simulate --trace` reads (runner/simulate/traces.ts: the format is told by
+ * the first line, not the name): JSONL (attnscope, Mooncake), CSV (Azure, BurstGPT), JSON (vllm bench serve results).
+ */
+const TRACE_FILE = /\.(jsonl|csv|json)$/i;
+/** Most trace candidates listed. */
+const MAX_TRACES = 200;
+
+/**
+ * Files a profile's workload.trace can name: those under the profile's folder (depth 2, hidden
+ * folders and node_modules skipped) whose name ends as a trace's does, less model configs
+ * (isConfigPath) and profiles (isProfilePath), as the profile writes them ("./traces/chat.jsonl"),
+ * nearest first, then by name. Names only: no file is read (a trace can be GBs).
+ */
+export function traceFilesNear(profileFile: string): string[] {
+  const from = dirname(profileFile);
+  const found: string[] = [];
+  const walk = (dir: string, depth: number): void => {
+    let names: string[];
+    try {
+      names = readdirSync(dir).sort();
+    } catch {
+      return;
+    }
+    for (const name of names) {
+      if (found.length >= MAX_TRACES) return;
+      const path = join(dir, name);
+      let isDir: boolean;
+      try {
+        isDir = statSync(path).isDirectory();
+      } catch {
+        continue;
+      }
+      if (isDir) {
+        if (depth < 2 && !SKIP_DIR.test(name)) walk(path, depth + 1);
+      } else if (TRACE_FILE.test(name) && !isConfigPath(name) && !isProfilePath(name)) found.push(path);
+    }
+  };
+  walk(from, 0);
+  const rel = found.map((p) => profileRelative(from, p));
+  return rel.sort((a, b) => a.split('/').length - b.split('/').length || a.localeCompare(b));
 }
 
 /** `path` relative to `from` as a profile writes it: forward slashes, ./ or ../ first. */

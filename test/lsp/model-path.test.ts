@@ -135,3 +135,21 @@ test('with workspace folders: nothing offered from outside them (s36 newcomer fi
     assert.equal(await wide.stop(), 0);
   }
 });
+
+test('workload.trace: offers the files beside the profile named as a trace is (.jsonl, .csv, .json), not model configs or profiles (s41 newcomer-ed F13)', async () => {
+  mkdirSync(join(ws, 'profiles', 'traces'), { recursive: true });
+  for (const name of ['traces/chat.jsonl', 'traces/burstgpt.csv', 'traces/bench.json', 'traces/notes.txt', 'mooncake.jsonl', 'other.attn.json']) writeFileSync(join(ws, 'profiles', name), '');
+  // Nearest first, then by name; ./local/config.json (a model config) and other.attn.json (a profile) left out, notes.txt too.
+  const expected = ['./mooncake.jsonl', './traces/bench.json', './traces/burstgpt.csv', './traces/chat.jsonl'];
+  const items = await complete('p.attn.yaml', 'model: ../models/qwen3/config.json\nworkload:\n  trace: ./tr|\n');
+  assert.deepEqual(items.map((i) => i.label), expected);
+  // The whole path typed so far is replaced: "  trace: " is 9 columns, "./tr" 4.
+  const range = items[0]!.textEdit && 'range' in items[0]!.textEdit ? items[0]!.textEdit.range : null;
+  assert.deepEqual(range, { start: { line: 2, character: 9 }, end: { line: 2, character: 13 } });
+  assert.equal(edit(items[3]!), './traces/chat.jsonl');
+  // Quoted, and in JSON: the quotes kept.
+  assert.equal(edit((await complete('p.attn.yaml', 'model: ../models/qwen3/config.json\nworkload:\n  trace: "|"\n'))[0]!), '"./mooncake.jsonl"');
+  assert.deepEqual((await complete('p.attn.json', '{ "model": "../models/qwen3/config.json", "workload": { "trace": "|" } }')).map((i) => i.label), expected);
+  // A trace: key elsewhere is no workload.trace.
+  assert.ok(!(await complete('p.attn.yaml', 'model: ../models/qwen3/config.json\nslo:\n  trace: |\n')).some((i) => i.label === './mooncake.jsonl'));
+});
