@@ -47,33 +47,14 @@ function within(dir: string, root: string): boolean {
 export function modelConfigsNear(profileFile: string): string[] {
   const from = dirname(profileFile);
   const found = new Set<string>();
-  let entries = 0;
-  const walk = (dir: string, depth: number): void => {
-    if (found.size >= MAX_CONFIGS || entries >= MAX_ENTRIES) return;
-    let names: string[];
-    try {
-      names = readdirSync(dir).sort();
-    } catch {
-      return;
-    }
-    entries += names.length;
-    for (const name of names) {
-      const path = join(dir, name);
-      let isDir: boolean;
-      try {
-        isDir = statSync(path).isDirectory();
-      } catch {
-        continue;
-      }
-      if (isDir) {
-        if (depth < MAX_DEPTH && !SKIP_DIR.test(name)) walk(path, depth + 1);
-      } else if (isConfigPath(name) && found.size < MAX_CONFIGS) {
-        // Unreadable, a FIFO (a read would block the server), or past MAX_INPUT_TEXT_BYTES: not offered.
-        const text = readInputText(path, new Map());
-        if (text !== null && isModelConfigFile(path, text)) found.add(path);
-      }
-    }
-  };
+  const budget = { entries: 0 };
+  const walk = (dir: string, depth: number): void =>
+    walkFiles(dir, depth, MAX_DEPTH, budget, () => found.size >= MAX_CONFIGS, (path, name) => {
+      if (!isConfigPath(name)) return;
+      // Unreadable, a FIFO (a read would block the server), or past MAX_INPUT_TEXT_BYTES: not offered.
+      const text = readInputText(path, new Map());
+      if (text !== null && isModelConfigFile(path, text)) found.add(path);
+    });
   walk(from, 0);
   // The parent's other folders (a profile in profiles/ pointing at ../models/...); the profile's own folder is done.
   const parent = dirname(from);
@@ -118,30 +99,44 @@ const MAX_TRACES = 200;
 export function traceFilesNear(profileFile: string): string[] {
   const from = dirname(profileFile);
   const found: string[] = [];
-  const walk = (dir: string, depth: number): void => {
-    let names: string[];
-    try {
-      names = readdirSync(dir).sort();
-    } catch {
-      return;
-    }
-    for (const name of names) {
-      if (found.length >= MAX_TRACES) return;
-      const path = join(dir, name);
-      let isDir: boolean;
-      try {
-        isDir = statSync(path).isDirectory();
-      } catch {
-        continue;
-      }
-      if (isDir) {
-        if (depth < 2 && !SKIP_DIR.test(name)) walk(path, depth + 1);
-      } else if (TRACE_FILE.test(name) && !isConfigPath(name) && !isProfilePath(name)) found.push(path);
-    }
-  };
+  const walk = (dir: string, depth: number): void =>
+    walkFiles(dir, depth, 2, { entries: 0 }, () => found.length >= MAX_TRACES, (path, name) => {
+      if (TRACE_FILE.test(name) && !isConfigPath(name) && !isProfilePath(name)) found.push(path);
+    });
   walk(from, 0);
   const rel = found.map((p) => profileRelative(from, p));
   return rel.sort((a, b) => a.split('/').length - b.split('/').length || a.localeCompare(b));
+}
+
+/**
+ * Visits the files under `dir` (`depth` folders below the search root) down to `maxDepth`, names
+ * in sorted order, folders {@link SKIP_DIR} names skipped: `onFile(path, name)` for each file,
+ * until `full()` or `budget.entries` (directory entries read, shared by a search's walks) reaches
+ * {@link MAX_ENTRIES}. Unreadable folders and entries gone meanwhile are passed over. The one
+ * walk of {@link modelConfigsNear} and {@link traceFilesNear}.
+ */
+function walkFiles(dir: string, depth: number, maxDepth: number, budget: { entries: number }, full: () => boolean, onFile: (path: string, name: string) => void): void {
+  if (full() || budget.entries >= MAX_ENTRIES) return;
+  let names: string[];
+  try {
+    names = readdirSync(dir).sort();
+  } catch {
+    return;
+  }
+  budget.entries += names.length;
+  for (const name of names) {
+    if (full()) return;
+    const path = join(dir, name);
+    let isDir: boolean;
+    try {
+      isDir = statSync(path).isDirectory();
+    } catch {
+      continue;
+    }
+    if (isDir) {
+      if (depth < maxDepth && !SKIP_DIR.test(name)) walkFiles(path, depth + 1, maxDepth, budget, full, onFile);
+    } else onFile(path, name);
+  }
 }
 
 /** `path` relative to `from` as a profile writes it: forward slashes, ./ or ../ first. */
