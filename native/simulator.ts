@@ -6,7 +6,7 @@
  * Bad arguments throw TypeError (wrong type) or RangeError (bad value) naming the argument.
  */
 import { Worker } from 'node:worker_threads';
-import type { StageStepTime } from '../core/protocol/run';
+import type { AllReduceStepTime, StageStepTime } from '../core/protocol/run';
 import { INT32_MAX, intArg } from './args';
 import { addonPath, loadAddon } from './binding';
 
@@ -14,7 +14,8 @@ import { addonPath, loadAddon } from './binding';
 export type SimLayout = 'paged' | 'contiguous_max_model_len' | 'contiguous_prompt_plus_output';
 const SIM_LAYOUTS: SimLayout[] = ['paged', 'contiguous_max_model_len', 'contiguous_prompt_plus_output'];
 
-export interface ServingSimConfig {
+/** The step-time coefficients below, plus the tensor-parallel all-reduces (AllReduceStepTime, as a run's step time carries them; default 0: tp 1). */
+export interface ServingSimConfig extends AllReduceStepTime {
   layout: SimLayout;
   /** The pool (every layout gets numPages · pageSize token slots). */
   numPages: number;
@@ -91,19 +92,6 @@ export interface ServingSimConfig {
   perRequestStateS?: number;
   /** lm_head per request scheduled in a step (its one logits row). Default 0 (lm_head in perTokenS, as runs saved before it). */
   perLogitsS?: number;
-  /**
-   * Tensor parallelism, after the max: allReduceS per step with tokens + tokens · perTokenAllReduceS,
-   * or tokens · perTokenOneShotAllReduceS for a step of at most oneShotAllReduceTokens tokens, or
-   * tokens · perTokenMultimemAllReduceS for one of multimemAllReduceMinTokens ..
-   * multimemAllReduceMaxTokens (runner/simulate/step-time.ts allReduceWork). Default 0 (tp 1).
-   */
-  allReduceS?: number;
-  perTokenAllReduceS?: number;
-  perTokenOneShotAllReduceS?: number;
-  oneShotAllReduceTokens?: number;
-  perTokenMultimemAllReduceS?: number;
-  multimemAllReduceMinTokens?: number;
-  multimemAllReduceMaxTokens?: number;
   /** Full-attention layers, the queries of prefill chunks (more than one token). */
   perPairS: number;
   /** Full-attention layers, decode queries (one-token chunks: MLA's absorbed form costs more per pair). Default perPairS. */

@@ -209,6 +209,32 @@ export interface PoolSummary {
 }
 
 /**
+ * The tensor-parallel all-reduce coefficients: one declaration for a run's step time
+ * (StepTimeModel), a stage's (StageStepTime) and the simulator's config (native/simulator.ts
+ * ServingSimConfig).
+ */
+export interface AllReduceStepTime {
+  /**
+   * Tensor parallelism (runner/simulate/step-time.ts allReduceWork): the step's all-reduces, added
+   * after the max (not overlapped): allReduceS per step (the calls' latency) + T · perTokenAllReduceS
+   * (their two-shot / ring bytes per scheduled token over the interconnect), or T ·
+   * perTokenOneShotAllReduceS for a step of T <= oneShotAllReduceTokens tokens (vLLM's one-shot
+   * kernel), or T · perTokenMultimemAllReduceS for one of multimemAllReduceMinTokens ..
+   * multimemAllReduceMaxTokens tokens (H100 / H200 in bf16 at tp 4, 6, 8: vLLM's symmetric-memory
+   * multimem all-reduce). Each absent at tp 1 and in runs saved before them, which charged no
+   * all-reduce and replay so: 0. Under pipeline parallelism a stage's rates are its own layers', its
+   * token bands the model's.
+   */
+  allReduceS?: number;
+  perTokenAllReduceS?: number;
+  perTokenOneShotAllReduceS?: number;
+  oneShotAllReduceTokens?: number;
+  perTokenMultimemAllReduceS?: number;
+  multimemAllReduceMinTokens?: number;
+  multimemAllReduceMaxTokens?: number;
+}
+
+/**
  * Modelled seconds of one serving step (one forward pass), a roofline
  * (runner/simulate/step-time.ts): perStepS + max(weightsS + decodeWeightsS [a decode token scheduled]
  * + prefillWeightsS [a prefill token scheduled] + expertWeightsS · (1 − (1 − k/E)^T)
@@ -233,7 +259,7 @@ export interface PoolSummary {
  * (in weightsS); all replay so. Under tensor parallelism the all-reduces add allReduceS + T ·
  * perTokenAllReduceS (perTokenOneShotAllReduceS for T <= oneShotAllReduceTokens) after the max.
  */
-export interface StepTimeModel {
+export interface StepTimeModel extends AllReduceStepTime {
   perStepS: number;
   /** Weights read every step: all but the routed experts' and the two below (dense models: all), plus those device.cpu_offload_gb keeps in CPU memory read over the host link (StepWork hostReadS). */
   weightsS: number;
@@ -322,26 +348,6 @@ export interface StepTimeModel {
   /** What the formula leaves out for this profile, in words (under tensor parallelism: the all-reduce paths it does not model). */
   unmodelled?: string[];
   /**
-   * Tensor parallelism (runner/simulate/step-time.ts allReduceWork): the step's all-reduces, added
-   * after the max (not overlapped): allReduceS per step (the calls' latency) + T · perTokenAllReduceS
-   * (their two-shot / ring bytes per scheduled token over the interconnect), or T ·
-   * perTokenOneShotAllReduceS for a step of T <= oneShotAllReduceTokens tokens (vLLM's one-shot
-   * kernel; absent: none). Absent at tp 1 and in runs saved before them, which charged no all-reduce
-   * and replay so. Under pipeline parallelism the stages' (each its own layers').
-   */
-  allReduceS?: number;
-  perTokenAllReduceS?: number;
-  perTokenOneShotAllReduceS?: number;
-  oneShotAllReduceTokens?: number;
-  /**
-   * H100 / H200 in bf16 at tp 4, 6, 8: a step of multimemAllReduceMinTokens ..
-   * multimemAllReduceMaxTokens tokens runs vLLM's symmetric-memory multimem all-reduce, at
-   * perTokenMultimemAllReduceS per token instead; absent: none.
-   */
-  perTokenMultimemAllReduceS?: number;
-  multimemAllReduceMinTokens?: number;
-  multimemAllReduceMaxTokens?: number;
-  /**
    * Coefficients measured from this tool's CUDA kernel timings (simulate --calibrate RUN.json,
    * runner/simulate/calibrate-kernels.ts); the other coefficients stay modelled.
    */
@@ -359,8 +365,8 @@ export interface StepTimeModel {
   source: string;
 }
 
-/** One pipeline stage's step-time coefficients (seconds per unit, as StepTimeModel's fields of the same names). */
-export interface StageStepTime {
+/** One pipeline stage's step-time coefficients (seconds per unit, as StepTimeModel's fields of the same names; its all-reduce rates its own layers', its token bands the model's). */
+export interface StageStepTime extends AllReduceStepTime {
   perStepS: number;
   weightsS: number;
   expertWeightsS: number;
@@ -382,15 +388,6 @@ export interface StageStepTime {
   /** As StepTimeModel's: absent but for an MLA W8A8 checkpoint (and in runs saved before them), then 0. */
   decodeWeightsS?: number;
   prefillWeightsS?: number;
-  /** As StepTimeModel's (this stage's layers' all-reduces): absent at tp 1 (and in runs saved before them), then 0. */
-  allReduceS?: number;
-  perTokenAllReduceS?: number;
-  perTokenOneShotAllReduceS?: number;
-  perTokenMultimemAllReduceS?: number;
-  /** The model's token bands (StepTimeModel's, the same on every stage; the simulator takes the model's), with the rates above. */
-  oneShotAllReduceTokens?: number;
-  multimemAllReduceMinTokens?: number;
-  multimemAllReduceMaxTokens?: number;
 }
 
 /** A step-time coefficient derived from kernel timings: t = fixedS + x / rate over the kernel's cases. */
