@@ -2,8 +2,8 @@
  * Comparing two runs case by case. A change is flagged only when it is beyond the runs' own
  * noise: neither median inside the other's p10–p90 range (core/noise.ts withinNoise). Pure.
  */
-import type { KernelCase, RunResult } from '../core/protocol/run';
-import { BENCHMARK_DURATION, deployedGpuCount, formatCount, formatDuration, formatMs, formatPercent, keepsUpOf, loadAverageText, nativeBuildLabel, perGpuRate, sloVerdict } from '../core/format';
+import type { GpuFigures, KernelCase, RunResult } from '../core/protocol/run';
+import { BENCHMARK_DURATION, deployedGpuCount, formatCount, formatDuration, formatMs, formatPercent, formatRate, keepsUpOf, loadAverageText, nativeBuildLabel, perGpuRate, sloVerdict } from '../core/format';
 import { withinNoise } from '../core/noise';
 
 export interface CaseComparison {
@@ -273,6 +273,7 @@ export function compareSettings(a: RunResult, b: RunResult): { differ: PoolFigur
     ...(a.pool && b.pool
       ? [
           setting('GPU (step-time peaks)', stepGpu(a), stepGpu(b), '', 'step-time model'),
+          ...gpuFigureRows(a, b),
           setting('compute efficiency', eff(a, 'computeEfficiency', 'compute_efficiency'), eff(b, 'computeEfficiency', 'compute_efficiency'), 'fraction of peak FLOP/s', 'step-time model'),
           setting('memory efficiency', eff(a, 'memoryEfficiency', 'memory_efficiency'), eff(b, 'memoryEfficiency', 'memory_efficiency'), 'fraction of peak bandwidth', 'step-time model'),
           setting('step overhead', overhead(a), overhead(b), 'per step', 'step-time model'),
@@ -288,7 +289,44 @@ export function compareSettings(a: RunResult, b: RunResult): { differ: PoolFigur
   ];
   const sameRows = rows.filter((r) => r.a === r.b && r.a !== 'n/a');
   // The page's "Same in both" line leaves the workload to its own note (workloadDifference); the exports carry it.
-  return { differ: rows.filter((r) => r.a !== r.b), same: sameRows.filter((r) => r.label !== 'not modelled' && r.a !== 'none' && !r.label.startsWith('workload.')).map((r) => `${r.label} ${r.a}`), sameRows };
+  return { differ: rows.filter((r) => r.a !== r.b), same: sameRows.filter((r) => r.label !== 'not modelled' && r.label !== GPU_SOURCES && r.a !== 'none' && !r.label.startsWith('workload.')).map((r) => `${r.label} ${r.a}`), sameRows };
+}
+
+/** The row naming where each run's GPU figures are copied from (long: the exports carry it, the page's "Same in both" line does not). */
+const GPU_SOURCES = 'GPU figures from';
+
+/**
+ * The step-time GPU's figures each run was modelled with (StepTimeModel.gpuFigures): peak memory
+ * bandwidth, the dense compute peak of its dtype, a W8A8 checkpoint's GEMM peak, the interconnect,
+ * each value followed by its origin ("3.35 TB/s (datasheet)", "user-given", "derived"), then the
+ * sources' words (s41 newcomer-ed F5 c: a pasted H100 against H200 comparison named the GPUs and
+ * no figure). 'n/a' for a run saved before the figures were recorded.
+ */
+function gpuFigureRows(a: RunResult, b: RunResult): PoolFigure[] {
+  const fa = a.pool?.stepTime?.gpuFigures;
+  const fb = b.pool?.stepTime?.gpuFigures;
+  const source = 'step-time model (the GPU figures it divides by; origin in brackets)';
+  // A figure's row with each side's origin after its value.
+  const row = (label: string, get: (f: GpuFigures) => number | undefined, origin: (f: GpuFigures) => string | undefined, show: (v: number, f: GpuFigures) => string, unit: string, toUnit: (v: number) => number): PoolFigure => {
+    const r = figure(label, fa && get(fa), fb && get(fb), (v) => `${formatCount(v)}`, unit, source, { toUnit });
+    const text = (f: GpuFigures | undefined, shown: string): string => {
+      const v = f && get(f);
+      return f && v !== undefined ? `${show(v, f)} (${origin(f) ?? ''})` : shown;
+    };
+    return { ...r, a: text(fa, r.a), b: text(fb, r.b) };
+  };
+  const tera = (v: number): number => v / 1e12;
+  const giga = (v: number): number => v / 1e9;
+  const rows = [
+    row('GPU memory bandwidth', (f) => f.memoryBytesPerSec, (f) => f.memoryOrigin, (v) => formatRate(v, 'B/s'), 'TB/s (peak)', tera),
+    row('GPU compute peak', (f) => f.computeFlopsPerSec, (f) => f.computeOrigin, (v, f) => `${f.computePeak.replace(' peak', '')} ${formatRate(v, 'FLOP/s')}`, 'TFLOP/s (dense, the profile dtype\'s peak)', tera),
+    ...(fa?.gemmPeak !== undefined || fb?.gemmPeak !== undefined
+      ? [row('GPU quantized GEMM peak', (f) => f.gemmFlopsPerSec, (f) => f.gemmOrigin, (v, f) => `${(f.gemmPeak ?? '').replace(' peak', '')} ${formatRate(v, f.gemmPeak === 'int8 peak' ? 'OP/s' : 'FLOP/s')}`, 'TFLOP/s or TOP/s (dense, the W8A8 GEMMs\' peak)', tera)]
+      : []),
+    row('GPU interconnect', (f) => f.interconnectBytesPerSec, (f) => f.interconnectOrigin, (v, f) => `${f.interconnect} ${formatRate(v, 'B/s')} a direction`, 'GB/s a direction (the tensor-parallel all-reduces\' link)', giga),
+  ];
+  const sources = (f: GpuFigures | undefined): string => (f ? `${f.source}; link: ${f.interconnectSource}` : 'n/a');
+  return [...rows, setting(GPU_SOURCES, sources(fa), sources(fb), '', 'core/estimate/gpus.ts (the GPU table) or the profile\'s described device.gpu')];
 }
 
 /** The workload keys Compare carries as settings: profile key, row label, unit. */

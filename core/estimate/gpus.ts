@@ -97,6 +97,8 @@ export interface GpuSpec {
   platform?: 'rocm';
   /** True for a GPU the profile describes (device.gpu as an object, {@link userGpu}): every figure is the user's, and says so. */
   userGiven?: true;
+  /** A described GPU's figures its keys left out, taken from another ({@link userGpu}): fp32 and int8 at bf16_tflops, the link's rate at PCIe's x16. */
+  derived?: ReadonlyArray<'fp32' | 'int8' | 'interconnect'>;
 }
 
 /**
@@ -155,6 +157,11 @@ export function userGpu(f: UserGpuFields): GpuSpec {
       ? `${given} (interconnect ${interconnect}, interconnect_gb_s ${f.interconnect_gb_s})`
       : `${given} (${f.interconnect ? `interconnect ${interconnect}` : 'no interconnect: PCIe'}, no interconnect_gb_s: PCIe Gen${pcieGen} x16's ${pcieGen === 5 ? 64 : 32} GB/s a direction assumed)`,
     userGiven: true,
+    derived: [
+      ...(f.fp32_tflops === undefined ? ['fp32' as const] : []),
+      ...(f.int8_tops === undefined ? ['int8' as const] : []),
+      ...(f.interconnect_gb_s === undefined ? ['interconnect' as const] : []),
+    ],
   };
 }
 

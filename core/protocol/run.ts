@@ -341,6 +341,12 @@ export interface StepTimeModel extends AllReduceStepTime {
   perSlidingPairS?: number;
   /** The GPU row (core/estimate/gpus.ts) whose peaks the coefficients divide by. */
   gpu?: string;
+  /**
+   * That GPU's figures as the coefficients used them, each with where it comes from, so that a
+   * comparison of two runs can say what each was modelled with (s41 newcomer-ed F5 c). Absent in
+   * runs saved before it and for coefficients given outright (simulate's stepTime option).
+   */
+  gpuFigures?: GpuFigures;
   computeEfficiency?: number;
   memoryEfficiency?: number;
   /** Which of the profile's step_time keys were assumed (not in the profile), by their profile names: compute_efficiency, memory_efficiency, overhead_ms. */
@@ -363,6 +369,38 @@ export interface StepTimeModel extends AllReduceStepTime {
   stageSendPerTokenS?: number;
   /** Where the coefficients come from, in words. */
   source: string;
+}
+
+/**
+ * Where a GPU figure comes from: 'datasheet', the GPU table's row, copied from the vendor's
+ * published figures its source names (a datasheet; the H20's resellers' specifications, the RTX
+ * 4090's whitepaper: the source says which); 'user-given', a key of the GPU the profile describes
+ * (device.gpu as an object); 'derived', a figure that GPU's keys left out, taken from another (fp32
+ * or int8 at bf16_tflops, the link at PCIe's x16 rate: core/estimate/gpus.ts userGpu).
+ */
+export type GpuFigureOrigin = 'datasheet' | 'user-given' | 'derived';
+
+/** A GPU's peak figures as a step-time model divided by them (core/estimate/gpus.ts GpuSpec), SI units. */
+export interface GpuFigures {
+  /** Peak memory bandwidth, bytes/s. */
+  memoryBytesPerSec: number;
+  memoryOrigin: GpuFigureOrigin;
+  /** The dense peak the attention FLOPs and the unquantized linear layers divide by, FLOP/s, and its name ("bf16 peak", "fp32 peak": gpus.ts computePeak). */
+  computeFlopsPerSec: number;
+  computePeak: string;
+  computeOrigin: GpuFigureOrigin;
+  /** A W8A8 checkpoint's quantized GEMMs' dense peak, FLOP/s (OP/s for int8), and its name ("fp8 peak", "int8 peak": gpus.ts quantizedGemmPeak); absent otherwise. */
+  gemmFlopsPerSec?: number;
+  gemmPeak?: string;
+  gemmOrigin?: GpuFigureOrigin;
+  /** The link the tensor-parallel all-reduces cross (GpuSpec.interconnect) and its bandwidth a direction, bytes/s. */
+  interconnect: string;
+  interconnectBytesPerSec: number;
+  interconnectOrigin: GpuFigureOrigin;
+  /** Where the peaks are copied from, in words (GpuSpec.source, or the fp32 / low-precision source of the peak used). */
+  source: string;
+  /** Where the link's figures are copied from, in words (GpuSpec.interconnectSource). */
+  interconnectSource: string;
 }
 
 /** One pipeline stage's step-time coefficients (seconds per unit, as StepTimeModel's fields of the same names; its all-reduce rates its own layers', its token bands the model's). */

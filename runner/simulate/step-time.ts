@@ -102,7 +102,7 @@ import type { Dtype, ModelSpec, Profile, StepTimeSpec } from '../../core/config/
 import { attentionLayerTypes, dtypeBytes, estimate, isChunkedLocalAttention, mambaStateBytesPerSequence, mlaDecodeCopies, mlaKvBProjParams, paramCounts, quantizedActiveComputeParams, routedExpertBytes, stageModel } from '../../core/estimate/index';
 import { NODE_GPUS } from '../../core/estimate/checks';
 import { computePeak, DEFAULT_GPU, deviceGpu, gpuByName, gpuLabel, GPUS, hostLinkBytesPerSec, quantizedGemmPeak, type ComputePeak, type GpuSpec } from '../../core/estimate/gpus';
-import type { StageStepTime, StepTimeModel } from '../../core/protocol/run';
+import type { GpuFigureOrigin, GpuFigures, StageStepTime, StepTimeModel } from '../../core/protocol/run';
 import { formatBytes, formatDuration, formatRate, formatSignificant } from '../../core/format';
 import { mixerNames } from '../../core/config/mamba';
 
@@ -664,6 +664,7 @@ export function stepTimeModel(profile: Profile, spec: StepTimeSpec | undefined =
       ? { ...(w.slidingWindow > 0 ? { slidingWindow: w.slidingWindow } : { attentionChunkSize: w.attentionChunkSize }), perSlidingKvTokenS, perSlidingPairS }
       : {}),
     gpu: gpuLabel(w.gpu),
+    gpuFigures: gpuFigures(w),
     computeEfficiency: e.computeEfficiency,
     memoryEfficiency: e.memoryEfficiency,
     assumed: assumed.map((k) => byName[k]),
@@ -677,6 +678,31 @@ export function stepTimeModel(profile: Profile, spec: StepTimeSpec | undefined =
         }
       : {}),
     source: parts.join('; '),
+  };
+}
+
+/**
+ * The GPU figures `w`'s coefficients divide by (its GPU's bandwidth, the compute peak of the
+ * profile's dtype, a W8A8 checkpoint's GEMM peak, the interconnect), each with its origin: the
+ * table's published figures ('datasheet'), a described GPU's keys ('user-given'), or a figure they
+ * left out taken from another ('derived': GpuSpec.derived).
+ */
+export function gpuFigures(w: Pick<StepWork, 'gpu' | 'peak' | 'gemm'>): GpuFigures {
+  const { gpu, peak, gemm } = w;
+  const origin = (figure?: 'fp32' | 'int8' | 'interconnect'): GpuFigureOrigin => (!gpu.userGiven ? 'datasheet' : figure !== undefined && gpu.derived?.includes(figure) ? 'derived' : 'user-given');
+  const peakFigure = (p: ComputePeak) => (p.name === 'fp32 peak' ? 'fp32' : p.name === 'int8 peak' ? 'int8' : undefined);
+  return {
+    memoryBytesPerSec: gpu.memoryBytesPerSec,
+    memoryOrigin: origin(),
+    computeFlopsPerSec: peak.flopsPerSec,
+    computePeak: peak.name,
+    computeOrigin: origin(peakFigure(peak)),
+    ...(gemm ? { gemmFlopsPerSec: gemm.peak.flopsPerSec, gemmPeak: gemm.peak.name, gemmOrigin: origin(peakFigure(gemm.peak)) } : {}),
+    interconnect: gpu.interconnect,
+    interconnectBytesPerSec: gpu.interconnectBytesPerSec,
+    interconnectOrigin: origin('interconnect'),
+    source: gemm ? `${peak.source}; ${gemm.peak.name}: ${gemm.peak.source}` : peak.source,
+    interconnectSource: gpu.interconnectSource,
   };
 }
 

@@ -128,6 +128,23 @@ test('device.gpu as a mapping: the one profile reader reads it into the step-tim
   assert.match(quantizedGemmPeak(bare, 'fp8').note!, /^device\.gpu X gives no fp8_tflops/);
 });
 
+test('the step-time model records the GPU figures it divides by, each with its origin (s41 newcomer-ed F5 c: Compare had the GPU name only)', () => {
+  const workload = 'workload: { requests: 2, arrival_rate: 1, max_model_len: 4096 }\n';
+  // NVIDIA H100 datasheet (SXM): HBM3 3.35 TB/s, BF16 1,979 TFLOPS with sparsity (989 dense), NVLink 900 GB/s both directions (450e9 one).
+  const h100 = stepTimeModel(readText(`model: ./llama/config.json\ndevice: { gpu: H100 SXM }\n${workload}`).value!).gpuFigures!;
+  assert.deepEqual(
+    [h100.memoryBytesPerSec, h100.memoryOrigin, h100.computeFlopsPerSec, h100.computePeak, h100.computeOrigin, h100.interconnect, h100.interconnectBytesPerSec, h100.interconnectOrigin, h100.gemmPeak],
+    [3.35e12, 'datasheet', 989e12, 'bf16 peak', 'datasheet', 'NVLink', 450e9, 'datasheet', undefined],
+  );
+  assert.match(h100.source, /^NVIDIA H100 Tensor Core GPU datasheet/);
+  // The described MI325X gives its link: every figure user-given.
+  const mi = stepTimeModel(readText(`model: ./llama/config.json\ndevice: { gpu: ${MI325X} }\n${workload}`).value!).gpuFigures!;
+  assert.deepEqual([mi.memoryBytesPerSec, mi.memoryOrigin, mi.computeOrigin, mi.interconnect, mi.interconnectBytesPerSec, mi.interconnectOrigin], [6000e9, 'user-given', 'user-given', 'Infinity Fabric', 448e9, 'user-given']);
+  // No interconnect_gb_s: the link's rate is PCIe Gen4 x16's 32 GB/s a direction, derived.
+  const bare = stepTimeModel(readText(`model: ./llama/config.json\ndevice: { gpu: { name: X, bf16_tflops: 100, memory_bandwidth_gb_s: 1000, memory_gib: 40 } }\n${workload}`).value!).gpuFigures!;
+  assert.deepEqual([bare.interconnectBytesPerSec, bare.interconnectOrigin, bare.memoryOrigin], [32e9, 'derived', 'user-given']);
+});
+
 test('a bad described GPU: each problem at its own key or value, the profile not read; a table name off by a letter still gets its "did you mean"', () => {
   const text = 'model: ./llama/config.json\ndevice:\n  gpu:\n    name: MI325X\n    bf16_tflops: -5\n    memory_bandwith_gb_s: 6000\n';
   const r = readText(text);

@@ -255,6 +255,32 @@ describe('compare: same run, different workloads, pool units', () => {
     assert.ok(compareSettings(withSlo(a, 10), withSlo(a, 10)).same.includes('SLO TTFT 100 ms'));
   });
 
+  it('carries the step-time GPU\'s figures and their origin: an H100 SXM against an H200 says what each was modelled with (s41 newcomer-ed F5 c)', () => {
+    // NVIDIA datasheets: H100 SXM HBM3 3.35 TB/s, H200 HBM3e 4.8 TB/s; both BF16 1,979 TFLOPS with sparsity (989 dense), NVLink 900 GB/s both directions.
+    const figures = (bandwidth: number, doc: string) => ({ memoryBytesPerSec: bandwidth, memoryOrigin: 'datasheet' as const, computeFlopsPerSec: 989e12, computePeak: 'bf16 peak', computeOrigin: 'datasheet' as const, interconnect: 'NVLink', interconnectBytesPerSec: 450e9, interconnectOrigin: 'datasheet' as const, source: doc, interconnectSource: doc });
+    const on = (gpu: string, f: ReturnType<typeof figures> | undefined): RunResult => {
+      const r = simulation(8, 'auto', 2678, 0.11, {});
+      return { ...r, pool: { ...r.pool!, stepTime: { ...r.pool!.stepTime!, gpu, ...(f ? { gpuFigures: f } : {}) } } };
+    };
+    const h100 = on('H100 SXM', figures(3.35e12, 'NVIDIA H100 Tensor Core GPU datasheet'));
+    const h200 = on('H200', figures(4.8e12, 'NVIDIA H200 Tensor Core GPU datasheet'));
+    const rows = comparisonRows(h100, h200);
+    const at = (label: string) => rows.find((r) => r.label === label)!;
+    // 4.8 / 3.35 − 1 = +43.3 %, in TB/s in the export.
+    assert.deepEqual([at('GPU memory bandwidth').a, at('GPU memory bandwidth').b, at('GPU memory bandwidth').change, at('GPU memory bandwidth').bValue], ['3.35 TB/s (datasheet)', '4.8 TB/s (datasheet)', '+43.3%', 4.8]);
+    assert.deepEqual([at('GPU compute peak').a, at('GPU compute peak').aValue], ['bf16 989 TFLOP/s (datasheet)', 989]);
+    assert.deepEqual([at('GPU interconnect').b, at('GPU interconnect').bValue], ['NVLink 450 GB/s a direction (datasheet)', 450]);
+    assert.match(at('GPU figures from').b, /^NVIDIA H200 Tensor Core GPU datasheet/);
+    // The bandwidth differs: among the first rows; the shared peak on the page's "Same in both" line, the sources only in the export.
+    const { differ, same } = compareSettings(h100, h200);
+    assert.ok(differ.some((r) => r.label === 'GPU memory bandwidth'));
+    assert.ok(same.includes('GPU compute peak bf16 989 TFLOP/s (datasheet)'), same.join('; '));
+    assert.ok(!same.some((t) => t.startsWith('GPU figures from')));
+    // A run saved before the figures were recorded: n/a, no change.
+    const old = comparisonRows(on('H100 SXM', undefined), h200).find((r) => r.label === 'GPU memory bandwidth')!;
+    assert.deepEqual([old.a, old.change], ['n/a', '']);
+  });
+
   it('carries the SLO attainment asked, the share meeting it and the verdict (s41 newcomer-ed F5: a pasted comparison had the bounds alone)', () => {
     // H100 tp 8: 99.4% meet p99 TTFT 500 ms; tp 4: 97.4%; slo.attainment 0.99: met, not met.
     const judged = (r: RunResult, share: number): RunResult => ({ ...r, pool: { ...r.pool!, latency: { ...r.pool!.latency!, slo: { ttftMs: 500, attainment: 0.99 }, sloAttainment: share, goodputRequestsPerSec: 1 } } });
