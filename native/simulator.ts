@@ -148,6 +148,23 @@ export type ServingSimStage = StageStepTime;
 const SIM_STAGE_FIELDS = ['perStepS', 'weightsS', 'expertWeightsS', 'perKvTokenS', 'perTokenS', 'perLogitsS', 'perPairS', 'perDecodePairS', 'perSlidingKvTokenS', 'perSlidingPairS',
   'perDecodeTokenS', 'perPrefillContextTokenS', 'perRequestStateS', 'perPrefillContextKvS', 'decodeWeightsS', 'prefillWeightsS', 'allReduceS', 'perTokenAllReduceS', 'perTokenOneShotAllReduceS', 'perTokenMultimemAllReduceS'] as const satisfies ReadonlyArray<keyof ServingSimStage>;
 
+/** The number-valued step-time coefficients of a config, checked finite and >= 0. */
+const SIM_COEFFICIENTS = ['perStepS', 'weightsS', 'perKvTokenS', 'perTokenS', 'perDecodeTokenS', 'perPrefillContextTokenS', 'perLogitsS', 'perPairS', 'perDecodePairS', 'expertWeightsS', 'perSlidingKvTokenS',
+  'perSlidingPairS', 'perRequestStateS', 'perPrefillContextKvS', 'decodeWeightsS', 'prefillWeightsS', 'allReduceS', 'perTokenAllReduceS', 'perTokenOneShotAllReduceS', 'perTokenMultimemAllReduceS'] as const satisfies ReadonlyArray<keyof ServingSimConfig>;
+/**
+ * The coefficients a config (and a stage) must give; any other may be absent or undefined, and the
+ * addon then takes perTokenS for perDecodeTokenS, perPairS for perDecodePairS, 0 for the rest
+ * (native/src/napi/simulator.cc).
+ */
+const SIM_REQUIRED_COEFFICIENTS: ReadonlySet<string> = new Set(['perStepS', 'weightsS', 'perKvTokenS', 'perTokenS', 'perPairS'] satisfies Array<(typeof SIM_COEFFICIENTS)[number]>);
+/** A stage's required fields: the config's, and those StageStepTime does not make optional. */
+const SIM_REQUIRED_STAGE_FIELDS: ReadonlySet<string> = new Set(['perStepS', 'weightsS', 'perKvTokenS', 'perTokenS', 'perPairS', 'expertWeightsS', 'perLogitsS', 'perDecodePairS', 'perSlidingKvTokenS', 'perSlidingPairS'] satisfies Array<(typeof SIM_STAGE_FIELDS)[number]>);
+
+/** `o` without its undefined fields: the addon reads a present field as given (an undefined one is a TypeError there), an absent one as its default. */
+function definedFields<T extends object>(o: T): T {
+  return Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined)) as T;
+}
+
 /**
  * Requests as parallel arrays [n], sorted by arrival, and their shared segments (SimSegment in
  * native/src/pool/simulator.h): request i's are segmentStream/segmentEnd[segmentStart[i] ..
@@ -234,10 +251,11 @@ interface RawSimulator {
 }
 
 /**
- * Checks a simulator's config and requests as the addon needs them.
- * @returns the layout's index in the addon. @throws TypeError / RangeError naming the bad field.
+ * Checks a simulator's config and requests as the addon needs them; an undefined field counts as absent.
+ * @returns the config as the addon takes it: the layout as its index, no undefined field (nor in a stage).
+ * @throws TypeError / RangeError naming the bad field.
  */
-function checkSimulation(config: ServingSimConfig, requests: ServingSimRequests): number {
+function addonConfig(config: ServingSimConfig, requests: ServingSimRequests): Omit<ServingSimConfig, 'layout'> & { layout: number } {
   const layout = SIM_LAYOUTS.indexOf(config.layout);
   if (layout < 0) throw new RangeError(`layout must be one of ${SIM_LAYOUTS.join(', ')}`);
   intArg('numPages', config.numPages, 1, INT32_MAX);
@@ -258,11 +276,9 @@ function checkSimulation(config: ServingSimConfig, requests: ServingSimRequests)
   intArg('maxSamples', config.maxSamples, 2, INT32_MAX);
   if (config.coast !== undefined && typeof config.coast !== 'boolean') throw new TypeError('coast must be a boolean');
   if (config.privateTails !== undefined && typeof config.privateTails !== 'boolean') throw new TypeError('privateTails must be a boolean');
-  for (const key of ['perStepS', 'weightsS', 'perKvTokenS', 'perTokenS', 'perDecodeTokenS', 'perPrefillContextTokenS', 'perLogitsS', 'perPairS', 'perDecodePairS', 'expertWeightsS', 'perSlidingKvTokenS', 'perSlidingPairS', 'perRequestStateS', 'perPrefillContextKvS', 'decodeWeightsS', 'prefillWeightsS',
-    'allReduceS', 'perTokenAllReduceS', 'perTokenOneShotAllReduceS', 'perTokenMultimemAllReduceS'] as const) {
+  for (const key of SIM_COEFFICIENTS) {
     const v = config[key];
-    if (v === undefined && (key === 'perDecodeTokenS' || key === 'perPrefillContextTokenS' || key === 'perLogitsS' || key === 'perDecodePairS' || key === 'expertWeightsS' || key === 'perSlidingKvTokenS' || key === 'perSlidingPairS' || key === 'perRequestStateS' || key === 'perPrefillContextKvS' || key === 'decodeWeightsS' || key === 'prefillWeightsS' ||
-      key === 'allReduceS' || key === 'perTokenAllReduceS' || key === 'perTokenOneShotAllReduceS' || key === 'perTokenMultimemAllReduceS')) continue;
+    if (v === undefined && !SIM_REQUIRED_COEFFICIENTS.has(key)) continue;
     if (typeof v !== 'number' || !Number.isFinite(v)) throw new TypeError(`${key} must be a finite number`);
     if (v < 0) throw new RangeError(`${key} must be >= 0, got ${v}`);
   }
@@ -284,8 +300,7 @@ function checkSimulation(config: ServingSimConfig, requests: ServingSimRequests)
       if (typeof stage !== 'object' || stage === null) throw new TypeError(`stages[${k}] must be an object`);
       for (const key of SIM_STAGE_FIELDS) {
         const v = stage[key];
-        if (v === undefined && (key === 'perDecodeTokenS' || key === 'perPrefillContextTokenS' || key === 'perRequestStateS' || key === 'perPrefillContextKvS' || key === 'decodeWeightsS' || key === 'prefillWeightsS' ||
-          key === 'allReduceS' || key === 'perTokenAllReduceS' || key === 'perTokenOneShotAllReduceS' || key === 'perTokenMultimemAllReduceS')) continue;
+        if (v === undefined && !SIM_REQUIRED_STAGE_FIELDS.has(key)) continue;
         if (typeof v !== 'number' || !Number.isFinite(v)) throw new TypeError(`stages[${k}].${key} must be a finite number`);
         if (v < 0) throw new RangeError(`stages[${k}].${key} must be >= 0, got ${v}`);
       }
@@ -313,7 +328,7 @@ function checkSimulation(config: ServingSimConfig, requests: ServingSimRequests)
   if (start[0] !== 0 || start[n] !== m) throw new RangeError(`requests.segmentStart must start at 0 and end at ${m}, got ${start[0]} … ${start[n]}`);
   // Each request's values (order, segments) are checked as they are loaded (BuildSimInput in
   // native/src/pool/simulator.cc): a loop over 10,000,000 requests here would hold the thread.
-  return layout;
+  return definedFields({ ...config, layout, ...(config.stages ? { stages: config.stages.map(definedFields) } : {}) });
 }
 
 /**
@@ -337,10 +352,10 @@ export class ServingSimulator {
    * @throws TypeError / RangeError naming the bad config field or array.
    */
   constructor(config: ServingSimConfig, requests: ServingSimRequests, dispatched = false) {
-    const layout = checkSimulation(config, requests);
+    const raw = addonConfig(config, requests);
     const addon = loadAddon<{ ServingSimulator: new (...args: unknown[]) => RawSimulator }>();
     this.raw = new addon.ServingSimulator(
-      { ...config, layout },
+      raw,
       requests.arrivalS, requests.promptLen, requests.outputLen, requests.segmentStart, requests.segmentStream, requests.segmentEnd, dispatched,
     );
     this.requests = requests.arrivalS.length;
@@ -513,7 +528,7 @@ function getSimulationWorker(): SimulationWorker {
  *   rejects with the signal's reason when aborted, or with the worker's error.
  */
 export async function runSimulationsInWorker(configs: ServingSimConfig[], requests: ServingSimRequests, signal?: AbortSignal): Promise<ServingSimTotals[]> {
-  const raw = configs.map((config) => ({ ...config, layout: checkSimulation(config, requests) }));
+  const raw = configs.map((config) => addonConfig(config, requests));
   signal?.throwIfAborted();
   const w = getSimulationWorker();
   const stop = new Int32Array(new SharedArrayBuffer(4));

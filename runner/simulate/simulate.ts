@@ -26,7 +26,7 @@ import { runSimulationsInWorker, ServingSimulator, SIM_SAMPLE_FIELDS, type Servi
 import { formatCount, formatCountOf, gpuCount } from '../../core/format';
 import { InputError } from '../errors';
 import { latencySummary } from './latency';
-import { stepTimeModel, type StepCoefficientKey } from './step-time';
+import { STEP_COEFFICIENT_KEYS, stepTimeModel, type StepCoefficientKey, type StepCoefficients } from './step-time';
 import { MAX_TRACE_SPAN_S, readProfileTrace, traceReplay } from './traces';
 import { DP_DISPATCH_TEXT, dispatchOnline, mergeTimes, subsetRequests } from './dataParallel';
 import { packRequests, RequestGenerator, scaleArrivals, type TraceRequest } from './workload';
@@ -401,6 +401,7 @@ export async function simulatePool(profile: Profile, opts: SimulateOptions = {})
   }
 
   const stepTime = resolveStepTime(profile, opts);
+  const { slidingWindow: stepSlidingWindow, attentionChunkSize: stepAttentionChunkSize, ...coefficients } = Object.fromEntries(STEP_COEFFICIENT_KEYS.map((k) => [k, stepTime[k]])) as StepCoefficients;
   const watermark = opts.watermark ?? WATERMARK;
   if (!(watermark >= 0 && watermark < 1)) throw new RangeError(`watermark must be in [0, 1), got ${watermark}`);
   const model = profile.model;
@@ -416,43 +417,15 @@ export async function simulatePool(profile: Profile, opts: SimulateOptions = {})
     maxNumSeqs: maxNumSeqsOf(profile),
     maxNumBatchedTokens: maxNumBatchedTokensOf(profile),
     maxModelLen: referenceSeqLen(profile),
-    perStepS: stepTime.perStepS,
-    weightsS: stepTime.weightsS,
-    // Absent (all but an MLA W8A8 checkpoint, or a run saved before them): every weight in weightsS.
-    decodeWeightsS: stepTime.decodeWeightsS ?? 0,
-    prefillWeightsS: stepTime.prefillWeightsS ?? 0,
-    expertWeightsS: stepTime.expertWeightsS ?? 0,
-    numExperts: stepTime.numExperts ?? 0,
-    numExpertsPerTok: stepTime.numExpertsPerTok ?? 0,
-    perKvTokenS: stepTime.perKvTokenS,
-    perTokenS: stepTime.perTokenS,
-    // Absent (all but an MLA W8A8 checkpoint, or a run saved before it): decode tokens cost perTokenS.
-    perDecodeTokenS: stepTime.perDecodeTokenS ?? stepTime.perTokenS,
-    // Absent (no MLA, or a run saved before it): no context up-projection charged.
-    perPrefillContextTokenS: stepTime.perPrefillContextTokenS ?? 0,
-    // Absent in a run saved before it (lm_head then in perTokenS).
-    perLogitsS: stepTime.perLogitsS ?? 0,
-    perPairS: stepTime.perPairS,
-    // Absent (no MLA, or a run saved before the split): decode pairs cost perPairS.
-    perDecodePairS: stepTime.perDecodePairS ?? stepTime.perPairS,
-    stepSlidingWindow: stepTime.slidingWindow ?? 0,
-    stepAttentionChunkSize: stepTime.attentionChunkSize ?? 0,
-    perSlidingKvTokenS: stepTime.perSlidingKvTokenS ?? 0,
-    perSlidingPairS: stepTime.perSlidingPairS ?? 0,
-    // Absent (no recurrent-state layers, or a run saved before it): no state read.
-    perRequestStateS: stepTime.perRequestStateS ?? 0,
-    // Absent (no MLA, or a run saved before it): no context K/V beyond the latent's read.
-    perPrefillContextKvS: stepTime.perPrefillContextKvS ?? 0,
-    // Absent (tp 1, or a run saved before them): no all-reduce charged.
-    allReduceS: stepTime.allReduceS ?? 0,
-    perTokenAllReduceS: stepTime.perTokenAllReduceS ?? 0,
-    perTokenOneShotAllReduceS: stepTime.perTokenOneShotAllReduceS ?? 0,
-    oneShotAllReduceTokens: stepTime.oneShotAllReduceTokens ?? 0,
-    perTokenMultimemAllReduceS: stepTime.perTokenMultimemAllReduceS ?? 0,
-    multimemAllReduceMinTokens: stepTime.multimemAllReduceMinTokens ?? 0,
-    multimemAllReduceMaxTokens: stepTime.multimemAllReduceMaxTokens ?? 0,
+    // The step-time model's coefficients by their own names but the window and chunk of its
+    // sliding (or chunked) layers, which the pool's slidingWindow and attentionChunkSize above
+    // already name; an absent one (undefined) takes the simulator's default (native/simulator.ts).
+    ...coefficients,
+    stepSlidingWindow,
+    stepAttentionChunkSize,
     // Pipeline parallelism: each stage's coefficients, up to pp batches in flight (simulator.h).
-    ...(stepTime.stages ? { stages: stepTime.stages, stageSendPerTokenS: stepTime.stageSendPerTokenS ?? 0 } : {}),
+    stages: stepTime.stages,
+    stageSendPerTokenS: stepTime.stageSendPerTokenS,
     maxSamples: opts.maxSamples ?? 2000,
   };
 

@@ -855,10 +855,16 @@ export function expertShareRead(m: { numExperts?: number; numExpertsPerTok?: num
   return 1 - Math.pow(1 - (m.numExpertsPerTok ?? 0) / E, tokens);
 }
 
-/** The fields of a StepTimeModel that set its step times (the rest describe them). */
-export type StepCoefficientKey = 'perStepS' | 'weightsS' | 'decodeWeightsS' | 'prefillWeightsS' | 'perKvTokenS' | 'perTokenS' | 'perDecodeTokenS' | 'perPrefillContextTokenS' | 'perPrefillContextKvS' | 'perLogitsS' | 'perPairS' | 'perDecodePairS' | 'expertWeightsS' | 'numExperts' | 'numExpertsPerTok'
-  | 'slidingWindow' | 'attentionChunkSize' | 'perSlidingKvTokenS' | 'perSlidingPairS' | 'perRequestStateS' | 'allReduceS' | 'perTokenAllReduceS' | 'perTokenOneShotAllReduceS' | 'oneShotAllReduceTokens'
-  | 'perTokenMultimemAllReduceS' | 'multimemAllReduceMinTokens' | 'multimemAllReduceMaxTokens';
+/**
+ * The fields of a StepTimeModel that set its step times (the rest describe them): what
+ * {@link stepSeconds} reads, and what the serving simulator takes by the same names
+ * (runner/simulate/simulate.ts; slidingWindow and attentionChunkSize as stepSlidingWindow and
+ * stepAttentionChunkSize).
+ */
+export const STEP_COEFFICIENT_KEYS = ['perStepS', 'weightsS', 'decodeWeightsS', 'prefillWeightsS', 'perKvTokenS', 'perTokenS', 'perDecodeTokenS', 'perPrefillContextTokenS', 'perPrefillContextKvS', 'perLogitsS', 'perPairS',
+  'perDecodePairS', 'expertWeightsS', 'numExperts', 'numExpertsPerTok', 'slidingWindow', 'attentionChunkSize', 'perSlidingKvTokenS', 'perSlidingPairS', 'perRequestStateS', 'allReduceS', 'perTokenAllReduceS',
+  'perTokenOneShotAllReduceS', 'oneShotAllReduceTokens', 'perTokenMultimemAllReduceS', 'multimemAllReduceMinTokens', 'multimemAllReduceMaxTokens'] as const satisfies ReadonlyArray<keyof StepTimeModel>;
+export type StepCoefficientKey = (typeof STEP_COEFFICIENT_KEYS)[number];
 
 /** The step-time coefficients {@link stepSeconds} reads. */
 export type StepCoefficients = Pick<StepTimeModel, StepCoefficientKey>;

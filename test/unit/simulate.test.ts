@@ -567,6 +567,8 @@ test('MLA step time: one-token chunks (decode) attend at perDecodePairS, longer 
   for (const coast of [true, false]) {
     close(run({ ...base, perDecodePairS: 3e-3 }, coast), [42, 93], `MLA, coast ${coast}`);
     close(run(base, coast), [28, 45], `one coefficient, coast ${coast}`);
+    // An undefined field is an absent one (runner/simulate/simulate.ts passes the model's coefficients as they are).
+    close(run({ ...base, perDecodePairS: undefined }, coast), [28, 45], `perDecodePairS undefined, coast ${coast}`);
   }
   assert.throws(() => new ServingSimulator({ ...base, perDecodePairS: -1 }, requests), /perDecodePairS must be >= 0/);
 });
