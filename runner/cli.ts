@@ -35,7 +35,7 @@ import { describeMachine } from './environment';
 import { exampleLines, flagLines } from './help';
 import { BackendError, backendCases, describeCase, measureBackendEnvironment, runBench, selectBackend, slowCaseNotes } from './bench';
 import { planCases, quickShortening, windowCoverage } from './plan';
-import { cancelLine, CancelledError, eachInputError, InputError, OutputError, readFailure, UsageError } from './errors';
+import { cancelLine, CancelledError, cancelPoint, eachInputError, InputError, OutputError, readFailure, UsageError } from './errors';
 import { ArrivalSpanError, formatPoolSummary, PoolConfigError, poolRejections, simulatePool, WATERMARK, workloadTimeScaleProblem, type PoolProgress, type PrepareProgress } from './simulate';
 import { calibrateStepTime, calibrationModelMismatch, formatCalibration, heldParametersText } from './simulate/calibrate';
 import { calibrateFromKernels, formatKernelCalibration, KernelCalibrationError, readKernelRun } from './simulate/calibrate-kernels';
@@ -565,16 +565,6 @@ function simulateRunOf(file: string, profile: Profile, createdAt: Date, environm
 /** What simulate is doing before the simulation, for the line a cancel prints ("while reading the trace"); null once simulating (that line says how far it got). */
 interface SimulatePhase {
   doing: string | null;
-}
-
-/**
- * Lets a signal that came during synchronous work (reading and parsing a profile, a trace or a
- * calibration file block the event loop) reach its handler — its callback runs in the loop's
- * poll phase, which one setImmediate passes through — then throws the CancelledError it set.
- */
-async function cancelPoint(signal: AbortSignal): Promise<void> {
-  await new Promise((resolve) => setImmediate(resolve));
-  signal.throwIfAborted();
 }
 
 async function simulateProfile(file: string, loaded: LoadedProfile, flags: SimulateFlags, io: CliIo, signal: AbortSignal, phase: SimulatePhase, saved?: RunResult): Promise<number> {

@@ -133,6 +133,18 @@ export class CancelledError extends Error {
 }
 
 /**
+ * Lets the event loop run one turn, then throws `signal.reason` if the signal has aborted: a
+ * SIGINT or SIGTERM that came during synchronous work (reading a profile or a trace, a slice of
+ * simulation) reaches its handler in the loop's poll phase, which one setImmediate passes through,
+ * and the handler aborts the signal with its CancelledError.
+ * @throws signal.reason once `signal` is aborted.
+ */
+export async function cancelPoint(signal?: AbortSignal): Promise<void> {
+  await new Promise((resolve) => setImmediate(resolve));
+  signal?.throwIfAborted();
+}
+
+/**
  * The one line a cancelled command prints on stderr, the same for every command:
  * `attnscope: <command> cancelled by <signal><where>; <outcome>`, e.g. simulate's
  * "... at 3% of 300,000 requests; nothing written" and bench's

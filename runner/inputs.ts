@@ -1,5 +1,6 @@
 import { allocateKvPages, toHalfBits, type KvPages } from '../native';
 import { Rng } from './random';
+import { cancelPoint } from './errors';
 
 /**
  * The inputs of every kernel run and check (runner, scripts, tests): deterministic, from the one
@@ -75,8 +76,7 @@ export async function randomKvPagesUntil(dtype: 'fp32' | 'fp16' | 'bf16', n: num
   signal?.throwIfAborted();
   const pool = allocateKvPages(dtype, n, false);
   for (const _ of fillTiledSteps(pool.data, dtype, seed)) {
-    await new Promise((resolve) => setImmediate(resolve));
-    signal?.throwIfAborted();
+    await cancelPoint(signal);
   }
   return pool;
 }

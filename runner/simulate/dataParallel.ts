@@ -14,6 +14,7 @@
  * dp in-flight reads an arrival.
  */
 import type { ServingSimRequests, ServingSimTimes, ServingSimulator } from '../../native';
+import { cancelPoint } from '../errors';
 
 /** What the dispatch needs of an engine: a dispatched ServingSimulator (or the raw addon's / WebAssembly build's). */
 export type DispatchedEngine = Pick<ServingSimulator, 'runUntil' | 'inFlight' | 'add' | 'run'>;
@@ -134,14 +135,12 @@ export async function dispatchOnline<E extends DispatchedEngine>(requests: Servi
     engineOf[k] = e;
     if ((k + 1) % DISPATCH_SLICE_REQUESTS === 0 && k + 1 < n) {
       opts.onProgress?.(k + 1);
-      await new Promise((resolve) => setImmediate(resolve));
-      opts.signal?.throwIfAborted();
+      await cancelPoint(opts.signal);
     }
   }
   for (const sim of engines) {
     while (sim && !sim.run(1 << 20)) {
-      await new Promise((resolve) => setImmediate(resolve));
-      opts.signal?.throwIfAborted();
+      await cancelPoint(opts.signal);
     }
   }
   return { engineOf, byEngine: requestsByEngine(engineOf, dp) };

@@ -24,7 +24,7 @@ import type { LatencySummary } from '../../core/protocol/latency';
 import type { PoolBaseline, PoolLoad, PoolResult, PoolSample, PoolSummary, StepTimeModel } from '../../core/protocol/run';
 import { runSimulationsInWorker, ServingSimulator, SIM_SAMPLE_FIELDS, type ServingSimConfig, type ServingSimRequests, type ServingSimTimes, type ServingSimTotals } from '../../native';
 import { formatCount, formatCountOf, gpuCount } from '../../core/format';
-import { InputError } from '../errors';
+import { cancelPoint, InputError } from '../errors';
 import { latencySummary } from './latency';
 import { STEP_COEFFICIENT_KEYS, stepTimeModel, type StepCoefficientKey, type StepCoefficients } from './step-time';
 import { MAX_TRACE_SPAN_S, readProfileTrace, traceReplay } from './traces';
@@ -280,8 +280,6 @@ const FIRST_SLICE_STEPS = 1024;
 /** Requests of the first slice drawn or loaded (tens of nanoseconds each: a few milliseconds). */
 const FIRST_SLICE_REQUESTS = 1 << 16;
 
-const nextTurn = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
-
 /**
  * Runs `work` to the end in slices of about {@link SLICE_MS} ms, letting the event loop run
  * between them (signal handlers, I/O, a cancel request). `work(units)` does at most `units`
@@ -300,7 +298,7 @@ async function sliced(work: (units: number) => boolean, firstUnits: number, sign
     afterSlice?.();
     if (done) return;
     units = Math.max(firstUnits, Math.min(4 * units, Math.round((units * SLICE_MS) / Math.max(ms, 0.1))));
-    await nextTurn();
+    await cancelPoint(signal);
   }
 }
 
@@ -430,8 +428,7 @@ export async function simulatePool(profile: Profile, opts: SimulateOptions = {})
   };
 
   // Reading a trace of millions of requests takes seconds: a cancel that came meanwhile is seen here.
-  await nextTurn();
-  opts.signal?.throwIfAborted();
+  await cancelPoint(opts.signal);
   if (dp > 1) return simulateDataParallel(profile, packed, config, dp, scale, opts.requests || opts.trace || traced ? 'trace' : 'workload', stepTime, opts, { numPages, poolTokenCount, pageSize, poolBlocks, poolLayout, groups });
   // The baselines run on the worker thread while this one runs the paged simulation (the job
   // goes first, so that the worker builds its simulators while this thread builds the paged
@@ -493,8 +490,7 @@ export async function simulatePool(profile: Profile, opts: SimulateOptions = {})
   // SIGINT waits in the event loop: let it run (the poll phase, where signals land, comes before
   // setImmediate's) and honour it, so that the caller writes nothing (s40 newcomer 1: simulate,
   // simulate --events and bench ran to the end after a Ctrl-C there, replacing --json, exit 0).
-  await new Promise((resolveTurn) => setImmediate(resolveTurn));
-  opts.signal?.throwIfAborted();
+  await cancelPoint(opts.signal);
   return { samples, summary, load, baselines, pageSize, numPages, poolTokens: poolTokenCount, ...(poolBlocks !== undefined ? { poolBlocks } : {}), ...(groups ? { poolGroups: groups.count } : {}), ...(poolLayout ? { poolLayout } : {}), stepTime, latency };
 }
 

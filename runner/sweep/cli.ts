@@ -19,7 +19,7 @@ import { formatBytes, formatCount } from '../../core/format';
 import { EXIT_INTERNAL, EXIT_OK, type RunnerEvent } from '../../core/protocol/runner';
 import type { SweepReport } from '../../core/protocol/sweep';
 import { checkOutputDir, checkOutputPath, EXIT_CANCELLED, namesStdout, parse, shellQuote, writeOutput, type RunInput } from '../args';
-import { CancelledError, eachInputError, InputError, UsageError } from '../errors';
+import { CancelledError, cancelPoint, eachInputError, InputError, UsageError } from '../errors';
 import { profileCommand, type ProfileCommand } from '../load';
 import { benchRefusal } from '../preflight';
 import { Progress } from '../progress';
@@ -253,7 +253,7 @@ async function runSweepCommand(values: Record<string, unknown>, positionals: str
   try {
     // A signal that came while the profile and points were read (synchronous) reaches its handler
     // in the loop's poll phase, which one setImmediate passes: then no point starts.
-    await new Promise((r) => setImmediate(r));
+    await cancelPoint();
     result = await runSweepLocally(plan, {
       outDir, jobs, shard, quick, backend, runnerScript: resolve(process.argv[1]!), signal, earlier,
       onProgress: (done, total, running, saved) => {
