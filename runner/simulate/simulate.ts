@@ -558,8 +558,12 @@ async function simulateDataParallel(profile: Profile, packed: ServingSimRequests
     const make = () => new ServingSimulator(config, packed, true);
     ({ byEngine } = await dispatchOnline(packed, dp, engines, make, { signal: opts.signal, onProgress: (done) => opts.onPrepare?.({ phase: 'dispatching the data-parallel requests', done, requests: n }) }));
     for (let e = 0; e < dp; e++) {
-      const sim = (engines[e] ??= make());
-      while (!sim.run(1 << 30));
+      let sim = engines[e];
+      if (!sim) {
+        // No request reached this engine: its run, empty, ends at once (dispatchOnline ran the others to the end).
+        sim = engines[e] = make();
+        while (!sim.run(1 << 30));
+      }
       runs.push({ samples: e === 0 ? sim.samples() : undefined, totals: sim.totals(), times: sim.times(), requests: subsetRequests(packed, byEngine[e]) });
       sim.free();
     }
