@@ -15,7 +15,7 @@ import { kernelBuildText } from '../core/format';
 import type { Estimate } from '../core/estimate/types';
 import { createRun, RUN_SCHEMA_VERSION, runKind, type Environment, type KernelCase, type RunKind, type RunResult, type RunStatus } from '../core/protocol/run';
 import type { RunListEntry } from '../core/protocol/webview';
-import { listedRunName } from './runName';
+import { distinctRunNames, listedRunName, runSetup } from './runName';
 
 /**
  * A run id: a file name of the history folder without `.json`. saveRun names runs
@@ -162,7 +162,7 @@ export async function listRuns(folder: string): Promise<{ runs: RunListEntry[]; 
       let entry = seen && seen.ino === ino && seen.mtimeMs === mtimeMs && seen.size === size ? seen.entry : undefined;
       if (!entry) {
         const run = await loadRun(folder, id);
-        entry = { id, name: listedRunName(run, cliFolder(folder)), createdAt: run.createdAt, status: run.status, ...(run.poolCancelled ? { poolCancelled: run.poolCancelled } : {}), cases: run.cases.length, kind: runKind(run), build: run.environment ? kernelBuildText(run.environment, run.cases) : '' };
+        entry = { id, name: listedRunName(run, cliFolder(folder)), setup: runSetup(run), createdAt: run.createdAt, status: run.status, ...(run.poolCancelled ? { poolCancelled: run.poolCancelled } : {}), cases: run.cases.length, kind: runKind(run), build: run.environment ? kernelBuildText(run.environment, run.cases) : '' };
       }
       now.set(name, { ino, mtimeMs, size, entry });
       runs.push(entry);
@@ -208,7 +208,9 @@ export async function listRunsIn(places: readonly HistoryPlace[]): Promise<{ run
     skipped.push(...one.skipped.map((s) => (place.label === undefined ? s : `${place.label}/${s}`)));
   }
   runs.sort(newestFirst);
-  return { runs, skipped };
+  // Runs of one name are told apart by the settings that differ among them (runName distinctRunNames).
+  const names = distinctRunNames(runs);
+  return { runs: runs.map((r, i) => (names[i] === r.name ? r : { ...r, name: names[i]! })), skipped };
 }
 
 /**

@@ -50,3 +50,57 @@ export function listedRunName(run: Pick<RunResult, 'name' | 'kind' | 'quick' | '
   const profile = modelPath !== null && !isAbsolute(modelPath) && base !== undefined ? { ...run.profile, modelPath: join(base, modelPath) } : run.profile;
   return runName(profile, profile === run.profile ? source : resolve(base!, source), run.kind === 'simulate' ? 'simulation' : run.quick ? 'quick' : 'full', undefined, trace);
 }
+
+/**
+ * The settings a run was made with that its name does not say, each "key value" ("gpu H200",
+ * "tp 8", "arrival_rate 4"), in the order a name that tells runs apart lists them
+ * ({@link distinctRunNames}): the GPU the step times were modelled for (a simulation; else the
+ * profile's device.gpu), tensor_parallel_size, pipeline_parallel_size, data_parallel_size, the
+ * model's and the KV cache's dtype, page_size, and the workload's requests, arrival_rate and
+ * max_model_len. A key the run does not have is left out.
+ */
+export function runSetup(run: Pick<RunResult, 'profile' | 'pool'>): string[] {
+  const p = run.profile;
+  const gpu = run.pool?.stepTime?.gpu ?? p.device.gpu;
+  const w = p.workload;
+  const items: Array<[string, string | number | undefined]> = [
+    ['gpu', gpu],
+    ['tp', p.device.tensorParallelSize],
+    ['pp', p.device.pipelineParallelSize ?? 1],
+    ['dp', p.device.dataParallelSize ?? 1],
+    ['dtype', p.dtype],
+    ['kv', p.kvCache.dtype],
+    ['page_size', p.kvCache.pageSize],
+    ['requests', w?.requests],
+    ['arrival_rate', w?.arrivalRate],
+    ['max_model_len', w?.maxModelLen],
+  ];
+  return items.filter(([, v]) => v !== undefined).map(([k, v]) => `${k} ${String(v)}`);
+}
+
+/**
+ * Names that tell listed runs apart, in `runs`' order: a name no other run has is kept; runs
+ * sharing one (two lens runs of one profile, edited between them: s41 newcomer-ed F5 d, "nothing
+ * says which is H200") get the settings that differ among them ({@link runSetup}, a key where any
+ * two of them differ, or one has it and another not) after it: "… · simulation · gpu H200 · tp 8".
+ * Runs of one name and one setup keep it: History, the Compare pickers and the compare command's
+ * Quick Pick show each run's time beside its name, which tells them apart. Pure: History's list
+ * (extension/history.ts listRunsIn) is its one caller.
+ */
+export function distinctRunNames(runs: ReadonlyArray<{ name: string; setup?: readonly string[] }>): string[] {
+  const byName = new Map<string, number[]>();
+  runs.forEach((r, i) => byName.set(r.name, [...(byName.get(r.name) ?? []), i]));
+  const names = runs.map((r) => r.name);
+  const keyOf = (item: string): string => item.slice(0, item.indexOf(' '));
+  for (const group of byName.values()) {
+    if (group.length < 2) continue;
+    const maps = group.map((i) => new Map((runs[i]!.setup ?? []).map((item) => [keyOf(item), item] as const)));
+    const keys = [...new Set(maps.flatMap((m) => [...m.keys()]))];
+    const differ = keys.filter((k) => new Set(maps.map((m) => m.get(k) ?? `${k} not set`)).size > 1);
+    if (differ.length === 0) continue;
+    group.forEach((i, j) => {
+      names[i] = [runs[i]!.name, ...differ.map((k) => maps[j]!.get(k) ?? `${k} not set`)].join(' · ');
+    });
+  }
+  return names;
+}

@@ -27,7 +27,7 @@ import { composePng, composeTablePng } from './png';
 import { sweepProvenance } from '../core/sweepFigures';
 import { decisionMetric, interruptedText, metricsOf as sweepMetricsOf, otherSweepNote, sweepAxisCharts, sweepChartHeight, sweepBestText, sweepTable, sweepTitle } from './sweep';
 import { CHANGE_MEANING, formatCount, formatCountOf, formatDuration, formatLoadNote, formatPercent, formatRunTime, loadAverageText, perGpuCasesHeader, poolCancelledText, wasmBuildNote } from '../core/format';
-import { comparedRun, emptyModel, reduce, rerunOf, restoredModel, skippedNote, type DashboardModel, type ViewRun } from './model';
+import { comparedRun, emptyModel, listedName, reduce, rerunOf, restoredModel, skippedNote, type DashboardModel, type ViewRun } from './model';
 import { readPalette, watchTheme, type Palette } from './theme';
 import { loadState, onMessage, post, saveState, type PersistedState } from './vscodeApi';
 
@@ -212,7 +212,7 @@ const compareResult = el('div', { id: 'compare-result' });
 /** The comparison's own exports (s39 newcomer-ed 1: nothing exported the table a design doc wants): every row of it, figure, A, B, change, unit, source. */
 const exportCompare = (format: 'csv' | 'markdown'): void => {
   const cmp = model.compare;
-  if (cmp) post({ type: 'exportCompare', format, a: comparedRun(cmp.a, cmp.aId), b: comparedRun(cmp.b, cmp.bId), rows: comparisonRows(cmp.a, cmp.b).map((r) => ({ figure: r.label, a: r.aValue, b: r.bValue, aText: r.a, bText: r.b, change: r.change, unit: r.unit, source: r.source })) });
+  if (cmp) post({ type: 'exportCompare', format, a: comparedRun(cmp.a, cmp.aId, model.runs), b: comparedRun(cmp.b, cmp.bId, model.runs), rows: comparisonRows(cmp.a, cmp.b).map((r) => ({ figure: r.label, a: r.aValue, b: r.bValue, aText: r.a, bText: r.b, change: r.change, unit: r.unit, source: r.source })) });
 };
 const compareExport = el('div', { class: 'compare-bar', id: 'compare-export' },
   button('Copy as Markdown', () => exportCompare('markdown'), { id: 'btn-compare-md', secondary: '', title: 'The comparison as a Markdown table, to the clipboard' }),
@@ -521,8 +521,9 @@ function renderHistory(): void {
   // (`selected`), which the element reads when its options change; setting `value` first would be lost.
   // Above a comparison they show its two runs (they named two others, s39 newcomer-ed 2); a run's id is its name and createdAt (extension/history.ts runId).
   const cmp = model.compare;
-  const idOf = (r: { name: string; createdAt: string } | undefined): string | undefined => (r ? model.runs.find((x) => x.name === r.name && x.createdAt === r.createdAt)?.id : undefined);
-  for (const [select, fallback, compared] of [[selectA, model.runs[1]?.id, idOf(cmp?.a)], [selectB, model.runs[0]?.id, idOf(cmp?.b)]] as const) {
+  // The ids the extension sent with the comparison; else by createdAt and name (a listed name may add settings to it: runName distinctRunNames).
+  const idOf = (r: { name: string; createdAt: string } | undefined, id: string | undefined): string | undefined => id ?? (r ? model.runs.find((x) => x.createdAt === r.createdAt && x.name.startsWith(r.name))?.id : undefined);
+  for (const [select, fallback, compared] of [[selectA, model.runs[1]?.id, idOf(cmp?.a, cmp?.aId)], [selectB, model.runs[0]?.id, idOf(cmp?.b, cmp?.bId)]] as const) {
     const keep = compared ?? (select.dataset.chosen ? select.value : undefined);
     const want = keep && model.runs.some((r) => r.id === keep) ? keep : fallback;
     select.replaceChildren(...model.runs.map((r) => el('vscode-option', r.id === want ? { value: r.id, selected: '' } : { value: r.id }, [inFolder(r.name, r.folder), formatRunTime(r.createdAt), r.build].filter((part) => part).join(' · '))));
@@ -545,9 +546,9 @@ function renderSweepList(): void {
   }, 'table-sweeps', (i) => ({ 'data-sweep': sweeps[i]!.id })));
 }
 
-/** "A <name> (time) vs B <name> (time)": the two runs a comparison's table is of, for its caption. */
-function comparedRuns(a: { name: string; createdAt: string }, b: { name: string; createdAt: string }): Array<Node | string> {
-  return ['A ', a.name, ' (', runTime(a.createdAt), ') vs B ', b.name, ' (', runTime(b.createdAt), ')'];
+/** "A <name> (time) vs B <name> (time)": the two runs a comparison's table is of, for its caption; each named as History lists it (listedName). */
+function comparedRuns(cmp: NonNullable<typeof model.compare>): Array<Node | string> {
+  return ['A ', listedName(cmp.a, cmp.aId, model.runs), ' (', runTime(cmp.a.createdAt), ') vs B ', listedName(cmp.b, cmp.bId, model.runs), ' (', runTime(cmp.b.createdAt), ')'];
 }
 
 function renderCompare(): void {
@@ -576,14 +577,14 @@ function renderCompare(): void {
   // What the runs differ in (tensor_parallel_size, KV dtype, GPU, step-time model, ...), first; what they share, in a line under it.
   const settings = compareSettings(cmp.a, cmp.b);
   if (settings.differ.length > 0) {
-    parts.push(table({ columns: ['setting', 'A', 'B', 'source'], rows: settings.differ.map((r) => [r.label, r.a, r.b, r.source]) }, 'table-compare-settings', () => ({}), { text: ['What differs: ', ...comparedRuns(cmp.a, cmp.b)] }));
+    parts.push(table({ columns: ['setting', 'A', 'B', 'source'], rows: settings.differ.map((r) => [r.label, r.a, r.b, r.source]) }, 'table-compare-settings', () => ({}), { text: ['What differs: ', ...comparedRuns(cmp)] }));
   }
   if (settings.same.length > 0) parts.push(el('p', { class: 'muted', id: 'compare-same-settings' }, `Same in both: ${settings.same.join(', ')}.`));
   if (!kinds) {
     const rows = compareRuns(cmp.a, cmp.b);
     const flagged = rows.filter((r) => r.verdict === 'faster' || r.verdict === 'slower').length;
     parts.push(
-      el('p', {}, `${cmp.a.name} (`, runTime(cmp.a.createdAt), `) → ${cmp.b.name} (`, runTime(cmp.b.createdAt), `): ${flagged} of ${rows.length} cases changed beyond their spread.`),
+      el('p', {}, `${listedName(cmp.a, cmp.aId, model.runs)} (`, runTime(cmp.a.createdAt), `) → ${listedName(cmp.b, cmp.bId, model.runs)} (`, runTime(cmp.b.createdAt), `): ${flagged} of ${rows.length} cases changed beyond their spread.`),
       // Only over measured cases: a simulation has no spread (the note stood above simulation-only comparisons, s39 newcomer-ed 3).
       el('p', { class: 'muted', id: 'compare-spread' }, 'Changes are flagged only when neither median lies inside the other run\'s p10–p90 range for that case.'),
       table({
@@ -597,14 +598,14 @@ function renderCompare(): void {
           r.b ? `${formatDuration(r.b.p10Ns)}–${formatDuration(r.b.p90Ns)}` : '',
           verdictText[r.verdict],
         ]),
-      }, 'table-compare', () => ({}), { text: ['Kernel cases: ', ...comparedRuns(cmp.a, cmp.b)] }),
+      }, 'table-compare', () => ({}), { text: ['Kernel cases: ', ...comparedRuns(cmp)] }),
     );
   }
   if (pools) {
     parts.push(table({
       columns: ['figure', 'A', 'B', 'change', 'source'],
       rows: pools.map((r) => [r.label, r.a, r.b, r.change, r.source]),
-    }, 'table-compare-pool', () => ({}), { text: ['Pool simulations: ', ...comparedRuns(cmp.a, cmp.b)] }));
+    }, 'table-compare-pool', () => ({}), { text: ['Pool simulations: ', ...comparedRuns(cmp)] }));
     const bound = loadBoundNote(cmp.a, cmp.b);
     if (bound) parts.push(el('p', { class: 'note', id: 'compare-load-bound' }, bound));
   }
@@ -621,7 +622,7 @@ function exportComparePng(): void {
     rows: [...t.rows].map((tr) => [...tr.cells].map((c) => c.textContent ?? '')),
   }));
   const notes = [...compareResult.querySelectorAll('p')].map((p) => p.textContent ?? '');
-  const out = composeTablePng(`Compare: A ${cmp.a.name} vs B ${cmp.b.name}`, tables, notes, palette, window.devicePixelRatio || 1);
+  const out = composeTablePng(`Compare: A ${listedName(cmp.a, cmp.aId, model.runs)} vs B ${listedName(cmp.b, cmp.bId, model.runs)}`, tables, notes, palette, window.devicePixelRatio || 1);
   post({ type: 'savePng', name: `compare ${cmp.a.name} vs ${cmp.b.name}`, dataUrl: out.toDataURL('image/png') });
 }
 

@@ -119,9 +119,18 @@ export function rerunOf(run: ViewRun | null, target: RunTarget | null = null): {
   return { label: `${verb}: ${file}`, title: `${verb} of ${source}`, source, kind };
 }
 
-/** A compared run as the comparison's exports name it (ComparedRun): name, time, history file, profile file. */
-export function comparedRun(run: RunResult, id: string | undefined): ComparedRun {
-  return { name: run.name, createdAt: run.createdAt, ...(id !== undefined ? { file: `${id}.json` } : {}), ...(run.profile.sourcePath ? { profile: run.profile.sourcePath } : {}) };
+/**
+ * A compared run as the comparison's exports name it (ComparedRun): name, time, history file,
+ * profile file. The name as History lists run `id` (`listed`: RunListEntry.name, which tells runs
+ * of one name apart by their differing settings), else the run's own.
+ */
+export function comparedRun(run: RunResult, id: string | undefined, listed: readonly RunListEntry[] = []): ComparedRun {
+  return { name: listedName(run, id, listed), createdAt: run.createdAt, ...(id !== undefined ? { file: `${id}.json` } : {}), ...(run.profile.sourcePath ? { profile: run.profile.sourcePath } : {}) };
+}
+
+/** Run `id`'s name as History lists it (RunListEntry.name), else `run`'s own. */
+export function listedName(run: Pick<RunResult, 'name'>, id: string | undefined, listed: readonly RunListEntry[]): string {
+  return (id !== undefined ? listed.find((r) => r.id === id)?.name : undefined) ?? run.name;
 }
 
 /** The view of a finished (or saved) run. */

@@ -14,7 +14,10 @@ export type { Estimate, Profile };
 /** Summary row of a saved run, for the history list. */
 export interface RunListEntry {
   id: string;
+  /** As History lists it: the run's name (extension/runName.ts listedRunName), with the settings that differ from other runs of that name after it (distinctRunNames). */
   name: string;
+  /** The settings the run was made with, "key value" each ("gpu H200", "tp 8": extension/runName.ts runSetup): what tells runs of one name apart. */
+  setup?: string[];
   createdAt: string;
   status: RunResult['status'];
   /** A bench cancelled during its pool simulation: how far it got (RunResult.poolCancelled). */

@@ -33,7 +33,7 @@ describe('run history', () => {
     writeFileSync(join(dir, 'runs', '20261129-100000-other.json'), '{"schema": 1, "name": "x"}');
     const { runs, skipped } = await listRuns(join(dir, 'runs'));
     assert.deepEqual(runs.map((r) => r.id), [idC, idB, idA]);
-    assert.deepEqual(runs[0], { id: idC, name: 'llama-3.1-8b · run.attn.yaml · full', createdAt: run.createdAt, status: 'ok', cases: run.cases.length, kind: 'bench', build: 'avx2 · 2 threads' }); // the recorded run predates RunResult.kind (a benchmark), RunResult.quick (full) and nativeBuild (no build named); the CLI named it by its file, History as the editor names runs
+    assert.deepEqual(runs[0], { id: idC, name: 'llama-3.1-8b · run.attn.yaml · full', setup: ['gpu H100 SXM', 'tp 1', 'pp 1', 'dp 1', 'dtype bf16', 'kv auto', 'page_size 16', 'requests 400', 'arrival_rate 4', 'max_model_len 8192'], createdAt: run.createdAt, status: 'ok', cases: run.cases.length, kind: 'bench', build: 'avx2 · 2 threads' }); // the recorded run predates RunResult.kind (a benchmark), RunResult.quick (full) and nativeBuild (no build named); the CLI named it by its file, History as the editor names runs
     // Each skipped file with why, in the folder's order.
     assert.deepEqual(skipped.sort(), [
       `20261129-100000-cut.json: not JSON (${(() => { try { JSON.parse('{"schema": 1, "na'); } catch (e) { return (e as Error).message; } })()})`,

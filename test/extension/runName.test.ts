@@ -3,10 +3,10 @@ import assert from 'node:assert/strict';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
-import { runId } from '../../extension/history';
 import { benchCancelledMessage, busyMessage, crashMessage, finishedMessage, refusalOf, simulationStoppedMessage, traceGoneMessage } from '../../extension/refusal';
 import type { PoolResult } from '../../core/protocol/run';
-import { modelLabel, runName } from '../../extension/runName';
+import { distinctRunNames, modelLabel, runName, runSetup } from '../../extension/runName';
+import { listRunsIn, runId, saveRun } from '../../extension/history';
 import { hubModelId } from '../../core/modelLabel';
 import { run } from '../fixtures/run';
 import { tempDir } from '../fixtures/tmp';
@@ -62,6 +62,35 @@ describe('run names', () => {
       traceGoneMessage('qwen-tiny.attn.yaml', { path: 'traces/mooncake.jsonl', resolvedPath: '/w/traces/mooncake.jsonl' }),
       "AttnScope: the trace traces/mooncake.jsonl this run replayed is no longer at /w/traces/mooncake.jsonl, so it cannot be replayed. Simulating qwen-tiny.attn.yaml instead draws the profile's workload: another load, whose figures are not comparable with the trace's.",
     );
+  });
+
+  it('tells runs of one name apart by the settings that differ among them (s41 newcomer-ed F5 d: two lens runs of decision.attn.yaml, H100 SXM and H200, were one name)', () => {
+    const name = 'llama-3.1-70b · decision.attn.yaml · simulation';
+    const names = distinctRunNames([
+      { name, setup: ['gpu H200', 'tp 8', 'arrival_rate 8'] },
+      { name: 'other · simulation', setup: ['gpu H200'] },
+      { name, setup: ['gpu H100 SXM', 'tp 8', 'arrival_rate 8'] },
+      { name, setup: ['gpu H100 SXM', 'tp 4', 'arrival_rate 8'] },
+    ]);
+    assert.deepEqual(names, [
+      `${name} · gpu H200 · tp 8`,
+      'other · simulation',
+      `${name} · gpu H100 SXM · tp 8`,
+      `${name} · gpu H100 SXM · tp 4`,
+    ]);
+    // One setup: the names stay (the pickers show each run's time beside it); a key one run lacks is "not set".
+    assert.deepEqual(distinctRunNames([{ name, setup: ['tp 8'] }, { name, setup: ['tp 8'] }]), [name, name]);
+    assert.deepEqual(distinctRunNames([{ name, setup: ['tp 8', 'arrival_rate 2'] }, { name, setup: ['tp 8'] }]), [`${name} · arrival_rate 2`, `${name} · arrival_rate not set`]);
+  });
+
+  it('History lists two saved runs of one name with the GPU their step times were modelled for', async () => {
+    const dir = tempDir('attnscope-names-');
+    const sim = (gpu: string, createdAt: string) => ({ ...run, kind: 'simulate' as const, cases: [], createdAt, name: 'm · decision.attn.yaml · simulation', pool: { ...run.pool!, stepTime: { ...run.pool!.stepTime!, gpu } } });
+    await saveRun(dir, sim('H100 SXM', '2026-12-05T10:00:00.000Z'));
+    await saveRun(dir, sim('H200', '2026-12-05T10:05:00.000Z'));
+    assert.deepEqual(runSetup(sim('H200', '')).slice(0, 2), ['gpu H200', `tp ${run.profile.device.tensorParallelSize}`]);
+    const { runs } = await listRunsIn([{ path: dir }]);
+    assert.deepEqual(runs.map((r) => r.name), ['m · decision.attn.yaml · simulation · gpu H200', 'm · decision.attn.yaml · simulation · gpu H100 SXM']);
   });
 });
 

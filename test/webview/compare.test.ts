@@ -5,6 +5,7 @@ import type { KernelCase } from '../../core/protocol/run';
 import type { PoolLoad, RunResult } from '../../core/protocol/run';
 import { buildDifference, caseLabel, comparePools, compareRuns, compareSettings, comparisonRows, keepsUpText, loadBoundNote, loadDifference, modelDifference, sameRun, workloadDifference } from '../../webview/compare';
 import { run } from '../fixtures/run';
+import { comparedRun } from '../../webview/model';
 
 // The recorded run's prefill case (test/fixtures/run.attn.yaml --quick: B=1, N=512) and decode
 // case (B=1, ctx=1024, 16-token pages), with times set here so the thresholds are known.
@@ -279,6 +280,13 @@ describe('compare: same run, different workloads, pool units', () => {
     // A run saved before the figures were recorded: n/a, no change.
     const old = comparisonRows(on('H100 SXM', undefined), h200).find((r) => r.label === 'GPU memory bandwidth')!;
     assert.deepEqual([old.a, old.change], ['n/a', '']);
+  });
+
+  it('names a compared run in its exports as History lists it, with the settings that tell it from a run of the same name', () => {
+    const listed = [{ id: 'x', name: `${run.name} · gpu H200`, createdAt: run.createdAt, status: 'ok' as const, cases: 0 }];
+    assert.equal(comparedRun(run, 'x', listed).name, `${run.name} · gpu H200`);
+    // Not listed (the history folder moved): the run's own name.
+    assert.equal(comparedRun(run, 'y', listed).name, run.name);
   });
 
   it('carries the SLO attainment asked, the share meeting it and the verdict (s41 newcomer-ed F5: a pasted comparison had the bounds alone)', () => {
