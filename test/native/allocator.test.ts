@@ -371,6 +371,43 @@ test('batchTables gives the decode kernel its block table [B, max_pages] and con
   assert.throws(() => a.batchTables([12], 1), { name: 'RangeError', message: /maxPagesPerSeq = 1/ });
 });
 
+test('pages are handed out as from a stack holding every id, top 0: returned pages first, then the lowest never taken', () => {
+  // 8 pages of 4 slots; the free stack starts [7, 6, ..., 0] (bottom to top). By hand:
+  // seq 1, 9 tokens: pages 0, 1, 2; seq 2, 6 tokens: pages 3, 4. Stack [7, 6, 5].
+  // free(1) releases its tail first: pushes 2, 1, 0 → [7, 6, 5, 2, 1, 0].
+  // seq 3, 13 tokens (4 pages): pops 0, 1, 2, then 5 → stack [7, 6]. (A pool that took an id
+  // never used before a returned one would give 5, 6, 7, 0.)
+  const a = new PageAllocator({ numPages: 8, pageSize: 4 });
+  assert.deepEqual([...a.pages().freeStack], [7, 6, 5, 4, 3, 2, 1, 0]);
+  a.allocate(1, 9);
+  a.allocate(2, 6);
+  assert.deepEqual([...a.blockTable(1)!, ...a.blockTable(2)!], [0, 1, 2, 3, 4]);
+  assert.deepEqual([...a.pages().freeStack], [7, 6, 5]);
+  a.free(1);
+  assert.deepEqual([...a.pages().freeStack], [7, 6, 5, 2, 1, 0]);
+  a.allocate(3, 13);
+  assert.deepEqual([...a.blockTable(3)!], [0, 1, 2, 5]);
+  const { freeStack, states, refCounts } = a.pages();
+  assert.deepEqual([...freeStack], [7, 6]);
+  // Pages 6 and 7, never taken, read as free with no holder.
+  assert.deepEqual([...states.slice(5)], [PageState.held, PageState.free, PageState.free]);
+  assert.deepEqual([...refCounts.slice(5)], [1, 0, 0]);
+});
+
+test('a pool\'s memory follows the pages it used, not its size (an engine of a data-parallel run)', () => {
+  // 4,194,304 pages with prefix caching: a table sized by the pool would be 32 B a page record
+  // (128 MiB), 4 B a free-stack entry (16 MiB) and the hash map's 16 B slots at load <= 3/4
+  // (8,388,608 slots, 128 MiB): 272 MiB written at construction. One 100-token sequence uses 7
+  // pages. The RSS may move by a few MiB for other reasons; 32 MiB separates the two.
+  const rss = process.memoryUsage.rss();
+  const a = new PageAllocator({ numPages: 4 * 1024 * 1024, pageSize: 16, enablePrefixCaching: true });
+  assert.equal(a.allocate(1, 100, { tokens: new Int32Array(100).fill(3) }).status, 'ok');
+  assert.deepEqual([...a.blockTable(1)!], [0, 1, 2, 3, 4, 5, 6]);
+  const grownMiB = (process.memoryUsage.rss() - rss) / 2 ** 20;
+  assert.ok(grownMiB < 32, `RSS grew ${grownMiB.toFixed(1)} MiB`);
+  assert.equal(a.stats().pagesFree, 4 * 1024 * 1024 - 7);
+});
+
 test('bad arguments throw TypeError or RangeError naming the argument', () => {
   assert.throws(() => new PageAllocator({ numPages: 0, pageSize: 16 }), { name: 'RangeError', message: /numPages/ });
   assert.throws(() => new PageAllocator({ numPages: 4, pageSize: 1.5 }), { name: 'TypeError', message: /pageSize/ });

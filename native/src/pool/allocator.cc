@@ -38,12 +38,25 @@ PageAllocator::PageAllocator(const PageAllocatorConfig& config)
       free_blocks_(config.num_pages) {
   // A pool of B blocks has at most floor(B / m) pages and window pages held or cached at once,
   // m the fewer blocks of the two.
-  const int32_t ids = config.num_pages / (window_blocks_ > 0 ? std::min(page_blocks_, window_blocks_) : page_blocks_);
-  pages_.resize(static_cast<size_t>(ids));
-  page_by_hash_ = FlatMap64(config.enable_prefix_caching ? static_cast<size_t>(ids) : 16);
-  // Stack top = page 0, so a fresh pool hands out pages 0, 1, 2, ...
-  free_stack_.reserve(ids);
-  for (int32_t p = ids - 1; p >= 0; --p) free_stack_.push_back(p);
+  num_ids_ = config.num_pages / (window_blocks_ > 0 ? std::min(page_blocks_, window_blocks_) : page_blocks_);
+  // Nothing sized by the pool here: the page records, the free stack and the hash map grow as
+  // pages are first taken (an engine of a data-parallel run may use a few of 176k pages).
+}
+
+int32_t PageAllocator::PopFree() {
+  if (!free_stack_.empty()) {
+    const int32_t page = free_stack_.back();
+    free_stack_.pop_back();
+    return page;
+  }
+  // The untouched ids [untouched_, num_ids_) lie at the bottom of the free stack, page
+  // untouched_ on top (the caller checked that an id is free).
+  const int32_t page = untouched_++;
+  // Doubling, capped at the pool's ids (page < num_ids_, pages_.size() == page here).
+  if (pages_.size() == pages_.capacity())
+    pages_.reserve(std::min<size_t>(std::max<size_t>(64, 2 * pages_.capacity()), static_cast<size_t>(num_ids_)));
+  pages_.emplace_back();
+  return page;
 }
 
 uint64_t PageAllocator::ChainHash(uint64_t parent, const int32_t* tokens, int32_t n) {
@@ -97,6 +110,14 @@ void PageAllocator::QueueRemove(int32_t page) {
   --(pages_[page].window ? cached_windows_ : cached_count_);
 }
 
+std::vector<int32_t> PageAllocator::FreePages() const {
+  std::vector<int32_t> out;
+  out.reserve(static_cast<size_t>(num_ids_ - untouched_) + free_stack_.size());
+  for (int32_t p = num_ids_ - 1; p >= untouched_; --p) out.push_back(p);
+  out.insert(out.end(), free_stack_.begin(), free_stack_.end());
+  return out;
+}
+
 std::vector<int32_t> PageAllocator::CachedPages() const {
   std::vector<int32_t> out;
   out.reserve(static_cast<size_t>(cached_count_ + cached_windows_));
@@ -114,8 +135,7 @@ int32_t PageAllocator::Take(bool window) {
   }
   if (free_blocks_ >= blocks) {
     // A record's blocks free leave an id free (m · (held + cached) + m <= B, m the fewer blocks).
-    page = free_stack_.back();
-    free_stack_.pop_back();
+    page = PopFree();
     free_blocks_ -= blocks;
   } else {  // the least recently released cached record, of this kind: its blocks are reused
     page = queue_head_;

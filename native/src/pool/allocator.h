@@ -295,11 +295,13 @@ class PageAllocator {
   const PageAllocatorConfig& config() const { return config_; }
 
   // Introspection for invariant tests.
-  int32_t RefCount(int32_t page) const { return pages_[page].ref_count; }
-  PageState State(int32_t page) const { return pages_[page].state; }
-  int32_t Filled(int32_t page) const { return pages_[page].filled; }
-  // The free stack, bottom to top; the cached queue, least recently released first.
-  std::vector<int32_t> FreePages() const { return free_stack_; }
+  // Any page in [0, num_pages): one never taken is free, ref_count 0, nothing filled.
+  int32_t RefCount(int32_t page) const { return Touched(page) ? pages_[page].ref_count : 0; }
+  PageState State(int32_t page) const { return Touched(page) ? pages_[page].state : PageState::kFree; }
+  int32_t Filled(int32_t page) const { return Touched(page) ? pages_[page].filled : 0; }
+  // The free stack, bottom to top (the ids never taken, highest first, then those returned); the
+  // cached queue, least recently released first.
+  std::vector<int32_t> FreePages() const;
   std::vector<int32_t> CachedPages() const;
   std::vector<int64_t> SequenceIds() const;
 
@@ -351,6 +353,10 @@ class PageAllocator {
   void ReleaseOutsideWindow(Sequence& seq, int64_t limit);  // moves first_live_page to limit
   AllocStatus AppendTo(Sequence& seq, const int32_t* tokens, int64_t n);
   int32_t NewSlot();
+  // The free stack's top, popped (caller: an id is free): a returned page, else the lowest id
+  // never taken, whose record is made now.
+  int32_t PopFree();
+  bool Touched(int32_t page) const { return page >= 0 && static_cast<size_t>(page) < pages_.size(); }
 
   PageAllocatorConfig config_;
   PageDivisor page_;  // by config_.page_size
@@ -368,7 +374,13 @@ class PageAllocator {
     uint8_t window = 0;       // a window page (hybrid pool): window_blocks_ blocks, not page_blocks_
     uint32_t gen = 0;         // times taken (a released record is still the same while unchanged)
   };
+  // Records of the ids taken at least once, [0, untouched_) (grown as ids are first taken, so a
+  // pool's memory follows the pages it used, not its size). Ids [untouched_, num_ids_) were never
+  // taken: they are the bottom of the free stack, untouched_ on top of them, so that the pool
+  // hands out 0, 1, 2, ... as a stack holding every id, top 0, would.
   std::vector<PageMeta> pages_;
+  int32_t num_ids_ = 0;
+  int32_t untouched_ = 0;
   int32_t queue_head_ = kNoPage, queue_tail_ = kNoPage;
   int32_t cached_count_ = 0;    // pages on the cached queue
   int32_t cached_windows_ = 0;  // window pages on the cached queue
