@@ -17,7 +17,7 @@ import { defaultCases, defaultDtype, PROFILE_DEFAULTS, profileFromModelConfig } 
 import { describeValue, parseVllmLength, schemaProblems, validate, vllmSuffixWords } from './profileSchema';
 import { schemaAt } from './schemaWalk';
 import { getProperty, nodeAtPath, parseJsonTree, parseYamlTree, toPlain, unsafeIntegerText, type ParsedTree, type ValueNode } from './tree';
-import { TRACE_SETTING_KEYS, type Dtype, type KvCacheSpec, type LengthDist, type ModelSpec, type Problem, type Profile, type ReadResult, type SourceRange, type WorkloadSpec, type WorkloadTrace, type DeviceSpec } from './types';
+import { TRACE_SETTING_KEYS, type Dtype, type KvCacheSpec, type LengthDist, type ModelSpec, type Problem, type Profile, type ReadResult, type SourceRange, type WorkloadSpec, type WorkloadTrace, type DeviceSpec, type AllReduceSpec } from './types';
 
 /** How a profile reads the files it points at. Editors pass their unsaved text first. */
 export interface ProfileHost {
@@ -52,6 +52,21 @@ function sloAndStepTime(plain: Plain): Pick<Profile, 'slo' | 'stepTime'> {
     if (typeof st.compute_efficiency === 'number') out.stepTime.computeEfficiency = st.compute_efficiency;
     if (typeof st.memory_efficiency === 'number') out.stepTime.memoryEfficiency = st.memory_efficiency;
     if (typeof st.overhead_ms === 'number') out.stepTime.overheadMs = st.overhead_ms;
+    const ar = st.all_reduce as Plain | undefined;
+    if (ar && typeof ar === 'object') {
+      const allReduce: AllReduceSpec = {};
+      // efficiency: one number for every algorithm, or a mapping of them.
+      const e = ar.efficiency as Plain | number | undefined;
+      if (typeof e === 'number') allReduce.efficiency = { oneShot: e, twoShot: e, multimem: e };
+      else if (e && typeof e === 'object') {
+        allReduce.efficiency = {};
+        if (typeof e.one_shot === 'number') allReduce.efficiency.oneShot = e.one_shot;
+        if (typeof e.two_shot === 'number') allReduce.efficiency.twoShot = e.two_shot;
+        if (typeof e.multimem === 'number') allReduce.efficiency.multimem = e.multimem;
+      }
+      if (typeof ar.latency_us === 'number') allReduce.latencyUs = ar.latency_us;
+      out.stepTime.allReduce = allReduce;
+    }
   }
   return out;
 }

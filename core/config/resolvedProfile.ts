@@ -12,7 +12,7 @@ import { MAX_HEADS, MAX_LAYERS, MAX_WIDTH, MAX_WINDOW } from './keys';
 import { schemaProblems, validate } from './profileSchema';
 import { parseJsonTree } from './tree';
 import { semanticProblems } from './profileChecks';
-import type { Problem, Profile } from './types';
+import type { AllReduceSpec, Problem, Profile } from './types';
 
 type Loose = Record<string, unknown> | undefined;
 
@@ -34,6 +34,7 @@ function profileKeys(p: Record<string, unknown>): Record<string, unknown> {
   const engine = part(p, 'engine');
   const slo = part(p, 'slo');
   const st = part(p, 'stepTime');
+  const ar = (st as { allReduce?: AllReduceSpec } | undefined)?.allReduce;
   const share = part(w, 'prefixSharing');
   return {
     model: 'resolved',
@@ -64,7 +65,13 @@ function profileKeys(p: Record<string, unknown>): Record<string, unknown> {
     },
     engine: engine && { vllm_version: engine.vllmVersion ?? undefined, disable_hybrid_kv_cache_manager: engine.disableHybridKvCacheManager, mamba_cache_mode: engine.mambaCacheMode, non_torch_gib: engine.nonTorchGib, nccl_gib: engine.ncclGib, cuda_graph_gib: engine.cudaGraphGib, activation_gib: engine.activationGib },
     slo: slo && { ttft_ms: slo.ttftMs, tpot_ms: slo.tpotMs, attainment: slo.attainment },
-    step_time: st && { compute_efficiency: st.computeEfficiency, memory_efficiency: st.memoryEfficiency, overhead_ms: st.overheadMs },
+    step_time: st && {
+      compute_efficiency: st.computeEfficiency, memory_efficiency: st.memoryEfficiency, overhead_ms: st.overheadMs,
+      all_reduce: ar && {
+        efficiency: ar.efficiency && { one_shot: ar.efficiency.oneShot, two_shot: ar.efficiency.twoShot, multimem: ar.efficiency.multimem },
+        latency_us: ar.latencyUs,
+      },
+    },
   };
 }
 

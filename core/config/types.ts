@@ -499,6 +499,25 @@ export interface StepTimeSpec {
   computeEfficiency?: number;
   memoryEfficiency?: number;
   overheadMs?: number;
+  /** The tensor-parallel all-reduces' link figures (profile `step_time.all_reduce`); not fitted by calibration. */
+  allReduce?: AllReduceSpec;
+}
+
+/** The step_time factors calibration fits (all of StepTimeSpec but the all-reduce's link figures). */
+export type StepTimeFactors = Omit<StepTimeSpec, 'allReduce'>;
+
+/**
+ * Profile `step_time.all_reduce`: what the modelled tensor-parallel all-reduce achieves
+ * (runner/simulate/step-time.ts allReduceWork), to replace the figures fitted on H100 SXM
+ * (ALL_REDUCE_EFFICIENCY, ALL_REDUCE_LATENCY_S) with a card's own, e.g. from nccl-tests or vLLM's
+ * benchmarks/kernels/benchmark_device_communicators.py. `efficiency: 0.5` in the profile sets all
+ * three; absent ones keep the assumed values.
+ */
+export interface AllReduceSpec {
+  /** Achieved fraction (0, 1] of the interconnect's per-direction bandwidth on the bytes each algorithm moves per GPU: one-shot, two-shot (NCCL's ring too), multimem. */
+  efficiency?: { oneShot?: number; twoShot?: number; multimem?: number };
+  /** One all-reduce call's fixed latency, microseconds (≥ 0). */
+  latencyUs?: number;
 }
 
 export interface KvCacheSpec {

@@ -349,7 +349,7 @@ export interface StepTimeModel extends AllReduceStepTime {
   gpuFigures?: GpuFigures;
   computeEfficiency?: number;
   memoryEfficiency?: number;
-  /** Which of the profile's step_time keys were assumed (not in the profile), by their profile names: compute_efficiency, memory_efficiency, overhead_ms. */
+  /** Which of the profile's step_time keys were assumed (not in the profile), by their profile names: compute_efficiency, memory_efficiency, overhead_ms, and under tensor or pipeline parallelism those of all_reduce the model uses (all_reduce.latency_us, all_reduce.efficiency.two_shot, .one_shot, .multimem). */
   assumed?: string[];
   /** What the formula leaves out for this profile, in words (under tensor parallelism: the all-reduce paths it does not model). */
   unmodelled?: string[];

@@ -49,13 +49,14 @@
  * in CalibrationFit.parameters.
  */
 import { formatCount, formatCountOf, formatPercent, formatSignificant } from '../../core/format';
-import type { Profile, StepTimeSpec } from '../../core/config/types';
+import type { Profile, StepTimeFactors, StepTimeSpec } from '../../core/config/types';
 import { otherModelName } from '../../core/modelLabel';
 import { allReduceSeconds, ASSUMED_STEP_TIME, chunkAttention, gemmSeconds, kvReadSeconds, pairSeconds, stateSeconds, stepWork, sumAttention, weightReadSeconds } from './step-time';
 import type { VllmBenchResult } from './traces';
 
 export interface CalibrationFit {
-  spec: Required<StepTimeSpec>;
+  /** The fitted factors, and the profile's step_time.all_reduce as given (not fitted: the fit takes the all-reduces off its targets). */
+  spec: Required<StepTimeFactors> & Pick<StepTimeSpec, 'allReduce'>;
   /** Requests used (failed ones, and those without TTFT, dropped). */
   requests: number;
   /** Concurrency assumed, and how it was found. */
@@ -411,7 +412,7 @@ export function calibrateStepTime(profile: Profile, bench: VllmBenchResult, opts
     );
   }
   return {
-    spec: { computeEfficiency: 1 / a, memoryEfficiency: 1 / b, overheadMs: o * 1000 },
+    spec: { computeEfficiency: 1 / a, memoryEfficiency: 1 / b, overheadMs: o * 1000, ...(profile.stepTime?.allReduce ? { allReduce: profile.stepTime.allReduce } : {}) },
     parameters,
     requests: rows.length,
     concurrency,
@@ -442,13 +443,21 @@ export function formatCalibration(fit: CalibrationFit, file: string): string[] {
   const pct = (x: number) => formatPercent(x);
   const lines = [
     `Calibration from ${file} (${formatCountOf(fit.requests, 'request')}, concurrency ${fit.concurrency.toPrecision(3)} from ${fit.concurrencySource}):`,
-    `  step_time: { compute_efficiency: ${s.computeEfficiency.toPrecision(4)}, memory_efficiency: ${s.memoryEfficiency.toPrecision(4)}, overhead_ms: ${s.overheadMs.toPrecision(4)} }`,
+    `  step_time: { compute_efficiency: ${s.computeEfficiency.toPrecision(4)}, memory_efficiency: ${s.memoryEfficiency.toPrecision(4)}, overhead_ms: ${s.overheadMs.toPrecision(4)}${s.allReduce ? `, all_reduce: ${allReduceText(s.allReduce)}` : ''} }`,
     `  one-step model's fit error (each TTFT one prefill step, each TPOT one decode step at concurrency ${fit.concurrency.toPrecision(3)}; not the simulation's: see the replay) |modelled − measured| / measured: TTFT mean ${pct(fit.ttftError.mean)}, max ${pct(fit.ttftError.max)}; TPOT mean ${pct(fit.tpotError.mean)}, max ${pct(fit.tpotError.max)}`,
   ];
   const fitted = fit.parameters.filter((p) => p.fitted);
   if (fitted.length > 0) lines.push(`  determined by the data: ${fitted.map((p) => `${p.key} (standard error ${pct(p.relativeSe!)})`).join(', ')}`);
   for (const p of fit.parameters) if (!p.fitted) lines.push(`  ${p.key} ${p.why}`);
   return lines;
+}
+
+/** A profile's step_time.all_reduce as the profile writes it: "{ efficiency: { two_shot: 0.4 }, latency_us: 12 }". */
+function allReduceText(a: NonNullable<StepTimeSpec['allReduce']>): string {
+  const e = a.efficiency ?? {};
+  const eff = [['one_shot', e.oneShot], ['two_shot', e.twoShot], ['multimem', e.multimem]].filter(([, v]) => v !== undefined).map(([k, v]) => `${k}: ${v}`);
+  const parts = [...(eff.length > 0 ? [`efficiency: { ${eff.join(', ')} }`] : []), ...(a.latencyUs !== undefined ? [`latency_us: ${a.latencyUs}`] : [])];
+  return `{ ${parts.join(', ')} }`;
 }
 
 /** The held keys of a calibration, for the step-time model's source: "; memory_efficiency held at its bound 1", or ''. */

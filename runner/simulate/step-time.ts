@@ -98,7 +98,7 @@
  * scheduled token over the GPU's interconnect ({@link allReduceWork}). It ignores activations'
  * memory traffic, the sampler and MoE routing skew (uniform routing is assumed).
  */
-import type { Dtype, ModelSpec, Profile, StepTimeSpec } from '../../core/config/types';
+import type { AllReduceSpec, Dtype, ModelSpec, Profile, StepTimeFactors, StepTimeSpec } from '../../core/config/types';
 import { attentionLayerTypes, dtypeBytes, estimate, isChunkedLocalAttention, mambaStateBytesPerSequence, mlaDecodeCopies, mlaKvBProjParams, paramCounts, quantizedActiveComputeParams, routedExpertBytes, stageModel } from '../../core/estimate/index';
 import { NODE_GPUS } from '../../core/estimate/checks';
 import { computePeak, DEFAULT_GPU, deviceGpu, gpuByName, gpuLabel, GPUS, hostLinkBytesPerSec, quantizedGemmPeak, type ComputePeak, type GpuSpec } from '../../core/estimate/gpus';
@@ -111,7 +111,7 @@ import { mixerNames } from '../../core/config/mamba';
  * fractions of peak for serving engines (an assumption, not a measurement of this setup;
  * calibrate to replace them).
  */
-export const ASSUMED_STEP_TIME: Required<StepTimeSpec> = { computeEfficiency: 0.6, memoryEfficiency: 0.8, overheadMs: 0 };
+export const ASSUMED_STEP_TIME: Required<StepTimeFactors> = { computeEfficiency: 0.6, memoryEfficiency: 0.8, overheadMs: 0 };
 
 /**
  * How vLLM touches the recurrent state, for the printed line and the doc comments: each step reads
@@ -231,15 +231,50 @@ export interface StepWork {
  * 1.25 · 3.5 MiB in 17 µs, 0.60, 14 µs; TP 6 multimem 0.013 / 0.031 -> 0.53, 10 µs. Rounded:
  * one-shot 0.85, two-shot and NCCL's ring 0.5, multimem 0.55, and one latency of 10 µs for all
  * (one-shot's 6 µs is then overstated by 4 µs, two-shot's 13 understated by 3). Measured on H100
- * only: applied to every card (its interconnect's bandwidth), an assumption there.
+ * only: applied to every card (its interconnect's bandwidth), an assumption there, which the
+ * profile's step_time.all_reduce replaces ({@link allReduceLink}).
  */
 export const ALL_REDUCE_EFFICIENCY = { oneShot: 0.85, twoShot: 0.5, multimem: 0.55 } as const;
 
-/** The fraction of the interconnect two-shot, NCCL's ring and the pipeline's send and all-gather achieve ({@link ALL_REDUCE_EFFICIENCY}'s twoShot). */
-export const ALL_REDUCE_LINK_EFFICIENCY = ALL_REDUCE_EFFICIENCY.twoShot;
-
 /** The latency of one all-reduce call, seconds: 10 µs, fitted to vLLM PR #24111's H100 table ({@link ALL_REDUCE_EFFICIENCY}). Charged once per call. */
 export const ALL_REDUCE_LATENCY_S = 10e-6;
+
+/** The GPU vLLM PR #24111's all-reduce timings were taken on ({@link ALL_REDUCE_EFFICIENCY}). */
+const ALL_REDUCE_FITTED_ON = 'H100 SXM';
+
+/**
+ * The all-reduce figures a step charges: each algorithm's achieved fraction of the interconnect
+ * (one-shot, two-shot / NCCL ring / the pipeline's send and all-gather, multimem) and one call's
+ * latency, seconds; `given` names the profile keys that set them (step_time.all_reduce's
+ * efficiency.one_shot, .two_shot, .multimem, latency_us), the rest are {@link ALL_REDUCE_EFFICIENCY}
+ * and {@link ALL_REDUCE_LATENCY_S}.
+ */
+export interface AllReduceLink {
+  efficiency: { oneShot: number; twoShot: number; multimem: number };
+  latencyS: number;
+  given: string[];
+}
+
+/** The all-reduce figures of a profile's step_time.all_reduce (`spec`), each absent one assumed ({@link AllReduceLink}). */
+export function allReduceLink(spec: AllReduceSpec | undefined): AllReduceLink {
+  const e = spec?.efficiency ?? {};
+  const given = [
+    ...(e.oneShot !== undefined ? ['efficiency.one_shot'] : []),
+    ...(e.twoShot !== undefined ? ['efficiency.two_shot'] : []),
+    ...(e.multimem !== undefined ? ['efficiency.multimem'] : []),
+    ...(spec?.latencyUs !== undefined ? ['latency_us'] : []),
+  ];
+  return {
+    efficiency: { oneShot: e.oneShot ?? ALL_REDUCE_EFFICIENCY.oneShot, twoShot: e.twoShot ?? ALL_REDUCE_EFFICIENCY.twoShot, multimem: e.multimem ?? ALL_REDUCE_EFFICIENCY.multimem },
+    latencyS: spec?.latencyUs !== undefined ? spec.latencyUs * 1e-6 : ALL_REDUCE_LATENCY_S,
+    given,
+  };
+}
+
+/** The profile's all-reduce figures (step_time.all_reduce, else assumed): {@link allReduceLink}. */
+export function profileAllReduceLink(profile: Pick<Profile, 'stepTime'>): AllReduceLink {
+  return allReduceLink(profile.stepTime?.allReduce);
+}
 
 /** vLLM's custom all-reduce's largest message, bytes (custom_all_reduce.py CustomAllreduce max_size=8192 * 1024); larger ones go to NCCL. */
 export const CUSTOM_ALL_REDUCE_MAX_BYTES = 8 * 1024 * 1024;
@@ -306,8 +341,9 @@ export interface AllReduceWork {
  *   reduced over every GPU, multimem.ld_reduce, then multicasts it, multimem.st): a GPU serves its
  *   whole buffer to the switch's reads and receives every slice once, (tp + 1)/tp · M each way.
  *   At tp 2 its two-shot moves M, as the custom all-reduce's.
- * - time: each call = {@link ALL_REDUCE_LATENCY_S} + its bytes per GPU / (interconnectBytesPerSec ·
- *   the algorithm's {@link ALL_REDUCE_EFFICIENCY}), one direction of the GPU's link (GpuSpec interconnect:
+ * - time: each call = `link`'s latency + its bytes per GPU / (interconnectBytesPerSec · the
+ *   algorithm's efficiency in `link`; default {@link ALL_REDUCE_LATENCY_S} and
+ *   {@link ALL_REDUCE_EFFICIENCY}, the profile's step_time.all_reduce where given), one direction of the GPU's link (GpuSpec interconnect:
  *   NVLink, or PCIe for cards without it; RTX 4090s have no peer access, so NCCL stages the ring
  *   through host memory over the same PCIe link). Charged serially: vLLM does not overlap the
  *   all-reduce with compute (the next GEMM needs its sum).
@@ -318,12 +354,12 @@ export interface AllReduceWork {
  * symmetric-memory path (both off by default), expert parallelism's all-to-all in place of the MoE
  * all-reduce, the logits' all-gather over the vocabulary shards.
  */
-export function allReduceWork(m: ModelSpec, gpu: GpuSpec, dtype: Dtype, tp: number, firstStage = true): AllReduceWork {
+export function allReduceWork(m: ModelSpec, gpu: GpuSpec, dtype: Dtype, tp: number, firstStage = true, link: AllReduceLink = allReduceLink(undefined)): AllReduceWork {
   const none: AllReduceWork = { calls: 0, messageBytesPerToken: 0, perStepS: 0, perTokenS: 0, oneShotTokens: 0, perTokenOneShotS: 0, multimemMinTokens: 0, multimemMaxTokens: 0, perTokenMultimemS: 0, algorithm: '' };
   if (tp <= 1) return none;
   const calls = tpAllReduceCalls(m, firstStage);
   const perToken = m.hiddenSize * dtypeBytes(dtype);
-  const rate = (kind: keyof typeof ALL_REDUCE_EFFICIENCY) => gpu.interconnectBytesPerSec * ALL_REDUCE_EFFICIENCY[kind];
+  const rate = (kind: keyof AllReduceLink['efficiency']) => gpu.interconnectBytesPerSec * link.efficiency[kind];
   // Fully connected: NVLink on NVSwitch, or AMD's Infinity Fabric mesh (vLLM on ROCm: platforms/rocm.py
   // is_fully_connected reads amdsmi_topo_get_link_type XGMI; the same custom all-reduce kernels, hipified).
   const fullyConnected = gpu.interconnect === 'NVLink' || gpu.interconnect === 'Infinity Fabric';
@@ -345,7 +381,7 @@ export function allReduceWork(m: ModelSpec, gpu: GpuSpec, dtype: Dtype, tp: numb
   return {
     calls,
     messageBytesPerToken: perToken,
-    perStepS: calls * ALL_REDUCE_LATENCY_S,
+    perStepS: calls * link.latencyS,
     perTokenS: (calls * ((2 * (tp - 1)) / tp) * perToken) / rate('twoShot'),
     oneShotTokens,
     perTokenOneShotS: oneShotTokens > 0 ? (calls * (tp - 1) * perToken) / rate('oneShot') : 0,
@@ -521,7 +557,7 @@ export function stepWork(profile: Profile, stage?: number): StepWork {
   const decodeCopies = mlaDecodeCopies(m, profile.dtype, tp).bytesPerGpu;
   const prefillKvB = decodeCopies > 0 ? kvB.quantizedBytes / tp : 0;
   const perTokenS = (2 * ((range ? paramCounts(m).activeCompute : est.paramsActiveCompute) - lmHead - quantizedParams)) / tp / peak.flopsPerSec + (gemm ? (2 * gemm.params) / gemm.peak.flopsPerSec : 0);
-  const allReduce = allReduceWork(m, gpu, profile.dtype, tp, !range || stage === 0);
+  const allReduce = allReduceWork(m, gpu, profile.dtype, tp, !range || stage === 0, profileAllReduceLink(profile));
   return {
     gpu,
     peak,
@@ -582,15 +618,16 @@ export const PIPELINE_LINK_BYTES_PER_S = 50e9;
 
 /**
  * The link a pipeline stage sends its hidden states over, bytes/s per GPU, and its words: the
- * GPUs' own interconnect (GpuSpec.interconnectBytesPerSec at {@link ALL_REDUCE_LINK_EFFICIENCY},
+ * GPUs' own interconnect (GpuSpec.interconnectBytesPerSec at the two-shot / ring efficiency, {@link profileAllReduceLink},
  * NCCL's send / recv between peers) where all tp · pp GPUs fit one node (NODE_GPUS, 8), else
  * {@link PIPELINE_LINK_BYTES_PER_S} between nodes. An assumption on the placement: a deployment
  * that spreads fewer than 8 GPUs over nodes has the slower link.
  */
 export function pipelineLink(profile: Profile, gpu: GpuSpec = profileGpu(profile)): { bytesPerSec: number; name: string } {
   const gpus = profile.device.tensorParallelSize * (profile.device.pipelineParallelSize ?? 1);
+  const efficiency = profileAllReduceLink(profile).efficiency.twoShot;
   return gpus <= NODE_GPUS
-    ? { bytesPerSec: gpu.interconnectBytesPerSec * ALL_REDUCE_LINK_EFFICIENCY, name: `${gpu.interconnect} ${formatRate(gpu.interconnectBytesPerSec, 'B/s')} per direction at ${formatSignificant(ALL_REDUCE_LINK_EFFICIENCY)} of it (tp × pp = ${gpus} GPUs, taken as one node)` }
+    ? { bytesPerSec: gpu.interconnectBytesPerSec * efficiency, name: `${gpu.interconnect} ${formatRate(gpu.interconnectBytesPerSec, 'B/s')} per direction at ${formatSignificant(efficiency)} of it (tp × pp = ${gpus} GPUs, taken as one node)` }
     : { bytesPerSec: PIPELINE_LINK_BYTES_PER_S, name: `an assumed ${formatRate(PIPELINE_LINK_BYTES_PER_S, 'B/s')} per GPU (one 400 Gb/s InfiniBand port; tp × pp = ${gpus} GPUs span nodes)` };
 }
 
@@ -598,7 +635,7 @@ export function pipelineLink(profile: Profile, gpu: GpuSpec = profileGpu(profile
  * Seconds one stage boundary costs per scheduled token, modelled: the send of the token's hidden
  * state, 2 · hidden_size · bytes(dtype) / tp over {@link pipelineLink}, and, under tensor
  * parallelism, the receiving stage's all-gather of it, 2 · (tp − 1)/tp · hidden_size · bytes(dtype)
- * into each GPU over the interconnect at {@link ALL_REDUCE_LINK_EFFICIENCY}. vLLM passes
+ * into each GPU over the interconnect at the two-shot / ring efficiency ({@link profileAllReduceLink}). vLLM passes
  * IntermediateTensors {hidden_states, residual} (hidden_size each per token, the Llama-family
  * layout) with get_pp_group().send_tensor_dict(..., all_gather_group=get_tp_group())
  * (vllm/v1/worker/gpu_model_runner.py; vllm/distributed/parallel_state.py send_tensor_dict /
@@ -612,7 +649,7 @@ export function stageSendPerTokenS(profile: Profile): number {
   const gpu = profileGpu(profile);
   const tp = profile.device.tensorParallelSize;
   const bytes = 2 * profile.model.hiddenSize * dtypeBytes(profile.dtype);
-  const gather = tp > 1 ? (bytes * (tp - 1)) / tp / (gpu.interconnectBytesPerSec * ALL_REDUCE_LINK_EFFICIENCY) : 0;
+  const gather = tp > 1 ? (bytes * (tp - 1)) / tp / (gpu.interconnectBytesPerSec * profileAllReduceLink(profile).efficiency.twoShot) : 0;
   return bytes / tp / pipelineLink(profile, gpu).bytesPerSec + gather;
 }
 
@@ -623,9 +660,21 @@ export function stageSendPerTokenS(profile: Profile): number {
  */
 export function stepTimeModel(profile: Profile, spec: StepTimeSpec | undefined = profile.stepTime, how = 'the profile'): StepTimeModel {
   const w = stepWork(profile);
-  const assumed = (Object.keys(ASSUMED_STEP_TIME) as Array<keyof StepTimeSpec>).filter((k) => spec?.[k] === undefined);
-  const e = { ...ASSUMED_STEP_TIME, ...Object.fromEntries(Object.entries(spec ?? {}).filter(([, v]) => v !== undefined)) } as Required<StepTimeSpec>;
-  const byName: Record<keyof StepTimeSpec, string> = { computeEfficiency: 'compute_efficiency', memoryEfficiency: 'memory_efficiency', overheadMs: 'overhead_ms' };
+  const factors = Object.keys(ASSUMED_STEP_TIME) as Array<keyof StepTimeFactors>;
+  const assumed = factors.filter((k) => spec?.[k] === undefined);
+  const e = { ...ASSUMED_STEP_TIME, ...Object.fromEntries(factors.filter((k) => spec?.[k] !== undefined).map((k) => [k, spec![k]])) } as Required<StepTimeFactors>;
+  const byName: Record<keyof StepTimeFactors, string> = { computeEfficiency: 'compute_efficiency', memoryEfficiency: 'memory_efficiency', overheadMs: 'overhead_ms' };
+  // The all-reduce figures this model uses that the profile's step_time.all_reduce leaves out (they are the profile's
+  // alone: a calibration does not fit them); the pipeline's send and all-gather use two-shot's.
+  const link = profileAllReduceLink(profile);
+  const pipelined = (estimate(profile).pipeline?.stages.length ?? 1) > 1;
+  const used = [
+    ...(w.allReduceS > 0 ? ['latency_us'] : []),
+    ...(w.allReduceS > 0 || pipelined ? ['efficiency.two_shot'] : []),
+    ...(w.perTokenOneShotAllReduceS > 0 ? ['efficiency.one_shot'] : []),
+    ...(w.perTokenMultimemAllReduceS > 0 ? ['efficiency.multimem'] : []),
+  ];
+  const allReduceAssumed = used.filter((k) => !link.given.includes(k)).map((k) => `all_reduce.${k}`);
   // A GPU the profile did not name is said to be the default: this line is where that is said (no profile diagnostic warns of it).
   const on = `${profile.model.modelType} on ${gpuLabel(w.gpu)}${profile.device.gpu === undefined ? ' (device.gpu not set: the default)' : ''}`;
   const parts = [
@@ -648,7 +697,7 @@ export function stepTimeModel(profile: Profile, spec: StepTimeSpec | undefined =
     ...mlaLine(profile, w),
     ...allReduceLine(profile, w),
     ...pipelineLine(profile),
-    assumed.length > 0 ? `assumed: ${assumed.map((k) => byName[k]).join(', ')}; the rest from ${how}` : `efficiencies from ${how}`,
+    assumed.length + allReduceAssumed.length > 0 ? `assumed: ${[...assumed.map((k) => byName[k]), ...allReduceAssumed].join(', ')}; the rest from ${how}` : `efficiencies from ${how}`,
   ];
   const pp = estimate(profile).pipeline?.stages.length ?? 1;
   const mla = Boolean(profile.model.mla);
@@ -667,7 +716,7 @@ export function stepTimeModel(profile: Profile, spec: StepTimeSpec | undefined =
     gpuFigures: gpuFigures(w),
     computeEfficiency: e.computeEfficiency,
     memoryEfficiency: e.memoryEfficiency,
-    assumed: assumed.map((k) => byName[k]),
+    assumed: [...assumed.map((k) => byName[k]), ...allReduceAssumed],
     ...(stages.length > 0 ? { stages, stageSendPerTokenS: stageSendPerTokenS(profile) } : {}),
     ...(profile.device.tensorParallelSize > 1 || stages.length > 0
       ? {
@@ -712,7 +761,7 @@ export function gpuFigures(w: Pick<StepWork, 'gpu' | 'peak' | 'gemm'>): GpuFigur
  * without MLA's perDecodePairS = perPairS, the optional ones only where they are not 0 (perDecodeTokenS:
  * where it is not perTokenS). stepTimeModel's top level is the same less the fields its model lacks.
  */
-function scaledCoefficients(w: StepWork, e: Required<StepTimeSpec>, mla: boolean): StageStepTime {
+function scaledCoefficients(w: StepWork, e: Required<StepTimeFactors>, mla: boolean): StageStepTime {
   const mem = (s: number) => s / e.memoryEfficiency;
   const comp = (s: number) => s / e.computeEfficiency;
   return {
@@ -746,10 +795,14 @@ function scaledCoefficients(w: StepWork, e: Required<StepTimeSpec>, mla: boolean
 function allReduceLine(profile: Profile, w: StepWork): string[] {
   const tp = profile.device.tensorParallelSize;
   if (tp <= 1) return [];
-  const a = allReduceWork(profile.model, w.gpu, profile.dtype, tp);
+  const l = profileAllReduceLink(profile);
+  const a = allReduceWork(profile.model, w.gpu, profile.dtype, tp, true, l);
   const pp = (estimate(profile).pipeline?.size ?? 1) > 1;
   const link = `${w.gpu.interconnect} ${formatRate(w.gpu.interconnectBytesPerSec, 'B/s')} per direction (${w.gpu.interconnectSource})`;
-  return [`tensor parallel ${tp}: each GPU's share of weights, KV and FLOPs, then ${pp ? 'per stage its layers\' all-reduces (the first stage\'s with the embedding\'s' : `${a.calls} all-reduces a step (one after each layer's mixer and each MLP or MoE block, their row-parallel outputs, and one after the embedding`}), each of tokens × hidden_size ${profile.model.hiddenSize.toLocaleString('en-US')} × ${dtypeBytes(profile.dtype)} B = M, by ${a.algorithm}, over ${link} at ${formatSignificant(ALL_REDUCE_EFFICIENCY.oneShot)} of it one-shot, ${formatSignificant(ALL_REDUCE_EFFICIENCY.twoShot)} two-shot or ring${a.multimemMaxTokens > 0 ? `, ${formatSignificant(ALL_REDUCE_EFFICIENCY.multimem)} multimem` : ''}, plus ${formatSignificant(ALL_REDUCE_LATENCY_S * 1e6)} µs a call (fitted to vLLM PR #24111's H100 all-reduce timings); added after the max, not overlapped (vLLM runs them between the GEMMs)`];
+  // Where the efficiencies and latency come from: the profile's keys, else the H100 fit, which elsewhere is assumed.
+  const fitted = `fitted to vLLM PR #24111's ${ALL_REDUCE_FITTED_ON} all-reduce timings${w.gpu.name === ALL_REDUCE_FITTED_ON && !w.gpu.userGiven ? '' : `, assumed on ${gpuLabel(w.gpu)}: set step_time.all_reduce to its own`}`;
+  const source = l.given.length === 0 ? fitted : l.given.length === 4 ? 'step_time.all_reduce' : `step_time.all_reduce ${l.given.join(', ')}; the rest ${fitted}`;
+  return [`tensor parallel ${tp}: each GPU's share of weights, KV and FLOPs, then ${pp ? 'per stage its layers\' all-reduces (the first stage\'s with the embedding\'s' : `${a.calls} all-reduces a step (one after each layer's mixer and each MLP or MoE block, their row-parallel outputs, and one after the embedding`}), each of tokens × hidden_size ${profile.model.hiddenSize.toLocaleString('en-US')} × ${dtypeBytes(profile.dtype)} B = M, by ${a.algorithm}, over ${link} at ${formatSignificant(l.efficiency.oneShot)} of it one-shot, ${formatSignificant(l.efficiency.twoShot)} two-shot or ring${a.multimemMaxTokens > 0 ? `, ${formatSignificant(l.efficiency.multimem)} multimem` : ''}, plus ${formatSignificant(l.latencyS * 1e6)} µs a call (${source}); added after the max, not overlapped (vLLM runs them between the GEMMs)`];
 }
 
 /**

@@ -143,3 +143,22 @@ for (const d of DECISIONS) {
     else assert.equal(r.stdout, '');
   });
 }
+
+test('step_time.all_reduce out of range: one file:line:col line per bad value, exit 2 before any work', () => {
+  const text = [
+    'model: ./llama/config.json', // 1
+    'device: { gpu: A100 80GB, tensor_parallel_size: 8 }', // 2
+    'step_time:', // 3
+    '  all_reduce:', // 4
+    '    efficiency: { one_shot: 1.2 }', // 5
+    '    latency_us: -1', // 6
+    '',
+  ].join('\n');
+  const dir = profileDir('ar.attn.yaml', text);
+  const r = cli(['simulate', 'ar.attn.yaml', '--json', 'out.json'], dir);
+  assert.equal(r.code, 2, r.stderr);
+  const lines = r.stderr.trimEnd().split('\n');
+  assert.deepEqual(lines.map((l) => l.split(': ')[0]), ['ar.attn.yaml:5:29', 'ar.attn.yaml:6:17'], r.stderr);
+  assert.equal(r.stdout, '');
+  assert.equal(existsSync(join(dir, 'out.json')), false);
+});

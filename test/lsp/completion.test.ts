@@ -197,6 +197,17 @@ test('hover on device.gpu: the budget row says whose memory sizes the pool: a de
   assert.match(await hoverOn('model: ../../examples/llama-3.1-8b/config.json\ndevice: { gpu: { name: MI325X, bf16_tflops: 1307.4, memory_bandwidth_gb_s: 6000, memory_gib: 255.5 } }\n'), /device\.gpu MI325X, 255\.5 GiB user-given · gpu_memory_utilization 0\.9/);
 });
 
+test("hover on step_time.all_reduce and its keys: the schema's words, what is assumed when absent", async () => {
+  const text = 'model: ../../examples/llama-3.1-8b/config.json\nstep_time: { all_reduce: { efficiency: { two_shot: 0.4 }, latency_us: 12 } }\n';
+  const uri = fixtureUri(`complete-${n++}.p.attn.yaml`);
+  await client.open(uri, text);
+  const on = async (word: string) => ((await client.hover(uri, positionAt(text, text.indexOf(word) + 1)))?.contents as MarkupContent | undefined)?.value ?? '';
+  assert.match(await on('all_reduce'), /fitted by hand to vLLM PR #24111's H100 SXM timings .* assumed on every other GPU/);
+  assert.match(await on('two_shot'), /two-shot all-reduce and NCCL's ring: 2 · \(tp − 1\)\/tp · M per GPU \(assumed 0\.5 when absent\)/);
+  assert.match(await on('latency_us'), /One all-reduce call's fixed cost, microseconds \(assumed 10 when absent\)/);
+  await client.close(uri);
+});
+
 test('a sweep axis list offers the values of the key it sweeps: GPU names in `device.gpu: [`, in a block list and in JSON; the whole item replaced (s41 newcomer-ed F13)', async () => {
   // core/estimate/gpus.ts GPUS in table order, as at device.gpu (the test above).
   const gpus = ['H100 SXM', 'H100 PCIe', 'H100 NVL', 'H200', 'H20', 'B200', 'A100 80GB', 'A100 40GB', 'L40S', 'L4', 'RTX 4090', 'A10', 'MI300X'];

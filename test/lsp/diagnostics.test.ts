@@ -154,6 +154,26 @@ test('profile schema: unknown key with "did you mean", wrong type, out of range,
   assert.deepEqual(invalid.map((d) => d.range).sort((a, b) => a.start.character - b.start.character), [rangeOf(text, 'bf61'), rangeOf(text, '1.5')]);
 });
 
+test('step_time.all_reduce: an efficiency past 1, a per-algorithm one at 0 and a negative latency, each at its value; a good one has none', async () => {
+  const text = [
+    'model: ../../examples/llama-3.1-8b/config.json',
+    'device: { gpu: A100 80GB, tensor_parallel_size: 8 }',
+    'step_time:',
+    '  all_reduce: { efficiency: 1.5, latency_us: -2 }',
+    '',
+  ].join('\n');
+  const diags = await check('p.attn.yaml', text);
+  const bad = diags.filter((d) => d.code === 'invalid-value' || d.code === 'wrong-type');
+  assert.deepEqual(bad.map((d) => d.range).sort((a, b) => a.start.character - b.start.character), [rangeOf(text, '1.5'), rangeOf(text, '-2')], JSON.stringify(diags));
+  assert.match(String(bad.find((d) => d.range.start.character === rangeOf(text, '1.5').start.character)!.message), /^step_time\.all_reduce\.efficiency must be <= 1, not 1\.5$/);
+  const perAlgorithm = 'model: ../../examples/llama-3.1-8b/config.json\nstep_time: { all_reduce: { efficiency: { two_shot: 0, ring: 0.5 } } }\n';
+  const diags2 = await check('q.attn.yaml', perAlgorithm);
+  assert.ok(diags2.some((d) => d.range.start.character === rangeOf(perAlgorithm, '0,').start.character && d.range.start.line === 1), JSON.stringify(diags2));
+  assert.ok(diags2.some((d) => d.code === 'unknown-key' && d.range.start.character === rangeOf(perAlgorithm, 'ring').start.character), JSON.stringify(diags2));
+  const good = await check('r.attn.yaml', 'model: ../../examples/llama-3.1-8b/config.json\nstep_time: { all_reduce: { efficiency: { one_shot: 0.8, two_shot: 0.45, multimem: 0.6 }, latency_us: 12 } }\n');
+  assert.deepEqual(good.filter((d) => /step_time|all_reduce|efficiency|latency/.test(String(d.message))), []);
+});
+
 test('weights that do not fit the device name the numbers', async () => {
   // Llama-2-70B: 68,976,648,192 parameters · 2 B (bf16) = 137,953,296,384 B = 128.48 GiB;
   // 80 GiB · 0.90 = 72.0 GiB.

@@ -6,6 +6,7 @@ import assert from 'node:assert/strict';
 import { profileFromModelConfig } from '../../core/config/index';
 import type { Profile } from '../../core/config/types';
 import { loadModel } from './helpers';
+import { exampleProfile } from '../fixtures/profile';
 import { simulatePool } from '../../runner/simulate/index';
 import { allReduceSeconds, chunkAttention, gemmSeconds, kvReadSeconds, pairSeconds, stateSeconds, stepSeconds, stepTimeModel, tpAllReduceCalls, weightReadSeconds } from '../../runner/simulate/step-time';
 
@@ -49,7 +50,7 @@ test('Llama-3.1-70B tp 8, 256 decode tokens: 161 all-reduces of 4 MiB after the 
   const a = { ...chunkAttention(1, 1000, 0), kvTokens: 256_000, decodePairs: 256_000, decodeTokens: 256 };
   const roofline = m.perStepS + Math.max(weightReadSeconds(m, 256, 256) + kvReadSeconds(m, a) + stateSeconds(m, 256), gemmSeconds(m, 256, 256, a) + pairSeconds(m, a));
   close(stepSeconds(m, 256, 256, a) - roofline, allReduceSeconds(m, 256), 'step less its roofline');
-  assert.match(m.source, /tensor parallel 8: .*161 all-reduces a step .*vLLM's custom all-reduce below 256 KiB \(one-shot, \(tp − 1\) · M per GPU, up to 15 tokens\), the symmetric-memory multimem all-reduce \(NVLink SHARP, \(tp \+ 1\)\/tp · M\) from 16 to 4,096 tokens .*, NCCL's ring .* over NVLink 450 GB\/s per direction \(NVIDIA H100 Tensor Core GPU datasheet .*\) at 0\.85 of it one-shot, 0\.5 two-shot or ring, 0\.55 multimem, plus 10 µs a call \(fitted to vLLM PR #24111's H100 all-reduce timings\); added after the max, not overlapped/);
+  assert.match(m.source, /tensor parallel 8: .*161 all-reduces a step .*vLLM's custom all-reduce below 256 KiB \(one-shot, \(tp − 1\) · M per GPU, up to 15 tokens\), the symmetric-memory multimem all-reduce \(NVLink SHARP, \(tp \+ 1\)\/tp · M\) from 16 to 4,096 tokens .*, NCCL's ring .* over NVLink 450 GB\/s per direction \(NVIDIA H100 Tensor Core GPU datasheet .*\) at 0\.85 of it one-shot, 0\.5 two-shot or ring, 0\.55 multimem, plus 10 µs a call \(fitted to vLLM PR #24111's H100 SXM all-reduce timings\); added after the max, not overlapped/);
   assert.deepEqual(m.unmodelled, ["FlashInfer's all-reduce (+ RMSNorm fusion) where enabled and the logits' all-gather over the tensor-parallel GPUs"]);
 });
 
@@ -121,4 +122,32 @@ test('the simulator charges the all-reduces: one 1,000-token prompt at tp 8 take
   const want = stepSeconds(st[0]!, 1000, 1, a) + 1000 * r2.stepTime!.stageSendPerTokenS! + stepSeconds(st[1]!, 1000, 1, a);
   close(r2.summary.simulatedSeconds, want, 'pp 2 TTFT');
   assert.ok(allReduceSeconds(st[0]!, 1000) > 0 && allReduceSeconds(st[1]!, 1000) > 0);
+});
+
+test('step_time.all_reduce replaces the H100-fitted figures: Llama-3.1-8B tp 8 on A100, two-shot 0.8 and 20 µs a call; one number sets every algorithm; the line and the assumed list say which', () => {
+  // By hand. Llama-3.1-8B: 32 layers · 2 + 1 = 65 all-reduces a step, 4,096 · 2 B = 8,192 B a token.
+  // A100 80GB, NVLink 300e9 B/s a direction. 256 tokens: M = 2,097,152 B > 256 KiB: two-shot,
+  // 1.75 · M = 3,670,016 B / (300e9 · 0.8) = 15.29173 µs + 20 µs = 35.29173 µs, × 65 = 2.293963 ms
+  // (the assumed 0.5 and 10 µs: 3,670,016 / 150e9 + 10 µs = 34.46677 µs, × 65 = 2.240340 ms).
+  // 31 tokens (M = 253,952 B < 256 KiB): one-shot, 7 · M at the assumed 0.85: 1,777,664 / 255e9 = 6.971231 µs + 20 µs.
+  const given = stepTimeModel(exampleProfile('model: ./llama-3.1-8b/config.json\ndtype: bf16\ndevice: { gpu: A100 80GB, tensor_parallel_size: 8 }\nstep_time: { all_reduce: { efficiency: { two_shot: 0.8 }, latency_us: 20 } }\n'));
+  close(allReduceSeconds(given, 256), 65 * (3_670_016 / 240e9 + 20e-6), 'two-shot 0.8, 256 tokens');
+  assert.ok(Math.abs(allReduceSeconds(given, 256) - 2.293963e-3) < 1e-9, `${allReduceSeconds(given, 256)}`);
+  close(allReduceSeconds(given, 31), 65 * (1_777_664 / 255e9 + 20e-6), 'one-shot assumed, 31 tokens');
+  assert.deepEqual(given.assumed, ['compute_efficiency', 'memory_efficiency', 'overhead_ms', 'all_reduce.efficiency.one_shot']);
+  assert.match(given.source, /at 0\.85 of it one-shot, 0\.8 two-shot or ring, plus 20 µs a call \(step_time\.all_reduce efficiency\.two_shot, latency_us; the rest fitted to vLLM PR #24111's H100 SXM all-reduce timings, assumed on A100 80GB: set step_time\.all_reduce to its own\)/);
+  assert.match(given.source, /assumed: compute_efficiency, memory_efficiency, overhead_ms, all_reduce\.efficiency\.one_shot; the rest from the profile/);
+  const bare = stepTimeModel(exampleProfile('model: ./llama-3.1-8b/config.json\ndtype: bf16\ndevice: { gpu: A100 80GB, tensor_parallel_size: 8 }\n'));
+  assert.ok(Math.abs(allReduceSeconds(bare, 256) - 2.240340e-3) < 1e-9, `${allReduceSeconds(bare, 256)}`);
+  assert.deepEqual(bare.assumed, ['compute_efficiency', 'memory_efficiency', 'overhead_ms', 'all_reduce.latency_us', 'all_reduce.efficiency.two_shot', 'all_reduce.efficiency.one_shot']);
+  // One number for every algorithm: 0.4, and the latency assumed (10 µs). H100 SXM tp 8, 32 tokens (M = 262,144 B, not
+  // below 256 KiB): multimem, 1.125 · M / (450e9 · 0.4) = 1.638400 µs + 10 µs; 15 tokens one-shot, 7 · 122,880 / 180e9 = 4.778667 µs + 10 µs.
+  const one = stepTimeModel(exampleProfile('model: ./llama-3.1-8b/config.json\ndtype: bf16\ndevice: { gpu: H100 SXM, tensor_parallel_size: 8 }\nstep_time: { all_reduce: { efficiency: 0.4 } }\n'));
+  close(allReduceSeconds(one, 32), 65 * ((1.125 * 262_144) / 180e9 + 10e-6), 'multimem 0.4, 32 tokens');
+  close(allReduceSeconds(one, 15), 65 * ((7 * 122_880) / 180e9 + 10e-6), 'one-shot 0.4, 15 tokens');
+  assert.deepEqual(one.assumed, ['compute_efficiency', 'memory_efficiency', 'overhead_ms', 'all_reduce.latency_us']);
+  assert.match(one.source, /plus 10 µs a call \(step_time\.all_reduce efficiency\.one_shot, efficiency\.two_shot, efficiency\.multimem; the rest fitted to vLLM PR #24111's H100 SXM all-reduce timings\)/);
+  // The pipeline's send and all-gather use two-shot's figure: tp 4 × pp 2 on A100 at 0.8, 8,192 B and 3/4 · 16,384 B a token over 240e9.
+  const pp = stepTimeModel(exampleProfile('model: ./llama-3.1-8b/config.json\ndtype: bf16\ndevice: { gpu: A100 80GB, tensor_parallel_size: 4, pipeline_parallel_size: 2 }\nstep_time: { all_reduce: { efficiency: { two_shot: 0.8 } } }\n'));
+  close(pp.stageSendPerTokenS!, 16_384 / 4 / 240e9 + (16_384 * 0.75) / 240e9, 'pipeline send + all-gather at 0.8');
 });
