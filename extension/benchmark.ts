@@ -51,6 +51,8 @@ export class BenchmarkRun extends RunInFlight<RunResult | null> {
     private readonly estimate: Estimate,
     /** A simulation's flags that replay a saved run's trace (core/protocol/run.ts traceReplayArgs). */
     private readonly replay?: readonly string[],
+    /** The profile is the editor's unsaved text of `source` (RunResult.unsavedSource). */
+    private readonly unsavedSource = false,
   ) {
     super(EDITOR_RUN_UI, 800);
   }
@@ -59,12 +61,19 @@ export class BenchmarkRun extends RunInFlight<RunResult | null> {
    * Runs `job` (a benchmark or a serving simulation) of `source` with its resolved `profile`,
    * showing progress until the runner ends. Resolves with the saved run (null if none was saved).
    * `replay`: a simulation replays that trace (a saved run's: TraceRerun), named in the run's name.
+   * `unsaved`: `profile` is the editor's unsaved text of `source` (the server resolves the open
+   * document's text), said in the run's name and kept on it (RunResult.unsavedSource).
    */
-  static async start(ctx: Ctx, source: vscode.Uri, job: RunKind, profile: Profile, estimate: Estimate, replay?: TraceRerun): Promise<RunResult | null> {
+  static async start(ctx: Ctx, source: vscode.Uri, job: RunKind, profile: Profile, estimate: Estimate, replay?: TraceRerun, unsaved = false): Promise<RunResult | null> {
     if (launchSettingsRefused(ctx, source)) return null;
     const mode = job === 'simulate' ? 'simulation' : ctx.settings(source).quickMode ? 'quick' : 'full';
     const trace = job === 'simulate' ? replay : undefined;
-    return new BenchmarkRun(ctx, source, job, runName(profile, source.fsPath, mode, undefined, trace?.trace.path), profile, estimate, trace && traceReplayArgs(trace.trace, trace.timeScale)).hold(ctx);
+    return new BenchmarkRun(ctx, source, job, runName(profile, source.fsPath, mode, undefined, trace?.trace.path, unsaved), profile, estimate, trace && traceReplayArgs(trace.trace, trace.timeScale), unsaved).hold(ctx);
+  }
+
+  /** `run` as this editor run names and marks it: its name, and RunResult.unsavedSource when the profile was unsaved text. */
+  private marked(run: RunResult): RunResult {
+    return { ...run, name: this.name, ...(this.unsavedSource ? { unsavedSource: true as const } : {}) };
   }
 
   /**
@@ -156,7 +165,7 @@ export class BenchmarkRun extends RunInFlight<RunResult | null> {
         // A cancelled simulation's `done` has no pool: nothing to show or save (the end says it was cancelled).
         if (this.job === 'simulate' && e.run.pool === undefined) break;
         // Shown at once: the runner exits right after, and saving follows (runSaved gives the id).
-        this.shown = { ...e.run, name: this.name };
+        this.shown = this.marked(e.run);
         ctx.status.setLastRunEnvironment(e.run.environment);
         ctx.dashboard.post({ type: 'runFinished', run: this.shown, id: null });
         break;
@@ -187,7 +196,7 @@ export class BenchmarkRun extends RunInFlight<RunResult | null> {
 
   /** The run of a runner that ended without one: what was received, cancelled or failed. */
   private unsaved(status: 'cancelled' | 'failed', error: string): RunResult {
-    return partialRun({ name: this.name, kind: this.job, toolVersion: this.ctx.version, profile: this.profile, estimate: this.estimate, cases: this.cases, status, error, environment: this.environment });
+    return this.marked(partialRun({ name: this.name, kind: this.job, toolVersion: this.ctx.version, profile: this.profile, estimate: this.estimate, cases: this.cases, status, error, environment: this.environment }));
   }
 
   private async finish(outcome: RunnerOutcome): Promise<RunResult | null> {
@@ -207,7 +216,7 @@ export class BenchmarkRun extends RunInFlight<RunResult | null> {
       return null;
     }
     // The runner names a run after its file; the editor's name says the model, profile and mode.
-    let run: RunResult | null = outcome.run === null ? null : this.shown && outcome.run.createdAt === this.shown.createdAt ? this.shown : { ...outcome.run, name };
+    let run: RunResult | null = outcome.run === null ? null : this.shown && outcome.run.createdAt === this.shown.createdAt ? this.shown : this.marked(outcome.run);
     const crashed = !outcome.cancelled && (run === null || run.status === 'failed' || outcome.exitCode !== 0);
     if (!run) run = this.unsaved(outcome.cancelled ? 'cancelled' : 'failed', outcome.cancelled ? 'cancelled' : outcome.error ?? `runner ended without a result (${how})`);
 

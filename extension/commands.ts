@@ -164,7 +164,9 @@ async function startRun(ctx: Ctx, arg: unknown, job: RunKind, replay?: TraceReru
     );
     return;
   }
-  await BenchmarkRun.start(ctx, uri, job, resolved.profile, resolved.estimate, replay);
+  // The server resolves an open document's text: a dirty one's run is of text the file does not hold (s41 newcomer-ed F9).
+  const unsaved = vscode.workspace.textDocuments.some((d) => d.isDirty && d.uri.toString() === uri.toString());
+  await BenchmarkRun.start(ctx, uri, job, resolved.profile, resolved.estimate, replay, unsaved);
 }
 
 /**

@@ -14,17 +14,23 @@ export { modelLabel };
 /** A benchmark quick (`--quick`: few repetitions, the smallest shapes) or full; or a serving simulation (`attnscope simulate`, no kernels timed). */
 export type RunMode = 'quick' | 'full' | 'simulation';
 
+/** What a run's name says after its file when it ran the editor's unsaved text of it (RunResult.unsavedSource). */
+export const UNSAVED = '(unsaved changes)';
+
 /**
  * "model · profile file · mode" ("Llama-2-7b-hf · serve.attn.yaml · simulation"); the profile file is left out when the run is of the config.json
  * itself (the model's name already says which). `source`: the file the run was started on. `trace`: the trace a simulation
  * replayed (a path; its file name is used), named last ("… · simulation · trace mooncake.jsonl"): its figures are of that trace,
  * not of the profile's drawn workload. Not given, a simulation names the profile's own workload.trace, so the dashboard's
- * heading of a lens run says what History and Compare list (s41 newcomer-ed F11).
+ * heading of a lens run says what History and Compare list (s41 newcomer-ed F11). `unsaved`: the run is of the editor's
+ * unsaved text of `source`, said after the file ("serve.attn.yaml (unsaved changes)"; s41 newcomer-ed F9: such a run was
+ * named as the file on disk, whose load differed).
  */
-export function runName(profile: Pick<Profile, 'modelPath' | 'model'> & { workload?: Profile['workload'] }, source: string, mode: RunMode, configText?: string, trace?: string): string {
+export function runName(profile: Pick<Profile, 'modelPath' | 'model'> & { workload?: Profile['workload'] }, source: string, mode: RunMode, configText?: string, trace?: string, unsaved = false): string {
   const model = modelLabel(profile, configText);
   const parts = [model];
   if (profile.modelPath === null || basename(profile.modelPath) !== basename(source) || dirname(profile.modelPath) !== dirname(source)) parts.push(basename(source));
+  if (unsaved) parts.push(`${parts.pop()!} ${UNSAVED}`);
   parts.push(mode);
   const replayed = trace ?? (mode === 'simulation' ? profile.workload?.trace?.path : undefined);
   if (replayed !== undefined) parts.push(`trace ${basename(replayed)}`);

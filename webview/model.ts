@@ -27,6 +27,8 @@ export interface ViewRun {
   pool: PoolResult | null;
   /** A bench cancelled during its pool simulation: how far it got (RunResult.poolCancelled). Absent otherwise. */
   poolCancelled?: PoolCancelled;
+  /** The run was of its editor's unsaved text of profile.sourcePath (RunResult.unsavedSource). Absent otherwise. */
+  unsavedSource?: true;
   progress: { done: number; total: number; message: string } | null;
   /**
    * True for the newest saved run shown on a page with no run of its own (`init`'s `latest`): a
@@ -116,16 +118,18 @@ export function rerunOf(run: ViewRun | null, target: RunTarget | null = null): {
   }
   // A trace the run does not record cannot be replayed: the label says the profile's workload is drawn instead.
   if (load?.source === 'trace') return { label: `${verb}: ${file} (drawn workload, not the trace)`, title: `${verb} of ${source}: this run replayed a trace it does not record, so its profile's workload is drawn`, source, kind };
+  // The text this run simulated was unsaved and is not kept with it: the button runs the file as it is now, and says so (s41 newcomer-ed F9).
+  if (run.unsavedSource) return { label: `${verb}: ${file} as it is now`, title: `${verb} of ${source} as it is now (its editor's text if open, else as saved): this run was of unsaved changes, which are not kept with it`, source, kind };
   return { label: `${verb}: ${file}`, title: `${verb} of ${source}`, source, kind };
 }
 
 /**
  * A compared run as the comparison's exports name it (ComparedRun): name, time, history file,
- * profile file. The name as History lists run `id` (`listed`: RunListEntry.name, which tells runs
+ * profile file (said to be unsaved changes where it was: RunResult.unsavedSource). The name as History lists run `id` (`listed`: RunListEntry.name, which tells runs
  * of one name apart by their differing settings), else the run's own.
  */
 export function comparedRun(run: RunResult, id: string | undefined, listed: readonly RunListEntry[] = []): ComparedRun {
-  return { name: listedName(run, id, listed), createdAt: run.createdAt, ...(id !== undefined ? { file: `${id}.json` } : {}), ...(run.profile.sourcePath ? { profile: run.profile.sourcePath } : {}) };
+  return { name: listedName(run, id, listed), createdAt: run.createdAt, ...(id !== undefined ? { file: `${id}.json` } : {}), ...(run.profile.sourcePath ? { profile: `${run.profile.sourcePath}${run.unsavedSource ? ' (unsaved changes: not the file as saved)' : ''}` } : {}) };
 }
 
 /** Run `id`'s name as History lists it (RunListEntry.name), else `run`'s own. */
@@ -149,6 +153,7 @@ export function viewOfRun(run: RunResult, id: string | null): ViewRun {
     poolSamples: run.pool?.samples ?? [],
     pool: run.pool ?? null,
     ...(run.poolCancelled ? { poolCancelled: run.poolCancelled } : {}),
+    ...(run.unsavedSource ? { unsavedSource: true as const } : {}),
     progress: null,
   };
 }

@@ -711,6 +711,13 @@ export interface RunResult extends RunHeader {
   poolCancelled?: PoolCancelled;
   /** Set when status is 'failed' (or 'cancelled', by the extension: why it ended). */
   error?: string;
+  /**
+   * Set by the editor when the run's profile was its editor's unsaved text, not the file on disk
+   * (profile.sourcePath) holds: the run is named "… (unsaved changes)" (extension/runName.ts
+   * runName) and its Run button says it runs the file as it is then, since the text run is not
+   * kept (s41 newcomer-ed F9). Absent: the file as saved (and in runs saved before it).
+   */
+  unsavedSource?: true;
 }
 
 /**

@@ -44,6 +44,9 @@ describe('run names', () => {
     const p = { modelPath: '/w/llama-3.1-8b/config.json', model };
     assert.equal(runName(p, '/w/serve.attn.yaml', 'quick', '{}'), 'llama-3.1-8b · serve.attn.yaml · quick');
     assert.equal(runName(p, '/w/llama-3.1-8b/config.json', 'full', '{}'), 'llama-3.1-8b · full');
+    // The editor's unsaved text of the file (s41 newcomer-ed F9: named as the file on disk, whose arrival_rate was 5, not the 12 simulated).
+    assert.equal(runName(p, '/w/serve.attn.yaml', 'simulation', '{}', undefined, true), 'llama-3.1-8b · serve.attn.yaml (unsaved changes) · simulation');
+    assert.equal(runName(p, '/w/llama-3.1-8b/config.json', 'full', '{}', undefined, true), 'llama-3.1-8b (unsaved changes) · full');
     // Four runs of four config.json files used to be four rows called "config.json".
     assert.notEqual(runName({ modelPath: '/w/a/config.json', model }, '/w/a/config.json', 'full', '{}'), runName({ modelPath: '/w/b/config.json', model }, '/w/b/config.json', 'full', '{}'));
     assert.equal(runId('2026-12-01T10:00:00Z', 'llama-3.1-8b · serve.attn.yaml · quick'), '20261201-100000-llama-3.1-8b_serve.attn_quick');

@@ -7,7 +7,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { traceReplayArgs, type PoolLoad, type RunResult } from '../../core/protocol/run';
-import { rerunOf, viewOfRun } from '../../webview/model';
+import { comparedRun, rerunOf, viewOfRun } from '../../webview/model';
 import { run } from '../fixtures/run';
 
 const trace = {
@@ -41,6 +41,16 @@ describe('Run button of a run that replayed a trace', () => {
     const own = simulation(load({ trace: { ...trace, from: 'workload.trace' } }));
     const r = rerunOf(viewOfRun({ ...own, profile: { ...own.profile, workload: { ...own.profile.workload!, trace: { path: 'traces/mooncake.jsonl', resolvedPath: '/w/traces/mooncake.jsonl' } } } }, 'x'));
     assert.deepEqual([r.label, r.replay], ['Run simulation: run.attn.yaml', undefined]);
+  });
+
+  it("a run of unsaved changes: the button says it runs the file as it is now, the text run not being kept (s41 newcomer-ed F9)", () => {
+    const r = rerunOf(viewOfRun({ ...simulation(load({ source: 'workload' })), unsavedSource: true }, 'x'));
+    assert.equal(r.label, 'Run simulation: run.attn.yaml as it is now');
+    assert.match(r.title, /this run was of unsaved changes, which are not kept with it$/);
+    assert.equal(r.source, 'test/fixtures/run.attn.yaml');
+    // Its comparison's exports say so beside the profile's path.
+    assert.equal(comparedRun({ ...run, unsavedSource: true }, 'x').profile, 'test/fixtures/run.attn.yaml (unsaved changes: not the file as saved)');
+    assert.equal(comparedRun(run, 'x').profile, 'test/fixtures/run.attn.yaml');
   });
 
   it('a trace the run does not record: the label says the workload is drawn instead', () => {
