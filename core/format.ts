@@ -5,6 +5,7 @@
  * prefixes (GFLOP/s = 10⁹ FLOP/s, GB/s = 10⁹ B/s), as DESIGN.md "Units" asks.
  */
 
+import { SLO_ATTAINMENT_DEFAULT } from './protocol/latency';
 import type { DataParallelResult, Environment, KernelCase, PoolCancelled, PoolLoad, PoolResult, PoolSummary, RunKind, RunResult, TraceSummary } from './protocol/run';
 
 const IEC = ['B', 'KiB', 'MiB', 'GiB', 'TiB', 'PiB', 'EiB'];
@@ -522,4 +523,30 @@ export const CHANGE_MEANING = 'change: B against A, (B − A) / A for counts, ra
 /** GPUs a profile's device block deploys on, every replica's: tensor_parallel_size · pipeline_parallel_size · data_parallel_size (absent: 1). */
 export function deployedGpuCount(device: { tensorParallelSize: number; pipelineParallelSize?: number; dataParallelSize?: number }): number {
   return gpuCount(device) * (device.dataParallelSize ?? 1);
+}
+
+/**
+ * A sweep point's SLO in words, "TTFT ≤ 500 ms and TPOT ≤ 100 ms for 99.0% of requests": its
+ * bounds (the profile's slo, ms) and the fraction of requests that must meet them (slo.attainment;
+ * SLO_ATTAINMENT_DEFAULT, 0.9, when not written, as the sweep's best-point rule reads it); null with
+ * no bound. The Sweep tab's Markdown (webview/sweep.ts sweepAssumptions).
+ */
+export function sloBoundsText(m: { sloTtftMs?: number; sloTpotMs?: number; sloAttainmentTarget?: number }): string | null {
+  const bounds = [...(m.sloTtftMs !== undefined ? [`TTFT ≤ ${formatCount(m.sloTtftMs)} ms`] : []), ...(m.sloTpotMs !== undefined ? [`TPOT ≤ ${formatCount(m.sloTpotMs)} ms`] : [])];
+  return bounds.length === 0 ? null : `${bounds.join(' and ')} for ${formatPercent(m.sloAttainmentTarget ?? SLO_ATTAINMENT_DEFAULT)} of requests`;
+}
+
+/** A Markdown table cell: pipes escaped, line ends as spaces. */
+export function markdownCell(text: string): string {
+  return text.replace(/\|/g, '\\|').replace(/\r?\n/g, ' ');
+}
+
+/**
+ * The one Markdown table writer of the dashboard's Copy as Markdown (Compare:
+ * extension/exportCompare.ts; Sweep: webview/sweep.ts sweepMarkdown): `header` and `rows` as GitHub
+ * table lines, the alignment row right-aligning column c where `right[c]` (a figure: "---:").
+ */
+export function markdownTable(header: readonly string[], rows: ReadonlyArray<readonly string[]>, right: readonly boolean[] = []): string[] {
+  const line = (cells: readonly string[]) => `| ${cells.map(markdownCell).join(' | ')} |`;
+  return [line(header), line(header.map((_, c) => (right[c] ? '---:' : '---'))), ...rows.map(line)];
 }

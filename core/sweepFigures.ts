@@ -51,6 +51,7 @@ export const SWEEP_METRICS: readonly SweepMetric[] = [
   { key: 'p99TpotS', label: 'p99 TPOT', kind: 's', better: 'lower', source: 'modelled', column: 'tpot_p99_s' },
   { key: 'sloAttainment', label: 'requests meeting the SLO', kind: 'fraction', better: 'higher', source: 'modelled', column: 'slo_attainment_fraction' },
   { key: 'goodputRequestsPerSec', label: 'goodput', kind: 'rate', unit: 'requests/s', better: 'higher', source: 'modelled', column: 'goodput_requests_per_s' },
+  { key: 'goodputPerGpuRequestsPerSec', label: 'goodput per GPU', kind: 'rate', unit: 'requests/s', better: 'higher', source: 'modelled', column: 'goodput_per_gpu_requests_per_s' },
   { key: 'decodeNsPerToken', label: 'decode time per token', kind: 'ns', better: 'lower', source: 'measured', column: 'decode_median_ns_per_token' },
 ];
 
@@ -153,4 +154,18 @@ export function sweepProvenance(report: SweepReport): string[] {
     notes.push(`not modelled in the step times: ${unmodelled.join(', ')}${before ? ' (the all-reduce after every attention and MLP block: its cost grows with tensor_parallel_size, so the points with more GPUs are flattered)' : ''}`);
   }
   return notes;
+}
+
+/**
+ * Where a row's all-reduce figures come from (SweepStepTimeAssumptions.allReduce `given`), the one
+ * wording of the sweep CSV's all_reduce_from and the Sweep tab's Markdown: "assumed (fitted to vLLM
+ * PR #24111's H100 SXM timings)" with none set, "profile (step_time.all_reduce)" with all four, else
+ * which keys the profile set and that the rest are assumed.
+ */
+export function allReduceFrom(allReduce: { given?: readonly string[] }): string {
+  const given = allReduce.given ?? [];
+  const fit = "fitted to vLLM PR #24111's H100 SXM timings";
+  if (given.length === 0) return `assumed (${fit})`;
+  if (given.length === 4) return 'profile (step_time.all_reduce)';
+  return `profile: ${given.map((k) => `step_time.all_reduce.${k}`).join(', ')}; the rest assumed (${fit})`;
 }

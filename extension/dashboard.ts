@@ -446,7 +446,10 @@ export class Dashboard implements vscode.Disposable {
         return;
       }
       case 'exportSweep':
-        await exportSweepTo(this.host, msg.report, this.sweep?.report.sweepId === msg.report.sweepId ? this.sweep.file : undefined);
+        if (msg.markdown !== undefined) {
+          await vscode.env.clipboard.writeText(msg.markdown);
+          void vscode.window.showInformationMessage(`AttnScope: copied the sweep of ${msg.report.name} (${msg.report.rows.length} points, ranked) as Markdown.`);
+        } else await exportSweepTo(this.host, msg.report, this.sweep?.report.sweepId === msg.report.sweepId ? this.sweep.file : undefined);
         return;
       case 'exportCompare':
         await exportCompareTo(this.host, msg);

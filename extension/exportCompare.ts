@@ -6,6 +6,7 @@
  * (webview/compare.ts comparisonRows). No `vscode` import.
  */
 import type { ComparedRun, ComparisonExportRow } from '../core/protocol/webview';
+import { markdownTable } from '../core/format';
 import { csvTable } from './exportRun';
 
 /**
@@ -32,24 +33,16 @@ export function compareToCsv(a: ComparedRun, b: ComparedRun, rows: readonly Comp
   return csvTable(['figure', 'A', 'B', 'change', 'unit', 'source'], [...comparedRunRows(a, b), ...rows].map((r) => [r.figure, r.a, r.b, r.change, r.unit, r.source]));
 }
 
-/** A Markdown table cell: pipes escaped, line ends as spaces. */
-function mdCell(text: string): string {
-  return text.replace(/\|/g, '\\|').replace(/\r?\n/g, ' ');
-}
-
 /**
  * The comparison as Markdown: a line naming A and B (name, saved when), then a GitHub table of
  * figure | A | B | change | unit | source with the values as shown (the runs' rows first:
  * comparedRunRows), then what the change means.
  */
 export function compareToMarkdown(a: ComparedRun, b: ComparedRun, rows: readonly ComparisonExportRow[], changeMeaning: string): string {
-  const line = (cells: readonly string[]) => `| ${cells.map(mdCell).join(' | ')} |`;
   return [
     `A: ${a.name} (${a.createdAt}) · B: ${b.name} (${b.createdAt})`,
     '',
-    line(['figure', 'A', 'B', 'change', 'unit', 'source']),
-    line(['---', '---:', '---:', '---:', '---', '---']),
-    ...[...comparedRunRows(a, b), ...rows].map((r) => line([r.figure, r.aText, r.bText, r.change, r.unit, r.source])),
+    ...markdownTable(['figure', 'A', 'B', 'change', 'unit', 'source'], [...comparedRunRows(a, b), ...rows].map((r) => [r.figure, r.aText, r.bText, r.change, r.unit, r.source]), [false, true, true, true]),
     '',
     changeMeaning,
     '',

@@ -8,7 +8,7 @@
  */
 import { SLO_ATTAINMENT_DEFAULT } from '../core/protocol/latency';
 import type { SweepReport, SweepReportRow } from '../core/protocol/sweep';
-import { describeEnvironment, reportBuilds, rowBuild, SWEEP_FIGURES } from '../core/sweepFigures';
+import { allReduceFrom, describeEnvironment, reportBuilds, rowBuild, SWEEP_FIGURES } from '../core/sweepFigures';
 import { csvTable, type CsvCell } from './exportRun';
 
 /**
@@ -25,7 +25,13 @@ import { csvTable, type CsvCell } from './exportRun';
  * modelled for, SweepReportRow.gpu: "H100 SXM", "MI325X (user-given)"), and the SLO it was judged
  * by, slo_ttft_ms / slo_tpot_ms (the profile's bounds) and slo_attainment_target_fraction (its
  * slo.attainment, 0.9 when not written: SLO_ATTAINMENT_DEFAULT), each when some row has it (the
- * fraction that met it is slo_attainment_fraction among the figures). A point with
+ * fraction that met it is slo_attainment_fraction among the figures), gpus (how many the point
+ * deploys on, which goodput_per_gpu_requests_per_s divides by), the step-time settings each with a
+ * `_from` column (compute_efficiency, memory_efficiency, overhead_ms: 'assumed' or 'profile'; the
+ * all-reduce's efficiencies and latency under tensor parallelism, from the profile's
+ * step_time.all_reduce or assumed: core/sweepFigures.ts allReduceFrom) and unmodelled (what
+ * its step times leave out), so that a spreadsheet of the file alone says what the latency
+ * figures assumed (s41 newcomer-ed F5). A point with
  * neither kind of figure (a failed one) is one row with an empty source. `rows` counts the data
  * rows: 0 for a report with no row (nothing to export).
  */
@@ -56,15 +62,39 @@ export function sweepToCsv(report: SweepReport): { text: string; rows: number } 
   return csvTable(header, rows);
 }
 
-/** The columns after keeps_up (sweepToCsv): the GPU a row's step times were modelled for and the SLO it was judged by. */
+/** Where a step-time setting of a row comes from, in its `_from` column: 'assumed' (not in the profile: the model's default) or 'profile' (its step_time). */
+const settingFrom = (r: SweepReportRow, name: string): CsvCell | undefined => (r.stepTime ? (r.stepTime.assumed.includes(name) ? 'assumed' : 'profile') : undefined);
+
+
+/**
+ * The columns after keeps_up (sweepToCsv): the GPU a row's step times were modelled for, the SLO it
+ * was judged by, the GPUs it uses (tensor_parallel_size × pipeline_parallel_size ×
+ * data_parallel_size), the step-time settings it assumed, each with where it comes from
+ * (SweepReportRow.stepTime), and what its step times leave out (SweepReportRow.unmodelled, "; "
+ * between them).
+ */
 const MODELLED_FOR: ReadonlyArray<{ column: string; value: (r: SweepReportRow) => CsvCell | undefined }> = [
   { column: 'gpu', value: (r) => r.gpu },
+  { column: 'gpus', value: (r) => (r.gpu === undefined ? undefined : r.metrics.gpus) },
   { column: 'slo_ttft_ms', value: (r) => r.metrics.sloTtftMs },
   { column: 'slo_tpot_ms', value: (r) => r.metrics.sloTpotMs },
   {
     column: 'slo_attainment_target_fraction',
     value: (r) => (r.metrics.sloTtftMs === undefined && r.metrics.sloTpotMs === undefined ? undefined : (r.metrics.sloAttainmentTarget ?? SLO_ATTAINMENT_DEFAULT)),
   },
+  { column: 'compute_efficiency', value: (r) => r.stepTime?.computeEfficiency },
+  { column: 'compute_efficiency_from', value: (r) => settingFrom(r, 'compute_efficiency') },
+  { column: 'memory_efficiency', value: (r) => r.stepTime?.memoryEfficiency },
+  { column: 'memory_efficiency_from', value: (r) => settingFrom(r, 'memory_efficiency') },
+  { column: 'overhead_ms', value: (r) => r.stepTime?.overheadMs },
+  { column: 'overhead_ms_from', value: (r) => settingFrom(r, 'overhead_ms') },
+  { column: 'all_reduce_one_shot_efficiency', value: (r) => r.stepTime?.allReduce?.oneShotEfficiency },
+  { column: 'all_reduce_two_shot_efficiency', value: (r) => r.stepTime?.allReduce?.twoShotEfficiency },
+  { column: 'all_reduce_multimem_efficiency', value: (r) => r.stepTime?.allReduce?.multimemEfficiency },
+  // To the nanosecond: 20 µs is 20 * 1e-6 s, which reads back as 19.999999999999996.
+  { column: 'all_reduce_latency_us', value: (r) => (r.stepTime?.allReduce ? Math.round(r.stepTime.allReduce.latencyS * 1e9) / 1e3 : undefined) },
+  { column: 'all_reduce_from', value: (r) => (r.stepTime?.allReduce ? allReduceFrom(r.stepTime.allReduce) : undefined) },
+  { column: 'unmodelled', value: (r) => (r.unmodelled && r.unmodelled.length > 0 ? r.unmodelled.join('; ') : undefined) },
 ];
 
 /** An axis value as a cell: strings as they are, anything else as JSON (true, 16, [1,2]). */

@@ -25,7 +25,7 @@ import { capacityChart, latencyCdfChart, queueChart, stepTimeNote } from './late
 import { buildDifference, comparePools, compareRuns, compareSettings, comparisonRows, kindDifference, loadBoundNote, loadDifference, modelDifference, sameRun, workloadDifference } from './compare';
 import { composePng, composeTablePng } from './png';
 import { sweepProvenance } from '../core/sweepFigures';
-import { decisionMetric, interruptedText, metricsOf as sweepMetricsOf, otherSweepNote, sweepAxisCharts, sweepChartHeight, sweepBestText, sweepTable, sweepTitle } from './sweep';
+import { decisionMetric, interruptedText, metricsOf as sweepMetricsOf, otherSweepNote, sweepAxisCharts, sweepChartHeight, sweepBestText, sweepMarkdown, sweepTable, sweepTitle } from './sweep';
 import { CHANGE_MEANING, formatCount, formatCountOf, formatDuration, formatLoadNote, formatPercent, formatRunTime, loadAverageText, perGpuCasesHeader, poolCancelledText, wasmBuildNote } from '../core/format';
 import { comparedRun, emptyModel, listedName, reduce, rerunOf, restoredModel, skippedNote, type DashboardModel, type ViewRun } from './model';
 import { readPalette, watchTheme, type Palette } from './theme';
@@ -228,6 +228,13 @@ sweepMetric.addEventListener('change', () => {
 });
 /** The Sweep table as CSV (the extension writes it: extension/exportSweep.ts); the run's Export buttons are hidden on this tab. */
 const sweepExportCsv = button('Export CSV', () => model.sweep && post({ type: 'exportSweep', report: model.sweep }), { id: 'btn-export-sweep-csv', secondary: '' });
+/** The Sweep table as Markdown, ranked by the figure shown, with what it assumed (webview/sweep.ts sweepMarkdown), to the clipboard (s41 newcomer-ed F5: nothing pasteable said the SLO, the GPU or the assumptions). */
+const sweepCopyMarkdown = button('Copy as Markdown', () => {
+  const report = model.sweep;
+  const metrics = report ? sweepMetricsOf(report) : [];
+  const metric = metrics.find((m) => m.key === sweepMetric.dataset.chosen) ?? decisionMetric(metrics);
+  if (report && metric) post({ type: 'exportSweep', report, markdown: sweepMarkdown(report, metric) });
+}, { id: 'btn-sweep-md', secondary: '', title: 'The sweep\'s points ranked by the figure shown, with its SLO, GPU and step-time assumptions, as Markdown, to the clipboard' });
 const sweepSummary = el('p', { id: 'sweep-summary' });
 /** Over a report opened while the editor's sweep runs, or after it was cancelled, failed or refused: which sweep the report is, and that it is not that one's. */
 const sweepOther = el('p', { id: 'sweep-other', class: 'warning' });
@@ -256,7 +263,7 @@ new ResizeObserver(() => fitStacked(sweepTableBox)).observe(sweepTableBox);
 /** Where the sweep's figures come from, a line each: the CLI's footer sentences (core/sweepFigures.ts sweepProvenance). */
 const sweepSources = el('div', { id: 'sweep-sources' });
 /** The figure picker and Export CSV, and the table's heading: hidden while no sweep is open (they had nothing to act on). */
-const sweepBar = el('div', { class: 'compare-bar', id: 'sweep-bar' }, el('label', {}, 'Figure ', sweepMetric), sweepExportCsv);
+const sweepBar = el('div', { class: 'compare-bar', id: 'sweep-bar' }, el('label', {}, 'Figure ', sweepMetric), sweepCopyMarkdown, sweepExportCsv);
 const sweepPointsHeading = el('h2', { id: 'sweep-points-heading' }, 'Every point');
 // A sweep the editor runs: its progress and a Cancel that ends it as the notification's Cancel does
 // (cancelRun: the extension's Cancel run command, which ends the one run in flight, the sweep).
@@ -630,6 +637,7 @@ function renderSweep(): void {
   for (const c of sweepCharted.splice(0)) c.destroy();
   const report = model.sweep;
   sweepExportCsv.toggleAttribute('disabled', !report);
+  sweepCopyMarkdown.toggleAttribute('disabled', !report || sweepMetricsOf(report).length === 0);
   sweepBar.hidden = !report;
   sweepPointsHeading.hidden = !report;
   if (!report) {

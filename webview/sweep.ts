@@ -8,9 +8,9 @@
  */
 import type { ChartConfiguration, ChartDataset, Scale } from 'chart.js';
 import { toFont } from 'chart.js/helpers';
-import { durationTicks, durationUnit, formatCount, formatDuration, formatDurationIn, formatPercent, formatRunTime, formatSignificant, formatSweepRate, maxRateText, NS_PER } from '../core/format';
+import { durationTicks, durationUnit, formatCount, formatDuration, formatDurationIn, formatPercent, formatRunTime, formatSignificant, formatSweepRate, markdownTable, maxRateText, NS_PER, sloBoundsText } from '../core/format';
 import type { SweepMetrics, SweepReport, SweepReportRow } from '../core/protocol/sweep';
-import { reportBuilds, rowBuild, splitByMachine, SWEEP_METRICS, type SweepMetric } from '../core/sweepFigures';
+import { allReduceFrom, reportBuilds, rowBuild, splitByMachine, sweepProvenance, SWEEP_METRICS, type SweepMetric } from '../core/sweepFigures';
 import { ariaList, type ChartTable } from './charts';
 import { withAlpha, type Palette } from './theme';
 
@@ -498,4 +498,88 @@ export function otherSweepNote(report: Pick<SweepReport, 'name' | 'sweepId' | 'c
   const when = report.createdAt ? ` of ${formatRunTime(report.createdAt)}` : '';
   const how = run.status === 'running' ? 'that is running (its report comes when it ends)' : `that was ${run.status}`;
   return `The report below is another sweep: ${report.name}, sweep ${report.sweepId}${when}; not the sweep of ${run.name} ${how}.`;
+}
+
+/**
+ * The table's rows ranked by `metric` (sweepTable's cells and columns, a `rank` column first and
+ * the ★ column headed "best"): best first in the figure's `better` direction, rows without a value
+ * last (a max-rate point no rate meets, a failed point), unranked; a figure with no better way (pool
+ * pages, mean occupancy) keeps point order and ranks nothing. Ties keep point order.
+ */
+export function rankedSweepTable(report: SweepReport, metric: SweepMetric): ChartTable {
+  const t = sweepTable(report);
+  const value = (i: number): number | undefined => report.rows[i]!.metrics[metric.key] as number | undefined;
+  const sign = metric.better === 'higher' ? -1 : metric.better === 'lower' ? 1 : 0;
+  const order = report.rows.map((_, i) => i);
+  if (sign !== 0) order.sort((a, b) => (value(a) === undefined ? 1 : 0) - (value(b) === undefined ? 1 : 0) || (value(a) !== undefined && value(b) !== undefined ? sign * (value(a)! - value(b)!) : 0) || a - b);
+  let rank = 0;
+  return {
+    columns: ['rank', 'best', ...t.columns.slice(1)],
+    rows: order.map((i) => [sign !== 0 && value(i) !== undefined ? String(++rank) : '', ...t.rows[i]!]),
+  };
+}
+
+/**
+ * What `report`'s modelled figures assumed, a sentence each, only what some row has: the GPU(s)
+ * the step times were modelled for (SweepReportRow.gpu), the SLO(s) the points were judged by with
+ * the fraction of requests that must meet it (core/format.ts sloBoundsText), and the step-time settings (SweepReportRow.stepTime), each said assumed or the
+ * profile's. Several distinct values (an axis over them) are listed each once.
+ */
+export function sweepAssumptions(report: SweepReport): string[] {
+  const distinct = (texts: Array<string | undefined>): string[] => [...new Set(texts.filter((t): t is string => t !== undefined))];
+  const lines: string[] = [];
+  const gpus = distinct(report.rows.map((r) => r.gpu));
+  if (gpus.length > 0) lines.push(`GPU: ${gpus.join(', ')} (the step times modelled for its datasheet peaks, not measured on it)`);
+  const slos = distinct(report.rows.map((r) => sloBoundsText(r.metrics) ?? undefined));
+  if (slos.length > 0) lines.push(`SLO: ${slos.join('; ')} (the profile's slo; "requests meeting the SLO" is the fraction that did)`);
+  const settings = distinct(
+    report.rows.map((r) => {
+      const st = r.stepTime;
+      if (!st) return undefined;
+      const from = (name: string) => (st.assumed.includes(name) ? 'assumed' : 'profile');
+      const ar = st.allReduce;
+      return [
+        `compute_efficiency ${formatSignificant(st.computeEfficiency)} (${from('compute_efficiency')})`,
+        `memory_efficiency ${formatSignificant(st.memoryEfficiency)} (${from('memory_efficiency')})`,
+        `overhead_ms ${formatSignificant(st.overheadMs)} (${from('overhead_ms')})`,
+        ...(ar
+          ? [`all-reduce at ${formatSignificant(ar.oneShotEfficiency)} (one-shot), ${formatSignificant(ar.twoShotEfficiency)} (two-shot, NCCL ring), ${formatSignificant(ar.multimemEfficiency)} (multimem) of the interconnect, ${formatDuration(ar.latencyS * 1e9)} a call (${allReduceFrom(ar)})`]
+          : []),
+      ].join(', ');
+    }),
+  );
+  if (settings.length > 0) lines.push(`step time: ${settings.join('; ')}`);
+  return lines;
+}
+
+/**
+ * The Sweep tab as Markdown for a design doc (its Copy as Markdown; the extension puts it on the
+ * clipboard): a heading (sweepTitle, "modelled" where the figures are), the interrupted line, what
+ * it was ranked by, the assumptions (sweepAssumptions), the ranked table (rankedSweepTable: the
+ * cells as the tab shows them, each figure's header with its unit and source), the best point and
+ * its notes (sweepBestText), and where the figures come from (core/sweepFigures.ts sweepProvenance,
+ * with what the step times leave out). The one table writer: core/format.ts markdownTable.
+ */
+export function sweepMarkdown(report: SweepReport, metric: SweepMetric): string {
+  const t = rankedSweepTable(report, metric);
+  const figureColumns = new Set(metricsOf(report).map((m) => metricHeader(m, reportScale(report, m).unit)));
+  const { best, notes } = sweepBestText(report);
+  const modelled = report.rows.some((r) => SWEEP_METRICS.some((m) => m.source === 'modelled' && r.metrics[m.key] !== undefined));
+  const interrupted = interruptedText(report);
+  return [
+    `### ${sweepTitle(report)}${modelled ? ' (modelled)' : ''}`,
+    '',
+    `Sweep ${report.sweepId}, job ${report.job}, ${report.createdAt}: ${formatCount(report.total - report.missing.length)} of ${formatCount(report.total)} points.${interrupted ? ` ${interrupted}` : ''}`,
+    '',
+    ...sweepAssumptions(report).map((line) => `- ${line}`),
+    `- ranked by ${metricHeader(metric, reportScale(report, metric).unit)}${metric.better ? `, ${metric.better} first` : ' (no better way: point order)'}`,
+    '',
+    ...markdownTable(t.columns, t.rows, t.columns.map((c) => c === 'rank' || figureColumns.has(c))),
+    '',
+    best,
+    ...notes.map((n) => `- ${n}`),
+    '',
+    ...sweepProvenance(report).map((line) => `- ${line}`),
+    '',
+  ].join('\n');
 }

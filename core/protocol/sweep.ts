@@ -88,6 +88,8 @@ export interface SweepMetrics {
   /** With an `slo` in the profile: fraction of requests meeting it, and those requests per simulated second. */
   sloAttainment?: number;
   goodputRequestsPerSec?: number;
+  /** goodputRequestsPerSec / gpus (core/format.ts perGpuRate): what a best-point rule on goodput ranks by where the points' GPU counts differ; absent in reports merged before s42. */
+  goodputPerGpuRequestsPerSec?: number;
   /** The SLO the point was judged by (the profile's `slo`, ms), and its p90 TTFT / TPOT (s, modelled): what a point short of it would have to relax. */
   sloTtftMs?: number;
   sloTpotMs?: number;
@@ -175,6 +177,35 @@ export interface SweepReportRow extends SweepPointRef {
    * for a point without a simulation (job bench) and in reports merged before s41.
    */
   gpu?: string;
+  /** What the point's step times assumed (its run's pool.stepTime), so that an export of the row stands alone; absent for a point without a simulation and in reports merged before s42. */
+  stepTime?: SweepStepTimeAssumptions;
+}
+
+/**
+ * The step-time model's settings behind a point's latency figures (its run's pool.stepTime:
+ * runner/simulate/step-time.ts stepTimeModel), each said where it comes from: the efficiencies and
+ * overhead from the profile's step_time (where values fitted by `attnscope simulate --calibrate`
+ * are written) or assumed (ASSUMED_STEP_TIME: not in the profile); under tensor parallelism the
+ * all-reduce's, from the profile's step_time.all_reduce or assumed (ALL_REDUCE_EFFICIENCY and
+ * ALL_REDUCE_LATENCY_S, fitted to vLLM PR #24111's H100 SXM table).
+ */
+export interface SweepStepTimeAssumptions {
+  /** Fraction of the GPU's dense compute peak the FLOPs run at (step_time.compute_efficiency). */
+  computeEfficiency: number;
+  /** Fraction of its memory bandwidth the reads run at (step_time.memory_efficiency). */
+  memoryEfficiency: number;
+  /** Fixed milliseconds per step (step_time.overhead_ms). */
+  overheadMs: number;
+  /** Which of the three were assumed (not in the profile), by their profile names: compute_efficiency, memory_efficiency, overhead_ms; the others are the profile's. */
+  assumed: string[];
+  /**
+   * tensor_parallel_size > 1: the all-reduce's fractions of the interconnect's bandwidth (vLLM's
+   * one-shot and two-shot custom kernels, its multimem one; two-shot's is NCCL's ring's too) and its
+   * latency per call, seconds; `given`: those the profile's step_time.all_reduce set, by their keys
+   * under it (efficiency.one_shot, efficiency.two_shot, efficiency.multimem, latency_us), the rest
+   * assumed (absent: none set). Absent at tp 1.
+   */
+  allReduce?: { oneShotEfficiency: number; twoShotEfficiency: number; multimemEfficiency: number; latencyS: number; given?: string[] };
 }
 
 /** `attnscope merge`'s output (also written by `sweep` and `submit --wait`). */

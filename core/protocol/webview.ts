@@ -183,8 +183,12 @@ export type FromWebview =
   /** History's Open of a sweep: SweepListEntry.id. */
   | { type: 'openSweep'; id: string }
   | { type: 'export'; id: string; format: 'json' | 'csv' }
-  /** The Sweep tab's Export CSV: the report it shows, written by the extension (extension/exportSweep.ts). */
-  | { type: 'exportSweep'; report: SweepReport }
+  /**
+   * The Sweep tab's exports of the report it shows: Export CSV (no `markdown`), written by the
+   * extension (extension/exportSweep.ts); Copy as Markdown (`markdown`: the page's ranked table with
+   * its assumptions, webview/sweep.ts sweepMarkdown), which the extension puts on the clipboard.
+   */
+  | { type: 'exportSweep'; report: SweepReport; markdown?: string }
   | { type: 'savePng'; name: string; dataUrl: string }
   /**
    * Compare's own export (webview/compare.ts comparisonRows): `csv` asks where to save the rows as

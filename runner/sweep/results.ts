@@ -10,7 +10,8 @@ import { notRegularWhy, readRegularText } from '../../core/fileText';
 import { join } from 'node:path';
 import { TOOL_NAME, type Environment, type KernelCase, type RunResult } from '../../core/protocol/run';
 import { CAPACITY_TOLERANCE_DEFAULT, SLO_ATTAINMENT_DEFAULT } from '../../core/protocol/latency';
-import { SWEEP_SCHEMA_VERSION, type SweepMetrics, type SweepPointRef, type SweepPointRun, type SweepReport, type SweepReportRow } from '../../core/protocol/sweep';
+import { SWEEP_SCHEMA_VERSION, type SweepMetrics, type SweepPointRef, type SweepPointRun, type SweepReport, type SweepReportRow, type SweepStepTimeAssumptions } from '../../core/protocol/sweep';
+import { profileAllReduceLink } from '../simulate/step-time';
 import { InputError, readFailure, UsageError } from '../errors';
 import { toolBuild } from '../version';
 import { deployedGpuCount, maxRateText, formatSweepRate, formatCount, formatCountOf, formatDuration, formatPercent, formatSignificant, keepsUpOf, perGpuRate } from '../../core/format';
@@ -271,6 +272,31 @@ function decodeCaseOf(cases: KernelCase[]): KernelCase | undefined {
 }
 
 /**
+ * What `run`'s step times assumed (SweepReportRow.stepTime): its pool.stepTime's efficiencies,
+ * overhead (perStepS in ms) and which were assumed; under tensor parallelism (allReduceS charged)
+ * the all-reduce's efficiencies and latency, its profile's step_time.all_reduce where given
+ * (`given`), else this build's defaults (runner/simulate/step-time.ts profileAllReduceLink). Undefined
+ * without a simulation, or for a run whose step-time model names no efficiency (coefficients given by the caller).
+ */
+export function stepTimeAssumptionsOf(run: RunResult): SweepStepTimeAssumptions | undefined {
+  const st = run.pool?.stepTime;
+  if (!st || st.computeEfficiency === undefined || st.memoryEfficiency === undefined) return undefined;
+  return {
+    computeEfficiency: st.computeEfficiency,
+    memoryEfficiency: st.memoryEfficiency,
+    overheadMs: st.perStepS * 1e3,
+    assumed: (st.assumed ?? []).filter((k) => !k.startsWith('all_reduce.')),
+    ...(st.allReduceS !== undefined ? { allReduce: allReduceOf(run) } : {}),
+  };
+}
+
+/** A run's all-reduce figures (SweepStepTimeAssumptions.allReduce): its profile's step_time.all_reduce, the rest this build's defaults. */
+function allReduceOf(run: RunResult): NonNullable<SweepStepTimeAssumptions['allReduce']> {
+  const link = profileAllReduceLink(run.profile);
+  return { oneShotEfficiency: link.efficiency.oneShot, twoShotEfficiency: link.efficiency.twoShot, multimemEfficiency: link.efficiency.multimem, latencyS: link.latencyS, given: link.given };
+}
+
+/**
  * A point's figures: the pool simulation's summary (internal fragmentation, prefix-cache hit
  * rate, preemptions, pool pages, occupancy, throughput, rejected), for a max-rate point its
  * capacity search's answer (pool.capacity: the max rate, per GPU, what bounds it) and, for a benchmark, the
@@ -294,7 +320,10 @@ export function metricsOf(run: RunResult): SweepMetrics {
       if (lat.ttft) m.p99TtftS = lat.ttft.p99;
       if (lat.tpot) m.p99TpotS = lat.tpot.p99;
       if (lat.sloAttainment !== undefined) m.sloAttainment = lat.sloAttainment;
-      if (lat.goodputRequestsPerSec !== undefined) m.goodputRequestsPerSec = lat.goodputRequestsPerSec;
+      if (lat.goodputRequestsPerSec !== undefined) {
+        m.goodputRequestsPerSec = lat.goodputRequestsPerSec;
+        m.goodputPerGpuRequestsPerSec = perGpuRate(lat.goodputRequestsPerSec, m.gpus);
+      }
       if (lat.slo?.ttftMs !== undefined) m.sloTtftMs = lat.slo.ttftMs;
       if (lat.slo?.tpotMs !== undefined) m.sloTpotMs = lat.slo.tpotMs;
       if (lat.slo?.attainment !== undefined) m.sloAttainmentTarget = lat.slo.attainment;
@@ -610,6 +639,8 @@ export function mergeResults(dirs: string[], opts: MergeOptions = {}): SweepRepo
       if (unmodelled && unmodelled.length > 0) row.unmodelled = unmodelled;
       const gpu = point.pool?.stepTime?.gpu;
       if (gpu !== undefined) row.gpu = gpu;
+      const stepTime = stepTimeAssumptionsOf(point);
+      if (stepTime) row.stepTime = stepTime;
       seen.set(key, row);
       report.rows.push(row);
       const labelKey = point.profile.modelPath ?? `inline ${point.profile.model.modelType}`;

@@ -6,8 +6,8 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { SweepReport, SweepReportRow } from '../../core/protocol/sweep';
-import { SWEEP_METRICS } from '../../core/sweepFigures';
-import { decimalsFor, decisionMetric, interruptedText, metricHeader, metricScale, metricsOf, otherSweepNote, sameValues, sweepAxisCharts, sweepBestText, sweepChartHeight, sweepTable, sweepTitle, sweepXAxis, thinTicks, tickStep } from '../../webview/sweep';
+import { SWEEP_METRICS, sweepProvenance } from '../../core/sweepFigures';
+import { decimalsFor, decisionMetric, interruptedText, metricHeader, metricScale, metricsOf, otherSweepNote, rankedSweepTable, sameValues, sweepAxisCharts, sweepBestText, sweepChartHeight, sweepMarkdown, sweepTable, sweepTitle, sweepXAxis, thinTicks, tickStep } from '../../webview/sweep';
 import type { Palette } from '../../webview/theme';
 import { durationTicks, formatDuration, formatDurationIn } from '../../core/format';
 
@@ -328,4 +328,52 @@ test('a max-rate sweep in the Sweep tab: the max rate and per-GPU columns first,
   // With no point meeting any rate the column stays, saying so in every row.
   const none = { ...r, rows: [mr(1, 5), mr(2, 5)], best: null };
   assert.deepEqual(sweepTable(none).rows.map((row) => row[3]), ['SLO unmet at any rate', 'SLO unmet at any rate']);
+});
+
+// s41 newcomer-ed F5: the Sweep tab had no pasteable table; the CSV said neither the SLO's target, the GPU nor what the step times assumed.
+test('Copy as Markdown: the points ranked by the figure shown, best first, with the SLO and its attainment, the GPU, the step-time assumptions and "modelled"', () => {
+  const allReduce = { oneShotEfficiency: 0.85, twoShotEfficiency: 0.5, multimemEfficiency: 0.55, latencyS: 10e-6 };
+  const stepTime = { computeEfficiency: 0.6, memoryEfficiency: 0.8, overheadMs: 0, assumed: ['compute_efficiency', 'memory_efficiency', 'overhead_ms'], allReduce };
+  const tp = (n: number, attained: number, goodput: number): SweepReportRow => ({
+    id: `t${n}`, index: n === 4 ? 0 : 1, values: { 'device.tensor_parallel_size': n }, label: `tensor_parallel_size=${n}`, environmentKey: 'e1', status: 'ok', file: 'f', gpu: 'H100 SXM', stepTime,
+    unmodelled: ['FlashInfer\'s all-reduce'],
+    metrics: { gpus: n, sloAttainment: attained, goodputRequestsPerSec: goodput, goodputPerGpuRequestsPerSec: goodput / n, sloTtftMs: 500, sloAttainmentTarget: 0.99 },
+  });
+  const r: SweepReport = {
+    ...report, name: 'decision.attn.yaml', sweepId: 'ab12', createdAt: '2026-12-05T12:00:00.000Z', models: ['Llama-3.1-70B'], axes: [{ key: 'device.tensor_parallel_size', values: [4, 8] }], total: 2, missing: [],
+    // s38 newcomer 3's figures: tp 4 at 5.89 goodput, tp 8 at 9.32; per GPU 1.47 beats 1.17.
+    rows: [tp(4, 0.995, 5.89), tp(8, 0.994, 9.32)],
+    best: { id: 't4', environmentKey: 'e1', label: 'tensor_parallel_size=4', rule: 'highest simulated goodput per GPU' },
+  };
+  const goodput = SWEEP_METRICS.find((m) => m.key === 'goodputRequestsPerSec')!;
+  // Ranked by goodput, tp 8 (9.32) is first though tp 4 is the best point (per GPU): the rank follows the figure chosen.
+  assert.equal(
+    sweepMarkdown(r, goodput),
+    [
+      '### Llama-3.1-70B · decision.attn.yaml · sweep (modelled)',
+      '',
+      'Sweep ab12, job simulate, 2026-12-05T12:00:00.000Z: 2 of 2 points.',
+      '',
+      '- GPU: H100 SXM (the step times modelled for its datasheet peaks, not measured on it)',
+      '- SLO: TTFT ≤ 500 ms for 99.0% of requests (the profile\'s slo; "requests meeting the SLO" is the fraction that did)',
+      "- step time: compute_efficiency 0.6 (assumed), memory_efficiency 0.8 (assumed), overhead_ms 0 (assumed), all-reduce at 0.85 (one-shot), 0.5 (two-shot, NCCL ring), 0.55 (multimem) of the interconnect, 10 µs a call (assumed (fitted to vLLM PR #24111's H100 SXM timings))",
+      '- ranked by goodput (requests/s, modelled), higher first',
+      '',
+      '| rank | best | device.tensor_parallel_size | requests meeting the SLO (modelled) | goodput (requests/s, modelled) | goodput per GPU (requests/s, modelled) | status |',
+      '| ---: | --- | --- | ---: | ---: | ---: | --- |',
+      '| 1 |  | 8 | 99.4% | 9.32 | 1.17 | ok |',
+      '| 2 | ★ | 4 | 99.5% | 5.89 | 1.47 | ok |',
+      '',
+      'Best point: tensor_parallel_size=4 — highest simulated goodput per GPU.',
+      '',
+      ...sweepProvenance(r).map((line) => `- ${line}`),
+      '',
+    ].join('\n'),
+  );
+  // What the step times leave out is among the sources, as on the tab.
+  assert.match(sweepMarkdown(r, goodput), /- not modelled in the step times: FlashInfer's all-reduce\n/);
+  // Per GPU, tp 4 ranks first; a figure with no better way (pool pages) ranks nothing and keeps point order.
+  assert.deepEqual(rankedSweepTable(r, SWEEP_METRICS.find((m) => m.key === 'goodputPerGpuRequestsPerSec')!).rows.map((row) => row.slice(0, 3)), [['1', '★', '4'], ['2', '', '8']]);
+  const pages = rankedSweepTable({ ...report, best: null }, SWEEP_METRICS.find((m) => m.key === 'poolPages')!);
+  assert.deepEqual(pages.rows.map((row) => row[0]), ['', '', '', '', '']);
 });

@@ -15,7 +15,9 @@ import { InputError, InputErrors, UsageError } from '../../runner/errors';
 import { indexedJobManifest } from '../../runner/sweep/k8s';
 import { parseShard, shardFromEnvironment, shardPoints } from '../../runner/sweep/local';
 import { workerCount } from '../../runner/sweep/cli';
-import { bestRow, environmentKey, formatReport, mergeResults, metricsOf, pointFileName } from '../../runner/sweep/results';
+import { bestRow, environmentKey, formatReport, mergeResults, metricsOf, pointFileName, stepTimeAssumptionsOf } from '../../runner/sweep/results';
+import { stepTimeModel } from '../../runner/simulate/step-time';
+import { exampleProfile } from '../fixtures/profile';
 import { run as recorded } from '../fixtures/run';
 import type { SweepMetrics, SweepReport, SweepReportRow } from '../../core/protocol/sweep';
 import { describeEnvironment, sweepProvenance } from '../../core/sweepFigures';
@@ -429,6 +431,26 @@ test('a point\'s figures keep its KV bytes per token and of a page (the memory e
   assert.equal(metricsOf(recorded).pageBytes, recorded.profile.kvCache.pageSize * 131_072);
   // No pool, no pool figures: not this one either.
   assert.equal(metricsOf({ ...recorded, pool: undefined }).kvBytesPerToken, undefined);
+});
+
+// s41 newcomer-ed F5: the sweep's exports said neither what the step times assumed nor the goodput per GPU the best rule ranks by.
+test('a point keeps its step-time settings, each said assumed or the profile\'s, the all-reduce\'s under tp, and its goodput per GPU', () => {
+  // The recorded run (tp 1, no step_time in its profile): the model's defaults 0.6 / 0.8 / 0 ms, all three assumed; no all-reduce.
+  assert.deepEqual(stepTimeAssumptionsOf(recorded), { computeEfficiency: 0.6, memoryEfficiency: 0.8, overheadMs: 0, assumed: ['compute_efficiency', 'memory_efficiency', 'overhead_ms'] });
+  // tp 2 with compute_efficiency, overhead_ms and all_reduce.latency_us written: those the profile's, memory_efficiency assumed; the
+  // all-reduce's efficiencies at vLLM PR #24111's H100 fit (one-shot 0.85, two-shot 0.5, multimem 0.55 of the link: step-time.ts ALL_REDUCE_EFFICIENCY's comment).
+  const tp2 = exampleProfile('model: ./llama-3.1-8b/config.json\ndevice: { gpu: H100 SXM, tensor_parallel_size: 2 }\nstep_time: { compute_efficiency: 0.5, overhead_ms: 1.5, all_reduce: { latency_us: 20 } }\n');
+  const run = { ...recorded, profile: tp2, pool: { ...recorded.pool!, stepTime: stepTimeModel(tp2) } };
+  assert.deepEqual(stepTimeAssumptionsOf(run), {
+    computeEfficiency: 0.5, memoryEfficiency: 0.8, overheadMs: 1.5, assumed: ['memory_efficiency'],
+    allReduce: { oneShotEfficiency: 0.85, twoShotEfficiency: 0.5, multimemEfficiency: 0.55, latencyS: 20 * 1e-6, given: ['latency_us'] },
+  });
+  // Goodput per GPU: goodput / (tp · pp · dp); 6 requests/s on tp 2 × dp 2 is 1.5 per GPU.
+  const lat = { ...recorded.pool!.latency!, goodputRequestsPerSec: 6 };
+  const four = { ...run, profile: { ...tp2, device: { ...tp2.device, dataParallelSize: 2 } }, pool: { ...run.pool, latency: lat } };
+  assert.equal(metricsOf(four).goodputPerGpuRequestsPerSec, 1.5);
+  // Coefficients given by a caller name no efficiency: nothing to say.
+  assert.equal(stepTimeAssumptionsOf({ ...recorded, pool: { ...recorded.pool!, stepTime: { ...recorded.pool!.stepTime!, computeEfficiency: undefined } } }), undefined);
 });
 
 test('where the figures come from: one set of sentences (core/sweepFigures sweepProvenance), which the CLI prints under its table', () => {

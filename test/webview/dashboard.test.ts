@@ -17,6 +17,8 @@ import type { SweepReport } from '../../core/protocol/sweep';
 import { vllmPageSizeNote } from '../../core/estimate/checks';
 import { partialRun, runId } from '../../extension/history';
 import { bestRow } from '../../runner/sweep/results';
+import { sweepMarkdown } from '../../webview/sweep';
+import { SWEEP_METRICS } from '../../core/sweepFigures';
 import { run } from '../fixtures/run';
 import { CHROMIUM, launchChromium, openDashboard, root, send, serveDashboard, setTheme, THEMES, waitForPosted, type DashboardServer } from './harness';
 
@@ -1095,6 +1097,11 @@ describe('dashboard webview in Chromium', () => {
     // The tab's own Export CSV sends the report it shows, for the extension to write (extension/exportSweep.ts).
     await page.click('#btn-export-sweep-csv');
     assert.deepEqual(await waitForPosted(page, 'exportSweep'), [{ type: 'exportSweep', report }]);
+    // Copy as Markdown (s41 newcomer-ed F5): the report with its table as Markdown, ranked by the figure shown (the only one here), for the extension's clipboard.
+    await page.click('#btn-sweep-md');
+    const [, copied] = (await waitForPosted(page, 'exportSweep', 2)) as Array<{ report: SweepReport; markdown?: string }>;
+    assert.equal(copied!.markdown, sweepMarkdown(report, SWEEP_METRICS.find((m) => m.key === 'throughputTokensPerSec')!));
+    assert.match(copied!.markdown!, /^### llama-3\.1-8b\.attn\.yaml · sweep \(modelled\)\n[^]*\n- ranked by output throughput \(tokens\/s, modelled\), higher first\n\n\| rank \| best \| kv_cache\.page_size \| output throughput \(tokens\/s, modelled\) \| status \|\n/);
     // Tab from Export CSV stops at the Every point table (no stop before s41 newcomer-ed F7: Tab left the webview), a region named by its heading.
     await page.focus('#btn-export-sweep-csv');
     await page.keyboard.press('Tab');
