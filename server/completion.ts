@@ -3,12 +3,15 @@
  * their documentation, minus those already present; a config.json gets the HuggingFace keys the
  * schema documents for an inline model) and enum values (dtype, backend, kv dtype, dist, ...). JSON
  * positions come from jsonc-parser's getLocation, which copes with half-typed text; YAML
- * positions from the indentation of the lines above, which a half-typed line cannot break. A YAML
- * key whose value is a mapping is inserted with a line break and its children's indent.
+ * positions inside flow collections and list items from the positioned tree (the yaml library's
+ * AST, which reads a half-typed `{ ba` too), in block mappings from the indentation of the lines
+ * above, which a half-typed line cannot break. A YAML key whose value is a mapping is inserted
+ * with a line break and its children's indent.
  */
 import * as jsonc from 'jsonc-parser';
 import { CompletionItemKind, MarkupKind, type CompletionItem, type Position, type Range } from 'vscode-languageserver';
-import { CONFIG_NAME, nodeAtPath, sweepAxisKeys } from '../core/config';
+import { CONFIG_NAME, nodeAtPath, sweepAxisKeys, type ValueNode } from '../core/config';
+import type { SourceRange } from '../core/config/types';
 import type { Analysis } from './analysis';
 import { modelConfigLabel, modelConfigsNear, traceFilesNear } from './modelPaths';
 import { PROFILE_DEFAULTS } from '../core/config/profileDefaults';
@@ -77,58 +80,61 @@ function yamlParentPath(lines: string[], lineNo: number, indent: number): Path {
   return path;
 }
 
-/**
- * The flow mappings open at the end of `before` (a YAML line up to the cursor that starts with
- * `key: {`): their keys, outermost first, the text written in the innermost so far, and the line's
- * indent; null when none is open there.
- */
-function flowMappingAt(before: string): { indent: number; keys: string[]; inner: string } | null {
-  const start = /^(\s*)([\w.-]+):\s*\{/.exec(before);
-  if (!start) return null;
-  const open = [{ key: start[2]!, from: start[0].length }];
-  for (let i = start[0].length; i < before.length; i++) {
-    const c = before[i];
-    if (c === '{') {
-      const key = /([\w.-]+):\s*$/.exec(before.slice(open.at(-1)!.from, i))?.[1];
-      if (key === undefined) return null;
-      open.push({ key, from: i + 1 });
-    } else if (c === '}') {
-      open.pop();
-      if (open.length === 0) return null;
-    }
-  }
-  return { indent: start[1]!.length, keys: open.map((o) => o.key), inner: before.slice(open.at(-1)!.from) };
-}
-
 /** True for the path of a sweep axis's list: sweep.axes.<dotted profile key>. */
 const isSweepAxis = (path: Path): boolean => path.length === 3 && path[0] === 'sweep' && path[1] === 'axes' && typeof path[2] === 'string';
 
 /**
- * An item of a sweep axis's list being written in YAML, flow (`device.gpu: [H100 SXM, |`) or block
- * (`- |` under `device.gpu:`): value mode at the item (path ending in its index, 0 when unknown),
- * replacing the item's whole text (a GPU name has a space, which wordAround stops at); null elsewhere.
+ * Where an offset lies in a YAML document's positioned tree (core/config/tree.ts, built from the
+ * yaml library's AST, which reads half-typed flow collections too: `device: { ba` is a key ba).
+ * `in` is the innermost collection holding it: a flow one (`{ }`, `[ ]`), a block list (`- ` items
+ * at any indent, its key's column included), or a block mapping, whose half-typed lines the tree
+ * does not place reliably (yamlContext reads those from the indentation instead).
  */
-function yamlSweepItem(lines: string[], position: Position): Context | null {
-  const line = lines[position.line] ?? '';
-  const before = line.slice(0, position.character);
-  let parent: Path;
-  let typed: string;
-  let index = 0;
-  const flow = /^(\s*)([\w.-]+):\s*\[([^[\]{}#]*)$/.exec(before);
-  const block = flow ? null : /^(\s*)-\s+([^[\]{}#:,]*)$/.exec(before);
-  if (flow) {
-    parent = [...yamlParentPath(lines, position.line, flow[1]!.length), flow[2]!];
-    const items = flow[3]!.split(',');
-    index = items.length - 1;
-    typed = items.at(-1)!.trimStart();
-  } else if (block) {
-    parent = yamlParentPath(lines, position.line, block[1]!.length);
-    typed = block[2]!;
-  } else return null;
-  if (!isSweepAxis(parent)) return null;
-  const after = /^[^,\]#]*/.exec(line.slice(position.character))![0].trimEnd();
-  const replace = { start: { line: position.line, character: position.character - typed.length }, end: { line: position.line, character: position.character + after.length } };
-  return { mode: 'value', path: [...parent, index], replace, colonFollows: false };
+interface TreePlace {
+  mode: 'key' | 'value';
+  /** Key mode: the mapping's path; value mode: the value's (a list item's ends in its index). */
+  path: Path;
+  in: 'flow' | 'list' | 'block';
+  /** Value mode: the scalar written there, if any. */
+  written?: ValueNode;
+}
+
+const endOf = (r: SourceRange): number => r.offset + r.length;
+const holds = (r: SourceRange, offset: number): boolean => r.offset <= offset && offset <= endOf(r);
+
+/** The {@link TreePlace} of `offset` inside `node` (at `path`); null where the tree cannot say (a block list between items). */
+function treePlace(text: string, node: ValueNode, path: Path, offset: number): TreePlace | null {
+  const flow = text[node.range.offset] === '{' || text[node.range.offset] === '[';
+  const within: TreePlace['in'] = flow ? 'flow' : node.type === 'array' ? 'list' : 'block';
+  const inside = (v: ValueNode): boolean => (v.type === 'object' || v.type === 'array') && holds(v.range, offset) && !(offset === v.range.offset && (text[offset] === '{' || text[offset] === '['));
+  if (node.type === 'object') {
+    // The last key written at or before the offset (a block value's range runs on to the next key).
+    const p = (node.properties ?? []).filter((q) => q.keyRange.offset <= offset).at(-1);
+    if (p === undefined || holds(p.keyRange, offset)) return { mode: 'key', path, in: within };
+    const v = p.value;
+    if (inside(v)) return treePlace(text, v, [...path, p.key], offset);
+    // A scalar (or nothing yet) after `key:` on the same line.
+    const end = v.type === 'null' ? v.range.offset : endOf(v.range);
+    if (offset <= end && !/[\r\n]/.test(text.slice(endOf(p.keyRange), offset)) && v.type !== 'object' && v.type !== 'array') {
+      return { mode: 'value', path: [...path, p.key], in: within, ...(v.type === 'null' ? {} : { written: v }) };
+    }
+    return { mode: 'key', path, in: within };
+  }
+  if (node.type !== 'array') return null;
+  const items = node.items ?? [];
+  const i = items.findIndex((item) => holds(item.range, offset));
+  if (i >= 0) {
+    const item = items[i]!;
+    if (inside(item)) return treePlace(text, item, [...path, i], offset);
+    if (item.type !== 'object' && item.type !== 'array') return { mode: 'value', path: [...path, i], in: within, ...(item.type === 'null' ? {} : { written: item }) };
+  }
+  // Between the items of a flow list (`[H200, |`): the next item's index.
+  return flow ? { mode: 'value', path: [...path, items.filter((item) => endOf(item.range) < offset).length], in: within } : null;
+}
+
+/** The tree place of `position` in a YAML document; null without a tree. */
+function yamlTreePlace(a: Analysis, position: Position): TreePlace | null {
+  return a.tree === null ? null : treePlace(a.document.getText(), a.tree, [], a.document.offsetAt(position));
 }
 
 function yamlContext(a: Analysis, position: Position): Context | null {
@@ -136,22 +142,20 @@ function yamlContext(a: Analysis, position: Position): Context | null {
   const lines = text.split(/\r?\n|\r/);
   const line = lines[position.line] ?? '';
   const before = line.slice(0, position.character);
-  const sweepItem = yamlSweepItem(lines, position);
-  if (sweepItem) return sweepItem;
   const offset = a.document.offsetAt(position);
   const { start, end } = wordAround(text, offset);
   const replace = { start: a.document.positionAt(start), end: a.document.positionAt(end) };
-  const indent = before.length - before.trimStart().length;
-  // Inside a flow mapping on this line: `device: { backend: cu|` or `device: { ba|`, or one in
-  // another: `workload: { prompt_len: { dist: |` (it offered workload's keys there).
-  const flow = flowMappingAt(before);
-  if (flow) {
-    const parent = [...yamlParentPath(lines, position.line, flow.indent), ...flow.keys];
-    const lastEntry = flow.inner.split(',').pop() ?? '';
-    const valueMatch = /^\s*([\w.-]+):\s*[\w.-]*$/.exec(lastEntry);
-    if (valueMatch) return { mode: 'value', path: [...parent, valueMatch[1]!], replace, colonFollows: false };
-    return { mode: 'key', path: parent, replace, colonFollows: false, flow: true };
+  // Inside a flow collection (`device: { ba|`, `workload: { prompt_len: { dist: |`,
+  // `sweep: { axes: { device.gpu: [ | ] } }`) or a list item (`- |`, also at its key's column):
+  // the tree says where. A value written there is replaced whole (a GPU name has a space, where
+  // wordAround stops).
+  const place = yamlTreePlace(a, position);
+  if (place !== null && place.in !== 'block') {
+    if (place.mode === 'key') return { mode: 'key', path: place.path, replace, colonFollows: false, flow: true };
+    const written = place.written ? { start: a.document.positionAt(place.written.range.offset), end: a.document.positionAt(endOf(place.written.range)) } : { start: position, end: position };
+    return { mode: 'value', path: place.path, replace: written, colonFollows: false };
   }
+  const indent = before.length - before.trimStart().length;
   const valueMatch = /^(\s*)(?:-\s+)?([\w.-]+):\s+["']?[\w.-]*$/.exec(before);
   if (valueMatch) {
     const parent = yamlParentPath(lines, position.line, valueMatch[1]!.length);
@@ -346,7 +350,7 @@ function modelValueAt(a: Analysis, position: Position): { replace: Range; quote:
 }
 
 /**
- * The value of a profile's workload.trace under the cursor (block `  trace: ./x` under `workload:`, or JSON), as the
+ * The value of a profile's workload.trace under the cursor (YAML block or flow, or JSON), as the
  * range a completion replaces (the whole path written so far, quotes included) and its quote; null elsewhere.
  */
 function traceValueAt(a: Analysis, position: Position): { replace: Range; quote: string } | null {
@@ -361,14 +365,14 @@ function traceValueAt(a: Analysis, position: Position): { replace: Range; quote:
     const end = node ? node.offset + node.length : offset;
     return { replace: { start: a.document.positionAt(start), end: a.document.positionAt(end) }, quote: '"' };
   }
-  const lines = text.split(/\r?\n|\r/);
-  const line = lines[position.line] ?? '';
-  const m = /^(\s+)trace:(\s*)(["']?)([^"'#{}[\],]*)(["']?)\s*$/.exec(line);
-  if (!m || m[2] === '' || yamlParentPath(lines, position.line, m[1]!.length).join('.') !== 'workload') return null;
-  const start = m[1]!.length + 'trace:'.length + m[2]!.length;
-  if (position.character < start) return null;
-  const end = start + m[3]!.length + m[4]!.trimEnd().length + m[5]!.length;
-  return { replace: { start: { line: position.line, character: start }, end: { line: position.line, character: end } }, quote: m[3]! };
+  // Block (`  trace: ./x` under `workload:`) or flow (`workload: { trace: | }`), after `trace: `.
+  const place = yamlTreePlace(a, position);
+  if (place?.mode !== 'value' || place.path.length !== 2 || place.path[0] !== 'workload' || place.path[1] !== 'trace') return null;
+  const start = place.written?.range.offset ?? offset;
+  if (!/\s/.test(text[start - 1] ?? '')) return null;
+  const end = place.written ? endOf(place.written.range) : offset;
+  const quote = text[start] === '"' || text[start] === "'" ? text[start]! : '';
+  return { replace: { start: a.document.positionAt(start), end: a.document.positionAt(end) }, quote };
 }
 
 /**

@@ -225,3 +225,20 @@ test('a sweep axis list offers the values of the key it sweeps: GPU names in `de
   assert.ok(labels(await complete('p.attn.yaml', `${head}    kv_cache.dtype: [|\n`)).includes('fp8_e4m3'));
   assert.deepEqual(labels(await complete('p.attn.yaml', `${head}    device.gpu: |\n`)), []);
 });
+
+test('a sweep axis list at its key\'s column and in flow mappings offers the same values: `device.gpu:` then `- |` in the same column, `sweep: { axes: { device.gpu: [ | ] } }` (s41 ux41 dropped F13 forms)', async () => {
+  const gpus = ['H100 SXM', 'H100 PCIe', 'H100 NVL', 'H200', 'H20', 'B200', 'A100 80GB', 'A100 40GB', 'L40S', 'L4', 'RTX 4090', 'A10', 'MI300X'];
+  const model = 'model: ../../examples/llama-3.1-8b/config.json\n';
+  // YAML lets a block list's `- ` stand at its key's column; the indentation-based reading took `- |` for a key of axes.
+  assert.deepEqual(labels(await complete('p.attn.yaml', `${model}sweep:\n  axes:\n    device.gpu:\n    - H200\n    - |\n`)), gpus);
+  assert.deepEqual(labels(await complete('p.attn.yaml', `${model}sweep:\n  axes:\n    device.gpu:\n    - |\n`)), gpus);
+  assert.deepEqual(labels(await complete('p.attn.yaml', `${model}sweep: { axes: { device.gpu: [ | ] } }\n`)), gpus);
+  // The second item, "H1" replaced whole: `sweep: { axes: { device.gpu: [ ` is 31 columns, "H200, " 6 more.
+  const second = await complete('p.attn.yaml', `${model}sweep: { axes: { device.gpu: [ H200, H1| ] } }\n`);
+  assert.deepEqual(labels(second), gpus);
+  const edit = second.find((i) => i.label === 'H100 SXM')!.textEdit!;
+  assert.deepEqual('range' in edit ? edit.range : null, { start: { line: 1, character: 37 }, end: { line: 1, character: 39 } });
+  // Keys inside the flow mappings: axes's are the sweepable profile keys, sweep's its own.
+  assert.ok(labels(await complete('p.attn.yaml', `${model}sweep: { axes: { | } }\n`)).includes('device.gpu'));
+  assert.ok(labels(await complete('p.attn.yaml', `${model}sweep: { | }\n`)).includes('axes'));
+});

@@ -149,6 +149,11 @@ test('workload.trace: offers the files beside the profile named as a trace is (.
   assert.equal(edit(items[3]!), './traces/chat.jsonl');
   // Quoted, and in JSON: the quotes kept.
   assert.equal(edit((await complete('p.attn.yaml', 'model: ../models/qwen3/config.json\nworkload:\n  trace: "|"\n'))[0]!), '"./mooncake.jsonl"');
+  // In a flow mapping (s41 ux41 dropped F13 form): `workload: { trace: | }` and the path begun there, replaced whole ("workload: { trace: " is 19 columns).
+  assert.deepEqual((await complete('p.attn.yaml', 'model: ../models/qwen3/config.json\nworkload: { trace: | }\n')).map((i) => i.label), expected);
+  const flow = await complete('p.attn.yaml', 'model: ../models/qwen3/config.json\nworkload: { requests: 10, trace: ./tr| }\n');
+  assert.deepEqual(flow.map((i) => i.label), expected);
+  assert.deepEqual(flow[0]!.textEdit && 'range' in flow[0]!.textEdit ? flow[0]!.textEdit.range : null, { start: { line: 1, character: 33 }, end: { line: 1, character: 37 } });
   assert.deepEqual((await complete('p.attn.json', '{ "model": "../models/qwen3/config.json", "workload": { "trace": "|" } }')).map((i) => i.label), expected);
   // A trace: key elsewhere is no workload.trace.
   assert.ok(!(await complete('p.attn.yaml', 'model: ../models/qwen3/config.json\nslo:\n  trace: |\n')).some((i) => i.label === './mooncake.jsonl'));
