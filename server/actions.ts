@@ -366,8 +366,15 @@ const FIXES: Record<string, FixMaker> = {
   'weights-exceed-device': deviceSizeFixes,
   // A number written quoted where a number is required (`page_size: "16"`): the same number
   // unquoted, when the string reads as one of the expected kind (an integer for an integer key).
-  // Else core's suggestion: a YAML 1.1 boolean word (`causal: yes`) -> true / false.
+  // Else core's suggestion: a YAML 1.1 boolean word (`causal: yes`) -> true / false. A length
+  // written as a number (`prompt_len: 512`, core data.fixedLength): the fixed distribution's one
+  // spelling, `{ dist: fixed, value: 512 }` (a bare number is not a second one: DESIGN.md "Workload").
   'wrong-type': (t, p) => {
+    const fixedLength = p.data?.['fixedLength'];
+    if (typeof fixedLength === 'number') {
+      const text = flowMapping(t.json, { dist: 'fixed', value: fixedLength });
+      return [{ title: `Write ${propertyOfValue(t, p.range)?.property.key ?? 'the length'} as ${text}`, edits: [replace(t, p.range, text)] }];
+    }
     const expected = p.data?.['expected'];
     const kinds = (Array.isArray(expected) ? expected : [expected]).filter((k): k is string => typeof k === 'string');
     const written = t.text.slice(p.range.offset, p.range.offset + p.range.length);

@@ -205,7 +205,8 @@ export function schemaProblems(root: ValueNode, allErrors: ErrorObject[]): Probl
               ? `${where} must be one of ${allowed.join(', ')}, not ${describeValue(node)}`
               : `${where} must be ${article(list)}, not ${describeValue(node)}${fixed}${quoteHint(expected, node)}${boolHint}${vllmLengthHint(where, node)}`),
           range,
-          data: { key: path.join('.'), expected, ...(allowed ? { allowed } : {}), ...(bool === undefined ? {} : { suggestion: bool }) },
+          // fixedLength: the number a fixed length distribution would hold (server/actions.ts rewrites it so).
+          data: { key: path.join('.'), expected, ...(allowed ? { allowed } : {}), ...(bool === undefined ? {} : { suggestion: bool }), ...(fixed ? { fixedLength: node!.value } : {}) },
         });
         break;
       }

@@ -279,6 +279,18 @@ test('weights above the device: fixes that set tensor_parallel_size, or pipeline
   assert.equal(addedPp.fixed, `${block}  pipeline_parallel_size: 6\n`);
 });
 
+test('a workload length written as a number (`prompt_len: 512`): rewritten as the fixed distribution, YAML block and flow, JSON (s41 newcomer-ed F13)', async () => {
+  const model = 'model: ../../examples/llama-3.1-8b/config.json\n';
+  const block = `${model}workload:\n  prompt_len: 512\n`;
+  const { fixed, titles } = await fix('p.attn.yaml', block, 'wrong-type', 'Write prompt_len as { dist: fixed, value: 512 }');
+  assert.deepEqual(titles, ['Write prompt_len as { dist: fixed, value: 512 }']);
+  assert.equal(fixed, `${model}workload:\n  prompt_len: { dist: fixed, value: 512 }\n`);
+  const flow = `${model}workload: { requests: 10, output_len: 64 }\n`;
+  assert.equal((await fix('p.attn.yaml', flow, 'wrong-type', 'Write output_len as { dist: fixed, value: 64 }')).fixed, flow.replace('64', '{ dist: fixed, value: 64 }'));
+  const json = '{ "model": "../../examples/llama-3.1-8b/config.json", "workload": { "prompt_len": 128 } }';
+  assert.equal((await fix('p.attn.json', json, 'wrong-type', 'Write prompt_len as { "dist": "fixed", "value": 128 }')).fixed, json.replace('128', '{ "dist": "fixed", "value": 128 }'));
+});
+
 test('a number written quoted where a number is required: unquoted (YAML, JSON); a word or a fraction for an integer gets no unquote', async () => {
   // The newcomer's typed2 profile (s31-newcomer-ed item 8): `page_size: "16"` offered "No code actions available".
   const yaml = 'model: ../../examples/llama-3.1-8b/config.json\nkv_cache:\n  page_size: "16"\n';
