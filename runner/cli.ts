@@ -23,7 +23,7 @@ import { closestMatch } from '../core/config/suggest';
 import { jsonErrorText } from '../core/config/tree';
 import { BACKENDS, isBackend, type KernelBackendName, type Problem, type Profile, type StepTimeSpec } from '../core/config/types';
 import { unusedWithTraceMessage } from '../core/config/profileChecks';
-import { resolvedProfileChecks, resolvedProfileProblems } from '../core/config/resolvedProfile';
+import { resolvedProfileChecks, resolvedProfileProblems, withCheckedGpu } from '../core/config/resolvedProfile';
 import { createRun, runHeader, traceReplayArgs, type Environment, type EstimateFile, type RunProblem, type PoolResult, type PoolSample, type RunParts, type RunResult, type StepTimeModel, type TraceSummary } from '../core/protocol/run';
 import { batchLimitsText, estimate, maxModelLenOf, referenceSeqLen } from '../core/estimate';
 import { BENCHMARK_ONLY_CODES, deploymentProblems, POOL_NOT_SIMULABLE, runSeverity } from '../core/validate';
@@ -192,13 +192,14 @@ function profileFromStdin(text: string, where: string = STDIN): LoadedProfile {
   const problems = resolvedProfileProblems(p);
   if (problems.length > 0) throw new InputError(`the resolved Profile ${where === STDIN ? 'on stdin' : `in ${where}`}: ${problems[0]}${problems.length > 1 ? ` (and ${problems.length - 1} more)` : ''}`, where);
   // Then the checks a file meets past its schema (tp against the heads, min <= max, ...): its errors refuse, as a file's do.
-  const checks = resolvedProfileChecks(p as Profile);
+  const profile = withCheckedGpu(p as Profile);
+  const checks = resolvedProfileChecks(profile);
   const errors = checks.filter((q) => q.severity === 'error');
   if (errors.length > 0) throw new InputError(`the resolved Profile ${where === STDIN ? 'on stdin' : `in ${where}`}: ${errors[0]!.message}${errors.length > 1 ? ` (and ${errors.length - 1} more)` : ''}`, where);
   return {
-    profile: p as Profile,
+    profile,
     // No text to read again: the file's checks and the deployment checks of the resolved Profile, as a file's (core/validate.ts).
-    problems: [...checks, ...deploymentProblems(p as Profile)].map((q) => ({ ...q, severity: runSeverity(q) })),
+    problems: [...checks, ...deploymentProblems(profile)].map((q) => ({ ...q, severity: runSeverity(q) })),
     locate: (problem) => ({ severity: problem.severity, code: problem.code, message: problem.message, file: where }),
     format: (problem) => formatProblem({ severity: problem.severity, code: problem.code, message: problem.message, file: where }),
     errorAt: (_key, message) => new InputError(message, where),

@@ -11,6 +11,7 @@ import { isAbsolute } from 'node:path';
 import { MAX_HEADS, MAX_LAYERS, MAX_WIDTH, MAX_WINDOW } from './keys';
 import { schemaProblems, validate } from './profileSchema';
 import { parseJsonTree } from './tree';
+import { userGpu } from '../estimate/gpus';
 import { semanticProblems } from './profileChecks';
 import type { AllReduceSpec, Problem, Profile } from './types';
 
@@ -39,7 +40,7 @@ function profileKeys(p: Record<string, unknown>): Record<string, unknown> {
   return {
     model: 'resolved',
     dtype: p.dtype,
-    device: device && { backend: device.backend, memory_gib: device.memoryGib, gpu_memory_utilization: device.gpuMemoryUtilization, tensor_parallel_size: device.tensorParallelSize, pipeline_parallel_size: device.pipelineParallelSize, data_parallel_size: device.dataParallelSize, cpu_offload_gb: device.cpuOffloadGib, gpu: device.gpu },
+    device: device && { backend: device.backend, memory_gib: device.memoryGib, gpu_memory_utilization: device.gpuMemoryUtilization, tensor_parallel_size: device.tensorParallelSize, pipeline_parallel_size: device.pipelineParallelSize, data_parallel_size: device.dataParallelSize, cpu_offload_gb: device.cpuOffloadGib, gpu: describedGpu(device) ?? device.gpu },
     kv_cache: kv && { page_size: kv.pageSize, dtype: kv.dtype, num_pages: kv.numPages, memory_gib: kv.memoryGib },
     prefill: prefill && { batch_size: prefill.batchSize, seq_lens: prefill.seqLens, causal: prefill.causal },
     // An encoder resolves to no decode cases (profileDefaults.ts defaultCases): no decode key, as a file with none.
@@ -73,6 +74,28 @@ function profileKeys(p: Record<string, unknown>): Record<string, unknown> {
       },
     },
   };
+}
+
+/**
+ * A described GPU's device.gpu mapping as its profile wrote it (GpuSpec.given), or undefined for a
+ * GPU named from the table. The schema checks the mapping, not the name alone: a Profile's
+ * device.gpu holds only the mapping's name, which the table's list of names refuses (s42 newcomer
+ * 2: README's MI325X profile could not run from the editor or from its saved run).
+ */
+function describedGpu(device: Record<string, unknown>): unknown {
+  const spec = part(device, 'gpuSpec');
+  return spec ? spec.given : undefined;
+}
+
+/**
+ * The Profile a resolved Profile received as JSON stands for, once {@link resolvedProfileProblems}
+ * found it usable: a described GPU's spec made again from the mapping the schema checked
+ * (userGpu), so the peaks the runner reads are those of the checked keys, not figures the JSON
+ * carried beside them.
+ */
+export function withCheckedGpu(profile: Profile): Profile {
+  const given = profile.device.gpuSpec?.given;
+  return given ? { ...profile, device: { ...profile.device, gpu: given.name, gpuSpec: userGpu(given) } } : profile;
 }
 
 /** The kinds a ModelSpec.layerTypes entry takes. */

@@ -97,6 +97,13 @@ export interface GpuSpec {
   platform?: 'rocm';
   /** True for a GPU the profile describes (device.gpu as an object, {@link userGpu}): every figure is the user's, and says so. */
   userGiven?: true;
+  /**
+   * A described GPU's device.gpu mapping as the profile wrote it, which {@link userGpu} made this
+   * spec from: a resolved Profile received without its text (the runner's stdin door, a saved
+   * run's profile) is checked against the schema by it and its spec made again from it
+   * (core/config/resolvedProfile.ts), as a file's is.
+   */
+  given?: UserGpuFields;
   /** A described GPU's figures its keys left out, taken from another ({@link userGpu}): fp32 and int8 at bf16_tflops, the link's rate at PCIe's x16. */
   derived?: ReadonlyArray<'fp32' | 'int8' | 'interconnect'>;
 }
@@ -157,6 +164,7 @@ export function userGpu(f: UserGpuFields): GpuSpec {
       ? `${given} (interconnect ${interconnect}, interconnect_gb_s ${f.interconnect_gb_s})`
       : `${given} (${f.interconnect ? `interconnect ${interconnect}` : 'no interconnect: PCIe'}, no interconnect_gb_s: PCIe Gen${pcieGen} x16's ${pcieGen === 5 ? 64 : 32} GB/s a direction assumed)`,
     userGiven: true,
+    given: { ...f },
     derived: [
       ...(f.fp32_tflops === undefined ? ['fp32' as const] : []),
       ...(f.int8_tops === undefined ? ['int8' as const] : []),

@@ -7,7 +7,7 @@
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import fs, { readFileSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { Writable } from 'node:stream';
 import { mock, test } from 'node:test';
 import { main } from '../../runner/cli';
@@ -170,6 +170,24 @@ test('device.gpu described as a mapping: a bad figure is one line file:line:col 
   assert.equal(est.code, 0, est.stderr);
   assert.match(est.stdout, /device\.gpu MI325X, 255\.5 GiB user-given/);
   assert.match(ok.stdout, /on MI325X \(user-given\): bf16 1\.31 PFLOP\/s dense, memory 6 TB\/s, from the user-given device\.gpu MI325X \(bf16_tflops 1307\.4, memory_bandwidth_gb_s 6000\)/);
+  // The editor's door (`simulate - --events`, the resolved Profile on stdin) and a saved run's profile run it too, with
+  // the same figures (s42 newcomer 2: both were refused, "device.gpu must be one of H100 SXM, ..., not the string "MI325X"").
+  const runFile = join(dirname(file), 'run.json');
+  assert.equal(cli(['simulate', file, '--json', runFile]).code, 0);
+  const saved = JSON.parse(readFileSync(runFile, 'utf8')) as { profile: { device: { gpuSpec: { bf16FlopsPerSec: number } } }; pool: { latency: { tpot: { p50: number } } } };
+  const again = cli(['simulate', runFile, '--json', join(dirname(file), 'again.json')]);
+  assert.equal(again.code, 0, again.stderr);
+  assert.equal((JSON.parse(readFileSync(join(dirname(file), 'again.json'), 'utf8')) as typeof saved).pool.latency.tpot.p50, saved.pool.latency.tpot.p50);
+  // On stdin, figures carried beside the checked mapping are not what runs: the spec is made again from the mapping.
+  saved.profile.device.gpuSpec.bf16FlopsPerSec = 1;
+  const piped = spawnSync(process.execPath, [runner, 'simulate', '-', '--json', join(dirname(file), 'piped.json')], { input: JSON.stringify(saved.profile), encoding: 'utf8', timeout: 300_000 });
+  assert.equal(piped.status, 0, piped.stderr);
+  assert.equal((JSON.parse(readFileSync(join(dirname(file), 'piped.json'), 'utf8')) as typeof saved).pool.latency.tpot.p50, saved.pool.latency.tpot.p50);
+  // A bad figure in the mapping a Profile carries is refused at <stdin> by its profile key, as a file's.
+  (saved.profile.device.gpuSpec as unknown as { given: { memory_gib: number } }).given.memory_gib = -1;
+  const badPiped = spawnSync(process.execPath, [runner, 'simulate', '-'], { input: JSON.stringify(saved.profile), encoding: 'utf8', timeout: 300_000 });
+  assert.equal(badPiped.status, 2, badPiped.stderr);
+  assert.match(badPiped.stderr, /^<stdin>:.*device\.gpu\.memory_gib must be > 0, not -1/);
   // A sweep takes a described GPU as a value of its device.gpu axis, beside a table name.
   const { dir, file: swept } = tmp('s.attn.yaml', good.replace(/device:\n {2}gpu: (\{[^\n]*\})\n/, 'sweep: { axes: { device.gpu: [H100 SXM, $1] } }\n'));
   const sweep = cli(['sweep', swept, '--out', join(dir, 'out')]);
