@@ -373,7 +373,8 @@ const FIXES: Record<string, FixMaker> = {
     const fixedLength = p.data?.['fixedLength'];
     if (typeof fixedLength === 'number') {
       const text = flowMapping(t.json, { dist: 'fixed', value: fixedLength });
-      return [{ title: `Write ${propertyOfValue(t, p.range)?.property.key ?? 'the length'} as ${text}`, edits: [replace(t, p.range, text)] }];
+      // Named by its key (data.key, workload.prompt_len), also where the number is a sweep axis's item.
+      return [{ title: `Write ${String(p.data?.['key'] ?? '').split('.').at(-1) || 'the length'} as ${text}`, edits: [replace(t, p.range, text)] }];
     }
     const expected = p.data?.['expected'];
     const kinds = (Array.isArray(expected) ? expected : [expected]).filter((k): k is string => typeof k === 'string');

@@ -289,6 +289,9 @@ test('a workload length written as a number (`prompt_len: 512`): rewritten as th
   assert.equal((await fix('p.attn.yaml', flow, 'wrong-type', 'Write output_len as { dist: fixed, value: 64 }')).fixed, flow.replace('64', '{ dist: fixed, value: 64 }'));
   const json = '{ "model": "../../examples/llama-3.1-8b/config.json", "workload": { "prompt_len": 128 } }';
   assert.equal((await fix('p.attn.json', json, 'wrong-type', 'Write prompt_len as { "dist": "fixed", "value": 128 }')).fixed, json.replace('128', '{ "dist": "fixed", "value": 128 }'));
+  // A sweep axis's value: the point's error stands at the item, which the fix rewrites in the list.
+  const sweep = `${model}workload: { requests: 10 }\nsweep:\n  axes:\n    workload.prompt_len: [512, { dist: fixed, value: 64 }]\n`;
+  assert.equal((await fix('p.attn.yaml', sweep, 'wrong-type', 'Write prompt_len as { dist: fixed, value: 512 }')).fixed, sweep.replace('[512,', '[{ dist: fixed, value: 512 },'));
 });
 
 test('a number written quoted where a number is required: unquoted (YAML, JSON); a word or a fraction for an integer gets no unquote', async () => {
