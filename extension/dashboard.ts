@@ -23,7 +23,7 @@ import { runButtonFile } from './pick';
 import { traceGoneMessage } from './refusal';
 import { ShownRunStore } from './shownRun';
 import { StreamBatcher } from './streamBatcher';
-import { interruptedReportOf, readSweepReport, sweepReportsIn } from './sweepReports';
+import { interruptedReportOf, readSweepReport, resumableProfile, sweepReportsIn } from './sweepReports';
 
 export const DASHBOARD_VIEW_TYPE = 'attnscope.dashboard';
 
@@ -347,7 +347,7 @@ export class Dashboard implements vscode.Disposable {
       const entries = await sweepReportsIn(uri.fsPath);
       for (const e of entries) {
         if (e.file === join(uri.fsPath, 'sweep-report.json')) continue;
-        all.push({ id: basename(dirname(e.file)), name: e.report.name, createdAt: e.createdAt, job: e.report.job, points: e.report.total - e.report.missing.length, total: e.report.total, ...(label === undefined ? {} : { folder: label }) });
+        all.push({ id: basename(dirname(e.file)), name: e.report.name, createdAt: e.createdAt, job: e.report.job, points: e.report.total - e.report.missing.length, total: e.report.total, ...(e.report.interrupted ? { interrupted: true as const } : {}), ...(label === undefined ? {} : { folder: label }) });
       }
     }
     return all.sort((a, b) => (a.createdAt < b.createdAt ? 1 : a.createdAt > b.createdAt ? -1 : 0));
@@ -483,6 +483,25 @@ export class Dashboard implements vscode.Disposable {
         await vscode.commands.executeCommand(Commands.cancelRun);
         return;
       case 'resumeSweep': {
+        if (msg.profile) {
+          // An interrupted report's own profile (SweepReport.profile), from any window: run it, unless it is gone; warn first if it changed.
+          const at = await resumableProfile(msg.profile);
+          if (at.state === 'missing') {
+            void vscode.window.showErrorMessage(`AttnScope: cannot resume the sweep of ${msg.name}: its profile ${msg.profile.path} cannot be read (${at.why}). Run the sweep from the profile where it is now; the points kept resume only when its text is the same.`);
+            return;
+          }
+          if (at.state === 'changed') {
+            const anyway = 'Run the changed profile';
+            const pick = await vscode.window.showWarningMessage(
+              `AttnScope: ${msg.profile.path} has changed since its sweep was interrupted: running it is another sweep, and the points kept are not resumed (only points whose simulation inputs are the same are reused).`,
+              { modal: true },
+              anyway,
+            );
+            if (pick !== anyway) return;
+          }
+          await vscode.commands.executeCommand(Commands.runSweep, vscode.Uri.file(msg.profile.path));
+          return;
+        }
         // The profile of the sweep the last window's reload interrupted (its notice named it); else the command's own choice.
         const file = this.interruptedSweep !== null && basename(this.interruptedSweep) === msg.name ? this.interruptedSweep : undefined;
         await vscode.commands.executeCommand(Commands.runSweep, file === undefined ? undefined : vscode.Uri.file(file));

@@ -3,6 +3,7 @@
  * sweep's report one level below the default folder (.attnscope/sweeps/<name>-<hash>/
  * sweep-report.json), `attnscope merge <folder>` into the folder itself. No `vscode` import.
  */
+import { createHash } from 'node:crypto';
 import { readdir, readFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { SweepReport } from '../core/protocol/sweep';
@@ -63,4 +64,20 @@ export async function sweepReportsIn(folder: string): Promise<SweepReportEntry[]
 export async function interruptedReportOf(folders: readonly string[], name: string): Promise<SweepReportEntry | null> {
   const found = (await Promise.all(folders.map((f) => sweepReportsIn(f)))).flat().filter((e) => e.report.interrupted === true && e.report.name === name);
   return found.sort((a, b) => (a.createdAt < b.createdAt ? 1 : a.createdAt > b.createdAt ? -1 : 0))[0] ?? null;
+}
+
+/**
+ * Whether the profile an interrupted sweep ran (SweepReport.profile: its path and the SHA-256 of its
+ * text) can be run again to resume it: 'same' when the file reads as it did, 'changed' when its text
+ * differs (a changed profile is another sweep, whose points are not those kept: Resume warns
+ * first), 'missing' when it cannot be read (moved, deleted, or on another machine), with why.
+ */
+export async function resumableProfile(profile: { path: string; sha256: string }): Promise<{ state: 'same' | 'changed' } | { state: 'missing'; why: string }> {
+  let text: string;
+  try {
+    text = await readFile(profile.path, 'utf8');
+  } catch (err) {
+    return { state: 'missing', why: (err as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file' : err instanceof Error ? err.message : String(err) };
+  }
+  return { state: createHash('sha256').update(text, 'utf8').digest('hex') === profile.sha256 ? 'same' : 'changed' };
 }

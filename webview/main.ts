@@ -25,7 +25,7 @@ import { capacityChart, latencyCdfChart, queueChart, stepTimeNote } from './late
 import { buildDifference, comparePools, compareRuns, compareSettings, comparisonRows, kindDifference, loadBoundNote, loadDifference, modelDifference, sameRun, workloadDifference } from './compare';
 import { composePng, composeTablePng } from './png';
 import { sweepProvenance } from '../core/sweepFigures';
-import { decisionMetric, interruptedText, metricsOf as sweepMetricsOf, otherSweepNote, sweepAxisCharts, sweepChartHeight, sweepBestText, sweepMarkdown, sweepTable, sweepTitle } from './sweep';
+import { decisionMetric, interruptedText, metricsOf as sweepMetricsOf, otherSweepNote, sweepAxisCharts, sweepChartHeight, sweepBestText, sweepMarkdown, sweepPointsText, sweepTable, sweepTitle } from './sweep';
 import { CHANGE_MEANING, formatCount, formatCountOf, formatDuration, formatLoadNote, formatPercent, formatRunTime, loadAverageText, perGpuCasesHeader, poolCancelledText, wasmBuildNote } from '../core/format';
 import { comparedRun, emptyModel, listedName, reduce, rerunOf, restoredModel, skippedNote, type DashboardModel, type ViewRun } from './model';
 import { readPalette, watchTheme, type Palette } from './theme';
@@ -243,7 +243,8 @@ const sweepOther = el('p', { id: 'sweep-other', class: 'warning' });
  * runs the sweep of its profile again (the runner resumes: only the missing points run), as the run line's does.
  */
 const sweepInterruptedText = el('span', { id: 'sweep-interrupted-text' });
-const sweepInterruptedResume = button('Resume sweep', () => model.sweep && post({ type: 'resumeSweep', name: model.sweep.name }), { id: 'btn-resume-interrupted-sweep' });
+/** Runs the interrupted report's own profile where it has one (SweepReport.profile: from any window, a report opened from History too). */
+const sweepInterruptedResume = button('Resume sweep', () => model.sweep && post({ type: 'resumeSweep', name: model.sweep.name, ...(model.sweep.profile ? { profile: model.sweep.profile } : {}) }), { id: 'btn-resume-interrupted-sweep' });
 const sweepInterrupted = el('div', { class: 'compare-bar warning', id: 'sweep-interrupted' }, sweepInterruptedText, sweepInterruptedResume);
 sweepInterrupted.hidden = true;
 const sweepBest = el('p', { id: 'sweep-best' });
@@ -549,7 +550,7 @@ function renderSweepList(): void {
   sweepList.replaceChildren(table({
     // The results folder (`<profile>-<sweep id>`) told two sweeps of one profile apart, as the Open sweep results picker does (s37 newcomer-ed 7).
     columns: ['time', 'name', 'job', 'points', 'folder', ''],
-    rows: sweeps.map((s) => [runTime(s.createdAt), inFolder(s.name, s.folder), s.job, s.points === s.total ? formatCount(s.total) : `${formatCount(s.points)} of ${formatCount(s.total)}`, s.id, button('Open', () => post({ type: 'openSweep', id: s.id }), { secondary: '', 'aria-label': `Open sweep ${s.name}, ${formatRunTime(s.createdAt)}` })]),
+    rows: sweeps.map((s) => [runTime(s.createdAt), inFolder(s.name, s.folder), s.job, sweepPointsText(s), s.id, button('Open', () => post({ type: 'openSweep', id: s.id }), { secondary: '', 'aria-label': `Open sweep ${s.name}, ${formatRunTime(s.createdAt)}` })]),
   }, 'table-sweeps', (i) => ({ 'data-sweep': sweeps[i]!.id })));
 }
 

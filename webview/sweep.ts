@@ -10,6 +10,7 @@ import type { ChartConfiguration, ChartDataset, Scale } from 'chart.js';
 import { toFont } from 'chart.js/helpers';
 import { durationTicks, durationUnit, formatCount, formatDuration, formatDurationIn, formatPercent, formatRunTime, formatSignificant, formatSweepRate, markdownTable, maxRateText, NS_PER, sloBoundsText } from '../core/format';
 import type { SweepMetrics, SweepReport, SweepReportRow } from '../core/protocol/sweep';
+import type { SweepListEntry } from '../core/protocol/webview';
 import { allReduceFrom, reportBuilds, rowBuild, splitByMachine, sweepProvenance, SWEEP_METRICS, type SweepMetric } from '../core/sweepFigures';
 import { ariaList, type ChartTable } from './charts';
 import { withAlpha, type Palette } from './theme';
@@ -582,4 +583,15 @@ export function sweepMarkdown(report: SweepReport, metric: SweepMetric): string 
     ...sweepProvenance(report).map((line) => `- ${line}`),
     '',
   ].join('\n');
+}
+
+/**
+ * History's points cell of a sweep: "24" when every point has a result, "9 of 24" when some are
+ * missing (a shard's merge), "interrupted, 9 of 24 points" for the report of a sweep cancelled or
+ * interrupted with points kept (SweepListEntry.interrupted), which a plain count did not tell from
+ * a finished sweep (s41 csv41 left 3).
+ */
+export function sweepPointsText(s: Pick<SweepListEntry, 'points' | 'total' | 'interrupted'>): string {
+  if (s.interrupted) return `interrupted, ${formatCount(s.points)} of ${formatCount(s.total)} points`;
+  return s.points === s.total ? formatCount(s.total) : `${formatCount(s.points)} of ${formatCount(s.total)}`;
 }

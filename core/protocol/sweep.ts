@@ -257,5 +257,13 @@ export interface SweepReport {
    * finished sweep's report, on merge's and in reports written before s41.
    */
   interrupted?: true;
+  /**
+   * Set with `interrupted` by `attnscope sweep`: the profile file it ran (absolute path on the
+   * machine that ran it) and the SHA-256 of its text then (UTF-8, hex), so that Resume sweep on the
+   * report, opened from History in any window, runs that file, and warns when it has changed since
+   * (a changed profile is another sweep: its points are not those kept). Absent otherwise and in
+   * reports written before s42.
+   */
+  profile?: { path: string; sha256: string };
   best: { id: string; environmentKey: string; label: string; rule: string; tiedWith?: Array<{ id: string; environmentKey: string; label: string }>; tie?: string; acrossMachines?: string; notOnVllm?: string; leftOut?: string } | null;
 }

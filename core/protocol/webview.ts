@@ -46,6 +46,8 @@ export interface SweepListEntry {
   /** Points with a result, and points of the sweep. */
   points: number;
   total: number;
+  /** The report of a sweep cancelled or interrupted with points kept (SweepReport.interrupted): History says so. */
+  interrupted?: true;
   /** The workspace folder it is in, by name; only when the workspace has several. */
   folder?: string;
 }
@@ -206,5 +208,8 @@ export type FromWebview =
   /**
    * The Sweep tab's Resume sweep, on a sweep a window reload interrupted: runs the sweep of the
    * profile `name` (SweepRunView.name, its file name) again, which resumes from its results folder.
+   * `profile`: an interrupted report's own (SweepReport.profile: path and SHA-256), which is run, from
+   * any window (a report opened from History); without it, the profile the last window's reload
+   * named, else the Run sweep command's own choice.
    */
-  | { type: 'resumeSweep'; name: string };
+  | { type: 'resumeSweep'; name: string; profile?: { path: string; sha256: string } };

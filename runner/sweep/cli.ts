@@ -291,6 +291,8 @@ async function runSweepCommand(values: Record<string, unknown>, positionals: str
         const report = mergeResults([outDir]);
         markOrigins(report, result);
         report.interrupted = true;
+        // The profile as it was run (SweepReport.profile): what Resume sweep runs from History, and how it tells a changed file.
+        report.profile = { path: plan.absFile, sha256: plan.profileSha256 };
         writeReport(report, undefined, outDir);
         reportFile = resolve(join(outDir, REPORT_FILE));
       } catch (err) {

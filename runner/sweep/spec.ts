@@ -36,6 +36,8 @@ export interface SweepPlan {
   /** The profile as the user typed it, and its absolute path. */
   file: string;
   absFile: string;
+  /** SHA-256 (hex) of the profile's text as read (UTF-8): SweepReport.profile's, which Resume sweep compares the file with. */
+  profileSha256: string;
   /** Display name: the profile's file name. */
   name: string;
   sweepId: string;
@@ -424,5 +426,5 @@ export function loadSweep(file: string, opts: SweepOptions = {}): SweepPlan {
     }
     return new PointInputError(point.label, message, file);
   };
-  return { file, absFile: abs, name: basename(file), sweepId, inputsId, job: block.job, axes: plainAxes, points, set: setArgs, slurm: block.slurm, notes: [...notes], errorAt };
+  return { file, absFile: abs, profileSha256: createHash('sha256').update(text, 'utf8').digest('hex'), name: basename(file), sweepId, inputsId, job: block.job, axes: plainAxes, points, set: setArgs, slurm: block.slurm, notes: [...notes], errorAt };
 }

@@ -7,8 +7,9 @@
  */
 import assert from 'node:assert/strict';
 import { spawn, spawnSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
 import { closeSync, copyFileSync, existsSync, ftruncateSync, lstatSync, mkdirSync, openSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import { test } from 'node:test';
 import * as YAML from 'yaml';
 import type { RunnerEvent, RunnerProgressEvent } from '../../core/protocol/runner';
@@ -749,6 +750,8 @@ test('sweep --events: SIGTERM ends with sweepEnd cancelled, counting the points 
   const report = readReport(end.reportFile!);
   assert.equal(report.interrupted, true);
   assert.deepEqual([report.rows.map((r) => r.label), report.missing.map((m) => m.label), report.total], [['requests=50'], ['requests=400000'], 2]);
+  // s42: the profile it ran, for Resume sweep from History in another window: its absolute path and the SHA-256 of its text (computed here by node:crypto).
+  assert.deepEqual(report.profile, { path: resolve(file), sha256: createHash('sha256').update(readFileSync(file, 'utf8')).digest('hex') });
 });
 
 test('a sweep killed outright (SIGKILL, as the editor\'s Cancel after its grace) leaves no worker running its point to the end', { timeout: 90_000 }, async () => {

@@ -3,11 +3,12 @@
  * the default folder (.attnscope/sweeps/<name>-<hash>/sweep-report.json), or in the folder itself.
  */
 import assert from 'node:assert/strict';
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
-import { interruptedReportOf, sweepReportsIn } from '../../extension/sweepReports';
+import { interruptedReportOf, resumableProfile, sweepReportsIn } from '../../extension/sweepReports';
 import { tempDir } from '../fixtures/tmp';
 
 /** A minimal report: what the command reads (kind, name, createdAt, rows). */
@@ -60,3 +61,20 @@ describe('sweepReportsIn', () => {
   });
 });
 
+
+// s41 csv41 left 1: Resume on an interrupted report opened from History in another window did not know its profile.
+describe('resumableProfile', () => {
+  it('the profile an interrupted report names: the same text, changed text, or gone', async () => {
+    const dir = tempDir('resume-profile-');
+    const path = join(dir, 'grid.attn.yaml');
+    const text = 'model: ./tiny/config.json\nsweep:\n  axes:\n    kv_cache.page_size: [16, 32]\n';
+    writeFileSync(path, text);
+    // The runner's hash of the text it read (runner/sweep/spec.ts profileSha256), computed here by node:crypto.
+    const sha256 = createHash('sha256').update(text).digest('hex');
+    assert.deepEqual(await resumableProfile({ path, sha256 }), { state: 'same' });
+    writeFileSync(path, text.replace('[16, 32]', '[16, 32, 64]'));
+    assert.deepEqual(await resumableProfile({ path, sha256 }), { state: 'changed' });
+    rmSync(path);
+    assert.deepEqual(await resumableProfile({ path, sha256 }), { state: 'missing', why: 'no such file' });
+  });
+});

@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { SweepReport, SweepReportRow } from '../../core/protocol/sweep';
 import { SWEEP_METRICS, sweepProvenance } from '../../core/sweepFigures';
-import { decimalsFor, decisionMetric, interruptedText, metricHeader, metricScale, metricsOf, otherSweepNote, rankedSweepTable, sameValues, sweepAxisCharts, sweepBestText, sweepChartHeight, sweepMarkdown, sweepTable, sweepTitle, sweepXAxis, thinTicks, tickStep } from '../../webview/sweep';
+import { decimalsFor, decisionMetric, interruptedText, metricHeader, metricScale, metricsOf, otherSweepNote, rankedSweepTable, sameValues, sweepPointsText, sweepAxisCharts, sweepBestText, sweepChartHeight, sweepMarkdown, sweepTable, sweepTitle, sweepXAxis, thinTicks, tickStep } from '../../webview/sweep';
 import type { Palette } from '../../webview/theme';
 import { durationTicks, formatDuration, formatDurationIn } from '../../core/format';
 
@@ -376,4 +376,10 @@ test('Copy as Markdown: the points ranked by the figure shown, best first, with 
   assert.deepEqual(rankedSweepTable(r, SWEEP_METRICS.find((m) => m.key === 'goodputPerGpuRequestsPerSec')!).rows.map((row) => row.slice(0, 3)), [['1', '★', '4'], ['2', '', '8']]);
   const pages = rankedSweepTable({ ...report, best: null }, SWEEP_METRICS.find((m) => m.key === 'poolPages')!);
   assert.deepEqual(pages.rows.map((row) => row[0]), ['', '', '', '', '']);
+});
+
+test('History\'s points cell: every point, some of them, or an interrupted sweep\'s kept points said so (s41 csv41 left 3)', () => {
+  assert.equal(sweepPointsText({ points: 24, total: 24 }), '24');
+  assert.equal(sweepPointsText({ points: 3, total: 4 }), '3 of 4');
+  assert.equal(sweepPointsText({ points: 9, total: 1200, interrupted: true }), 'interrupted, 9 of 1,200 points');
 });

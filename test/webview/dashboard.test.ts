@@ -1202,6 +1202,8 @@ describe('dashboard webview in Chromium', () => {
       const sweeps = [
         { id: 'combo-c322d6f5', name: 'combo.attn.yaml', createdAt: '2026-12-03T18:12:51.000Z', job: 'simulate' as const, points: 2, total: 2 },
         { id: 'grid-0badcafe', name: 'grid.attn.yaml', createdAt: '2026-12-03T17:00:00.000Z', job: 'bench' as const, points: 3, total: 4 },
+        // s42: the report of a sweep cancelled or interrupted with points kept (SweepReport.interrupted), which read as a finished one.
+        { id: 'grid-feedf00d', name: 'grid.attn.yaml', createdAt: '2026-12-03T16:00:00.000Z', job: 'simulate' as const, points: 9, total: 24, interrupted: true as const },
       ];
       await send(fresh, { type: 'init', runs: [], current: null, currentId: null, sweep: report, sweeps });
       await fresh.waitForFunction(() => document.querySelectorAll('#sweep-table tbody tr').length === 2);
@@ -1210,7 +1212,7 @@ describe('dashboard webview in Chromium', () => {
       await fresh.locator('vscode-tab-header').nth(1).click();
       // Columns: time, name, job, points (with a result, of the sweep's), Open.
       const rows = await tableRows(fresh, 'table-sweeps');
-      assert.deepEqual(rows.map((r) => r.slice(1, 4)), [['combo.attn.yaml', 'simulate', '2'], ['grid.attn.yaml', 'bench', '3 of 4']]);
+      assert.deepEqual(rows.map((r) => r.slice(1, 4)), [['combo.attn.yaml', 'simulate', '2'], ['grid.attn.yaml', 'bench', '3 of 4'], ['grid.attn.yaml', 'simulate', 'interrupted, 9 of 24 points']]);
       await fresh.locator('tr[data-sweep="grid-0badcafe"] vscode-button').click();
       assert.deepEqual(await waitForPosted(fresh, 'openSweep'), [{ type: 'openSweep', id: 'grid-0badcafe' }]);
       await fresh.screenshot({ path: join(shots, 'history-sweeps.png') });
@@ -1564,6 +1566,13 @@ describe('dashboard webview in Chromium', () => {
       assert.equal(await fresh.isVisible('#sweep-run'), true, "the cancelled sweep's line stays over its own report");
       await fresh.click('#btn-resume-interrupted-sweep');
       assert.deepEqual((await waitForPosted(fresh, 'resumeSweep')).at(-1), { type: 'resumeSweep', name: 'sweep.attn.yaml' });
+      // s42: a report that records its profile (SweepReport.profile, as `attnscope sweep` writes it when interrupted), opened from History
+      // in a window that did not run it: Resume sends that profile, which the extension runs (and checks) instead of guessing.
+      const profile = { path: '/work/other/sweep.attn.yaml', sha256: 'ab'.repeat(32) };
+      await send(fresh, { type: 'showSweep', report: { ...kept, profile, createdAt: '2026-12-05T10:00:00.000Z' } });
+      await fresh.waitForFunction(() => (document.querySelector('#sweep-interrupted') as HTMLElement | null)?.hidden === false);
+      await fresh.click('#btn-resume-interrupted-sweep');
+      assert.deepEqual((await waitForPosted(fresh, 'resumeSweep', 2)).at(-1), { type: 'resumeSweep', name: 'sweep.attn.yaml', profile });
       // Open of another sweep (batched.attn.yaml): the ended sweep's line goes with its table (s31 newcomer-ed 3a).
       await send(fresh, { type: 'showSweep', report: logSweep });
       await fresh.waitForFunction(() => (document.querySelector('#sweep-run') as HTMLElement | null)?.hidden === true);
