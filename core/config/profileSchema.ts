@@ -173,7 +173,9 @@ export function schemaProblems(root: ValueNode, allErrors: ErrorObject[]): Probl
             ? 'missing "model": give a path to a HuggingFace config.json, e.g. `model: ./llama-3.1-8b/config.json`'
             : where === 'sweep' && missing === 'axes'
               ? 'sweep needs "axes": profile keys, each with its values, e.g. `axes: { kv_cache.page_size: [8, 16, 32] }`; no sweep is run without one'
-              : `${where} needs "${missing}"`,
+              : where === 'device.gpu' && missing === 'interconnect'
+                ? 'device.gpu needs "interconnect: NVLink" where nvlink_multicast is true (NVLink SHARP multicast runs through an NVSwitch)'
+                : `${where} needs "${missing}"`,
           range: anchorOf(root, path),
           data: { key: [...path, missing].join('.') },
         });
@@ -218,10 +220,12 @@ export function schemaProblems(root: ValueNode, allErrors: ErrorObject[]): Probl
         // fp8 asked of the weights' dtype: only the KV cache has an fp8 dtype here.
         const kvOnly = !suggestion && where === 'dtype' && synonym === 'fp8_e4m3' ? ': fp8 is modelled for the KV cache only (kv_cache.dtype: fp8); the weights\' dtype is one of these' : '';
         const vllmKv = !suggestion && where === 'kv_cache.dtype' && typeof got === 'string' ? VLLM_KV_DTYPE_HINTS[got] ?? '' : '';
+        // An enum with its own wording (device.gpu.interconnect under nvlink_multicast: only NVLink) says why.
+        const custom = keyMessage(where, e);
         add({
           severity: 'error',
           code: 'invalid-value',
-          message: `${where} must be one of ${allowed.join(', ')}, not ${describeValue(node)}${suggestion ? `: did you mean "${suggestion}"?` : kvOnly || vllmKv}`,
+          message: custom ? `${custom}, not ${describeValue(node)}` : `${where} must be one of ${allowed.join(', ')}, not ${describeValue(node)}${suggestion ? `: did you mean "${suggestion}"?` : kvOnly || vllmKv}`,
           range,
           data: suggestion ? { key: path.join('.'), allowed, suggestion } : { key: path.join('.'), allowed },
         });
@@ -295,7 +299,8 @@ export function schemaProblems(root: ValueNode, allErrors: ErrorObject[]): Probl
       }
       case 'oneOf':
       case 'const':
-        // Covered by the discriminator error or by the branch's own errors.
+      case 'if':
+        // Covered by the discriminator error or by the branch's own errors (an if's: its then's, at their keys).
         break;
       default:
         add({ severity: 'error', code: 'invalid-value', message: `${where} ${e.message ?? 'is invalid'}`, range, data: { key: path.join('.') } });

@@ -80,11 +80,20 @@ export interface GpuSpec {
   /** Where interconnect and interconnectBytesPerSec are copied from. */
   interconnectSource: string;
   /**
-   * NVLink SHARP multicast through NVSwitch on a compute capability 9.0 card (H100 SXM, H200, H20): where
-   * vLLM's default symmetric-memory all-reduce (VLLM_ALLREDUCE_USE_SYMM_MEM=1, its
-   * SYMM_MEM_ALL_REDUCE_MAX_SIZES["9.0"] and CUSTOM_ALL_REDUCE_MAX_SIZES["9.0"]) runs the multimem
-   * kernel for bf16 at tp 4, 6 and 8 (runner/simulate/step-time.ts allReduceWork). Absent: false
-   * (other capabilities have other thresholds, not modelled).
+   * The CUDA compute capability as vLLM reads it (current_platform.get_device_capability()
+   * .as_version_str()): '9.0' on Hopper (H100, H200, H20), '10.0' on the B200, from NVIDIA's CUDA
+   * GPU compute capability table. Set on the rows whose capability vLLM's symmetric-memory
+   * all-reduce tables list (vllm/distributed/device_communicators/all_reduce_utils.py
+   * CUSTOM_ALL_REDUCE_MAX_SIZES and SYMM_MEM_ALL_REDUCE_MAX_SIZES: "9.0", "10.0", "10.3"); absent
+   * elsewhere (Ampere and Ada: no table, vLLM's symmetric memory stays off).
+   */
+  computeCapability?: string;
+  /**
+   * NVLink SHARP multicast through NVSwitch (HGX boards: H100 SXM, H200, H20, B200): with a
+   * {@link computeCapability} vLLM's tables list, vLLM's default symmetric-memory all-reduce
+   * (VLLM_ALLREDUCE_USE_SYMM_MEM=1; SymmMemCommunicator needs the rendezvous's multicast_ptr) runs
+   * and cuts the custom all-reduce's limit (runner/simulate/step-time.ts allReduceWork). Absent:
+   * false (PCIe and NVLink-bridged boards).
    */
   nvlinkMulticast?: boolean;
   /**
@@ -125,6 +134,8 @@ export interface UserGpuFields {
   pcie_gen?: 4 | 5;
   interconnect?: GpuSpec['interconnect'];
   interconnect_gb_s?: number;
+  compute_capability?: string;
+  nvlink_multicast?: boolean;
 }
 
 /**
@@ -163,6 +174,8 @@ export function userGpu(f: UserGpuFields): GpuSpec {
     interconnectSource: f.interconnect_gb_s !== undefined
       ? `${given} (interconnect ${interconnect}, interconnect_gb_s ${f.interconnect_gb_s})`
       : `${given} (${f.interconnect ? `interconnect ${interconnect}` : 'no interconnect: PCIe'}, no interconnect_gb_s: PCIe Gen${pcieGen} x16's ${pcieGen === 5 ? 64 : 32} GB/s a direction assumed)`,
+    ...(f.compute_capability !== undefined ? { computeCapability: f.compute_capability } : {}),
+    ...(f.nvlink_multicast === true ? { nvlinkMulticast: true } : {}),
     userGiven: true,
     given: { ...f },
     derived: [
@@ -217,6 +230,7 @@ export const GPUS: readonly GpuSpec[] = [
     interconnect: 'NVLink',
     interconnectBytesPerSec: 450e9,
     interconnectSource: 'NVIDIA H100 Tensor Core GPU datasheet (H100 SXM: "Interconnect: NVIDIA NVLink: 900GB/s, PCIe Gen5: 128GB/s", both directions together)',
+    computeCapability: '9.0',
     nvlinkMulticast: true,
   },
   {
@@ -237,6 +251,7 @@ export const GPUS: readonly GpuSpec[] = [
     interconnect: 'PCIe',
     interconnectBytesPerSec: 64e9,
     interconnectSource: 'NVIDIA H100 Tensor Core GPU datasheet (H100 PCIe: "NVIDIA NVLink: 600GB/s, PCIe Gen5: 128GB/s", both directions together; the NVLink bridge joins pairs of cards only, so a node\'s all-reduce crosses PCIe Gen5)',
+    computeCapability: '9.0',
   },
   {
     name: 'H100 NVL',
@@ -256,6 +271,7 @@ export const GPUS: readonly GpuSpec[] = [
     interconnect: 'NVLink',
     interconnectBytesPerSec: 300e9,
     interconnectSource: 'NVIDIA H100 Tensor Core GPU datasheet (H100 NVL: "NVIDIA NVLink: 600GB/s, PCIe Gen5: 128GB/s", both directions together): NVL boards are sold as NVLink-bridged pairs; tensor parallelism past a pair crosses PCIe Gen5 (64e9 a direction), which this figure does not cover',
+    computeCapability: '9.0',
   },
   {
     name: 'H200',
@@ -275,6 +291,7 @@ export const GPUS: readonly GpuSpec[] = [
     interconnect: 'NVLink',
     interconnectBytesPerSec: 450e9,
     interconnectSource: 'NVIDIA H200 Tensor Core GPU datasheet (H200 SXM: "Interconnect: NVIDIA NVLink: 900GB/s, PCIe Gen5: 128GB/s", both directions together)',
+    computeCapability: '9.0',
     nvlinkMulticast: true,
   },
   {
@@ -296,6 +313,7 @@ export const GPUS: readonly GpuSpec[] = [
     interconnectBytesPerSec: 450e9,
     interconnectSource: 'NVIDIA HGX H20 specifications as its resellers publish them (NVLink 900GB/s, both directions together; PCIe Gen5 x16 128GB/s)',
     // Hopper, compute capability 9.0, on the HGX board's NVSwitch: vLLM's symmetric-memory all-reduce runs as on an H100 SXM.
+    computeCapability: '9.0',
     nvlinkMulticast: true,
   },
   {
@@ -317,6 +335,9 @@ export const GPUS: readonly GpuSpec[] = [
     interconnect: 'NVLink',
     interconnectBytesPerSec: 900e9,
     interconnectSource: 'NVIDIA HGX B200 specifications (fifth-generation NVLink, NVSwitch GPU-to-GPU bandwidth 1.8TB/s, both directions together)',
+    // Blackwell, compute capability 10.0, on the HGX board's NVSwitch (NVLink SHARP): vLLM's "10.0" symmetric-memory thresholds.
+    computeCapability: '10.0',
+    nvlinkMulticast: true,
   },
   {
     name: 'A100 80GB',

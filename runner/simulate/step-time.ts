@@ -279,17 +279,34 @@ export function profileAllReduceLink(profile: Pick<Profile, 'stepTime'>): AllRed
 /** vLLM's custom all-reduce's largest message, bytes (custom_all_reduce.py CustomAllreduce max_size=8192 * 1024); larger ones go to NCCL. */
 export const CUSTOM_ALL_REDUCE_MAX_BYTES = 8 * 1024 * 1024;
 
+const KiB = 1024;
+const MiB = 1024 * 1024;
+
 /**
- * On compute capability 9.0 with vLLM's symmetric-memory all-reduce on (VLLM_ALLREDUCE_USE_SYMM_MEM,
- * default 1), per tp: the custom all-reduce's largest message (CUSTOM_ALL_REDUCE_MAX_SIZES["9.0"],
- * capped at {@link CUSTOM_ALL_REDUCE_MAX_BYTES}) and the symmetric-memory one's
- * (SYMM_MEM_ALL_REDUCE_MAX_SIZES["9.0"]), bytes (vllm/distributed/device_communicators/all_reduce_utils.py).
+ * vLLM's symmetric-memory all-reduce (VLLM_ALLREDUCE_USE_SYMM_MEM, default 1) by compute capability
+ * (GpuSpec.computeCapability), as vllm/distributed/device_communicators/all_reduce_utils.py and
+ * symm_mem.py list it, per tp: `custom`, the custom all-reduce's largest message once symmetric
+ * memory is on (CUSTOM_ALL_REDUCE_MAX_SIZES; CustomAllreduce takes min(it, max_size 8 MiB));
+ * `symmMem`, the symmetric-memory all-reduce's largest (SYMM_MEM_ALL_REDUCE_MAX_SIZES); `multimem`,
+ * the tp at which it runs multimem_all_reduce_ (SymmMemCommunicator._WORLD_SIZES_MULTIMEM), else
+ * its two_shot_all_reduce_. Bytes.
  */
-const HOPPER_SYMM_MEM_BYTES: Record<number, { custom: number; symmMem: number }> = {
-  4: { custom: 8 * 1024 * 1024, symmMem: 32 * 1024 * 1024 },
-  6: { custom: 512 * 1024, symmMem: 64 * 1024 * 1024 },
-  8: { custom: 256 * 1024, symmMem: 64 * 1024 * 1024 },
+const SYMM_MEM_ALL_REDUCE: Record<string, { custom: Record<number, number>; symmMem: Record<number, number>; multimem: number[] }> = {
+  '9.0': { custom: { 2: 64 * MiB, 4: 32 * MiB, 6: 512 * KiB, 8: 256 * KiB }, symmMem: { 2: 64 * MiB, 4: 32 * MiB, 6: 64 * MiB, 8: 64 * MiB }, multimem: [4, 6, 8] },
+  '10.0': { custom: { 2: 2 * MiB, 4: 2 * MiB, 6: 1 * MiB, 8: 1 * MiB }, symmMem: { 2: 8 * MiB, 4: 32 * MiB, 6: 128 * MiB, 8: 128 * MiB }, multimem: [6, 8] },
+  '10.3': { custom: { 2: 4 * MiB, 4: 4 * MiB, 6: 8 * MiB, 8: 4 * MiB }, symmMem: { 2: 4 * MiB, 4: 32 * MiB, 6: 32 * MiB, 8: 64 * MiB }, multimem: [6, 8] },
 };
+
+/**
+ * Where vLLM's symmetric-memory all-reduce runs for `gpu` at `tp` (SymmMemCommunicator enabled: a
+ * capability and tp its tables list, NVLink multicast, GpuSpec.nvlinkMulticast): the custom
+ * all-reduce's cut limit, the symmetric-memory limit and whether it is multimem; else undefined.
+ */
+export function symmMemAllReduce(gpu: Pick<GpuSpec, 'computeCapability' | 'nvlinkMulticast' | 'interconnect'>, tp: number): { custom: number; symmMem: number; multimem: boolean } | undefined {
+  const table = gpu.computeCapability !== undefined ? SYMM_MEM_ALL_REDUCE[gpu.computeCapability] : undefined;
+  if (!table || gpu.nvlinkMulticast !== true || gpu.interconnect !== 'NVLink' || table.symmMem[tp] === undefined) return undefined;
+  return { custom: Math.min(table.custom[tp]!, CUSTOM_ALL_REDUCE_MAX_BYTES), symmMem: table.symmMem[tp]!, multimem: table.multimem.includes(tp) };
+}
 
 /** The all-reduces of one step ({@link allReduceWork}): seconds per step and per token in each token band. */
 export interface AllReduceWork {
@@ -334,13 +351,16 @@ export interface AllReduceWork {
  *   on NVLink, below 512 KiB at tp 4 and below 256 KiB at tp 6 and 8: (tp − 1) · M bytes in per GPU.
  *   Its two-shot kernel (cross_device_reduce_2stage: reduce-scatter, then all-gather, each GPU
  *   reading (tp − 1)/tp · M in each) and NCCL's ring move 2 · (tp − 1)/tp · M per GPU; at tp 2 the
- *   same bytes as one-shot. On H100 / H200 (GpuSpec.nvlinkMulticast) vLLM's default
- *   symmetric-memory all-reduce cuts the custom all-reduce's limit to {@link HOPPER_SYMM_MEM_BYTES}
- *   (256 KiB at tp 8) and, for bf16 messages up to 32 MiB (tp 4) or 64 MiB (tp 6, 8), runs
- *   PyTorch's multimem_all_reduce_ (NVLink SHARP: each GPU asks the switch for its 1/tp slice
- *   reduced over every GPU, multimem.ld_reduce, then multicasts it, multimem.st): a GPU serves its
- *   whole buffer to the switch's reads and receives every slice once, (tp + 1)/tp · M each way.
- *   At tp 2 its two-shot moves M, as the custom all-reduce's.
+ *   same bytes as one-shot. On NVSwitch boards with NVLink SHARP (GpuSpec.nvlinkMulticast) of a
+ *   capability vLLM's tables list (GpuSpec.computeCapability: H100 SXM, H200, H20 "9.0"; B200
+ *   "10.0"), vLLM's default symmetric-memory all-reduce ({@link symmMemAllReduce}) cuts the custom
+ *   all-reduce's limit (9.0: 8 MiB at tp 2 and 4, 512 KiB at tp 6, 256 KiB at tp 8; 10.0: 2 MiB at
+ *   tp 2 and 4, 1 MiB at tp 6 and 8) and takes bf16 messages up to its own (9.0: 64 MiB, 32 MiB at
+ *   tp 4; 10.0: 8 / 32 / 128 / 128 MiB at tp 2 / 4 / 6 / 8): PyTorch's multimem_all_reduce_ where
+ *   the table lists the tp (9.0: 4, 6, 8; 10.0: 6, 8; NVLink SHARP: each GPU asks the switch for
+ *   its 1/tp slice reduced over every GPU, multimem.ld_reduce, then multicasts it, multimem.st: a
+ *   GPU serves its whole buffer to the switch's reads and receives every slice once, (tp + 1)/tp ·
+ *   M each way), else its two_shot_all_reduce_, 2 · (tp − 1)/tp · M as the custom two-shot's.
  * - time: each call = `link`'s latency + its bytes per GPU / (interconnectBytesPerSec · the
  *   algorithm's efficiency in `link`; default {@link ALL_REDUCE_LATENCY_S} and
  *   {@link ALL_REDUCE_EFFICIENCY}, the profile's step_time.all_reduce where given), one direction of the GPU's link (GpuSpec interconnect:
@@ -367,16 +387,18 @@ export function allReduceWork(m: ModelSpec, gpu: GpuSpec, dtype: Dtype, tp: numb
   // One-shot beyond two-shot's bytes only at tp > 2 (at tp 2 both move M); below the kernel's threshold, T · h · b < limit.
   const oneShotLimit = custom && tp > 2 && fullyConnected ? (tp <= 4 ? 512 * 1024 : 256 * 1024) : 0;
   const oneShotTokens = oneShotLimit > 0 ? Math.floor((oneShotLimit - 1) / perToken) : 0;
-  // Hopper's symmetric memory: the custom all-reduce below its cut limit (should_custom_ar: M < max_size), then multimem
-  // for bf16 up to its own (should_use_symm_mem: M <= max_size).
-  const hopper = gpu.nvlinkMulticast === true && gpu.interconnect === 'NVLink' ? HOPPER_SYMM_MEM_BYTES[tp] : undefined;
-  const multimem = hopper && dtype === 'bf16' ? { min: Math.ceil(hopper.custom / perToken), max: Math.floor(hopper.symmMem / perToken) } : undefined;
-  const customMax = hopper?.custom ?? CUSTOM_ALL_REDUCE_MAX_BYTES;
+  // Symmetric memory (Hopper, Blackwell): the custom all-reduce below its cut limit (should_custom_ar: M < max_size), then
+  // for bf16 the symmetric-memory all-reduce up to its own (should_use_symm_mem: M <= max_size): multimem, or its
+  // two-shot (2 · (tp − 1)/tp · M, the custom two-shot's and the ring's bytes: no band of its own).
+  const symm = custom ? symmMemAllReduce(gpu, tp) : undefined;
+  const band = symm && dtype === 'bf16' ? { min: Math.ceil(symm.custom / perToken), max: Math.floor(symm.symmMem / perToken) } : undefined;
+  const multimem = band && symm!.multimem ? band : undefined;
+  const customMax = symm?.custom ?? CUSTOM_ALL_REDUCE_MAX_BYTES;
   const n = (x: number) => x.toLocaleString('en-US');
   const oneShot = oneShotTokens > 0 ? `one-shot, (tp − 1) · M per GPU, up to ${n(oneShotTokens)} tokens` : 'one-shot, M per GPU at tp 2';
   const twoShot = oneShotTokens > 0 && oneShotLimit < customMax ? '; two-shot, 2 · (tp − 1)/tp · M, above' : '';
   const algorithm = custom
-    ? `vLLM's custom all-reduce below ${formatBytes(customMax)} (${oneShot}${twoShot}), ${multimem ? `the symmetric-memory multimem all-reduce (NVLink SHARP, (tp + 1)/tp · M) from ${n(multimem.min)} to ${n(multimem.max)} tokens (vLLM's default on this GPU in bf16), ` : ''}NCCL's ring (2 · (tp − 1)/tp · M) above`
+    ? `vLLM's custom all-reduce below ${formatBytes(customMax)} (${oneShot}${twoShot}), ${multimem ? `the symmetric-memory multimem all-reduce (NVLink SHARP, (tp + 1)/tp · M) from ${n(multimem.min)} to ${n(multimem.max)} tokens (vLLM's default on this GPU in bf16), ` : band ? `the symmetric-memory two-shot all-reduce (2 · (tp − 1)/tp · M) from ${n(band.min)} to ${n(band.max)} tokens (vLLM's default on this GPU in bf16), ` : ''}NCCL's ring (2 · (tp − 1)/tp · M) above`
     : `NCCL's ring, 2 · (tp − 1)/tp · M per GPU (${gpu.interconnect === 'PCIe, no P2P' ? `no peer access between ${gpu.name}s: vLLM's custom all-reduce is off and NCCL goes through host memory` : tp > 2 && !fullyConnected ? 'vLLM\'s custom all-reduce is off for more than 2 PCIe GPUs' : `vLLM's custom all-reduce runs at tp 2, 4, 6 or 8 only`})`;
   return {
     calls,

@@ -162,3 +162,21 @@ test('step_time.all_reduce out of range: one file:line:col line per bad value, e
   assert.equal(r.stdout, '');
   assert.equal(existsSync(join(dir, 'out.json')), false);
 });
+
+test('a described GPU: nvlink_multicast needs interconnect NVLink, compute_capability is written as vLLM prints it: one line each, exit 2', () => {
+  const text = [
+    'model: ./llama/config.json', // 1
+    'device:', // 2
+    '  gpu: { name: X, bf16_tflops: 100, memory_bandwidth_gb_s: 1000, memory_gib: 40, interconnect: PCIe, nvlink_multicast: true, compute_capability: ten }', // 3
+    '',
+  ].join('\n');
+  const r = cli(['simulate', 'g.attn.yaml'], profileDir('g.attn.yaml', text));
+  assert.equal(r.code, 2, r.stderr);
+  assert.deepEqual(r.stderr.trimEnd().split('\n'), [
+    'g.attn.yaml:3:96: device.gpu.interconnect must be NVLink where nvlink_multicast is true (NVLink SHARP multicast runs through an NVSwitch), not the string "PCIe"',
+    'g.attn.yaml:3:146: device.gpu.compute_capability must be a CUDA compute capability as vLLM prints it, e.g. "9.0" (Hopper) or "10.0" (B200), not the string "ten"',
+  ]);
+  const missing = cli(['simulate', 'm.attn.yaml'], profileDir('m.attn.yaml', 'model: ./llama/config.json\ndevice:\n  gpu: { name: X, bf16_tflops: 100, memory_bandwidth_gb_s: 1000, memory_gib: 40, nvlink_multicast: true }\n'));
+  assert.equal(missing.code, 2, missing.stderr);
+  assert.equal(missing.stderr.trimEnd(), 'm.attn.yaml:3:3: device.gpu needs "interconnect: NVLink" where nvlink_multicast is true (NVLink SHARP multicast runs through an NVSwitch)');
+});

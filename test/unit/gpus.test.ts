@@ -123,7 +123,12 @@ test('device.gpu as a mapping: the one profile reader reads it into the step-tim
   assert.match(m.source, /^llama on MI325X \(user-given\): bf16 1\.31 PFLOP\/s dense, memory 6 TB\/s, from the user-given device\.gpu MI325X \(bf16_tflops 1307\.4, memory_bandwidth_gb_s 6000\)/);
   // Left out: fp32 and int8 stand at bf16_tflops and say so; no fp8_tflops is no fp8 tensor cores.
   const bare = userGpu({ name: 'X', bf16_tflops: 100, memory_bandwidth_gb_s: 1000, memory_gib: 40 });
-  assert.deepEqual([bare.fp32FlopsPerSec, bare.int8OpsPerSec, bare.fp8FlopsPerSec, bare.pcieGen, bare.interconnect, bare.interconnectBytesPerSec], [100e12, 100e12, undefined, 4, 'PCIe', 32e9]);
+  assert.deepEqual([bare.fp32FlopsPerSec, bare.int8OpsPerSec, bare.fp8FlopsPerSec, bare.pcieGen, bare.interconnect, bare.interconnectBytesPerSec, bare.computeCapability, bare.nvlinkMulticast], [100e12, 100e12, undefined, 4, 'PCIe', 32e9, undefined, undefined]);
+  // compute_capability and nvlink_multicast read into the GpuSpec fields vLLM's symmetric-memory tables key on.
+  const hgx = readText('model: ./llama/config.json\ndevice: { gpu: { name: GB, bf16_tflops: 2250, memory_bandwidth_gb_s: 8000, memory_gib: 178, interconnect: NVLink, interconnect_gb_s: 900, compute_capability: "10.0", nvlink_multicast: true } }\n');
+  assert.deepEqual(hgx.problems.filter((q) => q.severity === 'error'), []);
+  const g2 = deviceGpu(hgx.value!.device)!;
+  assert.deepEqual([g2.computeCapability, g2.nvlinkMulticast, g2.interconnect], ['10.0', true, 'NVLink']);
   assert.match(bare.fp32Source, /no fp32_tflops: fp32 at bf16_tflops 100/);
   assert.match(quantizedGemmPeak(bare, 'fp8').note!, /^device\.gpu X gives no fp8_tflops/);
 });

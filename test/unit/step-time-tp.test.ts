@@ -151,3 +151,49 @@ test('step_time.all_reduce replaces the H100-fitted figures: Llama-3.1-8B tp 8 o
   const pp = stepTimeModel(exampleProfile('model: ./llama-3.1-8b/config.json\ndtype: bf16\ndevice: { gpu: A100 80GB, tensor_parallel_size: 4, pipeline_parallel_size: 2 }\nstep_time: { all_reduce: { efficiency: { two_shot: 0.8 } } }\n'));
   close(pp.stageSendPerTokenS!, 16_384 / 4 / 240e9 + (16_384 * 0.75) / 240e9, 'pipeline send + all-gather at 0.8');
 });
+
+test('B200 (compute capability 10.0): vLLM\'s "10.0" tables: tp 8 one-shot to 15 tokens, custom two-shot to 63, multimem from 64 (1 MiB) to 8,192 (128 MiB); tp 4 symmetric-memory two-shot from 128 to 2,048 tokens, no multimem', () => {
+  // vllm/distributed/device_communicators/all_reduce_utils.py: CUSTOM_ALL_REDUCE_MAX_SIZES["10.0"] = {2: 2 MiB, 4: 2 MiB,
+  // 6: 1 MiB, 8: 1 MiB}, SYMM_MEM_ALL_REDUCE_MAX_SIZES["10.0"] = {2: 8 MiB, 4: 32 MiB, 6: 128 MiB, 8: 128 MiB};
+  // symm_mem.py _WORLD_SIZES_MULTIMEM["10.0"] = [6, 8]. Llama-3.1-70B bf16: 16,384 B a token, 161 calls; B200 NVLink
+  // 900e9 B/s a direction. tp 8: one-shot below 256 KiB (15 tokens); the custom all-reduce below 1 MiB (M < 1,048,576:
+  // up to 63 tokens) two-shot; multimem from 64 tokens (M = 1 MiB) to 134,217,728 / 16,384 = 8,192; the ring above.
+  const m = stepTimeModel(llama70b(8, 'B200'));
+  assert.deepEqual([m.oneShotAllReduceTokens, m.multimemAllReduceMinTokens, m.multimemAllReduceMaxTokens], [15, 64, 8_192]);
+  // 32 tokens, two-shot: M = 524,288 B, 1.75 · M = 917,504 B / (900e9 · 0.5) = 2.038898 µs + 10 µs, × 161 = 1.938263 ms.
+  close(allReduceSeconds(m, 32), 161 * (917_504 / 450e9 + 10e-6), 'tp 8 two-shot, 32 tokens');
+  assert.ok(Math.abs(allReduceSeconds(m, 32) - 1.938263e-3) < 1e-9, `${allReduceSeconds(m, 32)}`);
+  // 64 tokens, multimem: 1.125 · 1,048,576 = 1,179,648 B / (900e9 · 0.55) = 2.383127 µs + 10 µs, × 161 = 1.993683 ms.
+  close(allReduceSeconds(m, 64), 161 * (1_179_648 / 495e9 + 10e-6), 'tp 8 multimem, 64 tokens');
+  assert.ok(Math.abs(allReduceSeconds(m, 64) - 1.993683e-3) < 1e-9, `${allReduceSeconds(m, 64)}`);
+  close(allReduceSeconds(m, 8_193), 161 * ((1.75 * 8_193 * 16_384) / 450e9 + 10e-6), 'tp 8 ring, 8,193 tokens');
+  assert.match(m.source, /vLLM's custom all-reduce below 1 MiB \(one-shot, \(tp − 1\) · M per GPU, up to 15 tokens; two-shot, 2 · \(tp − 1\)\/tp · M, above\), the symmetric-memory multimem all-reduce \(NVLink SHARP, \(tp \+ 1\)\/tp · M\) from 64 to 8,192 tokens/);
+  // tp 4: no multimem at 10.0; the custom all-reduce below 2 MiB (one-shot to 31 tokens, two-shot to 127), then the
+  // symmetric-memory two-shot from 128 tokens (M = 2 MiB) to 2,048 (32 MiB): the same bytes as the custom two-shot
+  // and the ring, 1.5 · M, so one coefficient: 256 tokens 1.5 · 4,194,304 / 450e9 = 13.98101 µs + 10 µs.
+  const m4 = stepTimeModel(llama70b(4, 'B200'));
+  assert.equal(m4.oneShotAllReduceTokens, 31);
+  assert.equal(m4.multimemAllReduceMaxTokens, undefined);
+  close(allReduceSeconds(m4, 256), 161 * ((1.5 * 4_194_304) / 450e9 + 10e-6), 'tp 4, 256 tokens');
+  assert.match(m4.source, /vLLM's custom all-reduce below 2 MiB \(one-shot, \(tp − 1\) · M per GPU, up to 31 tokens; two-shot, 2 · \(tp − 1\)\/tp · M, above\), the symmetric-memory two-shot all-reduce \(2 · \(tp − 1\)\/tp · M\) from 128 to 2,048 tokens/);
+  // fp16: the symmetric-memory all-reduce takes bf16 only; the custom all-reduce stays cut (1 MiB at tp 8): the ring from 64 tokens.
+  const fp16 = stepTimeModel({ ...llama70b(8, 'B200'), dtype: 'fp16' });
+  assert.equal(fp16.multimemAllReduceMaxTokens, undefined);
+  assert.match(fp16.source, /custom all-reduce below 1 MiB .*, NCCL's ring/);
+});
+
+test('a described GPU with compute_capability and nvlink_multicast takes vLLM\'s tables for it; without nvlink_multicast none (custom all-reduce to 8 MiB, then the ring)', () => {
+  const desc = (extra: string) => exampleProfile(`model: ./llama-3.1-8b/config.json\ndtype: bf16\ndevice: { tensor_parallel_size: 8, gpu: { name: GB, bf16_tflops: 2250, memory_bandwidth_gb_s: 8000, memory_gib: 178, interconnect: NVLink, interconnect_gb_s: 900${extra} } }\n`);
+  // Llama-3.1-8B: 8,192 B a token. 10.0 at tp 8: one-shot below 256 KiB (31 tokens), custom below 1 MiB (127),
+  // multimem from 128 tokens (1 MiB) to 134,217,728 / 8,192 = 16,384.
+  const given = stepTimeModel(desc(', compute_capability: "10.0", nvlink_multicast: true'));
+  assert.deepEqual([given.oneShotAllReduceTokens, given.multimemAllReduceMinTokens, given.multimemAllReduceMaxTokens], [31, 128, 16_384]);
+  // 9.0 at tp 8: custom below 256 KiB, multimem from 32 tokens to 64 MiB / 8,192 = 8,192.
+  const hopper = stepTimeModel(desc(', compute_capability: "9.0", nvlink_multicast: true'));
+  assert.deepEqual([hopper.multimemAllReduceMinTokens, hopper.multimemAllReduceMaxTokens], [32, 8_192]);
+  for (const extra of [', compute_capability: "10.0"', ', nvlink_multicast: true', ', compute_capability: "8.0", nvlink_multicast: true']) {
+    const none = stepTimeModel(desc(extra));
+    assert.equal(none.multimemAllReduceMaxTokens, undefined, extra);
+    assert.match(none.source, /vLLM's custom all-reduce below 8 MiB .*, NCCL's ring/, extra);
+  }
+});
