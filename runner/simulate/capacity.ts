@@ -56,7 +56,7 @@ export interface CapacityOptions {
 /** Bracketing stops at 2^±20 times the starting rate. */
 const MAX_DOUBLINGS = 20;
 
-/** The saturation run holds max(SATURATION_MIN_REQUESTS, SATURATION_SEQS · max_num_seqs) requests. */
+/** The saturation run holds max(SATURATION_MIN_REQUESTS, SATURATION_SEQS · max_num_seqs) requests per data-parallel engine. */
 const SATURATION_MIN_REQUESTS = 1000;
 const SATURATION_SEQS = 8;
 
@@ -104,7 +104,9 @@ export function tileRequests(r: ServingSimRequests, k: number): ServingSimReques
 
 /**
  * The modelled server's saturated throughput μ, requests/s: what it completes per second while
- * its queue never empties. K = max(1000, 8 · max_num_seqs) requests of the load (a trace's
+ * its queue never empties. K = dp · max(1000, 8 · max_num_seqs) requests of the load (dp =
+ * device.data_parallel_size: each engine gets its own 8 waves, or a 256-seq engine at dp 8 saw one
+ * wave, a burst, and μ came out 1.5x its steady rate: s42 newcomer 1; a trace's
  * first K, repeated when it holds fewer, each copy on prefix streams of its own: {@link tileRequests};
  * a workload's first K draws) all wait at t = 0; with
  * their completion times f sorted ascending, μ = (completions in (f[K/4], f[3K/4]]) /
@@ -115,7 +117,7 @@ export function tileRequests(r: ServingSimRequests, k: number): ServingSimReques
  * 100 steps, μ = 8 / 1 s.
  */
 export async function saturatedThroughput(profile: Profile, opts: Pick<CapacityOptions, 'requests' | 'simulate'>): Promise<number> {
-  const k = Math.max(SATURATION_MIN_REQUESTS, SATURATION_SEQS * maxNumSeqsOf(profile));
+  const k = (profile.device.dataParallelSize ?? 1) * Math.max(SATURATION_MIN_REQUESTS, SATURATION_SEQS * maxNumSeqsOf(profile));
   const w = profile.workload;
   // A profile's workload.trace where the caller read none (a sweep's simulate point): its requests, not the draws the
   // trace replaces (μ of the drawn lengths judged a trace's load: s41 maxrate41 left 2).
@@ -143,7 +145,7 @@ export async function saturatedThroughput(profile: Profile, opts: Pick<CapacityO
  * at arrival_rate 240 against μ = 236.1/s: 2,000 requests end before the queue grows (6 waiting at
  * the last arrival), 100 % meet the SLO, and the sweep called it best. Sets pool.load's
  * saturatedRequestsPerSec and keepsUp (nothing without pool.load); costs one simulation of
- * max(1000, 8 · max_num_seqs) requests, or none when `opts.saturated` gives μ (a profile of the
+ * dp · max(1000, 8 · max_num_seqs) requests, or none when `opts.saturated` gives μ (a profile of the
  * same saturationKey's), which sets saturatedFrom too.
  */
 export async function checkKeepsUp(profile: Profile, pool: PoolResult, opts: Pick<CapacityOptions, 'requests' | 'simulate'> & { saturated?: KnownSaturation }): Promise<void> {

@@ -57,6 +57,19 @@ test('a rate passes only while the server keeps up: the answer is the hand-compu
   }
 });
 
+test('μ of data-parallel engines is their number times one engine\'s: each engine gets its own waves in the saturation run', async () => {
+  // As above (10 ms steps, output 100: a slot serves 1 request/s) with max_num_seqs 200 and data_parallel_size 8: one
+  // engine serves 200 requests/s, 8 engines 1,600/s. The saturation run queues 8 · max(1000, 8 · 200) = 12,800
+  // requests, 1,600 an engine (vLLM's dispatch by in-flight counts spreads requests arriving together evenly): waves of
+  // 200 an engine every 1 s, 1,600 completions a second in all: the middle half, f[3,200] = 3 s to f[9,600] = 7 s, holds
+  // waves 4 to 7, 6,400 completions in 4 s. Before: 1,600 requests in all, one wave an engine, all ending at 1 s: no
+  // middle half to time (s42 newcomer 1: μ per engine 31.0 at dp 1, 42.7 at dp 4, 47.0 at dp 8 for the same engines).
+  const profile = exampleProfile('model: ./llama-3.1-8b/config.json\ndevice: { data_parallel_size: 8 }\nkv_cache: { page_size: 16, num_pages: 100000 }\nworkload: { max_num_seqs: 200 }\n');
+  const requests = packRequests(Array.from({ length: 400 }, (_, i) => ({ arrivalS: i * 0.001, promptLen: 1, outputLen: 100 })));
+  const { curve } = await searchCapacity(profile, { slo: { ttftMs: 2000 }, attainment: 0.9, tolerance: 0.02, requests, simulate: { stepTime: { perStepS: 0.01 } } });
+  assert.ok(Math.abs(curve.saturatedRate! - 1600) < 1e-6, `μ ${curve.saturatedRate}`);
+});
+
 test('the search starts from the given time scale (--time-scale), doubling or halving from there', async () => {
   // Same load as the first test (50 requests/s at scale 1, limit 100.25/s): from scale 0.6 (30/s,
   // passing) it doubles to 60/s (passing); the next doubling, 120/s, lies above the saturated
