@@ -246,7 +246,8 @@ interface RawSimulator {
   free(): void;
   /** Dispatched simulators only: appends request `index` of the columns (RangeError when refused). */
   add(index: number): void;
-  runUntil(t: number): void;
+  /** @returns simulator.h ServingSimulator::NextChange(t). */
+  runUntil(t: number): number;
   inFlight(t: number): number;
 }
 
@@ -366,10 +367,15 @@ export class ServingSimulator {
    * requests arrived by its start, so a request arriving at t still joins the next one;
    * pipelined, also the batches that complete by t). Never ends the run: {@link run} does, once
    * every request is added. simulator.h ServingSimulator::RunUntil.
+   * @returns the earliest time, seconds (>= t, or Infinity), from which runUntil may run anything
+   *   more or {@link inFlight} differ from inFlight(t): the next step's start (pipelined, with
+   *   the batch queue full or a completion next: the oldest batch's end), or the first finish
+   *   after t of the last step's requests. Until an arrival then, or an {@link add}, the engine
+   *   may be left alone (simulator.h ServingSimulator::NextChange).
    * @throws Error when not dispatched; TypeError / RangeError when t is not a number / NaN.
    */
-  runUntil(t: number): void {
-    this.raw.runUntil(t);
+  runUntil(t: number): number {
+    return this.raw.runUntil(t);
   }
 
   /**

@@ -527,7 +527,11 @@ EMSCRIPTEN_KEEPALIVE int attnscope_sim_add(attnscope::ServingSimulator* s, int i
   return g_error.empty() ? 1 : 0;
 }
 
-EMSCRIPTEN_KEEPALIVE void attnscope_sim_run_until(attnscope::ServingSimulator* s, double t) { s->RunUntil(t); }
+/** RunUntil(t), then NextChange(t). */
+EMSCRIPTEN_KEEPALIVE double attnscope_sim_run_until(attnscope::ServingSimulator* s, double t) {
+  s->RunUntil(t);
+  return s->NextChange(t);
+}
 
 EMSCRIPTEN_KEEPALIVE double attnscope_sim_in_flight(attnscope::ServingSimulator* s, double t) {
   return static_cast<double>(s->InFlight(t));

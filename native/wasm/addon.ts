@@ -515,8 +515,8 @@ export class ServingSimulator {
     this.n++;
   }
 
-  runUntil(t: number): void {
-    fn('sim_run_until')(this.dispatchedLive(), timeArg(t));
+  runUntil(t: number): number {
+    return fn('sim_run_until')(this.dispatchedLive(), timeArg(t));
   }
 
   inFlight(t: number): number {

@@ -192,6 +192,10 @@ test('the online dispatch equals the fixed point of passes, request by request a
     ['a small pool that preempts, 2 engines', { ...DP_CONFIG, numPages: 120 }, 2, 250, 40],
     ['request by request (coast off), 4 engines', { ...DP_CONFIG, coast: false }, 4, 200, 50],
     ['pipeline parallelism 2, 2 engines', PP, 2, 250, 40],
+    // Many engines, most idle between arrivals: the dispatch leaves them alone (dispatchOnline).
+    ['idle gaps, 8 engines', DP_CONFIG, 8, 200, 4],
+    ['busy, 6 engines', DP_CONFIG, 6, 300, 150],
+    ['pipeline parallelism 2, 5 engines', PP, 5, 200, 20],
   ];
   let moved = 0;
   for (const [name, config, dp, n, rate] of cases) {
@@ -220,6 +224,39 @@ test('the online dispatch simulates every engine step once: dp 2 × n requests r
     assert.ok(sumSteps(a.totals) < 200 * n, `${sumSteps(a.totals)} steps`);
     // The fixed point ran many passes over the growing prefix: several times the steps.
     assert.ok(b.passes > 5 && b.steps > 3 * sumSteps(a.totals), `${b.passes} passes, ${b.steps} steps vs ${sumSteps(a.totals)}`);
+  }
+});
+
+test('an arrival brings up to date only the engines whose next change has come (and the one given the last request): dp 8 over 400 sparse arrivals', async () => {
+  // 400 requests at ~4/s over 8 engines, each lasting 2..200 steps of ~5 ms: most engines are
+  // idle at an arrival. An engine's next change is a step start or a finish of its own, so
+  // arrival k (k >= 1) touches at most the engines holding a request j < k that finishes at or
+  // after the previous arrival (in flight between the two: counted from the fixed point's times),
+  // plus the engine given request k − 1. Touching every engine made is ~8 an arrival.
+  const n = 400, dp = 8;
+  const r = randomTrace(n, 11, 4);
+  const engines: Array<ServingSimulator | undefined> = new Array(dp);
+  let calls = 0;
+  try {
+    const { engineOf } = await dispatchOnline(r, dp, engines, () => {
+      const sim = new ServingSimulator(DP_CONFIG, r, true);
+      const runUntil = sim.runUntil.bind(sim);
+      sim.runUntil = (t) => (calls++, runUntil(t));
+      return sim;
+    });
+    const b = await fixedPoint(DP_CONFIG, r, dp);
+    assert.deepEqual([...engineOf], [...b.engineOf]);
+    let bound = 0, every = 0;
+    for (let k = 1; k < n; k++) {
+      const live = new Set<number>([engineOf[k - 1]]);
+      for (let j = 0; j < k; j++) if (b.times.finishS[j] >= r.arrivalS[k - 1]) live.add(engineOf[j]);
+      bound += live.size;
+      every += new Set(engineOf.subarray(0, k)).size;
+    }
+    assert.ok(calls <= bound, `${calls} runUntil calls, at most ${bound}`);
+    assert.ok(bound < every / 2, `${bound} vs ${every}`);
+  } finally {
+    for (const e of engines) e?.free();
   }
 });
 
@@ -257,18 +294,22 @@ test('a dispatched simulator: in-flight counts by hand; it refuses a request out
   const r: ServingSimRequests = { arrivalS: Float64Array.from([0, 1, 1, 3]), promptLen: Int32Array.from([16, 16, 16, 16]), outputLen: Int32Array.from([1, 1, 1, 1]),
     segmentStart: new Int32Array(5), segmentStream: new Float64Array(0), segmentEnd: new Int32Array(0) };
   const sim = new ServingSimulator(DP_CONFIG, r, true);
-  sim.runUntil(1);
+  // runUntil returns the engine's next change: nothing to run, nothing finishing → Infinity.
+  assert.equal(sim.runUntil(1), Infinity);
   sim.add(1);
   assert.equal(sim.inFlight(1), 1); // added, its step not run
   assert.throws(() => sim.add(0), /arrivalS\[0\] precedes the engine's last request's arrival/);
-  sim.runUntil(1.003);
-  assert.equal(sim.inFlight(1.003), 1); // its step (1 .. 1.00500032) ran, ending after 1.003
-  sim.runUntil(1.5);
+  // Its step (1 .. 1.00500032) ran, ending after 1.003: in flight until then, and nothing else
+  // to run, so the next change is that finish (an engine left alone past it would count it).
+  assert.equal(Math.round(sim.runUntil(1.003) * 1e8) / 1e8, 1.00500032);
+  assert.equal(sim.inFlight(1.003), 1);
+  assert.equal(sim.runUntil(1.5), Infinity);
   assert.equal(sim.inFlight(1.5), 0);
   // Request 2 arrives at 1, when the step that admitted request 1 started: that step would have taken it.
   assert.throws(() => sim.add(2), /arrivalS\[2\] is not after the engine's last step start/);
   sim.runUntil(3);
   sim.add(3);
+  assert.equal(sim.runUntil(3), 3); // request 3's step starts at its arrival: not run before t 3
   assert.throws(() => sim.add(9), /index must be an integer in \[0, 4\)/);
   assert.throws(() => sim.runUntil(NaN), /t must not be NaN/);
   assert.equal(sim.run(100), true);

@@ -243,9 +243,12 @@ class ServingSimulatorWrap : public Napi::ObjectWrap<ServingSimulatorWrap> {
     return t;
   }
 
+  // runUntil(t) -> ServingSimulator::NextChange(t) after the run.
   Napi::Value RunUntil(const Napi::CallbackInfo& info) {
-    Engine(info.Env()).RunUntil(Time(info));
-    return info.Env().Undefined();
+    ServingSimulator& sim = Engine(info.Env());
+    const double t = Time(info);
+    sim.RunUntil(t);
+    return Napi::Number::New(info.Env(), sim.NextChange(t));
   }
 
   Napi::Value InFlight(const Napi::CallbackInfo& info) {

@@ -623,6 +623,17 @@ void ServingSimulator::RunUntil(double t) {
   }
 }
 
+double ServingSimulator::NextChange(double t) const {
+  if (done_) return INFINITY;
+  // RunUntil's loop: with room in the batch queue and no completion due first, it stops at a step
+  // starting at u or later; otherwise at a completion after u.
+  double next = pipelined_ && (complete_next_ || batches_.size() >= config_.stages.size()) ? std::max(now_, batches_.front().finish_s)
+                                                                                         : NextStepStart();
+  for (const int32_t id : finished_)
+    if (times_[id].finish_s > t) next = std::min(next, times_[id].finish_s);
+  return next;
+}
+
 int64_t ServingSimulator::InFlight(double t) const {
   // Arrived and not rejected, less those completed by t (completions are recorded at their step's
   // end: only the last step's can be after t), plus those not arrived yet that will not be

@@ -400,6 +400,13 @@ class ServingSimulator {
   // in-flight count of the engine at t, its finish at t counted as done (one finishing exactly at a
   // pipelined batch's end equal to t, behind a batch scheduled at t, is counted in flight).
   int64_t InFlight(double t) const;
+  // After RunUntil(t): the earliest time u (>= t, or +inf) from which RunUntil(u) may run a step
+  // or a batch completion, or InFlight(u) may differ from InFlight(t): the next step's start
+  // (pipelined with the batch queue full or a completion next: the oldest batch's end), or the
+  // first finish after t of the requests the last step finished. Before it, RunUntil does nothing
+  // and InFlight is unchanged, so a dispatching caller may skip the engine until an arrival at u
+  // or later, or until it adds a request to it.
+  double NextChange(double t) const;
   bool done() const { return done_; }
   const std::vector<SimSample>& samples() const { return samples_; }
   const SimTotals& totals() const { return totals_; }
