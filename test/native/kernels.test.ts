@@ -626,7 +626,8 @@ for (const simd of [...paths, 'amx-model' as const]) {
     // setup's pools (poison in every unfilled slot) repacked through kvPoolIndex, against the
     // paged reference over the NHD originals and the one over the repacked pools. Pieces of 1,
     // 3, 2 + 16 tokens, a 300-token tail, pages of 16, 32 and 128 tokens, head_dim 32 (P V in
-    // 32 columns only), 96 (64 + 32) and 128, groups 1 (the scalar model on every path), 2 and
+    // 32 columns only), 96 (64 + 32), 128 and 256 (P V of all 4 rows in two passes of 128
+    // columns, the second from column 128), groups 1 (the scalar model on every path), 2 and
     // 7 (padded to 4 and 8 rows), 4 and 8, q in fp32 or bf16, partitions, and windows that start
     // inside a piece (300 − 50 = slot 122 of a 128-token page); 3 KV heads of group 12, head_dim
     // 160 (P V in 128 + 32 columns): 9 blocks of (KV head, 4 rows), one more than the step's
@@ -640,6 +641,7 @@ for (const simd of [...paths, 'amx-model' as const]) {
       { pageSize: 128, group: 4, headDim: 128, qFp32: false, window: 50 },
       { pageSize: 16, group: 4, headDim: 64, qFp32: false, window: 7, partitionTokens: 48 },
       { pageSize: 16, group: 12, headDim: 160, qFp32: false, numKvHeads: 3 },
+      { pageSize: 16, group: 4, headDim: 256, qFp32: true },
     ];
     for (const c of vnniCases) {
       const kvHeads = c.numKvHeads ?? 2;

@@ -350,20 +350,31 @@ void decode_pages_bf16(int hkv, int g, int d, float scale, const uint16_t* q_hi,
 
 // ---- decode over KvCacheLayout::kVnni16 pieces: tokens in vector lanes ----
 
-// acc[2 rows, NV vectors from x0] = acc alpha_b + sum over the step's visible token pairs of
+// acc[4 rows, NV vectors from x0] = acc alpha_b + sum over the step's visible token pairs of
 // (P[b, 2i], P[b, 2i + 1]) . (v[2i, x], v[2i + 1, x]): one vdpbf16ps per 16 dims of a token pair
-// with P's bf16 pair broadcast (pairs[b]: P of the step's 64 slots, piece c's slot j at 16c + j).
-// A pair with a slot outside [lo, hi) has that slot's V words zeroed. The 4 pieces' token pairs
-// are walked in lockstep (pair i of pieces 0-3, then pair i + 1), each pair's NV vectors in
-// address order, so that a pass over 128 columns reads each piece's V block of this head front
-// to back; next_v (or null) of piece c: its lines of the same columns requested beside the loads.
+// and row with P's bf16 pair broadcast (pairs[b]: P of the step's 64 slots, piece c's slot j at
+// 16c + j). A pair with a slot outside [lo, hi) has that slot's V words zeroed. The 4 pieces'
+// token pairs are walked in lockstep (pair i of pieces 0-3, then pair i + 1), each pair's NV
+// vectors in address order and loaded once for all 4 rows, so that a pass over 128 columns
+// reads each piece's V block of this head once, front to back; next_v (or null) of piece c: its
+// lines of the same columns requested beside the loads. At NV = 8 the accumulators of vectors 6
+// and 7 live on the stack (loaded, dotted and stored each token pair): 32 accumulators and the V
+// vector do not fit the 32 zmm registers. Two rows at a time instead (the second pair of rows
+// reading V again from L1, the memory idle meanwhile) was 1.07-1.09x slower at 32k context
+// (DESIGN.md, "Decode's P V in one pass, session 42").
 template <int NV>
 inline void values_vnni16(const DecodePiecesVnni16& pc, const uint16_t* const* next_v, int64_t at, int d, int x0,
                           const uint16_t (*pairs)[64], const float* alpha, float* acc, int64_t ldacc) {
-  __m512 a[2][NV];
-  for (int b = 0; b < 2; ++b) {
+  constexpr int kRegs = NV < 6 ? NV : 6;  // vectors whose 4 rows' accumulators stay in registers
+  __m512 a[4][kRegs];
+  alignas(64) float spill[4][NV - kRegs + 1][16];
+  for (int b = 0; b < 4; ++b) {
     const __m512 ab = _mm512_set1_ps(alpha[b]);
-    for (int j = 0; j < NV; ++j) a[b][j] = _mm512_mul_ps(_mm512_loadu_ps(acc + b * ldacc + x0 + 16 * j), ab);
+    for (int j = 0; j < NV; ++j) {
+      const __m512 r = _mm512_mul_ps(_mm512_loadu_ps(acc + b * ldacc + x0 + 16 * j), ab);
+      if (j < kRegs) a[b][j] = r;
+      else _mm512_store_ps(spill[b][j - kRegs], r);
+    }
   }
   for (int i = 0; i < 8; ++i) {
     for (int c = 0; c < 4; ++c) {
@@ -373,35 +384,47 @@ inline void values_vnni16(const DecodePiecesVnni16& pc, const uint16_t* const* n
       const uint16_t* pf = next_v[c] ? next_v[c] + at + int64_t(2 * i) * d + 2 * x0 : nullptr;
       // Words 2x of a V vector are slot 2i's, words 2x + 1 slot 2i + 1's.
       const __mmask32 keep = (2 * i >= lo ? 0x55555555u : 0u) | (2 * i + 1 < hi ? 0xaaaaaaaau : 0u);
-      __m512bh w[NV];
-      for (int j = 0; j < NV; ++j) {
-        const __m512i x = _mm512_loadu_si512(vc + 32 * j);
-        w[j] = (__m512bh)(keep == 0xffffffffu ? x : _mm512_maskz_mov_epi16(keep, x));
-        if (pf) _mm_prefetch(reinterpret_cast<const char*>(pf + 32 * j), _MM_HINT_T1);
-      }
-      for (int b = 0; b < 2; ++b) {
+      __m512bh pb[4];
+#pragma GCC unroll 4
+      for (int b = 0; b < 4; ++b) {
         uint32_t pair;
         __builtin_memcpy(&pair, pairs[b] + 16 * c + 2 * i, 4);
-        const __m512bh pb = (__m512bh)_mm512_set1_epi32(static_cast<int>(pair));
-        for (int j = 0; j < NV; ++j) a[b][j] = _mm512_dpbf16_ps(a[b][j], pb, w[j]);
+        pb[b] = (__m512bh)_mm512_set1_epi32(static_cast<int>(pair));
+      }
+#pragma GCC unroll 8
+      for (int j = 0; j < NV; ++j) {
+        const __m512i x = _mm512_loadu_si512(vc + 32 * j);
+        const __m512bh w = (__m512bh)(keep == 0xffffffffu ? x : _mm512_maskz_mov_epi16(keep, x));
+        if (pf) _mm_prefetch(reinterpret_cast<const char*>(pf + 32 * j), _MM_HINT_T1);
+        if (j < kRegs) {
+#pragma GCC unroll 4
+          for (int b = 0; b < 4; ++b) a[b][j] = _mm512_dpbf16_ps(a[b][j], pb[b], w);
+        } else {
+#pragma GCC unroll 4
+          for (int b = 0; b < 4; ++b) {
+            float* r = spill[b][j - kRegs];
+            _mm512_store_ps(r, _mm512_dpbf16_ps(_mm512_load_ps(r), pb[b], w));
+          }
+        }
       }
     }
   }
-  for (int b = 0; b < 2; ++b)
-    for (int j = 0; j < NV; ++j) _mm512_storeu_ps(acc + b * ldacc + x0 + 16 * j, a[b][j]);
+  for (int b = 0; b < 4; ++b)
+    for (int j = 0; j < NV; ++j)
+      _mm512_storeu_ps(acc + b * ldacc + x0 + 16 * j, j < kRegs ? a[b][j] : _mm512_load_ps(spill[b][j - kRegs]));
 }
 
 // KernelOps::decode_pieces_vnni16 in two phases over up to 8 blocks of (KV head, 4 query rows)
 // at a time: every block's scores and online-softmax step, then every block's P V. Scores: 16
 // accumulators (row b, piece c; each dim pair one K vector per piece and one broadcast q pair per
-// row), the 4 pieces' K lines in lockstep; FlashAttention-2's step per row. P V: two rows at a time
-// over 128 columns (then 64, then 32), the 4 pieces' V lines in lockstep and front to back, the
-// second pair of rows reading them again from L1. So the step's own loads walk 4 streams
-// forward, K then V, which the L2 streamer carries; the old step's P V over 64-column halves
-// (256 B of each 512 B token-pair row, then the other 256 B) and its K and V interleaved head
-// by head left it at 13 GB/s a core from DRAM with no read pass and no requests (2-vCPU Zen 4,
-// DESIGN.md, "Decode's own walk, session 41"). next_k / next_v (or null) are requested line by
-// line: K in the first block of each head, V in each head's first pass.
+// row), the 4 pieces' K lines in lockstep; FlashAttention-2's step per row. P V (values_vnni16):
+// all 4 rows at once over 128 columns (then 64, then 32), the 4 pieces' V lines in lockstep and
+// front to back. So the step's own loads walk 4 streams forward, K then V, once each, which the
+// L2 streamer carries; the old step's P V over 64-column halves (256 B of each 512 B token-pair
+// row, then the other 256 B) and its K and V interleaved head by head left it at 13 GB/s a core
+// from DRAM with no read pass and no requests (2-vCPU Zen 4, DESIGN.md, "Decode's own walk,
+// session 41"). next_k / next_v (or null) are requested line by line: K in the first block of
+// each head, V in that block's P V.
 template <bool kLo>
 void decode_pieces_vnni16_t(int hkv, int g, int d, float scale, const uint16_t* q_hi, const uint16_t* q_lo,
                             const DecodePiecesVnni16& pc, float* m, float* l, float* acc, int64_t ldacc) {
@@ -465,16 +488,14 @@ void decode_pieces_vnni16_t(int hkv, int g, int d, float scale, const uint16_t* 
       const int64_t at = int64_t(r0 / g) * 16 * d;
       const bool first = (b0 + k) % per_head == 0;
       float* a = acc + int64_t(r0) * ldacc;
-      for (int rb = 0; rb < 4; rb += 2) {
-        const uint16_t* const* next_v = first && rb == 0 ? pc.next_v : no_next;
-        int x0 = 0;
-        for (; x0 + 128 <= d; x0 += 128) values_vnni16<8>(pc, next_v, at, d, x0, pairs[k] + rb, alpha[k] + rb, a + rb * ldacc, ldacc);
-        if (x0 + 64 <= d) {
-          values_vnni16<4>(pc, next_v, at, d, x0, pairs[k] + rb, alpha[k] + rb, a + rb * ldacc, ldacc);
-          x0 += 64;
-        }
-        if (x0 < d) values_vnni16<2>(pc, next_v, at, d, x0, pairs[k] + rb, alpha[k] + rb, a + rb * ldacc, ldacc);
+      const uint16_t* const* next_v = first ? pc.next_v : no_next;
+      int x0 = 0;
+      for (; x0 + 128 <= d; x0 += 128) values_vnni16<8>(pc, next_v, at, d, x0, pairs[k], alpha[k], a, ldacc);
+      if (x0 + 64 <= d) {
+        values_vnni16<4>(pc, next_v, at, d, x0, pairs[k], alpha[k], a, ldacc);
+        x0 += 64;
       }
+      if (x0 < d) values_vnni16<2>(pc, next_v, at, d, x0, pairs[k], alpha[k], a, ldacc);
     }
   }
 }
