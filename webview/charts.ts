@@ -865,12 +865,37 @@ export function poolSummaryLine(run: ViewRun): string | null {
 }
 
 /**
- * Which engine the pool samples are of, for the pool and queue charts' titles: " (engine 1 of 2)"
- * under data parallelism (simulatePool keeps engine 1's samples), else "".
+ * Which engine the pool samples are of, for the pool and queue charts' titles: " (engine 2 of 4)"
+ * under data parallelism (ViewRun.samplesEngine; absent: engine 1, whose the run's own samples
+ * are), else "".
  */
-export function engineOfSamples(run: Pick<ViewRun, 'pool'>): string {
+export function engineOfSamples(run: Pick<ViewRun, 'pool' | 'samplesEngine'>): string {
   const dp = run.pool?.dataParallel;
-  return dp ? ` (engine 1 of ${dp.size})` : '';
+  return dp ? ` (engine ${(run.samplesEngine ?? 0) + 1} of ${dp.size})` : '';
+}
+
+/**
+ * `run` as the pool and queue charts draw engine `engine` (0-based) of a data-parallel run: that
+ * engine's samples (DataParallelResult.replicas[engine].samples; engine 1's are the run's own
+ * poolSamples) and ViewRun.samplesEngine, which their titles and the queue's peak lines read
+ * (s41 newcomer-ed F2: engine 1 only, with no way to see another). `run` itself for engine 1, an
+ * engine the run has not, or a run of one engine. An engine whose samples the run lacks (saved
+ * before they were kept) has none, and the charts say why (noPoolText).
+ */
+export function engineView(run: ViewRun, engine: number): ViewRun {
+  const dp = run.pool?.dataParallel;
+  if (!dp || !Number.isInteger(engine) || engine <= 0 || engine >= dp.size) return run;
+  return { ...run, poolSamples: dp.replicas[engine]?.samples ?? [], samplesEngine: engine };
+}
+
+/**
+ * The Engine select's options under data parallelism: each engine's label, "engine 2 of 4: 494
+ * requests, peak running 291", in rank order; [] for a run of one engine.
+ */
+export function engineOptions(run: Pick<ViewRun, 'pool'>): string[] {
+  const dp = run.pool?.dataParallel;
+  if (!dp) return [];
+  return dp.replicas.map((r, i) => `engine ${i + 1} of ${dp.size}: ${formatCountOf(r.requests, 'request')}${r.peakConcurrency !== undefined ? `, peak running ${formatCount(r.peakConcurrency)}` : ''}`);
 }
 
 /** Most samples the pool chart draws (its table lists them all): enough for a chart's width in pixels, and one draw of the page stays short. */
@@ -914,7 +939,8 @@ export function thinSamples(samples: readonly PoolSample[], max = POOL_CHART_MAX
  * otherwise (its profile may well have a workload); else that the profile has none to simulate,
  * or that none was simulated.
  */
-export function noPoolText(run: Pick<ViewRun, 'status' | 'profile' | 'poolCancelled'>): string {
+export function noPoolText(run: Pick<ViewRun, 'status' | 'profile' | 'poolCancelled' | 'samplesEngine'>): string {
+  if (run.samplesEngine !== undefined) return `This run keeps engine 1's pool samples only (saved before each engine's were kept): pick engine 1, or run it again.`;
   if (run.status === 'running') return 'Waiting for the pool simulation…';
   if (run.status === 'cancelled' && run.poolCancelled) return `This run was cancelled ${poolCancelledText(run.poolCancelled)}.`;
   if (run.status === 'failed' || run.status === 'cancelled') return `This run ${run.status === 'failed' ? 'failed' : 'was cancelled'} before its pool simulation ended.`;
@@ -1212,7 +1238,7 @@ export function chartInputs(id: ChartId, run: ViewRun): readonly unknown[] {
     case 'memory':
       return [run.estimate, run.profile];
     case 'poolTimeline':
-      return [run.poolSamples, run.pool, run.profile, run.status];
+      return [run.poolSamples, run.pool, run.profile, run.status, run.samplesEngine];
     case 'poolBaselines':
       return [run.pool, run.status];
     default:

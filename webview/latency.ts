@@ -215,11 +215,11 @@ export const RUNNING_AXIS_RATIO = 20;
  */
 export function queueChart(run: ViewRun, p: Palette): ChartSpec {
   const samples = run.poolSamples;
-  // The peaks drawn beside the samples are of the samples' engine: under data parallelism engine
-  // 1's (DataParallelResult.replicas[0]), not the summary's busiest engine.
-  const engine1 = run.pool?.dataParallel?.replicas[0];
+  // The peaks drawn beside the samples are of the samples' engine: under data parallelism the one
+  // picked (ViewRun.samplesEngine; absent: engine 1), DataParallelResult.replicas[k], not the summary's busiest engine.
+  const engine = run.pool?.dataParallel?.replicas[run.samplesEngine ?? 0];
   const summary = run.pool?.dataParallel
-    ? engine1?.peakConcurrency !== undefined ? { peakConcurrency: engine1.peakConcurrency, peakWaiting: engine1.peakWaiting } : undefined
+    ? engine?.peakConcurrency !== undefined ? { peakConcurrency: engine.peakConcurrency, peakWaiting: engine.peakWaiting } : undefined
     : run.pool?.summary;
   // An overloaded run's queue (241,593 waiting) flattened its running line (at most 56) on one axis
   // (s37 newcomer-ed 8): running then has its own axis on the right, whose values the narrow chart

@@ -20,7 +20,7 @@ import '@vscode-elements/elements/dist/vscode-textfield/index.js';
 import { Chart, registerables } from 'chart.js';
 import type { ToWebview } from '../core/protocol/webview';
 import { fitTextPlugin } from './fit';
-import { bandLabelPlugin, CHART_IDS, chartInputs, headerMachineText, NARROW_CHART_PX, narrowOptions, runChart, type ChartId, type ChartSpec } from './charts';
+import { bandLabelPlugin, CHART_IDS, chartInputs, engineOptions, engineView, headerMachineText, NARROW_CHART_PX, narrowOptions, runChart, type ChartId, type ChartSpec } from './charts';
 import { capacityChart, latencyCdfChart, queueChart, stepTimeNote } from './latency';
 import { buildDifference, comparePools, compareRuns, compareSettings, comparisonRows, kindDifference, loadBoundNote, loadDifference, modelDifference, sameRun, workloadDifference } from './compare';
 import { composePng, composeTablePng } from './png';
@@ -182,6 +182,48 @@ for (const id of [...CHART_IDS, 'latencyCdf', 'queue', 'capacity'] as ChartId[])
   cards.set(id, entry);
 }
 
+/**
+ * Under data parallelism, the engine (0-based) the pool and queue charts draw (s41 newcomer-ed F2:
+ * engine 1 only), picked in either card's Engine select (the two kept alike; hidden for a run of
+ * one engine); back to engine 1 when another run's engines are shown.
+ */
+let poolEngine = 0;
+/** The engines the selects list (a run's DataParallelResult): their options are made again only when it changes. */
+let enginesListed: unknown = null;
+const engineSelects = (['poolTimeline', 'queue'] as const).map((id) => {
+  const select = el('vscode-single-select', { id: `engine-${id}`, 'aria-label': 'Engine charted', label: 'Engine charted' }) as HTMLElement & { value: string };
+  select.addEventListener('change', () => {
+    poolEngine = Number(select.value) || 0;
+    for (const other of engineSelects) if (other.select !== select) other.select.value = select.value;
+    renderCharts(model.current);
+  });
+  const bar = el('label', { class: 'engine-bar', hidden: '' }, 'Engine ', select);
+  const card = cards.get(id)!;
+  card.card.insertBefore(bar, card.summary);
+  return { bar, select };
+});
+
+/** The Engine selects' options for `run`'s engines, shown under data parallelism, else hidden. */
+function renderEngineSelects(run: ViewRun | null): void {
+  const dp = run?.pool?.dataParallel ?? null;
+  if (dp === enginesListed) return;
+  enginesListed = dp;
+  const labels = run ? engineOptions(run) : [];
+  if (poolEngine >= labels.length) poolEngine = 0;
+  for (const { bar, select } of engineSelects) {
+    bar.hidden = labels.length === 0;
+    select.replaceChildren(...labels.map((label, i) => el('vscode-option', i === poolEngine ? { value: String(i), selected: '' } : { value: String(i) }, label)));
+  }
+}
+
+/** The run chart `id` draws: the pool and queue charts the engine picked's (charts.ts engineView, one object per run and engine, so an unchanged pick draws nothing again). */
+let engineDrawn: { run: ViewRun; engine: number; view: ViewRun } | null = null;
+function runFor(id: ChartId, run: ViewRun): ViewRun {
+  if (id !== 'poolTimeline' && id !== 'queue') return run;
+  if (engineDrawn?.run !== run || engineDrawn.engine !== poolEngine) engineDrawn = { run, engine: poolEngine, view: engineView(run, poolEngine) };
+  return engineDrawn.view;
+}
+
 const historyList = el('div', { id: 'history-list' });
 /**
  * History's runs are many (343 in a s37 newcomer's workspace: ~340 rows of 50 px above Sweeps and
@@ -331,13 +373,14 @@ const sameInputs = (a: readonly unknown[], b: readonly unknown[]): boolean => a.
 
 /** True when chart `id` must be drawn again for `run` (its inputs or the palette changed). */
 function stale(card: Card, run: ViewRun | null): boolean {
-  const inputs = run ? chartInputs(card.id, run) : [];
+  const inputs = run ? chartInputs(card.id, runFor(card.id, run)) : [];
   return !card.drawn || card.drawn.palette !== palette || !sameInputs(card.drawn.inputs, inputs) || (run !== null) !== (card.spec !== null);
 }
 
 /** Draws chart `id` of `run` now. */
-function drawChart(card: Card, run: ViewRun | null): void {
+function drawChart(card: Card, shown: ViewRun | null): void {
   const id = card.id;
+  const run = shown && runFor(id, shown);
   card.drawn = { inputs: run ? chartInputs(id, run) : [], palette };
   const spec = run ? (id === 'latencyCdf' ? latencyCdfChart(run, palette) : id === 'queue' ? queueChart(run, palette) : id === 'capacity' ? capacityChart(run, palette) : runChart(id, run, palette)) : null;
   card.spec = spec;
@@ -382,6 +425,7 @@ let chartTask: ReturnType<typeof setTimeout> | undefined;
 
 /** Queues the charts whose inputs or palette changed since they were drawn. */
 function renderCharts(run: ViewRun | null): void {
+  renderEngineSelects(run);
   chartQueue = [...cards.values()].filter((c) => stale(c, run));
   if (chartQueue.length > 0) chartTask ??= setTimeout(drawQueued, 0);
 }

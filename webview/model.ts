@@ -29,6 +29,12 @@ export interface ViewRun {
   poolCancelled?: PoolCancelled;
   /** The run was of its editor's unsaved text of profile.sourcePath (RunResult.unsavedSource). Absent otherwise. */
   unsavedSource?: true;
+  /**
+   * Under data parallelism, the engine (0-based) whose pool samples poolSamples holds: set on the
+   * run the pool and queue charts draw for an engine picked (webview/charts.ts engineView). Absent:
+   * engine 1's, the run's own.
+   */
+  samplesEngine?: number;
   progress: { done: number; total: number; message: string } | null;
   /**
    * True for the newest saved run shown on a page with no run of its own (`init`'s `latest`): a

@@ -605,7 +605,7 @@ export interface PoolResult {
    * device.data_parallel_size > 1: dp engines, each the profile's pool and scheduler, the requests
    * dispatched as vLLM's load balancer (runner/simulate/dataParallel.ts). Then latency and load are
    * over all requests, summary over all pools (integrals summed; peakOccupancy and the other peaks
-   * the largest engine's, of its own pool), samples engine 1's, and baselines none. Absent at 1.
+   * the largest engine's, of its own pool), samples engine 1's (the others' in their replicas), and baselines none. Absent at 1.
    */
   dataParallel?: DataParallelResult;
 }
@@ -618,9 +618,11 @@ export interface DataParallelResult {
    * Per engine, in rank order: requests dispatched to it, those it completed, its output tokens/s and
    * requests/s (latencySummary over its own requests: 0 s to its last request's end); its running
    * sequences time-averaged and at most, its peak waiting and peak occupancy of its own pool (absent
-   * in runs before s41).
+   * in runs before s41). `samples`: the pool samples of engines 2 … dp, as PoolResult.samples,
+   * which are engine 1's (absent on engine 1 and in runs before s42): the dashboard's pool and queue
+   * charts draw the engine picked (s41 newcomer-ed F2: engine 1 only).
    */
-  replicas: Array<{ requests: number; completed: number; outputTokensPerSec: number; requestsPerSec: number; meanConcurrency?: number; peakConcurrency?: number; peakWaiting?: number; peakOccupancy?: number }>;
+  replicas: Array<{ requests: number; completed: number; outputTokensPerSec: number; requestsPerSec: number; meanConcurrency?: number; peakConcurrency?: number; peakWaiting?: number; peakOccupancy?: number; samples?: PoolSample[] }>;
   /** GPUs of one engine: tensor_parallel_size × pipeline_parallel_size (core/format gpuCount; absent in runs before s41). */
   gpusPerEngine?: number;
   /** The dispatch rule, in words, with what it leaves out. */

@@ -360,7 +360,7 @@ function unpackSamples(packed: Float64Array): PoolSample[] {
  * pool and scheduler, on the requests vLLM's load balancer would send each (dataParallel.ts), with
  * no baselines: latency and load over all requests, the summary's counts and throughput over all
  * engines and its running, waiting and occupancy per engine (means over the engines, peaks the
- * busiest engine's), the samples engine 1's, and each engine's figures in `dataParallel`.
+ * busiest engine's), the samples engine 1's (every other engine's in its `dataParallel` replica), and each engine's figures in `dataParallel`.
  * @throws (rejects with) PoolConfigError when there is nothing to simulate (no workload and no
  *   trace, no pages); RangeError for bad options (a rateScale the workload's arrivals cannot
  *   take: {@link workloadTimeScaleProblem}); the signal's reason when aborted, once the
@@ -549,7 +549,7 @@ async function simulateDataParallel(profile: Profile, packed: ServingSimRequests
   pool: { numPages: number; poolTokenCount: number; pageSize: number; poolBlocks: number | undefined; poolLayout: string | undefined; groups: { count: number } | undefined }): Promise<PoolResult> {
   const n = packed.arrivalS.length;
   // The engines run together, arrival by arrival (dataParallel.ts); what the result reads is kept
-  // (engine 1's samples: the chart's) and each simulator freed once read (their native memory is
+  // (every engine's samples: the pool and queue charts pick an engine) and each simulator freed once read (their native memory is
   // not V8's). An engine no request reached has an empty run.
   const engines: Array<ServingSimulator | undefined> = new Array(dp);
   const runs = [];
@@ -564,14 +564,14 @@ async function simulateDataParallel(profile: Profile, packed: ServingSimRequests
         sim = engines[e] = make();
         while (!sim.run(1 << 30));
       }
-      runs.push({ samples: e === 0 ? sim.samples() : undefined, totals: sim.totals(), times: sim.times(), requests: subsetRequests(packed, byEngine[e]) });
+      runs.push({ samples: sim.samples(), totals: sim.totals(), times: sim.times(), requests: subsetRequests(packed, byEngine[e]) });
       sim.free();
     }
   } finally {
     for (const sim of engines) sim?.free();
   }
   const t = sumTotals(runs.map((r) => r.totals));
-  const samples = unpackSamples(runs[0].samples!);
+  const samples = unpackSamples(runs[0].samples);
   for (const s of samples) opts.onSample?.(s);
   const times = mergeTimes(n, byEngine, runs.map((r) => r.times));
   opts.onTimes?.(packed, times);
@@ -584,11 +584,13 @@ async function simulateDataParallel(profile: Profile, packed: ServingSimRequests
   if (summary.meanWaiting !== undefined) summary.meanWaiting /= dp;
   summary.peakOccupancy = t.peakPagesUsed / pool.numPages;
   const load = poolLoad(packed, times, latency, scale, source);
-  const replicas = runs.map((r) => {
+  const replicas = runs.map((r, e) => {
     const l = latencySummary(r.requests, r.times, slo);
     return {
       requests: r.requests.arrivalS.length, completed: r.totals.completed, outputTokensPerSec: l.outputTokensPerSec, requestsPerSec: l.requestsPerSec,
       meanConcurrency: ratio(r.totals.runningSeconds, r.totals.simulatedSeconds), peakConcurrency: r.totals.peakRunning, peakWaiting: r.totals.peakWaiting, peakOccupancy: r.totals.peakPagesUsed / pool.numPages,
+      // Engine 1's samples are the pool's own (PoolResult.samples), not repeated here.
+      ...(e > 0 ? { samples: unpackSamples(r.samples) } : {}),
     };
   });
   return {

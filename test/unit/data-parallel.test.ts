@@ -100,9 +100,13 @@ test('simulate runs data_parallel_size engines, each request to the engine with 
   // sum was 2.0), the peak the busiest engine's, 2.
   assert.deepEqual(d.replicas.map((x) => [x.meanConcurrency, x.peakConcurrency]), [[1, 1], [1.25, 2]]);
   assert.deepEqual([r.summary.meanConcurrency, r.summary.peakConcurrency], [1, 2]);
+  // Each engine's pool samples (s41 newcomer-ed F2: engine 1's only): engine 1's are the pool's own,
+  // running at most 1 (r0 alone); engine 2's in its replica, running 2 at most (r2 and r3 together).
+  const most = (xs: readonly { running: number }[]) => xs.reduce((m, x) => Math.max(m, x.running), 0);
+  assert.deepEqual([d.replicas[0]!.samples, most(r.samples), most(d.replicas[1]!.samples!)], [undefined, 1, 2]);
   assert.equal(d.gpusPerEngine, 1);
   const text = formatPoolSummary(r);
-  assert.match(text, /Data parallel 2: 2 engines × 1 GPU, .*; latency, throughput, request counts and preemptions over all engines; running, waiting and occupancy per engine \(means over the engines, peaks the busiest engine's\); the pool and queue timelines engine 1's\n {2}engine 1: 1 request, 53 output tokens\/s, running mean 1\.00 peak 1; engine 2: 3 requests, 6 output tokens\/s, running mean 1\.25 peak 2/);
+  assert.match(text, /Data parallel 2: 2 engines × 1 GPU, .*; latency, throughput, request counts and preemptions over all engines; running, waiting and occupancy per engine \(means over the engines, peaks the busiest engine's\); pool samples per engine \(engine 1's in pool\.samples, each other's in its pool\.dataParallel\.replicas entry; the dashboard's Engine select picks the one charted\)\n {2}engine 1: 1 request, 53 output tokens\/s, running mean 1\.00 peak 1; engine 2: 3 requests, 6 output tokens\/s, running mean 1\.25 peak 2/);
   assert.match(text, /mean running\/engine +peak running\/engine/);
   // The baselines the dp run leaves out (r.baselines []), said under the table's one row.
   assert.match(text, /^paged \(16-token pages\) .*\n\(contiguous-allocation baselines: not simulated at data parallel 2, whose engines run the paged pool only; data_parallel_size 1 simulates them\)\n/m);

@@ -4,7 +4,7 @@ import { describe, it } from 'node:test';
 import { BasePlatform, Chart, registerables, type ChartConfiguration, type LegendItem } from 'chart.js';
 import type { PoolCancelled, PoolSample } from '../../core/protocol/run';
 import type { Estimate } from '../../core/protocol/webview';
-import { caseTickLines, ceilings, deviceLinePlugin, type DeviceLineOptions, durationLogTick, headerMachineText, logTick, machineText, memoryChart, narrowOptions, bandwidthLabelPlaces, computeLabelPlaces, labelCorners, placeLabels, poolBaselinesChart, poolTimelineChart, rooflineChart, thinSamples, throughputChart, timingsChart } from '../../webview/charts';
+import { caseTickLines, ceilings, deviceLinePlugin, type DeviceLineOptions, durationLogTick, engineOptions, engineView, headerMachineText, logTick, machineText, memoryChart, narrowOptions, bandwidthLabelPlaces, computeLabelPlaces, labelCorners, placeLabels, poolBaselinesChart, poolTimelineChart, rooflineChart, thinSamples, throughputChart, timingsChart } from '../../webview/charts';
 import { capacityChart, ecdfSteps, latencyCdfChart, queueChart } from '../../webview/latency';
 import { pngCaption, wrapText } from '../../webview/png';
 import { decisionMetric } from '../../webview/sweep';
@@ -524,7 +524,7 @@ describe('a data-parallel run (s41 newcomer-ed F2: the dashboard never said ther
     assert.equal(headerMachineText(view, run.environment, ' · '), `modelled for H100 SXM, 2 engines × 1 GPU · simulated on ${run.environment.cpuModel} · ${run.environment.cpuCores} cores`);
     const pool = poolTimelineChart(view, palette);
     assert.equal(pool.title, 'Page pool (engine 1 of 2)');
-    assert.ok(pool.summary!.startsWith("2 engines × 1 GPU (data_parallel_size 2): latency, throughput, request counts and preemptions over all engines; running, waiting and occupancy per engine (means over the engines, peaks the busiest engine's); the pool and queue timelines engine 1's · peak occupancy"), pool.summary!);
+    assert.ok(pool.summary!.startsWith("2 engines × 1 GPU (data_parallel_size 2): latency, throughput, request counts and preemptions over all engines; running, waiting and occupancy per engine (means over the engines, peaks the busiest engine's); pool samples per engine (engine 1's in pool.samples, each other's in its pool.dataParallel.replicas entry; the dashboard's Engine select picks the one charted) · peak occupancy"), pool.summary!);
     assert.ok(pool.summary!.endsWith(' · engine 1: 506 requests, 1,398 output tokens/s, running mean 151.0 peak 132; engine 2: 494 requests, 1,372 output tokens/s, running mean 149.1 peak 291'), pool.summary!);
     assert.match(pool.ariaLabel, /^KV page pool \(engine 1 of 2\) of /);
   });
@@ -536,6 +536,27 @@ describe('a data-parallel run (s41 newcomer-ed F2: the dashboard never said ther
     assert.ok(labels.includes('peak running 132 (every step, not sampled)'), labels.join('; '));
     assert.ok(labels.includes('peak waiting 40 (every step, not sampled)'), labels.join('; '));
     assert.match(spec.ariaLabel, /^Requests running and waiting \(engine 1 of 2\)/);
+  });
+
+  it('draws the engine picked: its samples, its title and its peaks (s41 newcomer-ed F2: engine 1 only)', () => {
+    const engine2Samples = base.poolSamples.map((x) => ({ ...x, running: x.running + 7 }));
+    const withSamples = { ...view, pool: { ...view.pool, dataParallel: { ...dataParallel, replicas: [dataParallel.replicas[0]!, { ...dataParallel.replicas[1]!, samples: engine2Samples }] } } };
+    assert.deepEqual(engineOptions(withSamples), ['engine 1 of 2: 506 requests, peak running 132', 'engine 2 of 2: 494 requests, peak running 291']);
+    const two = engineView(withSamples, 1);
+    assert.equal(two.poolSamples, engine2Samples);
+    assert.equal(poolTimelineChart(two, palette).title, 'Page pool (engine 2 of 2)');
+    const spec = queueChart(two, palette);
+    assert.equal(spec.title, 'Queue (engine 2 of 2)');
+    const labels = (spec.config.data.datasets as Array<{ label: string }>).map((d) => d.label);
+    assert.ok(labels.includes('peak running 291 (every step, not sampled)'), labels.join('; '));
+    assert.ok(labels.includes('peak waiting 70 (every step, not sampled)'), labels.join('; '));
+    // Engine 1, a rank the run has not, or one engine: the run itself.
+    assert.equal(engineView(withSamples, 0), withSamples);
+    assert.equal(engineView(withSamples, 2), withSamples);
+    assert.deepEqual(engineOptions(base), []);
+    // A run saved before each engine's samples were kept: engine 2 has none, and the chart says why.
+    const old = poolTimelineChart(engineView(view, 1), palette);
+    assert.match(old.empty ?? '', /^This run keeps engine 1's pool samples only/);
   });
 });
 

@@ -767,6 +767,34 @@ describe('dashboard webview in Chromium', () => {
     assert.equal(await visible('timings'), true);
   });
 
+  it('a data-parallel simulation: the pool and queue charts draw the engine picked in their labelled Engine select, by keyboard (s41 newcomer-ed F2: engine 1 only)', async () => {
+    await page.locator('vscode-tab-header', { hasText: 'Run' }).click();
+    // Engine 2's samples: the recorded run's first 120 (a series of its own, told apart by its length).
+    const replica = { requests: 200, completed: 200, outputTokensPerSec: 1000, requestsPerSec: 2, meanConcurrency: 10, peakConcurrency: 40, peakWaiting: 5, peakOccupancy: 0.5 };
+    const dataParallel = { size: 2, gpusPerEngine: 1, dispatch: 'each request to the engine with the fewest requests in flight', replicas: [replica, { ...replica, peakConcurrency: 41, samples: run.pool!.samples.slice(0, 120) }] };
+    const sim: RunResult = { ...run, kind: 'simulate', cases: [], name: 'llama · dp.attn.yaml · simulation', pool: { ...run.pool!, dataParallel } };
+    await send(page, { type: 'showRun', run: sim, id: null });
+    await page.waitForFunction(() => document.querySelector('#chart-poolTimeline')?.getAttribute('aria-label')?.startsWith('KV page pool (engine 1 of 2)'));
+    assert.deepEqual(await page.$$eval('#engine-poolTimeline vscode-option', (os) => os.map((o) => o.textContent)), ['engine 1 of 2: 200 requests, peak running 40', 'engine 2 of 2: 200 requests, peak running 41']);
+    // Named for a screen reader (its inner combobox, as the other selects').
+    assert.equal(await page.$eval('#engine-poolTimeline', (e) => e.shadowRoot?.querySelector('[role="combobox"]')?.getAttribute('aria-label') ?? null), 'Engine charted');
+    // Keyboard: focus, Space opens, ArrowDown, Enter picks engine 2.
+    await page.focus('#engine-poolTimeline');
+    for (const key of [' ', 'ArrowDown', 'Enter']) await page.keyboard.press(key);
+    await page.waitForFunction(() => document.querySelector('#chart-poolTimeline')?.getAttribute('aria-label')?.startsWith('KV page pool (engine 2 of 2)'));
+    assert.equal((await drawnPoints(page, 'poolTimeline'))['free'], 120);
+    // The queue chart follows, with engine 2's peaks; its own select shows the same engine.
+    await page.waitForFunction(() => document.querySelector('#chart-queue')?.getAttribute('aria-label')?.startsWith('Requests running and waiting (engine 2 of 2)'));
+    assert.ok(Object.keys(await drawnPoints(page, 'queue')).includes('peak running 41 (every step, not sampled)'));
+    assert.equal(await page.$eval('#engine-queue', (e) => (e as HTMLElement & { value: string }).value), '1');
+    await page.locator('section[data-chart="poolTimeline"]').screenshot({ path: join(shots, 'pool-engine-2.png') });
+    await page.locator('section[data-chart="queue"]').screenshot({ path: join(shots, 'queue-engine-2.png') });
+    // A run of one engine: no select.
+    await send(page, { type: 'showRun', run: { ...sim, name: 'one engine · simulation', pool: run.pool! }, id: null });
+    await page.waitForFunction(() => document.querySelector('#chart-poolTimeline')?.getAttribute('aria-label')?.startsWith('KV page pool of'));
+    assert.equal(await page.$eval('#engine-poolTimeline', (e) => (e.parentElement as HTMLElement).hidden), true);
+  });
+
   it('compares a simulation with a benchmark by their pool simulations only; with no pool on one side, says there is nothing to compare', async () => {
     await page.locator('vscode-tab-header', { hasText: 'History' }).click();
     // B: the same profile simulated with twice the pool's peak (an edited copy), no kernel case.
