@@ -329,7 +329,7 @@ export function formatLoadNote(load: PoolLoad): string {
  * ({@link QUEUE_GROWS}); when it did, a Kept up line with the queue at the last arrival. Served
  * is the throughput over {@link BENCHMARK_DURATION}, a span that takes in the first gap and the
  * service of the requests still running at the last arrival, so it reads below the offered rate
- * even when the server keeps up (a run of 50 requests: 4.55 offered, 3.66 served); the line says so, and
+ * even when the server keeps up (a run of 50 requests: 4.55 offered, 3.66 served); the line says so where it reads below, and
  * the Kept up line, not the gap between the two, says whether the server kept up. A run whose
  * every request was rejected (PoolSummary.completed 0) served none, which is not keeping up: a
  * None served line says so instead (s40 newcomer 9: 0.00 served of 4.11 offered read "Kept up").
@@ -337,7 +337,9 @@ export function formatLoadNote(load: PoolLoad): string {
 export function formatLoad(load: PoolLoad, summary: Pick<PoolSummary, 'requests' | 'completed' | 'rejected'>): string[] {
   const requests = summary.requests;
   const offered = load.offeredRequestsPerSec === null ? `all ${formatCountOf(requests, 'request')} arriving at one instant` : `${formatRequestRate(load.offeredRequestsPerSec)} requests/s offered ((requests − 1) / span of the arrivals)`;
-  const tail = load.offeredRequestsPerSec === null ? '' : ', which takes in the service of the requests still running at the last arrival: below the offered rate even when the server keeps up';
+  // Said only where served reads below offered: two requests 10 s apart are 0.1 offered ((2 − 1) / 10 s), 0.198 served (2 / 10.1 s): s42 newcomer 9.
+  const below = load.offeredRequestsPerSec !== null && load.servedRequestsPerSec < load.offeredRequestsPerSec;
+  const tail = below ? ', which takes in the service of the requests still running at the last arrival: below the offered rate even when the server keeps up' : '';
   const lines = [`Load: ${offered}; ${formatRequestRate(load.servedRequestsPerSec)} requests/s served (modelled: completed / ${BENCHMARK_DURATION}${tail})`];
   if (summary.completed === 0 && requests > 0) {
     lines.push(`None served: all ${formatCountOf(summary.rejected, 'request')} ${summary.rejected === 1 ? 'was' : 'were'} rejected (a prompt that reaches max_model_len, or more pages than the pool holds), so no figure below tells how this server keeps up`);

@@ -121,6 +121,10 @@ test("Load: served is the throughput over vllm bench serve's duration, said so, 
     'Load: 4.55 requests/s offered ((requests − 1) / span of the arrivals); 3.66 requests/s served (modelled: completed / 0 s to the last request\'s end (vllm bench serve\'s benchmark duration), which takes in the service of the requests still running at the last arrival: below the offered rate even when the server keeps up)',
     'Kept up: at the last arrival 1 of the 50 requests (2.0%) was still waiting: the queue did not grow through the arrivals (modelled)',
   ]);
+  // Two requests 10 s apart, each done in 0.1 s: (2 − 1) / 10 = 0.1 offered, 2 / 10.1 = 0.198 served: above, so no
+  // "below the offered rate" clause (s42 newcomer 9: it was printed there too).
+  const sparse = formatLoad({ ...load, offeredRequestsPerSec: 0.1, servedRequestsPerSec: 2 / 10.1, waitingAtLastArrival: 0 }, { requests: 2, completed: 2, rejected: 0 });
+  assert.equal(sparse[0], 'Load: 0.100 requests/s offered ((requests − 1) / span of the arrivals); 0.198 requests/s served (modelled: completed / 0 s to the last request\'s end (vllm bench serve\'s benchmark duration))');
   // Overloaded: the Overloaded line, no Kept up line.
   const over = formatLoad({ ...load, waitingAtLastArrival: 20, overloaded: true }, all);
   assert.equal(over.length, 2);
