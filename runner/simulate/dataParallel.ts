@@ -22,7 +22,7 @@ import { cancelPoint } from '../errors';
 export type DispatchedEngine = Pick<ServingSimulator, 'runUntil' | 'inFlight' | 'add' | 'run'>;
 
 /** How the requests were dispatched, for the result and the CLI's line (DataParallelResult.dispatch). */
-export const DP_DISPATCH_TEXT = "each request to the engine with the fewest requests in flight, ties to the next in turn, as vLLM's DPLBAsyncMPClient.get_core_engine_for_request with one API server (vllm/v1/engine/core_client.py, current main); its KV-pressure penalty on an engine with waiting requests, the 100 ms coordinator snapshot and older releases' waiting · 4 + running score are not modelled";
+export const DP_DISPATCH_TEXT = "each request to the engine with the fewest requests in flight, ties to the next in turn, as vLLM's DPLBAsyncMPClient.get_core_engine_for_request with one API server (vllm/v1/engine/core_client.py, current main); not modelled: the coordinator's waiting + running snapshot (every 100 ms) in its score, which keeps counting an engine's requests finished since it, its KV-pressure penalty on an engine with waiting requests, and older releases' waiting · 4 + running score";
 
 /**
  * The engine vLLM's load balancer picks for a request, one API-server client (client_count 1), as
@@ -32,9 +32,14 @@ export const DP_DISPATCH_TEXT = "each request to the engine with the fewest requ
  * systematically favor the same engine"). The score is max(client_count · in-flight, waiting +
  * running), in-flight the client's exact count of its unfinished requests on the engine
  * (engine_inflight, decremented when the engine reports one finished). Modelled as the in-flight
- * count alone: with one client the coordinator's waiting + running snapshot (published every
- * 100 ms) is the same requests seen up to 100 ms late, and the KV-pressure penalty
- * (waiting · 6 · max(0, kv_cache_usage − 0.5), where an engine has a queue) is not modelled.
+ * count alone. Not modelled, and each can send a request elsewhere: waiting + running is the
+ * coordinator's snapshot of the engines' scheduler counts (vllm/v1/engine/coordinator.py
+ * publishes it at most every min_stats_update_interval_ms = 100) plus the client's own picks
+ * since it (current_counts[eng_index][0] += client_count), so an engine's requests finished
+ * since the snapshot still count until the next one (the max is then the snapshot's: with one
+ * client, roughly the in-flight count plus those finishes); and the KV-pressure penalty
+ * waiting · 6 · max(0, kv_cache_usage − 0.5) where waiting > 0, which a pick since the
+ * snapshot already makes so.
  * Older releases scored waiting · 4 + running from the snapshot, with a fixed scan start: not
  * modelled either. A request counts as finished from its finish time on (finish <= the
  * arrival); a rejected one is never in flight (ServingSimulator.inFlight).

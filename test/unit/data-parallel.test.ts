@@ -87,6 +87,9 @@ test('simulate runs data_parallel_size engines, each request to the engine with 
   assert.equal(d.size, 2);
   assert.deepEqual(d.replicas.map((x) => [x.requests, x.completed, x.outputTokensPerSec]), [[1, 1, 52.8], [3, 3, 6]]);
   assert.match(d.dispatch, /fewest requests in flight/);
+  // What vLLM's score has that this one has not, said in the run (vllm/v1/engine/core_client.py,
+  // coordinator.py): the 100 ms snapshot that keeps counting finished requests, the KV penalty.
+  assert.match(d.dispatch, /not modelled: the coordinator's waiting \+ running snapshot \(every 100 ms\) in its score, which keeps counting an engine's requests finished since it, its KV-pressure penalty/);
   const ttft = r.latency!.ttft!;
   assert.deepEqual([ttft.max, ttft.mean], [0.25, 0.1875]);
   assert.equal(r.latency!.outputTokensPerSec, 57.6);
