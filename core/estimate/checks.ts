@@ -73,7 +73,7 @@ const FLASHMLA_GPUS: ReadonlySet<string> = new Set(['H100 SXM', 'H100 PCIe', 'H1
  * else 16 (CacheConfig's default block_size on CUDA). What "AttnScope: New profile…" writes.
  */
 export function vllmDefaultPageSize(model: Pick<ModelSpec, 'mla'>, gpu: string): number {
-  return model.mla && FLASHMLA_GPUS.has(gpu) ? 64 : 16;
+  return flashMlaPageSizeNote(16, Boolean(model.mla), gpu)?.suggestion ?? 16;
 }
 
 /** True when a profile on `gpu` (device.gpu) / `backend` (device.backend) serves on a CUDA GPU. */
@@ -118,6 +118,19 @@ export function vllmPageSizeNote(pageSize: number, gpu: string | undefined, back
     ? `its CUDA attention backends take multiples of ${VLLM_CUDA_BLOCK_MULTIPLE} (FlashAttention: "Block size must be a multiple of 16.", vllm/v1/attention/backends/flash_attn.py; FlashInfer 16, 32 or 64)`
     : `${vllmBlockSizesText()}, and its CUDA attention backends multiples of ${VLLM_CUDA_BLOCK_MULTIPLE}`;
   return { text: `page_size ${pageSize} is not a block size vLLM runs on ${gpu ?? 'a CUDA GPU'}: ${why}: try ${suggestion}`, suggestion };
+}
+
+/**
+ * Why vLLM does not serve an MLA model (`mla`) on `gpu` (device.gpu) at `pageSize`: on a Hopper
+ * card vLLM's default MLA backend is FlashMLA, and its CUDA platform raises a block size that is not
+ * a multiple of 64 to 64 (vllm/platforms/cuda.py check_and_update_config, "Forcing kv cache block
+ * size to 64 for FlashMLA backend.", in vLLM logs from 0.8.3 to 0.11). One sentence, suggestion 64;
+ * null for a non-MLA model, another GPU, or a multiple of 64. The page-size-flashmla warning's and a
+ * sweep's tie-break's one rule (s42 newcomer 5a: the tie-break counted 16 as "a point vLLM runs").
+ */
+export function flashMlaPageSizeNote(pageSize: number, mla: boolean, gpu: string | undefined): { text: string; suggestion: number } | null {
+  if (!mla || gpu === undefined || !FLASHMLA_GPUS.has(gpu) || pageSize % 64 === 0) return null;
+  return { text: `page_size ${pageSize}: vLLM serves this MLA model on ${gpu} with FlashMLA and raises the block size to 64 ("Forcing kv cache block size to 64 for FlashMLA backend.", vllm/platforms/cuda.py)`, suggestion: 64 };
 }
 
 /** "its --block-size is one of 1, 8, 16, 32, 64, 128, 256 (vllm/config/cache.py BlockSize)": the source, for messages. */
@@ -313,12 +326,10 @@ function kernelProblems(profile: Profile, e: Estimate): Problem[] {
   }
   const vllm = vllmPageSizeProblem(profile);
   if (vllm && !problems.some((p) => p.code === 'page-size-unsupported')) problems.push(vllm);
-  // An MLA model on Hopper: vLLM's default MLA backend there is FlashMLA, and its CUDA platform
-  // raises a block size that is not a multiple of 64 to 64 (vllm/platforms/cuda.py
-  // check_and_update_config, "Forcing kv cache block size to 64 for FlashMLA backend.", in vLLM
-  // logs from 0.8.3 to 0.11; s41 newcomer-ed F12: DeepSeek-V3 on H100 sized 16-token pages).
-  if (m.mla && profile.device.gpu !== undefined && FLASHMLA_GPUS.has(profile.device.gpu) && ps % 64 !== 0 && !problems.some((p) => p.code.startsWith('page-size-'))) {
-    problems.push({ severity: 'warning', code: 'page-size-flashmla', message: `page_size ${ps}: vLLM serves this MLA model on ${profile.device.gpu} with FlashMLA and raises the block size to 64 ("Forcing kv cache block size to 64 for FlashMLA backend.", vllm/platforms/cuda.py); the figures are for page_size ${ps} as written: try 64`, range: profileKey(profile, 'kv_cache.page_size', 'kv_cache'), data: { suggestion: 64 } });
+  // An MLA model on Hopper (s41 newcomer-ed F12: DeepSeek-V3 on H100 sized 16-token pages).
+  const flashMla = profile.device.gpu !== undefined ? flashMlaPageSizeNote(ps, Boolean(m.mla), profile.device.gpu) : null;
+  if (flashMla && !problems.some((p) => p.code.startsWith('page-size-'))) {
+    problems.push({ severity: 'warning', code: 'page-size-flashmla', message: `${flashMla.text}; the figures are for page_size ${ps} as written: try 64`, range: profileKey(profile, 'kv_cache.page_size', 'kv_cache'), data: { suggestion: flashMla.suggestion } });
   }
   const prefillNote = m.mla ? mlaPrefillHeadDim(m.mla).note : null;
   if (prefillNote && profile.prefill.seqLens.length > 0) {

@@ -19,7 +19,7 @@ import { withinNoise, type TimingSpread } from '../../core/noise';
 import { describeEnvironment, reportBuilds, rowBuild, splitByMachine, sweepProvenance } from '../../core/sweepFigures';
 import { axisIndices, modelledJob, offsetToLineColumn, pointLabel } from '../../core/config';
 import { jsonErrorText } from '../../core/config/tree';
-import { vllmPageSizeNote } from '../../core/estimate';
+import { flashMlaPageSizeNote, vllmPageSizeNote } from '../../core/estimate';
 import { modelLabel } from '../../core/modelLabel';
 import { canonicalJson, pointId } from './spec';
 
@@ -646,7 +646,9 @@ export function mergeResults(dirs: string[], opts: MergeOptions = {}): SweepRepo
       const labelKey = point.profile.modelPath ?? `inline ${point.profile.model.modelType}`;
       if (!labels.has(labelKey)) labels.set(labelKey, modelLabel(point.profile));
       modelAt.set(s.index, labels.get(labelKey)!);
-      const note = vllmPageSizeNote(point.profile.kvCache.pageSize, point.profile.device.gpu, point.profile.device.backend);
+      // The rule of the editor's page-size-not-vllm and page-size-flashmla warnings, one each (s42 newcomer 5a: 16 counted as runnable for DeepSeek-V3 on H200).
+      const note = vllmPageSizeNote(point.profile.kvCache.pageSize, point.profile.device.gpu, point.profile.device.backend)
+        ?? flashMlaPageSizeNote(point.profile.kvCache.pageSize, Boolean(point.profile.model.mla), point.profile.device.gpu);
       if (note) notOnVllm.set(s.id, note.text);
     }
   }

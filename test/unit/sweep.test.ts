@@ -747,6 +747,26 @@ test('a simulate sweep\'s tie goes to a page_size vLLM runs on the profile\'s GP
   assert.equal(mergeResults([cpuRoot]).best?.notOnVllm, undefined);
 });
 
+test('an MLA model on a Hopper card: the tie goes to page_size 64, the block size vLLM runs it at, by the rule of the page-size-flashmla warning (s42 newcomer 5a)', () => {
+  // writePoint's figures tie every point (10 tokens/s); fewer KV bytes held (0.5 · (1000 + index) ·
+  // page_size slots) would pick page_size=16, which vLLM raises to 64 for FlashMLA on an H200
+  // (vllm/platforms/cuda.py "Forcing kv cache block size to 64 for FlashMLA backend."); 64 holds fewer than 128.
+  const plan = loadSweep(workspace(`${BASE}device: { gpu: H200 }\nsweep:\n  axes:\n    kv_cache.page_size: [16, 64, 128]\n`).file);
+  // The tiny model made MLA: only the flag matters to the rule (core/estimate flashMlaPageSizeNote).
+  for (const p of plan.points) p.profile.model.mla = { kvLoraRank: 512 } as unknown as NonNullable<typeof p.profile.model.mla>;
+  const root = tempDir('attnscope-merge-');
+  for (let i = 0; i < plan.points.length; i++) writePoint(root, plan, i, ENV_A);
+  const r = mergeResults([root]);
+  assert.equal(r.best?.label, 'page_size=64');
+  assert.equal(r.best?.notOnVllm, undefined);
+  // The same model on an L40S (no FlashMLA): 16 is what vLLM runs, and the fewest bytes held pick it.
+  const l40 = loadSweep(workspace(`${BASE}device: { gpu: L40S }\nsweep:\n  axes:\n    kv_cache.page_size: [16, 64, 128]\n`).file);
+  for (const p of l40.points) p.profile.model.mla = { kvLoraRank: 512 } as unknown as NonNullable<typeof p.profile.model.mla>;
+  const l40Root = tempDir('attnscope-merge-');
+  for (let i = 0; i < l40.points.length; i++) writePoint(l40Root, l40, i, ENV_A);
+  assert.equal(mergeResults([l40Root]).best?.label, 'page_size=16');
+});
+
 test('a warning only some points raise names the point and sits at the axis value that made it; one every point raises stays at the profile (s34 newcomer-cli 13)', () => {
   // The tiny model: 2 layers · 2 (K, V) · 2 KV heads · 64 head_dim · 2 B = 1,024 B a token. 64
   // pages of 16 hold 1,024 tokens, fewer than one max_model_len sequence of 2,048: vLLM would
