@@ -1212,6 +1212,8 @@ test('simulate on a Mooncake trace prints latency, goodput and the queue; --max-
   // Waiting is counted after a step's admissions, and the queueing delay says it includes the step in flight (s33 newcomer: '0 at most' beside a non-zero delay read as a contradiction).
   assert.match(r.stdout, /^Queue: [\d.]+ requests left waiting after a step's admissions on average, \d+ at most; queueing delay \(arrival to the step that admits it, the step in flight included\) p99 /m);
   assert.match(r.stdout, /^Prefix cache: 48\.0% of prompt tokens shared between requests/m);
+  // Four requests: a small batch, the TPOT bound judged with overhead_ms assumed 0: the note says so (summary.ts tpotOverheadNote).
+  assert.match(r.stdout, /^Note: TPOT <= 50 ms is judged on steps of [\d.]+ running sequences on average with no per-step overhead \(step_time\.overhead_ms assumed 0\)/m);
   const search = cli(['simulate', profile, '--trace', trace, '--slo-ttft-ms', '500', '--max-rate']);
   assert.equal(search.code, 0, search.stderr);
   assert.match(search.stdout, /^Capacity search \(modelled\): TTFT <= 500 ms for at least 90% of requests, and the server keeping up; bisection to a relative tolerance of 2\.0%$/m);
