@@ -236,7 +236,15 @@ export interface StepWork {
  */
 export const ALL_REDUCE_EFFICIENCY = { oneShot: 0.85, twoShot: 0.5, multimem: 0.55 } as const;
 
-/** The latency of one all-reduce call, seconds: 10 µs, fitted to vLLM PR #24111's H100 table ({@link ALL_REDUCE_EFFICIENCY}). Charged once per call. */
+/**
+ * The latency of one all-reduce call, seconds: 10 µs, fitted to vLLM PR #24111's H100 table
+ * ({@link ALL_REDUCE_EFFICIENCY}). Charged once per call, one figure for every algorithm though that
+ * source gives each its own intercept (TP 4: one-shot 6 µs, two-shot 13, NCCL 14, multimem 14; TP 6
+ * multimem 10): a per-algorithm latency is a constant per token band, which the simulator's step
+ * (simulator.cc StepSeconds: allReduceS + T · the band's per-token seconds) has no field for (two
+ * more through simulator.h, the addon, the wasm ABI and the run schema). The profile's
+ * step_time.all_reduce.latency_us replaces it.
+ */
 export const ALL_REDUCE_LATENCY_S = 10e-6;
 
 /** The GPU vLLM PR #24111's all-reduce timings were taken on ({@link ALL_REDUCE_EFFICIENCY}). */

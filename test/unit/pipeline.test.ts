@@ -160,7 +160,7 @@ test('simulate under pipeline parallelism: the estimate\'s unified pool, each st
   for (const s of st) assert.ok(Math.abs(s.perKvTokenS - 40_960 / (3.35e12 * 0.8)) < 1e-18);
   // Hidden states sent on: hidden_states + residual, 2 · 8,192 · 2 B / tp 4 = 8,192 B a token, and the
   // receiving stage's all-gather of the slices, 2 · 3/4 · 16,384 = 24,576 B into each GPU; tp 4 × pp 2 =
-  // 8 GPUs, one node: both over NVLink, 450e9 B/s at 0.5 (step-time.ts ALL_REDUCE_LINK_EFFICIENCY; was
+  // 8 GPUs, one node: both over NVLink, 450e9 B/s at 0.5 (step-time.ts ALL_REDUCE_EFFICIENCY.twoShot, step_time.all_reduce's two_shot; was
   // 8,192 B at 50 GB/s, no all-gather).
   assert.ok(Math.abs(stepTime.stageSendPerTokenS! - 32_768 / 225e9) < 1e-20);
   // Over 8 GPUs (tp 4 × pp 4: nodes): the send at the assumed 50 GB/s InfiniBand, the all-gather on NVLink.
