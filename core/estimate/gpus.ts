@@ -97,6 +97,12 @@ export interface GpuSpec {
    */
   nvlinkMulticast?: boolean;
   /**
+   * NVLink bridges join the boards in pairs only (H100 NVL, sold as bridged pairs):
+   * a tensor-parallel group past a pair is not fully NVLink-connected, so its all-reduces cross
+   * PCIe ({@link tpGroupLink}). Absent: false.
+   */
+  nvlinkBridgedPairs?: boolean;
+  /**
    * The vendor's software stack: 'rocm' for AMD Instinct cards, which vLLM runs through ROCm. What
    * differs there for the model: fp8 is the e4m3fnuz variant (vLLM's normalize_e4m3fn_to_e4m3fnuz
    * doubles an e4m3fn checkpoint's scales, same bytes, same rate), and weight-only quantized
@@ -200,6 +206,61 @@ export function deviceGpu(device: { gpu?: string; gpuSpec?: GpuSpec }): GpuSpec 
   return device.gpuSpec ?? (device.gpu ? gpuByName(device.gpu) : undefined);
 }
 
+/** The Infinity Fabric links from each GPU of an AMD Instinct 8-GPU node to the other seven (MI300X data sheet: 7 links). */
+const INFINITY_FABRIC_LINKS = 7;
+
+/** A link as one tensor-parallel group of a card gets it ({@link tpGroupLink}). */
+export interface GroupLink {
+  interconnect: GpuSpec['interconnect'];
+  /** Bytes/s per GPU in one direction (SI). */
+  bytesPerSec: number;
+  /** Where the figure comes from, in words. */
+  source: string;
+}
+
+/**
+ * The link `gpus` GPUs of one node on `gpu` get for a collective in which each GPU talks to
+ * `peers` others at once (an all-reduce or all-gather over the group: gpus − 1; a pipeline stage's
+ * point-to-point send: 1), where it is less than the card's whole interconnect:
+ * - NVLink-bridged pairs ({@link GpuSpec.nvlinkBridgedPairs}, H100 NVL) past a pair (gpus > 2):
+ *   NVML reports no NVLink between every pair, so vLLM's custom all-reduce is off
+ *   (vllm/distributed/device_communicators/custom_all_reduce.py: `world_size > 2 and not
+ *   fully_connected`, current_platform.is_fully_connected's nvmlDeviceGetP2PStatus NVLINK) and
+ *   NCCL's ring crosses PCIe between the pairs: PCIe at the card's generation, x16 per direction
+ *   (Gen5 64e9, Gen4 32e9 bytes/s, as the H100 PCIe row).
+ * - Infinity Fabric (AMD Instinct: one link from each GPU to each of the other seven, each a
+ *   seventh of interconnectBytesPerSec, the node's 7 links' sum): min(peers, 7) links. MI300X
+ *   tensor_parallel_size 2: one link, 448e9 / 7 = 64e9 bytes/s a direction (the data sheet's
+ *   "128 GB/s" a link, both directions together); tp 4: three, 192e9. vLLM on ROCm finds the mesh
+ *   fully connected (platforms/rocm.py is_fully_connected: XGMI between every pair), so its custom
+ *   all-reduce runs, each GPU reading its peers over their own links at once.
+ * Otherwise the card's own interconnect (NVSwitch, PCIe: every GPU gets its whole link).
+ */
+export function tpGroupLink(gpu: GpuSpec, gpus: number, peers = gpus - 1): GroupLink {
+  const own: GroupLink = { interconnect: gpu.interconnect, bytesPerSec: gpu.interconnectBytesPerSec, source: gpu.interconnectSource };
+  if (gpu.nvlinkBridgedPairs === true && gpus > 2) {
+    const rate = gpu.pcieGen === 5 ? 64e9 : 32e9;
+    return {
+      interconnect: 'PCIe',
+      bytesPerSec: rate,
+      source: `${gpu.name} boards are NVLink-bridged in pairs (${gpu.interconnectSource}); ${gpus} GPUs are not all NVLink-connected, so vLLM's custom all-reduce is off (custom_all_reduce.py: world_size > 2 and not fully_connected) and NCCL's ring crosses PCIe Gen${gpu.pcieGen} x16 between the pairs, ${rate / 1e9} GB/s a direction`,
+    };
+  }
+  if (gpu.interconnect === 'Infinity Fabric' && peers >= 1 && peers < INFINITY_FABRIC_LINKS) {
+    const per = gpu.interconnectBytesPerSec / INFINITY_FABRIC_LINKS;
+    return {
+      interconnect: gpu.interconnect,
+      bytesPerSec: per * peers,
+      source: `${peers} of each GPU's ${INFINITY_FABRIC_LINKS} Infinity Fabric links, one to each peer, ${formatGbs(per)} GB/s a direction each (${gpu.interconnectSource}: a seventh of it a link)`,
+    };
+  }
+  return own;
+}
+
+function formatGbs(bytesPerSec: number): string {
+  return String(Math.round(bytesPerSec / 1e7) / 100);
+}
+
 /**
  * The host-to-device rate assumed for a card's PCIe x16 link, bytes/s: 55 GB/s on Gen5 and
  * 26 GB/s on Gen4, typical pinned-memory copy rates, about 87 % and 83 % of the links' 63 and
@@ -270,8 +331,9 @@ export const GPUS: readonly GpuSpec[] = [
     pcieGen: 5,
     interconnect: 'NVLink',
     interconnectBytesPerSec: 300e9,
-    interconnectSource: 'NVIDIA H100 Tensor Core GPU datasheet (H100 NVL: "NVIDIA NVLink: 600GB/s, PCIe Gen5: 128GB/s", both directions together): NVL boards are sold as NVLink-bridged pairs; tensor parallelism past a pair crosses PCIe Gen5 (64e9 a direction), which this figure does not cover',
+    interconnectSource: 'NVIDIA H100 Tensor Core GPU datasheet (H100 NVL: "NVIDIA NVLink: 600GB/s, PCIe Gen5: 128GB/s", both directions together): NVL boards are sold as NVLink-bridged pairs: a pair\'s link; tensor parallelism past a pair crosses PCIe Gen5 (tpGroupLink)',
     computeCapability: '9.0',
+    nvlinkBridgedPairs: true,
   },
   {
     name: 'H200',
@@ -467,7 +529,7 @@ export const GPUS: readonly GpuSpec[] = [
     pcieGen: 5,
     interconnect: 'Infinity Fabric',
     interconnectBytesPerSec: 448e9,
-    interconnectSource: 'AMD Instinct MI300X data sheet (7 AMD Infinity Fabric links at 128 GB/s each, 896 GB/s aggregate, both directions together): an 8-GPU node\'s all-reduce uses all seven links; a tensor_parallel_size 2 pair has one, 64e9 a direction, which this figure does not cover',
+    interconnectSource: 'AMD Instinct MI300X data sheet (7 AMD Infinity Fabric links at 128 GB/s each, 896 GB/s aggregate, both directions together): an 8-GPU node\'s all-reduce uses all seven links, a smaller group one a peer (tpGroupLink)',
     platform: 'rocm',
   },
 ];

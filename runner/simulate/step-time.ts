@@ -101,7 +101,7 @@
 import type { AllReduceSpec, Dtype, ModelSpec, Profile, StepTimeFactors, StepTimeSpec } from '../../core/config/types';
 import { attentionLayerTypes, dtypeBytes, estimate, isChunkedLocalAttention, mambaStateBytesPerSequence, mlaDecodeCopies, mlaKvBProjParams, paramCounts, quantizedActiveComputeParams, routedExpertBytes, stageModel } from '../../core/estimate/index';
 import { NODE_GPUS } from '../../core/estimate/checks';
-import { computePeak, DEFAULT_GPU, deviceGpu, gpuByName, gpuLabel, GPUS, hostLinkBytesPerSec, quantizedGemmPeak, type ComputePeak, type GpuSpec } from '../../core/estimate/gpus';
+import { computePeak, DEFAULT_GPU, deviceGpu, gpuByName, gpuLabel, GPUS, hostLinkBytesPerSec, quantizedGemmPeak, tpGroupLink, type ComputePeak, type GpuSpec, type GroupLink } from '../../core/estimate/gpus';
 import type { GpuFigureOrigin, GpuFigures, StageStepTime, StepTimeModel } from '../../core/protocol/run';
 import { formatBytes, formatDuration, formatRate, formatSignificant } from '../../core/format';
 import { mixerNames } from '../../core/config/mamba';
@@ -335,6 +335,8 @@ export interface AllReduceWork {
   perTokenMultimemS: number;
   /** Which algorithm runs which sizes, in words. */
   algorithm: string;
+  /** The link the tp group's all-reduces cross (gpus.ts tpGroupLink): the card's, or less where the group is partly connected. */
+  link: GroupLink;
 }
 
 /**
@@ -369,7 +371,11 @@ export interface AllReduceWork {
  *   its 1/tp slice reduced over every GPU, multimem.ld_reduce, then multicasts it, multimem.st: a
  *   GPU serves its whole buffer to the switch's reads and receives every slice once, (tp + 1)/tp ·
  *   M each way), else its two_shot_all_reduce_, 2 · (tp − 1)/tp · M as the custom two-shot's.
- * - time: each call = `link`'s latency + its bytes per GPU / (interconnectBytesPerSec · the
+ * - over: the link the tp group gets (gpus.ts tpGroupLink; AllReduceWork.link): the card's
+ *   interconnect, but PCIe past a pair of NVLink-bridged boards (H100 NVL: not fully connected,
+ *   so the custom all-reduce is off and NCCL's ring runs) and one Infinity Fabric link a peer
+ *   (MI300X tp 2: 64e9 B/s a direction, not the 8-GPU node's 448e9).
+ * - time: each call = `link`'s latency + its bytes per GPU / (the group link's bytes/s · the
  *   algorithm's efficiency in `link`; default {@link ALL_REDUCE_LATENCY_S} and
  *   {@link ALL_REDUCE_EFFICIENCY}, the profile's step_time.all_reduce where given), one direction of the GPU's link (GpuSpec interconnect:
  *   NVLink, or PCIe for cards without it; RTX 4090s have no peer access, so NCCL stages the ring
@@ -382,11 +388,14 @@ export interface AllReduceWork {
  * symmetric-memory path (both off by default), expert parallelism's all-to-all in place of the MoE
  * all-reduce, the logits' all-gather over the vocabulary shards.
  */
-export function allReduceWork(m: ModelSpec, gpu: GpuSpec, dtype: Dtype, tp: number, firstStage = true, link: AllReduceLink = allReduceLink(undefined)): AllReduceWork {
-  const none: AllReduceWork = { calls: 0, messageBytesPerToken: 0, perStepS: 0, perTokenS: 0, oneShotTokens: 0, perTokenOneShotS: 0, multimemMinTokens: 0, multimemMaxTokens: 0, perTokenMultimemS: 0, algorithm: '' };
+export function allReduceWork(m: ModelSpec, card: GpuSpec, dtype: Dtype, tp: number, firstStage = true, link: AllReduceLink = allReduceLink(undefined)): AllReduceWork {
+  const none: AllReduceWork = { calls: 0, messageBytesPerToken: 0, perStepS: 0, perTokenS: 0, oneShotTokens: 0, perTokenOneShotS: 0, multimemMinTokens: 0, multimemMaxTokens: 0, perTokenMultimemS: 0, algorithm: '', link: tpGroupLink(card, 1) };
   if (tp <= 1) return none;
   const calls = tpAllReduceCalls(m, firstStage);
   const perToken = m.hiddenSize * dtypeBytes(dtype);
+  // The link this tp group gets (NVLink-bridged pairs past a pair: PCIe; Infinity Fabric: a link a peer).
+  const group = tpGroupLink(card, tp);
+  const gpu: GpuSpec = { ...card, interconnect: group.interconnect, interconnectBytesPerSec: group.bytesPerSec, interconnectSource: group.source };
   const rate = (kind: keyof AllReduceLink['efficiency']) => gpu.interconnectBytesPerSec * link.efficiency[kind];
   // Fully connected: NVLink on NVSwitch, or AMD's Infinity Fabric mesh (vLLM on ROCm: platforms/rocm.py
   // is_fully_connected reads amdsmi_topo_get_link_type XGMI; the same custom all-reduce kernels, hipified).
@@ -419,6 +428,7 @@ export function allReduceWork(m: ModelSpec, gpu: GpuSpec, dtype: Dtype, tp: numb
     multimemMaxTokens: multimem?.max ?? 0,
     perTokenMultimemS: multimem ? (calls * ((tp + 1) / tp) * perToken) / rate('multimem') : 0,
     algorithm,
+    link: group,
   };
 }
 
@@ -656,8 +666,10 @@ export const PIPELINE_LINK_BYTES_PER_S = 50e9;
 export function pipelineLink(profile: Profile, gpu: GpuSpec = profileGpu(profile)): { bytesPerSec: number; name: string } {
   const gpus = profile.device.tensorParallelSize * (profile.device.pipelineParallelSize ?? 1);
   const efficiency = profileAllReduceLink(profile).efficiency.twoShot;
+  // Point to point: one peer (an Infinity Fabric mesh's one link; bridged pairs past a pair: PCIe).
+  const own = tpGroupLink(gpu, gpus, 1);
   return gpus <= NODE_GPUS
-    ? { bytesPerSec: gpu.interconnectBytesPerSec * efficiency, name: `${gpu.interconnect} ${formatRate(gpu.interconnectBytesPerSec, 'B/s')} per direction at ${formatSignificant(efficiency)} of it (tp × pp = ${gpus} GPUs, taken as one node)` }
+    ? { bytesPerSec: own.bytesPerSec * efficiency, name: `${own.interconnect} ${formatRate(own.bytesPerSec, 'B/s')} per direction at ${formatSignificant(efficiency)} of it (tp × pp = ${gpus} GPUs, taken as one node)` }
     : { bytesPerSec: PIPELINE_LINK_BYTES_PER_S, name: `an assumed ${formatRate(PIPELINE_LINK_BYTES_PER_S, 'B/s')} per GPU (one 400 Gb/s InfiniBand port; tp × pp = ${gpus} GPUs span nodes)` };
 }
 
@@ -679,7 +691,7 @@ export function stageSendPerTokenS(profile: Profile): number {
   const gpu = profileGpu(profile);
   const tp = profile.device.tensorParallelSize;
   const bytes = 2 * profile.model.hiddenSize * dtypeBytes(profile.dtype);
-  const gather = tp > 1 ? (bytes * (tp - 1)) / tp / (gpu.interconnectBytesPerSec * profileAllReduceLink(profile).efficiency.twoShot) : 0;
+  const gather = tp > 1 ? (bytes * (tp - 1)) / tp / (tpGroupLink(gpu, tp).bytesPerSec * profileAllReduceLink(profile).efficiency.twoShot) : 0;
   return bytes / tp / pipelineLink(profile, gpu).bytesPerSec + gather;
 }
 
@@ -743,7 +755,7 @@ export function stepTimeModel(profile: Profile, spec: StepTimeSpec | undefined =
       ? { ...(w.slidingWindow > 0 ? { slidingWindow: w.slidingWindow } : { attentionChunkSize: w.attentionChunkSize }), perSlidingKvTokenS, perSlidingPairS }
       : {}),
     gpu: gpuLabel(w.gpu),
-    gpuFigures: gpuFigures(w),
+    gpuFigures: gpuFigures(w, profile.device.tensorParallelSize),
     computeEfficiency: e.computeEfficiency,
     memoryEfficiency: e.memoryEfficiency,
     assumed: [...assumed.map((k) => byName[k]), ...allReduceAssumed],
@@ -762,12 +774,13 @@ export function stepTimeModel(profile: Profile, spec: StepTimeSpec | undefined =
 
 /**
  * The GPU figures `w`'s coefficients divide by (its GPU's bandwidth, the compute peak of the
- * profile's dtype, a W8A8 checkpoint's GEMM peak, the interconnect), each with its origin: the
+ * profile's dtype, a W8A8 checkpoint's GEMM peak, the interconnect as a tensor-parallel group of `tp` gets it, gpus.ts tpGroupLink), each with its origin: the
  * table's published figures ('datasheet'), a described GPU's keys ('user-given'), or a figure they
  * left out taken from another ('derived': GpuSpec.derived).
  */
-export function gpuFigures(w: Pick<StepWork, 'gpu' | 'peak' | 'gemm'>): GpuFigures {
+export function gpuFigures(w: Pick<StepWork, 'gpu' | 'peak' | 'gemm'>, tp = 1): GpuFigures {
   const { gpu, peak, gemm } = w;
+  const link = tpGroupLink(gpu, tp);
   const origin = (figure?: 'fp32' | 'int8' | 'interconnect'): GpuFigureOrigin => (!gpu.userGiven ? 'datasheet' : figure !== undefined && gpu.derived?.includes(figure) ? 'derived' : 'user-given');
   const peakFigure = (p: ComputePeak) => (p.name === 'fp32 peak' ? 'fp32' : p.name === 'int8 peak' ? 'int8' : undefined);
   return {
@@ -777,11 +790,11 @@ export function gpuFigures(w: Pick<StepWork, 'gpu' | 'peak' | 'gemm'>): GpuFigur
     computePeak: peak.name,
     computeOrigin: origin(peakFigure(peak)),
     ...(gemm ? { gemmFlopsPerSec: gemm.peak.flopsPerSec, gemmPeak: gemm.peak.name, gemmOrigin: origin(peakFigure(gemm.peak)) } : {}),
-    interconnect: gpu.interconnect,
-    interconnectBytesPerSec: gpu.interconnectBytesPerSec,
+    interconnect: link.interconnect,
+    interconnectBytesPerSec: link.bytesPerSec,
     interconnectOrigin: origin('interconnect'),
     source: gemm ? `${peak.source}; ${gemm.peak.name}: ${gemm.peak.source}` : peak.source,
-    interconnectSource: gpu.interconnectSource,
+    interconnectSource: link.source,
   };
 }
 
@@ -828,7 +841,7 @@ function allReduceLine(profile: Profile, w: StepWork): string[] {
   const l = profileAllReduceLink(profile);
   const a = allReduceWork(profile.model, w.gpu, profile.dtype, tp, true, l);
   const pp = (estimate(profile).pipeline?.size ?? 1) > 1;
-  const link = `${w.gpu.interconnect} ${formatRate(w.gpu.interconnectBytesPerSec, 'B/s')} per direction (${w.gpu.interconnectSource})`;
+  const link = `${a.link.interconnect} ${formatRate(a.link.bytesPerSec, 'B/s')} per direction (${a.link.source})`;
   // Where the efficiencies and latency come from: the profile's keys, else the H100 fit, which elsewhere is assumed.
   const fitted = `fitted to vLLM PR #24111's ${ALL_REDUCE_FITTED_ON} all-reduce timings${w.gpu.name === ALL_REDUCE_FITTED_ON && !w.gpu.userGiven ? '' : `, assumed on ${gpuLabel(w.gpu)}: set step_time.all_reduce to its own`}`;
   const source = l.given.length === 0 ? fitted : l.given.length === 4 ? 'step_time.all_reduce' : `step_time.all_reduce ${l.given.join(', ')}; the rest ${fitted}`;

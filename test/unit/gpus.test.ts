@@ -185,3 +185,34 @@ test('tensor-parallel all-reduces on the added rows: the MI300X\'s Infinity Fabr
   assert.equal(pcie.oneShotTokens, 0);
   assert.match(pcie.algorithm, /custom all-reduce is off for more than 2 PCIe GPUs/);
 });
+
+test('partly connected cards: a tp group gets the link it has (H100 NVL past a bridged pair: PCIe Gen5; MI300X: one Infinity Fabric link a peer)', () => {
+  // Llama-3.1-8B: 65 calls a step, 8,192 B a token's message; two-shot / ring efficiency 0.5.
+  const m = loadModel('Llama-3.1-8B');
+  assert.equal(ALL_REDUCE_EFFICIENCY.twoShot, 0.5);
+  // MI300X tp 2: one link, 896 GB/s / 7 links / 2 directions = 64e9 B/s (AMD data sheet: 128 GB/s a link, both
+  // directions). Custom all-reduce (tp 2 runs it whatever the topology), M per GPU: 65 · 8,192 / (64e9 · 0.5) = 16.64 µs a token.
+  const mi2 = allReduceWork(m, row('MI300X'), 'bf16', 2);
+  assert.deepEqual([mi2.link.interconnect, mi2.link.bytesPerSec], ['Infinity Fabric', 64e9]);
+  assert.ok(Math.abs(mi2.perTokenS - 16.64e-6) < 1e-12, String(mi2.perTokenS));
+  assert.match(mi2.algorithm, /vLLM's custom all-reduce/);
+  // tp 4: three links, 192e9; 2 · 3/4 · 8,192 · 65 = 798,720 B / (192e9 · 0.5) = 8.32 µs; still fully connected (one-shot band).
+  const mi4 = allReduceWork(m, row('MI300X'), 'bf16', 4);
+  assert.equal(mi4.link.bytesPerSec, 192e9);
+  assert.ok(Math.abs(mi4.perTokenS - 8.32e-6) < 1e-12, String(mi4.perTokenS));
+  assert.equal(mi4.oneShotTokens, 63);
+  // tp 8: all seven, the card's 448e9 (unchanged).
+  assert.equal(allReduceWork(m, row('MI300X'), 'bf16', 8).link.bytesPerSec, 448e9);
+  // H100 NVL tp 2: the bridged pair's NVLink, 600 GB/s / 2 = 300e9, custom all-reduce.
+  const nvl2 = allReduceWork(m, row('H100 NVL'), 'bf16', 2);
+  assert.deepEqual([nvl2.link.interconnect, nvl2.link.bytesPerSec], ['NVLink', 300e9]);
+  // tp 4 and 8: not all NVLink-connected (vLLM: custom all-reduce off), NCCL's ring over PCIe Gen5 x16, 64e9 a direction:
+  // tp 4: 65 · 1.5 · 8,192 / (64e9 · 0.5) = 24.96 µs a token; tp 8: 65 · 1.75 · 8,192 / 32e9 = 29.12 µs (was 6.2 over NVLink).
+  for (const [tp, expected] of [[4, 24.96e-6], [8, 29.12e-6]] as const) {
+    const nvl = allReduceWork(m, row('H100 NVL'), 'bf16', tp);
+    assert.deepEqual([nvl.link.interconnect, nvl.link.bytesPerSec, nvl.oneShotTokens, nvl.multimemMaxTokens], ['PCIe', 64e9, 0, 0]);
+    assert.ok(Math.abs(nvl.perTokenS - expected) < 1e-12, `tp ${tp}: ${nvl.perTokenS}`);
+    assert.match(nvl.algorithm, /^NCCL's ring/);
+    assert.match(nvl.link.source, /NVLink-bridged in pairs.*PCIe Gen5 x16 between the pairs, 64 GB\/s a direction/);
+  }
+});
