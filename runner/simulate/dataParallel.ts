@@ -22,7 +22,20 @@ import { cancelPoint } from '../errors';
 export type DispatchedEngine = Pick<ServingSimulator, 'runUntil' | 'inFlight' | 'add' | 'run'>;
 
 /** How the requests were dispatched, for the result and the CLI's line (DataParallelResult.dispatch). */
-export const DP_DISPATCH_TEXT = "each request to the engine with the fewest requests in flight, ties to the next in turn, as vLLM's DPLBAsyncMPClient.get_core_engine_for_request with one API server (vllm/v1/engine/core_client.py, current main); not modelled: the coordinator's waiting + running snapshot (every 100 ms) in its score, which keeps counting an engine's requests finished since it, its KV-pressure penalty on an engine with waiting requests, and older releases' waiting · 4 + running score";
+export const DP_DISPATCH_TEXT = "each request to the engine with the lowest score, max(requests in flight, the coordinator's 100 ms snapshot of them + picks since), ties to the next in turn, as vLLM's DPLBAsyncMPClient.get_core_engine_for_request with one API server (vllm/v1/engine/core_client.py, current main; snapshots at multiples of 100 ms from the first arrival's clock 0, counting the requests in flight then); not modelled: its KV-pressure penalty on an engine with waiting requests, and older releases' waiting · 4 + running score";
+
+/**
+ * Snapshots of the engines' counts a second: vLLM's DP coordinator publishes them at most every
+ * min_stats_update_interval_ms = 100 (vllm/v1/engine/coordinator.py; every 4 s when unchanged).
+ */
+export const STATS_PER_S = 10;
+
+/** The index j of the last snapshot at or before t seconds: j / STATS_PER_S <= t < (j + 1) / STATS_PER_S. */
+export function lastSnapshot(t: number): number {
+  const j = Math.floor(t * STATS_PER_S);
+  if (j / STATS_PER_S > t) return j - 1;
+  return (j + 1) / STATS_PER_S <= t ? j + 1 : j;
+}
 
 /**
  * The engine vLLM's load balancer picks for a request, one API-server client (client_count 1), as
@@ -31,27 +44,26 @@ export const DP_DISPATCH_TEXT = "each request to the engine with the fewest requ
  * caller then moves the start on by one ("rotate the scan start so that ties ... don't
  * systematically favor the same engine"). The score is max(client_count · in-flight, waiting +
  * running), in-flight the client's exact count of its unfinished requests on the engine
- * (engine_inflight, decremented when the engine reports one finished). Modelled as the in-flight
- * count alone. Not modelled, and each can send a request elsewhere: waiting + running is the
+ * (engine_inflight, decremented when the engine reports one finished), waiting + running the
  * coordinator's snapshot of the engines' scheduler counts (vllm/v1/engine/coordinator.py
- * publishes it at most every min_stats_update_interval_ms = 100) plus the client's own picks
- * since it (current_counts[eng_index][0] += client_count), so an engine's requests finished
- * since the snapshot still count until the next one (the max is then the snapshot's: with one
- * client, roughly the in-flight count plus those finishes); and the KV-pressure penalty
- * waiting · 6 · max(0, kv_cache_usage − 0.5) where waiting > 0, which a pick since the
- * snapshot already makes so.
+ * publishes it at most every min_stats_update_interval_ms = 100, {@link STATS_PER_S}) plus the
+ * client's own picks since it (current_counts[eng_index][0] += client_count): an engine's
+ * requests finished since the snapshot still count until the next one. The caller gives the
+ * score ({@link dispatchOnline}: the snapshot modelled as the requests in flight at each multiple
+ * of 100 ms, not the engines' counts at their last step, nor late by the publishing). Not
+ * modelled: the KV-pressure penalty waiting · 6 · max(0, kv_cache_usage − 0.5) where waiting > 0.
  * Older releases scored waiting · 4 + running from the snapshot, with a fixed scan start: not
  * modelled either. A request counts as finished from its finish time on (finish <= the
  * arrival); a rejected one is never in flight (ServingSimulator.inFlight).
- * @param inFlight per engine, its requests in flight at the arrival.
+ * @param score per engine, its score at the arrival.
  * @returns the engine, 0-based.
  */
-export function pickEngine(inFlight: ArrayLike<number>, start: number): number {
-  const dp = inFlight.length;
+export function pickEngine(score: ArrayLike<number>, start: number): number {
+  const dp = score.length;
   let best = start;
   for (let i = 1; i < dp; i++) {
     const idx = (start + i) % dp;
-    if (inFlight[idx] < inFlight[best]) best = idx;
+    if (score[idx] < score[best]) best = idx;
   }
   return best;
 }
@@ -204,11 +216,14 @@ export async function dispatchOnline<E extends DispatchedEngine>(requests: Servi
   const n = requests.arrivalS.length;
   const engineOf = new Int32Array(n);
   const inFlight = new Float64Array(dp);
+  // The coordinator's snapshot (its waiting + running: the requests in flight at its time) and the
+  // picks since it, per engine; the score pickEngine reads.
+  const snapshot = new Float64Array(dp), picks = new Float64Array(dp), score = new Float64Array(dp);
+  let snapshotAt = -1; // its index: at snapshotAt / STATS_PER_S seconds
   const queue = new ChangeQueue(dp);
   const due: number[] = [];
-  let start = 0;
-  for (let k = 0; k < n; k++) {
-    const t = requests.arrivalS[k];
+  /** Brings the engines whose next change has come up to date at t (their inFlight at t). */
+  const touch = (t: number) => {
     for (let e = queue.popDue(t); e >= 0; e = queue.popDue(t)) due.push(e);
     for (const e of due) {
       const sim = engines[e]!;
@@ -217,7 +232,22 @@ export async function dispatchOnline<E extends DispatchedEngine>(requests: Servi
       queue.set(e, next); // after the loop above: a change at t itself would be popped again
     }
     due.length = 0;
-    const e = pickEngine(inFlight, start);
+  };
+  let start = 0;
+  for (let k = 0; k < n; k++) {
+    const t = requests.arrivalS[k];
+    const at = lastSnapshot(t);
+    if (at > snapshotAt) {
+      // A snapshot since the last arrival (the latest counts: the earlier ones were replaced).
+      snapshotAt = at;
+      touch(at / STATS_PER_S);
+      snapshot.set(inFlight);
+      picks.fill(0);
+    }
+    touch(t);
+    for (let e = 0; e < dp; e++) score[e] = Math.max(inFlight[e], snapshot[e] + picks[e]);
+    const e = pickEngine(score, start);
+    picks[e]++;
     start = (start + 1) % dp;
     (engines[e] ??= make(e)).add(k);
     queue.set(e, -Infinity); // its count and next step changed: brought up to date at the next arrival
