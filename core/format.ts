@@ -466,13 +466,18 @@ export const DP_SCOPE_TEXT = "latency, throughput, request counts and preemption
 
 /**
  * Each engine of a data-parallel simulation in one line: "engine 1: 506 requests, 1,398 output
- * tokens/s, mean running 151, peak 291; engine 2: …" (running figures absent in runs before s41).
+ * tokens/s, mean running 151, peak 291; engine 2: …" (running figures absent in runs before s41),
+ * then the span the rates and means divide by (DataParallelResult.ratesSpan): the run's, so they
+ * sum to its total (s42 newcomer 10), or, in runs before s42, each engine's own.
  */
-export function dataParallelEngines(dp: Pick<DataParallelResult, 'replicas'>): string {
+export function dataParallelEngines(dp: Pick<DataParallelResult, 'replicas' | 'ratesSpan'>): string {
   const mean = (x: number) => (x > 0 && x < 10 ? x.toPrecision(3) : x.toFixed(1));
+  const span = dp.ratesSpan === 'run'
+    ? " (each engine's output tokens/s and running mean over the run's span, 0 s to the last request's end of any engine, so the tokens/s sum to the run's, as vLLM's per-engine log lines share one logging interval)"
+    : " (each engine's output tokens/s and running mean over its own span, 0 s to its own last request's end: they need not sum to the run's; a run saved before s42)";
   return dp.replicas
     .map((x, k) => `engine ${k + 1}: ${formatCountOf(x.requests, 'request')}, ${formatCount(x.outputTokensPerSec)} output tokens/s${x.meanConcurrency !== undefined && x.peakConcurrency !== undefined ? `, running mean ${mean(x.meanConcurrency)} peak ${formatCount(x.peakConcurrency)}` : ''}`)
-    .join('; ');
+    .join('; ') + span;
 }
 
 /**

@@ -616,13 +616,20 @@ export interface DataParallelResult {
   size: number;
   /**
    * Per engine, in rank order: requests dispatched to it, those it completed, its output tokens/s and
-   * requests/s (latencySummary over its own requests: 0 s to its last request's end); its running
-   * sequences time-averaged and at most, its peak waiting and peak occupancy of its own pool (absent
+   * requests/s (latencySummary over its own requests, divided by the span {@link ratesSpan} says); its running
+   * sequences time-averaged (over the same span) and at most, its peak waiting and peak occupancy of its own pool (absent
    * in runs before s41). `samples`: the pool samples of engines 2 … dp, as PoolResult.samples,
    * which are engine 1's (absent on engine 1 and in runs before s42): the dashboard's pool and queue
    * charts draw the engine picked (s41 newcomer-ed F2: engine 1 only).
    */
   replicas: Array<{ requests: number; completed: number; outputTokensPerSec: number; requestsPerSec: number; meanConcurrency?: number; peakConcurrency?: number; peakWaiting?: number; peakOccupancy?: number; samples?: PoolSample[] }>;
+  /**
+   * The span each engine's rates and running mean divide by. 'run': the whole run's (0 s to the
+   * last request's end of any engine, vllm bench serve's benchmark duration), so the engines' rates
+   * sum to the run's, as vLLM's per-engine log lines share one logging interval. Absent (runs
+   * before s42): each engine's own, 0 s to its own last request's end.
+   */
+  ratesSpan?: 'run';
   /** GPUs of one engine: tensor_parallel_size × pipeline_parallel_size (core/format gpuCount; absent in runs before s41). */
   gpusPerEngine?: number;
   /** The dispatch rule, in words, with what it leaves out. */

@@ -50,6 +50,16 @@ export function meetsSlo(slo: LatencySlo, ttftS: number, tpotS: number): boolean
 }
 
 /**
+ * `vllm bench serve`'s benchmark duration's end, s: 0 s to the last request's end, its completion
+ * or, for a rejected one (finishS < 0), its arrival. 0 with no requests.
+ */
+export function benchmarkEndS(requests: ServingSimRequests, times: ServingSimTimes): number {
+  let end = 0;
+  for (let i = 0; i < requests.arrivalS.length; i++) end = Math.max(end, times.finishS[i] < 0 ? requests.arrivalS[i] : times.finishS[i]);
+  return end;
+}
+
+/**
  * The latency summary of a finished simulation.
  * @param requests the simulated requests (arrivals in seconds), times their milestones, same order.
  * @param slo when given (with at least one bound), goodput and attainment are set. A request
@@ -61,18 +71,16 @@ export function meetsSlo(slo: LatencySlo, ttftS: number, tpotS: number): boolean
  * returned; output_throughput = sum(actual_output_lens) / dur_s, request_throughput = completed /
  * dur_s, request_goodput = good_completed / dur_s). The pool summary's throughputTokensPerSec is
  * this outputTokensPerSec (simulate.ts), one figure.
+ * @param spanEndS the end of the span the rates divide by, s: absent, these requests' own (above);
+ *   a data-parallel engine's rates take the whole run's, so that the engines' rates sum to the run's.
  */
-export function latencySummary(requests: ServingSimRequests, times: ServingSimTimes, slo?: LatencySlo): LatencySummary {
+export function latencySummary(requests: ServingSimRequests, times: ServingSimTimes, slo?: LatencySlo, spanEndS?: number): LatencySummary {
   const n = requests.arrivalS.length;
   let done = 0;
   let multi = 0;
-  // vLLM's benchmark duration: 0 s to the last request's end (a rejected one ends at its arrival).
-  let end = 0;
+  const end = spanEndS ?? benchmarkEndS(requests, times);
   for (let i = 0; i < n; i++) {
-    if (times.finishS[i] < 0) {
-      end = Math.max(end, requests.arrivalS[i]);
-      continue;
-    }
+    if (times.finishS[i] < 0) continue;
     done++;
     if (times.outputLen[i] > 1) multi++;
   }
@@ -95,7 +103,6 @@ export function latencySummary(requests: ServingSimRequests, times: ServingSimTi
     if (out > 1) tpot[m++] = perToken;
     if (checkSlo && meetsSlo(slo, ttft[k], perToken)) good++;
     tokens += out;
-    end = Math.max(end, finish);
     k++;
   }
   const rate = (x: number) => (end > 0 ? x / end : 0);

@@ -25,7 +25,7 @@ import type { PoolBaseline, PoolLoad, PoolResult, PoolSample, PoolSummary, StepT
 import { runSimulationsInWorker, ServingSimulator, SIM_SAMPLE_FIELDS, type ServingSimConfig, type ServingSimRequests, type ServingSimTimes, type ServingSimTotals } from '../../native';
 import { formatCount, formatCountOf, gpuCount } from '../../core/format';
 import { cancelPoint, InputError } from '../errors';
-import { latencySummary } from './latency';
+import { benchmarkEndS, latencySummary } from './latency';
 import { STEP_COEFFICIENT_KEYS, stepTimeModel, type StepCoefficientKey, type StepCoefficients } from './step-time';
 import { MAX_TRACE_SPAN_S, readProfileTrace, traceReplay } from './traces';
 import { DP_DISPATCH_TEXT, dispatchOnline, mergeTimes, subsetRequests } from './dataParallel';
@@ -584,11 +584,16 @@ async function simulateDataParallel(profile: Profile, packed: ServingSimRequests
   if (summary.meanWaiting !== undefined) summary.meanWaiting /= dp;
   summary.peakOccupancy = t.peakPagesUsed / pool.numPages;
   const load = poolLoad(packed, times, latency, scale, source);
+  // Each engine's rates and running mean over the run's span, the same for every engine, so they
+  // sum to the run's (s42 newcomer 10: each over its own span, 26,926 output tokens/s summed vs
+  // 26,842), as vLLM's per-engine log lines ("Engine 000: … Avg generation throughput") share one
+  // logging interval (vllm/v1/metrics/loggers.py LoggingStatLogger, one per engine_index).
+  const spanEndS = benchmarkEndS(packed, times);
   const replicas = runs.map((r, e) => {
-    const l = latencySummary(r.requests, r.times, slo);
+    const l = latencySummary(r.requests, r.times, slo, spanEndS);
     return {
       requests: r.requests.arrivalS.length, completed: r.totals.completed, outputTokensPerSec: l.outputTokensPerSec, requestsPerSec: l.requestsPerSec,
-      meanConcurrency: ratio(r.totals.runningSeconds, r.totals.simulatedSeconds), peakConcurrency: r.totals.peakRunning, peakWaiting: r.totals.peakWaiting, peakOccupancy: r.totals.peakPagesUsed / pool.numPages,
+      meanConcurrency: ratio(r.totals.runningSeconds, t.simulatedSeconds), peakConcurrency: r.totals.peakRunning, peakWaiting: r.totals.peakWaiting, peakOccupancy: r.totals.peakPagesUsed / pool.numPages,
       // Engine 1's samples are the pool's own (PoolResult.samples), not repeated here.
       ...(e > 0 ? { samples: unpackSamples(r.samples) } : {}),
     };
@@ -597,7 +602,7 @@ async function simulateDataParallel(profile: Profile, packed: ServingSimRequests
     samples, summary, load, baselines: [], pageSize: pool.pageSize, numPages: pool.numPages, poolTokens: pool.poolTokenCount,
     ...(pool.poolBlocks !== undefined ? { poolBlocks: pool.poolBlocks } : {}), ...(pool.groups ? { poolGroups: pool.groups.count } : {}), ...(pool.poolLayout ? { poolLayout: pool.poolLayout } : {}),
     stepTime, latency,
-    dataParallel: { size: dp, gpusPerEngine: gpuCount(profile.device), replicas, dispatch: DP_DISPATCH_TEXT },
+    dataParallel: { size: dp, gpusPerEngine: gpuCount(profile.device), replicas, ratesSpan: 'run', dispatch: DP_DISPATCH_TEXT },
   };
 }
 

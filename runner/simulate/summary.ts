@@ -34,6 +34,8 @@ export function formatPoolSummary(result: PoolResult): string {
       ? `KV pool: ${formatCountOf(result.poolBlocks, 'block')} of ${formatCountOf(result.pageSize, 'token')} in ${result.poolGroups} KV-cache groups; floor(${formatCount(result.poolBlocks)} / ${result.poolGroups}) × ${formatCount(result.pageSize)} = ${formatCountOf(tokens, 'token')} (vLLM's "GPU KV cache size" divides the blocks by every group); simulated block by block`
       : `KV pool: ${formatCountOf(result.poolBlocks, 'block')} of ${formatCountOf(result.pageSize, 'token')}, ${formatCountOf(tokens, 'token')} (vLLM's "GPU KV cache size"); simulated as ${formatCountOf(result.numPages, 'page')}, one full-attention block each (a run saved before every group was charged)`
     : `KV pool: ${formatCountOf(result.numPages, 'page')} × ${formatCountOf(result.pageSize, 'token')} = ${formatCountOf(tokens, 'token')}`);
+  // Under data parallelism the pool is one engine's, each engine its own (s42 newcomer 10: unlabelled).
+  if (result.dataParallel) lines[lines.length - 1] = lines[lines.length - 1].replace(/^KV pool:/, `KV pool (each engine's, the same on all ${result.dataParallel.size}):`);
   if (result.poolLayout) lines.push(`  ${result.poolLayout}`);
   if (result.stepTime) {
     const m = result.stepTime;

@@ -77,7 +77,9 @@ test('simulate runs data_parallel_size engines, each request to the engine with 
   //   first scanned → engine 1; start 0. (Round robin would have sent r2 to engine 0.)
   // Engine 1 prefills r2 and r3 in one step of 16 tokens, 0.25 s: both first tokens at 0.5.
   // TTFT: 0.125, 0.125, 0.25, 0.25. Output 33 + 3 = 36 tokens over 0 .. 0.625 s: 57.6 tokens/s;
-  // engine 0 33 over 0 .. 0.625 = 52.8, engine 1 3 over 0 .. 0.5 = 6.
+  // Each engine over the run's span 0 .. 0.625 (s42 newcomer 10: each over its own span, engine 1's
+  // 3 over 0 .. 0.5 = 6, and the engines' 58.8 did not sum to the run's 57.6): engine 0 33 / 0.625
+  // = 52.8, engine 1 3 / 0.625 = 4.8; 52.8 + 4.8 = 57.6.
   const p = profile('{ gpu: H100 SXM, data_parallel_size: 2 }\nkv_cache: { page_size: 16, num_pages: 64 }');
   const r = await simulatePool(p, {
     stepTime: { perTokenS: 1 / 64 }, watermark: 0,
@@ -85,7 +87,8 @@ test('simulate runs data_parallel_size engines, each request to the engine with 
   });
   const d = r.dataParallel!;
   assert.equal(d.size, 2);
-  assert.deepEqual(d.replicas.map((x) => [x.requests, x.completed, x.outputTokensPerSec]), [[1, 1, 52.8], [3, 3, 6]]);
+  assert.deepEqual(d.replicas.map((x) => [x.requests, x.completed, x.outputTokensPerSec]), [[1, 1, 52.8], [3, 3, 4.8]]);
+  assert.equal(d.ratesSpan, 'run');
   // What the run says it models, and what of vLLM's score it does not (vllm/v1/engine/core_client.py).
   assert.match(d.dispatch, /lowest score, max\(requests in flight, the coordinator's 100 ms snapshot of them \+ picks since\)/);
   assert.match(d.dispatch, /not modelled: its KV-pressure penalty/);
@@ -97,10 +100,11 @@ test('simulate runs data_parallel_size engines, each request to the engine with 
   // One scope for the running figures, per engine (s41 newcomer-ed F2: a summed mean beside one
   // engine's peak read "mean running 302.0, peak running 291"). Engine 0 runs r0 alone over its
   // 0 .. 0.625 s: mean 1, peak 1. Engine 1 runs r1 over 0 .. 0.125, then r2 and r3 together over
-  // 0.25 .. 0.5: 0.125 + 2 × 0.25 = 0.625 sequence-seconds over its 0.5 s: mean 1.25, peak 2.
+  // 0.25 .. 0.5: 0.125 + 2 × 0.25 = 0.625 sequence-seconds over the run's 0.625 s: mean 1.0 (over
+  // its own 0.5 s it was 1.25, and the engines' means did not average to the run's), peak 2.
   // Per engine over the run (its longest span, 0.625 s): (0.625 + 0.625) / 0.625 / 2 = 1.0 (the
   // sum was 2.0), the peak the busiest engine's, 2.
-  assert.deepEqual(d.replicas.map((x) => [x.meanConcurrency, x.peakConcurrency]), [[1, 1], [1.25, 2]]);
+  assert.deepEqual(d.replicas.map((x) => [x.meanConcurrency, x.peakConcurrency]), [[1, 1], [1, 2]]);
   assert.deepEqual([r.summary.meanConcurrency, r.summary.peakConcurrency], [1, 2]);
   // Each engine's pool samples (s41 newcomer-ed F2: engine 1's only): engine 1's are the pool's own,
   // running at most 1 (r0 alone); engine 2's in its replica, running 2 at most (r2 and r3 together).
@@ -108,7 +112,9 @@ test('simulate runs data_parallel_size engines, each request to the engine with 
   assert.deepEqual([d.replicas[0]!.samples, most(r.samples), most(d.replicas[1]!.samples!)], [undefined, 1, 2]);
   assert.equal(d.gpusPerEngine, 1);
   const text = formatPoolSummary(r);
-  assert.match(text, /Data parallel 2: 2 engines × 1 GPU, .*; latency, throughput, request counts and preemptions over all engines; running, waiting and occupancy per engine \(means over the engines, peaks the busiest engine's\); pool samples per engine \(engine 1's in pool\.samples, each other's in its pool\.dataParallel\.replicas entry; the dashboard's Engine select picks the one charted\)\n {2}engine 1: 1 request, 53 output tokens\/s, running mean 1\.00 peak 1; engine 2: 3 requests, 6 output tokens\/s, running mean 1\.25 peak 2/);
+  assert.match(text, /Data parallel 2: 2 engines × 1 GPU, .*; latency, throughput, request counts and preemptions over all engines; running, waiting and occupancy per engine \(means over the engines, peaks the busiest engine's\); pool samples per engine \(engine 1's in pool\.samples, each other's in its pool\.dataParallel\.replicas entry; the dashboard's Engine select picks the one charted\)\n {2}engine 1: 1 request, 53 output tokens\/s, running mean 1\.00 peak 1; engine 2: 3 requests, 5 output tokens\/s, running mean 1\.00 peak 2 \(each engine's output tokens\/s and running mean over the run's span, 0 s to the last request's end of any engine, so the tokens\/s sum to the run's, as vLLM's per-engine log lines share one logging interval\)\n/);
+  // The pool line is one engine's (s42 newcomer 10: unlabelled): 64 pages × 16 tokens.
+  assert.match(text, /^KV pool \(each engine's, the same on all 2\): 64 pages × 16 tokens = 1,024 tokens$/m);
   assert.match(text, /mean running\/engine +peak running\/engine/);
   // The baselines the dp run leaves out (r.baselines []), said under the table's one row.
   assert.match(text, /^paged \(16-token pages\) .*\n\(contiguous-allocation baselines: not simulated at data parallel 2, whose engines run the paged pool only; data_parallel_size 1 simulates them\)\n/m);
