@@ -13,7 +13,7 @@ import type { Profile } from '../core/config/types';
 import type { Estimate } from '../core/estimate/types';
 import { fewAndCount, formatGib, formatRunTime } from '../core/format';
 import { Commands } from '../core/protocol/lsp';
-import type { RunKind, RunResult } from '../core/protocol/run';
+import type { PoolResult, RunKind, RunResult } from '../core/protocol/run';
 import type { SweepReport } from '../core/protocol/sweep';
 import type { RunListEntry, TraceRerun } from '../core/protocol/webview';
 import { RunnerProcess, type RunnerJob } from '../core/runnerProcess';
@@ -25,7 +25,7 @@ import { exportRunTo } from './dashboard';
 import { findRun, listRunsIn } from './history';
 import { isTarget, PICK_OPTIONS, targetGlob, type TargetKind } from './pick';
 import { readSweepReport, sweepReportsIn, type SweepReportEntry } from './sweepReports';
-import { newProfile, newProfileName, servingTensorParallel } from './newProfile';
+import { newProfile, newProfileName, servingTensorParallel, type FittingProfile } from './newProfile';
 import { launchFor } from './runLaunch';
 import { checkVllmLog } from './vllmLog';
 
@@ -320,7 +320,7 @@ const showLog: Factory = (ctx) => () => ctx.log.show(true);
  * folder when that is a workspace folder's root) with the smallest tensor_parallel_size that
  * holds it and whose simulation of the file's own workload keeps up and meets its SLO
  * (extension/newProfile.ts servingTensorParallel: the runner's `simulate -` per size, under a
- * cancellable notification), and opened, so that its hints show at once.
+ * cancellable notification; Cancel writes nothing), and opened, so that its hints show at once.
  */
 const newProfileCommand: Factory = (ctx) => async (arg) => {
   const configUri = await pickConfig(arg);
@@ -362,19 +362,26 @@ const newProfileCommand: Factory = (ctx) => async (arg) => {
   // by the runner (as the file's own lens runs it) until one keeps up and meets the SLO.
   const chosen = made.fitting.length === 0
     ? made
-    : await vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: 'AttnScope: New profile', cancellable: true }, (progress, token) =>
-        servingTensorParallel(made, (f) => new Promise((resolve) => {
-          if (token.isCancellationRequested) return resolve('cancelled');
-          progress.report({ message: `simulating its workload at tensor_parallel_size ${f.tensorParallelSize}…` });
-          const proc = new RunnerProcess(launchFor(ctx, target, 'simulate'), f.profile, { onEvent: () => undefined, onLog: () => undefined });
-          const cancel = token.onCancellationRequested(() => proc.cancel());
-          void proc.done.then((o) => {
-            cancel.dispose();
-            const pool = o.run?.pool;
-            resolve(o.cancelled ? 'cancelled' : pool && o.run?.status === 'ok' ? pool : `the simulation failed (${o.error ?? o.logTail.at(-1) ?? `exit code ${o.exitCode}`})`);
+    : await vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: 'AttnScope: New profile', cancellable: true }, (progress, token) => {
+          // One runner `simulate -` of a size's profile (`--max-rate`: its capacity search); null when cancelled.
+          const run = (f: FittingProfile, what: string, args?: string[]) => new Promise<PoolResult | string | null>((resolve) => {
+            if (token.isCancellationRequested) return resolve(null);
+            progress.report({ message: `${what} at tensor_parallel_size ${f.tensorParallelSize}…` });
+            const proc = new RunnerProcess(launchFor(ctx, target, 'simulate', args), f.profile, { onEvent: () => undefined, onLog: () => undefined });
+            const cancel = token.onCancellationRequested(() => proc.cancel());
+            void proc.done.then((o) => {
+              cancel.dispose();
+              const pool = o.run?.pool;
+              resolve(o.cancelled ? null : pool && o.run?.status === 'ok' ? pool : `the simulation failed (${o.error ?? o.logTail.at(-1) ?? `exit code ${o.exitCode}`})`);
+            });
           });
-        })),
-      );
+          return servingTensorParallel(made, (f) => run(f, 'simulating its workload'), (f) => run(f, 'searching the highest rate served', ['--max-rate']));
+      });
+  if (chosen === null) {
+    // Cancel means "don't": no file (s42 newcomer-ed F1).
+    void vscode.window.showInformationMessage(`AttnScope: New profile cancelled; nothing written.`);
+    return;
+  }
   ctx.log.info(`new profile ${profilePath}: ${chosen.note}`);
   await vscode.workspace.fs.writeFile(target, new TextEncoder().encode(chosen.text));
   await vscode.window.showTextDocument(target);

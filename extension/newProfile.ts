@@ -136,14 +136,22 @@ export interface ServingChoice {
  * PoolLoad.overloaded) and meets its SLO (sloAttainment ≥ slo.attainment, default 0.9); that
  * one is written, with a comment on its tensor_parallel_size line naming the smaller one that
  * held the weights but did not serve the load. When none up to 8 serves it, the largest is
- * written with a comment saying so and what would (a lower arrival_rate, data_parallel_size).
- * `simulate` resolves with the run's pool, or a sentence saying why there is none (cancelled, the
- * runner failed): then the memory choice is written as before and the note says the check stopped.
+ * written with a comment saying so, and `maxRate` (the runner's capacity search, `simulate
+ * --max-rate`, runner/simulate/capacity.ts: one search, on that size only) finds the highest
+ * arrival_rate it serves within the SLO, which is written (rounded down to 3 digits) in place of
+ * the one asked, with a comment; without `maxRate`, or when the search finds none, the comment
+ * says what would (a lower arrival_rate, data_parallel_size).
+ * The size written carries its verdict as a comment on its line, whichever way the check ended.
+ * `simulate` resolves with the run's pool, null when the user cancelled (then nothing is to be
+ * written: the result is null; s42 newcomer-ed F1, Cancel had written tp 2, already simulated as
+ * failing, with no comment), or a sentence saying why there is no pool (the runner failed): then
+ * the memory choice is written with a comment saying the check stopped there and on what.
  */
 export async function servingTensorParallel(
   made: { text: string; tensorParallelSize: number; note: string; fitting: FittingProfile[] },
-  simulate: (f: FittingProfile) => Promise<PoolResult | string>,
-): Promise<ServingChoice> {
+  simulate: (f: FittingProfile) => Promise<PoolResult | string | null>,
+  maxRate?: (f: FittingProfile) => Promise<PoolResult | string | null>,
+): Promise<ServingChoice | null> {
   const tries: ServingTry[] = [];
   const said = (t: ServingTry): string =>
     t.overloaded
@@ -151,8 +159,11 @@ export async function servingTensorParallel(
       : `${formatPercent(t.attainment)} meeting the SLO (${formatPercent(t.target, 0)} asked), TTFT p99 ${t.p99TtftS === null ? '—' : formatDuration(t.p99TtftS * 1e9)}`;
   for (const f of made.fitting) {
     const pool = await simulate(f);
+    if (pool === null) return null;
     if (typeof pool === 'string') {
-      return { text: made.text, tensorParallelSize: made.tensorParallelSize, note: `${made.note} The check that its workload is served stopped at tensor_parallel_size ${f.tensorParallelSize}: ${pool}.`, tries };
+      const failed = tries.map((x) => `${x.tensorParallelSize}: ${said(x)}`).join('; ');
+      const comment = `the check that the workload below is served stopped at ${f.tensorParallelSize}: ${pool}${failed === '' ? '' : `; at ${failed}`}`;
+      return { text: commentTensorParallel(made.text, comment), tensorParallelSize: made.tensorParallelSize, note: `${made.note} The check that its workload is served stopped at tensor_parallel_size ${f.tensorParallelSize}: ${pool}.`, tries };
     }
     const target = f.profile.slo?.attainment ?? SLO_ATTAINMENT_DEFAULT;
     const overloaded = pool.load?.overloaded ?? false;
@@ -169,7 +180,7 @@ export async function servingTensorParallel(
     if (!t.serves) continue;
     const tp = t.tensorParallelSize;
     const failed = tries.slice(0, -1);
-    if (failed.length === 0) return { text: f.text, tensorParallelSize: tp, note: `${made.note} Its simulation of the workload keeps up: ${said(t)} (modelled).`, tries };
+    if (failed.length === 0) return { text: commentTensorParallel(f.text, `its simulation of the workload below keeps up: ${said(t)} (modelled)`), tensorParallelSize: tp, note: `${made.note} Its simulation of the workload keeps up: ${said(t)} (modelled).`, tries };
     const smaller = failed.map((x) => x.tensorParallelSize).join(' and ');
     const comment = `${smaller} ${failed.length > 1 ? 'hold' : 'holds'} the weights, but its simulation of the workload below was ${failed.map(said).join('; ')}`;
     return {
@@ -182,6 +193,24 @@ export async function servingTensorParallel(
   const last = made.fitting.at(-1);
   if (!last) return { ...made, tries };
   const t = tries.at(-1)!;
+  const tp = last.tensorParallelSize;
+  // The capacity search (runner/simulate/capacity.ts, `simulate --max-rate`) on the largest size:
+  // the highest arrival_rate it serves within the SLO is written in place of the one it does not.
+  const cap = maxRate ? await maxRate(last) : 'no capacity search';
+  if (cap === null) return null;
+  const found = typeof cap === 'string' ? null : cap.capacity?.maxRate ?? null;
+  const asked = last.profile.workload?.arrivalRate;
+  if (found !== null && found > 0 && asked !== undefined && found < asked) {
+    const rate = roundDown(found, 3);
+    const limit = typeof cap !== 'string' && cap.capacity?.limit === 'capacity' ? 'the saturated throughput' : 'the SLO';
+    const withRate = last.text.replace(/^( {2}arrival_rate: )\S+( +# .*)?$/m, (_l, head: string) => `${head}${rate}`.padEnd(34) + `# the highest rate tensor_parallel_size ${tp} serves (${limit} bounds it; modelled capacity search, simulate --max-rate); ${asked} was not`);
+    return {
+      text: commentTensorParallel(withRate, `no tensor_parallel_size up to ${tp} serves ${asked} requests/s within the SLO (here: ${said(t)}); data_parallel_size engines serve more`),
+      tensorParallelSize: tp,
+      note: `no tensor_parallel_size up to ${tp} serves ${asked} requests/s within its SLO on these GPUs (modelled, at ${tp}: ${said(t)}); the file's arrival_rate is ${rate}, the highest that tensor_parallel_size ${tp} serves (capacity search).`,
+      tries,
+    };
+  }
   const what = 'lower workload.arrival_rate, or add engines with data_parallel_size';
   return {
     text: commentTensorParallel(last.text, `no tensor_parallel_size up to ${last.tensorParallelSize} serves the workload below within the SLO (here: ${said(t)}): ${what}`),
@@ -189,6 +218,12 @@ export async function servingTensorParallel(
     note: `no tensor_parallel_size up to ${last.tensorParallelSize} serves the workload within its SLO on these GPUs (modelled, at ${last.tensorParallelSize}: ${said(t)}); ${what}.`,
     tries,
   };
+}
+
+/** `x` rounded down to `digits` significant digits (a passing rate stays at or below the one found). */
+function roundDown(x: number, digits: number): number {
+  const scale = 10 ** (digits - 1 - Math.floor(Math.log10(x)));
+  return Math.floor(x * scale * (1 + 1e-12)) / scale;
 }
 
 /** `text` with `# comment` after its `tensor_parallel_size:` line. */
