@@ -289,6 +289,7 @@ export function parseEvent(line: string): RunnerEvent | null {
     case 'done':
     case 'error':
     case 'sweepEnd':
+    case 'sweepBusy':
       return value as RunnerEvent;
     default:
       return null;

@@ -11,7 +11,7 @@
  */
 import { basename } from 'node:path';
 import * as vscode from 'vscode';
-import { EXIT_BAD_INPUT } from '../core/protocol/runner';
+import { EXIT_BAD_INPUT, type RunnerSweepBusyEvent } from '../core/protocol/runner';
 import type { SweepReport } from '../core/protocol/sweep';
 import type { SweepRunStatus } from '../core/protocol/webview';
 import type { RunnerOutcome } from '../core/runnerProcess';
@@ -19,7 +19,7 @@ import type { Ctx } from './ctx';
 import { EDITOR_RUN_UI, launchFor, launchSettingsRefused } from './runLaunch';
 import { RunInFlight } from './runInFlight';
 import { crashMessage } from './refusal';
-import { sweepEndMessage, sweepInputError, sweepInterruptedMessage, sweepProgressMessage, sweepRefusalMessage, type SweepInputError } from './sweepMessages';
+import { sweepBusyMessage, sweepEndMessage, sweepInputError, sweepInterruptedMessage, sweepProgressMessage, sweepRefusalMessage, type SweepInputError } from './sweepMessages';
 import { readSweepReport } from './sweepReports';
 
 /**
@@ -40,6 +40,8 @@ export function showSweep(ctx: Ctx, report: SweepReport, file: string, preserveF
 
 export class SweepRun extends RunInFlight<SweepReport | null> {
   readonly job = 'sweep' as const;
+  /** The runner's `sweepBusy` event: another runner of this sweep holds its results folder, so nothing ran. */
+  private busy: RunnerSweepBusyEvent | null = null;
   /** The runner's `error` event, placed: bad input it refused before any point ran. */
   private inputError: SweepInputError | null = null;
   /** The last progress: points saved (their files in the results folder) of the total (for a reload's notice). */
@@ -100,6 +102,10 @@ export class SweepRun extends RunInFlight<SweepReport | null> {
             ctx.log[e.level](`[runner] ${e.message}`);
             break;
           }
+          case 'sweepBusy':
+            this.busy = e;
+            ctx.log.info(`[runner] ${e.message}`);
+            break;
           case 'error':
             this.inputError = sweepInputError(e);
             ctx.log.error(`[runner] ${e.file ? `${e.file}:${e.line ?? 1}:${e.column ?? 1}: ` : ''}${e.message}`);
@@ -120,6 +126,14 @@ export class SweepRun extends RunInFlight<SweepReport | null> {
     const how = outcome.signal ? `killed by ${outcome.signal}` : `exit code ${outcome.exitCode}`;
     ctx.log.info(`sweep ${name}: runner ended (${how})${outcome.cancelled ? ' after cancel' : ''}`);
     const end = outcome.sweepEnd;
+    if (this.busy) {
+      // Another runner (another window, a terminal) runs this sweep: not an error; say where it is and how to follow it.
+      const message = sweepBusyMessage(name, this.busy, vscode.workspace.asRelativePath(this.busy.outDir));
+      ctx.log.info(message);
+      this.ended('refused', message);
+      void vscode.window.showInformationMessage(message);
+      return null;
+    }
     if (!outcome.cancelled && !end && outcome.exitCode === EXIT_BAD_INPUT) {
       this.ended('refused', await this.refused(outcome));
       return null;

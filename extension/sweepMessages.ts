@@ -4,7 +4,7 @@
  * at the end (finished, with failed points, or cancelled: a rerun resumes) and the refusal of bad
  * input placed at the CLI's file:line:col. No `vscode` import.
  */
-import type { RunnerErrorEvent, RunnerProgressEvent, RunnerSweepEndEvent } from '../core/protocol/runner';
+import type { RunnerErrorEvent, RunnerProgressEvent, RunnerSweepBusyEvent, RunnerSweepEndEvent } from '../core/protocol/runner';
 
 /** Points, in words: "1 point", "2 points". */
 const points = (n: number): string => `${n} ${n === 1 ? 'point' : 'points'}`;
@@ -69,4 +69,15 @@ export function sweepInputError(e: RunnerErrorEvent): SweepInputError | null {
  */
 export function sweepRefusalMessage(name: string, error: SweepInputError, where: string): string {
   return `AttnScope: the sweep of ${name} was not run: ${where}: ${error.message}. Change the value there (it is marked in the Problems view) and run the sweep again.`;
+}
+
+/**
+ * The toast of a sweep another runner of the same sweep is running (the runner's `sweepBusy` event:
+ * another window or a terminal holds its results folder's lock, runner/sweep/lock.ts): an
+ * information, not an error — nothing is wrong, and nothing ran twice (s41 newcomer-ed F8). Names
+ * the other runner and where its points land; `folder`: outDir as the workspace names it.
+ */
+export function sweepBusyMessage(name: string, busy: Pick<RunnerSweepBusyEvent, 'owner'>, folder: string): string {
+  const who = busy.owner ? `process ${busy.owner.pid} on ${busy.owner.host}, since ${busy.owner.startedAt}` : 'a runner starting now';
+  return `AttnScope: the sweep of ${name} is already running (${who}: another window or a terminal), so it was not started again. Its points land in ${folder} as they finish, and History lists its report when it ends; run the sweep again then to resume any points it left.`;
 }

@@ -94,8 +94,22 @@ export interface RunnerSweepEndEvent {
   cancelled: boolean;
 }
 
+/**
+ * `attnscope sweep --events` refused at once because another runner of the same sweep holds its
+ * results folder's lock (runner/sweep/lock.ts): the folder, the lock file, who holds it (null: being
+ * written) and the runner's sentence naming it and how to follow it. Exit code EXIT_BUSY follows.
+ */
+export interface RunnerSweepBusyEvent {
+  type: 'sweepBusy';
+  outDir: string;
+  lockFile: string;
+  owner: { pid: number; host: string; startedAt: string } | null;
+  message: string;
+}
+
 export type RunnerEvent =
   | RunnerSweepEndEvent
+  | RunnerSweepBusyEvent
   | RunnerProgressEvent
   | RunnerEnvironmentEvent
   | RunnerCaseEvent
@@ -108,3 +122,5 @@ export type RunnerEvent =
 export const EXIT_OK = 0;
 export const EXIT_INTERNAL = 1;
 export const EXIT_BAD_INPUT = 2;
+/** Another runner holds the sweep's results folder (a RunnerSweepBusyEvent under --events): nothing was run; sysexits' EX_TEMPFAIL. */
+export const EXIT_BUSY = 75;

@@ -16,7 +16,7 @@ import { BACKENDS, isBackend, type Backend } from '../../core/config/types';
 import { poolSizeProblem } from '../../core/estimate';
 import { MAX_SWEEP_POINTS, modelledJob, slurmTimeProblem } from '../../core/config/sweep';
 import { formatBytes, formatCount } from '../../core/format';
-import { EXIT_INTERNAL, EXIT_OK, type RunnerEvent } from '../../core/protocol/runner';
+import { EXIT_BUSY, EXIT_INTERNAL, EXIT_OK, type RunnerEvent } from '../../core/protocol/runner';
 import type { SweepReport } from '../../core/protocol/sweep';
 import { checkOutputDir, checkOutputPath, EXIT_CANCELLED, namesStdout, parse, shellQuote, writeOutput, type RunInput } from '../args';
 import { CancelledError, cancelPoint, eachInputError, InputError, UsageError } from '../errors';
@@ -30,6 +30,7 @@ import { checkReportFile, checkResultsFolder, formatReport, listResultFiles, mer
 import { cancelJob, JobCannotRunError, onPath, sbatchScript, SlurmError, submitBatch, taskEnds, waitForJob } from './slurm';
 import { loadSweep, throwPointErrors, type SweepPlan } from './spec';
 import { runWorker } from './worker';
+import { SweepBusyError, takeSweepLock } from './lock';
 
 function backendOf(v: unknown): Backend {
   if (v === undefined) return 'auto';
@@ -236,98 +237,115 @@ async function runSweepCommand(values: Record<string, unknown>, positionals: str
   // The default folder is named by this sweep's id; a folder the user names may hold anything.
   if (values.out !== undefined && existsSync(outDir)) checkResultsFolder(outDir, plan, '--out');
   mkdirSync(outDir, { recursive: true });
-
-  const share = shardPoints(plan.points, shard);
-  const jobs = workerCount(jobsWanted, share.length, values.jobs !== undefined, say);
-  const earlier = earlierSweepDirs(plan, outDir);
-  if (benchmarks && earlier.length > 0) {
-    say(`attnscope: points of earlier sweeps of this profile (${earlier.join(', ')}) are not reused: a benchmark's timings are compared with each other, so all are measured in this run`);
-  }
-  const progress = new Progress(process.stderr, false);
-  const where = shard ? `shard ${shard.index}/${shard.count} (${share.length} of ${plan.points.length} points)` : `${plan.points.length} points`;
-  // s40 newcomer 10: a shard taken from the environment (a shell inside an salloc or an array task) was said only at the end.
-  if (shard?.from) say(`sweep: ${where} from the environment (${shard.from}): the points of this shard alone are run and reported; merge all shards with attnscope merge, or unset those variables to run the whole sweep here`);
-  /** The last progress event's whole percent of points, points saved and message: one event per change. */
-  let lastEvent = '';
-  let result;
-  try {
-    // A signal that came while the profile and points were read (synchronous) reaches its handler
-    // in the loop's poll phase, which one setImmediate passes: then no point starts.
-    await cancelPoint();
-    result = await runSweepLocally(plan, {
-      outDir, jobs, shard, quick, backend, runnerScript: resolve(process.argv[1]!), signal, earlier,
-      onProgress: (done, total, running, saved) => {
-        // A point at 100 % has simulated or timed all it runs but is not saved yet (the keeps-up
-        // check, its result being written): listed at 100 % until `saved` counts it. A short point
-        // finishes within its first progress interval, and was then left out: it read 0 %, then
-        // nothing (s37 newcomer-ed 6).
-        // A max-rate point is several simulations: its place among the points and its search step (the worker's message).
-        const points = running.map((r) => (plan.job === 'max-rate' ? `point ${r.number}/${total} ${r.label}: ${r.message || 'starting'}` : `${r.label} ${Math.floor(100 * r.fraction)}%`)).join(', ');
-        if (!emit) return progress.update(done, total, `sweep ${plan.name}, ${where}: ${saved} saved${points ? `; running ${points}` : ''}`);
-        // A point written changes `saved` but not `done` (its fraction 1 becomes 1 written): part of the key.
-        const key = `${Math.floor((100 * done) / Math.max(1, total))} ${saved} ${points}`;
-        if (key === lastEvent) return;
-        lastEvent = key;
-        emit({ type: 'progress', done, total, message: points, saved, outDir: resolve(outDir) });
-      },
-      onPoint: (p, outcome) => {
-        progress.clear();
-        if ('error' in outcome) say(`attnscope: sweep point ${p.label} failed: ${outcome.error}`, 'error');
-        else if (emit) emit({ type: 'log', level: 'info', message: `point ${p.label}: ${outcome.file}` });
-        else if (process.stderr.isTTY !== true) process.stderr.write(`point ${p.label}: ${outcome.file}\n`);
-      },
-    });
-  } finally {
-    progress.clear();
-  }
-  const inFolder = result.resumed + result.reused + result.written;
-  const failed = result.failed.map((f) => ({ label: f.point.label, error: f.error }));
-  if (result.cancelled) {
-    // The points kept, merged into the folder's report marked interrupted, so that History and the Sweep tab show them
-    // (s41 newcomer-ed: they were in no report until the sweep ended); not a shard's (its report is merge's) nor over --json (a finished sweep's file).
-    let reportFile: string | null = null;
-    if (!shard && values.json === undefined && inFolder > 0) {
-      try {
-        const report = mergeResults([outDir]);
-        markOrigins(report, result);
-        report.interrupted = true;
-        // The profile as it was run (SweepReport.profile): what Resume sweep runs from History, and how it tells a changed file.
-        report.profile = { path: plan.absFile, sha256: plan.profileSha256 };
-        writeReport(report, undefined, outDir);
-        reportFile = resolve(join(outDir, REPORT_FILE));
-      } catch (err) {
-        say(`attnscope: could not write the interrupted sweep's report: ${err instanceof Error ? err.message : String(err)}`, 'warn');
-      }
+  // One runner per results folder (s41 newcomer-ed F8): a second runner of this sweep refuses at once, naming the first
+  // (runner/sweep/lock.ts). Shards of one sweep share its folder by design: each runs its own points, and takes no lock.
+  let release: (() => void) | null = null;
+  if (!shard) {
+    try {
+      release = takeSweepLock(outDir, (line) => say(line, 'warn'));
+    } catch (e) {
+      if (!(e instanceof SweepBusyError)) throw e;
+      say(`attnscope: ${e.message}`, 'error');
+      emit?.({ type: 'sweepBusy', outDir: resolve(outDir), lockFile: resolve(e.lockFile), owner: e.owner, message: e.message });
+      return EXIT_BUSY;
     }
-    say(`attnscope: sweep cancelled; ${inFolder} of ${share.length} points are in ${outDir}${reportFile === null ? '' : ` (merged into its ${REPORT_FILE}, marked interrupted)`}: run the same command again to resume`, 'warn');
-    emit?.({ type: 'sweepEnd', outDir: resolve(outDir), reportFile, inFolder, total: share.length, failed, cancelled: true });
-    return EXIT_CANCELLED;
   }
-  if (result.resumed > 0) say(`resumed: ${result.resumed} of ${share.length} points were already in ${outDir}`);
-  for (const [tool, n] of result.otherBuild) {
-    say(`attnscope: run again: ${n} of ${share.length} points in ${outDir} were written by another build (${tool}), not this one (${result.tool}); their figures may differ, so they are run again`, 'warn');
+  try {
+
+    const share = shardPoints(plan.points, shard);
+    const jobs = workerCount(jobsWanted, share.length, values.jobs !== undefined, say);
+    const earlier = earlierSweepDirs(plan, outDir);
+    if (benchmarks && earlier.length > 0) {
+      say(`attnscope: points of earlier sweeps of this profile (${earlier.join(', ')}) are not reused: a benchmark's timings are compared with each other, so all are measured in this run`);
+    }
+    const progress = new Progress(process.stderr, false);
+    const where = shard ? `shard ${shard.index}/${shard.count} (${share.length} of ${plan.points.length} points)` : `${plan.points.length} points`;
+    // s40 newcomer 10: a shard taken from the environment (a shell inside an salloc or an array task) was said only at the end.
+    if (shard?.from) say(`sweep: ${where} from the environment (${shard.from}): the points of this shard alone are run and reported; merge all shards with attnscope merge, or unset those variables to run the whole sweep here`);
+    /** The last progress event's whole percent of points, points saved and message: one event per change. */
+    let lastEvent = '';
+    let result;
+    try {
+      // A signal that came while the profile and points were read (synchronous) reaches its handler
+      // in the loop's poll phase, which one setImmediate passes: then no point starts.
+      await cancelPoint();
+      result = await runSweepLocally(plan, {
+        outDir, jobs, shard, quick, backend, runnerScript: resolve(process.argv[1]!), signal, earlier,
+        onProgress: (done, total, running, saved) => {
+          // A point at 100 % has simulated or timed all it runs but is not saved yet (the keeps-up
+          // check, its result being written): listed at 100 % until `saved` counts it. A short point
+          // finishes within its first progress interval, and was then left out: it read 0 %, then
+          // nothing (s37 newcomer-ed 6).
+          // A max-rate point is several simulations: its place among the points and its search step (the worker's message).
+          const points = running.map((r) => (plan.job === 'max-rate' ? `point ${r.number}/${total} ${r.label}: ${r.message || 'starting'}` : `${r.label} ${Math.floor(100 * r.fraction)}%`)).join(', ');
+          if (!emit) return progress.update(done, total, `sweep ${plan.name}, ${where}: ${saved} saved${points ? `; running ${points}` : ''}`);
+          // A point written changes `saved` but not `done` (its fraction 1 becomes 1 written): part of the key.
+          const key = `${Math.floor((100 * done) / Math.max(1, total))} ${saved} ${points}`;
+          if (key === lastEvent) return;
+          lastEvent = key;
+          emit({ type: 'progress', done, total, message: points, saved, outDir: resolve(outDir) });
+        },
+        onPoint: (p, outcome) => {
+          progress.clear();
+          if ('error' in outcome) say(`attnscope: sweep point ${p.label} failed: ${outcome.error}`, 'error');
+          else if (emit) emit({ type: 'log', level: 'info', message: `point ${p.label}: ${outcome.file}` });
+          else if (process.stderr.isTTY !== true) process.stderr.write(`point ${p.label}: ${outcome.file}\n`);
+        },
+      });
+    } finally {
+      progress.clear();
+    }
+    const inFolder = result.resumed + result.reused + result.written;
+    const failed = result.failed.map((f) => ({ label: f.point.label, error: f.error }));
+    if (result.cancelled) {
+      // The points kept, merged into the folder's report marked interrupted, so that History and the Sweep tab show them
+      // (s41 newcomer-ed: they were in no report until the sweep ended); not a shard's (its report is merge's) nor over --json (a finished sweep's file).
+      let reportFile: string | null = null;
+      if (!shard && values.json === undefined && inFolder > 0) {
+        try {
+          const report = mergeResults([outDir]);
+          markOrigins(report, result);
+          report.interrupted = true;
+          // The profile as it was run (SweepReport.profile): what Resume sweep runs from History, and how it tells a changed file.
+          report.profile = { path: plan.absFile, sha256: plan.profileSha256 };
+          writeReport(report, undefined, outDir);
+          reportFile = resolve(join(outDir, REPORT_FILE));
+        } catch (err) {
+          say(`attnscope: could not write the interrupted sweep's report: ${err instanceof Error ? err.message : String(err)}`, 'warn');
+        }
+      }
+      say(`attnscope: sweep cancelled; ${inFolder} of ${share.length} points are in ${outDir}${reportFile === null ? '' : ` (merged into its ${REPORT_FILE}, marked interrupted)`}: run the same command again to resume`, 'warn');
+      emit?.({ type: 'sweepEnd', outDir: resolve(outDir), reportFile, inFolder, total: share.length, failed, cancelled: true });
+      return EXIT_CANCELLED;
+    }
+    if (result.resumed > 0) say(`resumed: ${result.resumed} of ${share.length} points were already in ${outDir}`);
+    for (const [tool, n] of result.otherBuild) {
+      say(`attnscope: run again: ${n} of ${share.length} points in ${outDir} were written by another build (${tool}), not this one (${result.tool}); their figures may differ, so they are run again`, 'warn');
+    }
+    if (result.reused > 0) {
+      say(
+        `reused: ${result.reused} of ${share.length} points from earlier sweeps of this profile (same point values, base profile, model config, machine kind and build: ` +
+          `a simulation gives the same result), copied from ${result.reusedFrom.join(', ')}; run now: ${result.written}`,
+      );
+    }
+    let otherKey = 0;
+    const report = mergeResults([outDir], { ...(shard ? { only: new Set(share.map((p) => p.id)) } : {}), onSkip: (_file, skipped) => void (skipped.otherKey && otherKey++) });
+    if (otherKey > 0) {
+      say(`attnscope: left out: ${otherKey} point files in ${outDir} carry an environment key this build does not compute for their machine (keys before s39 left out the SIMD path and CPU family/model); their points were run again under ${result.environmentKey}, and the old files can be deleted`, 'warn');
+    }
+    markOrigins(report, result);
+    // A shard's report would be partial: the whole one comes from `attnscope merge`.
+    const reportFile = !shard || values.json ? ((values.json as string | undefined) ?? join(outDir, REPORT_FILE)) : null;
+    if (reportFile !== null) writeReport(report, values.json as string | undefined, outDir);
+    // --json /dev/stdout, or --events: stdout holds the JSON or the events alone, the table goes to stderr.
+    const table = emit || namesStdout(values.json as string | undefined) ? process.stderr : process.stdout;
+    table.write(`${formatReport(report, shard ? { index: shard.index, count: shard.count, points: share.length } : undefined)}\n`);
+    if (shard) table.write(`\n${where} done in ${outDir}; merge all shards with: attnscope merge ${outDir}\n`);
+    emit?.({ type: 'sweepEnd', outDir: resolve(outDir), reportFile: reportFile === null ? null : resolve(reportFile), inFolder, total: share.length, failed, cancelled: false });
+    return result.failed.length > 0 ? EXIT_INTERNAL : EXIT_OK;
+  } finally {
+    release?.();
   }
-  if (result.reused > 0) {
-    say(
-      `reused: ${result.reused} of ${share.length} points from earlier sweeps of this profile (same point values, base profile, model config, machine kind and build: ` +
-        `a simulation gives the same result), copied from ${result.reusedFrom.join(', ')}; run now: ${result.written}`,
-    );
-  }
-  let otherKey = 0;
-  const report = mergeResults([outDir], { ...(shard ? { only: new Set(share.map((p) => p.id)) } : {}), onSkip: (_file, skipped) => void (skipped.otherKey && otherKey++) });
-  if (otherKey > 0) {
-    say(`attnscope: left out: ${otherKey} point files in ${outDir} carry an environment key this build does not compute for their machine (keys before s39 left out the SIMD path and CPU family/model); their points were run again under ${result.environmentKey}, and the old files can be deleted`, 'warn');
-  }
-  markOrigins(report, result);
-  // A shard's report would be partial: the whole one comes from `attnscope merge`.
-  const reportFile = !shard || values.json ? ((values.json as string | undefined) ?? join(outDir, REPORT_FILE)) : null;
-  if (reportFile !== null) writeReport(report, values.json as string | undefined, outDir);
-  // --json /dev/stdout, or --events: stdout holds the JSON or the events alone, the table goes to stderr.
-  const table = emit || namesStdout(values.json as string | undefined) ? process.stderr : process.stdout;
-  table.write(`${formatReport(report, shard ? { index: shard.index, count: shard.count, points: share.length } : undefined)}\n`);
-  if (shard) table.write(`\n${where} done in ${outDir}; merge all shards with: attnscope merge ${outDir}\n`);
-  emit?.({ type: 'sweepEnd', outDir: resolve(outDir), reportFile: reportFile === null ? null : resolve(reportFile), inFolder, total: share.length, failed, cancelled: false });
-  return result.failed.length > 0 ? EXIT_INTERNAL : EXIT_OK;
 }
 
 /**

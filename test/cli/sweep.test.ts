@@ -8,6 +8,7 @@
 import assert from 'node:assert/strict';
 import { spawn, spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
+import { hostname } from 'node:os';
 import { closeSync, copyFileSync, existsSync, ftruncateSync, lstatSync, mkdirSync, openSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { test } from 'node:test';
@@ -752,6 +753,62 @@ test('sweep --events: SIGTERM ends with sweepEnd cancelled, counting the points 
   assert.deepEqual([report.rows.map((r) => r.label), report.missing.map((m) => m.label), report.total], [['requests=50'], ['requests=400000'], 2]);
   // s42: the profile it ran, for Resume sweep from History in another window: its absolute path and the SHA-256 of its text (computed here by node:crypto).
   assert.deepEqual(report.profile, { path: resolve(file), sha256: createHash('sha256').update(readFileSync(file, 'utf8')).digest('hex') });
+});
+
+// s41 newcomer-ed F8: two windows ran the same sweep, each simulating every point.
+test('a second runner of a running sweep refuses at once (exit 75), naming the first runner and how to follow it; the lock goes with the first', async () => {
+  const { dir, file } = workspace(PROFILE.replace(/sweep:[\s\S]*$/, 'sweep:\n  axes:\n    workload.requests: [50, 400000]\n'));
+  const first = spawn(process.execPath, [runner, 'sweep', file, '--events', '--jobs', '2'], { cwd: dir, stdio: ['ignore', 'pipe', 'pipe'] });
+  let stdout = '';
+  // The first runner has run a point: it holds the lock.
+  const running = new Promise<void>((resolve) => {
+    first.stdout.on('data', (d: Buffer) => {
+      stdout += d.toString();
+      if (/"message":"point requests=50: /.test(stdout)) resolve();
+    });
+  });
+  const exit = new Promise<number | null>((resolve) => first.on('close', (code) => resolve(code)));
+  await running;
+  const outDir = readdirSync(join(dir, '.attnscope', 'sweeps')).map((d) => join(dir, '.attnscope', 'sweeps', d))[0]!;
+  const lock = JSON.parse(readFileSync(join(outDir, '.sweep.lock'), 'utf8')) as { pid: number; host: string; startedAt: string };
+  assert.deepEqual([lock.pid, lock.host], [first.pid, hostname()]);
+  const filesBefore = readdirSync(outDir).filter((f) => f.endsWith('.json')).length;
+  // The second runner, in the editor's form (--events): a sweepBusy event naming the first, exit 75, no point run.
+  const second = spawnSync(process.execPath, [runner, 'sweep', file, '--events'], { cwd: dir, encoding: 'utf8' });
+  assert.equal(second.status, 75, second.stderr);
+  const busy = eventsOf(second.stdout).find((e) => e.type === 'sweepBusy');
+  assert.ok(busy && busy.type === 'sweepBusy');
+  assert.deepEqual([busy.outDir, busy.lockFile, busy.owner], [outDir, join(outDir, '.sweep.lock'), lock]);
+  assert.match(busy.message, new RegExp(`^this sweep is already running in .*\\(pid ${first.pid} on .*; lock .*\\.sweep\\.lock\\): follow it there.*attnscope merge `));
+  assert.ok(!eventsOf(second.stdout).some((e) => e.type === 'progress' || e.type === 'sweepEnd'), 'the second runner ran nothing');
+  // In a terminal: one line on stderr, the same sentence.
+  const plain = spawnSync(process.execPath, [runner, 'sweep', file], { cwd: dir, encoding: 'utf8' });
+  assert.equal(plain.status, 75);
+  assert.equal(plain.stderr.trim(), `attnscope: ${busy.message}`);
+  assert.ok(readdirSync(outDir).filter((f) => f.endsWith('.json')).length >= filesBefore);
+  first.kill('SIGTERM');
+  assert.equal(await exit, 130);
+  // The first runner took its lock away as it ended (cancelled too): the folder holds its point and report only.
+  assert.equal(existsSync(join(outDir, '.sweep.lock')), false);
+});
+
+test('a lock whose runner is gone (killed outright) is replaced, and said; a shard takes none', () => {
+  const { dir, file } = workspace(PROFILE.replace(/sweep:[\s\S]*$/, 'sweep:\n  axes:\n    workload.requests: [50]\n'));
+  const out = join(dir, 'out');
+  mkdirSync(out);
+  // A pid that is gone: a process that has ended (its pid not reused this soon).
+  const gone = spawnSync(process.execPath, ['-e', '']).pid!;
+  writeFileSync(join(out, '.sweep.lock'), JSON.stringify({ pid: gone, host: hostname(), startedAt: '2026-12-05T10:00:00.000Z' }));
+  const r = cli(['sweep', file, '--out', out], { cwd: dir });
+  assert.equal(r.code, 0, r.stderr);
+  assert.match(r.stderr, new RegExp(`\\.sweep\\.lock: the runner that held this sweep \\(pid ${gone}, started 2026-12-05T10:00:00\\.000Z\\) is gone: its lock is replaced`));
+  assert.equal(existsSync(join(out, '.sweep.lock')), false);
+  // A live runner's lock on another host cannot be checked: respected. A shard of the sweep runs beside it (shards share the folder).
+  writeFileSync(join(out, '.sweep.lock'), JSON.stringify({ pid: process.pid, host: 'other-host', startedAt: '2026-12-05T10:00:00.000Z' }));
+  const other = cli(['sweep', file, '--out', out], { cwd: dir });
+  assert.equal(other.code, 75, other.stderr);
+  const shard = cli(['sweep', file, '--out', out, '--shard', '0/1'], { cwd: dir });
+  assert.equal(shard.code, 0, shard.stderr);
 });
 
 test('a sweep killed outright (SIGKILL, as the editor\'s Cancel after its grace) leaves no worker running its point to the end', { timeout: 90_000 }, async () => {

@@ -6,12 +6,13 @@
  * (extension/sweepMessages.ts).
  */
 import assert from 'node:assert/strict';
-import { existsSync, readdirSync } from 'node:fs';
+import { existsSync, readdirSync, writeFileSync } from 'node:fs';
+import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import type { RunnerEvent, RunnerProgressEvent } from '../../core/protocol/runner';
 import { RunnerProcess, runnerLaunch, type RunnerOutcome } from '../../core/runnerProcess';
-import { sweepEndMessage, sweepInputError, sweepInterruptedMessage, sweepProgressMessage, sweepRefusalMessage } from '../../extension/sweepMessages';
+import { sweepBusyMessage, sweepEndMessage, sweepInputError, sweepInterruptedMessage, sweepProgressMessage, sweepRefusalMessage } from '../../extension/sweepMessages';
 import { readSweepReport } from '../../extension/sweepReports';
 import { sweepWorkspace } from '../fixtures/sweep';
 
@@ -50,6 +51,27 @@ describe('Run sweep', () => {
     });
     assert.deepEqual(runnerLaunch('/opt/attnscope', 'node', { job: 'sweep', file: '/w/g.attn.json', quick: false, backend: 'auto' }).args, ['sweep', '/w/g.attn.json', '--events']);
     assert.throws(() => runnerLaunch('/x/dist/runner.js', 'node', { job: 'sweep', quick: false, backend: 'auto' }), /needs the profile file/);
+  });
+
+  // s41 newcomer-ed F8: a second window ran the same sweep again, point for point.
+  it('a sweep another runner holds: the runner\'s sweepBusy event reaches the editor, exit 75, and the toast names the other runner, not an error', async () => {
+    const { dir, file } = sweepWorkspace(`${BASE}sweep:\n  axes:\n    kv_cache.page_size: [16]\n`, 'held.attn.yaml', 'attnscope-ext-sweep-');
+    const ran = await sweep(dir, file).done;
+    assert.equal(ran.exitCode, 0, ran.logTail.join('\n'));
+    // This test's process as the other runner: alive, on this host.
+    const owner = { pid: process.pid, host: hostname(), startedAt: '2026-12-05T15:00:00.000Z' };
+    writeFileSync(join(ran.sweepEnd!.outDir, '.sweep.lock'), JSON.stringify(owner));
+    const { events, done } = sweep(dir, file);
+    const out = await done;
+    assert.equal(out.exitCode, 75);
+    const busy = events.find((e) => e.type === 'sweepBusy');
+    assert.ok(busy && busy.type === 'sweepBusy', JSON.stringify(events));
+    assert.deepEqual(busy.owner, owner);
+    assert.equal(out.sweepEnd, null);
+    assert.equal(
+      sweepBusyMessage('held.attn.yaml', busy, '.attnscope/sweeps/held-1'),
+      `AttnScope: the sweep of held.attn.yaml is already running (process ${process.pid} on ${hostname()}, since 2026-12-05T15:00:00.000Z: another window or a terminal), so it was not started again. Its points land in .attnscope/sweeps/held-1 as they finish, and History lists its report when it ends; run the sweep again then to resume any points it left.`,
+    );
   });
 
   it('runs a 2-point sweep to its report in the workspace\'s .attnscope/sweeps, counting points in the progress line', async () => {
