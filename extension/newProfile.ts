@@ -46,6 +46,8 @@ export type NewProfile =
 /** One tensor_parallel_size whose profile fits the GPUs' memory (NewProfile.fitting). */
 export interface FittingProfile {
   tensorParallelSize: number;
+  /** device.pipeline_parallel_size written: 1, or the stages the weights need where no tp up to 8 holds them. */
+  pipelineParallelSize?: number;
   text: string;
   /** The text read back through the one profile loader: what the runner's `simulate -` takes on stdin. */
   profile: Profile;
@@ -76,8 +78,8 @@ export function newProfile(choice: NewProfileChoice, host: ProfileHost): NewProf
   const maxModelLen = Math.min(derived, CHAT_MAX_MODEL_LEN);
   const sizes = tensorParallelSizes(model).filter((t) => t <= MAX_TP);
   const candidates = sizes.length > 0 ? sizes : [1];
-  const serves = (tp: number): { text: string; profile: Profile | null } => {
-    const text = profileText(choice, tp, { maxModelLen, derived }, vllmDefaultPageSize(model, choice.gpu));
+  const serves = (tp: number, pp = 1): { text: string; profile: Profile | null } => {
+    const text = profileText(choice, tp, { maxModelLen, derived }, vllmDefaultPageSize(model, choice.gpu), pp);
     const read = readProfile(text, choice.profilePath, host);
     if (!read.value || read.problems.some((p) => p.severity === 'error')) return { text, profile: null };
     const problems = checkProfile(read.value, estimate(read.value));
@@ -96,8 +98,29 @@ export function newProfile(choice: NewProfileChoice, host: ProfileHost): NewProf
     return { text: smallest.text, tensorParallelSize: tp, note: `tensor_parallel_size ${tp}: ${why}.`, fitting };
   }
   const tp = candidates.at(-1)!;
+  // No tp up to 8 holds it (s42 newcomer-ed F2: DeepSeek-V3 on H100 SXMs got tp 8, 79.5 GiB of
+  // weights per GPU over 71.3, 0 pages, no comment): the tp × pp the weights diagnostic computes
+  // (Estimate.weightsFit: pipeline_parallel_size at this tp, or the pair on the fewest GPUs), the
+  // one on fewer GPUs, when its pool also holds one max_model_len sequence.
+  const largest = serves(tp);
+  const read = readProfile(largest.text, choice.profilePath, host).value;
+  const fit = read ? estimate(read).weightsFit : undefined;
+  const pairs: Array<[number, number]> = [
+    ...(fit?.pipelineParallelSize !== undefined ? [[tp, fit.pipelineParallelSize] as [number, number]] : []),
+    ...(fit?.pair ? [[fit.pair.tensorParallelSize, fit.pair.pipelineParallelSize] as [number, number]] : []),
+  ].sort(([t1, p1], [t2, p2]) => t1 * p1 - t2 * p2);
+  for (const [t, p] of pairs) {
+    const r = serves(t, p);
+    if (!r.profile) continue;
+    return {
+      text: r.text,
+      tensorParallelSize: t,
+      note: `tensor_parallel_size ${t} × pipeline_parallel_size ${p}: no tensor_parallel_size up to ${tp} holds its weights on ${choice.gpu}s; these ${t * p} GPUs hold them and one ${formatCount(maxModelLen)}-token sequence (the weights diagnostic's fewest GPUs).`,
+      fitting: [{ tensorParallelSize: t, pipelineParallelSize: p, text: r.text, profile: r.profile }],
+    };
+  }
   return {
-    text: serves(tp).text,
+    text: commentTensorParallel(largest.text, `no tensor_parallel_size up to ${tp}, nor a tp × pp pair the warning names, holds the weights and one ${formatCount(maxModelLen)}-token sequence on ${choice.gpu}s: see the warning`),
     tensorParallelSize: tp,
     note: `no tensor_parallel_size up to ${tp} serves it on ${choice.gpu}s: the file's warning says what would (pipeline_parallel_size, a larger GPU or memory_gib).`,
     fitting,
@@ -237,7 +260,7 @@ function commentTensorParallel(text: string, comment: string): string {
  * which learns the model's own); `pageSize` vLLM's default for the model on the GPU (core/estimate
  * vllmDefaultPageSize).
  */
-function profileText(choice: NewProfileChoice, tp: number, len: { maxModelLen: number; derived: number } | null, pageSize = 16): string {
+function profileText(choice: NewProfileChoice, tp: number, len: { maxModelLen: number; derived: number } | null, pageSize = 16, pp = 1): string {
   let model = relative(dirname(choice.profilePath), choice.configPath).split(sep).join('/');
   if (!model.startsWith('.') && !model.startsWith('/')) model = `./${model}`;
   const scalar = (s: string) => stringify(s, { lineWidth: 0 }).trimEnd();
@@ -254,6 +277,7 @@ function profileText(choice: NewProfileChoice, tp: number, len: { maxModelLen: n
     `  gpu: ${scalar(choice.gpu)}`,
     '  gpu_memory_utilization: 0.9     # vLLM --gpu-memory-utilization',
     `  tensor_parallel_size: ${tp}`,
+    ...(pp > 1 ? [`  pipeline_parallel_size: ${pp}`.padEnd(34) + `# ${tp * pp} GPUs: no tensor_parallel_size up to ${MAX_TP} holds the weights alone`] : []),
     'kv_cache:',
     `  page_size: ${pageSize}                   # vLLM --block-size${pageSize === 64 ? ' (FlashMLA on this GPU: vLLM raises it to 64)' : ''}`,
     '  dtype: auto                     # vLLM --kv-cache-dtype: auto, fp8_e4m3, fp8_e5m2',

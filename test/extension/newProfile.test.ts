@@ -55,12 +55,34 @@ test('Llama-3.1-70B on H100 SXMs: tp 2, the smallest at which the weights and an
   assert.equal(problems.filter((p) => p.severity !== 'info').length, 0, problems.map((p) => p.message).join('; '));
 });
 
-test('Llama-3.1-405B on RTX 4090s: no tp up to 8 serves it; tp 8 is written and its warning says what would', () => {
-  // 405B × 2 B = 811 GB over 8 × 22 GiB usable: nothing up to 8 fits.
-  const { r, problems } = written(join(ROOT, 'test/fixtures/configs/Llama-3.1-405B.config.json'), 'RTX 4090', join(ROOT, 'test/fixtures/configs/405b.attn.yaml'));
+test('Llama-3.1-405B on RTX 4090s: no tp up to 8 holds it; tp 8 × pp 5, the weights diagnostic\'s fewest GPUs, is written with a comment', () => {
+  // 405B × 2 B = 811 GB = 755 GiB; an RTX 4090's 23.6 GiB × 0.9 = 21.3 GiB usable: tp 8 × pp 4
+  // holds 755 / 32 = 23.6 GiB a GPU (no), × pp 5 755 / 40 = 18.9 GiB (+ the embedding / lm_head
+  // stage's extra: 19.3 GiB, yes).
+  const { r, profile, problems } = written(join(ROOT, 'test/fixtures/configs/Llama-3.1-405B.config.json'), 'RTX 4090', join(ROOT, 'test/fixtures/configs/405b.attn.yaml'));
   assert.equal(r.tensorParallelSize, 8);
-  assert.match(r.note, /no tensor_parallel_size up to 8 serves it/);
-  assert.ok(problems.some((p) => p.code === 'weights-exceed-device'));
+  assert.equal(profile.device.pipelineParallelSize, 5);
+  assert.match(r.text, /^ {2}pipeline_parallel_size: 5 +# 40 GPUs: no tensor_parallel_size up to 8 holds the weights alone$/m);
+  assert.match(r.note, /^tensor_parallel_size 8 × pipeline_parallel_size 5: no tensor_parallel_size up to 8 holds its weights on RTX 4090s; these 40 GPUs hold them/);
+  assert.ok(!problems.some((p) => p.code === 'weights-exceed-device' || p.code === 'kv-pool-empty'), problems.map((p) => p.code).join(' '));
+});
+
+test('DeepSeek-V3 on H100 SXMs (s42 newcomer-ed F2): tp 8 × pp 2, not tp 8 with 0 pages; the serving check simulates that pair', async () => {
+  // fp8 weights ≈ 626.8 GiB; 8 × 79.22 GiB × 0.9 = 570 GiB < 626.8: tp 8 alone cannot hold them
+  // (the finding: 79.5 GiB a GPU over 71.3, 0 pages); 16 GPUs: 626.8 / 16 = 39.2 GiB a GPU.
+  const { r, profile, problems } = written(join(ROOT, 'test/fixtures/configs/DeepSeek-V3.config.json'), 'H100 SXM', join(ROOT, 'test/fixtures/configs/dsv3.attn.yaml'));
+  assert.equal(profile.device.tensorParallelSize, 8);
+  assert.equal(profile.device.pipelineParallelSize, 2);
+  assert.ok(!problems.some((p) => p.severity !== 'info'), problems.map((p) => p.message).join('; '));
+  const e = estimate(profile);
+  assert.ok(e.weightsBytesPerGpu / 2 ** 30 > 39.2 && e.weightsBytesPerGpu / 2 ** 30 < 0.9 * 79.22, `${e.weightsBytesPerGpu / 2 ** 30} GiB`);
+  assert.ok(e.pool.pages > 0);
+  assert.ok(!('error' in r));
+  const chosen = await servingTensorParallel(r, (f) => simulatePool(f.profile, { baselines: false }));
+  assert.ok(chosen);
+  assert.deepEqual(chosen.tries.map((t) => t.tensorParallelSize), [8]);
+  assert.match(chosen.text, /^ {2}tensor_parallel_size: 8 +# (its simulation of the workload below keeps up|no tensor_parallel_size up to 8 serves)/m);
+  assert.match(chosen.text, /^ {2}pipeline_parallel_size: 2 /m);
 });
 
 test('a model with a short context gets lengths that fit it: GPT-2 (1,024 positions) on an A10-class card', () => {
