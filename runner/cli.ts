@@ -547,7 +547,10 @@ function traceReadSettings(replay: ReturnType<typeof traceToReplay>, profile: Pr
     return {};
   }
   const own = replay.from === 'workload.trace' ? profile.workload?.trace : undefined;
-  const out: Pick<TraceReadOptions, 'timeUnit' | 'model' | 'logType' | 'settingsFrom'> = { settingsFrom: own ? 'profile' : 'flags' };
+  // The reader's messages name what gave each setting: a flag over the profile's trace names the flag (s42 newcomer 11).
+  const out: Pick<TraceReadOptions, 'timeUnit' | 'model' | 'logType' | 'settingsFrom'> = {
+    settingsFrom: own ? { timeUnit: given.timeUnit !== undefined ? 'flags' : 'profile', model: given.model !== undefined ? 'flags' : 'profile', logType: given.logType !== undefined ? 'flags' : 'profile' } : 'flags',
+  };
   for (const k of ['timeUnit', 'model', 'logType'] as const) {
     const flag = given[k];
     const key = own?.[k];

@@ -100,8 +100,17 @@ export interface TraceReadOptions {
   settingsFrom?: TraceSettingsFrom;
 }
 
-/** Where a trace's read options are set: simulate's --trace-* flags, or a profile's workload.trace_* keys. */
-export type TraceSettingsFrom = 'flags' | 'profile';
+/**
+ * Where a trace's read options are set: simulate's --trace-* flags, or a profile's workload.trace_*
+ * keys; or each option its own (a profile's trace read with a --trace-model flag: that flag for the
+ * model, the keys for the rest; an option left out of the record is the profile's key).
+ */
+export type TraceSettingsFrom = 'flags' | 'profile' | { [K in keyof typeof TRACE_SETTING_KEYS]?: 'flags' | 'profile' };
+
+/** Where one trace read option is set, from {@link TraceSettingsFrom}. */
+function settingFrom(field: keyof typeof TRACE_SETTING_KEYS, from: TraceSettingsFrom): 'flags' | 'profile' {
+  return typeof from === 'string' ? from : (from[field] ?? 'profile');
+}
 
 /**
  * A trace read option as the user sets it, in one wording: the flag (`--trace-time-unit`, with a
@@ -110,7 +119,7 @@ export type TraceSettingsFrom = 'flags' | 'profile';
  */
 export function traceSetting(field: keyof typeof TRACE_SETTING_KEYS, from: TraceSettingsFrom = 'flags', value?: string): string {
   const key = TRACE_SETTING_KEYS[field];
-  if (from === 'profile') return `workload.${key}${value !== undefined ? `: ${value}` : ''}`;
+  if (settingFrom(field, from) === 'profile') return `workload.${key}${value !== undefined ? `: ${value}` : ''}`;
   return `--${key.replace(/_/g, '-')}${value !== undefined ? ` ${value}` : ''}`;
 }
 
@@ -447,7 +456,7 @@ function refuseMillisecondsAsSeconds(path: string, format: TraceFormat, arrivalS
   throw new TraceError(
     path, latestLine, 1,
     `the ${format} trace read in seconds (${TRACE_TIME_UNITS[format]}) spans ${formatSignificant(span / 3600)} hours, and most gaps between its arrivals are over ${MS_SUSPECT_GAP_S} s ` +
-      `(${formatCount(wide)} of ${formatCount(n - 1)}): its timestamps look like milliseconds: ${from === 'profile' ? 'set' : 'pass'} ${traceSetting('timeUnit', from, 'ms')} (or ${traceSetting('timeUnit', from, 's')} to replay them as seconds)`,
+      `(${formatCount(wide)} of ${formatCount(n - 1)}): its timestamps look like milliseconds: ${settingFrom('timeUnit', from) === 'profile' ? 'set' : 'pass'} ${traceSetting('timeUnit', from, 'ms')} (or ${traceSetting('timeUnit', from, 's')} to replay them as seconds)`,
   );
 }
 

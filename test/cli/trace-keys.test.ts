@@ -96,3 +96,10 @@ test("a sweep's simulate point judges a profile's trace against the trace's μ, 
   const four = points.find((p) => p.profile.workload!.maxNumSeqs === 4)!;
   assert.equal(four.pool!.load!.saturatedRequestsPerSec, mu);
 });
+
+test("--trace-model over a profile's trace: a value no row has is named as the flag that gave it, not the profile's key (s42 newcomer 11)", () => {
+  const { run } = folder('  trace: ./b.csv\n  trace_model: chatgpt\n  max_model_len: 4096\n');
+  const r = run(['simulate', 'p.attn.yaml', '--trace-model', 'claude']);
+  assert.equal(r.status, 2, r.stderr);
+  assert.match(r.stderr, /its Model values: "ChatGPT" \(4 rows\), "GPT-4" \(1 row\): give one of them to --trace-model$/m);
+});
