@@ -97,6 +97,18 @@ test("a sweep's simulate point judges a profile's trace against the trace's μ, 
   assert.equal(four.pool!.load!.saturatedRequestsPerSec, mu);
 });
 
+test("a sweep's bad trace filter value on an axis is exit 2 at that axis value before any point runs (s42 newcomer 11: the third point failed at run time, exit 1)", () => {
+  const { dir, run } = folder('  trace: ./b.csv\n  trace_model: chatgpt\n  max_model_len: 4096\n');
+  const r = run(['sweep', 'p.attn.yaml', '--set', 'workload.trace_model=chatgpt,gpt-4,claude', '--out', 'sw']);
+  assert.equal(r.status, 2, r.stderr);
+  // burstgpt.csv's Model values: ChatGPT (4 rows), GPT-4 (1 row); claude keeps none. The reader's
+  // message, naming the profile's key, at the --set value of the point that takes it.
+  assert.match(r.stderr, /^attnscope: --set workload\.trace_model=chatgpt,gpt-4,claude \(value 3 of 3\): sweep point trace_model=claude: \S*b\.csv:1:1: the burstgpt trace holds no requests \(dropped: 5 of another Model than claude\); its Model values: "ChatGPT" \(4 rows\), "GPT-4" \(1 row\): give one of them to workload\.trace_model$/m);
+  assert.doesNotMatch(r.stderr, /chatgpt: .*holds no requests|gpt-4: .*holds no requests/);
+  // No point ran: no results folder written.
+  assert.deepEqual(readdirSync(dir).filter((f) => f === 'sw'), []);
+});
+
 test("--trace-model over a profile's trace: a value no row has is named as the flag that gave it, not the profile's key (s42 newcomer 11)", () => {
   const { run } = folder('  trace: ./b.csv\n  trace_model: chatgpt\n  max_model_len: 4096\n');
   const r = run(['simulate', 'p.attn.yaml', '--trace-model', 'claude']);
