@@ -396,7 +396,8 @@ export function sweepAxisCharts(report: SweepReport, metric: SweepMetric, p: Pal
             y: logTicks && logTicks.length > 1
               // Durations over two decades and more: a log axis, ticks at round durations each in its own unit (MetricScale.logTicks).
               ? { type: 'logarithmic', min: logTicks[0], max: logTicks[logTicks.length - 1], title: title(`${metric.label} (log)`), ticks: { color: p.foreground, font, autoSkip: false, callback: (v) => tick(Number(v), 0) }, afterBuildTicks: (scale: Scale) => { scale.ticks = logTicks.map((value) => ({ value })); }, grid: { color: p.grid } }
-              : { title: title(unit ? `${metric.label} (${unit})` : metric.label), ticks: { color: p.foreground, font, ...(metric.kind === 'count' ? { precision: 0 } : {}), callback: (v, _i, ticks) => tick(Number(v), tickStep(ticks ?? [])) }, grid: { color: p.grid } },
+              // A rate from 0 (s42 newcomer-ed F3: a max rate per GPU axis from 2.50 to 2.90 drew a 2 % gap as a large one).
+              : { ...(metric.kind === 'rate' ? { beginAtZero: true } : {}), title: title(unit ? `${metric.label} (${unit})` : metric.label), ticks: { color: p.foreground, font, ...(metric.kind === 'count' ? { precision: 0 } : {}), callback: (v, _i, ticks) => tick(Number(v), tickStep(ticks ?? [])) }, grid: { color: p.grid } },
           },
         },
       },
@@ -463,13 +464,14 @@ export function sweepTitle(report: Pick<SweepReport, 'name' | 'models'>): string
 
 /**
  * What the Sweep tab says of the best point, as the CLI's report does under its table: `best`, the
- * line naming it, its rule and ties; `notes`, the sentences under it — the points left out for
+ * line naming it, its rule and ties; `notes`, the sentences under it — the points close to it on a
+ * searched max rate, that the points run on different GPU models, the best of each SLO value, the points left out for
  * the server not keeping up with them, each with why, and that the best was chosen across
  * machines whose timings do not compare — or, with no best, why not (SweepReport.noBest).
  */
 export function sweepBestText(report: SweepReport): { best: string; notes: string[] } {
   const b = report.best;
-  if (b) return { best: `Best point: ${b.label} — ${b.rule}${b.tie ? `; ${b.tie}` : ''}.`, notes: [b.leftOut, b.acrossMachines].filter((n): n is string => !!n) };
+  if (b) return { best: `Best point: ${b.label} — ${b.rule}${b.tie ? `; ${b.tie}` : ''}.`, notes: [b.close, b.gpuModels, ...(b.perSlo ?? []), b.leftOut, b.acrossMachines].filter((n): n is string => !!n) };
   return { best: 'No point qualifies as best.', notes: report.noBest ?? ['(Every point rejected requests or missed the SLO; a report merged before s36 does not say which.)'] };
 }
 

@@ -249,6 +249,11 @@ export interface SweepReport {
    * when vLLM would not run the best point on its GPU (a page_size not a multiple of 16: core/estimate
    * vllmPageSizeNote), the sentence saying so; absent otherwise. `leftOut`: the points a rule on
    * simulated rates left out because the server does not keep up with them (SweepReportRow.keepsUp), in a sentence.
+   * `close` (a max-rate sweep): the points outside the tie but within twice the search's tolerance,
+   * each with its gap and the range the searches leave it (runner/sweep/results.ts closeText).
+   * `gpuModels`: when a modelled rate ranks points on different GPU models, the sentence saying the
+   * ranking counts their GPUs alike (gpuModelsText). `perSlo`: with an SLO axis, a heading line and
+   * the best of each SLO value (perSloLines). Each absent otherwise.
    */
   /**
    * Set on the report `attnscope sweep` writes when it is cancelled (SIGINT / SIGTERM: the editor's
@@ -265,5 +270,5 @@ export interface SweepReport {
    * reports written before s42.
    */
   profile?: { path: string; sha256: string };
-  best: { id: string; environmentKey: string; label: string; rule: string; tiedWith?: Array<{ id: string; environmentKey: string; label: string }>; tie?: string; acrossMachines?: string; notOnVllm?: string; leftOut?: string } | null;
+  best: { id: string; environmentKey: string; label: string; rule: string; tiedWith?: Array<{ id: string; environmentKey: string; label: string }>; tie?: string; close?: string; gpuModels?: string; perSlo?: string[]; acrossMachines?: string; notOnVllm?: string; leftOut?: string } | null;
 }

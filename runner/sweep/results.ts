@@ -384,6 +384,11 @@ export interface BestRow {
   tie: string;
   /** Rows the rule would have weighed but left out, the server not keeping up with them (SweepReportRow.keepsUp false). */
   leftOut: SweepReportRow[];
+  /**
+   * A max-rate ranking only: the points outside the tie but within twice the search's tolerance of
+   * the best, with their gap and the range the two searches leave it, in a sentence; '' when none.
+   */
+  close: string;
 }
 
 /**
@@ -434,6 +439,27 @@ function kvBytesHeld(r: SweepReportRow): number {
 }
 
 /**
+ * The sentence naming the points a searched rate (a max-rate sweep's capacity search, relative
+ * tolerance `tol`) puts within 2 · tol of the best `top` but outside the tie (rate >= top · (1 − tol)),
+ * each with its gap below the best, and what the two searches leave of it: each answer A says the
+ * limit lies in [A, A · (1 + tol)) (runner/simulate/capacity.ts searchCapacity), so a gap g = top / r − 1
+ * lies between top / (r · (1 + tol)) − 1 and top · (1 + tol) / r − 1. F3 of s42 newcomer-ed:
+ * 2.85 against 2.79 per GPU, 2.2 % apart, 0.2 % to 4.2 % by the searches: no clear winner on
+ * max rate alone. '' when no point is that close.
+ */
+function closeText(rows: readonly SweepReportRow[], rate: (r: SweepReportRow) => number, top: number, tol: number, what: string): string {
+  const close = rows.filter((r) => rate(r) >= top * (1 - 2 * tol)).sort((a, b) => rate(b) - rate(a));
+  if (close.length === 0) return '';
+  const pct = (x: number) => formatPercent(x, 1);
+  const named = close.slice(0, TIES_NAMED).map((r) => {
+    const x = rate(r);
+    return `${r.label} ${pct(top / x - 1)} below (${pct(Math.max(0, top / (x * (1 + tol)) - 1))} to ${pct(top * (1 + tol) / x - 1)} by the searches)`;
+  }).join('; ');
+  const more = close.length > TIES_NAMED ? `; and ${formatCountOf(close.length - TIES_NAMED, 'other point')}` : '';
+  return `close, not a clear winner on ${what} alone: ${named}${more}; each max rate is searched to ${formatPercent(tol, 0)} (the limit lies between it and ${formatPercent(tol, 0)} above), and the SLO's percentile on a finite seeded run moves it too: weigh price, headroom or latency`;
+}
+
+/**
  * The best row and the rule that chose it. With an SLO: among rows where >= 90 % of requests
  * meet it, the highest goodput. Without: among rows that rejected no request, the lowest
  * measured decode time per token when the points were benchmarked, else the highest simulated
@@ -457,7 +483,7 @@ export function bestRow(rows: readonly SweepReportRow[], name: (r: SweepReportRo
     const tiedWith = cands.filter((r) => r !== best && tied(best, r));
     const tiedText = tiedWith.length <= TIES_NAMED ? tiedWith.map((r) => name(r, best)).join(', ') : `${formatCount(tiedWith.length)} other points (the report's best.tiedWith lists them)`;
     const tie = tiedWith.length === 0 ? '' : `tied with ${tiedText}: ${tieWords}`;
-    return { row: best, rule, tiedWith, tie, leftOut: [] as SweepReportRow[] };
+    return { row: best, rule, tiedWith, tie, leftOut: [] as SweepReportRow[], close: '' };
   };
   const tieBreakWords = (tol: number) => `; ties (within ${formatPercent(tol, 0)}) go to a point vLLM runs, then to the lower p99 TTFT, then to the fewer KV bytes held (mean occupancy · pages · bytes of a page: page_size · KV bytes per token, or for a hybrid pool page_size · the bytes of one KV-cache group's layers)`;
   /** The rows within the tolerance of the highest `rate`, ranked by the tie-break; the winner scores highest. */
@@ -472,7 +498,7 @@ export function bestRow(rows: readonly SweepReportRow[], name: (r: SweepReportRo
   const byGpu = (rate: (r: SweepReportRow) => number) => (perGpu ? (r: SweepReportRow) => perGpuRate(rate(r), r.metrics.gpus) : rate);
   const gpuWords = perGpu ? ' per GPU (the points use different GPU counts, tensor_parallel_size × pipeline_parallel_size × data_parallel_size: each rate / its GPUs)' : '';
   const keptUp = judged ? ' the server keeps up with (rate <= the saturated throughput μ, queue not growing)' : '';
-  const pickRate = (all: SweepReportRow[], rate: (r: SweepReportRow) => number, rule: string, what: string, tol = SIMULATED_RATE_TOLERANCE) => {
+  const pickRate = (all: SweepReportRow[], rate: (r: SweepReportRow) => number, rule: string, what: string, tol = SIMULATED_RATE_TOLERANCE, searched = false) => {
     const pct = formatPercent(tol, 0);
     const cands = all.filter((r) => r.keepsUp !== false);
     const leftOut = all.filter((r) => r.keepsUp === false);
@@ -483,13 +509,13 @@ export function bestRow(rows: readonly SweepReportRow[], name: (r: SweepReportRo
     const winner = ranked[0];
     if (!winner) return null;
     const chosen = pick(cands, (r) => (r === winner ? 1 : 0), rule + tieBreakWords(tol), (a, b) => near(a) && near(b), `${what} within ${pct}, so a point vLLM runs, then the lower p99 TTFT, then fewer KV bytes held chose`);
-    return chosen && { ...chosen, leftOut };
+    return chosen && { ...chosen, leftOut, close: searched ? closeText(cands.filter((r) => !near(r)), rate, top, tol, what) : '' };
   };
   if (ok.some((r) => r.metrics.maxRateLimit !== undefined)) {
     // A max-rate sweep: the rate each point sustains under the SLO decides, per GPU whatever the counts
     // (a point on twice the GPUs must sustain twice the rate); rates within the search's tolerance tie.
     return pickRate(ok.filter((r) => r.metrics.maxRateRequestsPerSec !== undefined), (r) => perGpuRate(r.metrics.maxRateRequestsPerSec!, r.metrics.gpus),
-      `highest max rate per GPU: each point's highest arrival rate at which ${targetWords(ok)} of requests meet the profile's SLO and the modelled server keeps up (capacity search), / its GPUs (tensor_parallel_size × pipeline_parallel_size × data_parallel_size)`, 'max rate per GPU', CAPACITY_TOLERANCE_DEFAULT);
+      `highest max rate per GPU: each point's highest arrival rate at which ${targetWords(ok)} of requests meet the profile's SLO and the modelled server keeps up (capacity search), / its GPUs (tensor_parallel_size × pipeline_parallel_size × data_parallel_size)`, 'max rate per GPU', CAPACITY_TOLERANCE_DEFAULT, true);
   }
   if (ok.some((r) => r.metrics.sloAttainment !== undefined)) {
     const goodput = (r: SweepReportRow) => r.metrics.goodputRequestsPerSec ?? 0;
@@ -664,13 +690,48 @@ export function mergeResults(dirs: string[], opts: MergeOptions = {}): SweepRepo
   const across = split && best?.rule === MEASURED_RULE ? acrossMachines(report.rows, envOrder) : '';
   const vllm = best ? notOnVllm.get(best.row.id) : undefined;
   const leftOut = best ? leftOutText(best.leftOut) : '';
+  const modelled = best !== null && best.rule !== MEASURED_RULE;
+  const gpuModels = modelled ? gpuModelsText(report.rows) : '';
+  const perSlo = modelled ? perSloLines(report, (r) => !notOnVllm.has(r.id)) : [];
   report.best = best
-    ? { ...ref(best.row), rule: best.rule, ...(best.tie ? { tiedWith: best.tiedWith.map(ref), tie: best.tie } : {}), ...(across ? { acrossMachines: across } : {}), ...(vllm ? { notOnVllm: vllm } : {}), ...(leftOut ? { leftOut } : {}) }
+    ? { ...ref(best.row), rule: best.rule, ...(best.tie ? { tiedWith: best.tiedWith.map(ref), tie: best.tie } : {}), ...(best.close ? { close: best.close } : {}), ...(gpuModels ? { gpuModels } : {}), ...(perSlo.length > 0 ? { perSlo } : {}), ...(across ? { acrossMachines: across } : {}), ...(vllm ? { notOnVllm: vllm } : {}), ...(leftOut ? { leftOut } : {}) }
     : null;
   report.models = [...new Set([...modelAt].sort(([a], [b]) => a - b).map(([, m]) => m))];
   const noBest = report.best ? [] : noBestLines(report.rows);
   if (noBest.length > 0) report.noBest = noBest;
   return report;
+}
+
+/**
+ * The sentence under a best point ranked on a modelled rate when its points run on different GPU
+ * models (SweepReportRow.gpu, the step-time model's device.gpu): a rate, or a rate per GPU, ranks as
+ * if a GPU of each cost the same (s42 newcomer-ed F3: H200 over H100 SXM per GPU). '' for one model.
+ */
+export function gpuModelsText(rows: readonly SweepReportRow[]): string {
+  const gpus = [...new Set(rows.filter((r) => r.status === 'ok' && r.gpu !== undefined).map((r) => r.gpu!))];
+  if (gpus.length < 2) return '';
+  return `the points run on different GPU models (${gpus.join(', ')}): the ranking counts a GPU of each alike, as if they cost the same; weigh each rate by its GPUs' price per hour before choosing between models`;
+}
+
+/**
+ * A best point per value of the sweep's SLO axes (slo.ttft_ms, slo.tpot_ms, slo.attainment), as
+ * lines: a looser SLO admits a higher rate by definition, so ranking across SLO values names the
+ * loosest (s42 newcomer-ed F6: best ttft_ms=2000 of 500, 1000, 2000). First a heading line, then one
+ * line a value ("slo.ttft_ms=500: <best label>", or why none, "(tied with N)"); empty without an SLO axis.
+ */
+export function perSloLines(report: SweepReport, runsOnVllm: (r: SweepReportRow) => boolean): string[] {
+  const keys = report.axes.filter((a) => a.key.startsWith('slo.') && a.values.length > 1).map((a) => a.key);
+  if (keys.length === 0) return [];
+  const groups = new Map<string, SweepReportRow[]>();
+  for (const r of report.rows) {
+    const k = keys.map((key) => `${key}=${String(r.values[key])}`).join(' ');
+    groups.set(k, [...(groups.get(k) ?? []), r]);
+  }
+  const lines = [...groups].map(([k, rows]) => {
+    const b = bestRow(rows, undefined, runsOnVllm);
+    return `${k}: ${b ? `${b.row.label}${b.tiedWith.length > 0 ? ` (tied with ${b.tiedWith.map((r) => r.label).join(', ')})` : ''}` : 'no point qualifies'}`;
+  });
+  return [`per SLO value (the sweep varies ${keys.join(', ')}: a looser SLO admits a higher rate by definition, so the best across them is the loosest; compare points under one SLO):`, ...lines];
 }
 
 /**
@@ -794,6 +855,9 @@ export function formatReport(report: SweepReport, shard?: { index: number; count
     lines.push('', `best${shard ? ' of this shard' : ''}: ${report.best.label}${multiEnv ? ` (env ${envLetter(envKeys, report.best.environmentKey)})` : ''} — ${report.best.rule}`);
     if (report.best.notOnVllm) lines.push(`      not runnable on vLLM: ${report.best.notOnVllm}`);
     if (report.best.tie) lines.push(`      ${report.best.tie}`);
+    if (report.best.close) lines.push(`      ${report.best.close}`);
+    if (report.best.gpuModels) lines.push(`      ${report.best.gpuModels}`);
+    for (const [i, line] of (report.best.perSlo ?? []).entries()) lines.push(`${i === 0 ? '      ' : '        '}${line}`);
     if (report.best.acrossMachines) lines.push(`      ${report.best.acrossMachines}`);
     if (report.best.leftOut) lines.push(`      ${report.best.leftOut}`);
   } else {

@@ -60,6 +60,9 @@ test('each chart is named by its lines and their best values, not "N lines" (s34
   const oneAxis: SweepReport = { ...report, axes: [{ key: 'kv_cache.page_size', values: [8, 16, 32] }], total: 3, missing: [],
     rows: [[8, 1200], [16, 1500], [32, 1500]].map(([ps, t]) => ({ ...row(ps!, 4, 0), id: `${ps}`, values: { 'kv_cache.page_size': ps }, metrics: { throughputTokensPerSec: t } })) };
   assert.equal(sweepAxisCharts(oneAxis, tput, palette)[0]!.ariaLabel, 'output throughput (modelled) vs kv_cache.page_size: highest 1,500 tokens/s at page_size 16 and 32');
+  // A rate's y-axis starts at 0, so 1,200 against 1,500 looks like 20 % (s42 newcomer-ed F3: 2.50-2.90 made a 2 % gap look large); a fraction's need not.
+  assert.equal((sweepAxisCharts(oneAxis, tput, palette)[0]!.config.options!.scales!.y as { beginAtZero?: boolean }).beginAtZero, true);
+  assert.equal((sweepAxisCharts(report, frag, palette)[0]!.config.options!.scales!.y as { beginAtZero?: boolean }).beginAtZero, undefined);
 });
 
 test('the table: every row, the best starred, only the figures the rows have', () => {

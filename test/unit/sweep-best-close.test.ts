@@ -1,0 +1,45 @@
+// What a max-rate sweep's best line may claim (s42 newcomer-ed F3, F6): a point within twice the
+// search's tolerance is named with its gap and the range the searches leave it; points on different
+// GPU models are said to be counted alike; with an SLO axis the best of each SLO value is given.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import type { SweepMetrics, SweepReport, SweepReportRow } from '../../core/protocol/sweep';
+import { bestRow, formatReport, gpuModelsText, perSloLines } from '../../runner/sweep/results';
+
+/** A max-rate row: `rate` requests/s on `tp` GPUs of `gpu`, limited by the SLO, at SLO TTFT `ttft` ms. */
+const row = (tp: number, gpu: string, rate: number, ttft = 1000): SweepReportRow => {
+  const label = `tensor_parallel_size=${tp} gpu=${gpu}${ttft === 1000 ? '' : ` ttft_ms=${ttft}`}`;
+  const metrics: SweepMetrics = { gpus: tp, maxRateRequestsPerSec: rate, maxRatePerGpuRequestsPerSec: rate / tp, maxRateLimit: 'slo', sloAttainment: 0.99, sloAttainmentTarget: 0.99 } as SweepMetrics;
+  return { id: label, index: 0, values: { 'device.tensor_parallel_size': tp, 'device.gpu': gpu, 'slo.ttft_ms': ttft }, label, environmentKey: 'e', status: 'ok', metrics, file: `${label}.json`, gpu };
+};
+
+test('a max-rate best 2.2 % ahead names the runner-up, its gap and the 0.2-4.2 % the two 2 % searches leave it; points on two GPU models are said to count alike (s42 newcomer-ed F3)', () => {
+  // The newcomer's figures: H200 tp 4 at 11.4 requests/s (2.85 per GPU), H100 SXM tp 4 at 11.16
+  // (2.79), tp 8 at 20.0 on both (2.50). 2.85 / 2.79 = 1.0215: outside the 2 % tie (2.79 < 2.85 · 0.98 = 2.793).
+  // By hand: each answer A puts the limit in [A, 1.02 A), so the gap lies between
+  // 2.85 / (2.79 · 1.02) − 1 = 0.15 % and 2.85 · 1.02 / 2.79 − 1 = 4.2 %. tp 8 is 12.3 % below: not close.
+  const rows = [row(4, 'H100 SXM', 11.16), row(4, 'H200', 11.4), row(8, 'H100 SXM', 20.0), row(8, 'H200', 20.0)];
+  const b = bestRow(rows)!;
+  assert.equal(b.row.label, 'tensor_parallel_size=4 gpu=H200');
+  assert.equal(b.tie, '');
+  assert.match(b.close, /^close, not a clear winner on max rate per GPU alone: tensor_parallel_size=4 gpu=H100 SXM 2\.2% below \(0\.1% to 4\.2% by the searches\); each max rate is searched to 2%/);
+  assert.doesNotMatch(b.close, /tensor_parallel_size=8/);
+  assert.match(gpuModelsText(rows), /^the points run on different GPU models \(H100 SXM, H200\): the ranking counts a GPU of each alike/);
+  assert.equal(gpuModelsText(rows.filter((r) => r.gpu === 'H200')), '');
+  // 5 % apart (outside 2 · 2 %): a clear best, nothing said.
+  assert.equal(bestRow([row(4, 'H200', 11.4), row(4, 'H100 SXM', 11.4 / 1.05)])!.close, '');
+});
+
+test('a max-rate sweep over slo.ttft_ms gives the best of each SLO value, not only the loosest (s42 newcomer-ed F6)', () => {
+  // Across 500 / 2000 ms the loosest admits the highest rate by definition (tp 4 H200 at 2000 ms);
+  // under 500 ms alone H100 SXM is ahead (8.0 against 6.0).
+  const rows = [row(4, 'H100 SXM', 8.0, 500), row(4, 'H200', 6.0, 500), row(4, 'H100 SXM', 12.0, 2000), row(4, 'H200', 14.0, 2000)];
+  const report = { schema: 1, kind: 'attnscope-sweep-report', tool: 't', createdAt: '', sweepId: 's', name: 'p.attn.yaml', job: 'max-rate', total: 4, rows, missing: [], duplicates: [], environments: {},
+    axes: [{ key: 'device.gpu', values: ['H100 SXM', 'H200'] }, { key: 'slo.ttft_ms', values: [500, 2000] }], best: null } as unknown as SweepReport;
+  const lines = perSloLines(report, () => true);
+  assert.match(lines[0]!, /^per SLO value \(the sweep varies slo\.ttft_ms: a looser SLO admits a higher rate by definition/);
+  assert.deepEqual(lines.slice(1), ['slo.ttft_ms=500: tensor_parallel_size=4 gpu=H100 SXM ttft_ms=500', 'slo.ttft_ms=2000: tensor_parallel_size=4 gpu=H200 ttft_ms=2000']);
+  assert.deepEqual(perSloLines({ ...report, axes: [report.axes[0]!] }, () => true), []);
+  report.best = { id: rows[3]!.id, environmentKey: 'e', label: rows[3]!.label, rule: 'r', perSlo: lines };
+  assert.match(formatReport(report), /\n {6}per SLO value .*\n {8}slo\.ttft_ms=500: tensor_parallel_size=4 gpu=H100 SXM ttft_ms=500\n/);
+});
