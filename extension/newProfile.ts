@@ -279,7 +279,7 @@ function profileText(choice: NewProfileChoice, tp: number, len: { maxModelLen: n
     `  tensor_parallel_size: ${tp}`,
     ...(pp > 1 ? [`  pipeline_parallel_size: ${pp}`.padEnd(34) + `# ${tp * pp} GPUs: no tensor_parallel_size up to ${MAX_TP} holds the weights alone`] : []),
     'kv_cache:',
-    `  page_size: ${pageSize}                   # vLLM --block-size${pageSize === 64 ? ' (FlashMLA on this GPU: vLLM raises it to 64)' : ''}`,
+    `  page_size: ${pageSize}                   # vLLM --block-size${pageSize === 64 ? ' (FlashMLA on this GPU: vLLM raises it to 64)' : pageSize === 128 ? ' (CUTLASS MLA on this GPU: vLLM raises it to 128)' : ''}`,
     '  dtype: auto                     # vLLM --kv-cache-dtype: auto, fp8_e4m3, fp8_e5m2',
     'prefill:                          # the FlashAttention forward the benchmark times',
     '  batch_size: 1',

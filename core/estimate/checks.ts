@@ -68,9 +68,17 @@ export const VLLM_BLOCK_SIZES: readonly number[] = [1, 8, 16, 32, 64, 128, 256];
 const FLASHMLA_GPUS: ReadonlySet<string> = new Set(['H100 SXM', 'H100 PCIe', 'H100 NVL', 'H200', 'H20']);
 
 /**
+ * The Blackwell cards of compute capability 10.0 of gpus.ts, where vLLM's default MLA backend is
+ * CUTLASS MLA (vllm/platforms/cuda.py check_and_update_config: `is_device_capability(100)` →
+ * use_cutlass_mla, and `block_size % 128 != 0` → 128, "Forcing kv cache block size to 128 for
+ * CUTLASS_MLA backend.", logged on a B200 in vLLM PR #22738, Aug 2025).
+ */
+const CUTLASS_MLA_GPUS: ReadonlySet<string> = new Set(['B200']);
+
+/**
  * The page size vLLM serves `model` with on `gpu` when --block-size is not given, tokens: 64 for
  * an MLA model on a Hopper card (FlashMLA; vllm/platforms/cuda.py raises the block size to 64),
- * else 16 (CacheConfig's default block_size on CUDA). What "AttnScope: New profile…" writes.
+ * 128 on a B200 (CUTLASS MLA), else 16 (CacheConfig's default block_size on CUDA). What "AttnScope: New profile…" writes.
  */
 export function vllmDefaultPageSize(model: Pick<ModelSpec, 'mla'>, gpu: string): number {
   return flashMlaPageSizeNote(16, Boolean(model.mla), gpu)?.suggestion ?? 16;
@@ -124,13 +132,17 @@ export function vllmPageSizeNote(pageSize: number, gpu: string | undefined, back
  * Why vLLM does not serve an MLA model (`mla`) on `gpu` (device.gpu) at `pageSize`: on a Hopper
  * card vLLM's default MLA backend is FlashMLA, and its CUDA platform raises a block size that is not
  * a multiple of 64 to 64 (vllm/platforms/cuda.py check_and_update_config, "Forcing kv cache block
- * size to 64 for FlashMLA backend.", in vLLM logs from 0.8.3 to 0.11). One sentence, suggestion 64;
- * null for a non-MLA model, another GPU, or a multiple of 64. The page-size-flashmla warning's and a
+ * size to 64 for FlashMLA backend.", in vLLM logs from 0.8.3 to 0.11); on a B200 (SM 10.0) the
+ * default is CUTLASS MLA, which raises one not a multiple of 128 to 128 ({@link CUTLASS_MLA_GPUS}).
+ * One sentence and the size vLLM runs (64 or 128); null for a non-MLA model, another GPU, or a
+ * multiple of that size. The page-size-flashmla warning's and a
  * sweep's tie-break's one rule (s42 newcomer 5a: the tie-break counted 16 as "a point vLLM runs").
  */
 export function flashMlaPageSizeNote(pageSize: number, mla: boolean, gpu: string | undefined): { text: string; suggestion: number } | null {
-  if (!mla || gpu === undefined || !FLASHMLA_GPUS.has(gpu) || pageSize % 64 === 0) return null;
-  return { text: `page_size ${pageSize}: vLLM serves this MLA model on ${gpu} with FlashMLA and raises the block size to 64 ("Forcing kv cache block size to 64 for FlashMLA backend.", vllm/platforms/cuda.py)`, suggestion: 64 };
+  if (!mla || gpu === undefined) return null;
+  if (FLASHMLA_GPUS.has(gpu) && pageSize % 64 !== 0) return { text: `page_size ${pageSize}: vLLM serves this MLA model on ${gpu} with FlashMLA and raises the block size to 64 ("Forcing kv cache block size to 64 for FlashMLA backend.", vllm/platforms/cuda.py)`, suggestion: 64 };
+  if (CUTLASS_MLA_GPUS.has(gpu) && pageSize % 128 !== 0) return { text: `page_size ${pageSize}: vLLM serves this MLA model on ${gpu} (compute capability 10.0) with CUTLASS MLA and raises the block size to 128 ("Forcing kv cache block size to 128 for CUTLASS_MLA backend.", vllm/platforms/cuda.py)`, suggestion: 128 };
+  return null;
 }
 
 /** "its --block-size is one of 1, 8, 16, 32, 64, 128, 256 (vllm/config/cache.py BlockSize)": the source, for messages. */
@@ -329,7 +341,7 @@ function kernelProblems(profile: Profile, e: Estimate): Problem[] {
   // An MLA model on Hopper (s41 newcomer-ed F12: DeepSeek-V3 on H100 sized 16-token pages).
   const flashMla = profile.device.gpu !== undefined ? flashMlaPageSizeNote(ps, Boolean(m.mla), profile.device.gpu) : null;
   if (flashMla && !problems.some((p) => p.code.startsWith('page-size-'))) {
-    problems.push({ severity: 'warning', code: 'page-size-flashmla', message: `${flashMla.text}; the figures are for page_size ${ps} as written: try 64`, range: profileKey(profile, 'kv_cache.page_size', 'kv_cache'), data: { suggestion: flashMla.suggestion } });
+    problems.push({ severity: 'warning', code: 'page-size-flashmla', message: `${flashMla.text}; the figures are for page_size ${ps} as written: try ${flashMla.suggestion}`, range: profileKey(profile, 'kv_cache.page_size', 'kv_cache'), data: { suggestion: flashMla.suggestion } });
   }
   const prefillNote = m.mla ? mlaPrefillHeadDim(m.mla).note : null;
   if (prefillNote && profile.prefill.seqLens.length > 0) {

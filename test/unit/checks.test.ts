@@ -4,6 +4,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { profileFromModelConfig, readProfile, type Problem, type Profile, type ProfileHost } from '../../core/config/index';
 import { checkProfile, DEFAULT_ENGINE, estimate, nearestPageSize, pageSizesFor, vllmPageSizeNote } from '../../core/estimate/index';
+import { vllmDefaultPageSize } from '../../core/estimate/checks';
 import { fixtureText, loadModel } from './helpers';
 import { planCases, windowCoverage } from '../../runner/plan';
 import { formatEstimateOf } from '../../runner/table';
@@ -175,6 +176,15 @@ test('an MLA model on Hopper: vLLM raises a page_size that is not a multiple of 
   assert.deepEqual([at('H100 SXM', 64), at('H200', 128), at('A100 80GB', 16), at(undefined, 16)].map((x) => x.length), [0, 0, 0, 0]);
   // Not MLA: no such warning.
   assert.ok(!codes(profile('Llama-3.1-8B', (x) => { x.device.gpu = 'H100 SXM'; })).includes('page-size-flashmla'));
+  // B200 (SM 10.0, s42 newcomer F4: 16 with no warning): vllm/platforms/cuda.py `is_device_capability(100)`
+  // -> CUTLASS MLA, block_size % 128 != 0 -> 128, "Forcing kv cache block size to 128 for CUTLASS_MLA backend."
+  const b200 = at('B200', 16);
+  assert.equal(b200.length, 1);
+  assert.match(b200[0]!.message, /^page_size 16: vLLM serves this MLA model on B200 \(compute capability 10\.0\) with CUTLASS MLA and raises the block size to 128 .*: try 128$/);
+  assert.deepEqual(b200[0]!.data, { suggestion: 128 });
+  assert.deepEqual([at('B200', 64), at('B200', 128), at('B200', 256)].map((x) => x.length), [1, 0, 0]);
+  assert.equal(vllmDefaultPageSize({ mla: profile('DeepSeek-V3').model.mla }, 'B200'), 128);
+  assert.equal(vllmDefaultPageSize({ mla: profile('DeepSeek-V3').model.mla }, 'H200'), 64);
 });
 
 test('a pool smaller than one max_model_len sequence', () => {
