@@ -115,16 +115,23 @@ export function nearestPageSize(n: number, gpu: string | undefined, backend: str
 /**
  * Why vLLM does not run `pageSize` as its KV block size on the GPU a profile serves on (`gpu`,
  * device.gpu; `backend` device.backend): a page size not in {@link pageSizesFor} on a GPU
- * (device.gpu set, or backend cuda). One sentence, with the nearest size to try; null when vLLM
+ * (device.gpu set, or backend cuda). A ROCm GPU (GpuSpec.platform 'rocm', MI300X) has the same
+ * rule from its own backends, cited as such: vllm/platforms/rocm.py picks ROCM_ATTN, then
+ * TRITON_ATTN (MLA: TRITON_MLA, which forces no block size, unlike CUDA's FlashMLA / CUTLASS MLA),
+ * and both take multiples of 16; their KV dtypes are CUDA's (auto, float16, bfloat16, fp8,
+ * fp8_e4m3, fp8_e5m2). One sentence, with the nearest size to try; null when vLLM
  * runs it or the profile names no GPU. For the editor's and the CLI's warning
  * (vllmPageSizeProblem) and a sweep's best point (runner/sweep/results.ts).
  */
 export function vllmPageSizeNote(pageSize: number, gpu: string | undefined, backend: string): { text: string; suggestion: number } | null {
   if (!onGpu(gpu, backend) || pageSizesFor(gpu, backend).includes(pageSize)) return null;
   const suggestion = nearestPageSize(pageSize, gpu, backend);
-  const why = VLLM_BLOCK_SIZES.includes(pageSize)
-    ? `its CUDA attention backends take multiples of ${VLLM_CUDA_BLOCK_MULTIPLE} (FlashAttention: "Block size must be a multiple of 16.", vllm/v1/attention/backends/flash_attn.py; FlashInfer 16, 32 or 64)`
-    : `${vllmBlockSizesText()}, and its CUDA attention backends multiples of ${VLLM_CUDA_BLOCK_MULTIPLE}`;
+  const rocm = gpu !== undefined && deviceGpu({ gpu })?.platform === 'rocm';
+  const why = rocm
+    ? `${VLLM_BLOCK_SIZES.includes(pageSize) ? '' : `${vllmBlockSizesText()}, and `}its ROCm attention backends take multiples of ${VLLM_CUDA_BLOCK_MULTIPLE} (ROCM_ATTN and TRITON_ATTN kernel block sizes MultipleOf(16), vllm/v1/attention/backends/rocm_attn.py, triton_attn.py: the custom paged-attention kernel runs 16 or 32, the rest the Triton path)`
+    : VLLM_BLOCK_SIZES.includes(pageSize)
+      ? `its CUDA attention backends take multiples of ${VLLM_CUDA_BLOCK_MULTIPLE} (FlashAttention: "Block size must be a multiple of 16.", vllm/v1/attention/backends/flash_attn.py; FlashInfer 16, 32 or 64)`
+      : `${vllmBlockSizesText()}, and its CUDA attention backends multiples of ${VLLM_CUDA_BLOCK_MULTIPLE}`;
   return { text: `page_size ${pageSize} is not a block size vLLM runs on ${gpu ?? 'a CUDA GPU'}: ${why}: try ${suggestion}`, suggestion };
 }
 

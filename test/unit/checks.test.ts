@@ -486,6 +486,15 @@ test('a page_size vLLM\'s CUDA backends do not run (not a multiple of 16) on a p
   // The sweep's note (runner/sweep/results.ts) still names them, with a size vLLM takes on the GPU.
   assert.equal(vllmPageSizeNote(48, 'H100 SXM', 'auto')!.suggestion, 32);
   assert.match(vllmPageSizeNote(40, 'H100 SXM', 'auto')!.text, /^page_size 40 is not a block size vLLM runs on H100 SXM: its --block-size is one of 1, 8, 16, 32, 64, 128, 256 \(vllm\/config\/cache\.py BlockSize\), and its CUDA attention backends multiples of 16: try 32$/);
+  // MI300X (ROCm): the same multiple of 16, from ROCm's own backends (vllm/v1/attention/backends/rocm_attn.py
+  // RocmAttentionBackend.get_supported_kernel_block_sizes: MultipleOf(16), the custom kernel 16/32,
+  // the rest through Triton; vllm/platforms/rocm.py _get_backend_priorities ROCM_ATTN then TRITON_ATTN).
+  const mi300x = (x: Profile) => { x.device.gpu = 'MI300X'; };
+  assert.match(at(8, mi300x)[0]!.message, /^page_size 8 is not a block size vLLM runs on MI300X: its ROCm attention backends take multiples of 16 \(ROCM_ATTN .*rocm_attn\.py.*\): try 16;/);
+  assert.deepEqual([...at(16, mi300x), ...at(64, mi300x), ...at(128, mi300x)], []);
+  // An MLA model on MI300X: TRITON_MLA forces no block size (no FlashMLA / CUTLASS MLA there).
+  const dsv3 = profile('DeepSeek-V3', (x) => { x.device.gpu = 'MI300X'; x.kvCache.pageSize = 16; });
+  assert.ok(!checkProfile(dsv3, estimate(dsv3)).some((x) => x.code.startsWith('page-size-')));
   // backend cuda names a GPU too; page_size 4, below this tool's CUDA kernel's 8, gets that error alone.
   assert.equal(at(8, (x) => { x.device.backend = 'cuda'; }).length, 1);
   const four = profile('Llama-3.1-8B', (x) => { x.kvCache.pageSize = 4; x.device.backend = 'cuda'; });
