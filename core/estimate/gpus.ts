@@ -368,7 +368,7 @@ export const GPUS: readonly GpuSpec[] = [
     memoryBytes: 96e9,
     cudaMemoryGib: 95.04,
     source: 'NVIDIA HGX H20 specifications as its resellers publish them, no datasheet on nvidia.com (BF16 Tensor Core 148 TFLOPS dense, HBM3 4.0 TB/s, 96 GB)',
-    memorySource: 'no public vLLM log of an H20 found: derived as its 96 GB read as GiB less 1 %, the ratio of the logged HBM cards (H100 SXM 79.22 / 80, A100 80GB 79.15 / 80, H100 NVL 93.00 / 94, B200 178.35 / 180)',
+    memorySource: 'no public vLLM log of an H20 found: derived as its 96 GB read as GiB less 1 %, the ratio of the logged HBM cards (H100 SXM 79.22 / 80, A100 80GB 79.15 / 80, H100 NVL 93.00 / 94, B200 178.35 / 180); one public report, rounded to 0.1 GiB, agrees: "CUDA-visible memory: ~95.1 GiB" on an H20 96GB (https://github.com/RightNow-AI/AutoMegaKernel/pull/3), not precise enough to replace the derivation',
     memoryLogged: false,
     pcieGen: 5,
     interconnect: 'NVLink',

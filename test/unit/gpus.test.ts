@@ -64,6 +64,10 @@ test('a card\'s device memory: a logged total where a public log was found, else
     assert.match(estimate(llamaOn(gpu)).pool.deviceSource, /GiB derived, no public log of its CUDA total: write device\.memory_gib from your own$/, gpu);
     assert.match(row(gpu).memorySource, /^no public vLLM log of an? \S+ \S*\s?found: derived as /);
   }
+  // H20: one public report of its CUDA-visible total, "~95.1 GiB" (RightNow-AI/AutoMegaKernel#3), rounded to
+  // 0.1 GiB: the derived 95.04 lies in its [95.05, 95.15) to 0.01 GiB; cited beside the derivation, not as a log.
+  assert.match(row('H20').memorySource, /~95\.1 GiB.*AutoMegaKernel\/pull\/3/);
+  assert.ok(Math.abs(row('H20').cudaMemoryGib - 95.1) < 0.06);
   // A logged row cites a total to two decimals and where it was seen; a derived one never claims a log.
   for (const g of GPUS) {
     if (g.memoryLogged) assert.match(g.memorySource, /\d+\.\d\d ?GiB/, g.name);
