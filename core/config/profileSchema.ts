@@ -204,7 +204,7 @@ export function schemaProblems(root: ValueNode, allErrors: ErrorObject[]): Probl
           message: notFinite ?? (custom
             ? `${custom}, not ${describeValue(node)}${quoteHint(expected, node)}${boolHint}`
             : allowed
-              ? `${where} must be one of ${allowed.join(', ')}, not ${describeValue(node)}`
+              ? `${where} must be one of ${enumList(allowed)}, not ${describeValue(node)}`
               : `${where} must be ${article(list)}, not ${describeValue(node)}${fixed}${quoteHint(expected, node)}${boolHint}${vllmLengthHint(where, node)}`),
           range,
           // fixedLength: the number a fixed length distribution would hold (server/actions.ts rewrites it so).
@@ -225,7 +225,7 @@ export function schemaProblems(root: ValueNode, allErrors: ErrorObject[]): Probl
         add({
           severity: 'error',
           code: 'invalid-value',
-          message: custom ? `${custom}, not ${describeValue(node)}` : `${where} must be one of ${allowed.join(', ')}, not ${describeValue(node)}${suggestion ? `: did you mean "${suggestion}"?` : kvOnly || vllmKv}`,
+          message: custom ? `${custom}, not ${describeValue(node)}` : `${where} must be one of ${enumList(allowed)}, not ${describeValue(node)}${suggestion ? `: did you mean "${suggestion}"?` : kvOnly || vllmKv}`,
           range,
           data: suggestion ? { key: path.join('.'), allowed, suggestion } : { key: path.join('.'), allowed },
         });
@@ -307,6 +307,11 @@ export function schemaProblems(root: ValueNode, allErrors: ErrorObject[]): Probl
     }
   }
   return problems;
+}
+
+/** An enum's values as a message lists them: one holding a comma quoted ("PCIe, no P2P"), so the list does not read it as two. */
+function enumList(allowed: readonly string[]): string {
+  return allowed.map((v) => (v.includes(',') ? `"${v}"` : v)).join(', ');
 }
 
 /** The schema's own wording for a key (its errorMessage), led by the key's path: undefined when it has none. */

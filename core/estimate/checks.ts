@@ -11,7 +11,7 @@ import { quantizationAlignment } from '../config/quantization';
 import { KERNEL_LIMITS, mlaDecodeHeadDim, mlaPrefillHeadDim, softcapNote } from '../kernelLimits';
 import { mixerNames } from '../config/mamba';
 import { formatCount, formatCountOf, formatGib } from '../format';
-import { deviceGpu } from './gpus';
+import { deviceGpu, gpuByName } from './gpus';
 import { blocksPerRequest } from './layout';
 import { PP_FIT_SEARCH_MAX } from './pipeline';
 import { maxModelLenOf } from './maxModelLen';
@@ -527,6 +527,80 @@ function deviceProblems(profile: Profile): Problem[] {
   }];
 }
 
+/**
+ * The ranges real cards' figures span, in a described GPU's units (gpus.ts UserGpuFields), and the
+ * unit slip a figure 10x or more outside one most likely is. Cards from an L4 to a B200: dense
+ * bf16 121 (L4) to 2,250 TFLOP/s (B200), memory 300 (L4) to 8,000 GB/s (B200), 22 to 192 GiB,
+ * a link 32 (PCIe Gen4 x16) to 900 GB/s a direction (B200), all gpus.ts rows' datasheet figures.
+ * A figure flagged is 10x beyond those ends: below a tenth of the smallest or above ten times the
+ * largest (the ends themselves rounded outwards: 10 to 50,000 TFLOP/s, 10 to 100,000 GB/s, up
+ * to 1,024 GiB, 1 to 10,000 GB/s).
+ */
+const GPU_FIGURE_RANGES: ReadonlyArray<{ key: 'bf16_tflops' | 'fp32_tflops' | 'fp8_tflops' | 'int8_tops' | 'memory_bandwidth_gb_s' | 'memory_gib' | 'interconnect_gb_s'; min: number; max: number; low: string; high: string }> = [
+  { key: 'bf16_tflops', min: 10, max: 50_000, low: 'PFLOP/s typed in a TFLOP/s key? (2.25 PFLOP/s is 2,250)', high: 'GFLOP/s typed in a TFLOP/s key? (989,000 GFLOP/s is 989)' },
+  { key: 'fp32_tflops', min: 1, max: 50_000, low: 'PFLOP/s typed in a TFLOP/s key?', high: 'GFLOP/s typed in a TFLOP/s key?' },
+  { key: 'fp8_tflops', min: 10, max: 100_000, low: 'PFLOP/s typed in a TFLOP/s key?', high: 'GFLOP/s typed in a TFLOP/s key?' },
+  { key: 'int8_tops', min: 10, max: 100_000, low: 'POP/s typed in a TOP/s key?', high: 'GOP/s typed in a TOP/s key?' },
+  { key: 'memory_bandwidth_gb_s', min: 30, max: 100_000, low: 'TB/s typed in a GB/s key? (3.35 TB/s is 3,350)', high: 'MB/s typed in a GB/s key?' },
+  { key: 'memory_gib', min: 2, max: 1_024, low: 'TiB typed in a GiB key?', high: 'MiB typed in a GiB key? (nvidia-smi prints MiB: 81,559 MiB is 79.65 GiB)' },
+  { key: 'interconnect_gb_s', min: 1, max: 10_000, low: 'TB/s or Tb/s typed in a GB/s key? (NVLink 900 GB/s both directions is 450 here)', high: 'MB/s typed in a GB/s key?' },
+];
+
+/**
+ * A GPU the profile describes (device.gpu as a mapping, gpus.ts userGpu), warned where its figures
+ * would mislead without an error (each a warning at its key):
+ * - gpu-figure-implausible: a figure 10x outside every real card's range ({@link GPU_FIGURE_RANGES}),
+ *   with the unit slip it most likely is ("memory_bandwidth_gb_s 3.35: TB/s typed in a GB/s key?"):
+ *   3.35 GB/s makes a 7 s TPOT, not an error.
+ * - interconnect-assumed: tensor_parallel_size > 1 without `interconnect`: the all-reduces are
+ *   modelled over PCIe (Gen4 x16 32 GB/s a direction unless interconnect_gb_s or pcie_gen say
+ *   otherwise) with vLLM's custom all-reduce off past 2 GPUs, which no NVLink or Infinity Fabric
+ *   card has; an interconnect_gb_s without it is taken as PCIe's.
+ * - gpu-name-shadows-table: the mapping's name is a table row's ("H100 SXM"): the figures are the
+ *   user's, shown as "H100 SXM (user-given)", where only the name shows (a sweep's axis, Compare)
+ *   the two read alike.
+ */
+function describedGpuProblems(profile: Profile): Problem[] {
+  const gpu = profile.device.gpuSpec;
+  const f = gpu?.given;
+  if (!gpu || !f) return [];
+  const problems: Problem[] = [];
+  const at = (key: string) => profileKey(profile, `device.gpu.${key}`, 'device.gpu', 'device');
+  for (const r of GPU_FIGURE_RANGES) {
+    const v = f[r.key];
+    if (v === undefined || (v >= r.min && v <= r.max)) continue;
+    const low = v < r.min;
+    problems.push({
+      severity: 'warning',
+      code: 'gpu-figure-implausible',
+      message: `device.gpu.${r.key} ${v}: ${low ? r.low : r.high}; no card's is ${low ? `below ${formatCount(r.min)}` : `above ${formatCount(r.max)}`} (the table's GPUs, gpus.ts), so the figures modelled from it are far off`,
+      range: at(r.key),
+      data: { key: `device.gpu.${r.key}`, value: v, min: r.min, max: r.max },
+    });
+  }
+  const tp = profile.device.tensorParallelSize;
+  if (tp > 1 && f.interconnect === undefined) {
+    const rate = f.interconnect_gb_s ?? (gpu.pcieGen === 5 ? 64 : 32);
+    problems.push({
+      severity: 'warning',
+      code: 'interconnect-assumed',
+      message: `device.gpu ${f.name} gives no interconnect: at tensor_parallel_size ${tp} its all-reduces are modelled over PCIe, ${formatCount(rate)} GB/s a direction (${f.interconnect_gb_s !== undefined ? 'interconnect_gb_s taken as a PCIe link\'s' : `PCIe Gen${gpu.pcieGen} x16 assumed`}), by NCCL's ring${tp > 2 ? ' (vLLM\'s custom all-reduce is off past 2 PCIe GPUs)' : ''}; give interconnect (NVLink, PCIe, "PCIe, no P2P" or Infinity Fabric) and interconnect_gb_s from its datasheet`,
+      range: at(f.interconnect_gb_s !== undefined ? 'interconnect_gb_s' : 'name'),
+      data: { gpu: f.name, assumed: 'PCIe', interconnectGbS: rate },
+    });
+  }
+  if (gpuByName(f.name)) {
+    problems.push({
+      severity: 'warning',
+      code: 'gpu-name-shadows-table',
+      message: `device.gpu.name "${f.name}" is a row of the GPU table, but these figures are the mapping's, not the table's: the run reads "${f.name} (user-given)", and where only the name shows (a sweep's axis, Compare) it reads as the table's card; name it otherwise, or write device.gpu: ${f.name} for the table's figures`,
+      range: at('name'),
+      data: { gpu: f.name },
+    });
+  }
+  return problems;
+}
+
 /** The keys the pool's size depends on: the device, the dtypes, the page, the engine's reserves and batch limits. */
 const POOL_KEYS = ['device', 'dtype', 'kv_cache', 'engine', 'workload'];
 
@@ -539,6 +613,9 @@ const POOL_KEYS = ['device', 'dtype', 'kv_cache', 'engine', 'workload'];
  */
 export const CHECK_KEYS: Readonly<Record<string, readonly string[]>> = {
   'memory-exceeds-gpu': ['device.memory_gib', 'device.gpu'],
+  'gpu-figure-implausible': ['device.gpu'],
+  'interconnect-assumed': ['device.gpu', 'device.tensor_parallel_size'],
+  'gpu-name-shadows-table': ['device.gpu'],
   'weights-exceed-device': POOL_KEYS,
   'kv-pool-empty': POOL_KEYS,
   'kv-budget-exceeds-device': POOL_KEYS,
@@ -715,5 +792,5 @@ function mambaCacheModeProblems(profile: Profile, e: Estimate): Problem[] {
 
 /** Every problem of `profile` that its estimate or the kernels' limits reveal, in file order of kind. */
 export function checkProfile(profile: Profile, e: Estimate, reestimate: Reestimate): Problem[] {
-  return [...deviceProblems(profile), ...fitProblems(profile, e, reestimate), ...kernelProblems(profile, e), ...concurrencyProblems(profile, e, reestimate), ...engineProblems(profile), ...hybridManagerProblems(profile, e), ...mambaCacheModeProblems(profile, e)];
+  return [...deviceProblems(profile), ...describedGpuProblems(profile), ...fitProblems(profile, e, reestimate), ...kernelProblems(profile, e), ...concurrencyProblems(profile, e, reestimate), ...engineProblems(profile), ...hybridManagerProblems(profile, e), ...mambaCacheModeProblems(profile, e)];
 }

@@ -185,6 +185,20 @@ test('weights that do not fit the device name the numbers', async () => {
   assert.match(d.message, /^weights 128\.48 GiB exceed 80 GiB × 0\.90 = 72\.00 GiB: raise device\.tensor_parallel_size \(2 fits\), device\.pipeline_parallel_size \(2 fits\) or memory_gib$/);
 });
 
+test('a described GPU without interconnect at tensor_parallel_size 8: a warning at its name (PCIe Gen4 assumed); a unit slip at its key (s42 newcomer 4, 8)', async () => {
+  // README's old MI325X example at tp 8: the all-reduces would run over PCIe Gen4 x16, 64 GB/s both directions = 32 a direction.
+  const text = 'model: ../../examples/llama-3.1-8b/config.json\ndevice:\n  tensor_parallel_size: 8\n  gpu: { name: MI325X, bf16_tflops: 1307.4, memory_bandwidth_gb_s: 6.0, memory_gib: 255.5 }\n';
+  const diags = await check('p.attn.yaml', text);
+  const d = only(diags, 'interconnect-assumed');
+  assert.equal(d.severity, DiagnosticSeverity.Warning);
+  assert.deepEqual(d.range, rangeOf(text, 'MI325X'));
+  assert.match(d.message, /modelled over PCIe, 32 GB\/s a direction \(PCIe Gen4 x16 assumed\)/);
+  // 6.0 (TB/s) in the GB/s key: 10x below the slowest card's 300 GB/s (L4), at its value.
+  const slip = only(diags, 'gpu-figure-implausible');
+  assert.deepEqual(slip.range, rangeOf(text, '6.0'));
+  assert.match(slip.message, /^device\.gpu\.memory_bandwidth_gb_s 6: TB\/s typed in a GB\/s key\?/);
+});
+
 test("a workload whose KV pool has no pages: simulate's refusal as a warning at the memory key that empties it, and no simulation lens", async () => {
   // Llama-3.1-8B: 8,030,261,248 parameters · 4 B (fp32) = 32,121,044,992 B = 29.92 GiB > 16 GiB ·
   // 0.90 = 14.40 GiB: no KV budget, 0 pages, which `attnscope simulate` refuses (the newcomer's c-small2).

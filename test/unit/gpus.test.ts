@@ -220,3 +220,40 @@ test('partly connected cards: a tp group gets the link it has (H100 NVL past a b
     assert.match(nvl.link.source, /NVLink-bridged in pairs.*PCIe Gen5 x16 between the pairs, 64 GB\/s a direction/);
   }
 });
+
+test('a described GPU: the interconnect assumed at tp > 1, unit slips, and a table name reused are warnings at their keys (s42 newcomer 4, 8)', () => {
+  const read = (gpu: string, tp = 8) => readText(`model: ./llama/config.json\ndtype: bf16\ndevice: { tensor_parallel_size: ${tp}, gpu: ${gpu} }\n`);
+  const codes = (gpu: string, tp = 8) => {
+    const r = read(gpu, tp);
+    assert.ok(r.value, JSON.stringify(r.problems));
+    return checkProfile(r.value, estimate(r.value)).filter((x) => ['interconnect-assumed', 'gpu-figure-implausible', 'gpu-name-shadows-table'].includes(x.code));
+  };
+  const bare = '{ name: MI325X, bf16_tflops: 1307.4, memory_bandwidth_gb_s: 6000, memory_gib: 255.5 }';
+  // README's old MI325X example at tp 8: no interconnect, so PCIe Gen4 x16 (64 GB/s both directions = 32 a direction) is what runs.
+  const [assumed, ...rest] = codes(bare);
+  assert.equal(rest.length, 0);
+  assert.equal(assumed.code, 'interconnect-assumed');
+  assert.match(assumed.message, /^device\.gpu MI325X gives no interconnect: at tensor_parallel_size 8 its all-reduces are modelled over PCIe, 32 GB\/s a direction \(PCIe Gen4 x16 assumed\)/);
+  // At tp 1 there is no all-reduce: no warning. With the interconnect given (README's example now), none either.
+  assert.deepEqual(codes(bare, 1), []);
+  assert.deepEqual(codes(MI325X), []);
+  // interconnect_gb_s 450 without interconnect is taken as PCIe's: said, at that key.
+  const gbs = codes('{ name: Y, bf16_tflops: 900, memory_bandwidth_gb_s: 3000, memory_gib: 80, interconnect_gb_s: 450 }');
+  assert.deepEqual(gbs.map((x) => x.code), ['interconnect-assumed']);
+  assert.match(gbs[0].message, /450 GB\/s a direction \(interconnect_gb_s taken as a PCIe link's\)/);
+  const text = 'model: ./llama/config.json\ndtype: bf16\ndevice: { tensor_parallel_size: 8, gpu: { name: Y, bf16_tflops: 900, memory_bandwidth_gb_s: 3000, memory_gib: 80, interconnect_gb_s: 450 } }\n';
+  assert.equal(gbs[0].range.offset, text.indexOf('450'));
+  // Unit slips, 10x outside every card's range (L4 300 GB/s to B200 8,000; 22 to 192 GiB): 3.35 TB/s in the GB/s key,
+  // nvidia-smi's 81,559 MiB in the GiB key, 0.45 (TB/s) for NVLink's 450 GB/s. 3,000 GB/s and 80 GiB are not flagged.
+  const slips = codes('{ name: X, bf16_tflops: 1000, memory_bandwidth_gb_s: 3.35, memory_gib: 81559, interconnect: NVLink, interconnect_gb_s: 0.45 }');
+  assert.deepEqual(slips.map((x) => [x.code, (x.data as { key: string }).key]), [
+    ['gpu-figure-implausible', 'device.gpu.memory_bandwidth_gb_s'], ['gpu-figure-implausible', 'device.gpu.memory_gib'], ['gpu-figure-implausible', 'device.gpu.interconnect_gb_s']]);
+  assert.match(slips[0].message, /^device\.gpu\.memory_bandwidth_gb_s 3\.35: TB\/s typed in a GB\/s key\?/);
+  assert.match(slips[1].message, /^device\.gpu\.memory_gib 81559: MiB typed in a GiB key\?/);
+  // A described GPU named as a table row: warned at its name.
+  const shadow = codes('{ name: H100 SXM, bf16_tflops: 10, memory_bandwidth_gb_s: 3350, memory_gib: 80, interconnect: NVLink, interconnect_gb_s: 450 }');
+  assert.deepEqual(shadow.map((x) => x.code), ['gpu-name-shadows-table']);
+  // The interconnect enum's message quotes its value holding a comma, so "PCIe, no P2P" does not read as a second PCIe.
+  const bad = read('{ name: Z, bf16_tflops: 900, memory_bandwidth_gb_s: 3000, memory_gib: 80, interconnect: Ethernet }').problems.find((x) => x.code === 'invalid-value')!;
+  assert.match(bad.message, /^device\.gpu\.interconnect must be one of NVLink, PCIe, "PCIe, no P2P", Infinity Fabric, not the string "Ethernet"/);
+});
