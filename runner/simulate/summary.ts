@@ -133,6 +133,24 @@ export function tpotOverheadNote(result: Pick<PoolResult, 'stepTime' | 'latency'
  * (overhead first when it is not 0): the full layers' terms, then the sliding-window (or chunked)
  * layers' over their window (chunk), then the recurrent state read and written per request.
  */
+/**
+ * The label of the step formula's plain all-reduce term (perTokenAllReduceS): the token counts it
+ * applies to, those outside the one-shot and multimem bands, and what runs there (two-shot: vLLM's
+ * custom or symmetric-memory kernel, or NCCL's ring above the last band), e.g. " (above 4,096
+ * tokens, NCCL ring)" for Llama-3.1-70B at tp 8 on H100 SXM. An empty string at tp 1.
+ */
+function twoShotBand(m: StepTimeModel): string {
+  if (!m.allReduceS) return '';
+  const one = m.perTokenOneShotAllReduceS ? m.oneShotAllReduceTokens ?? 0 : 0;
+  const lo = m.perTokenMultimemAllReduceS ? m.multimemAllReduceMinTokens ?? 0 : 0;
+  const hi = m.perTokenMultimemAllReduceS ? m.multimemAllReduceMaxTokens ?? 0 : 0;
+  if (hi > 0) {
+    const below = lo > one + 1 ? `${formatCount(one + 1)} to ${formatCount(lo - 1)} tokens, two-shot; ` : '';
+    return ` (${below}above ${formatCount(hi)} tokens, NCCL ring)`;
+  }
+  return one > 0 ? ` (above ${formatCount(one)} tokens, two-shot or NCCL ring)` : ' (custom all-reduce or NCCL ring)';
+}
+
 function stepFormula(m: StepTimeModel): string {
   const window = m.slidingWindow
     ? ` in the ${formatCount(m.slidingWindow)}-token window`
@@ -159,6 +177,6 @@ function stepFormula(m: StepTimeModel): string {
     `${m.perPrefillContextTokenS ? ` + ${seconds(m.perPrefillContextTokenS)}/prefill context token (MLA kv_b_proj)` : ''}` +
     `${m.perLogitsS ? ` + ${seconds(m.perLogitsS)}/request (lm_head)` : ''}${fullPairs}${slidingPairs})` +
     // Tensor parallelism: the all-reduces after the max (allReduceS + tokens · perTokenAllReduceS; one-shot up to oneShotAllReduceTokens).
-    `${m.allReduceS ? ` + all-reduces ${seconds(m.allReduceS)} + ${seconds(m.perTokenAllReduceS ?? 0)}/token${m.perTokenOneShotAllReduceS ? ` (${seconds(m.perTokenOneShotAllReduceS)}/token up to ${formatCount(m.oneShotAllReduceTokens ?? 0)} tokens, one-shot)` : ''}` +
+    `${m.allReduceS ? ` + all-reduces ${seconds(m.allReduceS)} + ${seconds(m.perTokenAllReduceS ?? 0)}/token${twoShotBand(m)}${m.perTokenOneShotAllReduceS ? ` (${seconds(m.perTokenOneShotAllReduceS)}/token up to ${formatCount(m.oneShotAllReduceTokens ?? 0)} tokens, one-shot)` : ''}` +
       `${m.perTokenMultimemAllReduceS ? ` (${seconds(m.perTokenMultimemAllReduceS)}/token from ${formatCount(m.multimemAllReduceMinTokens ?? 0)} to ${formatCount(m.multimemAllReduceMaxTokens ?? 0)} tokens, multimem)` : ''}` : ''}`;
 }

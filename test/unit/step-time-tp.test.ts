@@ -8,6 +8,7 @@ import type { Profile } from '../../core/config/types';
 import { loadModel } from './helpers';
 import { exampleProfile } from '../fixtures/profile';
 import { simulatePool } from '../../runner/simulate/index';
+import { formatPoolSummary } from '../../runner/simulate/summary';
 import { allReduceSeconds, chunkAttention, gemmSeconds, kvReadSeconds, pairSeconds, stateSeconds, stepSeconds, stepTimeModel, tpAllReduceCalls, weightReadSeconds } from '../../runner/simulate/step-time';
 
 /** Llama-3.1-70B in bf16 on `gpu` at tensor parallel `tp`, 80 GiB a GPU. */
@@ -114,6 +115,11 @@ test('the simulator charges the all-reduces: one 1,000-token prompt at tp 8 take
   const a = chunkAttention(1000, 1000, 0);
   close(allReduceSeconds(m, 1000), 161 * ((1.125 * 16_384_000) / 247.5e9 + 10e-6), 'all-reduces of 1,000 tokens');
   close(r.summary.simulatedSeconds, stepSeconds(m, 1000, 1, a), 'simulated step');
+  // The printed formula labels each all-reduce term by its tokens: one-shot up to floor((256 KiB − 1) / 16,384) = 15,
+  // multimem 16 to 64 MiB / 16,384 = 4,096, so the plain term is the ring above 4,096 (s42 newcomer 7).
+  assert.match(formatPoolSummary(r), /\+ all-reduces 1\.61 ms \+ [0-9.]+ µs\/token \(above 4,096 tokens, NCCL ring\) \([0-9.]+ µs\/token up to 15 tokens, one-shot\) \([0-9.]+ µs\/token from 16 to 4,096 tokens, multimem\)/);
+  // The line says the fitted efficiencies are extrapolated past PR #24111's 4 MiB: 4,194,304 / 16,384 = 256 tokens.
+  assert.match(m.source, /the efficiencies were fitted at 0\.5-4 MiB messages \(up to 256 tokens here\) and are extrapolated above/);
   // pp 2: stage 1 holds layers 0-39 and the embedding (81 calls), stage 2 layers 40-79 (80 calls).
   const r2 = await simulatePool(llama70b(4, 'H100 SXM', 2), { trace: [{ arrivalS: 0, promptLen: 1000, outputLen: 1 }] });
   const st = r2.stepTime!.stages!;
