@@ -501,6 +501,15 @@ export function maxRateText(m: { maxRateLimit?: string; maxRateRequestsPerSec?: 
   return `${m.maxRateLimit === 'unbounded' ? '>= ' : ''}${formatSweepRate(m.maxRateRequestsPerSec)}`;
 }
 
+/**
+ * What bounds a max-rate row's max rate (SweepMetrics.maxRateLimit) as the tables write it: 'SLO',
+ * 'capacity' (the saturated throughput μ), 'none found' (unbounded), '-' otherwise. The one wording
+ * of the CLI's `limit` column and the dashboard's Sweep tab.
+ */
+export function maxRateLimitText(m: { maxRateLimit?: string }): string {
+  return m.maxRateLimit === 'slo' ? 'SLO' : m.maxRateLimit === 'capacity' ? 'capacity' : m.maxRateLimit === 'unbounded' ? 'none found' : '-';
+}
+
 /** A rate as the sweep tables write it: three significant digits, whole and grouped from 1,000 ("54,921"). */
 export function formatSweepRate(x: number): string {
   return Math.abs(x) >= 1000 ? formatCount(x) : formatSignificant(x);

@@ -8,7 +8,7 @@
  */
 import type { ChartConfiguration, ChartDataset, Scale } from 'chart.js';
 import { toFont } from 'chart.js/helpers';
-import { durationTicks, durationUnit, formatCount, formatDuration, formatDurationIn, formatPercent, formatRunTime, formatSignificant, formatSweepRate, markdownTable, maxRateText, NS_PER, sloBoundsText } from '../core/format';
+import { durationTicks, durationUnit, formatCount, formatDuration, formatDurationIn, formatPercent, formatRunTime, formatSignificant, formatSweepRate, markdownTable, maxRateLimitText, maxRateText, NS_PER, sloBoundsText } from '../core/format';
 import type { SweepMetrics, SweepReport, SweepReportRow } from '../core/protocol/sweep';
 import type { SweepListEntry } from '../core/protocol/webview';
 import { allReduceFrom, reportBuilds, rowBuild, splitByMachine, sweepProvenance, SWEEP_METRICS, type SweepMetric } from '../core/sweepFigures';
@@ -418,6 +418,7 @@ export function metricHeader(metric: SweepMetric, unit: string | undefined): str
 /**
  * The report as a table: axis values, environment (when several), build (when several:
  * core/sweepFigures.ts reportBuilds), every figure with its unit and source (metricHeader), whether
+ * what bounds a max rate (`limit`) and the rejected requests, as the CLI's columns say them, whether
  * the modelled server keeps up (when some row's run judged it: SweepReportRow.keepsUp), as the CLI's
  * table has them (runner/sweep/results.ts formatReport); the best row marked ★.
  */
@@ -433,8 +434,15 @@ export function sweepTable(report: SweepReport): ChartTable {
     const sp = SPREAD_OF[m.key];
     return sp && report.rows.some((r) => r.metrics[sp.p10] !== undefined && r.metrics[sp.p90] !== undefined) ? sp : undefined;
   };
+  // The CLI table's `limit` and `rejected` columns (runner/sweep/results.ts COLUMNS), each after the figure it follows
+  // there, or last when that figure is absent (s42 newcomer-ed F4: the tab left out that tp 8 was capacity-bound).
+  const extras = [
+    { after: 'maxRatePerGpuRequestsPerSec', header: 'limit (modelled)', show: (m: SweepMetrics) => maxRateLimitText(m), shown: report.rows.some((r) => r.metrics.maxRateLimit !== undefined) },
+    { after: 'throughputTokensPerSec', header: 'rejected requests (modelled)', show: (m: SweepMetrics) => (m.rejected === undefined ? '' : formatCount(m.rejected)), shown: report.rows.some((r) => r.metrics.rejected !== undefined) },
+  ].filter((x) => x.shown);
+  const extrasAfter = (key: string | null) => extras.filter((x) => (key === null ? !metrics.some((m) => m.key === x.after) : x.after === key));
   return {
-    columns: ['', ...report.axes.map((a) => a.key), ...(multiEnv ? ['env'] : []), ...(builds ? ['build'] : []), ...metrics.flatMap((m, i) => [metricHeader(m, scales[i]!.unit), ...(spreadOf(m) ? [`${m.label} p10–p90 (${m.source})`] : [])]), ...(keeps ? ['keeps up (modelled)'] : []), 'status'],
+    columns: ['', ...report.axes.map((a) => a.key), ...(multiEnv ? ['env'] : []), ...(builds ? ['build'] : []), ...metrics.flatMap((m, i) => [metricHeader(m, scales[i]!.unit), ...(spreadOf(m) ? [`${m.label} p10–p90 (${m.source})`] : []), ...extrasAfter(m.key).map((x) => x.header)]), ...extrasAfter(null).map((x) => x.header), ...(keeps ? ['keeps up (modelled)'] : []), 'status'],
     rows: report.rows.map((r) => [
       report.best && report.best.id === r.id && report.best.environmentKey === r.environmentKey ? '★' : '',
       ...report.axes.map((a) => text(r.values[a.key])),
@@ -443,10 +451,12 @@ export function sweepTable(report: SweepReport): ChartTable {
       ...metrics.flatMap((m, i) => {
         const cell = cellText(m, r.metrics, shows[i]!);
         const sp = spreadOf(m);
-        if (!sp) return [cell];
+        const after = extrasAfter(m.key).map((x) => x.show(r.metrics));
+        if (!sp) return [cell, ...after];
         const [lo, hi] = [r.metrics[sp.p10], r.metrics[sp.p90]];
-        return [cell, lo === undefined || hi === undefined ? '' : `${shows[i]!(lo)}–${shows[i]!(hi)}`];
+        return [cell, lo === undefined || hi === undefined ? '' : `${shows[i]!(lo)}–${shows[i]!(hi)}`, ...after];
       }),
+      ...extrasAfter(null).map((x) => x.show(r.metrics)),
       ...(keeps ? [r.keepsUp === undefined ? '' : r.keepsUp ? 'yes' : 'no'] : []),
       r.status,
     ]),

@@ -14,7 +14,7 @@ import { SWEEP_SCHEMA_VERSION, type SweepMetrics, type SweepPointRef, type Sweep
 import { profileAllReduceLink } from '../simulate/step-time';
 import { InputError, readFailure, UsageError } from '../errors';
 import { toolBuild } from '../version';
-import { deployedGpuCount, maxRateText, formatSweepRate, formatCount, formatCountOf, formatDuration, formatPercent, formatSignificant, keepsUpOf, perGpuRate } from '../../core/format';
+import { deployedGpuCount, maxRateText, formatSweepRate, formatCount, formatCountOf, formatDuration, formatPercent, formatSignificant, keepsUpOf, maxRateLimitText, perGpuRate } from '../../core/format';
 import { withinNoise, type TimingSpread } from '../../core/noise';
 import { describeEnvironment, reportBuilds, rowBuild, splitByMachine, sweepProvenance } from '../../core/sweepFigures';
 import { axisIndices, modelledJob, offsetToLineColumn, pointLabel } from '../../core/config';
@@ -772,7 +772,7 @@ const ns = (x: number | undefined): string => (x === undefined ? '-' : formatDur
 const COLUMNS: Array<{ header: string; key: keyof SweepMetrics; show: (m: SweepMetrics) => string }> = [
   { header: 'max req/s', key: 'maxRateLimit', show: maxRateText },
   { header: 'per GPU', key: 'maxRatePerGpuRequestsPerSec', show: (m) => (m.maxRatePerGpuRequestsPerSec === undefined ? '-' : formatSweepRate(m.maxRatePerGpuRequestsPerSec)) },
-  { header: 'limit', key: 'maxRateLimit', show: (m) => (m.maxRateLimit === 'slo' ? 'SLO' : m.maxRateLimit === 'capacity' ? 'capacity' : m.maxRateLimit === 'unbounded' ? 'none found' : '-') },
+  { header: 'limit', key: 'maxRateLimit', show: maxRateLimitText },
   { header: 'internal frag', key: 'internalFragmentation', show: (m) => pct(m.internalFragmentation) },
   { header: 'prefix hits', key: 'prefixHitRate', show: (m) => pct(m.prefixHitRate) },
   { header: 'preemptions', key: 'preemptions', show: (m) => int(m.preemptions) },

@@ -1210,6 +1210,34 @@ describe('dashboard webview in Chromium', () => {
     await page.waitForFunction(() => !document.querySelector('#run-title')?.textContent?.endsWith(' · sweep'));
   });
 
+  it('a max-rate sweep on the Sweep tab: the CLI\'s limit and rejected columns, and under the best the close point and the GPU models counted alike (s42 newcomer-ed F3, F4)', async () => {
+    // The newcomer's sweep (Llama-3.1-70B, p99 TTFT <= 1 s): tp 4 limited by the SLO, tp 8 by capacity (μ), as `attnscope merge` printed it.
+    const close = 'close, not a clear winner on max rate per GPU alone: tensor_parallel_size=4 gpu=H100 SXM 2.2% below (0.1% to 4.2% by the searches)';
+    const gpuModels = 'the points run on different GPU models (H100 SXM, H200): the ranking counts a GPU of each alike, as if they cost the same';
+    const points: Array<[number, string, number, 'slo' | 'capacity', number]> = [[4, 'H100 SXM', 11.16, 'slo', 0], [4, 'H200', 11.4, 'slo', 0], [8, 'H100 SXM', 20, 'capacity', 0], [8, 'H200', 20, 'capacity', 3]];
+    const report: SweepReport = {
+      schema: 1, kind: 'attnscope-sweep-report', tool: 't', createdAt: '', sweepId: 'mr42', name: 'decision.attn.yaml', job: 'max-rate',
+      axes: [{ key: 'device.tensor_parallel_size', values: [4, 8] }, { key: 'device.gpu', values: ['H100 SXM', 'H200'] }], total: 4,
+      rows: points.map(([tp, gpu, rate, limit, rejected], index) => ({ id: `p${index}`, index, values: { 'device.tensor_parallel_size': tp, 'device.gpu': gpu }, label: `tensor_parallel_size=${tp} gpu=${gpu}`, environmentKey: 'e1', status: 'ok' as const, metrics: { gpus: tp, maxRateRequestsPerSec: rate, maxRatePerGpuRequestsPerSec: rate / tp, maxRateLimit: limit, rejected, throughputTokensPerSec: rate * 272 }, file: `p${index}.json`, gpu })),
+      missing: [], duplicates: [], environments: { e1: run.environment },
+      best: { id: 'p1', environmentKey: 'e1', label: 'tensor_parallel_size=4 gpu=H200', rule: 'highest max rate per GPU', close, gpuModels },
+    };
+    await send(page, { type: 'showSweep', report });
+    await page.waitForFunction(() => document.querySelector('#run-title')?.textContent === 'decision.attn.yaml · sweep');
+    const headers = await page.$$eval('#sweep-table th', (els) => els.map((e) => e.textContent));
+    const cells = await page.$$eval('#sweep-table tbody tr', (trs) => trs.map((tr) => [...tr.querySelectorAll('td')].map((td) => td.textContent)));
+    const limit = headers.indexOf('limit (modelled)');
+    const rejected = headers.indexOf('rejected requests (modelled)');
+    // As the CLI's table: limit after the rate per GPU, rejected after the output throughput.
+    assert.equal(headers[limit - 1], 'max rate per GPU (requests/s, modelled)', headers.join(' | '));
+    assert.equal(headers[rejected - 1], 'output throughput (tokens/s, modelled)', headers.join(' | '));
+    assert.deepEqual(cells.map((r) => r[limit]), ['SLO', 'SLO', 'capacity', 'capacity']);
+    assert.deepEqual(cells.map((r) => r[rejected]), ['0', '0', '0', '3']);
+    assert.deepEqual(await page.$$eval('#sweep-best-notes p', (ps) => ps.map((p) => p.textContent)), [close, gpuModels]);
+    await page.locator('vscode-tab-header').first().click();
+    await page.waitForFunction(() => !document.querySelector('#run-title')?.textContent?.endsWith(' · sweep'));
+  });
+
   // s28 newcomer-ed 5: after a reload or a closed and reopened dashboard the Sweep tab sent the user
   // to the CLI, under an empty Figure picker and an empty "Every point" heading; History listed no sweep.
   it('the Sweep tab with no sweep: advice naming the Run sweep lens first, no picker or heading; the extension\'s sweep in init shown, History listing sweeps to open', async () => {
