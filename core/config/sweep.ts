@@ -32,6 +32,14 @@ export type SweepJob = 'simulate' | 'max-rate' | 'bench' | 'both';
 export const SWEEP_JOBS: readonly SweepJob[] = ['simulate', 'max-rate', 'bench', 'both'];
 
 /**
+ * Why an arrival-rate axis is no design axis of a max-rate sweep: each point searches the arrival
+ * rate itself, workload.arrival_rate only sets where its search starts, so such points differ by
+ * the search's path alone (s42 newcomer 11: 30.2, 30.2, 30.4 req/s at arrival_rate 5, 20, 80, and
+ * the best line named arrival_rate=5). The sweep's warning at the axis and its best line say it.
+ */
+export const MAX_RATE_ARRIVAL_AXIS_TEXT = "workload.arrival_rate only sets where each max-rate point's capacity search starts (the search finds the rate itself), so the points differ by the search's path, not by a design choice: leave it out of a max-rate sweep (a job: simulate sweep takes it as an axis)";
+
+/**
  * Whether a sweep of `job` only models (simulate, max-rate): its figures are the same whatever
  * machine ran the simulator, so a point has one row from any machine, and earlier sweeps' points
  * are reused; jobs bench and both measure on the machine.

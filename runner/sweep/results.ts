@@ -17,7 +17,7 @@ import { toolBuild } from '../version';
 import { deployedGpuCount, maxRateText, formatSweepRate, formatCount, formatCountOf, formatDuration, formatPercent, formatSignificant, keepsUpOf, maxRateLimitText, perGpuRate } from '../../core/format';
 import { withinNoise, type TimingSpread } from '../../core/noise';
 import { describeEnvironment, reportBuilds, rowBuild, splitByMachine, sweepProvenance } from '../../core/sweepFigures';
-import { axisIndices, modelledJob, offsetToLineColumn, pointLabel } from '../../core/config';
+import { axisIndices, MAX_RATE_ARRIVAL_AXIS_TEXT, modelledJob, offsetToLineColumn, pointLabel } from '../../core/config';
 import { jsonErrorText } from '../../core/config/tree';
 import { flashMlaPageSizeNote, vllmPageSizeNote } from '../../core/estimate';
 import { modelLabel } from '../../core/modelLabel';
@@ -860,6 +860,7 @@ export function formatReport(report: SweepReport, shard?: { index: number; count
     for (const [i, line] of (report.best.perSlo ?? []).entries()) lines.push(`${i === 0 ? '      ' : '        '}${line}`);
     if (report.best.acrossMachines) lines.push(`      ${report.best.acrossMachines}`);
     if (report.best.leftOut) lines.push(`      ${report.best.leftOut}`);
+    if (report.job === 'max-rate' && report.axes.some((a) => a.key === 'workload.arrival_rate')) lines.push(`      its arrival_rate is no choice: ${MAX_RATE_ARRIVAL_AXIS_TEXT}`);
   } else {
     for (const line of noBestLines(report.rows)) lines.push('', line);
   }

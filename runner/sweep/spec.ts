@@ -14,7 +14,7 @@ import { closeSync, openSync, readSync } from 'node:fs';
 import { basename, resolve } from 'node:path';
 import * as YAML from 'yaml';
 import {
-  axisIndices, axisProblems, getProperty, maxRateSloProblem, modelledJob, isProfilePath, offsetToLineColumn, parseProfileText, readProfileTree, readSweepBlock, readSweepPoint, sweepSize, sweepTooBig, toPlain,
+  axisIndices, axisProblems, getProperty, MAX_RATE_ARRIVAL_AXIS_TEXT, maxRateSloProblem, modelledJob, isProfilePath, offsetToLineColumn, parseProfileText, readProfileTree, readSweepBlock, readSweepPoint, sweepSize, sweepTooBig, toPlain,
   type Problem, type SlurmSettings, type SourceRange, type SweepAxis, type SweepJob, type ValueNode,
 } from '../../core/config';
 import type { SweepPointRef } from '../../core/protocol/sweep';
@@ -352,6 +352,12 @@ export function loadSweep(file: string, opts: SweepOptions = {}): SweepPlan {
   if (tooBig) throw errorAtRange(axisAt(axes[0]!), tooBig);
 
   const notes = new Set<string>();
+  // A flag in place of the profile's sweep.job says so, as the --trace-* flags do (s42 newcomer 11: --max-rate over job: bench, silent).
+  const sweepNode = getProperty(root, 'sweep')?.value;
+  const jobWritten = sweepNode?.type === 'object' && getProperty(sweepNode, 'job') !== undefined;
+  if (opts.job !== undefined && jobWritten && read0.job !== opts.job) notes.add(`${opts.job === 'max-rate' ? '--max-rate' : `job ${opts.job}`} replaces the profile's sweep.job: ${read0.job}`);
+  const rateAxis = block.job === 'max-rate' ? axes.find((a) => a.key === 'workload.arrival_rate') : undefined;
+  if (rateAxis) notes.add(noteOf({ severity: 'warning', code: 'max-rate-arrival-axis', message: MAX_RATE_ARRIVAL_AXIS_TEXT, range: axisAt(rateAxis) }));
   /** Each point's problems that are not errors, with the axis value indices of the point. */
   const pointNotes: Array<{ label: string; digits: number[]; problems: Problem[] }> = [];
   const sizes = axes.map((a) => a.values.length);

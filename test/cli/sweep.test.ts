@@ -901,3 +901,21 @@ test('sweep --max-rate: each point several simulations (its progress names point
   assert.match(report.best!.rule, /^highest max rate per GPU/);
   assert.match(r.stdout, /^requests +result +max req\/s +per GPU +limit /m);
 });
+
+test('sweep --max-rate over a profile\'s sweep.job says the flag replaced it; an arrival_rate axis is warned at the axis (it only moves the search\'s start) and the best line says so (s42 newcomer 11)', () => {
+  const profile = PROFILE.replace('  requests: 400\n', '  requests: 50\n').replace('  seed: 7\n', '  seed: 7\nslo: { ttft_ms: 200 }\n')
+    .replace(/sweep:[\s\S]*$/, 'sweep:\n  job: simulate\n  axes:\n    workload.arrival_rate: [20, 80]\n');
+  const { dir, file } = workspace(profile);
+  const r = cli(['sweep', file, '--max-rate', '--out', join(dir, 'out')]);
+  assert.equal(r.code, 0, r.stderr);
+  assert.match(r.stderr, /^--max-rate replaces the profile's sweep\.job: simulate$/m);
+  // The axis key is on line 15 (slo inserted at 11), column 5.
+  assert.match(r.stderr, /^\S*grid\.attn\.yaml:15:5: warning: workload\.arrival_rate only sets where each max-rate point's capacity search starts \(the search finds the rate itself\)/m);
+  assert.match(r.stdout, /^best: arrival_rate=\S+ — .*\n(?: {6}.*\n)* {6}its arrival_rate is no choice: workload\.arrival_rate only sets/m);
+  // The same sweep as a profile's own job: max-rate: no flag, no "replaces" line; the warning stays.
+  const own = workspace(profile.replace('  job: simulate\n', '  job: max-rate\n'));
+  const o = cli(['sweep', own.file, '--out', join(own.dir, 'out')]);
+  assert.equal(o.code, 0, o.stderr);
+  assert.doesNotMatch(o.stderr, /replaces the profile's sweep\.job/);
+  assert.match(o.stderr, /grid\.attn\.yaml:15:5: warning: workload\.arrival_rate only sets/);
+});
