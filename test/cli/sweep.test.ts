@@ -884,6 +884,9 @@ test('sweep --max-rate: each point several simulations (its progress names point
   child.kill('SIGTERM');
   assert.equal(await exit, 130);
   assert.ok(eventsOf(stdout).some((e) => e.type === 'progress' && /^point 1\/2 requests=50: search step 1 \(saturated throughput μ\): /.test(e.message)), stdout);
+  // Progress moves within a point, by its search's simulations (s42 newcomer 11: done moved in whole
+  // points only, 0 through a long max-rate point): some `done` is fractional.
+  assert.ok(eventsOf(stdout).some((e) => e.type === 'progress' && !Number.isInteger(e.done)), stdout);
   assert.equal(readdirSync(out).length, 2, 'one point file and the interrupted report');
 
   const r = cli(['sweep', file, '--max-rate', '--out', out]);

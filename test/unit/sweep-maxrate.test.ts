@@ -12,7 +12,7 @@ import type { SweepPointRun } from '../../core/protocol/sweep';
 import { environmentKey, formatReport, mergeResults, noBestLines, pointFileName } from '../../runner/sweep/results';
 import { shardCommand } from '../../runner/sweep/slurm';
 import { loadSweep } from '../../runner/sweep/spec';
-import { maxRatePoint } from '../../runner/sweep/worker';
+import { maxRatePoint, searchProgress } from '../../runner/sweep/worker';
 import { exampleProfile } from '../fixtures/profile';
 import { tempDir } from '../fixtures/tmp';
 
@@ -49,8 +49,16 @@ test('a max-rate sweep ranks by the highest rate per GPU: tp 2 sustains more req
     for (const ttft of [15, 5]) {
       const profile = exampleProfile(`model: ./llama-3.1-8b/config.json\ndevice: { tensor_parallel_size: ${tp} }\nkv_cache: { page_size: 16, num_pages: 100 }\nworkload: { trace: ${JSON.stringify(trace)}, max_num_seqs: 1 }\nslo: { ttft_ms: ${ttft}, attainment: 1 }\n`);
       const steps: string[] = [];
-      const run = await maxRatePoint(profile, `p [tp ${tp}]`, { signal: new AbortController().signal, stepTime: { perStepS: tp === 1 ? 0.01 : 0.006 } }, (_f, message) => steps.push(message));
+      const fractions: number[] = [];
+      const run = await maxRatePoint(profile, `p [tp ${tp}]`, { signal: new AbortController().signal, stepTime: { perStepS: tp === 1 ? 0.01 : 0.006 } }, (f, message) => {
+        steps.push(message);
+        fractions.push(f);
+      });
       assert.equal(run.status, 'ok');
+      // The point's fraction rises with its simulations, never back, below 1 (s42 newcomer 11: 0
+      // throughout): after step 3 starts, 1 − e^(−2/4) = 0.3935 (searchProgress, by hand).
+      assert.ok(fractions.every((f, i) => f >= (fractions[i - 1] ?? 0) && f < 1), fractions.join(' '));
+      assert.ok(fractions.includes(searchProgress(2)) && Math.abs(searchProgress(2) - 0.3935) < 1e-4, fractions.join(' '));
       // slo.attainment is the search's target; the progress says which search step runs (step 1: μ).
       assert.equal(run.pool!.capacity!.attainmentTarget, 1);
       assert.match(steps[0]!, /^search step 1 \(saturated throughput μ\): /);
