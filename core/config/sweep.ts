@@ -14,7 +14,7 @@
  * a schema cannot: that each axis key is a profile key, that axes do not overlap, and that
  * every point — the profile with the axis values put in place — reads cleanly.
  */
-import { formatCount } from '../format';
+import { axisValueText, formatCount } from '../format';
 import { readProfileTree, type ProfileHost } from './profile';
 import { keysAt, schemaAt } from './schemaWalk';
 import { closestKey } from './suggest';
@@ -109,9 +109,7 @@ export function pointLabel(values: Record<string, unknown>): string {
   return keys
     .map((k) => {
       const short = keys.filter((o) => last(o) === last(k)).length > 1 ? k : last(k);
-      const v = values[k];
-      // A number as String writes it: 1e400 reads as Infinity, which JSON.stringify writes "null".
-      return `${short}=${typeof v === 'string' ? v : typeof v === 'number' ? String(v) : JSON.stringify(v)}`;
+      return `${short}=${axisValueText(values[k])}`;
     })
     .join(' ');
 }

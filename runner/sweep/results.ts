@@ -14,7 +14,7 @@ import { SWEEP_SCHEMA_VERSION, type SweepMetrics, type SweepPointRef, type Sweep
 import { profileAllReduceLink } from '../simulate/step-time';
 import { InputError, readFailure, UsageError } from '../errors';
 import { toolBuild } from '../version';
-import { deployedGpuCount, maxRateText, formatSweepRate, formatCount, formatCountOf, formatDuration, formatPercent, formatSignificant, keepsUpOf, maxRateLimitText, perGpuRate } from '../../core/format';
+import { axisValueText, deployedGpuCount, maxRateText, formatSweepRate, formatCount, formatCountOf, formatDuration, formatPercent, formatSignificant, keepsUpOf, maxRateLimitText, perGpuRate } from '../../core/format';
 import { withinNoise, type TimingSpread } from '../../core/noise';
 import { describeEnvironment, reportBuilds, rowBuild, splitByMachine, sweepProvenance } from '../../core/sweepFigures';
 import { axisIndices, MAX_RATE_ARRIVAL_AXIS_TEXT, modelledJob, offsetToLineColumn, pointLabel } from '../../core/config';
@@ -810,10 +810,7 @@ export function formatReport(report: SweepReport, shard?: { index: number; count
     ...axisHeaders, ...(multiEnv ? ['env'] : []), ...(builds ? ['build'] : []), ...(origins ? ['result'] : []), ...columns.map((c) => c.header), ...(keeps ? ['keeps up'] : []), ...(report.rows.some((r) => r.status !== 'ok') ? ['status'] : []),
   ];
   const rows = report.rows.map((r) => [
-    ...report.axes.map((a) => {
-      const v = r.values[a.key];
-      return typeof v === 'string' ? v : JSON.stringify(v);
-    }),
+    ...report.axes.map((a) => axisValueText(r.values[a.key])),
     ...(multiEnv ? [envLetter(envKeys, r.environmentKey)] : []),
     ...(builds ? [rowBuild(r)] : []),
     ...(origins ? [r.origin ?? '-'] : []),
