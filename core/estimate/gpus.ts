@@ -61,7 +61,7 @@ export interface GpuSpec {
    */
   memoryLogged: boolean;
   /** PCIe generation of the card's x16 host link, from the vendors' datasheets (H100 SXM, H200, H100 PCIe / NVL, H20: "PCIe Gen5: 128GB/s"; MI300X: PCIe Gen 5 x16; A100, L40S, A10, L4: "PCIe Gen4: 64GB/s", both directions together; RTX 4090: PCIe Gen 4; B200: see its row): what device.cpu_offload_gb's weights cross every forward pass ({@link hostLinkBytesPerSec}). */
-  pcieGen: 4 | 5;
+  pcieGen: 4 | 5 | 6;
   /**
    * The link tensor-parallel all-reduces cross between the GPUs of one node: 'NVLink' (SXM boards
    * on NVSwitch, every pair fully connected), 'PCIe' (peer to peer through the PCIe switches),
@@ -137,7 +137,7 @@ export interface UserGpuFields {
   fp32_tflops?: number;
   fp8_tflops?: number;
   int8_tops?: number;
-  pcie_gen?: 4 | 5;
+  pcie_gen?: 4 | 5 | 6;
   interconnect?: GpuSpec['interconnect'];
   interconnect_gb_s?: number;
   compute_capability?: string;
@@ -176,10 +176,10 @@ export function userGpu(f: UserGpuFields): GpuSpec {
     memoryLogged: true,
     pcieGen,
     interconnect,
-    interconnectBytesPerSec: f.interconnect_gb_s !== undefined ? f.interconnect_gb_s * 1e9 : pcieGen === 5 ? 64e9 : 32e9,
+    interconnectBytesPerSec: f.interconnect_gb_s !== undefined ? f.interconnect_gb_s * 1e9 : pcieX16BytesPerSec(pcieGen),
     interconnectSource: f.interconnect_gb_s !== undefined
       ? `${given} (interconnect ${interconnect}, interconnect_gb_s ${f.interconnect_gb_s})`
-      : `${given} (${f.interconnect ? `interconnect ${interconnect}` : 'no interconnect: PCIe'}, no interconnect_gb_s: PCIe Gen${pcieGen} x16's ${pcieGen === 5 ? 64 : 32} GB/s a direction assumed)`,
+      : `${given} (${f.interconnect ? `interconnect ${interconnect}` : 'no interconnect: PCIe'}, no interconnect_gb_s: PCIe Gen${pcieGen} x16's ${pcieX16BytesPerSec(pcieGen) / 1e9} GB/s a direction assumed)`,
     ...(f.compute_capability !== undefined ? { computeCapability: f.compute_capability } : {}),
     ...(f.nvlink_multicast === true ? { nvlinkMulticast: true } : {}),
     userGiven: true,
@@ -239,7 +239,7 @@ export interface GroupLink {
 export function tpGroupLink(gpu: GpuSpec, gpus: number, peers = gpus - 1): GroupLink {
   const own: GroupLink = { interconnect: gpu.interconnect, bytesPerSec: gpu.interconnectBytesPerSec, source: gpu.interconnectSource };
   if (gpu.nvlinkBridgedPairs === true && gpus > 2) {
-    const rate = gpu.pcieGen === 5 ? 64e9 : 32e9;
+    const rate = pcieX16BytesPerSec(gpu.pcieGen);
     return {
       interconnect: 'PCIe',
       bytesPerSec: rate,
@@ -262,13 +262,24 @@ function formatGbs(bytesPerSec: number): string {
 }
 
 /**
+ * A PCIe x16 link's nominal rate a direction, bytes/s, as PCI-SIG and the datasheets print it (half
+ * their both-directions figure): Gen4 32 GB/s, Gen5 64, Gen6 128 (PCI-SIG PCIe 6.0: 64 GT/s,
+ * "up to 256 GB/s" both directions on x16). What an all-reduce over PCIe crosses.
+ */
+export function pcieX16BytesPerSec(gen: 4 | 5 | 6): number {
+  return gen === 6 ? 128e9 : gen === 5 ? 64e9 : 32e9;
+}
+
+/**
  * The host-to-device rate assumed for a card's PCIe x16 link, bytes/s: 55 GB/s on Gen5 and
  * 26 GB/s on Gen4, typical pinned-memory copy rates, about 87 % and 83 % of the links' 63 and
- * 31.5 GB/s per direction (32 and 16 GT/s · 16 lanes · 128/130). An assumption, not a measurement
- * of this setup: what the step time charges for weights kept in CPU memory (device.cpu_offload_gb).
+ * 31.5 GB/s per direction (32 and 16 GT/s · 16 lanes · 128/130). Gen6 by the same rule, assumed
+ * (no measured copy rate found): 87 % of its 121 GB/s a direction (64 GT/s · 16 lanes / 8, less
+ * its FLIT framing, 242 of every 256 bytes), 105 GB/s. An assumption, not a measurement of this
+ * setup: what the step time charges for weights kept in CPU memory (device.cpu_offload_gb).
  */
 export function hostLinkBytesPerSec(gpu: Pick<GpuSpec, 'pcieGen'>): number {
-  return gpu.pcieGen === 5 ? 55e9 : 26e9;
+  return gpu.pcieGen === 6 ? 105e9 : gpu.pcieGen === 5 ? 55e9 : 26e9;
 }
 
 /** Every named GPU, one row each. */

@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { profileFromModelConfig, readProfile, type Profile } from '../../core/config/index';
 import { checkProfile, estimate } from '../../core/estimate/index';
-import { deviceGpu, gpuByName, GPUS, quantizedGemmPeak, userGpu, type GpuSpec } from '../../core/estimate/gpus';
+import { deviceGpu, gpuByName, GPUS, hostLinkBytesPerSec, quantizedGemmPeak, userGpu, type GpuSpec } from '../../core/estimate/gpus';
 import { ALL_REDUCE_EFFICIENCY, allReduceWork, stepTimeModel } from '../../runner/simulate/step-time';
 import { fixtureText, loadModel } from './helpers';
 import schema from '../../schemas/attn-profile.schema.json';
@@ -133,6 +133,13 @@ test('device.gpu as a mapping: the one profile reader reads it into the step-tim
   assert.deepEqual(hgx.problems.filter((q) => q.severity === 'error'), []);
   const g2 = deviceGpu(hgx.value!.device)!;
   assert.deepEqual([g2.computeCapability, g2.nvlinkMulticast, g2.interconnect], ['10.0', true, 'NVLink']);
+  // PCIe Gen6 (B300-class cards; s42 newcomer 11: refused, 'must be one of 4, 5'): PCI-SIG's x16 256 GB/s both
+  // directions, 128 a direction, for the all-reduces; the host link 0.87 · 128 · 242/256 = 105.3 → 105 GB/s assumed.
+  const gen6 = readText('model: ./llama/config.json\ndevice: { gpu: { name: G6, bf16_tflops: 2250, memory_bandwidth_gb_s: 8000, memory_gib: 178, pcie_gen: 6 } }\n');
+  assert.deepEqual(gen6.problems.filter((q) => q.severity === 'error'), []);
+  const g6 = deviceGpu(gen6.value!.device)!;
+  assert.deepEqual([g6.pcieGen, g6.interconnectBytesPerSec, hostLinkBytesPerSec(g6)], [6, 128e9, 105e9]);
+  assert.match(g6.interconnectSource, /PCIe Gen6 x16's 128 GB\/s a direction assumed/);
   assert.match(bare.fp32Source, /no fp32_tflops: fp32 at bf16_tflops 100/);
   assert.match(quantizedGemmPeak(bare, 'fp8').note!, /^device\.gpu X gives no fp8_tflops/);
 });
