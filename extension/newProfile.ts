@@ -163,7 +163,8 @@ export interface ServingChoice {
  * --max-rate`, runner/simulate/capacity.ts: one search, on that size only) finds the highest
  * arrival_rate it serves within the SLO, which is written (rounded down to 3 digits) in place of
  * the one asked, with a comment; without `maxRate`, or when the search finds none, the comment
- * says what would (a lower arrival_rate, data_parallel_size).
+ * says what would (a lower arrival_rate, data_parallel_size). When a size serves, `maxRate` on it
+ * adds to its comment the highest rate it serves (one search, on the size written).
  * The size written carries its verdict as a comment on its line, whichever way the check ended.
  * `simulate` resolves with the run's pool, null when the user cancelled (then nothing is to be
  * written: the result is null; s42 newcomer-ed F1, Cancel had written tp 2, already simulated as
@@ -203,13 +204,17 @@ export async function servingTensorParallel(
     if (!t.serves) continue;
     const tp = t.tensorParallelSize;
     const failed = tries.slice(0, -1);
-    if (failed.length === 0) return { text: commentTensorParallel(f.text, `its simulation of the workload below keeps up: ${said(t)} (modelled)`), tensorParallelSize: tp, note: `${made.note} Its simulation of the workload keeps up: ${said(t)} (modelled).`, tries };
+    // How far the written size goes: its capacity search's highest rate within the SLO.
+    const cap = maxRate ? await maxRate(f) : null;
+    if (maxRate && cap === null) return null;
+    const upTo = cap && typeof cap !== 'string' && cap.capacity?.maxRate ? `; it serves up to ${roundDown(cap.capacity.maxRate, 3)} requests/s within the SLO (capacity search)` : '';
+    if (failed.length === 0) return { text: commentTensorParallel(f.text, `its simulation of the workload below keeps up: ${said(t)} (modelled)${upTo}`), tensorParallelSize: tp, note: `${made.note} Its simulation of the workload keeps up: ${said(t)} (modelled)${upTo}.`, tries };
     const smaller = failed.map((x) => x.tensorParallelSize).join(' and ');
-    const comment = `${smaller} ${failed.length > 1 ? 'hold' : 'holds'} the weights, but its simulation of the workload below was ${failed.map(said).join('; ')}`;
+    const comment = `${smaller} ${failed.length > 1 ? 'hold' : 'holds'} the weights, but its simulation of the workload below was ${failed.map(said).join('; ')}${upTo}`;
     return {
       text: commentTensorParallel(f.text, comment),
       tensorParallelSize: tp,
-      note: `tensor_parallel_size ${tp}: the smallest at which the workload below is served within its SLO (modelled: at ${failed.map((x) => `${x.tensorParallelSize}, ${said(x)}`).join('; at ')}; at ${tp}, ${said(t)}).`,
+      note: `tensor_parallel_size ${tp}: the smallest at which the workload below is served within its SLO (modelled: at ${failed.map((x) => `${x.tensorParallelSize}, ${said(x)}`).join('; at ')}; at ${tp}, ${said(t)})${upTo}.`,
       tries,
     };
   }
