@@ -589,6 +589,10 @@ export function quantizedGemmPeak(gpu: GpuSpec, activations: 'fp8' | 'int8' | un
   if (activations !== 'fp8') return { peak: null };
   if (gpu.fp8FlopsPerSec === undefined) {
     const why = gpu.userGiven ? `device.gpu ${gpu.name} gives no fp8_tflops, so it is taken to have no fp8 tensor cores` : `${gpu.name} has no fp8 tensor cores`;
+    // An AMD card (ROCm; a described one by its Infinity Fabric): vLLM turns Marlin off there (s42 newcomer 11: the note named it).
+    if (gpu.platform === 'rocm' || gpu.interconnect === 'Infinity Fabric') {
+      return { peak: null, note: `${why}: vLLM on ROCm has no weight-only fp8 path (its Fp8LinearMethod turns the CUDA Marlin kernel off there: vllm/model_executor/layers/quantization/fp8.py), so their GEMMs are timed at the activation dtype's (bf16 / fp16) peak, as if the weights were dequantized: an assumption (give fp8_tflops for a card with fp8 matrix cores)` };
+    }
     return { peak: null, note: `${why}: vLLM runs the fp8 weights as weight-only (Marlin, dequantized to the activation dtype), so their GEMMs are timed at the activation dtype's (bf16 / fp16) peak` };
   }
   return { peak: { flopsPerSec: gpu.fp8FlopsPerSec, name: 'fp8 peak', source: gpu.lowPrecisionSource } };

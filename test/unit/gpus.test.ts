@@ -142,6 +142,11 @@ test('device.gpu as a mapping: the one profile reader reads it into the step-tim
   assert.match(g6.interconnectSource, /PCIe Gen6 x16's 128 GB\/s a direction assumed/);
   assert.match(bare.fp32Source, /no fp32_tflops: fp32 at bf16_tflops 100/);
   assert.match(quantizedGemmPeak(bare, 'fp8').note!, /^device\.gpu X gives no fp8_tflops/);
+  // A described AMD card (Infinity Fabric) without fp8_tflops: not CUDA's Marlin, which vLLM's fp8.py turns off on ROCm (s42 newcomer 11).
+  const amd = quantizedGemmPeak(userGpu({ name: 'MI355X-like', bf16_tflops: 2300, memory_bandwidth_gb_s: 8000, memory_gib: 288, interconnect: 'Infinity Fabric' }), 'fp8');
+  assert.equal(amd.peak, null);
+  assert.match(amd.note!, /vLLM on ROCm has no weight-only fp8 path \(its Fp8LinearMethod turns the CUDA Marlin kernel off there/);
+  assert.doesNotMatch(amd.note!, /runs the fp8 weights as weight-only \(Marlin/);
 });
 
 test('the step-time model records the GPU figures it divides by, each with its origin (s41 newcomer-ed F5 c: Compare had the GPU name only)', () => {
