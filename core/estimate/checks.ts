@@ -11,7 +11,7 @@ import { quantizationAlignment } from '../config/quantization';
 import { KERNEL_LIMITS, mlaDecodeHeadDim, mlaPrefillHeadDim, softcapNote } from '../kernelLimits';
 import { mixerNames } from '../config/mamba';
 import { formatCount, formatCountOf, formatGib } from '../format';
-import { deviceGpu, gpuByName } from './gpus';
+import { deviceGpu, gpuByName, pcieX16BytesPerSec } from './gpus';
 import { blocksPerRequest } from './layout';
 import { PP_FIT_SEARCH_MAX } from './pipeline';
 import { maxModelLenOf } from './maxModelLen';
@@ -556,6 +556,8 @@ const GPU_FIGURE_RANGES: ReadonlyArray<{ key: 'bf16_tflops' | 'fp32_tflops' | 'f
  *   modelled over PCIe (Gen4 x16 32 GB/s a direction unless interconnect_gb_s or pcie_gen say
  *   otherwise) with vLLM's custom all-reduce off past 2 GPUs, which no NVLink or Infinity Fabric
  *   card has; an interconnect_gb_s without it is taken as PCIe's.
+ * - fp32-at-bf16-peak: dtype fp32 without fp32_tflops: fp32 GEMMs timed at the bf16 tensor peak
+ *   (s42 newcomer 11: 15-60x optimistic, unwarned).
  * - gpu-name-shadows-table: the mapping's name is a table row's ("H100 SXM"): the figures are the
  *   user's, shown as "H100 SXM (user-given)", where only the name shows (a sweep's axis, Compare)
  *   the two read alike.
@@ -580,13 +582,22 @@ function describedGpuProblems(profile: Profile): Problem[] {
   }
   const tp = profile.device.tensorParallelSize;
   if (tp > 1 && f.interconnect === undefined) {
-    const rate = f.interconnect_gb_s ?? (gpu.pcieGen === 5 ? 64 : 32);
+    const rate = f.interconnect_gb_s ?? pcieX16BytesPerSec(gpu.pcieGen) / 1e9;
     problems.push({
       severity: 'warning',
       code: 'interconnect-assumed',
       message: `device.gpu ${f.name} gives no interconnect: at tensor_parallel_size ${tp} its all-reduces are modelled over PCIe, ${formatCount(rate)} GB/s a direction (${f.interconnect_gb_s !== undefined ? 'interconnect_gb_s taken as a PCIe link\'s' : `PCIe Gen${gpu.pcieGen} x16 assumed`}), by NCCL's ring${tp > 2 ? ' (vLLM\'s custom all-reduce is off past 2 PCIe GPUs)' : ''}; give interconnect (NVLink, PCIe, "PCIe, no P2P" or Infinity Fabric) and interconnect_gb_s from its datasheet`,
       range: at(f.interconnect_gb_s !== undefined ? 'interconnect_gb_s' : 'name'),
       data: { gpu: f.name, assumed: 'PCIe', interconnectGbS: rate },
+    });
+  }
+  if (profile.dtype === 'fp32' && f.fp32_tflops === undefined) {
+    problems.push({
+      severity: 'warning',
+      code: 'fp32-at-bf16-peak',
+      message: `dtype fp32 on device.gpu ${f.name}, which gives no fp32_tflops: its fp32 GEMMs are timed at bf16_tflops ${f.bf16_tflops}, a tensor-core peak far above a card's non-tensor fp32 (H100 SXM: 67 vs 989 TFLOP/s dense, NVIDIA datasheet), so the step time comes out that much short; give fp32_tflops from its datasheet`,
+      range: profileKey(profile, 'dtype', 'device.gpu', 'device'),
+      data: { gpu: f.name },
     });
   }
   if (gpuByName(f.name)) {
@@ -615,6 +626,7 @@ export const CHECK_KEYS: Readonly<Record<string, readonly string[]>> = {
   'memory-exceeds-gpu': ['device.memory_gib', 'device.gpu'],
   'gpu-figure-implausible': ['device.gpu'],
   'interconnect-assumed': ['device.gpu', 'device.tensor_parallel_size'],
+  'fp32-at-bf16-peak': ['dtype', 'device.gpu'],
   'gpu-name-shadows-table': ['device.gpu'],
   'weights-exceed-device': POOL_KEYS,
   'kv-pool-empty': POOL_KEYS,

@@ -269,3 +269,23 @@ test('a described GPU: the interconnect assumed at tp > 1, unit slips, and a tab
   const bad = read('{ name: Z, bf16_tflops: 900, memory_bandwidth_gb_s: 3000, memory_gib: 80, interconnect: Ethernet }').problems.find((x) => x.code === 'invalid-value')!;
   assert.match(bad.message, /^device\.gpu\.interconnect must be one of NVLink, PCIe, "PCIe, no P2P", Infinity Fabric, not the string "Ethernet"/);
 });
+
+test('a described GPU: dtype fp32 without fp32_tflops is warned at dtype (fp32 timed at the bf16 tensor peak; s42 newcomer 11); Gen6 PCIe in the interconnect warning', () => {
+  const problems = (text: string) => {
+    const r = readText(text);
+    assert.ok(r.value, JSON.stringify(r.problems));
+    return checkProfile(r.value, estimate(r.value)).filter((x) => x.code === 'fp32-at-bf16-peak' || x.code === 'interconnect-assumed');
+  };
+  const text = 'model: ./llama/config.json\ndtype: fp32\ndevice: { gpu: { name: X, bf16_tflops: 900, memory_bandwidth_gb_s: 3000, memory_gib: 80 } }\n';
+  const [w, ...rest] = problems(text);
+  assert.equal(rest.length, 0);
+  assert.equal(w!.code, 'fp32-at-bf16-peak');
+  assert.equal(w!.range.offset, text.indexOf('fp32'));
+  assert.match(w!.message, /^dtype fp32 on device\.gpu X, which gives no fp32_tflops: its fp32 GEMMs are timed at bf16_tflops 900/);
+  // fp32_tflops given, or bf16: no warning.
+  assert.deepEqual(problems(text.replace('memory_gib: 80', 'memory_gib: 80, fp32_tflops: 60')), []);
+  assert.deepEqual(problems(text.replace('dtype: fp32', 'dtype: bf16')), []);
+  // pcie_gen 6 at tp 2 without interconnect: 128 GB/s a direction (was read as Gen4's 32 by a 5-or-else rule).
+  const gen6 = problems('model: ./llama/config.json\ndtype: bf16\ndevice: { tensor_parallel_size: 2, gpu: { name: X, bf16_tflops: 900, memory_bandwidth_gb_s: 3000, memory_gib: 80, pcie_gen: 6 } }\n');
+  assert.match(gen6[0]!.message, /modelled over PCIe, 128 GB\/s a direction \(PCIe Gen6 x16 assumed\)/);
+});
