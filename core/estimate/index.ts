@@ -10,7 +10,7 @@
  */
 import type { Dtype, KvDtype, LayerSkips, MambaCacheMode, ModelSpec, MoeSpec, Problem, Profile, QuantizationSpec } from '../config/types';
 import { formatBytes, formatCount, formatParams, indefiniteArticle } from '../format';
-import { deviceGpu, gpuMemory } from './gpus';
+import { DEFAULT_GPU, deviceGpu, gpuMemory } from './gpus';
 import { DEFAULT_ENGINE, engineEraName, engineKeyOf, reserveTerms, subtractedBytes, vllmAtLeast, type ReserveTerm } from './reserve';
 import { blocksPerRequestFormula, poolTokens, requestReservation } from './layout';
 import { referenceSeqLen } from './maxModelLen';
@@ -1783,9 +1783,11 @@ export function poolSizeProblem(profile: Profile): { keys: string[]; message: st
   if (profile.model.isEncoder) return { keys: ['model'], message: `${profile.model.modelType} is an encoder: it has no KV cache to simulate` };
   const pages = estimate(profile).pool.pages;
   if (pages < 1) {
+    // No GPU and no memory: the step time's default GPU does not size the pool, so a GPU is the first fix (s42 newcomer 11: not listed).
+    const noDevice = profile.device.gpu === undefined && profile.device.memoryGib === null;
     return {
       keys: ['kv_cache.memory_gib', 'device.memory_gib', 'device.gpu', 'kv_cache', 'device', 'model'],
-      message: 'the KV pool has no pages: set kv_cache.num_pages or kv_cache.memory_gib, or device.memory_gib large enough for the weights',
+      message: `the KV pool has no pages: set ${noDevice ? `device.gpu (a GPU of the table, or a mapping describing one: its memory sizes the pool; the step time's default ${DEFAULT_GPU} does not), ` : ''}kv_cache.num_pages or kv_cache.memory_gib, or device.memory_gib large enough for the weights`,
     };
   }
   return pages > MAX_SIMULATED_PAGES ? tooMany(pages, ['kv_cache.memory_gib', 'device.memory_gib', 'kv_cache', 'device', 'model']) : null;
