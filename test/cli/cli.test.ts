@@ -1208,7 +1208,7 @@ test('simulate on a Mooncake trace prints latency, goodput and the queue; --max-
   assert.match(r.stderr, /mooncake trace \(timestamp, milliseconds\), 4 requests/);
   assert.match(r.stdout, /^latency \(modelled\) +mean +p50 +p90 +p99 +max$/m);
   assert.match(r.stdout, /^TTFT +[\d.,]+ (?:µs|ms|s|min|h) /m);
-  assert.match(r.stdout, /^Goodput \(modelled\): [\d.]+ requests\/s meet TTFT <= 500 ms, TPOT <= 50 ms \(100\.0% of all requests\)$/m);
+  assert.match(r.stdout, /^Goodput \(modelled\): [\d.]+ requests\/s meet TTFT <= 500 ms, TPOT <= 50 ms \(100\.0% of all requests; the SLO asks 90% \(slo\.attainment unset: the default 0\.9\): met\)$/m);
   // Waiting is counted after a step's admissions, and the queueing delay says it includes the step in flight (s33 newcomer: '0 at most' beside a non-zero delay read as a contradiction).
   assert.match(r.stdout, /^Queue: [\d.]+ requests left waiting after a step's admissions on average, \d+ at most; queueing delay \(arrival to the step that admits it, the step in flight included\) p99 /m);
   assert.match(r.stdout, /^Prefix cache: 48\.0% of prompt tokens shared between requests/m);

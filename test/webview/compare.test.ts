@@ -299,6 +299,13 @@ describe('compare: same run, different workloads, pool units', () => {
     assert.deepEqual([at('SLO met').a, at('SLO met').b], ['the SLO asks 99%: met', 'the SLO asks 99%: not met']);
     // The workload simulated, as the profile wrote it (test/fixtures/run.ts), in the exported rows; not on the page's "Same in both" line.
     assert.deepEqual([at('workload.requests').a, at('workload.arrival_rate').a, at('workload.prompt_len').a, at('workload.max_model_len').a, at('workload.prompt_len').source], ['400', '4', '{dist:lognormal,median:512,sigma:1,max:4096}', '8192', 'profile workload']);
+    // No slo.attainment (what New profile… writes): judged at the default 90 % as everywhere else, said so (s42 newcomer-ed F8: "none", "no attainment asked").
+    // 94.0 % >= 90 %: met; 2.8 % (the overloaded tp 2 run): not met.
+    const unset = (r: RunResult, share: number): RunResult => ({ ...r, pool: { ...r.pool!, latency: { ...r.pool!.latency!, slo: { ttftMs: 1000, tpotMs: 100 }, sloAttainment: share, goodputRequestsPerSec: 1 } } });
+    const byDefault = comparisonRows(unset(simulation(1, 'auto', 2678, 0.11, {}), 0.94), unset(simulation(2, 'auto', 2804, 0.024, {}), 0.028));
+    const atD = (label: string) => byDefault.find((r) => r.label === label)!;
+    assert.deepEqual([atD('SLO attainment').a, atD('SLO attainment').b], ['90% (default)', '90% (default)']);
+    assert.deepEqual([atD('SLO met').a, atD('SLO met').b], ['the SLO asks 90% (slo.attainment unset: the default 0.9): met', 'the SLO asks 90% (slo.attainment unset: the default 0.9): not met']);
     const same = compareSettings(judged(run, 0.9), judged(run, 0.9));
     assert.ok(same.sameRows.some((r) => r.label === 'workload.requests'));
     assert.ok(!same.same.some((t) => t.startsWith('workload.')), same.same.join('; '));
