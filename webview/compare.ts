@@ -148,6 +148,26 @@ export function sameRun(a: RunResult, b: RunResult): string | null {
 }
 
 /**
+ * Why two runs' SLOs are not one (TTFT bound, TPOT bound, attainment, the default 0.9 where
+ * unset: core/format sloTargetText), or null when they are or a side has no latency: goodput,
+ * the requests meeting the SLO and its verdict then count under two definitions (s42
+ * newcomer-ed F13: TTFT and TPOT against TTFT alone compared goodput +85.4 %).
+ */
+export function sloDifference(a: RunResult, b: RunResult): string | null {
+  const la = a.pool?.latency;
+  const lb = b.pool?.latency;
+  if (!la || !lb || (!la.slo && !lb.slo)) return null;
+  const bound = (ms: number | undefined) => (ms === undefined ? 'none' : formatMs(ms));
+  const fields: Array<[string, string, string]> = [
+    ['TTFT', bound(la.slo?.ttftMs), bound(lb.slo?.ttftMs)],
+    ['TPOT', bound(la.slo?.tpotMs), bound(lb.slo?.tpotMs)],
+    ['attainment', la.slo ? sloTargetText(la.slo) : 'none', lb.slo ? sloTargetText(lb.slo) : 'none'],
+  ];
+  const differ = fields.filter(([, x, y]) => x !== y).map(([k, x, y]) => `${k} ${x} vs ${y}`);
+  return differ.length === 0 ? null : `A and B judge different SLOs (${differ.join(', ')}): goodput, the requests meeting the SLO and its verdict below are counted under two definitions and do not compare.`;
+}
+
+/**
  * Why two runs' pool simulations are not of one workload (profile key `workload`: requests,
  * arrival rate, prompt and output lengths, max_num_seqs, max_model_len, max_num_batched_tokens,
  * prefix sharing, seed; a replayed trace, PoolLoad.trace, in place of the draws; the time scale),

@@ -22,7 +22,7 @@ import type { ToWebview } from '../core/protocol/webview';
 import { fitTextPlugin } from './fit';
 import { bandLabelPlugin, CHART_IDS, chartInputs, engineOptions, engineView, headerMachineText, NARROW_CHART_PX, narrowOptions, runChart, type ChartId, type ChartSpec } from './charts';
 import { capacityChart, latencyCdfChart, queueChart, stepTimeNote } from './latency';
-import { buildDifference, comparePools, compareRuns, compareSettings, comparisonRows, kindDifference, loadBoundNote, loadDifference, modelDifference, sameRun, workloadDifference } from './compare';
+import { buildDifference, comparePools, compareRuns, compareSettings, comparisonRows, kindDifference, loadBoundNote, loadDifference, modelDifference, sameRun, sloDifference, workloadDifference } from './compare';
 import { composePng, composeTablePng } from './png';
 import { sweepProvenance } from '../core/sweepFigures';
 import { decisionMetric, interruptedText, metricsOf as sweepMetricsOf, otherSweepNote, sweepAxisCharts, sweepChartHeight, sweepBestText, sweepMarkdown, sweepPointsText, sweepTable, sweepTitle } from './sweep';
@@ -622,6 +622,8 @@ function renderCompare(): void {
   if (differ) parts.push(el('p', { class: 'warning', id: 'compare-warning' }, differ));
   const workloads = workloadDifference(cmp.a, cmp.b);
   if (workloads) parts.push(el('p', { class: 'warning', id: 'compare-workload' }, workloads));
+  const slos = sloDifference(cmp.a, cmp.b);
+  if (slos) parts.push(el('p', { class: 'warning', id: 'compare-slo' }, slos));
   if (builds && !kinds) parts.push(el('p', { class: 'warning', id: 'compare-build' }, builds));
   const loads = kinds ? null : loadDifference(cmp.a, cmp.b);
   if (loads) parts.push(el('p', { class: 'warning', id: 'compare-load' }, loads));

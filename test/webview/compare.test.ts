@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { KernelCase } from '../../core/protocol/run';
 import type { PoolLoad, RunResult } from '../../core/protocol/run';
-import { buildDifference, caseLabel, comparePools, compareRuns, compareSettings, comparisonRows, keepsUpText, loadBoundNote, loadDifference, modelDifference, sameRun, workloadDifference } from '../../webview/compare';
+import { buildDifference, caseLabel, comparePools, compareRuns, compareSettings, comparisonRows, keepsUpText, loadBoundNote, loadDifference, modelDifference, sameRun, sloDifference, workloadDifference } from '../../webview/compare';
 import { run } from '../fixtures/run';
 import { comparedRun } from '../../webview/model';
 
@@ -306,6 +306,9 @@ describe('compare: same run, different workloads, pool units', () => {
     const atD = (label: string) => byDefault.find((r) => r.label === label)!;
     assert.deepEqual([atD('SLO attainment').a, atD('SLO attainment').b], ['90% (default)', '90% (default)']);
     assert.deepEqual([atD('SLO met').a, atD('SLO met').b], ['the SLO asks 90% (slo.attainment unset: the default 0.9): met', 'the SLO asks 90% (slo.attainment unset: the default 0.9): not met']);
+    // Two SLOs (s42 newcomer-ed F13): TTFT 1 s + TPOT 100 ms at the default 90 % against TTFT 500 ms alone at 99 %: a banner naming each difference; one SLO: none.
+    assert.equal(sloDifference(unset(run, 1), judged(run, 1)), 'A and B judge different SLOs (TTFT 1 s vs 500 ms, TPOT 100 ms vs none, attainment 90% (default) vs 99%): goodput, the requests meeting the SLO and its verdict below are counted under two definitions and do not compare.');
+    assert.equal(sloDifference(judged(run, 0.9), judged(run, 0.5)), null);
     const same = compareSettings(judged(run, 0.9), judged(run, 0.9));
     assert.ok(same.sameRows.some((r) => r.label === 'workload.requests'));
     assert.ok(!same.same.some((t) => t.startsWith('workload.')), same.same.join('; '));
