@@ -232,10 +232,29 @@ export function sloTargetText(slo: { attainment?: number }): string {
  * unset: the default 0.9): not met" (s42 newcomer-ed F7, F8: the verdict was dropped exactly for
  * the profiles New profile… writes). Null only without an SLO.
  */
-export function sloVerdict(slo: { attainment?: number } | undefined, attained: number | undefined): string | null {
+export function sloVerdict(slo: { attainment?: number } | undefined, attained: number | undefined, requests?: number): string | null {
   if (slo === undefined) return null;
   const target = slo.attainment ?? SLO_ATTAINMENT_DEFAULT;
-  return `the SLO asks ${formatPercent(target, 0)}${slo.attainment === undefined ? ` (slo.attainment unset: the default ${SLO_ATTAINMENT_DEFAULT})` : ''}: ${(attained ?? 0) >= target ? 'met' : 'not met'}`;
+  const few = requests === undefined ? null : sloSampleNote(requests, target);
+  return `the SLO asks ${formatPercent(target, 0)}${slo.attainment === undefined ? ` (slo.attainment unset: the default ${SLO_ATTAINMENT_DEFAULT})` : ''}: ${(attained ?? 0) >= target ? 'met' : 'not met'}${few ? `, ${few}` : ''}`;
+}
+
+/** Requests outside an attainment target's percentile that a verdict needs: 10 (a binomial count of 10 varies by about ±3, a third; fewer is noise). */
+export const SLO_TAIL_REQUESTS = 10;
+
+/**
+ * The caveat on an SLO verdict judged on too few requests: fewer than SLO_TAIL_REQUESTS / (1 − target)
+ * completed (1,000 for 99 %, 100 for 90 %), so fewer than 10 fall outside the percentile judged,
+ * and a p99 of 6 requests is their maximum (s42 newcomer-ed F14: a 6-request trace "met" a p99 SLO).
+ * "but on 6 requests only: a 99% target needs 1,000 to leave 10 outside it (the p99 of 6 is their
+ * maximum)"; null when there are enough (or the target is 1: every request must meet it, any count judges it).
+ */
+export function sloSampleNote(requests: number, target: number): string | null {
+  if (!(target < 1)) return null;
+  const needed = Math.ceil(SLO_TAIL_REQUESTS / (1 - target) - 1e-9);
+  if (requests >= needed) return null;
+  const pct = Math.round(target * 100);
+  return `but on ${formatCount(requests)} request${requests === 1 ? '' : 's'} only: a ${formatPercent(target, 0)} target needs ${formatCount(needed)} to leave ${SLO_TAIL_REQUESTS} outside it${requests <= 1 / (1 - target) + 1e-9 ? ` (the p${pct} of ${formatCount(requests)} is about their maximum)` : ''}`;
 }
 
 /**

@@ -430,7 +430,7 @@ export function comparePools(a: RunResult, b: RunResult): PoolFigure[] | null {
   rows.push(figure('goodput req/s (modelled)', pa.latency?.goodputRequestsPerSec, pb.latency?.goodputRequestsPerSec, (v) => v.toPrecision(3), 'requests/s meeting the SLO', modelled));
   // The decision's criterion beside the goodput: the share meeting the SLO and, against the share
   // the SLO asks, its verdict as the CLI and the dashboard word it (core/format sloVerdict).
-  const verdict = (l: typeof pa.latency): string => (l?.sloAttainment === undefined ? 'n/a' : sloVerdict(l.slo, l.sloAttainment) ?? 'n/a');
+  const verdict = (l: typeof pa.latency): string => (l?.sloAttainment === undefined ? 'n/a' : sloVerdict(l.slo, l.sloAttainment, l.requests) ?? 'n/a');
   if (pa.latency?.sloAttainment !== undefined || pb.latency?.sloAttainment !== undefined) {
     rows.push(
       figure('requests meeting the SLO (modelled)', pa.latency?.sloAttainment, pb.latency?.sloAttainment, pct, '% of all requests', modelled, asPct),

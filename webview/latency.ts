@@ -80,7 +80,7 @@ function cdfAxis(p: Palette, title: string, loMs: number, hiMs: number, marks: r
 function goodputText(l: LatencySummary): string | null {
   if (l.goodputRequestsPerSec === undefined) return null;
   const bounds = [l.slo?.ttftMs !== undefined ? `TTFT ≤ ${formatMs(l.slo.ttftMs)}` : '', l.slo?.tpotMs !== undefined ? `TPOT ≤ ${formatMs(l.slo.tpotMs)}` : ''].filter((x) => x).join(', ');
-  const verdict = sloVerdict(l.slo, l.sloAttainment);
+  const verdict = sloVerdict(l.slo, l.sloAttainment, l.requests);
   return `goodput ${l.goodputRequestsPerSec.toPrecision(3)} req/s (${formatPercent(l.sloAttainment ?? 0)} meet ${bounds || 'the SLO'}${verdict ? `; ${verdict}` : ''})`;
 }
 

@@ -36,7 +36,7 @@ export function formatLatency(l: LatencySummary, meanWaiting: number | undefined
   for (const [why, which] of reasons) lines.push(`n/a (${which.join(', ')}): ${why}`);
   lines.push(`Throughput (modelled): ${rate(l.requestsPerSec)} requests/s, ${rate(l.outputTokensPerSec)} output tokens/s over ${formatCountOf(l.requests, 'completed request')}, divided by ${BENCHMARK_DURATION}`);
   if (l.slo && l.goodputRequestsPerSec !== undefined) {
-    lines.push(`Goodput (modelled): ${rate(l.goodputRequestsPerSec)} requests/s meet ${formatSlo(l.slo)} (${[`${formatPercent(l.sloAttainment ?? 0)} of all requests`, sloVerdict(l.slo, l.sloAttainment)].filter((x) => x).join('; ')})`);
+    lines.push(`Goodput (modelled): ${rate(l.goodputRequestsPerSec)} requests/s meet ${formatSlo(l.slo)} (${[`${formatPercent(l.sloAttainment ?? 0)} of all requests`, sloVerdict(l.slo, l.sloAttainment, l.requests)].filter((x) => x).join('; ')})`);
   } else {
     lines.push('Goodput: no SLO given (profile `slo: { ttft_ms, tpot_ms }`, or --slo-ttft-ms / --slo-tpot-ms)');
   }

@@ -1208,7 +1208,7 @@ test('simulate on a Mooncake trace prints latency, goodput and the queue; --max-
   assert.match(r.stderr, /mooncake trace \(timestamp, milliseconds\), 4 requests/);
   assert.match(r.stdout, /^latency \(modelled\) +mean +p50 +p90 +p99 +max$/m);
   assert.match(r.stdout, /^TTFT +[\d.,]+ (?:µs|ms|s|min|h) /m);
-  assert.match(r.stdout, /^Goodput \(modelled\): [\d.]+ requests\/s meet TTFT <= 500 ms, TPOT <= 50 ms \(100\.0% of all requests; the SLO asks 90% \(slo\.attainment unset: the default 0\.9\): met\)$/m);
+  assert.match(r.stdout, /^Goodput \(modelled\): [\d.]+ requests\/s meet TTFT <= 500 ms, TPOT <= 50 ms \(100\.0% of all requests; the SLO asks 90% \(slo\.attainment unset: the default 0\.9\): met, but on 4 requests only: a 90% target needs 100 to leave 10 outside it \(the p90 of 4 is about their maximum\)\)$/m);
   // Waiting is counted after a step's admissions, and the queueing delay says it includes the step in flight (s33 newcomer: '0 at most' beside a non-zero delay read as a contradiction).
   assert.match(r.stdout, /^Queue: [\d.]+ requests left waiting after a step's admissions on average, \d+ at most; queueing delay \(arrival to the step that admits it, the step in flight included\) p99 /m);
   assert.match(r.stdout, /^Prefix cache: 48\.0% of prompt tokens shared between requests/m);
@@ -1267,7 +1267,7 @@ test('simulate on a Mooncake trace prints latency, goodput and the queue; --max-
   // With one: the goodput line says the target and whether the run meets it (all 4 requests meet 500 ms above).
   const p99 = cli(['simulate', profile, '--trace', trace, '--slo-ttft-ms', '500', '--slo-tpot-ms', '50', '--slo-attainment', '0.99']);
   assert.equal(p99.code, 0, p99.stderr);
-  assert.match(p99.stdout, /^Goodput \(modelled\): [\d.]+ requests\/s meet TTFT <= 500 ms, TPOT <= 50 ms \(100\.0% of all requests; the SLO asks 99%: met\)$/m);
+  assert.match(p99.stdout, /^Goodput \(modelled\): [\d.]+ requests\/s meet TTFT <= 500 ms, TPOT <= 50 ms \(100\.0% of all requests; the SLO asks 99%: met, but on 4 requests only: a 99% target needs 1,000 to leave 10 outside it \(the p99 of 4 is about their maximum\)\)$/m);
   const noSlo = cli(['simulate', profile, '--max-rate']);
   assert.equal(noSlo.code, 2);
   assert.match(noSlo.stderr.trim(), /^attnscope: --max-rate needs an SLO/);

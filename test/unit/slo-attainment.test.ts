@@ -8,6 +8,7 @@ import { bestRow, metricsOf, noBestText } from '../../runner/sweep/results';
 import type { RunResult } from '../../core/protocol/run';
 import { packRequests, searchCapacity } from '../../runner/simulate/index';
 import { exampleProfile } from '../fixtures/profile';
+import { sloSampleNote, sloVerdict } from '../../core/format';
 
 test("the profile's slo.attainment is parsed and sets the capacity search's pass rule", async () => {
   // The load of capacity.test.ts: 200 requests (prompt 1, output 1), one at a time, each a 10 ms
@@ -46,4 +47,15 @@ test("a point's metrics keep its SLO's attainment", () => {
   const stats = (x: number) => ({ mean: x, p50: x, p90: x, p99: x, max: x });
   const run = { profile: { device: { tensorParallelSize: 1 } }, pool: { numPages: 10, summary: { meanInternalFragmentation: 0, prefixHitRate: 0, preemptions: 0, meanOccupancy: 0, throughputTokensPerSec: 1, rejected: 0 }, latency: { ttft: stats(0.3), tpot: stats(0.04), slo: { ttftMs: 200, attainment: 0.99 }, sloAttainment: 0.72, goodputRequestsPerSec: 5.1 } } } as unknown as RunResult;
   assert.equal(metricsOf(run).sloAttainmentTarget, 0.99);
+});
+
+test('an SLO verdict on too few requests says so: fewer than 10 / (1 - target) leave under 10 requests outside the percentile (s42 newcomer-ed F14: a 6-request trace "met" a p99 TTFT SLO)', () => {
+  // By hand: 99 % -> 10 / 0.01 = 1,000 requests; 6 <= 1 / 0.01 = 100, so the p99 of 6 is (about) their maximum.
+  assert.equal(sloVerdict({ attainment: 0.99 }, 1, 6), 'the SLO asks 99%: met, but on 6 requests only: a 99% target needs 1,000 to leave 10 outside it (the p99 of 6 is about their maximum)');
+  assert.equal(sloVerdict({ attainment: 0.99 }, 1, 1000), 'the SLO asks 99%: met');
+  // The default 90 %: 100 requests judge it; 500 (the newcomer's workload) say nothing more.
+  assert.equal(sloVerdict({}, 0.95, 500), 'the SLO asks 90% (slo.attainment unset: the default 0.9): met');
+  assert.equal(sloSampleNote(99, 0.9), 'but on 99 requests only: a 90% target needs 100 to leave 10 outside it');
+  // Every request must meet it: any count judges it.
+  assert.equal(sloSampleNote(3, 1), null);
 });
