@@ -258,6 +258,40 @@ export function sloSampleNote(requests: number, target: number): string | null {
 }
 
 /**
+ * The mean running sequences up to which a decode step is taken as small-batch for
+ * {@link tpotOverheadNote}: 8. A published vLLM sweep (Llama-3.1-8B-Instruct bf16 on one A100 40GB,
+ * vllm bench serve 1,024 in / 128 out, https://johnmusgrave.com/p/vllm-throughput-latency-sweep-on)
+ * gains 6.6x throughput from 1 to 8 concurrent requests "with almost no latency cost": up to there a
+ * decode step is the weight read, and a fixed per-step cost weighs on every token whole.
+ */
+export const SMALL_BATCH_RUNNING = 8;
+
+/**
+ * The note on a TPOT SLO judged at small batch on a step time with no per-step overhead, one
+ * sentence without a "Note:" (the CLI's simulate summary, runner/simulate/summary.ts, prints it after
+ * "Note: "; the dashboard's Run tab shows it under the goodput verdict, webview/latency.ts; a sweep's
+ * best line under its best point, SweepReport.best.tpotOverhead): the profile's step_time leaves
+ * overhead_ms out (assumed 0, StepTimeModel.assumed) and the run's mean running sequences (per
+ * engine) is at most {@link SMALL_BATCH_RUNNING}. Then each TPOT is the roofline's weight read (and
+ * the all-reduces under tp) alone: vLLM's fixed costs per step (scheduling, input preparation,
+ * sampling, detokenizing, kernel launches between CUDA graphs) are left out, and they add to every
+ * token of a small batch. No default overhead is set instead: the one published single-request
+ * figure found (the sweep above: about 75 tokens/s, 13.3 ms a token, against 12.2 ms modelled at
+ * the assumed memory_efficiency 0.8 with overhead 0: the A100 40GB's 1,555 GB/s, 15.01 GB of
+ * weights read per step) is within 10 % of the model, and one point at one batch size cannot tell a
+ * fixed overhead from a lower bandwidth efficiency (collinear at a constant batch, as calibrate.ts
+ * finds). Null otherwise (and for a pool with no step-time model or latency: a run saved before them).
+ */
+export function tpotOverheadNote(pool: Pick<PoolResult, 'stepTime' | 'latency' | 'summary'>): string | null {
+  const m = pool.stepTime;
+  const tpot = pool.latency?.slo?.tpotMs;
+  const running = pool.summary.meanConcurrency;
+  if (tpot === undefined || !m || m.perStepS > 0 || !(m.assumed ?? []).includes('overhead_ms') || running > SMALL_BATCH_RUNNING) return null;
+  const mean = running > 0 && running < 10 ? running.toPrecision(3) : running.toFixed(1);
+  return `TPOT <= ${tpot} ms is judged on steps of ${mean} running sequences on average with no per-step overhead (step_time.overhead_ms assumed 0): at small batch a decode step is the weight read, and vLLM's fixed costs per step (scheduling, sampling, launches) add to every token; fit overhead_ms to your server with \`attnscope simulate --calibrate <vllm bench serve --save-result JSON>\` from a low-concurrency run, or set it in step_time`;
+}
+
+/**
  * A case's fraction of its peak for a table (the CLI's, runner/table.ts; the dashboard's throughput
  * table, webview/charts.ts): "225% (peak under-measured: load?)" above 100 %, which no kernel
  * reaches: the peak was measured low (under load), not the kernel fast.

@@ -9,7 +9,8 @@
 import type { ChartConfiguration, ChartDataset, Scale } from 'chart.js';
 import { toFont } from 'chart.js/helpers';
 import type { CdfPoint, LatencyStats, LatencySummary } from '../core/protocol/latency';
-import { durationTicks, formatCount, formatMs, formatPercent, formatSignificant, formatTimeScale, poolCancelledText, sloVerdict } from '../core/format';
+import type { PoolResult } from '../core/protocol/run';
+import { durationTicks, formatCount, formatMs, formatPercent, formatSignificant, formatTimeScale, poolCancelledText, sloVerdict, tpotOverheadNote } from '../core/format';
 import type { ViewRun } from './model';
 import { axis, durationLogTick, engineOfSamples, noPoolText, simulatedTimeAxis, type ChartSpec } from './charts';
 import { thinTicks } from './sweep';
@@ -96,6 +97,16 @@ export function latencySummaryLine(l: LatencySummary): string {
 }
 
 /**
+ * `line` (the latency line with its SLO verdict), then, for a TPOT SLO judged at small batch with
+ * the per-step overhead assumed 0, the note the CLI prints under its goodput line (core/format
+ * tpotOverheadNote): "… · goodput … Note: TPOT <= 20 ms is judged on …".
+ */
+export function withTpotNote(line: string, pool: Pick<PoolResult, 'stepTime' | 'latency' | 'summary'>): string {
+  const note = tpotOverheadNote(pool);
+  return note ? `${line}. Note: ${note}.` : line;
+}
+
+/**
  * What the run's times are, in one line under its header: a serving simulation timed no kernel
  * (its step times are modelled: which roofline on which GPU, from the run's StepTimeModel); a
  * benchmark's kernel timings are measured and its pool simulation's step times modelled. Null
@@ -154,7 +165,8 @@ export function latencyCdfChart(run: ViewRun, p: Palette): ChartSpec {
     title: 'Latency',
     // The SLO's values, not the profile syntax the summary line shows for none (s34 ui34: a screen reader read "{ ttft_ms, tpot_ms }" aloud).
     ariaLabel: l ? `Latency CDF (modelled): ${latencyFigures(l, goodputText(l) ?? 'no SLO')}` : 'Latency CDF (modelled): no latency',
-    summary: l ? latencySummaryLine(l) : null,
+    // A TPOT SLO judged at small batch with overhead_ms assumed 0: the CLI's note, after the verdict it qualifies (core/format tpotOverheadNote).
+    summary: l ? withTpotNote(latencySummaryLine(l), run.pool!) : null,
     empty: l
       ? null
       : run.status === 'running'

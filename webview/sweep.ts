@@ -477,11 +477,12 @@ export function sweepTitle(report: Pick<SweepReport, 'name' | 'models'>): string
  * line naming it, its rule and ties; `notes`, the sentences under it — the points close to it on a
  * searched max rate, that the points run on different GPU models, the best of each SLO value, the points left out for
  * the server not keeping up with them, each with why, and that the best was chosen across
- * machines whose timings do not compare — or, with no best, why not (SweepReport.noBest).
+ * machines whose timings do not compare, a TPOT SLO judged at small batch with overhead_ms assumed 0
+ * (best.tpotOverhead) — or, with no best, why not (SweepReport.noBest).
  */
 export function sweepBestText(report: SweepReport): { best: string; notes: string[] } {
   const b = report.best;
-  if (b) return { best: `Best point: ${b.label} — ${b.rule}${b.tie ? `; ${b.tie}` : ''}.`, notes: [b.close, b.gpuModels, ...(b.perSlo ?? []), b.leftOut, b.acrossMachines].filter((n): n is string => !!n) };
+  if (b) return { best: `Best point: ${b.label} — ${b.rule}${b.tie ? `; ${b.tie}` : ''}.`, notes: [b.close, b.gpuModels, ...(b.perSlo ?? []), b.leftOut, b.acrossMachines, b.tpotOverhead && `Note: ${b.tpotOverhead}.`].filter((n): n is string => !!n) };
   return { best: 'No point qualifies as best.', notes: report.noBest ?? ['(Every point rejected requests or missed the SLO; a report merged before s36 does not say which.)'] };
 }
 

@@ -254,6 +254,8 @@ export interface SweepReport {
    * `gpuModels`: when a modelled rate ranks points on different GPU models, the sentence saying the
    * ranking counts their GPUs alike (gpuModelsText). `perSlo`: with an SLO axis, a heading line and
    * the best of each SLO value (perSloLines). Each absent otherwise.
+   * `tpotOverhead`: when the best point's TPOT SLO was judged at small batch with step_time.overhead_ms
+   * assumed 0, the note saying what that leaves out (core/format tpotOverheadNote of its run's pool); absent otherwise and in reports merged before s42.
    */
   /**
    * Set on the report `attnscope sweep` writes when it is cancelled (SIGINT / SIGTERM: the editor's
@@ -270,5 +272,5 @@ export interface SweepReport {
    * reports written before s42.
    */
   profile?: { path: string; sha256: string };
-  best: { id: string; environmentKey: string; label: string; rule: string; tiedWith?: Array<{ id: string; environmentKey: string; label: string }>; tie?: string; close?: string; gpuModels?: string; perSlo?: string[]; acrossMachines?: string; notOnVllm?: string; leftOut?: string } | null;
+  best: { id: string; environmentKey: string; label: string; rule: string; tiedWith?: Array<{ id: string; environmentKey: string; label: string }>; tie?: string; close?: string; gpuModels?: string; perSlo?: string[]; acrossMachines?: string; notOnVllm?: string; leftOut?: string; tpotOverhead?: string } | null;
 }

@@ -1,5 +1,5 @@
 /** Text summary of a pool simulation for `attnscope simulate` (stdout). */
-import { dataParallelDeployment, dataParallelEngines, DP_SCOPE_TEXT, formatCount, formatCountOf, formatDuration, formatLoad, formatLoadSource, formatPercent } from '../../core/format';
+import { dataParallelDeployment, dataParallelEngines, DP_SCOPE_TEXT, formatCount, formatCountOf, formatDuration, formatLoad, formatLoadSource, formatPercent, tpotOverheadNote } from '../../core/format';
 import type { PoolResult, StepTimeModel } from '../../core/protocol/run';
 import { formatLatency } from './latency-format';
 
@@ -95,37 +95,10 @@ export function formatPoolSummary(result: PoolResult): string {
     'external frag = free slots while the next request waited though enough were free in total (split into holes), / all slots.',
     'rejected/delayed = requests that could never fit, plus those that waited for memory. occupancy = pages held / pages in pool.',
   );
-  if (result.latency) lines.push('', ...formatLatency(result.latency, s.meanWaiting, s.peakWaiting, dp !== undefined), ...tpotOverheadNote(result));
+  // A TPOT SLO judged at small batch with no per-step overhead: the note the dashboard's Run tab and a sweep's best line show too (core/format).
+  const note = tpotOverheadNote(result);
+  if (result.latency) lines.push('', ...formatLatency(result.latency, s.meanWaiting, s.peakWaiting, dp !== undefined), ...(note ? [`Note: ${note}`] : []));
   return lines.join('\n');
-}
-
-/**
- * The mean running sequences up to which a decode step is taken as small-batch for
- * {@link tpotOverheadNote}: 8. A published vLLM sweep (Llama-3.1-8B-Instruct bf16 on one A100 40GB,
- * vllm bench serve 1,024 in / 128 out, https://johnmusgrave.com/p/vllm-throughput-latency-sweep-on)
- * gains 6.6x throughput from 1 to 8 concurrent requests "with almost no latency cost": up to there a
- * decode step is the weight read, and a fixed per-step cost weighs on every token whole.
- */
-export const SMALL_BATCH_RUNNING = 8;
-
-/**
- * A note for a TPOT SLO judged at small batch on a step time with no per-step overhead: the
- * profile's step_time leaves overhead_ms out (assumed 0, StepTimeModel.assumed) and the run's mean
- * running sequences (per engine) is at most {@link SMALL_BATCH_RUNNING}. Then each TPOT is the
- * roofline's weight read (and the all-reduces under tp) alone: vLLM's fixed costs per step
- * (scheduling, input preparation, sampling, detokenizing, kernel launches between CUDA graphs) are
- * left out, and they add to every token of a small batch. No default overhead is set instead: the
- * one published single-request figure found (the sweep above: about 75 tokens/s, 13.3 ms a token,
- * against 12.2 ms modelled at the assumed memory_efficiency 0.8 with overhead 0: the A100 40GB's
- * 1,555 GB/s, 15.01 GB of weights read per step) is within 10 % of the model, and one point at one
- * batch size cannot tell a fixed overhead from a lower bandwidth efficiency (collinear at a
- * constant batch, as calibrate.ts finds). Empty otherwise.
- */
-export function tpotOverheadNote(result: Pick<PoolResult, 'stepTime' | 'latency' | 'summary'>): string[] {
-  const m = result.stepTime;
-  const tpot = result.latency?.slo?.tpotMs;
-  if (tpot === undefined || !m || m.perStepS > 0 || !(m.assumed ?? []).includes('overhead_ms') || result.summary.meanConcurrency > SMALL_BATCH_RUNNING) return [];
-  return [`Note: TPOT <= ${tpot} ms is judged on steps of ${mean(result.summary.meanConcurrency)} running sequences on average with no per-step overhead (step_time.overhead_ms assumed 0): at small batch a decode step is the weight read, and vLLM's fixed costs per step (scheduling, sampling, launches) add to every token; fit overhead_ms to your server with \`attnscope simulate --calibrate <vllm bench serve --save-result JSON>\` from a low-concurrency run, or set it in step_time`];
 }
 
 /**

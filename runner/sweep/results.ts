@@ -14,7 +14,7 @@ import { SWEEP_SCHEMA_VERSION, type SweepMetrics, type SweepPointRef, type Sweep
 import { profileAllReduceLink } from '../simulate/step-time';
 import { InputError, readFailure, UsageError } from '../errors';
 import { toolBuild } from '../version';
-import { axisValueText, deployedGpuCount, maxRateText, formatSweepRate, formatCount, formatCountOf, formatDuration, formatPercent, formatSignificant, keepsUpOf, maxRateLimitText, perGpuRate } from '../../core/format';
+import { axisValueText, deployedGpuCount, maxRateText, formatSweepRate, formatCount, formatCountOf, formatDuration, formatPercent, formatSignificant, keepsUpOf, maxRateLimitText, perGpuRate, tpotOverheadNote } from '../../core/format';
 import { withinNoise, type TimingSpread } from '../../core/noise';
 import { describeEnvironment, reportBuilds, rowBuild, splitByMachine, sweepProvenance } from '../../core/sweepFigures';
 import { axisIndices, MAX_RATE_ARRIVAL_AXIS_TEXT, modelledJob, offsetToLineColumn, pointLabel } from '../../core/config';
@@ -600,6 +600,8 @@ export function mergeResults(dirs: string[], opts: MergeOptions = {}): SweepRepo
   const seen = new Map<string, SweepReportRow>();
   /** Why vLLM would not run a point, by point id (core/estimate vllmPageSizeNote of its profile). */
   const notOnVllm = new Map<string, string>();
+  /** The TPOT overhead note of a point's run (core/format tpotOverheadNote), by point id. */
+  const tpotNotes = new Map<string, string>();
   /** Each point's model label (one read of its config per model path), by point index. */
   const labels = new Map<string, string>();
   const modelAt = new Map<number, string>();
@@ -676,6 +678,9 @@ export function mergeResults(dirs: string[], opts: MergeOptions = {}): SweepRepo
       const note = vllmPageSizeNote(point.profile.kvCache.pageSize, point.profile.device.gpu, point.profile.device.backend)
         ?? flashMlaPageSizeNote(point.profile.kvCache.pageSize, Boolean(point.profile.model.mla), point.profile.device.gpu);
       if (note) notOnVllm.set(s.id, note.text);
+      // A TPOT SLO judged at small batch with overhead_ms assumed 0: said under the best line when this point is the best.
+      const tpot = point.pool ? tpotOverheadNote(point.pool) : null;
+      if (tpot) tpotNotes.set(s.id, tpot);
     }
   }
   if (!report) throw new InputError(`no sweep point results in ${dirs.join(', ')}`, dirs[0] ?? '.');
@@ -693,8 +698,9 @@ export function mergeResults(dirs: string[], opts: MergeOptions = {}): SweepRepo
   const modelled = best !== null && best.rule !== MEASURED_RULE;
   const gpuModels = modelled ? gpuModelsText(report.rows) : '';
   const perSlo = modelled ? perSloLines(report, (r) => !notOnVllm.has(r.id)) : [];
+  const tpotOverhead = best ? tpotNotes.get(best.row.id) : undefined;
   report.best = best
-    ? { ...ref(best.row), rule: best.rule, ...(best.tie ? { tiedWith: best.tiedWith.map(ref), tie: best.tie } : {}), ...(best.close ? { close: best.close } : {}), ...(gpuModels ? { gpuModels } : {}), ...(perSlo.length > 0 ? { perSlo } : {}), ...(across ? { acrossMachines: across } : {}), ...(vllm ? { notOnVllm: vllm } : {}), ...(leftOut ? { leftOut } : {}) }
+    ? { ...ref(best.row), rule: best.rule, ...(best.tie ? { tiedWith: best.tiedWith.map(ref), tie: best.tie } : {}), ...(best.close ? { close: best.close } : {}), ...(gpuModels ? { gpuModels } : {}), ...(perSlo.length > 0 ? { perSlo } : {}), ...(across ? { acrossMachines: across } : {}), ...(vllm ? { notOnVllm: vllm } : {}), ...(leftOut ? { leftOut } : {}), ...(tpotOverhead ? { tpotOverhead } : {}) }
     : null;
   report.models = [...new Set([...modelAt].sort(([a], [b]) => a - b).map(([, m]) => m))];
   const noBest = report.best ? [] : noBestLines(report.rows);
@@ -858,6 +864,7 @@ export function formatReport(report: SweepReport, shard?: { index: number; count
     if (report.best.acrossMachines) lines.push(`      ${report.best.acrossMachines}`);
     if (report.best.leftOut) lines.push(`      ${report.best.leftOut}`);
     if (report.job === 'max-rate' && report.axes.some((a) => a.key === 'workload.arrival_rate')) lines.push(`      its arrival_rate is no choice: ${MAX_RATE_ARRIVAL_AXIS_TEXT}`);
+    if (report.best.tpotOverhead) lines.push(`      Note: ${report.best.tpotOverhead}`);
   } else {
     for (const line of noBestLines(report.rows)) lines.push('', line);
   }

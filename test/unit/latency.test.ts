@@ -6,7 +6,8 @@ import assert from 'node:assert/strict';
 import type { Profile } from '../../core/config/types';
 import { quantile, simulatePool, type SimulateOptions, type TraceRequest } from '../../runner/simulate/index';
 import { formatLatency } from '../../runner/simulate/latency-format';
-import { formatPoolSummary, tpotOverheadNote } from '../../runner/simulate/summary';
+import { formatPoolSummary } from '../../runner/simulate/summary';
+import { tpotOverheadNote } from '../../core/format';
 import { exampleProfile } from '../fixtures/profile';
 
 
@@ -160,16 +161,16 @@ test('no default per-step overhead: the one published single-request vLLM figure
   const r = await simulatePool(p, { trace: [req(0, 1024, 128)] });
   close(r.latency!.tpot!.mean, (15_009_849_344 + 131_072 * 1088) / 1.244e12, 'TPOT');
   assert.ok(Math.abs(r.latency!.tpot!.mean / (1 / 75) - 1) < 0.1, `${r.latency!.tpot!.mean}`);
-  assert.deepEqual(tpotOverheadNote(r), [
-    'Note: TPOT <= 20 ms is judged on steps of 1.00 running sequences on average with no per-step overhead (step_time.overhead_ms assumed 0): at small batch a decode step is the weight read, and vLLM\'s fixed costs per step (scheduling, sampling, launches) add to every token; fit overhead_ms to your server with `attnscope simulate --calibrate <vllm bench serve --save-result JSON>` from a low-concurrency run, or set it in step_time',
-  ]);
-  assert.ok(formatPoolSummary(r).includes(tpotOverheadNote(r)[0]!));
+  assert.equal(tpotOverheadNote(r),
+    'TPOT <= 20 ms is judged on steps of 1.00 running sequences on average with no per-step overhead (step_time.overhead_ms assumed 0): at small batch a decode step is the weight read, and vLLM\'s fixed costs per step (scheduling, sampling, launches) add to every token; fit overhead_ms to your server with `attnscope simulate --calibrate <vllm bench serve --save-result JSON>` from a low-concurrency run, or set it in step_time',
+  );
+  assert.ok(formatPoolSummary(r).includes(`Note: ${tpotOverheadNote(r)}`));
   // overhead_ms written (even 0), no TPOT bound, or more than 8 running on average: no note.
   const given = await simulatePool(profile('dtype: bf16\ndevice: { gpu: A100 40GB }\nslo: { tpot_ms: 20 }\nstep_time: { overhead_ms: 0 }\n'), { trace: [req(0, 1024, 128)] });
-  assert.deepEqual(tpotOverheadNote(given), []);
+  assert.equal(tpotOverheadNote(given), null);
   const ttftOnly = await simulatePool(profile('dtype: bf16\ndevice: { gpu: A100 40GB }\nslo: { ttft_ms: 500 }\n'), { trace: [req(0, 1024, 128)] });
-  assert.deepEqual(tpotOverheadNote(ttftOnly), []);
+  assert.equal(tpotOverheadNote(ttftOnly), null);
   const busy = await simulatePool(p, { trace: Array.from({ length: 16 }, () => req(0, 1024, 128)) });
   assert.ok(busy.summary.meanConcurrency > 8, `${busy.summary.meanConcurrency}`);
-  assert.deepEqual(tpotOverheadNote(busy), []);
+  assert.equal(tpotOverheadNote(busy), null);
 });

@@ -93,6 +93,8 @@ test('the table has the CLI report\'s keeps-up column and, when the points come 
   const text = sweepBestText(judged);
   assert.equal(text.best, 'Best point: page_size=8 max_num_seqs=4 — r.');
   assert.deepEqual(text.notes, [judged.best!.leftOut]);
+  // A best point whose TPOT SLO was judged at small batch with overhead_ms assumed 0 (SweepReport.best.tpotOverhead, merge's): its note under the line.
+  assert.deepEqual(sweepBestText({ ...judged, best: { ...judged.best!, tpotOverhead: 'TPOT <= 20 ms is judged on steps of 1.00 running sequences' } }).notes, [judged.best!.leftOut, 'Note: TPOT <= 20 ms is judged on steps of 1.00 running sequences.']);
   // No best: the report's reasons (mergeResults noBestLines), not a guess.
   const none = sweepBestText({ ...judged, best: null, noBest: ['no best point: left out, the modelled server not keeping up: page_size=8 (queue grew)'] });
   assert.deepEqual(none, { best: 'No point qualifies as best.', notes: ['no best point: left out, the modelled server not keeping up: page_size=8 (queue grew)'] });

@@ -874,3 +874,31 @@ test('sweep --jobs: capped at what free memory holds at 96 MiB a worker, saying 
   assert.equal(workerCount(4, 4, true, say, 8, 50 * 2 ** 20), 1);
   assert.equal(said.length, 1);
 });
+
+test('merge: a best point whose TPOT SLO was judged at small batch with overhead_ms assumed 0 carries the CLI\'s note under the best line (core/format tpotOverheadNote)', () => {
+  const plan = loadSweep(workspace(`${BASE}sweep:\n  axes:\n    kv_cache.page_size: [8, 16]\n`).file);
+  const out = tempDir('attnscope-tpot-note-');
+  for (const i of [0, 1]) writePoint(out, plan, i, ENV_A);
+  // Each point: 2 running sequences on average, a TPOT bound of 20 ms met by every request, no per-step overhead, overhead_ms
+  // assumed (not in the profile), or (second pass) written in it.
+  const rewrite = (assumed: string[]) => {
+    for (const f of readdirSync(out)) {
+      const point = JSON.parse(readFileSync(join(out, f), 'utf8')) as SweepPointRun;
+      point.pool!.summary.meanConcurrency = 2;
+      point.pool!.latency = { slo: { tpotMs: 20 }, sloAttainment: 1, goodputRequestsPerSec: 1 } as unknown as NonNullable<SweepPointRun['pool']>['latency'];
+      point.pool!.stepTime = { perStepS: 0, assumed } as unknown as NonNullable<SweepPointRun['pool']>['stepTime'];
+      writeFileSync(join(out, f), JSON.stringify(point));
+    }
+  };
+  rewrite(['overhead_ms']);
+  const r = mergeResults([out]);
+  assert.ok(r.best);
+  assert.match(r.best.tpotOverhead ?? '', /^TPOT <= 20 ms is judged on steps of 2\.00 running sequences on average with no per-step overhead \(step_time\.overhead_ms assumed 0\)/);
+  assert.ok(formatReport(r).includes(`\n      Note: ${r.best.tpotOverhead}`), formatReport(r));
+  // overhead_ms written in the profile: no note.
+  rewrite([]);
+  const given = mergeResults([out]);
+  assert.ok(given.best);
+  assert.equal(given.best.tpotOverhead, undefined);
+  assert.ok(!formatReport(given).includes('Note: TPOT'));
+});
