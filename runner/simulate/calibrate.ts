@@ -28,7 +28,8 @@
  * Bounded by physics: an efficiency is a fraction of a peak, in (0, 1], so a ≥ 1 and b ≥ 1, and
  * the overhead o ≥ 0. Under fixed labels the objective is the convex quadratic
  * f(x) = Σ_k w_k (X_k · x − y_k)², X_k = (1, [compute-bound] C_k, [memory-bound] M_k),
- * w_k = 1 / y_k², over the box B = {o ≥ 0, a ≥ 1, b ≥ 1} (boxLeastSquares). Its minimiser x*
+ * y_k = measured_k less the step's modelled all-reduces, w_k = 1 / measured_k², over the box
+ * B = {o ≥ 0, a ≥ 1, b ≥ 1} (boxLeastSquares). Its minimiser x*
  * lies in the relative interior of one face of B: the variables in some set S sit at their
  * bounds, the others are free there. Restricted to that face's affine hull (S's variables fixed)
  * x* is a local, hence, f being convex, global minimiser: the solution of the normal equations
@@ -290,9 +291,11 @@ export function calibrateStepTime(profile: Profile, bench: VllmBenchResult, opts
     }
   }
 
+  // The targets: the measured step less its modelled all-reduces (the profile's step_time.all_reduce, not fitted), so
+  // X·x − y = pred − measured. Weights 1 / measured²: the relative error of the whole step, all-reduces included, as
+  // the header's objective and vllm bench serve's TTFT / TPOT (whose noise scales with the time measured) have it.
   const y = obs.map((x) => x.measured - x.allReduce);
-  // Weights 1 / measured²: the relative error (of the whole step, all-reduces included).
-  const w = y.map((v) => 1 / (v * v));
+  const w = obs.map((x) => 1 / (x.measured * x.measured));
   const names = ['overhead_ms', 'compute_efficiency', 'memory_efficiency'] as const;
   const works = ['', 'FLOPs (prompt tokens and attention pairs)', work.perRequestStateS > 0 ? 'bytes read (weights, KV cache and recurrent state)' : 'bytes read (weights and KV cache)'];
   // What a held factor is held at: the profile's step_time, else the assumed efficiency (never past the bound).

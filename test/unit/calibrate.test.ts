@@ -378,8 +378,8 @@ test('a factor whose relative standard error exceeds MAX_RELATIVE_SE is held at 
 test('the profile\'s step_time.all_reduce is what the fit takes off its targets, and its snippet keeps it: latency_us 30 at tp 2 lowers overhead_ms by 65 calls · 20 µs = 1.3 ms', () => {
   // Llama-3.1-8B at tp 2: 32 · 2 + 1 = 65 all-reduces a step. The fit subtracts each step's modelled all-reduces from
   // its measured time (calibrate.ts); latency_us 30 for the assumed 10 subtracts 65 · 20 µs = 1.3 ms more from every
-  // target, a constant, which the least squares' intercept (overhead) absorbs: 1.3 ms, but for the weights 1/y² (y the
-  // targets less the all-reduces, calibrate.ts), which move with y: within 1 µs here (1.30010 ms).
+  // target, a constant, which the least squares' intercept (overhead) absorbs whole: the weights are 1 / measured²
+  // (calibrate.ts), the same in both fits, so the shift is 1.3 ms to rounding (weights 1 / (measured − all-reduce)² gave 1.30010 ms).
   const P = [1, 51, 101, 151];
   const ttfts = P.map((p, k) => 0.02 + (15009849344 / 2 + 65536 * p) / 3.35e12 / 0.7 + [1e-5, -1e-5, -1e-5, 1e-5][k]!);
   const file = join(tempDir('attnscope-calibrate-'), 'bench.json');
@@ -387,7 +387,7 @@ test('the profile\'s step_time.all_reduce is what the fit takes off its targets,
   const base = 'model: ./llama-3.1-8b/config.json\ndtype: bf16\ndevice: { gpu: H100 SXM, tensor_parallel_size: 2 }\n';
   const assumed = calibrateStepTime(exampleProfile(base), readVllmResult(file));
   const given = calibrateStepTime(exampleProfile(`${base}step_time: { all_reduce: { latency_us: 30 } }\n`), readVllmResult(file));
-  assert.ok(Math.abs(assumed.spec.overheadMs - given.spec.overheadMs - 1.3) < 1e-3, `${assumed.spec.overheadMs} − ${given.spec.overheadMs}`);
+  assert.ok(Math.abs(assumed.spec.overheadMs - given.spec.overheadMs - 1.3) < 1e-9, `${assumed.spec.overheadMs} − ${given.spec.overheadMs}`);
   assert.deepEqual(given.spec.allReduce, { latencyUs: 30 });
   assert.match(formatCalibration(given, 'bench.json')[1]!, /^ {2}step_time: \{ compute_efficiency: [\d.]+, memory_efficiency: [\d.]+, overhead_ms: [\d.]+, all_reduce: \{ latency_us: 30 \} \}$/);
   assert.doesNotMatch(formatCalibration(assumed, 'bench.json')[1]!, /all_reduce/);
