@@ -224,6 +224,11 @@ export function sloTargetText(slo: { attainment?: number }): string {
   return slo.attainment === undefined ? `${formatPercent(SLO_ATTAINMENT_DEFAULT, 0)} (default)` : formatPercent(slo.attainment, 0);
 }
 
+/** Whether `attained` (the fraction of requests meeting an SLO) reaches its slo.attainment, or the default 0.9 where unset. */
+export function sloMet(slo: { attainment?: number }, attained: number | undefined): boolean {
+  return (attained ?? 0) >= (slo.attainment ?? SLO_ATTAINMENT_DEFAULT);
+}
+
 /**
  * The verdict on a run's SLO attainment, as the CLI's goodput line (runner/simulate/latency-format.ts)
  * and the dashboard's (webview/latency.ts) both write it: "the SLO asks 99%: not met" for 79.0 %
@@ -236,7 +241,7 @@ export function sloVerdict(slo: { attainment?: number } | undefined, attained: n
   if (slo === undefined) return null;
   const target = slo.attainment ?? SLO_ATTAINMENT_DEFAULT;
   const few = requests === undefined ? null : sloSampleNote(requests, target);
-  return `the SLO asks ${formatPercent(target, 0)}${slo.attainment === undefined ? ` (slo.attainment unset: the default ${SLO_ATTAINMENT_DEFAULT})` : ''}: ${(attained ?? 0) >= target ? 'met' : 'not met'}${few ? `, ${few}` : ''}`;
+  return `the SLO asks ${formatPercent(target, 0)}${slo.attainment === undefined ? ` (slo.attainment unset: the default ${SLO_ATTAINMENT_DEFAULT})` : ''}: ${sloMet(slo, attained) ? 'met' : 'not met'}${few ? `, ${few}` : ''}`;
 }
 
 /** Requests outside an attainment target's percentile that a verdict needs: 10 (a binomial count of 10 varies by about ±3, a third; fewer is noise). */

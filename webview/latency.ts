@@ -10,7 +10,7 @@ import type { ChartConfiguration, ChartDataset, Scale } from 'chart.js';
 import { toFont } from 'chart.js/helpers';
 import type { CdfPoint, LatencyStats, LatencySummary } from '../core/protocol/latency';
 import type { PoolResult } from '../core/protocol/run';
-import { durationTicks, formatCount, formatMs, formatPercent, formatSignificant, formatTimeScale, poolCancelledText, sloVerdict, tpotOverheadNote } from '../core/format';
+import { durationTicks, formatCount, formatMs, formatPercent, formatSignificant, formatTimeScale, poolCancelledText, sloMet, sloVerdict, tpotOverheadNote } from '../core/format';
 import type { ViewRun } from './model';
 import { axis, durationLogTick, engineOfSamples, noPoolText, simulatedTimeAxis, type ChartSpec } from './charts';
 import { thinTicks } from './sweep';
@@ -83,6 +83,19 @@ function goodputText(l: LatencySummary): string | null {
   const bounds = [l.slo?.ttftMs !== undefined ? `TTFT ≤ ${formatMs(l.slo.ttftMs)}` : '', l.slo?.tpotMs !== undefined ? `TPOT ≤ ${formatMs(l.slo.tpotMs)}` : ''].filter((x) => x).join(', ');
   const verdict = sloVerdict(l.slo, l.sloAttainment, l.requests);
   return `goodput ${l.goodputRequestsPerSec.toPrecision(3)} req/s (${formatPercent(l.sloAttainment ?? 0)} meet ${bounds || 'the SLO'}${verdict ? `; ${verdict}` : ''})`;
+}
+
+/**
+ * The Run tab's verdict badge beside the run's status badge (which says only how the run ended):
+ * "SLO met" / "SLO not met" against slo.attainment or the default 0.9, its tooltip the whole
+ * verdict (core/format sloVerdict, with a too-few-requests caveat); null without an SLO (s42
+ * newcomer-ed F7: an overloaded run at 2.8 % meeting its SLO was badged "ok" and nothing more).
+ */
+export function sloBadge(l: LatencySummary | null | undefined): { text: string; title: string; met: boolean } | null {
+  if (!l || l.slo === undefined || l.sloAttainment === undefined) return null;
+  const verdict = sloVerdict(l.slo, l.sloAttainment, l.requests)!;
+  const met = sloMet(l.slo, l.sloAttainment);
+  return { text: met ? 'SLO met' : 'SLO not met', title: `${formatPercent(l.sloAttainment)} of requests meet the SLO; ${verdict} (modelled)`, met };
 }
 
 /** The latency's figures in one line: TTFT and TPOT p50 / p99, throughput, then `good` (all modelled). */

@@ -21,7 +21,7 @@ import { Chart, registerables } from 'chart.js';
 import type { ToWebview } from '../core/protocol/webview';
 import { fitTextPlugin } from './fit';
 import { bandLabelPlugin, CHART_IDS, chartInputs, engineOptions, engineView, headerMachineText, NARROW_CHART_PX, narrowOptions, runChart, type ChartId, type ChartSpec } from './charts';
-import { capacityChart, latencyCdfChart, queueChart, stepTimeNote } from './latency';
+import { capacityChart, latencyCdfChart, queueChart, sloBadge, stepTimeNote } from './latency';
 import { buildDifference, comparePools, compareRuns, compareSettings, comparisonRows, kindDifference, loadBoundNote, loadDifference, modelDifference, sameRun, sloDifference, workloadDifference } from './compare';
 import { composePng, composeTablePng } from './png';
 import { sweepProvenance } from '../core/sweepFigures';
@@ -106,6 +106,8 @@ const title = el('h1', { id: 'run-title' });
 const status = el('span', { id: 'run-status', class: 'status' });
 /** Read before the status badge, so a screen reader says "status: ok" rather than a bare "ok" after the heading (s41 newcomer-ed F6 d); hidden with the badge empty. */
 const statusLabel = el('span', { class: 'visually-hidden', hidden: '' }, 'status: ');
+/** The run's SLO verdict (webview/latency.ts sloBadge), beside the status badge, which says how the run ended, not whether it met its SLO. */
+const sloStatus = el('span', { id: 'run-slo', class: 'status', hidden: '' });
 const progress = el('progress', { id: 'run-progress', max: '1', value: '0' });
 const runButton = button('Run benchmark', () => {
   const { source, kind, replay } = rerunOf(model.current, model.runTarget ?? null);
@@ -347,7 +349,7 @@ tabs.addEventListener('vsc-tabs-select', (e: Event) => {
 });
 
 app.append(
-  el('header', { class: 'toolbar' }, el('div', { class: 'title' }, title, statusLabel, status, progress), actions),
+  el('header', { class: 'toolbar' }, el('div', { class: 'title' }, title, statusLabel, status, sloStatus, progress), actions),
   tabs,
 );
 
@@ -447,6 +449,11 @@ function renderHeader(run: ViewRun | null): void {
   title.title = name;
   status.textContent = run ? (run.status === 'running' ? 'running' : run.status) : '';
   status.className = `status status-${run?.status ?? 'none'}`;
+  const slo = run && run.status !== 'running' ? sloBadge(run.pool?.latency) : null;
+  sloStatus.textContent = slo?.text ?? '';
+  sloStatus.title = slo?.title ?? '';
+  sloStatus.className = `status ${slo ? (slo.met ? 'status-slo-met' : 'status-failed') : ''}`;
+  sloStatus.hidden = !slo;
   // The cases received so far, for the e2e suite (a case measured before it reloads the window).
   status.dataset.cases = String(run?.cases.length ?? 0);
   const p = run?.progress;
@@ -513,6 +520,7 @@ function renderHeader(run: ViewRun | null): void {
     title.textContent = sweeping ? `${sweeping.name} · sweep` : model.sweep ? sweepTitle(model.sweep) : 'AttnScope · sweep';
     status.textContent = sweeping ? 'running' : '';
     status.className = `status status-${sweeping ? 'running' : 'none'}`;
+    sloStatus.hidden = true;
     progress.hidden = true;
   }
   statusLabel.hidden = status.textContent === '';

@@ -375,6 +375,20 @@ describe('dashboard webview in Chromium', () => {
     }
   });
 
+  it('the Run tab badges the SLO verdict beside the run status: an overloaded run at 2.8 % against the default 90 % reads "SLO not met" (s42 newcomer-ed F7)', async () => {
+    const judged = (share: number): RunResult => ({ ...run, pool: { ...run.pool!, latency: { ...run.pool!.latency!, slo: { ttftMs: 1000, tpotMs: 100 }, sloAttainment: share } } });
+    await send(page, { type: 'showRun', run: judged(0.028), id: RUN_ID });
+    await page.waitForFunction(() => document.querySelector('#run-slo')?.textContent === 'SLO not met');
+    assert.equal(await page.textContent('#run-status'), 'ok');
+    assert.equal(await page.getAttribute('#run-slo', 'title'), '2.8% of requests meet the SLO; the SLO asks 90% (slo.attainment unset: the default 0.9): not met (modelled)');
+    await send(page, { type: 'showRun', run: judged(0.95), id: RUN_ID });
+    await page.waitForFunction(() => document.querySelector('#run-slo')?.textContent === 'SLO met');
+    // No SLO: no verdict badge.
+    await send(page, { type: 'showRun', run: { ...run, pool: { ...run.pool!, latency: { ...run.pool!.latency!, slo: undefined, sloAttainment: undefined } } }, id: RUN_ID });
+    await page.waitForFunction(() => (document.querySelector('#run-slo') as HTMLElement | null)?.hidden === true);
+    await send(page, { type: 'showRun', run, id: RUN_ID });
+  });
+
   it('exports: PNG posts a PNG data URL, CSV and JSON post the run id', async () => {
     await page.click('#btn-export-png');
     const [png] = (await waitForPosted(page, 'savePng')) as Array<{ name: string; dataUrl: string }>;
