@@ -661,6 +661,36 @@ export function poolLoad(packed: ServingSimRequests, times: ServingSimTimes, lat
   };
 }
 
+/**
+ * The groups of step-time coefficients a caller may give outright (SimulateOptions.stepTime without a
+ * source) and when each is kept, as resolveStepTime copies them: a group that applies is copied whole,
+ * its keys the caller left out as 0; one that does not is dropped (the addon would refuse a sliding
+ * window's costs without the window, or weigh an expert read with no experts). Every
+ * STEP_COEFFICIENT_KEYS entry is in one (a unit test checks), so a coefficient added later is not
+ * silently dropped from a caller-given or `--calibrate` model.
+ */
+const GIVEN_COEFFICIENT_GROUPS: ReadonlyArray<{ applies: (m: Partial<StepCoefficients>) => boolean; keys: readonly StepCoefficientKey[] }> = [
+  // The dense roofline: always, 0 for one left out.
+  { applies: () => true, keys: ['perStepS', 'weightsS', 'perKvTokenS', 'perTokenS', 'perPairS'] },
+  // Terms of one coefficient each (MLA, W8A8, lm_head, recurrent state, tensor parallelism's all-reduces): when given.
+  ...(['perDecodePairS', 'perDecodeTokenS', 'perPrefillContextTokenS', 'perLogitsS', 'perRequestStateS', 'perPrefillContextKvS', 'decodeWeightsS', 'prefillWeightsS',
+    'allReduceS', 'perTokenAllReduceS', 'perTokenOneShotAllReduceS', 'oneShotAllReduceTokens'] as const)
+    .map((k) => ({ applies: (m: Partial<StepCoefficients>) => m[k] !== undefined, keys: [k] })),
+  // The multimem band: its rate given, with its token bounds (0 when left out).
+  { applies: (m) => m.perTokenMultimemAllReduceS !== undefined, keys: ['perTokenMultimemAllReduceS', 'multimemAllReduceMinTokens', 'multimemAllReduceMaxTokens'] },
+  // Experts (MoE): a non-zero count, with the expert weights' read and the experts a token takes.
+  { applies: (m) => Boolean(m.numExperts), keys: ['numExperts', 'expertWeightsS', 'numExpertsPerTok'] },
+  // Sliding-window layers: a non-zero window, with their KV and pair costs; chunked attention takes the same two costs over its chunk.
+  { applies: (m) => Boolean(m.slidingWindow), keys: ['slidingWindow', 'perSlidingKvTokenS', 'perSlidingPairS'] },
+  { applies: (m) => Boolean(m.attentionChunkSize), keys: ['attentionChunkSize', 'perSlidingKvTokenS', 'perSlidingPairS'] },
+];
+
+/** STEP_COEFFICIENT_KEYS that no {@link GIVEN_COEFFICIENT_GROUPS} group copies (none: the unit test's check). */
+export function ungroupedCoefficientKeys(): StepCoefficientKey[] {
+  const grouped = new Set(GIVEN_COEFFICIENT_GROUPS.flatMap((g) => g.keys));
+  return STEP_COEFFICIENT_KEYS.filter((k) => !grouped.has(k));
+}
+
 /** The step-time model of a run: opts.stepTime's coefficients outright, else the roofline with its efficiencies. */
 function resolveStepTime(profile: Profile, opts: SimulateOptions): StepTimeModel {
   const given = opts.stepTime;
@@ -673,28 +703,10 @@ function resolveStepTime(profile: Profile, opts: SimulateOptions): StepTimeModel
   }
   if (given && 'source' in given) return given;
   if (given && coefficients.some((k) => k in given)) {
-    const c = given as Partial<Record<(typeof coefficients)[number], number>>;
-    const m = given as Partial<Pick<StepTimeModel, StepCoefficientKey>>;
-    return {
-      perStepS: c.perStepS ?? 0, weightsS: c.weightsS ?? 0, perKvTokenS: c.perKvTokenS ?? 0, perTokenS: c.perTokenS ?? 0, perPairS: c.perPairS ?? 0,
-      ...(m.perDecodePairS !== undefined ? { perDecodePairS: m.perDecodePairS } : {}),
-      ...(m.perDecodeTokenS !== undefined ? { perDecodeTokenS: m.perDecodeTokenS } : {}),
-      ...(m.perPrefillContextTokenS !== undefined ? { perPrefillContextTokenS: m.perPrefillContextTokenS } : {}),
-      ...(m.perLogitsS !== undefined ? { perLogitsS: m.perLogitsS } : {}),
-      ...(m.perRequestStateS !== undefined ? { perRequestStateS: m.perRequestStateS } : {}),
-      ...(m.perPrefillContextKvS !== undefined ? { perPrefillContextKvS: m.perPrefillContextKvS } : {}),
-      ...(m.decodeWeightsS !== undefined ? { decodeWeightsS: m.decodeWeightsS } : {}),
-      ...(m.prefillWeightsS !== undefined ? { prefillWeightsS: m.prefillWeightsS } : {}),
-      ...(m.allReduceS !== undefined ? { allReduceS: m.allReduceS } : {}),
-      ...(m.perTokenAllReduceS !== undefined ? { perTokenAllReduceS: m.perTokenAllReduceS } : {}),
-      ...(m.perTokenOneShotAllReduceS !== undefined ? { perTokenOneShotAllReduceS: m.perTokenOneShotAllReduceS } : {}),
-      ...(m.oneShotAllReduceTokens !== undefined ? { oneShotAllReduceTokens: m.oneShotAllReduceTokens } : {}),
-      ...(m.perTokenMultimemAllReduceS !== undefined ? { perTokenMultimemAllReduceS: m.perTokenMultimemAllReduceS, multimemAllReduceMinTokens: m.multimemAllReduceMinTokens ?? 0, multimemAllReduceMaxTokens: m.multimemAllReduceMaxTokens ?? 0 } : {}),
-      ...(m.numExperts ? { expertWeightsS: m.expertWeightsS ?? 0, numExperts: m.numExperts, numExpertsPerTok: m.numExpertsPerTok ?? 0 } : {}),
-      ...(m.slidingWindow ? { slidingWindow: m.slidingWindow, perSlidingKvTokenS: m.perSlidingKvTokenS ?? 0, perSlidingPairS: m.perSlidingPairS ?? 0 } : {}),
-      ...(m.attentionChunkSize ? { attentionChunkSize: m.attentionChunkSize, perSlidingKvTokenS: m.perSlidingKvTokenS ?? 0, perSlidingPairS: m.perSlidingPairS ?? 0 } : {}),
-      source: opts.stepTimeSource ?? 'coefficients given by the caller',
-    };
+    const m = given as Partial<StepCoefficients>;
+    const out: Partial<Record<StepCoefficientKey, number>> = {};
+    for (const g of GIVEN_COEFFICIENT_GROUPS) if (g.applies(m)) for (const k of g.keys) out[k] = m[k] ?? 0;
+    return { ...(out as StepCoefficients), source: opts.stepTimeSource ?? 'coefficients given by the caller' };
   }
   try {
     return stepTimeModel(profile, (given as StepTimeSpec | undefined) ?? profile.stepTime, opts.stepTimeSource ?? (given ? 'the caller' : 'the profile'));
