@@ -87,6 +87,8 @@ export interface SweepMetrics {
   p99TpotS?: number;
   /** With an `slo` in the profile: fraction of requests meeting it, and those requests per simulated second. */
   sloAttainment?: number;
+  /** With an `slo`: the completed requests its attainment was judged on (LatencySummary.requests); absent in reports before s42. */
+  sloRequests?: number;
   goodputRequestsPerSec?: number;
   /** goodputRequestsPerSec / gpus (core/format.ts perGpuRate): what a best-point rule on goodput ranks by where the points' GPU counts differ; absent in reports merged before s42. */
   goodputPerGpuRequestsPerSec?: number;
@@ -251,6 +253,7 @@ export interface SweepReport {
    * simulated rates left out because the server does not keep up with them (SweepReportRow.keepsUp), in a sentence.
    * `close` (a max-rate sweep): the points outside the tie but within twice the search's tolerance,
    * each with its gap and the range the searches leave it (runner/sweep/results.ts closeText).
+   * `fewRequests`: when the best's SLO verdict rests on too few requests (core/format sloSampleNote), that sentence.
    * `gpuModels`: when a modelled rate ranks points on different GPU models, the sentence saying the
    * ranking counts their GPUs alike (gpuModelsText). `perSlo`: with an SLO axis, a heading line and
    * the best of each SLO value (perSloLines). Each absent otherwise.
@@ -272,5 +275,5 @@ export interface SweepReport {
    * reports written before s42.
    */
   profile?: { path: string; sha256: string };
-  best: { id: string; environmentKey: string; label: string; rule: string; tiedWith?: Array<{ id: string; environmentKey: string; label: string }>; tie?: string; close?: string; gpuModels?: string; perSlo?: string[]; acrossMachines?: string; notOnVllm?: string; leftOut?: string; tpotOverhead?: string } | null;
+  best: { id: string; environmentKey: string; label: string; rule: string; tiedWith?: Array<{ id: string; environmentKey: string; label: string }>; tie?: string; fewRequests?: string; close?: string; gpuModels?: string; perSlo?: string[]; acrossMachines?: string; notOnVllm?: string; leftOut?: string; tpotOverhead?: string } | null;
 }

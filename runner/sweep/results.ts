@@ -14,7 +14,7 @@ import { SWEEP_SCHEMA_VERSION, type SweepMetrics, type SweepPointRef, type Sweep
 import { profileAllReduceLink } from '../simulate/step-time';
 import { InputError, readFailure, UsageError } from '../errors';
 import { toolBuild } from '../version';
-import { axisValueText, deployedGpuCount, maxRateText, formatSweepRate, formatCount, formatCountOf, formatDuration, formatPercent, formatSignificant, keepsUpOf, maxRateLimitText, perGpuRate, tpotOverheadNote } from '../../core/format';
+import { axisValueText, deployedGpuCount, maxRateText, formatSweepRate, formatCount, formatCountOf, formatDuration, formatPercent, formatSignificant, keepsUpOf, maxRateLimitText, perGpuRate, sloSampleNote, tpotOverheadNote } from '../../core/format';
 import { withinNoise, type TimingSpread } from '../../core/noise';
 import { describeEnvironment, reportBuilds, rowBuild, splitByMachine, sweepProvenance } from '../../core/sweepFigures';
 import { axisIndices, MAX_RATE_ARRIVAL_AXIS_TEXT, modelledJob, offsetToLineColumn, pointLabel } from '../../core/config';
@@ -319,7 +319,10 @@ export function metricsOf(run: RunResult): SweepMetrics {
     if (lat) {
       if (lat.ttft) m.p99TtftS = lat.ttft.p99;
       if (lat.tpot) m.p99TpotS = lat.tpot.p99;
-      if (lat.sloAttainment !== undefined) m.sloAttainment = lat.sloAttainment;
+      if (lat.sloAttainment !== undefined) {
+        m.sloAttainment = lat.sloAttainment;
+        m.sloRequests = lat.requests;
+      }
       if (lat.goodputRequestsPerSec !== undefined) {
         m.goodputRequestsPerSec = lat.goodputRequestsPerSec;
         m.goodputPerGpuRequestsPerSec = perGpuRate(lat.goodputRequestsPerSec, m.gpus);
@@ -697,10 +700,14 @@ export function mergeResults(dirs: string[], opts: MergeOptions = {}): SweepRepo
   const leftOut = best ? leftOutText(best.leftOut) : '';
   const modelled = best !== null && best.rule !== MEASURED_RULE;
   const gpuModels = modelled ? gpuModelsText(report.rows) : '';
+  // The best's SLO verdict on too few requests (s42 newcomer-ed F14: a 6-request trace ranked a p99 SLO's max rate).
+  const bm = best?.row.metrics;
+  const few = bm?.sloRequests !== undefined && bm.sloAttainment !== undefined ? sloSampleNote(bm.sloRequests, attainmentTarget(bm)) : null;
+  const fewRequests = few ? `its SLO verdict: ${few}` : '';
   const perSlo = modelled ? perSloLines(report, (r) => !notOnVllm.has(r.id)) : [];
   const tpotOverhead = best ? tpotNotes.get(best.row.id) : undefined;
   report.best = best
-    ? { ...ref(best.row), rule: best.rule, ...(best.tie ? { tiedWith: best.tiedWith.map(ref), tie: best.tie } : {}), ...(best.close ? { close: best.close } : {}), ...(gpuModels ? { gpuModels } : {}), ...(perSlo.length > 0 ? { perSlo } : {}), ...(across ? { acrossMachines: across } : {}), ...(vllm ? { notOnVllm: vllm } : {}), ...(leftOut ? { leftOut } : {}), ...(tpotOverhead ? { tpotOverhead } : {}) }
+    ? { ...ref(best.row), rule: best.rule, ...(best.tie ? { tiedWith: best.tiedWith.map(ref), tie: best.tie } : {}), ...(fewRequests ? { fewRequests } : {}), ...(best.close ? { close: best.close } : {}), ...(gpuModels ? { gpuModels } : {}), ...(perSlo.length > 0 ? { perSlo } : {}), ...(across ? { acrossMachines: across } : {}), ...(vllm ? { notOnVllm: vllm } : {}), ...(leftOut ? { leftOut } : {}), ...(tpotOverhead ? { tpotOverhead } : {}) }
     : null;
   report.models = [...new Set([...modelAt].sort(([a], [b]) => a - b).map(([, m]) => m))];
   const noBest = report.best ? [] : noBestLines(report.rows);
@@ -858,6 +865,7 @@ export function formatReport(report: SweepReport, shard?: { index: number; count
     lines.push('', `best${shard ? ' of this shard' : ''}: ${report.best.label}${multiEnv ? ` (env ${envLetter(envKeys, report.best.environmentKey)})` : ''} — ${report.best.rule}`);
     if (report.best.notOnVllm) lines.push(`      not runnable on vLLM: ${report.best.notOnVllm}`);
     if (report.best.tie) lines.push(`      ${report.best.tie}`);
+    if (report.best.fewRequests) lines.push(`      ${report.best.fewRequests}`);
     if (report.best.close) lines.push(`      ${report.best.close}`);
     if (report.best.gpuModels) lines.push(`      ${report.best.gpuModels}`);
     for (const [i, line] of (report.best.perSlo ?? []).entries()) lines.push(`${i === 0 ? '      ' : '        '}${line}`);

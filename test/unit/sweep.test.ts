@@ -767,6 +767,27 @@ test('an MLA model on a Hopper card: the tie goes to page_size 64, the block siz
   assert.equal(mergeResults([l40Root]).best?.label, 'page_size=16');
 });
 
+test('a best whose SLO verdict rests on too few requests says so under it (s42 newcomer-ed F14: a 6-request trace judged a p99 SLO)', () => {
+  const plan = loadSweep(workspace(`${BASE}device: { gpu: H100 SXM }\nsweep:\n  axes:\n    kv_cache.page_size: [16, 32]\n`).file);
+  const root = tempDir('attnscope-merge-');
+  const judged = (requests: number) => {
+    for (let i = 0; i < plan.points.length; i++) {
+      const file = writePoint(root, plan, i, ENV_A);
+      const point = JSON.parse(readFileSync(file, 'utf8')) as SweepPointRun;
+      // Every request meets TTFT <= 500 ms, slo.attainment 0.99; goodput 1 req/s at page 16, 0.5 at 32.
+      point.pool!.latency = { requests, slo: { ttftMs: 500, attainment: 0.99 }, sloAttainment: 1, goodputRequestsPerSec: i === 0 ? 1 : 0.5 } as unknown as NonNullable<SweepPointRun['pool']>['latency'];
+      writeFileSync(file, JSON.stringify(point));
+    }
+    return mergeResults([root]);
+  };
+  // By hand: 99 % needs 10 / 0.01 = 1,000 requests; 6 <= 100, so the p99 of 6 is their maximum.
+  const r = judged(6);
+  assert.equal(r.best?.label, 'page_size=16');
+  assert.equal(r.best?.fewRequests, 'its SLO verdict: but on 6 requests only: a 99% target needs 1,000 to leave 10 outside it (the p99 of 6 is about their maximum)');
+  assert.match(formatReport(r), /\n {6}its SLO verdict: but on 6 requests only/);
+  assert.equal(judged(1000).best?.fewRequests, undefined);
+});
+
 test('a warning only some points raise names the point and sits at the axis value that made it; one every point raises stays at the profile (s34 newcomer-cli 13)', () => {
   // The tiny model: 2 layers · 2 (K, V) · 2 KV heads · 64 head_dim · 2 B = 1,024 B a token. 64
   // pages of 16 hold 1,024 tokens, fewer than one max_model_len sequence of 2,048: vLLM would
