@@ -169,3 +169,27 @@ export function allReduceFrom(allReduce: { given?: readonly string[] }): string 
   if (given.length === 4) return 'profile (step_time.all_reduce)';
   return `profile: ${given.map((k) => `step_time.all_reduce.${k}`).join(', ')}; the rest assumed (${fit})`;
 }
+
+/**
+ * The value combinations of one or two axes none of whose points the report has (every point with
+ * them is in `missing`), as labels ("tensor_parallel_size=8 gpu=H200"); a pair only where neither value
+ * alone is already so. An interrupted sweep's best is chosen without them (s42 newcomer-ed F5: the 6
+ * points left were the whole tp 8 × H200 cell). Empty when every such cell has a point.
+ */
+export function missingCells(report: Pick<SweepReport, 'axes' | 'rows' | 'missing'>): string[] {
+  const short = (key: string) => key.slice(key.lastIndexOf('.') + 1);
+  const have = (pairs: Array<[string, unknown]>) => report.rows.some((r) => pairs.every(([k, v]) => r.values[k] === v));
+  const lost = (pairs: Array<[string, unknown]>) => !have(pairs) && report.missing.some((m) => pairs.every(([k, v]) => m.values?.[k] === v));
+  const label = (pairs: Array<[string, unknown]>) => pairs.map(([k, v]) => `${short(k)}=${String(v)}`).join(' ');
+  const singles: Array<[string, unknown]> = [];
+  for (const a of report.axes) for (const v of a.values) if (report.axes.length > 1 && lost([[a.key, v]])) singles.push([a.key, v]);
+  const out = singles.map((p) => label([p]));
+  report.axes.forEach((a, i) => report.axes.slice(i + 1).forEach((b) => {
+    for (const va of a.values) for (const vb of b.values) {
+      if (singles.some(([k, v]) => (k === a.key && v === va) || (k === b.key && v === vb))) continue;
+      // With two axes a pair is one point, which `missing` already names.
+      if (report.axes.length > 2 && lost([[a.key, va], [b.key, vb]])) out.push(label([[a.key, va], [b.key, vb]]));
+    }
+  }));
+  return out;
+}

@@ -11,7 +11,7 @@ import { toFont } from 'chart.js/helpers';
 import { axisValueText, durationTicks, durationUnit, formatCount, formatDuration, formatDurationIn, formatPercent, formatRunTime, formatSignificant, formatSweepRate, markdownTable, maxRateLimitText, maxRateText, NS_PER, sloBoundsText } from '../core/format';
 import type { SweepMetrics, SweepReport, SweepReportRow } from '../core/protocol/sweep';
 import type { SweepListEntry } from '../core/protocol/webview';
-import { allReduceFrom, reportBuilds, rowBuild, splitByMachine, sweepProvenance, SWEEP_METRICS, type SweepMetric } from '../core/sweepFigures';
+import { allReduceFrom, missingCells, reportBuilds, rowBuild, splitByMachine, sweepProvenance, SWEEP_METRICS, type SweepMetric } from '../core/sweepFigures';
 import { ariaList, type ChartTable } from './charts';
 import { withAlpha, type Palette } from './theme';
 
@@ -492,10 +492,12 @@ export function sweepBestText(report: SweepReport): { best: string; notes: strin
  * others (the tab's Resume sweep beside it); null for a finished sweep's report. Points: those with a
  * result (total − missing), as the summary counts them.
  */
-export function interruptedText(report: Pick<SweepReport, 'interrupted' | 'total' | 'missing'>): string | null {
+export function interruptedText(report: Pick<SweepReport, 'interrupted' | 'total' | 'missing'> & Partial<Pick<SweepReport, 'axes' | 'rows'>>): string | null {
   if (!report.interrupted) return null;
   const kept = report.total - report.missing.length;
-  return `interrupted: ${kept} of ${report.total} points: the figures and the best point below are of these only; Resume sweep runs the other ${report.missing.length === 1 ? 'point' : `${report.missing.length} points`} (the points kept are not run again).`;
+  const cells = report.axes && report.rows ? missingCells({ axes: report.axes, rows: report.rows, missing: report.missing }) : [];
+  const gone = cells.length > 0 ? ` No point of ${cells.join('; ')} is among them: the best is chosen without ${cells.length === 1 ? 'it' : 'them'}.` : '';
+  return `interrupted: ${kept} of ${report.total} points: the figures and the best point below are of these only; Resume sweep runs the other ${report.missing.length === 1 ? 'point' : `${report.missing.length} points`} (the points kept are not run again).${gone}`;
 }
 
 /**

@@ -388,3 +388,17 @@ test('History\'s points cell: every point, some of them, or an interrupted sweep
   assert.equal(sweepPointsText({ points: 3, total: 4 }), '3 of 4');
   assert.equal(sweepPointsText({ points: 9, total: 1200, interrupted: true }), 'interrupted, 9 of 1,200 points');
 });
+
+test('an interrupted report whose missing points are a whole tp x GPU cell says the best is chosen without it (s42 newcomer-ed F5)', () => {
+  // The newcomer's 36-point sweep cut at 30 lost the whole tp 8 x H200 cell. By hand, smaller:
+  // 3 axes tp x gpu x ttft_ms, 8 points; the two tp 8 x H200 points (ttft 500, 1000) missing: that pair is a whole cell; no single value is.
+  const axes = [{ key: 'device.tensor_parallel_size', values: [4, 8] }, { key: 'device.gpu', values: ['H100 SXM', 'H200'] }, { key: 'slo.ttft_ms', values: [500, 1000] }];
+  const all = axes[0]!.values.flatMap((tp) => axes[1]!.values.flatMap((gpu) => axes[2]!.values.map((t) => ({ 'device.tensor_parallel_size': tp, 'device.gpu': gpu, 'slo.ttft_ms': t }))));
+  const gone = (v: Record<string, unknown>) => v['device.tensor_parallel_size'] === 8 && v['device.gpu'] === 'H200';
+  const rows = all.filter((v) => !gone(v)).map((values, index) => ({ id: `p${index}`, index, values, label: `p${index}`, environmentKey: 'e1', status: 'ok' as const, metrics: {}, file: '' }));
+  const missing = all.filter(gone).map((values, i) => ({ id: `m${i}`, index: 6 + i, values, label: `m${i}` }));
+  const text = interruptedText({ interrupted: true, total: 8, axes, rows, missing } as unknown as SweepReport)!;
+  assert.match(text, /\. No point of tensor_parallel_size=8 gpu=H200 is among them: the best is chosen without it\.$/);
+  // One missing point of the cell: the cell has a point, nothing said.
+  assert.doesNotMatch(interruptedText({ interrupted: true, total: 8, axes, rows: [...rows, { ...rows[0]!, values: all.filter(gone)[0]! }], missing: missing.slice(1) } as unknown as SweepReport)!, /No point of/);
+});
