@@ -549,13 +549,13 @@ export function dataParallelEngines(dp: Pick<DataParallelResult, 'replicas' | 'r
 /**
  * A sweep axis value as the sweep's labels, table and Sweep tab write it: a string as is, a number
  * as String writes it (1e400: Infinity, which JSON.stringify writes "null"), a described GPU (a
- * device.gpu mapping with a name) by its name, "MI325X (described)", not its whole mapping (s42
+ * device.gpu mapping with a name) by its name as gpus.ts gpuLabel writes it, "MI325X (user-given)", not its whole mapping (s42
  * newcomer 11: 150 characters of JSON in the gpu column and the best line), anything else as JSON.
  */
 export function axisValueText(v: unknown): string {
   if (typeof v === 'string') return v;
   if (typeof v === 'number') return String(v);
-  if (v !== null && typeof v === 'object' && !Array.isArray(v) && typeof (v as { name?: unknown }).name === 'string') return `${(v as { name: string }).name} (described)`;
+  if (v !== null && typeof v === 'object' && !Array.isArray(v) && typeof (v as { name?: unknown }).name === 'string') return `${(v as { name: string }).name} (user-given)`;
   return JSON.stringify(v);
 }
 
