@@ -9,8 +9,8 @@
  * and is respected. Dot-files are not results (results.ts listResultFiles skips them).
  *
  * Own code rather than proper-lockfile: that package judges a lock stale by an mtime its holder
- * refreshes on a timer (10 s after a crash by default), not by its pid, and could not be added to
- * the shared node_modules of this session's checkouts.
+ * refreshes on a timer (10 s after a crash by default), not by its pid: a runner busy in one long
+ * point must not lose its lock, and a killed one's lock is stale at once.
  */
 import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { hostname } from 'node:os';
