@@ -709,10 +709,10 @@ export function stepTimeModel(profile: Profile, spec: StepTimeSpec | undefined =
   // The all-reduce figures this model uses that the profile's step_time.all_reduce leaves out (they are the profile's
   // alone: a calibration does not fit them); the pipeline's send and all-gather use two-shot's.
   const link = profileAllReduceLink(profile);
-  const pipelined = (estimate(profile).pipeline?.stages.length ?? 1) > 1;
+  const pp = estimate(profile).pipeline?.stages.length ?? 1;
   const used = [
     ...(w.allReduceS > 0 ? ['latency_us'] : []),
-    ...(w.allReduceS > 0 || pipelined ? ['efficiency.two_shot'] : []),
+    ...(w.allReduceS > 0 || pp > 1 ? ['efficiency.two_shot'] : []),
     ...(w.perTokenOneShotAllReduceS > 0 ? ['efficiency.one_shot'] : []),
     ...(w.perTokenMultimemAllReduceS > 0 ? ['efficiency.multimem'] : []),
   ];
@@ -741,7 +741,6 @@ export function stepTimeModel(profile: Profile, spec: StepTimeSpec | undefined =
     ...pipelineLine(profile),
     assumed.length + allReduceAssumed.length > 0 ? `assumed: ${[...assumed.map((k) => byName[k]), ...allReduceAssumed].join(', ')}; the rest from ${how}` : `efficiencies from ${how}`,
   ];
-  const pp = estimate(profile).pipeline?.stages.length ?? 1;
   const mla = Boolean(profile.model.mla);
   const stages: StageStepTime[] = [];
   for (let k = 0; k < (pp > 1 ? pp : 0); k++) stages.push(scaledCoefficients(stepWork(profile, k), e, mla));
