@@ -29,13 +29,13 @@ export function formatPoolSummary(result: PoolResult): string {
   // One token figure for the pool, the estimate's and vLLM's "GPU KV cache size" (PoolResult.poolTokens):
   // a hybrid pool's blocks hold a token in each group, so its tokens are not its pages × page_size.
   const tokens = result.poolTokens ?? result.numPages * result.pageSize;
+  // Under data parallelism the pool is one engine's, each engine its own (s42 newcomer 10: unlabelled).
+  const pool = result.dataParallel ? `KV pool (each engine's, the same on all ${result.dataParallel.size}):` : 'KV pool:';
   lines.push(result.poolBlocks !== undefined
     ? result.numPages === result.poolBlocks && result.poolGroups !== undefined
-      ? `KV pool: ${formatCountOf(result.poolBlocks, 'block')} of ${formatCountOf(result.pageSize, 'token')} in ${result.poolGroups} KV-cache groups; floor(${formatCount(result.poolBlocks)} / ${result.poolGroups}) × ${formatCount(result.pageSize)} = ${formatCountOf(tokens, 'token')} (vLLM's "GPU KV cache size" divides the blocks by every group); simulated block by block`
-      : `KV pool: ${formatCountOf(result.poolBlocks, 'block')} of ${formatCountOf(result.pageSize, 'token')}, ${formatCountOf(tokens, 'token')} (vLLM's "GPU KV cache size"); simulated as ${formatCountOf(result.numPages, 'page')}, one full-attention block each (a run saved before every group was charged)`
-    : `KV pool: ${formatCountOf(result.numPages, 'page')} × ${formatCountOf(result.pageSize, 'token')} = ${formatCountOf(tokens, 'token')}`);
-  // Under data parallelism the pool is one engine's, each engine its own (s42 newcomer 10: unlabelled).
-  if (result.dataParallel) lines[lines.length - 1] = lines[lines.length - 1].replace(/^KV pool:/, `KV pool (each engine's, the same on all ${result.dataParallel.size}):`);
+      ? `${pool} ${formatCountOf(result.poolBlocks, 'block')} of ${formatCountOf(result.pageSize, 'token')} in ${result.poolGroups} KV-cache groups; floor(${formatCount(result.poolBlocks)} / ${result.poolGroups}) × ${formatCount(result.pageSize)} = ${formatCountOf(tokens, 'token')} (vLLM's "GPU KV cache size" divides the blocks by every group); simulated block by block`
+      : `${pool} ${formatCountOf(result.poolBlocks, 'block')} of ${formatCountOf(result.pageSize, 'token')}, ${formatCountOf(tokens, 'token')} (vLLM's "GPU KV cache size"); simulated as ${formatCountOf(result.numPages, 'page')}, one full-attention block each (a run saved before every group was charged)`
+    : `${pool} ${formatCountOf(result.numPages, 'page')} × ${formatCountOf(result.pageSize, 'token')} = ${formatCountOf(tokens, 'token')}`);
   if (result.poolLayout) lines.push(`  ${result.poolLayout}`);
   if (result.stepTime) {
     const m = result.stepTime;
@@ -102,11 +102,6 @@ export function formatPoolSummary(result: PoolResult): string {
 }
 
 /**
- * One step's formula in words, "max(weights + KV read, GEMMs + attention)" with m's coefficients
- * (overhead first when it is not 0): the full layers' terms, then the sliding-window (or chunked)
- * layers' over their window (chunk), then the recurrent state read and written per request.
- */
-/**
  * The label of the step formula's plain all-reduce term (perTokenAllReduceS): the token counts it
  * applies to, those outside the one-shot and multimem bands, and what runs there (two-shot: vLLM's
  * custom or symmetric-memory kernel, or NCCL's ring above the last band), e.g. " (above 4,096
@@ -124,6 +119,11 @@ function twoShotBand(m: StepTimeModel): string {
   return one > 0 ? ` (above ${formatCount(one)} tokens, two-shot or NCCL ring)` : ' (custom all-reduce or NCCL ring)';
 }
 
+/**
+ * One step's formula in words, "max(weights + KV read, GEMMs + attention)" with m's coefficients
+ * (overhead first when it is not 0): the full layers' terms, then the sliding-window (or chunked)
+ * layers' over their window (chunk), then the recurrent state read and written per request.
+ */
 function stepFormula(m: StepTimeModel): string {
   const window = m.slidingWindow
     ? ` in the ${formatCount(m.slidingWindow)}-token window`
