@@ -64,17 +64,6 @@ export const VLLM_CUDA_BLOCK_MULTIPLE = 16;
  */
 export const VLLM_BLOCK_SIZES: readonly number[] = [1, 8, 16, 32, 64, 128, 256];
 
-/** The Hopper cards (SM 9.0) of gpus.ts, where FlashMLA runs (vLLM is_flashmla_dense_supported) and is vLLM's MLA default. */
-const FLASHMLA_GPUS: ReadonlySet<string> = new Set(['H100 SXM', 'H100 PCIe', 'H100 NVL', 'H200', 'H20']);
-
-/**
- * The Blackwell cards of compute capability 10.0 of gpus.ts, where vLLM's default MLA backend is
- * CUTLASS MLA (vllm/platforms/cuda.py check_and_update_config: `is_device_capability(100)` →
- * use_cutlass_mla, and `block_size % 128 != 0` → 128, "Forcing kv cache block size to 128 for
- * CUTLASS_MLA backend.", logged on a B200 in vLLM PR #22738, Aug 2025).
- */
-const CUTLASS_MLA_GPUS: ReadonlySet<string> = new Set(['B200']);
-
 /**
  * The page size vLLM serves `model` with on `gpu` when --block-size is not given, tokens: 64 for
  * an MLA model on a Hopper card (FlashMLA; vllm/platforms/cuda.py raises the block size to 64),
@@ -140,15 +129,20 @@ export function vllmPageSizeNote(pageSize: number, gpu: string | undefined, back
  * card vLLM's default MLA backend is FlashMLA, and its CUDA platform raises a block size that is not
  * a multiple of 64 to 64 (vllm/platforms/cuda.py check_and_update_config, "Forcing kv cache block
  * size to 64 for FlashMLA backend.", in vLLM logs from 0.8.3 to 0.11); on a B200 (SM 10.0) the
- * default is CUTLASS MLA, which raises one not a multiple of 128 to 128 ({@link CUTLASS_MLA_GPUS}).
+ * default is CUTLASS MLA, which raises one not a multiple of 128 to 128 (check_and_update_config:
+ * `is_device_capability(100)` → use_cutlass_mla, "Forcing kv cache block size to 128 for CUTLASS_MLA
+ * backend.", logged on a B200 in vLLM PR #22738, Aug 2025). The table's rows say which: a Hopper
+ * card is compute capability 9.0, where FlashMLA runs (vLLM is_flashmla_dense_supported), a B200 10.0
+ * (GpuSpec.computeCapability).
  * One sentence and the size vLLM runs (64 or 128); null for a non-MLA model, another GPU, or a
  * multiple of that size. The page-size-flashmla warning's and a
  * sweep's tie-break's one rule (s42 newcomer 5a: the tie-break counted 16 as "a point vLLM runs").
  */
 export function flashMlaPageSizeNote(pageSize: number, mla: boolean, gpu: string | undefined): { text: string; suggestion: number } | null {
   if (!mla || gpu === undefined) return null;
-  if (FLASHMLA_GPUS.has(gpu) && pageSize % 64 !== 0) return { text: `page_size ${pageSize}: vLLM serves this MLA model on ${gpu} with FlashMLA and raises the block size to 64 ("Forcing kv cache block size to 64 for FlashMLA backend.", vllm/platforms/cuda.py)`, suggestion: 64 };
-  if (CUTLASS_MLA_GPUS.has(gpu) && pageSize % 128 !== 0) return { text: `page_size ${pageSize}: vLLM serves this MLA model on ${gpu} (compute capability 10.0) with CUTLASS MLA and raises the block size to 128 ("Forcing kv cache block size to 128 for CUTLASS_MLA backend.", vllm/platforms/cuda.py)`, suggestion: 128 };
+  const capability = gpuByName(gpu)?.computeCapability;
+  if (capability === '9.0' && pageSize % 64 !== 0) return { text: `page_size ${pageSize}: vLLM serves this MLA model on ${gpu} with FlashMLA and raises the block size to 64 ("Forcing kv cache block size to 64 for FlashMLA backend.", vllm/platforms/cuda.py)`, suggestion: 64 };
+  if (capability === '10.0' && pageSize % 128 !== 0) return { text: `page_size ${pageSize}: vLLM serves this MLA model on ${gpu} (compute capability 10.0) with CUTLASS MLA and raises the block size to 128 ("Forcing kv cache block size to 128 for CUTLASS_MLA backend.", vllm/platforms/cuda.py)`, suggestion: 128 };
   return null;
 }
 
