@@ -157,6 +157,15 @@ export function sweepProvenance(report: SweepReport): string[] {
 }
 
 /**
+ * Where a row's step-time setting `name` (compute_efficiency, memory_efficiency, overhead_ms) comes
+ * from: 'assumed' (not in the profile: the model's default) or 'profile' (its step_time). The one
+ * rule of the sweep CSV's `_from` columns and the Sweep tab's Markdown, beside {@link allReduceFrom}.
+ */
+export function stepTimeFrom(stepTime: { assumed: readonly string[] }, name: string): 'assumed' | 'profile' {
+  return stepTime.assumed.includes(name) ? 'assumed' : 'profile';
+}
+
+/**
  * Where a row's all-reduce figures come from (SweepStepTimeAssumptions.allReduce `given`), the one
  * wording of the sweep CSV's all_reduce_from and the Sweep tab's Markdown: "assumed (fitted to vLLM
  * PR #24111's H100 SXM timings)" with none set, "profile (step_time.all_reduce)" with all four, else

@@ -8,7 +8,7 @@
  */
 import { SLO_ATTAINMENT_DEFAULT } from '../core/protocol/latency';
 import type { SweepReport, SweepReportRow } from '../core/protocol/sweep';
-import { allReduceFrom, describeEnvironment, reportBuilds, rowBuild, SWEEP_FIGURES } from '../core/sweepFigures';
+import { allReduceFrom, describeEnvironment, reportBuilds, rowBuild, stepTimeFrom, SWEEP_FIGURES } from '../core/sweepFigures';
 import { csvTable, type CsvCell } from './exportRun';
 
 /**
@@ -63,7 +63,7 @@ export function sweepToCsv(report: SweepReport): { text: string; rows: number } 
 }
 
 /** Where a step-time setting of a row comes from, in its `_from` column: 'assumed' (not in the profile: the model's default) or 'profile' (its step_time). */
-const settingFrom = (r: SweepReportRow, name: string): CsvCell | undefined => (r.stepTime ? (r.stepTime.assumed.includes(name) ? 'assumed' : 'profile') : undefined);
+const settingFrom = (r: SweepReportRow, name: string): CsvCell | undefined => (r.stepTime ? stepTimeFrom(r.stepTime, name) : undefined);
 
 
 /**

@@ -11,7 +11,7 @@ import { toFont } from 'chart.js/helpers';
 import { axisValueText, durationTicks, durationUnit, formatCount, formatDuration, formatDurationIn, formatPercent, formatRunTime, formatSignificant, formatSweepRate, markdownTable, maxRateLimitText, maxRateText, NS_PER, sloBoundsText } from '../core/format';
 import type { SweepMetrics, SweepReport, SweepReportRow } from '../core/protocol/sweep';
 import type { SweepListEntry } from '../core/protocol/webview';
-import { allReduceFrom, missingCells, reportBuilds, rowBuild, splitByMachine, sweepProvenance, SWEEP_METRICS, type SweepMetric } from '../core/sweepFigures';
+import { allReduceFrom, missingCells, stepTimeFrom, reportBuilds, rowBuild, splitByMachine, sweepProvenance, SWEEP_METRICS, type SweepMetric } from '../core/sweepFigures';
 import { ariaList, type ChartTable } from './charts';
 import { withAlpha, type Palette } from './theme';
 
@@ -552,7 +552,7 @@ export function sweepAssumptions(report: SweepReport): string[] {
     report.rows.map((r) => {
       const st = r.stepTime;
       if (!st) return undefined;
-      const from = (name: string) => (st.assumed.includes(name) ? 'assumed' : 'profile');
+      const from = (name: string) => stepTimeFrom(st, name);
       const ar = st.allReduce;
       return [
         `compute_efficiency ${formatSignificant(st.computeEfficiency)} (${from('compute_efficiency')})`,
