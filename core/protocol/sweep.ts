@@ -241,6 +241,21 @@ export interface SweepReport {
    */
   noBest?: string[];
   /**
+   * Set on the report `attnscope sweep` writes when it is cancelled (SIGINT / SIGTERM: the editor's
+   * Cancel, a window reload) with some points in its results folder: the rows are those points,
+   * `missing` the others, and running the sweep again resumes (runs only those). Absent on a
+   * finished sweep's report, on merge's and in reports written before s41.
+   */
+  interrupted?: true;
+  /**
+   * Set with `interrupted` by `attnscope sweep`: the profile file it ran (absolute path on the
+   * machine that ran it) and the SHA-256 of its text then (UTF-8, hex), so that Resume sweep on the
+   * report, opened from History in any window, runs that file, and warns when it has changed since
+   * (a changed profile is another sweep: its points are not those kept). Absent otherwise and in
+   * reports written before s42.
+   */
+  profile?: { path: string; sha256: string };
+  /**
    * The best row under the report's rule (bestRow in runner/sweep/results.ts), or null when no
    * row qualifies. `tiedWith`: the other qualifying rows the figure cannot tell from it (a
    * measured decode time within either point's p10–p90 spread; a modelled figure equal), and
@@ -260,20 +275,5 @@ export interface SweepReport {
    * `tpotOverhead`: when the best point's TPOT SLO was judged at small batch with step_time.overhead_ms
    * assumed 0, the note saying what that leaves out (core/format tpotOverheadNote of its run's pool); absent otherwise and in reports merged before s42.
    */
-  /**
-   * Set on the report `attnscope sweep` writes when it is cancelled (SIGINT / SIGTERM: the editor's
-   * Cancel, a window reload) with some points in its results folder: the rows are those points,
-   * `missing` the others, and running the sweep again resumes (runs only those). Absent on a
-   * finished sweep's report, on merge's and in reports written before s41.
-   */
-  interrupted?: true;
-  /**
-   * Set with `interrupted` by `attnscope sweep`: the profile file it ran (absolute path on the
-   * machine that ran it) and the SHA-256 of its text then (UTF-8, hex), so that Resume sweep on the
-   * report, opened from History in any window, runs that file, and warns when it has changed since
-   * (a changed profile is another sweep: its points are not those kept). Absent otherwise and in
-   * reports written before s42.
-   */
-  profile?: { path: string; sha256: string };
   best: { id: string; environmentKey: string; label: string; rule: string; tiedWith?: Array<{ id: string; environmentKey: string; label: string }>; tie?: string; fewRequests?: string; close?: string; gpuModels?: string; perSlo?: string[]; acrossMachines?: string; notOnVllm?: string; leftOut?: string; tpotOverhead?: string } | null;
 }

@@ -432,5 +432,5 @@ export function loadSweep(file: string, opts: SweepOptions = {}): SweepPlan {
     }
     return new PointInputError(point.label, message, file);
   };
-  return { file, absFile: abs, profileSha256: createHash('sha256').update(text, 'utf8').digest('hex'), name: basename(file), sweepId, inputsId, job: block.job, axes: plainAxes, points, set: setArgs, slurm: block.slurm, notes: [...notes], errorAt };
+  return { file, absFile: abs, profileSha256: sha256(text), name: basename(file), sweepId, inputsId, job: block.job, axes: plainAxes, points, set: setArgs, slurm: block.slurm, notes: [...notes], errorAt };
 }

@@ -96,6 +96,17 @@ export async function runPoint(job: PointJob, signal: AbortSignal, onProgress: (
 }
 
 /**
+ * A max-rate point's progress fraction after `steps` simulations (fractional within one): 1 −
+ * e^(−steps / 4), rising with each and never 1 before the search ends, since how many simulations
+ * a search takes is not known ahead (μ, the bracketing doublings or halvings, then bisection to
+ * the 2 % tolerance: about 8 to 12; 10 reads 92 %). The sweep's progress event adds it as a
+ * point's fraction (s42 newcomer 11: 0 through a whole point, whole points only).
+ */
+export function searchProgress(steps: number): number {
+  return 1 - Math.exp(-Math.max(0, steps) / 4);
+}
+
+/**
  * A point of a `max-rate` sweep: the capacity search of `attnscope simulate --max-rate`
  * (capacity.ts searchCapacity, the one implementation) under the profile's `slo` and its
  * slo.attainment, over the profile's workload or its workload.trace (read here, as the CLI reads
@@ -108,17 +119,6 @@ export async function runPoint(job: PointJob, signal: AbortSignal, onProgress: (
  * @returns the run; status 'cancelled' when the signal fired.
  * @throws RangeError from searchCapacity (no SLO bound: loadSweep refuses that first), and what a simulation throws.
  */
-/**
- * A max-rate point's progress fraction after `steps` simulations (fractional within one): 1 −
- * e^(−steps / 4), rising with each and never 1 before the search ends, since how many simulations
- * a search takes is not known ahead (μ, the bracketing doublings or halvings, then bisection to
- * the 2 % tolerance: about 8 to 12; 10 reads 92 %). The sweep's progress event adds it as a
- * point's fraction (s42 newcomer 11: 0 through a whole point, whole points only).
- */
-export function searchProgress(steps: number): number {
-  return 1 - Math.exp(-Math.max(0, steps) / 4);
-}
-
 export async function maxRatePoint(profile: Profile, name: string, simulate: NonNullable<CapacityOptions['simulate']> & { signal: AbortSignal }, onProgress: (fraction: number, message: string) => void): Promise<RunResult> {
   const environment = sweepEnvironment();
   const run = (status: RunResult['status'], pool?: RunResult['pool']): RunResult =>
