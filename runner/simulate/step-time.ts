@@ -357,7 +357,7 @@ export interface AllReduceWork {
  *   reach each other's memory (not RTX 4090s) and, for tp > 2, are fully connected (NVLink, or the
  *   MI300X's Infinity Fabric mesh, which vLLM on ROCm finds through amdsmi's XGMI link type); for
  *   messages under 8 MiB ({@link CUSTOM_ALL_REDUCE_MAX_BYTES}). Its one-shot kernel
- *   (cross_device_reduce_1stage: every GPU reads all tp − 1 peers' whole buffers) runs at tp 2 and,
+ *   (cross_device_reduce_1stage: every GPU reads all tp − 1 peers' whole buffers) runs at tp 2 for every message the custom all-reduce takes and,
  *   on NVLink, below 512 KiB at tp 4 and below 256 KiB at tp 6 and 8: (tp − 1) · M bytes in per GPU.
  *   Its two-shot kernel (cross_device_reduce_2stage: reduce-scatter, then all-gather, each GPU
  *   reading (tp − 1)/tp · M in each) and NCCL's ring move 2 · (tp − 1)/tp · M per GPU; at tp 2 the
@@ -401,9 +401,6 @@ export function allReduceWork(m: ModelSpec, card: GpuSpec, dtype: Dtype, tp: num
   // is_fully_connected reads amdsmi_topo_get_link_type XGMI; the same custom all-reduce kernels, hipified).
   const fullyConnected = gpu.interconnect === 'NVLink' || gpu.interconnect === 'Infinity Fabric';
   const custom = [2, 4, 6, 8].includes(tp) && gpu.interconnect !== 'PCIe, no P2P' && (tp === 2 || fullyConnected);
-  // One-shot beyond two-shot's bytes only at tp > 2 (at tp 2 both move M); below the kernel's threshold, T · h · b < limit.
-  const oneShotLimit = custom && tp > 2 && fullyConnected ? (tp <= 4 ? 512 * 1024 : 256 * 1024) : 0;
-  const oneShotTokens = oneShotLimit > 0 ? Math.floor((oneShotLimit - 1) / perToken) : 0;
   // Symmetric memory (Hopper, Blackwell): the custom all-reduce below its cut limit (should_custom_ar: M < max_size), then
   // for bf16 the symmetric-memory all-reduce up to its own (should_use_symm_mem: M <= max_size): multimem, or its
   // two-shot (2 · (tp − 1)/tp · M, the custom two-shot's and the ring's bytes: no band of its own).
@@ -411,8 +408,12 @@ export function allReduceWork(m: ModelSpec, card: GpuSpec, dtype: Dtype, tp: num
   const band = symm && dtype === 'bf16' ? { min: Math.ceil(symm.custom / perToken), max: Math.floor(symm.symmMem / perToken) } : undefined;
   const multimem = band && symm!.multimem ? band : undefined;
   const customMax = symm?.custom ?? CUSTOM_ALL_REDUCE_MAX_BYTES;
+  // The one-shot kernel below its threshold, T · h · b < limit (custom_all_reduce.cuh allreduce(): world_size 2 always
+  // runs cross_device_reduce_1stage, so at tp 2 the whole custom range; fully connected tp 4: 512 KiB, tp 6 and 8: 256 KiB).
+  const oneShotLimit = !custom ? 0 : tp === 2 ? customMax : fullyConnected ? (tp <= 4 ? 512 * 1024 : 256 * 1024) : 0;
+  const oneShotTokens = oneShotLimit > 0 ? Math.floor((oneShotLimit - 1) / perToken) : 0;
   const n = (x: number) => x.toLocaleString('en-US');
-  const oneShot = oneShotTokens > 0 ? `one-shot, (tp − 1) · M per GPU, up to ${n(oneShotTokens)} tokens` : 'one-shot, M per GPU at tp 2';
+  const oneShot = tp === 2 ? `one-shot, M per GPU at tp 2, up to ${n(oneShotTokens)} tokens` : `one-shot, (tp − 1) · M per GPU, up to ${n(oneShotTokens)} tokens`;
   const twoShot = oneShotTokens > 0 && oneShotLimit < customMax ? '; two-shot, 2 · (tp − 1)/tp · M, above' : '';
   const algorithm = custom
     ? `vLLM's custom all-reduce below ${formatBytes(customMax)} (${oneShot}${twoShot}), ${multimem ? `the symmetric-memory multimem all-reduce (NVLink SHARP, (tp + 1)/tp · M) from ${n(multimem.min)} to ${n(multimem.max)} tokens (vLLM's default on this GPU in bf16), ` : band ? `the symmetric-memory two-shot all-reduce (2 · (tp − 1)/tp · M) from ${n(band.min)} to ${n(band.max)} tokens (vLLM's default on this GPU in bf16), ` : ''}NCCL's ring (2 · (tp − 1)/tp · M) above`

@@ -212,6 +212,10 @@ test('partly connected cards: a tp group gets the link it has (H100 NVL past a b
   assert.deepEqual([mi2.link.interconnect, mi2.link.bytesPerSec], ['Infinity Fabric', 64e9]);
   assert.ok(Math.abs(mi2.perTokenS - 16.64e-6) < 1e-12, String(mi2.perTokenS));
   assert.match(mi2.algorithm, /vLLM's custom all-reduce/);
+  // ...below 8 MiB all one-shot at tp 2 (custom_all_reduce.cuh: world_size 2 runs the 1-stage kernel): (8 Mi − 1) / 8,192
+  // -> 1,023 tokens at one-shot's 0.85: 65 · 8,192 / (64e9 · 0.85) = 9.788 µs a token.
+  assert.equal(mi2.oneShotTokens, 1_023);
+  assert.ok(Math.abs(mi2.perTokenOneShotS - (65 * 8192) / (64e9 * 0.85)) < 1e-15, String(mi2.perTokenOneShotS));
   // tp 4: three links, 192e9; 2 · 3/4 · 8,192 · 65 = 798,720 B / (192e9 · 0.5) = 8.32 µs; still fully connected (one-shot band).
   const mi4 = allReduceWork(m, row('MI300X'), 'bf16', 4);
   assert.equal(mi4.link.bytesPerSec, 192e9);

@@ -79,11 +79,15 @@ test('the algorithm by message size: one-shot 7 · M below 256 KiB at tp 8 (15 t
   const fp16 = stepTimeModel({ ...llama70b(8), dtype: 'fp16' });
   assert.equal(fp16.multimemAllReduceMaxTokens, undefined);
   close(allReduceSeconds(fp16, 256), 161 * ((1.75 * 4_194_304) / 225e9 + 10e-6), 'fp16 ring, 256 tokens');
-  // tp 2: one-shot moves M, the same as two-shot's 2 · 1/2 · M: no band.
+  // tp 2: custom_all_reduce.cuh allreduce() runs cross_device_reduce_1stage whenever world_size is 2, so the one-shot
+  // kernel takes the custom all-reduce's whole range (8 MiB at tp 2 on 9.0: (8 Mi − 1) / 16,384 -> 511 tokens), M per
+  // GPU at one-shot's 0.85 (s43 newcomer finding F4: it was charged at two-shot's 0.5). 256 tokens: 4,194,304 B /
+  // 382.5e9 = 10.965 µs + 10 µs, × 161. From 512 tokens the symmetric-memory two-shot (no multimem at tp 2 on 9.0): 2 · 1/2 · M at 0.5.
   const m2 = stepTimeModel(llama70b(2));
-  assert.equal(m2.oneShotAllReduceTokens, undefined);
+  assert.equal(m2.oneShotAllReduceTokens, 511);
   assert.equal(m2.multimemAllReduceMaxTokens, undefined);
-  close(allReduceSeconds(m2, 256), 161 * (4_194_304 / 225e9 + 10e-6), 'tp 2, 256 tokens');
+  close(allReduceSeconds(m2, 256), 161 * (4_194_304 / 382.5e9 + 10e-6), 'tp 2 one-shot, 256 tokens');
+  close(allReduceSeconds(m2, 512), 161 * (8_388_608 / 225e9 + 10e-6), 'tp 2 two-shot, 512 tokens');
 });
 
 test('PCIe cards: L40S tp 4 on NCCL\'s ring over PCIe Gen4 (32 GB/s a direction, the custom all-reduce off for more than 2 PCIe GPUs); RTX 4090 tp 2 without peer access', () => {
