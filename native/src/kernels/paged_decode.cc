@@ -39,7 +39,10 @@ constexpr int kAvx2FusedPrefetchPages = 1;
 // kDecodePrefetchPages), so that most of its pages are requested before their reads: B = 1 at
 // 4k context (tasks of 32 pages) 16 ahead 1.02x (scattered) and 0.97x (consecutive) of main,
 // 4 ahead 1.08x and 1.01x (A/A 1.02; 150 rounds, p10-p90 0.85-1.6: L3-resident pages).
-// DESIGN.md, "Decode overlap, session 36".
+// DESIGN.md, "Decode overlap, session 36". On a 2-vCPU Zen 5 VM (family 26, load 21-26) the
+// kVnni16 step's requests changed nothing beyond the noise: none 0.97-1.02x, 2-32 pieces ahead
+// 0.94-1.10x, any hint, where its memory latency (~410 ns) left about 12-17 lines in flight a
+// core; DESIGN.md, "Decode on Zen 5, session 43".
 constexpr int kBf16StepPrefetchPages = 16;
 
 }  // namespace
