@@ -147,6 +147,10 @@ CpuFeatures detect() {
     f.vendor = vendor;
   }
   const unsigned max_leaf = a;
+  if (max_leaf >= 1 && __get_cpuid(1, &a, &b, &c, &d)) {
+    const int base = (a >> 8) & 0xf;  // Intel SDM / AMD APM: the extended family adds when base is 0xf
+    f.family = base == 0xf ? base + int((a >> 20) & 0xff) : base;
+  }
   bool ymm_state = false, zmm_state = false;
   if (__get_cpuid(1, &a, &b, &c, &d) && (c & (1u << 27))) {  // OSXSAVE
     const uint64_t xcr0 = read_xcr0();

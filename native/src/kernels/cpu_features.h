@@ -33,6 +33,7 @@ struct CpuFeatures {
   bool simd128 = false;      // WebAssembly SIMD128 (the WebAssembly build, native/wasm/, is compiled with it)
   std::string vendor;        // "GenuineIntel", "AuthenticAMD", ... ("" when unknown)
   std::string model;         // brand string, e.g. "AMD EPYC 9B45"; "unknown CPU" when unreadable
+  int family = 0;            // x86 display family, CPUID.1:EAX base + extended (AMD Zen 4: 25, Zen 5: 26); 0 elsewhere
   int logical_cores = 1;     // CPUs this process may run on (affinity mask)
   /**
    * Size in bytes of the largest data (or unified) cache level cpu0 sees, from Linux's

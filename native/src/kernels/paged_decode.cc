@@ -10,6 +10,7 @@
 #include <sys/mman.h>
 #endif
 
+#include "kernels/cpu_features.h"
 #include "kernels/internal.h"
 #include "kernels/ops.h"
 #include "peaks/peaks.h"
@@ -44,6 +45,18 @@ constexpr int kAvx2FusedPrefetchPages = 1;
 // 0.94-1.10x, any hint, where its memory latency (~410 ns) left about 12-17 lines in flight a
 // core; DESIGN.md, "Decode on Zen 5, session 43".
 constexpr int kBf16StepPrefetchPages = 16;
+
+// Whether the fused AVX512-BF16 step over NHD pages requests the piece kBf16StepPrefetchPages
+// ahead. Not on AMD family 26 (Zen 5): there the NHD step without them, its read pass kept, ran
+// 1.12x (B = 1, p10 1.01, p90 1.27) and 1.20x (B = 16, 1.08-1.33) at 32k over scattered pages,
+// 1.03x consecutive (A/A 0.99-1.02, p10-p90 0.83-1.22; paired process CPU time, 2-vCPU VM, load
+// 16-20), where that VM's memory latency (~410 ns) leaves a core about 12-17 lines in flight, so
+// the requests only compete with the read pass's loads. On Zen 4 they gave 1.17-1.19x (above).
+// DESIGN.md, "Decode on Zen 5, session 43".
+bool bf16_step_requests() {
+  static const bool requests = !(cpu_features().vendor == "AuthenticAMD" && cpu_features().family == 26);
+  return requests;
+}
 
 }  // namespace
 
@@ -449,8 +462,9 @@ void decode_task(const PagedDecodeParams& p, const KernelOps& ops, const DecodeP
         read_kv_pages(p, table, t0, group_end, row_stride_bytes);
       }
       const int64_t next = fused_bf16 ? piece_begin(piece_begin(t0, ps) + ahead_tokens, ps) : (t0 / ps + ahead) * ps;
-      const void* next_k = next < t_end ? slab(p.k_pages, next, 0) : nullptr;
-      const void* next_v = next < t_end ? slab(p.v_pages, next, 0) : nullptr;
+      const bool request = next < t_end && (!fused_bf16 || bf16_step_requests());
+      const void* next_k = request ? slab(p.k_pages, next, 0) : nullptr;
+      const void* next_v = request ? slab(p.v_pages, next, 0) : nullptr;
       if (fused_f32) {
         ops.decode_page(p.kv_dtype, p.num_kv_heads, group, count, d, scale, sc.q.data(), k, v,
                         kv_row, next_k, next_v, sc.m.data(), sc.l.data(), sc.acc.data(), d);
