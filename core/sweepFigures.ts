@@ -4,10 +4,10 @@
  * (modelled by the pool simulation, measured on the point's machine) and its CSV column (name
  * and unit, as the run export writes them: extension/exportSweep.ts); and the sentences that say
  * where a report's figures come from (sweepProvenance), which the CLI prints under its table and
- * the dashboard's Sweep tab under its own. No imports at run time: the webview reads it too.
+ * the dashboard's Sweep tab under its own. The webview reads it too: it imports nothing of Node's.
  */
 import type { Environment } from './protocol/run';
-import type { SweepMetrics, SweepReport } from './protocol/sweep';
+import { modelledJob, type SweepMetrics, type SweepReport } from './protocol/sweep';
 
 /** A figure of a sweep row: its key, its CSV column (snake_case name with its unit) and where it comes from. */
 export interface SweepFigure {
@@ -76,7 +76,7 @@ export const SWEEP_FIGURES: readonly SweepFigure[] = [
  * mergeResults) and names no machine.
  */
 export function splitByMachine(report: Pick<SweepReport, 'job' | 'environments'>): boolean {
-  return report.job !== 'simulate' && report.job !== 'max-rate' && Object.keys(report.environments).length > 1;
+  return !modelledJob(report.job) && Object.keys(report.environments).length > 1;
 }
 
 /**

@@ -39,15 +39,6 @@ export const SWEEP_JOBS: readonly SweepJob[] = ['simulate', 'max-rate', 'bench',
  */
 export const MAX_RATE_ARRIVAL_AXIS_TEXT = "workload.arrival_rate only sets where each max-rate point's capacity search starts (the search finds the rate itself), so the points differ by the search's path, not by a design choice: leave it out of a max-rate sweep (a job: simulate sweep takes it as an axis)";
 
-/**
- * Whether a sweep of `job` only models (simulate, max-rate): its figures are the same whatever
- * machine ran the simulator, so a point has one row from any machine, and earlier sweeps' points
- * are reused; jobs bench and both measure on the machine.
- */
-export function modelledJob(job: SweepJob): boolean {
-  return job === 'simulate' || job === 'max-rate';
-}
-
 /** One axis: a dotted profile path and its values as value nodes (positions in the profile, or wherever the caller made them). */
 export interface SweepAxis {
   key: string;

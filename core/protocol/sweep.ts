@@ -10,6 +10,15 @@ export type { SweepJob };
 
 export const SWEEP_SCHEMA_VERSION = 1 as const;
 
+/**
+ * Whether a sweep of `job` only models (simulate, max-rate): its figures are the same whatever
+ * machine ran the simulator, so a point has one row from any machine, and earlier sweeps' points
+ * are reused; jobs bench and both measure on the machine.
+ */
+export function modelledJob(job: SweepJob): boolean {
+  return job === 'simulate' || job === 'max-rate';
+}
+
 /** One point of a sweep: the value of every axis, in axis order. */
 export interface SweepPointRef {
   /**

@@ -8,7 +8,7 @@
  * `attnscope merge` reads them once copied out (`kubectl cp`).
  */
 import type { Backend } from '../../core/config/types';
-import { modelledJob } from '../../core/config/sweep';
+import { modelledJob } from '../../core/protocol/sweep';
 import { readFileSync } from 'node:fs';
 import { basename, dirname, isAbsolute, relative, sep } from 'node:path';
 import * as YAML from 'yaml';

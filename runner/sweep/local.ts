@@ -6,12 +6,11 @@
  * with no coordination beyond the shared (or later merged) folder.
  */
 import type { Backend } from '../../core/config/types';
-import { modelledJob } from '../../core/config/sweep';
 import { fork, type ChildProcess } from 'node:child_process';
 import { lstatSync } from 'node:fs';
 import { join } from 'node:path';
 import { TOOL_NAME, type RunResult } from '../../core/protocol/run';
-import { SWEEP_SCHEMA_VERSION, type SweepPointInfo, type SweepPointRun } from '../../core/protocol/sweep';
+import { modelledJob, SWEEP_SCHEMA_VERSION, type SweepPointInfo, type SweepPointRun } from '../../core/protocol/sweep';
 import { writeFailureLine } from '../args';
 import { writeFileAtomic } from '../atomic';
 import { InputError, OutputError } from '../errors';

@@ -6,7 +6,7 @@
  * Every Slurm command gets this process's environment (SLURM_CONF included).
  */
 import type { Backend } from '../../core/config/types';
-import { modelledJob } from '../../core/config/sweep';
+import { modelledJob } from '../../core/protocol/sweep';
 import { spawnSync } from 'node:child_process';
 import { accessSync, constants, statSync } from 'node:fs';
 import { delimiter, join } from 'node:path';

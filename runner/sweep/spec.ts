@@ -14,10 +14,10 @@ import { closeSync, openSync, readSync } from 'node:fs';
 import { basename, resolve } from 'node:path';
 import * as YAML from 'yaml';
 import {
-  axisIndices, axisProblems, getProperty, MAX_RATE_ARRIVAL_AXIS_TEXT, maxRateSloProblem, modelledJob, isProfilePath, offsetToLineColumn, parseProfileText, readProfileTree, readSweepBlock, readSweepPoint, sweepSize, sweepTooBig, toPlain,
+  axisIndices, axisProblems, getProperty, MAX_RATE_ARRIVAL_AXIS_TEXT, maxRateSloProblem, isProfilePath, offsetToLineColumn, parseProfileText, readProfileTree, readSweepBlock, readSweepPoint, sweepSize, sweepTooBig, toPlain,
   type Problem, type SlurmSettings, type SourceRange, type SweepAxis, type SweepJob, type ValueNode,
 } from '../../core/config';
-import type { SweepPointRef } from '../../core/protocol/sweep';
+import { modelledJob, type SweepPointRef } from '../../core/protocol/sweep';
 import { formatCount } from '../../core/format';
 import { fileLocation } from '../../core/config/positions';
 import { readInputText, type NotRead } from '../../core/fileText';
