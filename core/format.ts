@@ -560,6 +560,19 @@ export function axisValueText(v: unknown): string {
 }
 
 /**
+ * Whether two sweep axis values (plain JSON values of a report: SweepReportRow.values, its axes'
+ * values) are the same value: equal scalars, or mappings and lists whose entries are, whatever a
+ * mapping's key order. A described GPU (a device.gpu mapping) read from two files is two objects,
+ * which === never finds equal.
+ */
+export function sameAxisValue(a: unknown, b: unknown): boolean {
+  if (a === b) return true;
+  if (a === null || b === null || typeof a !== 'object' || typeof b !== 'object' || Array.isArray(a) !== Array.isArray(b)) return false;
+  const ka = Object.keys(a);
+  return ka.length === Object.keys(b).length && ka.every((k) => Object.hasOwn(b, k) && sameAxisValue((a as Record<string, unknown>)[k], (b as Record<string, unknown>)[k]));
+}
+
+/**
  * A rate (requests/s, tokens/s) per GPU: rate / gpus (absent: 1, a report merged before s38). The
  * one normalisation of the Sweep tab's best-point rule, where points on different GPU counts are
  * ranked per GPU (runner/sweep/results.ts bestRow), and of Compare, where two runs' GPU counts

@@ -6,6 +6,7 @@
  * where a report's figures come from (sweepProvenance), which the CLI prints under its table and
  * the dashboard's Sweep tab under its own. The webview reads it too: it imports nothing of Node's.
  */
+import { axisValueText, sameAxisValue } from './format';
 import type { Environment } from './protocol/run';
 import { modelledJob, type SweepMetrics, type SweepReport } from './protocol/sweep';
 
@@ -187,15 +188,16 @@ export function allReduceFrom(allReduce: { given?: readonly string[] }): string 
  */
 export function missingCells(report: Pick<SweepReport, 'axes' | 'rows' | 'missing'>): string[] {
   const short = (key: string) => key.slice(key.lastIndexOf('.') + 1);
-  const have = (pairs: Array<[string, unknown]>) => report.rows.some((r) => pairs.every(([k, v]) => r.values[k] === v));
-  const lost = (pairs: Array<[string, unknown]>) => !have(pairs) && report.missing.some((m) => pairs.every(([k, v]) => m.values?.[k] === v));
-  const label = (pairs: Array<[string, unknown]>) => pairs.map(([k, v]) => `${short(k)}=${String(v)}`).join(' ');
+  // Values compared as values (a described GPU is a mapping, another object in each row) and written as the table writes them.
+  const have = (pairs: Array<[string, unknown]>) => report.rows.some((r) => pairs.every(([k, v]) => sameAxisValue(r.values[k], v)));
+  const lost = (pairs: Array<[string, unknown]>) => !have(pairs) && report.missing.some((m) => pairs.every(([k, v]) => sameAxisValue(m.values?.[k], v)));
+  const label = (pairs: Array<[string, unknown]>) => pairs.map(([k, v]) => `${short(k)}=${axisValueText(v)}`).join(' ');
   const singles: Array<[string, unknown]> = [];
   for (const a of report.axes) for (const v of a.values) if (report.axes.length > 1 && lost([[a.key, v]])) singles.push([a.key, v]);
   const out = singles.map((p) => label([p]));
   report.axes.forEach((a, i) => report.axes.slice(i + 1).forEach((b) => {
     for (const va of a.values) for (const vb of b.values) {
-      if (singles.some(([k, v]) => (k === a.key && v === va) || (k === b.key && v === vb))) continue;
+      if (singles.some(([k, v]) => (k === a.key && sameAxisValue(v, va)) || (k === b.key && sameAxisValue(v, vb)))) continue;
       // With two axes a pair is one point, which `missing` already names.
       if (report.axes.length > 2 && lost([[a.key, va], [b.key, vb]])) out.push(label([[a.key, va], [b.key, vb]]));
     }

@@ -8,7 +8,7 @@
  */
 import type { ChartConfiguration, ChartDataset, Scale } from 'chart.js';
 import { toFont } from 'chart.js/helpers';
-import { axisValueText, durationTicks, durationUnit, formatCount, formatDuration, formatDurationIn, formatPercent, formatRunTime, formatSignificant, formatSweepRate, markdownTable, maxRateLimitText, maxRateText, NS_PER, sloBoundsText } from '../core/format';
+import { axisValueText, sameAxisValue, durationTicks, durationUnit, formatCount, formatDuration, formatDurationIn, formatPercent, formatRunTime, formatSignificant, formatSweepRate, markdownTable, maxRateLimitText, maxRateText, NS_PER, sloBoundsText } from '../core/format';
 import type { SweepMetrics, SweepReport, SweepReportRow } from '../core/protocol/sweep';
 import type { SweepListEntry } from '../core/protocol/webview';
 import { allReduceFrom, missingCells, stepTimeFrom, reportBuilds, rowBuild, splitByMachine, sweepProvenance, SWEEP_METRICS, type SweepMetric } from '../core/sweepFigures';
@@ -300,7 +300,7 @@ export function sweepAxisCharts(report: SweepReport, metric: SweepMetric, p: Pal
     const order = x.type === 'category' ? axis.values : x.values;
     const entries = [...groups.entries()].slice(0, MAX_LINES);
     const at = (rows: SweepReportRow[], key: keyof SweepReportRow['metrics']) => order.map((v) => {
-      const m = rows.find((r) => JSON.stringify(r.values[axis.key]) === JSON.stringify(v))?.metrics[key];
+      const m = rows.find((r) => sameAxisValue(r.values[axis.key], v))?.metrics[key];
       return typeof m === 'number' ? m : null;
     });
     const lines = entries.map(([label, rows]) => ({ label: label || metric.label, ys: at(rows, metric.key), rows }));

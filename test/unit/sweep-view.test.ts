@@ -402,3 +402,21 @@ test('an interrupted report whose missing points are a whole tp x GPU cell says 
   // One missing point of the cell: the cell has a point, nothing said.
   assert.doesNotMatch(interruptedText({ interrupted: true, total: 8, axes, rows: [...rows, { ...rows[0]!, values: all.filter(gone)[0]! }], missing: missing.slice(1) } as unknown as SweepReport)!, /No point of/);
 });
+
+test('an interrupted sweep over a described GPU names its missing cell by the GPU\'s label (s43: === never matched a mapping read from another file, String wrote [object Object])', () => {
+  // As above, with the H200 a described GPU (a device.gpu mapping): the report's axes, rows and missing
+  // points each hold their own copy of it, as JSON read from different files does (key order differs too).
+  const mi325x = { name: 'MI325X', bf16_tflops: 1307.4, memory_bandwidth_gb_s: 6000, memory_gib: 255.5 };
+  const copy = <T>(v: T): T => JSON.parse(JSON.stringify(v)) as T;
+  const axes = [{ key: 'device.tensor_parallel_size', values: [4, 8] }, { key: 'device.gpu', values: ['H100 SXM', copy(mi325x)] }, { key: 'slo.ttft_ms', values: [500, 1000] }];
+  const all = [4, 8].flatMap((tp) => ['H100 SXM', 'MI325X'].flatMap((gpu) => [500, 1000].map((t) => ({ tp, gpu, t }))));
+  const values = (p: { tp: number; gpu: string; t: number }) => ({ 'device.tensor_parallel_size': p.tp, 'device.gpu': p.gpu === 'MI325X' ? Object.fromEntries(Object.entries(mi325x).reverse()) : p.gpu, 'slo.ttft_ms': p.t });
+  const gone = (p: { tp: number; gpu: string }) => p.tp === 8 && p.gpu === 'MI325X';
+  const rows = all.filter((p) => !gone(p)).map((p, index) => ({ id: `p${index}`, index, values: values(p), label: `p${index}`, environmentKey: 'e1', status: 'ok' as const, metrics: {}, file: '' }));
+  const missing = all.filter(gone).map((p, i) => ({ id: `m${i}`, index: 6 + i, values: values(p), label: `m${i}` }));
+  const text = interruptedText({ interrupted: true, total: 8, axes, rows, missing } as unknown as SweepReport)!;
+  assert.match(text, /\. No point of tensor_parallel_size=8 gpu=MI325X \(user-given\) is among them: the best is chosen without it\.$/);
+  assert.doesNotMatch(text, /object Object/);
+  // The other GPU's cell with tp 8 has its points: not named, though its mapping is another object than the axis's.
+  assert.doesNotMatch(text, /H100 SXM/);
+});
