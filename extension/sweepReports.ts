@@ -6,6 +6,7 @@
 import { createHash } from 'node:crypto';
 import { readdir, readFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
+import { MAX_INPUT_TEXT_BYTES, readRegularText, type NotRead } from '../core/fileText';
 import type { SweepReport } from '../core/protocol/sweep';
 
 /** One readable sweep report. */
@@ -70,14 +71,18 @@ export async function interruptedReportOf(folders: readonly string[], name: stri
  * Whether the profile an interrupted sweep ran (SweepReport.profile: its path and the SHA-256 of its
  * text) can be run again to resume it: 'same' when the file reads as it did, 'changed' when its text
  * differs (a changed profile is another sweep, whose points are not those kept: Resume warns
- * first), 'missing' when it cannot be read (moved, deleted, or on another machine), with why.
+ * first), 'missing' when it cannot be read (moved, deleted, or on another machine), with why. Read
+ * as every profile is (core/fileText.ts readRegularText, at most MAX_INPUT_TEXT_BYTES): a folder, a
+ * FIFO or a device now at that path, or a file too big, is refused unread with why, where a read
+ * would wait on a FIFO for ever or fill memory.
  */
 export async function resumableProfile(profile: { path: string; sha256: string }): Promise<{ state: 'same' | 'changed' } | { state: 'missing'; why: string }> {
-  let text: string;
+  let read: string | NotRead;
   try {
-    text = await readFile(profile.path, 'utf8');
+    read = readRegularText(profile.path, MAX_INPUT_TEXT_BYTES);
   } catch (err) {
     return { state: 'missing', why: (err as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file' : err instanceof Error ? err.message : String(err) };
   }
-  return { state: createHash('sha256').update(text, 'utf8').digest('hex') === profile.sha256 ? 'same' : 'changed' };
+  if (typeof read !== 'string') return { state: 'missing', why: read.why };
+  return { state: createHash('sha256').update(read, 'utf8').digest('hex') === profile.sha256 ? 'same' : 'changed' };
 }

@@ -3,6 +3,7 @@
  * the default folder (.attnscope/sweeps/<name>-<hash>/sweep-report.json), or in the folder itself.
  */
 import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -76,5 +77,16 @@ describe('resumableProfile', () => {
     assert.deepEqual(await resumableProfile({ path, sha256 }), { state: 'changed' });
     rmSync(path);
     assert.deepEqual(await resumableProfile({ path, sha256 }), { state: 'missing', why: 'no such file' });
+  });
+
+  it('a folder or a FIFO now at the path is refused unread, saying what it is (a FIFO with no writer was read for ever)', async () => {
+    const dir = tempDir('resume-profile-');
+    const path = join(dir, 'grid.attn.yaml');
+    mkdirSync(path);
+    assert.deepEqual(await resumableProfile({ path, sha256: '0'.repeat(64) }), { state: 'missing', why: 'a folder' });
+    rmSync(path, { recursive: true });
+    // mkfifo(1): no writer ever opens it, so a readFile would wait for ever and this test would time out.
+    execFileSync('mkfifo', [path]);
+    assert.deepEqual(await resumableProfile({ path, sha256: '0'.repeat(64) }), { state: 'missing', why: 'not a regular file (a FIFO)' });
   });
 });
