@@ -22,7 +22,7 @@ import { busyMessage, jobNoun } from './refusal';
 import { showSweep, SweepRun } from './sweep';
 import type { Ctx } from './ctx';
 import { exportRunTo } from './dashboard';
-import { findRun, listRunsIn } from './history';
+import { findRun, listRunsIn, newestFirst } from './history';
 import { isTarget, PICK_OPTIONS, targetGlob, type TargetKind } from './pick';
 import { readSweepReport, sweepReportsIn, type SweepReportEntry } from './sweepReports';
 import { newProfile, newProfileName, servingTensorParallel, type FittingProfile } from './newProfile';
@@ -117,7 +117,7 @@ async function pickRuns(ctx: Ctx, title: string, many: boolean): Promise<RunList
     return undefined;
   }
   // Older run first: it is the baseline.
-  return picked.map((p) => p.run!).sort((a, b) => (a.createdAt < b.createdAt ? -1 : 1));
+  return picked.map((p) => p.run!).sort((a, b) => newestFirst(b, a));
 }
 
 /**
@@ -273,7 +273,7 @@ const openSweepResults: Factory = (ctx) => async (arg) => {
     // Every workspace folder's sweeps, newest first, labelled with their folder's name when there are several.
     const entries = (await Promise.all(defaultFolders.map(async ({ uri: f, label }) => (await sweepReportsIn(f.fsPath)).map((e) => (label === undefined ? e : { ...e, label: `${label}: ${e.label}` })))))
       .flat()
-      .sort((a, b) => (a.createdAt < b.createdAt ? 1 : a.createdAt > b.createdAt ? -1 : 0));
+      .sort(newestFirst);
     if (entries.length > 0) {
       const chosen = await choose(entries, true);
       if (chosen === undefined) return;

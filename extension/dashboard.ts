@@ -18,7 +18,7 @@ import { sweepToCsv } from './exportSweep';
 import { compareToCsv, compareToMarkdown } from './exportCompare';
 import { CHANGE_MEANING } from '../core/format';
 import { FolderWatch, type WatchedFolder } from './folderWatch';
-import { findRun, listRunsIn, rerunSource, type HistoryPlace } from './history';
+import { findRun, listRunsIn, newestFirst, rerunSource, type HistoryPlace } from './history';
 import { runButtonFile } from './pick';
 import { traceGoneMessage } from './refusal';
 import { ShownRunStore } from './shownRun';
@@ -350,7 +350,7 @@ export class Dashboard implements vscode.Disposable {
         all.push({ id: basename(dirname(e.file)), name: e.report.name, createdAt: e.createdAt, job: e.report.job, points: e.report.total - e.report.missing.length, total: e.report.total, ...(e.report.interrupted ? { interrupted: true as const } : {}), ...(label === undefined ? {} : { folder: label }) });
       }
     }
-    return all.sort((a, b) => (a.createdAt < b.createdAt ? 1 : a.createdAt > b.createdAt ? -1 : 0));
+    return all.sort(newestFirst);
   }
 
   /** Sends the list of finished sweeps again (after a sweep ended). */

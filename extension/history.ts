@@ -171,14 +171,23 @@ export async function listRuns(folder: string): Promise<{ runs: RunListEntry[]; 
     }
   }
   listed.set(folder, now);
-  runs.sort(newestFirst);
+  runs.sort(newestRunFirst);
   return { runs, skipped };
 }
 
-/** Newest first; runs of one second by their `-2`, `-3`, ... suffix (freeId). */
-function newestFirst(a: RunListEntry, b: RunListEntry): number {
+/**
+ * The one newest-first order of whatever the editor lists by time (runs, sweep reports): a sort
+ * comparator on `createdAt`, ISO 8601 in UTC as runs and reports write it (Date.toISOString), so
+ * that text order is time order; equal times compare 0 (a stable sort keeps their order).
+ */
+export function newestFirst(a: { createdAt: string }, b: { createdAt: string }): number {
+  return a.createdAt < b.createdAt ? 1 : a.createdAt > b.createdAt ? -1 : 0;
+}
+
+/** Runs newest first; runs of one second by their `-2`, `-3`, ... suffix (freeId). */
+function newestRunFirst(a: RunListEntry, b: RunListEntry): number {
   const suffix = (id: string): number => Number(/^[0-9]{8}-[0-9]{6}-([0-9]+)-/.exec(id)?.[1] ?? 1);
-  return a.createdAt !== b.createdAt ? (a.createdAt < b.createdAt ? 1 : -1) : suffix(b.id) - suffix(a.id);
+  return newestFirst(a, b) || suffix(b.id) - suffix(a.id);
 }
 
 /**
@@ -207,7 +216,7 @@ export async function listRunsIn(places: readonly HistoryPlace[]): Promise<{ run
     runs.push(...one.runs.map((r) => (place.label === undefined ? r : { ...r, folder: place.label })));
     skipped.push(...one.skipped.map((s) => (place.label === undefined ? s : `${place.label}/${s}`)));
   }
-  runs.sort(newestFirst);
+  runs.sort(newestRunFirst);
   // Runs of one name are told apart by the settings that differ among them (runName distinctRunNames).
   const names = distinctRunNames(runs);
   return { runs: runs.map((r, i) => (names[i] === r.name ? r : { ...r, name: names[i]! })), skipped };

@@ -8,6 +8,7 @@ import { readdir, readFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { MAX_INPUT_TEXT_BYTES, readRegularText, type NotRead } from '../core/fileText';
 import type { SweepReport } from '../core/protocol/sweep';
+import { newestFirst } from './history';
 
 /** One readable sweep report. */
 export interface SweepReportEntry {
@@ -52,7 +53,7 @@ export async function sweepReportsIn(folder: string): Promise<SweepReportEntry[]
     return [];
   }
   const found = await Promise.all(names.filter((n) => !n.startsWith('.')).sort().map((n) => entry(join(folder, n), n)));
-  return found.filter((e): e is SweepReportEntry => e !== null).sort((a, b) => (a.createdAt < b.createdAt ? 1 : a.createdAt > b.createdAt ? -1 : 0));
+  return found.filter((e): e is SweepReportEntry => e !== null).sort(newestFirst);
 }
 
 /**
@@ -64,7 +65,7 @@ export async function sweepReportsIn(folder: string): Promise<SweepReportEntry[]
  */
 export async function interruptedReportOf(folders: readonly string[], name: string): Promise<SweepReportEntry | null> {
   const found = (await Promise.all(folders.map((f) => sweepReportsIn(f)))).flat().filter((e) => e.report.interrupted === true && e.report.name === name);
-  return found.sort((a, b) => (a.createdAt < b.createdAt ? 1 : a.createdAt > b.createdAt ? -1 : 0))[0] ?? null;
+  return found.sort(newestFirst)[0] ?? null;
 }
 
 /**

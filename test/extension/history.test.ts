@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { runToCsv } from '../../extension/exportRun';
 import { kernelBuildText } from '../../core/format';
-import { findRun, keptInHistory, listRuns, listRunsIn, loadRun, partialRun, rerunSource, runId, saveRun, saveRunSync } from '../../extension/history';
+import { findRun, keptInHistory, listRuns, listRunsIn, loadRun, newestFirst, partialRun, rerunSource, runId, saveRun, saveRunSync } from '../../extension/history';
 import { run as recorded } from '../fixtures/run';
 import { describeMachine } from '../../runner/environment';
 import { tempDir } from '../fixtures/tmp';
@@ -341,5 +341,21 @@ describe('CSV export', () => {
     assert.equal(rerunSource('gone.attn.yaml', [b, a], existsSync), join(b, 'gone.attn.yaml'));
     // An absolute path (the editor records those) is run as it is.
     assert.equal(rerunSource(join(a, 'p.attn.yaml'), [b], existsSync), join(a, 'p.attn.yaml'));
+  });
+});
+
+// s43: one newest-first comparator for History's runs, its sweeps and the sweep pickers (five had been written out).
+describe('newestFirst', () => {
+  it('orders by createdAt, latest first, and keeps equal times in their order', () => {
+    // ISO 8601 UTC texts: 2026-12-05T18:00:00.000Z is later than 2026-12-05T09:30:00.000Z, by 8.5 h.
+    const items = [
+      { createdAt: '2026-12-05T09:30:00.000Z', n: 1 },
+      { createdAt: '2026-12-05T18:00:00.000Z', n: 2 },
+      { createdAt: '2025-01-31T23:59:59.999Z', n: 3 },
+      { createdAt: '2026-12-05T09:30:00.000Z', n: 4 },
+    ];
+    assert.deepEqual([...items].sort(newestFirst).map((i) => i.n), [2, 1, 4, 3]);
+    // Reversed arguments: oldest first (Compare's baseline).
+    assert.deepEqual([...items].sort((a, b) => newestFirst(b, a)).map((i) => i.n), [3, 1, 4, 2]);
   });
 });
