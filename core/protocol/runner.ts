@@ -103,7 +103,7 @@ export interface RunnerSweepBusyEvent {
   type: 'sweepBusy';
   outDir: string;
   lockFile: string;
-  owner: { pid: number; host: string; startedAt: string } | null;
+  owner: { pid: number; host: string; startedAt: string; processStart?: number } | null;
   message: string;
 }
 
