@@ -12,5 +12,5 @@ export { profileFromModelConfig, PROFILE_DEFAULTS } from './profileDefaults';
 export { resolvedProfileProblems } from './resolvedProfile';
 export { closestMatch } from './suggest';
 export { mixerNames } from './mamba';
-export { readSweepBlock, readSweepPoint, sweepProblems, sweepAxisKeys, sweepPointTree, sweepSize, axisIndices, axisProblems, pointLabel, sweepTooBig, maxRateSloProblem, MAX_RATE_ARRIVAL_AXIS_TEXT, MAX_SWEEP_POINTS, SWEEP_JOBS, SWEEP_POINTS_CHECKED, type SweepJob, type SweepAxis, type SweepBlock, type SlurmSettings, type SweepPointProfile } from './sweep';
+export { readSweepBlock, readSweepPoint, sweepProblems, sweepAxisKeys, sweepPointTree, sweepSize, axisIndices, axisProblems, pointLabel, sweepTooBig, maxRateSloProblem, maxRateArrivalAxisProblem, MAX_RATE_ARRIVAL_AXIS_TEXT, MAX_SWEEP_POINTS, SWEEP_JOBS, SWEEP_POINTS_CHECKED, type SweepJob, type SweepAxis, type SweepBlock, type SlurmSettings, type SweepPointProfile } from './sweep';
 export { parseJsonTree, parseJsonTreeKeeping, type KeptNode, parseYamlTree, lineFeeds, numberLiteralNode, moveUnread, isUnread, EAGER_MEMBERS, type TreeStats, nodeAtPath, getProperty, toPlain, unsafeIntegerText, propertyAt, propertyWithKeyAt, propertyWithValueAt, type ValueNode, type PropertyNode, type ParsedTree, type FoundProperty } from './tree';

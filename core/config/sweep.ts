@@ -35,9 +35,21 @@ export const SWEEP_JOBS: readonly SweepJob[] = ['simulate', 'max-rate', 'bench',
  * Why an arrival-rate axis is no design axis of a max-rate sweep: each point searches the arrival
  * rate itself, workload.arrival_rate only sets where its search starts, so such points differ by
  * the search's path alone (s42 newcomer 11: 30.2, 30.2, 30.4 req/s at arrival_rate 5, 20, 80, and
- * the best line named arrival_rate=5). The sweep's warning at the axis and its best line say it.
+ * the best line named arrival_rate=5). The sweep's warning at the axis ({@link maxRateArrivalAxisProblem}:
+ * the CLI's and the editor's) and its best line say it.
  */
 export const MAX_RATE_ARRIVAL_AXIS_TEXT = "workload.arrival_rate only sets where each max-rate point's capacity search starts (the search finds the rate itself), so the points differ by the search's path, not by a design choice: leave it out of a max-rate sweep (a job: simulate sweep takes it as an axis)";
+
+/**
+ * The warning at a max-rate sweep's workload.arrival_rate axis, at `where(axis)` ({@link
+ * MAX_RATE_ARRIVAL_AXIS_TEXT}), or null for another job or without such an axis. One check for
+ * `attnscope sweep` (its job perhaps --max-rate's, its axes perhaps --set's: runner/sweep/spec.ts)
+ * and the editor's diagnostic at the axis key ({@link readSweepBlock}).
+ */
+export function maxRateArrivalAxisProblem(job: SweepJob, axes: readonly SweepAxis[], where: (a: SweepAxis) => SourceRange): Problem | null {
+  const axis = job === 'max-rate' ? axes.find((a) => a.key === 'workload.arrival_rate') : undefined;
+  return axis ? { severity: 'warning', code: 'max-rate-arrival-axis', message: MAX_RATE_ARRIVAL_AXIS_TEXT, range: where(axis) } : null;
+}
 
 /** One axis: a dotted profile path and its values as value nodes (positions in the profile, or wherever the caller made them). */
 export interface SweepAxis {
@@ -158,7 +170,8 @@ export function slurmTimeProblem(text: string): string | null {
 
 /**
  * The meaning of `root`'s `sweep:` block, whose shape the schema has checked: its job, axes and
- * Slurm settings, and the problems of its axes (unknown keys, overlapping axes) at their keys.
+ * Slurm settings, and the problems of its axes (unknown keys, overlapping axes; a max-rate
+ * sweep's arrival_rate axis, a warning) at their keys.
  * Null block when the profile has none or it is not a mapping.
  */
 export function readSweepBlock(root: ValueNode | null): { block: SweepBlock | null; problems: Problem[] } {
@@ -181,6 +194,8 @@ export function readSweepBlock(root: ValueNode | null): { block: SweepBlock | nu
   const problems = axisProblems(axes, (a) => a.keyRange ?? node.range);
   const slo = block.job === 'max-rate' ? maxRateSloProblem(root!, axes, jobRange) : null;
   if (slo) problems.push(slo);
+  const rateAxis = maxRateArrivalAxisProblem(block.job, axes, (a) => a.keyRange ?? node.range);
+  if (rateAxis) problems.push(rateAxis);
   const timeNode = getProperty(getProperty(node, 'slurm')?.value ?? null, 'time')?.value;
   const timeProblem = slurm.time !== undefined ? slurmTimeProblem(slurm.time) : null;
   if (timeProblem && timeNode) problems.push({ severity: 'error', code: 'invalid-value', message: `sweep.slurm.time ${timeProblem}`, range: timeNode.range, data: { key: 'sweep.slurm.time' } });

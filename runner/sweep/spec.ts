@@ -14,7 +14,7 @@ import { closeSync, openSync, readSync } from 'node:fs';
 import { basename, resolve } from 'node:path';
 import * as YAML from 'yaml';
 import {
-  axisIndices, axisProblems, getProperty, MAX_RATE_ARRIVAL_AXIS_TEXT, maxRateSloProblem, isProfilePath, offsetToLineColumn, parseProfileText, readProfileTree, readSweepBlock, readSweepPoint, sweepSize, sweepTooBig, toPlain,
+  axisIndices, axisProblems, getProperty, maxRateArrivalAxisProblem, maxRateSloProblem, isProfilePath, offsetToLineColumn, parseProfileText, readProfileTree, readSweepBlock, readSweepPoint, sweepSize, sweepTooBig, toPlain,
   type Problem, type SlurmSettings, type SourceRange, type SweepAxis, type SweepJob, type ValueNode,
 } from '../../core/config';
 import { modelledJob, type SweepPointRef } from '../../core/protocol/sweep';
@@ -356,8 +356,8 @@ export function loadSweep(file: string, opts: SweepOptions = {}): SweepPlan {
   const sweepNode = getProperty(root, 'sweep')?.value;
   const jobWritten = sweepNode?.type === 'object' && getProperty(sweepNode, 'job') !== undefined;
   if (opts.job !== undefined && jobWritten && read0.job !== opts.job) notes.add(`${opts.job === 'max-rate' ? '--max-rate' : `job ${opts.job}`} replaces the profile's sweep.job: ${read0.job}`);
-  const rateAxis = block.job === 'max-rate' ? axes.find((a) => a.key === 'workload.arrival_rate') : undefined;
-  if (rateAxis) notes.add(noteOf({ severity: 'warning', code: 'max-rate-arrival-axis', message: MAX_RATE_ARRIVAL_AXIS_TEXT, range: axisAt(rateAxis) }));
+  const rateAxis = maxRateArrivalAxisProblem(block.job, axes, axisAt);
+  if (rateAxis) notes.add(noteOf(rateAxis));
   /** Each point's problems that are not errors, with the axis value indices of the point. */
   const pointNotes: Array<{ label: string; digits: number[]; problems: Problem[] }> = [];
   const sizes = axes.map((a) => a.values.length);

@@ -224,3 +224,14 @@ test('every axis value error at once, beside an unknown axis key and an empty ax
   assert.equal(big[0]!.message, 'the sweep has 4,000,000 points, more than 100,000: split it');
   assert.deepEqual(hugeLenses.filter((l) => l.command?.command === Commands.runSweep), []);
 });
+
+test('a max-rate sweep over workload.arrival_rate: a warning at the axis key, the CLI\'s sentence (s42 newcomer 11; the editor said nothing, s43)', async () => {
+  const text = `${BASE}slo: { ttft_ms: 500 }\nsweep:\n  job: max-rate\n  axes:\n    workload.arrival_rate: [5, 20]\n    kv_cache.page_size: [16, 32]\n`;
+  const d = (await diagnostics(text)).filter((x) => x.code === 'max-rate-arrival-axis');
+  assert.equal(d.length, 1, JSON.stringify(d));
+  assert.equal(d[0]!.severity, DiagnosticSeverity.Warning);
+  assert.deepEqual(d[0]!.range, rangeOf(text, 'workload.arrival_rate'));
+  assert.match(String(d[0]!.message), /^workload\.arrival_rate only sets where each max-rate point's capacity search starts \(the search finds the rate itself\)/);
+  // A simulate sweep takes it as a design axis: no warning.
+  assert.deepEqual((await diagnostics(text.replace('job: max-rate', 'job: simulate'))).filter((x) => x.code === 'max-rate-arrival-axis'), []);
+});
