@@ -42,13 +42,18 @@ export interface RunnerOptions {
    * (core/protocol/run.ts traceReplayArgs: `--trace /abs/t.jsonl --trace-format mooncake ...`).
    */
   replay?: readonly string[];
+  /**
+   * sweep: flags after the file that make the sweep the one to resume (extension/sweepReports.ts
+   * resumeArgs of an interrupted report's SweepReport.profile: `--set=key=v1,v2`, `--max-rate`).
+   */
+  sweepArgs?: readonly string[];
 }
 
 /**
  * The command line for a runner: `bench - --events [--backend cpu|cuda] [--quick]`,
  * `simulate - --events [--trace FILE ...]` (no kernel runs: the backend and quick settings do not
  * apply; `replay`'s flags where given), or
- * `sweep <file> --events [--backend cpu|cuda] [--quick]` (its points may time kernels).
+ * `sweep <file> --events [--set=...]... [--max-rate] [--backend cpu|cuda] [--quick]` (its points may time kernels; `sweepArgs` where given).
  * `runnerPath` ending in .js/.mjs/.cjs runs under `node`; anything else is executed directly
  * with the same arguments.
  * @throws Error for a sweep without `file`.
@@ -57,6 +62,7 @@ export function runnerLaunch(runnerPath: string, node: string, opts: RunnerOptio
   if (opts.job === 'sweep' && !opts.file) throw new Error('runnerLaunch: a sweep needs the profile file');
   const args = opts.job === 'sweep' ? ['sweep', opts.file!, '--events'] : [opts.job, '-', '--events'];
   if (opts.job === 'simulate' && opts.replay) args.push(...opts.replay);
+  if (opts.job === 'sweep' && opts.sweepArgs) args.push(...opts.sweepArgs);
   if (opts.job !== 'simulate') {
     if (opts.backend !== 'auto') args.push('--backend', opts.backend); // 'auto': the profile's device.backend decides
     if (opts.quick) args.push('--quick');

@@ -172,9 +172,11 @@ async function startRun(ctx: Ctx, arg: unknown, job: RunKind, replay?: TraceReru
 /**
  * The profile's sweep (`attnscope sweep <profile> --events`): the file of `arg` (the code lens
  * on its `sweep:` key), else the active or a picked profile; refused as every run is (trust, one
- * at a time). The runner reads the file, so unsaved edits are saved first.
+ * at a time). The runner reads the file, so unsaved edits are saved first. A second argument, a
+ * list of strings, are flags after the file (the dashboard's Resume of a sweep run with --set:
+ * sweepReports.ts resumeArgs).
  */
-const runSweep: Factory = (ctx) => async (arg) => {
+const runSweep: Factory = (ctx) => async (arg, flags) => {
   if (await runRefused(ctx, arg, 'sweep')) return;
   const uri = await targetFile(arg, 'sweep', 'profile');
   if (!uri) return;
@@ -187,7 +189,7 @@ const runSweep: Factory = (ctx) => async (arg) => {
     void vscode.window.showWarningMessage(`AttnScope: ${basename(uri.fsPath)} could not be saved; the sweep reads the file, so it was not started.`);
     return;
   }
-  await SweepRun.start(ctx, uri);
+  await SweepRun.start(ctx, uri, Array.isArray(flags) && flags.every((f) => typeof f === 'string') ? flags : []);
 };
 
 const runBenchmark: Factory = (ctx) => (arg) => startRun(ctx, arg, 'bench');

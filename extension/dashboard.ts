@@ -23,7 +23,7 @@ import { runButtonFile } from './pick';
 import { traceGoneMessage } from './refusal';
 import { ShownRunStore } from './shownRun';
 import { StreamBatcher } from './streamBatcher';
-import { interruptedReportOf, readSweepReport, resumableProfile, sweepReportsIn } from './sweepReports';
+import { interruptedReportOf, readSweepReport, resumableProfile, resumeArgs, sweepReportsIn } from './sweepReports';
 
 export const DASHBOARD_VIEW_TYPE = 'attnscope.dashboard';
 
@@ -499,7 +499,8 @@ export class Dashboard implements vscode.Disposable {
             );
             if (pick !== anyway) return;
           }
-          await vscode.commands.executeCommand(Commands.runSweep, vscode.Uri.file(msg.profile.path));
+          // With the --set / --max-rate the sweep was run with: without them, another sweep.
+          await vscode.commands.executeCommand(Commands.runSweep, vscode.Uri.file(msg.profile.path), resumeArgs(msg.profile));
           return;
         }
         // The profile of the sweep the last window's reload interrupted (its notice named it); else the command's own choice.

@@ -16,13 +16,13 @@ import type { RunUi } from './runInFlight';
  * where its default results folder .attnscope/sweeps then goes). `replay`: a simulation's flags
  * that replay a saved run's trace (core/runnerProcess RunnerOptions.replay).
  */
-export function launchFor(ctx: Ctx, source: vscode.Uri, job: RunnerJob, replay?: readonly string[]): RunnerLaunch {
+export function launchFor(ctx: Ctx, source: vscode.Uri, job: RunnerJob, replay?: readonly string[], sweepArgs?: readonly string[]): RunnerLaunch {
   const s = ctx.settings(source);
   const runner = s.runnerPath || vscode.Uri.joinPath(ctx.extension.extensionUri, 'dist', 'runner.js').fsPath;
   // In desktop VS Code the host is Electron, whose ABI the native addon is not built for: use `node` on PATH there.
   const node = s.nodePath || (process.versions['electron'] ? 'node' : process.execPath);
   const folder = vscode.workspace.getWorkspaceFolder(source);
-  const launch = runnerLaunch(runner, node, { job, quick: s.quickMode, backend: s.backend, ...(job === 'sweep' ? { file: source.fsPath } : {}), ...(replay ? { replay } : {}) });
+  const launch = runnerLaunch(runner, node, { job, quick: s.quickMode, backend: s.backend, ...(job === 'sweep' ? { file: source.fsPath } : {}), ...(replay ? { replay } : {}), ...(sweepArgs ? { sweepArgs } : {}) });
   return { ...launch, cwd: folder?.uri.fsPath ?? (job === 'sweep' ? dirname(source.fsPath) : undefined) };
 }
 

@@ -56,14 +56,18 @@ export class SweepRun extends RunInFlight<SweepReport | null> {
     private readonly ctx: Ctx,
     readonly source: vscode.Uri,
     readonly name: string,
+    private readonly args: readonly string[],
   ) {
     super(EDITOR_RUN_UI, SWEEP_KILL_AFTER_MS);
   }
 
-  /** Runs the sweep of the profile file `source` until the runner ends; resolves with the report shown (null when none). */
-  static async start(ctx: Ctx, source: vscode.Uri): Promise<SweepReport | null> {
+  /**
+   * Runs the sweep of the profile file `source` until the runner ends; resolves with the report shown (null when none).
+   * `args`: flags after the file (Resume of a sweep run with --set / --max-rate: sweepReports.ts resumeArgs).
+   */
+  static async start(ctx: Ctx, source: vscode.Uri, args: readonly string[] = []): Promise<SweepReport | null> {
     if (launchSettingsRefused(ctx, source)) return null;
-    return new SweepRun(ctx, source, basename(source.fsPath)).hold(ctx);
+    return new SweepRun(ctx, source, basename(source.fsPath), args).hold(ctx);
   }
 
   /**
@@ -81,7 +85,7 @@ export class SweepRun extends RunInFlight<SweepReport | null> {
 
   protected async execute(): Promise<SweepReport | null> {
     const { ctx, name } = this;
-    const launch = launchFor(ctx, this.source, 'sweep');
+    const launch = launchFor(ctx, this.source, 'sweep', undefined, this.args);
     ctx.log.info(`sweep ${name}: ${launch.command} ${launch.args.join(' ')}${launch.cwd ? ` (in ${launch.cwd})` : ''}`);
     ctx.sweepProblems.delete(this.source);
     ctx.status.setRun({ name, done: 0, total: 0, verb: 'Sweeping' });

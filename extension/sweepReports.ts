@@ -69,6 +69,16 @@ export async function interruptedReportOf(folders: readonly string[], name: stri
 }
 
 /**
+ * The flags after the profile that run an interrupted report's sweep again (SweepReport.profile):
+ * each `--set` argument as `--set=key=v1,v2` (one argument, so a value that starts with "-" is not
+ * read as a flag) and `--max-rate`; empty for a sweep of the file as written. Without them a sweep
+ * run with --set resumed as the file's own sweep: other axes, another id, none of its points kept.
+ */
+export function resumeArgs(profile: NonNullable<SweepReport['profile']>): string[] {
+  return [...(profile.set ?? []).map((s) => `--set=${s}`), ...(profile.maxRate === true ? ['--max-rate'] : [])];
+}
+
+/**
  * Whether the profile an interrupted sweep ran (SweepReport.profile: its path and the SHA-256 of its
  * text) can be run again to resume it: 'same' when the file reads as it did, 'changed' when its text
  * differs (a changed profile is another sweep, whose points are not those kept: Resume warns

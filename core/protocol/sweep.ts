@@ -261,9 +261,12 @@ export interface SweepReport {
    * machine that ran it) and the SHA-256 of its text then (UTF-8, hex), so that Resume sweep on the
    * report, opened from History in any window, runs that file, and warns when it has changed since
    * (a changed profile is another sweep: its points are not those kept). Absent otherwise and in
-   * reports written before s42.
+   * reports written before s42. `set`: the command line's `--set key=v1,v2` arguments, as given,
+   * and `maxRate`: its --max-rate, which made the sweep another than the file's own (its axes, its
+   * job, so its id and results folder); Resume passes them again (extension/sweepReports.ts
+   * resumeArgs). Each absent when not given, and in reports written before s43.
    */
-  profile?: { path: string; sha256: string };
+  profile?: { path: string; sha256: string; set?: string[]; maxRate?: true };
   /**
    * The best row under the report's rule (bestRow in runner/sweep/results.ts), or null when no
    * row qualifies. `tiedWith`: the other qualifying rows the figure cannot tell from it (a

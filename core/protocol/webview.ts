@@ -212,4 +212,4 @@ export type FromWebview =
    * any window (a report opened from History); without it, the profile the last window's reload
    * named, else the Run sweep command's own choice.
    */
-  | { type: 'resumeSweep'; name: string; profile?: { path: string; sha256: string } };
+  | { type: 'resumeSweep'; name: string; profile?: NonNullable<SweepReport['profile']> };

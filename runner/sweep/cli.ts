@@ -337,8 +337,9 @@ async function runSweepCommand(values: Record<string, unknown>, positionals: str
           const report = mergeResults([outDir]);
           markOrigins(report, result);
           report.interrupted = true;
-          // The profile as it was run (SweepReport.profile): what Resume sweep runs from History, and how it tells a changed file.
-          report.profile = { path: plan.absFile, sha256: plan.profileSha256 };
+          // The profile as it was run (SweepReport.profile): what Resume sweep runs from History, and how it tells a changed file;
+          // with the flags that made this sweep another than the file's (s43: a --set sweep resumed from the editor ran the file's axes).
+          report.profile = { path: plan.absFile, sha256: plan.profileSha256, ...(plan.set.length > 0 ? { set: plan.set } : {}), ...(values['max-rate'] === true ? { maxRate: true as const } : {}) };
           writeReport(report, undefined, outDir);
           reportFile = resolve(join(outDir, REPORT_FILE));
         } catch (err) {

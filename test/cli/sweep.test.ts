@@ -15,7 +15,8 @@ import { test } from 'node:test';
 import * as YAML from 'yaml';
 import type { RunnerEvent, RunnerProgressEvent } from '../../core/protocol/runner';
 import type { SweepPointRun, SweepReport } from '../../core/protocol/sweep';
-import { parseEvent } from '../../core/runnerProcess';
+import { parseEvent, runnerLaunch } from '../../core/runnerProcess';
+import { resumeArgs } from '../../extension/sweepReports';
 import { cancelWhileReadingFifo, HANDED_FIFO } from '../fixtures/fifo';
 import { comparable, sweepWorkspace } from '../fixtures/sweep';
 
@@ -753,6 +754,51 @@ test('sweep --events: SIGTERM ends with sweepEnd cancelled, counting the points 
   assert.deepEqual([report.rows.map((r) => r.label), report.missing.map((m) => m.label), report.total], [['requests=50'], ['requests=400000'], 2]);
   // s42: the profile it ran, for Resume sweep from History in another window: its absolute path and the SHA-256 of its text (computed here by node:crypto).
   assert.deepEqual(report.profile, { path: resolve(file), sha256: createHash('sha256').update(readFileSync(file, 'utf8')).digest('hex') });
+});
+
+/** Runs `args` (after the runner) with --events until its first progress event or its end, then SIGTERMs it; its events, stderr and exit. */
+async function untilProgress(args: string[], cwd: string, until: (stdout: string) => boolean): Promise<{ events: RunnerEvent[]; stderr: string; code: number | null }> {
+  const child = spawn(process.execPath, [runner, ...args], { cwd, stdio: ['ignore', 'pipe', 'pipe'] });
+  let stdout = '';
+  let stderr = '';
+  child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+  const exit = new Promise<number | null>((resolve) => child.on('close', (code) => resolve(code)));
+  const seen = new Promise<void>((resolve) => {
+    child.stdout.on('data', (d: Buffer) => {
+      stdout += d.toString();
+      if (until(stdout)) resolve();
+    });
+    child.on('close', () => resolve());
+  });
+  await seen;
+  child.kill('SIGTERM');
+  const code = await exit;
+  return { events: eventsOf(stdout), stderr, code };
+}
+
+// s43: a sweep run with --set was resumed from the editor as the file's own sweep (other axes, another id and folder: nothing kept).
+test('an interrupted sweep run with --set records it in its report, and Resume\'s command line (resumeArgs) runs that sweep again, resuming its kept point', async () => {
+  // The profile's own axis is page_size; --set adds workload.requests, which makes another sweep.
+  const { dir, file } = workspace(PROFILE.replace(/sweep:[\s\S]*$/, 'sweep:\n  axes:\n    kv_cache.page_size: [16]\n'));
+  const set = 'workload.requests=50,400000';
+  const first = await untilProgress(['sweep', file, '--events', '--jobs', '2', '--set', set], dir, (out) => /"message":"point page_size=16 requests=50: /.test(out));
+  assert.equal(first.code, 130, first.stderr);
+  const end = first.events.at(-1)!;
+  assert.ok(end.type === 'sweepEnd' && end.reportFile !== null, JSON.stringify(end));
+  const report = readReport(end.reportFile);
+  assert.deepEqual(report.profile, { path: resolve(file), sha256: createHash('sha256').update(readFileSync(file, 'utf8')).digest('hex'), set: [set] });
+  assert.deepEqual(report.missing.map((m) => m.label), ['page_size=16 requests=400000']);
+  // What the dashboard's Resume sweep runs: the profile with resumeArgs(report.profile) after it (core/runnerProcess runnerLaunch).
+  const launch = runnerLaunch(runner, process.execPath, { job: 'sweep', file: resolve(file), quick: false, backend: 'auto', sweepArgs: resumeArgs(report.profile!) });
+  assert.deepEqual(launch.args.slice(1), ['sweep', resolve(file), '--events', `--set=${set}`]);
+  // Its first progress event: the same results folder (the same sweep id), the kept point already saved, 1 of the 2 to run.
+  const again = await untilProgress(launch.args.slice(1), dir, (out) => /"type":"progress"/.test(out));
+  const progress = again.events.find((e): e is RunnerProgressEvent => e.type === 'progress');
+  assert.ok(progress, again.stderr);
+  assert.deepEqual([progress.outDir, progress.saved], [end.outDir, 1]);
+  // Without the flags (what Resume ran before s43): the file's own sweep, one point, another folder.
+  const without = await untilProgress(['sweep', file, '--events'], dir, (out) => /"type":"progress"/.test(out));
+  assert.notEqual(without.events.find((e): e is RunnerProgressEvent => e.type === 'progress')?.outDir, end.outDir);
 });
 
 // s41 newcomer-ed F8: two windows ran the same sweep, each simulating every point.
