@@ -73,9 +73,11 @@ export async function interruptedReportOf(folders: readonly string[], name: stri
  * each `--set` argument as `--set=key=v1,v2` (one argument, so a value that starts with "-" is not
  * read as a flag) and `--max-rate`; empty for a sweep of the file as written. Without them a sweep
  * run with --set resumed as the file's own sweep: other axes, another id, none of its points kept.
+ * A report's file may hold anything: what is not a list of strings there is taken as not given.
  */
 export function resumeArgs(profile: NonNullable<SweepReport['profile']>): string[] {
-  return [...(profile.set ?? []).map((s) => `--set=${s}`), ...(profile.maxRate === true ? ['--max-rate'] : [])];
+  const set: unknown[] = Array.isArray(profile.set) ? profile.set : [];
+  return [...set.filter((s): s is string => typeof s === 'string').map((s) => `--set=${s}`), ...(profile.maxRate === true ? ['--max-rate'] : [])];
 }
 
 /**

@@ -71,7 +71,7 @@ function alive(pid: number): boolean {
  * (proc_pid_stat(5)), counted after the command name's closing parenthesis (the name may hold
  * spaces and parentheses); undefined where it cannot be read (no such process, no /proc).
  */
-export function processStart(pid: number): number | undefined {
+function processStart(pid: number): number | undefined {
   try {
     const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
     // Fields 3 on follow ") "; starttime, field 22, is the 20th of them.

@@ -9,7 +9,7 @@ import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
-import { interruptedReportOf, resumableProfile, sweepReportsIn } from '../../extension/sweepReports';
+import { interruptedReportOf, resumableProfile, resumeArgs, sweepReportsIn } from '../../extension/sweepReports';
 import { tempDir } from '../fixtures/tmp';
 
 /** A minimal report: what the command reads (kind, name, createdAt, rows). */
@@ -88,5 +88,16 @@ describe('resumableProfile', () => {
     // mkfifo(1): no writer ever opens it, so a readFile would wait for ever and this test would time out.
     execFileSync('mkfifo', [path]);
     assert.deepEqual(await resumableProfile({ path, sha256: '0'.repeat(64) }), { state: 'missing', why: 'not a regular file (a FIFO)' });
+  });
+});
+
+// s43: a sweep run with --set / --max-rate is another sweep than the file's; Resume passes them again.
+describe('resumeArgs', () => {
+  it('each --set as one --set=... argument, then --max-rate; nothing for a sweep of the file as written or a malformed set', () => {
+    const profile = { path: '/p/grid.attn.yaml', sha256: 'ab'.repeat(32) };
+    assert.deepEqual(resumeArgs(profile), []);
+    // A value that starts with "-" stays in its argument: --set=key=-1 (a separate "-1" would read as a flag).
+    assert.deepEqual(resumeArgs({ ...profile, set: ['workload.requests=50,400000', 'kv_cache.page_size=-1'], maxRate: true }), ['--set=workload.requests=50,400000', '--set=kv_cache.page_size=-1', '--max-rate']);
+    assert.deepEqual(resumeArgs({ ...profile, set: 'workload.requests=50' as unknown as string[] }), []);
   });
 });

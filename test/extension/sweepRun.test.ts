@@ -6,7 +6,7 @@
  * (extension/sweepMessages.ts).
  */
 import assert from 'node:assert/strict';
-import { existsSync, readdirSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
@@ -58,8 +58,10 @@ describe('Run sweep', () => {
     const { dir, file } = sweepWorkspace(`${BASE}sweep:\n  axes:\n    kv_cache.page_size: [16]\n`, 'held.attn.yaml', 'attnscope-ext-sweep-');
     const ran = await sweep(dir, file).done;
     assert.equal(ran.exitCode, 0, ran.logTail.join('\n'));
-    // This test's process as the other runner: alive, on this host.
-    const owner = { pid: process.pid, host: hostname(), startedAt: '2026-12-05T15:00:00.000Z' };
+    // This test's process as the other runner: alive, on this host, with its own start (/proc/<pid>/stat field 22,
+    // the 20th after the ") " closing the command name), so the lock is not taken for a reused pid's (runner/sweep/lock.ts).
+    const stat = readFileSync(`/proc/${process.pid}/stat`, 'utf8');
+    const owner = { pid: process.pid, host: hostname(), startedAt: '2026-12-05T15:00:00.000Z', processStart: Number(stat.slice(stat.lastIndexOf(') ') + 2).split(' ')[19]) };
     writeFileSync(join(ran.sweepEnd!.outDir, '.sweep.lock'), JSON.stringify(owner));
     const { events, done } = sweep(dir, file);
     const out = await done;
