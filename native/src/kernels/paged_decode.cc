@@ -437,7 +437,8 @@ void decode_task(const PagedDecodeParams& p, const KernelOps& ops, const DecodeP
     // 1.09-1.14x, B = 1 0.98-1.00x (paired CPU time, 32k context, 2 vCPU Zen 5, A/A 0.99;
     // DESIGN.md, "Decode reading, session 34"); one-run groups read as runs where they were read
     // piece by piece, 1.01-1.05x (session 38). Either way the step requests the piece
-    // kBf16StepPrefetchPages ahead (fewer in a short task), so that those reads mostly hit cache.
+    // kBf16StepPrefetchPages ahead (fewer in a short task), so that those reads mostly hit cache;
+    // not on AMD family 26 (bf16_step_requests), where the requests slowed it.
     int64_t task_steps = 0;
     for (int64_t t = t_begin; t < t_end; t = step_end(t)) ++task_steps;
     const int ahead = fused_f32 ? kAvx2FusedPrefetchPages
