@@ -66,6 +66,7 @@ ServingSimulator::ServingSimulator(const SimConfig& config, std::vector<SimReque
     : config_(config),
       requests_(std::move(requests)),
       segments_(std::move(segments)),
+      given_(requests_.size()),
       page_(config.allocator.page_size) {
   // Capacity only (huge blocks are not touched until used): each request's entries are made as it arrives.
   state_.reserve(requests_.size());
@@ -282,6 +283,7 @@ bool ServingSimulator::Step() {
       ++totals_.rejected;
       continue;
     }
+    if (static_cast<size_t>(id) >= given_) --added_ahead_;
     s.known = r.prompt_len;
     s.reservation = config_.layout == KvLayout::kContiguousMaxModelLen ? config_.max_model_len : r.prompt_len + s.output_len;
     waiting_.push_back(id);
@@ -597,6 +599,8 @@ std::string ServingSimulator::AddRequest(const SimColumns& in, size_t i) {
     state_.reserve(capacity);
     times_.reserve(capacity);
   }
+  int32_t output_len = 0;
+  if (!Rejects(one[0], &output_len)) ++added_ahead_;
   requests_.push_back(one[0]);
   ++totals_.requests;
   return "";
@@ -637,10 +641,12 @@ double ServingSimulator::NextChange(double t) const {
 int64_t ServingSimulator::InFlight(double t) const {
   // Arrived and not rejected, less those completed by t (completions are recorded at their step's
   // end: only the last step's can be after t), plus those not arrived yet that will not be
-  // rejected (a dispatching caller has few: those since the last step's start).
-  int64_t count = static_cast<int64_t>(next_arrival_) - totals_.rejected - totals_.completed;
+  // rejected (added_ahead_, counted as they are added).
+  int64_t count = static_cast<int64_t>(next_arrival_) - totals_.rejected - totals_.completed + added_ahead_;
   for (const int32_t id : finished_) count += times_[id].finish_s > t ? 1 : 0;
-  for (size_t i = next_arrival_; i < requests_.size(); ++i) {
+  // Those given to the constructor and not arrived yet (none for an engine built empty, as the
+  // bridges build a dispatched one): their rejection was not worked out when given.
+  for (size_t i = next_arrival_; i < given_; ++i) {
     int32_t output_len = 0;
     count += Rejects(requests_[i], &output_len) ? 0 : 1;
   }

@@ -399,6 +399,8 @@ class ServingSimulator {
   // on arrival, known when added) and not finished by t (finish_s > t, or not yet). vLLM's
   // in-flight count of the engine at t, its finish at t counted as done (one finishing exactly at a
   // pipelined batch's end equal to t, behind a batch scheduled at t, is counted in flight).
+  // O(the last step's finishes) for an engine built with no request (its requests not arrived are
+  // counted as they are added); one built with some adds O(those not arrived).
   int64_t InFlight(double t) const;
   // After RunUntil(t): the earliest time u (>= t, or +inf) from which RunUntil(u) may run a step
   // or a batch completion, or InFlight(u) may differ from InFlight(t): the next step's start
@@ -484,6 +486,8 @@ class ServingSimulator {
   SimConfig config_;
   std::vector<SimRequest> requests_;
   std::vector<SimSegment> segments_;
+  size_t given_ = 0;           // requests given to the constructor; AddRequest appends after them
+  int64_t added_ahead_ = 0;    // requests AddRequest appended, not arrived yet, that will not be rejected
   HugeVector<ReqState> state_;
   HugeVector<RequestTimes> times_;
   std::unique_ptr<PageAllocator> allocator_;
