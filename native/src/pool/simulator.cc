@@ -556,18 +556,23 @@ void ServingSimulator::Account(const SimSample& sample, double dt, int64_t block
   totals_.peak_waiting = std::max(totals_.peak_waiting, sample.waiting);
 }
 
-bool ServingSimulator::PipelineStep() {
+bool ServingSimulator::PipelineStep(double until) {
   for (;;) {
     if (!complete_next_ && batches_.size() < config_.stages.size()) {
+      // With nothing running, waiting or in flight and no request left, NextStepStart() is +inf:
+      // the run is over (until = +inf) or may go on once requests are added.
+      if (!(NextStepStart() < until)) return false;
       batch_scheduled_ = false;
-      const bool more = Step();
+      Step();
       if (batch_scheduled_) return true;
-      if (!more && batches_.empty()) return false;
       // Nothing scheduled and nothing in flight: a step that only preempted, or arrivals all
       // rejected; schedule again (each such call changes the state).
       if (batches_.empty()) continue;
+      complete_next_ = true;  // nothing scheduled with batches in flight: the oldest completes next
     }
-    // The queue is full, or nothing could be scheduled: wait for the oldest batch.
+    // The queue is full, or nothing could be scheduled: wait for the oldest batch (complete_next_
+    // keeps its place when it completes after `until`).
+    if (std::max(now_, batches_.front().finish_s) > until) return false;
     complete_next_ = false;
     CompleteBatch();
   }
@@ -611,20 +616,8 @@ void ServingSimulator::RunUntil(double t) {
     while (!done_ && NextStepStart() < t) Step();
     return;
   }
-  // The batch queue's loop of PipelineStep, stopped before a step that starts at t or later, or a
-  // completion after t (complete_next_ keeps its place when a step that scheduled nothing is next).
-  while (!done_) {
-    if (!complete_next_ && batches_.size() < config_.stages.size()) {
-      if (!(NextStepStart() < t)) return;
-      batch_scheduled_ = false;
-      Step();
-      if (batch_scheduled_ || batches_.empty()) continue;
-      complete_next_ = true;  // nothing scheduled with batches in flight: the oldest completes next
-    }
-    if (std::max(now_, batches_.front().finish_s) > t) return;
-    complete_next_ = false;
-    CompleteBatch();
-  }
+  // PipelineStep's loop, stopped before a step that starts at t or later, or a completion after t.
+  while (!done_ && PipelineStep(t)) continue;
 }
 
 double ServingSimulator::NextChange(double t) const {

@@ -96,6 +96,7 @@
 #pragma once
 
 #include <climits>
+#include <cmath>
 #include <cstdint>
 #include <deque>
 #include <map>
@@ -442,8 +443,11 @@ class ServingSimulator {
 
   bool Step();
   // Pipeline parallelism: one engine iteration of step_with_batch_queue that schedules a batch,
-  // waiting first for the oldest batches in flight as the queue requires; false when done.
-  bool PipelineStep();
+  // waiting first for the oldest batches in flight as the queue requires; true when it scheduled
+  // one. False when it stopped first: before a step that would start at `until` or later, or a
+  // batch completion after `until` (RunUntil); with until = +inf, when the run is done (no request
+  // left to run, none in flight).
+  bool PipelineStep(double until = INFINITY);
   // The oldest batch's outputs at its end: tokens emitted, completions freed.
   void CompleteBatch();
   // Adds a sample's state held for dt seconds to the totals' integrals.
