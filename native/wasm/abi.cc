@@ -509,21 +509,17 @@ EMSCRIPTEN_KEEPALIVE int attnscope_sim_run(attnscope::ServingSimulator* s, doubl
 }
 
 /**
- * A dispatched engine (native/simulator.ts ServingSimulator add): appends one request, its
- * `count` segments in stream / end; 0 with the reason in attnscope_error() when refused.
+ * A dispatched engine (native/simulator.ts ServingSimulator add): appends request `index` of the
+ * trace, its `count` segments (the trace's from `first_segment` on) in stream / end; 0 with the
+ * reason in attnscope_error() when refused, naming the request and segments by their trace indices
+ * as the addon does.
  */
-EMSCRIPTEN_KEEPALIVE int attnscope_sim_add(attnscope::ServingSimulator* s, int index, double arrival, int prompt, int output,
-                                           int count, const double* stream, const int32_t* end) {
+EMSCRIPTEN_KEEPALIVE int attnscope_sim_add(attnscope::ServingSimulator* s, int index, int first_segment, double arrival, int prompt,
+                                           int output, int count, const double* stream, const int32_t* end) {
   const int32_t start[2] = {0, count};
-  const attnscope::SimColumns one{1, &arrival, &prompt, &output, start, static_cast<size_t>(count), stream, end};
+  const attnscope::SimColumns one{1, &arrival, &prompt, &output, start, static_cast<size_t>(count), stream, end,
+                                  static_cast<size_t>(index), static_cast<size_t>(first_segment)};
   g_error = s->AddRequest(one, 0);
-  // The messages name request 0 of this one-request copy: name it as the addon does, by its index.
-  const auto rename = [](const std::string& from, const std::string& to) {
-    const size_t k = g_error.find(from);
-    if (k != std::string::npos) g_error.replace(k, from.size(), to);
-  };
-  rename("arrivalS[0]", "arrivalS[" + std::to_string(index) + "]");
-  rename("request 0 ", "request " + std::to_string(index) + " ");
   return g_error.empty() ? 1 : 0;
 }
 

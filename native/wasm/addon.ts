@@ -509,7 +509,7 @@ export class ServingSimulator {
     if (!Number.isInteger(index) || index < 0 || index >= r.arrivalS.length) throw new RangeError(`index must be an integer in [0, ${r.arrivalS.length})`);
     const from = r.segmentStart[index], to = r.segmentStart[index + 1];
     if (!(from >= 0 && to >= from && to <= r.segmentStream.length)) throw new RangeError(`segmentStart must ascend from 0 to segmentStream.length (at request ${index} or ${index + 1})`);
-    const ok = withScratch((s) => fn('sim_add')(h, index, r.arrivalS[index], r.promptLen[index], r.outputLen[index], to - from,
+    const ok = withScratch((s) => fn('sim_add')(h, index, from, r.arrivalS[index], r.promptLen[index], r.outputLen[index], to - from,
       s.put(r.segmentStream.subarray(from, to)), s.put(r.segmentEnd.subarray(from, to))));
     if (ok === 0) throw new RangeError(core.UTF8ToString(fn('error')() >>> 0));
     this.n++;

@@ -124,6 +124,30 @@ describe('the WebAssembly build against the native addon', { skip }, () => {
     }
   });
 
+  it("a dispatched engine's refusal names the trace's request and segment, the same in both builds (the WebAssembly build named segment 0 of its one-request copy)", () => {
+    // Request 0: one segment (fine); request 1: its segment, the trace's segment 1, on stream 2^30
+    // (out of range); request 2: its segment ends past its 6-token prompt.
+    const columns = [new Float64Array([0, 1, 2]), new Int32Array([8, 8, 6]), new Int32Array([4, 4, 4]), new Int32Array([0, 1, 2, 3]),
+      new Float64Array([5, 2 ** 30, 5]), new Int32Array([4, 4, 7])] as const;
+    const messages = [builds!.native, builds!.wasm].map((m) => {
+      const sim = new m.ServingSimulator({ ...baseConfig, layout: 0 }, ...columns, true);
+      sim.add(0);
+      const refusals = [1, 2].map((i) => {
+        try {
+          sim.add(i);
+        } catch (e) {
+          assert.ok(e instanceof RangeError);
+          return e.message;
+        }
+        return 'accepted';
+      });
+      sim.free();
+      return refusals;
+    });
+    assert.deepEqual(messages[0], ['segmentStream[1] must be an integer in [0, 2^30)', 'segmentEnd of request 2 must ascend within its prompt']);
+    assert.deepEqual(messages[1], messages[0]);
+  });
+
   it('free() releases a simulator at once in both builds: every later call throws instead of reading freed memory', () => {
     for (const m of [builds!.native, builds!.wasm]) {
       const sim = new m.ServingSimulator({ ...baseConfig, layout: 0 }, ...workload(50, 3));

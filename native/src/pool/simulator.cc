@@ -586,13 +586,14 @@ double ServingSimulator::NextStepStart() const {
 std::string ServingSimulator::AddRequest(const SimColumns& in, size_t i) {
   if (i >= in.n) return "request " + std::to_string(i) + " is not among the " + std::to_string(in.n) + " given";
   const double arrival = in.arrival_s[i];
+  const std::string index = std::to_string(in.request_base + i);
   if (!requests_.empty() && !(arrival >= requests_.back().arrival_s))
-    return "arrivalS[" + std::to_string(i) + "] precedes the engine's last request's arrival";
-  if (!(arrival > admitted_s_)) return "arrivalS[" + std::to_string(i) + "] is not after the engine's last step start";
+    return "arrivalS[" + index + "] precedes the engine's last request's arrival";
+  if (!(arrival > admitted_s_)) return "arrivalS[" + index + "] is not after the engine's last step start";
   const size_t base = segments_.size();
   std::vector<SimRequest> one;
   std::string error = BuildSimInput(in, i, i + 1, &one, &segments_);
-  if (error.empty() && one.size() != 1) error = "request " + std::to_string(i) + " was not read";
+  if (error.empty() && one.size() != 1) error = "request " + index + " was not read";
   if (!error.empty()) {
     segments_.resize(base);
     return error;
@@ -847,14 +848,17 @@ std::string BuildSimInput(const SimColumns& in, size_t from, size_t to, std::vec
   if (from == 0 && (in.segment_start[0] != 0 || static_cast<size_t>(in.segment_start[in.n]) != in.m))
     return "segmentStart must start at 0 and end at segmentStream.length";
   if (to <= from) return "";
+  // Indices as messages give them (SimColumns::request_base, segment_base).
+  const auto request = [&in](size_t i) { return std::to_string(in.request_base + i); };
+  const auto segment = [&in](int64_t k) { return std::to_string(in.segment_base + static_cast<size_t>(k)); };
   // Segments of requests [from, to): bounded by m before any is read (segmentStart may not ascend past `to`).
   const int64_t seg_from = in.segment_start[from], seg_to = in.segment_start[to];
   if (seg_from < 0 || seg_to < seg_from || static_cast<size_t>(seg_to) > in.m)
-    return "segmentStart must ascend from 0 to segmentStream.length (at request " + std::to_string(from) + " or " + std::to_string(to) + ")";
+    return "segmentStart must ascend from 0 to segmentStream.length (at request " + request(from) + " or " + request(to) + ")";
   for (int64_t k = seg_from; k < seg_to; ++k) {
     const double stream = in.segment_stream[k];
     if (!(stream >= 0 && stream < double(int64_t{1} << 30)))
-      return "segmentStream[" + std::to_string(k) + "] must be an integer in [0, 2^30)";
+      return "segmentStream[" + segment(k) + "] must be an integer in [0, 2^30)";
     segments->push_back(SimSegment{static_cast<int64_t>(stream), in.segment_end[k]});
   }
   for (size_t i = from; i < to; ++i) {
@@ -864,13 +868,13 @@ std::string BuildSimInput(const SimColumns& in, size_t from, size_t to, std::vec
     r.output_len = in.output_len[i];
     r.segment_begin = in.segment_start[i];
     r.segment_count = in.segment_start[i + 1] - in.segment_start[i];
-    if (i > 0 && r.arrival_s < in.arrival_s[i - 1]) return "arrivalS must be sorted ascending (at " + std::to_string(i) + ")";
-    if (r.segment_count < 0 || in.segment_start[i + 1] > seg_to) return "segmentStart must ascend (at " + std::to_string(i) + ")";
+    if (i > 0 && r.arrival_s < in.arrival_s[i - 1]) return "arrivalS must be sorted ascending (at " + request(i) + ")";
+    if (r.segment_count < 0 || in.segment_start[i + 1] > seg_to) return "segmentStart must ascend (at " + request(i) + ")";
     int32_t prev = 0;
     for (int32_t k = 0; k < r.segment_count; ++k) {
       const int32_t e = in.segment_end[static_cast<size_t>(r.segment_begin + k)];
       if (e <= prev || e > r.prompt_len)
-        return "segmentEnd of request " + std::to_string(i) + " must ascend within its prompt";
+        return "segmentEnd of request " + request(i) + " must ascend within its prompt";
       prev = e;
     }
     requests->push_back(r);

@@ -347,6 +347,10 @@ struct SimColumns {
   size_t m = 0;                       // segments
   const double* segment_stream = nullptr;  // [m], integers in [0, 2^30)
   const int32_t* segment_end = nullptr;    // [m], ascending within a request, <= its prompt_len
+  // The indices messages give request 0 and segment 0 of these columns: a copy of request k alone
+  // (the WebAssembly bridge's AddRequest) names it k, and its segments from the trace's first of it.
+  size_t request_base = 0;
+  size_t segment_base = 0;
 };
 
 // Whether `config` is one ServingSimulator accepts (a valid pool, a known layout, positive
@@ -361,7 +365,8 @@ bool SimConfigValid(const SimConfig& config);
 // Appends requests [from, to) of `in` (to <= in.n) and their segments to `requests` and
 // `segments`, which hold requests [0, from) already (so a caller can build 10,000,000 requests
 // in slices, between which it stays responsive); returns "" or what is wrong with them (the
-// field and index), leaving the outputs unspecified. Checks only what the simulator relies on.
+// field and index, counted from in.request_base / in.segment_base), leaving the outputs
+// unspecified. Checks only what the simulator relies on.
 std::string BuildSimInput(const SimColumns& in, size_t from, size_t to, std::vector<SimRequest>* requests,
                           std::vector<SimSegment>* segments);
 // All of `in` at once.
