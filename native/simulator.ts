@@ -144,13 +144,13 @@ export interface ServingSimConfig extends AllReduceStepTime {
  */
 export type ServingSimStage = StageStepTime;
 
-/** ServingSimStage's fields (native/wasm/addon.ts sends them in native/wasm/abi.cc's order). */
-const SIM_STAGE_FIELDS = ['perStepS', 'weightsS', 'expertWeightsS', 'perKvTokenS', 'perTokenS', 'perLogitsS', 'perPairS', 'perDecodePairS', 'perSlidingKvTokenS', 'perSlidingPairS',
-  'perDecodeTokenS', 'perPrefillContextTokenS', 'perRequestStateS', 'perPrefillContextKvS', 'decodeWeightsS', 'prefillWeightsS', 'allReduceS', 'perTokenAllReduceS', 'perTokenOneShotAllReduceS', 'perTokenMultimemAllReduceS'] as const satisfies ReadonlyArray<keyof ServingSimStage>;
-
-/** The number-valued step-time coefficients of a config, checked finite and >= 0. */
-const SIM_COEFFICIENTS = ['perStepS', 'weightsS', 'perKvTokenS', 'perTokenS', 'perDecodeTokenS', 'perPrefillContextTokenS', 'perLogitsS', 'perPairS', 'perDecodePairS', 'expertWeightsS', 'perSlidingKvTokenS',
-  'perSlidingPairS', 'perRequestStateS', 'perPrefillContextKvS', 'decodeWeightsS', 'prefillWeightsS', 'allReduceS', 'perTokenAllReduceS', 'perTokenOneShotAllReduceS', 'perTokenMultimemAllReduceS'] as const satisfies ReadonlyArray<keyof ServingSimConfig>;
+/**
+ * The step-time coefficients, seconds per unit, each checked finite and >= 0: a stage's fields
+ * (ServingSimStage's) and the config's fields of the same names. In native/wasm/abi.cc's
+ * order of a stage's (native/wasm/addon.ts sends them so).
+ */
+export const SIM_COEFFICIENTS = ['perStepS', 'weightsS', 'expertWeightsS', 'perKvTokenS', 'perTokenS', 'perLogitsS', 'perPairS', 'perDecodePairS', 'perSlidingKvTokenS', 'perSlidingPairS',
+  'perDecodeTokenS', 'perPrefillContextTokenS', 'perRequestStateS', 'perPrefillContextKvS', 'decodeWeightsS', 'prefillWeightsS', 'allReduceS', 'perTokenAllReduceS', 'perTokenOneShotAllReduceS', 'perTokenMultimemAllReduceS'] as const satisfies ReadonlyArray<keyof ServingSimStage & keyof ServingSimConfig>;
 /**
  * The coefficients a config (and a stage) must give; any other may be absent or undefined, and the
  * addon then takes perTokenS for perDecodeTokenS, perPairS for perDecodePairS, 0 for the rest
@@ -158,7 +158,7 @@ const SIM_COEFFICIENTS = ['perStepS', 'weightsS', 'perKvTokenS', 'perTokenS', 'p
  */
 const SIM_REQUIRED_COEFFICIENTS: ReadonlySet<string> = new Set(['perStepS', 'weightsS', 'perKvTokenS', 'perTokenS', 'perPairS'] satisfies Array<(typeof SIM_COEFFICIENTS)[number]>);
 /** A stage's required fields: the config's, and those StageStepTime does not make optional. */
-const SIM_REQUIRED_STAGE_FIELDS: ReadonlySet<string> = new Set(['perStepS', 'weightsS', 'perKvTokenS', 'perTokenS', 'perPairS', 'expertWeightsS', 'perLogitsS', 'perDecodePairS', 'perSlidingKvTokenS', 'perSlidingPairS'] satisfies Array<(typeof SIM_STAGE_FIELDS)[number]>);
+const SIM_REQUIRED_STAGE_FIELDS: ReadonlySet<string> = new Set(['perStepS', 'weightsS', 'perKvTokenS', 'perTokenS', 'perPairS', 'expertWeightsS', 'perLogitsS', 'perDecodePairS', 'perSlidingKvTokenS', 'perSlidingPairS'] satisfies Array<(typeof SIM_COEFFICIENTS)[number]>);
 
 /** `o` without its undefined fields: the addon reads a present field as given (an undefined one is a TypeError there), an absent one as its default. */
 function definedFields<T extends object>(o: T): T {
@@ -299,7 +299,7 @@ function addonConfig(config: ServingSimConfig, requests: ServingSimRequests): Om
     if (config.stages.length === 1) throw new RangeError('stages must be empty or hold at least 2 stages (one stage: the coefficients outside stages)');
     config.stages.forEach((stage, k) => {
       if (typeof stage !== 'object' || stage === null) throw new TypeError(`stages[${k}] must be an object`);
-      for (const key of SIM_STAGE_FIELDS) {
+      for (const key of SIM_COEFFICIENTS) {
         const v = stage[key];
         if (v === undefined && !SIM_REQUIRED_STAGE_FIELDS.has(key)) continue;
         if (typeof v !== 'number' || !Number.isFinite(v)) throw new TypeError(`stages[${k}].${key} must be a finite number`);

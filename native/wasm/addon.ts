@@ -17,6 +17,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { setFlagsFromString } from 'node:v8';
+import { SIM_COEFFICIENTS } from '../simulator';
 
 /** The em++ module's exports this adapter uses (abi.cc; heap views from Emscripten). */
 interface Core {
@@ -425,10 +426,6 @@ const SIM_CONFIG_FIELDS = ['layout', 'numPages', 'pageSize', 'watermarkPages', '
 const SIM_CONFIG_ZERO_DEFAULT = new Set<string>(['expertWeightsS', 'numExperts', 'numExpertsPerTok', 'stepSlidingWindow', 'perSlidingKvTokenS', 'perSlidingPairS', 'stepAttentionChunkSize', 'slidingGroups', 'stateBlocks', 'attentionChunkSize', 'perLogitsS', 'perPrefillContextTokenS', 'perRequestStateS', 'perPrefillContextKvS', 'decodeWeightsS', 'prefillWeightsS',
   'allReduceS', 'perTokenAllReduceS', 'perTokenOneShotAllReduceS', 'oneShotAllReduceTokens', 'perTokenMultimemAllReduceS', 'multimemAllReduceMinTokens', 'multimemAllReduceMaxTokens']);
 
-/** A pipeline stage's coefficients in abi.cc attnscope_sim_new's order (native/simulator.ts ServingSimStage). */
-const SIM_STAGE_FIELDS = ['perStepS', 'weightsS', 'expertWeightsS', 'perKvTokenS', 'perTokenS', 'perLogitsS', 'perPairS', 'perDecodePairS', 'perSlidingKvTokenS', 'perSlidingPairS',
-  'perDecodeTokenS', 'perPrefillContextTokenS', 'perRequestStateS', 'perPrefillContextKvS', 'decodeWeightsS', 'prefillWeightsS', 'allReduceS', 'perTokenAllReduceS', 'perTokenOneShotAllReduceS', 'perTokenMultimemAllReduceS'] as const;
-
 export class ServingSimulator {
   private h: number;
   /** Requests in the simulator (a dispatched one's: those added). */
@@ -455,7 +452,7 @@ export class ServingSimulator {
     const stages = (config.stages ?? []) as Array<Record<string, number>>;
     const c = new Float64Array([...fixed, stages.length, (config.stageSendPerTokenS as number | undefined) ?? 0,
       // Optional (as the whole model's): perDecodeTokenS defaults to perTokenS, the rest (perPrefillContextTokenS .. perTokenMultimemAllReduceS) to 0.
-      ...stages.flatMap((stage) => SIM_STAGE_FIELDS.map((key) => stage[key] ?? (key === 'perDecodeTokenS' ? stage.perTokenS : 0)))]);
+      ...stages.flatMap((stage) => SIM_COEFFICIENTS.map((key) => stage[key] ?? (key === 'perDecodeTokenS' ? stage.perTokenS : 0)))]);
     const n = arrivalS.length, m = segmentStream.length;
     const lengths: Array<[string, ArrayBufferView & { length: number }, number]> = [
       ['promptLen', promptLen, n], ['outputLen', outputLen, n], ['segmentStart', segmentStart, n + 1], ['segmentEnd', segmentEnd, m],
