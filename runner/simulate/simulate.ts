@@ -429,7 +429,15 @@ export async function simulatePool(profile: Profile, opts: SimulateOptions = {})
 
   // Reading a trace of millions of requests takes seconds: a cancel that came meanwhile is seen here.
   await cancelPoint(opts.signal);
-  if (dp > 1) return simulateDataParallel(profile, packed, config, dp, scale, opts.requests || opts.trace || traced ? 'trace' : 'workload', stepTime, opts, { numPages, poolTokenCount, pageSize, poolBlocks, poolLayout, groups });
+  // A trace read here (a sweep's point, a bench of a profile with a workload) is named in the run as the CLI names its own.
+  const named = (load: PoolLoad | undefined): void => {
+    if (profileTrace && load) load.trace = traceReplay(profileTrace.read, w!.trace!.path, 'workload.trace', w!.trace!.resolvedPath, profileTrace.filters);
+  };
+  if (dp > 1) {
+    const result = await simulateDataParallel(profile, packed, config, dp, scale, opts.requests || opts.trace || traced ? 'trace' : 'workload', stepTime, opts, { numPages, poolTokenCount, pageSize, poolBlocks, poolLayout, groups });
+    named(result.load);
+    return result;
+  }
   // The baselines run on the worker thread while this one runs the paged simulation (the job
   // goes first, so that the worker builds its simulators while this thread builds the paged
   // one). An abort, or a failure here, stops them, and the worker has left them before this
@@ -484,8 +492,7 @@ export async function simulatePool(profile: Profile, opts: SimulateOptions = {})
   const latency = latencySummary(packed, times, opts.slo ?? profile.slo);
   const summary = poolSummary(t, numPages, latency);
   const load = poolLoad(packed, times, latency, scale, opts.requests || opts.trace || traced ? 'trace' : 'workload');
-  // A trace read here (a sweep's point) is named in the run as the CLI names its own.
-  if (profileTrace) load.trace = traceReplay(profileTrace.read, w!.trace!.path, 'workload.trace', w!.trace!.resolvedPath, profileTrace.filters);
+  named(load);
   // The summary above is seconds of work on this thread at millions of requests, during which a
   // SIGINT waits in the event loop: let it run (the poll phase, where signals land, comes before
   // setImmediate's) and honour it, so that the caller writes nothing (s40 newcomer 1: simulate,

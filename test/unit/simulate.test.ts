@@ -1291,6 +1291,9 @@ test("simulatePool replays the profile's workload.trace where the caller passed 
   assert.deepEqual(fromProfile.latency, given.latency);
   assert.equal(fromProfile.load?.source, 'trace');
   assert.deepEqual(fromProfile.load?.trace, { path: file, from: 'workload.trace', resolvedPath: file, format: 'attnscope', timeUnit: 'arrival_s, seconds', rowsRead: 2, spanS: 2, dropped: {} });
+  // Under data parallelism too (simulateDataParallel's run named no trace before s43).
+  const dp = await simulatePool(profile(`device: { data_parallel_size: 2 }\n${sections}, trace: ${file} }\n`), UNIT_STEPS);
+  assert.deepEqual(dp.load?.trace, fromProfile.load?.trace);
 });
 
 test('every step-time coefficient is in a group resolveStepTime copies from caller-given coefficients (s42 tidy42 left 1: a key left out was dropped silently)', () => {
