@@ -33,7 +33,6 @@ import type { ServingSimRequests, ServingSimTimes } from '../../native';
 import { simulatePool, type SimulateOptions } from './simulate';
 import { weightReadSeconds } from './step-time';
 import { generateRequests } from './workload';
-import { readProfileTrace } from './traces';
 
 export interface CapacityOptions {
   slo: LatencySlo;
@@ -41,7 +40,10 @@ export interface CapacityOptions {
   attainment?: number;
   /** Relative tolerance of the answer, default CAPACITY_TOLERANCE_DEFAULT (0.02). */
   tolerance?: number;
-  /** Packed trace (else the profile's workload). */
+  /**
+   * Packed trace, else the profile's workload's draws: a profile's workload.trace is read by the
+   * caller and given here (the CLI, runner/sweep/worker.ts), not read again for μ's saturation run.
+   */
   requests?: ServingSimRequests;
   /** Load multiplier the search starts from (--time-scale), default 1. */
   startScale?: number;
@@ -119,10 +121,7 @@ export function tileRequests(r: ServingSimRequests, k: number): ServingSimReques
 export async function saturatedThroughput(profile: Profile, opts: Pick<CapacityOptions, 'requests' | 'simulate'>): Promise<number> {
   const k = (profile.device.dataParallelSize ?? 1) * Math.max(SATURATION_MIN_REQUESTS, SATURATION_SEQS * maxNumSeqsOf(profile));
   const w = profile.workload;
-  // A profile's workload.trace where the caller read none (a sweep's simulate point): its requests, not the draws the
-  // trace replaces (μ of the drawn lengths judged a trace's load: s41 maxrate41 left 2).
-  const own = !opts.requests && w?.trace ? readProfileTrace(w.trace, w.maxModelLen).read.requests : opts.requests;
-  const requests = own ? tileRequests(own, k) : w ? tileRequests(generateRequests({ ...w, requests: k }), k) : null;
+  const requests = opts.requests ? tileRequests(opts.requests, k) : w ? tileRequests(generateRequests({ ...w, requests: k }), k) : null;
   if (!requests) return Infinity; // simulatePool says what is missing
   let times: ServingSimTimes | undefined;
   await simulatePool(profile, { ...opts.simulate, requests, baselines: false, maxSamples: 2, onTimes: (_, t) => (times = t) });

@@ -73,9 +73,14 @@ export async function runPoint(job: PointJob, signal: AbortSignal, onProgress: (
     const run = (status: RunResult['status'], pool?: RunResult['pool']): RunResult =>
       createRun({ name: job.name, kind: 'simulate', toolVersion: toolBuild(), profile, environment, estimate: estimate(profile), status, ...(pool ? { pool } : {}) });
     try {
-      const pool = await simulatePool(profile, { signal, maxSamples: POINT_POOL_SAMPLES, onProgress: (p) => onProgress(p.fraction, `${Math.floor(100 * p.fraction)}% of ${p.requests} requests`) });
+      // The profile's workload.trace read once, as maxRatePoint reads it, for the run and μ's saturation run.
+      const trace = profile.workload?.trace;
+      const profileTrace = trace ? readProfileTrace(trace, profile.workload!.maxModelLen) : undefined;
+      const requests = profileTrace ? { requests: profileTrace.read.requests } : {};
+      const pool = await simulatePool(profile, { signal, ...requests, maxSamples: POINT_POOL_SAMPLES, onProgress: (p) => onProgress(p.fraction, `${Math.floor(100 * p.fraction)}% of ${p.requests} requests`) });
+      if (profileTrace && pool.load) pool.load.trace = traceReplay(profileTrace.read, trace!.path, 'workload.trace', trace!.resolvedPath, profileTrace.filters);
       // Whether the server keeps up (the report's best point must): μ's saturation run, as --max-rate.
-      await checkKeepsUp(profile, pool, { simulate: { signal }, ...(job.saturated ? { saturated: job.saturated } : {}) });
+      await checkKeepsUp(profile, pool, { ...requests, simulate: { signal }, ...(job.saturated ? { saturated: job.saturated } : {}) });
       return run('ok', pool);
     } catch (e) {
       if (e instanceof CancelledError || signal.aborted) return run('cancelled');
