@@ -838,25 +838,21 @@ function exportChartsPng(): void {
   post({ type: 'savePng', name: run.name, dataUrl: out.toDataURL('image/png') });
 }
 
+/** Shows tab `t`, as a click on its header does. */
+function showTab(t: PersistedState['tab']): void {
+  tab = t;
+  tabs.setAttribute('selected-index', String(TABS.indexOf(t)));
+}
+
 onMessage((msg: ToWebview) => {
   model = reduce(model, msg);
-  if (msg.type === 'compare') {
-    tab = 'history';
-    tabs.setAttribute('selected-index', '1');
-  }
-  if (msg.type === 'showSweep') {
-    tab = 'sweep';
-    tabs.setAttribute('selected-index', '2');
-  }
-  // A sweep the editor starts: its tab, where its progress and Cancel are.
-  if (msg.type === 'sweepStarted') {
-    tab = 'sweep';
-    tabs.setAttribute('selected-index', '2');
-  }
-  if (msg.type === 'showRun' || msg.type === 'runStarted') {
-    tab = 'run';
-    tabs.setAttribute('selected-index', '0');
-  }
+  if (msg.type === 'compare') showTab('history');
+  // A sweep opened, or one the editor starts: its tab, where its report, progress and Cancel are.
+  if (msg.type === 'showSweep' || msg.type === 'sweepStarted') showTab('sweep');
+  // What the user asked for on the Run tab: a run's start and its end (the user may have gone to another tab
+  // while it ran), a refusal's reason, a run opened, Show memory breakdown's estimate. With the Sweep tab showing,
+  // a finished simulation and the lens's breakdown stayed behind it: the lens seemed to do nothing (s43 newcomer-ed M8).
+  if (msg.type === 'showRun' || msg.type === 'runStarted' || msg.type === 'runFinished' || msg.type === 'runRefused' || msg.type === 'showEstimate') showTab('run');
   if (msg.type === 'poolSamples' || msg.type === 'progress' || msg.type === 'sweepProgress') streamUndrawn = true;
   // Only the state here: a backlog of messages (the editor busy) is reduced in milliseconds and
   // drawn once, in the next frame (scheduleRender), not replayed one drawing per message.

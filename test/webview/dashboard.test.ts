@@ -1592,6 +1592,41 @@ describe('dashboard webview in Chromium', () => {
   });
 
   // s30 newcomers: a sweep run from the editor left the dashboard on its Run tab with Cancel off; only the toast and status bar could stop it.
+  it('a run, simulation or memory breakdown the user asks for while the Sweep tab shows brings the Run tab forward with it (s43 newcomer-ed M8: the panel kept the sweep)', async () => {
+    const fresh = await openDashboard(browser, server, 'dark');
+    try {
+      await send(fresh, { type: 'init', runs: [], current: run, currentId: RUN_ID });
+      const shown = () => fresh.$$eval('vscode-tab-header', (hs) => hs.filter((h) => h.getAttribute('aria-selected') === 'true').map((h) => h.textContent));
+      const toSweep = async () => {
+        await send(fresh, { type: 'showSweep', report: logSweep });
+        await fresh.waitForFunction(() => document.querySelector('#run-title')?.textContent === 'batched.attn.yaml · sweep');
+        assert.deepEqual(await shown(), ['Sweep']);
+      };
+      // The user's own click on Sweep, then the lens's Show memory breakdown: its estimate shown on the Run tab, which comes forward.
+      await toSweep();
+      await fresh.click('vscode-tab-header:nth-of-type(1)');
+      await fresh.click('vscode-tab-header:nth-of-type(3)');
+      assert.deepEqual(await shown(), ['Sweep']);
+      await send(fresh, { type: 'showEstimate', name: 'mi325.attn.yaml', profile: run.profile, estimate: run.estimate });
+      await fresh.waitForFunction(() => document.querySelector('#run-status')?.textContent === 'estimate');
+      assert.deepEqual(await shown(), ['Run']);
+      assert.equal(await fresh.textContent('#run-title'), 'mi325.attn.yaml');
+      assert.equal(await fresh.isVisible('#chart-memory'), true);
+      // Run serving simulation: the start brings Run forward, and so does the finish of a run started while Sweep was picked again.
+      await toSweep();
+      await send(fresh, { type: 'runStarted', name: 'l70.attn.yaml', total: 0, kind: 'simulate', profile: run.profile, estimate: run.estimate });
+      await fresh.waitForFunction(() => document.querySelector('#run-title')?.textContent === 'l70.attn.yaml');
+      assert.deepEqual(await shown(), ['Run']);
+      await fresh.click('vscode-tab-header:nth-of-type(3)');
+      assert.deepEqual(await shown(), ['Sweep']);
+      await send(fresh, { type: 'runFinished', run: { ...run, name: 'l70.attn.yaml' }, id: null });
+      await fresh.waitForFunction(() => document.querySelector('#run-title')?.textContent === 'l70.attn.yaml');
+      assert.deepEqual(await shown(), ['Run']);
+    } finally {
+      await fresh.close();
+    }
+  });
+
   it('a sweep the editor runs switches to the Sweep tab with its progress and a Cancel that asks the extension to cancel it; its end replaces both with how it ended', async () => {
     const fresh = await openDashboard(browser, server, 'dark', { locale: 'en-US', timezoneId: 'Asia/Tokyo' });
     try {
