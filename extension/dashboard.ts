@@ -23,7 +23,7 @@ import { runButtonFile } from './pick';
 import { traceGoneMessage } from './refusal';
 import { ShownRunStore } from './shownRun';
 import { StreamBatcher } from './streamBatcher';
-import { interruptedReportOf, readSweepReport, resumableProfile, resumeArgs, sweepReportsIn } from './sweepReports';
+import { interruptedProfileOf, interruptedReportOf, readSweepReport, resumableProfile, resumeArgs, sweepReportsIn } from './sweepReports';
 
 export const DASHBOARD_VIEW_TYPE = 'attnscope.dashboard';
 
@@ -297,7 +297,8 @@ export class Dashboard implements vscode.Disposable {
         if (this.panel) this.post({ type: 'showSweep', report: kept.report });
       }
       const resume = 'Resume sweep';
-      if (await vscode.window.showInformationMessage(left.notice, resume)) await vscode.commands.executeCommand(Commands.runSweep, vscode.Uri.file(left.resumeSweep));
+      // The Sweep tab's Resume's path, with its check: a profile changed since is another sweep (it ran one silently, s43 newcomer-ed M4).
+      if (await vscode.window.showInformationMessage(left.notice, resume)) await this.resumeSweep(basename(left.resumeSweep));
       return;
     }
     if (await vscode.window.showInformationMessage(left.notice, 'Open dashboard')) this.show(false);
@@ -482,33 +483,42 @@ export class Dashboard implements vscode.Disposable {
       case 'cancelRun':
         await vscode.commands.executeCommand(Commands.cancelRun);
         return;
-      case 'resumeSweep': {
-        if (msg.profile) {
-          // An interrupted report's own profile (SweepReport.profile), from any window: run it, unless it is gone; warn first if it changed.
-          const at = await resumableProfile(msg.profile);
-          if (at.state === 'missing') {
-            void vscode.window.showErrorMessage(`AttnScope: cannot resume the sweep of ${msg.name}: its profile ${msg.profile.path} cannot be read (${at.why}). Run the sweep from the profile where it is now; the points kept resume only when its text is the same.`);
-            return;
-          }
-          if (at.state === 'changed') {
-            const anyway = 'Run the changed profile';
-            const pick = await vscode.window.showWarningMessage(
-              `AttnScope: ${msg.profile.path} has changed since its sweep was interrupted: running it is another sweep, and the points kept are not resumed (only points whose simulation inputs are the same are reused).`,
-              { modal: true },
-              anyway,
-            );
-            if (pick !== anyway) return;
-          }
-          // With the --set / --max-rate the sweep was run with: without them, another sweep.
-          await vscode.commands.executeCommand(Commands.runSweep, vscode.Uri.file(msg.profile.path), resumeArgs(msg.profile));
-          return;
-        }
-        // The profile of the sweep the last window's reload interrupted (its notice named it); else the command's own choice.
-        const file = this.interruptedSweep !== null && basename(this.interruptedSweep) === msg.name ? this.interruptedSweep : undefined;
-        await vscode.commands.executeCommand(Commands.runSweep, file === undefined ? undefined : vscode.Uri.file(file));
+      case 'resumeSweep':
+        await this.resumeSweep(msg.name, msg.profile);
         return;
-      }
     }
+  }
+
+  /**
+   * Runs again the interrupted sweep of the profile named `name` (the Sweep tab's Resume sweep and the
+   * reloaded window's notice both come here): `profile`, the one its report recorded (SweepReport.profile),
+   * or for the sweep the last window's reload interrupted, the one its kept report recorded. A profile that
+   * cannot be read is refused with why; one whose text changed since asks first (running it is another
+   * sweep, the points kept not reused). With neither, the profile the reload named, else the command's choice.
+   */
+  private async resumeSweep(name: string, profile?: NonNullable<SweepReport['profile']>): Promise<void> {
+    const reloaded = this.interruptedSweep !== null && basename(this.interruptedSweep) === name ? this.interruptedSweep : undefined;
+    const recorded = profile ?? (reloaded === undefined ? null : await interruptedProfileOf(this.host.sweepsFolders().map(({ uri }) => uri.fsPath), reloaded));
+    if (!recorded) {
+      await vscode.commands.executeCommand(Commands.runSweep, reloaded === undefined ? undefined : vscode.Uri.file(reloaded));
+      return;
+    }
+    const at = await resumableProfile(recorded);
+    if (at.state === 'missing') {
+      void vscode.window.showErrorMessage(`AttnScope: cannot resume the sweep of ${name}: its profile ${recorded.path} cannot be read (${at.why}). Run the sweep from the profile where it is now; the points kept resume only when its text is the same.`);
+      return;
+    }
+    if (at.state === 'changed') {
+      const anyway = 'Run the changed profile';
+      const pick = await vscode.window.showWarningMessage(
+        `AttnScope: ${recorded.path} has changed since its sweep was interrupted: running it is another sweep, and the points kept are not resumed (only points whose simulation inputs are the same are reused).`,
+        { modal: true },
+        anyway,
+      );
+      if (pick !== anyway) return;
+    }
+    // With the --set / --max-rate the sweep was run with: without them, another sweep.
+    await vscode.commands.executeCommand(Commands.runSweep, vscode.Uri.file(recorded.path), resumeArgs(recorded));
   }
 
   /**

@@ -5,7 +5,7 @@
  */
 import { createHash } from 'node:crypto';
 import { readdir, readFile, stat } from 'node:fs/promises';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import { MAX_INPUT_TEXT_BYTES, readRegularText, type NotRead } from '../core/fileText';
 import type { SweepReport } from '../core/protocol/sweep';
 import { newestFirst } from './history';
@@ -66,6 +66,18 @@ export async function sweepReportsIn(folder: string): Promise<SweepReportEntry[]
 export async function interruptedReportOf(folders: readonly string[], name: string): Promise<SweepReportEntry | null> {
   const found = (await Promise.all(folders.map((f) => sweepReportsIn(f)))).flat().filter((e) => e.report.interrupted === true && e.report.name === name);
   return found.sort(newestFirst)[0] ?? null;
+}
+
+/**
+ * The profile an interrupted sweep of the file `path` recorded (SweepReport.profile: path, SHA-256
+ * of the text it read, its --set / --max-rate), from the newest interrupted report of that file's
+ * name in `folders` whose profile is that path; null when none records it (an older runner's report,
+ * or none written yet). The reloaded window's Resume sweep checks it as the Sweep tab's does.
+ */
+export async function interruptedProfileOf(folders: readonly string[], path: string): Promise<NonNullable<SweepReport['profile']> | null> {
+  const kept = await interruptedReportOf(folders, basename(path));
+  const profile = kept?.report.profile;
+  return profile && typeof profile.path === 'string' && typeof profile.sha256 === 'string' && profile.path === path ? profile : null;
 }
 
 /**

@@ -9,7 +9,7 @@ import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
-import { interruptedReportOf, resumableProfile, resumeArgs, sweepReportsIn } from '../../extension/sweepReports';
+import { interruptedProfileOf, interruptedReportOf, resumableProfile, resumeArgs, sweepReportsIn } from '../../extension/sweepReports';
 import { tempDir } from '../fixtures/tmp';
 
 /** A minimal report: what the command reads (kind, name, createdAt, rows). */
@@ -59,6 +59,24 @@ describe('sweepReportsIn', () => {
     assert.equal((await interruptedReportOf([one, two], 'a.attn.yaml'))?.file, join(two, 'a-22222222', 'sweep-report.json'));
     assert.equal(await interruptedReportOf([one, two], 'c.attn.yaml'), null);
     assert.equal(await interruptedReportOf([], 'a.attn.yaml'), null);
+  });
+  it('interruptedProfileOf: the profile the newest interrupted report of that file records, only when it is that path (s43 newcomer-ed M4: the reloaded window\'s Resume ran a changed profile unchecked)', async () => {
+    const dir = tempDir('attnscope-sweeps-');
+    const path = join(dir, 'ps2.attn.yaml');
+    const profile = { path, sha256: 'ab'.repeat(32), set: ['workload.arrival_rate=21'] };
+    const write = (folder: string, createdAt: string, p: unknown) => {
+      mkdirSync(join(dir, folder), { recursive: true });
+      writeFileSync(join(dir, folder, 'sweep-report.json'), JSON.stringify({ schema: 1, kind: 'attnscope-sweep-report', name: 'ps2.attn.yaml', createdAt, rows: [], interrupted: true, ...(p ? { profile: p } : {}) }));
+    };
+    write('ps2-11111111', '2026-12-01T10:00:00.000Z', profile);
+    assert.deepEqual(await interruptedProfileOf([dir], path), profile);
+    // Another folder's ps2.attn.yaml, newer: not this file's sweep.
+    write('ps2-22222222', '2026-12-02T10:00:00.000Z', { path: '/elsewhere/ps2.attn.yaml', sha256: 'cd'.repeat(32) });
+    assert.equal(await interruptedProfileOf([dir], path), null);
+    // An older runner's report, with no profile recorded: nothing to check against.
+    write('ps2-33333333', '2026-12-03T10:00:00.000Z', null);
+    assert.equal(await interruptedProfileOf([dir], path), null);
+    assert.equal(await interruptedProfileOf([dir], join(dir, 'other.attn.yaml')), null);
   });
 });
 
