@@ -76,6 +76,19 @@ export interface SweepRunView {
   progress: { done: number; total: number; message: string } | null;
   /** How it ended, as the editor's toast says it; null while it runs. */
   message: string | null;
+  /**
+   * The sweepId of its report, the first of its name shown after it ended (its own: the extension sends
+   * it after the end); absent until then. Another report shown after that, even of the same profile, clears the line.
+   */
+  sweepId?: string;
+}
+
+/** The sweep line `run` to keep over `report` when that report is shown: a running sweep's stays; an ended one's only over its own report. */
+function shownUnder(run: SweepRunView | null, report: SweepReport): SweepRunView | null {
+  if (!run || run.status === 'running') return run;
+  if (run.name !== report.name) return null;
+  if (run.sweepId === undefined) return { ...run, sweepId: report.sweepId };
+  return run.sweepId === report.sweepId ? run : null;
 }
 
 export const emptyModel: DashboardModel = { runs: [], skippedRuns: [], current: null, compare: null, sweep: null, sweeps: [] };
@@ -258,7 +271,9 @@ export function reduce(model: DashboardModel, msg: ToWebview): DashboardModel {
       return { ...model, compare: { a: msg.a, b: msg.b, ...(msg.aId !== undefined ? { aId: msg.aId } : {}), ...(msg.bId !== undefined ? { bId: msg.bId } : {}) } };
     case 'showSweep':
       // The line of an ended sweep stays only over that sweep's table: Open of another clears it (s31 newcomer-ed 3).
-      return { ...model, sweep: msg.report, sweepRun: model.sweepRun && model.sweepRun.status !== 'running' && model.sweepRun.name !== msg.report.name ? null : model.sweepRun };
+      // An ended sweep's line goes with its own report, bound to the first of its name shown after the end (SweepRunView.sweepId):
+      // another sweep of the same profile opened from History kept "finished … report in <the other folder>" over it (s43 newcomer-ed M5).
+      return { ...model, sweep: msg.report, sweepRun: shownUnder(model.sweepRun ?? null, msg.report) };
     case 'sweepStarted':
       // The report shown is another sweep's (another profile's, or an earlier sweep of this one): under this
       // sweep's progress it read as its result, its Best point too (s37 newcomer-ed 1). This sweep's comes when it ends.

@@ -7,7 +7,8 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { traceReplayArgs, type PoolLoad, type RunResult } from '../../core/protocol/run';
-import { comparedRun, rerunOf, viewOfRun } from '../../webview/model';
+import type { SweepReport } from '../../core/protocol/sweep';
+import { comparedRun, emptyModel, reduce, rerunOf, viewOfRun } from '../../webview/model';
 import { run } from '../fixtures/run';
 
 const trace = {
@@ -64,5 +65,27 @@ describe('Run button of a run that replayed a trace', () => {
     // A BurstGPT trace read with both filters and --trace-time-unit ms (the unit text readTraceFile records), at 4x.
     const burst = { ...trace, format: 'burstgpt', timeUnit: 'Timestamp, milliseconds (--trace-time-unit ms)', filters: { model: 'ChatGPT', logType: 'Conversation log' } };
     assert.deepEqual(traceReplayArgs(burst, 4), ['--trace', '/w/traces/mooncake.jsonl', '--trace-format', 'burstgpt', '--trace-model', 'ChatGPT', '--trace-log-type', 'Conversation log', '--trace-time-unit', 'ms', '--time-scale', '4']);
+  });
+});
+
+// s43 newcomer-ed M5: after the full ps2 sweep finished, History's Open of an interrupted ps2 sweep (same profile name,
+// another folder) kept "sweep of ps2.attn.yaml finished: 9 points, report in .attnscope/sweeps/ps2-3290f3de." over it.
+describe('the Sweep tab\'s line of the sweep run here', () => {
+  const report = (sweepId: string): SweepReport => ({ schema: 1, kind: 'attnscope-sweep-report', tool: 't', createdAt: '2026-12-05T10:00:00.000Z', sweepId, name: 'ps2.attn.yaml', job: 'simulate', axes: [], total: 9, rows: [], missing: [], duplicates: [], environments: {}, best: null });
+  it('stays over its own report, shown after its end, and goes when another report of the same profile is opened', () => {
+    let model = reduce(emptyModel, { type: 'sweepStarted', name: 'ps2.attn.yaml' });
+    model = reduce(model, { type: 'sweepEnded', status: 'finished', message: 'sweep of ps2.attn.yaml finished: 9 points, report in .attnscope/sweeps/ps2-3290f3de.' });
+    model = reduce(model, { type: 'showSweep', report: report('3290f3de') });
+    assert.equal(model.sweepRun?.status, 'finished');
+    // Opened again (History): still its own.
+    model = reduce(model, { type: 'showSweep', report: report('3290f3de') });
+    assert.equal(model.sweepRun?.sweepId, '3290f3de');
+    model = reduce(model, { type: 'showSweep', report: { ...report('9afad1f5'), interrupted: true } });
+    assert.equal(model.sweepRun, null);
+  });
+  it('a running sweep\'s line stays over any report opened meanwhile', () => {
+    let model = reduce(emptyModel, { type: 'sweepStarted', name: 'ps2.attn.yaml' });
+    model = reduce(model, { type: 'showSweep', report: report('9afad1f5') });
+    assert.equal(model.sweepRun?.status, 'running');
   });
 });
