@@ -5,20 +5,22 @@
  * term, its formula with this file's numbers, its value — with the terms the hovered key drives
  * in bold, then the estimate's notes (assumed dtype, sliding window, encoder, unsized pool); on
  * decode.context_lens, which drives no term, the figure of its hint (the KV one sequence of its
- * longest length holds, with its formula) in place of the driven terms; on
+ * longest length holds, with its formula) in place of the driven terms, and likewise on
+ * prefill.seq_lens its hint's naive and flash workspace at the longest seq_len; on
  * `workload` and `slo`, the latency of the last saved simulation of the file (lastSimulation.ts).
  */
 import { MarkupKind, type Hover, type Position } from 'vscode-languageserver';
 import { propertyAt } from '../core/config';
 import { unmodelledFlagMessage, unmodelledVllmFlag } from '../core/config/vllmFlags';
 import type { Analysis } from './analysis';
-import { formatTraceSummary } from '../core/format';
 import { toRange } from './diagnostics';
 import { schemaAt, schemaPathOf } from './schema';
 import { latencyMarkdown, lastSimulation } from './lastSimulation';
 import { traceTimeoutText } from './traceCheck';
 import { uriToPath } from './paths';
-import { budgetMarkdown, drivesTerm, kvForSeqRow, table, termRows, type TermId } from './terms';
+import { budgetMarkdown, drivesTerm, kvForSeqRow, table, termRows, workspaceRows, type TermId, type TermRow } from './terms';
+import { attentionWorkspace, headsPerGpu } from '../core/estimate';
+import { formatCount, formatTraceSummary } from '../core/format';
 
 /** Which driven term leads a key's hover: the most specific figure the key changes. */
 const LEAD_ORDER: TermId[] = ['kvToken', 'page', 'pool', 'concurrency', 'budget', 'reserved', 'flash', 'naive', 'kvLayer', 'weights', 'active', 'params'];
@@ -50,21 +52,21 @@ export function hover(a: Analysis, position: Position): Hover | null {
   // The key's own figure first, in the first lines a hover shows without scrolling: KV per
   // token on num_key_value_heads / head_dim, the page on page_size, the pool on the budget's keys...
   const lead = key === 'model' ? rows.find((r) => r.id === 'kvToken') : LEAD_ORDER.map((id) => rows.find((r) => r.id === id && driven.has(id))).find((r) => r !== undefined);
-  // decode.context_lens (the key or one of its values) drives no term: its hint's figure instead.
-  const contexts = a.profile?.decode.contextLens ?? [];
-  const onContexts = a.kind === 'profile' && found.path[0] === 'decode' && found.path[1] === 'context_lens' && e.hasKvCache && contexts.length > 0;
-  const held = onContexts ? kvForSeqRow(a, contexts.reduce((m, x) => Math.max(m, x))) : null; // not Math.max(...): a long list overflows the stack
+  // decode.context_lens and prefill.seq_lens (the key or one of its values) drive no term of the
+  // estimate (its workspace is at max_model_len): their hint's figures instead, at their longest length.
+  const own = ownRows(a, found.path);
   // A key that changes no term (seed, requests, ...): its documentation and that sentence, not the
   // whole estimate again below the fold (s39 newcomer-ed 6); workload and slo keys keep the latency.
-  const inert = !held && key !== 'model' && drivenNames.length === 0;
+  const inert = !own && key !== 'model' && drivenNames.length === 0;
+  const headline = own?.lead ?? lead;
   const lines = inert ? [...heading, `\`${key}\` does not change the memory estimate.`] : [
-    ...(held ? [`**${held.term}: ${held.value}**`, ''] : lead ? [`**${lead.term}: ${lead.value}**`, ''] : []),
+    ...(headline ? [`**${headline.term}: ${headline.value}**`, ''] : []),
     ...heading,
     `**AttnScope estimate** — ${e.model.attention.toUpperCase()}, weights in ${e.model.dtype}, KV cache in ${e.kvDtype}`,
     '',
-    held ? `\`${key}\` changes no term of the pool estimate; its hint is the KV one sequence of the longest context length holds:` : key === 'model' ? 'The model drives every term.' : drivenNames.length > 0 ? `\`${key}\` drives: ${drivenNames.join(', ')}.` : `\`${key}\` does not change the memory estimate.`,
+    own ? `\`${key}\` changes no term of the estimate; ${own.what}:` : key === 'model' ? 'The model drives every term.' : drivenNames.length > 0 ? `\`${key}\` drives: ${drivenNames.join(', ')}.` : `\`${key}\` does not change the memory estimate.`,
     '',
-    ...(held ? [table([held], new Set(['kvToken'])), '', 'The estimate:', ''] : []),
+    ...(own ? [table(own.rows, new Set([own.lead.id])), '', 'The estimate:', ''] : []),
     table(rows, key === 'model' ? new Set() : driven),
   ];
   const budget = inert ? '' : budgetMarkdown(a);
@@ -77,6 +79,28 @@ export function hover(a: Analysis, position: Position): Hover | null {
   const last = path === null ? null : lastSimulation(path);
   if (last !== null) lines.push('', latencyMarkdown(last));
   return { contents: { kind: MarkupKind.Markdown, value: lines.join('\n') }, range };
+}
+
+/**
+ * The figures of a key that drives no term of the estimate but has a hint of its own, at its
+ * longest length (hints.ts): on decode.context_lens the KV one sequence holds; on prefill.seq_lens
+ * the naive and flash workspace per layer (the hint's "S+P vs flash at N"), flash leading. null elsewhere.
+ */
+function ownRows(a: Analysis, path: ReadonlyArray<string | number>): { rows: TermRow[]; lead: TermRow; what: string } | null {
+  const p = a.profile;
+  const m = a.model;
+  if (a.kind !== 'profile' || p === null || m === null || a.estimate === null) return null;
+  const longest = (xs: readonly number[]): number => xs.reduce((x, y) => Math.max(x, y)); // not Math.max(...): a long list overflows the stack
+  if (path[0] === 'decode' && path[1] === 'context_lens' && a.estimate.hasKvCache && p.decode.contextLens.length > 0) {
+    const held = kvForSeqRow(a, longest(p.decode.contextLens));
+    return { rows: [held], lead: held, what: 'its hint is the KV one sequence of the longest context length holds' };
+  }
+  if (path[0] === 'prefill' && path[1] === 'seq_lens' && p.prefill.seqLens.length > 0) {
+    const n = longest(p.prefill.seqLens);
+    const rows = workspaceRows(a, attentionWorkspace(p.prefill.batchSize, headsPerGpu(m, p.device.tensorParallelSize), n, n, p.dtype));
+    return { rows, lead: rows.find((r) => r.id === 'flash')!, what: `its hint is the prefill workspace per layer at its longest length, N = ${formatCount(n)} (the estimate's rows are at N = max_model_len)` };
+  }
+  return null;
 }
 
 /** The trace's line of the workload.trace hover: what it holds (`attnscope trace`'s summary), or that it is being read, or why not. */

@@ -249,12 +249,18 @@ function reservationRow(a: Analysis, n: number): TermRow {
   };
 }
 
-function workspaceRows(a: Analysis, w: AttentionWorkspace): TermRow[] {
+/**
+ * The prefill workspace's two rows (naive S and P, flash's m, l, lse) at `w`'s length N, each
+ * term naming that N: the estimate's at its reference length (max_model_len), the seq_lens hint
+ * and hover's at the longest seq_len.
+ */
+export function workspaceRows(a: Analysis, w: AttentionWorkspace): TermRow[] {
   const p = a.profile!;
   const m = a.model!;
   const B = p.prefill.batchSize;
   const tp = p.device.tensorParallelSize;
-  const keys = ['seq_lens', 'batch_size', key(m, 'numHeads', 'num_attention_heads'), 'dtype', 'tensor_parallel_size'];
+  // The estimate's rows are at its reference length (max_model_len); seq_lens sizes its hint's rows, not these.
+  const keys = ['max_model_len', key(m, 'maxPositionEmbeddings', 'max_position_embeddings'), 'batch_size', key(m, 'numHeads', 'num_attention_heads'), 'dtype', 'tensor_parallel_size'];
   // Under tensor parallelism each GPU computes H / tp heads: its workspace is that share.
   const H = tp > 1 ? 'H/tp' : 'H';
   const heads = headsPerGpu(m, tp);
@@ -263,14 +269,14 @@ function workspaceRows(a: Analysis, w: AttentionWorkspace): TermRow[] {
   return [
     {
       id: 'naive',
-      term: `Naive attention per layer${perGpu}`,
+      term: `Naive attention per layer at N = ${formatCount(w.seqLen)}${perGpu}`,
       formula: `S and P: 2 · B · ${H} · N · N · bytes = 2 · ${B} · ${heads} · ${formatCount(w.seqLen)}² · ${dtypeBytes(p.dtype)}`,
       value: total(w.naiveBytes),
       keys,
     },
     {
       id: 'flash',
-      term: `Flash workspace per layer${perGpu}`,
+      term: `Flash workspace per layer at N = ${formatCount(w.seqLen)}${perGpu}`,
       formula: `m, l, lse in fp32: 3 · B · ${H} · N · 4 = 3 · ${B} · ${heads} · ${formatCount(w.seqLen)} · 4 (S, P stay in tiles)`,
       value: total(w.flashBytes),
       keys,

@@ -184,7 +184,7 @@ test('tensor parallelism: every figure of one GPU says /GPU, and the tooltips gi
   // H = 64 query heads ÷ 4 = 16 per GPU. Naive S+P = 2 · 1 · 16 · 4096² · 2 B = 1 GiB (not 4 GiB with all 64);
   // flash 3 · 1 · 16 · 4096 · 4 = 786,432 B = 768 KiB; per layer (the tooltip's rows), at N = 4,096.
   assert.equal(onLine('seq_lens'), '1 GiB S+P/GPU vs 768 KiB flash at 4,096');
-  assert.ok(tooltip('seq_lens').includes('| Naive attention per layer, per GPU | S and P: 2 · B · H/tp · N · N · bytes = 2 · 1 · 16 · 4,096² · 2 | 1 GiB per GPU, 4 GiB on 4 GPUs |'), tooltip('seq_lens'));
+  assert.ok(tooltip('seq_lens').includes('| Naive attention per layer at N = 4,096, per GPU | S and P: 2 · B · H/tp · N · N · bytes = 2 · 1 · 16 · 4,096² · 2 | 1 GiB per GPU, 4 GiB on 4 GPUs |'), tooltip('seq_lens'));
   // Page: 16 tokens · 80 KiB = 1.25 MiB on each GPU; the budget is one GPU's memory less its share.
   assert.match(onLine('page_size'), /^1\.25 MiB\/page\/GPU · /);
   assert.match(onLine('memory_gib'), /^[\d.]+ GiB KV budget\/GPU/);
@@ -697,4 +697,24 @@ test('a hybrid Mamba config (Jamba-v0.1): KV of its 4 attention layers, the Mamb
   const ph = (await client.inlayHints(puri))!;
   assert.equal(hintAfter(ph, profile, 'page_size: 16, memory_gib: 10 }'), '80-token blocks (Mamba) · 81,920 tokens');
   await client.close(puri);
+});
+
+test('hover on prefill.seq_lens leads with its hint\'s figure at the longest seq_len, the N named; the estimate\'s workspace rows name theirs (s43 newcomer-ed M1)', async () => {
+  const f = fixture('llama-3.1-8b.attn.yaml');
+  await client.open(f.uri, f.text);
+  const seqLens = f.text.match(/seq_lens: \[([\d, ]+)\]/)!;
+  const longest = Math.max(...seqLens[1]!.split(',').map(Number));
+  assert.equal(longest, 4096, 'the fixture\'s longest seq_len');
+  for (const offset of [seqLens.index! + 2, seqLens.index! + seqLens[0].indexOf('4096') + 1]) {
+    const md = ((await client.hover(f.uri, positionAt(f.text, offset)))!.contents as MarkupContent).value;
+    // Llama-3.1-8B, B = 1, H = 32, bf16 at N = 4,096: flash 3 · 1 · 32 · 4,096 · 4 B = 1,572,864 B = 1.5 MiB
+    // (the hint's "2 GiB S+P vs 1.5 MiB flash at 4,096"); naive 2 · 1 · 32 · 4,096² · 2 B = 2 GiB.
+    assert.ok(md.startsWith('**Flash workspace per layer at N = 4,096: 1.5 MiB**\n'), md);
+    assert.ok(md.includes('| Naive attention per layer at N = 4,096 | S and P: 2 · B · H · N · N · bytes = 2 · 1 · 32 · 4,096² · 2 | 2 GiB |'), md);
+    // The estimate's own rows are at max_model_len (8,192): 3 · 32 · 8,192 · 4 B = 3 MiB, and say so.
+    assert.ok(md.includes('| Flash workspace per layer at N = 8,192 | m, l, lse in fp32: 3 · B · H · N · 4 = 3 · 1 · 32 · 8,192 · 4 (S, P stay in tiles) | 3 MiB |'), md);
+  }
+  const mml = ((await client.hover(f.uri, positionAt(f.text, f.text.indexOf('max_model_len:') + 2)))!.contents as MarkupContent).value;
+  assert.match(mml, /`max_model_len` drives: .*Naive attention per layer at N = 8,192, Flash workspace per layer at N = 8,192\./);
+  await client.close(f.uri);
 });
