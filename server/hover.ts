@@ -6,7 +6,8 @@
  * in bold, then the estimate's notes (assumed dtype, sliding window, encoder, unsized pool); on
  * decode.context_lens, which drives no term, the figure of its hint (the KV one sequence of its
  * longest length holds, with its formula) in place of the driven terms, and likewise on
- * prefill.seq_lens its hint's naive and flash workspace at the longest seq_len; on
+ * prefill.seq_lens its hint's naive and flash workspace at the longest seq_len; inside a section
+ * on none of its keys (indentation, braces) none; on
  * `workload` and `slo`, the latency of the last saved simulation of the file (lastSimulation.ts).
  */
 import { MarkupKind, type Hover, type Position } from 'vscode-languageserver';
@@ -32,6 +33,10 @@ export function hover(a: Analysis, position: Position): Hover | null {
   if (found === null) return null;
   const { key, keyRange, value } = found.property;
   const onKey = offset >= keyRange.offset && offset <= keyRange.offset + keyRange.length;
+  // Inside a section's value but on none of its keys (indentation, braces, a comment): nothing to
+  // say. A section's hover is on its key; one over its whole block (its range) stayed on screen
+  // while the mouse moved onto a nested key, which then read as the parent's (s43 newcomer-ed M2).
+  if (!onKey && value.type === 'object') return null;
   const range = toRange(a, onKey ? keyRange : value.range);
   // A vLLM setting the estimate does not model (core/config/vllmFlags.ts) is no schema key: the table's row speaks for it.
   const flag = a.kind === 'profile' ? unmodelledVllmFlag(key) : undefined;

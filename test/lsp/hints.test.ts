@@ -718,3 +718,62 @@ test('hover on prefill.seq_lens leads with its hint\'s figure at the longest seq
   assert.match(mml, /`max_model_len` drives: .*Naive attention per layer at N = 8,192, Flash workspace per layer at N = 8,192\./);
   await client.close(f.uri);
 });
+
+test('hover on a nested key gives that key\'s schema description first, never its section\'s; inside a section on none of its keys, no hover (s43 newcomer-ed M2)', async () => {
+  const text = [
+    'model: ../../examples/llama-3.1-8b/config.json',
+    'dtype: bf16',
+    'device:',
+    '  gpu:',
+    '    name: MI325X',
+    '    bf16_tflops: 1307.4',
+    '    memory_bandwidth_gb_s: 6000',
+    '    memory_gib: 255.5',
+    '  tensor_parallel_size: 2',
+    '  data_parallel_size: 2',
+    'kv_cache:',
+    '  page_size: 16',
+    'workload:',
+    '  requests: 200',
+    '  arrival_rate: 6',
+    '  max_num_seqs: 256',
+    '  max_model_len: 16384',
+    '',
+  ].join('\n');
+  const uri = fixtureUri('nested-hover.attn.yaml');
+  await client.open(uri, text);
+  const hoverAt = async (offset: number) => {
+    const h = await client.hover(uri, positionAt(text, offset));
+    return h === null ? null : (h.contents as MarkupContent).value;
+  };
+  // Each key's description as schemas/attn-profile.schema.json begins it.
+  const described: Array<[string, string]> = [
+    ['data_parallel_size', 'Engine replicas (vLLM --data-parallel-size): '],
+    ['tensor_parallel_size', 'GPUs the model is split over (vLLM --tensor-parallel-size). '],
+    ['bf16_tflops', 'Dense bf16 tensor-core peak, TFLOP/s (10^12 FLOP/s), without 2:4 sparsity'],
+    ['max_num_seqs', 'Most sequences running at once (vLLM --max-num-seqs). '],
+    ['arrival_rate', 'Requests per second (vllm bench serve --request-rate)'],
+  ];
+  for (const [key, description] of described) {
+    const md = (await hoverAt(text.indexOf(`${key}:`) + 2))!;
+    const paragraphs = md.split('\n\n');
+    // The key's own description comes first, or second under the key's own figure (a bold headline).
+    const at = paragraphs.findIndex((p) => p.startsWith(`\`${key}\`: `));
+    assert.ok(at === 0 || (at === 1 && /^\*\*.+\*\*$/.test(paragraphs[0]!)), `${key}: ${md.slice(0, 300)}`);
+    assert.ok(paragraphs[at]!.startsWith(`\`${key}\`: ${description}`), paragraphs[at]);
+    for (const section of ['device', 'gpu', 'workload']) assert.ok(!md.includes(`\`${section}\`: `), `${key} shows ${section}'s documentation`);
+    // On the indentation before the key (inside its section, on none of its keys): nothing, not the section's hover over its whole block.
+    assert.equal(await hoverAt(text.indexOf(`${key}:`) - 1), null, `indentation before ${key}`);
+  }
+  // The headline figure belongs to the key: tensor_parallel_size halves the KV a GPU holds,
+  // 2 · (8 / 2) · 128 · 2 B · 32 layers = 64 KiB; max_num_seqs's is the concurrency it caps;
+  // data_parallel_size, bf16_tflops and arrival_rate change no memory term and say so.
+  assert.ok((await hoverAt(text.indexOf('tensor_parallel_size') + 2))!.startsWith('**KV per token: 64 KiB (65,536 B) per GPU**'));
+  assert.match((await hoverAt(text.indexOf('max_num_seqs') + 2))!, /^\*\*Max concurrency: /);
+  for (const key of ['data_parallel_size', 'bf16_tflops', 'arrival_rate']) assert.ok((await hoverAt(text.indexOf(key) + 2))!.endsWith(`\`${key}\` does not change the memory estimate.`), key);
+  // The section's own hover is on its key, its range the key alone.
+  const device = (await client.hover(uri, positionAt(text, text.indexOf('device:') + 2)))!;
+  assert.ok((device.contents as MarkupContent).value.includes('`device`: '));
+  assert.deepEqual(device.range, rangeOf(text, 'device'));
+  await client.close(uri);
+});
