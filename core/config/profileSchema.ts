@@ -175,7 +175,7 @@ export function schemaProblems(root: ValueNode, allErrors: ErrorObject[]): Probl
               ? 'sweep needs "axes": profile keys, each with its values, e.g. `axes: { kv_cache.page_size: [8, 16, 32] }`; no sweep is run without one'
               : where === 'device.gpu' && missing === 'interconnect'
                 ? 'device.gpu needs "interconnect: NVLink" where nvlink_multicast is true (NVLink SHARP multicast runs through an NVSwitch)'
-                : `${where} needs "${missing}"`,
+                : `${where} needs "${missing}"${describesGpu(e.parentSchema) && missing in DESCRIBED_GPU_NEEDS ? `: ${DESCRIBED_GPU_NEEDS[missing]}` : ''}`,
           range: anchorOf(root, path),
           data: { key: [...path, missing].join('.') },
         });
@@ -391,4 +391,22 @@ export function vllmLengthHint(where: string, node: ValueNode | undefined): stri
 
 function article(type: string): string {
   return /^[aeiou]/.test(type) ? `an ${type}` : `a ${type}`;
+}
+
+/**
+ * What to write for each required key of a described GPU (device.gpu as a mapping), after
+ * `device.gpu needs "<key>": `: where the figure comes from, with the H100 SXM's as the example
+ * (NVIDIA's H100 datasheet: 989 dense bf16 TFLOP/s, 1,979 with sparsity; 3.35 TB/s; CUDA
+ * reports its 80 GB as 79.22 GiB, vLLM's total_gpu_memory). The CLI and the editor print the same text.
+ */
+const DESCRIBED_GPU_NEEDS: Record<string, string> = {
+  name: 'what the figures call the card, e.g. `name: MI325X`',
+  bf16_tflops: 'its dense bf16 tensor-core TFLOP/s from the datasheet, without 2:4 sparsity: half the with-sparsity figure (H100 SXM: 989)',
+  memory_bandwidth_gb_s: 'its peak memory bandwidth in GB/s from the datasheet (H100 SXM: 3.35 TB/s, 3350)',
+  memory_gib: "its memory in GiB as CUDA or ROCm reports it, vLLM's total_gpu_memory, not the datasheet's GB (H100 80GB: 79.22)",
+};
+
+/** Whether a schema node is the described GPU's mapping (it has bf16_tflops among its properties). */
+function describesGpu(schema: unknown): boolean {
+  return (schema as { properties?: Record<string, unknown> } | undefined)?.properties?.['bf16_tflops'] !== undefined;
 }

@@ -505,7 +505,8 @@ test('device.gpu described as a mapping: a bad figure is an error at its value, 
   assert.match(key.message, /did you mean "memory_bandwidth_gb_s"/);
   const missing = only(diags, 'missing-field');
   assert.deepEqual(missing.range, rangeOf(text, 'gpu'));
-  assert.equal(missing.message, 'device.gpu needs "memory_bandwidth_gb_s"');
+  // It says what to write and where the figure comes from (s43 newcomer-ed M7): H100 SXM 3.35 TB/s (NVIDIA's datasheet).
+  assert.equal(missing.message, 'device.gpu needs "memory_bandwidth_gb_s": its peak memory bandwidth in GB/s from the datasheet (H100 SXM: 3.35 TB/s, 3350)');
   const good = await check('p.attn.yaml', text.replace('bf16_tflops: 0', 'bf16_tflops: 1307.4').replace('bandwith', 'bandwidth'));
   assert.deepEqual(good.filter((d) => /device\.gpu/.test(String(d.message)) && d.severity === DiagnosticSeverity.Error), []);
 });

@@ -177,10 +177,20 @@ test('a bad described GPU: each problem at its own key or value, the profile not
   // The misspelt key at the key, with the key it means; the two required keys missing, at gpu.
   assert.deepEqual(at('unknown-key'), ['memory_bandwith_gb_s']);
   assert.match(r.problems.find((x) => x.code === 'unknown-key')!.message, /did you mean "memory_bandwidth_gb_s"\?/);
-  assert.deepEqual(r.problems.filter((x) => x.code === 'missing-field').map((x) => x.message).sort(), ['device.gpu needs "memory_bandwidth_gb_s"', 'device.gpu needs "memory_gib"']);
+  // Each says what to write (s43 newcomer-ed M7): H100 SXM 3.35 TB/s on its datasheet; CUDA reports its 80 GB as 79.22 GiB (vLLM's log).
+  assert.deepEqual(r.problems.filter((x) => x.code === 'missing-field').map((x) => x.message).sort(), [
+    'device.gpu needs "memory_bandwidth_gb_s": its peak memory bandwidth in GB/s from the datasheet (H100 SXM: 3.35 TB/s, 3350)',
+    "device.gpu needs \"memory_gib\": its memory in GiB as CUDA or ROCm reports it, vLLM's total_gpu_memory, not the datasheet's GB (H100 80GB: 79.22)",
+  ]);
   assert.deepEqual(at('missing-field'), ['gpu', 'gpu']);
   // No message about the whole mapping not being a table name.
   assert.ok(!r.problems.some((x) => /must be one of H100 SXM|must be a GPU of the table/.test(x.message)), JSON.stringify(r.problems));
+  // bf16_tflops and name left out: the dense figure, half the datasheet's with-sparsity one (H100 SXM: 1,979 / 2 = 989).
+  const bare = readText('model: ./llama/config.json\ndevice: { gpu: { memory_bandwidth_gb_s: 6000, memory_gib: 255.5 } }\n');
+  assert.deepEqual(bare.problems.filter((x) => x.code === 'missing-field').map((x) => x.message).sort(), [
+    'device.gpu needs "bf16_tflops": its dense bf16 tensor-core TFLOP/s from the datasheet, without 2:4 sparsity: half the with-sparsity figure (H100 SXM: 989)',
+    'device.gpu needs "name": what the figures call the card, e.g. `name: MI325X`',
+  ]);
   const typo = readText('model: ./llama/config.json\ndevice: { gpu: B20 }\n');
   assert.match(typo.problems.find((x) => x.code === 'invalid-value')!.message, /^device\.gpu must be one of H100 SXM, .*B200.*: did you mean "B200"\?/);
   // Neither a name nor a mapping: the anyOf's own message.
