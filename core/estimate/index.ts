@@ -1765,7 +1765,8 @@ export const MAX_SIMULATED_PAGES = 2 ** 24;
 
 /**
  * Why the profile's own pool (kv_cache.num_pages, else the estimate's pages) cannot be
- * simulated: an encoder, no pages (the weights leave no KV budget), or more than
+ * simulated: an encoder, no pages (the weights leave no KV budget: with the device-fit check's
+ * message, weights-exceed-device or kv-pool-empty, where one fires), or more than
  * {@link MAX_SIMULATED_PAGES}; null when it can. `keys`: the profile keys to change, the first
  * one the text holds is where the problem is placed. `attnscope bench`'s preflight says a
  * workload's simulation is skipped for this reason before any work; simulate refuses with it
@@ -1781,8 +1782,13 @@ export function poolSizeProblem(profile: Profile): { keys: string[]; message: st
     return profile.kvCache.numPages > MAX_SIMULATED_PAGES ? tooMany(profile.kvCache.numPages, ['kv_cache.num_pages', 'kv_cache']) : null;
   }
   if (profile.model.isEncoder) return { keys: ['model'], message: `${profile.model.modelType} is an encoder: it has no KV cache to simulate` };
-  const pages = estimate(profile).pool.pages;
+  const e = estimate(profile);
+  const pages = e.pool.pages;
   if (pages < 1) {
+    // The device-fit check that says why (weights over the device, or no room left for a page): its
+    // remedy, not a KV budget, which is no fix for a named GPU whose memory is what it is (s43 newcomer-ed L1).
+    const overfull = checkProfile(profile, e).find((p) => p.code === 'weights-exceed-device' || p.code === 'kv-pool-empty');
+    if (overfull) return { keys: ['device.memory_gib', 'device.gpu', 'device.gpu_memory_utilization', 'device.tensor_parallel_size', 'device.pipeline_parallel_size', 'device', 'model'], message: `the KV pool has no pages: ${overfull.message}` };
     // No GPU and no memory: the step time's default GPU does not size the pool, so a GPU is the first fix (s42 newcomer 11: not listed).
     const noDevice = profile.device.gpu === undefined && profile.device.memoryGib === null;
     return {

@@ -422,7 +422,9 @@ test('a point whose KV pool has no pages is refused before any point runs (exit 
   const r = cli(['sweep', file, '--out', out]);
   assert.equal(r.code, 2, r.stderr);
   // Line 5 is "    device.memory_gib: [1, 0.001]": 0.001 starts at column 28.
-  assert.match(r.stderr, /^.*grid\.attn\.yaml:5:28: sweep point memory_gib=0\.001: the KV pool has no pages: set kv_cache\.num_pages/m);
+  // The weights overfill the point's device (0.001 GiB × 0.90 = 966,367 B = 944 KiB): its fix is the fit
+  // check's (s43 newcomer-ed L1), not "set kv_cache.num_pages".
+  assert.match(r.stderr, /^.*grid\.attn\.yaml:5:28: sweep point memory_gib=0\.001: the KV pool has no pages: weights [\d.]+ MiB exceed 0\.001 GiB × 0\.90 = 944 KiB: raise device\.tensor_parallel_size \(\d+ fits\) or memory_gib$/m);
   assert.equal(existsSync(out), false);
   const set = cli(['sweep', file, '--set', 'device.memory_gib=0.001,1', '--out', out]);
   assert.equal(set.code, 2, set.stderr);

@@ -209,7 +209,10 @@ test("a workload whose KV pool has no pages: simulate's refusal as a warning at 
   assert.equal(d.severity, DiagnosticSeverity.Warning);
   // At device.memory_gib's value, where the weights error is, not at kv_cache (which has no budget key).
   assert.deepEqual(d.range, rangeOf(text, '16'));
-  assert.equal(d.message, 'the KV pool has no pages: set kv_cache.num_pages or kv_cache.memory_gib, or device.memory_gib large enough for the weights');
+  // The weights do not fit: a KV budget is no fix, the fit warning's is (s43 newcomer-ed L1), and it says the same.
+  const fit = only(diags, 'weights-exceed-device');
+  assert.match(fit.message, /^weights 29\.92 GiB exceed 16 GiB × 0\.90 = 14\.40 GiB: raise device\.tensor_parallel_size/);
+  assert.equal(d.message, `the KV pool has no pages: ${fit.message}`);
   assert.deepEqual((await client.codeLenses(uri))!.map((l) => l.command?.title), ['Run attention benchmark', 'Show memory breakdown']);
   await client.close(uri);
   // With a KV budget the pool has pages (2 GiB / (32 layers · 2 · 8 · 128 · 4 B · 16 tokens = 2 MiB) = 1,024 pages): no warning, and the lens is back.
@@ -218,6 +221,30 @@ test("a workload whose KV pool has no pages: simulate's refusal as a warning at 
   assert.deepEqual((await client.open(uri2, fixed)).filter((x) => x.code === 'pool-not-simulable'), []);
   assert.ok((await client.codeLenses(uri2))!.some((l) => l.command?.title === 'Run serving simulation'));
   await client.close(uri2);
+  // Weights that fit, but with activations and reserves leave no page (bf16 14.96 GiB + 0.38 + 0.10 > 16.8 GiB × 0.90 = 15.12 GiB):
+  // the kv-pool-empty check's fix, repeated.
+  const tight = text.replace('dtype: fp32', 'dtype: bf16').replace('memory_gib: 16', 'memory_gib: 16.8');
+  const uri3 = fixtureUri(`planted-${n++}.p.attn.yaml`);
+  const d3 = await client.open(uri3, tight);
+  await client.close(uri3);
+  const empty = only(d3, 'kv-pool-empty');
+  assert.match(empty.message, /leave no room for a KV page in 16\.8 GiB × 0\.90 = 15\.12 GiB: raise device\.gpu_memory_utilization to 0\.92/);
+  assert.equal(only(d3, 'pool-not-simulable').message, `the KV pool has no pages: ${empty.message}`);
+});
+
+test('a named GPU whose memory the weights overfill: the no-pages warning gives the fit check\'s fix, not "device.memory_gib large enough" (s43 newcomer-ed L1)', async () => {
+  // Llama-3.1-8B in fp32: 8,030,261,248 · 4 B = 29.92 GiB > an L4's 22.07 GiB (as CUDA reports it) × 0.90 = 19.86 GiB;
+  // tp 2 halves the sharded weights to ~15 GiB per GPU, which fits.
+  const text = 'model: ../../examples/llama-3.1-8b/config.json\ndtype: fp32\ndevice:\n  gpu: L4\nworkload:\n  requests: 10\n';
+  const uri = fixtureUri(`planted-${n++}.p.attn.yaml`);
+  const diags = await client.open(uri, text);
+  await client.close(uri);
+  const fit = only(diags, 'weights-exceed-device');
+  assert.equal(fit.message, 'weights 29.92 GiB exceed 22.07 GiB (L4) × 0.90 = 19.86 GiB: raise device.tensor_parallel_size (2 fits), device.pipeline_parallel_size (2 fits) or memory_gib');
+  const pool = only(diags, 'pool-not-simulable');
+  assert.equal(pool.message, `the KV pool has no pages: ${fit.message}`);
+  assert.doesNotMatch(pool.message, /large enough for the weights|kv_cache\.num_pages/);
+  assert.deepEqual(pool.range, rangeOf(text, 'L4'));
 });
 
 
