@@ -405,13 +405,18 @@ export function comparePools(a: RunResult, b: RunResult): PoolFigure[] | null {
   const toMs = { toUnit: (s: number) => s * 1000 };
   const pct = (v: number): string => formatPercent(v);
   const asPct = { toUnit: (v: number) => v * 100, percentage: true };
-  rows.push(figure('pool tokens', pa.poolTokens ?? pa.numPages * pa.pageSize, pb.poolTokens ?? pb.numPages * pb.pageSize, formatCount, 'tokens', sim));
+  // Under data parallelism the pool and its occupancy are one engine's (the peak the busiest engine's, the
+  // mean over the engines): said beside that run's value, as the Run tab does (s43 newcomer-ed M3: B's
+  // "1,063,984" tokens read as the deployment's, which holds 2 × that).
+  const engines = (p: typeof pa): string => (p.dataParallel ? ` per engine (${p.dataParallel.size} engines)` : '');
+  const perEngine = (row: PoolFigure): PoolFigure => ({ ...row, a: row.a === 'n/a' ? row.a : row.a + engines(pa), b: row.b === 'n/a' ? row.b : row.b + engines(pb) });
+  rows.push(perEngine(figure('pool tokens', pa.poolTokens ?? pa.numPages * pa.pageSize, pb.poolTokens ?? pb.numPages * pb.pageSize, formatCount, 'tokens', sim)));
   const unit = (p: typeof pa): string => (p.poolBlocks != null ? 'blocks' : 'pages');
-  if (unit(pa) === unit(pb)) rows.push(figure(`pool ${unit(pa)}`, pa.numPages, pb.numPages, formatCount, unit(pa), sim));
-  else rows.push({ ...setting('pool pages / blocks (not comparable)', `${formatCount(pa.numPages)} ${unit(pa)}`, `${formatCount(pb.numPages)} ${unit(pb)}`, '', sim) });
+  if (unit(pa) === unit(pb)) rows.push(perEngine(figure(`pool ${unit(pa)}`, pa.numPages, pb.numPages, formatCount, unit(pa), sim)));
+  else rows.push(perEngine({ ...setting('pool pages / blocks (not comparable)', `${formatCount(pa.numPages)} ${unit(pa)}`, `${formatCount(pb.numPages)} ${unit(pb)}`, '', sim) }));
   rows.push(
-    figure('peak occupancy', pa.summary.peakOccupancy, pb.summary.peakOccupancy, pct, '%', sim, asPct),
-    figure('mean occupancy', pa.summary.meanOccupancy, pb.summary.meanOccupancy, pct, '%', sim, asPct),
+    perEngine(figure('peak occupancy', pa.summary.peakOccupancy, pb.summary.peakOccupancy, pct, '%', sim, asPct)),
+    perEngine(figure('mean occupancy', pa.summary.meanOccupancy, pb.summary.meanOccupancy, pct, '%', sim, asPct)),
     figure('preemptions', pa.summary.preemptions, pb.summary.preemptions, formatCount, 'preemptions', sim),
     figure('prefix-cache hit rate', pa.summary.prefixHitRate, pb.summary.prefixHitRate, pct, '% of prompt tokens', sim, asPct),
     figure('requests completed', pa.summary.completed, pb.summary.completed, formatCount, 'requests', sim),

@@ -213,6 +213,20 @@ describe('compare: same run, different workloads, pool units', () => {
     assert.deepEqual([perGpu.a, perGpu.b, perGpu.change], ['2,678', '2,650', '-1.0%']);
   });
 
+  it('labels a data-parallel run\'s pool and occupancy per engine with its engine count, the other run\'s bare (s43 newcomer-ed M3)', () => {
+    const one = simulation(1, 'auto', 2678, 0.11, {});
+    const r = simulation(1, 'auto', 5300, 0.11, {});
+    const dp2: RunResult = { ...r, profile: { ...r.profile, device: { ...r.profile.device, dataParallelSize: 2 } }, pool: { ...r.pool!, dataParallel: { size: 2, replicas: [] } as unknown as NonNullable<NonNullable<RunResult['pool']>['dataParallel']> } };
+    const rows = Object.fromEntries(comparePools(one, dp2)!.map((x) => [x.label, x]));
+    for (const label of ['pool tokens', 'pool pages', 'peak occupancy', 'mean occupancy']) {
+      assert.ok(rows[label]!.b.endsWith(' per engine (2 engines)'), `${label}: ${rows[label]!.b}`);
+      assert.ok(!rows[label]!.a.includes('engine'), `${label}: ${rows[label]!.a}`);
+    }
+    // The figure itself unchanged: one engine's pool, as the run's PoolResult holds it.
+    assert.equal(rows['pool tokens']!.bValue, rows['pool tokens']!.aValue);
+    assert.equal(rows['preemptions']!.b.includes('engine'), false);
+  });
+
   it('says whether each run kept up with its offered load, by the Sweep tab\'s check where the run judged it', () => {
     const judged = simulation(1, 'auto', 100, 0.5, { keepsUp: false, saturatedRequestsPerSec: 8, offeredRequestsPerSec: 8.2 });
     const profile = { ...judged.profile, workload: { ...judged.profile.workload!, arrivalRate: 8.2 } };
