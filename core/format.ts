@@ -583,6 +583,27 @@ export function perGpuRate(rate: number, gpus: number | undefined): number {
 }
 
 /**
+ * US dollars per million tokens served: `gpuHourUsd` (the user's price of one GPU-hour) × `gpus`
+ * (the deployment's, tp × pp × dp: {@link deployedGpuCount}) / 3600 s / `tokensPerSec` × 10^6.
+ * 2.49 $/GPU-hour × 2 GPUs / 3600 / 5,000 tokens/s × 10^6 = 0.2767 $. Modelled when `tokensPerSec`
+ * is (a simulation's); null when `tokensPerSec` is not above 0 (nothing served, no cost per token).
+ */
+export function usdPerMillionTokens(gpuHourUsd: number, gpus: number, tokensPerSec: number): number | null {
+  return tokensPerSec > 0 ? ((gpuHourUsd * gpus) / 3600 / tokensPerSec) * 1e6 : null;
+}
+
+/** Dollars to three significant digits and at least the cents, grouped from $1,000: 0.0917 -> "$0.0917", 0.5 -> "$0.50", 2.49 -> "$2.49", 1234.5 -> "$1,235". */
+export function formatUsd(x: number): string {
+  const text = formatSweepRate(x);
+  return `$${Math.abs(x) < 1000 && !/\.\d\d/.test(text) ? x.toFixed(2) : text}`;
+}
+
+/** A user-given price per GPU-hour in words, which every figure made from it carries: "user-given $2.49/GPU-hour". */
+export function gpuHourUsdText(gpuHourUsd: number): string {
+  return `user-given ${formatUsd(gpuHourUsd)}/GPU-hour`;
+}
+
+/**
  * A max-rate row's max rate (SweepMetrics.maxRateRequestsPerSec, maxRateLimit) as the table shows it ({@link formatSweepRate}), ">= " before a lower
  * bound (maxRateLimit 'unbounded'), "SLO unmet at any rate" when no rate met it; "-" for another row.
  * The one wording of the CLI's table and the dashboard's Sweep tab (webview/sweep.ts), and the reason a row is not ranked.

@@ -6,9 +6,9 @@
  * where a report's figures come from (sweepProvenance), which the CLI prints under its table and
  * the dashboard's Sweep tab under its own. The webview reads it too: it imports nothing of Node's.
  */
-import { axisValueText, sameAxisValue } from './format';
+import { axisValueText, formatUsd, sameAxisValue } from './format';
 import type { Environment } from './protocol/run';
-import { modelledJob, type SweepMetrics, type SweepReport } from './protocol/sweep';
+import { modelledJob, type SweepMetrics, type SweepReport, type SweepReportRow } from './protocol/sweep';
 
 /** A figure of a sweep row: its key, its CSV column (snake_case name with its unit) and where it comes from. */
 export interface SweepFigure {
@@ -26,7 +26,7 @@ export interface SweepFigure {
  * a percentage, 'count' whole numbers, 'rate' three significant digits in `unit`.
  */
 export interface SweepMetric extends SweepFigure {
-  key: Exclude<keyof SweepMetrics, 'decodeCase' | 'maxRateLimit'>;
+  key: Exclude<keyof SweepMetrics, 'decodeCase' | 'maxRateLimit' | 'gpuHourUsd'>;
   label: string;
   kind: 'ns' | 's' | 'fraction' | 'count' | 'rate';
   /** The unit of a 'count' or 'rate' figure, for the axis title ("tokens/s"); none for a plain count. */
@@ -41,6 +41,7 @@ export interface SweepMetric extends SweepFigure {
 /** The figures the dashboard charts and tables, in its order. */
 export const SWEEP_METRICS: readonly SweepMetric[] = [
   { key: 'maxRateRequestsPerSec', label: 'max rate meeting the SLO', kind: 'rate', unit: 'requests/s', better: 'higher', source: 'modelled', column: 'max_rate_requests_per_s' },
+  { key: 'usdPerMillionOutputTokens', label: '$ / 1M output tokens', kind: 'rate', unit: '$ per 1M output tokens, at user-given $/GPU-hour', better: 'lower', source: 'modelled', column: 'usd_per_million_output_tokens' },
   { key: 'maxRatePerGpuRequestsPerSec', label: 'max rate per GPU', kind: 'rate', unit: 'requests/s', better: 'higher', source: 'modelled', column: 'max_rate_per_gpu_requests_per_s' },
   { key: 'internalFragmentation', label: 'internal fragmentation', kind: 'fraction', better: 'lower', source: 'modelled', column: 'internal_fragmentation_mean_fraction' },
   { key: 'prefixHitRate', label: 'prefix-cache hit rate', kind: 'fraction', better: 'higher', source: 'modelled', column: 'prefix_hit_rate_fraction' },
@@ -67,6 +68,21 @@ export const SWEEP_FIGURES: readonly SweepFigure[] = [
   { key: 'decodeP90NsPerToken', source: 'measured', column: 'decode_p90_ns_per_token' },
   { key: 'decodeCase', source: 'measured', column: 'decode_case' },
 ];
+
+/**
+ * The GPU models of `rows` (SweepReportRow.gpu, each once in row order) with the user's price per
+ * GPU-hour of each (SweepMetrics.gpuHourUsd), undefined where some row on it has none: what the best
+ * line and the provenance say the cost figures were priced at, and which models lack a price.
+ */
+export function gpuPrices(rows: ReadonlyArray<Pick<SweepReportRow, 'gpu' | 'metrics'>>): Array<{ gpu: string; usd: number | undefined }> {
+  const out = new Map<string, number | undefined>();
+  for (const r of rows) {
+    if (r.gpu === undefined) continue;
+    const usd = r.metrics.gpuHourUsd;
+    out.set(r.gpu, out.has(r.gpu) && out.get(r.gpu) === undefined ? undefined : usd);
+  }
+  return [...out].map(([gpu, usd]) => ({ gpu, usd }));
+}
 
 /**
  * Whether `report` keeps its rows apart by machine kind (environment key): an `env` column and
@@ -143,6 +159,13 @@ export function sweepProvenance(report: SweepReport): string[] {
     notes.push(
       "max rate: modelled, each point's capacity search (runner/simulate/capacity.ts, as `attnscope simulate --max-rate`): the highest arrival rate for which the profile's slo.attainment of requests meet its SLO and the server keeps up (at most the saturated throughput μ), to 2 %; " +
         'per GPU: that rate / the GPUs (tensor_parallel_size × pipeline_parallel_size × data_parallel_size); the other figures are the simulation at that rate (with none, at the lowest rate tried)',
+    );
+  }
+  if (has(['usdPerMillionOutputTokens'])) {
+    const priced = gpuPrices(report.rows).filter((p) => p.usd !== undefined);
+    notes.push(
+      `$ / 1M output tokens: modelled, at user-given prices per GPU-hour (${priced.map((p) => `${p.gpu} ${formatUsd(p.usd!)}/GPU-hour`).join(', ')}; yours, not built-in figures): price × GPUs / 3600 / the simulated output tokens per second × 10^6` +
+        (has(['maxRateLimit']) ? ", at each point's max rate" : '') + '; input (prompt) tokens are not counted: the simulation reports no input throughput',
     );
   }
   if (has(['p99TtftS', 'p99TpotS', 'sloAttainment', 'goodputRequestsPerSec'])) {

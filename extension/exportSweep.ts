@@ -26,7 +26,8 @@ import { csvTable, type CsvCell } from './exportRun';
  * by, slo_ttft_ms / slo_tpot_ms (the profile's bounds) and slo_attainment_target_fraction (its
  * slo.attainment, 0.9 when not written: SLO_ATTAINMENT_DEFAULT), each when some row has it (the
  * fraction that met it is slo_attainment_fraction among the figures), gpus (how many the point
- * deploys on, which goodput_per_gpu_requests_per_s divides by), the step-time settings each with a
+ * deploys on, which goodput_per_gpu_requests_per_s divides by), gpu_hour_usd_user_given (the user's price
+ * of one of its GPUs an hour, SweepMetrics.gpuHourUsd, which usd_per_million_output_tokens is figured at), the step-time settings each with a
  * `_from` column (compute_efficiency, memory_efficiency, overhead_ms: 'assumed' or 'profile'; the
  * all-reduce's efficiencies and latency under tensor parallelism, from the profile's
  * step_time.all_reduce or assumed: core/sweepFigures.ts allReduceFrom) and unmodelled (what
@@ -69,13 +70,14 @@ const settingFrom = (r: SweepReportRow, name: string): CsvCell | undefined => (r
 /**
  * The columns after keeps_up (sweepToCsv): the GPU a row's step times were modelled for, the SLO it
  * was judged by, the GPUs it uses (tensor_parallel_size × pipeline_parallel_size ×
- * data_parallel_size), the step-time settings it assumed, each with where it comes from
+ * data_parallel_size), the user's price of one of them an hour (SweepMetrics.gpuHourUsd), the step-time settings it assumed, each with where it comes from
  * (SweepReportRow.stepTime), and what its step times leave out (SweepReportRow.unmodelled, "; "
  * between them).
  */
 const MODELLED_FOR: ReadonlyArray<{ column: string; value: (r: SweepReportRow) => CsvCell | undefined }> = [
   { column: 'gpu', value: (r) => r.gpu },
   { column: 'gpus', value: (r) => (r.gpu === undefined ? undefined : r.metrics.gpus) },
+  { column: 'gpu_hour_usd_user_given', value: (r) => r.metrics.gpuHourUsd },
   { column: 'slo_ttft_ms', value: (r) => r.metrics.sloTtftMs },
   { column: 'slo_tpot_ms', value: (r) => r.metrics.sloTpotMs },
   {

@@ -253,7 +253,7 @@ export function formatRun(run: RunResult): string {
   if (mla && run.cases.some((c) => c.kernel === 'paged_decode')) out.push(`note: ${mlaDecodeHeadDim(mla).note}`);
   const softcap = run.profile.model.attnLogitSoftcapping;
   if (softcap && run.cases.length > 0) out.push(`note: ${softcapNote(softcap)}`);
-  if (run.pool) out.push('', formatPoolSummary(run.pool));
+  if (run.pool) out.push('', formatPoolSummary(run.pool, run.profile.device));
   if (run.status !== 'ok') out.push(`\nrun ${run.status}${run.poolCancelled ? ` ${poolCancelledText(run.poolCancelled)}` : ''}${run.error ? `: ${run.error}` : ''}`);
   return out.join('\n');
 }

@@ -305,6 +305,13 @@ const FIXES: Record<string, FixMaker> = {
     fixes.push({ title: `Remove "${f.property.key}"`, edits: [removeProperty(t, f)] });
     return fixes;
   },
+  // A sweep price for a GPU no point runs on (core/config/sweep.ts readSweepBlock): the point GPU its name is closest to.
+  'sweep-price-unused': (t, p) => {
+    const f = propertyWithKeyAt(t.tree, p.range.offset);
+    const suggestion = p.data?.['suggestion'];
+    if (f === null || typeof suggestion !== 'string' || (f.parent.properties ?? []).some((q) => q.key === suggestion)) return [];
+    return [{ title: `Rename to "${suggestion}"`, edits: [replace(t, f.property.keyRange, t.json || /[^\w.-]/.test(suggestion) ? JSON.stringify(suggestion) : suggestion)] }];
+  },
   // A misspelt enum value: core's suggestion. A quoted number that an anyOf's number branch takes
   // (`memory_gib: "4"` against "auto" or a number; core/config/profileSchema.ts data.unquoted): the number.
   'invalid-value': (t, p) => {

@@ -25,7 +25,7 @@ import { capacityChart, latencyCdfChart, queueChart, sloBadge, stepTimeNote } fr
 import { buildDifference, comparePools, compareRuns, compareSettings, comparisonRows, kindDifference, loadBoundNote, loadDifference, modelDifference, sameRun, sloDifference, workloadDifference } from './compare';
 import { composePng, composeTablePng } from './png';
 import { sweepProvenance } from '../core/sweepFigures';
-import { decisionMetric, interruptedText, metricsOf as sweepMetricsOf, otherSweepNote, sweepAxisCharts, sweepChartHeight, sweepBestText, sweepMarkdown, sweepPointsText, sweepTable, sweepTitle } from './sweep';
+import { decisionMetric, interruptedText, metricsOf as sweepMetricsOf, otherSweepNote, sweepAxisCharts, sweepChartHeight, sweepCostChart, sweepCostChartHeight, sweepBestText, sweepMarkdown, sweepPointsText, sweepTable, sweepTitle } from './sweep';
 import { CHANGE_MEANING, formatCount, formatCountOf, formatDuration, formatLoadNote, formatPercent, formatRunTime, loadAverageText, perGpuCasesHeader, poolCancelledText, wasmBuildNote } from '../core/format';
 import { comparedRun, emptyModel, listedName, reduce, rerunOf, restoredModel, skippedNote, type DashboardModel, type ViewRun } from './model';
 import { readPalette, watchTheme, type Palette } from './theme';
@@ -276,7 +276,7 @@ const sweepExportCsv = button('Export CSV', () => model.sweep && post({ type: 'e
 const sweepCopyMarkdown = button('Copy as Markdown', () => {
   const report = model.sweep;
   const metrics = report ? sweepMetricsOf(report) : [];
-  const metric = metrics.find((m) => m.key === sweepMetric.dataset.chosen) ?? decisionMetric(metrics);
+  const metric = metrics.find((m) => m.key === sweepMetric.dataset.chosen) ?? decisionMetric(metrics, report?.best?.byCost === true);
   if (report && metric) post({ type: 'exportSweep', report, markdown: sweepMarkdown(report, metric) });
 }, { id: 'btn-sweep-md', secondary: '', title: 'The sweep\'s points ranked by the figure shown, with its SLO, GPU and step-time assumptions, as Markdown, to the clipboard' });
 const sweepSummary = el('p', { id: 'sweep-summary' });
@@ -728,9 +728,18 @@ function renderSweep(): void {
   sweepBestVllm.textContent = notOnVllm ? `not runnable on vLLM: ${notOnVllm}` : '';
   sweepBestVllm.hidden = !notOnVllm;
   const metrics = sweepMetricsOf(report);
-  const chosen = metrics.find((m) => m.key === sweepMetric.dataset.chosen) ?? decisionMetric(metrics);
+  const chosen = metrics.find((m) => m.key === sweepMetric.dataset.chosen) ?? decisionMetric(metrics, report.best?.byCost === true);
   sweepMetric.replaceChildren(...metrics.map((m) => el('vscode-option', m === chosen ? { value: m.key, selected: '' } : { value: m.key }, `${m.label} (${m.source})`)));
   sweepCharts.replaceChildren();
+  // The cost per point as bars, cheapest first, above the figure's charts against each axis.
+  const cost = chosen?.key === 'usdPerMillionOutputTokens' ? sweepCostChart(report, palette) : null;
+  if (cost) {
+    const canvas = el('canvas', { id: 'chart-sweep-cost', role: 'img', 'aria-label': cost.ariaLabel });
+    const box = el('div', { class: 'chart-box' }, canvas);
+    box.style.height = `${sweepCostChartHeight(cost.bars, palette.fontSize)}px`;
+    sweepCharts.append(el('section', { class: 'card' }, box));
+    sweepCharted.push(new Chart(canvas, cost.config) as unknown as Chart);
+  }
   if (chosen) {
     for (const [i, spec] of sweepAxisCharts(report, chosen, palette).entries()) {
       const canvas = el('canvas', { id: `chart-sweep-${i}`, role: 'img', 'aria-label': spec.ariaLabel, 'data-axis': spec.axis });

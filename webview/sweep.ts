@@ -6,12 +6,12 @@
  * pool and latency figures modelled by the simulation, decode time measured on each point's
  * machine.
  */
-import type { ChartConfiguration, ChartDataset, Scale } from 'chart.js';
+import type { ChartConfiguration, ChartDataset, Plugin, Scale } from 'chart.js';
 import { toFont } from 'chart.js/helpers';
-import { axisValueText, sameAxisValue, durationTicks, durationUnit, formatCount, formatDuration, formatDurationIn, formatPercent, formatRunTime, formatSignificant, formatSweepRate, markdownTable, maxRateLimitText, maxRateText, NS_PER, sloBoundsText } from '../core/format';
+import { axisValueText, sameAxisValue, durationTicks, durationUnit, formatCount, formatDuration, formatDurationIn, formatPercent, formatRunTime, formatSignificant, formatSweepRate, formatUsd, markdownTable, maxRateLimitText, maxRateText, NS_PER, sloBoundsText } from '../core/format';
 import type { SweepMetrics, SweepReport, SweepReportRow } from '../core/protocol/sweep';
 import type { SweepListEntry } from '../core/protocol/webview';
-import { allReduceFrom, missingCells, stepTimeFrom, reportBuilds, rowBuild, splitByMachine, sweepProvenance, SWEEP_METRICS, type SweepMetric } from '../core/sweepFigures';
+import { allReduceFrom, gpuPrices, missingCells, stepTimeFrom, reportBuilds, rowBuild, splitByMachine, sweepProvenance, SWEEP_METRICS, type SweepMetric } from '../core/sweepFigures';
 import { ariaList, type ChartTable } from './charts';
 import { withAlpha, type Palette } from './theme';
 
@@ -124,14 +124,19 @@ function cellText(metric: SweepMetric, m: SweepMetrics, show: (v: number) => str
 }
 
 /**
- * The figure the Sweep tab opens on (until one is picked): for a max-rate sweep the max rate per
+ * The figure the Sweep tab opens on (until one is picked): the $ per million output tokens when
+ * the best point was ranked by it (`byCost`: SweepReport.best.byCost, every point priced); for a max-rate sweep the max rate per
  * GPU, the figure its best point is ranked by (when some point met the SLO at a rate); for a sweep judged by an SLO the
  * requests meeting it, the figure its best point (runner/sweep/results.ts bestRow) and its "no
  * point meets the SLO" rest on; else the first of `metrics`. It opened on the first, internal
  * fragmentation, for a sweep judged by an SLO (s41 newcomer-ed F4: 0.418 %-0.432 % on a zoomed
  * axis, the decision's figure picked by hand).
  */
-export function decisionMetric(metrics: readonly SweepMetric[]): SweepMetric | undefined {
+export function decisionMetric(metrics: readonly SweepMetric[], byCost = false): SweepMetric | undefined {
+  if (byCost) {
+    const cost = metrics.find((m) => m.key === 'usdPerMillionOutputTokens');
+    if (cost) return cost;
+  }
   return metrics.find((m) => m.key === 'maxRatePerGpuRequestsPerSec') ?? metrics.find((m) => m.key === 'sloAttainment') ?? metrics[0];
 }
 
@@ -405,6 +410,110 @@ export function sweepAxisCharts(report: SweepReport, metric: SweepMetric, p: Pal
   });
 }
 
+/** The Sweep tab's cost chart (sweepCostChart): a bar per priced point. */
+export interface SweepCostChart {
+  config: ChartConfiguration<'bar'>;
+  /** Bars drawn: the rows with a cost. */
+  bars: number;
+  /** Its accessible name: what it shows, then each point cheapest first with its cost ("tp=1 $0.0917"). */
+  ariaLabel: string;
+}
+
+/** The cost chart's value-label plugin's options (options.plugins.attnscopeBarValues): the text colour and font, and each bar's text by data index. */
+interface BarValueOptions {
+  color: string;
+  font: string;
+  texts: string[];
+}
+
+/** Writes each bar's value just past its end (a screenshot reads the figure without the tooltip). */
+const barValuePlugin: Plugin<'bar'> = {
+  id: 'attnscopeBarValues',
+  afterDatasetsDraw(chart, _args, o: BarValueOptions) {
+    const { ctx } = chart;
+    ctx.save();
+    ctx.font = o.font;
+    ctx.fillStyle = o.color;
+    ctx.textBaseline = 'middle';
+    chart.data.datasets.forEach((_ds, i) => {
+      if (!chart.isDatasetVisible(i)) return;
+      chart.getDatasetMeta(i).data.forEach((bar, k) => {
+        const text = o.texts[k];
+        const { x, y } = bar.getProps(['x', 'y'], true) as { x: number; y: number };
+        if (text && Number.isFinite(x) && (chart.data.datasets[i]!.data[k] ?? null) !== null) ctx.fillText(text, x + 4, y);
+      });
+    });
+    ctx.restore();
+  },
+};
+
+/**
+ * The $ per million output tokens of each point that has one, as horizontal bars cheapest first
+ * (the best point's rule when every point is priced: runner/sweep/results.ts bestRow), the axis
+ * from $0 with its unit, each bar's value written at its end, one colour per GPU model with its
+ * user-given price in the legend ("H100 SXM, $2.49/GPU-hour (user-given)"); modelled, which the
+ * title says. Null when no row has the figure.
+ */
+export function sweepCostChart(report: SweepReport, p: Palette): SweepCostChart | null {
+  const rows = report.rows.filter((r) => r.metrics.usdPerMillionOutputTokens !== undefined).sort((a, b) => a.metrics.usdPerMillionOutputTokens! - b.metrics.usdPerMillionOutputTokens!);
+  if (rows.length === 0) return null;
+  const models = gpuPrices(rows);
+  const font = { family: p.fontFamily, size: p.fontSize };
+  const colours = Math.max(1, p.series.length);
+  const gpuOf = (r: SweepReportRow) => r.gpu ?? '';
+  const groups = models.length > 0 ? models : [{ gpu: '', usd: undefined }];
+  const best = report.best?.id;
+  const datasets: Array<ChartDataset<'bar'>> = groups.map(({ gpu, usd }, i) => {
+    const colour = p.series[i % colours] ?? p.foreground;
+    return {
+      label: gpu ? `${gpu}, ${usd === undefined ? 'no price' : `${formatUsd(usd)}/GPU-hour (user-given)`}` : '$ / 1M output tokens',
+      data: rows.map((r) => (gpuOf(r) === gpu ? r.metrics.usdPerMillionOutputTokens! : null)),
+      backgroundColor: rows.map((r) => withAlpha(colour, r.id === best ? 0.9 : 0.55)),
+      borderColor: colour,
+      borderWidth: rows.map((r) => (r.id === best ? p.lineWidth * 2 : p.lineWidth)),
+      grouped: false,
+      barPercentage: 0.7,
+    };
+  });
+  const labels = rows.map((r) => `${r.id === best ? '★ ' : ''}${r.label}`);
+  const title = (text: string) => ({ display: true, text, color: p.foreground, font });
+  const texts = rows.map((r) => formatUsd(r.metrics.usdPerMillionOutputTokens!));
+  const max = Math.max(...rows.map((r) => r.metrics.usdPerMillionOutputTokens!));
+  return {
+    bars: rows.length,
+    ariaLabel: `$ per 1M output tokens (modelled, at user-given prices per GPU-hour), cheapest first: ${ariaList(rows.map((r, k) => `${r.label} ${texts[k]}`), 'the Every point table')}`,
+    config: {
+      type: 'bar',
+      data: { labels, datasets },
+      plugins: [barValuePlugin],
+      options: {
+        responsive: true,
+        maintainAspectRatio: false,
+        animation: false,
+        indexAxis: 'y',
+        // Room past the longest bar for its value label.
+        layout: { padding: { right: 8 } },
+        plugins: {
+          title: { display: true, text: '$ per 1M output tokens by point (modelled, at user-given $/GPU-hour; lower is better)', color: p.foreground, font: { ...font, weight: 'bold' } },
+          legend: { display: models.length > 0, labels: { color: p.foreground, font } },
+          tooltip: { callbacks: { label: (item) => `${texts[item.dataIndex] ?? ''} per 1M output tokens` } },
+          attnscopeBarValues: { color: p.foreground, font: toFont(font).string, texts } satisfies BarValueOptions,
+        } as NonNullable<ChartConfiguration<'bar'>['options']>['plugins'],
+        scales: {
+          // From $0, with headroom for the value labels: a 3 % gap must not read as a large one.
+          x: { type: 'linear', beginAtZero: true, suggestedMax: max * 1.15, title: title('$ per 1M output tokens (modelled)'), ticks: { color: p.foreground, font, callback: (v) => formatUsd(Number(v)) }, grid: { color: p.grid } },
+          y: { type: 'category', title: title('sweep point'), ticks: { color: p.foreground, font, autoSkip: false }, grid: { display: false } },
+        },
+      },
+    },
+  };
+}
+
+/** The cost chart's height: a bar row per point at the font's size, plus the title, legend and axis. */
+export function sweepCostChartHeight(bars: number, fontSize: number): number {
+  return Math.max(220, 140 + bars * (fontSize + 16));
+}
+
 /**
  * A figure's column header: its label, unit and where it comes from, as the CLI's footer says
  * it (runner/sweep/results.ts): "output throughput (tokens/s, modelled)", "decode time per token
@@ -538,7 +647,7 @@ export function rankedSweepTable(report: SweepReport, metric: SweepMetric): Char
 /**
  * What `report`'s modelled figures assumed, a sentence each, only what some row has: the GPU(s)
  * the step times were modelled for (SweepReportRow.gpu), the SLO(s) the points were judged by with
- * the fraction of requests that must meet it (core/format.ts sloBoundsText), and the step-time settings (SweepReportRow.stepTime), each said assumed or the
+ * the fraction of requests that must meet it (core/format.ts sloBoundsText), the user-given price per GPU-hour of each model priced (core/sweepFigures.ts gpuPrices), and the step-time settings (SweepReportRow.stepTime), each said assumed or the
  * profile's. Several distinct values (an axis over them) are listed each once.
  */
 export function sweepAssumptions(report: SweepReport): string[] {
@@ -546,6 +655,8 @@ export function sweepAssumptions(report: SweepReport): string[] {
   const lines: string[] = [];
   const gpus = distinct(report.rows.map((r) => r.gpu));
   if (gpus.length > 0) lines.push(`GPU: ${gpus.join(', ')} (the step times modelled for its datasheet peaks, not measured on it)`);
+  const prices = gpuPrices(report.rows).filter((p) => p.usd !== undefined);
+  if (prices.length > 0) lines.push(`price per GPU-hour: ${prices.map((p) => `${p.gpu} ${formatUsd(p.usd!)}`).join(', ')} (user-given, not built-in figures: what the $ / 1M output tokens are figured at)`);
   const slos = distinct(report.rows.map((r) => sloBoundsText(r.metrics) ?? undefined));
   if (slos.length > 0) lines.push(`SLO: ${slos.join('; ')} (the profile's slo; "requests meeting the SLO" is the fraction that did)`);
   const settings = distinct(

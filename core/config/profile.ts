@@ -483,6 +483,7 @@ function readValuesUnguarded(parsed: ParsedTree, file: string, host: ProfileHost
       pipelineParallelSize: (device.pipeline_parallel_size as number | undefined) ?? D.device.pipelineParallelSize,
       ...(typeof device.data_parallel_size === 'number' ? { dataParallelSize: device.data_parallel_size } : {}),
       ...(typeof device.cpu_offload_gb === 'number' && device.cpu_offload_gb > 0 ? { cpuOffloadGib: device.cpu_offload_gb } : {}),
+      ...(typeof device.gpu_hour_usd === 'number' && device.gpu_hour_usd > 0 ? { gpuHourUsd: device.gpu_hour_usd } : {}),
       ...(typeof device.gpu === 'string' ? { gpu: device.gpu } : {}),
       // A GPU described, not named (the schema has checked its keys): its figures, labelled user-given.
       ...(device.gpu && typeof device.gpu === 'object' ? { gpu: (device.gpu as Plain).name as string, gpuSpec: userGpu(device.gpu as unknown as UserGpuFields) } : {}),

@@ -40,7 +40,7 @@ function profileKeys(p: Record<string, unknown>): Record<string, unknown> {
   return {
     model: 'resolved',
     dtype: p.dtype,
-    device: device && { backend: device.backend, memory_gib: device.memoryGib, gpu_memory_utilization: device.gpuMemoryUtilization, tensor_parallel_size: device.tensorParallelSize, pipeline_parallel_size: device.pipelineParallelSize, data_parallel_size: device.dataParallelSize, cpu_offload_gb: device.cpuOffloadGib, gpu: describedGpu(device) ?? device.gpu },
+    device: device && { backend: device.backend, memory_gib: device.memoryGib, gpu_memory_utilization: device.gpuMemoryUtilization, tensor_parallel_size: device.tensorParallelSize, pipeline_parallel_size: device.pipelineParallelSize, data_parallel_size: device.dataParallelSize, cpu_offload_gb: device.cpuOffloadGib, gpu_hour_usd: device.gpuHourUsd, gpu: describedGpu(device) ?? device.gpu },
     kv_cache: kv && { page_size: kv.pageSize, dtype: kv.dtype, num_pages: kv.numPages, memory_gib: kv.memoryGib },
     prefill: prefill && { batch_size: prefill.batchSize, seq_lens: prefill.seqLens, causal: prefill.causal },
     // An encoder resolves to no decode cases (profileDefaults.ts defaultCases): no decode key, as a file with none.

@@ -15,6 +15,7 @@
  * every point — the profile with the axis values put in place — reads cleanly.
  */
 import { axisValueText, formatCount } from '../format';
+import { DEFAULT_GPU } from '../estimate/gpus';
 import { readProfileTree, type ProfileHost } from './profile';
 import { keysAt, schemaAt } from './schemaWalk';
 import { closestKey } from './suggest';
@@ -72,6 +73,12 @@ export interface SlurmSettings {
 
 export interface SweepBlock {
   job: SweepJob;
+  /**
+   * `sweep.gpu_hour_usd`: the user's price per GPU-hour, US dollars, by GPU model (device.gpu's
+   * name as written: "H100 SXM", a described GPU's name); {} when not written. What each point's
+   * cost per million tokens is figured at ({@link pointGpuHourUsd}).
+   */
+  gpuHourUsd: Record<string, number>;
   /** Where `sweep.job` is written (its value), else the `sweep` key; null when the block has neither (no block). */
   jobRange: SourceRange | null;
   axes: SweepAxis[];
@@ -115,6 +122,76 @@ export function pointLabel(values: Record<string, unknown>): string {
       return `${short}=${axisValueText(values[k])}`;
     })
     .join(' ');
+}
+
+/**
+ * The name of the GPU a profile tree's device.gpu gives (a table name as written, a described GPU's
+ * `name`), else {@link DEFAULT_GPU}: what sweep.gpu_hour_usd's keys are matched against.
+ */
+export function treeGpuName(root: ValueNode | null): string {
+  const gpu = getProperty(getProperty(root, 'device')?.value ?? null, 'gpu')?.value ?? null;
+  if (gpu?.type === 'string' && typeof gpu.value === 'string') return gpu.value;
+  const named = getProperty(gpu, 'name')?.value;
+  return named?.type === 'string' && typeof named.value === 'string' ? named.value : DEFAULT_GPU;
+}
+
+/** The name of the GPU a resolved profile's device runs on (DeviceSpec.gpu: a table name or a described GPU's), else {@link DEFAULT_GPU}. */
+export function deviceGpuName(device: { gpu?: string }): string {
+  return device.gpu ?? DEFAULT_GPU;
+}
+
+/**
+ * The user's price per GPU-hour of a sweep point's GPU, US dollars, or undefined for none: the
+ * sweep's own (`prices`, sweep.gpu_hour_usd) for the point's GPU name, else the profile's
+ * device.gpu_hour_usd (`baseUsd`) when the point runs on the profile's own GPU (`baseGpu`): a
+ * point an axis over device.gpu moved to another model is not priced at the profile's model's price.
+ */
+export function pointGpuHourUsd(prices: Readonly<Record<string, number>>, baseGpu: string, baseUsd: number | undefined, pointGpu: string): number | undefined {
+  return Object.hasOwn(prices, pointGpu) ? prices[pointGpu] : pointGpu === baseGpu ? baseUsd : undefined;
+}
+
+/**
+ * The GPU names a sweep's points can run on: the profile's (treeGpuName) and those of any axis
+ * over device.gpu or device (a table name, a described GPU's name).
+ */
+function sweepGpuNames(root: ValueNode, axes: readonly SweepAxis[]): string[] {
+  const names = new Set([treeGpuName(root)]);
+  for (const a of axes) {
+    for (const v of a.values) {
+      const gpu = a.key === 'device.gpu' ? v : a.key === 'device' ? (getProperty(v, 'gpu')?.value ?? null) : null;
+      if (gpu === null) continue;
+      if (gpu.type === 'string' && typeof gpu.value === 'string') names.add(gpu.value);
+      const named = getProperty(gpu, 'name')?.value;
+      if (named?.type === 'string' && typeof named.value === 'string') names.add(named.value);
+    }
+  }
+  return [...names];
+}
+
+/** The entries of `root`'s sweep.gpu_hour_usd mapping, as written; none without one. */
+function priceProperties(root: ValueNode | null): NonNullable<ValueNode['properties']> {
+  const prices = getProperty(getProperty(root, 'sweep')?.value ?? null, 'gpu_hour_usd')?.value;
+  return prices?.type === 'object' ? (prices.properties ?? []) : [];
+}
+
+/**
+ * A warning at each sweep.gpu_hour_usd key that names a GPU no point of the sweep over `axes`
+ * runs on (a misspelt "H100" for "H100 SXM" prices nothing, and its model would be ranked per GPU
+ * unpriced), with the closest point GPU as the suggestion; the language server's and `attnscope
+ * sweep`'s (whose axes include --set's) check.
+ */
+export function sweepPriceProblems(root: ValueNode, axes: readonly SweepAxis[]): Problem[] {
+  const props = priceProperties(root);
+  if (props.length === 0) return [];
+  const gpus = sweepGpuNames(root, axes);
+  return props.filter((p) => !gpus.includes(p.key)).map((p) => {
+    const suggestion = closestKey(p.key, gpus);
+    return {
+      severity: 'warning' as const, code: 'sweep-price-unused',
+      message: `sweep.gpu_hour_usd prices "${p.key}", which no point of the sweep runs on (its GPUs: ${gpus.join(', ')})${suggestion ? `: did you mean "${suggestion}"?` : ''}; a key is the GPU's name as device.gpu writes it`,
+      range: p.keyRange, data: { key: 'sweep.gpu_hour_usd', ...(suggestion ? { suggestion } : {}) },
+    };
+  });
 }
 
 /** Keys the schema knows under `path` (for "did you mean" and completion). */
@@ -190,8 +267,11 @@ export function readSweepBlock(root: ValueNode | null): { block: SweepBlock | nu
   if (typeof plain.time === 'string' || typeof plain.time === 'number') slurm.time = String(plain.time);
   if (typeof plain.tasks === 'number') slurm.tasks = plain.tasks;
   const jobRange = getProperty(node, 'job')?.value.range ?? getProperty(root, 'sweep')!.keyRange;
-  const block: SweepBlock = { job: SWEEP_JOBS.includes(job as SweepJob) ? (job as SweepJob) : 'simulate', jobRange, axes, slurm };
-  const problems = axisProblems(axes, (a) => a.keyRange ?? node.range);
+  // Prices the schema has checked (a positive number each); another value is left out here, named there.
+  const gpuHourUsd: Record<string, number> = {};
+  for (const p of priceProperties(root)) if (p.value.type === 'number' && typeof p.value.value === 'number' && p.value.value > 0) gpuHourUsd[p.key] = p.value.value;
+  const block: SweepBlock = { job: SWEEP_JOBS.includes(job as SweepJob) ? (job as SweepJob) : 'simulate', jobRange, axes, slurm, gpuHourUsd };
+  const problems = [...axisProblems(axes, (a) => a.keyRange ?? node.range), ...sweepPriceProblems(root!, axes)];
   const slo = block.job === 'max-rate' ? maxRateSloProblem(root!, axes, jobRange) : null;
   if (slo) problems.push(slo);
   const rateAxis = maxRateArrivalAxisProblem(block.job, axes, (a) => a.keyRange ?? node.range);

@@ -464,6 +464,12 @@ export interface DeviceSpec {
    */
   cpuOffloadGib?: number;
   /**
+   * What one GPU of `gpu` costs per hour, US dollars (device.gpu_hour_usd): user-given, never a
+   * built-in figure. With it the modelled cost per million output tokens (core/format.ts
+   * usdPerMillionTokens) is said by `simulate` and ranks a sweep. Absent: no price.
+   */
+  gpuHourUsd?: number;
+  /**
    * A row of core/estimate/gpus.ts GPUS, as written, or the name of the GPU device.gpu describes
    * (then `gpuSpec` holds it): its peaks drive the step-time model (absent = DEFAULT_GPU) and its
    * CUDA memory sizes the KV pool when memory_gib is not set. Read through gpus.ts deviceGpu.

@@ -141,6 +141,19 @@ export interface SweepMetrics {
    * rank per GPU (runner/sweep/results.ts bestRow).
    */
   gpus?: number;
+  /**
+   * The user's price of one GPU-hour of the point's GPU, US dollars (sweep.gpu_hour_usd for its
+   * model, else the profile's device.gpu_hour_usd on the profile's own GPU: core/config/sweep.ts
+   * pointGpuHourUsd): user-given, never a built-in figure. Absent: no price (and reports before s43).
+   */
+  gpuHourUsd?: number;
+  /**
+   * US dollars per million output tokens, modelled: gpuHourUsd × gpus / 3600 / throughputTokensPerSec
+   * × 10^6 (core/format.ts usdPerMillionTokens); a max-rate point's at its max rate meeting the SLO
+   * (its throughput there), none where no rate met it. What the best-point rules on simulated rates
+   * rank by when every point has a price (runner/sweep/results.ts bestRow). Absent without a price.
+   */
+  usdPerMillionOutputTokens?: number;
   /** Median paged_decode time of the largest decode case / its batch size: measured ns per generated token. */
   decodeNsPerToken?: number;
   /** That case's p10 and p90 / its batch size: the spread the measurement itself showed (ns per token). */
@@ -281,11 +294,13 @@ export interface SweepReport {
    * `close` (a max-rate sweep): the points outside the tie but within twice the search's tolerance,
    * each with its gap and the range the searches leave it (runner/sweep/results.ts closeText).
    * `fewRequests`: when the best's SLO verdict rests on too few requests (core/format sloSampleNote), that sentence.
-   * `gpuModels`: when a modelled rate ranks points on different GPU models, the sentence saying the
-   * ranking counts their GPUs alike (gpuModelsText). `perSlo`: with an SLO axis, a heading line and
+   * `gpuModels`: when a modelled rate ranks points on different GPU models without a price for each,
+   * the sentence saying the ranking counts their GPUs alike and naming the models without one; when
+   * every point is priced (ranked by $ per million output tokens), the user-given prices it used (gpuModelsText). `perSlo`: with an SLO axis, a heading line and
    * the best of each SLO value (perSloLines). Each absent otherwise.
+   * `byCost`: true when the rule ranked by $ per million output tokens (every point priced: SweepMetrics.usdPerMillionOutputTokens), which the Sweep tab then charts first; absent otherwise.
    * `tpotOverhead`: when the best point's TPOT SLO was judged at small batch with step_time.overhead_ms
    * assumed 0, the note saying what that leaves out (core/format tpotOverheadNote of its run's pool); absent otherwise and in reports merged before s42.
    */
-  best: { id: string; environmentKey: string; label: string; rule: string; tiedWith?: Array<{ id: string; environmentKey: string; label: string }>; tie?: string; fewRequests?: string; close?: string; gpuModels?: string; perSlo?: string[]; acrossMachines?: string; notOnVllm?: string; leftOut?: string; tpotOverhead?: string } | null;
+  best: { id: string; environmentKey: string; label: string; rule: string; byCost?: true; tiedWith?: Array<{ id: string; environmentKey: string; label: string }>; tie?: string; fewRequests?: string; close?: string; gpuModels?: string; perSlo?: string[]; acrossMachines?: string; notOnVllm?: string; leftOut?: string; tpotOverhead?: string } | null;
 }

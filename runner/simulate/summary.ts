@@ -1,5 +1,6 @@
 /** Text summary of a pool simulation for `attnscope simulate` (stdout). */
-import { dataParallelDeployment, dataParallelEngines, DP_SCOPE_TEXT, formatCount, formatCountOf, formatDuration, formatLoad, formatLoadSource, formatPercent, tpotOverheadNote } from '../../core/format';
+import { dataParallelDeployment, dataParallelEngines, deployedGpuCount, DP_SCOPE_TEXT, formatCount, formatCountOf, formatDuration, formatLoad, formatLoadSource, formatPercent, formatUsd, gpuHourUsdText, tpotOverheadNote, usdPerMillionTokens } from '../../core/format';
+import type { DeviceSpec } from '../../core/config/types';
 import type { PoolResult, StepTimeModel } from '../../core/protocol/run';
 import { formatLatency } from './latency-format';
 
@@ -17,13 +18,32 @@ const BASELINE_LABEL: Record<string, string> = {
 };
 
 /**
+ * The cost line of a simulation whose profile prices its GPU (device.gpu_hour_usd): the modelled $
+ * per million output tokens (core/format.ts usdPerMillionTokens: price × GPUs / 3600 / output
+ * tokens/s × 10^6), said to be modelled and at the user's price; null without a price, with no
+ * output, or for a capacity search no rate passed (its figures are those of a failing rate).
+ * Llama-3.1-8B on one H100 SXM at 7,547 tokens/s and $2.49: 2.49 / 3600 / 7,547 × 10^6 = $0.0917.
+ */
+export function costLine(result: PoolResult, device: Pick<DeviceSpec, 'gpuHourUsd' | 'tensorParallelSize' | 'pipelineParallelSize' | 'dataParallelSize'>): string | null {
+  const price = device.gpuHourUsd;
+  if (price === undefined || result.capacity?.maxRate === null) return null;
+  const gpus = deployedGpuCount(device);
+  const tokensPerSec = result.summary.throughputTokensPerSec;
+  const usd = usdPerMillionTokens(price, gpus, tokensPerSec);
+  if (usd === null) return null;
+  const at = result.capacity ? ' at the max rate' : '';
+  return `Cost (modelled, at ${gpuHourUsdText(price)}): ${formatUsd(usd)} per 1M output tokens${at} = ${formatUsd(price)} × ${formatCountOf(gpus, 'GPU')} / 3600 s / ${formatCount(tokensPerSec)} output tokens/s × 10^6`;
+}
+
+/**
  * The timeline summary and both baselines as a fixed-width table:
  * pool and step-time model, request counts, the workload simulated and its load (offered and
  * served rates; whether the server kept up), then one row per allocation scheme (useful-token
  * fraction, internal and external fragmentation, mean / peak running sequences,
- * rejected-or-delayed requests), then paging's occupancy, preemptions and prefix-cache hits.
+ * rejected-or-delayed requests), then paging's occupancy, preemptions and prefix-cache hits, the
+ * latency figures, and, when `device` prices its GPU (device.gpu_hour_usd), the cost line ({@link costLine}).
  */
-export function formatPoolSummary(result: PoolResult): string {
+export function formatPoolSummary(result: PoolResult, device?: Parameters<typeof costLine>[1]): string {
   const s = result.summary;
   const lines: string[] = [];
   // One token figure for the pool, the estimate's and vLLM's "GPU KV cache size" (PoolResult.poolTokens):
@@ -98,6 +118,8 @@ export function formatPoolSummary(result: PoolResult): string {
   // A TPOT SLO judged at small batch with no per-step overhead: the note the dashboard's Run tab and a sweep's best line show too (core/format).
   const note = tpotOverheadNote(result);
   if (result.latency) lines.push('', ...formatLatency(result.latency, s.meanWaiting, s.peakWaiting, dp !== undefined), ...(note ? [`Note: ${note}`] : []));
+  const cost = device ? costLine(result, device) : null;
+  if (cost) lines.push('', cost);
   return lines.join('\n');
 }
 

@@ -327,6 +327,8 @@ async function runSweepCommand(values: Record<string, unknown>, positionals: str
       progress.clear();
     }
     const inFolder = result.resumed + result.reused + result.written;
+    // The profile's prices now (a price changes no simulation: points resumed or reused are priced anew).
+    const prices = new Map(plan.points.map((p) => [p.id, p.profile.device.gpuHourUsd]));
     const failed = result.failed.map((f) => ({ label: f.point.label, error: f.error }));
     if (result.cancelled) {
       // The points kept, merged into the folder's report marked interrupted, so that History and the Sweep tab show them
@@ -334,7 +336,7 @@ async function runSweepCommand(values: Record<string, unknown>, positionals: str
       let reportFile: string | null = null;
       if (!shard && values.json === undefined && inFolder > 0) {
         try {
-          const report = mergeResults([outDir]);
+          const report = mergeResults([outDir], { gpuHourUsd: prices });
           markOrigins(report, result);
           report.interrupted = true;
           // The profile as it was run (SweepReport.profile): what Resume sweep runs from History, and how it tells a changed file;
@@ -361,7 +363,7 @@ async function runSweepCommand(values: Record<string, unknown>, positionals: str
       );
     }
     let otherKey = 0;
-    const report = mergeResults([outDir], { ...(shard ? { only: new Set(share.map((p) => p.id)) } : {}), onSkip: (_file, skipped) => void (skipped.otherKey && otherKey++) });
+    const report = mergeResults([outDir], { gpuHourUsd: prices, ...(shard ? { only: new Set(share.map((p) => p.id)) } : {}), onSkip: (_file, skipped) => void (skipped.otherKey && otherKey++) });
     if (otherKey > 0) {
       say(`attnscope: left out: ${otherKey} point files in ${outDir} carry an environment key this build does not compute for their machine (keys before s39 left out the SIMD path and CPU family/model); their points were run again under ${result.environmentKey}, and the old files can be deleted`, 'warn');
     }
@@ -580,7 +582,7 @@ export async function submitCommand(argv: string[]): Promise<number> {
   for (const t of failedTasks) process.stderr.write(`attnscope: Slurm task ${jobId}_${t.task} ended ${t.state} (exit ${t.exitCode}); its log: ${join(outDir, `slurm-${jobId}_${t.task}.out`)}\n`);
   let report: SweepReport;
   try {
-    report = mergeResults([outDir]);
+    report = mergeResults([outDir], { gpuHourUsd: new Map(plan.points.map((p) => [p.id, p.profile.device.gpuHourUsd])) });
   } catch (e) {
     if (!(e instanceof InputError)) throw e;
     process.stderr.write(`attnscope: Slurm job ${jobId} wrote no results: ${e.message}; see ${join(outDir, `slurm-${jobId}_*.out`)}\n`);

@@ -14,9 +14,9 @@ import { modelledJob, SWEEP_SCHEMA_VERSION, type SweepMetrics, type SweepPointRe
 import { profileAllReduceLink } from '../simulate/step-time';
 import { InputError, readFailure, UsageError } from '../errors';
 import { toolBuild } from '../version';
-import { axisValueText, deployedGpuCount, maxRateText, formatSweepRate, formatCount, formatCountOf, formatDuration, formatPercent, formatSignificant, keepsUpOf, maxRateLimitText, perGpuRate, sloSampleNote, tpotOverheadNote } from '../../core/format';
+import { axisValueText, deployedGpuCount, maxRateText, formatSweepRate, formatUsd, usdPerMillionTokens, formatCount, formatCountOf, formatDuration, formatPercent, formatSignificant, keepsUpOf, maxRateLimitText, perGpuRate, sloSampleNote, tpotOverheadNote } from '../../core/format';
 import { withinNoise, type TimingSpread } from '../../core/noise';
-import { describeEnvironment, reportBuilds, rowBuild, splitByMachine, sweepProvenance } from '../../core/sweepFigures';
+import { describeEnvironment, gpuPrices, reportBuilds, rowBuild, splitByMachine, sweepProvenance } from '../../core/sweepFigures';
 import { axisIndices, MAX_RATE_ARRIVAL_AXIS_TEXT, offsetToLineColumn, pointLabel } from '../../core/config';
 import { jsonErrorText } from '../../core/config/tree';
 import { flashMlaPageSizeNote, vllmPageSizeNote } from '../../core/estimate';
@@ -346,6 +346,7 @@ export function metricsOf(run: RunResult): SweepMetrics {
       m.maxRatePerGpuRequestsPerSec = perGpuRate(c.maxRate, m.gpus);
     }
   }
+  priceMetrics(m, run.profile.device.gpuHourUsd);
   const dc = decodeCaseOf(run.cases ?? []);
   if (dc) {
     m.decodeNsPerToken = dc.medianNs / dc.shape.batchSize;
@@ -354,6 +355,22 @@ export function metricsOf(run: RunResult): SweepMetrics {
     m.decodeCase = `B=${dc.shape.batchSize} context=${dc.shape.seqLenK}`;
   }
   return m;
+}
+
+/**
+ * Puts the user's price per GPU-hour `gpuHourUsd` on a row's figures `m` (in place; undefined takes
+ * it off) and the modelled $ per million output tokens it gives (core/format.ts usdPerMillionTokens
+ * over m.gpus and the simulated output throughput), which a max-rate row has only where some rate
+ * met the SLO: its other figures are then those of that max rate.
+ */
+export function priceMetrics(m: SweepMetrics, gpuHourUsd: number | undefined): void {
+  delete m.gpuHourUsd;
+  delete m.usdPerMillionOutputTokens;
+  if (gpuHourUsd === undefined) return;
+  m.gpuHourUsd = gpuHourUsd;
+  if (m.throughputTokensPerSec === undefined || (m.maxRateLimit !== undefined && m.maxRateRequestsPerSec === undefined)) return;
+  const usd = usdPerMillionTokens(gpuHourUsd, m.gpus ?? 1, m.throughputTokensPerSec);
+  if (usd !== null) m.usdPerMillionOutputTokens = usd;
 }
 
 /** Every point of a sweep from its axes, in index order (the expansion of spec.ts: first axis slowest). */
@@ -421,6 +438,12 @@ export const TIES_NAMED = 3;
  * (7,752 against 7,751 tokens/s), and the rate alone says nothing about which to pick.
  */
 export const SIMULATED_RATE_TOLERANCE = 0.01;
+
+/**
+ * The start of the best-point rules on cost, which every GPU model's user-given price allows
+ * (SweepMetrics.usdPerMillionOutputTokens): output tokens per dollar, ties within the rate's tolerance.
+ */
+const COST_RULE = 'lowest modelled $ per million output tokens, at the user-given prices per GPU-hour: price × GPUs (tensor_parallel_size × pipeline_parallel_size × data_parallel_size) / 3600 / simulated output tokens per second × 10^6,';
 
 /** The best-point rule of a sweep that measured its points and set no SLO. */
 const MEASURED_RULE = 'lowest measured decode time per token among points that reject no request';
@@ -514,7 +537,14 @@ export function bestRow(rows: readonly SweepReportRow[], name: (r: SweepReportRo
     const chosen = pick(cands, (r) => (r === winner ? 1 : 0), rule + tieBreakWords(tol), (a, b) => near(a) && near(b), `${what} within ${pct}, so a point vLLM runs, then the lower p99 TTFT, then fewer KV bytes held chose`);
     return chosen && { ...chosen, leftOut, close: searched ? closeText(cands.filter((r) => !near(r)), rate, top, tol, what) : '' };
   };
+  // With the user's price for every point's GPU, what a token costs ranks (output tokens per dollar, the higher the better), not a rate per GPU that counts every model's GPU alike.
+  const priced = (rs: SweepReportRow[]) => rs.length > 0 && rs.every((r) => r.metrics.usdPerMillionOutputTokens !== undefined);
+  const perDollar = (r: SweepReportRow) => 1 / r.metrics.usdPerMillionOutputTokens!;
   if (ok.some((r) => r.metrics.maxRateLimit !== undefined)) {
+    const searched = ok.filter((r) => r.metrics.maxRateRequestsPerSec !== undefined);
+    if (priced(searched)) {
+      return pickRate(searched, perDollar, `${COST_RULE} at each point's max rate (its highest arrival rate at which ${targetWords(ok)} of requests meet the profile's SLO and the modelled server keeps up: capacity search)`, 'output tokens per dollar', CAPACITY_TOLERANCE_DEFAULT, true);
+    }
     // A max-rate sweep: the rate each point sustains under the SLO decides, per GPU whatever the counts
     // (a point on twice the GPUs must sustain twice the rate); rates within the search's tolerance tie.
     return pickRate(ok.filter((r) => r.metrics.maxRateRequestsPerSec !== undefined), (r) => perGpuRate(r.metrics.maxRateRequestsPerSec!, r.metrics.gpus),
@@ -522,7 +552,9 @@ export function bestRow(rows: readonly SweepReportRow[], name: (r: SweepReportRo
   }
   if (ok.some((r) => r.metrics.sloAttainment !== undefined)) {
     const goodput = (r: SweepReportRow) => r.metrics.goodputRequestsPerSec ?? 0;
-    return pickRate(ok.filter((r) => (r.metrics.sloAttainment ?? 0) >= attainmentTarget(r.metrics)), byGpu(goodput),
+    const meeting = ok.filter((r) => (r.metrics.sloAttainment ?? 0) >= attainmentTarget(r.metrics));
+    if (priced(meeting)) return pickRate(meeting, perDollar, `${COST_RULE} among points where ${targetWords(ok)} of requests meet the profile's SLO${keptUp ? ` and${keptUp}` : ''}`, 'output tokens per dollar');
+    return pickRate(meeting, byGpu(goodput),
       `highest simulated goodput${gpuWords} among points where ${targetWords(ok)} of requests meet the profile's SLO${keptUp ? ` and${keptUp}` : ''}`, 'simulated goodput');
   }
   const served = ok.filter((r) => (r.metrics.rejected ?? 0) === 0);
@@ -530,7 +562,9 @@ export function bestRow(rows: readonly SweepReportRow[], name: (r: SweepReportRo
     return pick(served.filter((r) => r.metrics.decodeNsPerToken !== undefined), (r) => -r.metrics.decodeNsPerToken!, MEASURED_RULE,
       (a, b) => withinNoise(decodeSpread(a.metrics), decodeSpread(b.metrics)), 'tied within measurement noise (a median inside the other\'s p10–p90 range), so any of them may be the fastest');
   }
-  return pickRate(served.filter((r) => r.metrics.throughputTokensPerSec !== undefined), byGpu((r) => r.metrics.throughputTokensPerSec!),
+  const simulated = served.filter((r) => r.metrics.throughputTokensPerSec !== undefined);
+  if (priced(simulated)) return pickRate(simulated, perDollar, `${COST_RULE} among points that reject no request${keptUp ? ` and${keptUp}` : ''}`, 'output tokens per dollar');
+  return pickRate(simulated, byGpu((r) => r.metrics.throughputTokensPerSec!),
     `highest simulated output throughput${gpuWords} among points that reject no request${keptUp ? ` and${keptUp}` : ''}`, 'simulated throughput');
 }
 
@@ -588,6 +622,13 @@ export interface MergeOptions {
   onSkip?: (file: string, skipped: NotAPoint) => void;
   /** Only these point ids (a shard's), when given. */
   only?: ReadonlySet<string>;
+  /**
+   * The user's price per GPU-hour of each point, by point id (`attnscope sweep`'s plan: the profile's
+   * prices now, core/config/sweep.ts pointGpuHourUsd; undefined: none), in place of the price its
+   * point file was run with: a price changes no simulation, so a point resumed or reused is priced
+   * anew. Without it (`attnscope merge`) each row takes its file's (its run's device.gpu_hour_usd).
+   */
+  gpuHourUsd?: ReadonlyMap<string, number | undefined>;
 }
 
 /**
@@ -666,6 +707,7 @@ export function mergeResults(dirs: string[], opts: MergeOptions = {}): SweepRepo
       }
       report.environments[envKey] ??= point.environment;
       const row: SweepReportRow = { id: s.id, index: s.index, values: s.values, label: s.label, environmentKey: envKey, status: point.status, metrics: metricsOf(point), file, tool: point.tool, ...keepsUpOf(point) };
+      if (opts.gpuHourUsd?.has(s.id)) priceMetrics(row.metrics, opts.gpuHourUsd.get(s.id));
       const unmodelled = point.pool?.stepTime?.unmodelled;
       if (unmodelled && unmodelled.length > 0) row.unmodelled = unmodelled;
       const gpu = point.pool?.stepTime?.gpu;
@@ -707,7 +749,7 @@ export function mergeResults(dirs: string[], opts: MergeOptions = {}): SweepRepo
   const perSlo = modelled ? perSloLines(report, (r) => !notOnVllm.has(r.id)) : [];
   const tpotOverhead = best ? tpotNotes.get(best.row.id) : undefined;
   report.best = best
-    ? { ...ref(best.row), rule: best.rule, ...(best.tie ? { tiedWith: best.tiedWith.map(ref), tie: best.tie } : {}), ...(fewRequests ? { fewRequests } : {}), ...(best.close ? { close: best.close } : {}), ...(gpuModels ? { gpuModels } : {}), ...(perSlo.length > 0 ? { perSlo } : {}), ...(across ? { acrossMachines: across } : {}), ...(vllm ? { notOnVllm: vllm } : {}), ...(leftOut ? { leftOut } : {}), ...(tpotOverhead ? { tpotOverhead } : {}) }
+    ? { ...ref(best.row), rule: best.rule, ...(best.rule.startsWith(COST_RULE) ? { byCost: true as const } : {}), ...(best.tie ? { tiedWith: best.tiedWith.map(ref), tie: best.tie } : {}), ...(fewRequests ? { fewRequests } : {}), ...(best.close ? { close: best.close } : {}), ...(gpuModels ? { gpuModels } : {}), ...(perSlo.length > 0 ? { perSlo } : {}), ...(across ? { acrossMachines: across } : {}), ...(vllm ? { notOnVllm: vllm } : {}), ...(leftOut ? { leftOut } : {}), ...(tpotOverhead ? { tpotOverhead } : {}) }
     : null;
   report.models = [...new Set([...modelAt].sort(([a], [b]) => a - b).map(([, m]) => m))];
   const noBest = report.best ? [] : noBestLines(report.rows);
@@ -716,14 +758,22 @@ export function mergeResults(dirs: string[], opts: MergeOptions = {}): SweepRepo
 }
 
 /**
- * The sentence under a best point ranked on a modelled rate when its points run on different GPU
- * models (SweepReportRow.gpu, the step-time model's device.gpu): a rate, or a rate per GPU, ranks as
- * if a GPU of each cost the same (s42 newcomer-ed F3: H200 over H100 SXM per GPU). '' for one model.
+ * The sentence under a best point ranked on a modelled rate: with a user-given price for every
+ * point (ranked by cost), the prices, each model once; else, when its points run on different GPU
+ * models (SweepReportRow.gpu, the step-time model's device.gpu), that a rate, or a rate per GPU,
+ * ranks as if a GPU of each cost the same (s42 newcomer-ed F3: H200 over H100 SXM per GPU), naming
+ * the models without a price (sweep.gpu_hour_usd). '' for one unpriced model.
  */
 export function gpuModelsText(rows: readonly SweepReportRow[]): string {
-  const gpus = [...new Set(rows.filter((r) => r.status === 'ok' && r.gpu !== undefined).map((r) => r.gpu!))];
-  if (gpus.length < 2) return '';
-  return `the points run on different GPU models (${gpus.join(', ')}): the ranking counts a GPU of each alike, as if they cost the same; weigh each rate by its GPUs' price per hour before choosing between models`;
+  const ok = rows.filter((r) => r.status === 'ok');
+  const prices = gpuPrices(ok);
+  const unpriced = prices.filter((p) => p.usd === undefined).map((p) => p.gpu);
+  if (prices.length > 0 && unpriced.length === 0 && ok.every((r) => r.metrics.gpuHourUsd !== undefined)) {
+    return `ranked by cost at user-given prices per GPU-hour (not built-in figures): ${prices.map((p) => `${p.gpu} ${formatUsd(p.usd!)}/GPU-hour`).join(', ')}`;
+  }
+  if (prices.length < 2) return '';
+  const missing = unpriced.length < prices.length ? `; no price for ${unpriced.join(', ')} (sweep.gpu_hour_usd: { "${unpriced[0]!.replace(/ \(user-given\)$/, '')}": <$ per GPU-hour> }), so none is ranked by cost` : '; give each model\'s price per GPU-hour in sweep.gpu_hour_usd to rank them by $ per million output tokens';
+  return `the points run on different GPU models (${prices.map((p) => p.gpu).join(', ')}): the ranking counts a GPU of each alike, as if they cost the same${missing}`;
 }
 
 /**
@@ -786,6 +836,7 @@ const COLUMNS: Array<{ header: string; key: keyof SweepMetrics; show: (m: SweepM
   { header: 'max req/s', key: 'maxRateLimit', show: maxRateText },
   { header: 'per GPU', key: 'maxRatePerGpuRequestsPerSec', show: (m) => (m.maxRatePerGpuRequestsPerSec === undefined ? '-' : formatSweepRate(m.maxRatePerGpuRequestsPerSec)) },
   { header: 'limit', key: 'maxRateLimit', show: maxRateLimitText },
+  { header: '$/1M out', key: 'usdPerMillionOutputTokens', show: (m) => (m.usdPerMillionOutputTokens === undefined ? '-' : formatUsd(m.usdPerMillionOutputTokens)) },
   { header: 'internal frag', key: 'internalFragmentation', show: (m) => pct(m.internalFragmentation) },
   { header: 'prefix hits', key: 'prefixHitRate', show: (m) => pct(m.prefixHitRate) },
   { header: 'preemptions', key: 'preemptions', show: (m) => int(m.preemptions) },

@@ -14,7 +14,7 @@ import { closeSync, openSync, readSync } from 'node:fs';
 import { basename, resolve } from 'node:path';
 import * as YAML from 'yaml';
 import {
-  axisIndices, axisProblems, getProperty, maxRateArrivalAxisProblem, maxRateSloProblem, isProfilePath, offsetToLineColumn, parseProfileText, readProfileTree, readSweepBlock, readSweepPoint, sweepSize, sweepTooBig, toPlain,
+  axisIndices, axisProblems, deviceGpuName, pointGpuHourUsd, sweepPriceProblems, treeGpuName, getProperty, maxRateArrivalAxisProblem, maxRateSloProblem, isProfilePath, offsetToLineColumn, parseProfileText, readProfileTree, readSweepBlock, readSweepPoint, sweepSize, sweepTooBig, toPlain,
   type Problem, type SlurmSettings, type SourceRange, type SweepAxis, type SweepJob, type ValueNode,
 } from '../../core/config';
 import { modelledJob, type SweepPointRef } from '../../core/protocol/sweep';
@@ -328,7 +328,7 @@ export function loadSweep(file: string, opts: SweepOptions = {}): SweepPlan {
   // The axes' problems are checked below with --set's axes; sweep.slurm.time's here, at its value.
   const timeError = read.problems.find((p) => p.data?.key === 'sweep.slurm.time');
   if (timeError) throw errorAtRange(timeError.range, timeError.message);
-  const read0 = read.block ?? { axes: [], job: 'simulate' as SweepJob, jobRange: null, slurm: {} };
+  const read0 = read.block ?? { axes: [], job: 'simulate' as SweepJob, jobRange: null, slurm: {}, gpuHourUsd: {} };
   const block = { ...read0, job: opts.job ?? read0.job };
   setAxes = setArgs.map((arg, i) => parseSetArg(arg, setStarts[i]!));
   const axes = [...block.axes];
@@ -358,6 +358,10 @@ export function loadSweep(file: string, opts: SweepOptions = {}): SweepPlan {
   if (opts.job !== undefined && jobWritten && read0.job !== opts.job) notes.add(`${opts.job === 'max-rate' ? '--max-rate' : `job ${opts.job}`} replaces the profile's sweep.job: ${read0.job}`);
   const rateAxis = maxRateArrivalAxisProblem(block.job, axes, axisAt);
   if (rateAxis) notes.add(noteOf(rateAxis));
+  for (const p of sweepPriceProblems(root, axes)) notes.add(noteOf(p));
+  // Each point's price per GPU-hour (user-given): sweep.gpu_hour_usd for its GPU, else the profile's device.gpu_hour_usd on the profile's own GPU.
+  const baseGpu = treeGpuName(root);
+  const baseUsd = getProperty(getProperty(root, 'device')?.value ?? null, 'gpu_hour_usd')?.value.value;
   /** Each point's problems that are not errors, with the axis value indices of the point. */
   const pointNotes: Array<{ label: string; digits: number[]; problems: Problem[] }> = [];
   const sizes = axes.map((a) => a.values.length);
@@ -372,6 +376,9 @@ export function loadSweep(file: string, opts: SweepOptions = {}): SweepPlan {
       continue;
     }
     const { values, profile } = read.point;
+    const gpuHourUsd = pointGpuHourUsd(block.gpuHourUsd, baseGpu, typeof baseUsd === 'number' && baseUsd > 0 ? baseUsd : undefined, deviceGpuName(profile.device));
+    if (gpuHourUsd === undefined) delete profile.device.gpuHourUsd;
+    else profile.device.gpuHourUsd = gpuHourUsd;
     // The pool a simulation cannot size is refused per point by the sweep's own check (runner/sweep/cli.ts prepare).
     const deployment = deploymentProblems(profile).filter((p) => p.code !== POOL_NOT_SIMULABLE);
     // A simulation benchmarks nothing: no kernel notes for a `job: simulate` sweep.
@@ -420,7 +427,12 @@ export function loadSweep(file: string, opts: SweepOptions = {}): SweepPlan {
   const traceTexts = [...new Set(points.map((p) => p.profile.workload?.trace?.resolvedPath).filter((t): t is string => t !== undefined))]
     .sort()
     .map(fileSha256);
-  const base = toPlain({ ...root, properties: (root.properties ?? []).filter((p) => p.key !== 'sweep') });
+  // Prices (device.gpu_hour_usd, like sweep's) change no simulation: a new price re-ranks the points already run (mergeResults' gpuHourUsd), it runs none again.
+  const base = toPlain({ ...root, properties: (root.properties ?? []).filter((p) => p.key !== 'sweep') }) as Record<string, unknown>;
+  const baseDevice = base.device;
+  if (baseDevice && typeof baseDevice === 'object' && !Array.isArray(baseDevice) && 'gpu_hour_usd' in baseDevice) {
+    base.device = Object.fromEntries(Object.entries(baseDevice).filter(([k]) => k !== 'gpu_hour_usd'));
+  }
   // `traces` only where a point replays one: the ids of sweeps without are those they had before the key existed.
   const inputs = { base, models: modelTexts, ...(traceTexts.length > 0 ? { traces: traceTexts } : {}), job: block.job, options: modelledJob(block.job) ? {} : (opts.benchOptions ?? {}) };
   const sweepId = sha256(canonicalJson({ ...inputs, axes: plainAxes })).slice(0, 16);

@@ -115,6 +115,17 @@ describe('sweep CSV export', () => {
     );
   });
 
+  it('a priced row: its $ per million output tokens among the figures and the user-given price per GPU-hour beside its GPU', () => {
+    // 2.49 $/GPU-hour × 2 GPUs / 3600 / 12,791 tokens/s × 10^6 = 0.10816 $ (the report holds it; the CSV writes it as is).
+    const priced: SweepReport = {
+      ...report, job: 'max-rate', axes: [{ key: 'device.tensor_parallel_size', values: [2] }], total: 1, best: null,
+      rows: [{ id: 'tp2', index: 0, values: { 'device.tensor_parallel_size': 2 }, label: 'tensor_parallel_size=2', environmentKey: 'e1', status: 'ok', file: 'tp2.json', gpu: 'H100 SXM', metrics: { gpus: 2, throughputTokensPerSec: 12791, gpuHourUsd: 2.49, usdPerMillionOutputTokens: 0.10816 } }],
+    };
+    const [header, line] = sweepToCsv(priced).text.split('\n');
+    assert.equal(header, 'point,point_id,device.tensor_parallel_size,environment,status,best,source,usd_per_million_output_tokens,output_throughput_tokens_per_s,gpu,gpus,gpu_hour_usd_user_given');
+    assert.equal(line, 'tensor_parallel_size=2,tp2,2,e1,ok,,modelled,0.10816,12791,H100 SXM,2,2.49');
+  });
+
   it('a report with no row: no data row (the extension writes nothing and says so)', () => {
     assert.equal(sweepToCsv({ ...report, rows: [] }).rows, 0);
   });

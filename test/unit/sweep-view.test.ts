@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { SweepReport, SweepReportRow } from '../../core/protocol/sweep';
 import { SWEEP_METRICS, sweepProvenance } from '../../core/sweepFigures';
-import { decimalsFor, decisionMetric, interruptedText, metricHeader, metricScale, metricsOf, otherSweepNote, rankedSweepTable, sameValues, sweepPointsText, sweepAxisCharts, sweepBestText, sweepChartHeight, sweepMarkdown, sweepTable, sweepTitle, sweepXAxis, thinTicks, tickStep } from '../../webview/sweep';
+import { decimalsFor, decisionMetric, interruptedText, metricHeader, metricScale, metricsOf, otherSweepNote, rankedSweepTable, reportScale, sameValues, sweepCostChart, sweepCostChartHeight, sweepPointsText, sweepAxisCharts, sweepBestText, sweepChartHeight, sweepMarkdown, sweepTable, sweepTitle, sweepXAxis, thinTicks, tickStep } from '../../webview/sweep';
 import type { Palette } from '../../webview/theme';
 import { durationTicks, formatDuration, formatDurationIn } from '../../core/format';
 
@@ -419,4 +419,45 @@ test('an interrupted sweep over a described GPU names its missing cell by the GP
   assert.doesNotMatch(text, /object Object/);
   // The other GPU's cell with tp 8 has its points: not named, though its mapping is another object than the axis's.
   assert.doesNotMatch(text, /H100 SXM/);
+});
+
+test('the cost chart: a bar per priced point, cheapest first, from $0, a colour per GPU model with its user-given price, the value at each bar; the tab opens on it when the best was ranked by cost', () => {
+  // Costs by hand: 2.49 × 1 / 3600 / 7,547 × 10^6 = 0.0916 $ (H100 SXM tp 1); 2.49 × 2 / 3600 / 12,791 × 10^6 = 0.108 $ (tp 2);
+  // 1.29 × 1 / 3600 / 2,842 × 10^6 = 0.126 $ (A100 80GB tp 1). The tab does not compute them: they are the report's.
+  const priced = (id: string, gpu: string, usd: number, price: number): SweepReportRow => ({
+    id, index: 0, values: { 'device.gpu': gpu }, label: id, environmentKey: 'e1', status: 'ok', gpu,
+    metrics: { gpuHourUsd: price, usdPerMillionOutputTokens: usd, throughputTokensPerSec: 1, maxRatePerGpuRequestsPerSec: 1 }, file: 'f',
+  });
+  const costReport: SweepReport = {
+    ...report, job: 'max-rate', axes: [{ key: 'device.gpu', values: ['H100 SXM', 'A100 80GB'] }], total: 3, missing: [],
+    rows: [priced('a100 tp1', 'A100 80GB', 0.126, 1.29), priced('h100 tp2', 'H100 SXM', 0.108, 2.49), priced('h100 tp1', 'H100 SXM', 0.0916, 2.49)],
+    best: { id: 'h100 tp1', environmentKey: 'e1', label: 'h100 tp1', rule: 'lowest modelled $ per million output tokens', byCost: true },
+  };
+  const chart = sweepCostChart(costReport, palette)!;
+  assert.equal(chart.bars, 3);
+  assert.equal(chart.config.type, 'bar');
+  assert.equal(chart.config.options!.indexAxis, 'y');
+  assert.deepEqual(chart.config.data.labels, ['★ h100 tp1', 'h100 tp2', 'a100 tp1']);
+  // One dataset per GPU model, its bars only (null elsewhere), named with its price and that the price is the user's.
+  assert.deepEqual(chart.config.data.datasets.map((d) => [d.label, d.data]), [
+    ['H100 SXM, $2.49/GPU-hour (user-given)', [0.0916, 0.108, null]],
+    ['A100 80GB, $1.29/GPU-hour (user-given)', [null, null, 0.126]],
+  ]);
+  const x = chart.config.options!.scales!.x as { beginAtZero: boolean; title: { text: string }; ticks: { callback: (v: number) => string } };
+  assert.equal(x.beginAtZero, true);
+  assert.equal(x.title.text, '$ per 1M output tokens (modelled)');
+  assert.equal(x.ticks.callback(0.05), '$0.05');
+  assert.match((chart.config.options!.plugins!.title as { text: string }).text, /^\$ per 1M output tokens by point \(modelled, at user-given \$\/GPU-hour; lower is better\)$/);
+  assert.deepEqual((chart.config.options!.plugins as unknown as { attnscopeBarValues: { texts: string[] } }).attnscopeBarValues.texts, ['$0.0916', '$0.108', '$0.126']);
+  assert.match(chart.ariaLabel, /^\$ per 1M output tokens \(modelled, at user-given prices per GPU-hour\), cheapest first: h100 tp1 \$0\.0916; h100 tp2 \$0\.108; a100 tp1 \$0\.126$/);
+  assert.ok(sweepCostChartHeight(3, 12) >= 220);
+  // No priced row: no chart.
+  assert.equal(sweepCostChart(report, palette), null);
+  // The tab opens on the cost where the best was ranked by it, else where it did before.
+  const metrics = metricsOf(costReport);
+  assert.equal(decisionMetric(metrics, true)!.key, 'usdPerMillionOutputTokens');
+  assert.equal(decisionMetric(metrics, false)!.key, 'maxRatePerGpuRequestsPerSec');
+  // The column header names its unit and source.
+  const cost = SWEEP_METRICS.find((m) => m.key === 'usdPerMillionOutputTokens')!;
+  assert.equal(metricHeader(cost, reportScale(costReport, cost).unit), '$ / 1M output tokens ($ per 1M output tokens, at user-given $/GPU-hour, modelled)');
 });

@@ -1,0 +1,144 @@
+// What a token costs (s43): the user's price per GPU-hour (device.gpu_hour_usd, sweep.gpu_hour_usd by
+// GPU model) gives $ per million output tokens = price × GPUs / 3600 / output tokens/s × 10^6, which
+// `simulate` prints and a sweep ranks by when every model is priced; without a price for each
+// model the per-GPU ranking and its caveat stay, naming the models without one. Expected figures
+// are worked by hand in each test's comments.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { writeFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { parseProfileText } from '../../core/config/index';
+import { pointGpuHourUsd, readSweepBlock, treeGpuName } from '../../core/config/sweep';
+import { formatUsd, usdPerMillionTokens } from '../../core/format';
+import type { PoolResult } from '../../core/protocol/run';
+import type { SweepMetrics, SweepReport, SweepReportRow } from '../../core/protocol/sweep';
+import { gpuPrices, sweepProvenance } from '../../core/sweepFigures';
+import { bestRow, formatReport, gpuModelsText, priceMetrics } from '../../runner/sweep/results';
+import { loadSweep } from '../../runner/sweep/spec';
+import { costLine } from '../../runner/simulate/summary';
+import { tempDir } from '../fixtures/tmp';
+
+const CONFIG = resolve(__dirname, '../../examples/llama-3.1-8b/config.json');
+
+test('$ per million tokens: price × GPUs / 3600 / tokens/s × 10^6; nothing served, no figure; dollars to the cent at least', () => {
+  // 2.49 × 2 / 3600 / 5,000 × 10^6 = 4.98 / 18,000,000 × 10^6 = 0.276667.
+  assert.ok(Math.abs(usdPerMillionTokens(2.49, 2, 5000)! - 0.276667) < 1e-6);
+  // 1.29 × 1 / 3600 / 2,842 × 10^6 = 0.1260848.
+  assert.ok(Math.abs(usdPerMillionTokens(1.29, 1, 2842)! - 0.1260848) < 1e-6);
+  assert.equal(usdPerMillionTokens(2.49, 1, 0), null);
+  assert.deepEqual([0.0917, 0.5, 2.49, 1234.5].map(formatUsd), ['$0.0917', '$0.50', '$2.49', '$1,235']);
+});
+
+test("simulate's cost line: modelled, at the user-given price, with the sum written out; none without a price or when no rate passed", () => {
+  // Llama-3.1-8B on one H100 SXM at 6,249 output tokens/s: 2.49 / 3600 / 6,249 × 10^6 = 0.110687 -> $0.111.
+  const pool = { summary: { throughputTokensPerSec: 6249 } } as PoolResult;
+  const device = { gpuHourUsd: 2.49, tensorParallelSize: 1 };
+  assert.equal(costLine(pool, device), 'Cost (modelled, at user-given $2.49/GPU-hour): $0.111 per 1M output tokens = $2.49 × 1 GPU / 3600 s / 6,249 output tokens/s × 10^6');
+  // tp 2 × dp 2 = 4 GPUs at 12,791 tokens/s: 2.49 × 4 / 3600 / 12,791 × 10^6 = 0.216290 -> $0.216.
+  assert.match(costLine({ summary: { throughputTokensPerSec: 12791 } } as PoolResult, { gpuHourUsd: 2.49, tensorParallelSize: 2, dataParallelSize: 2 })!, /: \$0\.216 per 1M output tokens = \$2\.49 × 4 GPUs \//);
+  assert.equal(costLine(pool, { tensorParallelSize: 1 }), null);
+  assert.equal(costLine({ ...pool, capacity: { maxRate: null } } as unknown as PoolResult, device), null);
+  assert.match(costLine({ ...pool, capacity: { maxRate: 30 } } as unknown as PoolResult, device)!, /per 1M output tokens at the max rate = /);
+});
+
+/** A max-rate row: `rate` requests/s on `tp` GPUs of `gpu` at `tokens` output tokens/s there, limited by the SLO. */
+const row = (tp: number, gpu: string, rate: number, tokens: number, usd?: number): SweepReportRow => {
+  const label = `tensor_parallel_size=${tp} gpu=${gpu}`;
+  const metrics: SweepMetrics = { gpus: tp, maxRateRequestsPerSec: rate, maxRatePerGpuRequestsPerSec: rate / tp, maxRateLimit: 'slo', throughputTokensPerSec: tokens, sloAttainment: 0.95 };
+  priceMetrics(metrics, usd);
+  return { id: label, index: 0, values: { 'device.tensor_parallel_size': tp, 'device.gpu': gpu }, label, environmentKey: 'e', status: 'ok', metrics, file: `${label}.json`, gpu };
+};
+
+test('with a price for every GPU model a max-rate sweep ranks by $ per million output tokens at each max rate, and says the prices; per GPU it would pick the other model', () => {
+  // Per GPU, H200 tp 4 leads: 11.4 / 4 = 2.85 against H100 SXM's 11.16 / 4 = 2.79 requests/s (s42 newcomer-ed F3).
+  // By cost (user-given $3.50 and $2.49 a GPU-hour; 3,000 and 2,940 output tokens/s at those rates):
+  //   H200:     3.50 × 4 / 3600 / 3,000 × 10^6 = 1.2963 $
+  //   H100 SXM: 2.49 × 4 / 3600 / 2,940 × 10^6 = 0.9410 $  -> H100 SXM, 27 % cheaper.
+  const rows = [row(4, 'H100 SXM', 11.16, 2940, 2.49), row(4, 'H200', 11.4, 3000, 3.5)];
+  assert.ok(Math.abs(rows[0]!.metrics.usdPerMillionOutputTokens! - 0.941043) < 1e-6);
+  assert.ok(Math.abs(rows[1]!.metrics.usdPerMillionOutputTokens! - 1.296296) < 1e-6);
+  const b = bestRow(rows)!;
+  assert.equal(b.row.label, 'tensor_parallel_size=4 gpu=H100 SXM');
+  assert.match(b.rule, /^lowest modelled \$ per million output tokens, at the user-given prices per GPU-hour: price × GPUs .* at each point's max rate/);
+  assert.equal(b.close, '');
+  assert.equal(gpuModelsText(rows), 'ranked by cost at user-given prices per GPU-hour (not built-in figures): H100 SXM $2.49/GPU-hour, H200 $3.50/GPU-hour');
+  // Unpriced, the same rows rank per GPU: H200.
+  const unpriced = rows.map((r) => ({ ...r, metrics: { ...r.metrics } }));
+  for (const r of unpriced) priceMetrics(r.metrics, undefined);
+  assert.equal(bestRow(unpriced)!.row.label, 'tensor_parallel_size=4 gpu=H200');
+  assert.match(bestRow(unpriced)!.rule, /^highest max rate per GPU/);
+});
+
+test('a model without a price keeps the per-GPU ranking and its caveat, naming that model; one model unpriced says nothing', () => {
+  const rows = [row(4, 'H100 SXM', 11.16, 2940, 2.49), row(4, 'H200', 11.4, 3000)];
+  assert.equal(bestRow(rows)!.row.label, 'tensor_parallel_size=4 gpu=H200');
+  assert.equal(gpuModelsText(rows), 'the points run on different GPU models (H100 SXM, H200): the ranking counts a GPU of each alike, as if they cost the same; no price for H200 (sweep.gpu_hour_usd: { "H200": <$ per GPU-hour> }), so none is ranked by cost');
+  assert.match(gpuModelsText([row(4, 'H100 SXM', 11.16, 2940), row(4, 'H200', 11.4, 3000)]), /as if they cost the same; give each model's price per GPU-hour in sweep\.gpu_hour_usd/);
+  assert.equal(gpuModelsText([row(4, 'H200', 11.4, 3000)]), '');
+  assert.deepEqual(gpuPrices(rows), [{ gpu: 'H100 SXM', usd: 2.49 }, { gpu: 'H200', usd: undefined }]);
+});
+
+test('a max-rate point no rate met has a price but no cost (its figures are a failing rate\'s); a simulate sweep with an SLO ranks its passing points by cost', () => {
+  const unmet: SweepMetrics = { gpus: 1, maxRateLimit: 'unmet', throughputTokensPerSec: 1000 };
+  priceMetrics(unmet, 2.49);
+  assert.equal(unmet.gpuHourUsd, 2.49);
+  assert.equal(unmet.usdPerMillionOutputTokens, undefined);
+  // job simulate, SLO met by both: tp 1 at 7,000 tokens/s on $2.49 = 0.09881 $; tp 2 at 13,000 on 2 × $2.49 = 0.10641 $.
+  // Goodput per GPU would tie-break the same way here; the rule must name the cost.
+  const sim = (tp: number, tokens: number, goodput: number): SweepReportRow => {
+    const metrics: SweepMetrics = { gpus: tp, throughputTokensPerSec: tokens, sloAttainment: 0.95, goodputRequestsPerSec: goodput, rejected: 0 };
+    priceMetrics(metrics, 2.49);
+    return { id: `tp${tp}`, index: tp, values: { 'device.tensor_parallel_size': tp }, label: `tensor_parallel_size=${tp}`, environmentKey: 'e', status: 'ok', metrics, file: 'f', gpu: 'H100 SXM' };
+  };
+  const b = bestRow([sim(1, 7000, 25), sim(2, 13000, 48)])!;
+  assert.equal(b.row.label, 'tensor_parallel_size=1');
+  assert.match(b.rule, /^lowest modelled \$ per million output tokens, .* among points where >= 90% of requests meet the profile's SLO/);
+});
+
+test('the CLI table has a $/1M out column, and the provenance says the figure is modelled at user-given prices', () => {
+  const rows = [row(4, 'H100 SXM', 11.16, 2940, 2.49), row(4, 'H200', 11.4, 3000, 3.5)];
+  const report = { schema: 1, kind: 'attnscope-sweep-report', tool: 't', createdAt: '', sweepId: 's', name: 'p.attn.yaml', job: 'max-rate', total: 2, rows, missing: [], duplicates: [], environments: {},
+    axes: [{ key: 'device.gpu', values: ['H100 SXM', 'H200'] }], best: null } as unknown as SweepReport;
+  const text = formatReport(report);
+  assert.match(text, /limit {2}\$\/1M out/);
+  // 0.941043 and 1.296296 to three significant digits.
+  assert.match(text, /H100 SXM .* SLO {4}\$0\.941 /);
+  assert.match(text, /H200 .* SLO {5}\$1\.30 /);
+  assert.ok(sweepProvenance(report).some((l) => l.startsWith('$ / 1M output tokens: modelled, at user-given prices per GPU-hour (H100 SXM $2.49/GPU-hour, H200 $3.50/GPU-hour; yours, not built-in figures)')));
+});
+
+test("a point's price: the sweep's for its GPU, else the profile's device.gpu_hour_usd on the profile's own GPU only", () => {
+  const prices = { 'A100 80GB': 1.29 };
+  assert.equal(pointGpuHourUsd(prices, 'H100 SXM', 2.49, 'A100 80GB'), 1.29);
+  assert.equal(pointGpuHourUsd(prices, 'H100 SXM', 2.49, 'H100 SXM'), 2.49);
+  // An axis moved the point to H200: the H100 SXM's price is not its.
+  assert.equal(pointGpuHourUsd(prices, 'H100 SXM', 2.49, 'H200'), undefined);
+  assert.equal(pointGpuHourUsd({ 'H100 SXM': 2.0 }, 'H100 SXM', 2.49, 'H100 SXM'), 2.0);
+  assert.equal(treeGpuName(parseProfileText('device: { gpu: { name: MI325X, bf16_tflops: 1300, memory_bandwidth_gb_s: 6000, memory_gib: 256 } }\n', 'p.attn.yaml').root), 'MI325X');
+  assert.equal(treeGpuName(parseProfileText('dtype: bf16\n', 'p.attn.yaml').root), 'H100 SXM');
+});
+
+test('a sweep price for a GPU no point runs on is a warning at its key with the closest GPU; the plan prices each point by its own GPU', () => {
+  const text = 'model: m/config.json\ndevice: { gpu: H100 SXM, gpu_hour_usd: 2.49 }\nsweep:\n  axes: { device.gpu: [H100 SXM, A100 80GB] }\n  gpu_hour_usd: { H100: 2.0, A100 80GB: 1.29 }\n';
+  const { block, problems } = readSweepBlock(parseProfileText(text, 'p.attn.yaml').root);
+  assert.deepEqual(block!.gpuHourUsd, { H100: 2.0, 'A100 80GB': 1.29 });
+  const p = problems.find((q) => q.code === 'sweep-price-unused')!;
+  assert.equal(text.slice(p.range.offset, p.range.offset + p.range.length), 'H100');
+  assert.equal(p.severity, 'warning');
+  assert.equal(p.data?.['suggestion'], 'H100 SXM');
+  assert.equal(problems.filter((q) => q.code === 'sweep-price-unused').length, 1);
+
+  const dir = tempDir('sweep-cost-');
+  const file = join(dir, 'p.attn.yaml');
+  const base = `model: ${JSON.stringify(CONFIG)}\ndevice: { gpu: H100 SXM, gpu_hour_usd: 2.49 }\nworkload: { requests: 10, arrival_rate: 1 }\n`;
+  writeFileSync(file, `${base}sweep:\n  axes: { device.gpu: [H100 SXM, A100 80GB, H200] }\n  gpu_hour_usd: { A100 80GB: 1.29 }\n`);
+  const plan = loadSweep(file);
+  // H100 SXM: the profile's price; A100 80GB: the sweep's; H200: none (not the profile's GPU).
+  assert.deepEqual(plan.points.map((q) => q.profile.device.gpuHourUsd), [2.49, 1.29, undefined]);
+  // Prices change no simulation: the sweep's id is the same at another price.
+  writeFileSync(file, `${base.replace('2.49', '3.10')}sweep:\n  axes: { device.gpu: [H100 SXM, A100 80GB, H200] }\n  gpu_hour_usd: { A100 80GB: 0.99 }\n`);
+  const repriced = loadSweep(file);
+  assert.equal(repriced.sweepId, plan.sweepId);
+  assert.equal(repriced.inputsId, plan.inputsId);
+  assert.deepEqual(repriced.points.map((q) => q.profile.device.gpuHourUsd), [3.1, 0.99, undefined]);
+});
