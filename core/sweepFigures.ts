@@ -165,7 +165,10 @@ export function sweepProvenance(report: SweepReport): string[] {
     const priced = gpuPrices(report.rows).filter((p) => p.usd !== undefined);
     notes.push(
       `$ / 1M output tokens: modelled, at user-given prices per GPU-hour (${priced.map((p) => `${p.gpu} ${formatUsd(p.usd!)}/GPU-hour`).join(', ')}; yours, not built-in figures): price × GPUs / 3600 / the simulated output tokens per second × 10^6` +
-        (has(['maxRateLimit']) ? ", at each point's max rate" : '') + '; input (prompt) tokens are not counted: the simulation reports no input throughput',
+        (has(['maxRateLimit'])
+          ? ", at each point's max rate"
+          : " at each point's simulated load (workload.arrival_rate: GPUs idle part of the time are paid all the same; a max-rate sweep prices each point at its highest rate under the SLO)") +
+        '; input (prompt) tokens are not counted: the simulation reports no input throughput',
     );
   }
   if (has(['p99TtftS', 'p99TpotS', 'sloAttainment', 'goodputRequestsPerSec'])) {

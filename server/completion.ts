@@ -10,7 +10,7 @@
  */
 import * as jsonc from 'jsonc-parser';
 import { CompletionItemKind, MarkupKind, type CompletionItem, type Position, type Range } from 'vscode-languageserver';
-import { CONFIG_NAME, nodeAtPath, sweepAxisKeys, type ValueNode } from '../core/config';
+import { CONFIG_NAME, nodeAtPath, readSweepBlock, sweepAxisKeys, sweepGpuNames, type ValueNode } from '../core/config';
 import type { SourceRange } from '../core/config/types';
 import type { Analysis } from './analysis';
 import { modelConfigLabel, modelConfigsNear, traceFilesNear } from './modelPaths';
@@ -216,10 +216,14 @@ export function completion(a: Analysis, position: Position, trigger?: string): C
   if (ctx.mode === 'key') {
     const present = presentKeys(a, ctx.path);
     const typed = replaced.replace(/"/g, '');
-    // Under sweep.axes the keys are dotted profile paths, which the schema cannot list.
-    const keys = kind === 'profile' && ctx.path.length === 2 && ctx.path[0] === 'sweep' && ctx.path[1] === 'axes'
+    // Under sweep.axes the keys are dotted profile paths, which the schema cannot list; under
+    // sweep.gpu_hour_usd the GPU models the sweep's points run on (the profile's, an axis's).
+    const sweepKey = kind === 'profile' && ctx.path.length === 2 && ctx.path[0] === 'sweep' ? ctx.path[1] : undefined;
+    const keys = sweepKey === 'axes'
       ? sweepAxisKeys().map((k) => ({ key: k.key, schema: { description: `Sweep axis: the values of \`${k.key}\` to try, as a list.${k.description ? `\n\n${k.description}` : ''}` } }))
-      : keysAt(schemaPathOf(kind, ctx.path), (key) => writtenScalar(a, [...ctx.path, key]));
+      : sweepKey === 'gpu_hour_usd' && a.tree
+        ? sweepGpuNames(a.tree, readSweepBlock(a.tree).block?.axes ?? []).map((gpu) => ({ key: gpu, schema: { description: `What one ${gpu} costs per hour, US dollars: your price (user-given), never a built-in one.` } }))
+        : keysAt(schemaPathOf(kind, ctx.path), (key) => writtenScalar(a, [...ctx.path, key]));
     // A YAML key whose value is a mapping goes on its own line, the cursor on the next line at the
     // children's indent, as the YAML extension does: `workload: ` left a newcomer at column 1 after
     // Enter, where completion offered top-level keys again.

@@ -152,9 +152,10 @@ export function pointGpuHourUsd(prices: Readonly<Record<string, number>>, baseGp
 
 /**
  * The GPU names a sweep's points can run on: the profile's (treeGpuName) and those of any axis
- * over device.gpu or device (a table name, a described GPU's name).
+ * over device.gpu or device (a table name, a described GPU's name). What sweep.gpu_hour_usd's keys
+ * are checked against, and what the editor completes there (with `axes` the block's own).
  */
-function sweepGpuNames(root: ValueNode, axes: readonly SweepAxis[]): string[] {
+export function sweepGpuNames(root: ValueNode, axes: readonly SweepAxis[]): string[] {
   const names = new Set([treeGpuName(root)]);
   for (const a of axes) {
     for (const v of a.values) {

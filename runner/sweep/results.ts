@@ -553,7 +553,7 @@ export function bestRow(rows: readonly SweepReportRow[], name: (r: SweepReportRo
   if (ok.some((r) => r.metrics.sloAttainment !== undefined)) {
     const goodput = (r: SweepReportRow) => r.metrics.goodputRequestsPerSec ?? 0;
     const meeting = ok.filter((r) => (r.metrics.sloAttainment ?? 0) >= attainmentTarget(r.metrics));
-    if (priced(meeting)) return pickRate(meeting, perDollar, `${COST_RULE} among points where ${targetWords(ok)} of requests meet the profile's SLO${keptUp ? ` and${keptUp}` : ''}`, 'output tokens per dollar');
+    if (priced(meeting)) return pickRate(meeting, perDollar, `${COST_RULE} at the simulated load, among points where ${targetWords(ok)} of requests meet the profile's SLO${keptUp ? ` and${keptUp}` : ''}`, 'output tokens per dollar');
     return pickRate(meeting, byGpu(goodput),
       `highest simulated goodput${gpuWords} among points where ${targetWords(ok)} of requests meet the profile's SLO${keptUp ? ` and${keptUp}` : ''}`, 'simulated goodput');
   }
@@ -563,7 +563,7 @@ export function bestRow(rows: readonly SweepReportRow[], name: (r: SweepReportRo
       (a, b) => withinNoise(decodeSpread(a.metrics), decodeSpread(b.metrics)), 'tied within measurement noise (a median inside the other\'s p10–p90 range), so any of them may be the fastest');
   }
   const simulated = served.filter((r) => r.metrics.throughputTokensPerSec !== undefined);
-  if (priced(simulated)) return pickRate(simulated, perDollar, `${COST_RULE} among points that reject no request${keptUp ? ` and${keptUp}` : ''}`, 'output tokens per dollar');
+  if (priced(simulated)) return pickRate(simulated, perDollar, `${COST_RULE} at the simulated load, among points that reject no request${keptUp ? ` and${keptUp}` : ''}`, 'output tokens per dollar');
   return pickRate(simulated, byGpu((r) => r.metrics.throughputTokensPerSec!),
     `highest simulated output throughput${gpuWords} among points that reject no request${keptUp ? ` and${keptUp}` : ''}`, 'simulated throughput');
 }

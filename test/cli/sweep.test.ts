@@ -970,3 +970,49 @@ test('sweep --max-rate over a profile\'s sweep.job says the flag replaced it; an
   assert.doesNotMatch(o.stderr, /replaces the profile's sweep\.job/);
   assert.match(o.stderr, /grid\.attn\.yaml:15:5: warning: workload\.arrival_rate only sets/);
 });
+
+test('prices per GPU-hour: a sweep over GPU models with a price for each ranks by $ per million output tokens; a new price re-ranks the points already run (none run again); a model without one keeps the per-GPU ranking and is named; simulate prints the cost line', () => {
+  const profile = (prices: string) => `model: ./tiny/config.json
+device: { gpu: H100 SXM, gpu_hour_usd: 2.49 }
+kv_cache: { memory_gib: 0.0625 }
+workload: { requests: 200, arrival_rate: 20, prompt_len: { dist: fixed, value: 256 }, output_len: { dist: fixed, value: 64 }, max_model_len: 1024, seed: 3 }
+sweep:
+  axes: { device.gpu: [H100 SXM, A100 80GB] }
+${prices}`;
+  const { dir, file } = sweepWorkspace(profile('  gpu_hour_usd: { A100 80GB: 1.29 }\n'), 'cost.attn.yaml', 'attnscope-sweep-cost-');
+  const out = join(dir, 'out');
+  const first = cli(['sweep', file, '--out', out]);
+  assert.equal(first.code, 0, first.stderr);
+  assert.match(first.stdout, /^gpu +\$\/1M out +internal frag/m);
+  assert.match(first.stdout, /\nbest: gpu=\S+( \S+)? — lowest modelled \$ per million output tokens, at the user-given prices per GPU-hour: price × GPUs .* among points that reject no request/);
+  assert.match(first.stdout, /\n {6}ranked by cost at user-given prices per GPU-hour \(not built-in figures\): H100 SXM \$2\.49\/GPU-hour, A100 80GB \$1\.29\/GPU-hour\n/);
+  assert.match(first.stdout, /\n\$ \/ 1M output tokens: modelled, at user-given prices per GPU-hour .* at each point's simulated load \(workload\.arrival_rate: GPUs idle part of the time are paid all the same/);
+  const report = readReport(join(out, 'sweep-report.json'));
+  const [h100, a100] = report.rows;
+  // Each row's figure is its price × 1 GPU / 3600 / its simulated output tokens/s × 10^6.
+  assert.ok(Math.abs(h100!.metrics.usdPerMillionOutputTokens! - (2.49 / 3600 / h100!.metrics.throughputTokensPerSec!) * 1e6) < 1e-9);
+  assert.ok(Math.abs(a100!.metrics.usdPerMillionOutputTokens! - (1.29 / 3600 / a100!.metrics.throughputTokensPerSec!) * 1e6) < 1e-9);
+  assert.equal(report.best?.byCost, true);
+
+  // A100 80GB at $9.99: the same simulations (resumed, none run), its cost 9.99 / 1.29 times the old.
+  writeFileSync(file, profile('  gpu_hour_usd: { A100 80GB: 9.99 }\n'));
+  const repriced = cli(['sweep', file, '--out', out]);
+  assert.equal(repriced.code, 0, repriced.stderr);
+  assert.match(repriced.stderr + repriced.stdout, /resumed: 2 of 2 points/);
+  const again = readReport(join(out, 'sweep-report.json'));
+  assert.ok(Math.abs(again.rows[1]!.metrics.usdPerMillionOutputTokens! / a100!.metrics.usdPerMillionOutputTokens! - 9.99 / 1.29) < 1e-9);
+  assert.equal(again.best?.label, 'gpu=H100 SXM');
+
+  // No price for A100 80GB: the per-GPU ranking and its caveat, naming the model without a price; its cell '-'.
+  writeFileSync(file, profile(''));
+  const unpriced = cli(['sweep', file, '--out', out]);
+  assert.equal(unpriced.code, 0, unpriced.stderr);
+  assert.match(unpriced.stdout, /\nbest: .* — highest simulated output throughput/);
+  assert.match(unpriced.stdout, /as if they cost the same; no price for A100 80GB \(sweep\.gpu_hour_usd: \{ "A100 80GB": <\$ per GPU-hour> \}\), so none is ranked by cost/);
+  assert.match(unpriced.stdout, /\nA100 80GB +resumed +- +/);
+
+  // simulate of the profile (its own H100 SXM at $2.49): the cost line.
+  const sim = cli(['simulate', file]);
+  assert.equal(sim.code, 0, sim.stderr);
+  assert.match(sim.stdout, /\nCost \(modelled, at user-given \$2\.49\/GPU-hour\): \$[\d.]+ per 1M output tokens = \$2\.49 × 1 GPU \/ 3600 s \/ [\d,]+ output tokens\/s × 10\^6\n/);
+});

@@ -81,7 +81,7 @@ test('YAML: enum values of kv_cache.dtype with their descriptions', async () => 
 
 test('YAML flow mapping: device backend values and device keys', async () => {
   assert.deepEqual(labels(await complete('p.attn.yaml', 'model: x\ndevice: { backend: c| }\n')), ['auto', 'cpu', 'cuda']);
-  assert.deepEqual(labels(await complete('p.attn.yaml', 'model: x\ndevice: { backend: cpu, | }\n')), ['memory_gib', 'gpu_memory_utilization', 'tensor_parallel_size', 'pipeline_parallel_size', 'data_parallel_size', 'cpu_offload_gb', 'gpu']);
+  assert.deepEqual(labels(await complete('p.attn.yaml', 'model: x\ndevice: { backend: cpu, | }\n')), ['memory_gib', 'gpu_memory_utilization', 'tensor_parallel_size', 'pipeline_parallel_size', 'data_parallel_size', 'cpu_offload_gb', 'gpu', 'gpu_hour_usd']);
 });
 
 test('YAML: workload length distributions', async () => {
@@ -119,7 +119,7 @@ test('workload lengths: a distribution\'s keys are those of its dist; the value 
 
 test('JSON: quoted keys and values', async () => {
   const keys = await complete('p.attn.json', '{\n  "model": "x",\n  "device": { "|" }\n}\n');
-  assert.deepEqual(labels(keys), ['backend', 'memory_gib', 'gpu_memory_utilization', 'tensor_parallel_size', 'pipeline_parallel_size', 'data_parallel_size', 'cpu_offload_gb', 'gpu']);
+  assert.deepEqual(labels(keys), ['backend', 'memory_gib', 'gpu_memory_utilization', 'tensor_parallel_size', 'pipeline_parallel_size', 'data_parallel_size', 'cpu_offload_gb', 'gpu', 'gpu_hour_usd']);
   // s38 newcomer 1: the key vLLM calls --pipeline-parallel-size, documented (it was "unknown key ... did you mean tensor_parallel_size").
   assert.match((keys[4]!.documentation as MarkupContent).value, /Pipeline stages the layers are split over \(vLLM --pipeline-parallel-size/);
   assert.equal(keys[0]!.textEdit && 'newText' in keys[0]!.textEdit ? keys[0]!.textEdit.newText : undefined, '"backend": ');

@@ -235,3 +235,47 @@ test('a max-rate sweep over workload.arrival_rate: a warning at the axis key, th
   // A simulate sweep takes it as a design axis: no warning.
   assert.deepEqual((await diagnostics(text.replace('job: max-rate', 'job: simulate'))).filter((x) => x.code === 'max-rate-arrival-axis'), []);
 });
+
+test('prices per GPU-hour: a negative, zero or quoted price is an error at its value, in device and in sweep.gpu_hour_usd; a price for a GPU no point runs on is a warning at its key with a rename', async () => {
+  for (const [bad, why] of [['-2.49', /must be > 0/], ['0', /must be > 0/], ['"2.49"', /must be a number/]] as const) {
+    const text = `${BASE.replace('memory_gib: 80', `memory_gib: 80, gpu_hour_usd: ${bad}`)}sweep:\n  axes: { device.gpu: [H100 SXM, A100 80GB] }\n  gpu_hour_usd: { A100 80GB: ${bad} }\n`;
+    const errors = (await diagnostics(text)).filter((d) => d.severity === DiagnosticSeverity.Error);
+    const at = (before: string) => ({ start: positionAt(text, text.indexOf(before) + before.length), end: positionAt(text, text.indexOf(before) + before.length + bad.length) });
+    assert.deepEqual(errors.map((d) => d.range), [at('gpu_hour_usd: '), at('A100 80GB: ')], JSON.stringify(errors));
+    for (const d of errors) assert.match(String(d.message), why);
+  }
+  const text = `${BASE}sweep:\n  axes: { device.gpu: [H100 SXM, A100 80GB] }\n  gpu_hour_usd: { H100: 2.49, A100 80GB: 1.29 }\n`;
+  const uri = fixtureUri(`sweep-price-${n++}.attn.yaml`);
+  const diags = await client.open(uri, text);
+  const d = diags.find((x) => x.code === 'sweep-price-unused');
+  assert.ok(d, JSON.stringify(diags));
+  assert.equal(d.severity, DiagnosticSeverity.Warning);
+  assert.deepEqual(d.range, rangeOf(text, 'H100', 1));
+  assert.match(String(d.message), /^sweep\.gpu_hour_usd prices "H100", which no point of the sweep runs on \(its GPUs: H100 SXM, A100 80GB\): did you mean "H100 SXM"\?/);
+  const actions = (await client.codeActions(uri, d.range, [d])) ?? [];
+  await client.close(uri);
+  const rename = actions.find((x) => x.title === 'Rename to "H100 SXM"') as { edit?: { changes?: Record<string, Array<{ newText: string }>> } } | undefined;
+  assert.ok(rename, JSON.stringify(actions));
+  assert.deepEqual(Object.values(rename.edit?.changes ?? {}).flat().map((e) => e.newText), ['"H100 SXM"']);
+});
+
+test('completion: gpu_hour_usd beside the other device keys and sweep keys; under sweep.gpu_hour_usd the GPU models of the points', async () => {
+  const complete = async (withCursor: string): Promise<CompletionItem[]> => {
+    const offset = withCursor.indexOf('|');
+    const text = withCursor.replace('|', '');
+    const uri = fixtureUri(`sweep-complete-${n++}.attn.yaml`);
+    await client.open(uri, text);
+    const result = (await client.completion(uri, positionAt(text, offset))) as CompletionItem[] | CompletionList | null;
+    await client.close(uri);
+    return Array.isArray(result) ? result : (result?.items ?? []);
+  };
+  const device = await complete('model: ../../examples/llama-3.1-8b/config.json\ndevice:\n  gpu: H100 SXM\n  |\n');
+  const price = device.find((i) => i.label === 'gpu_hour_usd');
+  assert.ok(price, device.map((i) => i.label).join(', '));
+  assert.match(JSON.stringify(price.documentation), /never a built-in one/);
+  const sweep = await complete(`${BASE}sweep:\n  axes: { kv_cache.page_size: [16] }\n  |\n`);
+  assert.ok(sweep.some((i) => i.label === 'gpu_hour_usd'), sweep.map((i) => i.label).join(', '));
+  const gpus = await complete(`${BASE}sweep:\n  axes: { device.gpu: [H200, A100 80GB] }\n  gpu_hour_usd:\n    |\n`);
+  assert.deepEqual(gpus.map((i) => i.label), ['H100 SXM', 'H200', 'A100 80GB']);
+  assert.match(JSON.stringify(gpus[1]!.documentation), /What one H200 costs per hour, US dollars: your price \(user-given\)/);
+});

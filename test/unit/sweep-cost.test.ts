@@ -92,7 +92,7 @@ test('a max-rate point no rate met has a price but no cost (its figures are a fa
   };
   const b = bestRow([sim(1, 7000, 25), sim(2, 13000, 48)])!;
   assert.equal(b.row.label, 'tensor_parallel_size=1');
-  assert.match(b.rule, /^lowest modelled \$ per million output tokens, .* among points where >= 90% of requests meet the profile's SLO/);
+  assert.match(b.rule, /^lowest modelled \$ per million output tokens, .* at the simulated load, among points where >= 90% of requests meet the profile's SLO/);
 });
 
 test('the CLI table has a $/1M out column, and the provenance says the figure is modelled at user-given prices', () => {
