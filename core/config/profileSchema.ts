@@ -174,7 +174,8 @@ export function schemaProblems(root: ValueNode, allErrors: ErrorObject[]): Probl
             : where === 'sweep' && missing === 'axes'
               ? 'sweep needs "axes": profile keys, each with its values, e.g. `axes: { kv_cache.page_size: [8, 16, 32] }`; no sweep is run without one'
               : where === 'device.gpu' && missing === 'interconnect'
-                ? 'device.gpu needs "interconnect: NVLink" where nvlink_multicast is true (NVLink SHARP multicast runs through an NVSwitch)'
+                // The if/then that asked for it says which key needs NVLink (nvlink_multicast, nvlink_bridged_pairs).
+                ? `device.gpu needs "interconnect: NVLink" ${(e.parentSchema as { errorMessage?: string }).errorMessage ?? 'here'}`
                 : `${where} needs "${missing}"${describesGpu(e.parentSchema) && missing in DESCRIBED_GPU_NEEDS ? `: ${DESCRIBED_GPU_NEEDS[missing]}` : ''}`,
           range: anchorOf(root, path),
           data: { key: [...path, missing].join('.') },

@@ -97,9 +97,10 @@ export interface GpuSpec {
    */
   nvlinkMulticast?: boolean;
   /**
-   * NVLink bridges join the boards in pairs only (H100 NVL, sold as bridged pairs):
-   * a tensor-parallel group past a pair is not fully NVLink-connected, so its all-reduces cross
-   * PCIe ({@link tpGroupLink}). Absent: false.
+   * NVLink bridges join the boards in pairs only (H100 NVL, sold as bridged pairs; A100 PCIe 80GB,
+   * "NVLink Bridge for 2 GPUs"; a described GPU's nvlink_bridged_pairs): a tensor-parallel group
+   * past a pair is not fully NVLink-connected, so its all-reduces cross PCIe ({@link tpGroupLink}).
+   * Absent: false.
    */
   nvlinkBridgedPairs?: boolean;
   /**
@@ -142,6 +143,7 @@ export interface UserGpuFields {
   interconnect_gb_s?: number;
   compute_capability?: string;
   nvlink_multicast?: boolean;
+  nvlink_bridged_pairs?: boolean;
 }
 
 /**
@@ -150,7 +152,9 @@ export interface UserGpuFields {
  * bf16_tflops (too fast for a card's non-tensor fp32: give fp32_tflops for an fp32 model), int8 at
  * bf16_tflops; no fp8_tflops means no fp8 tensor cores ({@link quantizedGemmPeak}). pcie_gen left
  * out is 4 (the slower host link); the interconnect left out is PCIe at that generation's x16
- * rate per direction (Gen4 32e9, Gen5 64e9 bytes/s).
+ * rate per direction (Gen4 32e9, Gen5 64e9 bytes/s). nvlink_bridged_pairs (the schema asks
+ * interconnect NVLink with it) sets nvlinkBridgedPairs, as the table's H100 NVL and A100 PCIe 80GB
+ * rows have it: the pair's link up to tp 2, PCIe x16 of pcie_gen past it ({@link tpGroupLink}).
  */
 export function userGpu(f: UserGpuFields): GpuSpec {
   const given = `user-given device.gpu ${f.name}`;
@@ -182,6 +186,7 @@ export function userGpu(f: UserGpuFields): GpuSpec {
       : `${given} (${f.interconnect ? `interconnect ${interconnect}` : 'no interconnect: PCIe'}, no interconnect_gb_s: PCIe Gen${pcieGen} x16's ${pcieX16BytesPerSec(pcieGen) / 1e9} GB/s a direction assumed)`,
     ...(f.compute_capability !== undefined ? { computeCapability: f.compute_capability } : {}),
     ...(f.nvlink_multicast === true ? { nvlinkMulticast: true } : {}),
+    ...(f.nvlink_bridged_pairs === true ? { nvlinkBridgedPairs: true } : {}),
     userGiven: true,
     given: { ...f },
     derived: [
@@ -222,7 +227,7 @@ export interface GroupLink {
  * The link `gpus` GPUs of one node on `gpu` get for a collective in which each GPU talks to
  * `peers` others at once (an all-reduce or all-gather over the group: gpus − 1; a pipeline stage's
  * point-to-point send: 1), where it is less than the card's whole interconnect:
- * - NVLink-bridged pairs ({@link GpuSpec.nvlinkBridgedPairs}, H100 NVL) past a pair (gpus > 2):
+ * - NVLink-bridged pairs ({@link GpuSpec.nvlinkBridgedPairs}, H100 NVL, A100 PCIe 80GB) past a pair (gpus > 2):
  *   NVML reports no NVLink between every pair, so vLLM's custom all-reduce is off
  *   (vllm/distributed/device_communicators/custom_all_reduce.py: `world_size > 2 and not
  *   fully_connected`, current_platform.is_fully_connected's nvmlDeviceGetP2PStatus NVLINK) and
@@ -429,6 +434,27 @@ export const GPUS: readonly GpuSpec[] = [
     interconnect: 'NVLink',
     interconnectBytesPerSec: 300e9,
     interconnectSource: 'NVIDIA A100 Tensor Core GPU datasheet (A100 SXM: "NVLink: 600GB/s", both directions together)',
+  },
+  {
+    name: 'A100 PCIe 80GB',
+    bf16FlopsPerSec: 312e12,
+    fp32FlopsPerSec: 19.5e12,
+    fp32Source: 'NVIDIA A100 Tensor Core GPU datasheet (A100 80GB PCIe: FP32 19.5 TFLOPS)',
+    int8OpsPerSec: 624e12,
+    lowPrecisionSource: 'NVIDIA A100 Tensor Core GPU datasheet (A100 80GB PCIe: INT8 Tensor Core 624 TOPS dense, 1,248 with sparsity; no FP8)',
+    memoryBytesPerSec: 1.935e12,
+    memoryBytes: 80e9,
+    cudaMemoryGib: 79.21,
+    source: 'NVIDIA A100 Tensor Core GPU datasheet (A100 80GB PCIe: BF16 Tensor Core 312 TFLOPS dense, HBM2e 1,935 GB/s, max TDP 300W)',
+    // No vLLM total_gpu_memory log of this card found; TensorFlow's device query prints the driver's total
+    // (cuDeviceTotalMem, the figure torch.cuda.get_device_properties().total_memory reads too).
+    memorySource: 'TensorFlow start-up log on four A100 80GB PCIe cards: "name: NVIDIA A100 80GB PCIe computeCapability: 8.0 ... deviceMemorySize: 79.21GiB" (the driver\'s total, cuDeviceTotalMem), https://github.com/NVIDIA/DeepLearningExamples/issues/1262',
+    memoryLogged: true,
+    pcieGen: 4,
+    interconnect: 'NVLink',
+    interconnectBytesPerSec: 300e9,
+    interconnectSource: 'NVIDIA A100 Tensor Core GPU datasheet (A100 80GB PCIe: "NVIDIA NVLink Bridge for 2 GPUs: 600GB/s, PCIe Gen4: 64GB/s", both directions together, "PCIe GPUs via NVLink Bridge for up to two GPUs"): a bridged pair\'s link; tensor parallelism past a pair crosses PCIe Gen4 (tpGroupLink)',
+    nvlinkBridgedPairs: true,
   },
   {
     name: 'A100 40GB',

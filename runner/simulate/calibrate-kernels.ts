@@ -62,7 +62,8 @@ export function readKernelRun(path: string): KernelRun | null {
 /**
  * The row of core/estimate/gpus.ts a CUDA device name (`nvidia-smi`, torch.cuda.get_device_name;
  * on ROCm "AMD Instinct MI300X") is, or undefined. PCIe and NVL boards have other peaks than the
- * table's SXM rows; an A100 PCIe has none of its own.
+ * table's SXM rows; the A100 80GB PCIe has its own row ("NVIDIA A100 80GB PCIe"), the A100 40GB PCIe
+ * ("NVIDIA A100-PCIE-40GB") none.
  */
 const CUDA_DEVICE_NAMES: Array<[RegExp, string]> = [
   [/\bH200\b/i, 'H200'],
@@ -73,6 +74,7 @@ const CUDA_DEVICE_NAMES: Array<[RegExp, string]> = [
   [/\bB200\b/i, 'B200'],
   [/\bL4\b/i, 'L4'],
   [/\bMI300X\b/i, 'MI300X'],
+  [/\bA100\b(?=.*\bPCIe\b).*\b80\s*GB\b|\bA100\b.*\b80\s*GB\b.*\bPCIe\b/i, 'A100 PCIe 80GB'],
   [/\bA100\b(?!.*\bPCIe\b).*\b80\s*GB\b/i, 'A100 80GB'],
   [/\bA100\b(?!.*\bPCIe\b).*\b40\s*GB\b/i, 'A100 40GB'],
   [/\bL40S\b/i, 'L40S'],

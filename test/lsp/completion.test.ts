@@ -167,7 +167,7 @@ test('page_size: completion offers exactly the sizes the diagnostics accept, for
 test('device.gpu: completion lists every row of the GPU table, each with its peaks and memory; a derived memory says so', async () => {
   const items = await complete('p.attn.yaml', 'model: ../../examples/llama-3.1-8b/config.json\ndevice: { gpu: | }\n');
   // core/estimate/gpus.ts GPUS, in table order (the schema's enum is checked against it in test/unit/gpus.test.ts).
-  assert.deepEqual(labels(items), ['H100 SXM', 'H100 PCIe', 'H100 NVL', 'H200', 'H20', 'B200', 'A100 80GB', 'A100 40GB', 'L40S', 'L4', 'RTX 4090', 'A10', 'MI300X']);
+  assert.deepEqual(labels(items), ['H100 SXM', 'H100 PCIe', 'H100 NVL', 'H200', 'H20', 'B200', 'A100 80GB', 'A100 PCIe 80GB', 'A100 40GB', 'L40S', 'L4', 'RTX 4090', 'A10', 'MI300X']);
   const text = (label: string): string => {
     const i = items.find((x) => x.label === label)!;
     return `${i.detail ?? ''} ${typeof i.documentation === 'string' ? i.documentation : (i.documentation?.value ?? '')}`;
@@ -180,7 +180,7 @@ test('device.gpu: completion lists every row of the GPU table, each with its pea
 
 test('device.gpu as a mapping: completion offers the keys of a described GPU, with their units', async () => {
   const items = await complete('p.attn.yaml', 'model: ../../examples/llama-3.1-8b/config.json\ndevice:\n  gpu:\n    name: MI325X\n    |\n');
-  assert.deepEqual(labels(items), ['bf16_tflops', 'memory_bandwidth_gb_s', 'memory_gib', 'fp32_tflops', 'fp8_tflops', 'int8_tops', 'pcie_gen', 'interconnect', 'interconnect_gb_s', 'compute_capability', 'nvlink_multicast']);
+  assert.deepEqual(labels(items), ['bf16_tflops', 'memory_bandwidth_gb_s', 'memory_gib', 'fp32_tflops', 'fp8_tflops', 'int8_tops', 'pcie_gen', 'interconnect', 'interconnect_gb_s', 'compute_capability', 'nvlink_multicast', 'nvlink_bridged_pairs']);
   assert.match((items.find((i) => i.label === 'memory_bandwidth_gb_s')!.documentation as MarkupContent).value, /GB\/s \(10\^9 bytes\/s\): an H100 SXM's 3\.35 TB\/s is 3350/);
 });
 
@@ -210,7 +210,7 @@ test("hover on step_time.all_reduce and its keys: the schema's words, what is as
 
 test('a sweep axis list offers the values of the key it sweeps: GPU names in `device.gpu: [`, in a block list and in JSON; the whole item replaced (s41 newcomer-ed F13)', async () => {
   // core/estimate/gpus.ts GPUS in table order, as at device.gpu (the test above).
-  const gpus = ['H100 SXM', 'H100 PCIe', 'H100 NVL', 'H200', 'H20', 'B200', 'A100 80GB', 'A100 40GB', 'L40S', 'L4', 'RTX 4090', 'A10', 'MI300X'];
+  const gpus = ['H100 SXM', 'H100 PCIe', 'H100 NVL', 'H200', 'H20', 'B200', 'A100 80GB', 'A100 PCIe 80GB', 'A100 40GB', 'L40S', 'L4', 'RTX 4090', 'A10', 'MI300X'];
   const head = 'model: ../../examples/llama-3.1-8b/config.json\nsweep:\n  axes:\n';
   assert.deepEqual(labels(await complete('p.attn.yaml', `${head}    device.gpu: [|\n`)), gpus);
   const second = await complete('p.attn.yaml', `${head}    device.gpu: [H200, H100 S|]\n`);
@@ -227,7 +227,7 @@ test('a sweep axis list offers the values of the key it sweeps: GPU names in `de
 });
 
 test('a sweep axis list at its key\'s column and in flow mappings offers the same values: `device.gpu:` then `- |` in the same column, `sweep: { axes: { device.gpu: [ | ] } }` (s41 ux41 dropped F13 forms)', async () => {
-  const gpus = ['H100 SXM', 'H100 PCIe', 'H100 NVL', 'H200', 'H20', 'B200', 'A100 80GB', 'A100 40GB', 'L40S', 'L4', 'RTX 4090', 'A10', 'MI300X'];
+  const gpus = ['H100 SXM', 'H100 PCIe', 'H100 NVL', 'H200', 'H20', 'B200', 'A100 80GB', 'A100 PCIe 80GB', 'A100 40GB', 'L40S', 'L4', 'RTX 4090', 'A10', 'MI300X'];
   const model = 'model: ../../examples/llama-3.1-8b/config.json\n';
   // YAML lets a block list's `- ` stand at its key's column; the indentation-based reading took `- |` for a key of axes.
   assert.deepEqual(labels(await complete('p.attn.yaml', `${model}sweep:\n  axes:\n    device.gpu:\n    - H200\n    - |\n`)), gpus);

@@ -154,6 +154,19 @@ test('profile schema: unknown key with "did you mean", wrong type, out of range,
   assert.deepEqual(invalid.map((d) => d.range).sort((a, b) => a.start.character - b.start.character), [rangeOf(text, 'bf61'), rangeOf(text, '1.5')]);
 });
 
+test('device.gpu.nvlink_bridged_pairs: a wrong type at its value; true without interconnect NVLink at the mapping, saying why', async () => {
+  const gpu = (extra: string) => `device: { tensor_parallel_size: 4, gpu: { name: BP, bf16_tflops: 312, memory_bandwidth_gb_s: 1935, memory_gib: 79.21${extra} } }`;
+  const text = ['model: ../../examples/llama-3.1-8b/config.json', gpu(', interconnect: NVLink, interconnect_gb_s: 300, nvlink_bridged_pairs: "yes"'), ''].join('\n');
+  const wrong = only(await check('p.attn.yaml', text), 'wrong-type');
+  assert.deepEqual(wrong.range, rangeOf(text, '"yes"'));
+  assert.match(wrong.message, /^device\.gpu\.nvlink_bridged_pairs must be a boolean, not /);
+  const noLink = ['model: ../../examples/llama-3.1-8b/config.json', gpu(', nvlink_bridged_pairs: true'), ''].join('\n');
+  const missing = only(await check('p.attn.yaml', noLink), 'missing-field');
+  assert.equal(missing.message, 'device.gpu needs "interconnect: NVLink" where nvlink_bridged_pairs is true (the bridges are NVLink; interconnect_gb_s is a pair\'s link)');
+  const good = ['model: ../../examples/llama-3.1-8b/config.json', gpu(', interconnect: NVLink, interconnect_gb_s: 300, nvlink_bridged_pairs: true'), ''].join('\n');
+  assert.deepEqual((await check('p.attn.yaml', good)).filter((d) => d.severity === DiagnosticSeverity.Error), []);
+});
+
 test('step_time.all_reduce: an efficiency past 1, a per-algorithm one at 0 and a negative latency, each at its value; a good one has none', async () => {
   const text = [
     'model: ../../examples/llama-3.1-8b/config.json',

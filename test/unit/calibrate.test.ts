@@ -156,13 +156,15 @@ test('calibration from kernel timings refuses a CPU run and a run on another GPU
     /run\.json has no CUDA kernel timings \(its 1 cases ran on the cpu backend \(AMD EPYC\)\); the step-time model is for H100 SXM/);
   assert.throws(() => calibrateFromKernels(profile, { cases: cuda, environment: gpu('NVIDIA A100-SXM4-80GB') }, 'run.json'), /on NVIDIA A100-SXM4-80GB \(A100 80GB\), not on the profile's device\.gpu H100 SXM/);
   assert.throws(() => calibrateFromKernels(profile, { cases: cuda, environment: gpu('NVIDIA H100 PCIe') }, 'run.json'), /on NVIDIA H100 PCIe \(H100 PCIe\), not on the profile's device\.gpu H100 SXM/);
-  assert.throws(() => calibrateFromKernels(profile, { cases: cuda, environment: gpu('NVIDIA A100 80GB PCIe') }, 'run.json'), /which is not in the GPU table/);
+  // The A100 80GB PCIe has a row of its own now (gpus.ts 'A100 PCIe 80GB'); the 40GB PCIe card has none.
+  assert.throws(() => calibrateFromKernels(profile, { cases: cuda, environment: gpu('NVIDIA A100 80GB PCIe') }, 'run.json'), /on NVIDIA A100 80GB PCIe \(A100 PCIe 80GB\), not on the profile's device\.gpu H100 SXM/);
+  assert.throws(() => calibrateFromKernels(profile, { cases: cuda, environment: gpu('NVIDIA A100-PCIE-40GB') }, 'run.json'), /which is not in the GPU table/);
   // CUDA device names as drivers report them (nvidia-smi, torch.cuda.get_device_name; vLLM issues
   // #10129 "NVIDIA H100 NVL", #7865 "NVIDIA H20", #4959 "NVIDIA L4", #7951 "AMD Instinct MI300X") -> the GPU table's rows.
   const rows: Array<[string, string | undefined]> = [
     ['NVIDIA H100 80GB HBM3', 'H100 SXM'], ['NVIDIA H100 PCIe', 'H100 PCIe'], ['NVIDIA H100 NVL', 'H100 NVL'], ['NVIDIA H200', 'H200'],
     ['NVIDIA H20', 'H20'], ['NVIDIA B200', 'B200'], ['NVIDIA L4', 'L4'], ['AMD Instinct MI300X', 'MI300X'],
-    ['NVIDIA A100-SXM4-80GB', 'A100 80GB'], ['NVIDIA A100-SXM4-40GB', 'A100 40GB'], ['NVIDIA A100 80GB PCIe', undefined],
+    ['NVIDIA A100-SXM4-80GB', 'A100 80GB'], ['NVIDIA A100-SXM4-40GB', 'A100 40GB'], ['NVIDIA A100 80GB PCIe', 'A100 PCIe 80GB'], ['NVIDIA A100-PCIE-40GB', undefined],
     ['NVIDIA L40S', 'L40S'], ['NVIDIA L40', undefined], ['NVIDIA GeForce RTX 4090', 'RTX 4090'], ['NVIDIA A10', 'A10'], ['NVIDIA A10G', undefined],
   ];
   for (const [name, row] of rows) assert.equal(gpuRowForDevice(name), row, name);

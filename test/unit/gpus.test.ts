@@ -247,6 +247,51 @@ test('partly connected cards: a tp group gets the link it has (H100 NVL past a b
   }
 });
 
+test('A100 PCIe 80GB: its datasheet column and NVLink-bridged pairs (an A100 PCIe node no longer gets the SXM board\'s NVSwitch); a described GPU says the same with nvlink_bridged_pairs', () => {
+  // NVIDIA A100 datasheet, A100 80GB PCIe column: BF16 Tensor Core 312 TFLOPS (624 with sparsity), FP32 19.5,
+  // INT8 624 TOPS, HBM2e 1,935 GB/s, "NVLink Bridge for 2 GPUs: 600GB/s" (both directions: 300 a direction),
+  // "PCIe Gen4: 64GB/s". CUDA's total: TensorFlow's device log "deviceMemorySize: 79.21GiB" (DeepLearningExamples#1262).
+  const a = row('A100 PCIe 80GB');
+  assert.deepEqual([a.bf16FlopsPerSec, a.fp32FlopsPerSec, a.int8OpsPerSec, a.fp8FlopsPerSec, a.memoryBytesPerSec, a.cudaMemoryGib, a.memoryLogged, a.pcieGen, a.interconnect, a.interconnectBytesPerSec, a.nvlinkBridgedPairs, a.nvlinkMulticast],
+    [312e12, 19.5e12, 624e12, undefined, 1.935e12, 79.21, true, 4, 'NVLink', 300e9, true, undefined]);
+  assert.equal(estimate(llamaOn('A100 PCIe 80GB')).pool.deviceSource, 'device.gpu A100 PCIe 80GB, 79.21 GiB as CUDA reports it');
+  // Llama-3.1-8B (65 calls, 8,192 B a token's message). tp 2: the bridged pair's NVLink, 300e9, vLLM's custom all-reduce.
+  // tp 4: not fully connected, NCCL's ring over PCIe Gen4 x16, 32e9: 65 · 1.5 · 8,192 / (32e9 · 0.5) = 49.92 µs a token
+  // (the A100 80GB SXM row: 300e9 over NVSwitch, 65 · 1.5 · 8,192 / (300e9 · 0.5) = 5.3248 µs).
+  const m = loadModel('Llama-3.1-8B');
+  const pair = allReduceWork(m, a, 'bf16', 2);
+  assert.deepEqual([pair.link.interconnect, pair.link.bytesPerSec], ['NVLink', 300e9]);
+  assert.match(pair.algorithm, /vLLM's custom all-reduce/);
+  const four = allReduceWork(m, a, 'bf16', 4);
+  assert.deepEqual([four.link.interconnect, four.link.bytesPerSec, four.oneShotTokens], ['PCIe', 32e9, 0]);
+  assert.ok(Math.abs(four.perTokenS - 49.92e-6) < 1e-12, String(four.perTokenS));
+  assert.match(four.algorithm, /^NCCL's ring/);
+  assert.match(four.link.source, /A100 PCIe 80GB boards are NVLink-bridged in pairs.*PCIe Gen4 x16 between the pairs, 32 GB\/s a direction/);
+  assert.ok(Math.abs(allReduceWork(m, row('A100 80GB'), 'bf16', 4).perTokenS - 5.3248e-6) < 1e-12);
+  // A described GPU with nvlink_bridged_pairs behaves as the table's bridged rows: the pair's link at tp 2, PCIe of pcie_gen past it.
+  const text = (extra: string) => `model: ./llama/config.json\ndevice: { gpu: { name: BP, bf16_tflops: 312, memory_bandwidth_gb_s: 1935, memory_gib: 79.21, pcie_gen: 4${extra} } }\n`;
+  const bridged = readText(text(', interconnect: NVLink, interconnect_gb_s: 300, nvlink_bridged_pairs: true'));
+  assert.deepEqual(bridged.problems.filter((q) => q.severity === 'error'), []);
+  const g = deviceGpu(bridged.value!.device)!;
+  assert.equal(g.nvlinkBridgedPairs, true);
+  for (const tp of [2, 4, 8]) {
+    const [mine, table] = [allReduceWork(m, g, 'bf16', tp), allReduceWork(m, a, 'bf16', tp)];
+    assert.deepEqual([mine.link.interconnect, mine.link.bytesPerSec, mine.perTokenS, mine.oneShotTokens], [table.link.interconnect, table.link.bytesPerSec, table.perTokenS, table.oneShotTokens], `tp ${tp}`);
+  }
+  // Left out: every GPU reaches every other over interconnect (NVLink at tp 4, no PCIe fallback).
+  const whole = deviceGpu(readText(text(', interconnect: NVLink, interconnect_gb_s: 300')).value!.device)!;
+  assert.deepEqual([whole.nvlinkBridgedPairs, allReduceWork(m, whole, 'bf16', 4).link.bytesPerSec], [undefined, 300e9]);
+  // A wrong type at the value; the bridges are NVLink: interconnect missing or PCIe is refused, saying why.
+  const wrong = readText(text(', interconnect: NVLink, nvlink_bridged_pairs: 2'));
+  const t = wrong.problems.find((q) => q.code === 'wrong-type')!;
+  assert.equal(t.message, 'device.gpu.nvlink_bridged_pairs must be a boolean, not number 2');
+  assert.equal(text(', interconnect: NVLink, nvlink_bridged_pairs: 2').slice(t.range.offset, t.range.offset + t.range.length), '2');
+  assert.deepEqual(readText(text(', nvlink_bridged_pairs: true')).problems.filter((q) => q.severity === 'error').map((q) => q.message),
+    ['device.gpu needs "interconnect: NVLink" where nvlink_bridged_pairs is true (the bridges are NVLink; interconnect_gb_s is a pair\'s link)']);
+  assert.deepEqual(readText(text(', interconnect: PCIe, nvlink_bridged_pairs: true')).problems.filter((q) => q.severity === 'error').map((q) => q.message),
+    ['device.gpu.interconnect must be NVLink where nvlink_bridged_pairs is true (the bridges are NVLink; interconnect_gb_s is a pair\'s link), not the string "PCIe"']);
+});
+
 test('a described GPU: the interconnect assumed at tp > 1, unit slips, and a table name reused are warnings at their keys (s42 newcomer 4, 8)', () => {
   const read = (gpu: string, tp = 8) => readText(`model: ./llama/config.json\ndtype: bf16\ndevice: { tensor_parallel_size: ${tp}, gpu: ${gpu} }\n`);
   const codes = (gpu: string, tp = 8) => {

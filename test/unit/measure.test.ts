@@ -195,7 +195,7 @@ test('a CUDA fp32 case is held against the GPU\'s fp32 peak without tensor cores
   assert.equal(computeCeiling('bf16', h100, undefined, 'cuda')!.value, 4096 * 132 * 1.83e9);
   assert.equal(computeCeiling('fp16', h100, undefined, 'cuda')!.name, 'GPU bf16 peak (from clocks)');
   // A device the table lacks has no fp32 roof (not the bf16 one).
-  const other = gpuPeaks({ name: 'NVIDIA A100 80GB PCIe', peakDenseBf16FlopsPerS: undefined }, 7e12);
+  const other = gpuPeaks({ name: 'NVIDIA A100-PCIE-40GB', peakDenseBf16FlopsPerS: undefined }, 7e12);
   assert.equal(other.gpuFp32FlopsPerSec, undefined);
   assert.equal(computeCeiling('fp32', other, undefined, 'cuda'), null);
   assert.equal(ceilingFor('flash_fwd', 1000, 'fp32', other, undefined, 'cuda'), null, 'a prefill without its compute roof has none');
