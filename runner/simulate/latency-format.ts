@@ -59,7 +59,7 @@ export function formatCapacity(c: CapacityCurve): string {
   const lines = [
     `Capacity search (modelled): ${formatSlo(c.slo)} for at least ${formatPercent(c.attainmentTarget, 0)} of requests, and the server keeping up; bisection to a relative tolerance of ${formatPercent(c.tolerance)}`,
     c.saturatedRate
-      ? `Saturated throughput μ = ${c.saturatedRate.toPrecision(4)} requests/s (modelled: the load's requests all queued at 0 s, completions per second over the middle half); a rate above it does not keep up (${QUEUE_GROWS}, however short the trace) and fails`
+      ? `Saturated throughput μ = ${c.saturatedRate.toPrecision(4)} requests/s (modelled: completions per second over the middle half of the load's requests, the higher of two runs (the second's where over 1 % higher): all queued at 0 s, and arriving one by one at 1.2 times that run's rate, which breaks up the waves equal lengths start in); a rate above it does not keep up (${QUEUE_GROWS}, however short the trace) and fails`
       : 'Saturated throughput: not measured (fewer than 8 requests completed in the saturation run): rates are judged on the SLO alone',
     fmt(header),
     ...rows.map(fmt),

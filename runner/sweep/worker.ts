@@ -58,7 +58,7 @@ export const POINT_POOL_SAMPLES = 800;
 
 /**
  * Runs one point: the pool simulation and whether the server keeps up with its load (job
- * 'simulate': capacity.ts checkKeepsUp, one more simulation of the saturated server unless `job.saturated`
+ * 'simulate': capacity.ts checkKeepsUp, two to five more simulations of the saturated server unless `job.saturated`
  * gives μ), the kernel benchmark without the pool
  * ('bench'), or the benchmark with the pool ('both', as `attnscope bench` does for a profile
  * with a workload).

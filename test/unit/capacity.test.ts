@@ -152,6 +152,39 @@ test('a run says what load it ran: offered against served, and overloaded when t
   assert.equal(under.overloaded, false);
 });
 
+test('overloaded under 5 % waiting when the queue grows beyond the noise of its arrivals (s43 newcomer43 F2)', async () => {
+  // The server above (μ = 8 requests/s). 10,000 requests every 1 / 8.3 s: 8.3/s, 3.75 % over μ. By
+  // the last arrival (1,204.7 s) about 8 · 1,204.7 = 9,638 are admitted, so about 362 wait (3.6 % < 5 %),
+  // about half of that at the middle arrival (602 s: 5,000 arrived, 4,819 admitted, 181 waiting): growth
+  // 181 > 2 · √(10,000 / 2) = 141.4. Before s43 this run said "Kept up ... the queue did not grow".
+  const profile = exampleProfile('model: ./llama-3.1-8b/config.json\nkv_cache: { page_size: 16, num_pages: 10000 }\nworkload: { max_num_seqs: 8 }\n');
+  const load = (await simulatePool(profile, {
+    requests: packRequests(Array.from({ length: 10_000 }, (_, i) => ({ arrivalS: i / 8.3, promptLen: 1, outputLen: 100 }))),
+    stepTime: { perStepS: 0.01 }, baselines: false,
+  })).load!;
+  assert.ok(Math.abs(load.waitingAtLastArrival - 362) <= 10, String(load.waitingAtLastArrival));
+  assert.ok(Math.abs(load.waitingAtMiddleArrival! - 181) <= 10, String(load.waitingAtMiddleArrival));
+  assert.equal(load.overloaded, true);
+});
+
+test('fixed lengths (vllm bench serve\'s random dataset, prompt 512, output 128): μ and the max rate are not below a rate the simulator keeps up with (s43 newcomer43 F1)', async () => {
+  // Llama-3.1-8B on an H100 SXM. Queued together at 0 s, 256 requests start and finish together: 16 prefill-only steps
+  // of 8,192 tokens (8,192 · 23.5 µs = 193 ms each, 3.1 s) then 127 decode steps of 5.6 ms + 256 · 576 · 48.9 ns = 12.8 ms
+  // (1.6 s): 256 / 4.7 s = 54 requests/s, the burst's μ (55.16 before s43 was μ). The run itself: a Poisson load of 60/s
+  // over 20,000 requests keeps up (its queue at the last arrival no larger than at the middle, a few requests), so μ
+  // and the highest rate meeting a loose SLO (TTFT 5 s for 90 %) must reach 60.
+  const profile = exampleProfile([
+    'model: ./llama-3.1-8b/config.json', 'device: { gpu: H100 SXM }', 'kv_cache: { page_size: 16 }',
+    'workload: { requests: 20000, arrival_rate: 60, prompt_len: { dist: fixed, value: 512 }, output_len: { dist: fixed, value: 128 }, max_num_seqs: 256, max_model_len: 8192, seed: 1 }', '',
+  ].join('\n'));
+  const steady = (await simulatePool(profile, { baselines: false })).load!;
+  assert.equal(steady.overloaded, false);
+  assert.ok(steady.waitingAtLastArrival < 100, String(steady.waitingAtLastArrival));
+  const { curve } = await searchCapacity({ ...profile, workload: { ...profile.workload!, requests: 2000 } }, { slo: { ttftMs: 5000 }, attainment: 0.9 });
+  assert.ok(curve.saturatedRate! >= 60, `μ ${curve.saturatedRate}`);
+  assert.ok(curve.maxRate! >= 60, `max rate ${curve.maxRate}`);
+});
+
 test('the curve says what bounds the answer: capacity when the SLO would pass more, the SLO when it misses first (s34 newcomer-cli 5)', async () => {
   // Capacity: the third test's server (μ = 8 requests/s by hand), 400 requests at 4/s, TTFT 2 s
   // for 90 %: the SLO alone passes up to about 8.3/s on this trace (third test), so μ binds. The
