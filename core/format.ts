@@ -341,6 +341,15 @@ export const BENCHMARK_DURATION = "0 s to the last request's end (vllm bench ser
  * overload line ({@link formatLoad}), the capacity search's μ line (runner/simulate/latency-format.ts)
  * and the dashboard.
  */
+/**
+ * How far a queue may grow from the middle of n arrivals to the last and still count as keeping up
+ * (PoolLoad.overloaded, runner/simulate/simulate.ts poolLoad): 2 · √(n / 2), twice the spread of a
+ * Poisson count of the second half's n / 2 arrivals, what a queue that keeps up may drift by.
+ */
+export function overloadGrowthBound(n: number): number {
+  return 2 * Math.sqrt(n / 2);
+}
+
 export const QUEUE_GROWS = 'its queue grows without bound in a steady state, so its TTFT and queueing delay grow with the length of the run (the number of requests), not toward a latency the server would settle at';
 
 /** Requests (or tokens) per second: 3 significant digits below 100, whole above ("28.7", "8.00", "1,000"). */
@@ -411,7 +420,14 @@ export function formatLoad(load: PoolLoad, summary: Pick<PoolSummary, 'requests'
     lines.push(`None served: all ${formatCountOf(summary.rejected, 'request')} ${summary.rejected === 1 ? 'was' : 'were'} rejected (a prompt that reaches max_model_len, or more pages than the pool holds), so no figure below tells how this server keeps up`);
   } else if (!load.overloaded && load.offeredRequestsPerSec !== null) {
     const w = load.waitingAtLastArrival;
-    lines.push(`Kept up: at the last arrival ${formatCount(w)} of the ${formatCountOf(requests, 'request')} (${formatPercent(w / Math.max(requests, 1))}) ${w === 1 ? 'was' : 'were'} still waiting: the queue did not grow through the arrivals (modelled)`);
+    const m = load.waitingAtMiddleArrival;
+    // What was measured (s43 newcomer43 F2: "did not grow" was printed for 2.9 % waiting, twice the middle's).
+    const judged = m === undefined
+      ? 'fewer than 5 % waiting (modelled)'
+      : w <= m
+        ? `${formatCount(m)} at the middle arrival: the queue did not grow from the middle of the arrivals to the last (modelled)`
+        : `${formatCount(m)} at the middle arrival: the queue grew by ${formatCount(w - m)}, within ${formatCount(Math.floor(overloadGrowthBound(requests)))} (2 · √(requests / 2), twice a Poisson count's spread over the second half's arrivals), with fewer than 5 % waiting (modelled)`;
+    lines.push(`Kept up: at the last arrival ${formatCount(w)} of the ${formatCountOf(requests, 'request')} (${formatPercent(w / Math.max(requests, 1))}) ${w === 1 ? 'was' : 'were'} still waiting, ${judged}`);
   }
   if (load.overloaded) {
     lines.push(

@@ -542,9 +542,12 @@ export interface PoolLoad {
   servedRequestsPerSec: number;
   /** Requests that had arrived by the last arrival and were not yet admitted then (neither scheduled nor rejected). */
   waitingAtLastArrival: number;
+  /** Those waiting at the middle of the arrivals (first arrival + span / 2): arrived by then, admitted after; absent when all arrive at one instant, and in runs saved before s43. */
+  waitingAtMiddleArrival?: number;
   /**
-   * The waiting queue grew through the run: at the last arrival more than 5 % of the requests
-   * (and at least 2) were still waiting, and more than at the middle of the arrivals. The server did not keep up, so the run has no steady
+   * The waiting queue grew through the run: at the last arrival at least 2 were waiting, more than at
+   * the middle of the arrivals, and either more than 5 % of the requests or more than at the middle by
+   * over 2 · √(requests / 2) (runner/simulate/simulate.ts poolLoad). The server did not keep up, so the run has no steady
    * state: its TTFT and queueing delay grow with the number of requests replayed (core/format OVERLOAD).
    */
   overloaded: boolean;

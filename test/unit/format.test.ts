@@ -115,12 +115,15 @@ test("Load: served is the throughput over vllm bench serve's duration, said so, 
   // 50 requests arriving over 10.77 s: (50 − 1) / 10.77 = 4.5497 offered; the last ones finish 2.89 s
   // after the last arrival, so served = 50 / (10.77 + 2.89) = 3.6603 although 1 request waited then
   // (a served rate given, as the run holds it: latency.ts divides from 0 s, here the first arrival).
-  const load = { source: 'workload' as const, timeScale: 1, offeredRequestsPerSec: 49 / 10.77, servedRequestsPerSec: 50 / 13.66, waitingAtLastArrival: 1, overloaded: false };
+  const load = { source: 'workload' as const, timeScale: 1, offeredRequestsPerSec: 49 / 10.77, servedRequestsPerSec: 50 / 13.66, waitingAtLastArrival: 1, waitingAtMiddleArrival: 1, overloaded: false };
   const all = { requests: 50, completed: 50, rejected: 0 };
   assert.deepEqual(formatLoad(load, all), [
     'Load: 4.55 requests/s offered ((requests − 1) / span of the arrivals); 3.66 requests/s served (modelled: completed / 0 s to the last request\'s end (vllm bench serve\'s benchmark duration), which takes in the service of the requests still running at the last arrival: below the offered rate even when the server keeps up)',
-    'Kept up: at the last arrival 1 of the 50 requests (2.0%) was still waiting: the queue did not grow through the arrivals (modelled)',
+    'Kept up: at the last arrival 1 of the 50 requests (2.0%) was still waiting, 1 at the middle arrival: the queue did not grow from the middle of the arrivals to the last (modelled)',
   ]);
+  // Grown, within the bound: 2 · √(50 / 2) = 10 (s43 newcomer43 F2: "did not grow" was printed for a queue that doubled).
+  assert.equal(formatLoad({ ...load, waitingAtLastArrival: 2, waitingAtMiddleArrival: 0 }, all)[1],
+    'Kept up: at the last arrival 2 of the 50 requests (4.0%) were still waiting, 0 at the middle arrival: the queue grew by 2, within 10 (2 · √(requests / 2), twice a Poisson count\'s spread over the second half\'s arrivals), with fewer than 5 % waiting (modelled)');
   // Two requests 10 s apart, each done in 0.1 s: (2 − 1) / 10 = 0.1 offered, 2 / 10.1 = 0.198 served: above, so no
   // "below the offered rate" clause (s42 newcomer 9: it was printed there too).
   const sparse = formatLoad({ ...load, offeredRequestsPerSec: 0.1, servedRequestsPerSec: 2 / 10.1, waitingAtLastArrival: 0 }, { requests: 2, completed: 2, rejected: 0 });
