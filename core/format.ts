@@ -550,17 +550,33 @@ export const DP_SCOPE_TEXT = "latency, throughput, request counts and preemption
  * Each engine of a data-parallel simulation in one line: "engine 1: 506 requests, 1,398 output
  * tokens/s, mean running 151, peak 291; engine 2: …" (running figures absent in runs before s41),
  * then the span the rates and means divide by (DataParallelResult.ratesSpan): the run's, so they
- * sum to its total (s42 newcomer 10), or, in runs before s42, each engine's own.
+ * sum to its total (s42 newcomer 10), or, in runs before s42, each engine's own. Past
+ * {@link DP_ENGINES_LISTED} engines the first three, then the requests' and output tokens/s' min,
+ * median and max over all of them (s43 newcomer43 F3: 1,024 engines made one 73,377-character
+ * line); the result's replicas keep every engine.
  */
 export function dataParallelEngines(dp: Pick<DataParallelResult, 'replicas' | 'ratesSpan'>): string {
   const mean = (x: number) => (x > 0 && x < 10 ? x.toPrecision(3) : x.toFixed(1));
   const span = dp.ratesSpan === 'run'
     ? " (each engine's output tokens/s and running mean over the run's span, 0 s to the last request's end of any engine, so the tokens/s sum to the run's, as vLLM's per-engine log lines share one logging interval)"
     : " (each engine's output tokens/s and running mean over its own span, 0 s to its own last request's end: they need not sum to the run's; a run saved before s42)";
-  return dp.replicas
+  const listed = dp.replicas.length > DP_ENGINES_LISTED ? dp.replicas.slice(0, 3) : dp.replicas;
+  let rest = '';
+  if (listed.length < dp.replicas.length) {
+    // Median: the middle value, the lower of the two middle ones for an even count.
+    const spread = (xs: number[]) => {
+      const s = [...xs].sort((a, b) => a - b);
+      return `${formatCount(s[0])} / ${formatCount(s[Math.floor((s.length - 1) / 2)])} / ${formatCount(s[s.length - 1])}`;
+    };
+    rest = `; … ${formatCount(dp.replicas.length - 3)} more; over all ${formatCount(dp.replicas.length)} engines, min / median / max: requests ${spread(dp.replicas.map((x) => x.requests))}, output tokens/s ${spread(dp.replicas.map((x) => x.outputTokensPerSec))}`;
+  }
+  return listed
     .map((x, k) => `engine ${k + 1}: ${formatCountOf(x.requests, 'request')}, ${formatCount(x.outputTokensPerSec)} output tokens/s${x.meanConcurrency !== undefined && x.peakConcurrency !== undefined ? `, running mean ${mean(x.meanConcurrency)} peak ${formatCount(x.peakConcurrency)}` : ''}`)
-    .join('; ') + span;
+    .join('; ') + rest + span;
 }
+
+/** Engines {@link dataParallelEngines} lists one by one; more are summarised. */
+export const DP_ENGINES_LISTED = 8;
 
 /**
  * A sweep axis value as the sweep's labels, table and Sweep tab write it: a string as is, a number

@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { fewAndCount, formatBytes, formatCount, formatCountOf, formatDuration, formatGib, formatLoad, formatMs, formatParams, formatPercent, formatRate, formatRunTime, formatSignificant, indefiniteArticle, wasmBuildNote } from '../../core/format';
+import { dataParallelEngines, fewAndCount, formatBytes, formatCount, formatCountOf, formatDuration, formatGib, formatLoad, formatMs, formatParams, formatPercent, formatRate, formatRunTime, formatSignificant, indefiniteArticle, wasmBuildNote } from '../../core/format';
 import { skippedNote } from '../../webview/model';
 
 test('formatBytes: IEC prefixes, three significant digits', () => {
@@ -144,4 +144,15 @@ test('a long list of skipped history files names three and counts the rest (40 w
   const files = Array.from({ length: 1003 }, (_, i) => `r${i}.json: not a run`);
   assert.equal(skippedNote(files), '1,003 files in the history folder skipped: r0.json: not a run; r1.json: not a run; r2.json: not a run; and 1,000 more');
   assert.equal(skippedNote([]), null);
+});
+
+test('the per-engine line lists 8 engines one by one; past that the first three, a count and min / median / max (s43 newcomer43 F3: 1,024 engines in 73,377 characters)', () => {
+  const engine = (requests: number, tokensPerS: number) => ({ requests, completed: requests, outputTokensPerSec: tokensPerS, requestsPerSec: 0 });
+  const eight = dataParallelEngines({ replicas: Array.from({ length: 8 }, (_, k) => engine(k + 1, 100)), ratesSpan: 'run' });
+  assert.equal(eight.match(/engine \d+:/g)!.length, 8);
+  // 1,024 engines: engine k (1-based) serves k requests at 10 · k tokens/s. Min 1, max 1,024; the median of 1..1,024 taken
+  // as the lower middle value is 512 (tokens/s 5,120).
+  const many = dataParallelEngines({ replicas: Array.from({ length: 1024 }, (_, k) => engine(k + 1, 10 * (k + 1))), ratesSpan: 'run' });
+  assert.match(many, /^engine 1: 1 request, 10 output tokens\/s; engine 2: 2 requests, 20 output tokens\/s; engine 3: 3 requests, 30 output tokens\/s; … 1,021 more; over all 1,024 engines, min \/ median \/ max: requests 1 \/ 512 \/ 1,024, output tokens\/s 10 \/ 5,120 \/ 10,240 \(each engine's/);
+  assert.ok(many.length < 600, String(many.length));
 });
