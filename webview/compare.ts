@@ -3,7 +3,7 @@
  * noise: neither median inside the other's p10–p90 range (core/noise.ts withinNoise). Pure.
  */
 import type { GpuFigures, KernelCase, RunResult } from '../core/protocol/run';
-import { BENCHMARK_DURATION, deployedGpuCount, formatCount, formatDuration, formatMs, formatPercent, formatRate, keepsUpOf, loadAverageText, nativeBuildLabel, perGpuRate, sloTargetText, sloVerdict } from '../core/format';
+import { BENCHMARK_DURATION, deployedGpuCount, formatCount, formatDuration, formatMs, formatPercent, formatRate, keepsUpOf, loadAverageText, nativeBuildLabel, perGpuRate, sloTargetText, sloVerdict, tpotOverheadNote } from '../core/format';
 import { withinNoise } from '../core/noise';
 
 export interface CaseComparison {
@@ -148,8 +148,22 @@ export function sameRun(a: RunResult, b: RunResult): string | null {
 }
 
 /**
+ * One run's SLO as Compare words it, each part a setting's cell: the TTFT and TPOT bounds
+ * ("1 s", "none" where unset) and the share asked (core/format sloTargetText: "99%", "90%
+ * (default)" where slo.attainment is unset; "none" without an SLO); 'n/a' for a run without
+ * latency (no pool simulation). The one formatter of the "SLO TTFT / TPOT / attainment" rows
+ * ({@link compareSettings}) and of the banner when they differ ({@link sloDifference}).
+ */
+function sloTerms(r: RunResult): { ttft: string; tpot: string; attainment: string } {
+  const l = r.pool?.latency;
+  if (!l) return { ttft: 'n/a', tpot: 'n/a', attainment: 'n/a' };
+  const bound = (ms: number | undefined) => (ms === undefined ? 'none' : formatMs(ms));
+  return { ttft: bound(l.slo?.ttftMs), tpot: bound(l.slo?.tpotMs), attainment: l.slo === undefined ? 'none' : sloTargetText(l.slo) };
+}
+
+/**
  * Why two runs' SLOs are not one (TTFT bound, TPOT bound, attainment, the default 0.9 where
- * unset: core/format sloTargetText), or null when they are or a side has no latency: goodput,
+ * unset: {@link sloTerms}), or null when they are or a side has no latency: goodput,
  * the requests meeting the SLO and its verdict then count under two definitions (s42
  * newcomer-ed F13: TTFT and TPOT against TTFT alone compared goodput +85.4 %).
  */
@@ -157,14 +171,31 @@ export function sloDifference(a: RunResult, b: RunResult): string | null {
   const la = a.pool?.latency;
   const lb = b.pool?.latency;
   if (!la || !lb || (!la.slo && !lb.slo)) return null;
-  const bound = (ms: number | undefined) => (ms === undefined ? 'none' : formatMs(ms));
+  const ta = sloTerms(a);
+  const tb = sloTerms(b);
   const fields: Array<[string, string, string]> = [
-    ['TTFT', bound(la.slo?.ttftMs), bound(lb.slo?.ttftMs)],
-    ['TPOT', bound(la.slo?.tpotMs), bound(lb.slo?.tpotMs)],
-    ['attainment', la.slo ? sloTargetText(la.slo) : 'none', lb.slo ? sloTargetText(lb.slo) : 'none'],
+    ['TTFT', ta.ttft, tb.ttft],
+    ['TPOT', ta.tpot, tb.tpot],
+    ['attainment', ta.attainment, tb.attainment],
   ];
   const differ = fields.filter(([, x, y]) => x !== y).map(([k, x, y]) => `${k} ${x} vs ${y}`);
   return differ.length === 0 ? null : `A and B judge different SLOs (${differ.join(', ')}): goodput, the requests meeting the SLO and its verdict below are counted under two definitions and do not compare.`;
+}
+
+/**
+ * The note on a TPOT SLO judged at small batch with the per-step overhead assumed 0 (core/format
+ * tpotOverheadNote, the text the CLI's simulate summary, the Run tab and a sweep's best line
+ * show), for whichever of the two runs carries it: "A and B: TPOT <= 100 ms is judged on …" when
+ * both carry the same, "A: …" / "B: …" otherwise (each its own, both when both differ). It
+ * qualifies the "SLO met" rows below: a TPOT met on a step with no fixed cost may be missed on the
+ * server. Null when neither run carries it.
+ */
+export function tpotNoteText(a: RunResult, b: RunResult): string | null {
+  const na = a.pool ? tpotOverheadNote(a.pool) : null;
+  const nb = b.pool ? tpotOverheadNote(b.pool) : null;
+  if (na !== null && na === nb) return `A and B: ${na}.`;
+  const parts = [...(na !== null ? [`A: ${na}.`] : []), ...(nb !== null ? [`B: ${nb}.`] : [])];
+  return parts.length === 0 ? null : parts.join(' ');
 }
 
 /**
@@ -269,19 +300,10 @@ export function compareSettings(a: RunResult, b: RunResult): { differ: PoolFigur
     return st ? `${formatMs(st.perStepS * 1000)}${st.assumed?.includes('overhead_ms') ? ' (assumed)' : ''}` : 'n/a';
   };
   const unmodelled = (r: RunResult): string => (r.pool?.stepTime ? (r.pool.stepTime.unmodelled ?? []).join('; ') || 'nothing named' : 'n/a');
-  const slo = (r: RunResult, k: 'ttftMs' | 'tpotMs'): string => {
-    const l = r.pool?.latency;
-    if (!l) return 'n/a';
-    const v = l.slo?.[k];
-    return v === undefined ? 'none' : formatMs(v);
-  };
-  // The share asked (s41 newcomer-ed F5: a pasted comparison carried the bounds, not the 99% asked).
-  const attainment = (r: RunResult): string => {
-    const l = r.pool?.latency;
-    if (!l) return 'n/a';
-    // Unset: judged at the default everywhere (core/format sloVerdict), said so (s42 newcomer-ed F8: it read "none").
-    return l.slo === undefined ? 'none' : sloTargetText(l.slo);
-  };
+  // The share asked too (s41 newcomer-ed F5: a pasted comparison carried the bounds, not the 99%
+  // asked); unset, judged at the default everywhere and said so (s42 newcomer-ed F8: it read "none").
+  const sa = sloTerms(a);
+  const sb = sloTerms(b);
   const budget = (r: RunResult): string => (r.profile.kvCache.memoryGib === 'auto' ? 'auto (from the device)' : `${r.profile.kvCache.memoryGib} GiB`);
   const rows: PoolFigure[] = [
     setting('tensor_parallel_size', String(a.profile.device.tensorParallelSize), String(b.profile.device.tensorParallelSize), 'GPUs a stage', 'profile'),
@@ -299,9 +321,9 @@ export function compareSettings(a: RunResult, b: RunResult): { differ: PoolFigur
           setting('memory efficiency', eff(a, 'memoryEfficiency', 'memory_efficiency'), eff(b, 'memoryEfficiency', 'memory_efficiency'), 'fraction of peak bandwidth', 'step-time model'),
           setting('step overhead', overhead(a), overhead(b), 'per step', 'step-time model'),
           setting('not modelled', unmodelled(a), unmodelled(b), '', 'step-time model'),
-          setting('SLO TTFT', slo(a, 'ttftMs'), slo(b, 'ttftMs'), 'bound on each request (goodput counts those meeting every bound)', 'profile slo (or --slo-ttft-ms)'),
-          setting('SLO TPOT', slo(a, 'tpotMs'), slo(b, 'tpotMs'), 'bound on each request (goodput counts those meeting every bound)', 'profile slo (or --slo-tpot-ms)'),
-          setting('SLO attainment', attainment(a), attainment(b), 'share of requests that must meet the bounds', 'profile slo.attainment (or --slo-attainment)'),
+          setting('SLO TTFT', sa.ttft, sb.ttft, 'bound on each request (goodput counts those meeting every bound)', 'profile slo (or --slo-ttft-ms)'),
+          setting('SLO TPOT', sa.tpot, sb.tpot, 'bound on each request (goodput counts those meeting every bound)', 'profile slo (or --slo-tpot-ms)'),
+          setting('SLO attainment', sa.attainment, sb.attainment, 'share of requests that must meet the bounds', 'profile slo.attainment (or --slo-attainment)'),
           // The load simulated, so that an exported comparison can be reproduced and judged (s41
           // newcomer-ed F5: a pasted one named the offered rate alone); a replayed trace: its path.
           ...WORKLOAD_KEYS.map(([key, label, unit]) => setting(label, workloadValue(a, key), workloadValue(b, key), unit, 'profile workload')),

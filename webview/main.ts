@@ -22,7 +22,7 @@ import type { ToWebview } from '../core/protocol/webview';
 import { fitTextPlugin } from './fit';
 import { bandLabelPlugin, CHART_IDS, chartInputs, engineOptions, engineView, headerMachineText, NARROW_CHART_PX, narrowOptions, runChart, type ChartId, type ChartSpec } from './charts';
 import { capacityChart, latencyCdfChart, queueChart, sloBadge, stepTimeNote } from './latency';
-import { buildDifference, comparePools, compareRuns, compareSettings, comparisonRows, kindDifference, loadBoundNote, loadDifference, modelDifference, sameRun, sloDifference, workloadDifference } from './compare';
+import { buildDifference, comparePools, compareRuns, compareSettings, comparisonRows, kindDifference, loadBoundNote, loadDifference, modelDifference, sameRun, sloDifference, tpotNoteText, workloadDifference } from './compare';
 import { composePng, composeTablePng } from './png';
 import { sweepProvenance } from '../core/sweepFigures';
 import { decisionMetric, interruptedText, metricsOf as sweepMetricsOf, otherSweepNote, sweepAxisCharts, sweepChartHeight, sweepCostChart, sweepCostChartHeight, sweepBestText, sweepMarkdown, sweepPointsText, sweepTable, sweepTitle } from './sweep';
@@ -671,6 +671,9 @@ function renderCompare(): void {
     const bound = loadBoundNote(cmp.a, cmp.b);
     if (bound) parts.push(el('p', { class: 'note', id: 'compare-load-bound' }, bound));
   }
+  // A TPOT SLO judged at small batch with overhead_ms assumed 0: the note the CLI, the Run tab and a sweep's best line show (core/format tpotOverheadNote).
+  const tpot = tpotNoteText(cmp.a, cmp.b);
+  if (tpot) parts.push(el('p', { class: 'note', id: 'compare-tpot' }, `Note: ${tpot}`));
   if (pools || !kinds) parts.push(el('p', { class: 'muted', id: 'compare-change' }, CHANGE_MEANING));
   compareResult.replaceChildren(...parts);
 }

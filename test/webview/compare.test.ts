@@ -3,7 +3,8 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { KernelCase } from '../../core/protocol/run';
 import type { PoolLoad, RunResult } from '../../core/protocol/run';
-import { buildDifference, caseLabel, comparePools, compareRuns, compareSettings, comparisonRows, keepsUpText, loadBoundNote, loadDifference, modelDifference, sameRun, sloDifference, workloadDifference } from '../../webview/compare';
+import { buildDifference, caseLabel, comparePools, compareRuns, compareSettings, comparisonRows, keepsUpText, loadBoundNote, loadDifference, modelDifference, sameRun, sloDifference, tpotNoteText, workloadDifference } from '../../webview/compare';
+import { tpotOverheadNote } from '../../core/format';
 import { run } from '../fixtures/run';
 import { comparedRun } from '../../webview/model';
 
@@ -328,5 +329,33 @@ describe('compare: same run, different workloads, pool units', () => {
     const same = compareSettings(judged(run, 0.9), judged(run, 0.9));
     assert.ok(same.sameRows.some((r) => r.label === 'workload.requests'));
     assert.ok(!same.same.some((t) => t.startsWith('workload.')), same.same.join('; '));
+    // The banner and the rows say each SLO in one wording: TTFT 1 s, TPOT none, attainment 90% (default).
+    const settings = compareSettings(unset(run, 1), judged(run, 1)).differ;
+    assert.deepEqual(['SLO TTFT', 'SLO TPOT', 'SLO attainment'].map((l) => settings.find((r) => r.label === l)).map((r) => [r?.a, r?.b]), [['1 s', '500 ms'], ['100 ms', 'none'], ['90% (default)', '99%']]);
+  });
+
+  it('shows the TPOT overhead note the CLI, the Run tab and a sweep\'s best line show, for the run that carries it (s43: Compare had none)', () => {
+    // The fixture's pool: step_time.overhead_ms assumed 0 (perStepS 0), 7.39 running sequences on
+    // average (at most 8: small batch). With a TPOT bound of 100 ms the note applies (core/format tpotOverheadNote).
+    const withTpot = (r: RunResult, overheadS: number): RunResult => ({
+      ...r,
+      pool: {
+        ...r.pool!,
+        latency: { ...r.pool!.latency!, slo: { ttftMs: 1000, tpotMs: 100 }, sloAttainment: 1, goodputRequestsPerSec: 1 },
+        stepTime: { ...r.pool!.stepTime!, perStepS: overheadS, assumed: overheadS > 0 ? ['compute_efficiency', 'memory_efficiency'] : ['compute_efficiency', 'memory_efficiency', 'overhead_ms'] },
+      },
+    });
+    const assumed = withTpot(run, 0);
+    const calibrated = withTpot(run, 0.004);
+    const note = 'TPOT <= 100 ms is judged on steps of 7.39 running sequences on average with no per-step overhead (step_time.overhead_ms assumed 0)';
+    const both = tpotNoteText(assumed, assumed)!;
+    assert.ok(both.startsWith(`A and B: ${note}: at small batch`), both);
+    // The same text as the CLI's "Note: " line (runner/simulate/summary.ts prints tpotOverheadNote).
+    assert.equal(both, `A and B: ${tpotOverheadNote(assumed.pool!)}.`);
+    // Only B assumed 0: said of B alone; neither (overhead_ms 4 ms given, or no TPOT bound): nothing.
+    assert.ok(tpotNoteText(calibrated, assumed)!.startsWith(`B: ${note}`));
+    assert.ok(tpotNoteText(assumed, calibrated)!.startsWith(`A: ${note}`));
+    assert.equal(tpotNoteText(calibrated, calibrated), null);
+    assert.equal(tpotNoteText(run, run), null);
   });
 });

@@ -829,6 +829,13 @@ describe('dashboard webview in Chromium', () => {
     await page.waitForFunction(() => document.querySelector('#compare-kinds')?.textContent?.endsWith('nothing to compare.'));
     assert.equal(await page.$('table.table-compare-pool'), null);
     assert.equal(await page.$('table.table-compare'), null);
+    // A TPOT bound judged with step_time.overhead_ms assumed 0 (the fixture's pool, 7.39 running on
+    // average): B carries the note the Run tab shows, A (no SLO) none; said of B, under the tables.
+    assert.equal(await page.$('#compare-tpot'), null);
+    const tpot: RunResult = { ...sim, pool: { ...sim.pool!, latency: { ...sim.pool!.latency!, slo: { ttftMs: 1000, tpotMs: 100 }, sloAttainment: 1, goodputRequestsPerSec: 1 } } };
+    await send(page, { type: 'compare', a: run, b: tpot });
+    await page.waitForSelector('#compare-tpot');
+    assert.match((await page.textContent('#compare-tpot')) ?? '', /^Note: B: TPOT <= 100 ms is judged on steps of 7\.39 running sequences on average with no per-step overhead \(step_time\.overhead_ms assumed 0\)/);
   });
 
   it('Compare of tp 1 against tp 2: the pickers show the two runs, the settings that differ, throughput per GPU, its own exports; the run\'s exports off the tab (s39 newcomer-ed 1-3, 8)', async () => {
