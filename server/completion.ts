@@ -328,55 +328,39 @@ function pageSizeValues(a: Analysis): EnumValue[] {
 }
 
 /**
- * The value of a profile's top-level `model:` under the cursor, as the range a completion
- * replaces (the whole path written so far, quotes included) and whether it is quoted; null
- * elsewhere (an inline `model:` mapping included).
+ * The value at `key` (a profile's `['model']`, `['workload', 'trace']`) under the cursor, in YAML
+ * (block or flow mapping, after `key: `) or JSON: the range a path completion replaces (the whole
+ * path written so far, quotes included) and the quote it was written with ('' unquoted); null
+ * elsewhere, an inline mapping at `key` included (an inline `model:`). The one place both path
+ * completions ({@link modelPathCompletion}, {@link tracePathCompletion}) find their value.
  */
-function modelValueAt(a: Analysis, position: Position): { replace: Range; quote: string } | null {
+function pathValueAt(a: Analysis, position: Position, key: readonly string[]): { replace: Range; quote: string } | null {
   const text = a.document.getText();
   const offset = a.document.offsetAt(position);
+  const atKey = (path: ReadonlyArray<string | number>): boolean => path.length === key.length && key.every((k, i) => path[i] === k);
   if (a.syntax === 'json') {
     const loc = jsonc.getLocation(text, offset);
-    if (loc.isAtPropertyKey || loc.path.length !== 1 || loc.path[0] !== 'model') return null;
+    if (loc.isAtPropertyKey || !atKey(loc.path)) return null;
     const node = loc.previousNode;
     if (node !== undefined && node.type !== 'string') return null;
     const start = node?.offset ?? offset;
     const end = node ? node.offset + node.length : offset;
     return { replace: { start: a.document.positionAt(start), end: a.document.positionAt(end) }, quote: '"' };
   }
-  const line = text.split(/\r?\n|\r/)[position.line] ?? '';
-  const m = /^model:(\s*)(["']?)([^"'#{}[\]]*)(["']?)\s*$/.exec(line);
-  if (!m) return null;
-  const start = 'model:'.length + m[1]!.length;
-  if (position.character < start || (m[1] === '' && position.character === start && m[3] === '')) return null;
-  const end = start + m[2]!.length + m[3]!.length + m[4]!.length;
-  return { replace: { start: { line: position.line, character: start }, end: { line: position.line, character: end } }, quote: m[2]! };
-}
-
-/**
- * The value of a profile's workload.trace under the cursor (YAML block or flow, or JSON), as the
- * range a completion replaces (the whole path written so far, quotes included) and its quote; null elsewhere.
- */
-function traceValueAt(a: Analysis, position: Position): { replace: Range; quote: string } | null {
-  const text = a.document.getText();
-  const offset = a.document.offsetAt(position);
-  if (a.syntax === 'json') {
-    const loc = jsonc.getLocation(text, offset);
-    if (loc.isAtPropertyKey || loc.path.length !== 2 || loc.path[0] !== 'workload' || loc.path[1] !== 'trace') return null;
-    const node = loc.previousNode;
-    if (node !== undefined && node.type !== 'string') return null;
-    const start = node?.offset ?? offset;
-    const end = node ? node.offset + node.length : offset;
-    return { replace: { start: a.document.positionAt(start), end: a.document.positionAt(end) }, quote: '"' };
-  }
-  // Block (`  trace: ./x` under `workload:`) or flow (`workload: { trace: | }`), after `trace: `.
   const place = yamlTreePlace(a, position);
-  if (place?.mode !== 'value' || place.path.length !== 2 || place.path[0] !== 'workload' || place.path[1] !== 'trace') return null;
+  if (place?.mode !== 'value' || !atKey(place.path)) return null;
   const start = place.written?.range.offset ?? offset;
+  // After `key: `, not on `key:` itself.
   if (!/\s/.test(text[start - 1] ?? '')) return null;
   const end = place.written ? endOf(place.written.range) : offset;
   const quote = text[start] === '"' || text[start] === "'" ? text[start]! : '';
   return { replace: { start: a.document.positionAt(start), end: a.document.positionAt(end) }, quote };
+}
+
+/** A path offered for the value {@link pathValueAt} found: it replaces the whole value, in the quote it was written with. */
+function pathItem(at: { replace: Range; quote: string }, path: string, i: number, item: Pick<CompletionItem, 'kind' | 'detail' | 'documentation'>): CompletionItem {
+  const newText = at.quote === '' ? path : `${at.quote}${path}${at.quote}`;
+  return { label: path, ...item, sortText: String(i).padStart(4, '0'), filterText: newText, textEdit: { range: at.replace, newText } };
 }
 
 /**
@@ -386,19 +370,9 @@ function traceValueAt(a: Analysis, position: Position): { replace: Range; quote:
  */
 function tracePathCompletion(a: Analysis, position: Position): CompletionItem[] | null {
   if (a.kind !== 'profile' || a.path === null) return null;
-  const at = traceValueAt(a, position);
+  const at = pathValueAt(a, position, ['workload', 'trace']);
   if (at === null) return null;
-  return traceFilesNear(a.path).map((path, i) => {
-    const newText = at.quote === '' ? path : `${at.quote}${path}${at.quote}`;
-    return {
-      label: path,
-      kind: CompletionItemKind.File,
-      detail: 'request trace to replay (its format is read from its first line)',
-      sortText: String(i).padStart(4, '0'),
-      filterText: newText,
-      textEdit: { range: at.replace, newText },
-    };
-  });
+  return traceFilesNear(a.path).map((path, i) => pathItem(at, path, i, { kind: CompletionItemKind.File, detail: 'request trace to replay (its format is read from its first line)' }));
 }
 
 /** What `model:` takes, shown beside each path offered (core/config/profile.ts readModelPath and unreadModelHint). */
@@ -416,22 +390,13 @@ const MODEL_VALUE_DOC = [
  */
 function modelPathCompletion(a: Analysis, position: Position): CompletionItem[] | null {
   if (a.kind !== 'profile' || a.path === null) return null;
-  const at = modelValueAt(a, position);
+  const at = pathValueAt(a, position, ['model']);
   if (at === null) return null;
   const configs = modelConfigsNear(a.path);
   const folders = configs.filter((p) => p.endsWith(`/${CONFIG_NAME}`) && p !== `./${CONFIG_NAME}`).map((p) => p.slice(0, -CONFIG_NAME.length - 1));
   const documentation = { kind: MarkupKind.Markdown, value: MODEL_VALUE_DOC };
-  const item = (path: string, i: number, folder: boolean): CompletionItem => {
-    const newText = at.quote === '' ? path : `${at.quote}${path}${at.quote}`;
-    return {
-      label: path,
-      kind: folder ? CompletionItemKind.Folder : CompletionItemKind.File,
-      detail: folder ? `model folder (reads its ${CONFIG_NAME})` : `model config (${modelConfigLabel(path)})`,
-      documentation,
-      sortText: String(i).padStart(4, '0'),
-      filterText: newText,
-      textEdit: { range: at.replace, newText },
-    };
-  };
-  return [...configs.map((p, i) => item(p, i, false)), ...folders.map((p, i) => item(p, configs.length + i, true))];
+  return [
+    ...configs.map((p, i) => pathItem(at, p, i, { kind: CompletionItemKind.File, detail: `model config (${modelConfigLabel(p)})`, documentation })),
+    ...folders.map((p, i) => pathItem(at, p, configs.length + i, { kind: CompletionItemKind.Folder, detail: `model folder (reads its ${CONFIG_NAME})`, documentation })),
+  ];
 }

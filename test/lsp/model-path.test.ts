@@ -158,3 +158,20 @@ test('workload.trace: offers the files beside the profile named as a trace is (.
   // A trace: key elsewhere is no workload.trace.
   assert.ok(!(await complete('p.attn.yaml', 'model: ../models/qwen3/config.json\nslo:\n  trace: |\n')).some((i) => i.label === './mooncake.jsonl'));
 });
+
+test('one walker finds both paths (s43): a quoted workload.trace inside a flow mapping, and model: in a flow-mapping profile, each replaced whole with its quote kept', async () => {
+  mkdirSync(join(ws, 'profiles', 'traces'), { recursive: true });
+  for (const name of ['traces/chat.jsonl', 'traces/burstgpt.csv', 'traces/bench.json', 'mooncake.jsonl']) writeFileSync(join(ws, 'profiles', name), '');
+  // `workload: { requests: 10, trace: './tr' }`: "workload: { requests: 10, trace: " is 33 columns, "'./tr'" 6, quotes kept.
+  const trace = await complete('p.attn.yaml', "model: ../models/qwen3/config.json\nworkload: { requests: 10, trace: './tr|' }\n");
+  assert.deepEqual(trace.map((i) => i.label), ['./mooncake.jsonl', './traces/bench.json', './traces/burstgpt.csv', './traces/chat.jsonl']);
+  assert.deepEqual(trace[0]!.textEdit && 'range' in trace[0]!.textEdit ? trace[0]!.textEdit.range : null, { start: { line: 1, character: 33 }, end: { line: 1, character: 39 } });
+  assert.equal(edit(trace[3]!), "'./traces/chat.jsonl'");
+  // The whole profile as one flow mapping: `{ model: ../mo| }`, which the line pattern the model: completion had did not read.
+  const model = await complete('p.attn.yaml', '{ model: ../mo|, dtype: bf16 }\n');
+  assert.deepEqual(model.map((i) => i.label), ['./local/config.json', '../models/llama-3.1-8b/config.json', '../models/qwen3/config.json', './local', '../models/llama-3.1-8b', '../models/qwen3']);
+  assert.deepEqual(model[1]!.textEdit && 'range' in model[1]!.textEdit ? model[1]!.textEdit.range : null, { start: { line: 0, character: 9 }, end: { line: 0, character: 14 } });
+  // In a flow mapping, a trace: key that is not under workload is no workload.trace; model: written as a mapping is no path.
+  assert.deepEqual(await complete('p.attn.yaml', 'model: ../models/qwen3/config.json\nslo: { trace: | }\n').then((items) => items.filter((i) => i.label === './mooncake.jsonl')), []);
+  assert.deepEqual(await complete('p.attn.yaml', 'model: { model_type: llama, num_hidden_layers: | }\n').then((items) => items.filter((i) => i.label === './local/config.json')), []);
+});
