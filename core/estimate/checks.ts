@@ -5,7 +5,7 @@
  * max_model_len sequence, and head_dim / page_size / dtypes the chosen backend's kernels do not
  * take. The language server shows them as diagnostics; the CLI can print them the same way.
  */
-import { isFp8KvDtype, keyPathsOverlap, type ModelSpec, type Problem, type Profile, type SourceRange } from '../config/types';
+import { isFp8KvDtype, keyPathsOverlap, type DeviceSpec, type ModelSpec, type Problem, type Profile, type SourceRange } from '../config/types';
 import { divisors } from '../config/model';
 import { quantizationAlignment } from '../config/quantization';
 import { KERNEL_LIMITS, mlaDecodeHeadDim, mlaPrefillHeadDim, softcapNote } from '../kernelLimits';
@@ -102,9 +102,10 @@ export function nearestPageSize(n: number, gpu: string | undefined, backend: str
 }
 
 /**
- * Why vLLM does not run `pageSize` as its KV block size on the GPU a profile serves on (`gpu`,
- * device.gpu; `backend` device.backend): a page size not in {@link pageSizesFor} on a GPU
- * (device.gpu set, or backend cuda). A ROCm GPU (GpuSpec.platform 'rocm', MI300X) has the same
+ * Why vLLM does not run `pageSize` as its KV block size on the GPU a profile's `device` serves on
+ * (device.gpu, named or described; device.backend): a page size not in {@link pageSizesFor} on a GPU
+ * (device.gpu set, or backend cuda). A ROCm GPU (GpuSpec.platform 'rocm': MI300X, or a described
+ * GPU whose platform is rocm, core/estimate/gpus.ts userGpu) has the same
  * rule from its own backends, cited as such: vllm/platforms/rocm.py picks ROCM_ATTN, then
  * TRITON_ATTN (MLA: TRITON_MLA, which forces no block size, unlike CUDA's FlashMLA / CUTLASS MLA),
  * and both take multiples of 16; their KV dtypes are CUDA's (auto, float16, bfloat16, fp8,
@@ -112,10 +113,11 @@ export function nearestPageSize(n: number, gpu: string | undefined, backend: str
  * runs it or the profile names no GPU. For the editor's and the CLI's warning
  * (vllmPageSizeProblem) and a sweep's best point (runner/sweep/results.ts).
  */
-export function vllmPageSizeNote(pageSize: number, gpu: string | undefined, backend: string): { text: string; suggestion: number } | null {
+export function vllmPageSizeNote(pageSize: number, device: Pick<DeviceSpec, 'gpu' | 'gpuSpec' | 'backend'>): { text: string; suggestion: number } | null {
+  const { gpu, backend } = device;
   if (!onGpu(gpu, backend) || pageSizesFor(gpu, backend).includes(pageSize)) return null;
   const suggestion = nearestPageSize(pageSize, gpu, backend);
-  const rocm = gpu !== undefined && deviceGpu({ gpu })?.platform === 'rocm';
+  const rocm = deviceGpu(device)?.platform === 'rocm';
   const why = rocm
     ? `${VLLM_BLOCK_SIZES.includes(pageSize) ? '' : `${vllmBlockSizesText()}, and `}its ROCm attention backends take multiples of ${VLLM_CUDA_BLOCK_MULTIPLE} (ROCM_ATTN and TRITON_ATTN kernel block sizes MultipleOf(16), vllm/v1/attention/backends/rocm_attn.py, triton_attn.py: the custom paged-attention kernel runs 16 or 32, the rest the Triton path)`
     : VLLM_BLOCK_SIZES.includes(pageSize)
@@ -158,7 +160,7 @@ export function vllmBlockSizesText(): string {
  */
 function vllmPageSizeProblem(profile: Profile): Problem | null {
   const ps = profile.kvCache.pageSize;
-  const note = vllmPageSizeNote(ps, profile.device.gpu, profile.device.backend);
+  const note = vllmPageSizeNote(ps, profile.device);
   // A size no vLLM takes is page-size-unusual's (core/config/profileChecks.ts), with the same suggestion.
   if (note === null || !VLLM_BLOCK_SIZES.includes(ps)) return null;
   return {

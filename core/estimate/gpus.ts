@@ -106,9 +106,11 @@ export interface GpuSpec {
   /**
    * The vendor's software stack: 'rocm' for AMD Instinct cards, which vLLM runs through ROCm. What
    * differs there for the model: fp8 is the e4m3fnuz variant (vLLM's normalize_e4m3fn_to_e4m3fnuz
-   * doubles an e4m3fn checkpoint's scales, same bytes, same rate), and weight-only quantized
-   * layers run without the CUDA Marlin kernels (fp8 weight-only Marlin is not needed: the card has
-   * fp8 matrix cores). Absent: 'cuda'.
+   * doubles an e4m3fn checkpoint's scales, same bytes, same rate), weight-only quantized layers
+   * run without the CUDA Marlin kernels ({@link quantizedGemmPeak}), and the page-size rule is
+   * ROCm's attention backends' (core/estimate/checks.ts vllmPageSizeNote). A described GPU's
+   * (userGpu) from its `platform` key, or, left out, 'rocm' where its interconnect is Infinity
+   * Fabric (AMD's link, on AMD cards only). Absent: 'cuda'.
    */
   platform?: 'rocm';
   /** True for a GPU the profile describes (device.gpu as an object, {@link userGpu}): every figure is the user's, and says so. */
@@ -144,6 +146,8 @@ export interface UserGpuFields {
   compute_capability?: string;
   nvlink_multicast?: boolean;
   nvlink_bridged_pairs?: boolean;
+  /** The software stack vLLM runs on it: 'rocm' (AMD) or 'cuda' (NVIDIA); left out, 'rocm' with interconnect Infinity Fabric, else 'cuda' ({@link GpuSpec.platform}). */
+  platform?: 'cuda' | 'rocm';
 }
 
 /**
@@ -155,6 +159,8 @@ export interface UserGpuFields {
  * rate per direction (Gen4 32e9, Gen5 64e9 bytes/s). nvlink_bridged_pairs (the schema asks
  * interconnect NVLink with it) sets nvlinkBridgedPairs, as the table's H100 NVL and A100 PCIe 80GB
  * rows have it: the pair's link up to tp 2, PCIe x16 of pcie_gen past it ({@link tpGroupLink}).
+ * `platform` left out is 'rocm' where the
+ * interconnect is Infinity Fabric (AMD's, which no other vendor's card has), else CUDA.
  */
 export function userGpu(f: UserGpuFields): GpuSpec {
   const given = `user-given device.gpu ${f.name}`;
@@ -187,6 +193,7 @@ export function userGpu(f: UserGpuFields): GpuSpec {
     ...(f.compute_capability !== undefined ? { computeCapability: f.compute_capability } : {}),
     ...(f.nvlink_multicast === true ? { nvlinkMulticast: true } : {}),
     ...(f.nvlink_bridged_pairs === true ? { nvlinkBridgedPairs: true } : {}),
+    ...((f.platform ?? (interconnect === 'Infinity Fabric' ? 'rocm' : 'cuda')) === 'rocm' ? { platform: 'rocm' as const } : {}),
     userGiven: true,
     given: { ...f },
     derived: [
@@ -615,8 +622,8 @@ export function quantizedGemmPeak(gpu: GpuSpec, activations: 'fp8' | 'int8' | un
   if (activations !== 'fp8') return { peak: null };
   if (gpu.fp8FlopsPerSec === undefined) {
     const why = gpu.userGiven ? `device.gpu ${gpu.name} gives no fp8_tflops, so it is taken to have no fp8 tensor cores` : `${gpu.name} has no fp8 tensor cores`;
-    // An AMD card (ROCm; a described one by its Infinity Fabric): vLLM turns Marlin off there (s42 newcomer 11: the note named it).
-    if (gpu.platform === 'rocm' || gpu.interconnect === 'Infinity Fabric') {
+    // An AMD card (ROCm: the table's MI300X, a described one by its platform key or Infinity Fabric): vLLM turns Marlin off there (s42 newcomer 11: the note named it).
+    if (gpu.platform === 'rocm') {
       return { peak: null, note: `${why}: vLLM on ROCm has no weight-only fp8 path (its Fp8LinearMethod turns the CUDA Marlin kernel off there: vllm/model_executor/layers/quantization/fp8.py), so their GEMMs are timed at the activation dtype's (bf16 / fp16) peak, as if the weights were dequantized: an assumption (give fp8_tflops for a card with fp8 matrix cores)` };
     }
     return { peak: null, note: `${why}: vLLM runs the fp8 weights as weight-only (Marlin, dequantized to the activation dtype), so their GEMMs are timed at the activation dtype's (bf16 / fp16) peak` };

@@ -720,7 +720,7 @@ export function mergeResults(dirs: string[], opts: MergeOptions = {}): SweepRepo
       if (!labels.has(labelKey)) labels.set(labelKey, modelLabel(point.profile));
       modelAt.set(s.index, labels.get(labelKey)!);
       // The rule of the editor's page-size-not-vllm and page-size-flashmla warnings, one each (s42 newcomer 5a: 16 counted as runnable for DeepSeek-V3 on H200).
-      const note = vllmPageSizeNote(point.profile.kvCache.pageSize, point.profile.device.gpu, point.profile.device.backend)
+      const note = vllmPageSizeNote(point.profile.kvCache.pageSize, point.profile.device)
         ?? flashMlaPageSizeNote(point.profile.kvCache.pageSize, Boolean(point.profile.model.mla), point.profile.device.gpu);
       if (note) notOnVllm.set(s.id, note.text);
       // A TPOT SLO judged at small batch with overhead_ms assumed 0: said under the best line when this point is the best.

@@ -484,8 +484,8 @@ test('a page_size vLLM\'s CUDA backends do not run (not a multiple of 16) on a p
   // vLLM block size at all: page-size-unusual's (profileChecks), not this one's.
   assert.deepEqual([...at(16, gpu), ...at(256, gpu), ...at(1), ...at(40, gpu), ...at(48, gpu)], []);
   // The sweep's note (runner/sweep/results.ts) still names them, with a size vLLM takes on the GPU.
-  assert.equal(vllmPageSizeNote(48, 'H100 SXM', 'auto')!.suggestion, 32);
-  assert.match(vllmPageSizeNote(40, 'H100 SXM', 'auto')!.text, /^page_size 40 is not a block size vLLM runs on H100 SXM: its --block-size is one of 1, 8, 16, 32, 64, 128, 256 \(vllm\/config\/cache\.py BlockSize\), and its CUDA attention backends multiples of 16: try 32$/);
+  assert.equal(vllmPageSizeNote(48, { gpu: 'H100 SXM', backend: 'auto' })!.suggestion, 32);
+  assert.match(vllmPageSizeNote(40, { gpu: 'H100 SXM', backend: 'auto' })!.text, /^page_size 40 is not a block size vLLM runs on H100 SXM: its --block-size is one of 1, 8, 16, 32, 64, 128, 256 \(vllm\/config\/cache\.py BlockSize\), and its CUDA attention backends multiples of 16: try 32$/);
   // MI300X (ROCm): the same multiple of 16, from ROCm's own backends (vllm/v1/attention/backends/rocm_attn.py
   // RocmAttentionBackend.get_supported_kernel_block_sizes: MultipleOf(16), the custom kernel 16/32,
   // the rest through Triton; vllm/platforms/rocm.py _get_backend_priorities ROCM_ATTN then TRITON_ATTN).

@@ -1,5 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { profileFromModelConfig, readProfile, type Profile } from '../../core/config/index';
 import { checkProfile, estimate } from '../../core/estimate/index';
 import { deviceGpu, gpuByName, GPUS, hostLinkBytesPerSec, quantizedGemmPeak, userGpu, type GpuSpec } from '../../core/estimate/gpus';
@@ -195,6 +197,49 @@ test('a bad described GPU: each problem at its own key or value, the profile not
   assert.match(typo.problems.find((x) => x.code === 'invalid-value')!.message, /^device\.gpu must be one of H100 SXM, .*B200.*: did you mean "B200"\?/);
   // Neither a name nor a mapping: the anyOf's own message.
   assert.match(readText('model: ./llama/config.json\ndevice: { gpu: 3 }\n').problems.find((x) => x.code === 'invalid-value')!.message, /^device\.gpu must be a GPU of the table .* or a mapping describing one/);
+});
+
+test('a described AMD card is ROCm as the table\'s MI300X is (s43): its platform key, or Infinity Fabric when left out; ROCm\'s page-size rule and no Marlin apply to it; a bad platform is refused at its value', () => {
+  const pageNote = (gpu: string) => {
+    const r = readText(`model: ./llama/config.json\ndevice: { gpu: ${gpu} }\nkv_cache: { page_size: 8 }\n`);
+    assert.ok(r.value, JSON.stringify(r.problems));
+    return checkProfile(r.value, estimate(r.value)).find((x) => x.code === 'page-size-not-vllm')?.message;
+  };
+  // The table's MI300X: ROCm's backends (vllm/v1/attention/backends/rocm_attn.py, triton_attn.py: multiples of 16).
+  const table = pageNote('MI300X')!;
+  assert.match(table, /^page_size 8 is not a block size vLLM runs on MI300X: its ROCm attention backends take multiples of 16 /);
+  // A described MI325X on a PCIe link saying platform rocm, and one with Infinity Fabric and no platform key: the same sentence, its own name.
+  const given = '{ name: MI325X, bf16_tflops: 1307.4, memory_bandwidth_gb_s: 6000, memory_gib: 255.5';
+  assert.equal(pageNote(`${given}, platform: rocm }`), table.replace('on MI300X', 'on MI325X'));
+  assert.equal(pageNote(`${given}, interconnect: Infinity Fabric }`), table.replace('on MI300X', 'on MI325X'));
+  // Before s43 neither was ROCm: the CUDA backends' wording. It stays for an NVIDIA card, and where platform: cuda says so.
+  assert.match(pageNote(`${given} }`)!, /: its CUDA attention backends take multiples of 16 \(FlashAttention/);
+  assert.match(pageNote(`${given}, interconnect: Infinity Fabric, platform: cuda }`)!, /its CUDA attention backends/);
+  // fp8 weights on a card without fp8 matrix cores: the MI300X row without its fp8 peak and a described rocm card say the same
+  // after naming the card (vLLM's fp8.py turns the CUDA Marlin kernel off on ROCm); a described cuda card gets Marlin.
+  const noFp8 = { ...row('MI300X'), fp8FlopsPerSec: undefined };
+  const after = (note: string | undefined) => note!.slice(note!.indexOf(': ') + 2);
+  const rocm = userGpu({ name: 'MI210-like', bf16_tflops: 181, memory_bandwidth_gb_s: 1638, memory_gib: 63.98, platform: 'rocm' });
+  assert.equal(rocm.platform, 'rocm');
+  assert.equal(after(quantizedGemmPeak(rocm, 'fp8').note), after(quantizedGemmPeak(noFp8, 'fp8').note));
+  assert.match(after(quantizedGemmPeak(rocm, 'fp8').note), /^vLLM on ROCm has no weight-only fp8 path/);
+  const cuda = userGpu({ name: 'X', bf16_tflops: 181, memory_bandwidth_gb_s: 1638, memory_gib: 64, interconnect: 'Infinity Fabric', platform: 'cuda' });
+  assert.equal(cuda.platform, undefined);
+  assert.match(quantizedGemmPeak(cuda, 'fp8').note!, /runs the fp8 weights as weight-only \(Marlin/);
+  // A saved run's profile keeps it: the spec made again from the mapping as written (core/config/resolvedProfile.ts).
+  assert.equal(userGpu(rocm.given!).platform, 'rocm');
+  // README's MI325X example says platform: rocm and reads as written: a ROCm card.
+  const readme = /`(device: \{ gpu: \{ name: MI325X, [^`]*)`/.exec(readFileSync(join(__dirname, '../../README.md'), 'utf8'))![1]!;
+  const example = readText(`model: ./llama/config.json\n${readme}\n`);
+  assert.deepEqual(example.problems.filter((x) => x.severity === 'error'), []);
+  assert.deepEqual([readme.includes('platform: rocm'), deviceGpu(example.value!.device)!.platform], [true, 'rocm']);
+  // Neither cuda nor rocm: refused at the value, with the values it takes.
+  const text = `model: ./llama/config.json\ndevice: { gpu: ${given}, platform: amd } }\n`;
+  const bad = readText(text);
+  assert.equal(bad.value, null);
+  const p = bad.problems.find((x) => x.code === 'invalid-value')!;
+  assert.equal(text.slice(p.range.offset, p.range.offset + p.range.length), 'amd');
+  assert.match(p.message, /^device\.gpu\.platform must be one of cuda, rocm/);
 });
 
 test('tensor-parallel all-reduces on the added rows: the MI300X\'s Infinity Fabric mesh is fully connected (custom all-reduce), an H100 PCIe node is not', () => {

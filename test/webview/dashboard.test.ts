@@ -1184,7 +1184,7 @@ describe('dashboard webview in Chromium', () => {
 
   it('a best point vLLM would not run says so under it, in the CLI\'s words (best.notOnVllm, 714738d); a best it runs, nothing', async () => {
     // The CLI's sentence for page_size 8 on an H100 SXM (runner/sweep/results.ts mergeResults: core/estimate vllmPageSizeNote).
-    const note = vllmPageSizeNote(8, 'H100 SXM', 'cuda')!.text;
+    const note = vllmPageSizeNote(8, { gpu: 'H100 SXM', backend: 'cuda' })!.text;
     const report = (best: SweepReport['best']): SweepReport => ({
       schema: 1, kind: 'attnscope-sweep-report', tool: 't', createdAt: '', sweepId: 'cd34', name: 'vllm-pages.attn.yaml', job: 'simulate',
       axes: [{ key: 'kv_cache.page_size', values: [8, 16] }], total: 2,
