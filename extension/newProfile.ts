@@ -164,7 +164,10 @@ export interface ServingChoice {
  * arrival_rate it serves within the SLO, which is written (rounded down to 3 digits) in place of
  * the one asked, with a comment; without `maxRate`, or when the search finds none, the comment
  * says what would (a lower arrival_rate, data_parallel_size). When a size serves, `maxRate` on it
- * adds to its comment the highest rate it serves (one search, on the size written).
+ * adds to its comment the highest rate it serves (one search, on the size written). The largest
+ * size, searched whichever way its check ends, is not simulated on its own: its verdict is read off
+ * the search's first point, the asked rate (CapacityPoint overloaded, sloAttainment, p99TtftS),
+ * which the search simulates first (s43: the no-fit branch simulated that rate twice).
  * The size written carries its verdict as a comment on its line, whichever way the check ended.
  * `simulate` resolves with the run's pool, null when the user cancelled (then nothing is to be
  * written: the result is null; s42 newcomer-ed F1, Cancel had written tp 2, already simulated as
@@ -181,8 +184,18 @@ export async function servingTensorParallel(
     t.overloaded
       ? `overloaded, ${formatPercent(t.attainment)} of requests meeting the SLO`
       : `${formatPercent(t.attainment)} meeting the SLO (${formatPercent(t.target, 0)} asked), TTFT p99 ${t.p99TtftS === null ? '—' : formatDuration(t.p99TtftS * 1e9)}`;
+  // The largest size is searched whatever its verdict (served: how far it goes; not: the highest
+  // rate it serves), and the search's first rate is the one asked (scale 1): that point is the
+  // size's simulation, read off it rather than run again (askedRateRun). Without an SLO bound the
+  // search refuses to run (capacity.ts searchCapacity): then the size is simulated as the others.
+  let lastSearch: PoolResult | string | undefined;
   for (const f of made.fitting) {
-    const pool = await simulate(f);
+    const searched = maxRate !== undefined && f === made.fitting.at(-1) && (f.profile.slo?.ttftMs !== undefined || f.profile.slo?.tpotMs !== undefined);
+    const run = searched ? await maxRate(f) : await simulate(f);
+    if (run === null) return null;
+    if (searched) lastSearch = run;
+    // A search that did not run the asked rate first (it always does: startScale 1): simulate it.
+    const pool: AskedRateRun | string | null = searched && typeof run !== 'string' ? (askedRateRun(run) ?? (await simulate(f))) : run;
     if (pool === null) return null;
     if (typeof pool === 'string') {
       const failed = tries.map((x) => `${x.tensorParallelSize}: ${said(x)}`).join('; ');
@@ -204,8 +217,8 @@ export async function servingTensorParallel(
     if (!t.serves) continue;
     const tp = t.tensorParallelSize;
     const failed = tries.slice(0, -1);
-    // How far the written size goes: its capacity search's highest rate within the SLO.
-    const cap = maxRate ? await maxRate(f) : null;
+    // How far the written size goes: its capacity search's highest rate within the SLO (the one already run, on the largest size).
+    const cap = lastSearch ?? (maxRate ? await maxRate(f) : null);
     if (maxRate && cap === null) return null;
     const upTo = cap && typeof cap !== 'string' && cap.capacity?.maxRate ? `; it serves up to ${roundDown(cap.capacity.maxRate, 3)} requests/s within the SLO (capacity search)` : '';
     if (failed.length === 0) return { text: commentTensorParallel(f.text, `its simulation of the workload below keeps up: ${said(t)} (modelled)${upTo}`), tensorParallelSize: tp, note: `${made.note} Its simulation of the workload keeps up: ${said(t)} (modelled)${upTo}.`, tries };
@@ -222,9 +235,10 @@ export async function servingTensorParallel(
   if (!last) return { ...made, tries };
   const t = tries.at(-1)!;
   const tp = last.tensorParallelSize;
-  // The capacity search (runner/simulate/capacity.ts, `simulate --max-rate`) on the largest size:
-  // the highest arrival_rate it serves within the SLO is written in place of the one it does not.
-  const cap = maxRate ? await maxRate(last) : 'no capacity search';
+  // The capacity search (runner/simulate/capacity.ts, `simulate --max-rate`) on the largest size,
+  // run in the loop above: the highest arrival_rate it serves within the SLO is written in place
+  // of the one it does not.
+  const cap = lastSearch ?? (maxRate ? await maxRate(last) : 'no capacity search');
   if (cap === null) return null;
   const found = typeof cap === 'string' ? null : cap.capacity?.maxRate ?? null;
   const asked = last.profile.workload?.arrivalRate;
@@ -246,6 +260,22 @@ export async function servingTensorParallel(
     note: `no tensor_parallel_size up to ${last.tensorParallelSize} serves the workload within its SLO on these GPUs (modelled, at ${last.tensorParallelSize}: ${said(t)}); ${what}.`,
     tries,
   };
+}
+
+/** What the serving check reads of a run at the asked rate: the queue's verdict and the latency's share and p99 TTFT. */
+type AskedRateRun = { load?: { overloaded: boolean }; latency?: { sloAttainment?: number; ttft?: { p99: number } | null } };
+
+/**
+ * The run at the profile's own arrival_rate inside a capacity search's result (`simulate
+ * --max-rate`: the curve's point at scale 1, which the search simulates first, CapacityPoint),
+ * as the serving check reads a plain simulation of it: overloaded (its PoolLoad.overloaded), the
+ * share meeting the SLO and the p99 TTFT. Null when the curve has no such point, or one from a
+ * run before s43 that did not record `overloaded`.
+ */
+function askedRateRun(search: PoolResult): AskedRateRun | null {
+  const p = search.capacity?.points.find((x) => x.scale === 1);
+  if (!p || p.overloaded === undefined) return null;
+  return { load: { overloaded: p.overloaded }, latency: { sloAttainment: p.sloAttainment, ttft: p.p99TtftS === null ? null : { p99: p.p99TtftS } } };
 }
 
 /** `x` rounded down to `digits` significant digits (a passing rate stays at or below the one found). */

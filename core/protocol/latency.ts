@@ -83,6 +83,13 @@ export interface CapacityPoint {
   sloAttainment: number;
   /** rate <= the curve's saturatedRate (the server keeps up in a steady state); absent in runs before s29. */
   keepsUp?: boolean;
+  /**
+   * The point's run had its waiting queue grow through the arrivals (its PoolLoad.overloaded):
+   * what a plain simulation of that rate reports, so New profile… reads the asked rate's verdict
+   * off the search's first point instead of simulating it again (extension/newProfile.ts);
+   * absent in runs before s43.
+   */
+  overloaded?: boolean;
   /** Attainment reached and keepsUp. */
   meets: boolean;
 }

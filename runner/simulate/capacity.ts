@@ -250,6 +250,7 @@ export async function searchCapacity(profile: Profile, opts: CapacityOptions): P
       goodputRequestsPerSec: l.goodputRequestsPerSec ?? 0,
       sloAttainment: l.sloAttainment ?? 0,
       keepsUp: rate0 * scale <= mu * (1 + 1e-12) && !result.load?.overloaded,
+      ...(result.load ? { overloaded: result.load.overloaded } : {}),
       meets: false,
     };
     point.meets = (l.sloAttainment ?? 0) >= attainment && point.keepsUp === true;

@@ -173,12 +173,23 @@ test('a load no tp up to 8 serves (Llama-3.1-70B on L4s, 8 requests/s): the capa
   // on 8 L4s over PCIe even a nearly idle server misses TTFT ≤ 1 s for the longest prompts.
   const r = newProfile({ profilePath: join(ROOT, 'test/fixtures/configs/70b-l4.attn.yaml'), configPath: join(ROOT, 'test/fixtures/configs/Llama-3.1-70B.config.json'), gpu: 'L4' }, host);
   assert.ok(!('error' in r));
-  const sim = (f: FittingProfile) => simulatePool(f.profile, { baselines: false });
+  const simulated: number[] = [];
+  const sim = (f: FittingProfile) => {
+    simulated.push(f.tensorParallelSize);
+    return simulatePool(f.profile, { baselines: false });
+  };
   const slo = (f: FittingProfile) => ({ ttftMs: f.profile.slo?.ttftMs, tpotMs: f.profile.slo?.tpotMs, attainment: f.profile.slo?.attainment });
   const chosen = await servingTensorParallel(r, sim, async (f) => (await searchCapacity(f.profile, { slo: slo(f) })).result);
   assert.ok(chosen);
   assert.equal(chosen.tensorParallelSize, 8);
   assert.ok(chosen.tries.every((t) => !t.serves));
+  // tp 8, the largest, is searched, not simulated too (s43): its verdict is the search's first point, the
+  // asked 8 requests/s, which a plain simulation of the profile (its lens's run) matches figure for figure.
+  assert.deepEqual(simulated, r.fitting.slice(0, -1).map((f) => f.tensorParallelSize));
+  const plain = await simulatePool(r.fitting.at(-1)!.profile, { baselines: false, slo: slo(r.fitting.at(-1)!) });
+  const t8 = chosen.tries.at(-1)!;
+  assert.deepEqual([t8.overloaded, t8.attainment, t8.p99TtftS], [plain.load!.overloaded, plain.latency!.sloAttainment, plain.latency!.ttft!.p99]);
+  assert.equal(t8.overloaded, true);
   const m = /^ {2}arrival_rate: (\S+) +# the highest rate tensor_parallel_size 8 serves \((the SLO|the saturated throughput) bounds it; modelled capacity search, simulate --max-rate\); 8 was not$/m.exec(chosen.text);
   assert.ok(m, chosen.text);
   const rate = Number(m[1]);
@@ -190,6 +201,40 @@ test('a load no tp up to 8 serves (Llama-3.1-70B on L4s, 8 requests/s): the capa
   const again = await simulatePool(read.value, { baselines: false, slo: slo({ profile: read.value } as FittingProfile) });
   assert.equal(again.load?.overloaded ?? false, false);
   assert.ok(again.latency!.sloAttainment! >= 0.9, `attainment at ${rate}: ${again.latency!.sloAttainment}`);
+});
+
+test('the largest size is read off its capacity search\'s first point, not simulated again (s43); a search from a runner without that point\'s overloaded is simulated as before', async () => {
+  const r = made70b();
+  assert.deepEqual(r.fitting.map((f) => f.tensorParallelSize), [2, 4, 8]);
+  // tp 2 and 4 overloaded; tp 8's search: 8 requests/s (scale 1) kept up, 95 % meeting the SLO, p99 TTFT 400 ms; up to 12.3 requests/s.
+  const point = { rate: 8, scale: 1, p99TtftS: 0.4, p99TpotS: 0.05, goodputRequestsPerSec: 7.6, sloAttainment: 0.95, keepsUp: true, overloaded: false, meets: true };
+  const search = (p: Record<string, unknown>) => ({ capacity: { maxRate: 12.34, points: [p, { ...p, rate: 12.34, scale: 12.34 / 8 }] } }) as unknown as PoolResult;
+  const calls: string[] = [];
+  const chosen = await servingTensorParallel(
+    r,
+    (f) => (calls.push(`simulate ${f.tensorParallelSize}`), Promise.resolve(pool(true, 0.1, 30))),
+    (f) => (calls.push(`search ${f.tensorParallelSize}`), Promise.resolve(search(point))),
+  );
+  assert.ok(chosen);
+  assert.deepEqual(calls, ['simulate 2', 'simulate 4', 'search 8']);
+  assert.deepEqual(chosen.tries.at(-1), { tensorParallelSize: 8, overloaded: false, attainment: 0.95, target: 0.9, p99TtftS: 0.4, serves: true });
+  assert.match(chosen.text, /^ {2}tensor_parallel_size: 8 +# 2 and 4 hold the weights, but its simulation of the workload below was overloaded, 10\.0% of requests meeting the SLO; overloaded, 10\.0% of requests meeting the SLO; it serves up to 12\.3 requests\/s within the SLO \(capacity search\)$/m);
+  // Overloaded at the asked rate: not served; the search already run gives the rate written (no second search).
+  calls.length = 0;
+  const over = await servingTensorParallel(r, (f) => (calls.push(`simulate ${f.tensorParallelSize}`), Promise.resolve(pool(true, 0.1, 30))), (f) => {
+    calls.push(`search ${f.tensorParallelSize}`);
+    return Promise.resolve({ capacity: { maxRate: 5.5, limit: 'slo', points: [{ ...point, overloaded: true, sloAttainment: 0.5 }] } } as unknown as PoolResult);
+  });
+  assert.deepEqual(calls, ['simulate 2', 'simulate 4', 'search 8']);
+  assert.match(over!.text, /^ {2}arrival_rate: 5\.5 +# the highest rate tensor_parallel_size 8 serves \(the SLO bounds it/m);
+  assert.match(over!.text, /\(here: overloaded, 50\.0% of requests meeting the SLO\)/);
+  // A runner before s43 writes no overloaded on its points: tp 8 simulated as before, the search kept for its rate.
+  calls.length = 0;
+  const { overloaded: _o, ...old } = point;
+  const before = await servingTensorParallel(r, (f) => (calls.push(`simulate ${f.tensorParallelSize}`), Promise.resolve(f.tensorParallelSize === 8 ? pool(false, 0.95, 0.4) : pool(true, 0.1, 30))), (f) => (calls.push(`search ${f.tensorParallelSize}`), Promise.resolve(search(old))));
+  assert.deepEqual(calls, ['simulate 2', 'simulate 4', 'search 8', 'simulate 8']);
+  assert.equal(before!.tensorParallelSize, 8);
+  assert.match(before!.text, /it serves up to 12\.3 requests\/s/);
 });
 
 test('the serving check: kept up but under slo attainment fails; cancelled writes nothing; a failed run writes the memory choice with a comment saying so', async () => {
