@@ -129,10 +129,14 @@ export function pointLabel(values: Record<string, unknown>): string {
  * `name`), else {@link DEFAULT_GPU}: what sweep.gpu_hour_usd's keys are matched against.
  */
 export function treeGpuName(root: ValueNode | null): string {
-  const gpu = getProperty(getProperty(root, 'device')?.value ?? null, 'gpu')?.value ?? null;
+  return gpuNodeName(getProperty(getProperty(root, 'device')?.value ?? null, 'gpu')?.value ?? null) ?? DEFAULT_GPU;
+}
+
+/** The GPU name a device.gpu node gives: a table name as written, or a described GPU's `name`; undefined for neither. */
+function gpuNodeName(gpu: ValueNode | null): string | undefined {
   if (gpu?.type === 'string' && typeof gpu.value === 'string') return gpu.value;
   const named = getProperty(gpu, 'name')?.value;
-  return named?.type === 'string' && typeof named.value === 'string' ? named.value : DEFAULT_GPU;
+  return named?.type === 'string' && typeof named.value === 'string' ? named.value : undefined;
 }
 
 /** The name of the GPU a resolved profile's device runs on (DeviceSpec.gpu: a table name or a described GPU's), else {@link DEFAULT_GPU}. */
@@ -159,11 +163,8 @@ export function sweepGpuNames(root: ValueNode, axes: readonly SweepAxis[]): stri
   const names = new Set([treeGpuName(root)]);
   for (const a of axes) {
     for (const v of a.values) {
-      const gpu = a.key === 'device.gpu' ? v : a.key === 'device' ? (getProperty(v, 'gpu')?.value ?? null) : null;
-      if (gpu === null) continue;
-      if (gpu.type === 'string' && typeof gpu.value === 'string') names.add(gpu.value);
-      const named = getProperty(gpu, 'name')?.value;
-      if (named?.type === 'string' && typeof named.value === 'string') names.add(named.value);
+      const name = gpuNodeName(a.key === 'device.gpu' ? v : a.key === 'device' ? (getProperty(v, 'gpu')?.value ?? null) : null);
+      if (name !== undefined) names.add(name);
     }
   }
   return [...names];
