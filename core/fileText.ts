@@ -7,6 +7,7 @@
  * minutes and GBs to parse as JSON (s36 newcomer findings 2 and 3).
  */
 import { accessSync, closeSync, constants, fstatSync, openSync, readlinkSync, readSync, statSync, type Stats } from 'node:fs';
+import { open, stat, type FileHandle } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
 import { formatBytes, formatCountOf } from './format';
 
@@ -17,6 +18,12 @@ import { formatBytes, formatCountOf } from './format';
  * 3,000 lines. 100 MB of JSON took the CLI over 60 s and 2.6 GB (s36 newcomer).
  */
 export const MAX_INPUT_TEXT_BYTES = 16 * 2 ** 20;
+
+/**
+ * The most of a result file the editor reads (a run of the history folder, a sweep-report.json):
+ * 512 MiB, about V8's longest string (a sweep report's row is ~1 KB, so some 500,000 points).
+ */
+export const MAX_RESULT_TEXT_BYTES = 512 * 2 ** 20;
 
 /** Why a file that is there was not read: `why` in words after its path; `bytes` its size when that was the reason. */
 export interface NotRead {
@@ -46,21 +53,62 @@ export function readRegularText(path: string, maxBytes: number): string | NotRea
   if (why !== null) return { why, kind: 'irregular' };
   let fd: number | undefined;
   try {
-    // O_NONBLOCK: a FIFO put in its place since the stat is not waited on.
-    fd = openSync(path, constants.O_RDONLY | constants.O_NONBLOCK);
+    fd = openSync(path, OPEN_FLAGS);
     const opened = fstatSync(fd);
-    if (!opened.isFile()) return { why: 'not a regular file', kind: 'irregular' };
-    if (opened.size > maxBytes) return { why: `${formatCountOf(opened.size, 'byte')}, past the ${formatBytes(maxBytes)} such a file is at most`, kind: 'size', bytes: opened.size };
+    const refused = openedRefusal(opened, maxBytes);
+    if (refused) return refused;
     // One byte past the size the file has (or past the cap): a file grown past the cap since is caught too.
     const buf = Buffer.allocUnsafe(Math.min(opened.size, maxBytes) + 1);
     let n = 0;
     for (let got; n < buf.length && (got = readSync(fd, buf, n, buf.length - n, null)) > 0; ) n += got;
-    if (n > maxBytes) return { why: `past the ${formatBytes(maxBytes)} such a file is at most`, kind: 'size', bytes: n };
-    return buf.toString('utf8', 0, n);
+    return readText(buf, n, maxBytes);
   } catch (e) {
     return { why: `cannot be read: ${(e as Error).message}`, kind: 'error' };
   } finally {
     if (fd !== undefined) closeSync(fd);
+  }
+}
+
+/** O_NONBLOCK: a FIFO put in a regular file's place since the stat is not waited on. */
+const OPEN_FLAGS = constants.O_RDONLY | constants.O_NONBLOCK;
+
+/** Why the file opened with this fstat is not read (no regular file, over `maxBytes`), or null to read it. */
+function openedRefusal(opened: { isFile(): boolean; size: number }, maxBytes: number): NotRead | null {
+  if (!opened.isFile()) return { why: 'not a regular file', kind: 'irregular' };
+  if (opened.size > maxBytes) return { why: `${formatCountOf(opened.size, 'byte')}, past the ${formatBytes(maxBytes)} such a file is at most`, kind: 'size', bytes: opened.size };
+  return null;
+}
+
+/** The text of the `n` bytes read into `buf`, or the size refusal when they passed `maxBytes` (the file grew since its fstat). */
+function readText(buf: Buffer, n: number, maxBytes: number): string | NotRead {
+  if (n > maxBytes) return { why: `past the ${formatBytes(maxBytes)} such a file is at most`, kind: 'size', bytes: n };
+  return buf.toString('utf8', 0, n);
+}
+
+/**
+ * {@link readRegularText} without blocking the thread: for the extension host, which reads the
+ * history folder's runs and the sweep reports it lists (a FIFO or a device named like one would
+ * otherwise block a libuv worker for ever, and a few of them every file read of the host, s43
+ * review). Same refusals; the stat's errors (ENOENT, EACCES, ...) reject the promise.
+ * @param maxBytes the most read, in bytes.
+ */
+export async function readRegularTextAsync(path: string, maxBytes: number): Promise<string | NotRead> {
+  const why = notRegularWhy(await stat(path));
+  if (why !== null) return { why, kind: 'irregular' };
+  let handle: FileHandle | undefined;
+  try {
+    handle = await open(path, OPEN_FLAGS);
+    const opened = await handle.stat();
+    const refused = openedRefusal(opened, maxBytes);
+    if (refused) return refused;
+    const buf = Buffer.allocUnsafe(Math.min(opened.size, maxBytes) + 1);
+    let n = 0;
+    for (let got; n < buf.length && (got = (await handle.read(buf, n, buf.length - n, null)).bytesRead) > 0; ) n += got;
+    return readText(buf, n, maxBytes);
+  } catch (e) {
+    return { why: `cannot be read: ${(e as Error).message}`, kind: 'error' };
+  } finally {
+    await handle?.close();
   }
 }
 

@@ -4,9 +4,9 @@
  * sweep-report.json), `attnscope merge <folder>` into the folder itself. No `vscode` import.
  */
 import { createHash } from 'node:crypto';
-import { readdir, readFile, stat } from 'node:fs/promises';
+import { readdir, stat } from 'node:fs/promises';
 import { basename, join } from 'node:path';
-import { MAX_INPUT_TEXT_BYTES, readRegularText, type NotRead } from '../core/fileText';
+import { MAX_INPUT_TEXT_BYTES, MAX_RESULT_TEXT_BYTES, readRegularText, readRegularTextAsync, type NotRead } from '../core/fileText';
 import type { SweepReport } from '../core/protocol/sweep';
 import { newestFirst } from './history';
 
@@ -23,10 +23,12 @@ export interface SweepReportEntry {
   report: SweepReport;
 }
 
-/** The sweep report in `file`, or null when it is missing, not JSON or not a sweep report. */
+/** The sweep report in `file`, or null when it is missing, no regular file (a FIFO is not waited on), over MAX_RESULT_TEXT_BYTES, not JSON or not a sweep report. */
 export async function readSweepReport(file: string): Promise<SweepReport | null> {
   try {
-    const report = JSON.parse(await readFile(file, 'utf8')) as SweepReport;
+    const text = await readRegularTextAsync(file, MAX_RESULT_TEXT_BYTES);
+    if (typeof text !== 'string') return null;
+    const report = JSON.parse(text) as SweepReport;
     return report?.kind === 'attnscope-sweep-report' && Array.isArray(report.rows) ? report : null;
   } catch {
     return null;

@@ -6,7 +6,7 @@
 import { createHash } from 'node:crypto';
 import * as jsonc from 'jsonc-parser';
 import { lstatSync, readdirSync, statSync } from 'node:fs';
-import { notRegularWhy, readRegularText } from '../../core/fileText';
+import { MAX_RESULT_TEXT_BYTES, notRegularWhy, readRegularText } from '../../core/fileText';
 import { join } from 'node:path';
 import { TOOL_NAME, type Environment, type KernelCase, type RunResult } from '../../core/protocol/run';
 import { CAPACITY_TOLERANCE_DEFAULT, SLO_ATTAINMENT_DEFAULT } from '../../core/protocol/latency';
@@ -78,12 +78,6 @@ export function readResultText(path: string, maxBytes: number): string | NotAPoi
 }
 
 /**
- * The most a report file (sweep-report.json) is read to tell whose it is: 512 MiB, about V8's
- * longest string (a row is ~1 KB, so some 500,000 points).
- */
-const MAX_REPORT_BYTES = 512 * 2 ** 20;
-
-/**
  * Refuses, before any work, a sweep-report.json at `path` that the sweep `plan` would write over
  * and that is not its own: another sweep's report (a reused --out; a fixed folder holding another
  * sweep's results is refused, as its point files are) or a file that is no AttnScope sweep report.
@@ -98,7 +92,7 @@ export function checkReportFile(path: string, plan: { name: string; sweepId: str
     exists = false;
   }
   if (!exists) return;
-  const text = readResultText(path, MAX_REPORT_BYTES);
+  const text = readResultText(path, MAX_RESULT_TEXT_BYTES);
   const refuse = (what: string) => new InputError(`${what}: ${plan.name} would write its report over it; give another --out or move that file`, path);
   if (typeof text !== 'string') throw refuse(`is ${text.why}, not a sweep report`);
   let value: unknown;

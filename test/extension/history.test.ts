@@ -1,5 +1,6 @@
 /** Run history (extension/history.ts) and export (extension/exportRun.ts) on a temp folder. */
 import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -58,6 +59,17 @@ describe('run history', () => {
     await assert.rejects(loadRun('/tmp', '../../etc/passwd'), RangeError);
     await assert.rejects(loadRun('/tmp', '.hidden'), RangeError);
     await assert.rejects(loadRun('/tmp', 'a/b'), RangeError);
+  });
+
+  it('skips a FIFO or a folder named like a run, saying what it is, without waiting on the FIFO (a readFile of it never returned; s43 review)', async () => {
+    const dir = join(tempDir('attnscope-history-'), 'runs');
+    const id = await saveRun(dir, run);
+    // mkfifo(1): no writer ever opens it, so a plain read would never return and this test would time out.
+    execFileSync('mkfifo', [join(dir, 'cli-fifo.json')]);
+    mkdirSync(join(dir, 'cli-dir.json'));
+    const { runs, skipped } = await listRuns(dir);
+    assert.deepEqual(runs.map((r) => r.id), [id]);
+    assert.deepEqual(skipped.sort(), ['cli-dir.json: a folder', 'cli-fifo.json: not a regular file (a FIFO)']);
   });
 
   it('lists a run the CLI saved under another name (attnscope simulate --json .attnscope/runs/cli-001.json), and skips a file named unlike any run id (s37 newcomer-ed 3)', async () => {

@@ -38,6 +38,15 @@ describe('sweepReportsIn', () => {
     assert.deepEqual(found.map((e) => e.label), ['b.attn.yaml (b-22222222)', 'a.attn.yaml (a-11111111)']);
   });
 
+  it('leaves out a FIFO named sweep-report.json unread (a readFile of it waited for ever, holding a libuv worker; s43 review)', async () => {
+    const sweeps = tempDir('attnscope-sweeps-');
+    report(join(sweeps, 'a-11111111'), 'a.attn.yaml', '2026-12-01T10:00:00.000Z', 3);
+    mkdirSync(join(sweeps, 'fifo-22222222'));
+    // mkfifo(1): no writer ever opens it, so a plain read would never return and this test would time out.
+    execFileSync('mkfifo', [join(sweeps, 'fifo-22222222', 'sweep-report.json')]);
+    assert.deepEqual((await sweepReportsIn(sweeps)).map((e) => e.label), ['a.attn.yaml (a-11111111)']);
+  });
+
   it('takes the folder\'s own report (`attnscope merge <folder>`) over its subfolders', async () => {
     const dir = tempDir('attnscope-sweeps-');
     report(dir, 'merged.attn.yaml', '2026-12-02T10:00:00.000Z', 2);
