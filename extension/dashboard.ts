@@ -484,7 +484,8 @@ export class Dashboard implements vscode.Disposable {
         await vscode.commands.executeCommand(Commands.cancelRun);
         return;
       case 'resumeSweep':
-        await this.resumeSweep(msg.name, msg.profile);
+        // The Sweep tab shows the interrupted report: its folder is where the sweep resumes (a CLI sweep's --out).
+        await this.resumeSweep(msg.name, msg.profile, this.sweep?.report.name === msg.name ? dirname(this.sweep.file) : undefined);
         return;
     }
   }
@@ -495,8 +496,10 @@ export class Dashboard implements vscode.Disposable {
    * or for the sweep the last window's reload interrupted, the one its kept report recorded. A profile that
    * cannot be read is refused with why; one whose text changed since asks first (running it is another
    * sweep, the points kept not reused). With neither, the profile the reload named, else the command's choice.
+   * `outDir`: the folder of the report shown, where the unchanged sweep resumes (a changed profile is another
+   * sweep, run into its default folder: the old folder holds the old sweep's points and is refused).
    */
-  private async resumeSweep(name: string, profile?: NonNullable<SweepReport['profile']>): Promise<void> {
+  private async resumeSweep(name: string, profile?: NonNullable<SweepReport['profile']>, outDir?: string): Promise<void> {
     const reloaded = this.interruptedSweep !== null && basename(this.interruptedSweep) === name ? this.interruptedSweep : undefined;
     const recorded = profile ?? (reloaded === undefined ? null : await interruptedProfileOf(this.host.sweepsFolders().map(({ uri }) => uri.fsPath), reloaded));
     if (!recorded) {
@@ -517,8 +520,8 @@ export class Dashboard implements vscode.Disposable {
       );
       if (pick !== anyway) return;
     }
-    // With the --set / --max-rate the sweep was run with: without them, another sweep.
-    await vscode.commands.executeCommand(Commands.runSweep, vscode.Uri.file(recorded.path), resumeArgs(recorded));
+    // With the --set / --max-rate the sweep was run with (without them, another sweep), into the folder holding its points.
+    await vscode.commands.executeCommand(Commands.runSweep, vscode.Uri.file(recorded.path), resumeArgs(recorded, at.state === 'same' ? outDir : undefined));
   }
 
   /**

@@ -85,13 +85,16 @@ export async function interruptedProfileOf(folders: readonly string[], path: str
 /**
  * The flags after the profile that run an interrupted report's sweep again (SweepReport.profile):
  * each `--set` argument as `--set=key=v1,v2` (one argument, so a value that starts with "-" is not
- * read as a flag) and `--max-rate`; empty for a sweep of the file as written. Without them a sweep
- * run with --set resumed as the file's own sweep: other axes, another id, none of its points kept.
+ * read as a flag), `--max-rate`, and `--out=<outDir>` when given; empty for a sweep of the file as
+ * written into its default folder. Without them a sweep run with --set resumed as the file's own
+ * sweep (other axes, another id, none of its points kept), and one run with --out resumed into the
+ * default folder, running every point again (s43 review).
  * A report's file may hold anything: what is not a list of strings there is taken as not given.
+ * @param outDir the folder holding the interrupted report (dirname of its sweep-report.json).
  */
-export function resumeArgs(profile: NonNullable<SweepReport['profile']>): string[] {
+export function resumeArgs(profile: NonNullable<SweepReport['profile']>, outDir?: string): string[] {
   const set: unknown[] = Array.isArray(profile.set) ? profile.set : [];
-  return [...set.filter((s): s is string => typeof s === 'string').map((s) => `--set=${s}`), ...(profile.maxRate === true ? ['--max-rate'] : [])];
+  return [...set.filter((s): s is string => typeof s === 'string').map((s) => `--set=${s}`), ...(profile.maxRate === true ? ['--max-rate'] : []), ...(outDir === undefined ? [] : [`--out=${outDir}`])];
 }
 
 /**

@@ -803,6 +803,22 @@ test('an interrupted sweep run with --set records it in its report, and Resume\'
   assert.notEqual(without.events.find((e): e is RunnerProgressEvent => e.type === 'progress')?.outDir, end.outDir);
 });
 
+// s43 review: a CLI sweep run with --out was resumed from the dashboard into the default folder, running every point again.
+test('Resume of an interrupted sweep run with --out (resumeArgs with the report\'s folder) resumes in that folder, its kept point not run again', async () => {
+  const { dir, file } = workspace(PROFILE.replace(/sweep:[\s\S]*$/, 'sweep:\n  axes:\n    workload.requests: [50, 400000]\n'));
+  const out = join(dir, 'my results');
+  const first = await untilProgress(['sweep', file, '--events', '--jobs', '2', '--out', out], dir, (o) => /"message":"point requests=50: /.test(o));
+  assert.equal(first.code, 130, first.stderr);
+  const end = first.events.at(-1)!;
+  assert.ok(end.type === 'sweepEnd' && end.reportFile === join(out, 'sweep-report.json'), JSON.stringify(end));
+  const report = readReport(end.reportFile);
+  const launch = runnerLaunch(runner, process.execPath, { job: 'sweep', file: resolve(file), quick: false, backend: 'auto', sweepArgs: resumeArgs(report.profile!, dirname(end.reportFile)) });
+  const again = await untilProgress(launch.args.slice(1), dir, (o) => /"type":"progress"/.test(o));
+  const progress = again.events.find((e): e is RunnerProgressEvent => e.type === 'progress');
+  assert.ok(progress, again.stderr);
+  assert.deepEqual([progress.outDir, progress.saved], [out, 1]);
+});
+
 // s41 newcomer-ed F8: two windows ran the same sweep, each simulating every point.
 test('a second runner of a running sweep refuses at once (exit 75), naming the first runner and how to follow it; the lock goes with the first', async () => {
   const { dir, file } = workspace(PROFILE.replace(/sweep:[\s\S]*$/, 'sweep:\n  axes:\n    workload.requests: [50, 400000]\n'));

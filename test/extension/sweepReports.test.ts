@@ -127,4 +127,9 @@ describe('resumeArgs', () => {
     assert.deepEqual(resumeArgs({ ...profile, set: ['workload.requests=50,400000', 'kv_cache.page_size=-1'], maxRate: true }), ['--set=workload.requests=50,400000', '--set=kv_cache.page_size=-1', '--max-rate']);
     assert.deepEqual(resumeArgs({ ...profile, set: 'workload.requests=50' as unknown as string[] }), []);
   });
+
+  it('--out=<folder> last when the report\'s folder is given (a CLI sweep run with --out resumed into the default folder; s43 review)', () => {
+    const profile = { path: '/p/grid.attn.yaml', sha256: 'ab'.repeat(32), maxRate: true as const };
+    assert.deepEqual(resumeArgs(profile, '/runs/-odd folder'), ['--max-rate', '--out=/runs/-odd folder']);
+  });
 });
