@@ -552,6 +552,9 @@ const GPU_FIGURE_RANGES: ReadonlyArray<{ key: 'bf16_tflops' | 'fp32_tflops' | 'f
  *   modelled over PCIe (Gen4 x16 32 GB/s a direction unless interconnect_gb_s or pcie_gen say
  *   otherwise) with vLLM's custom all-reduce off past 2 GPUs, which no NVLink or Infinity Fabric
  *   card has; an interconnect_gb_s without it is taken as PCIe's.
+ * - interconnect-rate-assumed: tensor_parallel_size > 1 with interconnect NVLink or Infinity Fabric
+ *   but no interconnect_gb_s: the link is modelled at PCIe x16's rate of pcie_gen (s44 newcomer
+ *   M1: "NVLink 32 GB/s", 7-14x below every NVLink, said only inside the Step time line).
  * - fp32-at-bf16-peak: dtype fp32 without fp32_tflops: fp32 GEMMs timed at the bf16 tensor peak
  *   (s42 newcomer 11: 15-60x optimistic, unwarned).
  * - gpu-name-shadows-table: the mapping's name is a table row's ("H100 SXM"): the figures are the
@@ -585,6 +588,16 @@ function describedGpuProblems(profile: Profile): Problem[] {
       message: `device.gpu ${f.name} gives no interconnect: at tensor_parallel_size ${tp} its all-reduces are modelled over PCIe, ${formatCount(rate)} GB/s a direction (${f.interconnect_gb_s !== undefined ? 'interconnect_gb_s taken as a PCIe link\'s' : `PCIe Gen${gpu.pcieGen} x16 assumed`}), by NCCL's ring${tp > 2 ? ' (vLLM\'s custom all-reduce is off past 2 PCIe GPUs)' : ''}; give interconnect (NVLink, PCIe, "PCIe, no P2P" or Infinity Fabric) and interconnect_gb_s from its datasheet`,
       range: at(f.interconnect_gb_s !== undefined ? 'interconnect_gb_s' : 'name'),
       data: { gpu: f.name, assumed: 'PCIe', interconnectGbS: rate },
+    });
+  }
+  if (tp > 1 && f.interconnect !== undefined && !f.interconnect.startsWith('PCIe') && f.interconnect_gb_s === undefined) {
+    const rate = pcieX16BytesPerSec(gpu.pcieGen) / 1e9;
+    problems.push({
+      severity: 'warning',
+      code: 'interconnect-rate-assumed',
+      message: `device.gpu ${f.name} gives interconnect ${f.interconnect} but no interconnect_gb_s: at tensor_parallel_size ${tp} its all-reduces are modelled at PCIe Gen${gpu.pcieGen} x16's ${formatCount(rate)} GB/s a direction, far below any ${f.interconnect} (${f.interconnect === 'NVLink' ? 'H100 SXM 450, A100 SXM 300 GB/s a direction' : 'MI300X 448 GB/s a direction over its 7 links'}, the table's datasheets); give interconnect_gb_s, one direction, from its datasheet`,
+      range: at('interconnect'),
+      data: { gpu: f.name, interconnect: f.interconnect, interconnectGbS: rate },
     });
   }
   if (profile.dtype === 'fp32' && f.fp32_tflops === undefined) {
@@ -622,6 +635,7 @@ export const CHECK_KEYS: Readonly<Record<string, readonly string[]>> = {
   'memory-exceeds-gpu': ['device.memory_gib', 'device.gpu'],
   'gpu-figure-implausible': ['device.gpu'],
   'interconnect-assumed': ['device.gpu', 'device.tensor_parallel_size'],
+  'interconnect-rate-assumed': ['device.gpu', 'device.tensor_parallel_size'],
   'fp32-at-bf16-peak': ['dtype', 'device.gpu'],
   'gpu-name-shadows-table': ['device.gpu'],
   'weights-exceed-device': POOL_KEYS,

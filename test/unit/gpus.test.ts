@@ -335,6 +335,11 @@ test('A100 PCIe 80GB: its datasheet column and NVLink-bridged pairs (an A100 PCI
     ['device.gpu needs "interconnect: NVLink" where nvlink_bridged_pairs is true (the bridges are NVLink; interconnect_gb_s is a pair\'s link)']);
   assert.deepEqual(readText(text(', interconnect: PCIe, nvlink_bridged_pairs: true')).problems.filter((q) => q.severity === 'error').map((q) => q.message),
     ['device.gpu.interconnect must be NVLink where nvlink_bridged_pairs is true (the bridges are NVLink; interconnect_gb_s is a pair\'s link), not the string "PCIe"']);
+  // Both link kinds at once (s44 newcomer M2: accepted, and the bridged pairs' PCIe ring ran): refused at nvlink_bridged_pairs.
+  const both = text(', interconnect: NVLink, interconnect_gb_s: 450, nvlink_multicast: true, nvlink_bridged_pairs: true');
+  const bothErrors = readText(both).problems.filter((q) => q.severity === 'error');
+  assert.deepEqual(bothErrors.map((q) => q.message), ['device.gpu.nvlink_bridged_pairs must be false where nvlink_multicast is true (a board has NVLink SHARP multicast through an NVSwitch, HGX, or NVLink bridges between pairs of PCIe cards, never both: keep the one this board has), not boolean true']);
+  assert.equal(bothErrors[0].range.offset, both.lastIndexOf('true'));
 });
 
 test('a described GPU: the interconnect assumed at tp > 1, unit slips, and a table name reused are warnings at their keys (s42 newcomer 4, 8)', () => {
@@ -366,6 +371,18 @@ test('a described GPU: the interconnect assumed at tp > 1, unit slips, and a tab
     ['gpu-figure-implausible', 'device.gpu.memory_bandwidth_gb_s'], ['gpu-figure-implausible', 'device.gpu.memory_gib'], ['gpu-figure-implausible', 'device.gpu.interconnect_gb_s']]);
   assert.match(slips[0].message, /^device\.gpu\.memory_bandwidth_gb_s 3\.35: TB\/s typed in a GB\/s key\?/);
   assert.match(slips[1].message, /^device\.gpu\.memory_gib 81559: MiB typed in a GiB key\?/);
+  // NVLink given without its rate (s44 newcomer M1): PCIe Gen4 x16's 32 GB/s a direction ran as "NVLink 32 GB/s", unwarned; warned at interconnect.
+  const noRate = 'model: ./llama/config.json\ndtype: bf16\ndevice: { tensor_parallel_size: 4, gpu: { name: X7, bf16_tflops: 500, memory_bandwidth_gb_s: 2000, memory_gib: 80, interconnect: NVLink } }\n';
+  const rateAssumed = (() => { const r = readText(noRate); return checkProfile(r.value!, estimate(r.value!)).filter((x) => x.code === 'interconnect-rate-assumed'); })();
+  assert.equal(rateAssumed.length, 1);
+  assert.match(rateAssumed[0].message, /^device\.gpu X7 gives interconnect NVLink but no interconnect_gb_s: at tensor_parallel_size 4 its all-reduces are modelled at PCIe Gen4 x16's 32 GB\/s a direction/);
+  assert.equal(rateAssumed[0].range.offset, noRate.indexOf('NVLink'));
+  // With the rate, with PCIe (whose x16 rate is what is assumed) or at tp 1: none.
+  assert.deepEqual(codes('{ name: X7, bf16_tflops: 500, memory_bandwidth_gb_s: 2000, memory_gib: 80, interconnect: NVLink, interconnect_gb_s: 450 }'), []);
+  for (const [gpu, tp] of [['{ name: X7, bf16_tflops: 500, memory_bandwidth_gb_s: 2000, memory_gib: 80, interconnect: PCIe }', 8], ['{ name: X7, bf16_tflops: 500, memory_bandwidth_gb_s: 2000, memory_gib: 80, interconnect: NVLink }', 1]] as const) {
+    const r = read(gpu, tp);
+    assert.deepEqual(checkProfile(r.value!, estimate(r.value!)).filter((x) => x.code === 'interconnect-rate-assumed'), []);
+  }
   // A described GPU named as a table row: warned at its name.
   const shadow = codes('{ name: H100 SXM, bf16_tflops: 10, memory_bandwidth_gb_s: 3350, memory_gib: 80, interconnect: NVLink, interconnect_gb_s: 450 }');
   assert.deepEqual(shadow.map((x) => x.code), ['gpu-name-shadows-table']);
