@@ -6,6 +6,7 @@
  * readers warn and sort them, traces.ts).
  */
 import { closestMatch, fileLocation, getProperty, nodeAtPath, parseJsonTree, unsafeIntegerText, type ValueNode } from '../../core/config/index';
+import { formatCountOf } from '../../core/format';
 import { InputError } from '../errors';
 import type { TraceRequest } from './workload';
 
@@ -244,7 +245,8 @@ export class JsonlTraceReader {
   finish(notes: string[]): void {
     if (this.wholePrompt === 0) return;
     const n = (x: number): string => x.toLocaleString('en-US');
-    notes.push(`${n(this.wholePrompt)} request${this.wholePrompt === 1 ? '' : 's'} give a prefix_id and no prefix_len: each shares its whole prompt with every other request of its prefix_id (the prefix cache hits up to the shorter prompt's length, in whole pages)`);
+    const one = this.wholePrompt === 1;
+    notes.push(`${formatCountOf(this.wholePrompt, 'request')} give${one ? 's' : ''} a prefix_id and no prefix_len: ${one ? 'it shares its whole prompt' : 'each shares its whole prompt'} with every other request of its prefix_id (the prefix cache hits up to the shorter prompt's length, in whole pages)`);
     if (this.wide !== null) {
       const w = this.wide;
       const more = this.wideIds > 1 ? ` (and ${n(this.wideIds - 1)} more prefix_id${this.wideIds > 2 ? 's' : ''})` : '';

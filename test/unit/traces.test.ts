@@ -519,6 +519,9 @@ test('attnscope JSONL: a prefix_id without prefix_len shares whole prompts; the 
   // 1,000 = 2 · 500: not more than 2x apart, no warning.
   assert.deepEqual(warnings, []);
   assert.deepEqual(r.notes, ["3 requests give a prefix_id and no prefix_len: each shares its whole prompt with every other request of its prefix_id (the prefix cache hits up to the shorter prompt's length, in whole pages)"]);
+  // One such request: "1 request gives ... it shares" (s44 newcomer L5: "1 request give").
+  const one = readTraceFile(write('whole-one.jsonl', '{"arrival_s": 0, "prompt_len": 500, "output_len": 5, "prefix_id": "a"}'), { maxModelLen: 8192, warnings: [] });
+  assert.deepEqual(one.notes, ["1 request gives a prefix_id and no prefix_len: it shares its whole prompt with every other request of its prefix_id (the prefix cache hits up to the shorter prompt's length, in whole pages)"]);
   // The newcomer's two-line trace: 1,000 and 5,000 tokens, one id: 5,000 > 2 · 1,000, warned at line 2's prompt_len
   // (column 29: `{"arrival_s":5,"prompt_len":` is 28 characters). A second id spread wide (100 then 201 > 2 · 100) is counted.
   const wide = write('whole-wide.jsonl', [
