@@ -219,8 +219,15 @@ export function sweepAxisKeys(): Array<{ key: string; description?: string }> {
   return out;
 }
 
-/** The problem with an axis key, or null: not a profile key (with a suggestion), or `sweep` itself. */
+/** The problem with an axis key, or null: not a profile key (with a suggestion), `sweep` itself, or a price (device.gpu_hour_usd). */
 function axisKeyProblem(key: string, range: SourceRange): Problem | null {
+  // A price changes no simulation (it is left out of the sweep's id): an axis over it ran every point again and priced none (s44 newcomer M5).
+  if (key === 'device.gpu_hour_usd') {
+    return {
+      severity: 'error', code: 'sweep-axis-unknown', range, data: { key },
+      message: '"device.gpu_hour_usd" is no axis to sweep: a price changes no simulation, so each value would run the same points again; give the prices in sweep.gpu_hour_usd: { "<GPU>": usd } (one a GPU model), which prices every point and ranks them by cost',
+    };
+  }
   const segs = key.split('.');
   const bad = segs.findIndex((_, i) => schemaAt(segs.slice(0, i + 1)).length === 0);
   if (segs[0] !== 'sweep' && !segs.includes('') && bad < 0) return null;

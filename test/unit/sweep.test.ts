@@ -177,6 +177,8 @@ test('a bad --set value names the argument; an unknown axis key suggests the rig
   assert.throws(() => loadSweep(file, { set: ['kv_cache.page_size=8,abc'] }), (e: unknown) => e instanceof UsageError && /^--set kv_cache\.page_size=8,abc \(value 2 of 2\): sweep point page_size=abc: kv_cache\.page_size must be an integer/.test(e.message));
   assert.throws(() => loadSweep(file, { set: ['kv_cache.page_sise=8'] }), (e: unknown) => e instanceof UsageError && /unknown key "page_sise" in kv_cache, did you mean "page_size"\?/.test(e.message));
   assert.throws(() => loadSweep(file, { set: ['kv_cache.page_size'] }), (e: unknown) => e instanceof UsageError && /expected key=value/.test(e.message));
+  // A price as an axis (s44 newcomer M5: two identical simulations, neither priced): refused, pointing to sweep.gpu_hour_usd.
+  assert.throws(() => loadSweep(file, { set: ['device.gpu_hour_usd=1,2'] }), (e: unknown) => e instanceof UsageError && /^--set device\.gpu_hour_usd=1,2: "device\.gpu_hour_usd" is no axis to sweep: a price changes no simulation.*sweep\.gpu_hour_usd: \{ "<GPU>": usd \}/.test(e.message));
   // In the file: at the key (line 6, column 5).
   const typo = workspace(`${BASE}sweep:\n  axes:\n    workload.max_num_seq: [1]\n`).file;
   assert.throws(() => loadSweep(typo), (e: unknown) => e instanceof InputError && e.line === 6 && e.column === 5 && /did you mean "max_num_seqs"/.test(e.message));
