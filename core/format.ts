@@ -422,11 +422,14 @@ export function formatLoad(load: PoolLoad, summary: Pick<PoolSummary, 'requests'
     const w = load.waitingAtLastArrival;
     const m = load.waitingAtMiddleArrival;
     // What was measured (s43 newcomer43 F2: "did not grow" was printed for 2.9 % waiting, twice the middle's).
-    const judged = m === undefined
-      ? 'fewer than 5 % waiting (modelled)'
-      : w <= m
-        ? `${formatCount(m)} at the middle arrival: the queue did not grow from the middle of the arrivals to the last (modelled)`
-        : `${formatCount(m)} at the middle arrival: the queue grew by ${formatCount(w - m)}, within ${formatCount(Math.floor(overloadGrowthBound(requests)))} (2 · √(requests / 2), twice a Poisson count's spread over the second half's arrivals), with fewer than 5 % waiting (modelled)`;
+    // One waiting request is no queue (poolLoad asks at least 2), whatever share of a short run it is (s44 newcomer M6: "1 of the 6 (16.7 %) ... with fewer than 5 % waiting").
+    const judged = m !== undefined && w <= m
+      ? `${formatCount(m)} at the middle arrival: the queue did not grow from the middle of the arrivals to the last (modelled)`
+      : w === 1
+        ? `${m === undefined ? '' : `${formatCount(m)} at the middle arrival; `}one waiting request is no growing queue (the overload test asks at least 2; modelled)`
+        : m === undefined
+          ? 'fewer than 5 % waiting (modelled)'
+          : `${formatCount(m)} at the middle arrival: the queue grew by ${formatCount(w - m)}, within ${formatCount(Math.floor(overloadGrowthBound(requests)))} (2 · √(requests / 2), twice a Poisson count's spread over the second half's arrivals), with fewer than 5 % waiting (modelled)`;
     lines.push(`Kept up: at the last arrival ${formatCount(w)} of the ${formatCountOf(requests, 'request')} (${formatPercent(w / Math.max(requests, 1))}) ${w === 1 ? 'was' : 'were'} still waiting, ${judged}`);
   }
   if (load.overloaded) {

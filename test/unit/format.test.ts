@@ -124,6 +124,9 @@ test("Load: served is the throughput over vllm bench serve's duration, said so, 
   // Grown, within the bound: 2 · √(50 / 2) = 10 (s43 newcomer43 F2: "did not grow" was printed for a queue that doubled).
   assert.equal(formatLoad({ ...load, waitingAtLastArrival: 2, waitingAtMiddleArrival: 0 }, all)[1],
     'Kept up: at the last arrival 2 of the 50 requests (4.0%) were still waiting, 0 at the middle arrival: the queue grew by 2, within 10 (2 · √(requests / 2), twice a Poisson count\'s spread over the second half\'s arrivals), with fewer than 5 % waiting (modelled)');
+  // One waiting where none did at the middle, in a run of 6 (16.7 %): no "fewer than 5 % waiting" (s44 newcomer M6); the rule's floor of 2 said.
+  assert.equal(formatLoad({ ...load, waitingAtLastArrival: 1, waitingAtMiddleArrival: 0 }, { requests: 6, completed: 6, rejected: 0 })[1],
+    'Kept up: at the last arrival 1 of the 6 requests (16.7%) was still waiting, 0 at the middle arrival; one waiting request is no growing queue (the overload test asks at least 2; modelled)');
   // Two requests 10 s apart, each done in 0.1 s: (2 − 1) / 10 = 0.1 offered, 2 / 10.1 = 0.198 served: above, so no
   // "below the offered rate" clause (s42 newcomer 9: it was printed there too).
   const sparse = formatLoad({ ...load, offeredRequestsPerSec: 0.1, servedRequestsPerSec: 2 / 10.1, waitingAtLastArrival: 0 }, { requests: 2, completed: 2, rejected: 0 });
