@@ -17,6 +17,12 @@ export interface RunState {
   total: number;
   /** What the tooltip says is happening: 'Benchmarking' when not given, 'Sweeping' for a sweep. */
   verb?: string;
+  /**
+   * What done and total count, shown as "3/9 points" (a sweep's points). Without it the item shows
+   * the share done: a benchmark's steps are the peaks measured, each case and the page pool, and
+   * "1/8" beside a run of 6 cases read as a wrong count (s43 newcomer-ed L8).
+   */
+  unit?: string;
 }
 
 export class StatusItem implements vscode.Disposable {
@@ -61,7 +67,7 @@ export class StatusItem implements vscode.Disposable {
     item.backgroundColor = undefined;
     if (this.run) {
       const pct = this.run.total > 0 ? Math.round((100 * this.run.done) / this.run.total) : 0;
-      item.text = `$(loading~spin) AttnScope ${Math.floor(this.run.done)}/${this.run.total}`;
+      item.text = `$(loading~spin) AttnScope ${this.run.unit ? `${Math.floor(this.run.done)}/${this.run.total} ${this.run.unit}` : `${pct}%`}`;
       item.command = Commands.cancelRun;
       tooltip.appendMarkdown(`${this.run.verb ?? 'Benchmarking'} **${this.run.name}**: ${pct}%\n\n[Cancel run](command:${Commands.cancelRun}) · [Open dashboard](command:${Commands.openDashboard})`);
     } else {

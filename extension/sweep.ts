@@ -88,7 +88,7 @@ export class SweepRun extends RunInFlight<SweepReport | null> {
     const launch = launchFor(ctx, this.source, 'sweep', undefined, this.args);
     ctx.log.info(`sweep ${name}: ${launch.command} ${launch.args.join(' ')}${launch.cwd ? ` (in ${launch.cwd})` : ''}`);
     ctx.sweepProblems.delete(this.source);
-    ctx.status.setRun({ name, done: 0, total: 0, verb: 'Sweeping' });
+    ctx.status.setRun({ name, done: 0, total: 0, verb: 'Sweeping', unit: 'points' });
     // The dashboard's Sweep tab shows the sweep's progress and a Cancel (the notification's own: Commands.cancelRun ends this run).
     if (ctx.settings(this.source).openDashboardOnRun) ctx.dashboard.show(true);
     ctx.dashboard.post({ type: 'sweepStarted', name });
@@ -96,7 +96,7 @@ export class SweepRun extends RunInFlight<SweepReport | null> {
       onEvent: (e) => {
         switch (e.type) {
           case 'progress':
-            if (e.total > 0) ctx.status.setRun({ name, done: e.done, total: e.total, verb: 'Sweeping' });
+            if (e.total > 0) ctx.status.setRun({ name, done: e.done, total: e.total, verb: 'Sweeping', unit: 'points' });
             this.saved = e.saved ?? 0;
             this.total = e.total;
             this.outDir ??= e.outDir ?? null;

@@ -459,7 +459,8 @@ function renderHeader(run: ViewRun | null): void {
   const p = run?.progress;
   progress.hidden = !(run?.status === 'running');
   progress.setAttribute('value', p && p.total > 0 ? String(p.done / p.total) : '0');
-  progress.title = p ? `${Math.floor(p.done)}/${p.total} ${p.message}` : '';
+  // The share done, not done/total: a benchmark's steps (the peaks, each case, the page pool) read as a wrong case count ("1/8" in a 6-case run, s43 newcomer-ed L8).
+  progress.title = p ? `${p.total > 0 ? Math.floor((100 * p.done) / p.total) : 0}% · ${p.message}` : '';
   const running = run?.status === 'running';
   chartGrid.classList.toggle('running', running);
   // No run: one line says so (noRun), the cards with nothing to draw are hidden (CSS).
