@@ -369,7 +369,7 @@ function gpuFigureRows(a: RunResult, b: RunResult): PoolFigure[] {
     row('GPU interconnect', (f) => f.interconnectBytesPerSec, (f) => f.interconnectOrigin, (v, f) => `${f.interconnect} ${formatRate(v, 'B/s')} a direction`, 'GB/s a direction (the tensor-parallel all-reduces\' link)', giga),
   ];
   const sources = (f: GpuFigures | undefined): string => (f ? `${f.source}; link: ${f.interconnectSource}` : 'n/a');
-  return [...rows, setting(GPU_SOURCES, sources(fa), sources(fb), '', 'core/estimate/gpus.ts (the GPU table) or the profile\'s described device.gpu')];
+  return [...rows, setting(GPU_SOURCES, sources(fa), sources(fb), '', 'AttnScope\'s built-in GPU table or the profile\'s described device.gpu')];
 }
 
 /** The workload keys Compare carries as settings: profile key, row label, unit. */
