@@ -564,17 +564,19 @@ export function dataParallelEngines(dp: Pick<DataParallelResult, 'replicas' | 'r
     ? " (each engine's output tokens/s and running mean over the run's span, 0 s to the last request's end of any engine, so the tokens/s sum to the run's, as vLLM's per-engine log lines share one logging interval)"
     : " (each engine's output tokens/s and running mean over its own span, 0 s to its own last request's end: they need not sum to the run's; a run saved before s42)";
   const listed = dp.replicas.length > DP_ENGINES_LISTED ? dp.replicas.slice(0, 3) : dp.replicas;
+  // A rate's 3 significant digits below 100 (formatRequestRate's rule): an engine's 0.1 tokens/s read "0 output tokens/s" (s44 newcomer L6, dp 1024).
+  const tokensPerSec = formatRequestRate;
   let rest = '';
   if (listed.length < dp.replicas.length) {
     // Median: the middle value, the lower of the two middle ones for an even count.
-    const spread = (xs: number[]) => {
+    const spread = (xs: number[], f: (x: number) => string) => {
       const s = [...xs].sort((a, b) => a - b);
-      return `${formatCount(s[0])} / ${formatCount(s[Math.floor((s.length - 1) / 2)])} / ${formatCount(s[s.length - 1])}`;
+      return `${f(s[0])} / ${f(s[Math.floor((s.length - 1) / 2)])} / ${f(s[s.length - 1])}`;
     };
-    rest = `; … ${formatCount(dp.replicas.length - 3)} more; over all ${formatCount(dp.replicas.length)} engines, min / median / max: requests ${spread(dp.replicas.map((x) => x.requests))}, output tokens/s ${spread(dp.replicas.map((x) => x.outputTokensPerSec))}`;
+    rest = `; … ${formatCount(dp.replicas.length - 3)} more; over all ${formatCount(dp.replicas.length)} engines, min / median / max: requests ${spread(dp.replicas.map((x) => x.requests), formatCount)}, output tokens/s ${spread(dp.replicas.map((x) => x.outputTokensPerSec), tokensPerSec)}`;
   }
   return listed
-    .map((x, k) => `engine ${k + 1}: ${formatCountOf(x.requests, 'request')}, ${formatCount(x.outputTokensPerSec)} output tokens/s${x.meanConcurrency !== undefined && x.peakConcurrency !== undefined ? `, running mean ${mean(x.meanConcurrency)} peak ${formatCount(x.peakConcurrency)}` : ''}`)
+    .map((x, k) => `engine ${k + 1}: ${formatCountOf(x.requests, 'request')}, ${tokensPerSec(x.outputTokensPerSec)} output tokens/s${x.meanConcurrency !== undefined && x.peakConcurrency !== undefined ? `, running mean ${mean(x.meanConcurrency)} peak ${formatCount(x.peakConcurrency)}` : ''}`)
     .join('; ') + rest + span;
 }
 

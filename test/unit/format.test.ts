@@ -156,6 +156,8 @@ test('the per-engine line lists 8 engines one by one; past that the first three,
   // 1,024 engines: engine k (1-based) serves k requests at 10 · k tokens/s. Min 1, max 1,024; the median of 1..1,024 taken
   // as the lower middle value is 512 (tokens/s 5,120).
   const many = dataParallelEngines({ replicas: Array.from({ length: 1024 }, (_, k) => engine(k + 1, 10 * (k + 1))), ratesSpan: 'run' });
-  assert.match(many, /^engine 1: 1 request, 10 output tokens\/s; engine 2: 2 requests, 20 output tokens\/s; engine 3: 3 requests, 30 output tokens\/s; … 1,021 more; over all 1,024 engines, min \/ median \/ max: requests 1 \/ 512 \/ 1,024, output tokens\/s 10 \/ 5,120 \/ 10,240 \(each engine's/);
+  assert.match(many, /^engine 1: 1 request, 10\.0 output tokens\/s; engine 2: 2 requests, 20\.0 output tokens\/s; engine 3: 3 requests, 30\.0 output tokens\/s; … 1,021 more; over all 1,024 engines, min \/ median \/ max: requests 1 \/ 512 \/ 1,024, output tokens\/s 10\.0 \/ 5,120 \/ 10,240 \(each engine's/);
+  // An engine's 10 tokens over 100 s: 0.100 tokens/s, not "0 output tokens/s" (s44 newcomer L6).
+  assert.match(dataParallelEngines({ replicas: [engine(1, 0.1), engine(2, 250)], ratesSpan: 'run' }), /^engine 1: 1 request, 0\.100 output tokens\/s; engine 2: 2 requests, 250 output tokens\/s/);
   assert.ok(many.length < 600, String(many.length));
 });
