@@ -40,11 +40,31 @@ constexpr int kAvx2FusedPrefetchPages = 1;
 // kDecodePrefetchPages), so that most of its pages are requested before their reads: B = 1 at
 // 4k context (tasks of 32 pages) 16 ahead 1.02x (scattered) and 0.97x (consecutive) of main,
 // 4 ahead 1.08x and 1.01x (A/A 1.02; 150 rounds, p10-p90 0.85-1.6: L3-resident pages).
-// DESIGN.md, "Decode overlap, session 36". On a 2-vCPU Zen 5 VM (family 26, load 21-26) the
-// kVnni16 step's requests changed nothing beyond the noise: none 0.97-1.02x, 2-32 pieces ahead
-// 0.94-1.10x, any hint, where its memory latency (~410 ns) left about 12-17 lines in flight a
-// core; DESIGN.md, "Decode on Zen 5, session 43".
+// DESIGN.md, "Decode overlap, session 36". On AMD family 26 (Zen 5) the kVnni16 step requests
+// fewer (vnni16_step_ahead).
 constexpr int kBf16StepPrefetchPages = 16;
+
+// Pieces ahead whose K and V the kVnni16 step requests (the most; a short task requests an
+// eighth of its pieces). On AMD family 26 (Zen 5), 4 instead of kBf16StepPrefetchPages: in one
+// build with the distance switched per call, rotating per round, paired process CPU time, 32k
+// context, 2 threads (2-vCPU VM, family 26 model 2, load 19-24), 4 ahead / 16 ahead: B = 1
+// 16-token pages scattered 1.075x (p10 1.05, p90 1.17), consecutive 1.05x (0.99-1.39); B = 16
+// scattered 1.10x and 1.13x (p10 0.93-0.99), consecutive 1.15x (0.97-1.25); B = 1 128-token
+// pages scattered 1.07x (0.92-1.22); A/A 0.93-1.01x (p10 0.75-0.97, p90 1.03-1.24); 2, 3, 6 and 8
+// ahead 1.03-1.15x. This build against main's (bench-decode.ts --base, load 20-34): scattered
+// B = 1 1.08x (p10 0.93, p90 1.21), B = 16 1.05x (0.93-1.19); consecutive 1.09x (1.00-1.24) and
+// 1.15x (1.01-1.37); A/A 0.99x and 0.99x (0.85-1.17). Session 43 saw 1.06-1.10x at B = 1 and
+// 0.98-0.99x at B = 16 (load 21-26). Other CPUs keep 16 (on Zen 4 this step ran 0.95-1.02x at 4, 8
+// or 32 ahead against 16: DESIGN.md, "Decode's P V in one pass, session 42").
+// DESIGN.md, "Decode on Zen 5, session 44".
+constexpr int kVnni16Zen5PrefetchPieces = 4;
+
+bool amd_family_26() {
+  static const bool zen5 = cpu_features().vendor == "AuthenticAMD" && cpu_features().family == 26;
+  return zen5;
+}
+
+int vnni16_step_ahead() { return amd_family_26() ? kVnni16Zen5PrefetchPieces : kBf16StepPrefetchPages; }
 
 // Whether the fused AVX512-BF16 step over NHD pages requests the piece kBf16StepPrefetchPages
 // ahead. Not on AMD family 26 (Zen 5): there the NHD step without them, its read pass kept, ran
@@ -53,10 +73,7 @@ constexpr int kBf16StepPrefetchPages = 16;
 // 16-20), where that VM's memory latency (~410 ns) leaves a core about 12-17 lines in flight, so
 // the requests only compete with the read pass's loads. On Zen 4 they gave 1.17-1.19x (above).
 // DESIGN.md, "Decode on Zen 5, session 43".
-bool bf16_step_requests() {
-  static const bool requests = !(cpu_features().vendor == "AuthenticAMD" && cpu_features().family == 26);
-  return requests;
-}
+bool bf16_step_requests() { return !amd_family_26(); }
 
 }  // namespace
 
@@ -373,12 +390,12 @@ void decode_task(const PagedDecodeParams& p, const KernelOps& ops, const DecodeP
   // as page by page for pages of up to 16 tokens), the others page by page.
   auto step_end = [&](int64_t t) { return fused_bf16 || vnni ? piece_end(t, ps) : page_end(t); };
   // Pieces ahead whose lines the kVnni16 step requests (an eighth of a short task's, at least
-  // kDecodePrefetchPages).
+  // kDecodePrefetchPages, at most vnni16_step_ahead()).
   int vnni_ahead = 0;
   if (fused_vnni) {
     int64_t task_steps = 0;
     for (int64_t t = t_begin; t < t_end; t = piece_end(t, ps)) ++task_steps;
-    vnni_ahead = static_cast<int>(std::clamp<int64_t>(task_steps / 8, kDecodePrefetchPages, kBf16StepPrefetchPages));
+    vnni_ahead = static_cast<int>(std::clamp<int64_t>(task_steps / 8, kDecodePrefetchPages, vnni16_step_ahead()));
   }
   // The task's first pages (pieces), requested before its first step (the steps request the
   // later ones): the kVnni16 step's first `vnni_ahead` pieces, since nothing reads them before it.
