@@ -5,7 +5,7 @@
  * prefixes (GFLOP/s = 10⁹ FLOP/s, GB/s = 10⁹ B/s), as DESIGN.md "Units" asks.
  */
 
-import { SLO_ATTAINMENT_DEFAULT } from './protocol/latency';
+import { SLO_ATTAINMENT_DEFAULT, type CapacityCurve } from './protocol/latency';
 import type { DataParallelResult, Environment, KernelCase, PoolCancelled, PoolLoad, PoolResult, PoolSummary, RunKind, RunResult, TraceSummary } from './protocol/run';
 
 const IEC = ['B', 'KiB', 'MiB', 'GiB', 'TiB', 'PiB', 'EiB'];
@@ -351,6 +351,26 @@ export function overloadGrowthBound(n: number): number {
 }
 
 export const QUEUE_GROWS = 'its queue grows without bound in a steady state, so its TTFT and queueing delay grow with the length of the run (the number of requests), not toward a latency the server would settle at';
+
+/**
+ * The share of the saturated throughput μ under which a capacity search's answer reads as "the SLO
+ * holds only near idle": 5 %. An M/M/1 queue at utilisation ρ = 0.05 waits ρ / (1 − ρ) ≈ 5 % of a
+ * service time on average (Kleinrock, Queueing Systems I, ch. 3), so there the requests that miss
+ * the SLO miss it alone, by their own prefill or decode, and no lower rate serves them better.
+ */
+export const NEAR_IDLE_SHARE = 0.05;
+
+/**
+ * When a capacity search's answer is bounded by the SLO at under {@link NEAR_IDLE_SHARE} of μ, the
+ * sentence saying the SLO holds only near idle and what would meet it; null otherwise (a capacity
+ * bound, no μ, no answer, or a rate that loads the server). s44 newcomer-ed F13: New profile wrote
+ * 0.00678 requests/s for Llama-3.1-70B on 8 L4s as "the highest rate it serves", where an idle
+ * server met a p90 TTFT of 1 s by 1 ms: any rate meets or misses it by noise.
+ */
+export function sloNearIdleNote(c: Pick<CapacityCurve, 'maxRate' | 'saturatedRate' | 'limit'>): string | null {
+  if (c.limit !== 'slo' || !c.maxRate || !c.saturatedRate || c.maxRate >= NEAR_IDLE_SHARE * c.saturatedRate) return null;
+  return `the SLO holds only near idle: ${formatRequestRate(c.maxRate)} requests/s is ${formatPercent(c.maxRate / c.saturatedRate)} of the saturated throughput μ = ${formatRequestRate(c.saturatedRate)}, so the requests that miss it miss it alone, by their own prefill or decode: raise the bound or lower slo.attainment (or use faster GPUs)`;
+}
 
 /** Requests (or tokens) per second: 3 significant digits below 100, whole above ("28.7", "8.00", "1,000"). */
 export function formatRequestRate(perSecond: number): string {

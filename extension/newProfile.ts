@@ -12,7 +12,7 @@ import type { Profile } from '../core/config/types';
 import { tensorParallelSizes, vllmDefaultPageSize } from '../core/estimate/checks';
 import { checkProfile, estimate } from '../core/estimate/index';
 import { vllmMaxModelLen } from '../core/estimate/maxModelLen';
-import { formatCount, formatDuration, formatPercent } from '../core/format';
+import { formatCount, formatDuration, formatPercent, sloNearIdleNote } from '../core/format';
 import { SLO_ATTAINMENT_DEFAULT } from '../core/protocol/latency';
 import type { PoolResult } from '../core/protocol/run';
 
@@ -245,11 +245,15 @@ export async function servingTensorParallel(
   if (found !== null && found > 0 && asked !== undefined && found < asked) {
     const rate = roundDown(found, 3);
     const limit = typeof cap !== 'string' && cap.capacity?.limit === 'capacity' ? 'the saturated throughput' : 'the SLO';
-    const withRate = last.text.replace(/^( {2}arrival_rate: )\S+( +# .*)?$/m, (_l, head: string) => `${head}${rate}`.padEnd(34) + `# the highest rate tensor_parallel_size ${tp} serves (${limit} bounds it; modelled capacity search, simulate --max-rate); ${asked} was not`);
+    // An answer at near idle is no capacity: data_parallel_size engines would not serve more within the SLO either.
+    const idle = typeof cap !== 'string' && cap.capacity ? sloNearIdleNote(cap.capacity) : null;
+    const withRate = last.text.replace(/^( {2}arrival_rate: )\S+( +# .*)?$/m, (_l, head: string) => `${head}${rate}`.padEnd(34) + (idle ? `# the capacity search's answer at tensor_parallel_size ${tp}, near idle (see its comment); ${asked} was not served` : `# the highest rate tensor_parallel_size ${tp} serves (${limit} bounds it; modelled capacity search, simulate --max-rate); ${asked} was not`));
     return {
-      text: commentTensorParallel(withRate, `no tensor_parallel_size up to ${tp} serves ${asked} requests/s within the SLO (here: ${said(t)}); data_parallel_size engines serve more`),
+      text: commentTensorParallel(withRate, idle ? `no tensor_parallel_size up to ${tp} serves ${asked} requests/s within the SLO (here: ${said(t)}); ${idle}` : `no tensor_parallel_size up to ${tp} serves ${asked} requests/s within the SLO (here: ${said(t)}); data_parallel_size engines serve more`),
       tensorParallelSize: tp,
-      note: `no tensor_parallel_size up to ${tp} serves ${asked} requests/s within its SLO on these GPUs (modelled, at ${tp}: ${said(t)}); the file's arrival_rate is ${rate}, the highest that tensor_parallel_size ${tp} serves (capacity search).`,
+      note: idle
+        ? `no tensor_parallel_size up to ${tp} serves ${asked} requests/s within its SLO on these GPUs (modelled, at ${tp}: ${said(t)}), and ${idle}; the file's arrival_rate is ${rate}, the capacity search's answer.`
+        : `no tensor_parallel_size up to ${tp} serves ${asked} requests/s within its SLO on these GPUs (modelled, at ${tp}: ${said(t)}); the file's arrival_rate is ${rate}, the highest that tensor_parallel_size ${tp} serves (capacity search).`,
       tries,
     };
   }

@@ -1,5 +1,5 @@
 /** The latency part of `attnscope simulate`'s text output, and the capacity search's curve. */
-import { BENCHMARK_DURATION, formatCount, formatCountOf, formatDuration, formatPercent, formatRequestRate, formatTimeScale, QUEUE_GROWS, sloVerdict } from '../../core/format';
+import { BENCHMARK_DURATION, formatCount, formatCountOf, formatDuration, formatPercent, formatRequestRate, formatTimeScale, QUEUE_GROWS, sloNearIdleNote, sloVerdict } from '../../core/format';
 import type { CapacityCurve, LatencySlo, LatencyStats, LatencySummary } from '../../core/protocol/latency';
 
 /** A latency given in seconds, in the unit its size needs (core/format formatDuration: "42.5 ms", "3.27 h"). */
@@ -79,5 +79,7 @@ export function formatCapacity(c: CapacityCurve): string {
       ? `Highest rate the server keeps up with: ${answer}; capacity is the limit, not the SLO: ${at ? `${formatPercent(at.sloAttainment)} of requests meet the SLO there, and ` : ''}no rate above the saturated throughput μ keeps up`
       : `Highest rate meeting the SLO: ${answer}; the SLO is the limit${c.saturatedRate ? `: the server keeps up to μ = ${c.saturatedRate.toPrecision(4)} requests/s` : ''}`,
   );
+  const idle = sloNearIdleNote(c);
+  if (idle) lines.push(`${idle[0]!.toUpperCase()}${idle.slice(1)}.`);
   return lines.join('\n');
 }

@@ -190,11 +190,14 @@ test('a load no tp up to 8 serves (Llama-3.1-70B on L4s, 8 requests/s): the capa
   const t8 = chosen.tries.at(-1)!;
   assert.deepEqual([t8.overloaded, t8.attainment, t8.p99TtftS], [plain.load!.overloaded, plain.latency!.sloAttainment, plain.latency!.ttft!.p99]);
   assert.equal(t8.overloaded, true);
-  const m = /^ {2}arrival_rate: (\S+) +# the highest rate tensor_parallel_size 8 serves \((the SLO|the saturated throughput) bounds it; modelled capacity search, simulate --max-rate\); 8 was not$/m.exec(chosen.text);
+  // 0.00678 is 0.54 % of μ 1.25, under NEAR_IDLE_SHARE (5 %): written as the search's answer near idle, not as a capacity that
+  // more engines would add to (s44 newcomer-ed F13: the idle server met p90 TTFT ≤ 1 s by 1 ms).
+  const m = /^ {2}arrival_rate: (\S+) +# the capacity search's answer at tensor_parallel_size 8, near idle \(see its comment\); 8 was not served$/m.exec(chosen.text);
   assert.ok(m, chosen.text);
   const rate = Number(m[1]);
   assert.ok(rate > 0 && rate < 8, `rate ${rate}`);
-  assert.match(chosen.text, /^ {2}tensor_parallel_size: 8 +# no tensor_parallel_size up to 8 serves 8 requests\/s within the SLO \(here: .*\); data_parallel_size engines serve more$/m);
+  assert.match(chosen.text, /^ {2}tensor_parallel_size: 8 +# no tensor_parallel_size up to 8 serves 8 requests\/s within the SLO \(here: .*\); the SLO holds only near idle: 0\.00678 requests\/s is 0\.5% of the saturated throughput μ = 1\.25, so the requests that miss it miss it alone/m);
+  assert.match(chosen.note, /, and the SLO holds only near idle: /);
   const read = readProfile(chosen.text, join(ROOT, 'test/fixtures/configs/70b-l4.attn.yaml'), host);
   assert.ok(read.value);
   assert.equal(read.value.workload?.arrivalRate, rate);

@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { dataParallelEngines, fewAndCount, formatBytes, formatCount, formatCountOf, formatDuration, formatGib, formatLoad, formatMs, formatParams, formatPercent, formatRate, formatRunTime, formatSignificant, indefiniteArticle, wasmBuildNote } from '../../core/format';
+import { dataParallelEngines, fewAndCount, formatBytes, formatCount, formatCountOf, formatDuration, formatGib, formatLoad, formatMs, formatParams, formatPercent, formatRate, formatRunTime, formatSignificant, indefiniteArticle, sloNearIdleNote, wasmBuildNote } from '../../core/format';
 import { skippedNote } from '../../webview/model';
 
 test('formatBytes: IEC prefixes, three significant digits', () => {
@@ -160,4 +160,16 @@ test('the per-engine line lists 8 engines one by one; past that the first three,
   // An engine's 10 tokens over 100 s: 0.100 tokens/s, not "0 output tokens/s" (s44 newcomer L6).
   assert.match(dataParallelEngines({ replicas: [engine(1, 0.1), engine(2, 250)], ratesSpan: 'run' }), /^engine 1: 1 request, 0\.100 output tokens\/s; engine 2: 2 requests, 250 output tokens\/s/);
   assert.ok(many.length < 600, String(many.length));
+});
+
+test('a capacity search bounded by the SLO under 5 % of μ says the SLO holds only near idle (s44 newcomer-ed F13: 0.00678 of μ 1.25 written as a capacity)', () => {
+  // 0.00678 / 1.25 = 0.54 %: near idle. 0.0624 / 1.25 = 4.99 %: still; 0.0625 = 5 %: a load, no note.
+  assert.equal(sloNearIdleNote({ maxRate: 0.00678, saturatedRate: 1.25, limit: 'slo' }),
+    'the SLO holds only near idle: 0.00678 requests/s is 0.5% of the saturated throughput μ = 1.25, so the requests that miss it miss it alone, by their own prefill or decode: raise the bound or lower slo.attainment (or use faster GPUs)');
+  assert.notEqual(sloNearIdleNote({ maxRate: 0.0624, saturatedRate: 1.25, limit: 'slo' }), null);
+  assert.equal(sloNearIdleNote({ maxRate: 0.0625, saturatedRate: 1.25, limit: 'slo' }), null);
+  // Bounded by capacity, no μ measured, or no answer: nothing to say.
+  assert.equal(sloNearIdleNote({ maxRate: 0.00678, saturatedRate: 1.25, limit: 'capacity' }), null);
+  assert.equal(sloNearIdleNote({ maxRate: 0.00678, saturatedRate: null, limit: 'slo' }), null);
+  assert.equal(sloNearIdleNote({ maxRate: null, saturatedRate: 1.25, limit: 'slo' }), null);
 });
