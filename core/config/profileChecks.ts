@@ -30,7 +30,8 @@ export function semanticProblems(root: ValueNode, profile: Profile, invalid: rea
   // The sizes vLLM accepts for this model, and the MLP widths they must divide (core/estimate/checks.ts).
   const widths = tpSplitWidths(m);
   const fitting = (): number[] => tensorParallelSizes(m);
-  const sizes = () => `tensor_parallel_size values that fit: ${fitting().join(', ') || 'none'}`;
+  // "Split it evenly", not "fit": whether the weights fit in memory at a size is the memory check's (s44 newcomer-ed F15: tp 1 "fit" a 70B model).
+  const sizes = () => `tensor_parallel_size values that split this model evenly: ${fitting().join(', ') || 'none'}`;
   const tpValid = reads('device.tensor_parallel_size');
   if (tpValid && tp > 1 && m.numHeads % tp !== 0) {
     problems.push({

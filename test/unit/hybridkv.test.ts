@@ -110,8 +110,8 @@ test('semantic: tensor_parallel_size must divide the MLP widths (Qwen2.5-7B at 2
   // 18,944 = 2^8 · 74 = 2^9 · 37 is not divisible by 28 (= 4 · 7): vLLM's divide() asserts.
   const p = read(28).problems.filter((x) => x.code === 'tp-not-divisible');
   assert.equal(p.length, 1);
-  assert.match(p[0]!.message, /does not divide intermediate_size 18,944.*\(tensor_parallel_size values that fit: 1, 2, 4\)$/);
-  assert.match(read(8).problems.find((x) => x.code === 'tp-not-divisible')!.message, /values that fit: 1, 2, 4\)$/);
+  assert.match(p[0]!.message, /does not divide intermediate_size 18,944.*\(tensor_parallel_size values that split this model evenly: 1, 2, 4\)$/);
+  assert.match(read(8).problems.find((x) => x.code === 'tp-not-divisible')!.message, /values that split this model evenly: 1, 2, 4\)$/);
   assert.ok(!read(4).problems.some((x) => x.code === 'tp-not-divisible'));
 });
 

@@ -403,7 +403,7 @@ test('semantic: tensor parallelism must divide the heads', () => {
   const p = only(read(text).problems, 'tp-not-divisible');
   assert.equal(at(text, p), '3');
   // Llama-3.1-8B: 32 heads, 8 KV heads; every divisor of 32 either divides 8 or is divided by it.
-  assert.match(p.message, /\(tensor_parallel_size values that fit: 1, 2, 4, 8, 16, 32\)$/);
+  assert.match(p.message, /\(tensor_parallel_size values that split this model evenly: 1, 2, 4, 8, 16, 32\)$/);
   assert.ok(read('model: ./llama/config.json\ndevice:\n  tensor_parallel_size: 4\n').value);
 });
 
@@ -429,7 +429,7 @@ test('semantic: tensor parallelism must keep the quantized weights\' groups and 
     const p = only(read(text, q72(29568, awq)).problems, 'tp-not-divisible');
     assert.equal(p.severity, 'error');
     assert.equal(at(text, p), String(tp));
-    assert.equal(p.message, `tensor_parallel_size ${tp} does not fit the quantized weights: down_proj's input per GPU is intermediate_size 29,568 / ${tp} = ${perGpu}, not a multiple of the AWQ group_size 128: vLLM awq.py refuses it ("The input size is not aligned with the quantized weight shape. This can be caused by too large tensor parallel size.") (tensor_parallel_size values that fit: 1)`);
+    assert.equal(p.message, `tensor_parallel_size ${tp} does not fit the quantized weights: down_proj's input per GPU is intermediate_size 29,568 / ${tp} = ${perGpu}, not a multiple of the AWQ group_size 128: vLLM awq.py refuses it ("The input size is not aligned with the quantized weight shape. This can be caused by too large tensor parallel size.") (tensor_parallel_size values that split this model evenly: 1)`);
     assert.deepEqual(p.data?.fits, [1]);
   }
   // The same model unquantized fits tp 8 (the check is the quantization's), and so does Qwen2.5-72B-AWQ's
@@ -450,7 +450,7 @@ test('semantic: tensor parallelism must keep the quantized weights\' groups and 
   const t4 = profile(4, 'q30');
   const e4 = only(read(t4, fp8).problems, 'tp-not-divisible');
   assert.equal(at(t4, e4), '4');
-  assert.match(e4.message, /^tensor_parallel_size 4 does not fit the quantized weights: the experts' gate and up output per GPU is moe_intermediate_size 768 \/ 4 = 192, not a multiple of weight_block_size's block_n 128: vLLM fp8\.py refuses it \("The output_size of gate's and up's weight = 192 is not divisible by weight quantization block_n = 128\."\) \(tensor_parallel_size values that fit: 1, 2\)$/);
+  assert.match(e4.message, /^tensor_parallel_size 4 does not fit the quantized weights: the experts' gate and up output per GPU is moe_intermediate_size 768 \/ 4 = 192, not a multiple of weight_block_size's block_n 128: vLLM fp8\.py refuses it \("The output_size of gate's and up's weight = 192 is not divisible by weight quantization block_n = 128\."\) \(tensor_parallel_size values that split this model evenly: 1, 2\)$/);
   assert.match(only(read(profile(8, 'q30'), fp8).problems, 'tp-not-divisible').message, /= 96 is not divisible/);
   assert.ok(read(profile(2, 'q30'), fp8).value);
   assert.ok(read(t4, { [join(DIR, 'q30/config.json')]: JSON.stringify(q30) }).value);
