@@ -150,7 +150,7 @@ export type ServingSimStage = StageStepTime;
  * order of a stage's (native/wasm/addon.ts sends them so).
  */
 export const SIM_COEFFICIENTS = ['perStepS', 'weightsS', 'expertWeightsS', 'perKvTokenS', 'perTokenS', 'perLogitsS', 'perPairS', 'perDecodePairS', 'perSlidingKvTokenS', 'perSlidingPairS',
-  'perDecodeTokenS', 'perPrefillContextTokenS', 'perRequestStateS', 'perPrefillContextKvS', 'decodeWeightsS', 'prefillWeightsS', 'allReduceS', 'perTokenAllReduceS', 'perTokenOneShotAllReduceS', 'perTokenMultimemAllReduceS'] as const satisfies ReadonlyArray<keyof ServingSimStage & keyof ServingSimConfig>;
+  'perDecodeTokenS', 'perPrefillContextTokenS', 'perRequestStateS', 'perPrefillContextKvS', 'decodeWeightsS', 'prefillWeightsS', 'allReduceS', 'perTokenAllReduceS', 'perTokenOneShotAllReduceS', 'perTokenMultimemAllReduceS', 'perTokenRingAllReduceS'] as const satisfies ReadonlyArray<keyof ServingSimStage & keyof ServingSimConfig>;
 /**
  * The coefficients a config (and a stage) must give; any other may be absent or undefined, and the
  * addon then takes perTokenS for perDecodeTokenS, perPairS for perDecodePairS, 0 for the rest
@@ -286,6 +286,7 @@ function addonConfig(config: ServingSimConfig, requests: ServingSimRequests): Om
   intArg('oneShotAllReduceTokens', config.oneShotAllReduceTokens ?? 0, 0, INT32_MAX);
   intArg('multimemAllReduceMinTokens', config.multimemAllReduceMinTokens ?? 0, 0, INT32_MAX);
   intArg('multimemAllReduceMaxTokens', config.multimemAllReduceMaxTokens ?? 0, 0, INT32_MAX);
+  intArg('ringAllReduceMinTokens', config.ringAllReduceMinTokens ?? 0, 0, INT32_MAX);
   intArg('stepSlidingWindow', config.stepSlidingWindow ?? 0, 0, INT32_MAX);
   intArg('stepAttentionChunkSize', config.stepAttentionChunkSize ?? 0, 0, INT32_MAX);
   if (config.stepSlidingWindow && config.stepAttentionChunkSize) {

@@ -520,7 +520,7 @@ export type StepTimeFactors = Omit<StepTimeSpec, 'allReduce'>;
  * three; absent ones keep the assumed values.
  */
 export interface AllReduceSpec {
-  /** Achieved fraction (0, 1] of the interconnect's per-direction bandwidth on the bytes each algorithm moves per GPU: one-shot, two-shot (NCCL's ring too), multimem. */
+  /** Achieved fraction (0, 1] of the interconnect's per-direction bandwidth on the bytes each algorithm moves per GPU: one-shot, two-shot (NCCL's ring too, at every size: given, it replaces the ring's large-message 0.82 past 4 MiB), multimem. */
   efficiency?: { oneShot?: number; twoShot?: number; multimem?: number };
   /** One all-reduce call's fixed latency, microseconds (≥ 0). */
   latencyUs?: number;

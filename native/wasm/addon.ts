@@ -421,10 +421,10 @@ const SIM_CONFIG_FIELDS = ['layout', 'numPages', 'pageSize', 'watermarkPages', '
   'maxSamples', 'coast', 'privateTails', 'expertWeightsS', 'numExperts', 'numExpertsPerTok',
   'stepSlidingWindow', 'perSlidingKvTokenS', 'perSlidingPairS', 'stepAttentionChunkSize', 'fullGroups', 'slidingGroups', 'stateBlocks', 'attentionChunkSize', 'perDecodePairS', 'perLogitsS',
   'perDecodeTokenS', 'perPrefillContextTokenS', 'perRequestStateS', 'perPrefillContextKvS', 'decodeWeightsS', 'prefillWeightsS',
-  'allReduceS', 'perTokenAllReduceS', 'perTokenOneShotAllReduceS', 'oneShotAllReduceTokens', 'perTokenMultimemAllReduceS', 'multimemAllReduceMinTokens', 'multimemAllReduceMaxTokens'] as const;
+  'allReduceS', 'perTokenAllReduceS', 'perTokenOneShotAllReduceS', 'oneShotAllReduceTokens', 'perTokenMultimemAllReduceS', 'multimemAllReduceMinTokens', 'multimemAllReduceMaxTokens', 'perTokenRingAllReduceS', 'ringAllReduceMinTokens'] as const;
 /** Optional fields, 0 when absent (a dense model; no sliding-window or chunked local-attention layers; no hybrid, chunked or Mamba pool; no recurrent-state layers; tp 1). */
 const SIM_CONFIG_ZERO_DEFAULT = new Set<string>(['expertWeightsS', 'numExperts', 'numExpertsPerTok', 'stepSlidingWindow', 'perSlidingKvTokenS', 'perSlidingPairS', 'stepAttentionChunkSize', 'slidingGroups', 'stateBlocks', 'attentionChunkSize', 'perLogitsS', 'perPrefillContextTokenS', 'perRequestStateS', 'perPrefillContextKvS', 'decodeWeightsS', 'prefillWeightsS',
-  'allReduceS', 'perTokenAllReduceS', 'perTokenOneShotAllReduceS', 'oneShotAllReduceTokens', 'perTokenMultimemAllReduceS', 'multimemAllReduceMinTokens', 'multimemAllReduceMaxTokens']);
+  'allReduceS', 'perTokenAllReduceS', 'perTokenOneShotAllReduceS', 'oneShotAllReduceTokens', 'perTokenMultimemAllReduceS', 'multimemAllReduceMinTokens', 'multimemAllReduceMaxTokens', 'perTokenRingAllReduceS', 'ringAllReduceMinTokens']);
 
 export class ServingSimulator {
   private h: number;
@@ -451,7 +451,7 @@ export class ServingSimulator {
     // Pipeline parallelism (abi.cc): [stageCount, stageSendPerTokenS], then each stage's coefficients.
     const stages = (config.stages ?? []) as Array<Record<string, number>>;
     const c = new Float64Array([...fixed, stages.length, (config.stageSendPerTokenS as number | undefined) ?? 0,
-      // Optional (as the whole model's): perDecodeTokenS defaults to perTokenS, the rest (perPrefillContextTokenS .. perTokenMultimemAllReduceS) to 0.
+      // Optional (as the whole model's): perDecodeTokenS defaults to perTokenS, the rest (perPrefillContextTokenS .. perTokenRingAllReduceS) to 0.
       ...stages.flatMap((stage) => SIM_COEFFICIENTS.map((key) => stage[key] ?? (key === 'perDecodeTokenS' ? stage.perTokenS : 0)))]);
     const n = arrivalS.length, m = segmentStream.length;
     const lengths: Array<[string, ArrayBufferView & { length: number }, number]> = [

@@ -690,6 +690,8 @@ const GIVEN_COEFFICIENT_GROUPS: ReadonlyArray<{ applies: (m: Partial<StepCoeffic
     .map((k) => ({ applies: (m: Partial<StepCoefficients>) => m[k] !== undefined, keys: [k] })),
   // The multimem band: its rate given, with its token bounds (0 when left out).
   { applies: (m) => m.perTokenMultimemAllReduceS !== undefined, keys: ['perTokenMultimemAllReduceS', 'multimemAllReduceMinTokens', 'multimemAllReduceMaxTokens'] },
+  // The ring's large-message band: its rate given, with its first step size.
+  { applies: (m) => m.perTokenRingAllReduceS !== undefined, keys: ['perTokenRingAllReduceS', 'ringAllReduceMinTokens'] },
   // Experts (MoE): a non-zero count, with the expert weights' read and the experts a token takes.
   { applies: (m) => Boolean(m.numExperts), keys: ['numExperts', 'expertWeightsS', 'numExpertsPerTok'] },
   // Sliding-window layers: a non-zero window, with their KV and pair costs; chunked attention takes the same two costs over its chunk.

@@ -218,6 +218,9 @@ export interface StepWork {
   perTokenMultimemAllReduceS: number;
   multimemAllReduceMinTokens: number;
   multimemAllReduceMaxTokens: number;
+  /** NCCL's ring past the small-message fit: its seconds per token at the large-message rate, for steps of ringAllReduceMinTokens tokens or more (0: none; {@link allReduceWork}). */
+  perTokenRingAllReduceS: number;
+  ringAllReduceMinTokens: number;
 }
 
 /**
@@ -234,7 +237,34 @@ export interface StepWork {
  * only: applied to every card (its interconnect's bandwidth), an assumption there, which the
  * profile's step_time.all_reduce replaces ({@link allReduceLink}).
  */
-export const ALL_REDUCE_EFFICIENCY = { oneShot: 0.85, twoShot: 0.5, multimem: 0.55 } as const;
+export const ALL_REDUCE_EFFICIENCY = { oneShot: 0.85, twoShot: 0.5, multimem: 0.55, ring: 0.82 } as const;
+
+/**
+ * NCCL's ring past the sizes vLLM PR #24111's table covers ({@link ALL_REDUCE_EFFICIENCY}: 0.5-4 MiB):
+ * the classic latency-bandwidth (α-β, Hockney) model of a ring all-reduce, t = α + 2 · (tp − 1)/tp ·
+ * M / β (Thakur, Rabenseifner and Gropp, "Optimization of Collective Communication Operations in
+ * MPICH", IJHPCA 19(1), 2005: the ring's reduce-scatter + all-gather moves 2 · (p − 1)/p · n bytes
+ * per process), with β the bus bandwidth NCCL's ring reaches at large messages, which nccl-tests'
+ * all_reduce_perf defines the same way (busbw = 2 · (n − 1)/n · size / time, nccl-tests
+ * doc/PERFORMANCE.md) and which rises with the size to that plateau. On 8 H100 SXM over NVLink
+ * (450 GB/s a direction): "NCCL can get an effective NVLink bandwidth of 370GB/s, which you can
+ * observe as BusBw ... when running with NCCL_ALGO=RING" (NCCL's maintainer, sjeaugey,
+ * https://github.com/NVIDIA/nccl-tests/issues/212, 2024-05-06); "when using ALGO=RING, busbw is
+ * about 365-370 GBps when gpus from 2 to 8" at 2-4 GiB messages (all_reduce_perf -b 2G -e 4G,
+ * https://github.com/NVIDIA/nccl/issues/1455). 370 / 450 = 0.82 of the link (the ~20 % NVLink
+ * protocol overhead the maintainer names), its {@link ALL_REDUCE_EFFICIENCY}.ring, applied on every
+ * card's link as the small-message fit is: an assumption off H100 SXM, where it may be high (an
+ * A100 NVLink-bridged pair, NV12, reports "Bus_BW: 208 GBps", 0.69 of 300, in all_reduce_perf -b 8
+ * -e 12G: https://github.com/NVIDIA/nccl-tests/issues/178). α stays the one
+ * {@link ALL_REDUCE_LATENCY_S}: vLLM's pynccl row at 4 MiB, TP 4, 37 µs (PR #24111), puts the ring's
+ * at 37 − 1.5 · 4 MiB / 369e9 = 20 µs, so a ring call is charged about 10 µs short (under 2 % of a
+ * 128 MiB call at tp 8, a sixth of an 8 MiB one). Where the two lines meet, 1.5 · M · (1/225e9 −
+ * 1/369e9) = 10 µs, M = 3.7 MiB at tp 4 (3.1 at tp 8): the fit's 4 MiB end is about where the
+ * ring's rate switches.
+ * 128 MiB at tp 8 (an 8,192-token prefill chunk of Llama-3.1-70B, 8,192 · 8,192 · 2 B): 1.75 ·
+ * 134,217,728 B / (450e9 · 0.82) = 636.53 µs + 10 µs, was / (450e9 · 0.5) = 1,043.92 µs + 10.
+ */
+export const RING_FIT_MAX_BYTES = 4 * 1024 * 1024;
 
 /**
  * The latency of one all-reduce call, seconds: 10 µs, fitted to vLLM PR #24111's H100 table
@@ -333,6 +363,13 @@ export interface AllReduceWork {
   multimemMinTokens: number;
   multimemMaxTokens: number;
   perTokenMultimemS: number;
+  /**
+   * NCCL's ring on messages past {@link RING_FIT_MAX_BYTES} (the small-message fit's largest): the
+   * first step size it runs at the large-message rate, tokens (0: none), and its seconds per token
+   * there ({@link ALL_REDUCE_EFFICIENCY}.ring of the link).
+   */
+  ringMinTokens: number;
+  perTokenRingS: number;
   /** Which algorithm runs which sizes, in words. */
   algorithm: string;
   /** The link the tp group's all-reduces cross (gpus.ts tpGroupLink): the card's, or less where the group is partly connected. */
@@ -377,19 +414,23 @@ export interface AllReduceWork {
  *   (MI300X tp 2: 64e9 B/s a direction, not the 8-GPU node's 448e9).
  * - time: each call = `link`'s latency + its bytes per GPU / (the group link's bytes/s · the
  *   algorithm's efficiency in `link`; default {@link ALL_REDUCE_LATENCY_S} and
- *   {@link ALL_REDUCE_EFFICIENCY}, the profile's step_time.all_reduce where given), one direction of the GPU's link (GpuSpec interconnect:
+ *   {@link ALL_REDUCE_EFFICIENCY}, the profile's step_time.all_reduce where given; NCCL's ring on
+ *   messages past {@link RING_FIT_MAX_BYTES} at its large-message bus bandwidth, 0.82, the α-β
+ *   model's β, AllReduceWork.ringMinTokens, unless the profile gives efficiency.two_shot), one direction of the GPU's link (GpuSpec interconnect:
  *   NVLink, or PCIe for cards without it; RTX 4090s have no peer access, so NCCL stages the ring
  *   through host memory over the same PCIe link). Charged serially: vLLM does not overlap the
  *   all-reduce with compute (the next GEMM needs its sum).
  * Llama-3.1-70B bf16 at tp 8 on H100 SXM, 256 tokens: M = 256 · 8,192 · 2 = 4 MiB, multimem,
  * 1.125 · 4,194,304 B / (450e9 · 0.55) = 19.07 µs + 10 µs a call, 161 calls: 4.680 ms a step (on
- * an A100 SXM, two-shot: 1.75 · M / (300e9 · 0.5) = 48.93 µs + 10 µs, 9.488 ms).
+ * an A100 SXM, two-shot: 1.75 · M / (300e9 · 0.5) = 48.93 µs + 10 µs, 9.488 ms). 8,192 tokens,
+ * M = 128 MiB, past the symmetric-memory band's 64 MiB: NCCL's ring, 1.75 · M / (450e9 · 0.82) =
+ * 636.53 µs + 10 µs a call, 104.09 ms a step ({@link RING_FIT_MAX_BYTES}).
  * Not modelled: FlashInfer's all-reduce and its all-reduce + RMSNorm fusion, NCCL's
  * symmetric-memory path (both off by default), expert parallelism's all-to-all in place of the MoE
  * all-reduce, the logits' all-gather over the vocabulary shards.
  */
 export function allReduceWork(m: ModelSpec, card: GpuSpec, dtype: Dtype, tp: number, firstStage = true, link: AllReduceLink = allReduceLink(undefined)): AllReduceWork {
-  const none: AllReduceWork = { calls: 0, messageBytesPerToken: 0, perStepS: 0, perTokenS: 0, oneShotTokens: 0, perTokenOneShotS: 0, multimemMinTokens: 0, multimemMaxTokens: 0, perTokenMultimemS: 0, algorithm: '', link: tpGroupLink(card, 1) };
+  const none: AllReduceWork = { calls: 0, messageBytesPerToken: 0, perStepS: 0, perTokenS: 0, oneShotTokens: 0, perTokenOneShotS: 0, multimemMinTokens: 0, multimemMaxTokens: 0, perTokenMultimemS: 0, ringMinTokens: 0, perTokenRingS: 0, algorithm: '', link: tpGroupLink(card, 1) };
   if (tp <= 1) return none;
   const calls = tpAllReduceCalls(m, firstStage);
   const perToken = m.hiddenSize * dtypeBytes(dtype);
@@ -412,6 +453,12 @@ export function allReduceWork(m: ModelSpec, card: GpuSpec, dtype: Dtype, tp: num
   // runs cross_device_reduce_1stage, so at tp 2 the whole custom range; fully connected tp 4: 512 KiB, tp 6 and 8: 256 KiB).
   const oneShotLimit = !custom ? 0 : tp === 2 ? customMax : fullyConnected ? (tp <= 4 ? 512 * 1024 : 256 * 1024) : 0;
   const oneShotTokens = oneShotLimit > 0 ? Math.floor((oneShotLimit - 1) / perToken) : 0;
+  // NCCL's ring (cuda_communicator.py: what neither the custom nor the symmetric-memory all-reduce takes): every size
+  // without the custom all-reduce, above the symmetric-memory band where there is one (M > its limit), else from the custom
+  // limit on (should_custom_ar: M < max_size). Past RING_FIT_MAX_BYTES it runs at its large-message rate, unless the
+  // profile's efficiency.two_shot (NCCL's ring's too) replaces the assumed figures, which then hold at every size.
+  const ncclFromTokens = !custom ? 1 : band ? band.max + 1 : Math.ceil(customMax / perToken);
+  const ringMinTokens = link.given.includes('efficiency.two_shot') ? 0 : Math.max(ncclFromTokens, Math.floor(RING_FIT_MAX_BYTES / perToken) + 1);
   const n = (x: number) => x.toLocaleString('en-US');
   const oneShot = tp === 2 ? `one-shot, M per GPU at tp 2, up to ${n(oneShotTokens)} tokens` : `one-shot, (tp − 1) · M per GPU, up to ${n(oneShotTokens)} tokens`;
   const twoShot = oneShotTokens > 0 && oneShotLimit < customMax ? '; two-shot, 2 · (tp − 1)/tp · M, above' : '';
@@ -428,6 +475,8 @@ export function allReduceWork(m: ModelSpec, card: GpuSpec, dtype: Dtype, tp: num
     multimemMinTokens: multimem?.min ?? 0,
     multimemMaxTokens: multimem?.max ?? 0,
     perTokenMultimemS: multimem ? (calls * ((tp + 1) / tp) * perToken) / rate('multimem') : 0,
+    ringMinTokens,
+    perTokenRingS: ringMinTokens > 0 ? (calls * ((2 * (tp - 1)) / tp) * perToken) / (gpu.interconnectBytesPerSec * ALL_REDUCE_EFFICIENCY.ring) : 0,
     algorithm,
     link: group,
   };
@@ -643,12 +692,14 @@ export function stepWork(profile: Profile, stage?: number): StepWork {
     perTokenMultimemAllReduceS: allReduce.perTokenMultimemS,
     multimemAllReduceMinTokens: allReduce.multimemMinTokens,
     multimemAllReduceMaxTokens: allReduce.multimemMaxTokens,
+    perTokenRingAllReduceS: allReduce.perTokenRingS,
+    ringAllReduceMinTokens: allReduce.ringMinTokens,
   };
 }
 
 /** The StepWork figures that are per stage (seconds per unit); the rest are the model's. */
 const STAGE_WORK_KEYS = ['weightsS', 'hostReadS', 'decodeWeightsS', 'prefillWeightsS', 'expertWeightsS', 'perKvTokenS', 'perTokenS', 'perDecodeTokenS', 'perPrefillContextTokenS', 'perPrefillContextKvS', 'perLogitsS', 'perPairS', 'perDecodePairS', 'perSlidingKvTokenS', 'perSlidingPairS', 'perRequestStateS',
-  'allReduceS', 'perTokenAllReduceS', 'perTokenOneShotAllReduceS', 'perTokenMultimemAllReduceS'] as const;
+  'allReduceS', 'perTokenAllReduceS', 'perTokenOneShotAllReduceS', 'perTokenMultimemAllReduceS', 'perTokenRingAllReduceS'] as const;
 type StageCoefficientKey = (typeof STAGE_WORK_KEYS)[number];
 
 /**
@@ -828,6 +879,7 @@ function scaledCoefficients(w: StepWork, e: Required<StepTimeFactors>, mla: bool
     // The token bands are the model's; each stage carries them too, so that stepSeconds of a stage alone is its step.
     ...(w.perTokenOneShotAllReduceS > 0 ? { perTokenOneShotAllReduceS: w.perTokenOneShotAllReduceS, oneShotAllReduceTokens: w.oneShotAllReduceTokens } : {}),
     ...(w.perTokenMultimemAllReduceS > 0 ? { perTokenMultimemAllReduceS: w.perTokenMultimemAllReduceS, multimemAllReduceMinTokens: w.multimemAllReduceMinTokens, multimemAllReduceMaxTokens: w.multimemAllReduceMaxTokens } : {}),
+    ...(w.ringAllReduceMinTokens > 0 ? { perTokenRingAllReduceS: w.perTokenRingAllReduceS, ringAllReduceMinTokens: w.ringAllReduceMinTokens } : {}),
   };
 }
 
@@ -845,12 +897,19 @@ function allReduceLine(profile: Profile, w: StepWork): string[] {
   // Where the efficiencies and latency come from: the profile's keys, else the H100 fit, which elsewhere is assumed.
   const fitted = `fitted to vLLM PR #24111's ${ALL_REDUCE_FITTED_ON} all-reduce timings${w.gpu.name === ALL_REDUCE_FITTED_ON && !w.gpu.userGiven ? '' : `, assumed on ${gpuLabel(w.gpu)}: set step_time.all_reduce to its own`}`;
   const source = l.given.length === 0 ? fitted : l.given.length === 4 ? 'step_time.all_reduce' : `step_time.all_reduce ${l.given.join(', ')}; the rest ${fitted}`;
-  // PR #24111's timings span 0.5-4 MiB messages: an efficiency taken from them is extrapolated to a larger step's M (a long
-  // prefill chunk's, where NCCL's ring runs). NCCL's maintainer puts its ring's large-message bus bandwidth on H100 at about
-  // 370 GB/s, 0.82 of the 450 line rate (NVIDIA/nccl-tests#212), so there 0.5 likely overstates the time.
-  const fittedTokens = Math.floor((4 * MiB) / a.messageBytesPerToken);
-  const extrapolated = l.given.includes('efficiency.two_shot') ? '' : `; the efficiencies were fitted at 0.5-4 MiB messages (up to ${fittedTokens.toLocaleString('en-US')} tokens here) and are extrapolated above: a long prefill chunk's NCCL ring at 0.5 likely takes too long (NCCL's ring reaches about 370 GB/s bus bandwidth on H100 NVLink at large messages, 0.82 of 450, NVIDIA/nccl-tests#212)`;
-  return [`tensor parallel ${tp}: each GPU's share of weights, KV and FLOPs, then ${pp ? 'per stage its layers\' all-reduces (the first stage\'s with the embedding\'s' : `${a.calls} all-reduces a step (one after each layer's mixer and each MLP or MoE block, their row-parallel outputs, and one after the embedding`}), each of tokens × hidden_size ${profile.model.hiddenSize.toLocaleString('en-US')} × ${dtypeBytes(profile.dtype)} B = M, by ${a.algorithm}, over ${link} at ${formatSignificant(l.efficiency.oneShot)} of it one-shot, ${formatSignificant(l.efficiency.twoShot)} two-shot or ring${a.multimemMaxTokens > 0 ? `, ${formatSignificant(l.efficiency.multimem)} multimem` : ''}, plus ${formatSignificant(l.latencyS * 1e6)} µs a call (${source}); added after the max, not overlapped (vLLM runs them between the GEMMs)${extrapolated}`];
+  // PR #24111's timings span 0.5-4 MiB messages. NCCL's ring past them runs at its large-message bus bandwidth
+  // (RING_FIT_MAX_BYTES, ALL_REDUCE_EFFICIENCY.ring); vLLM's own kernels below the ring band (custom two-shot to 8 MiB,
+  // multimem / symmetric-memory two-shot to 32-128 MiB) keep the fit's efficiencies, extrapolated past 4 MiB.
+  const fittedTokens = Math.floor(RING_FIT_MAX_BYTES / a.messageBytesPerToken);
+  const n = (x: number) => x.toLocaleString('en-US');
+  const onFit = w.gpu.name === ALL_REDUCE_FITTED_ON && !w.gpu.userGiven;
+  const ring = a.ringMinTokens > 0
+    ? `; NCCL's ring on messages past 4 MiB (from ${n(a.ringMinTokens)} tokens here) at ${formatSignificant(ALL_REDUCE_EFFICIENCY.ring)} of it instead, its large-message bus bandwidth as the α-β model's β (370 GB/s of 450 on H100 NVLink: NVIDIA/nccl-tests#212, NVIDIA/nccl#1455${onFit ? '' : `; assumed on ${gpuLabel(w.gpu)}`})`
+    : '';
+  const extrapolated = a.ringMinTokens - 1 > fittedTokens
+    ? `; vLLM's kernels' efficiencies were fitted at 0.5-4 MiB messages (up to ${n(fittedTokens)} tokens here) and are extrapolated above, to ${n(a.ringMinTokens - 1)} tokens`
+    : '';
+  return [`tensor parallel ${tp}: each GPU's share of weights, KV and FLOPs, then ${pp ? 'per stage its layers\' all-reduces (the first stage\'s with the embedding\'s' : `${a.calls} all-reduces a step (one after each layer's mixer and each MLP or MoE block, their row-parallel outputs, and one after the embedding`}), each of tokens × hidden_size ${profile.model.hiddenSize.toLocaleString('en-US')} × ${dtypeBytes(profile.dtype)} B = M, by ${a.algorithm}, over ${link} at ${formatSignificant(l.efficiency.oneShot)} of it one-shot, ${formatSignificant(l.efficiency.twoShot)} two-shot or ring${a.multimemMaxTokens > 0 ? `, ${formatSignificant(l.efficiency.multimem)} multimem` : ''}, plus ${formatSignificant(l.latencyS * 1e6)} µs a call (${source})${ring}; added after the max, not overlapped (vLLM runs them between the GEMMs)${extrapolated}`];
 }
 
 /**
@@ -964,7 +1023,7 @@ export function expertShareRead(m: { numExperts?: number; numExpertsPerTok?: num
  */
 export const STEP_COEFFICIENT_KEYS = ['perStepS', 'weightsS', 'decodeWeightsS', 'prefillWeightsS', 'perKvTokenS', 'perTokenS', 'perDecodeTokenS', 'perPrefillContextTokenS', 'perPrefillContextKvS', 'perLogitsS', 'perPairS',
   'perDecodePairS', 'expertWeightsS', 'numExperts', 'numExpertsPerTok', 'slidingWindow', 'attentionChunkSize', 'perSlidingKvTokenS', 'perSlidingPairS', 'perRequestStateS', 'allReduceS', 'perTokenAllReduceS',
-  'perTokenOneShotAllReduceS', 'oneShotAllReduceTokens', 'perTokenMultimemAllReduceS', 'multimemAllReduceMinTokens', 'multimemAllReduceMaxTokens'] as const satisfies ReadonlyArray<keyof StepTimeModel>;
+  'perTokenOneShotAllReduceS', 'oneShotAllReduceTokens', 'perTokenMultimemAllReduceS', 'multimemAllReduceMinTokens', 'multimemAllReduceMaxTokens', 'perTokenRingAllReduceS', 'ringAllReduceMinTokens'] as const satisfies ReadonlyArray<keyof StepTimeModel>;
 export type StepCoefficientKey = (typeof STEP_COEFFICIENT_KEYS)[number];
 
 /** The step-time coefficients {@link stepSeconds} reads. */
@@ -1104,15 +1163,19 @@ export function gemmSeconds(m: Pick<StepCoefficients, 'perTokenS' | 'perDecodeTo
  * Seconds of a step's tensor-parallel all-reduces ({@link allReduceWork}): allReduceS + `tokens` ·
  * perTokenOneShotAllReduceS where 0 < tokens <= oneShotAllReduceTokens (vLLM's one-shot kernel),
  * perTokenMultimemAllReduceS where multimemAllReduceMinTokens <= tokens <= multimemAllReduceMaxTokens
- * (the symmetric-memory multimem kernel), else perTokenAllReduceS; 0 for a step of no tokens, as
+ * (the symmetric-memory multimem kernel), perTokenRingAllReduceS where tokens >= ringAllReduceMinTokens > 0
+ * (NCCL's ring past the small-message fit), else perTokenAllReduceS; 0 for a step of no tokens, as
  * simulator.cc StepSeconds. Absent fields: 0 (tp 1, or a run saved before them, which charged no
  * all-reduce and replays so).
  */
-export function allReduceSeconds(m: Pick<StepCoefficients, 'allReduceS' | 'perTokenAllReduceS' | 'perTokenOneShotAllReduceS' | 'oneShotAllReduceTokens' | 'perTokenMultimemAllReduceS' | 'multimemAllReduceMinTokens' | 'multimemAllReduceMaxTokens'>, tokens: number): number {
+export function allReduceSeconds(m: Pick<StepCoefficients, 'allReduceS' | 'perTokenAllReduceS' | 'perTokenOneShotAllReduceS' | 'oneShotAllReduceTokens' | 'perTokenMultimemAllReduceS' | 'multimemAllReduceMinTokens' | 'multimemAllReduceMaxTokens' | 'perTokenRingAllReduceS' | 'ringAllReduceMinTokens'>, tokens: number): number {
   if (tokens <= 0) return 0;
+  const ringFrom = m.ringAllReduceMinTokens ?? 0;
   const perToken = tokens <= (m.oneShotAllReduceTokens ?? 0)
     ? m.perTokenOneShotAllReduceS
-    : tokens >= (m.multimemAllReduceMinTokens ?? 0) && tokens <= (m.multimemAllReduceMaxTokens ?? 0) ? m.perTokenMultimemAllReduceS : m.perTokenAllReduceS;
+    : tokens >= (m.multimemAllReduceMinTokens ?? 0) && tokens <= (m.multimemAllReduceMaxTokens ?? 0)
+      ? m.perTokenMultimemAllReduceS
+      : ringFrom > 0 && tokens >= ringFrom ? m.perTokenRingAllReduceS : m.perTokenAllReduceS;
   return (m.allReduceS ?? 0) + tokens * (perToken ?? 0);
 }
 

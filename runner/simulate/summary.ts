@@ -125,20 +125,30 @@ export function formatPoolSummary(result: PoolResult, device?: Parameters<typeof
 
 /**
  * The label of the step formula's plain all-reduce term (perTokenAllReduceS): the token counts it
- * applies to, those outside the one-shot and multimem bands, and what runs there (two-shot: vLLM's
- * custom or symmetric-memory kernel, or NCCL's ring above the last band), e.g. " (above 4,096
- * tokens, NCCL ring)" for Llama-3.1-70B at tp 8 on H100 SXM. An empty string at tp 1.
+ * applies to, those outside the one-shot, multimem and ring bands, and what runs there (two-shot:
+ * vLLM's custom or symmetric-memory kernel, or NCCL's ring below its large-message band), e.g. " (16
+ * to 511 tokens, two-shot or NCCL ring)" for Llama-3.1-70B at tp 8 on A100 80GB (on H100 SXM the
+ * bands cover every size: one-shot to 15 tokens, multimem to 4,096, the ring from 4,097). An empty
+ * string at tp 1.
  */
 function twoShotBand(m: StepTimeModel): string {
   if (!m.allReduceS) return '';
   const one = m.perTokenOneShotAllReduceS ? m.oneShotAllReduceTokens ?? 0 : 0;
   const lo = m.perTokenMultimemAllReduceS ? m.multimemAllReduceMinTokens ?? 0 : 0;
   const hi = m.perTokenMultimemAllReduceS ? m.multimemAllReduceMaxTokens ?? 0 : 0;
+  // The ring's large-message band takes the steps from ringAllReduceMinTokens on ({@link ringBand}); this rate those below it.
+  const ring = m.perTokenRingAllReduceS ? m.ringAllReduceMinTokens ?? 0 : 0;
+  const upTo = (from: number, what: string) => (ring > 0 ? `${formatCount(from)} to ${formatCount(ring - 1)} tokens, ${what}` : `above ${formatCount(from - 1)} tokens, ${what}`);
   if (hi > 0) {
-    const below = lo > one + 1 ? `${formatCount(one + 1)} to ${formatCount(lo - 1)} tokens, two-shot; ` : '';
-    return ` (${below}above ${formatCount(hi)} tokens, NCCL ring)`;
+    const parts = [...(lo > one + 1 ? [`${formatCount(one + 1)} to ${formatCount(lo - 1)} tokens, two-shot`] : []), ...(ring === 0 || ring > hi + 1 ? [upTo(hi + 1, 'NCCL ring')] : [])];
+    return parts.length > 0 ? ` (${parts.join('; ')})` : ' (unused here: the bands after it cover every step size)';
   }
-  return one > 0 ? ` (above ${formatCount(one)} tokens, two-shot or NCCL ring)` : ' (custom all-reduce or NCCL ring)';
+  return one > 0 ? ` (${upTo(one + 1, 'two-shot or NCCL ring')})` : ring > 0 ? ` (up to ${formatCount(ring - 1)} tokens, custom all-reduce or NCCL ring)` : ' (custom all-reduce or NCCL ring)';
+}
+
+/** The ring's large-message band of the step formula (perTokenRingAllReduceS from ringAllReduceMinTokens on), or ''. */
+function ringBand(m: StepTimeModel): string {
+  return m.perTokenRingAllReduceS && m.ringAllReduceMinTokens ? ` (${seconds(m.perTokenRingAllReduceS)}/token from ${formatCount(m.ringAllReduceMinTokens)} tokens, NCCL ring at its large-message rate)` : '';
 }
 
 /**
@@ -173,5 +183,5 @@ function stepFormula(m: StepTimeModel): string {
     `${m.perLogitsS ? ` + ${seconds(m.perLogitsS)}/request (lm_head)` : ''}${fullPairs}${slidingPairs})` +
     // Tensor parallelism: the all-reduces after the max (allReduceS + tokens · perTokenAllReduceS; one-shot up to oneShotAllReduceTokens).
     `${m.allReduceS ? ` + all-reduces ${seconds(m.allReduceS)} + ${seconds(m.perTokenAllReduceS ?? 0)}/token${twoShotBand(m)}${m.perTokenOneShotAllReduceS ? ` (${seconds(m.perTokenOneShotAllReduceS)}/token up to ${formatCount(m.oneShotAllReduceTokens ?? 0)} tokens, one-shot)` : ''}` +
-      `${m.perTokenMultimemAllReduceS ? ` (${seconds(m.perTokenMultimemAllReduceS)}/token from ${formatCount(m.multimemAllReduceMinTokens ?? 0)} to ${formatCount(m.multimemAllReduceMaxTokens ?? 0)} tokens, multimem)` : ''}` : ''}`;
+      `${m.perTokenMultimemAllReduceS ? ` (${seconds(m.perTokenMultimemAllReduceS)}/token from ${formatCount(m.multimemAllReduceMinTokens ?? 0)} to ${formatCount(m.multimemAllReduceMaxTokens ?? 0)} tokens, multimem)` : ''}${ringBand(m)}` : ''}`;
 }

@@ -80,7 +80,13 @@ describe('the WebAssembly build against the native addon', { skip }, () => {
     ['paged, MoE: the routed experts read in the share a step touches', { ...baseConfig, layout: 0, expertWeightsS: 2e-2, numExperts: 64, numExpertsPerTok: 4 }],
     ['paged, sliding-window layers in the step time: min(context, W) KV tokens and pairs', { ...baseConfig, layout: 0, stepSlidingWindow: 128, perSlidingKvTokenS: 2e-8, perSlidingPairS: 1e-9 }],
     ['paged, chunked local-attention layers in the step time: the query\'s own chunk of C tokens', { ...baseConfig, layout: 0, stepAttentionChunkSize: 96, perSlidingKvTokenS: 2e-8, perSlidingPairS: 1e-9 }],
-    ['paged, tensor-parallel all-reduces after the max: one-shot up to 12 tokens, multimem from 40 to 300, two-shot otherwise', { ...baseConfig, layout: 0, allReduceS: 8e-4, perTokenAllReduceS: 3e-6, perTokenOneShotAllReduceS: 1.2e-5, oneShotAllReduceTokens: 12, perTokenMultimemAllReduceS: 2e-6, multimemAllReduceMinTokens: 40, multimemAllReduceMaxTokens: 300 }],
+    ['paged, tensor-parallel all-reduces after the max: one-shot up to 12 tokens, multimem from 40 to 300, the ring\'s large-message rate from 600, two-shot otherwise', { ...baseConfig, layout: 0, allReduceS: 8e-4, perTokenAllReduceS: 3e-6, perTokenOneShotAllReduceS: 1.2e-5, oneShotAllReduceTokens: 12, perTokenMultimemAllReduceS: 2e-6, multimemAllReduceMinTokens: 40, multimemAllReduceMaxTokens: 300, perTokenRingAllReduceS: 1.5e-6, ringAllReduceMinTokens: 600 }],
+    // abi.cc reads each stage as a row of 21 (native/simulator.ts SIM_COEFFICIENTS' order, the ring's rate last): every non-zero
+    // coefficient differs within and between the stages, so a row read one place off gives other step times.
+    ['pipeline parallel, 2 stages of their own coefficients, each with one-shot, multimem and the ring\'s large-message band', { ...baseConfig, layout: 0, allReduceS: 8e-4, perTokenAllReduceS: 3e-6, perTokenOneShotAllReduceS: 1.2e-5, oneShotAllReduceTokens: 12, perTokenMultimemAllReduceS: 2e-6, multimemAllReduceMinTokens: 40, multimemAllReduceMaxTokens: 300, perTokenRingAllReduceS: 1.5e-6, ringAllReduceMinTokens: 600, stageSendPerTokenS: 3e-7,
+      stages: [1, 1.7].map((f) => ({ perStepS: 5e-4 * f, weightsS: 2.5e-3 * f, expertWeightsS: 0, perKvTokenS: 1.1e-8 * f, perTokenS: 1.2e-5 * f, perLogitsS: 1.3e-6 * f, perPairS: 5e-10 * f, perDecodePairS: 6e-10 * f,
+        perSlidingKvTokenS: 0, perSlidingPairS: 0, perDecodeTokenS: 1.4e-5 * f, perPrefillContextTokenS: 1.5e-7 * f, perRequestStateS: 1.6e-6 * f, perPrefillContextKvS: 1.7e-9 * f, decodeWeightsS: 2.6e-3 * f, prefillWeightsS: 2.4e-3 * f,
+        allReduceS: 4e-4 * f, perTokenAllReduceS: 1.8e-6 * f, perTokenOneShotAllReduceS: 6.5e-6 * f, perTokenMultimemAllReduceS: 1.1e-6 * f, perTokenRingAllReduceS: 0.9e-6 * f })) }],
   ];
   for (const [name, config] of cases) {
     it(`the simulator gives the same run sample for sample: ${name}`, () => {

@@ -51,7 +51,7 @@ test('Llama-3.1-70B tp 8, 256 decode tokens: 161 all-reduces of 4 MiB after the 
   const a = { ...chunkAttention(1, 1000, 0), kvTokens: 256_000, decodePairs: 256_000, decodeTokens: 256 };
   const roofline = m.perStepS + Math.max(weightReadSeconds(m, 256, 256) + kvReadSeconds(m, a) + stateSeconds(m, 256), gemmSeconds(m, 256, 256, a) + pairSeconds(m, a));
   close(stepSeconds(m, 256, 256, a) - roofline, allReduceSeconds(m, 256), 'step less its roofline');
-  assert.match(m.source, /tensor parallel 8: .*161 all-reduces a step .*vLLM's custom all-reduce below 256 KiB \(one-shot, \(tp − 1\) · M per GPU, up to 15 tokens\), the symmetric-memory multimem all-reduce \(NVLink SHARP, \(tp \+ 1\)\/tp · M\) from 16 to 4,096 tokens .*, NCCL's ring .* over NVLink 450 GB\/s per direction \(NVIDIA H100 Tensor Core GPU datasheet .*\) at 0\.85 of it one-shot, 0\.5 two-shot or ring, 0\.55 multimem, plus 10 µs a call \(fitted to vLLM PR #24111's H100 SXM all-reduce timings\); added after the max, not overlapped/);
+  assert.match(m.source, /tensor parallel 8: .*161 all-reduces a step .*vLLM's custom all-reduce below 256 KiB \(one-shot, \(tp − 1\) · M per GPU, up to 15 tokens\), the symmetric-memory multimem all-reduce \(NVLink SHARP, \(tp \+ 1\)\/tp · M\) from 16 to 4,096 tokens .*, NCCL's ring .* over NVLink 450 GB\/s per direction \(NVIDIA H100 Tensor Core GPU datasheet .*\) at 0\.85 of it one-shot, 0\.5 two-shot or ring, 0\.55 multimem, plus 10 µs a call \(fitted to vLLM PR #24111's H100 SXM all-reduce timings\); NCCL's ring on messages past 4 MiB \(from 4,097 tokens here\) at 0\.82 of it instead, its large-message bus bandwidth as the α-β model's β \(370 GB\/s of 450 on H100 NVLink: NVIDIA\/nccl-tests#212, NVIDIA\/nccl#1455\); added after the max, not overlapped/);
   assert.deepEqual(m.unmodelled, ["FlashInfer's all-reduce (+ RMSNorm fusion) where enabled and the logits' all-gather over the tensor-parallel GPUs"]);
 });
 
@@ -63,8 +63,14 @@ test('the algorithm by message size: one-shot 7 · M below 256 KiB at tp 8 (15 t
   assert.equal(m.oneShotAllReduceTokens, 15);
   close(allReduceSeconds(m, 15), 161 * ((7 * 245_760) / 382.5e9 + 10e-6), 'one-shot, 15 tokens');
   close(allReduceSeconds(m, 16), 161 * ((1.125 * 262_144) / 247.5e9 + 10e-6), 'multimem, 16 tokens');
-  // 4,097 tokens: M = 67,125,248 B > 64 MiB: NCCL's ring, 1.75 · M.
-  close(allReduceSeconds(m, 4_097), 161 * ((1.75 * 67_125_248) / 225e9 + 10e-6), 'ring, 4,097 tokens');
+  // 4,097 tokens: M = 67,125,248 B > 64 MiB: NCCL's ring, 1.75 · M, past 4 MiB at its large-message bus bandwidth
+  // (step-time.ts RING_FIT_MAX_BYTES: 370 GB/s of 450 on H100 NVLink, NVIDIA/nccl-tests#212): 450e9 · 0.82 = 369e9
+  // (was 0.5, 225e9: the small-message fit extrapolated to 64 MiB).
+  assert.equal(m.ringAllReduceMinTokens, 4_097);
+  close(allReduceSeconds(m, 4_097), 161 * ((1.75 * 67_125_248) / 369e9 + 10e-6), 'ring, 4,097 tokens');
+  // 8,192 tokens (an 8k prefill chunk): M = 8,192 · 16,384 = 134,217,728 B = 128 MiB, 1.75 · M = 234,881,024 B
+  // / 369e9 = 636.5340 µs + 10 µs = 646.5340 µs a call (was / 225e9 = 1,043.916 µs + 10), × 161 = 104.0920 ms a step.
+  assert.ok(Math.abs(allReduceSeconds(m, 8_192) - 104.0920e-3) < 1e-7, `${allReduceSeconds(m, 8_192)}`);
   const a100 = stepTimeModel(llama70b(8, 'A100 80GB'));
   close(allReduceSeconds(a100, 16), 161 * ((1.75 * 262_144) / 150e9 + 10e-6), 'A100 two-shot, 16 tokens');
   // tp 4 on H100: one-shot below 512 KiB ((512 Ki − 1) / 16,384 -> 31 tokens) at 3 · M, the custom
@@ -74,11 +80,23 @@ test('the algorithm by message size: one-shot 7 · M below 256 KiB at tp 8 (15 t
   close(allReduceSeconds(m4, 31), 161 * ((3 * 31 * 16_384) / 382.5e9 + 10e-6), 'tp 4 one-shot, 31 tokens');
   close(allReduceSeconds(m4, 256), 161 * ((1.5 * 4_194_304) / 225e9 + 10e-6), 'tp 4 two-shot, 256 tokens');
   close(allReduceSeconds(m4, 512), 161 * ((1.25 * 8_388_608) / 247.5e9 + 10e-6), 'tp 4 multimem, 512 tokens');
-  close(allReduceSeconds(m4, 2_049), 161 * ((1.5 * 2_049 * 16_384) / 225e9 + 10e-6), 'tp 4 ring, 2,049 tokens');
+  // Past multimem's 32 MiB, NCCL's ring at its large-message 0.82 (369e9), the messages past 4 MiB.
+  close(allReduceSeconds(m4, 2_049), 161 * ((1.5 * 2_049 * 16_384) / 369e9 + 10e-6), 'tp 4 ring, 2,049 tokens');
+  // 1 MiB at tp 8 (64 tokens) is unchanged: multimem on H100 (1.125 · 1,048,576 / 247.5e9 = 4.766 µs + 10), the custom
+  // two-shot on A100 (1.75 · 1,048,576 / 150e9 = 12.233 µs + 10): both below the ring band.
+  close(allReduceSeconds(m, 64), 161 * ((1.125 * 1_048_576) / 247.5e9 + 10e-6), 'H100 multimem, 1 MiB');
+  close(allReduceSeconds(a100, 64), 161 * ((1.75 * 1_048_576) / 150e9 + 10e-6), 'A100 two-shot, 1 MiB');
+  // A100: the custom all-reduce below 8 MiB (511 tokens), NCCL's ring from 512 at 300e9 · 0.82 = 246e9.
+  assert.equal(a100.ringAllReduceMinTokens, 512);
+  close(allReduceSeconds(a100, 511), 161 * ((1.75 * 511 * 16_384) / 150e9 + 10e-6), 'A100 two-shot, 511 tokens');
+  close(allReduceSeconds(a100, 512), 161 * ((1.75 * 512 * 16_384) / 246e9 + 10e-6), 'A100 ring, 512 tokens');
   // fp16: vLLM's symmetric-memory all-reduce takes bf16 only; the custom all-reduce stays cut to 256 KiB: the ring above.
   const fp16 = stepTimeModel({ ...llama70b(8), dtype: 'fp16' });
   assert.equal(fp16.multimemAllReduceMaxTokens, undefined);
   close(allReduceSeconds(fp16, 256), 161 * ((1.75 * 4_194_304) / 225e9 + 10e-6), 'fp16 ring, 256 tokens');
+  // Past 4 MiB (257 tokens on) the ring's large-message rate.
+  assert.equal(fp16.ringAllReduceMinTokens, 257);
+  close(allReduceSeconds(fp16, 257), 161 * ((1.75 * 257 * 16_384) / 369e9 + 10e-6), 'fp16 ring, 257 tokens');
   // tp 2: custom_all_reduce.cuh allreduce() runs cross_device_reduce_1stage whenever world_size is 2, so the one-shot
   // kernel takes the custom all-reduce's whole range (8 MiB at tp 2 on 9.0: (8 Mi − 1) / 16,384 -> 511 tokens), M per
   // GPU at one-shot's 0.85 (s43 newcomer finding F4: it was charged at two-shot's 0.5). 256 tokens: 4,194,304 B /
@@ -120,10 +138,18 @@ test('the simulator charges the all-reduces: one 1,000-token prompt at tp 8 take
   close(allReduceSeconds(m, 1000), 161 * ((1.125 * 16_384_000) / 247.5e9 + 10e-6), 'all-reduces of 1,000 tokens');
   close(r.summary.simulatedSeconds, stepSeconds(m, 1000, 1, a), 'simulated step');
   // The printed formula labels each all-reduce term by its tokens: one-shot up to floor((256 KiB − 1) / 16,384) = 15,
-  // multimem 16 to 64 MiB / 16,384 = 4,096, so the plain term is the ring above 4,096 (s42 newcomer 7).
-  assert.match(formatPoolSummary(r), /\+ all-reduces 1\.61 ms \+ [0-9.]+ µs\/token \(above 4,096 tokens, NCCL ring\) \([0-9.]+ µs\/token up to 15 tokens, one-shot\) \([0-9.]+ µs\/token from 16 to 4,096 tokens, multimem\)/);
-  // The line says the fitted efficiencies are extrapolated past PR #24111's 4 MiB: 4,194,304 / 16,384 = 256 tokens.
-  assert.match(m.source, /the efficiencies were fitted at 0\.5-4 MiB messages \(up to 256 tokens here\) and are extrapolated above/);
+  // multimem 16 to 64 MiB / 16,384 = 4,096, the ring's large-message band from 4,097: the plain term has no step size
+  // left (s42 newcomer 7), the ring's its own label.
+  assert.match(formatPoolSummary(r), /\+ all-reduces 1\.61 ms \+ [0-9.]+ µs\/token \(unused here: the bands after it cover every step size\) \([0-9.]+ µs\/token up to 15 tokens, one-shot\) \([0-9.]+ µs\/token from 16 to 4,096 tokens, multimem\) \([0-9.]+ µs\/token from 4,097 tokens, NCCL ring at its large-message rate\)/);
+  // The line says what each size rests on: the ring past 4 MiB at its large-message bus bandwidth, vLLM's kernels below
+  // it extrapolated past PR #24111's 4 MiB (4,194,304 / 16,384 = 256 tokens) up to the ring's 4,096.
+  assert.match(m.source, /NCCL's ring on messages past 4 MiB \(from 4,097 tokens here\) at 0\.82 of it instead/);
+  assert.match(m.source, /vLLM's kernels' efficiencies were fitted at 0\.5-4 MiB messages \(up to 256 tokens here\) and are extrapolated above, to 4,096 tokens/);
+  // A 6,000-token prompt, one step: M = 98,304,000 B > 64 MiB, NCCL's ring at its large-message rate: the simulator
+  // (native StepSeconds) charges 161 · (1.75 · M / 369e9 + 10 µs) = 68.725 ms of all-reduces, as allReduceSeconds.
+  const long = await simulatePool(p, { trace: [{ arrivalS: 0, promptLen: 6000, outputLen: 1 }] });
+  close(allReduceSeconds(long.stepTime!, 6000), 161 * ((1.75 * 98_304_000) / 369e9 + 10e-6), 'all-reduces of 6,000 tokens');
+  close(long.summary.simulatedSeconds, stepSeconds(long.stepTime!, 6000, 1, chunkAttention(6000, 6000, 0)), 'simulated 6,000-token step');
   // pp 2: stage 1 holds layers 0-39 and the embedding (81 calls), stage 2 layers 40-79 (80 calls).
   const r2 = await simulatePool(llama70b(4, 'H100 SXM', 2), { trace: [{ arrivalS: 0, promptLen: 1000, outputLen: 1 }] });
   const st = r2.stepTime!.stages!;
@@ -131,6 +157,13 @@ test('the simulator charges the all-reduces: one 1,000-token prompt at tp 8 take
   close(st[1]!.allReduceS!, 80 * 10e-6, 'stage 2 calls');
   const want = stepSeconds(st[0]!, 1000, 1, a) + 1000 * r2.stepTime!.stageSendPerTokenS! + stepSeconds(st[1]!, 1000, 1, a);
   close(r2.summary.simulatedSeconds, want, 'pp 2 TTFT');
+  // Each stage carries the ring band (the model's token bound, its own rate): a 3,000-token prompt at tp 4 (48 MiB >
+  // multimem's 32 MiB) runs it on both stages.
+  assert.deepEqual(st.map((x) => x.ringAllReduceMinTokens), [2_049, 2_049]);
+  const r3 = await simulatePool(llama70b(4, 'H100 SXM', 2), { trace: [{ arrivalS: 0, promptLen: 3000, outputLen: 1 }] });
+  const a3 = chunkAttention(3000, 3000, 0);
+  const st3 = r3.stepTime!.stages!;
+  close(r3.summary.simulatedSeconds, stepSeconds(st3[0]!, 3000, 1, a3) + 3000 * r3.stepTime!.stageSendPerTokenS! + stepSeconds(st3[1]!, 3000, 1, a3), 'pp 2 TTFT, ring band');
   assert.ok(allReduceSeconds(st[0]!, 1000) > 0 && allReduceSeconds(st[1]!, 1000) > 0);
 });
 
@@ -176,7 +209,8 @@ test('B200 (compute capability 10.0): vLLM\'s "10.0" tables: tp 8 one-shot to 15
   // 64 tokens, multimem: 1.125 · 1,048,576 = 1,179,648 B / (900e9 · 0.55) = 2.383127 µs + 10 µs, × 161 = 1.993683 ms.
   close(allReduceSeconds(m, 64), 161 * (1_179_648 / 495e9 + 10e-6), 'tp 8 multimem, 64 tokens');
   assert.ok(Math.abs(allReduceSeconds(m, 64) - 1.993683e-3) < 1e-9, `${allReduceSeconds(m, 64)}`);
-  close(allReduceSeconds(m, 8_193), 161 * ((1.75 * 8_193 * 16_384) / 450e9 + 10e-6), 'tp 8 ring, 8,193 tokens');
+  // Past 128 MiB, NCCL's ring at its large-message 0.82 of 900e9 (738e9; was 0.5, 450e9).
+  close(allReduceSeconds(m, 8_193), 161 * ((1.75 * 8_193 * 16_384) / 738e9 + 10e-6), 'tp 8 ring, 8,193 tokens');
   assert.match(m.source, /vLLM's custom all-reduce below 1 MiB \(one-shot, \(tp − 1\) · M per GPU, up to 15 tokens; two-shot, 2 · \(tp − 1\)\/tp · M, above\), the symmetric-memory multimem all-reduce \(NVLink SHARP, \(tp \+ 1\)\/tp · M\) from 64 to 8,192 tokens/);
   // tp 4: no multimem at 10.0; the custom all-reduce below 2 MiB (one-shot to 31 tokens, two-shot to 127), then the
   // symmetric-memory two-shot from 128 tokens (M = 2 MiB) to 2,048 (32 MiB): the same bytes as the custom two-shot

@@ -103,6 +103,8 @@ class ServingSimulatorWrap : public Napi::ObjectWrap<ServingSimulatorWrap> {
     if (c.Has("perTokenMultimemAllReduceS")) config.step.per_token_multimem_all_reduce_s = Num(c, "perTokenMultimemAllReduceS");
     if (c.Has("multimemAllReduceMinTokens")) config.step.multimem_all_reduce_min_tokens = static_cast<int32_t>(Num(c, "multimemAllReduceMinTokens"));
     if (c.Has("multimemAllReduceMaxTokens")) config.step.multimem_all_reduce_max_tokens = static_cast<int32_t>(Num(c, "multimemAllReduceMaxTokens"));
+    if (c.Has("perTokenRingAllReduceS")) config.step.per_token_ring_all_reduce_s = Num(c, "perTokenRingAllReduceS");
+    if (c.Has("ringAllReduceMinTokens")) config.step.ring_all_reduce_min_tokens = static_cast<int32_t>(Num(c, "ringAllReduceMinTokens"));
     // Pipeline parallelism: one object of the coefficients per stage (native/simulator.ts ServingSimStage).
     if (c.Has("stages")) {
       if (!c.Get("stages").IsArray()) throw Napi::TypeError::New(env, "config.stages must be an array");
@@ -131,6 +133,7 @@ class ServingSimulatorWrap : public Napi::ObjectWrap<ServingSimulatorWrap> {
         if (o.Has("perTokenAllReduceS")) m.per_token_all_reduce_s = Num(o, "perTokenAllReduceS");
         if (o.Has("perTokenOneShotAllReduceS")) m.per_token_one_shot_all_reduce_s = Num(o, "perTokenOneShotAllReduceS");
         if (o.Has("perTokenMultimemAllReduceS")) m.per_token_multimem_all_reduce_s = Num(o, "perTokenMultimemAllReduceS");
+        if (o.Has("perTokenRingAllReduceS")) m.per_token_ring_all_reduce_s = Num(o, "perTokenRingAllReduceS");
         config.stages.push_back(m);
       }
     }

@@ -99,6 +99,7 @@ ServingSimulator::ServingSimulator(const SimConfig& config, std::vector<SimReque
       m.one_shot_all_reduce_tokens = config_.step.one_shot_all_reduce_tokens;
       m.multimem_all_reduce_min_tokens = config_.step.multimem_all_reduce_min_tokens;
       m.multimem_all_reduce_max_tokens = config_.step.multimem_all_reduce_max_tokens;
+      m.ring_all_reduce_min_tokens = config_.step.ring_all_reduce_min_tokens;
     }
   }
   events_.resize(static_cast<size_t>(ring_));
@@ -818,8 +819,10 @@ double StepSeconds(const StepTimeModel& m, const StepCounts& c) {
                            m.per_decode_pair_s * c.decode_pairs + m.per_sliding_pair_s * c.sliding_pairs;
   const bool one_shot = c.tokens <= m.one_shot_all_reduce_tokens;
   const bool multimem = c.tokens >= m.multimem_all_reduce_min_tokens && c.tokens <= m.multimem_all_reduce_max_tokens;
+  const bool ring = m.ring_all_reduce_min_tokens > 0 && c.tokens >= m.ring_all_reduce_min_tokens;
   const double per_token_all_reduce_s = one_shot   ? m.per_token_one_shot_all_reduce_s
                                         : multimem ? m.per_token_multimem_all_reduce_s
+                                        : ring     ? m.per_token_ring_all_reduce_s
                                                    : m.per_token_all_reduce_s;
   const double all_reduce_s = c.tokens > 0 ? m.all_reduce_s + static_cast<double>(c.tokens) * per_token_all_reduce_s : 0.0;
   return m.per_step_s + std::max(memory_s, compute_s) + all_reduce_s;
@@ -840,6 +843,7 @@ bool SimConfigValid(const SimConfig& config) {
          config.max_num_batched_tokens > 0 && config.max_model_len > 0 && moe_ok && m.sliding_window >= 0 &&
          m.attention_chunk_size >= 0 && !(m.sliding_window > 0 && m.attention_chunk_size > 0) &&
          m.one_shot_all_reduce_tokens >= 0 && m.multimem_all_reduce_min_tokens >= 0 && m.multimem_all_reduce_max_tokens >= 0 &&
+         m.ring_all_reduce_min_tokens >= 0 &&
          config.stages.size() != 1 && config.stage_send_per_token_s >= 0;
 }
 

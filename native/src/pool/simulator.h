@@ -177,8 +177,10 @@ enum class KvLayout : int32_t {
 // compute): all_reduce_s + tokens · per_token_one_shot_all_reduce_s for a step of at most
 // one_shot_all_reduce_tokens tokens (vLLM's one-shot kernel), per_token_multimem_all_reduce_s for
 // multimem_all_reduce_min_tokens .. multimem_all_reduce_max_tokens (H100 / H200 bf16: the
-// symmetric-memory multimem kernel), else per_token_all_reduce_s (two-shot / NCCL ring); nothing
-// for a step of no tokens. All 0 at tp 1.
+// symmetric-memory multimem kernel), per_token_ring_all_reduce_s from ring_all_reduce_min_tokens
+// on (0: none; NCCL's ring on messages past the 4 MiB the small-message fit covers, at its
+// large-message bus bandwidth), else per_token_all_reduce_s (two-shot / NCCL ring); nothing for a
+// step of no tokens. All 0 at tp 1.
 // The coefficients (seconds per unit) come from runner/simulate/step-time.ts.
 struct StepTimeModel {
   double per_step_s = 0;
@@ -210,6 +212,8 @@ struct StepTimeModel {
   double per_token_multimem_all_reduce_s = 0;  // multimem bytes per token, in the band below
   int32_t multimem_all_reduce_min_tokens = 0;  // the band of multimem steps (max 0: none)
   int32_t multimem_all_reduce_max_tokens = 0;
+  double per_token_ring_all_reduce_s = 0;      // NCCL ring's bytes per token at its large-message rate
+  int32_t ring_all_reduce_min_tokens = 0;      // from this many tokens on (0: none)
 };
 
 // Query-key pairs of the queries at positions [from, to) (0-based) in a layer whose window is
