@@ -23,7 +23,7 @@ import { showSweep, SweepRun } from './sweep';
 import type { Ctx } from './ctx';
 import { exportRunTo } from './dashboard';
 import { findRun, listRunsIn, newestFirst } from './history';
-import { isTarget, PICK_OPTIONS, targetGlob, type TargetKind } from './pick';
+import { filePickItem, isTarget, PICK_OPTIONS, targetGlob, type TargetKind } from './pick';
 import { readSweepReport, sweepReportsIn, type SweepReportEntry } from './sweepReports';
 import { newProfile, newProfileName, servingTensorParallel, type FittingProfile } from './newProfile';
 import { launchFor } from './runLaunch';
@@ -51,7 +51,7 @@ async function targetFile(arg: unknown, purpose: string, kind: TargetKind): Prom
   }
   files.sort((a, b) => a.fsPath.localeCompare(b.fsPath));
   const picked = await vscode.window.showQuickPick(
-    files.map((uri) => ({ label: basename(uri.fsPath), description: vscode.workspace.asRelativePath(uri, false), uri })),
+    files.map((uri) => ({ ...filePickItem(uri.fsPath, vscode.workspace.asRelativePath(uri, false)), uri })),
     { ...PICK_OPTIONS, title: `AttnScope: pick a ${kind === 'profile' ? 'profile' : 'profile or config'} to ${purpose}`, matchOnDescription: true },
   );
   return picked?.uri;

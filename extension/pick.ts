@@ -1,4 +1,5 @@
 /** What every AttnScope quick pick shares, and which files a command offers. */
+import { basename, dirname } from 'node:path';
 import { FILE_GLOBS, isConfigPath, isProfilePath, PROFILE_SUFFIXES } from '../core/config/fileKinds';
 
 /**
@@ -14,6 +15,17 @@ import { FILE_GLOBS, isConfigPath, isProfilePath, PROFILE_SUFFIXES } from '../co
  * picked and nothing said (the e2e "compares two saved runs" step, about 1 CI run in 15).
  */
 export const PICK_OPTIONS = { ignoreFocusOut: true } as const;
+
+/**
+ * A quick pick row for a workspace file: its name as the label and its folder (workspace-relative,
+ * `relative` being asRelativePath(uri, false)) as the description, none for a file at the top: a
+ * top-level file read "gpt-oss-20b.attn.yaml gpt-oss-20b.attn.yaml" when the description was the
+ * relative path (s44 newcomer-ed F17). A multi-root workspace's relative path leads with the folder's name.
+ */
+export function filePickItem(path: string, relative: string): { label: string; description?: string } {
+  const folder = dirname(relative);
+  return folder === '.' ? { label: basename(path) } : { label: basename(path), description: folder };
+}
 
 /**
  * What a command may act on: 'profile' for a serving simulation or a sweep (they need a profile's

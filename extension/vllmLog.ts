@@ -10,7 +10,7 @@ import * as vscode from 'vscode';
 import { FILE_GLOBS } from '../core/config/fileKinds';
 import { compareVllmLog, formatComparisonMarkdown, GIVE_STARTUP, logFigureLines, parseVllmLog, UNREAD_WHY, type VllmLog } from '../core/vllmlog';
 import type { Ctx } from './ctx';
-import { PICK_OPTIONS } from './pick';
+import { filePickItem, PICK_OPTIONS } from './pick';
 
 /** The log to check and where it came from (for the title), or undefined when the user gave none. */
 async function pickLog(): Promise<{ log: VllmLog; name: string } | undefined> {
@@ -52,7 +52,7 @@ async function pickModel(): Promise<vscode.Uri | null | undefined> {
   files.sort((a, b) => a.fsPath.localeCompare(b.fsPath));
   const none = { label: 'No profile: list the log\'s figures', uri: null };
   const picked = await vscode.window.showQuickPick(
-    [...files.map((uri) => ({ label: basename(uri.fsPath), description: vscode.workspace.asRelativePath(uri, false), uri })), none],
+    [...files.map((uri) => ({ ...filePickItem(uri.fsPath, vscode.workspace.asRelativePath(uri, false)), uri })), none],
     { ...PICK_OPTIONS, title: 'AttnScope: the profile or config.json of the model the log is from', matchOnDescription: true },
   );
   return picked === undefined ? undefined : picked.uri;

@@ -6,7 +6,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { minimatch } from 'minimatch';
-import { isTarget, runButtonFile, targetGlob } from '../../extension/pick';
+import { filePickItem, isTarget, runButtonFile, targetGlob } from '../../extension/pick';
 
 // VS Code's findFiles reads `{a,b}` alternatives as minimatch's brace expansion does.
 const offered = (glob: string, name: string): boolean => minimatch(name, glob, { dot: true });
@@ -42,4 +42,9 @@ test("the Run button of a dashboard showing no run runs the last active editor's
   assert.equal(runButtonFile('model', '/ws/notes.txt', open), undefined, 'not a model file: the pick');
   assert.equal(runButtonFile('model', '/ws/gone.attn.yaml', open), undefined, 'closed since: the pick');
   assert.equal(runButtonFile('model', undefined, open), undefined, 'no text editor was active: the pick');
+});
+
+test('a picked file reads its name and its folder, no folder for a file at the top (s44 newcomer-ed F17: "gpt-oss-20b.attn.yaml gpt-oss-20b.attn.yaml")', () => {
+  assert.deepEqual(filePickItem('/ws/gpt-oss-20b.attn.yaml', 'gpt-oss-20b.attn.yaml'), { label: 'gpt-oss-20b.attn.yaml' });
+  assert.deepEqual(filePickItem('/ws/hf/Llama-3.1-70B/config.json', 'hf/Llama-3.1-70B/config.json'), { label: 'config.json', description: 'hf/Llama-3.1-70B' });
 });
