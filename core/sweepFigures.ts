@@ -6,7 +6,8 @@
  * where a report's figures come from (sweepProvenance), which the CLI prints under its table and
  * the dashboard's Sweep tab under its own. The webview reads it too: it imports nothing of Node's.
  */
-import { axisValueText, formatUsd, sameAxisValue } from './format';
+import { axisValueText, formatPercent, formatUsd, sameAxisValue } from './format';
+import { SLO_ATTAINMENT_DEFAULT } from './protocol/latency';
 import type { Environment } from './protocol/run';
 import { modelledJob, type SweepMetrics, type SweepReport, type SweepReportRow } from './protocol/sweep';
 
@@ -229,4 +230,20 @@ export function missingCells(report: Pick<SweepReport, 'axes' | 'rows' | 'missin
     }
   }));
   return out;
+}
+
+/**
+ * Why a row cannot be the best of a rule on simulated rates, in a few words for a chart's label:
+ * "fails SLO (8.5%)" when fewer of its requests meet the profile's SLO than slo.attainment asks
+ * (SweepMetrics.sloAttainment < sloAttainmentTarget, default SLO_ATTAINMENT_DEFAULT 0.9, as
+ * runner/sweep/results.ts bestRow reads it), "does not keep up" when the modelled server does not
+ * (SweepReportRow.keepsUp false), both joined by ", "; null when neither holds.
+ */
+export function rowExclusion(r: Pick<SweepReportRow, 'metrics' | 'keepsUp'>): string | null {
+  const a = r.metrics.sloAttainment;
+  const why = [
+    ...(a !== undefined && a < (r.metrics.sloAttainmentTarget ?? SLO_ATTAINMENT_DEFAULT) ? [`fails SLO (${formatPercent(a, 1)})`] : []),
+    ...(r.keepsUp === false ? ['does not keep up'] : []),
+  ];
+  return why.length > 0 ? why.join(', ') : null;
 }

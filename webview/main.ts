@@ -740,7 +740,7 @@ function renderSweep(): void {
   if (cost) {
     const canvas = el('canvas', { id: 'chart-sweep-cost', role: 'img', 'aria-label': cost.ariaLabel });
     const box = el('div', { class: 'chart-box' }, canvas);
-    box.style.height = `${sweepCostChartHeight(cost.bars, palette.fontSize)}px`;
+    box.style.height = `${sweepCostChartHeight(cost.bars, palette.fontSize, cost.excluded)}px`;
     sweepCharts.append(el('section', { class: 'card' }, box));
     sweepCharted.push(new Chart(canvas, cost.config) as unknown as Chart);
   }

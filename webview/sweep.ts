@@ -11,7 +11,7 @@ import { toFont } from 'chart.js/helpers';
 import { axisValueText, sameAxisValue, durationTicks, durationUnit, formatCount, formatDuration, formatDurationIn, formatPercent, formatRunTime, formatSignificant, formatSweepRate, formatUsd, markdownTable, maxRateLimitText, maxRateText, NS_PER, sloBoundsText } from '../core/format';
 import type { SweepMetrics, SweepReport, SweepReportRow } from '../core/protocol/sweep';
 import type { SweepListEntry } from '../core/protocol/webview';
-import { allReduceFrom, gpuPrices, missingCells, stepTimeFrom, reportBuilds, rowBuild, splitByMachine, sweepProvenance, SWEEP_METRICS, type SweepMetric } from '../core/sweepFigures';
+import { allReduceFrom, gpuPrices, missingCells, stepTimeFrom, reportBuilds, rowBuild, rowExclusion, splitByMachine, sweepProvenance, SWEEP_METRICS, type SweepMetric } from '../core/sweepFigures';
 import { ariaList, type ChartTable } from './charts';
 import { withAlpha, type Palette } from './theme';
 
@@ -415,7 +415,9 @@ export interface SweepCostChart {
   config: ChartConfiguration<'bar'>;
   /** Bars drawn: the rows with a cost. */
   bars: number;
-  /** Its accessible name: what it shows, then each point cheapest first with its cost ("tp=1 $0.0917"). */
+  /** Bars marked as left out of the best (rowExclusion): each has a second label line saying why. */
+  excluded: number;
+  /** Its accessible name: what it shows, then each point cheapest first with its cost ("tp=1 $0.0917") and why a point is left out. */
   ariaLabel: string;
 }
 
@@ -452,7 +454,11 @@ const barValuePlugin: Plugin<'bar'> = {
  * (the best point's rule when every point is priced: runner/sweep/results.ts bestRow), the axis
  * from $0 with its unit, each bar's value written at its end, one colour per GPU model with its
  * user-given price in the legend ("H100 SXM, $2.49/GPU-hour (user-given)"); modelled, which the
- * title says. Null when no row has the figure.
+ * title says. A point the rule leaves out (core/sweepFigures.ts rowExclusion: it fails the SLO, or
+ * the modelled server does not keep up) is drawn hatched grey with why under its label ("fails SLO
+ * (8.5%), does not keep up"), so a cheaper bar that cannot be chosen does not read as the cheapest
+ * (s44 newcomer-ed F1: RTX 4090 at $0.093 over the best, A100 80GB at $0.180, meeting the SLO for
+ * 8.5 % of requests). Null when no row has the figure.
  */
 export function sweepCostChart(report: SweepReport, p: Palette): SweepCostChart | null {
   const rows = report.rows.filter((r) => r.metrics.usdPerMillionOutputTokens !== undefined).sort((a, b) => a.metrics.usdPerMillionOutputTokens! - b.metrics.usdPerMillionOutputTokens!);
@@ -463,25 +469,31 @@ export function sweepCostChart(report: SweepReport, p: Palette): SweepCostChart 
   const gpuOf = (r: SweepReportRow) => r.gpu ?? '';
   const groups = models.length > 0 ? models : [{ gpu: '', usd: undefined }];
   const best = report.best?.id;
+  const why = rows.map(rowExclusion);
+  const excludedFill = p.marked ? p.marked(withAlpha(p.muted, 0.3), 'diagonal') : withAlpha(p.muted, 0.3);
   const datasets: Array<ChartDataset<'bar'>> = groups.map(({ gpu, usd }, i) => {
     const colour = p.series[i % colours] ?? p.foreground;
     return {
       label: gpu ? `${gpu}, ${usd === undefined ? 'no price' : `${formatUsd(usd)}/GPU-hour (user-given)`}` : '$ / 1M output tokens',
       data: rows.map((r) => (gpuOf(r) === gpu ? r.metrics.usdPerMillionOutputTokens! : null)),
-      backgroundColor: rows.map((r) => withAlpha(colour, r.id === best ? 0.9 : 0.55)),
-      borderColor: colour,
+      backgroundColor: rows.map((r, k) => (why[k] ? excludedFill : withAlpha(colour, r.id === best ? 0.9 : 0.55))),
+      borderColor: rows.map((_r, k) => (why[k] ? p.muted : colour)),
       borderWidth: rows.map((r) => (r.id === best ? p.lineWidth * 2 : p.lineWidth)),
       grouped: false,
       barPercentage: 0.7,
     };
   });
-  const labels = rows.map((r) => `${r.id === best ? '★ ' : ''}${r.label}`);
+  // A left-out point's label is two lines: the point, then why (chart.js draws an array label as lines).
+  const labels = rows.map((r, k) => (why[k] ? [r.label, why[k]!] : `${r.id === best ? '★ ' : ''}${r.label}`));
   const title = (text: string) => ({ display: true, text, color: p.foreground, font });
   const texts = rows.map((r) => formatUsd(r.metrics.usdPerMillionOutputTokens!));
   const max = Math.max(...rows.map((r) => r.metrics.usdPerMillionOutputTokens!));
+  const excluded = why.filter((w) => w !== null).length;
+  const heading = `$ per 1M output tokens by point (modelled, at user-given $/GPU-hour; lower is better${excluded > 0 ? '; hatched grey: left out of the best' : ''})`;
   return {
     bars: rows.length,
-    ariaLabel: `$ per 1M output tokens (modelled, at user-given prices per GPU-hour), cheapest first: ${ariaList(rows.map((r, k) => `${r.label} ${texts[k]}`), 'the Every point table')}`,
+    excluded,
+    ariaLabel: `$ per 1M output tokens (modelled, at user-given prices per GPU-hour), by cost: ${ariaList(rows.map((r, k) => `${r.label} ${texts[k]}${why[k] ? ` (left out of the best: ${why[k]})` : ''}`), 'the Every point table')}`,
     config: {
       type: 'bar',
       data: { labels, datasets },
@@ -494,9 +506,9 @@ export function sweepCostChart(report: SweepReport, p: Palette): SweepCostChart 
         // Room past the longest bar for its value label.
         layout: { padding: { right: 8 } },
         plugins: {
-          title: { display: true, text: '$ per 1M output tokens by point (modelled, at user-given $/GPU-hour; lower is better)', color: p.foreground, font: { ...font, weight: 'bold' } },
+          title: { display: true, text: heading, color: p.foreground, font: { ...font, weight: 'bold' } },
           legend: { display: models.length > 0, labels: { color: p.foreground, font } },
-          tooltip: { callbacks: { label: (item) => `${texts[item.dataIndex] ?? ''} per 1M output tokens` } },
+          tooltip: { callbacks: { label: (item) => `${texts[item.dataIndex] ?? ''} per 1M output tokens${why[item.dataIndex] ? `; left out of the best: ${why[item.dataIndex]}` : ''}` } },
           attnscopeBarValues: { color: p.foreground, font: toFont(font).string, texts } satisfies BarValueOptions,
         } as NonNullable<ChartConfiguration<'bar'>['options']>['plugins'],
         scales: {
@@ -509,9 +521,9 @@ export function sweepCostChart(report: SweepReport, p: Palette): SweepCostChart 
   };
 }
 
-/** The cost chart's height: a bar row per point at the font's size, plus the title, legend and axis. */
-export function sweepCostChartHeight(bars: number, fontSize: number): number {
-  return Math.max(220, 140 + bars * (fontSize + 16));
+/** The cost chart's height: a bar row per point at the font's size (a left-out point's second label line adds one), plus the title, legend and axis. */
+export function sweepCostChartHeight(bars: number, fontSize: number, excluded = 0): number {
+  return Math.max(220, 140 + bars * (fontSize + 16) + excluded * (fontSize + 2));
 }
 
 /**

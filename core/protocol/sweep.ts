@@ -290,7 +290,8 @@ export interface SweepReport {
    * `tie` names up to three tied rows and counts more (`tiedWith` lists them all). `notOnVllm`:
    * when vLLM would not run the best point on its GPU (a page_size not a multiple of 16: core/estimate
    * vllmPageSizeNote), the sentence saying so; absent otherwise. `leftOut`: the points a rule on
-   * simulated rates left out because the server does not keep up with them (SweepReportRow.keepsUp), in a sentence.
+   * simulated rates left out because the server does not keep up with them (SweepReportRow.keepsUp), in a sentence,
+   * after (a rule on cost with an SLO) the points cheaper than the best it left out for missing the SLO (runner/sweep/results.ts missesSloText).
    * `close` (a max-rate sweep): the points outside the tie but within twice the search's tolerance,
    * each with its gap and the range the searches leave it (runner/sweep/results.ts closeText).
    * `fewRequests`: when the best's SLO verdict rests on too few requests (core/format sloSampleNote), that sentence.

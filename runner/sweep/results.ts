@@ -398,6 +398,8 @@ export interface BestRow {
   tie: string;
   /** Rows the rule would have weighed but left out, the server not keeping up with them (SweepReportRow.keepsUp false). */
   leftOut: SweepReportRow[];
+  /** A rule on cost with an SLO: the rows cheaper than the best that it left out for missing the SLO, cheapest first; absent otherwise. */
+  missesSlo?: SweepReportRow[];
   /**
    * A max-rate ranking only: the points outside the tie but within twice the search's tolerance of
    * the best, with their gap and the range the two searches leave it, in a sentence; '' when none.
@@ -414,6 +416,18 @@ export function leftOutText(rows: readonly SweepReportRow[]): string {
   const named = rows.slice(0, TIES_NAMED).map((r) => `${r.label} (${r.notKeptUp ?? 'does not keep up'})`).join('; ');
   const more = rows.length > TIES_NAMED ? `; and ${formatCountOf(rows.length - TIES_NAMED, 'other point')}` : '';
   return `left out, the modelled server not keeping up (a finite run ends before such a queue has grown, so its latency and goodput flatter it): ${named}${more}`;
+}
+
+/**
+ * The sentence naming the rows cheaper than the best that a rule on cost left out for missing the
+ * SLO (up to {@link TIES_NAMED}, then a count), each with its $ per 1M output tokens, the share of
+ * its requests meeting the SLO and, where so, that the server does not keep up; '' when none.
+ */
+export function missesSloText(rows: readonly SweepReportRow[]): string {
+  if (rows.length === 0) return '';
+  const named = rows.slice(0, TIES_NAMED).map((r) => `${r.label} (${formatUsd(r.metrics.usdPerMillionOutputTokens!)}; ${formatPercent(r.metrics.sloAttainment ?? 0, 1)} of requests meet it, asks ${formatPercent(attainmentTarget(r.metrics), 0)}${r.keepsUp === false ? '; does not keep up' : ''})`).join('; ');
+  const more = rows.length > TIES_NAMED ? `; and ${formatCountOf(rows.length - TIES_NAMED, 'other point')}` : '';
+  return `cheaper but left out, missing the SLO: ${named}${more}`;
 }
 
 /** A row's measured decode time per token with its spread (a point file from before the spread was kept: p10 = p90 = median). */
@@ -547,7 +561,13 @@ export function bestRow(rows: readonly SweepReportRow[], name: (r: SweepReportRo
   if (ok.some((r) => r.metrics.sloAttainment !== undefined)) {
     const goodput = (r: SweepReportRow) => r.metrics.goodputRequestsPerSec ?? 0;
     const meeting = ok.filter((r) => (r.metrics.sloAttainment ?? 0) >= attainmentTarget(r.metrics));
-    if (priced(meeting)) return pickRate(meeting, perDollar, `${COST_RULE} at the simulated load, among points where ${targetWords(ok)} of requests meet the profile's SLO${keptUp ? ` and${keptUp}` : ''}`, 'output tokens per dollar');
+    if (priced(meeting)) {
+      const chosen = pickRate(meeting, perDollar, `${COST_RULE} at the simulated load, among points where ${targetWords(ok)} of requests meet the profile's SLO${keptUp ? ` and${keptUp}` : ''}`, 'output tokens per dollar');
+      // The cheaper points the SLO left out, named with why (s44 newcomer-ed F1: RTX 4090 at $0.093, 8.5 % meeting, unnamed beside the best A100 80GB at $0.180).
+      const usd = (r: SweepReportRow) => r.metrics.usdPerMillionOutputTokens;
+      const cheaper = chosen ? ok.filter((r) => !meeting.includes(r) && usd(r) !== undefined && usd(r)! < usd(chosen.row)!).sort((a, b) => usd(a)! - usd(b)!) : [];
+      return chosen && { ...chosen, missesSlo: cheaper };
+    }
     return pickRate(meeting, byGpu(goodput),
       `highest simulated goodput${gpuWords} among points where ${targetWords(ok)} of requests meet the profile's SLO${keptUp ? ` and${keptUp}` : ''}`, 'simulated goodput');
   }
@@ -733,7 +753,7 @@ export function mergeResults(dirs: string[], opts: MergeOptions = {}): SweepRepo
   const ref = (r: SweepReportRow) => ({ id: r.id, environmentKey: r.environmentKey, label: r.label });
   const across = split && best?.rule === MEASURED_RULE ? acrossMachines(report.rows, envOrder) : '';
   const vllm = best ? notOnVllm.get(best.row.id) : undefined;
-  const leftOut = best ? leftOutText(best.leftOut) : '';
+  const leftOut = best ? [missesSloText(best.missesSlo ?? []), leftOutText(best.leftOut)].filter((t) => t).join('. ') : '';
   const modelled = best !== null && best.rule !== MEASURED_RULE;
   const gpuModels = modelled ? gpuModelsText(report.rows) : '';
   // The best's SLO verdict on too few requests (s42 newcomer-ed F14: a 6-request trace ranked a p99 SLO's max rate).

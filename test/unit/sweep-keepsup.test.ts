@@ -7,7 +7,7 @@ import type { RunResult } from '../../core/protocol/run';
 import type { SweepMetrics, SweepReport, SweepReportRow } from '../../core/protocol/sweep';
 import { checkKeepsUp } from '../../runner/simulate/capacity';
 import { packRequests, simulatePool } from '../../runner/simulate/index';
-import { bestRow, formatReport } from '../../runner/sweep/results';
+import { bestRow, formatReport, missesSloText } from '../../runner/sweep/results';
 import { keepsUpOf } from '../../core/format';
 import { exampleProfile } from '../fixtures/profile';
 
@@ -75,4 +75,23 @@ test('a run keeps up while its rate is at most μ and its queue does not grow: c
   // The row's words: the offered rate against μ (a trace's offered rate, (40 − 1) / (39 / 8.2) = 8.2).
   assert.deepEqual(keepsUpOf({ profile, pool: { load: fast } } as unknown as RunResult), { keepsUp: false, notKeptUp: '8.200 requests/s offered, above the saturated throughput μ = 8.000 requests/s' });
   assert.deepEqual(keepsUpOf({ profile, pool: { load: slow } } as unknown as RunResult), { keepsUp: true });
+});
+
+test('a rule on cost names the cheaper points it left out for missing the SLO, with the share meeting it (s44 newcomer-ed F1)', () => {
+  // The newcomer's cost sweep (Llama-3.1-8B at 8 req/s, SLO 1,000 / 100 ms): costs by hand,
+  // price / 3600 / output tokens/s × 10^6: RTX 4090 0.35 / 3600 / 1,045 × 10^6 = $0.0930,
+  // A100 80GB 1.29 / 3600 / 1,995 × 10^6 = $0.180, H100 SXM 2.49 / 3600 / 2,083 × 10^6 = $0.332,
+  // L4 0.8 / 3600 / 365.5 × 10^6 = $0.608. RTX 4090 meets the SLO for 8.5 %, L4 for 0 %: A100 is best.
+  const gpuRow = (gpu: string, usd: number, attainment: number, keepsUp: boolean): SweepReportRow => ({
+    id: gpu, index: 0, values: { 'device.gpu': gpu }, label: `gpu=${gpu}`, environmentKey: 'e', status: 'ok', file: `${gpu}.json`, keepsUp,
+    metrics: { usdPerMillionOutputTokens: usd, gpuHourUsd: 1, sloAttainment: attainment, goodputRequestsPerSec: 1, throughputTokensPerSec: 1, sloTtftMs: 1000, sloTpotMs: 100 },
+  });
+  const rows = [gpuRow('H100 SXM', 0.332, 1, true), gpuRow('A100 80GB', 0.180, 0.995, true), gpuRow('L4', 0.608, 0, false), gpuRow('RTX 4090', 0.0930, 0.085, false)];
+  const best = bestRow(rows)!;
+  assert.equal(best.row.label, 'gpu=A100 80GB');
+  // L4 also misses it but costs more than the best: not named.
+  assert.deepEqual(best.missesSlo?.map((r) => r.label), ['gpu=RTX 4090']);
+  assert.equal(missesSloText(best.missesSlo!), 'cheaper but left out, missing the SLO: gpu=RTX 4090 ($0.093; 8.5% of requests meet it, asks 90%; does not keep up)');
+  // Every point meets it: none named.
+  assert.deepEqual(bestRow(rows.map((r) => ({ ...r, metrics: { ...r.metrics, sloAttainment: 1 }, keepsUp: true })))!.missesSlo, []);
 });

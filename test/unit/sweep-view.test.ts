@@ -449,8 +449,20 @@ test('the cost chart: a bar per priced point, cheapest first, from $0, a colour 
   assert.equal(x.ticks.callback(0.05), '$0.05');
   assert.match((chart.config.options!.plugins!.title as { text: string }).text, /^\$ per 1M output tokens by point \(modelled, at user-given \$\/GPU-hour; lower is better\)$/);
   assert.deepEqual((chart.config.options!.plugins as unknown as { attnscopeBarValues: { texts: string[] } }).attnscopeBarValues.texts, ['$0.0916', '$0.108', '$0.126']);
-  assert.match(chart.ariaLabel, /^\$ per 1M output tokens \(modelled, at user-given prices per GPU-hour\), cheapest first: h100 tp1 \$0\.0916; h100 tp2 \$0\.108; a100 tp1 \$0\.126$/);
+  assert.match(chart.ariaLabel, /^\$ per 1M output tokens \(modelled, at user-given prices per GPU-hour\), by cost: h100 tp1 \$0\.0916; h100 tp2 \$0\.108; a100 tp1 \$0\.126$/);
   assert.ok(sweepCostChartHeight(3, 12) >= 220);
+  assert.equal(chart.excluded, 0);
+  // A cheaper point that fails the SLO and does not keep up (s44 newcomer-ed F1: RTX 4090 at $0.093,
+  // 8.5 % meeting, drawn first as a plain bar): grey, why under its label, and said in the accessible name.
+  const failing: SweepReportRow = { ...priced('rtx', 'H100 SXM', 0.05, 2.49), keepsUp: false, metrics: { ...priced('rtx', 'H100 SXM', 0.05, 2.49).metrics, sloAttainment: 0.085 } };
+  const marked = sweepCostChart({ ...costReport, rows: [...costReport.rows, failing] }, palette)!;
+  assert.equal(marked.excluded, 1);
+  assert.deepEqual(marked.config.data.labels, [['rtx', 'fails SLO (8.5%), does not keep up'], '★ h100 tp1', 'h100 tp2', 'a100 tp1']);
+  const h100 = marked.config.data.datasets[0]!;
+  assert.deepEqual((h100.borderColor as string[]).slice(0, 2), [palette.muted, palette.series[0]]);
+  assert.match((marked.config.options!.plugins!.title as { text: string }).text, /hatched grey: left out of the best\)$/);
+  assert.match(marked.ariaLabel, /by cost: rtx \$0\.05 \(left out of the best: fails SLO \(8\.5%\), does not keep up\); h100 tp1/);
+  assert.ok(sweepCostChartHeight(4, 12, 1) > sweepCostChartHeight(4, 12));
   // No priced row: no chart.
   assert.equal(sweepCostChart(report, palette), null);
   // The tab opens on the cost where the best was ranked by it, else where it did before.
