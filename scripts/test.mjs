@@ -67,13 +67,18 @@ if (arm64Run && !arm64Ready) {
 }
 // No --test-force-exit: on Node 20-24 it can drop the tail of a file's results before the parent
 // reads them, so a run reports fewer tests than ran, at exit 0 (nodejs/node#64833). Instead a
-// test that hangs fails after --test-timeout, and a file whose process never exits (a handle left
-// open) is killed with the whole run after WATCHDOG_MS, loudly. --test-timeout also bounds each file
-// (node runs a file as one test): it is a hang guard, not a speed target, so it is sized for a
-// loaded machine. test/cli/cli.test.ts took about 11 min at load 25-30 (session 33), past the
-// 10 min this was, and 46 of its tests never ran.
-const TEST_TIMEOUT_MS = 30 * 60 * 1000;
-const WATCHDOG_MS = 45 * 60 * 1000;
+// file whose process never exits (a handle left open) is found by its CPU time: a run whose
+// processes used under IDLE_CPU_S of CPU time over the last IDLE_MIN minutes waits on nothing
+// that will come and is killed, loudly. Both guards are hang guards, not speed targets: a run
+// starved by other load still uses CPU time and goes on. A wall-clock limit cannot tell the two:
+// the 45 min this was killed a whole run at load 17-27 with 328 tests passed and none failed
+// (s44 newcomer HIGH-0), and test/cli/cli.test.ts alone took 11 min at load 25-30 (s33), past the
+// 10 min --test-timeout was. --test-timeout bounds each file (node runs a file as one test) and
+// WATCHDOG_MS the whole run, both far past a starved run's length.
+const TEST_TIMEOUT_MS = 120 * 60 * 1000;
+const WATCHDOG_MS = 180 * 60 * 1000;
+const IDLE_MIN = 5;
+const IDLE_CPU_S = 1;
 /**
  * CPU time (user + system, s) used so far by `pid` and its processes, live and ended (Linux
  * /proc/PID/stat utime, stime, cutime, cstime in USER_HZ = 100 ticks); null off Linux.
@@ -103,9 +108,10 @@ function treeCpuSeconds(pid) {
 }
 
 /**
- * Runs `list` in one node --test; its exit status. Killed after WATCHDOG_MS, it says the CPU time
- * the run used, in all and in its last minutes: a run starved by other load (nice 10 at load 40:
- * 151 s of CPU time in 45 min, s41) still uses some, one waiting on a handle left open none.
+ * Runs `list` in one node --test; its exit status. Killed when its processes used under IDLE_CPU_S
+ * of CPU time over the last IDLE_MIN minutes (waiting on a handle left open), or after WATCHDOG_MS,
+ * it says the CPU time the run used, in all and in its last minutes: a run starved by other load
+ * (nice 10 at load 40: 151 s of CPU time in 45 min, s41) still uses some, one waiting on a handle none.
  */
 async function runFiles(list, env) {
   const child = spawn(process.execPath, ['--import', 'tsx', '--test', '--test-concurrency=1', `--test-timeout=${TEST_TIMEOUT_MS}`, ...list], {
@@ -113,25 +119,32 @@ async function runFiles(list, env) {
     stdio: 'inherit',
     env: { ...process.env, ...env },
   });
-  const samples = []; // { at: ms, cpu: s } each minute, the last WINDOW_MIN kept
-  const WINDOW_MIN = 5;
-  const sampler = setInterval(() => {
-    samples.push({ at: Date.now(), cpu: treeCpuSeconds(child.pid) });
-    if (samples.length > WINDOW_MIN) samples.shift();
-  }, 60_000);
+  const started = Date.now();
+  const samples = []; // { at: ms, cpu: s } each minute, the last IDLE_MIN + 1 kept (IDLE_MIN minutes apart at the ends)
   let killed = false;
-  const watchdog = setTimeout(() => {
+  const kill = (why) => {
+    if (killed) return;
     killed = true;
     const cpu = treeCpuSeconds(child.pid);
     const before = samples.find((x) => x.cpu !== null);
     const used = cpu === null
       ? ''
-      : ` It used ${cpu.toFixed(0)} s of CPU time (${((100 * cpu) / (WATCHDOG_MS / 1000)).toFixed(1)}% of one CPU)` +
+      : ` It used ${cpu.toFixed(0)} s of CPU time (${((100 * cpu) / ((Date.now() - started) / 1000)).toFixed(1)}% of one CPU)` +
         (before ? `, ${(cpu - before.cpu).toFixed(1)} s in the last ${((Date.now() - before.at) / 60000).toFixed(1)} min` : '') +
         ': a run starved by other load still uses some; none in the last minutes is a test file waiting on a handle it left open.';
-    console.error(`test: the run did not finish within ${WATCHDOG_MS / 60000} min; killed.${used}`);
+    console.error(`test: ${why}; killed.${used}`);
     child.kill('SIGKILL');
-  }, WATCHDOG_MS);
+  };
+  const sampler = setInterval(() => {
+    samples.push({ at: Date.now(), cpu: treeCpuSeconds(child.pid) });
+    if (samples.length > IDLE_MIN + 1) samples.shift();
+    const first = samples[0];
+    const last = samples.at(-1);
+    if (samples.length === IDLE_MIN + 1 && first.cpu !== null && last.cpu !== null && last.cpu - first.cpu < IDLE_CPU_S) {
+      kill(`the run used ${(last.cpu - first.cpu).toFixed(2)} s of CPU time in ${IDLE_MIN} min: a test file is waiting on something that will not come (a handle left open)`);
+    }
+  }, 60_000);
+  const watchdog = setTimeout(() => kill(`the run did not finish within ${WATCHDOG_MS / 60000} min`), WATCHDOG_MS);
   const [code] = await new Promise((resolve) => child.on('close', (c, sig) => resolve([c, sig])));
   clearInterval(sampler);
   clearTimeout(watchdog);
