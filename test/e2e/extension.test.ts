@@ -289,7 +289,7 @@ async function notification(page: Page, text: string | RegExp, timeout = 120_000
 }
 
 // The timeout is a hang guard, not a speed target: the 18 steps took 535 s at load 21 and went
-// past 600 s at load 28 (s34), one step short of the end (scripts/test.mjs bounds the file at 30 min).
+// past 600 s at load 28 (s34), one step short of the end (scripts/test.mjs bounds the file at 120 min).
 describe('AttnScope in code-server', { timeout: 1_200_000 }, () => {
   let browser: Browser;
   let server: CodeServer;
