@@ -567,7 +567,7 @@ export function dataParallelDeployment(dp: Pick<DataParallelResult, 'size' | 'gp
  * CLI and the dashboard both say it (s41 newcomer-ed F2: neither said it, and the summary mixed
  * a summed mean with one engine's peak).
  */
-export const DP_SCOPE_TEXT = "latency, throughput, request counts and preemptions over all engines; running, waiting and occupancy per engine (means over the engines, peaks the busiest engine's); pool samples per engine (engine 1's in pool.samples, each other's in its pool.dataParallel.replicas entry; the dashboard's Engine select picks the one charted)";
+export const DP_SCOPE_TEXT = "latency, throughput, request counts and preemptions over all engines; running, waiting and occupancy per engine (means over the engines, peaks the busiest engine's); pool samples per engine (the dashboard's Engine select picks the one charted)";
 
 /**
  * Each engine of a data-parallel simulation in one line: "engine 1: 506 requests, 1,398 output

@@ -173,7 +173,7 @@ export function sweepProvenance(report: SweepReport): string[] {
     );
   }
   if (has(['p99TtftS', 'p99TpotS', 'sloAttainment', 'goodputRequestsPerSec'])) {
-    notes.push("p99 TTFT / TPOT, SLO met, goodput: modelled, on the simulation's step-time clock, each step overhead + max(memory, compute) + the tensor-parallel all-reduces: a roofline on the profile's GPU (runner/simulate/step-time.ts)");
+    notes.push("p99 TTFT / TPOT, SLO met, goodput: modelled, on the simulation's step-time clock, each step overhead + max(memory, compute) + the tensor-parallel all-reduces: a roofline on the profile's GPU");
   }
   const unmodelled = [...new Set(report.rows.flatMap((r) => r.unmodelled ?? []))];
   if (unmodelled.length > 0) {

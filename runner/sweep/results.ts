@@ -515,7 +515,7 @@ export function bestRow(rows: readonly SweepReportRow[], name: (r: SweepReportRo
     const best = cands.reduce<SweepReportRow | null>((b, r) => (b === null || score(r) > score(b) ? r : b), null);
     if (!best) return null;
     const tiedWith = cands.filter((r) => r !== best && tied(best, r));
-    const tiedText = tiedWith.length <= TIES_NAMED ? tiedWith.map((r) => name(r, best)).join(', ') : `${formatCount(tiedWith.length)} other points (the report's best.tiedWith lists them)`;
+    const tiedText = tiedWith.length <= TIES_NAMED ? tiedWith.map((r) => name(r, best)).join(', ') : `${formatCount(tiedWith.length)} other points (sweep-report.json lists them under best.tiedWith)`;
     const tie = tiedWith.length === 0 ? '' : `tied with ${tiedText}: ${tieWords}`;
     return { row: best, rule, tiedWith, tie, leftOut: [] as SweepReportRow[], close: '' };
   };

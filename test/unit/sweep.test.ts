@@ -465,7 +465,7 @@ test('where the figures come from: one set of sentences (core/sweepFigures sweep
   const sources = [
     'pool figures: modelled, the page-pool simulation of each point (runner/simulate; vLLM V1 scheduling), time-averaged',
     'decode time per token: measured, the paged_decode median on CPU A (8 cores, x64, avx2) / batch size, at the largest decode case (B=8 context=4096)',
-    "p99 TTFT / TPOT, SLO met, goodput: modelled, on the simulation's step-time clock, each step overhead + max(memory, compute) + the tensor-parallel all-reduces: a roofline on the profile's GPU (runner/simulate/step-time.ts)",
+    "p99 TTFT / TPOT, SLO met, goodput: modelled, on the simulation's step-time clock, each step overhead + max(memory, compute) + the tensor-parallel all-reduces: a roofline on the profile's GPU",
   ];
   assert.deepEqual(sweepProvenance(report), sources);
   assert.deepEqual(formatReport(report).split('\n').slice(-3), sources);
@@ -734,7 +734,7 @@ test('a simulate sweep\'s tie goes to a page_size vLLM runs on the profile\'s GP
   // vLLM's FlashAttention backend takes block sizes that are multiples of 16 (vllm/v1/attention/backends/flash_attn.py).
   assert.match(r.best!.notOnVllm!, /^page_size 1 is not a block size vLLM runs on H100 SXM: its CUDA attention backends take multiples of 16 .*: try 16$/);
   assert.equal(r.best!.tiedWith!.length, 4);
-  assert.match(r.best!.tie!, /^tied with 4 other points \(the report's best\.tiedWith lists them\): simulated throughput within 1%/);
+  assert.match(r.best!.tie!, /^tied with 4 other points \(sweep-report\.json lists them under best\.tiedWith\): simulated throughput within 1%/);
   const text = formatReport(r);
   assert.match(text, /\n {6}not runnable on vLLM: page_size 1 is not a block size vLLM runs on H100 SXM/);
   assert.doesNotMatch(text, /page_size=2, page_size=4/);

@@ -532,7 +532,7 @@ describe('a data-parallel run (s41 newcomer-ed F2: the dashboard never said ther
     assert.equal(headerMachineText(view, run.environment, ' · '), `modelled for H100 SXM, 2 engines × 1 GPU · simulated on ${run.environment.cpuModel} · ${run.environment.cpuCores} cores`);
     const pool = poolTimelineChart(view, palette);
     assert.equal(pool.title, 'Page pool (engine 1 of 2)');
-    assert.ok(pool.summary!.startsWith("2 engines × 1 GPU (data_parallel_size 2): latency, throughput, request counts and preemptions over all engines; running, waiting and occupancy per engine (means over the engines, peaks the busiest engine's); pool samples per engine (engine 1's in pool.samples, each other's in its pool.dataParallel.replicas entry; the dashboard's Engine select picks the one charted) · peak occupancy"), pool.summary!);
+    assert.ok(pool.summary!.startsWith("2 engines × 1 GPU (data_parallel_size 2): latency, throughput, request counts and preemptions over all engines; running, waiting and occupancy per engine (means over the engines, peaks the busiest engine's); pool samples per engine (the dashboard's Engine select picks the one charted) · peak occupancy"), pool.summary!);
     assert.ok(pool.summary!.endsWith(` · engine 1: 506 requests, 1,398 output tokens/s, running mean 151.0 peak 132; engine 2: 494 requests, 1,372 output tokens/s, running mean 149.1 peak 291 (each engine's output tokens/s and running mean over its own span, 0 s to its own last request's end: they need not sum to the run's; a run saved before s42)`), pool.summary!);
     assert.match(pool.ariaLabel, /^KV page pool \(engine 1 of 2\) of /);
   });
