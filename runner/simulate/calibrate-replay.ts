@@ -23,7 +23,7 @@ import { latencyStats } from './latency';
 import { simulatePool, type SimulateOptions } from './simulate';
 import type { ServingSimRequests, ServingSimTimes } from '../../native';
 import { vllmBenchArrivals, type VllmBenchResult } from './traces';
-import { calibrateStepTime, type CalibrationFit } from './calibrate';
+import { calibrateStepTime, NO_ITL, type CalibrationFit } from './calibrate';
 import { packRequests } from './workload';
 
 /** Measured and replayed statistics of one latency, seconds. */
@@ -36,6 +36,8 @@ export interface CalibrationReplay {
   ttft: ReplayComparison | null;
   /** Null when no request has two output tokens (measured or replayed). */
   tpot: ReplayComparison | null;
+  /** Whether the result has an inter-token latency (a request with itls): a null tpot says why. */
+  measuredTpot: boolean;
 }
 
 /** The measured TTFTs and TPOTs (seconds) of a vllm bench serve result, as {@link CalibrationReplay} defines them. */
@@ -65,6 +67,7 @@ export async function replayCalibration(profile: Profile, bench: VllmBenchResult
   return {
     ttft: m.ttft.length > 0 && l.ttft ? { measured: latencyStats(m.ttft), replayed: l.ttft } : null,
     tpot: m.tpot.length > 0 && l.tpot ? { measured: latencyStats(m.tpot), replayed: l.tpot } : null,
+    measuredTpot: m.tpot.length > 0,
   };
 }
 
@@ -77,7 +80,7 @@ export function replayMeanError(c: ReplayComparison): number {
 export function formatCalibrationReplay(r: CalibrationReplay, file: string): string[] {
   const signed = (x: number) => `${x >= 0 ? '+' : '−'}${(100 * Math.abs(x)).toFixed(1)}%`;
   const row = (name: string, c: ReplayComparison | null): string => {
-    if (!c) return `    ${name}: not measured`;
+    if (!c) return `    ${name}: ${name === 'TPOT' && !r.measuredTpot ? NO_ITL : 'not replayed (no replayed request has two output tokens)'}`;
     const cell = (k: 'mean' | 'p50' | 'p90') => `${k} ${formatDuration(c.measured[k] * 1e9)} → ${formatDuration(c.replayed[k] * 1e9)} (${signed((c.replayed[k] - c.measured[k]) / c.measured[k])})`;
     return `    ${name} ${cell('mean')}, ${cell('p50')}, ${cell('p90')}`;
   };
@@ -89,11 +92,11 @@ export const REPLAY_TOLERANCE = 0.03;
 /** At most this many fit-and-replay rounds. */
 export const MAX_REPLAY_ROUNDS = 8;
 
-/** One round of {@link calibrateByReplay}: the fit and its replay's mean errors ((replayed − measured) / measured). */
+/** One round of {@link calibrateByReplay}: the fit and its replay's mean errors ((replayed − measured) / measured); tpotError null where the replay has no TPOT to compare (CalibrationReplay.tpot null). */
 export interface ReplayRound {
   spec: CalibrationFit['spec'];
   ttftError: number;
-  tpotError: number;
+  tpotError: number | null;
 }
 
 export interface ReplayCalibration {
@@ -175,9 +178,9 @@ export async function calibrateByReplay(profile: Profile, bench: VllmBenchResult
     const replay = await replayCalibration(profile, bench, requests, fit.spec, signal, (_, t) => (times = t));
     fits.push(fit);
     replays.push(replay);
-    rounds.push({ spec: fit.spec, ttftError: replay.ttft ? replayMeanError(replay.ttft) : 0, tpotError: replay.tpot ? replayMeanError(replay.tpot) : 0 });
+    rounds.push({ spec: fit.spec, ttftError: replay.ttft ? replayMeanError(replay.ttft) : 0, tpotError: replay.tpot ? replayMeanError(replay.tpot) : null });
     const last = rounds[rounds.length - 1];
-    if (Math.abs(last.ttftError) <= REPLAY_TOLERANCE && Math.abs(last.tpotError) <= REPLAY_TOLERANCE) break;
+    if (Math.abs(last.ttftError) <= REPLAY_TOLERANCE && Math.abs(last.tpotError ?? 0) <= REPLAY_TOLERANCE) break;
     // Each request's targets times its measured / replayed.
     index.forEach((i, k) => {
       const s = scale[i] ?? { ttft: 1, tpot: 1 };
@@ -192,7 +195,7 @@ export async function calibrateByReplay(profile: Profile, bench: VllmBenchResult
       scale[i] = s;
     });
   }
-  const worst = (r: ReplayRound) => Math.max(Math.abs(r.ttftError), Math.abs(r.tpotError));
+  const worst = (r: ReplayRound) => Math.max(Math.abs(r.ttftError), Math.abs(r.tpotError ?? 0));
   const converged = worst(rounds[rounds.length - 1]) <= REPLAY_TOLERANCE;
   const kept = converged ? rounds.length - 1 : rounds.reduce((best, r, k) => (worst(r) < worst(rounds[best]) ? k : best), 0);
   const stop: ReplayStop = converged ? { reason: 'converged' } : refitFailed ?? { reason: 'max-rounds' };
@@ -208,6 +211,7 @@ function refusalHead(message: string): string {
 /** The refit's rounds as lines for the CLI, between formatCalibration's and the replay's. */
 export function formatReplayRounds(c: ReplayCalibration): string[] {
   const signed = (x: number) => `${x >= 0 ? '+' : '−'}${(100 * Math.abs(x)).toFixed(1)}%`;
+  const tpot = (x: number | null) => (x === null ? NO_ITL : signed(x));
   const tol = `±${(100 * REPLAY_TOLERANCE).toFixed(0)}%`;
   const kept = c.rounds[c.kept]!;
   const n = `${c.rounds.length} round${c.rounds.length === 1 ? '' : 's'}`;
@@ -215,10 +219,10 @@ export function formatReplayRounds(c: ReplayCalibration): string[] {
     ? `stopped after ${n}, before the ${MAX_REPLAY_ROUNDS} allowed: round ${c.stop.round}'s refit refused its rescaled targets (${refusalHead(c.stop.message)})`
     : `stopped after the ${MAX_REPLAY_ROUNDS} rounds allowed`;
   const verdict = c.converged
-    ? `replayed mean TTFT and TPOT within ${tol} of the measured after ${n}`
-    : `not within ${tol}: ${stopped}; round ${c.kept + 1} kept (the least largest error), its replay still TTFT ${signed(kept.ttftError)}, TPOT ${signed(kept.tpotError)} off the measured`;
+    ? `replayed mean TTFT${kept.tpotError === null ? '' : ' and TPOT'} within ${tol} of the measured after ${n}${kept.tpotError === null ? ` (TPOT ${NO_ITL})` : ''}`
+    : `not within ${tol}: ${stopped}; round ${c.kept + 1} kept (the least largest error), its replay still ${kept.tpotError === null ? `TTFT ${signed(kept.ttftError)} off the measured (TPOT ${NO_ITL})` : `TTFT ${signed(kept.ttftError)}, TPOT ${signed(kept.tpotError)} off the measured`}`;
   return [
     `  refit against the replay (each request's targets times measured / replayed, until the replayed means are within ${tol}, at most ${MAX_REPLAY_ROUNDS} rounds): ${verdict}`,
-    ...c.rounds.map((r, k) => `    round ${k + 1}: compute_efficiency ${formatSignificant(r.spec.computeEfficiency)}, memory_efficiency ${formatSignificant(r.spec.memoryEfficiency)}, overhead_ms ${formatSignificant(r.spec.overheadMs)}: replay TTFT ${signed(r.ttftError)}, TPOT ${signed(r.tpotError)}`),
+    ...c.rounds.map((r, k) => `    round ${k + 1}: compute_efficiency ${formatSignificant(r.spec.computeEfficiency)}, memory_efficiency ${formatSignificant(r.spec.memoryEfficiency)}, overhead_ms ${formatSignificant(r.spec.overheadMs)}: replay TTFT ${signed(r.ttftError)}, TPOT ${tpot(r.tpotError)}`),
   ];
 }

@@ -60,12 +60,16 @@ export interface CalibrationFit {
   spec: Required<StepTimeFactors> & Pick<StepTimeSpec, 'allReduce'>;
   /** Requests used (failed ones, and those without TTFT, dropped). */
   requests: number;
+  /** The result's requests, used or not. */
+  resultRequests: number;
+  /** Why the requests not used were left out, one phrase each ("1 with no TTFT (ttfts[3] is null)"); empty when all are used. */
+  leftOut: string[];
   /** Concurrency assumed, and how it was found. */
   concurrency: number;
   concurrencySource: string;
-  /** Mean and largest |pred − measured| / measured, per kind. */
+  /** Mean and largest |pred − measured| / measured, per kind; tpotError null when no request has an inter-token latency (every output_len 1). */
   ttftError: { mean: number; max: number };
-  tpotError: { mean: number; max: number };
+  tpotError: { mean: number; max: number } | null;
   rounds: number;
   /** Each step_time key: fitted by the data, or held (at its physical bound, or at the profile's / assumed value) and why. */
   parameters: CalibratedParameter[];
@@ -210,6 +214,23 @@ export interface CalibrationFitOptions {
   pinned?: readonly CalibratedParameter[];
 }
 
+/**
+ * What a TPOT figure of a calibration reads where the result has no inter-token latency (every
+ * request's itls empty: output_len 1), in the fit's error, the replay and its rounds: no figure,
+ * not a perfect 0.0 % (s43 newcomer43 F5).
+ */
+export const NO_ITL = 'n/a (no inter-token latencies in the result)';
+
+/**
+ * Little's law's mean requests in flight (Σ e2e / the span) when it is below 1, the concurrency
+ * the fit takes instead: ", which gives 0.161 ... taken as 1 ...", else ''. Below 1 the server sat
+ * idle part of the span, but a request being served is in a step of at least itself: the batch
+ * around it (the fit's B) is 1, not the time average.
+ */
+function littleClamp(little: number): string {
+  return little < 1 ? `, which gives ${formatSignificant(little)} (Σ e2e / span: the server idle part of the time), taken as 1: a request's step holds at least itself` : '';
+}
+
 /** The largest mean relative error (TTFT or TPOT) of a fit that is accepted as a calibration. */
 export const MAX_MEAN_FIT_ERROR = 0.5;
 
@@ -230,6 +251,8 @@ export function calibrateStepTime(profile: Profile, bench: VllmBenchResult, opts
   let failed = 0;
   let noTtft = 0;
   let firstNoTtft = -1;
+  let nonPositive = 0;
+  let firstNonPositive = -1;
   for (let i = 0; i < bench.inputLens.length; i++) {
     if (bench.errors?.[i]) {
       failed++;
@@ -237,20 +260,27 @@ export function calibrateStepTime(profile: Profile, bench: VllmBenchResult, opts
     }
     const ttft = bench.ttfts[i];
     const itl = bench.itls[i] ?? [];
-    if (!(ttft > 0)) {
+    // null (vllm bench serve writes None for a request it has no first token of) or missing: no TTFT; a number ≤ 0: no time.
+    if (typeof ttft !== 'number') {
       if (noTtft++ === 0) firstNoTtft = i;
+      continue;
+    }
+    if (!(ttft > 0)) {
+      if (nonPositive++ === 0) firstNonPositive = i;
       continue;
     }
     const tpot = itl.length > 0 ? itl.reduce((s, x) => s + x, 0) / itl.length : null;
     const scale = opts.targetScale?.[i];
     rows.push({ i, p: bench.inputLens[i], o: bench.outputLens[i], ttft: ttft * (scale?.ttft ?? 1), tpot: tpot === null ? null : tpot * (scale?.tpot ?? 1), e2e: ttft + itl.reduce((s, x) => s + x, 0) });
   }
+  // Why requests are left out, named whether the fit goes on or not (s43 newcomer43 F5: a null TTFT was dropped without a word).
+  const leftOut = [
+    ...(failed > 0 ? [`${formatCount(failed)} failed (errors non-empty)`] : []),
+    ...(noTtft > 0 ? [`${formatCount(noTtft)} with no TTFT (ttfts[${firstNoTtft}] is ${firstNoTtft < bench.ttfts.length ? JSON.stringify(bench.ttfts[firstNoTtft]) : 'missing'})`] : []),
+    ...(nonPositive > 0 ? [`${formatCount(nonPositive)} with a TTFT that is no time above 0 s (ttfts[${firstNonPositive}] is ${JSON.stringify(bench.ttfts[firstNonPositive])})`] : []),
+  ];
   if (rows.length < 3) {
-    const why = [
-      ...(failed > 0 ? [`${formatCount(failed)} failed (errors non-empty)`] : []),
-      ...(noTtft > 0 ? [`${formatCount(noTtft)} with a TTFT that is no time above 0 s (ttfts[${firstNoTtft}] is ${JSON.stringify(bench.ttfts[firstNoTtft]) ?? 'missing'})`] : []),
-    ];
-    throw new RangeError(`the result has ${rows.length} usable requests of ${formatCount(bench.inputLens.length)}${why.length > 0 ? ` (${why.join(', ')})` : ''}; the fit needs at least 3`);
+    throw new RangeError(`the result has ${rows.length} usable requests of ${formatCount(bench.inputLens.length)}${leftOut.length > 0 ? ` (${leftOut.join(', ')})` : ''}; the fit needs at least 3`);
   }
   let concurrency: number;
   let concurrencySource: string;
@@ -265,11 +295,13 @@ export function calibrateStepTime(profile: Profile, bench: VllmBenchResult, opts
       first = Math.min(first, starts[r.i]);
       end = Math.max(end, starts[r.i] + r.e2e);
     }
-    concurrency = Math.max(1, rows.reduce((s, r) => s + r.e2e, 0) / (end - first));
-    concurrencySource = "Little's law over start_times";
+    const little = rows.reduce((s, r) => s + r.e2e, 0) / (end - first);
+    concurrency = Math.max(1, little);
+    concurrencySource = `Little's law over start_times${littleClamp(little)}`;
   } else if (bench.duration !== null) {
-    concurrency = Math.max(1, rows.reduce((s, r) => s + r.e2e, 0) / bench.duration);
-    concurrencySource = `Little's law over the result's duration ${formatSignificant(bench.duration)} s`;
+    const little = rows.reduce((s, r) => s + r.e2e, 0) / bench.duration;
+    concurrency = Math.max(1, little);
+    concurrencySource = `Little's law over the result's duration ${formatSignificant(bench.duration)} s${littleClamp(little)}`;
   } else {
     concurrency = 1;
     concurrencySource = 'assumed 1 (no max_concurrency, start_times or duration)';
@@ -393,22 +425,25 @@ export function calibrateStepTime(profile: Profile, bench: VllmBenchResult, opts
     if (fit.fixed.has(j)) return { key: names[j], value, fitted: false, why: `held at ${formatSignificant(value)}: no step of these requests is ${j === 1 ? 'compute' : 'memory'}-bound under the fit, so the data say nothing about it` };
     // At its bound.
     const u = unbounded?.x[j];
-    const asked = u === undefined ? '' : j === 0 ? `; unbounded, the fit asks for ${formatSignificant(u * 1000)} ms` : u > 0 ? `; unbounded, the fit asks for ${formatSignificant(1 / u)}${1 / u > 1 ? `: ${j === 1 ? 'FLOPs faster than the bf16 peak' : 'a read faster than the bandwidth'}` : ''}` : `; unbounded, its factor comes out ${formatSignificant(u)} ≤ 0: the timings do not grow with the steps' ${works[j]}`;
+    // An efficiency of 1,000 or more (s43 newcomer43 F5: 13279632874210 printed raw) in powers of ten, and said for what it is: the timings hardly grow with the work.
+    const huge = u !== undefined && u > 0 && 1 / u >= 1000;
+    const asked = u === undefined ? '' : j === 0 ? `; unbounded, the fit asks for ${formatSignificant(u * 1000)} ms` : huge ? `; unbounded, the fit asks for ≈ ${(1 / u).toExponential(1).replace('e+', 'e')}, ${j === 1 ? 'FLOPs that many times faster than the bf16 peak' : 'a read that many times faster than the bandwidth'}: the timings hardly grow with the steps' ${works[j]}` : u > 0 ? `; unbounded, the fit asks for ${formatSignificant(1 / u)}${1 / u > 1 ? `: ${j === 1 ? 'FLOPs faster than the bf16 peak' : 'a read faster than the bandwidth'}` : ''}` : `; unbounded, its factor comes out ${formatSignificant(u)} ≤ 0: the timings do not grow with the steps' ${works[j]}`;
     return { key: names[j], value, fitted: false, why: `held at its bound ${j === 0 ? '0' : '1'}${asked}${j > 0 ? `; ${varies(j)}` : ''}` };
   });
   const [o, a, b] = x;
   const rounds = fit.rounds;
+  // Null where no observation is of that kind (TPOT: no request has an inter-token latency), not a 0.0 % error.
   const err = (kind: Observation['kind']) => {
     const e = obs.filter((x) => x.kind === kind).map((x) => Math.abs(o + Math.max(a * x.compute, b * x.memory) + x.allReduce - x.measured) / x.measured);
-    return { mean: e.length > 0 ? e.reduce((s, v) => s + v, 0) / e.length : 0, max: e.reduce((m, v) => Math.max(m, v), 0) }; // not Math.max(...e): 100,000 requests overflow the stack
+    return e.length > 0 ? { mean: e.reduce((s, v) => s + v, 0) / e.length, max: e.reduce((m, v) => Math.max(m, v), 0) } : null; // not Math.max(...e): 100,000 requests overflow the stack
   };
-  const ttftError = err('ttft');
+  const ttftError = err('ttft')!;
   const tpotError = err('tpot');
   // A fit that misses its own data by more than half is no calibration: simulating with it would
   // put invented step times behind "calibrated" figures.
-  if (ttftError.mean > MAX_MEAN_FIT_ERROR || tpotError.mean > MAX_MEAN_FIT_ERROR) {
+  if (ttftError.mean > MAX_MEAN_FIT_ERROR || (tpotError?.mean ?? 0) > MAX_MEAN_FIT_ERROR) {
     throw new RangeError(
-      `the step-time model fitted to these ${formatCountOf(rows.length, 'request')} misses their own timings (mean error TTFT ${formatPercent(ttftError.mean)}, TPOT ${formatPercent(tpotError.mean)}; at most ${formatPercent(MAX_MEAN_FIT_ERROR, 0)} is accepted): ` +
+      `the step-time model fitted to these ${formatCountOf(rows.length, 'request')} misses their own timings (mean error TTFT ${formatPercent(ttftError.mean)}, TPOT ${tpotError ? formatPercent(tpotError.mean) : NO_ITL}; at most ${formatPercent(MAX_MEAN_FIT_ERROR, 0)} is accepted): ` +
         // A factor held at its bound says which way the timings leave the model (faster than the GPU's peaks, or shrinking as the work grows).
         parameters.filter((q) => !q.fitted).map((q) => `${q.key} ${q.why}; `).join('') +
         'check that the result was measured on this profile\'s model, dtype and device.gpu, give a result with more requests of varied input and output lengths (vllm bench serve --save-result --save-detailed), or set step_time in the profile',
@@ -418,6 +453,8 @@ export function calibrateStepTime(profile: Profile, bench: VllmBenchResult, opts
     spec: { computeEfficiency: 1 / a, memoryEfficiency: 1 / b, overheadMs: o * 1000, ...(profile.stepTime?.allReduce ? { allReduce: profile.stepTime.allReduce } : {}) },
     parameters,
     requests: rows.length,
+    resultRequests: bench.inputLens.length,
+    leftOut,
     concurrency,
     concurrencySource,
     ttftError,
@@ -445,9 +482,9 @@ export function formatCalibration(fit: CalibrationFit, file: string): string[] {
   const s = fit.spec;
   const pct = (x: number) => formatPercent(x);
   const lines = [
-    `Calibration from ${file} (${formatCountOf(fit.requests, 'request')}, concurrency ${fit.concurrency.toPrecision(3)} from ${fit.concurrencySource}):`,
+    `Calibration from ${file} (${fit.leftOut.length > 0 ? `${formatCountOf(fit.requests, 'request')} of ${formatCount(fit.resultRequests)}, left out: ${fit.leftOut.join(', ')}` : formatCountOf(fit.requests, 'request')}; concurrency ${fit.concurrency.toPrecision(3)} from ${fit.concurrencySource}):`,
     `  step_time: { compute_efficiency: ${s.computeEfficiency.toPrecision(4)}, memory_efficiency: ${s.memoryEfficiency.toPrecision(4)}, overhead_ms: ${s.overheadMs.toPrecision(4)}${s.allReduce ? `, all_reduce: ${allReduceText(s.allReduce)}` : ''} }`,
-    `  one-step model's fit error (each TTFT one prefill step, each TPOT one decode step at concurrency ${fit.concurrency.toPrecision(3)}; not the simulation's: see the replay) |modelled − measured| / measured: TTFT mean ${pct(fit.ttftError.mean)}, max ${pct(fit.ttftError.max)}; TPOT mean ${pct(fit.tpotError.mean)}, max ${pct(fit.tpotError.max)}`,
+    `  one-step model's fit error (each TTFT one prefill step, each TPOT one decode step at concurrency ${fit.concurrency.toPrecision(3)}; not the simulation's: see the replay) |modelled − measured| / measured: TTFT mean ${pct(fit.ttftError.mean)}, max ${pct(fit.ttftError.max)}; TPOT ${fit.tpotError ? `mean ${pct(fit.tpotError.mean)}, max ${pct(fit.tpotError.max)}` : NO_ITL}`,
   ];
   const fitted = fit.parameters.filter((p) => p.fitted);
   if (fitted.length > 0) lines.push(`  determined by the data: ${fitted.map((p) => `${p.key} (standard error ${pct(p.relativeSe!)})`).join(', ')}`);

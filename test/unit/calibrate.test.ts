@@ -49,7 +49,7 @@ test('calibration recovers known efficiencies and overhead from a synthetic vllm
   assert.ok(rel(fit.spec.computeEfficiency, 0.45) < 1e-9, `compute ${fit.spec.computeEfficiency}`);
   assert.ok(rel(fit.spec.memoryEfficiency, 0.7) < 1e-9, `memory ${fit.spec.memoryEfficiency}`);
   assert.ok(rel(fit.spec.overheadMs, 2) < 1e-6, `overhead ${fit.spec.overheadMs}`);
-  assert.ok(fit.ttftError.max < 1e-9 && fit.tpotError.max < 1e-9);
+  assert.ok(fit.ttftError.max < 1e-9 && fit.tpotError!.max < 1e-9);
   assert.equal(fit.concurrency, 1);
   assert.equal(fit.requests, 8);
   // A result saved without --save-detailed cannot be fitted.
@@ -406,7 +406,7 @@ test('a flat inter-token gap (a weight-bound decode) is fitted as overhead + wei
   assert.match(fit.parameters.find((p) => p.key === 'memory_efficiency')!.why!, /^held at its bound 1; unbounded, (its factor comes out -?[\d.]+ ≤ 0: the timings do not grow with the steps' bytes read|the fit asks for [\d.]+: a read faster than the bandwidth)/);
   const decode = fit.spec.overheadMs + (15009849344 / 3.35e12) * 1000;
   assert.ok(Math.abs(decode - 7.5) / 7.5 < 0.03, `overhead ${fit.spec.overheadMs} ms + weights 4.481 ms = ${decode} ms`);
-  assert.ok(fit.tpotError.mean < 0.03);
+  assert.ok(fit.tpotError!.mean < 0.03);
 });
 
 test('a vllm bench serve result of another model (its model_id) is named beside the profile\'s model; the same model, instruct or not, is not', () => {
@@ -436,4 +436,46 @@ test('a vllm bench serve result of another model (its model_id) is named beside 
   const hub = { modelPath: '/h/hub/models--meta-llama--Llama-3.1-8B/snapshots/abc123/config.json' };
   assert.equal(calibrationModelMismatch(hub, { modelId: { value: 'meta-llama/Llama-3.1-8B', line: 1, column: 1 } }), null);
   assert.match(calibrationModelMismatch(hub, result)!, /the profile's model is meta-llama\/Llama-3\.1-8B \(/);
+});
+
+test('a result with no inter-token latencies (every output_len 1): TPOT is n/a in the fit error and the refusal, not a perfect 0.0 %; the clamped Little\'s law and a null TTFT are said (s43 newcomer43 F5)', () => {
+  // 50 requests, output_len 1 (itls empty), TTFT 50 ms each, duration 15.5 s: Little's law
+  // Σ e2e / duration = 50 · 0.05 / 15.5 = 0.161 requests in flight (the server idle most of the
+  // span), which the fit raises to 1. Request 3's TTFT is null (vllm bench serve's None).
+  const file = lowLoadResult((c) => 0.0065 + 0.12e-9 * c, (doc) => {
+    delete doc.start_times;
+    doc.duration = 15.5;
+    doc.output_lens = (doc.input_lens as number[]).map(() => 1);
+    doc.itls = (doc.input_lens as number[]).map(() => []);
+    doc.ttfts = (doc.input_lens as number[]).map((_, k) => (k === 3 ? null : 0.05));
+  });
+  const fit = calibrateStepTime(llamaOnH100(), readVllmResult(file));
+  assert.equal(fit.tpotError, null);
+  assert.equal(fit.requests, 49);
+  assert.deepEqual(fit.leftOut, ['1 with no TTFT (ttfts[3] is null)']);
+  assert.equal(fit.concurrency, 1);
+  assert.equal(fit.concurrencySource, "Little's law over the result's duration 15.5 s, which gives 0.158 (Σ e2e / span: the server idle part of the time), taken as 1: a request's step holds at least itself");
+  const lines = formatCalibration(fit, 'r.json');
+  // 49 · 0.05 / 15.5 = 0.158 (the null-TTFT request has no e2e).
+  assert.match(lines[0]!, /^Calibration from r\.json \(49 requests of 50, left out: 1 with no TTFT \(ttfts\[3\] is null\); concurrency 1\.00 from Little's law over the result's duration 15\.5 s, which gives 0\.158 /);
+  assert.match(lines[2]!, /; TPOT n\/a \(no inter-token latencies in the result\)$/);
+  assert.doesNotMatch(lines.join('\n'), /TPOT mean 0\.0%/);
+});
+
+test('an efficiency the unbounded fit puts at 1,000 or more is written in powers of ten and said for what it is (s43 newcomer43 F5: 13279632874210 printed raw)', () => {
+  // No ITLs (output_len 1) and TTFT = 50 ms + 1 ns per prompt token: the prefill's FLOPs cost
+  // 2 · 6.98e9 FLOP / 989e12 FLOP/s = 14.1 µs a token at the bf16 peak (the step-time model's
+  // per-token figure for Llama-3.1-8B on an H100 SXM), so the fit asks for an efficiency of about
+  // 14.1 µs / 1 ns = 1.4e4: far above the bound 1.
+  const file = lowLoadResult(() => 0.0065, (doc) => {
+    doc.output_lens = (doc.input_lens as number[]).map(() => 1);
+    doc.itls = (doc.input_lens as number[]).map(() => []);
+    doc.ttfts = (doc.input_lens as number[]).map((p) => 0.05 + 1e-9 * p);
+  });
+  const fit = calibrateStepTime(llamaOnH100(), readVllmResult(file));
+  const compute = fit.parameters.find((p) => p.key === 'compute_efficiency')!;
+  assert.equal(compute.fitted, false);
+  const m = /^held at its bound 1; unbounded, the fit asks for ≈ (\d\.\de\d+), FLOPs that many times faster than the bf16 peak: the timings hardly grow with the steps' FLOPs/.exec(compute.why!);
+  assert.ok(m, compute.why);
+  assert.ok(Number(m[1]) > 1e4 && Number(m[1]) < 2e4, m[1]);
 });
