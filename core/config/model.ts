@@ -660,7 +660,13 @@ function readContextLength(r: KeyReader, maxPositionEmbeddings: number | null): 
   }
   if (lengths.length === 0 && maxPositionEmbeddings !== null) lengths.push({ key: 'max_position_embeddings', tokens: maxPositionEmbeddings });
   const rope: ContextLengthKeys['rope'] = [];
-  const found = r.find(['rope_scaling', 'rope_parameters'])?.prop.value;
+  const ropeFound = r.find(['rope_scaling', 'rope_parameters']);
+  const found = ropeFound?.prop.value;
+  // transformers reads rope_scaling as a dict (or None): `rope_scaling: 5` is no RoPE scaling it
+  // knows, and vLLM's derived max_model_len would not follow it (s43 newcomer43 L4: accepted silently).
+  if (ropeFound && found && found.type !== 'object') {
+    r.problem('warning', 'rope-scaling-not-mapping', `"${ropeFound.prop.key}" is ${describe(found)}, not a mapping: transformers expects { rope_type, factor, ... } or null; read as no RoPE scaling (max_model_len from the position keys alone)`, found.range, { key: ropeFound.path });
+  }
   if (found?.type === 'object') {
     // transformers v5: one rope_parameters per layer type ({ full_attention: {...}, sliding_attention: {...} }).
     const props = found.properties ?? [];

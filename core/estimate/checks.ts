@@ -11,7 +11,7 @@ import { quantizationAlignment } from '../config/quantization';
 import { KERNEL_LIMITS, mlaDecodeHeadDim, mlaPrefillHeadDim, softcapNote } from '../kernelLimits';
 import { mixerNames } from '../config/mamba';
 import { formatCount, formatCountOf, formatGib } from '../format';
-import { deviceGpu, gpuByName, pcieX16BytesPerSec } from './gpus';
+import { deviceGpu, gpuByName, pcieX16BytesPerSec, type GpuSpec } from './gpus';
 import { blocksPerRequest } from './layout';
 import { PP_FIT_SEARCH_MAX } from './pipeline';
 import { maxModelLenOf } from './maxModelLen';
@@ -70,7 +70,7 @@ export const VLLM_BLOCK_SIZES: readonly number[] = [1, 8, 16, 32, 64, 128, 256];
  * 128 on a B200 (CUTLASS MLA), else 16 (CacheConfig's default block_size on CUDA). What "AttnScope: New profile…" writes.
  */
 export function vllmDefaultPageSize(model: Pick<ModelSpec, 'mla'>, gpu: string): number {
-  return flashMlaPageSizeNote(16, Boolean(model.mla), gpu)?.suggestion ?? 16;
+  return flashMlaPageSizeNote(16, Boolean(model.mla), gpuByName(gpu))?.suggestion ?? 16;
 }
 
 /** True when a profile on `gpu` (device.gpu) / `backend` (device.backend) serves on a CUDA GPU. */
@@ -133,18 +133,22 @@ export function vllmPageSizeNote(pageSize: number, device: Pick<DeviceSpec, 'gpu
  * size to 64 for FlashMLA backend.", in vLLM logs from 0.8.3 to 0.11); on a B200 (SM 10.0) the
  * default is CUTLASS MLA, which raises one not a multiple of 128 to 128 (check_and_update_config:
  * `is_device_capability(100)` → use_cutlass_mla, "Forcing kv cache block size to 128 for CUTLASS_MLA
- * backend.", logged on a B200 in vLLM PR #22738, Aug 2025). The table's rows say which: a Hopper
- * card is compute capability 9.0, where FlashMLA runs (vLLM is_flashmla_dense_supported), a B200 10.0
- * (GpuSpec.computeCapability).
+ * backend.", logged on a B200 in vLLM PR #22738, Aug 2025). The GPU's compute capability says which
+ * (GpuSpec.computeCapability: a table row's, or a described GPU's compute_capability key, read alike;
+ * s43 review: the rule read the table by name, so a described 9.0 card got none): 9.0, where FlashMLA
+ * runs (vLLM is_flashmla_dense_supported), or 10.0 (B200). A ROCm GPU (GpuSpec.platform) has neither:
+ * its TRITON_MLA forces no block size (vllmPageSizeNote).
  * One sentence and the size vLLM runs (64 or 128); null for a non-MLA model, another GPU, or a
  * multiple of that size. The page-size-flashmla warning's and a
  * sweep's tie-break's one rule (s42 newcomer 5a: the tie-break counted 16 as "a point vLLM runs").
  */
-export function flashMlaPageSizeNote(pageSize: number, mla: boolean, gpu: string | undefined): { text: string; suggestion: number } | null {
-  if (!mla || gpu === undefined) return null;
-  const capability = gpuByName(gpu)?.computeCapability;
+export function flashMlaPageSizeNote(pageSize: number, mla: boolean, spec: GpuSpec | undefined): { text: string; suggestion: number } | null {
+  if (!mla || spec === undefined || spec.platform === 'rocm') return null;
+  const capability = spec.computeCapability;
+  // A described card says the key the rule read: "MyHopper (user-given, compute capability 9.0)".
+  const gpu = spec.userGiven ? `${spec.name} (user-given, compute capability ${capability})` : spec.name;
   if (capability === '9.0' && pageSize % 64 !== 0) return { text: `page_size ${pageSize}: vLLM serves this MLA model on ${gpu} with FlashMLA and raises the block size to 64 ("Forcing kv cache block size to 64 for FlashMLA backend.", vllm/platforms/cuda.py)`, suggestion: 64 };
-  if (capability === '10.0' && pageSize % 128 !== 0) return { text: `page_size ${pageSize}: vLLM serves this MLA model on ${gpu} (compute capability 10.0) with CUTLASS MLA and raises the block size to 128 ("Forcing kv cache block size to 128 for CUTLASS_MLA backend.", vllm/platforms/cuda.py)`, suggestion: 128 };
+  if (capability === '10.0' && pageSize % 128 !== 0) return { text: `page_size ${pageSize}: vLLM serves this MLA model on ${spec.userGiven ? gpu : `${gpu} (compute capability 10.0)`} with CUTLASS MLA and raises the block size to 128 ("Forcing kv cache block size to 128 for CUTLASS_MLA backend.", vllm/platforms/cuda.py)`, suggestion: 128 };
   return null;
 }
 
@@ -342,7 +346,7 @@ function kernelProblems(profile: Profile, e: Estimate): Problem[] {
   const vllm = vllmPageSizeProblem(profile);
   if (vllm && !problems.some((p) => p.code === 'page-size-unsupported')) problems.push(vllm);
   // An MLA model on Hopper (s41 newcomer-ed F12: DeepSeek-V3 on H100 sized 16-token pages).
-  const flashMla = profile.device.gpu !== undefined ? flashMlaPageSizeNote(ps, Boolean(m.mla), profile.device.gpu) : null;
+  const flashMla = flashMlaPageSizeNote(ps, Boolean(m.mla), deviceGpu(profile.device));
   if (flashMla && !problems.some((p) => p.code.startsWith('page-size-'))) {
     problems.push({ severity: 'warning', code: 'page-size-flashmla', message: `${flashMla.text}; the figures are for page_size ${ps} as written: try ${flashMla.suggestion}`, range: profileKey(profile, 'kv_cache.page_size', 'kv_cache'), data: { suggestion: flashMla.suggestion } });
   }
@@ -560,6 +564,13 @@ const GPU_FIGURE_RANGES: ReadonlyArray<{ key: 'bf16_tflops' | 'fp32_tflops' | 'f
  * - gpu-name-shadows-table: the mapping's name is a table row's ("H100 SXM"): the figures are the
  *   user's, shown as "H100 SXM (user-given)", where only the name shows (a sweep's axis, Compare)
  *   the two read alike.
+ * - gpu-fp8-below-bf16: fp8_tflops below bf16_tflops: every card of the table with fp8 tensor cores
+ *   runs them at twice its bf16 rate (H100 SXM 1,979 vs 989, L4 242.5 vs 121, MI300X 2,614.9 vs
+ *   1,307.4 TFLOP/s dense, the datasheets gpus.ts copies), so fp8 GEMMs timed slower than bf16 are
+ *   a slip (a bf16 figure in the fp8 key, or the two swapped). s43 newcomer43 L4.
+ * - gpu-platform-link-mismatch: platform cuda with interconnect Infinity Fabric, AMD's link, which
+ *   only AMD Instinct cards have and vLLM runs through ROCm: the run would put CUDA's rules (page
+ *   sizes, Marlin's weight-only fp8) on an AMD card's link. s43 review.
  */
 function describedGpuProblems(profile: Profile): Problem[] {
   const gpu = profile.device.gpuSpec;
@@ -609,6 +620,24 @@ function describedGpuProblems(profile: Profile): Problem[] {
       data: { gpu: f.name },
     });
   }
+  if (f.fp8_tflops !== undefined && f.fp8_tflops < f.bf16_tflops) {
+    problems.push({
+      severity: 'warning',
+      code: 'gpu-fp8-below-bf16',
+      message: `device.gpu.fp8_tflops ${f.fp8_tflops} is below bf16_tflops ${f.bf16_tflops}: fp8 tensor cores run at twice the bf16 rate on every card of the table that has them (H100 SXM 1,979 vs 989, L4 242.5 vs 121, MI300X 2,614.9 vs 1,307.4 TFLOP/s dense, datasheets), so fp8 GEMMs would be timed slower than bf16 ones; give the dense fp8 figure of its datasheet (half the "with sparsity" one)`,
+      range: at('fp8_tflops'),
+      data: { gpu: f.name, fp8Tflops: f.fp8_tflops, bf16Tflops: f.bf16_tflops },
+    });
+  }
+  if (f.platform === 'cuda' && f.interconnect === 'Infinity Fabric') {
+    problems.push({
+      severity: 'warning',
+      code: 'gpu-platform-link-mismatch',
+      message: `device.gpu ${f.name} has platform cuda and interconnect Infinity Fabric: Infinity Fabric is AMD's link, on AMD Instinct cards, which vLLM runs through ROCm, so the run would model AMD's link under CUDA's rules (CUDA attention backends' page sizes, Marlin for weight-only fp8); write platform: rocm for an AMD card, or the NVIDIA card's own interconnect (NVLink or PCIe)`,
+      range: at('platform'),
+      data: { gpu: f.name },
+    });
+  }
   if (gpuByName(f.name)) {
     problems.push({
       severity: 'warning',
@@ -638,6 +667,8 @@ export const CHECK_KEYS: Readonly<Record<string, readonly string[]>> = {
   'interconnect-rate-assumed': ['device.gpu', 'device.tensor_parallel_size'],
   'fp32-at-bf16-peak': ['dtype', 'device.gpu'],
   'gpu-name-shadows-table': ['device.gpu'],
+  'gpu-fp8-below-bf16': ['device.gpu'],
+  'gpu-platform-link-mismatch': ['device.gpu'],
   'weights-exceed-device': POOL_KEYS,
   'kv-pool-empty': POOL_KEYS,
   'kv-budget-exceeds-device': POOL_KEYS,

@@ -19,7 +19,7 @@ import { withinNoise, type TimingSpread } from '../../core/noise';
 import { describeEnvironment, gpuPrices, reportBuilds, rowBuild, splitByMachine, sweepProvenance } from '../../core/sweepFigures';
 import { axisIndices, MAX_RATE_ARRIVAL_AXIS_TEXT, offsetToLineColumn, pointLabel } from '../../core/config';
 import { jsonErrorText } from '../../core/config/tree';
-import { flashMlaPageSizeNote, vllmPageSizeNote } from '../../core/estimate';
+import { deviceGpu, flashMlaPageSizeNote, vllmPageSizeNote } from '../../core/estimate';
 import { modelLabel } from '../../core/modelLabel';
 import { canonicalJson, pointId } from './spec';
 
@@ -735,7 +735,7 @@ export function mergeResults(dirs: string[], opts: MergeOptions = {}): SweepRepo
       modelAt.set(s.index, labels.get(labelKey)!);
       // The rule of the editor's page-size-not-vllm and page-size-flashmla warnings, one each (s42 newcomer 5a: 16 counted as runnable for DeepSeek-V3 on H200).
       const note = vllmPageSizeNote(point.profile.kvCache.pageSize, point.profile.device)
-        ?? flashMlaPageSizeNote(point.profile.kvCache.pageSize, Boolean(point.profile.model.mla), point.profile.device.gpu);
+        ?? flashMlaPageSizeNote(point.profile.kvCache.pageSize, Boolean(point.profile.model.mla), deviceGpu(point.profile.device));
       if (note) notOnVllm.set(s.id, note.text);
       // A TPOT SLO judged at small batch with overhead_ms assumed 0: said under the best line when this point is the best.
       const tpot = point.pool ? tpotOverheadNote(point.pool) : null;

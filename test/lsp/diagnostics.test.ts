@@ -212,6 +212,22 @@ test('a described GPU without interconnect at tensor_parallel_size 8: a warning 
   assert.match(slip.message, /^device\.gpu\.memory_bandwidth_gb_s 6: TB\/s typed in a GB\/s key\?/);
 });
 
+test('a described GPU with fp8_tflops below bf16_tflops and platform cuda on Infinity Fabric: a warning at each key; rope_scaling 5 in a config.json at its value (s43 newcomer43 L4)', async () => {
+  const text = 'model: ../../examples/llama-3.1-8b/config.json\ndevice:\n  gpu: { name: MX, bf16_tflops: 1307.4, fp8_tflops: 653.7, memory_bandwidth_gb_s: 6000, memory_gib: 255.5, interconnect: Infinity Fabric, interconnect_gb_s: 448, platform: cuda }\n';
+  const diags = await check('p.attn.yaml', text);
+  const fp8 = only(diags, 'gpu-fp8-below-bf16');
+  assert.equal(fp8.severity, DiagnosticSeverity.Warning);
+  assert.deepEqual(fp8.range, rangeOf(text, '653.7'));
+  const link = only(diags, 'gpu-platform-link-mismatch');
+  assert.equal(link.severity, DiagnosticSeverity.Warning);
+  assert.deepEqual(link.range, rangeOf(text, 'cuda'));
+  const config = '{"model_type": "llama", "num_hidden_layers": 4, "num_attention_heads": 32, "num_key_value_heads": 8,\n "hidden_size": 4096, "vocab_size": 1000, "intermediate_size": 14336, "rope_scaling": 5}\n';
+  const rope = only(await check('config.json', config), 'rope-scaling-not-mapping');
+  assert.equal(rope.severity, DiagnosticSeverity.Warning);
+  const five = config.indexOf('5}');
+  assert.deepEqual(rope.range, { start: positionAt(config, five), end: positionAt(config, five + 1) });
+});
+
 test("a workload whose KV pool has no pages: simulate's refusal as a warning at the memory key that empties it, and no simulation lens", async () => {
   // Llama-3.1-8B: 8,030,261,248 parameters · 4 B (fp32) = 32,121,044,992 B = 29.92 GiB > 16 GiB ·
   // 0.90 = 14.40 GiB: no KV budget, 0 pages, which `attnscope simulate` refuses (the newcomer's c-small2).

@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { profileFromModelConfig, readProfile, type Problem, type Profile, type ProfileHost } from '../../core/config/index';
 import { checkProfile, DEFAULT_ENGINE, estimate, nearestPageSize, pageSizesFor, vllmPageSizeNote } from '../../core/estimate/index';
 import { vllmDefaultPageSize } from '../../core/estimate/checks';
+import { userGpu, type UserGpuFields } from '../../core/estimate/gpus';
 import { fixtureText, loadModel } from './helpers';
 import { planCases, windowCoverage } from '../../runner/plan';
 import { formatEstimateOf } from '../../runner/table';
@@ -185,6 +186,23 @@ test('an MLA model on Hopper: vLLM raises a page_size that is not a multiple of 
   assert.deepEqual([at('B200', 64), at('B200', 128), at('B200', 256)].map((x) => x.length), [1, 0, 0]);
   assert.equal(vllmDefaultPageSize({ mla: profile('DeepSeek-V3').model.mla }, 'B200'), 128);
   assert.equal(vllmDefaultPageSize({ mla: profile('DeepSeek-V3').model.mla }, 'H200'), 64);
+});
+
+test('an MLA model on a described GPU of compute capability 9.0 gets the FlashMLA page-size rule the H100 row gets: the rule reads the GPU\'s compute capability, not the table name (s43 review)', () => {
+  const described = (fields: Partial<UserGpuFields>) => profile('DeepSeek-V3', (x) => {
+    const spec = userGpu({ name: 'MyHopper', bf16_tflops: 989, memory_bandwidth_gb_s: 3350, memory_gib: 79.2, ...fields });
+    x.device.gpu = spec.name;
+    x.device.gpuSpec = spec;
+    x.kvCache.pageSize = 16;
+  });
+  const found = (p: Profile) => checkProfile(p, estimate(p)).filter((x) => x.code === 'page-size-flashmla');
+  const hopper = found(described({ compute_capability: '9.0' }));
+  assert.equal(hopper.length, 1);
+  assert.match(hopper[0]!.message, /^page_size 16: vLLM serves this MLA model on MyHopper \(user-given, compute capability 9\.0\) with FlashMLA and raises the block size to 64 .*: try 64$/);
+  const blackwell = found(described({ compute_capability: '10.0' }));
+  assert.match(blackwell[0]!.message, /^page_size 16: vLLM serves this MLA model on MyHopper \(user-given, compute capability 10\.0\) with CUTLASS MLA .*: try 128$/);
+  // No capability given, or a ROCm card (TRITON_MLA forces no block size): no such warning.
+  assert.deepEqual([found(described({})).length, found(described({ compute_capability: '9.0', platform: 'rocm' })).length], [0, 0]);
 });
 
 test('a pool smaller than one max_model_len sequence', () => {

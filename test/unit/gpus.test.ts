@@ -410,3 +410,27 @@ test('a described GPU: dtype fp32 without fp32_tflops is warned at dtype (fp32 t
   const gen6 = problems('model: ./llama/config.json\ndtype: bf16\ndevice: { tensor_parallel_size: 2, gpu: { name: X, bf16_tflops: 900, memory_bandwidth_gb_s: 3000, memory_gib: 80, pcie_gen: 6 } }\n');
   assert.match(gen6[0]!.message, /modelled over PCIe, 128 GB\/s a direction \(PCIe Gen6 x16 assumed\)/);
 });
+
+test('a described GPU: fp8_tflops below bf16_tflops, and platform cuda on an Infinity Fabric link, are warnings at their keys (s43 newcomer43 L4, s43 review)', () => {
+  // The claim the fp8 warning makes, checked on the table: every card with fp8 tensor cores runs them at least at its bf16 rate.
+  for (const g of GPUS) if (g.fp8FlopsPerSec !== undefined) assert.ok(g.fp8FlopsPerSec >= g.bf16FlopsPerSec, g.name);
+  const check = (gpu: string) => {
+    const text = `model: ./llama/config.json\ndtype: bf16\ndevice: { gpu: ${gpu} }\n`;
+    const r = readText(text);
+    assert.ok(r.value, JSON.stringify(r.problems));
+    return { text, found: checkProfile(r.value, estimate(r.value)).filter((x) => ['gpu-fp8-below-bf16', 'gpu-platform-link-mismatch'].includes(x.code)) };
+  };
+  const slow = check('{ name: X, bf16_tflops: 100, fp8_tflops: 50, memory_bandwidth_gb_s: 1000, memory_gib: 40 }');
+  assert.deepEqual(slow.found.map((x) => x.code), ['gpu-fp8-below-bf16']);
+  assert.match(slow.found[0]!.message, /^device\.gpu\.fp8_tflops 50 is below bf16_tflops 100: fp8 tensor cores run at twice the bf16 rate on every card of the table that has them/);
+  assert.equal(slow.text.slice(slow.found[0]!.range.offset, slow.found[0]!.range.offset + slow.found[0]!.range.length), '50');
+  // fp8 at or above bf16 (MI325X: 2,614.9 vs 1,307.4), or none: no warning.
+  assert.deepEqual(check(MI325X).found, []);
+  assert.deepEqual(check('{ name: X, bf16_tflops: 100, memory_bandwidth_gb_s: 1000, memory_gib: 40 }').found, []);
+  // MI325X's figures with platform cuda written: AMD's link under CUDA's rules, warned at platform.
+  const cuda = check(MI325X.replace(' }', ', platform: cuda }'));
+  assert.deepEqual(cuda.found.map((x) => x.code), ['gpu-platform-link-mismatch']);
+  assert.match(cuda.found[0]!.message, /^device\.gpu MI325X has platform cuda and interconnect Infinity Fabric: Infinity Fabric is AMD's link/);
+  assert.equal(cuda.text.slice(cuda.found[0]!.range.offset, cuda.found[0]!.range.offset + cuda.found[0]!.range.length), 'cuda');
+  assert.deepEqual(check(MI325X.replace(' }', ', platform: rocm }')).found, []);
+});

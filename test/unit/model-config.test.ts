@@ -1353,3 +1353,17 @@ test('DeepSeek-V3 with "n_routed_experts": null is warned at the null (read dens
     assert.equal(at(t, e), value);
   }
 });
+
+test('rope_scaling that is not a mapping (5) is a warning at its value: transformers reads a dict or null (s43 newcomer43 L4)', () => {
+  const text = JSON.stringify({ ...LLAMA, max_position_embeddings: 8192, rope_scaling: 5 });
+  const r = readModelConfig(text);
+  assert.ok(r.value, JSON.stringify(r.problems));
+  const w = only(r.problems, 'rope-scaling-not-mapping');
+  assert.equal(w.severity, 'warning');
+  assert.equal(at(text, w), '5');
+  assert.match(w.message, /^"rope_scaling" is number 5, not a mapping: transformers expects \{ rope_type, factor, \.\.\. \} or null/);
+  assert.deepEqual(r.value.contextLength?.rope ?? [], []);
+  // A mapping, or null (Llama-2's), is read without it.
+  assert.equal(readModelConfig(JSON.stringify({ ...LLAMA, rope_scaling: null })).problems.filter((p) => p.code === 'rope-scaling-not-mapping').length, 0);
+  assert.equal(readModelConfig(JSON.stringify({ ...LLAMA, rope_scaling: { rope_type: 'llama3', factor: 8 } })).problems.filter((p) => p.code === 'rope-scaling-not-mapping').length, 0);
+});
