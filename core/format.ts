@@ -213,15 +213,32 @@ export function formatDurationIn(ns: number, unit: DurationUnit): string {
 
 /**
  * A fraction as a percentage with `digits` decimals (default 1): 0.4213 -> "42.1%",
- * formatPercent(0.4213, 0) -> "42%". null, undefined or a non-finite value -> "—" (no figure).
+ * formatPercent(0.4213, 0) -> "42%". A fraction below 1 never reads 100: more decimals until it
+ * does not (0.9996 -> "99.96%", formatPercent(0.999999, 0) -> "99.9999%"; s43 newcomer43 L2: an
+ * slo.attainment of 0.999999 read "the SLO asks 100%"). null, undefined or a non-finite value -> "—" (no figure).
  */
 export function formatPercent(fraction: number | null | undefined, digits = 1): string {
-  return fraction === null || fraction === undefined || !Number.isFinite(fraction) ? '—' : `${(fraction * 100).toFixed(digits)}%`;
+  if (fraction === null || fraction === undefined || !Number.isFinite(fraction)) return '—';
+  let d = digits;
+  let text = (fraction * 100).toFixed(d);
+  while (fraction < 1 && Number(text) >= 100 && d < 12) text = (fraction * 100).toFixed(++d);
+  return `${text}%`;
+}
+
+/**
+ * An SLO attainment target (slo.attainment, a fraction in (0, 1]) as a percentage with as many
+ * decimals as it has, up to 6: 0.99 -> "99%", 0.995 -> "99.5%", 0.999999 -> "99.9999%", so the
+ * target read is the target set.
+ */
+export function formatAttainmentTarget(target: number): string {
+  let d = 0;
+  while (d < 6 && Math.abs(Number((target * 100).toFixed(d)) - target * 100) > 1e-9) d++;
+  return formatPercent(target, d);
 }
 
 /** The share of requests an SLO asks, "99%", or with slo.attainment unset the default it is judged at, "90% (default)" (Compare's SLO attainment row). */
 export function sloTargetText(slo: { attainment?: number }): string {
-  return slo.attainment === undefined ? `${formatPercent(SLO_ATTAINMENT_DEFAULT, 0)} (default)` : formatPercent(slo.attainment, 0);
+  return slo.attainment === undefined ? `${formatAttainmentTarget(SLO_ATTAINMENT_DEFAULT)} (default)` : formatAttainmentTarget(slo.attainment);
 }
 
 /** Whether `attained` (the fraction of requests meeting an SLO) reaches its slo.attainment, or the default 0.9 where unset. */
@@ -241,7 +258,7 @@ export function sloVerdict(slo: { attainment?: number } | undefined, attained: n
   if (slo === undefined) return null;
   const target = slo.attainment ?? SLO_ATTAINMENT_DEFAULT;
   const few = requests === undefined ? null : sloSampleNote(requests, target);
-  return `the SLO asks ${formatPercent(target, 0)}${slo.attainment === undefined ? ` (slo.attainment unset: the default ${SLO_ATTAINMENT_DEFAULT})` : ''}: ${sloMet(slo, attained) ? 'met' : 'not met'}${few ? `, ${few}` : ''}`;
+  return `the SLO asks ${formatAttainmentTarget(target)}${slo.attainment === undefined ? ` (slo.attainment unset: the default ${SLO_ATTAINMENT_DEFAULT})` : ''}: ${sloMet(slo, attained) ? 'met' : 'not met'}${few ? `, ${few}` : ''}`;
 }
 
 /** Requests outside an attainment target's percentile that a verdict needs: 10 (a binomial count of 10 varies by about ±3, a third; fewer is noise). */
@@ -258,8 +275,8 @@ export function sloSampleNote(requests: number, target: number): string | null {
   if (!(target < 1)) return null;
   const needed = Math.ceil(SLO_TAIL_REQUESTS / (1 - target) - 1e-9);
   if (requests >= needed) return null;
-  const pct = Math.round(target * 100);
-  return `but on ${formatCount(requests)} request${requests === 1 ? '' : 's'} only: a ${formatPercent(target, 0)} target needs ${formatCount(needed)} to leave ${SLO_TAIL_REQUESTS} outside it${requests <= 1 / (1 - target) + 1e-9 ? ` (the p${pct} of ${formatCount(requests)} is about their maximum)` : ''}`;
+  const pct = formatAttainmentTarget(target).slice(0, -1);
+  return `but on ${formatCount(requests)} request${requests === 1 ? '' : 's'} only: a ${formatAttainmentTarget(target)} target needs ${formatCount(needed)} to leave ${SLO_TAIL_REQUESTS} outside it${requests <= 1 / (1 - target) + 1e-9 ? ` (the p${pct} of ${formatCount(requests)} is about their maximum)` : ''}`;
 }
 
 /**
@@ -332,9 +349,10 @@ export function formatPoolOutcome(pool: PoolResult): string {
  * The span every modelled rate (output throughput, requests/s, goodput) divides by, in words:
  * `vllm bench serve`'s benchmark duration (vllm/benchmarks/serve.py: output_throughput =
  * sum(actual_output_lens) / dur_s), from 0 s, where its send schedule starts, to the last
- * request's end (runner/simulate/latency.ts latencySummary).
+ * request's end (runner/simulate/latency.ts latencySummary). "the time from 0 s", not "0 s to": after
+ * "divided by" the bare "0 s" read as a division by zero (s43 newcomer43 L3).
  */
-export const BENCHMARK_DURATION = "0 s to the last request's end (vllm bench serve's benchmark duration)";
+export const BENCHMARK_DURATION = "the time from 0 s to the last request's end (vllm bench serve's benchmark duration)";
 
 /**
  * What a load the modelled server does not keep up with means, in one wording: simulate's

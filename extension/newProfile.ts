@@ -12,7 +12,7 @@ import type { Profile } from '../core/config/types';
 import { tensorParallelSizes, vllmDefaultPageSize } from '../core/estimate/checks';
 import { checkProfile, estimate } from '../core/estimate/index';
 import { vllmMaxModelLen } from '../core/estimate/maxModelLen';
-import { formatCount, formatDuration, formatPercent, sloNearIdleNote } from '../core/format';
+import { formatAttainmentTarget, formatCount, formatDuration, formatPercent, sloNearIdleNote } from '../core/format';
 import { SLO_ATTAINMENT_DEFAULT } from '../core/protocol/latency';
 import type { PoolResult } from '../core/protocol/run';
 
@@ -183,7 +183,7 @@ export async function servingTensorParallel(
   const said = (t: ServingTry): string =>
     t.overloaded
       ? `overloaded, ${formatPercent(t.attainment)} of requests meeting the SLO`
-      : `${formatPercent(t.attainment)} meeting the SLO (${formatPercent(t.target, 0)} asked), TTFT p99 ${t.p99TtftS === null ? '—' : formatDuration(t.p99TtftS * 1e9)}`;
+      : `${formatPercent(t.attainment)} meeting the SLO (${formatAttainmentTarget(t.target)} asked), TTFT p99 ${t.p99TtftS === null ? '—' : formatDuration(t.p99TtftS * 1e9)}`;
   // The largest size is searched whatever its verdict (served: how far it goes; not: the highest
   // rate it serves), and the search's first rate is the one asked (scale 1): that point is the
   // size's simulation, read off it rather than run again (askedRateRun). Without an SLO bound the

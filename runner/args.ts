@@ -15,6 +15,18 @@ export function shellQuote(word: string): string {
   return /^[A-Za-z0-9_./:=@%+,-]+$/.test(word) ? word : `'${word.replace(/'/g, `'\\''`)}'`;
 }
 
+/** A decimal number as a flag's value is written (a profile's spelling: no hex "0x10", no spaces " 5", which Number() would read). */
+export const DECIMAL_NUMBER = /^[+-]?(\d+\.?\d*|\.\d+)(e[+-]?\d+)?$/i;
+
+/**
+ * "1e400 is beyond the 64-bit float range (±1.8e308)" for a decimal `text` that reads as ±Infinity,
+ * else null: the one check and wording of a numeric flag (--slo-ttft-ms 1e400) and a --set value
+ * (--set slo.ttft_ms=100,1e400), which said "Infinity" for what the user typed (s43 newcomer43 L1).
+ */
+export function beyondFloatRange(text: string): string | null {
+  return DECIMAL_NUMBER.test(text) && !Number.isFinite(Number(text)) ? `${text} is beyond the 64-bit float range (±1.8e308)` : null;
+}
+
 /** Exit code of a command cancelled by SIGINT / SIGTERM (128 + SIGINT). */
 export const EXIT_CANCELLED = 130;
 

@@ -262,6 +262,18 @@ async function benchCancellable(argv: string[], io: CliIo, ac: AbortController &
     if (events) emitLine({ type: 'error', message: err.message, file: err.file, line: err.line, column: err.column, ...(preflight.refusal.code ? { code: preflight.refusal.code } : {}) });
     throw err;
   }
+  // The flag wins over the profile's device.backend.
+  const backend = backendFlag !== undefined && isBackend(backendFlag) ? backendFlag : profile.device.backend;
+  // A backend that cannot run, asked for by --backend: the refusal names the flag, as every flag error does.
+  const namingFlag = (e: unknown): unknown => (e instanceof BackendError && backendFlag !== undefined ? new BackendError(`--backend ${backendFlag}: ${e.message}`) : e);
+  // CUDA asked for and not there: refused in one line before the profile's notes and --quick's (s43 newcomer43 L5).
+  if (backend === 'cuda') {
+    try {
+      selectBackend(backend, planCases(profile, { quick }));
+    } catch (e) {
+      throw namingFlag(e);
+    }
+  }
   const problems = writeProblems(loaded, capRepeats(preflight.notes), (line, level) => (events ? emitLine({ type: 'log', level, message: line }) : io.stderr.write(`${line}\n`)));
 
   const shortened = quick ? quickShortening(profile) : [];
@@ -276,10 +288,6 @@ async function benchCancellable(argv: string[], io: CliIo, ac: AbortController &
     if (events) emitLine({ type: 'log', level: 'info', message: line });
     else io.stderr.write(`${line}\n`);
   }
-  // The flag wins over the profile's device.backend.
-  const backend = backendFlag !== undefined && isBackend(backendFlag) ? backendFlag : profile.device.backend;
-  // A backend that cannot run, asked for by --backend: the refusal names the flag, as every flag error does.
-  const namingFlag = (e: unknown): unknown => (e instanceof BackendError && backendFlag !== undefined ? new BackendError(`--backend ${backendFlag}: ${e.message}`) : e);
   if (dryRun) {
     // A dry run writes no run: Ctrl-C ends it as Node does by default.
     ac.dispose();

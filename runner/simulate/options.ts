@@ -4,6 +4,7 @@
  */
 import type { ParseArgsConfig } from 'node:util';
 import type { LatencySlo } from '../../core/protocol/latency';
+import { beyondFloatRange, DECIMAL_NUMBER } from '../args';
 import { UsageError } from '../errors';
 import { TRACE_FORMATS, TRACE_TIME_UNIT_SECONDS, type TraceFormat, type TraceTimeUnit } from './traces';
 
@@ -51,9 +52,10 @@ export function readSimulateFlags(values: Record<string, string | boolean | unde
     const v = str(k);
     if (v === undefined) return undefined;
     // Decimal only, as a profile writes numbers (Number() would also read "0x10" and " 5").
-    if (!/^[+-]?(\d+\.?\d*|\.\d+)(e[+-]?\d+)?$/i.test(v)) throw new UsageError(`--${k} must be ${what}, got '${v}'`);
+    if (!DECIMAL_NUMBER.test(v)) throw new UsageError(`--${k} must be ${what}, got '${v}'`);
+    const far = beyondFloatRange(v);
+    if (far) throw new UsageError(`--${k} ${far}: it must be ${what}`);
     const x = Number(v);
-    if (!Number.isFinite(x)) throw new UsageError(`--${k} ${v} is beyond the 64-bit float range (±1.8e308): it must be ${what}`);
     if (!ok(x)) throw new UsageError(`--${k} must be ${what}, got '${v}'`);
     return x;
   };

@@ -14,7 +14,7 @@ import { modelledJob, SWEEP_SCHEMA_VERSION, type SweepMetrics, type SweepPointRe
 import { profileAllReduceLink } from '../simulate/step-time';
 import { InputError, readFailure, UsageError } from '../errors';
 import { toolBuild } from '../version';
-import { axisValueText, deployedGpuCount, maxRateText, formatSweepRate, formatUsd, usdPerMillionTokens, formatCount, formatCountOf, formatDuration, formatPercent, formatSignificant, keepsUpOf, maxRateLimitText, perGpuRate, sloSampleNote, tpotOverheadNote } from '../../core/format';
+import { axisValueText, deployedGpuCount, maxRateText, formatSweepRate, formatUsd, usdPerMillionTokens, formatCount, formatCountOf, formatDuration, formatAttainmentTarget, formatPercent, formatSignificant, keepsUpOf, maxRateLimitText, perGpuRate, sloSampleNote, tpotOverheadNote } from '../../core/format';
 import { withinNoise, type TimingSpread } from '../../core/noise';
 import { describeEnvironment, gpuPrices, reportBuilds, rowBuild, splitByMachine, sweepProvenance } from '../../core/sweepFigures';
 import { axisIndices, MAX_RATE_ARRIVAL_AXIS_TEXT, offsetToLineColumn, pointLabel } from '../../core/config';
@@ -386,7 +386,7 @@ export const attainmentTarget = (m: SweepMetrics): number => m.sloAttainmentTarg
 /** ">= 99 %" when every row asks the same fraction, else "its profile's slo.attainment". */
 function targetWords(rows: readonly SweepReportRow[]): string {
   const targets = new Set(rows.map((r) => attainmentTarget(r.metrics)));
-  return targets.size === 1 ? `>= ${formatPercent([...targets][0]!, 0)}` : "the point's slo.attainment";
+  return targets.size === 1 ? `>= ${formatAttainmentTarget([...targets][0]!)}` : "the point's slo.attainment";
 }
 
 /** The best row, the rule that chose it, and the rows it is tied with (see {@link SweepReport.best}). */

@@ -21,6 +21,7 @@ import { modelledJob, type SweepPointRef } from '../../core/protocol/sweep';
 import { formatCount } from '../../core/format';
 import { fileLocation } from '../../core/config/positions';
 import { readInputText, type NotRead } from '../../core/fileText';
+import { beyondFloatRange } from '../args';
 import { InputError, InputErrors, PointInputError, pointText, SetArgError, UsageError } from '../errors';
 import { profileCommand, readProfileInput, refuseToolOutput, type ProfileCommand } from '../load';
 import { BENCHMARK_ONLY_CODES, deploymentProblems, POOL_NOT_SIMULABLE, runSeverity } from '../../core/validate';
@@ -149,6 +150,8 @@ export function parseSetArg(arg: string, virtualOffset: number): SweepAxis {
       const items = YAML.isSeq(doc.contents) ? doc.contents.items : [];
       values = parsed.map((value, k) => {
         const item = items[k];
+        const far = YAML.isScalar(item) && item.range ? beyondFloatRange(text.slice(item.range[0], item.range[1]).trim()) : null;
+        if (far) throw new Error(far);
         return { value, range: at(YAML.isNode(item) && item.range ? item.range[0] : 0) };
       });
     } else {
@@ -157,6 +160,9 @@ export function parseSetArg(arg: string, virtualOffset: number): SweepAxis {
         const index = from + (v.length - v.trimStart().length);
         from += v.length + 1;
         if (v.trim() === '') throw new Error('an empty value between commas');
+        // As --slo-ttft-ms 1e400 says it, not "Infinity" at the sweep point (s43 newcomer43 L1).
+        const far = beyondFloatRange(v.trim());
+        if (far) throw new Error(far);
         return { value: YAML.parse(v.trim()) as unknown, range: at(index) };
       });
     }

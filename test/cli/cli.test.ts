@@ -1429,6 +1429,10 @@ test('--backend cuda that cannot run is refused as every flag error is: "attnsco
   const r = cli(['bench', profile, '--backend', 'cuda', '--dry-run']);
   assert.equal(r.code, 2, r.stdout);
   assert.match(r.stderr, /^attnscope: --backend cuda: the CUDA (backend is not available|kernels cannot run)/m);
+  // With --quick, whose "--quick shortened ..." line (always printed: the timing budget) came first (s43 newcomer43 L5): the refusal alone, one line.
+  const quick = cli(['bench', profile, '--backend', 'cuda', '--quick']);
+  assert.equal(quick.code, 2, quick.stdout);
+  assert.match(quick.stderr, /^attnscope: --backend cuda: the CUDA (backend is not available|kernels cannot run)[^\n]*\n$/);
 });
 
 test('estimate: "1 whole sequence fits at once" in the singular', () => {

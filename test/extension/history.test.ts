@@ -311,15 +311,15 @@ describe('CSV export', () => {
     }
     assert.equal(cell('num_pages', '')[4], String(run.pool!.numPages));
     // s31 newcomer: two rows named output_throughput, both tokens/s. Each names its rate, unit and span, as the run's JSON holds them.
-    assert.deepEqual(cell('output_throughput_tokens_per_s', '').slice(4), [String(run.pool!.summary.throughputTokensPerSec), "tokens/s (completed requests' output tokens / 0 s to the last request's end (vllm bench serve's benchmark duration))"]);
-    assert.deepEqual(cell('latency.output_tokens_per_s', '').slice(4), [String(run.pool!.latency!.outputTokensPerSec), "tokens/s (completed requests' output tokens / 0 s to the last request's end (vllm bench serve's benchmark duration))"]);
-    assert.deepEqual(cell('latency.requests_per_s', '').slice(4), [String(run.pool!.latency!.requestsPerSec), "requests/s (completed requests / 0 s to the last request's end (vllm bench serve's benchmark duration))"]);
+    assert.deepEqual(cell('output_throughput_tokens_per_s', '').slice(4), [String(run.pool!.summary.throughputTokensPerSec), "tokens/s (completed requests' output tokens / the time from 0 s to the last request's end (vllm bench serve's benchmark duration))"]);
+    assert.deepEqual(cell('latency.output_tokens_per_s', '').slice(4), [String(run.pool!.latency!.outputTokensPerSec), "tokens/s (completed requests' output tokens / the time from 0 s to the last request's end (vllm bench serve's benchmark duration))"]);
+    assert.deepEqual(cell('latency.requests_per_s', '').slice(4), [String(run.pool!.latency!.requestsPerSec), "requests/s (completed requests / the time from 0 s to the last request's end (vllm bench serve's benchmark duration))"]);
     assert.equal(lines.filter((l) => /output_throughput/.test(l)).length, 1);
     assert.equal(cell('contiguous_max_model_len.external_fragmentation', 'mean')[4], String(run.pool!.baselines.find((b) => b.name === 'contiguous_max_model_len')!.externalFragmentation));
     // Goodput is written only with an SLO: the fixture has none, a run with one writes it.
     assert.equal(lines.some((l) => l.includes(',goodput_requests_per_s,')), false);
     const slo = runToCsv({ ...sim, pool: { ...sim.pool!, latency: { ...sim.pool!.latency!, slo: { ttftMs: 200 }, goodputRequestsPerSec: 3.5, sloAttainment: 0.875 } } }).text;
-    assert.match(slo, /^simulation,modelled,goodput_requests_per_s,,3\.5,requests\/s \(requests meeting the SLO \/ 0 s to the last request's end \(vllm bench serve's benchmark duration\)\)$/m);
+    assert.match(slo, /^simulation,modelled,goodput_requests_per_s,,3\.5,requests\/s \(requests meeting the SLO \/ the time from 0 s to the last request's end \(vllm bench serve's benchmark duration\)\)$/m);
     assert.match(slo, /^simulation,modelled,slo\.ttft,,0\.2,s$/m);
   });
 

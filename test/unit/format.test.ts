@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { dataParallelEngines, fewAndCount, formatBytes, formatCount, formatCountOf, formatDuration, formatGib, formatLoad, formatMs, formatParams, formatPercent, formatRate, formatRunTime, formatSignificant, indefiniteArticle, sloNearIdleNote, wasmBuildNote } from '../../core/format';
+import { dataParallelEngines, fewAndCount, formatAttainmentTarget, formatBytes, formatCount, formatCountOf, formatDuration, formatGib, formatLoad, formatMs, formatParams, formatPercent, formatRate, formatRunTime, formatSignificant, indefiniteArticle, sloNearIdleNote, sloSampleNote, sloTargetText, sloVerdict, wasmBuildNote } from '../../core/format';
 import { skippedNote } from '../../webview/model';
 
 test('formatBytes: IEC prefixes, three significant digits', () => {
@@ -118,7 +118,7 @@ test("Load: served is the throughput over vllm bench serve's duration, said so, 
   const load = { source: 'workload' as const, timeScale: 1, offeredRequestsPerSec: 49 / 10.77, servedRequestsPerSec: 50 / 13.66, waitingAtLastArrival: 1, waitingAtMiddleArrival: 1, overloaded: false };
   const all = { requests: 50, completed: 50, rejected: 0 };
   assert.deepEqual(formatLoad(load, all), [
-    'Load: 4.55 requests/s offered ((requests − 1) / span of the arrivals); 3.66 requests/s served (modelled: completed / 0 s to the last request\'s end (vllm bench serve\'s benchmark duration), which takes in the service of the requests still running at the last arrival: below the offered rate even when the server keeps up)',
+    'Load: 4.55 requests/s offered ((requests − 1) / span of the arrivals); 3.66 requests/s served (modelled: completed / the time from 0 s to the last request\'s end (vllm bench serve\'s benchmark duration), which takes in the service of the requests still running at the last arrival: below the offered rate even when the server keeps up)',
     'Kept up: at the last arrival 1 of the 50 requests (2.0%) was still waiting, 1 at the middle arrival: the queue did not grow from the middle of the arrivals to the last (modelled)',
   ]);
   // Grown, within the bound: 2 · √(50 / 2) = 10 (s43 newcomer43 F2: "did not grow" was printed for a queue that doubled).
@@ -130,7 +130,7 @@ test("Load: served is the throughput over vllm bench serve's duration, said so, 
   // Two requests 10 s apart, each done in 0.1 s: (2 − 1) / 10 = 0.1 offered, 2 / 10.1 = 0.198 served: above, so no
   // "below the offered rate" clause (s42 newcomer 9: it was printed there too).
   const sparse = formatLoad({ ...load, offeredRequestsPerSec: 0.1, servedRequestsPerSec: 2 / 10.1, waitingAtLastArrival: 0 }, { requests: 2, completed: 2, rejected: 0 });
-  assert.equal(sparse[0], 'Load: 0.100 requests/s offered ((requests − 1) / span of the arrivals); 0.198 requests/s served (modelled: completed / 0 s to the last request\'s end (vllm bench serve\'s benchmark duration))');
+  assert.equal(sparse[0], 'Load: 0.100 requests/s offered ((requests − 1) / span of the arrivals); 0.198 requests/s served (modelled: completed / the time from 0 s to the last request\'s end (vllm bench serve\'s benchmark duration))');
   // Overloaded: the Overloaded line, no Kept up line.
   const over = formatLoad({ ...load, waitingAtLastArrival: 20, overloaded: true }, all);
   assert.equal(over.length, 2);
@@ -172,4 +172,21 @@ test('a capacity search bounded by the SLO under 5 % of μ says the SLO holds on
   assert.equal(sloNearIdleNote({ maxRate: 0.00678, saturatedRate: 1.25, limit: 'capacity' }), null);
   assert.equal(sloNearIdleNote({ maxRate: 0.00678, saturatedRate: null, limit: 'slo' }), null);
   assert.equal(sloNearIdleNote({ maxRate: null, saturatedRate: 1.25, limit: 'slo' }), null);
+});
+
+test('a fraction below 1 never reads 100 %, and an SLO attainment target is shown with the digits it has (s43 newcomer43 L2: 0.999999 read "the SLO asks 100%")', () => {
+  // 1,999 of 2,000 requests: 99.95 %, which one decimal would round to "100.0%".
+  assert.equal(formatPercent(1999 / 2000), '99.95%');
+  assert.equal(formatPercent(0.999999, 0), '99.9999%');
+  assert.equal(formatPercent(1, 0), '100%');
+  assert.equal(formatPercent(0.4213), '42.1%');
+  assert.equal(formatAttainmentTarget(0.99), '99%');
+  assert.equal(formatAttainmentTarget(0.995), '99.5%');
+  assert.equal(formatAttainmentTarget(0.9991), '99.91%');
+  assert.equal(formatAttainmentTarget(0.999999), '99.9999%');
+  assert.equal(formatAttainmentTarget(1), '100%');
+  assert.equal(sloTargetText({ attainment: 0.999999 }), '99.9999%');
+  assert.equal(sloVerdict({ attainment: 0.999999 }, 1), 'the SLO asks 99.9999%: met');
+  // 10 / (1 − 0.999999) = 10,000,000 requests leave 10 outside the p99.9999.
+  assert.equal(sloSampleNote(2000, 0.999999), 'but on 2,000 requests only: a 99.9999% target needs 10,000,000 to leave 10 outside it (the p99.9999 of 2,000 is about their maximum)');
 });

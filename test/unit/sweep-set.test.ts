@@ -39,3 +39,12 @@ test('other text that does not parse gets both accepted forms, and no YAML token
     assert.doesNotMatch(m, /scalar|flow|node end|line 1, column|:$/);
   }
 });
+
+test('a --set value beyond the 64-bit float range is refused as --slo-ttft-ms 1e400 is, with the text typed, not "Infinity" (s43 newcomer43 L1)', () => {
+  // Number('1e400') is Infinity: the value as typed and the flag's own wording (runner/args.ts beyondFloatRange).
+  assert.equal(refused('slo.ttft_ms=100,1e400'), '--set slo.ttft_ms=100,1e400: 1e400 is beyond the 64-bit float range (±1.8e308)');
+  assert.equal(refused('slo.ttft_ms=[100, -2e999]'), '--set slo.ttft_ms=[100, -2e999]: -2e999 is beyond the 64-bit float range (±1.8e308)');
+  // YAML's own infinity is no overflow: left to the profile's "must be a finite number" check.
+  assert.equal(parseSetArg('slo.ttft_ms=.inf', 0).values[0]!.value, Infinity);
+  assert.equal(parseSetArg('slo.ttft_ms=1e300', 0).values[0]!.value, 1e300);
+});
