@@ -814,7 +814,8 @@ export function stepTimeModel(profile: Profile, spec: StepTimeSpec | undefined =
     ...(profile.device.tensorParallelSize > 1 || stages.length > 0
       ? {
           unmodelled: [
-            ...(profile.device.tensorParallelSize > 1 ? ['FlashInfer\'s all-reduce (+ RMSNorm fusion) where enabled and the logits\' all-gather over the tensor-parallel GPUs'] : []),
+            // FlashInfer is CUDA's alone: on ROCm only the logits' all-gather is left out (s44 newcomer L9).
+            ...(profile.device.tensorParallelSize > 1 ? [w.gpu.platform === 'rocm' ? 'the logits\' all-gather over the tensor-parallel GPUs' : 'FlashInfer\'s all-reduce (+ RMSNorm fusion) where enabled and the logits\' all-gather over the tensor-parallel GPUs'] : []),
             ...(stages.length > 0 ? ['the pipeline send\'s per-call latency and a placement other than the assumed one (one node up to 8 GPUs)'] : []),
           ],
         }

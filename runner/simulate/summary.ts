@@ -143,7 +143,8 @@ function twoShotBand(m: StepTimeModel): string {
     const parts = [...(lo > one + 1 ? [`${formatCount(one + 1)} to ${formatCount(lo - 1)} tokens, two-shot`] : []), ...(ring === 0 || ring > hi + 1 ? [upTo(hi + 1, 'NCCL ring')] : [])];
     return parts.length > 0 ? ` (${parts.join('; ')})` : ' (unused here: the bands after it cover every step size)';
   }
-  return one > 0 ? ` (${upTo(one + 1, 'two-shot or NCCL ring')})` : ring > 0 ? ` (up to ${formatCount(ring - 1)} tokens, custom all-reduce or NCCL ring)` : ' (custom all-reduce or NCCL ring)';
+  // No one-shot band: vLLM's custom all-reduce is off (step-time.ts allReduceLink: its one-shot runs wherever it is on), NCCL's ring alone (s44 newcomer L1).
+  return one > 0 ? ` (${upTo(one + 1, 'two-shot or NCCL ring')})` : ring > 0 ? ` (up to ${formatCount(ring - 1)} tokens, NCCL ring)` : ' (NCCL ring)';
 }
 
 /** The ring's large-message band of the step formula (perTokenRingAllReduceS from ringAllReduceMinTokens on), or ''. */

@@ -241,3 +241,15 @@ test('a described GPU with compute_capability and nvlink_multicast takes vLLM\'s
     assert.match(none.source, /vLLM's custom all-reduce below 8 MiB .*, NCCL's ring/, extra);
   }
 });
+
+test('labels where vLLM\'s custom all-reduce is off: A100 PCIe 80GB tp 4 (bridged pairs) reads NCCL ring alone; a ROCm card leaves FlashInfer out of the unmodelled (s44 newcomer L1, L9)', async () => {
+  // Past a bridged pair the group is not fully connected: custom_all_reduce.py turns the custom all-reduce off
+  // (world_size > 2 and not fully_connected), so no one-shot band, and the plain term is NCCL's ring over PCIe,
+  // up to the ring's large-message band (4 MiB / 16,384 B a token = 256 tokens, from 257 on).
+  const r = await simulatePool(llama70b(4, 'A100 PCIe 80GB'), { trace: [{ arrivalS: 0, promptLen: 8, outputLen: 1 }] });
+  const text = formatPoolSummary(r);
+  assert.match(text, /\+ all-reduces [0-9.]+ [µm]s \+ [0-9.]+ µs\/token \(up to 256 tokens, NCCL ring\) \([0-9.]+ µs\/token from 257 tokens, NCCL ring at its large-message rate\)/);
+  assert.doesNotMatch(text, /custom all-reduce or NCCL ring/);
+  // FlashInfer is CUDA's: on MI300X (ROCm) only the logits' all-gather is not modelled.
+  assert.deepEqual(stepTimeModel(llama70b(2, 'MI300X')).unmodelled, ["the logits' all-gather over the tensor-parallel GPUs"]);
+});
