@@ -673,6 +673,19 @@ export function formatUsd(x: number): string {
   return `$${Math.abs(x) < 1000 && !/\.\d\d/.test(text) ? x.toFixed(2) : text}`;
 }
 
+/**
+ * A modelled cost (a $ per 1M output tokens figure) to three significant digits, trailing zeros
+ * kept, so costs side by side read alike: 0.18 -> "$0.180" beside "$0.332" and "$0.0930" (s44
+ * newcomer-ed F2: "$0.18" beside "$0.332"); grouped from $1,000 as {@link formatUsd}. A price the
+ * user wrote keeps formatUsd ("$0.80/GPU-hour").
+ */
+export function formatUsdCost(x: number): string {
+  if (!Number.isFinite(x) || x === 0) return formatUsd(x);
+  if (Math.abs(x) >= 999.5) return `$${formatCount(x)}`;
+  const text = x.toPrecision(3);
+  return /^-?\d+(\.\d+)?$/.test(text) ? `$${text}` : formatUsd(x);
+}
+
 /** A user-given price per GPU-hour in words, which every figure made from it carries: "user-given $2.49/GPU-hour". */
 export function gpuHourUsdText(gpuHourUsd: number): string {
   return `user-given ${formatUsd(gpuHourUsd)}/GPU-hour`;

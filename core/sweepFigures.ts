@@ -37,12 +37,14 @@ export interface SweepMetric extends SweepFigure {
    * page_size 16"); none where neither way is (pool pages, mean occupancy: a range is named).
    */
   better?: 'higher' | 'lower';
+  /** The chart's value-axis title where "label (unit)" would say a thing twice ("$ / 1M output tokens ($ per 1M output tokens, ...)", s44 newcomer-ed F2); absent: that. */
+  axisTitle?: string;
 }
 
 /** The figures the dashboard charts and tables, in its order. */
 export const SWEEP_METRICS: readonly SweepMetric[] = [
   { key: 'maxRateRequestsPerSec', label: 'max rate meeting the SLO', kind: 'rate', unit: 'requests/s', better: 'higher', source: 'modelled', column: 'max_rate_requests_per_s' },
-  { key: 'usdPerMillionOutputTokens', label: '$ / 1M output tokens', kind: 'rate', unit: '$ per 1M output tokens, at user-given $/GPU-hour', better: 'lower', source: 'modelled', column: 'usd_per_million_output_tokens' },
+  { key: 'usdPerMillionOutputTokens', label: '$ / 1M output tokens', kind: 'rate', unit: '$ per 1M output tokens, at user-given $/GPU-hour', axisTitle: '$ per 1M output tokens (user-given $/GPU-hour)', better: 'lower', source: 'modelled', column: 'usd_per_million_output_tokens' },
   { key: 'maxRatePerGpuRequestsPerSec', label: 'max rate per GPU', kind: 'rate', unit: 'requests/s', better: 'higher', source: 'modelled', column: 'max_rate_per_gpu_requests_per_s' },
   { key: 'internalFragmentation', label: 'internal fragmentation', kind: 'fraction', better: 'lower', source: 'modelled', column: 'internal_fragmentation_mean_fraction' },
   { key: 'prefixHitRate', label: 'prefix-cache hit rate', kind: 'fraction', better: 'higher', source: 'modelled', column: 'prefix_hit_rate_fraction' },

@@ -8,7 +8,7 @@
  */
 import type { ChartConfiguration, ChartDataset, Plugin, Scale } from 'chart.js';
 import { toFont } from 'chart.js/helpers';
-import { axisValueText, sameAxisValue, durationTicks, durationUnit, formatCount, formatDuration, formatDurationIn, formatPercent, formatRunTime, formatSignificant, formatSweepRate, formatUsd, markdownTable, maxRateLimitText, maxRateText, NS_PER, sloBoundsText } from '../core/format';
+import { axisValueText, sameAxisValue, durationTicks, durationUnit, formatCount, formatDuration, formatDurationIn, formatPercent, formatRunTime, formatSignificant, formatSweepRate, formatUsd, formatUsdCost, markdownTable, maxRateLimitText, maxRateText, NS_PER, sloBoundsText } from '../core/format';
 import type { SweepMetrics, SweepReport, SweepReportRow } from '../core/protocol/sweep';
 import type { SweepListEntry } from '../core/protocol/webview';
 import { allReduceFrom, gpuPrices, missingCells, stepTimeFrom, reportBuilds, rowBuild, rowExclusion, splitByMachine, sweepProvenance, SWEEP_METRICS, type SweepMetric } from '../core/sweepFigures';
@@ -326,7 +326,8 @@ export function sweepAxisCharts(report: SweepReport, metric: SweepMetric, p: Pal
         // Each line its own marker; a line with an earlier one's values dashed and drawn over it
         // (chart.js draws a lower `order` later), so both colours show along the one path.
         pointStyle: POINT_STYLES[i % POINT_STYLES.length],
-        pointRadius: 4,
+        // Categories (GPU models, on/off) have no order between them: markers alone, a line would draw a trend (s44 newcomer-ed F2).
+        ...(x.type === 'category' ? { showLine: false, pointRadius: 6 } : { pointRadius: 4 }),
         ...(twin ? { borderDash: TWIN_DASHES[(twin.nth - 1) % TWIN_DASHES.length], order: -twin.nth } : {}),
         spanGaps: false,
       };
@@ -402,7 +403,7 @@ export function sweepAxisCharts(report: SweepReport, metric: SweepMetric, p: Pal
               // Durations over two decades and more: a log axis, ticks at round durations each in its own unit (MetricScale.logTicks).
               ? { type: 'logarithmic', min: logTicks[0], max: logTicks[logTicks.length - 1], title: title(`${metric.label} (log)`), ticks: { color: p.foreground, font, autoSkip: false, callback: (v) => tick(Number(v), 0) }, afterBuildTicks: (scale: Scale) => { scale.ticks = logTicks.map((value) => ({ value })); }, grid: { color: p.grid } }
               // A rate from 0 (s42 newcomer-ed F3: a max rate per GPU axis from 2.50 to 2.90 drew a 2 % gap as a large one).
-              : { ...(metric.kind === 'rate' ? { beginAtZero: true } : {}), title: title(unit ? `${metric.label} (${unit})` : metric.label), ticks: { color: p.foreground, font, ...(metric.kind === 'count' ? { precision: 0 } : {}), callback: (v, _i, ticks) => tick(Number(v), tickStep(ticks ?? [])) }, grid: { color: p.grid } },
+              : { ...(metric.kind === 'rate' ? { beginAtZero: true } : {}), title: title(metric.axisTitle ?? (unit ? `${metric.label} (${unit})` : metric.label)), ticks: { color: p.foreground, font, ...(metric.kind === 'count' ? { precision: 0 } : {}), callback: (v, _i, ticks) => tick(Number(v), tickStep(ticks ?? [])) }, grid: { color: p.grid } },
           },
         },
       },
@@ -486,7 +487,7 @@ export function sweepCostChart(report: SweepReport, p: Palette): SweepCostChart 
   // A left-out point's label is two lines: the point, then why (chart.js draws an array label as lines).
   const labels = rows.map((r, k) => (why[k] ? [r.label, why[k]!] : `${r.id === best ? '★ ' : ''}${r.label}`));
   const title = (text: string) => ({ display: true, text, color: p.foreground, font });
-  const texts = rows.map((r) => formatUsd(r.metrics.usdPerMillionOutputTokens!));
+  const texts = rows.map((r) => formatUsdCost(r.metrics.usdPerMillionOutputTokens!));
   const max = Math.max(...rows.map((r) => r.metrics.usdPerMillionOutputTokens!));
   const excluded = why.filter((w) => w !== null).length;
   const heading = `$ per 1M output tokens by point (modelled, at user-given $/GPU-hour; lower is better${excluded > 0 ? '; hatched grey: left out of the best' : ''})`;

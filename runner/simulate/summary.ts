@@ -1,5 +1,5 @@
 /** Text summary of a pool simulation for `attnscope simulate` (stdout). */
-import { dataParallelDeployment, dataParallelEngines, deployedGpuCount, DP_SCOPE_TEXT, formatCount, formatCountOf, formatDuration, formatLoad, formatLoadSource, formatPercent, formatUsd, gpuHourUsdText, tpotOverheadNote, usdPerMillionTokens } from '../../core/format';
+import { dataParallelDeployment, dataParallelEngines, deployedGpuCount, DP_SCOPE_TEXT, formatCount, formatCountOf, formatDuration, formatLoad, formatLoadSource, formatPercent, formatUsd, formatUsdCost, gpuHourUsdText, tpotOverheadNote, usdPerMillionTokens } from '../../core/format';
 import type { DeviceSpec } from '../../core/config/types';
 import type { PoolResult, StepTimeModel } from '../../core/protocol/run';
 import { formatLatency } from './latency-format';
@@ -32,7 +32,7 @@ export function costLine(result: PoolResult, device: Pick<DeviceSpec, 'gpuHourUs
   const usd = usdPerMillionTokens(price, gpus, tokensPerSec);
   if (usd === null) return null;
   const at = result.capacity ? ' at the max rate' : '';
-  return `Cost (modelled, at ${gpuHourUsdText(price)}): ${formatUsd(usd)} per 1M output tokens${at} = ${formatUsd(price)} × ${formatCountOf(gpus, 'GPU')} / 3600 s / ${formatCount(tokensPerSec)} output tokens/s × 10^6`;
+  return `Cost (modelled, at ${gpuHourUsdText(price)}): ${formatUsdCost(usd)} per 1M output tokens${at} = ${formatUsd(price)} × ${formatCountOf(gpus, 'GPU')} / 3600 s / ${formatCount(tokensPerSec)} output tokens/s × 10^6`;
 }
 
 /**

@@ -14,7 +14,7 @@ import { modelledJob, SWEEP_SCHEMA_VERSION, type SweepMetrics, type SweepPointRe
 import { profileAllReduceLink } from '../simulate/step-time';
 import { InputError, readFailure, UsageError } from '../errors';
 import { toolBuild } from '../version';
-import { axisValueText, deployedGpuCount, maxRateText, formatSweepRate, formatUsd, usdPerMillionTokens, formatCount, formatCountOf, formatDuration, formatAttainmentTarget, formatPercent, formatSignificant, keepsUpOf, maxRateLimitText, perGpuRate, sloSampleNote, tpotOverheadNote } from '../../core/format';
+import { axisValueText, deployedGpuCount, maxRateText, formatSweepRate, formatUsd, formatUsdCost, usdPerMillionTokens, formatCount, formatCountOf, formatDuration, formatAttainmentTarget, formatPercent, formatSignificant, keepsUpOf, maxRateLimitText, perGpuRate, sloSampleNote, tpotOverheadNote } from '../../core/format';
 import { withinNoise, type TimingSpread } from '../../core/noise';
 import { describeEnvironment, gpuPrices, reportBuilds, rowBuild, splitByMachine, sweepProvenance } from '../../core/sweepFigures';
 import { axisIndices, MAX_RATE_ARRIVAL_AXIS_TEXT, offsetToLineColumn, pointLabel } from '../../core/config';
@@ -425,7 +425,7 @@ export function leftOutText(rows: readonly SweepReportRow[]): string {
  */
 export function missesSloText(rows: readonly SweepReportRow[]): string {
   if (rows.length === 0) return '';
-  const named = rows.slice(0, TIES_NAMED).map((r) => `${r.label} (${formatUsd(r.metrics.usdPerMillionOutputTokens!)}; ${formatPercent(r.metrics.sloAttainment ?? 0, 1)} of requests meet it, asks ${formatPercent(attainmentTarget(r.metrics), 0)}${r.keepsUp === false ? '; does not keep up' : ''})`).join('; ');
+  const named = rows.slice(0, TIES_NAMED).map((r) => `${r.label} (${formatUsdCost(r.metrics.usdPerMillionOutputTokens!)}; ${formatPercent(r.metrics.sloAttainment ?? 0, 1)} of requests meet it, asks ${formatAttainmentTarget(attainmentTarget(r.metrics))}${r.keepsUp === false ? '; does not keep up' : ''})`).join('; ');
   const more = rows.length > TIES_NAMED ? `; and ${formatCountOf(rows.length - TIES_NAMED, 'other point')}` : '';
   return `cheaper but left out, missing the SLO: ${named}${more}`;
 }
@@ -850,7 +850,7 @@ const COLUMNS: Array<{ header: string; key: keyof SweepMetrics; show: (m: SweepM
   { header: 'max req/s', key: 'maxRateLimit', show: maxRateText },
   { header: 'per GPU', key: 'maxRatePerGpuRequestsPerSec', show: (m) => (m.maxRatePerGpuRequestsPerSec === undefined ? '-' : formatSweepRate(m.maxRatePerGpuRequestsPerSec)) },
   { header: 'limit', key: 'maxRateLimit', show: maxRateLimitText },
-  { header: '$/1M out', key: 'usdPerMillionOutputTokens', show: (m) => (m.usdPerMillionOutputTokens === undefined ? '-' : formatUsd(m.usdPerMillionOutputTokens)) },
+  { header: '$/1M out', key: 'usdPerMillionOutputTokens', show: (m) => (m.usdPerMillionOutputTokens === undefined ? '-' : formatUsdCost(m.usdPerMillionOutputTokens)) },
   { header: 'internal frag', key: 'internalFragmentation', show: (m) => pct(m.internalFragmentation) },
   { header: 'prefix hits', key: 'prefixHitRate', show: (m) => pct(m.prefixHitRate) },
   { header: 'preemptions', key: 'preemptions', show: (m) => int(m.preemptions) },

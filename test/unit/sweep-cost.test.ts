@@ -9,7 +9,7 @@ import { writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { parseProfileText } from '../../core/config/index';
 import { pointGpuHourUsd, readSweepBlock, treeGpuName } from '../../core/config/sweep';
-import { formatUsd, usdPerMillionTokens } from '../../core/format';
+import { formatUsd, formatUsdCost, usdPerMillionTokens } from '../../core/format';
 import type { PoolResult } from '../../core/protocol/run';
 import type { SweepMetrics, SweepReport, SweepReportRow } from '../../core/protocol/sweep';
 import { gpuPrices, sweepProvenance } from '../../core/sweepFigures';
@@ -27,6 +27,8 @@ test('$ per million tokens: price × GPUs / 3600 / tokens/s × 10^6; nothing ser
   assert.ok(Math.abs(usdPerMillionTokens(1.29, 1, 2842)! - 0.1260848) < 1e-6);
   assert.equal(usdPerMillionTokens(2.49, 1, 0), null);
   assert.deepEqual([0.0917, 0.5, 2.49, 1234.5].map(formatUsd), ['$0.0917', '$0.50', '$2.49', '$1,235']);
+  // A cost keeps three significant digits with its trailing zeros, so $0.18 reads $0.180 beside $0.332 (s44 newcomer-ed F2); 999.96 rounds to 1,000 (grouped, not "1.00e+3").
+  assert.deepEqual([0.18, 0.093, 0.332, 12.5, 999.96, 1234.5].map(formatUsdCost), ['$0.180', '$0.0930', '$0.332', '$12.5', '$1,000', '$1,235']);
 });
 
 test("simulate's cost line: modelled, at the user-given price, with the sum written out; none without a price or when no rate passed", () => {

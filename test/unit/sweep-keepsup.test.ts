@@ -91,7 +91,7 @@ test('a rule on cost names the cheaper points it left out for missing the SLO, w
   assert.equal(best.row.label, 'gpu=A100 80GB');
   // L4 also misses it but costs more than the best: not named.
   assert.deepEqual(best.missesSlo?.map((r) => r.label), ['gpu=RTX 4090']);
-  assert.equal(missesSloText(best.missesSlo!), 'cheaper but left out, missing the SLO: gpu=RTX 4090 ($0.093; 8.5% of requests meet it, asks 90%; does not keep up)');
+  assert.equal(missesSloText(best.missesSlo!), 'cheaper but left out, missing the SLO: gpu=RTX 4090 ($0.0930; 8.5% of requests meet it, asks 90%; does not keep up)');
   // Every point meets it: none named.
   assert.deepEqual(bestRow(rows.map((r) => ({ ...r, metrics: { ...r.metrics, sloAttainment: 1 }, keepsUp: true })))!.missesSlo, []);
 });

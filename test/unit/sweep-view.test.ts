@@ -461,8 +461,14 @@ test('the cost chart: a bar per priced point, cheapest first, from $0, a colour 
   const h100 = marked.config.data.datasets[0]!;
   assert.deepEqual((h100.borderColor as string[]).slice(0, 2), [palette.muted, palette.series[0]]);
   assert.match((marked.config.options!.plugins!.title as { text: string }).text, /hatched grey: left out of the best\)$/);
-  assert.match(marked.ariaLabel, /by cost: rtx \$0\.05 \(left out of the best: fails SLO \(8\.5%\), does not keep up\); h100 tp1/);
+  assert.match(marked.ariaLabel, /by cost: rtx \$0\.0500 \(left out of the best: fails SLO \(8\.5%\), does not keep up\); h100 tp1/);
   assert.ok(sweepCostChartHeight(4, 12, 1) > sweepCostChartHeight(4, 12));
+  // Against the GPU models (categories, no order between them): markers, no line through them; the y title says its unit once (s44 newcomer-ed F2).
+  const byGpu = sweepAxisCharts(costReport, SWEEP_METRICS.find((m) => m.key === 'usdPerMillionOutputTokens')!, palette)[0]!;
+  assert.ok(byGpu.config.data.datasets.length > 0 && byGpu.config.data.datasets.every((d) => (d as { showLine?: boolean }).showLine === false));
+  assert.equal((byGpu.config.options!.scales!.y as { title: { text: string } }).title.text, '$ per 1M output tokens (user-given $/GPU-hour)');
+  // A numeric axis keeps its line.
+  assert.equal((sweepAxisCharts(report, SWEEP_METRICS[0]!, palette)[0]!.config.data.datasets[0] as { showLine?: boolean }).showLine, undefined);
   // No priced row: no chart.
   assert.equal(sweepCostChart(report, palette), null);
   // The tab opens on the cost where the best was ranked by it, else where it did before.
