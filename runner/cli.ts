@@ -798,7 +798,7 @@ async function simulateProfile(file: string, loaded: LoadedProfile, flags: Simul
     return EXIT_OK;
   }
   const at = result.capacity?.maxRate === null ? 'At the lowest rate tried, which misses the SLO too:' : 'At the highest passing rate:';
-  const body = result.capacity ? `${formatCapacity(result.capacity)}\n\n${at}\n${formatPoolSummary(result, profile.device)}` : formatPoolSummary(result, profile.device);
+  const body = result.capacity ? `${formatCapacity(result.capacity, profile.device.dataParallelSize)}\n\n${at}\n${formatPoolSummary(result, profile.device)}` : formatPoolSummary(result, profile.device);
   // --json /dev/stdout: stdout holds the JSON alone, the table goes to stderr.
   (namesStdout(flags.json) ? io.stderr : io.stdout).write(`${[...head, body].join('\n')}\n`);
   return EXIT_OK;

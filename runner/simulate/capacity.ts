@@ -59,23 +59,25 @@ export interface CapacityOptions {
 const MAX_DOUBLINGS = 20;
 
 /**
- * `k` requests: r's, in order, repeated as often as needed, every arrival at 0 s. Copy c of the
+ * `k` requests: r's, in order, repeated as often as needed, every arrival at 0 s; with `stride`
+ * s, every s-th of those s · k (request i is the repeated trace's i · s: one engine's share of a
+ * burst dealt to s engines in turn, {@link saturatedThroughput}). Copy c of the
  * trace (requests c·n .. c·n + n − 1) keeps each request's shared segments, but on streams of
  * its own: stream s of r becomes c · D + (index of s among r's D streams), so a copy shares a
  * prefix with the requests of its own copy as the trace does, never with another copy's. Copies
  * that shared streams would hit each other's cached prefixes, which a real load of that many
  * users would not: a 3-request trace whose last two hit the first's prefix (2 of 3 prompts)
  * tiled 10 times would hit in 29 of 30, inflating μ. Stream ids stay below 2^30 while
- * D · ceil(k / n) does (the simulator's bound; a RangeError past it).
+ * D · ceil(s · k / n) does (the simulator's bound; a RangeError past it).
  */
-export function tileRequests(r: ServingSimRequests, k: number): ServingSimRequests {
+export function tileRequests(r: ServingSimRequests, k: number, stride = 1): ServingSimRequests {
   const n = r.arrivalS.length;
   const streams = new Map<number, number>();
   for (const s of r.segmentStream) if (!streams.has(s)) streams.set(s, streams.size);
   const d = streams.size;
-  if (d * Math.ceil(k / n) > 2 ** 30) throw new RangeError(`tiling ${n} requests with ${d} prefix streams to ${k} takes more than 2^30 stream ids`);
+  if (d * Math.ceil((stride * k) / n) > 2 ** 30) throw new RangeError(`tiling ${n} requests with ${d} prefix streams to ${stride * k} takes more than 2^30 stream ids`);
   let segments = 0;
-  for (let i = 0; i < k; i++) segments += r.segmentStart[(i % n) + 1] - r.segmentStart[i % n];
+  for (let i = 0; i < k; i++) segments += r.segmentStart[((i * stride) % n) + 1] - r.segmentStart[(i * stride) % n];
   const out: ServingSimRequests = {
     arrivalS: new Float64Array(k),
     promptLen: new Int32Array(k),
@@ -86,8 +88,8 @@ export function tileRequests(r: ServingSimRequests, k: number): ServingSimReques
   };
   let m = 0;
   for (let i = 0; i < k; i++) {
-    const j = i % n;
-    const copy = Math.floor(i / n);
+    const j = (i * stride) % n;
+    const copy = Math.floor((i * stride) / n);
     out.promptLen[i] = r.promptLen[j];
     out.outputLen[i] = r.outputLen[j];
     out.segmentStart[i] = m;
@@ -100,7 +102,7 @@ export function tileRequests(r: ServingSimRequests, k: number): ServingSimReques
   return out;
 }
 
-/** The saturation runs hold max(SATURATION_MIN_REQUESTS, SATURATION_SEQS · max_num_seqs) requests per data-parallel engine. */
+/** The saturation runs hold max(SATURATION_MIN_REQUESTS, SATURATION_SEQS · max_num_seqs) requests: one engine's. */
 const SATURATION_MIN_REQUESTS = 1000;
 const SATURATION_SEQS = 8;
 /** The staggered saturation run offers SPREAD_OVER_BURST times the burst's μ, times it again (up to SPREAD_TRIES runs) while the server keeps pace. */
@@ -109,11 +111,9 @@ const SPREAD_TRIES = 4;
 
 /**
  * The modelled server's saturated throughput μ, requests/s: what it completes per second while
- * its queue never empties. K = dp · max(1000, 8 · max_num_seqs) requests of the load (dp =
- * device.data_parallel_size: each engine gets its own 8 waves, or a 256-seq engine at dp 8 saw one
- * wave, a burst, and μ came out 1.5x its steady rate: s42 newcomer 1; a trace's
- * first K, repeated when it holds fewer, each copy on prefix streams of its own: {@link tileRequests};
- * a workload's first K draws), run twice:
+ * its queue never empties. K = max(1000, 8 · max_num_seqs) requests of the load (a trace's first
+ * K, repeated when it holds fewer, each copy on prefix streams of its own: {@link tileRequests};
+ * a workload's first K draws), run on one engine twice:
  * - a burst: all K wait at t = 0;
  * - staggered: request i arrives at i / R, R = 1.2 × the burst's μ (times 1.2 again, up to 4 runs,
  *   while the server completes the middle half at 0.98 R or faster: then it was not behind).
@@ -130,17 +130,38 @@ const SPREAD_TRIES = 4;
  * first admissions and before the queue runs dry. Rejected requests count as served at once
  * (a rate divided by the completed fraction). Infinity when fewer than 8 requests complete or
  * the burst's middle half takes no time.
+ *
+ * Data parallelism (device.data_parallel_size dp > 1): μ is dp times one engine's, measured on
+ * one engine given its share of dp · K requests. vLLM's engines are identical copies that share
+ * nothing once a request is dispatched: the API server picks each request's engine at its arrival
+ * (DPLBAsyncMPClient.get_core_engine_for_request, dataParallel.ts pickEngine) and no engine takes
+ * work from another, so while every queue is non-empty (saturation) the pool completes the sum of
+ * its engines' rates. A burst is dealt in turn (all in-flight counts tie after each round, and the
+ * scan start rotates: request i to engine i mod dp), so engine 0's share is every dp-th request of
+ * the load's first dp · K ({@link tileRequests} with stride dp: a trace's neighbours, which may
+ * share a prefix, land on different engines as they do under vLLM), and the other engines' shares
+ * are draws of the same load. A workload's draws are independent (workload.ts generateRequests),
+ * so its first K stand for any engine's share. With equal requests the scaled μ equals the whole
+ * pool's run's (capacity.test.ts, dp 2 and dp 4); with varied ones it differs by the sampling
+ * between engines' shares (31.04 · 8 = 248.3 against 251.0 for the example at dp 8). The whole
+ * pool ran dp · K requests, dispatched over dp engines at a cost per arrival that grows with dp:
+ * 44.5 s of CPU at dp 64 and hours at dp 1024 (s43 newcomer43 F6). `allEngines` runs it so
+ * (the unit test's reference).
  * Example (the unit test): constant 10 ms steps, output 100, max_num_seqs 8: waves of 8 every
  * 100 steps, μ = 8 / 1 s, which staggering cannot beat (a slot serves one request a second).
  */
-export async function saturatedThroughput(profile: Profile, opts: Pick<CapacityOptions, 'requests' | 'simulate'>): Promise<number> {
-  const k = (profile.device.dataParallelSize ?? 1) * Math.max(SATURATION_MIN_REQUESTS, SATURATION_SEQS * maxNumSeqsOf(profile));
+export async function saturatedThroughput(profile: Profile, opts: Pick<CapacityOptions, 'requests' | 'simulate'> & { allEngines?: boolean }): Promise<number> {
+  const dp = profile.device.dataParallelSize ?? 1;
+  const engines = opts.allEngines ? dp : 1;
+  const scaled = dp / engines;
+  const server: Profile = engines === dp ? profile : { ...profile, device: { ...profile.device, dataParallelSize: engines } };
+  const k = engines * Math.max(SATURATION_MIN_REQUESTS, SATURATION_SEQS * maxNumSeqsOf(profile));
   const w = profile.workload;
-  const requests = opts.requests ? tileRequests(opts.requests, k) : w ? tileRequests(generateRequests({ ...w, requests: k }), k) : null;
+  const requests = opts.requests ? tileRequests(opts.requests, k, scaled) : w ? tileRequests(generateRequests({ ...w, requests: k }), k) : null;
   if (!requests) return Infinity; // simulatePool says what is missing
   const rate = async (arrivalS: Float64Array): Promise<number> => {
     let times: ServingSimTimes | undefined;
-    await simulatePool(profile, { ...opts.simulate, requests: { ...requests, arrivalS }, baselines: false, maxSamples: 2, onTimes: (_, t) => (times = t) });
+    await simulatePool(server, { ...opts.simulate, requests: { ...requests, arrivalS }, baselines: false, maxSamples: 2, onTimes: (_, t) => (times = t) });
     const finish = Array.from(times!.finishS).filter((f) => f >= 0).sort((a, b) => a - b);
     const m = finish.length;
     if (m < 8) return Infinity;
@@ -160,7 +181,7 @@ export async function saturatedThroughput(profile: Profile, opts: Pick<CapacityO
     if (Number.isFinite(staggered) && staggered > 1.01 * burst) mu = Math.max(mu, staggered);
     if (!(staggered >= 0.98 * offered)) break; // behind the arrivals (by more than 2 %): saturated
   }
-  return mu;
+  return scaled * mu;
 }
 
 /**
@@ -171,7 +192,7 @@ export async function saturatedThroughput(profile: Profile, opts: Pick<CapacityO
  * at arrival_rate 240 against μ = 236.1/s: 2,000 requests end before the queue grows (6 waiting at
  * the last arrival), 100 % meet the SLO, and the sweep called it best. Sets pool.load's
  * saturatedRequestsPerSec and keepsUp (nothing without pool.load); costs two to five simulations of
- * dp · max(1000, 8 · max_num_seqs) requests ({@link saturatedThroughput}), or none when `opts.saturated` gives μ (a profile of the
+ * one engine's max(1000, 8 · max_num_seqs) requests, whatever data_parallel_size ({@link saturatedThroughput}), or none when `opts.saturated` gives μ (a profile of the
  * same saturationKey's), which sets saturatedFrom too.
  */
 export async function checkKeepsUp(profile: Profile, pool: PoolResult, opts: Pick<CapacityOptions, 'requests' | 'simulate'> & { saturated?: KnownSaturation }): Promise<void> {

@@ -50,8 +50,11 @@ export function formatLatency(l: LatencySummary, meanWaiting: number | undefined
   return lines;
 }
 
-/** The capacity search: one line per rate tried, in order, then the answer. */
-export function formatCapacity(c: CapacityCurve): string {
+/**
+ * The capacity search: one line per rate tried, in order, then the answer. `dataParallelSize`:
+ * the profile's device.data_parallel_size, whose μ is one engine's times it (capacity.ts saturatedThroughput).
+ */
+export function formatCapacity(c: CapacityCurve, dataParallelSize = 1): string {
   const header = ['rate (req/s)', 'time scale', 'p99 TTFT', 'p99 TPOT', 'goodput (req/s)', 'meets SLO', 'keeps up', 'verdict'];
   const rows = c.points.map((p) => [p.rate.toPrecision(4), formatTimeScale(p.scale), p.p99TtftS === null ? 'n/a' : dur(p.p99TtftS), p.p99TpotS === null ? 'n/a' : dur(p.p99TpotS), rate(p.goodputRequestsPerSec), formatPercent(p.sloAttainment), p.keepsUp === false ? 'no' : 'yes', p.meets ? 'pass' : 'fail']);
   const widths = header.map((h, col) => Math.max(h.length, ...rows.map((r) => r[col].length)));
@@ -59,7 +62,7 @@ export function formatCapacity(c: CapacityCurve): string {
   const lines = [
     `Capacity search (modelled): ${formatSlo(c.slo)} for at least ${formatAttainmentTarget(c.attainmentTarget)} of requests, and the server keeping up; bisection to a relative tolerance of ${formatPercent(c.tolerance)}`,
     c.saturatedRate
-      ? `Saturated throughput μ = ${c.saturatedRate.toPrecision(4)} requests/s (modelled: completions per second over the middle half of the load's requests, the higher of two runs (the second's where over 1 % higher): all queued at 0 s, and arriving one by one at 1.2 times that run's rate, which breaks up the waves equal lengths start in); a rate above it does not keep up (${QUEUE_GROWS}, however short the trace) and fails`
+      ? `Saturated throughput μ = ${c.saturatedRate.toPrecision(4)} requests/s (modelled: completions per second over the middle half of the load's requests, the higher of two runs (the second's where over 1 % higher): all queued at 0 s, and arriving one by one at 1.2 times that run's rate, which breaks up the waves equal lengths start in${dataParallelSize > 1 ? `; one engine's, times data_parallel_size ${dataParallelSize}: vLLM's engines share nothing once a request is dispatched, so saturated they complete the sum of their rates` : ''}); a rate above it does not keep up (${QUEUE_GROWS}, however short the trace) and fails`
       : 'Saturated throughput: not measured (fewer than 8 requests completed in the saturation run): rates are judged on the SLO alone',
     fmt(header),
     ...rows.map(fmt),

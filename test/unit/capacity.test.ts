@@ -70,6 +70,29 @@ test('μ of data-parallel engines is their number times one engine\'s: each engi
   assert.ok(Math.abs(curve.saturatedRate! - 1600) < 1e-6, `μ ${curve.saturatedRate}`);
 });
 
+test('data-parallel μ is measured on one engine and multiplied by dp: equal to the whole pool\'s saturation run at dp 2 and dp 4 to the digits printed (s43 newcomer43 F6)', async () => {
+  // vLLM's engines share nothing once a request is dispatched, and a burst is dealt to them in turn (capacity.ts
+  // saturatedThroughput): with equal requests (vllm bench serve's random dataset, prompt 512, output 128, on
+  // Llama-3.1-8B / H100 SXM, max_num_seqs 64) every engine of the whole pool's run holds the same requests as the one
+  // engine, so the pool's μ is dp times its. Both computed here: the scaled μ (one engine, K = 1,000 requests) and the
+  // whole pool's (dp · 1,000 requests dispatched over dp engines, what --max-rate ran before), compared as
+  // --max-rate prints them (4 significant digits): one engine 47.057 requests/s; dp 2 94.114 both; dp 4 188.2286 scaled,
+  // 188.2293 the whole pool (its engines' middle halves differ by a step at the edges). Before, μ was the whole pool's
+  // run only (dp 4 ≠ 4 · 47.057 in the last digits).
+  const { saturatedThroughput } = await import('../../runner/simulate/capacity');
+  const yaml = (dp: number) => exampleProfile([
+    'model: ./llama-3.1-8b/config.json', `device: { gpu: H100 SXM, data_parallel_size: ${dp} }`, 'kv_cache: { page_size: 16 }',
+    'workload: { requests: 100, arrival_rate: 10, prompt_len: { dist: fixed, value: 512 }, output_len: { dist: fixed, value: 128 }, max_num_seqs: 64, max_model_len: 8192, seed: 1 }', '',
+  ].join('\n'));
+  const one = await saturatedThroughput(yaml(1), {});
+  for (const dp of [2, 4]) {
+    const scaled = await saturatedThroughput(yaml(dp), {});
+    const whole = await saturatedThroughput(yaml(dp), { allEngines: true });
+    assert.equal(scaled.toPrecision(4), whole.toPrecision(4), `dp ${dp}: scaled ${scaled}, whole pool ${whole}`);
+    assert.equal(scaled, dp * one);
+  }
+});
+
 test('the search starts from the given time scale (--time-scale), doubling or halving from there', async () => {
   // Same load as the first test (50 requests/s at scale 1, limit 100.25/s): from scale 0.6 (30/s,
   // passing) it doubles to 60/s (passing); the next doubling, 120/s, lies above the saturated
