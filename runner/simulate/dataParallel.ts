@@ -122,6 +122,27 @@ export function mergeTimes(n: number, byEngine: Int32Array[], times: ServingSimT
 /** Arrivals dispatched between turns of the event loop (a cancel is seen between slices). */
 export const DISPATCH_SLICE_REQUESTS = 4096;
 
+/** Wall time, ms, of work between two turns of the event loop while the engines are run to the end and read ({@link slicer}). */
+const ENGINE_SLICE_MS = 50;
+/** Steps an engine runs per call while the engines are run to the end: about a millisecond (a step costs 0.1-1 µs of CPU), so the clock is read often enough. */
+const ENGINE_RUN_STEPS = 4096;
+
+/**
+ * A cancel point for loops over the engines: awaiting it lets the event loop run (signal handlers)
+ * and throws the signal's reason when aborted, once at least {@link ENGINE_SLICE_MS} of wall time
+ * has passed since it last did; otherwise it returns at once. Loops over dp engines that did
+ * not look (run each to the end, read each's times) kept a SIGTERM waiting 24 s at dp 1024 (s43
+ * newcomer43 F6: README says a cancel is seen within a slice).
+ */
+export function slicer(signal: AbortSignal | undefined): () => Promise<void> {
+  let since = performance.now();
+  return async () => {
+    if (performance.now() - since < ENGINE_SLICE_MS) return;
+    await cancelPoint(signal);
+    since = performance.now();
+  };
+}
+
 /**
  * The engines in order of their next change (the time runUntil returned: from it on, an arrival
  * may find the engine stepped or its in-flight count moved), a binary min-heap indexed by engine
@@ -234,6 +255,8 @@ export async function dispatchOnline<E extends DispatchedEngine>(requests: Servi
     due.length = 0;
   };
   let start = 0;
+  // A slice of arrivals can take a second at dp 1024 (each brings engines' steps up to date): the clock is read every 64.
+  const pause = slicer(opts.signal);
   for (let k = 0; k < n; k++) {
     const t = requests.arrivalS[k];
     const at = lastSnapshot(t);
@@ -255,12 +278,11 @@ export async function dispatchOnline<E extends DispatchedEngine>(requests: Servi
     if ((k + 1) % DISPATCH_SLICE_REQUESTS === 0 && k + 1 < n) {
       opts.onProgress?.(k + 1);
       await cancelPoint(opts.signal);
-    }
+    } else if ((k & 63) === 63) await pause();
   }
   for (const sim of engines) {
-    while (sim && !sim.run(1 << 20)) {
-      await cancelPoint(opts.signal);
-    }
+    while (sim && !sim.run(ENGINE_RUN_STEPS)) await pause();
+    await pause();
   }
   return { engineOf, byEngine: requestsByEngine(engineOf, dp) };
 }

@@ -28,7 +28,7 @@ import { cancelPoint, InputError } from '../errors';
 import { benchmarkEndS, latencySummary } from './latency';
 import { STEP_COEFFICIENT_KEYS, stepTimeModel, type StepCoefficientKey, type StepCoefficients } from './step-time';
 import { MAX_TRACE_SPAN_S, readProfileTrace, traceReplay } from './traces';
-import { DP_DISPATCH_TEXT, dispatchOnline, mergeTimes, subsetRequests } from './dataParallel';
+import { DP_DISPATCH_TEXT, dispatchOnline, mergeTimes, slicer, subsetRequests } from './dataParallel';
 import { packRequests, RequestGenerator, scaleArrivals, type TraceRequest } from './workload';
 
 /**
@@ -561,6 +561,8 @@ async function simulateDataParallel(profile: Profile, packed: ServingSimRequests
   const engines: Array<ServingSimulator | undefined> = new Array(dp);
   const runs = [];
   let byEngine: Int32Array[];
+  // A cancel is seen every slice while the engines are read (seconds at dp 1024), as while they run.
+  const pause = slicer(opts.signal);
   try {
     const make = () => new ServingSimulator(config, packed, true);
     ({ byEngine } = await dispatchOnline(packed, dp, engines, make, { signal: opts.signal, onProgress: (done) => opts.onPrepare?.({ phase: 'dispatching the data-parallel requests', done, requests: n }) }));
@@ -573,6 +575,7 @@ async function simulateDataParallel(profile: Profile, packed: ServingSimRequests
       }
       runs.push({ samples: sim.samples(), totals: sim.totals(), times: sim.times(), requests: subsetRequests(packed, byEngine[e]) });
       sim.free();
+      await pause();
     }
   } finally {
     for (const sim of engines) sim?.free();
@@ -596,15 +599,17 @@ async function simulateDataParallel(profile: Profile, packed: ServingSimRequests
   // 26,842), as vLLM's per-engine log lines ("Engine 000: … Avg generation throughput") share one
   // logging interval (vllm/v1/metrics/loggers.py LoggingStatLogger, one per engine_index).
   const spanEndS = benchmarkEndS(packed, times);
-  const replicas = runs.map((r, e) => {
+  const replicas = [];
+  for (const [e, r] of runs.entries()) {
     const l = latencySummary(r.requests, r.times, slo, spanEndS);
-    return {
+    replicas.push({
       requests: r.requests.arrivalS.length, completed: r.totals.completed, outputTokensPerSec: l.outputTokensPerSec, requestsPerSec: l.requestsPerSec,
       meanConcurrency: ratio(r.totals.runningSeconds, t.simulatedSeconds), peakConcurrency: r.totals.peakRunning, peakWaiting: r.totals.peakWaiting, peakOccupancy: r.totals.peakPagesUsed / pool.numPages,
       // Engine 1's samples are the pool's own (PoolResult.samples), not repeated here.
       ...(e > 0 ? { samples: unpackSamples(r.samples) } : {}),
-    };
-  });
+    });
+    await pause();
+  }
   return {
     samples, summary, load, baselines: [], pageSize: pool.pageSize, numPages: pool.numPages, poolTokens: pool.poolTokenCount,
     ...(pool.poolBlocks !== undefined ? { poolBlocks: pool.poolBlocks } : {}), ...(pool.groups ? { poolGroups: pool.groups.count } : {}), ...(pool.poolLayout ? { poolLayout: pool.poolLayout } : {}),

@@ -335,6 +335,30 @@ test('a cancel is honoured between slices of arrivals (the dispatch stops with t
   }
 });
 
+test('a cancel is seen while the engines are run to the end: after an engine whose run took a slice, not only when the last has finished (s43 newcomer43 F6: SIGTERM answered after 24 s at dp 1024)', async () => {
+  // Two engines, one request each at 0 s. Engine 0's run finishes in one call that takes 60 ms of wall time (longer than a
+  // slice, 50 ms: dataParallel.ts slicer) and the cancel comes during it. Before, the loop ran engine after engine without
+  // looking while each finished in one call (1,024 engines of 2,048 requests each at dp 1024), so the dispatch here
+  // resolved; now it stops with the signal's reason before engine 1 runs.
+  const r: ServingSimRequests = { arrivalS: Float64Array.from([0, 0]), promptLen: Int32Array.from([1, 1]), outputLen: Int32Array.from([1, 1]),
+    segmentStart: new Int32Array(3), segmentStream: new Float64Array(0), segmentEnd: new Int32Array(0) };
+  const stop = new AbortController();
+  const ran: number[] = [];
+  const engine = (e: number) => ({
+    runUntil: () => Infinity, inFlight: () => 0, add: () => undefined,
+    run: () => {
+      ran.push(e);
+      if (e === 0) {
+        stop.abort(new Error('stopped'));
+        for (const t0 = performance.now(); performance.now() - t0 < 60;); // a long run of engine 0's steps
+      }
+      return true;
+    },
+  });
+  await assert.rejects(dispatchOnline(r, 2, [], engine, { signal: stop.signal }), /stopped/);
+  assert.deepEqual(ran, [0]);
+});
+
 test('a dispatched simulator: in-flight counts by hand; it refuses a request out of order, one at or before a step it ran, and add/runUntil/inFlight on a plain simulator', () => {
   // Four requests of prompt 16, output 1, at t 0, 1, 1, 3; a step of 16 tokens lasts
   // 1 ms + max(4 ms + 16 · 2e-8 s KV, 16 · 2e-5 s + 136 · 1e-9 s pairs) = 5.00032 ms.
