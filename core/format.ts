@@ -6,7 +6,7 @@
  */
 
 import { SLO_ATTAINMENT_DEFAULT, type CapacityCurve } from './protocol/latency';
-import type { DataParallelResult, Environment, KernelCase, PoolCancelled, PoolLoad, PoolResult, PoolSummary, RunKind, RunResult, TraceSummary } from './protocol/run';
+import type { DataParallelResult, Environment, KernelCase, PoolCancelled, PoolCost, PoolLoad, PoolResult, PoolSummary, RunKind, RunResult, TraceSummary } from './protocol/run';
 
 const IEC = ['B', 'KiB', 'MiB', 'GiB', 'TiB', 'PiB', 'EiB'];
 const SI = ['', 'k', 'M', 'G', 'T', 'P', 'E'];
@@ -368,6 +368,28 @@ export function overloadGrowthBound(n: number): number {
   return 2 * Math.sqrt(n / 2);
 }
 
+/**
+ * A run too short to tell whether its server keeps up (s44 newcomer44 MEDIUM-3): not overloaded by its
+ * queue, yet its requests in flight (waiting or running: PoolLoad.inFlightAtLastArrival) grew from the
+ * middle of the arrivals to the last by more than {@link overloadGrowthBound}(requests), the drift the
+ * queue test allows. A run whose every request fits a batch (2,000 requests over 8 engines of
+ * max_num_seqs 256) holds an overload in its running batch, where the queue test cannot see it: at 300
+ * requests/s offered, 20 % over μ 251, 10 were waiting at the end and 6 at the middle, while in flight
+ * grew 811 → 1,613 (at 192 offered, below μ, 546 → 822: the batch still filling). False in runs saved
+ * before s44 (no in-flight counts) and for an overloaded one.
+ */
+export function tooShortToTell(load: PoolLoad, requests: number): boolean {
+  const last = load.inFlightAtLastArrival;
+  const middle = load.inFlightAtMiddleArrival;
+  return !load.overloaded && last !== undefined && middle !== undefined && last - middle > overloadGrowthBound(requests);
+}
+
+/** The offered rate is above the saturated throughput μ measured for the server (PoolLoad.saturatedRequestsPerSec: sweep points): it cannot keep up, however short the run. */
+export function aboveSaturation(load: PoolLoad): boolean {
+  const mu = load.saturatedRequestsPerSec;
+  return typeof mu === 'number' && load.offeredRequestsPerSec !== null && load.offeredRequestsPerSec > mu;
+}
+
 export const QUEUE_GROWS = 'its queue grows without bound in a steady state, so its TTFT and queueing delay grow with the length of the run (the number of requests), not toward a latency the server would settle at';
 
 /**
@@ -446,6 +468,9 @@ export function formatLoadNote(load: PoolLoad): string {
  * the Kept up line, not the gap between the two, says whether the server kept up. A run whose
  * every request was rejected (PoolSummary.completed 0) served none, which is not keeping up: a
  * None served line says so instead (s40 newcomer 9: 0.00 served of 4.11 offered read "Kept up").
+ * An offered rate above the saturated throughput μ measured for the server ({@link aboveSaturation})
+ * is Overloaded whatever the queue showed; a run whose requests in flight grew though its queue did
+ * not ({@link tooShortToTell}) says it cannot tell instead of Kept up (s44 newcomer44 MEDIUM-3).
  */
 export function formatLoad(load: PoolLoad, summary: Pick<PoolSummary, 'requests' | 'completed' | 'rejected'>): string[] {
   const requests = summary.requests;
@@ -456,6 +481,14 @@ export function formatLoad(load: PoolLoad, summary: Pick<PoolSummary, 'requests'
   const lines = [`Load: ${offered}; ${formatRequestRate(load.servedRequestsPerSec)} requests/s served (modelled: completed / ${BENCHMARK_DURATION}${tail})`];
   if (summary.completed === 0 && requests > 0) {
     lines.push(`None served: all ${formatCountOf(summary.rejected, 'request')} ${summary.rejected === 1 ? 'was' : 'were'} rejected (a prompt that reaches max_model_len, or more pages than the pool holds), so no figure below tells how this server keeps up`);
+  } else if (!load.overloaded && aboveSaturation(load)) {
+    lines.push(`Overloaded: the offered ${formatRequestRate(load.offeredRequestsPerSec!)} requests/s is above the saturated throughput μ = ${formatRequestRate(load.saturatedRequestsPerSec!)} requests/s measured for this server (modelled), though this run's queue did not show it: ${QUEUE_GROWS}.`);
+  } else if (tooShortToTell(load, requests)) {
+    lines.push(
+      `Cannot tell whether the server keeps up: at the last arrival ${formatCount(load.waitingAtLastArrival)} of the ${formatCountOf(requests, 'request')} were still waiting, ${formatCount(load.waitingAtMiddleArrival ?? 0)} at the middle arrival, ` +
+        `but the requests in flight (waiting or running) grew from ${formatCount(load.inFlightAtMiddleArrival!)} at the middle arrival to ${formatCount(load.inFlightAtLastArrival!)}, by more than ${formatCount(Math.floor(overloadGrowthBound(requests)))} (2 · √(requests / 2)): ` +
+        `the running batches had not settled, so an overload would sit in them, not the queue; the run is too short for that (more workload.requests, or \`simulate --max-rate\` for the saturated throughput μ, tell) (modelled)`,
+    );
   } else if (!load.overloaded && load.offeredRequestsPerSec !== null) {
     const w = load.waitingAtLastArrival;
     const m = load.waitingAtMiddleArrival;
@@ -667,8 +700,61 @@ export function usdPerMillionTokens(gpuHourUsd: number, gpus: number, tokensPerS
   return tokensPerSec > 0 ? ((gpuHourUsd * gpus) / 3600 / tokensPerSec) * 1e6 : null;
 }
 
-/** Dollars to three significant digits and at least the cents, grouped from $1,000: 0.0917 -> "$0.0917", 0.5 -> "$0.50", 2.49 -> "$2.49", 1234.5 -> "$1,235". */
+/**
+ * The output rate a serving deployment sustains, the one a cost per token divides by: a steady rate,
+ * not the finite run's. A run of n requests spends its start filling the batch and its end draining
+ * it; its output tokens / (0 s to the last request's end) falls as data parallelism spreads the same n
+ * over more engines (s44 newcomer44 HIGH-1: 2,000 requests over 64 engines served 440 requests/s of a
+ * μ of 1,989, and priced the tokens 4.5 times too high). So, as Vidur's configuration search ranks
+ * deployments (Agrawal et al., MLSys 2024, vidur/config_optimizer: QPS per dollar at the capacity,
+ * the highest rate its binary search finds meeting the scheduling-delay SLO, not a finite run's mean):
+ * requestsPerSec × meanOutputTokens (PoolLoad.meanOutputTokens), requestsPerSec by `basis`:
+ * 'max-rate' the capacity search's max rate (CapacityCurve.maxRate); 'offered' the load's offered rate
+ * where the server keeps up with it (at most μ where μ was measured, PoolLoad.saturatedRequestsPerSec; else
+ * neither PoolLoad.overloaded nor {@link tooShortToTell}); 'saturated' μ where the offered rate is above it.
+ * 'run': the finite run's PoolSummary.throughputTokensPerSec, where no steady rate is known: all
+ * requests at one instant, an overloaded or too-short run without μ, a run saved before s44. Null when
+ * nothing was served.
+ */
+export function steadyOutput(pool: Pick<PoolResult, 'load' | 'capacity' | 'summary'>): { outputTokensPerSec: number; requestsPerSec?: number; meanOutputTokens?: number; basis: PoolCost['basis'] } | null {
+  // A capacity search no rate passed: its figures are those of a failing rate.
+  if (pool.capacity?.maxRate === null) return null;
+  const load = pool.load;
+  const mean = load?.meanOutputTokens;
+  const steady = (requestsPerSec: number, basis: PoolCost['basis']) => (requestsPerSec > 0 && mean! > 0 ? { outputTokensPerSec: requestsPerSec * mean!, requestsPerSec, meanOutputTokens: mean!, basis } : null);
+  if (load && mean !== undefined) {
+    if (pool.capacity) return steady(pool.capacity.maxRate!, 'max-rate');
+    const offered = load.offeredRequestsPerSec;
+    const mu = load.saturatedRequestsPerSec;
+    if (offered !== null) {
+      if (typeof mu === 'number') return offered > mu ? steady(mu, 'saturated') : steady(offered, 'offered');
+      if (!load.overloaded && !tooShortToTell(load, pool.summary.requests)) return steady(offered, 'offered');
+    }
+  }
+  const run = pool.summary.throughputTokensPerSec;
+  return run > 0 ? { outputTokensPerSec: run, basis: 'run' } : null;
+}
+
+/**
+ * The modelled cost of a simulated deployment's output tokens (PoolResult.cost) at the user's price
+ * `gpuHourUsd` per GPU-hour over `gpus` GPUs: {@link usdPerMillionTokens} at the {@link steadyOutput}
+ * rate. Null without a price or with nothing served.
+ * Llama-3.1-8B on one H100 SXM at 24 requests/s offered (kept up), 272 output tokens each, $2.49:
+ * 2.49 / 3600 / (24 × 272) × 10^6 = $0.106.
+ */
+export function poolCost(pool: Pick<PoolResult, 'load' | 'capacity' | 'summary'>, gpuHourUsd: number | undefined, gpus: number): PoolCost | null {
+  if (gpuHourUsd === undefined) return null;
+  const out = steadyOutput(pool);
+  const usd = out ? usdPerMillionTokens(gpuHourUsd, gpus, out.outputTokensPerSec) : null;
+  return out && usd !== null ? { gpuHourUsd, gpus, usdPerMillionOutputTokens: usd, ...out } : null;
+}
+
+/**
+ * Dollars to three significant digits and at least the cents, grouped from $1,000: 0.0917 -> "$0.0917", 0.5 -> "$0.50", 2.49 -> "$2.49", 1234.5 -> "$1,235";
+ * below a tenth of a cent in exponent form, 1e-300 -> "$1.00e-300" (s44 newcomer44 LOW-2: "$0.00").
+ */
 export function formatUsd(x: number): string {
+  if (x !== 0 && Math.abs(x) < 1e-3) return `$${x.toExponential(2)}`;
   const text = formatSweepRate(x);
   return `$${Math.abs(x) < 1000 && !/\.\d\d/.test(text) ? x.toFixed(2) : text}`;
 }

@@ -167,10 +167,11 @@ export function sweepProvenance(report: SweepReport): string[] {
   if (has(['usdPerMillionOutputTokens'])) {
     const priced = gpuPrices(report.rows).filter((p) => p.usd !== undefined);
     notes.push(
-      `$ / 1M output tokens: modelled, at user-given prices per GPU-hour (${priced.map((p) => `${p.gpu} ${formatUsd(p.usd!)}/GPU-hour`).join(', ')}; yours, not built-in figures): price × GPUs / 3600 / the simulated output tokens per second × 10^6` +
+      `$ / 1M output tokens: modelled, at user-given prices per GPU-hour (${priced.map((p) => `${p.gpu} ${formatUsd(p.usd!)}/GPU-hour`).join(', ')}; yours, not built-in figures): price × GPUs / 3600 / (steady requests/s × the run's mean output tokens a request) × 10^6` +
         (has(['maxRateLimit'])
-          ? ", at each point's max rate"
-          : " at each point's simulated load (workload.arrival_rate: GPUs idle part of the time are paid all the same; a max-rate sweep prices each point at its highest rate under the SLO)") +
+          ? ", the steady rate each point's max rate"
+          : ", the steady rate each point's offered load (workload.arrival_rate), or its saturated throughput μ where the load is above it (GPUs idle part of the time are paid all the same; a max-rate sweep prices each point at its highest rate under the SLO)") +
+        " (not the tokens/s (sim) column, the finite run's, which takes in its ramp-up and drain)" +
         '; input (prompt) tokens are not counted: the simulation reports no input throughput',
     );
   }

@@ -27,7 +27,7 @@ import { resolvedProfileChecks, resolvedProfileProblems, withCheckedGpu } from '
 import { createRun, runHeader, traceReplayArgs, type Environment, type EstimateFile, type RunProblem, type PoolResult, type PoolSample, type RunParts, type RunResult, type StepTimeModel, type TraceSummary } from '../core/protocol/run';
 import { batchLimitsText, estimate, maxModelLenOf, referenceSeqLen } from '../core/estimate';
 import { BENCHMARK_ONLY_CODES, deploymentProblems, POOL_NOT_SIMULABLE, runSeverity } from '../core/validate';
-import { formatCount, formatCountOf, formatDuration, formatPercent, formatTimeScale, formatTraceSummary, perGpuCasesHeader, poolCancelledText } from '../core/format';
+import { deployedGpuCount, formatCount, formatCountOf, formatDuration, formatPercent, formatTimeScale, formatTraceSummary, perGpuCasesHeader, poolCancelledText, poolCost } from '../core/format';
 import { EXIT_BAD_INPUT, EXIT_INTERNAL, EXIT_OK, type RunnerEvent } from '../core/protocol/runner';
 import { loadAddon, NativeMissingError, outputReaderGone, stopSimulations } from '../native';
 import { checkOutputPath, EXIT_CANCELLED, HelpRequest, namesStdout, parse, shellQuote, writeFailure, writeOutput } from './args';
@@ -790,6 +790,9 @@ async function simulateProfile(file: string, loaded: LoadedProfile, flags: Simul
   const machine = describeMachine();
   if (machine.nativeBuild === 'wasm') head.push(`Simulated by the WebAssembly module (${machine.nativeBuildReason ?? 'ATTNSCOPE_BACKEND=wasm'})`, '');
   head.push(`Scheduler limits: ${batchLimitsText(profile)}, max_model_len ${formatCount(mml.tokens)} (${mml.source})`);
+  // The run file holds the $ per 1M output tokens the table prints (s44 newcomer44 LOW-8).
+  const cost = poolCost(result, profile.device.gpuHourUsd, deployedGpuCount(profile.device));
+  if (cost) result.cost = cost;
   const run = flags.json || events ? simulateRun(machine, { pool: result }) : null;
   if (flags.json) writeOutput(flags.json, `${JSON.stringify(run, null, 2)}\n`, '--json', io.stdout);
   if (events) {

@@ -45,7 +45,7 @@ const BY_COMMAND: Record<string, Record<string, FlagHelp>> = {
     calibrate: { value: 'FILE', text: 'fit the step time to a vllm bench serve result, or to a bench run JSON of this tool on a GPU' },
   },
   sweep: {
-    'max-rate': { text: "job max-rate (as the profile's sweep.job: max-rate): each point's highest arrival rate meeting the profile's slo, the capacity search of simulate --max-rate; the best point has the highest rate per GPU" },
+    'max-rate': { text: "job max-rate (as the profile's sweep.job: max-rate): each point's highest arrival rate meeting the profile's slo, the capacity search of simulate --max-rate; the best point has the highest rate per GPU, or, with a price per GPU-hour for every point's GPU (device.gpu_hour_usd, sweep.gpu_hour_usd), the lowest modelled $ per 1M output tokens at its max rate" },
     jobs: { value: 'N', text: 'points run at once (default: 1 for benchmarks, every core for simulations)' },
     shard: { value: 'i/N', text: 'run only shard i of N (from 0); merge the shards with attnscope merge' },
     events: { text: "write NDJSON events on stdout (points done, the running points' values, failures, the end with the report's path); the table goes to stderr (the editor's door)" },
@@ -60,7 +60,7 @@ const BY_COMMAND: Record<string, Record<string, FlagHelp>> = {
   },
   merge: {},
   submit: {
-    'max-rate': { text: "job max-rate (as the profile's sweep.job: max-rate): each point's highest arrival rate meeting the profile's slo, the capacity search of simulate --max-rate; the best point has the highest rate per GPU" },
+    'max-rate': { text: "job max-rate (as the profile's sweep.job: max-rate): each point's highest arrival rate meeting the profile's slo, the capacity search of simulate --max-rate; the best point has the highest rate per GPU, or, with a price per GPU-hour for every point's GPU (device.gpu_hour_usd, sweep.gpu_hour_usd), the lowest modelled $ per 1M output tokens at its max rate" },
     slurm: { text: 'write sweep.sbatch and submit it as a Slurm job array' },
     k8s: { text: 'write sweep-job.yaml: a Kubernetes Indexed Job (apply it with kubectl)' },
     tasks: { value: 'N', text: 'array tasks (pods) the points are split over' },

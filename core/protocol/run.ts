@@ -550,6 +550,21 @@ export interface PoolLoad {
   /** Those waiting at the middle of the arrivals (first arrival + span / 2): arrived by then, admitted after; absent when all arrive at one instant, and in runs saved before s43. */
   waitingAtMiddleArrival?: number;
   /**
+   * Output tokens per completed request, mean over the run's requests (generated: output_len capped at
+   * max_model_len − prompt_len; rejected ones left out): a drawn workload's sample of its output_len
+   * distribution, a trace's own mean. What the steady output rate (core/format.ts steadyOutput)
+   * multiplies a request rate by. Absent in runs saved before s44, and when nothing completed.
+   */
+  meanOutputTokens?: number;
+  /**
+   * Requests in flight (arrived, not finished: waiting or running) at the last arrival and at the
+   * middle of the arrivals (absent when all arrive at one instant, and in runs saved before s44).
+   * A run too short for its batch to fill holds an overload in its running batch, not its queue:
+   * the in-flight count grows where the waiting one does not (core/format.ts formatLoad's "Cannot tell").
+   */
+  inFlightAtLastArrival?: number;
+  inFlightAtMiddleArrival?: number;
+  /**
    * The waiting queue grew through the run: at the last arrival at least 2 were waiting, more than at
    * the middle of the arrivals, and either more than 5 % of the requests or more than at the middle by
    * over 2 · √(requests / 2) (runner/simulate/simulate.ts poolLoad). The server did not keep up, so the run has no steady
@@ -610,12 +625,44 @@ export interface PoolResult {
   /** The capacity search's walk (attnscope simulate --max-rate). */
   capacity?: CapacityCurve;
   /**
+   * The modelled $ per million output tokens at the profile's device.gpu_hour_usd (core/format.ts
+   * poolCost); absent without a price, with nothing served, and in runs saved before s44.
+   */
+  cost?: PoolCost;
+  /**
    * device.data_parallel_size > 1: dp engines, each the profile's pool and scheduler, the requests
    * dispatched as vLLM's load balancer (runner/simulate/dataParallel.ts). Then latency and load are
    * over all requests, summary over all pools (integrals summed; peakOccupancy and the other peaks
    * the largest engine's, of its own pool), samples engine 1's (the others' in their replicas), and baselines none. Absent at 1.
    */
   dataParallel?: DataParallelResult;
+}
+
+/**
+ * PoolResult.cost: US dollars per million output tokens at a steady rate (core/format.ts poolCost):
+ * gpuHourUsd × gpus / 3600 / outputTokensPerSec × 10^6, outputTokensPerSec = requestsPerSec ×
+ * meanOutputTokens where `basis` is a steady rate (not 'run').
+ */
+export interface PoolCost {
+  /** The user's price of one GPU-hour (device.gpu_hour_usd), US dollars. */
+  gpuHourUsd: number;
+  /** GPUs deployed: tensor_parallel_size × pipeline_parallel_size × data_parallel_size. */
+  gpus: number;
+  /** The modelled US dollars per million output tokens. */
+  usdPerMillionOutputTokens: number;
+  /** Output tokens per second the cost divides by (modelled). */
+  outputTokensPerSec: number;
+  /** The request rate it is made of, requests/s; absent for basis 'run'. */
+  requestsPerSec?: number;
+  /** Mean output tokens per request (PoolLoad.meanOutputTokens); absent for basis 'run'. */
+  meanOutputTokens?: number;
+  /**
+   * Which rate: 'max-rate' the capacity search's max rate; 'offered' the load's rate, which the server
+   * keeps up with; 'saturated' the saturated throughput μ, below the offered rate; 'run' the finite
+   * run's own output tokens / (0 s to the last request's end), ramp-up and drain included (a load of one
+   * instant, an overloaded or too-short run with no μ measured, a run saved before s44).
+   */
+  basis: 'max-rate' | 'offered' | 'saturated' | 'run';
 }
 
 /** PoolResult.dataParallel: each engine of a data-parallel simulation. */

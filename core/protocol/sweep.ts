@@ -148,9 +148,16 @@ export interface SweepMetrics {
    */
   gpuHourUsd?: number;
   /**
-   * US dollars per million output tokens, modelled: gpuHourUsd × gpus / 3600 / throughputTokensPerSec
-   * × 10^6 (core/format.ts usdPerMillionTokens); a max-rate point's at its max rate meeting the SLO
-   * (its throughput there), none where no rate met it. What the best-point rules on simulated rates
+   * Output tokens/s at the point's steady rate (core/format.ts steadyOutput, modelled): a max-rate
+   * point's max rate, else its offered rate where kept up or μ above it, × the mean output tokens a
+   * request; the finite run's throughputTokensPerSec where no steady rate is known. What
+   * usdPerMillionOutputTokens divides by; absent in reports merged before s44.
+   */
+  steadyOutputTokensPerSec?: number;
+  /**
+   * US dollars per million output tokens, modelled: gpuHourUsd × gpus / 3600 / steadyOutputTokensPerSec
+   * × 10^6 (core/format.ts usdPerMillionTokens); a max-rate point's at its max rate meeting the SLO,
+   * none where no rate met it (reports merged before s44: over the finite run's throughputTokensPerSec). What the best-point rules on simulated rates
    * rank by when every point has a price (runner/sweep/results.ts bestRow). Absent without a price.
    */
   usdPerMillionOutputTokens?: number;

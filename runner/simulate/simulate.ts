@@ -662,10 +662,22 @@ export function poolLoad(packed: ServingSimRequests, times: ServingSimTimes, lat
   const middle = a[0] + span / 2;
   let waiting = 0;
   let waitingMiddle = 0;
+  let inFlight = 0;
+  let inFlightMiddle = 0;
+  let completed = 0;
+  let outputTokens = 0;
   for (let i = 0; i < n; i++) {
     const s = times.scheduledS[i];
     if (s > last) waiting++;
     if (a[i] <= middle && s > middle) waitingMiddle++;
+    // A rejected request (finish −1) is not in flight.
+    const f = times.finishS[i];
+    if (f > last) inFlight++;
+    if (a[i] <= middle && f > middle) inFlightMiddle++;
+    if (f >= 0) {
+      completed++;
+      outputTokens += times.outputLen[i];
+    }
   }
   return {
     source,
@@ -674,6 +686,8 @@ export function poolLoad(packed: ServingSimRequests, times: ServingSimTimes, lat
     servedRequestsPerSec: latency.requestsPerSec,
     waitingAtLastArrival: waiting,
     ...(span > 0 ? { waitingAtMiddleArrival: waitingMiddle } : {}),
+    ...(completed > 0 ? { meanOutputTokens: outputTokens / completed } : {}),
+    ...(span > 0 ? { inFlightAtLastArrival: inFlight, inFlightAtMiddleArrival: inFlightMiddle } : {}),
     overloaded: waiting >= 2 && (span === 0 ? waiting > OVERLOAD_WAITING * n : waiting > waitingMiddle && (waiting > OVERLOAD_WAITING * n || waiting - waitingMiddle > overloadGrowthBound(n))),
   };
 }

@@ -1,5 +1,5 @@
 /** Text summary of a pool simulation for `attnscope simulate` (stdout). */
-import { dataParallelDeployment, dataParallelEngines, deployedGpuCount, DP_SCOPE_TEXT, formatCount, formatCountOf, formatDuration, formatLoad, formatLoadSource, formatPercent, formatUsd, formatUsdCost, gpuHourUsdText, tpotOverheadNote, usdPerMillionTokens } from '../../core/format';
+import { dataParallelDeployment, dataParallelEngines, deployedGpuCount, DP_SCOPE_TEXT, formatCount, formatCountOf, formatDuration, formatLoad, formatLoadSource, formatPercent, formatRequestRate, formatUsd, formatUsdCost, gpuHourUsdText, poolCost, tpotOverheadNote } from '../../core/format';
 import type { DeviceSpec } from '../../core/config/types';
 import type { PoolResult, StepTimeModel } from '../../core/protocol/run';
 import { formatLatency } from './latency-format';
@@ -19,20 +19,28 @@ const BASELINE_LABEL: Record<string, string> = {
 
 /**
  * The cost line of a simulation whose profile prices its GPU (device.gpu_hour_usd): the modelled $
- * per million output tokens (core/format.ts usdPerMillionTokens: price × GPUs / 3600 / output
- * tokens/s × 10^6), said to be modelled and at the user's price; null without a price, with no
- * output, or for a capacity search no rate passed (its figures are those of a failing rate).
- * Llama-3.1-8B on one H100 SXM at 7,547 tokens/s and $2.49: 2.49 / 3600 / 7,547 × 10^6 = $0.0917.
+ * per million output tokens (core/format.ts poolCost: price × GPUs / 3600 / output tokens/s × 10^6,
+ * at the steady rate of core/format.ts steadyOutput), said to be modelled, at the user's price, and
+ * at which rate; null without a price, with no output, or for a capacity search no rate passed (its
+ * figures are those of a failing rate).
+ * Llama-3.1-8B on one H100 SXM at 24 requests/s offered (kept up), 272 output tokens a request, $2.49:
+ * 2.49 / 3600 / (24 × 272) × 10^6 = $0.106.
  */
 export function costLine(result: PoolResult, device: Pick<DeviceSpec, 'gpuHourUsd' | 'tensorParallelSize' | 'pipelineParallelSize' | 'dataParallelSize'>): string | null {
-  const price = device.gpuHourUsd;
-  if (price === undefined || result.capacity?.maxRate === null) return null;
-  const gpus = deployedGpuCount(device);
-  const tokensPerSec = result.summary.throughputTokensPerSec;
-  const usd = usdPerMillionTokens(price, gpus, tokensPerSec);
-  if (usd === null) return null;
-  const at = result.capacity ? ' at the max rate' : '';
-  return `Cost (modelled, at ${gpuHourUsdText(price)}): ${formatUsdCost(usd)} per 1M output tokens${at} = ${formatUsd(price)} × ${formatCountOf(gpus, 'GPU')} / 3600 s / ${formatCount(tokensPerSec)} output tokens/s × 10^6`;
+  const c = poolCost(result, device.gpuHourUsd, deployedGpuCount(device));
+  if (!c) return null;
+  const rate = c.requestsPerSec === undefined ? '' : formatRequestRate(c.requestsPerSec);
+  const at = c.basis === 'max-rate'
+    ? ` at the max rate, ${rate} requests/s`
+    : c.basis === 'offered'
+      ? ` at the offered ${rate} requests/s, which the server keeps up with`
+      : c.basis === 'saturated'
+        ? ` at the saturated throughput μ, ${rate} requests/s (the offered rate is above it)`
+        : ` of this run: its output tokens / (0 s to the last request's end), ramp-up and drain included (${result.load?.offeredRequestsPerSec === null ? 'all requests at one instant' : result.load?.overloaded ? 'overloaded, and μ not measured' : result.load?.inFlightAtLastArrival !== undefined ? 'too short to tell whether the server keeps up, and μ not measured' : 'a run saved before s44: no steady rate recorded'})`;
+  const tokens = c.requestsPerSec === undefined
+    ? `${formatCount(c.outputTokensPerSec)} output tokens/s`
+    : `(${rate} requests/s × ${formatCount(c.meanOutputTokens!)} output tokens a request, the run's mean, = ${formatCount(c.outputTokensPerSec)} output tokens/s)`;
+  return `Cost (modelled, at ${gpuHourUsdText(c.gpuHourUsd)}): ${formatUsdCost(c.usdPerMillionOutputTokens)} per 1M output tokens${at} = ${formatUsd(c.gpuHourUsd)} × ${formatCountOf(c.gpus, 'GPU')} / 3600 s / ${tokens} × 10^6`;
 }
 
 /**

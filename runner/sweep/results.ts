@@ -14,7 +14,7 @@ import { modelledJob, SWEEP_SCHEMA_VERSION, type SweepMetrics, type SweepPointRe
 import { profileAllReduceLink } from '../simulate/step-time';
 import { InputError, readFailure, UsageError } from '../errors';
 import { toolBuild } from '../version';
-import { axisValueText, deployedGpuCount, maxRateText, formatSweepRate, formatUsd, formatUsdCost, usdPerMillionTokens, formatCount, formatCountOf, formatDuration, formatAttainmentTarget, formatPercent, formatSignificant, keepsUpOf, maxRateLimitText, perGpuRate, sloSampleNote, tpotOverheadNote } from '../../core/format';
+import { axisValueText, deployedGpuCount, maxRateText, formatSweepRate, formatUsd, formatUsdCost, usdPerMillionTokens, formatCount, formatCountOf, formatDuration, formatAttainmentTarget, formatPercent, formatSignificant, keepsUpOf, maxRateLimitText, perGpuRate, sloSampleNote, steadyOutput, tpotOverheadNote } from '../../core/format';
 import { withinNoise, type TimingSpread } from '../../core/noise';
 import { describeEnvironment, gpuPrices, reportBuilds, rowBuild, splitByMachine, sweepProvenance } from '../../core/sweepFigures';
 import { axisIndices, MAX_RATE_ARRIVAL_AXIS_TEXT, offsetToLineColumn, pointLabel } from '../../core/config';
@@ -306,6 +306,8 @@ export function metricsOf(run: RunResult): SweepMetrics {
     m.poolPages = run.pool.numPages;
     m.meanOccupancy = s.meanOccupancy;
     m.throughputTokensPerSec = s.throughputTokensPerSec;
+    const steady = steadyOutput(run.pool);
+    if (steady) m.steadyOutputTokensPerSec = steady.outputTokensPerSec;
     m.rejected = s.rejected;
     if (run.estimate?.kvBytesPerToken !== undefined) m.kvBytesPerToken = run.estimate.kvBytesPerToken;
     if (run.estimate?.pageBytes !== undefined) m.pageBytes = run.estimate.pageBytes;
@@ -354,16 +356,17 @@ export function metricsOf(run: RunResult): SweepMetrics {
 /**
  * Puts the user's price per GPU-hour `gpuHourUsd` on a row's figures `m` (in place; undefined takes
  * it off) and the modelled $ per million output tokens it gives (core/format.ts usdPerMillionTokens
- * over m.gpus and the simulated output throughput), which a max-rate row has only where some rate
- * met the SLO: its other figures are then those of that max rate.
+ * over m.gpus and the steady output rate m.steadyOutputTokensPerSec, core/format.ts steadyOutput: a
+ * max-rate row's max rate, else the offered rate or μ, × the mean output tokens a request), which a
+ * max-rate row has only where some rate met the SLO.
  */
 export function priceMetrics(m: SweepMetrics, gpuHourUsd: number | undefined): void {
   delete m.gpuHourUsd;
   delete m.usdPerMillionOutputTokens;
   if (gpuHourUsd === undefined) return;
   m.gpuHourUsd = gpuHourUsd;
-  if (m.throughputTokensPerSec === undefined || (m.maxRateLimit !== undefined && m.maxRateRequestsPerSec === undefined)) return;
-  const usd = usdPerMillionTokens(gpuHourUsd, m.gpus ?? 1, m.throughputTokensPerSec);
+  if (m.steadyOutputTokensPerSec === undefined || (m.maxRateLimit !== undefined && m.maxRateRequestsPerSec === undefined)) return;
+  const usd = usdPerMillionTokens(gpuHourUsd, m.gpus ?? 1, m.steadyOutputTokensPerSec);
   if (usd !== null) m.usdPerMillionOutputTokens = usd;
 }
 
@@ -451,7 +454,7 @@ export const SIMULATED_RATE_TOLERANCE = 0.01;
  * The start of the best-point rules on cost, which every GPU model's user-given price allows
  * (SweepMetrics.usdPerMillionOutputTokens): output tokens per dollar, ties within the rate's tolerance.
  */
-const COST_RULE = 'lowest modelled $ per million output tokens, at the user-given prices per GPU-hour: price × GPUs (tensor_parallel_size × pipeline_parallel_size × data_parallel_size) / 3600 / simulated output tokens per second × 10^6,';
+const COST_RULE = 'lowest modelled $ per million output tokens, at the user-given prices per GPU-hour: price × GPUs (tensor_parallel_size × pipeline_parallel_size × data_parallel_size) / 3600 / (steady requests/s × mean output tokens a request) × 10^6,';
 
 /** The best-point rule of a sweep that measured its points and set no SLO. */
 const MEASURED_RULE = 'lowest measured decode time per token among points that reject no request';

@@ -141,6 +141,24 @@ test("Load: served is the throughput over vllm bench serve's duration, said so, 
   assert.match(none[1]!, /^None served: all 50 requests were rejected /);
 });
 
+test('Load at dp 8: a run whose requests in flight grew while its queue did not cannot tell, not Kept up; an offered rate above a measured μ is Overloaded (s44 newcomer44 MEDIUM-3)', () => {
+  // examples/llama-3.1-8b.attn.yaml at data_parallel_size 8, arrival_rate 300 (μ 251 = 8 × 31.4 by --max-rate), as simulated:
+  // 10 waiting at the last arrival, 6 at the middle (grew 4, within 2 · √(2,000 / 2) = 63.2), but in flight 811 -> 1,613
+  // (grew 802 > 63): every engine's 250 requests fit its max_num_seqs 256, so the overload sat in the batches.
+  const load = { source: 'workload' as const, timeScale: 1, offeredRequestsPerSec: 299.88, servedRequestsPerSec: 170.67, waitingAtLastArrival: 10, waitingAtMiddleArrival: 6, inFlightAtLastArrival: 1613, inFlightAtMiddleArrival: 811, overloaded: false };
+  const all = { requests: 2000, completed: 2000, rejected: 0 };
+  const lines = formatLoad(load, all);
+  assert.equal(lines.length, 2);
+  assert.match(lines[1]!, /^Cannot tell whether the server keeps up: at the last arrival 10 of the 2,000 requests were still waiting, 6 at the middle arrival, but the requests in flight \(waiting or running\) grew from 811 at the middle arrival to 1,613, by more than 63 /);
+  // The dp 1 example at 24 requests/s (μ 31.0): in flight 79 -> 114, grew 35 <= 63: Kept up, as before.
+  assert.match(formatLoad({ ...load, offeredRequestsPerSec: 23.99, waitingAtLastArrival: 2, waitingAtMiddleArrival: 1, inFlightAtLastArrival: 114, inFlightAtMiddleArrival: 79 }, all)[1]!, /^Kept up: /);
+  // A sweep point measured μ = 251: 300 offered is Overloaded whatever its queue showed.
+  const over = formatLoad({ ...load, saturatedRequestsPerSec: 251 }, all);
+  assert.equal(over[1], 'Overloaded: the offered 300 requests/s is above the saturated throughput μ = 251 requests/s measured for this server (modelled), though this run\'s queue did not show it: its queue grows without bound in a steady state, so its TTFT and queueing delay grow with the length of the run (the number of requests), not toward a latency the server would settle at.');
+  // A run saved before s44 (no in-flight counts) reads as it did.
+  assert.match(formatLoad({ ...load, inFlightAtLastArrival: undefined, inFlightAtMiddleArrival: undefined }, all)[1]!, /^Kept up: /);
+});
+
 test('a long list of skipped history files names three and counts the rest (40 were listed whole, ~3,800 characters: s37 newcomer-ed)', () => {
   assert.equal(fewAndCount(['a', 'b', 'c'], 3), 'a; b; c');
   assert.equal(fewAndCount(['a', 'b', 'c', 'd', 'e'], 3), 'a; b; c; and 2 more');

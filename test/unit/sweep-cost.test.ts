@@ -1,5 +1,6 @@
 // What a token costs (s43): the user's price per GPU-hour (device.gpu_hour_usd, sweep.gpu_hour_usd by
-// GPU model) gives $ per million output tokens = price × GPUs / 3600 / output tokens/s × 10^6, which
+// GPU model) gives $ per million output tokens = price × GPUs / 3600 / output tokens/s × 10^6 (since s44 at a
+// steady rate: the max rate, or the offered rate or μ, × the mean output tokens a request), which
 // `simulate` prints and a sweep ranks by when every model is priced; without a price for each
 // model the per-GPU ranking and its caveat stay, naming the models without one. Expected figures
 // are worked by hand in each test's comments.
@@ -9,11 +10,11 @@ import { writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { parseProfileText } from '../../core/config/index';
 import { pointGpuHourUsd, readSweepBlock, treeGpuName } from '../../core/config/sweep';
-import { formatUsd, formatUsdCost, usdPerMillionTokens } from '../../core/format';
-import type { PoolResult } from '../../core/protocol/run';
+import { formatUsd, formatUsdCost, poolCost, usdPerMillionTokens } from '../../core/format';
+import type { PoolResult, RunResult } from '../../core/protocol/run';
 import type { SweepMetrics, SweepReport, SweepReportRow } from '../../core/protocol/sweep';
 import { gpuPrices, sweepProvenance } from '../../core/sweepFigures';
-import { bestRow, formatReport, gpuModelsText, priceMetrics } from '../../runner/sweep/results';
+import { bestRow, formatReport, gpuModelsText, metricsOf, priceMetrics } from '../../runner/sweep/results';
 import { loadSweep } from '../../runner/sweep/spec';
 import { costLine } from '../../runner/simulate/summary';
 import { tempDir } from '../fixtures/tmp';
@@ -26,27 +27,67 @@ test('$ per million tokens: price × GPUs / 3600 / tokens/s × 10^6; nothing ser
   // 1.29 × 1 / 3600 / 2,842 × 10^6 = 0.1260848.
   assert.ok(Math.abs(usdPerMillionTokens(1.29, 1, 2842)! - 0.1260848) < 1e-6);
   assert.equal(usdPerMillionTokens(2.49, 1, 0), null);
-  assert.deepEqual([0.0917, 0.5, 2.49, 1234.5].map(formatUsd), ['$0.0917', '$0.50', '$2.49', '$1,235']);
+  assert.deepEqual([0.0917, 0.5, 2.49, 1234.5, 0.004, 0.00042, 1e-300].map(formatUsd), ['$0.0917', '$0.50', '$2.49', '$1,235', '$0.004', '$4.20e-4', '$1.00e-300']);
   // A cost keeps three significant digits with its trailing zeros, so $0.18 reads $0.180 beside $0.332 (s44 newcomer-ed F2); 999.96 rounds to 1,000 (grouped, not "1.00e+3").
   assert.deepEqual([0.18, 0.093, 0.332, 12.5, 999.96, 1234.5].map(formatUsdCost), ['$0.180', '$0.0930', '$0.332', '$12.5', '$1,000', '$1,235']);
 });
 
-test("simulate's cost line: modelled, at the user-given price, with the sum written out; none without a price or when no rate passed", () => {
-  // Llama-3.1-8B on one H100 SXM at 6,249 output tokens/s: 2.49 / 3600 / 6,249 × 10^6 = 0.110687 -> $0.111.
-  const pool = { summary: { throughputTokensPerSec: 6249 } } as PoolResult;
+test("simulate's cost line: modelled, at the user-given price, at a steady rate with the sum written out; none without a price or when no rate passed", () => {
+  // Llama-3.1-8B on one H100 SXM at 24 requests/s offered, kept up (in flight 79 -> 114 within 2 · √(2,000 / 2) = 63),
+  // 272 output tokens a request: 2.49 / 3600 / (24 × 272 = 6,528) × 10^6 = 0.105954 -> $0.106 (the finite run's 6,249
+  // tokens/s, ramp-up and drain included, gave $0.111).
+  const load = { source: 'workload' as const, timeScale: 1, offeredRequestsPerSec: 24, servedRequestsPerSec: 23, waitingAtLastArrival: 2, waitingAtMiddleArrival: 1, inFlightAtLastArrival: 114, inFlightAtMiddleArrival: 79, meanOutputTokens: 272, overloaded: false };
+  const pool = { summary: { requests: 2000, throughputTokensPerSec: 6249 }, load } as PoolResult;
   const device = { gpuHourUsd: 2.49, tensorParallelSize: 1 };
-  assert.equal(costLine(pool, device), 'Cost (modelled, at user-given $2.49/GPU-hour): $0.111 per 1M output tokens = $2.49 × 1 GPU / 3600 s / 6,249 output tokens/s × 10^6');
-  // tp 2 × dp 2 = 4 GPUs at 12,791 tokens/s: 2.49 × 4 / 3600 / 12,791 × 10^6 = 0.216290 -> $0.216.
-  assert.match(costLine({ summary: { throughputTokensPerSec: 12791 } } as PoolResult, { gpuHourUsd: 2.49, tensorParallelSize: 2, dataParallelSize: 2 })!, /: \$0\.216 per 1M output tokens = \$2\.49 × 4 GPUs \//);
+  assert.equal(costLine(pool, device), 'Cost (modelled, at user-given $2.49/GPU-hour): $0.106 per 1M output tokens at the offered 24.0 requests/s, which the server keeps up with = $2.49 × 1 GPU / 3600 s / (24.0 requests/s × 272 output tokens a request, the run\'s mean, = 6,528 output tokens/s) × 10^6');
+  assert.deepEqual(poolCost(pool, 2.49, 1), { gpuHourUsd: 2.49, gpus: 1, usdPerMillionOutputTokens: (2.49 / 3600 / 6528) * 1e6, outputTokensPerSec: 6528, requestsPerSec: 24, meanOutputTokens: 272, basis: 'offered' });
+  // A run saved before s44 (no mean output): the finite run's figure, labelled so. tp 2 × dp 2 = 4 GPUs at 12,791 tokens/s:
+  // 2.49 × 4 / 3600 / 12,791 × 10^6 = 0.216290 -> $0.216.
+  assert.match(costLine({ summary: { throughputTokensPerSec: 12791 } } as PoolResult, { gpuHourUsd: 2.49, tensorParallelSize: 2, dataParallelSize: 2 })!, /: \$0\.216 per 1M output tokens of this run: its output tokens \/ \(0 s to the last request's end\), ramp-up and drain included \(a run saved before s44: no steady rate recorded\) = \$2\.49 × 4 GPUs \/ 3600 s \/ 12,791 output tokens\/s/);
+  // Too short to tell (dp 8 at 300 offered, μ 251 unmeasured: in flight 811 -> 1,613, grew 802 > 63): the run's figure, said why.
+  const short = { ...pool, load: { ...load, offeredRequestsPerSec: 300, inFlightAtLastArrival: 1613, inFlightAtMiddleArrival: 811 } } as PoolResult;
+  assert.match(costLine(short, device)!, / of this run: .* \(too short to tell whether the server keeps up, and μ not measured\) = \$2\.49 × 1 GPU \/ 3600 s \/ 6,249 output tokens\/s/);
+  // Above a measured μ (a sweep point's 251): at μ. 2.49 × 8 / 3600 / (251 × 272 = 68,272) × 10^6 = 0.081048 -> $0.081.
+  assert.match(costLine({ ...short, load: { ...short.load!, saturatedRequestsPerSec: 251 } }, { ...device, dataParallelSize: 8 })!, /: \$0\.0810 per 1M output tokens at the saturated throughput μ, 251 requests\/s \(the offered rate is above it\) = /);
   assert.equal(costLine(pool, { tensorParallelSize: 1 }), null);
   assert.equal(costLine({ ...pool, capacity: { maxRate: null } } as unknown as PoolResult, device), null);
-  assert.match(costLine({ ...pool, capacity: { maxRate: 30 } } as unknown as PoolResult, device)!, /per 1M output tokens at the max rate = /);
+  // --max-rate 30: 2.49 / 3600 / (30 × 272 = 8,160) × 10^6 = 0.084763 -> $0.0848.
+  assert.match(costLine({ ...pool, capacity: { maxRate: 30 } } as unknown as PoolResult, device)!, /: \$0\.0848 per 1M output tokens at the max rate, 30\.0 requests\/s = /);
+  // LOW-2: a tiny price keeps its digits (was $0.00): 1e-300 / 3600 / 6,528 × 10^6 = 4.2552e-302.
+  assert.match(costLine(pool, { ...device, gpuHourUsd: 1e-300 })!, /^Cost \(modelled, at user-given \$1\.00e-300\/GPU-hour\): \$4\.26e-302 per 1M/);
+});
+
+test('s44 newcomer44 HIGH-1: a max-rate sweep over data_parallel_size 1 and 8 prices each at its max rate, and ranks as the max rate per GPU does at equal price and lengths', () => {
+  // examples/llama-3.1-8b.attn.yaml (H100 SXM, $2.49), max rates 30.05 (dp 1, SLO) and 251 (dp 8, capacity), 272 output tokens
+  // a request (uniform 32..512), finite runs' tokens/s 7,547 and 43,024 (2,000 requests over 8 engines: mostly ramp-up and drain).
+  //   dp 1: 2.49 × 1 / 3600 / (30.05 × 272 = 8,173.6) × 10^6 = 0.084622 $
+  //   dp 8: 2.49 × 8 / 3600 / (251 × 272 = 68,272)   × 10^6 = 0.081048 $  -> dp 8, as its 31.4 requests/s per GPU > 30.05.
+  // Over the finite runs' tokens/s they were 0.0917 and 0.129 $, and dp 1 was picked.
+  const run = (dp: number, maxRate: number, tokens: number, limit: 'slo' | 'capacity') => ({
+    profile: { device: { tensorParallelSize: 1, dataParallelSize: dp, gpuHourUsd: 2.49 } },
+    pool: {
+      numPages: 28363,
+      summary: { requests: 2000, completed: 2000, rejected: 0, throughputTokensPerSec: tokens },
+      load: { source: 'workload', timeScale: maxRate / 24, offeredRequestsPerSec: maxRate, servedRequestsPerSec: maxRate * 0.9, waitingAtLastArrival: 0, meanOutputTokens: 272, overloaded: false },
+      capacity: { maxRate, limit },
+    },
+  }) as unknown as RunResult;
+  const rows = [run(1, 30.05, 7547, 'slo'), run(8, 251, 43024, 'capacity')].map((r, i): SweepReportRow => {
+    const label = `data_parallel_size=${i === 0 ? 1 : 8}`;
+    return { id: label, index: i, values: { 'device.data_parallel_size': i === 0 ? 1 : 8 }, label, environmentKey: 'e', status: 'ok', metrics: metricsOf(r), file: 'f', gpu: 'H100 SXM' };
+  });
+  assert.ok(Math.abs(rows[0]!.metrics.usdPerMillionOutputTokens! - 0.084622) < 1e-6, String(rows[0]!.metrics.usdPerMillionOutputTokens));
+  assert.ok(Math.abs(rows[1]!.metrics.usdPerMillionOutputTokens! - 0.081048) < 1e-6, String(rows[1]!.metrics.usdPerMillionOutputTokens));
+  assert.equal(bestRow(rows)!.row.label, 'data_parallel_size=8');
+  const perGpu = rows.map((r) => ({ ...r, metrics: { ...r.metrics } }));
+  for (const r of perGpu) priceMetrics(r.metrics, undefined);
+  assert.equal(bestRow(perGpu)!.row.label, 'data_parallel_size=8');
 });
 
 /** A max-rate row: `rate` requests/s on `tp` GPUs of `gpu` at `tokens` output tokens/s there, limited by the SLO. */
 const row = (tp: number, gpu: string, rate: number, tokens: number, usd?: number): SweepReportRow => {
   const label = `tensor_parallel_size=${tp} gpu=${gpu}`;
-  const metrics: SweepMetrics = { gpus: tp, maxRateRequestsPerSec: rate, maxRatePerGpuRequestsPerSec: rate / tp, maxRateLimit: 'slo', throughputTokensPerSec: tokens, sloAttainment: 0.95 };
+  const metrics: SweepMetrics = { gpus: tp, maxRateRequestsPerSec: rate, maxRatePerGpuRequestsPerSec: rate / tp, maxRateLimit: 'slo', throughputTokensPerSec: tokens, steadyOutputTokensPerSec: tokens, sloAttainment: 0.95 };
   priceMetrics(metrics, usd);
   return { id: label, index: 0, values: { 'device.tensor_parallel_size': tp, 'device.gpu': gpu }, label, environmentKey: 'e', status: 'ok', metrics, file: `${label}.json`, gpu };
 };
@@ -81,14 +122,14 @@ test('a model without a price keeps the per-GPU ranking and its caveat, naming t
 });
 
 test('a max-rate point no rate met has a price but no cost (its figures are a failing rate\'s); a simulate sweep with an SLO ranks its passing points by cost', () => {
-  const unmet: SweepMetrics = { gpus: 1, maxRateLimit: 'unmet', throughputTokensPerSec: 1000 };
+  const unmet: SweepMetrics = { gpus: 1, maxRateLimit: 'unmet', throughputTokensPerSec: 1000, steadyOutputTokensPerSec: 1000 };
   priceMetrics(unmet, 2.49);
   assert.equal(unmet.gpuHourUsd, 2.49);
   assert.equal(unmet.usdPerMillionOutputTokens, undefined);
   // job simulate, SLO met by both: tp 1 at 7,000 tokens/s on $2.49 = 0.09881 $; tp 2 at 13,000 on 2 × $2.49 = 0.10641 $.
   // Goodput per GPU would tie-break the same way here; the rule must name the cost.
   const sim = (tp: number, tokens: number, goodput: number): SweepReportRow => {
-    const metrics: SweepMetrics = { gpus: tp, throughputTokensPerSec: tokens, sloAttainment: 0.95, goodputRequestsPerSec: goodput, rejected: 0 };
+    const metrics: SweepMetrics = { gpus: tp, throughputTokensPerSec: tokens, steadyOutputTokensPerSec: tokens, sloAttainment: 0.95, goodputRequestsPerSec: goodput, rejected: 0 };
     priceMetrics(metrics, 2.49);
     return { id: `tp${tp}`, index: tp, values: { 'device.tensor_parallel_size': tp }, label: `tensor_parallel_size=${tp}`, environmentKey: 'e', status: 'ok', metrics, file: 'f', gpu: 'H100 SXM' };
   };
