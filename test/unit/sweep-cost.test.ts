@@ -17,6 +17,9 @@ import { gpuPrices, sweepProvenance } from '../../core/sweepFigures';
 import { bestRow, formatReport, gpuModelsText, metricsOf, priceMetrics } from '../../runner/sweep/results';
 import { loadSweep } from '../../runner/sweep/spec';
 import { costLine } from '../../runner/simulate/summary';
+import { poolLoad } from '../../runner/simulate/simulate';
+import type { ServingSimRequests } from '../../native/simulator';
+import type { LatencySummary } from '../../core/protocol/latency';
 import { tempDir } from '../fixtures/tmp';
 
 const CONFIG = resolve(__dirname, '../../examples/llama-3.1-8b/config.json');
@@ -82,6 +85,18 @@ test('s44 newcomer44 HIGH-1: a max-rate sweep over data_parallel_size 1 and 8 pr
   const perGpu = rows.map((r) => ({ ...r, metrics: { ...r.metrics } }));
   for (const r of perGpu) priceMetrics(r.metrics, undefined);
   assert.equal(bestRow(perGpu)!.row.label, 'data_parallel_size=8');
+});
+
+test('poolLoad: the mean output tokens over completed requests, and the requests in flight at the middle and the last arrival (a rejected one is neither)', () => {
+  // Arrivals 0, 1, 2, 3 s (middle 1.5 s, last 3 s). Request 0 done at 0.5 s (10 tokens), 1 at 2 s (20), 2 at 4 s (30),
+  // 3 rejected. Mean output (10 + 20 + 30) / 3 = 20; in flight at 1.5 s: request 1 only; at 3 s: request 2 only.
+  const packed = { arrivalS: Float64Array.from([0, 1, 2, 3]) } as ServingSimRequests;
+  const times = { scheduledS: Float64Array.from([0, 1, 2, -1]), firstTokenS: Float64Array.from([0.1, 1.1, 2.1, -1]), finishS: Float64Array.from([0.5, 2, 4, -1]), outputLen: Int32Array.from([10, 20, 30, 0]) };
+  const load = poolLoad(packed, times, { requestsPerSec: 0.75 } as LatencySummary, 1, 'workload');
+  assert.equal(load.meanOutputTokens, 20);
+  assert.equal(load.inFlightAtMiddleArrival, 1);
+  assert.equal(load.inFlightAtLastArrival, 1);
+  assert.equal(load.waitingAtLastArrival, 0);
 });
 
 /** A max-rate row: `rate` requests/s on `tp` GPUs of `gpu` at `tokens` output tokens/s there, limited by the SLO. */
