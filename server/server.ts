@@ -19,7 +19,7 @@ import {
   type InitializeResult,
 } from 'vscode-languageserver';
 import { basename, join } from 'node:path';
-import { OpenDocument } from './document';
+import { TextDocument } from 'vscode-languageserver-textdocument';
 import type { PoolResult } from '../core/protocol/run';
 import { ResolveProfileRequest } from '../core/protocol/lsp';
 import { codeActions } from './actions';
@@ -70,8 +70,7 @@ const WATCHED_CREATE_DELETE: FileSystemWatcher = { globPattern: '**/*', kind: Wa
  * place; the connection's lifetime is the caller's.
  */
 export function startServer(connection: Connection): void {
-  // Edits that do not copy the text: an 11 MB config.json's keystroke copied it whole (document.ts).
-  const documents = new TextDocuments({ create: OpenDocument.create, update: OpenDocument.update });
+  const documents = new TextDocuments(TextDocument);
   const log = connection.console;
   const workspace = new Workspace(documents, log);
   let capabilities: ClientCapabilities = {};
