@@ -122,14 +122,14 @@ export function mergeTimes(n: number, byEngine: Int32Array[], times: ServingSimT
 /** Arrivals dispatched between turns of the event loop (a cancel is seen between slices). */
 export const DISPATCH_SLICE_REQUESTS = 4096;
 
-/** Wall time, ms, of work between two turns of the event loop while the engines are run to the end and read ({@link slicer}). */
-const ENGINE_SLICE_MS = 50;
+/** Wall time, ms, of one slice of work (simulator steps, request draws or loads; the engines run to the end and read, {@link slicer}) between two turns of the event loop: a cancel is seen within it. */
+export const SLICE_MS = 50;
 /** Steps an engine runs per call while the engines are run to the end: about a millisecond (a step costs 0.1-1 µs of CPU), so the clock is read often enough. */
 const ENGINE_RUN_STEPS = 4096;
 
 /**
  * A cancel point for loops over the engines: awaiting it lets the event loop run (signal handlers)
- * and throws the signal's reason when aborted, once at least {@link ENGINE_SLICE_MS} of wall time
+ * and throws the signal's reason when aborted, once at least {@link SLICE_MS} of wall time
  * has passed since it last did; otherwise it returns at once. Loops over dp engines that did
  * not look (run each to the end, read each's times) kept a SIGTERM waiting 24 s at dp 1024 (s43
  * newcomer43 F6: README says a cancel is seen within a slice).
@@ -137,7 +137,7 @@ const ENGINE_RUN_STEPS = 4096;
 export function slicer(signal: AbortSignal | undefined): () => Promise<void> {
   let since = performance.now();
   return async () => {
-    if (performance.now() - since < ENGINE_SLICE_MS) return;
+    if (performance.now() - since < SLICE_MS) return;
     await cancelPoint(signal);
     since = performance.now();
   };

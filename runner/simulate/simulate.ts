@@ -28,7 +28,7 @@ import { cancelPoint, InputError } from '../errors';
 import { benchmarkEndS, latencySummary } from './latency';
 import { STEP_COEFFICIENT_KEYS, stepTimeModel, type StepCoefficientKey, type StepCoefficients } from './step-time';
 import { MAX_TRACE_SPAN_S, readProfileTrace, traceReplay } from './traces';
-import { DP_DISPATCH_TEXT, dispatchOnline, mergeTimes, slicer, subsetRequests } from './dataParallel';
+import { DP_DISPATCH_TEXT, dispatchOnline, mergeTimes, SLICE_MS, slicer, subsetRequests } from './dataParallel';
 import { packRequests, RequestGenerator, scaleArrivals, type TraceRequest } from './workload';
 
 /**
@@ -273,8 +273,6 @@ export interface PrepareProgress {
   requests: number;
 }
 
-/** Wall time of one slice (of simulator steps, request draws or loads) between two turns of the event loop. */
-const SLICE_MS = 50;
 /** Steps of the first slice; later slices are sized from the last one's time (a step's cost depends on the batch). */
 const FIRST_SLICE_STEPS = 1024;
 /** Requests of the first slice drawn or loaded (tens of nanoseconds each: a few milliseconds). */
