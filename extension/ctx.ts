@@ -3,13 +3,14 @@
  * the dashboard and the benchmark in flight. activate() builds it; commands receive it.
  */
 import * as vscode from 'vscode';
-import { CodeLensRequest, LanguageClient, State, TransportKind, type LanguageClientOptions, type ServerOptions } from 'vscode-languageclient/node';
+import { CodeLensRequest, DidChangeTextDocumentNotification, LanguageClient, State, TransportKind, type LanguageClientOptions, type ServerOptions } from 'vscode-languageclient/node';
 import { FILE_GLOBS } from '../core/config/fileKinds';
 import { Commands, ResolveProfileRequest } from '../core/protocol/lsp';
 import type { RunnerJob } from '../core/runnerProcess';
 import { affectsSettings, readSettingProblems, readSettings, type Settings } from './config';
 import type { DeclaredSetting } from './settingDefaults';
 import { Dashboard, type DashboardHost } from './dashboard';
+import { DeferredSync } from './deferredSync';
 import { hiddenHintNotes, hintsHiddenWhy } from './hiddenHints';
 import type { HistoryPlace } from './history';
 import { StatusItem } from './status';
@@ -67,6 +68,19 @@ export class Ctx implements vscode.Disposable, DashboardHost {
   /** The inlay hints of a file VS Code opens as large, which it does not draw (extension/hiddenHints.ts), said as diagnostics. */
   private readonly hiddenHints: vscode.DiagnosticCollection;
   private client: LanguageClient | null = null;
+  /** Huge documents' edits, sent whole once the typing stops (extension/deferredSync.ts). */
+  private readonly deferredSync = new DeferredSync<vscode.TextDocument>(
+    async (doc) => {
+      const client = this.client;
+      if (client === null || doc.isClosed) return;
+      try {
+        await client.sendNotification(DidChangeTextDocumentNotification.type, { textDocument: { uri: client.code2ProtocolConverter.asUri(doc.uri), version: doc.version }, contentChanges: [{ text: doc.getText() }] });
+      } catch (err) {
+        this.log.warn(`language server: could not send ${vscode.workspace.asRelativePath(doc.uri)}: ${err instanceof Error ? err.message : String(err)}`);
+      }
+    },
+    (doc) => doc.offsetAt(doc.lineAt(doc.lineCount - 1).range.end),
+  );
   private serverError: string | null = null;
   private readonly disposables: vscode.Disposable[] = [];
 
@@ -178,12 +192,32 @@ export class Ctx implements vscode.Disposable, DashboardHost {
       // This client implements the attnscope.* commands, so code lenses may name them (server/lenses.ts).
       initializationOptions: { clientCommands: true },
       middleware: {
+        // A huge document's edits wait for the typing to stop (deferredSync.ts); its requests wait for them.
+        didChange: (event, next) => this.deferredSync.didChange(event, next),
+        didClose: (document, next) => {
+          this.deferredSync.drop(document);
+          return next(document);
+        },
+        provideHover: async (document, position, token, next) => {
+          await this.deferredSync.settled(document);
+          return next(document, position, token);
+        },
+        provideCompletionItem: async (document, position, context, token, next) => {
+          await this.deferredSync.settled(document);
+          return next(document, position, context, token);
+        },
+        provideCodeActions: async (document, range, context, token, next) => {
+          await this.deferredSync.settled(document);
+          return next(document, range, context, token);
+        },
         provideCodeLenses: async (document, token, next) => {
+          await this.deferredSync.settled(document);
           const lenses = await next(document, token);
           return lenses && !vscode.workspace.isTrusted ? untrustedLenses(lenses) : lenses;
         },
         // A file VS Code opens as large draws no inlay hints: the whole file's are said as diagnostics instead.
         provideInlayHints: async (document, range, token, next) => {
+          await this.deferredSync.settled(document);
           const end = document.lineAt(document.lineCount - 1).range.end;
           const why = hintsHiddenWhy(document.lineCount, document.offsetAt(end), vscode.workspace.getConfiguration('editor', document).get<boolean>('largeFileOptimizations', true));
           if (why === null) {
@@ -251,6 +285,8 @@ export class Ctx implements vscode.Disposable, DashboardHost {
 
   /** Asks the server for the document's resolved Profile and Estimate from its current (maybe unsaved) text. */
   async resolveProfile(client: LanguageClient, uri: vscode.Uri): Promise<ResolveProfileRequest.Result> {
+    const open = vscode.workspace.textDocuments.find((d) => d.uri.toString() === uri.toString());
+    if (open) await this.deferredSync.flush(open);
     return client.sendRequest<ResolveProfileRequest.Result>(ResolveProfileRequest.method, { uri: uri.toString() } satisfies ResolveProfileRequest.Params);
   }
 
@@ -296,6 +332,7 @@ export class Ctx implements vscode.Disposable, DashboardHost {
   async dispose(): Promise<void> {
     this.activeRun?.interrupt();
     for (const d of this.disposables.splice(0)) d.dispose();
+    this.deferredSync.dispose();
     if (this.client) await this.client.stop().catch(() => undefined);
   }
 }

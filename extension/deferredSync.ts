@@ -1,0 +1,113 @@
+/**
+ * A document of more than DEFERRED_SYNC_CHARS characters (a config.json with 200,000 labels is
+ * 11 MB) is not sent to the language server edit by edit: its edits wait until the typing stops
+ * (QUIET_MS without an edit), then go as one whole-text change (LSP's TextDocumentContentChangeEvent
+ * without a range), or as they came when there are at most MAX_HELD_EDITS, and the server analyses
+ * that version once. Why: vscode-languageserver-textdocument's
+ * update of an 11 MB text costs 60-85 ms of the server's CPU per keystroke before any analysis (it
+ * reads around each edit and V8 flattens the joined string; s44 ed44), on the 2 CPUs the editor
+ * shares. A whole-text change replaces the library's string without that copy; the server's
+ * analysis finds what changed by comparing texts (server/analysis.ts changedRegion), so it re-reads
+ * only around the edit as before. Requests on such a document (inlay hints, lenses, code actions,
+ * hovers, completions, resolveProfile) wait for its pending text to be sent first, so none is
+ * answered from an older version. Smaller documents go edit by edit, as the client sends them.
+ */
+
+/** A document as DeferredSync needs it: its key. */
+export interface SyncedDocument {
+  readonly uri: { toString(): string };
+}
+
+/** Documents longer than this (characters) are sent whole once the typing stops: 4 MiB (a 3.2 MB config still goes edit by edit, about 20 ms of the server's CPU a keystroke). */
+export const DEFERRED_SYNC_CHARS = 4 * 1024 * 1024;
+
+/** The pause that ends a burst of typing, ms: a key every 150 ms (s44's typing test) keeps the text waiting; VS Code's own inlay-hint request waits about 250 ms after an edit. */
+export const QUIET_MS = 500;
+
+/** Up to this many held edits go to the server as they came (each costs the library's update, about 45 ms at 11 MB); more go as the whole text (its JSON parse, about 100 ms, whatever the edits). */
+export const MAX_HELD_EDITS = 3;
+
+interface Pending {
+  timer: ReturnType<typeof setTimeout>;
+  /** The held edits, each sent as it came by calling it; dropped for the whole text past MAX_HELD_EDITS. */
+  held: Array<() => Promise<void>>;
+  /** Resolved once the document's text is sent. */
+  sent: Promise<void>;
+  resolve: () => void;
+}
+
+export class DeferredSync<D extends SyncedDocument> {
+  private readonly pending = new Map<string, Pending & { doc: D }>();
+
+  /**
+   * `sendWhole(doc)` sends `doc`'s current text and version as one whole-text change;
+   * `lengthOf(doc)` is its current length in characters (UTF-16 units); `limit` (characters) and
+   * `quietMs` as DEFERRED_SYNC_CHARS and QUIET_MS.
+   */
+  constructor(
+    private readonly sendWhole: (doc: D) => Promise<void>,
+    private readonly lengthOf: (doc: D) => number,
+    private readonly limit = DEFERRED_SYNC_CHARS,
+    private readonly quietMs = QUIET_MS,
+  ) {}
+
+  /**
+   * The client's didChange middleware: a document over the limit, or one whose text already
+   * waits, is sent whole after the typing stops; any other edit goes on (`next`) as it came.
+   */
+  didChange<E extends { document: D }>(event: E, next: (event: E) => Promise<void>): Promise<void> {
+    const key = event.document.uri.toString();
+    const waiting = this.pending.get(key);
+    if (waiting === undefined && this.lengthOf(event.document) <= this.limit) return next(event);
+    if (waiting !== undefined) {
+      waiting.held.push(() => next(event));
+      clearTimeout(waiting.timer);
+      waiting.timer = setTimeout(() => void this.flush(waiting.doc), this.quietMs);
+      return Promise.resolve();
+    }
+    let resolve!: () => void;
+    const sent = new Promise<void>((r) => (resolve = r));
+    const doc = event.document;
+    this.pending.set(key, { doc, sent, resolve, held: [() => next(event)], timer: setTimeout(() => void this.flush(doc), this.quietMs) });
+    return Promise.resolve();
+  }
+
+  /** Resolves once `doc`'s waiting text is sent (after the typing stops), or at once when none waits. */
+  settled(doc: SyncedDocument): Promise<void> {
+    return this.pending.get(doc.uri.toString())?.sent ?? Promise.resolve();
+  }
+
+  /** Sends `doc`'s waiting edits, or its whole text past MAX_HELD_EDITS, now (a command that reads it: resolveProfile). */
+  async flush(doc: SyncedDocument): Promise<void> {
+    const key = doc.uri.toString();
+    const waiting = this.pending.get(key);
+    if (waiting === undefined) return;
+    clearTimeout(waiting.timer);
+    this.pending.delete(key);
+    try {
+      if (waiting.held.length <= MAX_HELD_EDITS) for (const send of waiting.held) await send();
+      else await this.sendWhole(waiting.doc);
+    } finally {
+      waiting.resolve();
+    }
+  }
+
+  /** Drops `doc`'s waiting text (it closes: the server forgets it). */
+  drop(doc: SyncedDocument): void {
+    const key = doc.uri.toString();
+    const waiting = this.pending.get(key);
+    if (waiting === undefined) return;
+    clearTimeout(waiting.timer);
+    this.pending.delete(key);
+    waiting.resolve();
+  }
+
+  /** Drops every waiting text and timer (the client stops). */
+  dispose(): void {
+    for (const w of this.pending.values()) {
+      clearTimeout(w.timer);
+      w.resolve();
+    }
+    this.pending.clear();
+  }
+}
