@@ -53,6 +53,8 @@ export class BenchmarkRun extends RunInFlight<RunResult | null> {
     private readonly replay?: readonly string[],
     /** The profile is the editor's unsaved text of `source` (RunResult.unsavedSource). */
     private readonly unsavedSource = false,
+    /** SHA-256 of the text of `source` the profile was resolved from (RunResult.sourceSha256). */
+    private readonly sourceSha256?: string,
   ) {
     super(EDITOR_RUN_UI, 800);
   }
@@ -63,17 +65,18 @@ export class BenchmarkRun extends RunInFlight<RunResult | null> {
    * `replay`: a simulation replays that trace (a saved run's: TraceRerun), named in the run's name.
    * `unsaved`: `profile` is the editor's unsaved text of `source` (the server resolves the open
    * document's text), said in the run's name and kept on it (RunResult.unsavedSource).
+   * `sourceSha256`: of the text `profile` was resolved from, kept on the run (RunResult.sourceSha256).
    */
-  static async start(ctx: Ctx, source: vscode.Uri, job: RunKind, profile: Profile, estimate: Estimate, replay?: TraceRerun, unsaved = false): Promise<RunResult | null> {
+  static async start(ctx: Ctx, source: vscode.Uri, job: RunKind, profile: Profile, estimate: Estimate, replay?: TraceRerun, unsaved = false, sourceSha256?: string): Promise<RunResult | null> {
     if (launchSettingsRefused(ctx, source)) return null;
     const mode = job === 'simulate' ? 'simulation' : ctx.settings(source).quickMode ? 'quick' : 'full';
     const trace = job === 'simulate' ? replay : undefined;
-    return new BenchmarkRun(ctx, source, job, runName(profile, source.fsPath, mode, undefined, trace?.trace.path, unsaved), profile, estimate, trace && traceReplayArgs(trace.trace, trace.timeScale), unsaved).hold(ctx);
+    return new BenchmarkRun(ctx, source, job, runName(profile, source.fsPath, mode, undefined, trace?.trace.path, unsaved), profile, estimate, trace && traceReplayArgs(trace.trace, trace.timeScale), unsaved, sourceSha256).hold(ctx);
   }
 
-  /** `run` as this editor run names and marks it: its name, and RunResult.unsavedSource when the profile was unsaved text. */
+  /** `run` as this editor run names and marks it: its name, RunResult.unsavedSource when the profile was unsaved text, and the SHA-256 of that text. */
   private marked(run: RunResult): RunResult {
-    return { ...run, name: this.name, ...(this.unsavedSource ? { unsavedSource: true as const } : {}) };
+    return { ...run, name: this.name, ...(this.unsavedSource ? { unsavedSource: true as const } : {}), ...(this.sourceSha256 === undefined ? {} : { sourceSha256: this.sourceSha256 }) };
   }
 
   /**

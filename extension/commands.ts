@@ -26,6 +26,7 @@ import { findRun, listRunsIn, newestFirst } from './history';
 import { filePickItem, isTarget, PICK_OPTIONS, targetGlob, type TargetKind } from './pick';
 import { readSweepReport, sweepReportsIn, type SweepReportEntry } from './sweepReports';
 import { newProfile, newProfileName, servingTensorParallel, type FittingProfile } from './newProfile';
+import { textSha256 } from './profileEdited';
 import { launchFor } from './runLaunch';
 import { checkVllmLog } from './vllmLog';
 
@@ -165,8 +166,10 @@ async function startRun(ctx: Ctx, arg: unknown, job: RunKind, replay?: TraceReru
     return;
   }
   // The server resolves an open document's text: a dirty one's run is of text the file does not hold (s41 newcomer-ed F9).
-  const unsaved = vscode.workspace.textDocuments.some((d) => d.isDirty && d.uri.toString() === uri.toString());
-  await BenchmarkRun.start(ctx, uri, job, resolved.profile, resolved.estimate, replay, unsaved);
+  const doc = vscode.workspace.textDocuments.find((d) => d.uri.toString() === uri.toString());
+  const unsaved = doc?.isDirty === true;
+  // The text run, by its hash: the dashboard says when the profile is edited after this (RunResult.sourceSha256).
+  await BenchmarkRun.start(ctx, uri, job, resolved.profile, resolved.estimate, replay, unsaved, doc && textSha256(doc.getText()));
 }
 
 /**

@@ -23,6 +23,7 @@ import { runButtonFile } from './pick';
 import { traceGoneMessage } from './refusal';
 import { ShownRunStore } from './shownRun';
 import { StreamBatcher } from './streamBatcher';
+import { profileEditedNote } from './profileEdited';
 import { interruptedProfileOf, interruptedReportOf, readSweepReport, resumableProfile, resumeArgs, sweepReportsIn } from './sweepReports';
 
 export const DASHBOARD_VIEW_TYPE = 'attnscope.dashboard';
@@ -187,7 +188,15 @@ export class Dashboard implements vscode.Disposable {
 
   private deliver(msg: ToWebview): void {
     const shownBefore = this.current?.id ?? null;
-    if (msg.type === 'runFinished' || msg.type === 'showRun') this.current = { run: msg.run, id: msg.id ?? null };
+    if (msg.type === 'runFinished' || msg.type === 'showRun') {
+      this.current = { run: msg.run, id: msg.id ?? null };
+      const edited = this.runEdited(msg.run);
+      if (edited !== null) msg = { ...msg, profileEdited: edited };
+    }
+    if (msg.type === 'showSweep') {
+      const edited = this.sweepEdited(msg.report);
+      if (edited !== null) msg = { ...msg, profileEdited: edited };
+    }
     if (msg.type === 'runRefused' || msg.type === 'showEstimate') this.current = null;
     if (msg.type === 'runFinished' && this.ready && msg.run.pool) {
       // The page has this run's samples from the stream: send the finish without them (the page
@@ -219,6 +228,19 @@ export class Dashboard implements vscode.Disposable {
     if (!this.panel) return;
     if (this.ready) void this.panel.webview.postMessage(msg);
     else this.queue.push(msg);
+  }
+
+  /**
+   * The note over `run` when its profile was edited after it started (its RunResult.sourceSha256
+   * against the text now: the open editor's, else the file's; profileEdited.ts); null otherwise.
+   */
+  private runEdited(run: RunResult): string | null {
+    return profileEditedNote({ path: run.profile.sourcePath ?? undefined, sha256: run.sourceSha256 }, run.kind === 'simulate' ? 'simulation' : 'benchmark', openText);
+  }
+
+  /** The note over a sweep `report` whose profile was edited after the sweep started (SweepReport.profile, as runEdited); null otherwise. */
+  private sweepEdited(report: SweepReport): string | null {
+    return profileEditedNote(report.profile, 'sweep', openText);
   }
 
   /** Writes the shown run's id for the next extension host (ShownRunStore). */
@@ -414,7 +436,13 @@ export class Dashboard implements vscode.Disposable {
         // 'init'), shown as a run the page did not make: its Run button runs `runTarget`.
         const latest = !this.current && runs[0] ? await findRun(folders, runs[0].id).then((f) => ({ run: f.run, id: runs[0]!.id }), () => null) : null;
         this.sentRunTarget = this.runTarget();
-        void this.panel?.webview.postMessage({ type: 'init', runs, skipped, current: this.current?.run ?? null, currentId: this.current?.id ?? null, latest, runTarget: this.sentRunTarget, sweep: this.sweep?.report ?? null, sweeps } satisfies ToWebview);
+        const currentEdited = this.current ? this.runEdited(this.current.run) : null;
+        const sweepEdited = this.sweep ? this.sweepEdited(this.sweep.report) : null;
+        void this.panel?.webview.postMessage({
+          type: 'init', runs, skipped, current: this.current?.run ?? null, currentId: this.current?.id ?? null, latest, runTarget: this.sentRunTarget, sweep: this.sweep?.report ?? null, sweeps,
+          ...(currentEdited === null ? {} : { currentProfileEdited: currentEdited }),
+          ...(sweepEdited === null ? {} : { sweepProfileEdited: sweepEdited }),
+        } satisfies ToWebview);
         // A replayed start keeps the report sent in init (opened or finished since the start): the page drops it only for a new sweep.
         for (const m of replay) void this.panel?.webview.postMessage(m.type === 'sweepStarted' ? { ...m, replayed: true } : m);
         // A new page has the stream so far: what the batcher holds for the page goes after it.
@@ -634,6 +662,11 @@ async function savePng(name: string, dataUrl: string, folder?: string): Promise<
   });
   if (!target) return;
   await writeFile(target.fsPath, Buffer.from(m[1]!, 'base64'));
+}
+
+/** The editor's text of the file `path` when a document of it is open (saved or not: what a run of it would run now); undefined otherwise. */
+function openText(path: string): string | undefined {
+  return vscode.workspace.textDocuments.find((d) => d.uri.scheme === 'file' && d.uri.fsPath === path)?.getText();
 }
 
 /** The path of `editor`'s file, or undefined for none or a document not on disk (untitled, a diff's side). */

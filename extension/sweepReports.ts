@@ -3,12 +3,12 @@
  * sweep's report one level below the default folder (.attnscope/sweeps/<name>-<hash>/
  * sweep-report.json), `attnscope merge <folder>` into the folder itself. No `vscode` import.
  */
-import { createHash } from 'node:crypto';
 import { readdir, stat } from 'node:fs/promises';
 import { basename, join } from 'node:path';
-import { MAX_INPUT_TEXT_BYTES, MAX_RESULT_TEXT_BYTES, readRegularText, readRegularTextAsync, type NotRead } from '../core/fileText';
+import { MAX_RESULT_TEXT_BYTES, readRegularTextAsync } from '../core/fileText';
 import type { SweepReport } from '../core/protocol/sweep';
 import { newestFirst } from './history';
+import { profileState, type ProfileStart, type ProfileState } from './profileEdited';
 
 /** One readable sweep report. */
 export interface SweepReportEntry {
@@ -101,18 +101,9 @@ export function resumeArgs(profile: NonNullable<SweepReport['profile']>, outDir?
  * Whether the profile an interrupted sweep ran (SweepReport.profile: its path and the SHA-256 of its
  * text) can be run again to resume it: 'same' when the file reads as it did, 'changed' when its text
  * differs (a changed profile is another sweep, whose points are not those kept: Resume warns
- * first), 'missing' when it cannot be read (moved, deleted, or on another machine), with why. Read
- * as every profile is (core/fileText.ts readRegularText, at most MAX_INPUT_TEXT_BYTES): a folder, a
- * FIFO or a device now at that path, or a file too big, is refused unread with why, where a read
- * would wait on a FIFO for ever or fill memory.
+ * first), 'missing' when it cannot be read (moved, deleted, or on another machine), with why. The
+ * file on disk, which the runner reads (profileEdited.ts profileState, the dashboard's check too).
  */
-export async function resumableProfile(profile: { path: string; sha256: string }): Promise<{ state: 'same' | 'changed' } | { state: 'missing'; why: string }> {
-  let read: string | NotRead;
-  try {
-    read = readRegularText(profile.path, MAX_INPUT_TEXT_BYTES);
-  } catch (err) {
-    return { state: 'missing', why: (err as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file' : err instanceof Error ? err.message : String(err) };
-  }
-  if (typeof read !== 'string') return { state: 'missing', why: read.why };
-  return { state: createHash('sha256').update(read, 'utf8').digest('hex') === profile.sha256 ? 'same' : 'changed' };
+export async function resumableProfile(profile: ProfileStart): Promise<ProfileState> {
+  return profileState(profile);
 }

@@ -134,6 +134,8 @@ const loadNote = el('p', { id: 'run-load', class: 'warning' });
  * own, after a window reload): that it is, and that the Run button runs the editor's file, not it.
  */
 const latestNote = el('p', { id: 'run-latest', class: 'muted' });
+/** Over a run whose profile was edited after it started (ViewRun.profileEdited): its figures are of the earlier text (s44 newcomer-ed F3). */
+const runEditedNote = el('p', { id: 'run-profile-edited', class: 'warning', hidden: '' });
 
 const chartGrid = el('div', { class: 'chart-grid' });
 /** With no run to show, this one line in place of the cards (each said it, nine times, s34 newcomer-ed). */
@@ -282,6 +284,8 @@ const sweepCopyMarkdown = button('Copy as Markdown', () => {
 const sweepSummary = el('p', { id: 'sweep-summary' });
 /** Over a report opened while the editor's sweep runs, or after it was cancelled, failed or refused: which sweep the report is, and that it is not that one's. */
 const sweepOther = el('p', { id: 'sweep-other', class: 'warning' });
+/** Over a report whose profile was edited after its sweep started (DashboardModel.sweepProfileEdited), as the Run tab's #run-profile-edited. */
+const sweepEditedNote = el('p', { id: 'sweep-profile-edited', class: 'warning', hidden: '' });
 /**
  * Over an interrupted sweep's report (the points kept, webview/sweep.ts interruptedText), with a Resume sweep that
  * runs the sweep of its profile again (the runner resumes: only the missing points run), as the run line's does.
@@ -332,12 +336,12 @@ const tabs = el('vscode-tabs', { 'selected-index': String(Math.max(0, TABS.index
   el('vscode-tab-header', unselected, 'Run'),
   el('vscode-tab-header', unselected, 'History'),
   el('vscode-tab-header', unselected, 'Sweep'),
-  el('vscode-tab-panel', {}, latestNote, environment, buildNote, loadNote, stepTime, noRun, chartGrid),
+  el('vscode-tab-panel', {}, runEditedNote, latestNote, environment, buildNote, loadNote, stepTime, noRun, chartGrid),
   // Sweeps and Compare first: after every saved run they were ~340 rows down (s37 newcomer-ed 7).
   el('vscode-tab-panel', {}, el('h2', {}, 'Compare two runs'),
     el('div', { class: 'compare-bar' }, el('label', {}, 'A ', selectA), el('label', {}, 'B ', selectB), compareButton),
     compareResult, compareExport, el('h2', {}, 'Sweeps'), sweepList, el('h2', {}, 'Saved runs'), el('div', { class: 'compare-bar' }, historyFilter, historyCount), historyList, historyMore),
-  el('vscode-tab-panel', {}, sweepRunBar, sweepOther, sweepInterrupted, sweepSummary, sweepBar, sweepBest, sweepBestNotes, sweepBestVllm, sweepCharts, sweepPointsHeading, sweepTableBox, sweepSources),
+  el('vscode-tab-panel', {}, sweepRunBar, sweepOther, sweepEditedNote, sweepInterrupted, sweepSummary, sweepBar, sweepBest, sweepBestNotes, sweepBestVllm, sweepCharts, sweepPointsHeading, sweepTableBox, sweepSources),
 );
 // vscode-tabs (2.5.1) gives both its header box and the header slot inside it role=tablist, so a screen reader
 // heard a tab list inside a tab list (s41 newcomer-ed F6 e): the slot's role goes; the box's tablist holds the tabs.
@@ -497,6 +501,8 @@ function renderHeader(run: ViewRun | null): void {
   const folder = run?.latest ? model.runs.find((r) => r.id === run.id)?.folder : undefined;
   latestNote.textContent = run?.latest ? `The newest saved run${folder === undefined ? '' : ` (in ${folder})`}, shown as this window has shown no run; History lists ${formatCountOf(saved, 'saved run')}. The Run button runs the editor's file, not this run's.` : '';
   latestNote.hidden = !run?.latest;
+  runEditedNote.textContent = run?.profileEdited ?? '';
+  runEditedNote.hidden = run?.profileEdited === undefined;
   cancelButton.toggleAttribute('disabled', !running);
   // vscode-button's disabled is not exposed to assistive technology: it read as an actionable Cancel (s41 newcomer-ed F6 b).
   cancelButton.setAttribute('aria-disabled', String(!running));
@@ -703,6 +709,7 @@ function renderSweep(): void {
     // While a sweep runs its line above says so; its table comes when it ends.
     sweepSummary.textContent = model.sweepRun?.status === 'running' ? '' : 'No sweep open: run one with the Run sweep code lens on a profile\'s sweep: key (or AttnScope: Run sweep), or open a finished one from History (or AttnScope: Open sweep results). From a terminal: attnscope sweep <profile>, or attnscope merge DIR... for shards.';
     sweepOther.hidden = true;
+    sweepEditedNote.hidden = true;
     sweepInterrupted.hidden = true;
     sweepBest.textContent = '';
     sweepBestNotes.replaceChildren();
@@ -718,6 +725,8 @@ function renderSweep(): void {
   const other = otherSweepNote(report, model.sweepRun ?? null);
   sweepOther.textContent = other ?? '';
   sweepOther.hidden = other === null;
+  sweepEditedNote.textContent = model.sweepProfileEdited ?? '';
+  sweepEditedNote.hidden = !model.sweepProfileEdited;
   const interrupted = interruptedText(report);
   sweepInterrupted.hidden = interrupted === null;
   sweepInterruptedText.textContent = interrupted ?? '';

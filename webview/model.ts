@@ -29,6 +29,8 @@ export interface ViewRun {
   poolCancelled?: PoolCancelled;
   /** The run was of its editor's unsaved text of profile.sourcePath (RunResult.unsavedSource). Absent otherwise. */
   unsavedSource?: true;
+  /** Its profile was edited after the run started: the note saying so (ToWebview runFinished's profileEdited). Absent otherwise. */
+  profileEdited?: string;
   /**
    * Under data parallelism, the engine (0-based) whose pool samples poolSamples holds: set on the
    * run the pool and queue charts draw for an engine picked (webview/charts.ts engineView). Absent:
@@ -60,6 +62,8 @@ export interface DashboardModel {
   compare: CompareView | null;
   /** The sweep report of the Sweep tab; null until one is opened. */
   sweep: SweepReport | null;
+  /** Its profile was edited after the sweep started: the note saying so (ToWebview showSweep's profileEdited). Absent or null otherwise. */
+  sweepProfileEdited?: string | null;
   /** The finished sweeps under .attnscope/sweeps, newest first (History). Absent in states saved before: none. */
   sweeps?: SweepListEntry[];
   /** The sweep the editor runs (or ran last) from its start: its progress while it runs, then how it ended. Absent in states saved before: none. */
@@ -156,8 +160,8 @@ export function listedName(run: Pick<RunResult, 'name'>, id: string | undefined,
   return (id !== undefined ? listed.find((r) => r.id === id)?.name : undefined) ?? run.name;
 }
 
-/** The view of a finished (or saved) run. */
-export function viewOfRun(run: RunResult, id: string | null): ViewRun {
+/** The view of a finished (or saved) run; `profileEdited`: the note of a run whose profile was edited after it started. */
+export function viewOfRun(run: RunResult, id: string | null, profileEdited?: string): ViewRun {
   return {
     id,
     name: run.name,
@@ -173,6 +177,7 @@ export function viewOfRun(run: RunResult, id: string | null): ViewRun {
     pool: run.pool ?? null,
     ...(run.poolCancelled ? { poolCancelled: run.poolCancelled } : {}),
     ...(run.unsavedSource ? { unsavedSource: true as const } : {}),
+    ...(profileEdited === undefined ? {} : { profileEdited }),
     progress: null,
   };
 }
@@ -209,7 +214,7 @@ export function reduce(model: DashboardModel, msg: ToWebview): DashboardModel {
       // With no run of its own nor from the extension: the newest saved run, as one the page did
       // not make (a page opened after a reload showed "No run yet" beside saved runs, s39 newcomer-ed 9).
       const latest = msg.latest ? { ...viewOfRun(msg.latest.run, msg.latest.id), latest: true as const } : null;
-      return { runs: msg.runs, skippedRuns: msg.skipped ?? [], current: msg.current ? viewOfRun(msg.current, msg.currentId ?? null) : (settled.current ?? latest), compare: model.compare, sweep: msg.sweep ?? model.sweep ?? null, sweeps: msg.sweeps ?? model.sweeps ?? [], sweepRun: settled.sweepRun ?? null, runTarget: msg.runTarget !== undefined ? msg.runTarget : (settled.runTarget ?? null) };
+      return { runs: msg.runs, skippedRuns: msg.skipped ?? [], current: msg.current ? viewOfRun(msg.current, msg.currentId ?? null, msg.currentProfileEdited) : (settled.current ?? latest), compare: model.compare, sweep: msg.sweep ?? model.sweep ?? null, sweepProfileEdited: msg.sweep ? (msg.sweepProfileEdited ?? null) : (model.sweepProfileEdited ?? null), sweeps: msg.sweeps ?? model.sweeps ?? [], sweepRun: settled.sweepRun ?? null, runTarget: msg.runTarget !== undefined ? msg.runTarget : (settled.runTarget ?? null) };
     }
     case 'runTarget':
       return { ...model, runTarget: msg.target };
@@ -255,9 +260,9 @@ export function reduce(model: DashboardModel, msg: ToWebview): DashboardModel {
     case 'runFinished': {
       const streamed = streaming(model);
       if (msg.streamedSamples !== undefined && msg.run.pool && streamed && streamed.poolSamples.length === msg.streamedSamples) {
-        return { ...model, current: viewOfRun({ ...msg.run, pool: { ...msg.run.pool, samples: streamed.poolSamples } }, msg.id ?? null) };
+        return { ...model, current: viewOfRun({ ...msg.run, pool: { ...msg.run.pool, samples: streamed.poolSamples } }, msg.id ?? null, msg.profileEdited) };
       }
-      return { ...model, current: viewOfRun(msg.run, msg.id ?? null) };
+      return { ...model, current: viewOfRun(msg.run, msg.id ?? null, msg.profileEdited) };
     }
     case 'runRefused': {
       const run = streaming(model);
@@ -266,18 +271,18 @@ export function reduce(model: DashboardModel, msg: ToWebview): DashboardModel {
     case 'runSaved':
       return model.current && model.current.status !== 'running' && model.current.status !== 'estimate' && model.current.id === null ? { ...model, current: { ...model.current, id: msg.id } } : model;
     case 'showRun':
-      return { ...model, current: viewOfRun(msg.run, msg.id ?? null) };
+      return { ...model, current: viewOfRun(msg.run, msg.id ?? null, msg.profileEdited) };
     case 'compare':
       return { ...model, compare: { a: msg.a, b: msg.b, ...(msg.aId !== undefined ? { aId: msg.aId } : {}), ...(msg.bId !== undefined ? { bId: msg.bId } : {}) } };
     case 'showSweep':
       // The line of an ended sweep stays only over that sweep's table: Open of another clears it (s31 newcomer-ed 3).
       // An ended sweep's line goes with its own report, bound to the first of its name shown after the end (SweepRunView.sweepId):
       // another sweep of the same profile opened from History kept "finished … report in <the other folder>" over it (s43 newcomer-ed M5).
-      return { ...model, sweep: msg.report, sweepRun: shownUnder(model.sweepRun ?? null, msg.report) };
+      return { ...model, sweep: msg.report, sweepProfileEdited: msg.profileEdited ?? null, sweepRun: shownUnder(model.sweepRun ?? null, msg.report) };
     case 'sweepStarted':
       // The report shown is another sweep's (another profile's, or an earlier sweep of this one): under this
       // sweep's progress it read as its result, its Best point too (s37 newcomer-ed 1). This sweep's comes when it ends.
-      return { ...model, sweep: msg.replayed ? model.sweep : null, sweepRun: { name: msg.name, status: 'running', progress: null, message: null } };
+      return { ...model, sweep: msg.replayed ? model.sweep : null, sweepProfileEdited: msg.replayed ? (model.sweepProfileEdited ?? null) : null, sweepRun: { name: msg.name, status: 'running', progress: null, message: null } };
     case 'sweepProgress':
       return model.sweepRun?.status === 'running' ? { ...model, sweepRun: { ...model.sweepRun, progress: { done: msg.done, total: msg.total, message: msg.message } } } : model;
     case 'sweepEnded':

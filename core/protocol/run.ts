@@ -782,6 +782,14 @@ export interface RunResult extends RunHeader {
    * kept (s41 newcomer-ed F9). Absent: the file as saved (and in runs saved before it).
    */
   unsavedSource?: true;
+  /**
+   * Set by the editor: the SHA-256 (UTF-8, hex) of the text of profile.sourcePath the run started
+   * from (the editor's text the server resolved; unsavedSource says when the file did not hold it),
+   * so that the dashboard says when the profile was edited after the run started: its figures are
+   * then of the earlier text (extension/profileEdited.ts; s44 newcomer-ed F3). Absent in the CLI's
+   * runs and in runs saved before s45.
+   */
+  sourceSha256?: string;
 }
 
 /**

@@ -277,11 +277,12 @@ export interface SweepReport {
    */
   interrupted?: true;
   /**
-   * Set with `interrupted` by `attnscope sweep`: the profile file it ran (absolute path on the
-   * machine that ran it) and the SHA-256 of its text then (UTF-8, hex), so that Resume sweep on the
-   * report, opened from History in any window, runs that file, and warns when it has changed since
-   * (a changed profile is another sweep: its points are not those kept). Absent otherwise and in
-   * reports written before s42. `set`: the command line's `--set key=v1,v2` arguments, as given,
+   * Set by `attnscope sweep` on the report it writes: the profile file it ran (absolute path on the
+   * machine that ran it) and the SHA-256 of its text then (UTF-8, hex), so that Resume sweep on an
+   * interrupted report, opened from History in any window, runs that file, and warns when it has
+   * changed since (a changed profile is another sweep: its points are not those kept), and the
+   * dashboard says when the file was edited after the sweep started (extension/profileEdited.ts).
+   * Absent in merge's reports, in interrupted reports written before s42 and finished ones before s45. `set`: the command line's `--set key=v1,v2` arguments, as given,
    * and `maxRate`: its --max-rate, which made the sweep another than the file's own (its axes, its
    * job, so its id and results folder); Resume passes them again (extension/sweepReports.ts
    * resumeArgs). Each absent when not given, and in reports written before s43.

@@ -80,9 +80,10 @@ export type ToWebview =
    * the page shows it only when it has no run of its own (a page opened after a window reload said
    * "No run yet" beside saved runs), as a run it did not make: its Run button runs `runTarget`, not
    * the run's profile (which may be another workspace folder's). `runTarget`: as the `runTarget`
-   * message.
+   * message. `currentProfileEdited` / `sweepProfileEdited`: as `profileEdited` of `runFinished` /
+   * `showSweep`, for `current` / `sweep`.
    */
-  | { type: 'init'; runs: RunListEntry[]; skipped?: string[]; current: RunResult | null; currentId?: string | null; latest?: { run: RunResult; id: string } | null; runTarget?: RunTarget | null; sweep?: SweepReport | null; sweeps?: SweepListEntry[] }
+  | { type: 'init'; runs: RunListEntry[]; skipped?: string[]; current: RunResult | null; currentId?: string | null; latest?: { run: RunResult; id: string } | null; runTarget?: RunTarget | null; sweep?: SweepReport | null; sweeps?: SweepListEntry[]; currentProfileEdited?: string; sweepProfileEdited?: string }
   /**
    * The file the Run button runs when the page shows no run it made (none, or `init`'s `latest`):
    * the file of the text editor active last, sent again when that changes; null: none is open,
@@ -96,9 +97,11 @@ export type ToWebview =
   /**
    * `streamedSamples`: the run's pool.samples were left out because the page has them already
    * from this run's `poolSamples` messages (that many): the finish of a run with a workload
-   * carries ~50 KB instead of ~350 KB through the workbench's main thread.
+   * carries ~50 KB instead of ~350 KB through the workbench's main thread. `profileEdited`: the
+   * run's profile was edited after it started (RunResult.sourceSha256 against the text now), the
+   * note saying so (extension/profileEdited.ts profileEditedText); absent when it reads the same.
    */
-  | { type: 'runFinished'; run: RunResult; id?: string | null; streamedSamples?: number }
+  | { type: 'runFinished'; run: RunResult; id?: string | null; streamedSamples?: number; profileEdited?: string }
   /**
    * The runner refused the run before any work (exit 2: the backend cannot run here, a case past
    * the kernels' limits); `reason` says what to change in the editor's terms. Not saved in history.
@@ -109,13 +112,18 @@ export type ToWebview =
   | { type: 'runs'; runs: RunListEntry[]; skipped?: string[] }
   /** The finished sweeps again (after a sweep ended). */
   | { type: 'sweeps'; sweeps: SweepListEntry[] }
-  | { type: 'showRun'; run: RunResult; id?: string | null }
+  /** `profileEdited`: as runFinished's. */
+  | { type: 'showRun'; run: RunResult; id?: string | null; profileEdited?: string }
   /** Runs A and B compared; `aId` / `bId`: their history ids (RunListEntry.id), which the comparison's exports name. */
   | { type: 'compare'; a: RunResult; b: RunResult; aId?: string; bId?: string }
   /** A profile's memory estimate without a run ("Show memory breakdown"). */
   | { type: 'showEstimate'; name: string; profile: Profile; estimate: Estimate }
-  /** A merged sweep report ("Open sweep results"; core/protocol/sweep.ts). */
-  | { type: 'showSweep'; report: SweepReport }
+  /**
+   * A merged sweep report ("Open sweep results"; core/protocol/sweep.ts). `profileEdited`: its
+   * profile was edited after the sweep started (SweepReport.profile against the text now), the note
+   * saying so, as runFinished's.
+   */
+  | { type: 'showSweep'; report: SweepReport; profileEdited?: string }
   /**
    * A sweep the editor runs (extension/sweep.ts SweepRun) started: the Sweep tab shows its progress and a Cancel, and drops the report it
    * showed (another sweep's). `name`: its profile's file name. `replayed`: sent again after `init` to a page that opened or reloaded

@@ -341,7 +341,7 @@ async function runSweepCommand(values: Record<string, unknown>, positionals: str
           report.interrupted = true;
           // The profile as it was run (SweepReport.profile): what Resume sweep runs from History, and how it tells a changed file;
           // with the flags that made this sweep another than the file's (s43: a --set sweep resumed from the editor ran the file's axes).
-          report.profile = { path: plan.absFile, sha256: plan.profileSha256, ...(plan.set.length > 0 ? { set: plan.set } : {}), ...(values['max-rate'] === true ? { maxRate: true as const } : {}) };
+          report.profile = profileRun(plan, values['max-rate'] === true);
           writeReport(report, undefined, outDir);
           reportFile = resolve(join(outDir, REPORT_FILE));
         } catch (err) {
@@ -368,6 +368,8 @@ async function runSweepCommand(values: Record<string, unknown>, positionals: str
       say(`attnscope: left out: ${otherKey} point files in ${outDir} carry an environment key this build does not compute for their machine (keys before s39 left out the SIMD path and CPU family/model); their points were run again under ${result.environmentKey}, and the old files can be deleted`, 'warn');
     }
     markOrigins(report, result);
+    // The profile as it was run (SweepReport.profile): the dashboard says when the file has been edited since (s44 newcomer-ed F3).
+    report.profile = profileRun(plan, values['max-rate'] === true);
     // A shard's report would be partial: the whole one comes from `attnscope merge`.
     const reportFile = !shard || values.json ? ((values.json as string | undefined) ?? join(outDir, REPORT_FILE)) : null;
     if (reportFile !== null) writeReport(report, values.json as string | undefined, outDir);
@@ -380,6 +382,14 @@ async function runSweepCommand(values: Record<string, unknown>, positionals: str
   } finally {
     release?.();
   }
+}
+
+/**
+ * SweepReport.profile of a sweep of `plan`: the file run (absolute path), the SHA-256 of the text
+ * read, and the flags that made this sweep another than the file's own (--set, --max-rate).
+ */
+function profileRun(plan: SweepPlan, maxRate: boolean): NonNullable<SweepReport['profile']> {
+  return { path: plan.absFile, sha256: plan.profileSha256, ...(plan.set.length > 0 ? { set: plan.set } : {}), ...(maxRate ? { maxRate: true as const } : {}) };
 }
 
 /**

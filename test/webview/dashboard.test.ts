@@ -1721,6 +1721,47 @@ describe('dashboard webview in Chromium', () => {
       await fresh.close();
     }
   });
+
+  it('a result whose profile was edited after its run started says so over it, on the Run tab and the Sweep tab alike; a result that reads the same says nothing (s44 newcomer-ed F3, profile-edited-*.png)', async () => {
+    const fresh = await openDashboard(browser, server, 'dark');
+    try {
+      // The extension's note (extension/profileEdited.ts profileEditedText), which the page shows as sent.
+      const simNote = 'profile edited since this simulation started: the figures below are of the earlier text of llama-3.1-8b.attn.yaml; run the simulation again for the file as it is now';
+      const sweepNote = 'profile edited since this sweep started: the figures below are of the earlier text of batched.attn.yaml; run the sweep again for the file as it is now';
+      const shownText = (id: string) => fresh.$eval(`#${id}`, (e) => ((e as HTMLElement).hidden ? null : e.textContent));
+      await send(fresh, { type: 'init', runs: [], current: run, currentId: RUN_ID });
+      await fresh.waitForFunction(() => document.querySelector('#run-status')?.textContent === 'ok');
+      assert.equal(await shownText('run-profile-edited'), null);
+      await send(fresh, { type: 'runStarted', name: 'edited.attn.yaml', total: 0, kind: 'simulate', profile: run.profile, estimate: run.estimate });
+      await send(fresh, { type: 'runFinished', run: { ...run, name: 'edited.attn.yaml' }, id: null, profileEdited: simNote });
+      await fresh.waitForFunction(() => (document.querySelector('#run-profile-edited') as HTMLElement | null)?.hidden === false);
+      assert.equal(await shownText('run-profile-edited'), simNote);
+      // Saved: the same run, still of the earlier text.
+      await send(fresh, { type: 'runSaved', id: 'edited-1' });
+      assert.equal(await shownText('run-profile-edited'), simNote);
+      await fresh.locator('#app').screenshot({ path: join(shots, 'profile-edited-run.png') });
+      // Another run opened from History whose profile reads as it ran: no note.
+      await send(fresh, { type: 'showRun', run, id: RUN_ID });
+      await fresh.waitForFunction(() => (document.querySelector('#run-profile-edited') as HTMLElement | null)?.hidden === true);
+      // A page that reloads gets it in init (Dashboard's current is checked again).
+      await send(fresh, { type: 'init', runs: [], current: run, currentId: RUN_ID, currentProfileEdited: simNote });
+      await fresh.waitForFunction(() => (document.querySelector('#run-profile-edited') as HTMLElement | null)?.hidden === false);
+      // The Sweep tab: a finished sweep whose profile was saved with another value while it ran.
+      await send(fresh, { type: 'showSweep', report: logSweep, profileEdited: sweepNote });
+      await fresh.waitForFunction(() => (document.querySelector('#sweep-profile-edited') as HTMLElement | null)?.hidden === false);
+      assert.equal(await shownText('sweep-profile-edited'), sweepNote);
+      await fresh.locator('#app').screenshot({ path: join(shots, 'profile-edited-sweep.png') });
+      // The same report opened again after the profile was set back (no note sent): none; a new sweep's start drops it with the report.
+      await send(fresh, { type: 'showSweep', report: logSweep });
+      await fresh.waitForFunction(() => (document.querySelector('#sweep-profile-edited') as HTMLElement | null)?.hidden === true);
+      await send(fresh, { type: 'showSweep', report: logSweep, profileEdited: sweepNote });
+      await fresh.waitForFunction(() => (document.querySelector('#sweep-profile-edited') as HTMLElement | null)?.hidden === false);
+      await send(fresh, { type: 'sweepStarted', name: 'batched.attn.yaml' });
+      await fresh.waitForFunction(() => (document.querySelector('#sweep-profile-edited') as HTMLElement | null)?.hidden === true);
+    } finally {
+      await fresh.close();
+    }
+  });
 });
 
 /**
