@@ -618,6 +618,16 @@ export function dataParallelDeployment(dp: Pick<DataParallelResult, 'size' | 'gp
  * CLI and the dashboard both say it (s41 newcomer-ed F2: neither said it, and the summary mixed
  * a summed mean with one engine's peak).
  */
+/**
+ * Why a data-parallel simulation has no contiguous-allocation baselines (PoolResult.baselines
+ * empty): simulateDataParallel runs the paged pool only. One text for the CLI's allocation table
+ * and the dashboard's "Paged pool vs contiguous allocation" chart (s41 newcomer F11, s44
+ * newcomer-ed F14: the chart drew the paged row alone and did not say why). `dpSize`: data_parallel_size.
+ */
+export function contiguousNotSimulatedText(dpSize: number): string {
+  return `contiguous-allocation baselines: not simulated at data parallel ${dpSize}, whose engines run the paged pool only; data_parallel_size 1 simulates them`;
+}
+
 export const DP_SCOPE_TEXT = "latency, throughput, request counts and preemptions over all engines; running, waiting and occupancy per engine (means over the engines, peaks the busiest engine's); pool samples per engine (the dashboard's Engine select picks the one charted)";
 
 /**

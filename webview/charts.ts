@@ -7,7 +7,7 @@
 import type { ChartConfiguration, ChartDataset, Plugin } from 'chart.js';
 import type { KernelCase, PoolSample } from '../core/protocol/run';
 import { caseLabel } from './compare';
-import { dataParallelDeployment, dataParallelEngines, DP_SCOPE_TEXT, formatBytes, formatCount, formatCountOf, gpuCount, formatDuration, formatGib, formatMs, formatParams, formatPercent, formatRate, formatSignificant, fractionText, isMemoryBound, nativeBuildLabel, poolCancelledText } from '../core/format';
+import { contiguousNotSimulatedText, dataParallelDeployment, dataParallelEngines, DP_SCOPE_TEXT, formatBytes, formatCount, formatCountOf, gpuCount, formatDuration, formatGib, formatMs, formatParams, formatPercent, formatRate, formatSignificant, fractionText, isMemoryBound, nativeBuildLabel, poolCancelledText } from '../core/format';
 import type { ViewRun } from './model';
 import { withAlpha, type Mark, type Palette } from './theme';
 import { spreadName, spreadsName } from '../core/noise';
@@ -1021,6 +1021,8 @@ export function poolBaselinesChart(run: ViewRun, p: Palette): ChartSpec {
       rows.push({ name: `contiguous, ${sized}`, lines: ['contiguous', sized], useful: b.usefulTokenFraction, internal: b.internalFragmentation, external: b.externalFragmentation, peak: b.peakConcurrency });
     }
   }
+  // Data parallel: the paged row alone, and why, in the CLI's words (s44 newcomer-ed F14).
+  const noContiguous = pool?.dataParallel ? contiguousNotSimulatedText(pool.dataParallel.size) : null;
   const config: ChartConfiguration = {
     type: 'bar',
     data: {
@@ -1040,7 +1042,8 @@ export function poolBaselinesChart(run: ViewRun, p: Palette): ChartSpec {
   return {
     id: 'poolBaselines',
     title: 'Baselines',
-    ariaLabel: `Paged pool vs contiguous allocation, % of reserved KV memory: ${rows.map((r) => `${r.name}: useful ${formatPercent(r.useful)}, internal fragmentation ${formatPercent(r.internal)}, external fragmentation ${r.external === null ? 'none (paged)' : formatPercent(r.external)}${r.peak === null ? '' : `, peak concurrency ${formatCount(r.peak)}`}`).join('; ')}`,
+    ariaLabel: `Paged pool vs contiguous allocation, % of reserved KV memory: ${rows.map((r) => `${r.name}: useful ${formatPercent(r.useful)}, internal fragmentation ${formatPercent(r.internal)}, external fragmentation ${r.external === null ? 'none (paged)' : formatPercent(r.external)}${r.peak === null ? '' : `, peak concurrency ${formatCount(r.peak)}`}`).join('; ')}${noContiguous === null ? '' : `; ${noContiguous}`}`,
+    summary: noContiguous,
     // Title, three legend rows where they wrap (320 px), the axis: the nine bars keep ~190 px.
     height: 340,
     empty: pool ? null : run.status === 'running' ? 'Baselines come when the simulation ends.' : 'This run has no pool simulation.',

@@ -1,5 +1,5 @@
 /** Text summary of a pool simulation for `attnscope simulate` (stdout). */
-import { dataParallelDeployment, dataParallelEngines, deployedGpuCount, DP_SCOPE_TEXT, formatCount, formatCountOf, formatDuration, formatLoad, formatLoadSource, formatPercent, formatRequestRate, formatUsd, formatUsdCost, gpuHourUsdText, poolCost, tpotOverheadNote } from '../../core/format';
+import { contiguousNotSimulatedText, dataParallelDeployment, dataParallelEngines, deployedGpuCount, DP_SCOPE_TEXT, formatCount, formatCountOf, formatDuration, formatLoad, formatLoadSource, formatPercent, formatRequestRate, formatUsd, formatUsdCost, gpuHourUsdText, poolCost, tpotOverheadNote } from '../../core/format';
 import type { DeviceSpec } from '../../core/config/types';
 import type { PoolResult, StepTimeModel } from '../../core/protocol/run';
 import { formatLatency } from './latency-format';
@@ -111,7 +111,7 @@ export function formatPoolSummary(result: PoolResult, device?: Parameters<typeof
   lines.push(fmt(header));
   for (const r of rows) lines.push(fmt(r));
   // Said, not left out silently (s41 newcomer F11): simulateDataParallel runs the paged pool only.
-  if (dp) lines.push(`(contiguous-allocation baselines: not simulated at data parallel ${dp.size}, whose engines run the paged pool only; data_parallel_size 1 simulates them)`);
+  if (dp) lines.push(`(${contiguousNotSimulatedText(dp.size)})`);
   lines.push('');
   lines.push(
     `Paging: occupancy${dp ? ' per engine' : ''} mean ${pct(s.meanOccupancy)}, peak ${pct(s.peakOccupancy)}${dp ? ' (the busiest engine)' : ''}; ` +

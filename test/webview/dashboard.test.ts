@@ -786,9 +786,17 @@ describe('dashboard webview in Chromium', () => {
     // Engine 2's samples: the recorded run's first 120 (a series of its own, told apart by its length).
     const replica = { requests: 200, completed: 200, outputTokensPerSec: 1000, requestsPerSec: 2, meanConcurrency: 10, peakConcurrency: 40, peakWaiting: 5, peakOccupancy: 0.5 };
     const dataParallel = { size: 2, gpusPerEngine: 1, dispatch: 'each request to the engine with the fewest requests in flight', replicas: [replica, { ...replica, peakConcurrency: 41, samples: run.pool!.samples.slice(0, 120) }] };
-    const sim: RunResult = { ...run, kind: 'simulate', cases: [], name: 'llama · dp.attn.yaml · simulation', pool: { ...run.pool!, dataParallel } };
+    // A data-parallel simulation has no contiguous-allocation baselines (simulateDataParallel runs the paged pool only).
+    const sim: RunResult = { ...run, kind: 'simulate', cases: [], name: 'llama · dp.attn.yaml · simulation', pool: { ...run.pool!, dataParallel, baselines: [] } };
     await send(page, { type: 'showRun', run: sim, id: null });
     await page.waitForFunction(() => document.querySelector('#chart-poolTimeline')?.getAttribute('aria-label')?.startsWith('KV page pool (engine 1 of 2)'));
+    // s44 newcomer-ed F14: "Paged pool vs contiguous allocation" drew the paged row alone and did not say why; the CLI's
+    // sentence (runner/simulate/summary.ts, test/unit/data-parallel.test.ts: "(contiguous-allocation baselines: not simulated ...)") over it.
+    const why = 'contiguous-allocation baselines: not simulated at data parallel 2, whose engines run the paged pool only; data_parallel_size 1 simulates them';
+    assert.equal(await page.textContent('#summary-poolBaselines'), why);
+    assert.ok((await page.getAttribute('#chart-poolBaselines', 'aria-label'))?.endsWith(`; ${why}`));
+    await page.waitForFunction(() => document.querySelector('#chart-poolBaselines')?.getAttribute('data-drawn')?.includes('useful KV memory: 1 points'));
+    await page.locator('section[data-chart="poolBaselines"]').screenshot({ path: join(shots, 'pool-baselines-dp.png') });
     assert.deepEqual(await page.$$eval('#engine-poolTimeline vscode-option', (os) => os.map((o) => o.textContent)), ['engine 1 of 2: 200 requests, peak running 40', 'engine 2 of 2: 200 requests, peak running 41']);
     // Named for a screen reader (its inner combobox, as the other selects').
     assert.equal(await page.$eval('#engine-poolTimeline', (e) => e.shadowRoot?.querySelector('[role="combobox"]')?.getAttribute('aria-label') ?? null), 'Engine charted');
@@ -807,6 +815,7 @@ describe('dashboard webview in Chromium', () => {
     await send(page, { type: 'showRun', run: { ...sim, name: 'one engine · simulation', pool: run.pool! }, id: null });
     await page.waitForFunction(() => document.querySelector('#chart-poolTimeline')?.getAttribute('aria-label')?.startsWith('KV page pool of'));
     assert.equal(await page.$eval('#engine-poolTimeline', (e) => (e.parentElement as HTMLElement).hidden), true);
+    assert.equal(await page.textContent('#summary-poolBaselines'), '', 'one engine: its baselines drawn, nothing to explain');
   });
 
   it('compares a simulation with a benchmark by their pool simulations only; with no pool on one side, says there is nothing to compare', async () => {
