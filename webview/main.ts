@@ -346,7 +346,16 @@ const tabs = el('vscode-tabs', { 'selected-index': String(Math.max(0, TABS.index
 // vscode-tabs (2.5.1) gives both its header box and the header slot inside it role=tablist, so a screen reader
 // heard a tab list inside a tab list (s41 newcomer-ed F6 e): the slot's role goes; the box's tablist holds the tabs.
 void (tabs as HTMLElement & { updateComplete: Promise<unknown> }).updateComplete.then(() => tabs.shadowRoot?.querySelector('slot[name="header"]')?.removeAttribute('role'));
+/**
+ * Whether the user picked a tab (a click or a key on the tab headers: vsc-tabs-select, which
+ * showTab's attribute does not fire) since the run, or the sweep, the editor runs started: its end
+ * then leaves the user on the tab they chose (s44 newcomer-ed F11: a finish pulled them back to Run).
+ */
+let pickedSinceRun = false;
+let pickedSinceSweep = false;
 tabs.addEventListener('vsc-tabs-select', (e: Event) => {
+  pickedSinceRun = true;
+  pickedSinceSweep = true;
   tab = TABS[(e as CustomEvent<{ selectedIndex: number }>).detail.selectedIndex] ?? 'run';
   renderHeader(model.current);
   persist();
@@ -867,14 +876,20 @@ function showTab(t: PersistedState['tab']): void {
 }
 
 onMessage((msg: ToWebview) => {
+  // The report of the sweep the editor ran, sent right after its end (finished, or cancelled with points kept): not one opened.
+  const sweepEnd = msg.type === 'showSweep' && (model.sweepRun?.status === 'finished' || model.sweepRun?.status === 'cancelled') && model.sweepRun.sweepId === undefined && model.sweepRun.name === msg.report.name;
   model = reduce(model, msg);
+  if (msg.type === 'runStarted') pickedSinceRun = false;
+  if (msg.type === 'sweepStarted' && !msg.replayed) pickedSinceSweep = false;
   if (msg.type === 'compare') showTab('history');
-  // A sweep opened, or one the editor starts: its tab, where its report, progress and Cancel are.
-  if (msg.type === 'showSweep' || msg.type === 'sweepStarted') showTab('sweep');
-  // What the user asked for on the Run tab: a run's start and its end (the user may have gone to another tab
-  // while it ran), a refusal's reason, a run opened, Show memory breakdown's estimate. With the Sweep tab showing,
-  // a finished simulation and the lens's breakdown stayed behind it: the lens seemed to do nothing (s43 newcomer-ed M8).
-  if (msg.type === 'showRun' || msg.type === 'runStarted' || msg.type === 'runFinished' || msg.type === 'runRefused' || msg.type === 'showEstimate') showTab('run');
+  // A sweep opened, or one the editor starts: its tab, where its report, progress and Cancel are; its end's
+  // report too, unless the user picked a tab since it started.
+  if (msg.type === 'sweepStarted' || (msg.type === 'showSweep' && !(sweepEnd && pickedSinceSweep))) showTab('sweep');
+  // What the user asked for on the Run tab: a run's start, a run opened, Show memory breakdown's estimate; the
+  // run's end (its result or a refusal's reason) unless the user picked a tab while it ran (s44 newcomer-ed F11).
+  // With the Sweep tab showing, a finished simulation and the lens's breakdown stayed behind it: the lens seemed to
+  // do nothing (s43 newcomer-ed M8); a sweep opened by Open sweep results while it ran is no pick.
+  if (msg.type === 'showRun' || msg.type === 'runStarted' || msg.type === 'showEstimate' || ((msg.type === 'runFinished' || msg.type === 'runRefused') && !pickedSinceRun)) showTab('run');
   if (msg.type === 'poolSamples' || msg.type === 'progress' || msg.type === 'sweepProgress') streamUndrawn = true;
   // Only the state here: a backlog of messages (the editor busy) is reduced in milliseconds and
   // drawn once, in the next frame (scheduleRender), not replayed one drawing per message.

@@ -1628,16 +1628,51 @@ describe('dashboard webview in Chromium', () => {
       assert.deepEqual(await shown(), ['Run']);
       assert.equal(await fresh.textContent('#run-title'), 'mi325.attn.yaml');
       assert.equal(await fresh.isVisible('#chart-memory'), true);
-      // Run serving simulation: the start brings Run forward, and so does the finish of a run started while Sweep was picked again.
+      // Run serving simulation: the start brings Run forward.
       await toSweep();
       await send(fresh, { type: 'runStarted', name: 'l70.attn.yaml', total: 0, kind: 'simulate', profile: run.profile, estimate: run.estimate });
       await fresh.waitForFunction(() => document.querySelector('#run-title')?.textContent === 'l70.attn.yaml');
       assert.deepEqual(await shown(), ['Run']);
+      // The page's saved state once it shows `name` finished (persist() saves it synchronously then, after the tab is chosen): the tab it is on.
+      const finishedOn = async (name: string) => {
+        await fresh.waitForFunction((n) => {
+          const current = JSON.parse(sessionStorage.getItem('vscode-state') ?? '{}').model?.current;
+          return current?.name === n && current.status === 'ok';
+        }, name);
+        return fresh.evaluate(() => JSON.parse(sessionStorage.getItem('vscode-state')!).tab as string);
+      };
+      // The user picks Sweep while it runs: its finish leaves them there, the result waits on the Run tab (s44 newcomer-ed F11).
       await fresh.click('vscode-tab-header:nth-of-type(3)');
       assert.deepEqual(await shown(), ['Sweep']);
       await send(fresh, { type: 'runFinished', run: { ...run, name: 'l70.attn.yaml' }, id: null });
-      await fresh.waitForFunction(() => document.querySelector('#run-title')?.textContent === 'l70.attn.yaml');
+      assert.equal(await finishedOn('l70.attn.yaml'), 'sweep');
+      assert.deepEqual(await shown(), ['Sweep']);
+      await fresh.click('vscode-tab-header:nth-of-type(1)');
+      assert.equal(await fresh.textContent('#run-title'), 'l70.attn.yaml');
+      // No pick while the next runs (Sweep came with a report opened, Open sweep results): its finish brings Run forward (s43 newcomer-ed M8).
+      await send(fresh, { type: 'runStarted', name: 'l8.attn.yaml', total: 0, kind: 'simulate', profile: run.profile, estimate: run.estimate });
+      await fresh.waitForFunction(() => document.querySelector('#run-title')?.textContent === 'l8.attn.yaml');
+      await toSweep();
+      await send(fresh, { type: 'runFinished', run: { ...run, name: 'l8.attn.yaml' }, id: null });
+      assert.equal(await finishedOn('l8.attn.yaml'), 'run');
       assert.deepEqual(await shown(), ['Run']);
+      // A sweep's end alike: picked Run while it ran, its report waits on the Sweep tab; not picked, the report comes forward.
+      await send(fresh, { type: 'sweepStarted', name: 'batched.attn.yaml' });
+      await fresh.waitForFunction(() => document.querySelector('#run-title')?.textContent === 'batched.attn.yaml · sweep');
+      await fresh.click('vscode-tab-header:nth-of-type(1)');
+      await send(fresh, { type: 'sweepEnded', status: 'finished', message: 'sweep of batched.attn.yaml finished: 6 points, report in .attnscope/sweeps/batched-c0ffee.' });
+      await send(fresh, { type: 'showSweep', report: logSweep });
+      await fresh.waitForFunction(() => JSON.parse(sessionStorage.getItem('vscode-state') ?? '{}').model?.sweep?.sweepId === 'c0ffee');
+      assert.deepEqual(await shown(), ['Run']);
+      await send(fresh, { type: 'sweepStarted', name: 'batched.attn.yaml' });
+      await fresh.waitForFunction(() => document.querySelector('#run-title')?.textContent === 'batched.attn.yaml · sweep');
+      await send(fresh, { type: 'showRun', run, id: RUN_ID });
+      await fresh.waitForFunction(() => document.querySelector('#run-status')?.textContent === 'ok');
+      assert.deepEqual(await shown(), ['Run']);
+      await send(fresh, { type: 'sweepEnded', status: 'finished', message: 'sweep of batched.attn.yaml finished: 6 points, report in .attnscope/sweeps/batched-c0ffee.' });
+      await send(fresh, { type: 'showSweep', report: logSweep });
+      await fresh.waitForFunction(() => document.querySelector('#run-title')?.textContent === 'batched.attn.yaml · sweep');
+      assert.deepEqual(await shown(), ['Sweep']);
     } finally {
       await fresh.close();
     }
