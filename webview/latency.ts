@@ -9,7 +9,7 @@
 import type { ChartConfiguration, ChartDataset, Scale } from 'chart.js';
 import { toFont } from 'chart.js/helpers';
 import type { CdfPoint, LatencyStats, LatencySummary } from '../core/protocol/latency';
-import type { PoolResult } from '../core/protocol/run';
+import type { PoolLoad, PoolResult } from '../core/protocol/run';
 import { durationTicks, formatCount, formatMs, formatPercent, formatSignificant, formatTimeScale, poolCancelledText, sloMet, sloVerdict, tpotOverheadNote } from '../core/format';
 import type { ViewRun } from './model';
 import { axis, durationLogTick, engineOfSamples, noPoolText, simulatedTimeAxis, type ChartSpec } from './charts';
@@ -86,16 +86,24 @@ function goodputText(l: LatencySummary): string | null {
 }
 
 /**
- * The Run tab's verdict badge beside the run's status badge (which says only how the run ended):
- * "SLO met" / "SLO not met" against slo.attainment or the default 0.9, its tooltip the whole
- * verdict (core/format sloVerdict, with a too-few-requests caveat); null without an SLO (s42
- * newcomer-ed F7: an overloaded run at 2.8 % meeting its SLO was badged "ok" and nothing more).
+ * The Run tab's verdict badge, in place of the run's status badge "ok" (which says only that the
+ * run ended well: beside "SLO not met" its grey "ok" read as the verdict, s44 newcomer-ed F19):
+ * "SLO met" / "SLO not met" against slo.attainment or the default 0.9, with "· overloaded" when
+ * the server did not keep up with the offered load (`load`: PoolLoad.overloaded, its queue grew
+ * through the arrivals), its tooltip the whole verdict (core/format sloVerdict, with a
+ * too-few-requests caveat); null without an SLO (s42 newcomer-ed F7: an overloaded run at 2.8 %
+ * meeting its SLO was badged "ok" and nothing more).
  */
-export function sloBadge(l: LatencySummary | null | undefined): { text: string; title: string; met: boolean } | null {
+export function sloBadge(l: LatencySummary | null | undefined, load?: Pick<PoolLoad, 'overloaded'> | null): { text: string; title: string; met: boolean } | null {
   if (!l || l.slo === undefined || l.sloAttainment === undefined) return null;
   const verdict = sloVerdict(l.slo, l.sloAttainment, l.requests)!;
   const met = sloMet(l.slo, l.sloAttainment);
-  return { text: met ? 'SLO met' : 'SLO not met', title: `${formatPercent(l.sloAttainment)} of requests meet the SLO; ${verdict} (modelled)`, met };
+  const overloaded = load?.overloaded === true;
+  return {
+    text: `${met ? 'SLO met' : 'SLO not met'}${overloaded ? ' · overloaded' : ''}`,
+    title: `${formatPercent(l.sloAttainment)} of requests meet the SLO; ${verdict}${overloaded ? '; overloaded: the server did not keep up with the offered load, its queue grew through the arrivals' : ''} (modelled)`,
+    met,
+  };
 }
 
 /** The latency's figures in one line: TTFT and TPOT p50 / p99, throughput, then `good` (all modelled). */

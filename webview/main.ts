@@ -106,7 +106,7 @@ const title = el('h1', { id: 'run-title' });
 const status = el('span', { id: 'run-status', class: 'status' });
 /** Read before the status badge, so a screen reader says "status: ok" rather than a bare "ok" after the heading (s41 newcomer-ed F6 d); hidden with the badge empty. */
 const statusLabel = el('span', { class: 'visually-hidden', hidden: '' }, 'status: ');
-/** The run's SLO verdict (webview/latency.ts sloBadge), beside the status badge, which says how the run ended, not whether it met its SLO. */
+/** The run's SLO verdict (webview/latency.ts sloBadge), in place of the status badge of a run that ended ok, which says how the run ended, not whether it met its SLO. */
 const sloStatus = el('span', { id: 'run-slo', class: 'status', hidden: '' });
 const progress = el('progress', { id: 'run-progress', max: '1', value: '0' });
 const runButton = button('Run benchmark', () => {
@@ -462,7 +462,10 @@ function renderHeader(run: ViewRun | null): void {
   title.title = name;
   status.textContent = run ? (run.status === 'running' ? 'running' : run.status) : '';
   status.className = `status status-${run?.status ?? 'none'}`;
-  const slo = run && run.status !== 'running' ? sloBadge(run.pool?.latency) : null;
+  const slo = run && run.status !== 'running' ? sloBadge(run.pool?.latency, run.pool?.load) : null;
+  // An ok run's verdict says more than its "ok", read first in grey beside "SLO not met" (s44 newcomer-ed F19); a
+  // cancelled or failed run keeps its status beside it.
+  status.hidden = slo !== null && run?.status === 'ok';
   sloStatus.textContent = slo?.text ?? '';
   sloStatus.title = slo?.title ?? '';
   sloStatus.className = `status ${slo ? (slo.met ? 'status-slo-met' : 'status-failed') : ''}`;
@@ -536,10 +539,11 @@ function renderHeader(run: ViewRun | null): void {
     title.textContent = sweeping ? `${sweeping.name} · sweep` : model.sweep ? sweepTitle(model.sweep) : 'AttnScope · sweep';
     status.textContent = sweeping ? 'running' : '';
     status.className = `status status-${sweeping ? 'running' : 'none'}`;
+    status.hidden = false;
     sloStatus.hidden = true;
     progress.hidden = true;
   }
-  statusLabel.hidden = status.textContent === '';
+  statusLabel.hidden = status.textContent === '' || status.hidden;
   renderSweepRun();
 }
 
