@@ -58,8 +58,14 @@ async function targetFile(arg: unknown, purpose: string, kind: TargetKind): Prom
   return picked?.uri;
 }
 
-/** Resolves `uri` through the server; shows why when it cannot. */
-async function resolve(ctx: Ctx, uri: vscode.Uri, purpose: string): Promise<{ profile: Profile; estimate: Estimate } | undefined> {
+/**
+ * Resolves `uri` through the server; shows why when it cannot. An error in the file (or a
+ * config.json it reads) is shown where the diagnostics already show it, not in a toast: VS Code
+ * keeps an error toast on screen after the file is fixed, where it read as still true (s43
+ * newcomer-ed L7). The Problems panel opens on it, and a run's refusal (`job`) is the open
+ * dashboard's status, as a runner's refusal is; both go when the error does (the next run).
+ */
+async function resolve(ctx: Ctx, uri: vscode.Uri, purpose: string, job?: RunKind): Promise<{ profile: Profile; estimate: Estimate } | undefined> {
   const server = await ctx.server();
   if ('whyNot' in server) {
     void vscode.window.showWarningMessage(`AttnScope cannot ${purpose}: ${server.whyNot}.`, 'Open log').then((c) => c && ctx.log.show(true));
@@ -68,11 +74,20 @@ async function resolve(ctx: Ctx, uri: vscode.Uri, purpose: string): Promise<{ pr
   await vscode.workspace.openTextDocument(uri); // the server resolves open documents (unsaved edits count)
   const result = await ctx.resolveProfile(server.client, uri);
   if (!result.profile || !result.estimate) {
-    const first = result.problems.find((p) => p.severity === 'error') ?? result.problems[0];
-    const choice = await vscode.window.showErrorMessage(
-      `AttnScope cannot ${purpose} ${basename(uri.fsPath)}: ${first?.message ?? 'the file does not describe a model'}`,
-      'Show problems',
-    );
+    const error = result.problems.find((p) => p.severity === 'error');
+    const first = error ?? result.problems[0];
+    const reason = `AttnScope cannot ${purpose} ${basename(uri.fsPath)}: ${first?.message ?? 'the file does not describe a model'}`;
+    ctx.log.warn(reason);
+    if (error) {
+      if (job && ctx.dashboard.isOpen) {
+        ctx.dashboard.post({ type: 'runStarted', name: basename(uri.fsPath), total: 0, kind: job });
+        ctx.dashboard.post({ type: 'runRefused', reason: `${error.message} (the Problems panel shows where)` });
+      }
+      await vscode.commands.executeCommand('workbench.actions.view.problems');
+      return undefined;
+    }
+    // Nothing located to show (the file describes no model): said here.
+    const choice = await vscode.window.showErrorMessage(reason, 'Show problems');
     if (choice) await vscode.commands.executeCommand('workbench.actions.view.problems');
     return undefined;
   }
@@ -157,7 +172,7 @@ async function startRun(ctx: Ctx, arg: unknown, job: RunKind, replay?: TraceReru
   if (await runRefused(ctx, arg, job)) return;
   const uri = await targetFile(arg, verb, job === 'simulate' ? 'profile' : 'model');
   if (!uri) return;
-  const resolved = await resolve(ctx, uri, verb);
+  const resolved = await resolve(ctx, uri, verb, job);
   if (!resolved) return;
   if (job === 'simulate' && resolved.profile.workload === null) {
     void vscode.window.showWarningMessage(
