@@ -180,7 +180,7 @@ export class Dashboard implements vscode.Disposable {
   /**
    * Sends `msg` now, or when the page is ready; `poolSamples` and `progress` go as one batch at
    * most every 250 ms and only once the page drew the batch before (StreamBatcher), always before
-   * the next other message; the first after a quiet interval and the last progress go at once.
+   * the next other message but `runFinished`, which carries the samples not sent; the first after a quiet interval and the last progress go at once.
    */
   post(msg: ToWebview): void {
     this.batcher.post(msg);
@@ -199,10 +199,11 @@ export class Dashboard implements vscode.Disposable {
     }
     if (msg.type === 'runRefused' || msg.type === 'showEstimate') this.current = null;
     if (msg.type === 'runFinished' && this.ready && msg.run.pool) {
-      // The page has this run's samples from the stream: send the finish without them (the page
-      // checks the count and keeps its own); `current` keeps the whole run for a page that reloads.
+      // The page has the first of this run's samples from the stream: the finish carries the rest
+      // only, those StreamBatcher held (the page checks the count and keeps its own); `current`
+      // keeps the whole run for a page that reloads.
       const streamed = this.live.reduce((n, m) => n + (m.type === 'poolSamples' ? m.samples.length : 0), 0);
-      if (streamed > 0 && streamed === msg.run.pool.samples.length) msg = { ...msg, run: { ...msg.run, pool: { ...msg.run.pool, samples: [] } }, streamedSamples: streamed };
+      if (streamed > 0 && streamed <= msg.run.pool.samples.length) msg = { ...msg, run: { ...msg.run, pool: { ...msg.run.pool, samples: msg.run.pool.samples.slice(streamed) } }, streamedSamples: streamed };
     }
     if (msg.type === 'runSaved' && this.current) this.current = { ...this.current, id: msg.id };
     if ((this.current?.id ?? null) !== shownBefore) this.rememberShown();

@@ -5,10 +5,13 @@
  * `intervalMs`, and only once the page has drawn the batch before (`drawn()`, the page's
  * `streamDrawn`): at most one batch is ever queued in front of the page. Any other message
  * first sends what is gathered, page drawn or not, so the page sees every sample, in order,
- * before e.g. `runFinished`, and the finish never waits behind stale progress. Two go at once:
+ * before it; a run's finish (`runFinished`) instead drops what is gathered, which it carries
+ * itself, and never waits behind stale progress. Two go at once:
  * the first of a quiet stream (no batch in the last `intervalMs`, the page has drawn the last:
  * a run's or sweep's first progress, a sweep's progress a point at a time) and the last progress
- * (`done` of `total`, whatever the page has drawn): the interval bounds bursts, and before
+ * (`done` of `total`, whatever the page has drawn), alone, the samples held keeping their pace
+ * (s45: flushed with it, ~210 kB at the end of a simulation went just ahead of the finish, and the
+ * finish reached the page ~200 ms after them at load 29): the interval bounds bursts, and before
  * (s37 newcomer-ed 6) it delayed every sweep update by up to 250 ms, the first and the last too.
  *
  * Why the page's word and not a rate alone: at load 21-26, while the user typed, the editor's
@@ -41,18 +44,31 @@ export class StreamBatcher {
 
   /**
    * Queues `poolSamples`, `progress` and `sweepProgress`, sent at once when the stream was quiet
-   * (no batch in the last interval, the page drew the last) or the progress is the last (done >=
-   * total); sends anything else at once, after what is queued.
+   * (no batch in the last interval, the page drew the last), or the progress alone when it is the
+   * last (done >= total); sends `runFinished` at once, dropping what is queued (it carries those samples); sends
+   * anything else at once, after what is queued.
    */
   post(msg: ToWebview): void {
     if (msg.type === 'poolSamples') {
       for (const s of msg.samples) this.samples.push(s);
     } else if (msg.type === 'progress' || msg.type === 'sweepProgress') {
-      this.progress = msg;
       if (msg.total > 0 && msg.done >= msg.total) {
-        this.flush();
+        // The last goes at once and alone: the samples held keep their pace, so that a run's
+        // finish right behind it carries them rather than queueing behind their drawing.
+        this.progress = null;
+        this.send(msg);
         return;
       }
+      this.progress = msg;
+    } else if (msg.type === 'runFinished') {
+      // The finish carries the samples the page has not been sent (Dashboard.deliver): what is
+      // held is dropped, not sent ahead of it, nor the progress it supersedes. One message then
+      // reaches the page, not a batch (~210 kB at the end of a simulation) whose drawing the
+      // finish queued behind (s45: the page drew the batch, 23 ms CPU / 156 ms wall at load 29,
+      // while the finish waited in the workbench).
+      this.dispose();
+      this.send(msg);
+      return;
     } else {
       this.flush();
       this.send(msg);

@@ -260,7 +260,7 @@ export function reduce(model: DashboardModel, msg: ToWebview): DashboardModel {
     case 'runFinished': {
       const streamed = streaming(model);
       if (msg.streamedSamples !== undefined && msg.run.pool && streamed && streamed.poolSamples.length === msg.streamedSamples) {
-        return { ...model, current: viewOfRun({ ...msg.run, pool: { ...msg.run.pool, samples: streamed.poolSamples } }, msg.id ?? null, msg.profileEdited) };
+        return { ...model, current: viewOfRun({ ...msg.run, pool: { ...msg.run.pool, samples: streamed.poolSamples.concat(msg.run.pool.samples) } }, msg.id ?? null, msg.profileEdited) };
       }
       return { ...model, current: viewOfRun(msg.run, msg.id ?? null, msg.profileEdited) };
     }

@@ -95,11 +95,13 @@ export type ToWebview =
   /** The runner's pool samples in simulated-time order, batched by the extension (at most ~10 messages a second whatever the runner's rate). */
   | { type: 'poolSamples'; samples: RunnerPoolSampleEvent['sample'][] }
   /**
-   * `streamedSamples`: the run's pool.samples were left out because the page has them already
-   * from this run's `poolSamples` messages (that many): the finish of a run with a workload
-   * carries ~50 KB instead of ~350 KB through the workbench's main thread. `profileEdited`: the
-   * run's profile was edited after it started (RunResult.sourceSha256 against the text now), the
-   * note saying so (extension/profileEdited.ts profileEditedText); absent when it reads the same.
+   * `streamedSamples`: the run's first pool.samples, that many, were left out because the page
+   * has them already from this run's `poolSamples` messages; pool.samples holds the rest, those
+   * the extension had not sent yet: the finish of a run with a workload carries ~50 KB plus the
+   * unsent tail instead of ~350 KB through the workbench's main thread, in one message.
+   * `profileEdited`: the run's profile was edited after it started (RunResult.sourceSha256 against
+   * the text now), the note saying so (extension/profileEdited.ts profileEditedText); absent when
+   * it reads the same.
    */
   | { type: 'runFinished'; run: RunResult; id?: string | null; streamedSamples?: number; profileEdited?: string }
   /**

@@ -409,11 +409,13 @@ describe('AttnScope in code-server', { timeout: 1_200_000 }, () => {
     await page.locator('.editor-group-container.active .tab.active', { hasText: 'e2e.attn.yaml' }).first().waitFor({ timeout: 30_000 });
     // The moment the dashboard shows the run finished, stamped by the page itself.
     await frame.evaluate(() => {
-      const w = window as unknown as { __finishedAt?: number; __resultArrivedAt?: number };
+      const w = window as unknown as { __finishedAt?: number; __resultArrivedAt?: number; __messages?: Array<{ type: string; at: number; bytes: number }> };
       // In the capture phase: at the window (the message's target) it runs before the page's own
       // listener, so it stamps the message's arrival, not the end of the page's handling of it.
       window.addEventListener('message', (e: MessageEvent<{ type?: string }>) => {
         if (e.data?.type === 'runFinished') w.__resultArrivedAt = Date.now();
+        // Every message's arrival and size (its JSON's length, characters): what the relay carried.
+        (w.__messages ??= []).push({ type: e.data?.type ?? '?', at: Date.now(), bytes: JSON.stringify(e.data).length });
       }, { capture: true });
       const status = document.querySelector('#run-status')!;
       new MutationObserver(() => {
@@ -436,9 +438,9 @@ describe('AttnScope in code-server', { timeout: 1_200_000 }, () => {
       trace = await browser.stopTracing();
     }
     const historyAt = Date.now();
-    const { finishedAt, arrivedAt } = await frame.evaluate(() => {
-      const w = window as unknown as { __finishedAt?: number; __resultArrivedAt?: number };
-      return { finishedAt: w.__finishedAt, arrivedAt: w.__resultArrivedAt };
+    const { finishedAt, arrivedAt, msgs } = await frame.evaluate(() => {
+      const w = window as unknown as { __finishedAt?: number; __resultArrivedAt?: number; __messages?: Array<{ type: string; at: number; bytes: number }> };
+      return { finishedAt: w.__finishedAt, arrivedAt: w.__resultArrivedAt, msgs: w.__messages ?? [] };
     });
     const { doneAt, exitedAt } = runnerTimes(exitLog);
     // The extension host's leg: its log line written when it sent the result (extension/benchmark.ts), local time to the ms.
@@ -458,7 +460,9 @@ describe('AttnScope in code-server', { timeout: 1_200_000 }, () => {
     const [from, to] = [Math.min(exitedAt, finishedAt!), Math.max(exitedAt, finishedAt!)];
     const waited = Math.round(runQueue.delayBetween(from, to));
     const latency = finishedAt! - exitedAt;
-    console.log(`[e2e] pool samples ${run0.pool?.samples.length ?? 0}; finish shown ${latency} ms after the runner's exit (${finishedAt! - doneAt} ms after its done event: the extension host sent the result ${sentAt - doneAt} ms after it, the page received it ${arrivedAt! - sentAt} ms later and showed it ${finishedAt! - arrivedAt!} ms after that), of which the path's main threads waited ${waited} ms for a CPU; renderer main-thread tasks over 50 ms at the end of the run (start relative to the done event): [${listed}]; load average ${loadavg()[0]!.toFixed(1)} on ${cpus().length} CPUs; code-server at nice ${niceOf(server.pid)}`);
+    // What reached the page in the relay leg (from the host's post to the finish's arrival), in order, with each message's size.
+    const relayed = msgs.filter((m) => m.at >= sentAt && m.at <= arrivedAt!).map((m) => `${m.type} ${(m.bytes / 1000).toFixed(1)} kB at +${m.at - sentAt}`).join(', ');
+    console.log(`[e2e] pool samples ${run0.pool?.samples.length ?? 0}; finish shown ${latency} ms after the runner's exit (${finishedAt! - doneAt} ms after its done event: the extension host sent the result ${sentAt - doneAt} ms after it, the page received it ${arrivedAt! - sentAt} ms later [${relayed}] and showed it ${finishedAt! - arrivedAt!} ms after that; the runner exited ${exitedAt - doneAt} ms after its done event), of which the path's main threads waited ${waited} ms for a CPU; renderer main-thread tasks over 50 ms at the end of the run (start relative to the done event): [${listed}]; load average ${loadavg()[0]!.toFixed(1)} on ${cpus().length} CPUs; code-server at nice ${niceOf(server.pid)}`);
     // Issue 17's bounds, the same on every machine. A task of the renderer's main thread (the
     // workbench page and the dashboard) holds the workbench: its CPU time, what the renderer
     // itself did, under 200 ms.

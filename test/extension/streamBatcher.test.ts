@@ -104,17 +104,26 @@ describe('StreamBatcher', () => {
     }
   });
 
-  it('flushes what it holds before any other message (runFinished never overtakes samples)', () => {
+  it('flushes what it holds before any other message (samples never overtaken), but drops it before runFinished, which carries them', () => {
     mock.timers.enable({ apis: ['setTimeout', 'Date'], now: 0 });
     try {
       const sent: string[] = [];
       const b = new StreamBatcher((m) => sent.push(m.type === 'poolSamples' ? `poolSamples:${m.samples.length}` : m.type), 100);
       b.post({ type: 'poolSamples', samples: samples.slice(0, 3) });
+      b.post({ type: 'poolSamples', samples: samples.slice(3, 5) });
       b.post({ type: 'progress', done: 1, total: 2, message: 'x' });
+      b.post({ type: 'runSaved', id: 'x' });
+      assert.deepEqual(sent, ['poolSamples:3', 'poolSamples:2', 'progress', 'runSaved'], 'the first at once, the held two and the progress before the other message');
+      b.post({ type: 'poolSamples', samples: samples.slice(5, 9) });
+      b.post({ type: 'progress', done: 1, total: 2, message: 'x' });
+      b.post({ type: 'poolSamples', samples: samples.slice(9, 12) });
+      // The last progress goes at once, alone: the samples stay held for the finish right behind it.
+      b.post({ type: 'progress', done: 2, total: 2, message: 'x' });
+      assert.deepEqual(sent.slice(4), ['progress']);
       b.post({ type: 'runFinished', run, id: null });
-      assert.deepEqual(sent, ['poolSamples:3', 'progress', 'runFinished']);
+      assert.deepEqual(sent.slice(4), ['progress', 'runFinished'], 'the held samples dropped: the finish carries them');
       mock.timers.tick(1000);
-      assert.equal(sent.length, 3, 'the timer of the flushed batch sends nothing more');
+      assert.equal(sent.length, 6, 'the timer of the dropped batch sends nothing more');
     } finally {
       mock.timers.reset();
     }
