@@ -211,8 +211,15 @@ export function allReduceFrom(allReduce: { given?: readonly string[] }): string 
 }
 
 /**
+ * What the tie sentence of a best tied with more points than it names says in their place
+ * (SweepReport best.tie, runner/sweep/results.ts bestRow): the CLI's reader has the report file; the
+ * dashboard lists them under the best instead (webview/sweep.ts sweepBestText, s44 newcomer-ed F5).
+ */
+export const TIED_LISTED = '(sweep-report.json lists them under best.tiedWith)';
+
+/**
  * The value combinations of one or two axes none of whose points the report has (every point with
- * them is in `missing`), as labels ("tensor_parallel_size=8 gpu=H200"); a pair only where neither value
+ * them is in `missing`), as labels ("page_size=32", "tensor_parallel_size=8 with gpu=H200"); a pair only where neither value
  * alone is already so. An interrupted sweep's best is chosen without them (s42 newcomer-ed F5: the 6
  * points left were the whole tp 8 × H200 cell). Empty when every such cell has a point.
  */
@@ -221,7 +228,7 @@ export function missingCells(report: Pick<SweepReport, 'axes' | 'rows' | 'missin
   // Values compared as values (a described GPU is a mapping, another object in each row) and written as the table writes them.
   const have = (pairs: Array<[string, unknown]>) => report.rows.some((r) => pairs.every(([k, v]) => sameAxisValue(r.values[k], v)));
   const lost = (pairs: Array<[string, unknown]>) => !have(pairs) && report.missing.some((m) => pairs.every(([k, v]) => sameAxisValue(m.values?.[k], v)));
-  const label = (pairs: Array<[string, unknown]>) => pairs.map(([k, v]) => `${short(k)}=${axisValueText(v)}`).join(' ');
+  const label = (pairs: Array<[string, unknown]>) => pairs.map(([k, v]) => `${short(k)}=${axisValueText(v)}`).join(' with ');
   const singles: Array<[string, unknown]> = [];
   for (const a of report.axes) for (const v of a.values) if (report.axes.length > 1 && lost([[a.key, v]])) singles.push([a.key, v]);
   const out = singles.map((p) => label([p]));

@@ -749,7 +749,9 @@ function renderSweep(): void {
   sweepSummary.replaceChildren(`${report.name} · sweep ${report.sweepId}`, ...(report.createdAt ? [' · merged ', runTime(report.createdAt)] : []), ` · job ${report.job} · ${report.rows.length} results for ${report.total - report.missing.length} of ${report.total} points${envs > 1 ? ` on ${envs} kinds of machine` : ''}${report.missing.length > 0 ? ` · missing: ${report.missing.map((m) => m.label).join('; ')}` : ''}`);
   const bestText = sweepBestText(report);
   sweepBest.textContent = bestText.best;
-  sweepBestNotes.replaceChildren(...bestText.notes.map((line) => el('p', { class: 'note' }, line)));
+  // The points a tie sentence counts but does not name, listed here: the report's JSON is no page the user has open (s44 newcomer-ed F5).
+  const tied = bestText.tied.length === 0 ? [] : [el('details', { id: 'sweep-best-tied' }, el('summary', {}, `The ${formatCount(bestText.tied.length)} points tied with the best`), el('ul', {}, ...bestText.tied.map((label) => el('li', {}, label))))];
+  sweepBestNotes.replaceChildren(...tied, ...bestText.notes.map((line) => el('p', { class: 'note' }, line)));
   const notOnVllm = report.best?.notOnVllm;
   sweepBestVllm.textContent = notOnVllm ? `not runnable on vLLM: ${notOnVllm}` : '';
   sweepBestVllm.hidden = !notOnVllm;

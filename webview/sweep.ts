@@ -11,7 +11,7 @@ import { toFont } from 'chart.js/helpers';
 import { axisValueText, sameAxisValue, durationTicks, durationUnit, formatCount, formatDuration, formatDurationIn, formatPercent, formatRunTime, formatSignificant, formatSweepRate, formatUsd, formatUsdCost, markdownTable, maxRateLimitText, maxRateText, NS_PER, sloBoundsText } from '../core/format';
 import type { SweepMetrics, SweepReport, SweepReportRow } from '../core/protocol/sweep';
 import type { SweepListEntry } from '../core/protocol/webview';
-import { allReduceFrom, gpuPrices, missingCells, stepTimeFrom, reportBuilds, rowBuild, rowExclusion, splitByMachine, sweepProvenance, SWEEP_METRICS, type SweepMetric } from '../core/sweepFigures';
+import { allReduceFrom, gpuPrices, missingCells, stepTimeFrom, reportBuilds, rowBuild, rowExclusion, splitByMachine, sweepProvenance, SWEEP_METRICS, TIED_LISTED, type SweepMetric } from '../core/sweepFigures';
 import { ariaList, type ChartTable } from './charts';
 import { withAlpha, type Palette } from './theme';
 
@@ -602,10 +602,12 @@ export function sweepTitle(report: Pick<SweepReport, 'name' | 'models'>): string
  * machines whose timings do not compare, a TPOT SLO judged at small batch with overhead_ms assumed 0
  * (best.tpotOverhead) — or, with no best, why not (SweepReport.noBest).
  */
-export function sweepBestText(report: SweepReport): { best: string; notes: string[] } {
+export function sweepBestText(report: SweepReport): { best: string; notes: string[]; tied: string[] } {
   const b = report.best;
-  if (b) return { best: `Best point: ${b.label} — ${b.rule}${b.tie ? `; ${b.tie}` : ''}.`, notes: [b.fewRequests, b.close, b.gpuModels, ...(b.perSlo ?? []), b.leftOut, b.acrossMachines, b.tpotOverhead && `Note: ${b.tpotOverhead}.`].filter((n): n is string => !!n) };
-  return { best: 'No point qualifies as best.', notes: report.noBest ?? ['(Every point rejected requests or missed the SLO; a report merged before s36 does not say which.)'] };
+  // A tie with more points than the sentence names: they are listed under the best, not left to the report's JSON (s44 newcomer-ed F5).
+  const listed = b?.tie?.includes(TIED_LISTED) === true && (b.tiedWith?.length ?? 0) > 0;
+  if (b) return { best: `Best point: ${b.label} — ${b.rule}${b.tie ? `; ${listed ? b.tie.replace(TIED_LISTED, '(listed below)') : b.tie}` : ''}.`, tied: listed ? b.tiedWith!.map((t) => t.label) : [], notes: [b.fewRequests, b.close, b.gpuModels, ...(b.perSlo ?? []), b.leftOut, b.acrossMachines, b.tpotOverhead && `Note: ${b.tpotOverhead}.`].filter((n): n is string => !!n) };
+  return { best: 'No point qualifies as best.', tied: [], notes: report.noBest ?? ['(Every point rejected requests or missed the SLO; a report merged before s36 does not say which.)'] };
 }
 
 /**
@@ -618,7 +620,9 @@ export function interruptedText(report: Pick<SweepReport, 'interrupted' | 'total
   if (!report.interrupted) return null;
   const kept = report.total - report.missing.length;
   const cells = report.axes && report.rows ? missingCells({ axes: report.axes, rows: report.rows, missing: report.missing }) : [];
-  const gone = cells.length > 0 ? ` No point of ${cells.join('; ')} is among them: the best is chosen without ${cells.length === 1 ? 'it' : 'them'}.` : '';
+  // Each value (or pair) on its own: "No point of page_size=32; page_size=64" read as one combination (s44 newcomer-ed F5).
+  const list = cells.length > 1 ? `${cells.slice(0, -1).join(', ')} or ${cells.at(-1)}` : cells[0];
+  const gone = cells.length > 0 ? ` None of them has ${list}: the best is chosen without ${cells.length === 1 ? 'it' : 'them'}.` : '';
   return `interrupted: ${kept} of ${report.total} points: the figures and the best point below are of these only; Resume sweep runs the other ${report.missing.length === 1 ? 'point' : `${report.missing.length} points`} (the points kept are not run again).${gone}`;
 }
 
@@ -703,7 +707,7 @@ export function sweepAssumptions(report: SweepReport): string[] {
 export function sweepMarkdown(report: SweepReport, metric: SweepMetric): string {
   const t = rankedSweepTable(report, metric);
   const figureColumns = new Set(metricsOf(report).map((m) => metricHeader(m, reportScale(report, m).unit)));
-  const { best, notes } = sweepBestText(report);
+  const { best, notes, tied } = sweepBestText(report);
   const modelled = report.rows.some((r) => SWEEP_METRICS.some((m) => m.source === 'modelled' && r.metrics[m.key] !== undefined));
   const interrupted = interruptedText(report);
   return [
@@ -717,6 +721,7 @@ export function sweepMarkdown(report: SweepReport, metric: SweepMetric): string 
     ...markdownTable(t.columns, t.rows, t.columns.map((c) => c === 'rank' || figureColumns.has(c))),
     '',
     best,
+    ...(tied.length > 0 ? [`- tied with it: ${tied.join('; ')}`] : []),
     ...notes.map((n) => `- ${n}`),
     '',
     ...sweepProvenance(report).map((line) => `- ${line}`),

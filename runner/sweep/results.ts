@@ -16,7 +16,7 @@ import { InputError, readFailure, UsageError } from '../errors';
 import { toolBuild } from '../version';
 import { axisValueText, deployedGpuCount, maxRateText, formatSweepRate, formatUsd, formatUsdCost, usdPerMillionTokens, formatCount, formatCountOf, formatDuration, formatAttainmentTarget, formatPercent, formatSignificant, keepsUpOf, maxRateLimitText, perGpuRate, sloSampleNote, steadyOutput, tpotOverheadNote } from '../../core/format';
 import { withinNoise, type TimingSpread } from '../../core/noise';
-import { describeEnvironment, gpuPrices, reportBuilds, rowBuild, splitByMachine, sweepProvenance } from '../../core/sweepFigures';
+import { describeEnvironment, gpuPrices, reportBuilds, rowBuild, splitByMachine, sweepProvenance, TIED_LISTED } from '../../core/sweepFigures';
 import { axisIndices, MAX_RATE_ARRIVAL_AXIS_TEXT, offsetToLineColumn, pointLabel } from '../../core/config';
 import { jsonErrorText } from '../../core/config/tree';
 import { deviceGpu, flashMlaPageSizeNote, vllmPageSizeNote } from '../../core/estimate';
@@ -518,7 +518,7 @@ export function bestRow(rows: readonly SweepReportRow[], name: (r: SweepReportRo
     const best = cands.reduce<SweepReportRow | null>((b, r) => (b === null || score(r) > score(b) ? r : b), null);
     if (!best) return null;
     const tiedWith = cands.filter((r) => r !== best && tied(best, r));
-    const tiedText = tiedWith.length <= TIES_NAMED ? tiedWith.map((r) => name(r, best)).join(', ') : `${formatCount(tiedWith.length)} other points (sweep-report.json lists them under best.tiedWith)`;
+    const tiedText = tiedWith.length <= TIES_NAMED ? tiedWith.map((r) => name(r, best)).join(', ') : `${formatCount(tiedWith.length)} other points ${TIED_LISTED}`;
     const tie = tiedWith.length === 0 ? '' : `tied with ${tiedText}: ${tieWords}`;
     return { row: best, rule, tiedWith, tie, leftOut: [] as SweepReportRow[], close: '' };
   };

@@ -97,7 +97,7 @@ test('the table has the CLI report\'s keeps-up column and, when the points come 
   assert.deepEqual(sweepBestText({ ...judged, best: { ...judged.best!, tpotOverhead: 'TPOT <= 20 ms is judged on steps of 1.00 running sequences' } }).notes, [judged.best!.leftOut, 'Note: TPOT <= 20 ms is judged on steps of 1.00 running sequences.']);
   // No best: the report's reasons (mergeResults noBestLines), not a guess.
   const none = sweepBestText({ ...judged, best: null, noBest: ['no best point: left out, the modelled server not keeping up: page_size=8 (queue grew)'] });
-  assert.deepEqual(none, { best: 'No point qualifies as best.', notes: ['no best point: left out, the modelled server not keeping up: page_size=8 (queue grew)'] });
+  assert.deepEqual(none, { best: 'No point qualifies as best.', tied: [], notes: ['no best point: left out, the modelled server not keeping up: page_size=8 (queue grew)'] });
 });
 
 test('a sweep\'s title names its models first, as a run\'s does (s36 sweep36 3)', () => {
@@ -398,9 +398,9 @@ test('an interrupted report whose missing points are a whole tp x GPU cell says 
   const rows = all.filter((v) => !gone(v)).map((values, index) => ({ id: `p${index}`, index, values, label: `p${index}`, environmentKey: 'e1', status: 'ok' as const, metrics: {}, file: '' }));
   const missing = all.filter(gone).map((values, i) => ({ id: `m${i}`, index: 6 + i, values, label: `m${i}` }));
   const text = interruptedText({ interrupted: true, total: 8, axes, rows, missing } as unknown as SweepReport)!;
-  assert.match(text, /\. No point of tensor_parallel_size=8 gpu=H200 is among them: the best is chosen without it\.$/);
+  assert.match(text, /\. None of them has tensor_parallel_size=8 with gpu=H200: the best is chosen without it\.$/);
   // One missing point of the cell: the cell has a point, nothing said.
-  assert.doesNotMatch(interruptedText({ interrupted: true, total: 8, axes, rows: [...rows, { ...rows[0]!, values: all.filter(gone)[0]! }], missing: missing.slice(1) } as unknown as SweepReport)!, /No point of/);
+  assert.doesNotMatch(interruptedText({ interrupted: true, total: 8, axes, rows: [...rows, { ...rows[0]!, values: all.filter(gone)[0]! }], missing: missing.slice(1) } as unknown as SweepReport)!, /None of them has/);
 });
 
 test('an interrupted sweep over a described GPU names its missing cell by the GPU\'s label (s43: === never matched a mapping read from another file, String wrote [object Object])', () => {
@@ -415,7 +415,7 @@ test('an interrupted sweep over a described GPU names its missing cell by the GP
   const rows = all.filter((p) => !gone(p)).map((p, index) => ({ id: `p${index}`, index, values: values(p), label: `p${index}`, environmentKey: 'e1', status: 'ok' as const, metrics: {}, file: '' }));
   const missing = all.filter(gone).map((p, i) => ({ id: `m${i}`, index: 6 + i, values: values(p), label: `m${i}` }));
   const text = interruptedText({ interrupted: true, total: 8, axes, rows, missing } as unknown as SweepReport)!;
-  assert.match(text, /\. No point of tensor_parallel_size=8 gpu=MI325X \(user-given\) is among them: the best is chosen without it\.$/);
+  assert.match(text, /\. None of them has tensor_parallel_size=8 with gpu=MI325X \(user-given\): the best is chosen without it\.$/);
   assert.doesNotMatch(text, /object Object/);
   // The other GPU's cell with tp 8 has its points: not named, though its mapping is another object than the axis's.
   assert.doesNotMatch(text, /H100 SXM/);
@@ -478,4 +478,28 @@ test('the cost chart: a bar per priced point, cheapest first, from $0, a colour 
   // The column header names its unit and source.
   const cost = SWEEP_METRICS.find((m) => m.key === 'usdPerMillionOutputTokens')!;
   assert.equal(metricHeader(cost, reportScale(costReport, cost).unit), '$ / 1M output tokens ($ per 1M output tokens, at user-given $/GPU-hour, modelled)');
+});
+
+test('a best tied with more points than its sentence names lists them on the tab and in the Markdown, not in "the report\'s best.tiedWith" (s44 newcomer-ed F5)', () => {
+  // The CLI's sentence for a tie of 4 (runner/sweep/results.ts bestRow, test/unit/sweep.test.ts: "tied with 4 other points (sweep-report.json lists them under best.tiedWith): ...").
+  const tiedWith = [2, 4, 8, 12].map((ps) => ({ id: `p${ps}`, environmentKey: 'e1', label: `page_size=${ps}` }));
+  const report = { schema: 1, kind: 'attnscope-sweep-report', name: 's.attn.yaml', sweepId: 'ab', job: 'simulate', createdAt: '', axes: [{ key: 'kv_cache.page_size', values: [1, 2, 4, 8, 12] }], total: 5, rows: [], missing: [], duplicates: [], environments: {},
+    best: { id: 'p1', environmentKey: 'e1', label: 'page_size=1', rule: 'highest simulated output throughput', tiedWith, tie: 'tied with 4 other points (sweep-report.json lists them under best.tiedWith): simulated throughput within 1%' } } as unknown as SweepReport;
+  const text = sweepBestText(report);
+  assert.equal(text.best, 'Best point: page_size=1 — highest simulated output throughput; tied with 4 other points (listed below): simulated throughput within 1%.');
+  assert.deepEqual(text.tied, ['page_size=2', 'page_size=4', 'page_size=8', 'page_size=12']);
+  // Three or fewer are named in the sentence itself: no list.
+  assert.deepEqual(sweepBestText({ ...report, best: { ...report.best!, tiedWith: tiedWith.slice(0, 1), tie: 'tied with page_size=2: simulated throughput within 1%' } }).tied, []);
+});
+
+test('an interrupted report missing three values names each on its own, "None of them has a, b or c" (s44 newcomer-ed F5: "No point of a; b; c" read as one combination)', () => {
+  // By hand: page_size [16, 32, 64] x ttft_ms [500, 1000], one point kept (page 16, ttft 1000): page_size 32, page_size 64 and
+  // ttft_ms 500 each have no point among those kept; a pair is named only where neither of its values is (none here).
+  const axes = [{ key: 'kv_cache.page_size', values: [16, 32, 64] }, { key: 'slo.ttft_ms', values: [500, 1000] }];
+  const all = [16, 32, 64].flatMap((ps) => [500, 1000].map((t) => ({ 'kv_cache.page_size': ps, 'slo.ttft_ms': t })));
+  const kept = (v: Record<string, number>) => v['kv_cache.page_size'] === 16 && v['slo.ttft_ms'] === 1000;
+  const rows = all.filter(kept).map((values, index) => ({ id: `p${index}`, index, values, label: `p${index}`, environmentKey: 'e1', status: 'ok' as const, metrics: {}, file: '' }));
+  const missing = all.filter((v) => !kept(v)).map((values, i) => ({ id: `m${i}`, index: 1 + i, values, label: `m${i}` }));
+  const text = interruptedText({ interrupted: true, total: 6, axes, rows, missing } as unknown as SweepReport)!;
+  assert.match(text, /\. None of them has page_size=32, page_size=64 or ttft_ms=500: the best is chosen without them\.$/);
 });

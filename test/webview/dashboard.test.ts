@@ -1249,6 +1249,18 @@ describe('dashboard webview in Chromium', () => {
     await page.waitForFunction(() => !document.querySelector('#run-title')?.textContent?.endsWith(' · sweep'));
   });
 
+  it('a best tied with more points than its sentence names lists them on the tab, under a Details toggle (s44 newcomer-ed F5: "the report\'s best.tiedWith lists them")', async () => {
+    const tiedWith = logSweep.rows.slice(1, 6).map((r) => ({ id: r.id, environmentKey: r.environmentKey, label: r.label }));
+    const best = { id: logSweep.rows[0]!.id, environmentKey: 'e1', label: logSweep.rows[0]!.label, rule: 'highest simulated output throughput', tiedWith, tie: 'tied with 5 other points (sweep-report.json lists them under best.tiedWith): simulated throughput within 1%' };
+    await send(page, { type: 'showSweep', report: { ...logSweep, best } });
+    await page.waitForSelector('#sweep-best-tied');
+    assert.equal(await page.textContent('#sweep-best'), 'Best point: max_num_batched_tokens=50 page_size=16 — highest simulated output throughput; tied with 5 other points (listed below): simulated throughput within 1%.');
+    assert.equal(await page.textContent('#sweep-best-tied summary'), 'The 5 points tied with the best');
+    await page.$eval('#sweep-best-tied', (d) => ((d as HTMLDetailsElement).open = true));
+    assert.deepEqual(await page.$$eval('#sweep-best-tied li', (lis) => lis.map((li) => li.textContent)), tiedWith.map((t) => t.label));
+    await page.locator('#sweep-best-notes').screenshot({ path: join(shots, 'sweep-best-tied.png') });
+  });
+
   it('a max-rate sweep on the Sweep tab: the CLI\'s limit and rejected columns, and under the best the close point and the GPU models counted alike (s42 newcomer-ed F3, F4)', async () => {
     // The newcomer's sweep (Llama-3.1-70B, p99 TTFT <= 1 s): tp 4 limited by the SLO, tp 8 by capacity (μ), as `attnscope merge` printed it.
     const close = 'close, not a clear winner on max rate per GPU alone: tensor_parallel_size=4 gpu=H100 SXM 2.2% below (0.1% to 4.2% by the searches)';
