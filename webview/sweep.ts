@@ -328,6 +328,9 @@ export function sweepAxisCharts(report: SweepReport, metric: SweepMetric, p: Pal
         pointStyle: POINT_STYLES[i % POINT_STYLES.length],
         // Categories (GPU models, on/off) have no order between them: markers alone, a line would draw a trend (s44 newcomer-ed F2).
         ...(x.type === 'category' ? { showLine: false, pointRadius: 6 } : { pointRadius: 4 }),
+        // A point on the plot's edge (the y axis ends at the highest value, the x axis at the swept ends) drawn whole, past the
+        // edge by its radius and border: clipped at it, the best point at 100.0 % was a 2 px tick on the top border (s44 newcomer-ed F6).
+        clip: SWEEP_POINT_CLIP,
         ...(twin ? { borderDash: TWIN_DASHES[(twin.nth - 1) % TWIN_DASHES.length], order: -twin.nth } : {}),
         spanGaps: false,
       };
@@ -410,6 +413,9 @@ export function sweepAxisCharts(report: SweepReport, metric: SweepMetric, p: Pal
     };
   });
 }
+
+/** How far (px) a sweep line's markers may reach past the plot's edge: the largest radius (6, a category axis's) and its border, and a little. */
+export const SWEEP_POINT_CLIP = 8;
 
 /** The Sweep tab's cost chart (sweepCostChart): a bar per priced point. */
 export interface SweepCostChart {

@@ -503,3 +503,18 @@ test('an interrupted report missing three values names each on its own, "None of
   const text = interruptedText({ interrupted: true, total: 6, axes, rows, missing } as unknown as SweepReport)!;
   assert.match(text, /\. None of them has page_size=32, page_size=64 or ttft_ms=500: the best is chosen without them\.$/);
 });
+
+test('a sweep line\'s markers are drawn whole on the plot\'s edges: the axis ends at the highest value and the swept ends (s44 newcomer-ed F6)', () => {
+  // The fixture's 4.0 % at page_size 32 is both the y axis's top and the x axis's end: a marker of radius 4 (6 on a category
+  // axis) with its border reaches that far past the edge, which chart.js's default clip (0: at the plot's edge) cut in half.
+  const frag = SWEEP_METRICS.find((m) => m.key === 'internalFragmentation')!;
+  for (const chart of sweepAxisCharts(report, frag, palette)) {
+    for (const d of chart.config.data.datasets as Array<{ clip?: number; pointRadius?: number; borderWidth?: number }>) {
+      assert.ok((d.clip ?? 0) >= (d.pointRadius ?? 0) + (d.borderWidth ?? 0), `${chart.axis}: clip ${d.clip} for radius ${d.pointRadius}`);
+    }
+  }
+  const gpus: SweepReport = { ...report, axes: [{ key: 'device.gpu', values: ['H100 SXM', 'L4'] }], total: 2, missing: [], rows: ['H100 SXM', 'L4'].map((gpu, index) => ({ ...row(8, 4, 0.01 * (index + 1)), id: gpu, index, values: { 'device.gpu': gpu } })) };
+  const [byGpu] = sweepAxisCharts(gpus, frag, palette);
+  assert.equal((byGpu!.config.data.datasets[0] as { pointRadius?: number }).pointRadius, 6);
+  assert.ok(((byGpu!.config.data.datasets[0] as { clip?: number }).clip ?? 0) >= 6 + palette.lineWidth);
+});
