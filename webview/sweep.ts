@@ -100,6 +100,9 @@ export function metricScale(metric: SweepMetric, values: readonly number[]): Met
     case 'count':
       return { unit: metric.unit, show: (v) => formatCount(v), tick: (v) => formatCount(v) };
     case 'rate': {
+      // A cost as the CLI's $/1M out column and the cost chart's bars write it: 3 significant digits, zeros kept ($0.180 beside
+      // $0.332; formatSweepRate wrote $0.18, dash44's left item); its ticks round values with the $ (as the cost chart's).
+      if (metric.key === 'usdPerMillionOutputTokens') return { unit: metric.unit, show: formatUsdCost, tick: (v, step) => (step > 0 ? `$${fixed(v, tickDecimals(step))}` : formatUsdCost(v)) };
       const show = formatSweepRate;
       return { unit: metric.unit, show, tick: (v, step) => (step > 0 ? fixed(v, tickDecimals(step)) : show(v)) };
     }

@@ -478,6 +478,13 @@ test('the cost chart: a bar per priced point, cheapest first, from $0, a colour 
   // The column header names its unit and source.
   const cost = SWEEP_METRICS.find((m) => m.key === 'usdPerMillionOutputTokens')!;
   assert.equal(metricHeader(cost, reportScale(costReport, cost).unit), '$ / 1M output tokens ($ per 1M output tokens, at user-given $/GPU-hour, modelled)');
+  // Its cells as the CLI's $/1M out column and the bars write them (core/format formatUsdCost): 1.29 / 3600 / 1995 · 10^6 = $0.180, not $0.18.
+  const scale = reportScale(costReport, cost);
+  assert.equal(scale.show(1.29 / 3600 / 1995 * 1e6), '$0.180');
+  assert.equal(scale.tick(0.15, 0.05), '$0.15');
+  const t = sweepTable(costReport);
+  const col = t.columns.findIndex((c) => c.startsWith('$ / 1M output tokens'));
+  assert.deepEqual(t.rows.map((r) => r[col]).sort(), ['$0.0916', '$0.108', '$0.126']);
 });
 
 test('a best tied with more points than its sentence names lists them on the tab and in the Markdown, not in "the report\'s best.tiedWith" (s44 newcomer-ed F5)', () => {
