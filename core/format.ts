@@ -619,6 +619,18 @@ export function dataParallelDeployment(dp: Pick<DataParallelResult, 'size' | 'gp
  * a summed mean with one engine's peak).
  */
 /**
+ * A file as the dashboard names it in a title or on a button: its name, and for a Hugging Face
+ * model's `config.json` (every model's has that name) its folder too, "Llama-3.1-70B/config.json"
+ * (s44 newcomer-ed F7: the tab read "config.json · estimate", "Run benchmark: config.json"). `path`:
+ * absolute or relative, `/` or `\` separated.
+ */
+export function shownFileName(path: string): string {
+  const parts = path.split(/[\\/]/).filter((p) => p !== '');
+  const name = parts.at(-1) ?? path;
+  return name === 'config.json' && parts.length > 1 ? `${parts.at(-2)}/${name}` : name;
+}
+
+/**
  * Why a data-parallel simulation has no contiguous-allocation baselines (PoolResult.baselines
  * empty): simulateDataParallel runs the paged pool only. One text for the CLI's allocation table
  * and the dashboard's "Paged pool vs contiguous allocation" chart (s41 newcomer F11, s44

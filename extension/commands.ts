@@ -11,7 +11,7 @@ import { DEFAULT_GPU, GPUS, gpuMemory } from '../core/estimate/gpus';
 import { modelLabel } from '../core/modelLabel';
 import type { Profile } from '../core/config/types';
 import type { Estimate } from '../core/estimate/types';
-import { fewAndCount, formatGib, formatRunTime } from '../core/format';
+import { fewAndCount, formatGib, formatRunTime, shownFileName } from '../core/format';
 import { Commands } from '../core/protocol/lsp';
 import type { PoolResult, RunKind, RunResult } from '../core/protocol/run';
 import type { SweepReport } from '../core/protocol/sweep';
@@ -242,7 +242,7 @@ const showMemoryBreakdown: Factory = (ctx) => async (arg) => {
   const resolved = await resolve(ctx, uri, 'estimate the memory of');
   if (!resolved) return;
   ctx.dashboard.show(false);
-  ctx.dashboard.post({ type: 'showEstimate', name: basename(uri.fsPath), profile: resolved.profile, estimate: resolved.estimate });
+  ctx.dashboard.post({ type: 'showEstimate', name: shownFileName(uri.fsPath), profile: resolved.profile, estimate: resolved.estimate });
 };
 
 const compareRuns: Factory = (ctx) => async () => {

@@ -6,7 +6,7 @@
 import type { Environment, KernelCase, PoolCancelled, PoolResult, PoolSample, RunKind, RunResult, RunStatus } from '../core/protocol/run';
 import type { SweepReport } from '../core/protocol/sweep';
 import type { ComparedRun, Estimate, Profile, RunListEntry, RunTarget, SweepListEntry, SweepRunStatus, ToWebview, TraceRerun } from '../core/protocol/webview';
-import { fewAndCount, formatCountOf } from '../core/format';
+import { fewAndCount, formatCountOf, shownFileName } from '../core/format';
 
 export interface ViewRun {
   /** History id once saved; null while streaming. */
@@ -125,7 +125,7 @@ export function rerunOf(run: ViewRun | null, target: RunTarget | null = null): {
   }
   const kind: RunKind = run.kind === 'simulate' ? 'simulate' : 'bench';
   const verb = kind === 'simulate' ? 'Run simulation' : 'Run benchmark';
-  const file = source.split(/[\\/]/).pop();
+  const file = shownFileName(source);
   // A simulation that replayed a `--trace` runs with that trace again (its profile holds the workload, not the trace), and says so;
   // one whose profile names its trace (workload.trace) replays it by the profile alone, as `attnscope simulate RUN.json` does.
   const load = kind === 'simulate' && !run.profile?.workload?.trace && run.pool?.load?.trace?.from !== 'workload.trace' ? run.pool?.load : undefined;

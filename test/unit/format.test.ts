@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { dataParallelEngines, fewAndCount, formatAttainmentTarget, formatBytes, formatCount, formatCountOf, formatDuration, formatGib, formatLoad, formatMs, formatParams, formatPercent, formatRate, formatRunTime, formatSignificant, indefiniteArticle, sloNearIdleNote, sloSampleNote, sloTargetText, sloVerdict, wasmBuildNote } from '../../core/format';
+import { dataParallelEngines, fewAndCount, formatAttainmentTarget, formatBytes, formatCount, formatCountOf, formatDuration, formatGib, formatLoad, formatMs, formatParams, formatPercent, formatRate, formatRunTime, formatSignificant, indefiniteArticle, sloNearIdleNote, sloSampleNote, sloTargetText, sloVerdict, shownFileName, wasmBuildNote } from '../../core/format';
 import { skippedNote } from '../../webview/model';
 
 test('formatBytes: IEC prefixes, three significant digits', () => {
@@ -207,4 +207,13 @@ test('a fraction below 1 never reads 100 %, and an SLO attainment target is show
   assert.equal(sloVerdict({ attainment: 0.999999 }, 1), 'the SLO asks 99.9999%: met');
   // 10 / (1 − 0.999999) = 10,000,000 requests leave 10 outside the p99.9999.
   assert.equal(sloSampleNote(2000, 0.999999), 'but on 2,000 requests only: a 99.9999% target needs 10,000,000 to leave 10 outside it (the p99.9999 of 2,000 is about their maximum)');
+});
+
+test('shownFileName names a Hugging Face config.json by its folder, any other file by its name (s44 newcomer-ed F7)', () => {
+  assert.equal(shownFileName('/w/hf/Llama-3.1-70B/config.json'), 'Llama-3.1-70B/config.json');
+  assert.equal(shownFileName('C:\\models\\Qwen3-8B\\config.json'), 'Qwen3-8B/config.json');
+  assert.equal(shownFileName('/w/examples/llama-3.1-8b.attn.yaml'), 'llama-3.1-8b.attn.yaml');
+  // Another file that ends in config.json is its own name; a bare config.json has no folder to add.
+  assert.equal(shownFileName('/w/tiny.config.json'), 'tiny.config.json');
+  assert.equal(shownFileName('config.json'), 'config.json');
 });

@@ -999,8 +999,11 @@ describe('dashboard webview in Chromium', () => {
   it('shows a bare config.json\'s memory estimate alone, without empty run placeholders', async () => {
     // Llama-3.1-8B with no profile: no device, so no pool; 128 KiB KV/token · 131,072 tokens = 16 GiB for one sequence.
     const estimate = { ...run.estimate, kvBytesPerToken: 131072, kvBytesForSeqLen: 131072 * 131072, attention: { ...run.estimate.attention, seqLen: 131072 }, pool: { ...run.estimate.pool, budgetSource: 'none', pages: 0, budgetBytes: 0 }, notes: ['no device memory_gib, device.gpu or kv_cache memory_gib: the pool is not sized'] };
-    await send(page, { type: 'showEstimate', name: 'config.json', profile: { ...run.profile, device: { ...run.profile.device, memoryGib: null } }, estimate });
+    // Named by its folder as the extension sends it (core/format shownFileName): every model's file is config.json (s44 newcomer-ed F7).
+    await send(page, { type: 'showEstimate', name: 'Llama-3.1-8B/config.json', profile: { ...run.profile, sourcePath: '/w/hf/Llama-3.1-8B/config.json', device: { ...run.profile.device, memoryGib: null } }, estimate });
     await page.waitForFunction(() => document.querySelector('#run-status')?.textContent === 'estimate');
+    assert.equal(await page.textContent('#run-title'), 'Llama-3.1-8B/config.json');
+    assert.equal(await page.textContent('#btn-run'), 'Run benchmark: Llama-3.1-8B/config.json');
     await page.waitForFunction(() => document.querySelector('#chart-memory')?.getAttribute('data-drawn')?.includes('KV cache of one 131,072-token sequence'));
     const visible = await page.$$eval('.chart-grid > section.card', (cards) => cards.filter((c) => (c as HTMLElement).offsetParent !== null).map((c) => (c as HTMLElement).dataset.chart));
     assert.deepEqual(visible, ['memory']);
