@@ -67,6 +67,8 @@ export class Dashboard implements vscode.Disposable {
   private sweep: { report: SweepReport; file: string } | null = null;
   /** False until the first `ready` of this extension host has read the sweep the previous one kept. */
   private shownSweepLoaded = false;
+  /** The report the Sweep tab showed when the editor's sweep started (it drops it then), shown again if that sweep ran nothing (restoreSweepBeforeStart); null: none. */
+  private sweepBeforeStart: { report: SweepReport; file: string } | null = null;
   /** The profile of the sweep the last window's reload interrupted (its notice's resumeSweep), which the page's Resume sweep runs; null: none. */
   private interruptedSweep: string | null = null;
   /** Messages of the run streaming now, replayed to a page that opens or reloads mid-run. */
@@ -210,6 +212,7 @@ export class Dashboard implements vscode.Disposable {
     // A running sweep's start and latest progress, replayed to a page that opens or reloads while it runs.
     if (msg.type === 'sweepStarted') {
       this.sweepLive = [msg];
+      this.sweepBeforeStart = this.sweep;
       // The report shown was another sweep's (another profile's, or an earlier sweep of this one): under
       // the running sweep's line it read as this sweep's result (s37 newcomer-ed 1). The page drops it
       // alike (webview/model.ts); a reload or reopened dashboard does not bring it back.
@@ -336,6 +339,7 @@ export class Dashboard implements vscode.Disposable {
    */
   showSweep(report: SweepReport, file: string, preserveFocus = false): void {
     this.sweep = { report, file };
+    this.sweepBeforeStart = null;
     // An ended sweep's line is replayed only over its own table (the page clears it alike: webview/model.ts showSweep).
     const started = this.sweepLive[0];
     if (this.sweepLive.at(-1)?.type === 'sweepEnded' && started?.type === 'sweepStarted' && started.name !== report.name) this.sweepLive = [];
@@ -344,6 +348,22 @@ export class Dashboard implements vscode.Disposable {
     this.show(preserveFocus);
     this.post({ type: 'showSweep', report });
     void this.refreshSweeps();
+  }
+
+  /**
+   * The editor's sweep ended having run nothing (refused: bad input, another runner has it; or its
+   * runner failed before any report): the report the Sweep tab showed at its start, which the start
+   * dropped, is shown again, under the line saying how the sweep ended. An interrupted sweep's view
+   * and its Resume sweep went when a Run sweep of its profile with an error was refused (s44
+   * newcomer-ed F4). The panel is not brought forward for it.
+   */
+  restoreSweepBeforeStart(): void {
+    const before = this.sweepBeforeStart;
+    this.sweepBeforeStart = null;
+    if (!before || this.sweep) return;
+    this.sweep = before;
+    void this.shownRun?.saveSweep(before.file, (err) => this.host.log.warn(`could not record the sweep the dashboard shows: ${err instanceof Error ? err.message : String(err)}`));
+    this.post({ type: 'showSweep', report: before.report });
   }
 
   /**

@@ -135,11 +135,13 @@ export class SweepRun extends RunInFlight<SweepReport | null> {
       const message = sweepBusyMessage(name, this.busy, vscode.workspace.asRelativePath(this.busy.outDir));
       ctx.log.info(message);
       this.ended('refused', message);
+      ctx.dashboard.restoreSweepBeforeStart();
       void vscode.window.showInformationMessage(message);
       return null;
     }
     if (!outcome.cancelled && !end && outcome.exitCode === EXIT_BAD_INPUT) {
       this.ended('refused', await this.refused(outcome));
+      ctx.dashboard.restoreSweepBeforeStart();
       return null;
     }
     if (end?.cancelled || (outcome.cancelled && !end)) {
@@ -159,6 +161,8 @@ export class SweepRun extends RunInFlight<SweepReport | null> {
     if (!end || !report) {
       const error = end ? `AttnScope: the sweep of ${name} ended, but its report ${end.reportFile ?? '(none)'} could not be read; see the log.` : crashMessage('sweep', outcome, outcome.exitCode === 0);
       this.ended('failed', error);
+      // No report of this sweep: the one shown before it, again (a report that could not be read leaves the folder as it was).
+      if (!end) ctx.dashboard.restoreSweepBeforeStart();
       await ctx.showError(error);
       return null;
     }

@@ -1830,6 +1830,31 @@ describe('dashboard webview in Chromium', () => {
       await fresh.close();
     }
   });
+
+  it('a Run sweep refused at its start gives the interrupted sweep\'s view back, its Resume sweep too, under the refusal (s44 newcomer-ed F4)', async () => {
+    const fresh = await openDashboard(browser, server, 'dark', { locale: 'en-US', timezoneId: 'Asia/Tokyo' });
+    try {
+      await send(fresh, { type: 'init', runs: [], current: run, currentId: RUN_ID });
+      const kept: SweepReport = { ...logSweep, interrupted: true, total: 7, missing: [{ id: 'm', index: 6, values: {}, label: 'page_size=64' }] };
+      await send(fresh, { type: 'showSweep', report: kept });
+      await fresh.waitForFunction(() => (document.querySelector('#sweep-interrupted') as HTMLElement | null)?.hidden === false);
+      // Run sweep on its profile, which has an error now: the start drops the report (s37), the runner refuses (exit 2), and the
+      // extension sends the report shown before the start again (Dashboard.restoreSweepBeforeStart), after the end.
+      await send(fresh, { type: 'sweepStarted', name: 'batched.attn.yaml' });
+      await fresh.waitForFunction(() => document.querySelectorAll('#sweep-table tbody tr').length === 0);
+      const refusal = 'the sweep of batched.attn.yaml was not run: batched.attn.yaml:10:17: workload.arrival_rate must be > 0, not -5. Change the value there (it is marked in the Problems view) and run the sweep again.';
+      await send(fresh, { type: 'sweepEnded', status: 'refused', message: refusal });
+      await send(fresh, { type: 'showSweep', report: kept });
+      await fresh.waitForFunction(() => document.querySelectorAll('#sweep-table tbody tr').length === 6);
+      assert.equal(await fresh.textContent('#sweep-run-status'), refusal);
+      assert.equal(await fresh.isVisible('#btn-resume-interrupted-sweep'), true);
+      assert.match((await fresh.textContent('#sweep-interrupted-text')) ?? '', /^interrupted: 6 of 7 points/);
+      assert.match((await fresh.textContent('#sweep-summary')) ?? '', /^batched\.attn\.yaml · sweep c0ffee/);
+      await fresh.locator('#app').screenshot({ path: join(shots, 'sweep-refused-keeps-interrupted.png') });
+    } finally {
+      await fresh.close();
+    }
+  });
 });
 
 /**
