@@ -369,6 +369,16 @@ export function overloadGrowthBound(n: number): number {
 }
 
 /**
+ * The fewest requests an engine's share of a run needs for the overload test (PoolLoad.overloaded:
+ * at least 2 waiting at the last arrival and more than 5 % of the requests) to read a queue: 40, of
+ * which 2 are 5 %. Below it the requests that arrive during one step (they wait for the next
+ * admission) already make the 5 %, and the verdict flips by chance: a capacity search at
+ * data_parallel_size 1024 with 2,000 requests (2 an engine) failed 1.772e4 and 1.588e4 requests/s
+ * and passed 1.531e4 under μ 3.178e4 (s44 dp44; runner/simulate/capacity.ts searchCapacity).
+ */
+export const OVERLOAD_MIN_SHARE = 40;
+
+/**
  * A run too short to tell whether its server keeps up (s44 newcomer44 MEDIUM-3): not overloaded by its
  * queue, yet its requests in flight (waiting or running: PoolLoad.inFlightAtLastArrival) grew from the
  * middle of the arrivals to the last by more than {@link overloadGrowthBound}(requests), the drift the
@@ -470,7 +480,8 @@ export function formatLoadNote(load: PoolLoad): string {
  * None served line says so instead (s40 newcomer 9: 0.00 served of 4.11 offered read "Kept up").
  * An offered rate above the saturated throughput μ measured for the server ({@link aboveSaturation})
  * is Overloaded whatever the queue showed; a run whose requests in flight grew though its queue did
- * not ({@link tooShortToTell}) says it cannot tell instead of Kept up (s44 newcomer44 MEDIUM-3).
+ * not ({@link tooShortToTell}) says it cannot tell instead of Kept up (s44 newcomer44 MEDIUM-3),
+ * unless μ was measured: then an offered rate at most μ Kept up, by μ (s45: simulate measures μ for such a run).
  */
 export function formatLoad(load: PoolLoad, summary: Pick<PoolSummary, 'requests' | 'completed' | 'rejected'>): string[] {
   const requests = summary.requests;
@@ -483,6 +494,12 @@ export function formatLoad(load: PoolLoad, summary: Pick<PoolSummary, 'requests'
     lines.push(`None served: all ${formatCountOf(summary.rejected, 'request')} ${summary.rejected === 1 ? 'was' : 'were'} rejected (a prompt that reaches max_model_len, or more pages than the pool holds), so no figure below tells how this server keeps up`);
   } else if (!load.overloaded && aboveSaturation(load)) {
     lines.push(`Overloaded: the offered ${formatRequestRate(load.offeredRequestsPerSec!)} requests/s is above the saturated throughput μ = ${formatRequestRate(load.saturatedRequestsPerSec!)} requests/s measured for this server (modelled), though this run's queue did not show it: ${QUEUE_GROWS}.`);
+  } else if (tooShortToTell(load, requests) && typeof load.saturatedRequestsPerSec === 'number' && load.offeredRequestsPerSec !== null) {
+    // μ measured (runner/cli.ts measures it for such a run; the branch above took an offered rate above it): it tells.
+    lines.push(
+      `Kept up: the offered ${formatRequestRate(load.offeredRequestsPerSec)} requests/s is at most the saturated throughput μ = ${formatRequestRate(load.saturatedRequestsPerSec)} requests/s measured for this server (modelled), under which its queue stays bounded in a steady state; ` +
+        `this run's own queue could not tell: its requests in flight (waiting or running) grew from ${formatCount(load.inFlightAtMiddleArrival!)} at the middle arrival to ${formatCount(load.inFlightAtLastArrival!)}, by more than ${formatCount(Math.floor(overloadGrowthBound(requests)))} (2 · √(requests / 2)), as its batches filled`,
+    );
   } else if (tooShortToTell(load, requests)) {
     lines.push(
       `Cannot tell whether the server keeps up: at the last arrival ${formatCount(load.waitingAtLastArrival)} of the ${formatCountOf(requests, 'request')} were still waiting, ${formatCount(load.waitingAtMiddleArrival ?? 0)} at the middle arrival, ` +

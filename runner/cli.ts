@@ -27,7 +27,7 @@ import { resolvedProfileChecks, resolvedProfileProblems, withCheckedGpu } from '
 import { createRun, runHeader, traceReplayArgs, type Environment, type EstimateFile, type RunProblem, type PoolResult, type PoolSample, type RunParts, type RunResult, type StepTimeModel, type TraceSummary } from '../core/protocol/run';
 import { batchLimitsText, estimate, maxModelLenOf, referenceSeqLen } from '../core/estimate';
 import { BENCHMARK_ONLY_CODES, deploymentProblems, POOL_NOT_SIMULABLE, runSeverity } from '../core/validate';
-import { deployedGpuCount, formatCount, formatCountOf, formatDuration, formatPercent, formatTimeScale, formatTraceSummary, perGpuCasesHeader, poolCancelledText, poolCost } from '../core/format';
+import { deployedGpuCount, formatCount, formatCountOf, formatDuration, formatPercent, formatTimeScale, formatTraceSummary, perGpuCasesHeader, poolCancelledText, poolCost, tooShortToTell } from '../core/format';
 import { EXIT_BAD_INPUT, EXIT_INTERNAL, EXIT_OK, type RunnerEvent } from '../core/protocol/runner';
 import { loadAddon, NativeMissingError, outputReaderGone, stopSimulations } from '../native';
 import { checkOutputPath, EXIT_CANCELLED, HelpRequest, namesStdout, parse, shellQuote, writeFailure, writeOutput } from './args';
@@ -39,7 +39,7 @@ import { cancelLine, CancelledError, cancelPoint, eachInputError, InputError, Ou
 import { ArrivalSpanError, formatPoolSummary, PoolConfigError, poolRejections, simulatePool, WATERMARK, workloadTimeScaleProblem, type PoolProgress, type PrepareProgress } from './simulate';
 import { calibrateStepTime, calibrationModelMismatch, formatCalibration, heldParametersText } from './simulate/calibrate';
 import { calibrateFromKernels, formatKernelCalibration, KernelCalibrationError, readKernelRun } from './simulate/calibrate-kernels';
-import { searchCapacity } from './simulate/capacity';
+import { checkKeepsUp, searchCapacity } from './simulate/capacity';
 import { formatCapacity } from './simulate/latency-format';
 import { readSimulateFlags, SIMULATE_FLAGS, type SimulateFlags } from './simulate/options';
 import { arrivalSpan, describeDropped, readTraceFile, readVllmResult, TRACE_FORMATS, traceReplay, traceSetting, TRACE_TIME_UNIT_SECONDS, type TraceFormat, type TraceRead, type TraceReadOptions, type TraceTimeUnit, type VllmBenchResult } from './simulate/traces';
@@ -768,6 +768,15 @@ async function simulateProfile(file: string, loaded: LoadedProfile, flags: Simul
           progress.update(1, 1, `simulating ${formatCountOf(last!.requests, 'request')}: finished; waiting for the contiguous-allocation baselines`, true);
         },
       });
+      // A run whose batches were still filling at its middle arrival cannot tell from its queue whether
+      // the server keeps up (core/format.ts tooShortToTell): its in-flight count grows as requests enter
+      // faster than the first ones leave, overloaded or not (the example at data_parallel_size 8, 192
+      // requests/s, 2,000 requests: 10.4 s of arrivals, p99 end-to-end 7 s; 546 -> 822 in flight).
+      // μ tells (two to five runs of one engine, capacity.ts checkKeepsUp): the line says by which.
+      if (result.load && tooShortToTell(result.load, result.summary.requests)) {
+        progress.update(1, 1, 'measuring the saturated throughput μ: the run is too short for its queue to tell whether the server keeps up', true);
+        await checkKeepsUp(profile, result, { requests: trace?.requests, simulate: { stepTime, stepTimeSource, signal } });
+      }
     }
   } catch (e) {
     progress.clear();

@@ -121,4 +121,11 @@ export interface CapacityCurve {
   limit?: 'slo' | 'capacity';
   /** True when no rate failed: even with every request arriving at once the SLO holds (the load is too small to saturate). */
   unbounded?: boolean;
+  /**
+   * The load's requests per data-parallel engine (requests / data_parallel_size), set only when
+   * below core/format.ts OVERLOAD_MIN_SHARE (40): then no rate's run could show its queue growing
+   * (CapacityPoint.overloaded is recorded but not used), a rate keeps up when it is at most μ, and
+   * its latencies are those of a nearly idle engine. Absent at data_parallel_size 1 and before s45.
+   */
+  requestsPerEngine?: number;
 }

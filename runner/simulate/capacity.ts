@@ -4,7 +4,9 @@
  * multiplier — a workload's Poisson arrival_rate times it, or a trace's arrival times divided by
  * it (simulatePool's rateScale). A rate passes when (1) at least `attainment` of all requests
  * meet every SLO bound (rejected ones miss it) and (2) it is at most the server's saturated
- * throughput μ ({@link saturatedThroughput}) and its own run's queue did not grow (PoolLoad.overloaded).
+ * throughput μ ({@link saturatedThroughput}) and its own run's queue did not grow (PoolLoad.overloaded;
+ * not asked where the load gives each data-parallel engine fewer than OVERLOAD_MIN_SHARE requests,
+ * too few to show a queue: CapacityCurve.requestsPerEngine).
  *
  * Why (2): a finite load ends before an overloaded server's queue has grown, so (1) alone passes
  * rates far above what the server serves (s29: 41.5 req/s offered to a server that completes
@@ -14,8 +16,8 @@
  * one finite run is under a bound: a queue criterion with the same finite-run blind spot.)
  * μ is measured once per search and does not depend on the number of requests replayed.
  *
- * Walk: from the given scale (--time-scale, default 1), double while passing, trying μ itself in
- * place of a doubling above it (no rate above μ passes; μ passing is the answer); or, failing, try μ
+ * Walk: from the given scale (--time-scale, default 1), double while passing (the first step goes
+ * to μ / 2 when that is more than a doubling), trying μ itself in place of a doubling above it (no rate above μ passes; μ passing is the answer); or, failing, try μ
  * if the start is above it, then halve while failing, until halving no longer changes the p99s:
  * then no rate passes) to bracket the
  * boundary, then bisect geometrically until hi / lo − 1 < tolerance. The answer is the highest
@@ -28,13 +30,15 @@
  * Each rate's run replays the load as given (the profile's workload.requests, or the trace) over all
  * data-parallel engines, not one engine's share: the SLO is judged on every request, and how the
  * dispatch spreads them (two at once on one engine while another idles) is part of what they see.
- * Its cost is a plain simulation's, bounded by the request count (at dp 1024 over 2,000 requests
- * 1.7-2.7 s of CPU at load 20, much of it unpacking 1,024 engines' samples); μ's runs are one engine's whatever dp.
+ * Its cost is a plain simulation's, bounded by the request count, less the pool samples: each rate
+ * keeps 2, and the answer's run is simulated once more with the caller's (unpacking 1,024 engines'
+ * samples was half of each rate's 1.7-2.7 s of CPU at dp 1024); μ's runs are one engine's whatever dp.
  */
 import type { Profile } from '../../core/config/types';
 import { CAPACITY_TOLERANCE_DEFAULT, SLO_ATTAINMENT_DEFAULT, type CapacityCurve, type CapacityPoint, type LatencySlo } from '../../core/protocol/latency';
 import type { PoolResult } from '../../core/protocol/run';
 import { maxNumSeqsOf } from '../../core/estimate/index';
+import { OVERLOAD_MIN_SHARE } from '../../core/format';
 import type { ServingSimRequests, ServingSimTimes } from '../../native';
 import { simulatePool, type SimulateOptions } from './simulate';
 import { weightReadSeconds } from './step-time';
@@ -60,6 +64,9 @@ export interface CapacityOptions {
   /** Called once the saturated throughput μ is measured (the search's first simulation), with μ in requests/s (Infinity: not measurable). */
   onSaturated?: (requestsPerSec: number) => void;
 }
+
+/** Pool samples each rate's run keeps ({@link searchCapacity}); the answer's run keeps the caller's. */
+const RATE_SAMPLES = 2;
 
 /** Bracketing stops at 2^±20 times the starting rate. */
 const MAX_DOUBLINGS = 20;
@@ -263,11 +270,19 @@ export async function searchCapacity(profile: Profile, opts: CapacityOptions): P
   const mu = await saturatedThroughput(profile, opts);
   opts.onSaturated?.(mu);
 
+  // A share of the load under OVERLOAD_MIN_SHARE an engine cannot show a queue: each rate is then
+  // judged on μ alone (criterion 2 without its own run's queue), and the curve says so.
+  const dp = profile.device.dataParallelSize ?? 1;
+  const share = (opts.requests ? opts.requests.arrivalS.length : (profile.workload?.requests ?? 0)) / dp;
+  const queueTells = dp === 1 || share >= OVERLOAD_MIN_SHARE;
   const points: CapacityPoint[] = [];
-  let best: { scale: number; result: PoolResult } | null = null;
+  let best: { scale: number } | null = null;
   let last: PoolResult | null = null;
+  // Each rate runs with RATE_SAMPLES pool samples; the answer's run is simulated again with the
+  // caller's (below). Samples are the pool's record over time, read by no figure of a point.
+  const simulateAt = (scale: number, maxSamples?: number) => simulatePool(profile, { ...opts.simulate, requests: opts.requests, rateScale: scale, slo, baselines: false, ...(maxSamples !== undefined ? { maxSamples } : {}) });
   const run = async (scale: number): Promise<boolean> => {
-    const result = await simulatePool(profile, { ...opts.simulate, requests: opts.requests, rateScale: scale, slo, baselines: false });
+    const result = await simulateAt(scale, RATE_SAMPLES);
     const l = result.latency!;
     const point: CapacityPoint = {
       rate: rate0 * scale,
@@ -276,7 +291,7 @@ export async function searchCapacity(profile: Profile, opts: CapacityOptions): P
       p99TpotS: l.tpot?.p99 ?? null,
       goodputRequestsPerSec: l.goodputRequestsPerSec ?? 0,
       sloAttainment: l.sloAttainment ?? 0,
-      keepsUp: rate0 * scale <= mu * (1 + 1e-12) && !result.load?.overloaded,
+      keepsUp: rate0 * scale <= mu * (1 + 1e-12) && !(queueTells && result.load?.overloaded),
       ...(result.load ? { overloaded: result.load.overloaded } : {}),
       meets: false,
     };
@@ -284,7 +299,7 @@ export async function searchCapacity(profile: Profile, opts: CapacityOptions): P
     points.push(point);
     opts.onPoint?.(point);
     last = result;
-    if (point.meets && (!best || scale > best.scale)) best = { scale, result };
+    if (point.meets && (!best || scale > best.scale)) best = { scale };
     return point.meets;
   };
 
@@ -294,24 +309,30 @@ export async function searchCapacity(profile: Profile, opts: CapacityOptions): P
   // Once the scaled trace's arrivals all fall inside one step, a higher rate changes nothing.
   const saturated = (scale: number) => {
     const floor = last!.stepTime ? last!.stepTime.perStepS + weightReadSeconds(last!.stepTime, 1, 1) : 0;
+    // A trace's span as recorded, divided by the scale; a workload's at the scaled rate already.
     const a = opts.requests?.arrivalS;
-    const span = a ? a[a.length - 1] - a[0] : (profile.workload?.requests ?? 0) / (rate0 * scale);
-    return span / scale <= floor || (a === undefined && span <= floor);
+    return (a ? (a[a.length - 1] - a[0]) / scale : (profile.workload?.requests ?? 0) / (rate0 * scale)) <= floor;
   };
   let unbounded = false;
   if (await run(start)) {
     lo = start;
+    // From a passing start far below μ, the next rate tried is μ / 2, not start · 2: the doublings
+    // in between pass or fail as μ / 2 would bracket them (dp 1024: 24 requests/s doubled 8 times
+    // toward μ 3.178e4, each run of the 2,000 requests over 1,024 engines).
+    let jump = Number.isFinite(mu) && mu / 2 / rate0 > 2 * start;
     for (let k = 1; k <= MAX_DOUBLINGS && hi === null; k++) {
+      const next: number = jump ? mu / 2 / rate0 : 2 * lo!;
+      jump = false;
       // The next doubling above μ fails whatever its SLO (criterion 2): try μ itself instead,
       // the highest rate that can pass, and stop (s34 newcomer-cli 5: three bisection runs above μ).
-      if (Number.isFinite(mu) && rate0 * start * 2 ** k > mu * (1 + 1e-12)) {
+      if (Number.isFinite(mu) && rate0 * next > mu * (1 + 1e-12)) {
         if (mu / rate0 > lo) {
           if (await run(mu / rate0)) lo = mu / rate0;
           else hi = mu / rate0;
         }
         break;
       }
-      if (saturated(start * 2 ** (k - 1))) {
+      if (saturated(lo!)) {
         // A higher rate no longer changes the run, so the SLO's verdict stays: the limit is μ.
         if (Number.isFinite(mu) && mu / rate0 > lo) {
           if (await run(mu / rate0)) lo = mu / rate0;
@@ -319,8 +340,8 @@ export async function searchCapacity(profile: Profile, opts: CapacityOptions): P
         } else unbounded = !Number.isFinite(mu);
         break;
       }
-      if (await run(start * 2 ** k)) lo = start * 2 ** k;
-      else hi = start * 2 ** k;
+      if (await run(next)) lo = next;
+      else hi = next;
     }
     if (hi === null && !Number.isFinite(mu)) unbounded = true;
   } else {
@@ -353,7 +374,7 @@ export async function searchCapacity(profile: Profile, opts: CapacityOptions): P
       else hi = mid;
     }
   }
-  const b = best as { scale: number; result: PoolResult } | null;
+  const b = best as { scale: number } | null;
   // What bounds the answer: μ when the answer is μ itself, or when the lowest rate above it that
   // failed met the SLO and failed only for not keeping up; else the SLO.
   let limit: CapacityCurve['limit'];
@@ -373,6 +394,11 @@ export async function searchCapacity(profile: Profile, opts: CapacityOptions): P
     maxScale: b ? b.scale : null,
     unbounded,
     ...(limit ? { limit } : {}),
+    ...(queueTells ? {} : { requestsPerEngine: share }),
   };
-  return { curve, result: { ...(b?.result ?? last!), capacity: curve } };
+  // The answer's run again with the caller's samples (the dashboard's pool and queue charts): the
+  // same simulation, so the same figures; at dp 1024 unpacking every engine's samples was half of
+  // each rate's run (s44 dp44).
+  const answer = await simulateAt(b ? b.scale : points.at(-1)!.scale, opts.simulate?.maxSamples);
+  return { curve, result: { ...answer, capacity: curve } };
 }

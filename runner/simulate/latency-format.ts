@@ -1,5 +1,5 @@
 /** The latency part of `attnscope simulate`'s text output, and the capacity search's curve. */
-import { BENCHMARK_DURATION, formatAttainmentTarget, formatCount, formatCountOf, formatDuration, formatPercent, formatRequestRate, formatTimeScale, QUEUE_GROWS, sloNearIdleNote, sloVerdict } from '../../core/format';
+import { BENCHMARK_DURATION, formatAttainmentTarget, formatCount, formatCountOf, formatDuration, formatPercent, formatRequestRate, formatTimeScale, OVERLOAD_MIN_SHARE, QUEUE_GROWS, sloNearIdleNote, sloVerdict } from '../../core/format';
 import type { CapacityCurve, LatencySlo, LatencyStats, LatencySummary } from '../../core/protocol/latency';
 
 /** A latency given in seconds, in the unit its size needs (core/format formatDuration: "42.5 ms", "3.27 h"). */
@@ -64,9 +64,15 @@ export function formatCapacity(c: CapacityCurve, dataParallelSize = 1): string {
     c.saturatedRate
       ? `Saturated throughput μ = ${c.saturatedRate.toPrecision(4)} requests/s (modelled: completions per second over the middle half of the load's requests, the higher of two runs (the second's where over 1 % higher): all queued at 0 s, and arriving one by one at 1.2 times that run's rate, which breaks up the waves equal lengths start in${dataParallelSize > 1 ? `; one engine's, times data_parallel_size ${dataParallelSize}: vLLM's engines share nothing once a request is dispatched, so saturated they complete the sum of their rates` : ''}); a rate above it does not keep up (${QUEUE_GROWS}, however short the trace) and fails`
       : 'Saturated throughput: not measured (fewer than 8 requests completed in the saturation run): rates are judged on the SLO alone',
-    fmt(header),
-    ...rows.map(fmt),
   ];
+  if (c.requestsPerEngine !== undefined) {
+    const share = c.requestsPerEngine;
+    lines.push(
+      `Each rate's run gives each of the ${formatCount(dataParallelSize)} engines ${share < 10 ? share.toPrecision(2) : formatCount(Math.round(share))} requests on average (${formatCountOf(Math.round(share * dataParallelSize), 'request')}): too few for a queue to show (the overload test asks 2 waiting and over 5 %, an engine's share of ${OVERLOAD_MIN_SHARE} or more), ` +
+        `so a rate keeps up when it is at most μ, and its TTFT and TPOT are those of a nearly idle engine, not a steady state's: ${formatCountOf(OVERLOAD_MIN_SHARE * dataParallelSize, 'request')} or more (workload.requests, or a longer trace) would tell`,
+    );
+  }
+  lines.push(fmt(header), ...rows.map(fmt));
   if (c.unbounded) {
     lines.push(`Every rate tried meets the SLO, up to ${c.maxRate!.toPrecision(4)} requests/s, where all requests arrive within one step, and the saturated throughput could not be measured: the load is too small to find the limit (a longer trace or more workload requests would).`);
     return lines.join('\n');

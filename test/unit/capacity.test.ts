@@ -228,3 +228,75 @@ test('the curve says what bounds the answer: capacity when the SLO would pass mo
   assert.equal(s.limit, 'slo');
   assert.ok(s.maxRate! < 2.5 && s.maxRate! > 1.5, String(s.maxRate));
 });
+
+test('from a passing start far below μ the search tries μ / 2 next, not doublings (s45: dp 1024 doubled 24 requests/s 8 times)', async () => {
+  // The third test's server: μ = 8 requests/s by hand (10 ms steps, output 100, max_num_seqs 8). The 40-request
+  // trace at 4/s started at scale 0.1 (0.4/s) passes; the next rate is μ / 2 = 4/s (it used to be 0.8, 1.6, 3.2, 6.4),
+  // passing (the trace meets the 2 s TTFT bound up to 17.5/s), then the doubling 8/s = μ, passing: the answer.
+  const profile = exampleProfile('model: ./llama-3.1-8b/config.json\nkv_cache: { page_size: 16, num_pages: 10000 }\nworkload: { max_num_seqs: 8 }\n');
+  const requests = packRequests(Array.from({ length: 40 }, (_, i) => ({ arrivalS: i * 0.25, promptLen: 1, outputLen: 100 })));
+  const { curve } = await searchCapacity(profile, { slo: { ttftMs: 2000 }, attainment: 0.9, requests, startScale: 0.1, simulate: { stepTime: { perStepS: 0.01 } } });
+  assert.deepEqual(curve.points.map((p) => [Math.round(p.rate * 1e6) / 1e6, p.meets]), [[0.4, true], [4, true], [8, true]]);
+  assert.ok(Math.abs(curve.maxRate! - 8) < 1e-6, `max rate ${curve.maxRate}`);
+});
+
+test('each rate runs with 2 pool samples and the answer once more with the caller\'s: its result is a plain simulation at the answer\'s scale, digit for digit (s45)', async () => {
+  // The example's workload (lognormal prompts) cut to 300 requests, at dp 1 and dp 2 (every engine's samples in
+  // dataParallel.replicas): the search's result, but its curve, equals simulatePool at the max scale with the
+  // default samples, and holds more than the 2 samples each rate's run kept.
+  for (const dp of [1, 2]) {
+    const profile = exampleProfile([
+      'model: ./llama-3.1-8b/config.json', `device: { gpu: H100 SXM, data_parallel_size: ${dp} }`, 'kv_cache: { page_size: 16 }',
+      'workload: { requests: 300, arrival_rate: 24, prompt_len: { dist: lognormal, median: 512, sigma: 1, max: 4096 }, output_len: { dist: uniform, min: 32, max: 512 }, max_num_seqs: 256, max_model_len: 8192, seed: 1 }', '',
+    ].join('\n'));
+    const slo = { ttftMs: 200 };
+    const { curve, result } = await searchCapacity(profile, { slo, attainment: 0.9 });
+    assert.ok(curve.maxScale !== null && curve.points.length >= 2, `dp ${dp}: ${curve.points.length} points`);
+    const plain = await simulatePool(profile, { rateScale: curve.maxScale!, slo: { ...slo, attainment: 0.9 }, baselines: false });
+    const { capacity, ...rest } = result;
+    assert.equal(capacity, curve);
+    assert.deepEqual(JSON.parse(JSON.stringify(rest)), JSON.parse(JSON.stringify(plain)), `dp ${dp}`);
+    assert.ok(result.samples.length > 2, `dp ${dp}: ${result.samples.length} samples`);
+    if (dp > 1) assert.ok(result.dataParallel!.replicas[1]!.samples!.length > 2);
+  }
+});
+
+test('a load of fewer than 40 requests an engine: each rate keeps up by μ alone, and the curve says how many an engine had (s45: dp 1024, 2 an engine, verdicts flipped by noise)', async () => {
+  // dp 8, the third test's server an engine (μ = 8 · 8 = 64 requests/s by hand). 40 requests are 5 an engine, below
+  // OVERLOAD_MIN_SHARE (2 waiting are 5 % of 40): each rate keeps up exactly when it is at most μ, whatever its run's
+  // queue showed; 400 requests (50 an engine) keep the queue test, and the curve has no requestsPerEngine.
+  const profile = exampleProfile('model: ./llama-3.1-8b/config.json\ndevice: { data_parallel_size: 8 }\nkv_cache: { page_size: 16, num_pages: 10000 }\nworkload: { max_num_seqs: 8 }\n');
+  const search = (n: number) => searchCapacity(profile, {
+    slo: { ttftMs: 2000 }, attainment: 0.9, startScale: 4,
+    requests: packRequests(Array.from({ length: n }, (_, i) => ({ arrivalS: i * 0.25, promptLen: 1, outputLen: 100 }))),
+    simulate: { stepTime: { perStepS: 0.01 } },
+  });
+  const few = (await search(40)).curve;
+  assert.ok(Math.abs(few.saturatedRate! - 64) < 1e-6, `μ ${few.saturatedRate}`);
+  assert.equal(few.requestsPerEngine, 5);
+  for (const p of few.points) assert.equal(p.keepsUp, p.rate <= 64 + 1e-6, `rate ${p.rate}`);
+  assert.equal((await search(400)).curve.requestsPerEngine, undefined);
+});
+
+test('simulate at dp 8 whose run is too short for its queue: μ tells, Kept up below it and Overloaded above it (s45)', async () => {
+  // 8 engines of the third test's server: a request holds a slot 100 steps of 10 ms = 1 s, max_num_seqs 8, so
+  // μ = 8 engines · 8 / 1 s = 64 requests/s (checkKeepsUp's one-engine saturation run, times 8). 60 requests at
+  // 50/s (span 1.18 s) and at 100/s (0.59 s): every request still running at the last arrival (none has had its
+  // 1 s), at most 8 an engine, so none waits and the queue test passes both; in flight grew from about 30 at the
+  // middle arrival to about 50 (at 50/s) and 60 (100/s), more than 2 · √30 = 10.95: too short to tell by itself.
+  // With μ: 50 <= 64 kept up, 100 > 64 overloaded.
+  const { checkKeepsUp } = await import('../../runner/simulate/capacity');
+  const { formatLoad, tooShortToTell } = await import('../../core/format');
+  const profile = exampleProfile('model: ./llama-3.1-8b/config.json\ndevice: { data_parallel_size: 8 }\nkv_cache: { page_size: 16, num_pages: 10000 }\nworkload: { max_num_seqs: 8 }\n');
+  for (const [rate, verdict] of [[50, /^Kept up: the offered 50\.0 requests\/s is at most the saturated throughput μ = 64\.0 requests\/s measured/], [100, /^Overloaded: the offered 100 requests\/s is above the saturated throughput μ = 64\.0 requests\/s/]] as const) {
+    const requests = packRequests(Array.from({ length: 60 }, (_, i) => ({ arrivalS: i / rate, promptLen: 1, outputLen: 100 })));
+    const pool = await simulatePool(profile, { requests, stepTime: { perStepS: 0.01 }, baselines: false });
+    const load = pool.load!;
+    assert.equal(load.overloaded, false, `${rate}/s`);
+    assert.equal(tooShortToTell(load, 60), true, `${rate}/s: in flight ${load.inFlightAtMiddleArrival} -> ${load.inFlightAtLastArrival}`);
+    assert.match(formatLoad(load, pool.summary)[1]!, /^Cannot tell whether the server keeps up/);
+    await checkKeepsUp(profile, pool, { requests, simulate: { stepTime: { perStepS: 0.01 } } });
+    assert.ok(Math.abs(load.saturatedRequestsPerSec! - 64) < 1e-6, `μ ${load.saturatedRequestsPerSec}`);
+    assert.match(formatLoad(load, pool.summary)[1]!, verdict);
+  }
+});
