@@ -379,7 +379,8 @@ export function overloadGrowthBound(n: number): number {
 export const OVERLOAD_MIN_SHARE = 40;
 
 /**
- * A run too short to tell whether its server keeps up (s44 newcomer44 MEDIUM-3): not overloaded by its
+ * A run too short to tell whether its server keeps up: one whose engines had fewer than
+ * {@link OVERLOAD_MIN_SHARE} requests each (PoolLoad.requestsPerEngine, s45), or (s44 newcomer44 MEDIUM-3) not overloaded by its
  * queue, yet its requests in flight (waiting or running: PoolLoad.inFlightAtLastArrival) grew from the
  * middle of the arrivals to the last by more than {@link overloadGrowthBound}(requests), the drift the
  * queue test allows. A run whose every request fits a batch (2,000 requests over 8 engines of
@@ -389,9 +390,22 @@ export const OVERLOAD_MIN_SHARE = 40;
  * before s44 (no in-flight counts) and for an overloaded one.
  */
 export function tooShortToTell(load: PoolLoad, requests: number): boolean {
+  if (load.requestsPerEngine !== undefined) return true;
   const last = load.inFlightAtLastArrival;
   const middle = load.inFlightAtMiddleArrival;
   return !load.overloaded && last !== undefined && middle !== undefined && last - middle > overloadGrowthBound(requests);
+}
+
+/**
+ * Why a run {@link tooShortToTell} could not tell from its queue, as formatLoad's lines end: each engine's
+ * share under {@link OVERLOAD_MIN_SHARE} (PoolLoad.requestsPerEngine), else its in-flight growth.
+ */
+function untoldReason(load: PoolLoad, requests: number): string {
+  if (load.requestsPerEngine !== undefined) {
+    const share = load.requestsPerEngine;
+    return `each engine had ${share < 10 ? share.toPrecision(2) : formatCount(Math.round(share))} of the ${formatCountOf(requests, 'request')} on average, too few for a queue to show (the overload test asks an engine's share of ${OVERLOAD_MIN_SHARE} or more)`;
+  }
+  return `its requests in flight (waiting or running) grew from ${formatCount(load.inFlightAtMiddleArrival!)} at the middle arrival to ${formatCount(load.inFlightAtLastArrival!)}, by more than ${formatCount(Math.floor(overloadGrowthBound(requests)))} (2 · √(requests / 2)), as its batches filled`;
 }
 
 /** The offered rate is above the saturated throughput μ measured for the server (PoolLoad.saturatedRequestsPerSec: sweep points): it cannot keep up, however short the run. */
@@ -498,8 +512,10 @@ export function formatLoad(load: PoolLoad, summary: Pick<PoolSummary, 'requests'
     // μ measured (runner/cli.ts measures it for such a run; the branch above took an offered rate above it): it tells.
     lines.push(
       `Kept up: the offered ${formatRequestRate(load.offeredRequestsPerSec)} requests/s is at most the saturated throughput μ = ${formatRequestRate(load.saturatedRequestsPerSec)} requests/s measured for this server (modelled), under which its queue stays bounded in a steady state; ` +
-        `this run's own queue could not tell: its requests in flight (waiting or running) grew from ${formatCount(load.inFlightAtMiddleArrival!)} at the middle arrival to ${formatCount(load.inFlightAtLastArrival!)}, by more than ${formatCount(Math.floor(overloadGrowthBound(requests)))} (2 · √(requests / 2)), as its batches filled`,
+        `this run's own queue could not tell: ${untoldReason(load, requests)}`,
     );
+  } else if (load.requestsPerEngine !== undefined) {
+    lines.push(`Cannot tell whether the server keeps up: ${untoldReason(load, requests)}; more workload.requests (${formatCount(OVERLOAD_MIN_SHARE)} an engine), or \`simulate --max-rate\` for the saturated throughput μ, tell (modelled)`);
   } else if (tooShortToTell(load, requests)) {
     lines.push(
       `Cannot tell whether the server keeps up: at the last arrival ${formatCount(load.waitingAtLastArrival)} of the ${formatCountOf(requests, 'request')} were still waiting, ${formatCount(load.waitingAtMiddleArrival ?? 0)} at the middle arrival, ` +

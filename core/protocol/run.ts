@@ -572,8 +572,16 @@ export interface PoolLoad {
    */
   overloaded: boolean;
   /**
+   * The requests per data-parallel engine (requests / data_parallel_size), set only when below
+   * core/format.ts OVERLOAD_MIN_SHARE (40): then no engine's share can show a queue, `overloaded`
+   * is false (not judged), and the run cannot tell by itself whether the server keeps up
+   * (core/format.ts tooShortToTell). Absent at data_parallel_size 1 and in runs saved before s45.
+   */
+  requestsPerEngine?: number;
+  /**
    * The modelled server's saturated throughput μ, requests/s (runner/simulate/capacity.ts
-   * saturatedThroughput; null when not measurable); set on sweep points (job simulate) only.
+   * saturatedThroughput; null when not measurable); set on sweep points (job simulate), and by
+   * simulate on a run too short to tell whether its server keeps up (core/format.ts tooShortToTell; s45).
    */
   saturatedRequestsPerSec?: number | null;
   /**

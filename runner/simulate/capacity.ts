@@ -270,8 +270,8 @@ export async function searchCapacity(profile: Profile, opts: CapacityOptions): P
   const mu = await saturatedThroughput(profile, opts);
   opts.onSaturated?.(mu);
 
-  // A share of the load under OVERLOAD_MIN_SHARE an engine cannot show a queue: each rate is then
-  // judged on μ alone (criterion 2 without its own run's queue), and the curve says so.
+  // A share of the load under OVERLOAD_MIN_SHARE an engine cannot show a queue (its runs' PoolLoad.overloaded is
+  // false, not judged: simulate.ts poolLoad): each rate is then judged on μ alone, and the curve says so.
   const dp = profile.device.dataParallelSize ?? 1;
   const share = (opts.requests ? opts.requests.arrivalS.length : (profile.workload?.requests ?? 0)) / dp;
   const queueTells = dp === 1 || share >= OVERLOAD_MIN_SHARE;
@@ -291,7 +291,7 @@ export async function searchCapacity(profile: Profile, opts: CapacityOptions): P
       p99TpotS: l.tpot?.p99 ?? null,
       goodputRequestsPerSec: l.goodputRequestsPerSec ?? 0,
       sloAttainment: l.sloAttainment ?? 0,
-      keepsUp: rate0 * scale <= mu * (1 + 1e-12) && !(queueTells && result.load?.overloaded),
+      keepsUp: rate0 * scale <= mu * (1 + 1e-12) && !result.load?.overloaded,
       ...(result.load ? { overloaded: result.load.overloaded } : {}),
       meets: false,
     };

@@ -23,7 +23,7 @@ import { estimate, MAX_SIMULATED_PAGES, maxNumBatchedTokensOf, maxNumSeqsOf, kvC
 import type { LatencySummary } from '../../core/protocol/latency';
 import type { PoolBaseline, PoolLoad, PoolResult, PoolSample, PoolSummary, StepTimeModel } from '../../core/protocol/run';
 import { runSimulationsInWorker, ServingSimulator, SIM_SAMPLE_FIELDS, type ServingSimConfig, type ServingSimRequests, type ServingSimTimes, type ServingSimTotals } from '../../native';
-import { formatCount, formatCountOf, gpuCount, overloadGrowthBound } from '../../core/format';
+import { formatCount, formatCountOf, gpuCount, OVERLOAD_MIN_SHARE, overloadGrowthBound } from '../../core/format';
 import { cancelPoint, InputError } from '../errors';
 import { benchmarkEndS, latencySummary } from './latency';
 import { STEP_COEFFICIENT_KEYS, stepTimeModel, type StepCoefficientKey, type StepCoefficients } from './step-time';
@@ -591,7 +591,7 @@ async function simulateDataParallel(profile: Profile, packed: ServingSimRequests
   summary.meanConcurrency /= dp;
   if (summary.meanWaiting !== undefined) summary.meanWaiting /= dp;
   summary.peakOccupancy = t.peakPagesUsed / pool.numPages;
-  const load = poolLoad(packed, times, latency, scale, source);
+  const load = poolLoad(packed, times, latency, scale, source, dp);
   // Each engine's rates and running mean over the run's span, the same for every engine, so they
   // sum to the run's (s42 newcomer 10: each over its own span, 26,926 output tokens/s summed vs
   // 26,842), as vLLM's per-engine log lines ("Engine 000: … Avg generation throughput") share one
@@ -641,7 +641,8 @@ const OVERLOAD_WAITING = 0.05;
  * scale. Served: latency.requestsPerSec. Overloaded: the queue grew through the arrivals: at the
  * last arrival more than {@link OVERLOAD_WAITING} of the n requests (and at least 2) had arrived
  * and were not yet admitted (scheduled after it; a rejected one is not waiting), and more than at
- * the middle of the arrivals (unless all arrive at once); or, whatever the fraction, more than at the middle
+ * the middle of the arrivals (unless all arrive at once; and, over `engines` data-parallel engines, only where each
+ * has OVERLOAD_MIN_SHARE requests or more: PoolLoad.requestsPerEngine); or, whatever the fraction, more than at the middle
  * by over {@link overloadGrowthBound}(n) = 2 · √(n / 2) (twice the spread of a Poisson count of the second half's
  * arrivals: what a queue that keeps up may drift by): at 3 % over μ the queue of 40,000 requests held
  * 1,144 (2.9 %) at the end, about twice its middle, and its TTFT grew with the run (s43 newcomer43 F2: p99
@@ -652,9 +653,11 @@ const OVERLOAD_WAITING = 0.05;
  * its former arrival_rate 32: 32.2 offered, about 30 served, 158 of 2,000 waiting at the end, its
  * p99 TTFT 4.9 s against a p50 of 0.48 s).
  */
-export function poolLoad(packed: ServingSimRequests, times: ServingSimTimes, latency: LatencySummary, timeScale: number, source: PoolLoad['source']): PoolLoad {
+export function poolLoad(packed: ServingSimRequests, times: ServingSimTimes, latency: LatencySummary, timeScale: number, source: PoolLoad['source'], engines = 1): PoolLoad {
   const a = packed.arrivalS;
   const n = a.length;
+  // Engines' shares under OVERLOAD_MIN_SHARE cannot show a queue: the requests arriving within a step already make 5 %.
+  const judged = engines === 1 || n / engines >= OVERLOAD_MIN_SHARE;
   const last = a[n - 1];
   const span = last - a[0];
   const middle = a[0] + span / 2;
@@ -686,7 +689,8 @@ export function poolLoad(packed: ServingSimRequests, times: ServingSimTimes, lat
     ...(span > 0 ? { waitingAtMiddleArrival: waitingMiddle } : {}),
     ...(completed > 0 ? { meanOutputTokens: outputTokens / completed } : {}),
     ...(span > 0 ? { inFlightAtLastArrival: inFlight, inFlightAtMiddleArrival: inFlightMiddle } : {}),
-    overloaded: waiting >= 2 && (span === 0 ? waiting > OVERLOAD_WAITING * n : waiting > waitingMiddle && (waiting > OVERLOAD_WAITING * n || waiting - waitingMiddle > overloadGrowthBound(n))),
+    ...(judged ? {} : { requestsPerEngine: n / engines }),
+    overloaded: judged && waiting >= 2 && (span === 0 ? waiting > OVERLOAD_WAITING * n : waiting > waitingMiddle && (waiting > OVERLOAD_WAITING * n || waiting - waitingMiddle > overloadGrowthBound(n))),
   };
 }
 

@@ -300,3 +300,31 @@ test('simulate at dp 8 whose run is too short for its queue: μ tells, Kept up b
     assert.match(formatLoad(load, pool.summary)[1]!, verdict);
   }
 });
+
+test('a run of fewer than 40 requests an engine is not judged overloaded by its queue: it cannot tell, and μ tells (s45)', async () => {
+  // dp 8 engines of one slot each (max_num_seqs 1), 10 ms steps, output 100: a slot serves 1 request/s, μ = 8 requests/s
+  // by hand. 40 requests 1 ms apart (1,000/s offered) are 5 an engine: at the last arrival (39 ms) each engine runs one
+  // and holds about 4 waiting, 32 in all (80 %), more than at the middle: the old test said overloaded. With 5 an
+  // engine, under OVERLOAD_MIN_SHARE (2 waiting are 5 % of 40), a burst this short queues whatever the server's
+  // steady rate, so the queue test is not asked (overloaded false, requestsPerEngine 5), the run cannot tell, and μ
+  // (checkKeepsUp, one engine) says Overloaded: 1,000 > 8.
+  const { checkKeepsUp } = await import('../../runner/simulate/capacity');
+  const { formatLoad, tooShortToTell } = await import('../../core/format');
+  const profile = exampleProfile('model: ./llama-3.1-8b/config.json\ndevice: { data_parallel_size: 8 }\nkv_cache: { page_size: 16, num_pages: 10000 }\nworkload: { max_num_seqs: 1 }\n');
+  const requests = packRequests(Array.from({ length: 40 }, (_, i) => ({ arrivalS: i * 0.001, promptLen: 1, outputLen: 100 })));
+  const pool = await simulatePool(profile, { requests, stepTime: { perStepS: 0.01 }, baselines: false });
+  const load = pool.load!;
+  assert.ok(load.waitingAtLastArrival >= 24, `waiting ${load.waitingAtLastArrival}`);
+  assert.equal(load.overloaded, false);
+  assert.equal(load.requestsPerEngine, 5);
+  assert.equal(tooShortToTell(load, 40), true);
+  assert.match(formatLoad(load, pool.summary)[1]!, /^Cannot tell whether the server keeps up: each engine had 5\.0 of the 40 requests on average, too few for a queue to show/);
+  await checkKeepsUp(profile, pool, { requests, simulate: { stepTime: { perStepS: 0.01 } } });
+  assert.ok(Math.abs(load.saturatedRequestsPerSec! - 8) < 1e-6, `μ ${load.saturatedRequestsPerSec}`);
+  assert.equal(load.keepsUp, false);
+  assert.match(formatLoad(load, pool.summary)[1]!, /^Overloaded: the offered 1,000 requests\/s is above the saturated throughput μ = 8\.00 requests\/s/);
+  // 400 requests (50 an engine) keep the queue test.
+  const more = await simulatePool(profile, { requests: packRequests(Array.from({ length: 400 }, (_, i) => ({ arrivalS: i * 0.001, promptLen: 1, outputLen: 100 }))), stepTime: { perStepS: 0.01 }, baselines: false });
+  assert.equal(more.load!.requestsPerEngine, undefined);
+  assert.equal(more.load!.overloaded, true);
+});
