@@ -137,22 +137,35 @@ export function formatPoolSummary(result: PoolResult, device?: Parameters<typeof
  * vLLM's custom or symmetric-memory kernel, or NCCL's ring below its large-message band), e.g. " (16
  * to 511 tokens, two-shot or NCCL ring)" for Llama-3.1-70B at tp 8 on A100 80GB (on H100 SXM the
  * bands cover every size: one-shot to 15 tokens, multimem to 4,096, the ring from 4,097). An empty
- * string at tp 1.
+ * string at tp 1; null where the other bands cover every step size, so the plain term applies to none
+ * and is left out of the line (s45 newcomer MEDIUM-2: a described GPU at tp 2, one-shot to 1,023
+ * tokens and the ring from 1,024, printed an empty band "1,024 to 1,023 tokens").
  */
-function twoShotBand(m: StepTimeModel): string {
+function twoShotBand(m: StepTimeModel): string | null {
   if (!m.allReduceS) return '';
   const one = m.perTokenOneShotAllReduceS ? m.oneShotAllReduceTokens ?? 0 : 0;
   const lo = m.perTokenMultimemAllReduceS ? m.multimemAllReduceMinTokens ?? 0 : 0;
   const hi = m.perTokenMultimemAllReduceS ? m.multimemAllReduceMaxTokens ?? 0 : 0;
   // The ring's large-message band takes the steps from ringAllReduceMinTokens on ({@link ringBand}); this rate those below it.
   const ring = m.perTokenRingAllReduceS ? m.ringAllReduceMinTokens ?? 0 : 0;
-  const upTo = (from: number, what: string) => (ring > 0 ? `${formatCount(from)} to ${formatCount(ring - 1)} tokens, ${what}` : `above ${formatCount(from - 1)} tokens, ${what}`);
+  // The steps from `from` up to the ring's band, or null where that range is empty (the ring's band starts right after).
+  const upTo = (from: number, what: string) => (ring === 0 ? `above ${formatCount(from - 1)} tokens, ${what}` : ring > from ? `${formatCount(from)} to ${formatCount(ring - 1)} tokens, ${what}` : null);
   if (hi > 0) {
-    const parts = [...(lo > one + 1 ? [`${formatCount(one + 1)} to ${formatCount(lo - 1)} tokens, two-shot`] : []), ...(ring === 0 || ring > hi + 1 ? [upTo(hi + 1, 'NCCL ring')] : [])];
-    return parts.length > 0 ? ` (${parts.join('; ')})` : ' (unused here: the bands after it cover every step size)';
+    const parts = [...(lo > one + 1 ? [`${formatCount(one + 1)} to ${formatCount(lo - 1)} tokens, two-shot`] : []), upTo(hi + 1, 'NCCL ring') ?? []].flat();
+    return parts.length > 0 ? ` (${parts.join('; ')})` : null;
   }
   // No one-shot band: vLLM's custom all-reduce is off (step-time.ts allReduceLink: its one-shot runs wherever it is on), NCCL's ring alone (s44 newcomer L1).
-  return one > 0 ? ` (${upTo(one + 1, 'two-shot or NCCL ring')})` : ring > 0 ? ` (up to ${formatCount(ring - 1)} tokens, NCCL ring)` : ' (NCCL ring)';
+  if (one > 0) {
+    const band = upTo(one + 1, 'two-shot or NCCL ring');
+    return band === null ? null : ` (${band})`;
+  }
+  return ring > 1 ? ` (up to ${formatCount(ring - 1)} tokens, NCCL ring)` : ring === 1 ? null : ' (NCCL ring)';
+}
+
+/** The all-reduces' per-token terms: the plain one with its band, or, where the bands after it cover every step size, none (twoShotBand). */
+function allReducePlainTerm(m: StepTimeModel): string {
+  const band = twoShotBand(m);
+  return band === null ? ' + per token by step size' : ` + ${seconds(m.perTokenAllReduceS ?? 0)}/token${band}`;
 }
 
 /** The ring's large-message band of the step formula (perTokenRingAllReduceS from ringAllReduceMinTokens on), or ''. */
@@ -191,6 +204,6 @@ function stepFormula(m: StepTimeModel): string {
     `${m.perPrefillContextTokenS ? ` + ${seconds(m.perPrefillContextTokenS)}/prefill context token (MLA kv_b_proj)` : ''}` +
     `${m.perLogitsS ? ` + ${seconds(m.perLogitsS)}/request (lm_head)` : ''}${fullPairs}${slidingPairs})` +
     // Tensor parallelism: the all-reduces after the max (allReduceS + tokens · perTokenAllReduceS; one-shot up to oneShotAllReduceTokens).
-    `${m.allReduceS ? ` + all-reduces ${seconds(m.allReduceS)} + ${seconds(m.perTokenAllReduceS ?? 0)}/token${twoShotBand(m)}${m.perTokenOneShotAllReduceS ? ` (${seconds(m.perTokenOneShotAllReduceS)}/token up to ${formatCount(m.oneShotAllReduceTokens ?? 0)} tokens, one-shot)` : ''}` +
+    `${m.allReduceS ? ` + all-reduces ${seconds(m.allReduceS)}${allReducePlainTerm(m)}${m.perTokenOneShotAllReduceS ? ` (${seconds(m.perTokenOneShotAllReduceS)}/token up to ${formatCount(m.oneShotAllReduceTokens ?? 0)} tokens, one-shot)` : ''}` +
       `${m.perTokenMultimemAllReduceS ? ` (${seconds(m.perTokenMultimemAllReduceS)}/token from ${formatCount(m.multimemAllReduceMinTokens ?? 0)} to ${formatCount(m.multimemAllReduceMaxTokens ?? 0)} tokens, multimem)` : ''}${ringBand(m)}` : ''}`;
 }

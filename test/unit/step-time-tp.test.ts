@@ -139,8 +139,8 @@ test('the simulator charges the all-reduces: one 1,000-token prompt at tp 8 take
   close(r.summary.simulatedSeconds, stepSeconds(m, 1000, 1, a), 'simulated step');
   // The printed formula labels each all-reduce term by its tokens: one-shot up to floor((256 KiB − 1) / 16,384) = 15,
   // multimem 16 to 64 MiB / 16,384 = 4,096, the ring's large-message band from 4,097: the plain term has no step size
-  // left (s42 newcomer 7), the ring's its own label.
-  assert.match(formatPoolSummary(r), /\+ all-reduces 1\.61 ms \+ [0-9.]+ µs\/token \(unused here: the bands after it cover every step size\) \([0-9.]+ µs\/token up to 15 tokens, one-shot\) \([0-9.]+ µs\/token from 16 to 4,096 tokens, multimem\) \([0-9.]+ µs\/token from 4,097 tokens, NCCL ring at its large-message rate\)/);
+  // left (s42 newcomer 7), so it is left out, not printed with a rate no step takes (s45 newcomer), the ring's its own label.
+  assert.match(formatPoolSummary(r), /\+ all-reduces 1\.61 ms \+ per token by step size \([0-9.]+ µs\/token up to 15 tokens, one-shot\) \([0-9.]+ µs\/token from 16 to 4,096 tokens, multimem\) \([0-9.]+ µs\/token from 4,097 tokens, NCCL ring at its large-message rate\)/);
   // The line says what each size rests on: the ring past 4 MiB at its large-message bus bandwidth, vLLM's kernels below
   // it extrapolated past PR #24111's 4 MiB (4,194,304 / 16,384 = 256 tokens) up to the ring's 4,096.
   assert.match(m.source, /NCCL's ring on messages past 4 MiB \(from 4,097 tokens here\) at 0\.82 of it instead/);
@@ -240,6 +240,18 @@ test('a described GPU with compute_capability and nvlink_multicast takes vLLM\'s
     assert.equal(none.multimemAllReduceMaxTokens, undefined, extra);
     assert.match(none.source, /vLLM's custom all-reduce below 8 MiB .*, NCCL's ring/, extra);
   }
+});
+
+test('a described CUDA GPU at tp 2 (one-shot to 1,023 tokens, the ring from 1,024) prints no empty band between them (s45 newcomer MEDIUM-2)', async () => {
+  // Llama-3.1-8B: 4,096 · 2 B = 8,192 B a token. At tp 2 vLLM's custom all-reduce runs one-shot below its 8 MiB
+  // limit: up to floor((8 MiB − 1) / 8,192) = 1,023 tokens; from 1,024 tokens (8 MiB, past 4 MiB) NCCL's ring at its
+  // large-message rate. No step size is left for the plain term: it printed "(1,024 to 1,023 tokens, two-shot or NCCL ring)".
+  const p = exampleProfile('model: ./llama-3.1-8b/config.json\ndtype: bf16\ndevice: { tensor_parallel_size: 2, gpu: { name: X4, platform: cuda, bf16_tflops: 900, memory_bandwidth_gb_s: 3000, memory_gib: 80, interconnect: Infinity Fabric, interconnect_gb_s: 448 } }\n');
+  const m = stepTimeModel(p);
+  assert.deepEqual([m.oneShotAllReduceTokens, m.ringAllReduceMinTokens], [1023, 1024]);
+  const text = formatPoolSummary(await simulatePool(p, { trace: [{ arrivalS: 0, promptLen: 8, outputLen: 1 }] }));
+  assert.match(text, /\+ all-reduces [0-9.]+ [µm]s \+ per token by step size \([0-9.]+ µs\/token up to 1,023 tokens, one-shot\) \([0-9.]+ µs\/token from 1,024 tokens, NCCL ring at its large-message rate\)/);
+  assert.doesNotMatch(text, /1,024 to 1,023|unused here/);
 });
 
 test('labels where vLLM\'s custom all-reduce is off: A100 PCIe 80GB tp 4 (bridged pairs) reads NCCL ring alone; a ROCm card leaves FlashInfer out of the unmodelled (s44 newcomer L1, L9)', async () => {
