@@ -173,7 +173,13 @@ function runArm64() {
     const r = spawnSync('qemu-aarch64', ['-L', arm64Root, join(arm64Root, 'usr', 'bin', 'node'), '--import', 'tsx', file], {
       cwd: root, stdio: 'inherit', timeout: WATCHDOG_MS, killSignal: 'SIGKILL', env,
     });
-    if (r.status !== 0) failed++;
+    if (r.status !== 0) {
+      // Said by name: a file whose tests all printed "ok" can still end by a signal or a non-zero
+      // code (qemu-user at the process's exit), and the run's exit status alone did not say which.
+      failed++;
+      const how = r.error ? `could not run (${r.error.message})` : r.signal ? `was ended by ${r.signal}` : `exited with code ${r.status}`;
+      console.error(`test: ${file.slice(root.length + 1)} on the linux-arm64 addon ${how}`);
+    }
   }
   if (failed > 0) return 1;
   const sha256 = createHash('sha256').update(readFileSync(arm64Addon)).digest('hex');
@@ -181,4 +187,8 @@ function runArm64() {
   return 0;
 }
 const arm64Status = arm64Run ? runArm64() : 0;
+// One closing line naming the parts that failed: a long run's failures are far above its end.
+const failedParts = [[status, 'the main run'], [wasmStatus, 'the WebAssembly run'], [arm64Status, 'the linux-arm64 run']]
+  .filter(([s]) => s !== 0).map(([s, name]) => `${name} (exit ${s})`);
+if (failedParts.length > 0) console.error(`test: failed: ${failedParts.join(', ')}; search this output for "not ok" or "test: ... on the linux-arm64 addon"`);
 process.exit(status || wasmStatus || arm64Status);
