@@ -647,11 +647,6 @@ export function dataParallelDeployment(dp: Pick<DataParallelResult, 'size' | 'gp
 }
 
 /**
- * Which scope each figure of a data-parallel simulation has (simulatePool, PoolSummary), as the
- * CLI and the dashboard both say it (s41 newcomer-ed F2: neither said it, and the summary mixed
- * a summed mean with one engine's peak).
- */
-/**
  * A file as the dashboard names it in a title or on a button: its name, and for a Hugging Face
  * model's `config.json` (every model's has that name) its folder too, "Llama-3.1-70B/config.json"
  * (s44 newcomer-ed F7: the tab read "config.json · estimate", "Run benchmark: config.json"). `path`:
@@ -673,7 +668,19 @@ export function contiguousNotSimulatedText(dpSize: number): string {
   return `contiguous-allocation baselines: not simulated at data parallel ${dpSize}, whose engines run the paged pool only; data_parallel_size 1 simulates them`;
 }
 
-export const DP_SCOPE_TEXT = "latency, throughput, request counts and preemptions over all engines; running, waiting and occupancy per engine (means over the engines, peaks the busiest engine's); pool samples per engine (the dashboard's Engine select picks the one charted)";
+/**
+ * Which scope each figure of a data-parallel simulation has (simulatePool, PoolSummary), as the
+ * CLI and the dashboard both say it (s41 newcomer-ed F2: neither said it, and the summary mixed
+ * a summed mean with one engine's peak), and whose pool samples the run keeps.
+ */
+export function dpScopeText(dp: Pick<DataParallelResult, 'size' | 'sampledEngines'>): string {
+  const kept = dp.sampledEngines;
+  // Past DP_SAMPLED_ENGINES engines, engines 1 … 8 and the busiest keep their samples (DataParallelResult.sampledEngines, s45 newcomer-ed N4).
+  const samples = !kept || kept.length >= dp.size
+    ? 'pool samples per engine'
+    : `pool samples of engines 1 … ${DP_SAMPLED_ENGINES} and the busiest (${kept.length > DP_SAMPLED_ENGINES ? `engine ${formatCount(kept[kept.length - 1]! + 1)}` : 'one of them'}) of ${formatCount(dp.size)}, not the others'`;
+  return `latency, throughput, request counts and preemptions over all engines; running, waiting and occupancy per engine (means over the engines, peaks the busiest engine's); ${samples} (the dashboard's Engine select picks the one charted)`;
+}
 
 /**
  * Each engine of a data-parallel simulation in one line: "engine 1: 506 requests, 1,398 output
@@ -705,6 +712,9 @@ export function dataParallelEngines(dp: Pick<DataParallelResult, 'replicas' | 'r
     .map((x, k) => `engine ${k + 1}: ${formatCountOf(x.requests, 'request')}, ${tokensPerSec(x.outputTokensPerSec)} output tokens/s${x.meanConcurrency !== undefined && x.peakConcurrency !== undefined ? `, running mean ${mean(x.meanConcurrency)} peak ${formatCount(x.peakConcurrency)}` : ''}`)
     .join('; ') + rest + span;
 }
+
+/** Engines 1 … this of a data-parallel run keep their pool samples, and the busiest beside them (DataParallelResult.sampledEngines): the dashboard's Engine select draws these. */
+export const DP_SAMPLED_ENGINES = 8;
 
 /** Engines {@link dataParallelEngines} lists one by one; more are summarised. */
 export const DP_ENGINES_LISTED = 8;

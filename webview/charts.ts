@@ -7,7 +7,7 @@
 import type { ChartConfiguration, ChartDataset, Plugin } from 'chart.js';
 import type { KernelCase, PoolSample } from '../core/protocol/run';
 import { caseLabel } from './compare';
-import { contiguousNotSimulatedText, dataParallelDeployment, dataParallelEngines, DP_SCOPE_TEXT, formatBytes, formatCount, formatCountOf, gpuCount, formatDuration, formatGib, formatMs, formatParams, formatPercent, formatRate, formatSignificant, fractionText, isMemoryBound, nativeBuildLabel, poolCancelledText } from '../core/format';
+import { contiguousNotSimulatedText, dataParallelDeployment, dataParallelEngines, dpScopeText, DP_SAMPLED_ENGINES, formatBytes, formatCount, formatCountOf, gpuCount, formatDuration, formatGib, formatMs, formatParams, formatPercent, formatRate, formatSignificant, fractionText, isMemoryBound, nativeBuildLabel, poolCancelledText } from '../core/format';
 import type { ViewRun } from './model';
 import { withAlpha, type Mark, type Palette } from './theme';
 import { spreadName, spreadsName } from '../core/noise';
@@ -847,7 +847,7 @@ export function poolSummaryLine(run: ViewRun): string | null {
     // the engines first, each figure's scope as the CLI says it, then each engine's line.
     const dp = run.pool?.dataParallel;
     const parts = [
-      ...(dp ? [`${dataParallelDeployment(dp)} (data_parallel_size ${dp.size}): ${DP_SCOPE_TEXT}`] : []),
+      ...(dp ? [`${dataParallelDeployment(dp)} (data_parallel_size ${dp.size}): ${dpScopeText(dp)}`] : []),
       `peak occupancy ${formatPercent(s.peakOccupancy)} (mean ${formatPercent(s.meanOccupancy)})${dp ? ' per engine' : ''}`,
       `${formatCount(s.preemptions)} preemption${s.preemptions === 1 ? '' : 's'}`,
       `prefix-cache hit rate ${formatPercent(s.prefixHitRate)}`,
@@ -889,13 +889,20 @@ export function engineView(run: ViewRun, engine: number): ViewRun {
 }
 
 /**
- * The Engine select's options under data parallelism: each engine's label, "engine 2 of 4: 494
- * requests, peak running 291", in rank order; [] for a run of one engine.
+ * The Engine select's options under data parallelism: the engines whose pool samples the run keeps
+ * (DataParallelResult.sampledEngines: 1 … 8 and the busiest; every engine in runs before s45), each
+ * `engine` (0-based rank) with its label, "engine 2 of 4: 494 requests, peak running 291", the busiest
+ * past engine 8 with ", the busiest", in rank order; [] for a run of one engine.
  */
-export function engineOptions(run: Pick<ViewRun, 'pool'>): string[] {
+export function engineOptions(run: Pick<ViewRun, 'pool'>): Array<{ engine: number; label: string }> {
   const dp = run.pool?.dataParallel;
   if (!dp) return [];
-  return dp.replicas.map((r, i) => `engine ${i + 1} of ${dp.size}: ${formatCountOf(r.requests, 'request')}${r.peakConcurrency !== undefined ? `, peak running ${formatCount(r.peakConcurrency)}` : ''}`);
+  const kept = dp.sampledEngines ?? dp.replicas.map((_, i) => i);
+  return kept.filter((i) => i < dp.replicas.length).map((i) => {
+    const r = dp.replicas[i]!;
+    const busiest = i >= DP_SAMPLED_ENGINES ? ', the busiest' : '';
+    return { engine: i, label: `engine ${formatCount(i + 1)} of ${formatCount(dp.size)}: ${formatCountOf(r.requests, 'request')}${r.peakConcurrency !== undefined ? `, peak running ${formatCount(r.peakConcurrency)}` : ''}${busiest}` };
+  });
 }
 
 /** Most samples the pool chart draws (its table lists them all): enough for a chart's width in pixels, and one draw of the page stays short. */

@@ -3,7 +3,7 @@
  * noise: neither median inside the other's p10–p90 range (core/noise.ts withinNoise). Pure.
  */
 import type { GpuFigures, KernelCase, RunResult } from '../core/protocol/run';
-import { BENCHMARK_DURATION, deployedGpuCount, formatCount, formatDuration, formatMs, formatPercent, formatRate, keepsUpOf, loadAverageText, nativeBuildLabel, perGpuRate, sloTargetText, sloVerdict, tpotOverheadNote } from '../core/format';
+import { BENCHMARK_DURATION, deployedGpuCount, formatCount, formatDuration, formatMs, formatPercent, formatRate, formatRequestRate, keepsUpOf, loadAverageText, nativeBuildLabel, perGpuRate, sloTargetText, sloVerdict, tpotOverheadNote } from '../core/format';
 import { withinNoise } from '../core/noise';
 
 export interface CaseComparison {
@@ -454,7 +454,7 @@ export function comparePools(a: RunResult, b: RunResult): PoolFigure[] | null {
   const gb = deployedGpuCount(b.profile.device);
   const perGpu = (v: number | undefined, g: number): number | undefined => (v === undefined ? undefined : perGpuRate(v, g));
   if (ga !== gb) rows.push(figure('output tokens/s per GPU (modelled)', perGpu(pa.latency?.outputTokensPerSec, ga), perGpu(pb.latency?.outputTokensPerSec, gb), (v) => formatCount(Math.round(v)), 'tokens/s a GPU (output tokens/s / GPUs)', modelled));
-  rows.push(figure('goodput req/s (modelled)', pa.latency?.goodputRequestsPerSec, pb.latency?.goodputRequestsPerSec, (v) => v.toPrecision(3), 'requests/s meeting the SLO', modelled));
+  rows.push(figure('goodput req/s (modelled)', pa.latency?.goodputRequestsPerSec, pb.latency?.goodputRequestsPerSec, formatRequestRate, 'requests/s meeting the SLO', modelled));
   // The decision's criterion beside the goodput: the share meeting the SLO and, against the share
   // the SLO asks, its verdict as the CLI and the dashboard word it (core/format sloVerdict).
   const verdict = (l: typeof pa.latency): string => (l?.sloAttainment === undefined ? 'n/a' : sloVerdict(l.slo, l.sloAttainment, l.requests) ?? 'n/a');
@@ -464,7 +464,7 @@ export function comparePools(a: RunResult, b: RunResult): PoolFigure[] | null {
       setting('SLO met', verdict(pa.latency), verdict(pb.latency), '', modelled),
     );
   }
-  if (ga !== gb) rows.push(figure('goodput req/s per GPU (modelled)', perGpu(pa.latency?.goodputRequestsPerSec, ga), perGpu(pb.latency?.goodputRequestsPerSec, gb), (v) => v.toPrecision(3), 'requests/s a GPU (goodput / GPUs)', modelled));
+  if (ga !== gb) rows.push(figure('goodput req/s per GPU (modelled)', perGpu(pa.latency?.goodputRequestsPerSec, ga), perGpu(pb.latency?.goodputRequestsPerSec, gb), formatRequestRate, 'requests/s a GPU (goodput / GPUs)', modelled));
   rows.push(
     figure('offered load', pa.load?.offeredRequestsPerSec, pb.load?.offeredRequestsPerSec, (v) => v.toPrecision(3), 'requests/s ((requests − 1) / arrival span)', 'workload'),
     setting('keeps up with the offered load', keepsUpText(a), keepsUpText(b), '', 'modelled (Sweep tab keeps-up check)'),

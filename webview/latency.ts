@@ -10,7 +10,7 @@ import type { ChartConfiguration, ChartDataset, Scale } from 'chart.js';
 import { toFont } from 'chart.js/helpers';
 import type { CdfPoint, LatencyStats, LatencySummary } from '../core/protocol/latency';
 import type { PoolLoad, PoolResult } from '../core/protocol/run';
-import { durationTicks, formatCount, formatMs, formatPercent, formatSignificant, formatTimeScale, poolCancelledText, sloMet, sloVerdict, tpotOverheadNote } from '../core/format';
+import { durationTicks, formatCount, formatMs, formatPercent, formatRequestRate, formatSignificant, formatTimeScale, poolCancelledText, sloMet, sloVerdict, tpotOverheadNote } from '../core/format';
 import type { ViewRun } from './model';
 import { axis, durationLogTick, engineOfSamples, noPoolText, simulatedTimeAxis, type ChartSpec } from './charts';
 import { thinTicks } from './sweep';
@@ -82,7 +82,7 @@ function goodputText(l: LatencySummary): string | null {
   if (l.goodputRequestsPerSec === undefined) return null;
   const bounds = [l.slo?.ttftMs !== undefined ? `TTFT ≤ ${formatMs(l.slo.ttftMs)}` : '', l.slo?.tpotMs !== undefined ? `TPOT ≤ ${formatMs(l.slo.tpotMs)}` : ''].filter((x) => x).join(', ');
   const verdict = sloVerdict(l.slo, l.sloAttainment, l.requests);
-  return `goodput ${l.goodputRequestsPerSec.toPrecision(3)} req/s (${formatPercent(l.sloAttainment ?? 0)} meet ${bounds || 'the SLO'}${verdict ? `; ${verdict}` : ''})`;
+  return `goodput ${formatRequestRate(l.goodputRequestsPerSec)} req/s (${formatPercent(l.sloAttainment ?? 0)} meet ${bounds || 'the SLO'}${verdict ? `; ${verdict}` : ''})`;
 }
 
 /**
@@ -109,7 +109,7 @@ export function sloBadge(l: LatencySummary | null | undefined, load?: Pick<PoolL
 /** The latency's figures in one line: TTFT and TPOT p50 / p99, throughput, then `good` (all modelled). */
 function latencyFigures(l: LatencySummary, good: string): string {
   const pair = (name: string, x: LatencyStats | null) => (x ? `${name} p50 ${dur(x.p50)}, p99 ${dur(x.p99)}` : `${name} n/a`);
-  return `${pair('TTFT', l.ttft)} · ${pair('TPOT', l.tpot)} · ${l.requestsPerSec.toPrecision(3)} req/s · ${good}`;
+  return `${pair('TTFT', l.ttft)} · ${pair('TPOT', l.tpot)} · ${formatRequestRate(l.requestsPerSec)} req/s · ${good}`;
 }
 
 /** The latency in one line above its chart: TTFT and TPOT p50 / p99, throughput, goodput (all modelled); with no SLO, where to give one. */
@@ -179,7 +179,7 @@ export function latencyCdfChart(run: ViewRun, p: Palette): ChartSpec {
   const row = (name: string, x: LatencyStats | null) => (x ? [name, dur(x.mean), dur(x.p50), dur(x.p90), dur(x.p99), dur(x.max)] : [name, 'n/a', 'n/a', 'n/a', 'n/a', 'n/a']);
   const rows = l ? [row('queueing delay', l.queue), row('TTFT', l.ttft), row('TPOT', l.tpot), row('end-to-end', l.e2e)] : [];
   if (l) {
-    rows.push([`throughput ${l.requestsPerSec.toPrecision(3)} req/s, ${formatCount(l.outputTokensPerSec)} tok/s; ${goodputText(l) ?? 'no SLO'}`, '', '', '', '', '']);
+    rows.push([`throughput ${formatRequestRate(l.requestsPerSec)} req/s, ${formatCount(l.outputTokensPerSec)} tok/s; ${goodputText(l) ?? 'no SLO'}`, '', '', '', '', '']);
   }
   return {
     id: 'latencyCdf',

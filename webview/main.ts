@@ -212,11 +212,11 @@ function renderEngineSelects(run: ViewRun | null): void {
   const dp = run?.pool?.dataParallel ?? null;
   if (dp === enginesListed) return;
   enginesListed = dp;
-  const labels = run ? engineOptions(run) : [];
-  if (poolEngine >= labels.length) poolEngine = 0;
+  const options = run ? engineOptions(run) : [];
+  if (!options.some((o) => o.engine === poolEngine)) poolEngine = 0;
   for (const { bar, select } of engineSelects) {
-    bar.hidden = labels.length === 0;
-    select.replaceChildren(...labels.map((label, i) => el('vscode-option', i === poolEngine ? { value: String(i), selected: '' } : { value: String(i) }, label)));
+    bar.hidden = options.length === 0;
+    select.replaceChildren(...options.map(({ engine, label }) => el('vscode-option', engine === poolEngine ? { value: String(engine), selected: '' } : { value: String(engine) }, label)));
   }
 }
 

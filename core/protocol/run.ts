@@ -641,7 +641,7 @@ export interface PoolResult {
    * device.data_parallel_size > 1: dp engines, each the profile's pool and scheduler, the requests
    * dispatched as vLLM's load balancer (runner/simulate/dataParallel.ts). Then latency and load are
    * over all requests, summary over all pools (integrals summed; peakOccupancy and the other peaks
-   * the largest engine's, of its own pool), samples engine 1's (the others' in their replicas), and baselines none. Absent at 1.
+   * the largest engine's, of its own pool), samples engine 1's (those of the others kept, DataParallelResult.sampledEngines, in their replicas), and baselines none. Absent at 1.
    */
   dataParallel?: DataParallelResult;
 }
@@ -681,9 +681,10 @@ export interface DataParallelResult {
    * Per engine, in rank order: requests dispatched to it, those it completed, its output tokens/s and
    * requests/s (latencySummary over its own requests, divided by the span {@link ratesSpan} says); its running
    * sequences time-averaged (over the same span) and at most, its peak waiting and peak occupancy of its own pool (absent
-   * in runs before s41). `samples`: the pool samples of engines 2 … dp, as PoolResult.samples,
-   * which are engine 1's (absent on engine 1 and in runs before s42): the dashboard's pool and queue
-   * charts draw the engine picked (s41 newcomer-ed F2: engine 1 only).
+   * in runs before s41). `samples`: the pool samples of the engines {@link sampledEngines} names other
+   * than engine 1, as PoolResult.samples, which are engine 1's (absent on engine 1, on the engines not
+   * kept, and in runs before s42): the dashboard's pool and queue charts draw the engine picked
+   * (s41 newcomer-ed F2: engine 1 only).
    */
   replicas: Array<{ requests: number; completed: number; outputTokensPerSec: number; requestsPerSec: number; meanConcurrency?: number; peakConcurrency?: number; peakWaiting?: number; peakOccupancy?: number; samples?: PoolSample[] }>;
   /**
@@ -693,6 +694,14 @@ export interface DataParallelResult {
    * before s42): each engine's own, 0 s to its own last request's end.
    */
   ratesSpan?: 'run';
+  /**
+   * The engines whose pool samples the run keeps, 0-based ranks in increasing order: engines 1 …
+   * core/format DP_SAMPLED_ENGINES, 8 (all of them up to that size) and the busiest (the highest peak
+   * occupancy of its own pool, the lowest rank among equals), so the run's size does not grow with dp
+   * (s45 newcomer-ed N4: every engine's samples made a dp 1024 run 205 MB). Every engine's summary
+   * row stays in `replicas`. Absent in runs before s45, which keep every engine's samples (from s42).
+   */
+  sampledEngines?: number[];
   /** GPUs of one engine: tensor_parallel_size × pipeline_parallel_size (core/format gpuCount; absent in runs before s41). */
   gpusPerEngine?: number;
   /** The dispatch rule, in words, with what it leaves out. */

@@ -17,6 +17,7 @@
  */
 import type { ServingSimRequests, ServingSimTimes, ServingSimulator } from '../../native';
 import { cancelPoint } from '../errors';
+import { DP_SAMPLED_ENGINES } from '../../core/format';
 
 /** What the dispatch needs of an engine: a dispatched ServingSimulator (or the raw addon's / WebAssembly build's). */
 export type DispatchedEngine = Pick<ServingSimulator, 'runUntil' | 'inFlight' | 'add' | 'run'>;
@@ -285,4 +286,18 @@ export async function dispatchOnline<E extends DispatchedEngine>(requests: Servi
     await pause();
   }
   return { engineOf, byEngine: requestsByEngine(engineOf, dp) };
+}
+
+/**
+ * DataParallelResult.sampledEngines of a run of `peakPagesUsed.length` engines: ranks 0 …
+ * DP_SAMPLED_ENGINES − 1 and the busiest by `peakPagesUsed` (its own pool's peak pages in use;
+ * the lowest rank among equals) where it is not among them. @returns 0-based ranks, increasing.
+ */
+export function sampledEngines(peakPagesUsed: readonly number[]): number[] {
+  const kept = [];
+  for (let e = 0; e < Math.min(DP_SAMPLED_ENGINES, peakPagesUsed.length); e++) kept.push(e);
+  let busiest = 0;
+  for (let e = 1; e < peakPagesUsed.length; e++) if (peakPagesUsed[e] > peakPagesUsed[busiest]) busiest = e;
+  if (busiest >= kept.length) kept.push(busiest);
+  return kept;
 }

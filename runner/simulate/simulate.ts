@@ -28,7 +28,7 @@ import { cancelPoint, InputError } from '../errors';
 import { benchmarkEndS, latencySummary } from './latency';
 import { STEP_COEFFICIENT_KEYS, stepTimeModel, type StepCoefficientKey, type StepCoefficients } from './step-time';
 import { MAX_TRACE_SPAN_S, readProfileTrace, traceReplay } from './traces';
-import { DP_DISPATCH_TEXT, dispatchOnline, mergeTimes, SLICE_MS, slicer, subsetRequests } from './dataParallel';
+import { DP_DISPATCH_TEXT, dispatchOnline, mergeTimes, sampledEngines, SLICE_MS, slicer, subsetRequests } from './dataParallel';
 import { packRequests, RequestGenerator, scaleArrivals, type TraceRequest } from './workload';
 
 /**
@@ -264,10 +264,13 @@ export interface PoolProgress {
   simulatedSeconds: number;
 }
 
+/** PrepareProgress.phase of a data-parallel run's dispatch, which runs its engines (dataParallel.ts dispatchOnline): the run itself, not its preparation. */
+export const DP_DISPATCH_PHASE = 'dispatching the requests to the data-parallel engines';
+
 /** Progress of the preparation, as {@link SimulateOptions.onPrepare} reports it. */
 export interface PrepareProgress {
-  /** 'generating requests' (the workload's draws; not for a trace), then 'loading the simulator', or under data parallelism 'dispatching the data-parallel requests' (requests dispatched, dataParallel.ts dispatchOnline). */
-  phase: 'generating requests' | 'loading the simulator' | 'dispatching the data-parallel requests';
+  /** 'generating requests' (the workload's draws; not for a trace), then 'loading the simulator', or under data parallelism {@link DP_DISPATCH_PHASE} (requests dispatched, the engines run as they come). */
+  phase: 'generating requests' | 'loading the simulator' | typeof DP_DISPATCH_PHASE;
   /** Requests done in this phase, of `requests`. */
   done: number;
   requests: number;
@@ -554,7 +557,7 @@ async function simulateDataParallel(profile: Profile, packed: ServingSimRequests
   pool: { numPages: number; poolTokenCount: number; pageSize: number; poolBlocks: number | undefined; poolLayout: string | undefined; groups: { count: number } | undefined }): Promise<PoolResult> {
   const n = packed.arrivalS.length;
   // The engines run together, arrival by arrival (dataParallel.ts); what the result reads is kept
-  // (every engine's samples: the pool and queue charts pick an engine) and each simulator freed once read (their native memory is
+  // (the samples of the engines sampledEngines keeps: the pool and queue charts pick one) and each simulator freed once read (their native memory is
   // not V8's). An engine no request reached has an empty run.
   const engines: Array<ServingSimulator | undefined> = new Array(dp);
   const runs = [];
@@ -563,7 +566,7 @@ async function simulateDataParallel(profile: Profile, packed: ServingSimRequests
   const pause = slicer(opts.signal);
   try {
     const make = () => new ServingSimulator(config, packed, true);
-    ({ byEngine } = await dispatchOnline(packed, dp, engines, make, { signal: opts.signal, onProgress: (done) => opts.onPrepare?.({ phase: 'dispatching the data-parallel requests', done, requests: n }) }));
+    ({ byEngine } = await dispatchOnline(packed, dp, engines, make, { signal: opts.signal, onProgress: (done) => opts.onPrepare?.({ phase: DP_DISPATCH_PHASE, done, requests: n }) }));
     for (let e = 0; e < dp; e++) {
       let sim = engines[e];
       if (!sim) {
@@ -597,6 +600,8 @@ async function simulateDataParallel(profile: Profile, packed: ServingSimRequests
   // 26,842), as vLLM's per-engine log lines ("Engine 000: … Avg generation throughput") share one
   // logging interval (vllm/v1/metrics/loggers.py LoggingStatLogger, one per engine_index).
   const spanEndS = benchmarkEndS(packed, times);
+  // Engines 1 … 8 and the busiest keep their samples (s45 newcomer-ed N4: all 1,024 engines' made a 205 MB run the editor froze on).
+  const kept = sampledEngines(runs.map((r) => r.totals.peakPagesUsed));
   const replicas = [];
   for (const [e, r] of runs.entries()) {
     const l = latencySummary(r.requests, r.times, slo, spanEndS);
@@ -604,7 +609,7 @@ async function simulateDataParallel(profile: Profile, packed: ServingSimRequests
       requests: r.requests.arrivalS.length, completed: r.totals.completed, outputTokensPerSec: l.outputTokensPerSec, requestsPerSec: l.requestsPerSec,
       meanConcurrency: ratio(r.totals.runningSeconds, t.simulatedSeconds), peakConcurrency: r.totals.peakRunning, peakWaiting: r.totals.peakWaiting, peakOccupancy: r.totals.peakPagesUsed / pool.numPages,
       // Engine 1's samples are the pool's own (PoolResult.samples), not repeated here.
-      ...(e > 0 ? { samples: unpackSamples(r.samples) } : {}),
+      ...(e > 0 && kept.includes(e) ? { samples: unpackSamples(r.samples) } : {}),
     });
     await pause();
   }
@@ -612,7 +617,7 @@ async function simulateDataParallel(profile: Profile, packed: ServingSimRequests
     samples, summary, load, baselines: [], pageSize: pool.pageSize, numPages: pool.numPages, poolTokens: pool.poolTokenCount,
     ...(pool.poolBlocks !== undefined ? { poolBlocks: pool.poolBlocks } : {}), ...(pool.groups ? { poolGroups: pool.groups.count } : {}), ...(pool.poolLayout ? { poolLayout: pool.poolLayout } : {}),
     stepTime, latency,
-    dataParallel: { size: dp, gpusPerEngine: gpuCount(profile.device), replicas, ratesSpan: 'run', dispatch: DP_DISPATCH_TEXT },
+    dataParallel: { size: dp, gpusPerEngine: gpuCount(profile.device), replicas, ratesSpan: 'run', sampledEngines: kept, dispatch: DP_DISPATCH_TEXT },
   };
 }
 

@@ -1,5 +1,5 @@
 /** Text summary of a pool simulation for `attnscope simulate` (stdout). */
-import { contiguousNotSimulatedText, dataParallelDeployment, dataParallelEngines, deployedGpuCount, DP_SCOPE_TEXT, formatCount, formatCountOf, formatDuration, formatLoad, formatLoadSource, formatPercent, formatRequestRate, formatUsd, formatUsdCost, gpuHourUsdText, poolCost, tpotOverheadNote } from '../../core/format';
+import { contiguousNotSimulatedText, dataParallelDeployment, dataParallelEngines, deployedGpuCount, dpScopeText, formatCount, formatCountOf, formatDuration, formatLoad, formatLoadSource, formatPercent, formatRequestRate, formatUsd, formatUsdCost, gpuHourUsdText, poolCost, tpotOverheadNote } from '../../core/format';
 import type { DeviceSpec } from '../../core/config/types';
 import type { PoolResult, StepTimeModel } from '../../core/protocol/run';
 import { formatLatency } from './latency-format';
@@ -85,7 +85,7 @@ export function formatPoolSummary(result: PoolResult, device?: Parameters<typeof
   const dp = result.dataParallel;
   if (dp) {
     lines.push(
-      `Data parallel ${dp.size}: ${dataParallelDeployment(dp)}, each this pool and scheduler; ${dp.dispatch}; ${DP_SCOPE_TEXT}`,
+      `Data parallel ${dp.size}: ${dataParallelDeployment(dp)}, each this pool and scheduler; ${dp.dispatch}; ${dpScopeText(dp)}`,
       `  ${dataParallelEngines(dp)}`,
     );
   }

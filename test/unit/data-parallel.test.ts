@@ -429,3 +429,24 @@ test('vllm-log: data-parallel engine cores are replicas with their own pools, ea
   assert.match(note, new RegExp(`EngineCore_0: KV cache memory 54\\.07 GiB \\(line 4; .*GPU KV cache size 442,928 tokens \\(line 6; estimate ${tokens} tokens`));
   assert.match(note, new RegExp(`EngineCore_1: KV cache memory 53\\.07 GiB \\(line 5; .*GPU KV cache size 434,736 tokens \\(line 7; estimate ${tokens} tokens`));
 });
+
+test('a dp 1024 run keeps the pool samples of engines 1 … 8 and the busiest only, every engine\'s row, and its JSON stays small (s45 newcomer-ed N4: 205 MB)', async () => {
+  // 1,024 requests at t 0: each finds every engine it has not yet reached empty, and the scan's
+  // start moves on by one a request, so request k goes to engine k (the rule of the test above).
+  // Request 600 holds 512 + 8 tokens (33 pages of 16) where the others hold 8 + 8 (1 page): engine
+  // 601 is the busiest, past engine 8.
+  const dp = 1024;
+  const p = profile(`{ gpu: H100 SXM, data_parallel_size: ${dp} }\nkv_cache: { page_size: 16, num_pages: 64 }`);
+  const trace = Array.from({ length: dp }, (_, k) => ({ arrivalS: 0, promptLen: k === 600 ? 512 : 8, outputLen: 8 }));
+  const r = await simulatePool(p, { stepTime: { perTokenS: 1 / 64 }, watermark: 0, trace });
+  const d = r.dataParallel!;
+  assert.equal(d.replicas.length, dp);
+  assert.deepEqual(d.sampledEngines, [0, 1, 2, 3, 4, 5, 6, 7, 600]);
+  assert.deepEqual(d.replicas.flatMap((x, e) => (x.samples ? [e] : [])), [1, 2, 3, 4, 5, 6, 7, 600]);
+  assert.equal(d.replicas[600]!.peakOccupancy, 33 / 64);
+  // Every engine ran 8 steps at least (a prefill, 7 decodes): kept for all 1,023 others, samples
+  // of ~130 characters each would be > 1,023 × 8 × 130 = 1.06 M characters; the rows are ~200 each.
+  const chars = JSON.stringify(r).length;
+  assert.ok(chars < 400_000, `${chars} characters`);
+  assert.match(formatPoolSummary(r), /pool samples of engines 1 … 8 and the busiest \(engine 601\) of 1,024, not the others' \(the dashboard's Engine select picks the one charted\)/);
+});

@@ -549,7 +549,7 @@ describe('a data-parallel run (s41 newcomer-ed F2: the dashboard never said ther
   it('draws the engine picked: its samples, its title and its peaks (s41 newcomer-ed F2: engine 1 only)', () => {
     const engine2Samples = base.poolSamples.map((x) => ({ ...x, running: x.running + 7 }));
     const withSamples = { ...view, pool: { ...view.pool, dataParallel: { ...dataParallel, replicas: [dataParallel.replicas[0]!, { ...dataParallel.replicas[1]!, samples: engine2Samples }] } } };
-    assert.deepEqual(engineOptions(withSamples), ['engine 1 of 2: 506 requests, peak running 132', 'engine 2 of 2: 494 requests, peak running 291']);
+    assert.deepEqual(engineOptions(withSamples), [{ engine: 0, label: 'engine 1 of 2: 506 requests, peak running 132' }, { engine: 1, label: 'engine 2 of 2: 494 requests, peak running 291' }]);
     const two = engineView(withSamples, 1);
     assert.equal(two.poolSamples, engine2Samples);
     assert.equal(poolTimelineChart(two, palette).title, 'Page pool (engine 2 of 2)');
