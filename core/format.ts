@@ -545,6 +545,32 @@ export function formatLoad(load: PoolLoad, summary: Pick<PoolSummary, 'requests'
   return lines;
 }
 
+/** Whether the modelled server kept up with a run's load, as {@link formatLoad} judges it. */
+export type LoadVerdictKind = 'kept-up' | 'cannot-tell' | 'overloaded' | 'none-served';
+
+/**
+ * A run's load verdict for the dashboard's Run tab: `badge` a short word for it, `kind` which, and
+ * `lines` the lines {@link formatLoad} prints for it (the CLI's Kept up / Cannot tell / Overloaded /
+ * None served lines, word for word) as the badge's reason. Read from formatLoad's lines, not judged
+ * again, so the CLI and the dashboard say one thing (s45 newcomer-ed N3: the tab showed "ok" and
+ * "SLO met" for a run the CLI could not tell kept up). The first verdict line names the badge (None
+ * served before an Overloaded that follows it). Null where formatLoad gives no verdict (all
+ * requests arriving at one instant, not overloaded: no rate to keep up with).
+ */
+export function loadVerdict(load: PoolLoad, summary: Pick<PoolSummary, 'requests' | 'completed' | 'rejected'>): { kind: LoadVerdictKind; badge: string; lines: string[] } | null {
+  const lines = formatLoad(load, summary).slice(1);
+  const first = lines[0];
+  if (first === undefined) return null;
+  const [kind, badge]: [LoadVerdictKind, string] = first.startsWith('Kept up:')
+    ? ['kept-up', 'kept up']
+    : first.startsWith('Cannot tell')
+      ? ['cannot-tell', 'cannot tell if it keeps up']
+      : first.startsWith('None served:')
+        ? ['none-served', 'none served']
+        : ['overloaded', 'overloaded'];
+  return { kind, badge, lines };
+}
+
 /** The reader's date-time format, made once (Intl.DateTimeFormat is slow to construct; History lists every run). */
 let localTimeFormat: Intl.DateTimeFormat | undefined;
 

@@ -26,7 +26,7 @@ import { buildDifference, comparePools, compareRuns, compareSettings, comparison
 import { composePng, composeTablePng } from './png';
 import { sweepProvenance } from '../core/sweepFigures';
 import { decisionMetric, interruptedText, metricsOf as sweepMetricsOf, otherSweepNote, sweepAxisCharts, sweepChartHeight, sweepCostChart, sweepCostChartHeight, sweepBestText, sweepMarkdown, sweepPointsText, sweepTable, sweepTitle } from './sweep';
-import { CHANGE_MEANING, formatCount, formatCountOf, formatDuration, formatLoadNote, formatPercent, formatRunTime, loadAverageText, perGpuCasesHeader, poolCancelledText, wasmBuildNote } from '../core/format';
+import { CHANGE_MEANING, formatCount, formatCountOf, formatDuration, formatLoadNote, formatPercent, loadVerdict, formatRunTime, loadAverageText, perGpuCasesHeader, poolCancelledText, wasmBuildNote } from '../core/format';
 import { comparedRun, emptyModel, listedName, reduce, rerunOf, restoredModel, skippedNote, type DashboardModel, type ViewRun } from './model';
 import { readPalette, watchTheme, type Palette } from './theme';
 import { loadState, onMessage, post, saveState, type PersistedState } from './vscodeApi';
@@ -108,6 +108,12 @@ const status = el('span', { id: 'run-status', class: 'status' });
 const statusLabel = el('span', { class: 'visually-hidden', hidden: '' }, 'status: ');
 /** The run's SLO verdict (webview/latency.ts sloBadge), in place of the status badge of a run that ended ok, which says how the run ended, not whether it met its SLO. */
 const sloStatus = el('span', { id: 'run-slo', class: 'status', hidden: '' });
+/**
+ * Whether the modelled server kept up with a simulation's load (core/format loadVerdict: the CLI's
+ * Kept up / Cannot tell / Overloaded / None served line), beside the SLO badge, the line on hover;
+ * a run that cannot tell also shows the line under the header (s45 newcomer-ed N3).
+ */
+const loadStatus = el('span', { id: 'run-keeps-up', class: 'status', hidden: '' });
 const progress = el('progress', { id: 'run-progress', max: '1', value: '0' });
 const runButton = button('Run benchmark', () => {
   const { source, kind, replay } = rerunOf(model.current, model.runTarget ?? null);
@@ -129,6 +135,8 @@ const stepTime = el('p', { id: 'run-step-time', class: 'muted' });
 const buildNote = el('p', { id: 'run-build', class: 'warning' });
 /** Under the machine line, for a run whose kernels were timed while the machine was busy (load above its CPUs): the CLI's load line (core/format loadAverageText). */
 const loadNote = el('p', { id: 'run-load', class: 'warning' });
+/** The Cannot tell line (core/format loadVerdict) under the header, where its badge says only that. */
+const keepsUpNote = el('p', { id: 'run-keeps-up-note', class: 'warning', hidden: '' });
 /**
  * Over a run the page did not make (ViewRun.latest: the newest saved run on a page with none of its
  * own, after a window reload): that it is, and that the Run button runs the editor's file, not it.
@@ -336,7 +344,7 @@ const tabs = el('vscode-tabs', { 'selected-index': String(Math.max(0, TABS.index
   el('vscode-tab-header', unselected, 'Run'),
   el('vscode-tab-header', unselected, 'History'),
   el('vscode-tab-header', unselected, 'Sweep'),
-  el('vscode-tab-panel', {}, runEditedNote, latestNote, environment, buildNote, loadNote, stepTime, noRun, chartGrid),
+  el('vscode-tab-panel', {}, runEditedNote, latestNote, environment, keepsUpNote, buildNote, loadNote, stepTime, noRun, chartGrid),
   // Sweeps and Compare first: after every saved run they were ~340 rows down (s37 newcomer-ed 7).
   el('vscode-tab-panel', {}, el('h2', {}, 'Compare two runs'),
     el('div', { class: 'compare-bar' }, el('label', {}, 'A ', selectA), el('label', {}, 'B ', selectB), compareButton),
@@ -362,7 +370,7 @@ tabs.addEventListener('vsc-tabs-select', (e: Event) => {
 });
 
 app.append(
-  el('header', { class: 'toolbar' }, el('div', { class: 'title' }, title, statusLabel, status, sloStatus, progress), actions),
+  el('header', { class: 'toolbar' }, el('div', { class: 'title' }, title, statusLabel, status, sloStatus, loadStatus, progress), actions),
   tabs,
 );
 
@@ -470,6 +478,14 @@ function renderHeader(run: ViewRun | null): void {
   sloStatus.title = slo?.title ?? '';
   sloStatus.className = `status ${slo ? (slo.met ? 'status-slo-met' : 'status-failed') : ''}`;
   sloStatus.hidden = !slo;
+  const pool = run && run.status !== 'running' ? run.pool : undefined;
+  const keepsUp = pool?.load ? loadVerdict(pool.load, pool.summary) : null;
+  loadStatus.textContent = keepsUp?.badge ?? '';
+  loadStatus.title = keepsUp?.lines.join('\n') ?? '';
+  loadStatus.className = `status ${keepsUp ? `status-load-${keepsUp.kind}` : ''}`;
+  loadStatus.hidden = !keepsUp;
+  keepsUpNote.textContent = keepsUp?.kind === 'cannot-tell' ? keepsUp.lines.join(' ') : '';
+  keepsUpNote.hidden = keepsUp?.kind !== 'cannot-tell';
   // The cases received so far, for the e2e suite (a case measured before it reloads the window).
   status.dataset.cases = String(run?.cases.length ?? 0);
   const p = run?.progress;
@@ -541,6 +557,7 @@ function renderHeader(run: ViewRun | null): void {
     status.className = `status status-${sweeping ? 'running' : 'none'}`;
     status.hidden = false;
     sloStatus.hidden = true;
+    loadStatus.hidden = true;
     progress.hidden = true;
   }
   statusLabel.hidden = status.textContent === '' || status.hidden;

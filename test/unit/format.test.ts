@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { dataParallelEngines, fewAndCount, formatAttainmentTarget, formatBytes, formatCount, formatCountOf, formatDuration, formatGib, formatLoad, formatMs, formatParams, formatPercent, formatRate, formatRunTime, formatSignificant, indefiniteArticle, sloNearIdleNote, sloSampleNote, sloTargetText, sloVerdict, shownFileName, wasmBuildNote } from '../../core/format';
+import { dataParallelEngines, fewAndCount, formatAttainmentTarget, formatBytes, formatCount, formatCountOf, formatDuration, formatGib, formatLoad, loadVerdict, formatMs, formatParams, formatPercent, formatRate, formatRunTime, formatSignificant, indefiniteArticle, sloNearIdleNote, sloSampleNote, sloTargetText, sloVerdict, shownFileName, wasmBuildNote } from '../../core/format';
 import { skippedNote } from '../../webview/model';
 
 test('formatBytes: IEC prefixes, three significant digits', () => {
@@ -157,6 +157,28 @@ test('Load at dp 8: a run whose requests in flight grew while its queue did not 
   assert.equal(over[1], 'Overloaded: the offered 300 requests/s is above the saturated throughput μ = 251 requests/s measured for this server (modelled), though this run\'s queue did not show it: its queue grows without bound in a steady state, so its TTFT and queueing delay grow with the length of the run (the number of requests), not toward a latency the server would settle at.');
   // A run saved before s44 (no in-flight counts) reads as it did.
   assert.match(formatLoad({ ...load, inFlightAtLastArrival: undefined, inFlightAtMiddleArrival: undefined }, all)[1]!, /^Kept up: /);
+});
+
+test('the dashboard\'s keeps-up badge is formatLoad\'s verdict, its lines word for word (s45 newcomer-ed N3: the Run tab showed "ok" and "SLO met" for the dp 8 run the CLI could not tell)', () => {
+  // The dp 8 run of the test above: Cannot tell, with the CLI's line as its reason.
+  const load = { source: 'workload' as const, timeScale: 1, offeredRequestsPerSec: 299.88, servedRequestsPerSec: 170.67, waitingAtLastArrival: 10, waitingAtMiddleArrival: 6, inFlightAtLastArrival: 1613, inFlightAtMiddleArrival: 811, overloaded: false };
+  const all = { requests: 2000, completed: 2000, rejected: 0 };
+  const tell = loadVerdict(load, all)!;
+  assert.equal(tell.kind, 'cannot-tell');
+  assert.equal(tell.badge, 'cannot tell if it keeps up');
+  assert.deepEqual(tell.lines, formatLoad(load, all).slice(1));
+  assert.match(tell.lines[0]!, /^Cannot tell whether the server keeps up: .* grew from 811 at the middle arrival to 1,613, by more than 63 /);
+  // In flight 79 -> 114 (grew 35 <= 63): kept up.
+  assert.equal(loadVerdict({ ...load, offeredRequestsPerSec: 23.99, waitingAtLastArrival: 2, waitingAtMiddleArrival: 1, inFlightAtLastArrival: 114, inFlightAtMiddleArrival: 79 }, all)!.kind, 'kept-up');
+  // μ 251 measured under 300 offered: overloaded, though the queue did not show it; a queue that grew: overloaded.
+  assert.equal(loadVerdict({ ...load, saturatedRequestsPerSec: 251 }, all)!.badge, 'overloaded');
+  assert.equal(loadVerdict({ ...load, overloaded: true, waitingAtLastArrival: 700 }, all)!.kind, 'overloaded');
+  // Every request rejected and the queue grown: None served names the badge, the Overloaded line follows it.
+  const none = loadVerdict({ ...load, overloaded: true }, { requests: 2000, completed: 0, rejected: 2000 })!;
+  assert.equal(none.kind, 'none-served');
+  assert.deepEqual(none.lines.map((l) => l.split(':')[0]), ['None served', 'Overloaded']);
+  // All at one instant and not overloaded: formatLoad judges nothing, no badge.
+  assert.equal(loadVerdict({ ...load, offeredRequestsPerSec: null, inFlightAtLastArrival: undefined, inFlightAtMiddleArrival: undefined }, all), null);
 });
 
 test('a long list of skipped history files names three and counts the rest (40 were listed whole, ~3,800 characters: s37 newcomer-ed)', () => {

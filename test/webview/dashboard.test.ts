@@ -398,6 +398,33 @@ describe('dashboard webview in Chromium', () => {
     await send(page, { type: 'showRun', run, id: RUN_ID });
   });
 
+  // s45 newcomer-ed N3: the CLI printed "Cannot tell whether the server keeps up" for this dp 8 run; the tab showed only "ok" and "SLO met".
+  it('the Run tab badges whether the server kept up beside the SLO verdict, with the CLI\'s line: cannot tell (and the line beneath), kept up, overloaded', async () => {
+    // examples/llama-3.1-8b.attn.yaml at dp 8, 300 requests/s, 2,000 requests: in flight 811 -> 1,613 grew by more than 2 · √(2,000 / 2) = 63.2.
+    const grown = { source: 'workload' as const, timeScale: 1, offeredRequestsPerSec: 299.88, servedRequestsPerSec: 170.67, waitingAtLastArrival: 10, waitingAtMiddleArrival: 6, inFlightAtLastArrival: 1613, inFlightAtMiddleArrival: 811, overloaded: false };
+    const sim = (load: NonNullable<RunResult['pool']>['load']): RunResult => ({ ...run, kind: 'simulate', cases: [], pool: { ...run.pool!, load, summary: { ...run.pool!.summary, requests: 2000, completed: 2000, rejected: 0 }, latency: { ...run.pool!.latency!, slo: { ttftMs: 1000, tpotMs: 100 }, sloAttainment: 1 } } });
+    await send(page, { type: 'showRun', run: sim(grown), id: RUN_ID });
+    await page.waitForFunction(() => document.querySelector('#run-keeps-up')?.textContent === 'cannot tell if it keeps up');
+    assert.equal(await page.textContent('#run-slo'), 'SLO met');
+    const title = (await page.getAttribute('#run-keeps-up', 'title')) ?? '';
+    assert.match(title, /^Cannot tell whether the server keeps up: at the last arrival 10 of the 2,000 requests were still waiting, 6 at the middle arrival, but the requests in flight \(waiting or running\) grew from 811 at the middle arrival to 1,613, by more than 63 /);
+    assert.equal(await page.isVisible('#run-keeps-up-note'), true);
+    assert.equal(await page.textContent('#run-keeps-up-note'), title);
+    await page.screenshot({ path: join(shots, 'keeps-up-cannot-tell.png'), clip: { x: 0, y: 0, width: 1280, height: 220 } });
+    // In flight 79 -> 114 at 24 requests/s (grew 35 <= 63): kept up, the queue's line on hover, nothing beneath.
+    await send(page, { type: 'showRun', run: sim({ ...grown, offeredRequestsPerSec: 23.99, waitingAtLastArrival: 2, waitingAtMiddleArrival: 1, inFlightAtLastArrival: 114, inFlightAtMiddleArrival: 79 }), id: RUN_ID });
+    await page.waitForFunction(() => document.querySelector('#run-keeps-up')?.textContent === 'kept up');
+    assert.match((await page.getAttribute('#run-keeps-up', 'title')) ?? '', /^Kept up: at the last arrival 2 of the 2,000 requests \(0\.1%\) were still waiting, 1 at the middle arrival: the queue grew by 1, within 63 /);
+    assert.equal(await page.isVisible('#run-keeps-up-note'), false);
+    // μ 251 measured under 300 offered: overloaded, whatever the queue showed.
+    await send(page, { type: 'showRun', run: sim({ ...grown, saturatedRequestsPerSec: 251 }), id: RUN_ID });
+    await page.waitForFunction(() => document.querySelector('#run-keeps-up')?.textContent === 'overloaded');
+    assert.match((await page.getAttribute('#run-keeps-up', 'class')) ?? '', /status-load-overloaded/);
+    // The fixture's benchmark records no load: no badge.
+    await send(page, { type: 'showRun', run, id: RUN_ID });
+    await page.waitForFunction(() => (document.querySelector('#run-keeps-up') as HTMLElement | null)?.hidden === true);
+  });
+
   it('exports: PNG posts a PNG data URL, CSV and JSON post the run id', async () => {
     await page.click('#btn-export-png');
     const [png] = (await waitForPosted(page, 'savePng')) as Array<{ name: string; dataUrl: string }>;
