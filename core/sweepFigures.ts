@@ -2,7 +2,7 @@
  * The figures of a sweep report's rows (core/protocol/sweep.ts SweepMetrics) as every surface
  * names them: the dashboard's label, how a value reads (kind, unit), where it comes from
  * (modelled by the pool simulation, measured on the point's machine) and its CSV column (name
- * and unit, as the run export writes them: extension/exportSweep.ts); and the sentences that say
+ * and unit, as the run export writes them: core/sweepCsv.ts); and the sentences that say
  * where a report's figures come from (sweepProvenance), which the CLI prints under its table and
  * the dashboard's Sweep tab under its own. The webview reads it too: it imports nothing of Node's.
  */

@@ -14,7 +14,7 @@ import type { SweepReport } from '../core/protocol/sweep';
 import type { FromWebview, RunTarget, SweepListEntry, ToWebview } from '../core/protocol/webview';
 import { dashboardHtml, makeNonce } from './dashboardHtml';
 import { runToCsv, runToJson } from './exportRun';
-import { sweepToCsv } from './exportSweep';
+import { sweepToCsv } from '../core/sweepCsv';
 import { compareToCsv, compareToMarkdown } from './exportCompare';
 import { CHANGE_MEANING } from '../core/format';
 import { FolderWatch, type WatchedFolder } from './folderWatch';
@@ -652,7 +652,7 @@ async function exportCompareTo(host: Pick<DashboardHost, 'log'>, msg: Extract<Fr
   void vscode.window.showInformationMessage(`AttnScope: exported the comparison ${what} to ${vscode.workspace.asRelativePath(target)}.`);
 }
 
-/** Asks where to save and writes the sweep's table as CSV (exportSweep.ts); a sweep with no point result is not written, and the warning says so. */
+/** Asks where to save and writes the sweep's table as CSV (core/sweepCsv.ts); a sweep with no point result is not written, and the warning says so. */
 async function exportSweepTo(host: Pick<DashboardHost, 'log'>, report: SweepReport, file?: string): Promise<void> {
   const csv = sweepToCsv(report);
   if (csv.rows === 0) {

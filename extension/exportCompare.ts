@@ -7,7 +7,7 @@
  */
 import type { ComparedRun, ComparisonExportRow } from '../core/protocol/webview';
 import { markdownTable } from '../core/format';
-import { csvTable } from './exportRun';
+import { csvTable } from '../core/csv';
 
 /**
  * The rows naming runs A and B, first in both exports (as the run CSV's `run,...` rows name the

@@ -13,6 +13,7 @@ import type { LatencyStats } from '../core/protocol/latency';
 import type { KernelCase, PoolResult, RunResult, StepTimeModel } from '../core/protocol/run';
 import { describeEnvironment } from '../core/sweepFigures';
 import { modelLabel } from './runName';
+import { csvTable, type CsvCell } from '../core/csv';
 
 const CSV_COLUMNS: Array<[string, (c: KernelCase) => CsvCell]> = [
   ['kernel', (c) => c.kernel],
@@ -45,25 +46,6 @@ const CSV_COLUMNS: Array<[string, (c: KernelCase) => CsvCell]> = [
   ['max_abs_err', (c) => c.maxAbsErr],
   ['lse_max_abs_err', (c) => c.lseMaxAbsErr],
 ];
-
-/** One CSV cell's value: null and undefined are an empty cell. */
-export type CsvCell = string | number | boolean | null | undefined;
-
-function csvCell(v: CsvCell): string {
-  if (v === null || v === undefined) return '';
-  const s = String(v);
-  return /[",\n\r]/.test(s) ? `"${s.replace(/"/g, '""')}"` : s;
-}
-
-/**
- * The one CSV writer of the exports (a run here, a sweep in exportSweep.ts): RFC 4180, the
- * header row then `rows`, each cell quoted only when it holds a quote, comma or line end, `\n`
- * line ends and one at the end. `rows` counts the data rows.
- */
-export function csvTable(header: readonly string[], rows: ReadonlyArray<readonly CsvCell[]>): { text: string; rows: number } {
-  const lines = [header, ...rows].map((r) => r.map(csvCell).join(','));
-  return { text: lines.join('\n') + '\n', rows: rows.length };
-}
 
 /** One figure of a pool simulation: what, which statistic ('' for a single value), value, unit. */
 type SimFigure = [figure: string, statistic: string, value: number | undefined, unit: string];

@@ -19,6 +19,7 @@ const COMMON: Record<string, FlagHelp> = {
   backend: { value: 'auto|cpu|cuda', text: "the kernels' backend (default: the profile's device.backend, else auto)" },
   events: { text: 'read a resolved Profile as JSON on stdin (file -), write NDJSON events on stdout (the editor\'s door)' },
   set: { value: 'key=v1,v2', text: "add or replace a sweep axis: a profile key and its values (repeatable); a list key's values as lists in one list: --set 'decode.context_lens=[[512],[2048]]'" },
+  csv: { value: 'FILE', text: "also write the report's table as CSV to FILE, the Sweep tab's Export CSV (a row per point and source, units in the column names; /dev/stdout: the CSV alone on stdout)" },
   out: { value: 'DIR', text: 'the results folder (default .attnscope/sweeps/<profile>-<sweep id>; created, its parent must exist)' },
 };
 

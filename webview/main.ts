@@ -280,7 +280,7 @@ sweepMetric.addEventListener('change', () => {
   sweepMetric.dataset.chosen = sweepMetric.value;
   renderSweep();
 });
-/** The Sweep table as CSV (the extension writes it: extension/exportSweep.ts); the run's Export buttons are hidden on this tab. */
+/** The Sweep table as CSV (the extension writes it: core/sweepCsv.ts); the run's Export buttons are hidden on this tab. */
 const sweepExportCsv = button('Export CSV', () => model.sweep && post({ type: 'exportSweep', report: model.sweep }), { id: 'btn-export-sweep-csv', secondary: '' });
 /** The Sweep table as Markdown, ranked by the figure shown, with what it assumed (webview/sweep.ts sweepMarkdown), to the clipboard (s41 newcomer-ed F5: nothing pasteable said the SLO, the GPU or the assumptions). */
 const sweepCopyMarkdown = button('Copy as Markdown', () => {

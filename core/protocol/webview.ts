@@ -197,7 +197,7 @@ export type FromWebview =
   | { type: 'export'; id: string; format: 'json' | 'csv' }
   /**
    * The Sweep tab's exports of the report it shows: Export CSV (no `markdown`), written by the
-   * extension (extension/exportSweep.ts); Copy as Markdown (`markdown`: the page's ranked table with
+   * extension (core/sweepCsv.ts); Copy as Markdown (`markdown`: the page's ranked table with
    * its assumptions, webview/sweep.ts sweepMarkdown), which the extension puts on the clipboard.
    */
   | { type: 'exportSweep'; report: SweepReport; markdown?: string }

@@ -1,8 +1,8 @@
 /**
  * The sweep commands of `attnscope` (runner/cli.ts dispatches to them):
  *
- *   attnscope sweep <profile> [--set key=v1,v2]... [--max-rate] [--jobs N] [--shard i/N] [--out DIR] [--json FILE] [--quick] [--backend B] [--events]
- *   attnscope merge DIR... [--json FILE]
+ *   attnscope sweep <profile> [--set key=v1,v2]... [--max-rate] [--jobs N] [--shard i/N] [--out DIR] [--json FILE] [--csv FILE] [--quick] [--backend B] [--events]
+ *   attnscope merge DIR... [--json FILE] [--csv FILE]
  *   attnscope submit --slurm <profile> [--set ...] [--max-rate] [--tasks N] [--partition P] [--gpus-per-task G] [--cpus-per-task C] [--time T] [--out DIR] [--wait] [--poll S]
  *   attnscope submit --k8s <profile> --image IMAGE --pvc CLAIM [--set ...] [--max-rate] [--tasks N] [--gpus-per-task G] [--cpus-per-task C] [--namespace NS] [--out DIR]
  *
@@ -32,6 +32,7 @@ import { loadSweep, throwPointErrors, type SweepPlan } from './spec';
 import { runWorker } from './worker';
 import { SweepBusyError, takeSweepLock } from './lock';
 import { readProfileTrace } from '../simulate/traces';
+import { sweepToCsv } from '../../core/sweepCsv';
 
 function backendOf(v: unknown): Backend {
   if (v === undefined) return 'auto';
@@ -159,6 +160,28 @@ function writeReport(report: SweepReport, json: string | undefined, dir: string)
   writeOutput(json ?? join(dir, REPORT_FILE), `${JSON.stringify(report, null, 2)}\n`, json !== undefined ? '--json' : 'the sweep report');
 }
 
+/**
+ * Checks --csv FILE before any work, as --json's (checkOutputPath against the files the command
+ * reads), and refuses the one file for both, and stdout for both or for the CSV under --events
+ * (whose stdout holds the events).
+ */
+function checkCsvPath(values: Record<string, unknown>, inputs: readonly RunInput[]): void {
+  const csv = values.csv as string | undefined;
+  if (csv === undefined) return;
+  checkOutputPath(csv, '--csv', inputs);
+  const json = values.json as string | undefined;
+  if (json !== undefined && (resolve(json) === resolve(csv) || (namesStdout(json) && namesStdout(csv)))) throw new UsageError(`--csv ${csv}: --json writes there too; give them two files`, false);
+  if (values.events === true && namesStdout(csv)) throw new UsageError(`--csv ${csv}: --events writes its events to stdout; give --csv a file`, false);
+}
+
+/** Writes the report's table as CSV to the --csv file: core/sweepCsv.ts sweepToCsv, the Sweep tab's Export CSV. */
+function writeCsv(report: SweepReport, csv: string): void {
+  writeOutput(csv, sweepToCsv(report).text, '--csv');
+}
+
+/** Whether the table goes to stderr: stdout holds the --json or --csv file alone. */
+const stdoutTaken = (values: Record<string, unknown>): boolean => namesStdout(values.json as string | undefined) || namesStdout(values.csv as string | undefined);
+
 /** The files a sweep reads, for checkOutputPath: its profile and the config.json of each model its points name. */
 function sweepInputs(plan: SweepPlan): RunInput[] {
   const models = new Set(plan.points.map((p) => p.profile.modelPath).filter((m): m is string => m !== null && m !== plan.absFile));
@@ -190,6 +213,7 @@ export async function sweepCommand(argv: string[]): Promise<number> {
     shard: { type: 'string' },
     out: { type: 'string' },
     json: { type: 'string' },
+    csv: { type: 'string' },
     quick: { type: 'boolean', default: false },
     backend: { type: 'string' },
     events: { type: 'boolean', default: false },
@@ -263,6 +287,7 @@ async function runSweepCommand(values: Record<string, unknown>, positionals: str
   if (benchmarks && jobsWanted > 1) say(`attnscope: warning: --jobs ${jobsWanted} runs benchmarks side by side; they share this machine's cores and memory bandwidth, so they run slower (longer times, lower rates) than alone`, 'warn');
   const outDir = (values.out as string | undefined) ?? defaultOutDir(plan);
   checkOutputPath(values.json as string | undefined, '--json', [...sweepInputs(plan), ...resultInputs([outDir])]);
+  checkCsvPath(values, [...sweepInputs(plan), ...resultInputs([outDir])]);
   // A shard writes no report unless --json names one; the whole sweep writes it beside its points.
   if (!shard && values.json === undefined) checkReportFile(join(outDir, REPORT_FILE), plan);
   // The default folder is named by this sweep's id; a folder the user names may hold anything.
@@ -373,8 +398,9 @@ async function runSweepCommand(values: Record<string, unknown>, positionals: str
     // A shard's report would be partial: the whole one comes from `attnscope merge`.
     const reportFile = !shard || values.json ? ((values.json as string | undefined) ?? join(outDir, REPORT_FILE)) : null;
     if (reportFile !== null) writeReport(report, values.json as string | undefined, outDir);
-    // --json /dev/stdout, or --events: stdout holds the JSON or the events alone, the table goes to stderr.
-    const table = emit || namesStdout(values.json as string | undefined) ? process.stderr : process.stdout;
+    if (values.csv !== undefined) writeCsv(report, values.csv as string);
+    // --json or --csv /dev/stdout, or --events: stdout holds the JSON, the CSV or the events alone, the table goes to stderr.
+    const table = emit || stdoutTaken(values) ? process.stderr : process.stdout;
     table.write(`${formatReport(report, shard ? { index: shard.index, count: shard.count, points: share.length } : undefined)}\n`);
     if (shard) table.write(`\n${where} done in ${outDir}; merge all shards with: attnscope merge ${outDir}\n`);
     emit?.({ type: 'sweepEnd', outDir: resolve(outDir), reportFile: reportFile === null ? null : resolve(reportFile), inFolder, total: share.length, failed, cancelled: false });
@@ -409,12 +435,14 @@ function markOrigins(report: SweepReport, result: LocalSweepResult): void {
 
 /** `attnscope merge`. */
 export async function mergeCommand(argv: string[]): Promise<number> {
-  const { values, positionals } = parse(argv, { json: { type: 'string' } });
+  const { values, positionals } = parse(argv, { json: { type: 'string' }, csv: { type: 'string' } });
   if (positionals.length === 0) throw new UsageError('merge takes one or more results folders');
   checkOutputPath(values.json as string | undefined, '--json', resultInputs(positionals));
+  checkCsvPath(values, resultInputs(positionals));
   const report = mergeResults(positionals, { onSkip: (f, { why, line = 1, column = 1 }) => process.stderr.write(`${fileLocation(f, line, column)}: warning: skipped: ${why}\n`) });
   writeReport(report, values.json as string | undefined, positionals[0]!);
-  (namesStdout(values.json as string | undefined) ? process.stderr : process.stdout).write(`${formatReport(report)}\n`);
+  if (values.csv !== undefined) writeCsv(report, values.csv as string);
+  (stdoutTaken(values) ? process.stderr : process.stdout).write(`${formatReport(report)}\n`);
   return EXIT_OK;
 }
 

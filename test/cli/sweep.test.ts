@@ -17,6 +17,7 @@ import type { RunnerEvent, RunnerProgressEvent } from '../../core/protocol/runne
 import type { SweepPointRun, SweepReport } from '../../core/protocol/sweep';
 import { parseEvent, runnerLaunch } from '../../core/runnerProcess';
 import { resumeArgs } from '../../extension/sweepReports';
+import { sweepToCsv } from '../../core/sweepCsv';
 import { cancelWhileReadingFifo, HANDED_FIFO } from '../fixtures/fifo';
 import { comparable, sweepWorkspace } from '../fixtures/sweep';
 
@@ -240,6 +241,34 @@ test('shards run as separate processes (--shard and SLURM_ARRAY_TASK_ID) merge i
   assert.equal(m.code, 0, m.stderr);
   assert.deepEqual(comparable(readReport(join(dir, 'merged.json'))), comparable(report));
   assert.match(m.stdout, /6 results for 6 of 6 points/);
+});
+
+test('merge --csv writes the Sweep tab\'s Export CSV (core/sweepCsv.ts, one implementation): its columns, a hand-checked row; /dev/stdout holds the CSV alone (s44 newcomer LOW-12)', () => {
+  const { dir, out } = localSweep();
+  const m = cli(['merge', out, '--json', join(dir, 'csv.json'), '--csv', '/dev/stdout']);
+  assert.equal(m.code, 0, m.stderr);
+  // The same text as the dashboard's export of the same report, and the table on stderr.
+  assert.equal(m.stdout, sweepToCsv(readReport(join(dir, 'csv.json'))).text);
+  assert.match(m.stderr, /6 results for 6 of 6 points/);
+  const [header, ...rows] = m.stdout.trimEnd().split('\n').map((l) => l.split(','));
+  assert.deepEqual(header!.slice(0, 7), ['point', 'point_id', 'kv_cache.page_size', 'workload.max_num_seqs', 'environment', 'status', 'best']);
+  assert.equal(header![7], 'source');
+  for (const c of ['pool_pages', 'kv_bytes_per_token', 'page_bytes', 'output_throughput_tokens_per_s', 'ttft_p99_s', 'gpu', 'gpus', 'compute_efficiency', 'compute_efficiency_from']) assert.ok(header!.includes(c), `${c} in ${header!.join(',')}`);
+  // A modelled simulation: a row per point, each 'modelled'.
+  assert.equal(rows.length, 6);
+  const cell = (r: string[], c: string) => r[header!.indexOf(c)];
+  const row = rows.find((r) => cell(r, 'kv_cache.page_size') === '16' && cell(r, 'workload.max_num_seqs') === '4')!;
+  // By hand (test/fixtures/sweep.ts TINY_CONFIG): 2 layers × 2 KV heads × 64 × 2 (K, V) × 2 B = 1,024 B a token; a 16-token page
+  // 16,384 B; the 64 MiB budget 67,108,864 / 16,384 = 4,096 pages; one GPU (no tensor, pipeline or data parallelism).
+  assert.deepEqual(['status', 'source', 'kv_bytes_per_token', 'page_bytes', 'pool_pages', 'gpus'].map((c) => cell(row, c)), ['ok', 'modelled', '1024', '16384', '4096', '1']);
+  // A file, and --csv beside --json on one file refused before any work.
+  const file = join(dir, 'sweep.csv');
+  assert.equal(cli(['merge', out, '--json', join(dir, 'csv2.json'), '--csv', file]).code, 0);
+  assert.equal(readFileSync(file, 'utf8'), m.stdout);
+  const same = cli(['merge', out, '--json', join(dir, 'both'), '--csv', join(dir, 'both')]);
+  assert.equal(same.code, 2);
+  assert.equal(same.stderr, `attnscope: --csv ${join(dir, 'both')}: --json writes there too; give them two files\n`);
+  assert.equal(existsSync(join(dir, 'both')), false);
 });
 
 test('merge refuses the results of a different sweep', () => {

@@ -1191,7 +1191,7 @@ describe('dashboard webview in Chromium', () => {
     assert.equal(await page.textContent('#run-status'), '');
     // Where its figures come from, in the CLI footer's words (core/sweepFigures sweepProvenance): a simulated throughput alone, the pool sentence.
     assert.equal(await page.textContent('#sweep-sources'), 'pool figures: modelled, the page-pool simulation of each point (runner/simulate; vLLM V1 scheduling), time-averaged');
-    // The tab's own Export CSV sends the report it shows, for the extension to write (extension/exportSweep.ts).
+    // The tab's own Export CSV sends the report it shows, for the extension to write (core/sweepCsv.ts).
     await page.click('#btn-export-sweep-csv');
     assert.deepEqual(await waitForPosted(page, 'exportSweep'), [{ type: 'exportSweep', report }]);
     // Copy as Markdown (s41 newcomer-ed F5): the report with its table as Markdown, ranked by the figure shown (the only one here), for the extension's clipboard.

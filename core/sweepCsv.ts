@@ -1,15 +1,16 @@
 /**
- * The dashboard's Sweep table as CSV, as the run export writes a run (exportRun.ts csvTable, the
- * one CSV writer): a row per point, environment and source. A point's pool figures (modelled by
+ * The Sweep table as CSV, one implementation for the dashboard's Export CSV (extension/dashboard.ts)
+ * and `attnscope sweep|merge --csv FILE` (runner/sweep/cli.ts), as the run export writes a run
+ * (core/csv.ts csvTable, the one CSV writer): a row per point, environment and source. A point's pool figures (modelled by
  * its simulation) and its decode figures (measured on its machine) are on rows of their own, each
  * saying which in `source`, and a row leaves the other source's columns empty, as the run
  * export's kernel and simulation rows do. Figures in SI units as the report holds them, the unit
  * in each column's name (core/sweepFigures.ts SWEEP_FIGURES). No `vscode` import.
  */
-import { SLO_ATTAINMENT_DEFAULT } from '../core/protocol/latency';
-import type { SweepReport, SweepReportRow } from '../core/protocol/sweep';
-import { allReduceFrom, describeEnvironment, reportBuilds, rowBuild, stepTimeFrom, SWEEP_FIGURES } from '../core/sweepFigures';
-import { csvTable, type CsvCell } from './exportRun';
+import { csvTable, type CsvCell } from './csv';
+import { SLO_ATTAINMENT_DEFAULT } from './protocol/latency';
+import type { SweepReport, SweepReportRow } from './protocol/sweep';
+import { allReduceFrom, describeEnvironment, reportBuilds, rowBuild, stepTimeFrom, SWEEP_FIGURES } from './sweepFigures';
 
 /**
  * `report` as CSV: columns point (its label), point_id, each axis by its key, environment (its

@@ -1,5 +1,5 @@
 /**
- * The Sweep table as CSV (extension/exportSweep.ts sweepToCsv): the run export's conventions
+ * The Sweep table as CSV (core/sweepCsv.ts sweepToCsv, the dashboard's Export CSV and the CLI's --csv): the run export's conventions
  * (one CSV writer, a `source` column saying modelled or measured, units in the column names),
  * a point's modelled pool figures and measured decode figures on rows of their own, a failed
  * point kept, and nothing for a report with no row. Expected text written out by hand.
@@ -7,7 +7,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { SweepReport } from '../../core/protocol/sweep';
-import { sweepToCsv } from '../../extension/exportSweep';
+import { sweepToCsv } from '../../core/sweepCsv';
 import { run } from '../fixtures/run';
 
 const report: SweepReport = {
