@@ -94,6 +94,8 @@ const MODELLED_FOR: ReadonlyArray<{ column: string; value: (r: SweepReportRow) =
   { column: 'all_reduce_one_shot_efficiency', value: (r) => r.stepTime?.allReduce?.oneShotEfficiency },
   { column: 'all_reduce_two_shot_efficiency', value: (r) => r.stepTime?.allReduce?.twoShotEfficiency },
   { column: 'all_reduce_multimem_efficiency', value: (r) => r.stepTime?.allReduce?.multimemEfficiency },
+  // NCCL's ring past 4 MiB, its large-message bus bandwidth (SweepStepTimeAssumptions.allReduce.ringEfficiency).
+  { column: 'all_reduce_ring_efficiency', value: (r) => r.stepTime?.allReduce?.ringEfficiency },
   // To the nanosecond: 20 µs is 20 * 1e-6 s, which reads back as 19.999999999999996.
   { column: 'all_reduce_latency_us', value: (r) => (r.stepTime?.allReduce ? Math.round(r.stepTime.allReduce.latencyS * 1e9) / 1e3 : undefined) },
   { column: 'all_reduce_from', value: (r) => (r.stepTime?.allReduce ? allReduceFrom(r.stepTime.allReduce) : undefined) },

@@ -696,7 +696,7 @@ export function sweepAssumptions(report: SweepReport): string[] {
         `memory_efficiency ${formatSignificant(st.memoryEfficiency)} (${from('memory_efficiency')})`,
         `overhead_ms ${formatSignificant(st.overheadMs)} (${from('overhead_ms')})`,
         ...(ar
-          ? [`all-reduce at ${formatSignificant(ar.oneShotEfficiency)} (one-shot), ${formatSignificant(ar.twoShotEfficiency)} (two-shot, NCCL ring), ${formatSignificant(ar.multimemEfficiency)} (multimem) of the interconnect, ${formatDuration(ar.latencyS * 1e9)} a call (${allReduceFrom(ar)})`]
+          ? [`all-reduce at ${formatSignificant(ar.oneShotEfficiency)} (one-shot), ${formatSignificant(ar.twoShotEfficiency)} (two-shot, NCCL ring), ${formatSignificant(ar.multimemEfficiency)} (multimem)${ar.ringEfficiency !== undefined ? `, ${formatSignificant(ar.ringEfficiency)} (NCCL ring past 4 MiB)` : ''} of the interconnect, ${formatDuration(ar.latencyS * 1e9)} a call (${allReduceFrom(ar)})`]
           : []),
       ].join(', ');
     }),

@@ -559,6 +559,9 @@ const GPU_FIGURE_RANGES: ReadonlyArray<{ key: 'bf16_tflops' | 'fp32_tflops' | 'f
  * - interconnect-rate-assumed: tensor_parallel_size > 1 with interconnect NVLink or Infinity Fabric
  *   but no interconnect_gb_s: the link is modelled at PCIe x16's rate of pcie_gen (s44 newcomer
  *   M1: "NVLink 32 GB/s", 7-14x below every NVLink, said only inside the Step time line).
+ * - ring-efficiency-replaced: ring_all_reduce_efficiency beside the profile's
+ *   step_time.all_reduce.efficiency.two_shot, which is NCCL's ring's at every size and wins: the
+ *   GPU's figure is not used.
  * - fp32-at-bf16-peak: dtype fp32 without fp32_tflops: fp32 GEMMs timed at the bf16 tensor peak
  *   (s42 newcomer 11: 15-60x optimistic, unwarned).
  * - gpu-name-shadows-table: the mapping's name is a table row's ("H100 SXM"): the figures are the
@@ -609,6 +612,16 @@ function describedGpuProblems(profile: Profile): Problem[] {
       message: `device.gpu ${f.name} gives interconnect ${f.interconnect} but no interconnect_gb_s: at tensor_parallel_size ${tp} its all-reduces are modelled at PCIe Gen${gpu.pcieGen} x16's ${formatCount(rate)} GB/s a direction, far below any ${f.interconnect} (${f.interconnect === 'NVLink' ? 'H100 SXM 450, A100 SXM 300 GB/s a direction' : 'MI300X 448 GB/s a direction over its 7 links'}, the table's datasheets); give interconnect_gb_s, one direction, from its datasheet`,
       range: at('interconnect'),
       data: { gpu: f.name, interconnect: f.interconnect, interconnectGbS: rate },
+    });
+  }
+  const twoShot = profile.stepTime?.allReduce?.efficiency?.twoShot;
+  if (f.ring_all_reduce_efficiency !== undefined && twoShot !== undefined) {
+    problems.push({
+      severity: 'warning',
+      code: 'ring-efficiency-replaced',
+      message: `device.gpu.ring_all_reduce_efficiency ${f.ring_all_reduce_efficiency} is not used: step_time.all_reduce.efficiency.two_shot ${twoShot} is NCCL's ring's at every size and replaces it (runner/simulate/step-time.ts ringAllReduceEfficiency); keep the one you measured`,
+      range: at('ring_all_reduce_efficiency'),
+      data: { gpu: f.name, ringAllReduceEfficiency: f.ring_all_reduce_efficiency, twoShot },
     });
   }
   if (profile.dtype === 'fp32' && f.fp32_tflops === undefined) {

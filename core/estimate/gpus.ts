@@ -104,6 +104,19 @@ export interface GpuSpec {
    */
   nvlinkBridgedPairs?: boolean;
   /**
+   * NCCL's ring all-reduce's large-message bus bandwidth on this card's own interconnect, as a
+   * fraction (0, 1] of {@link interconnectBytesPerSec}: nccl-tests' all_reduce_perf busbw (2 · (n −
+   * 1)/n · size / time) at GiB messages over the link's per-direction rate. What the step time
+   * charges NCCL's ring on messages past 4 MiB (runner/simulate/step-time.ts RING_FIT_MAX_BYTES)
+   * over this link; {@link ringAllReduceSource} says where it comes from. Absent: the H100 SXM
+   * NVLink figure, 0.82 (step-time.ts ALL_REDUCE_EFFICIENCY.ring), assumed. A described GPU's
+   * ring_all_reduce_efficiency. For NVLink-bridged pairs it is the pair's bridge (tp 2); past a
+   * pair the ring crosses PCIe, at {@link BRIDGED_PCIE_RING_EFFICIENCY} ({@link tpGroupLink}).
+   */
+  ringAllReduceEfficiency?: number;
+  /** Where {@link ringAllReduceEfficiency} comes from: a measurement (its thread) or the profile's key. */
+  ringAllReduceSource?: string;
+  /**
    * The vendor's software stack: 'rocm' for AMD Instinct cards, which vLLM runs through ROCm. What
    * differs there for the model: fp8 is the e4m3fnuz variant (vLLM's normalize_e4m3fn_to_e4m3fnuz
    * doubles an e4m3fn checkpoint's scales, same bytes, same rate), weight-only quantized layers
@@ -146,6 +159,8 @@ export interface UserGpuFields {
   compute_capability?: string;
   nvlink_multicast?: boolean;
   nvlink_bridged_pairs?: boolean;
+  /** NCCL's ring all-reduce's large-message bus bandwidth over interconnect_gb_s, a fraction (0, 1] ({@link GpuSpec.ringAllReduceEfficiency}); left out, 0.82 (H100 SXM NVLink's), assumed. */
+  ring_all_reduce_efficiency?: number;
   /** The software stack vLLM runs on it: 'rocm' (AMD) or 'cuda' (NVIDIA); left out, 'rocm' with interconnect Infinity Fabric, else 'cuda' ({@link GpuSpec.platform}). */
   platform?: 'cuda' | 'rocm';
 }
@@ -193,6 +208,7 @@ export function userGpu(f: UserGpuFields): GpuSpec {
     ...(f.compute_capability !== undefined ? { computeCapability: f.compute_capability } : {}),
     ...(f.nvlink_multicast === true ? { nvlinkMulticast: true } : {}),
     ...(f.nvlink_bridged_pairs === true ? { nvlinkBridgedPairs: true } : {}),
+    ...(f.ring_all_reduce_efficiency !== undefined ? { ringAllReduceEfficiency: f.ring_all_reduce_efficiency, ringAllReduceSource: `${given} (ring_all_reduce_efficiency ${f.ring_all_reduce_efficiency})` } : {}),
     ...((f.platform ?? (interconnect === 'Infinity Fabric' ? 'rocm' : 'cuda')) === 'rocm' ? { platform: 'rocm' as const } : {}),
     userGiven: true,
     given: { ...f },
@@ -228,7 +244,23 @@ export interface GroupLink {
   bytesPerSec: number;
   /** Where the figure comes from, in words. */
   source: string;
+  /**
+   * NCCL's ring's large-message bus bandwidth over this link, a fraction of bytesPerSec, where
+   * this link has its own ({@link GpuSpec.ringAllReduceEfficiency}, or PCIe past a bridged pair:
+   * {@link BRIDGED_PCIE_RING_EFFICIENCY}), and where it comes from; absent: the assumed 0.82.
+   */
+  ring?: { efficiency: number; source: string };
 }
+
+/**
+ * NCCL's ring's large-message bus bandwidth where a tensor-parallel group of NVLink-bridged
+ * boards spans more than a pair and the ring crosses PCIe between the pairs, as a fraction of PCIe
+ * x16's per-direction rate: 0.63. Source: NVIDIA/nccl-tests#178 (4 pairs of A100 PCIe, NV12
+ * bridges, PCIe Gen4; all_reduce_perf -b 8 -e 12G): 2 GPUs (one pair) reach busbw 208 GB/s, 3
+ * GPUs (a pair and a card over PCIe) "drop to 20 GBps", 20 / 32 = 0.63 of Gen4 x16. One machine's
+ * figure, applied to Gen5 as well (H100 NVL): an assumption there.
+ */
+export const BRIDGED_PCIE_RING_EFFICIENCY = 0.63;
 
 /**
  * The link `gpus` GPUs of one node on `gpu` get for a collective in which each GPU talks to
@@ -249,12 +281,18 @@ export interface GroupLink {
  * Otherwise the card's own interconnect (NVSwitch, PCIe: every GPU gets its whole link).
  */
 export function tpGroupLink(gpu: GpuSpec, gpus: number, peers = gpus - 1): GroupLink {
-  const own: GroupLink = { interconnect: gpu.interconnect, bytesPerSec: gpu.interconnectBytesPerSec, source: gpu.interconnectSource };
+  const own: GroupLink = {
+    interconnect: gpu.interconnect,
+    bytesPerSec: gpu.interconnectBytesPerSec,
+    source: gpu.interconnectSource,
+    ...(gpu.ringAllReduceEfficiency !== undefined ? { ring: { efficiency: gpu.ringAllReduceEfficiency, source: gpu.ringAllReduceSource ?? gpu.interconnectSource } } : {}),
+  };
   if (gpu.nvlinkBridgedPairs === true && gpus > 2) {
     const rate = pcieX16BytesPerSec(gpu.pcieGen);
     return {
       interconnect: 'PCIe',
       bytesPerSec: rate,
+      ring: { efficiency: BRIDGED_PCIE_RING_EFFICIENCY, source: `${BRIDGED_PCIE_RING_EFFICIENCY} of PCIe x16 past a bridged pair: 20 GB/s busbw of Gen4's 32 at 3 A100 PCIe GPUs, NVIDIA/nccl-tests#178` },
       source: `${gpu.name} boards are NVLink-bridged in pairs (${gpu.interconnectSource}); ${gpus} GPUs are not all NVLink-connected, so vLLM's custom all-reduce is off (custom_all_reduce.py: world_size > 2 and not fully_connected) and NCCL's ring crosses PCIe Gen${gpu.pcieGen} x16 between the pairs, ${rate / 1e9} GB/s a direction`,
     };
   }
@@ -355,6 +393,10 @@ export const GPUS: readonly GpuSpec[] = [
     interconnect: 'NVLink',
     interconnectBytesPerSec: 300e9,
     interconnectSource: 'NVIDIA H100 Tensor Core GPU datasheet (H100 NVL: "NVIDIA NVLink: 600GB/s, PCIe Gen5: 128GB/s", both directions together): NVL boards are sold as NVLink-bridged pairs: a pair\'s link; tensor parallelism past a pair crosses PCIe Gen5 (tpGroupLink)',
+    // Two H100 PCIe over their NVLink bridge, all_reduce_perf -b 1G -e 8G -g 2: busbw 115.4-116.3 GB/s at 1-4 GiB, 116 / 300 = 0.39
+    // (the reporter's figures; the thread has no maintainer's answer). The H100 NVL's bridge is the same 600 GB/s.
+    ringAllReduceEfficiency: 0.39,
+    ringAllReduceSource: "0.39 of the bridge's 300 GB/s a direction: busbw 116 GB/s at 1-4 GiB on two NVLink-bridged H100 PCIe, NVIDIA/nccl-tests#194 (NVIDIA/nccl#1161)",
     computeCapability: '9.0',
     nvlinkBridgedPairs: true,
   },
@@ -461,6 +503,9 @@ export const GPUS: readonly GpuSpec[] = [
     interconnect: 'NVLink',
     interconnectBytesPerSec: 300e9,
     interconnectSource: 'NVIDIA A100 Tensor Core GPU datasheet (A100 80GB PCIe: "NVIDIA NVLink Bridge for 2 GPUs: 600GB/s, PCIe Gen4: 64GB/s", both directions together, "PCIe GPUs via NVLink Bridge for up to two GPUs"): a bridged pair\'s link; tensor parallelism past a pair crosses PCIe Gen4 (tpGroupLink)',
+    // A pair of A100 PCIe over NV12 bridges, all_reduce_perf -b 8 -e 12G -t 2: "Bus_BW: 208 GBps", 208 / 300 = 0.69.
+    ringAllReduceEfficiency: 0.69,
+    ringAllReduceSource: "0.69 of the bridge's 300 GB/s a direction: busbw 208 GB/s on a pair of NV12-bridged A100 PCIe, NVIDIA/nccl-tests#178",
     nvlinkBridgedPairs: true,
   },
   {

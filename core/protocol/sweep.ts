@@ -234,9 +234,13 @@ export interface SweepStepTimeAssumptions {
    * one-shot and two-shot custom kernels, its multimem one; two-shot's is NCCL's ring's too) and its
    * latency per call, seconds; `given`: those the profile's step_time.all_reduce set, by their keys
    * under it (efficiency.one_shot, efficiency.two_shot, efficiency.multimem, latency_us), the rest
-   * assumed (absent: none set). Absent at tp 1.
+   * assumed (absent: none set). `ringEfficiency`: NCCL's ring's on messages past 4 MiB, its
+   * large-message bus bandwidth for this GPU and tp (runner/simulate/step-time.ts
+   * ringAllReduceEfficiency: 0.82 assumed, the table's NVLink-bridged pairs' measured figures, a
+   * described GPU's ring_all_reduce_efficiency, or two-shot's where the profile gives it); absent in
+   * reports written before s45. Absent at tp 1.
    */
-  allReduce?: { oneShotEfficiency: number; twoShotEfficiency: number; multimemEfficiency: number; latencyS: number; given?: string[] };
+  allReduce?: { oneShotEfficiency: number; twoShotEfficiency: number; multimemEfficiency: number; ringEfficiency?: number; latencyS: number; given?: string[] };
 }
 
 /** `attnscope merge`'s output (also written by `sweep` and `submit --wait`). */

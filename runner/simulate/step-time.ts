@@ -309,6 +309,28 @@ export function allReduceLink(spec: AllReduceSpec | undefined): AllReduceLink {
   };
 }
 
+/**
+ * NCCL's ring's large-message efficiency a tp group of `tp` GPUs on `card` gets: the fraction of
+ * its group link (gpus.ts tpGroupLink) the ring runs at on messages past {@link RING_FIT_MAX_BYTES},
+ * and where it comes from. The profile's step_time.all_reduce.efficiency.two_shot where given (it
+ * holds for the ring at every size); else the link's own (GroupLink.ring: the card's
+ * ringAllReduceEfficiency, measured for the table's NVLink-bridged pairs or a described GPU's
+ * ring_all_reduce_efficiency, or PCIe past a bridged pair, gpus.ts BRIDGED_PCIE_RING_EFFICIENCY);
+ * else {@link ALL_REDUCE_EFFICIENCY}.ring, 0.82, H100 SXM NVLink's, assumed off it.
+ * A100 PCIe 80GB at tp 2: 0.69 of 300e9 (NVIDIA/nccl-tests#178), was 0.82; at tp 4: 0.63 of PCIe
+ * Gen4's 32e9. H100 NVL at tp 2: 0.39 of 300e9 (NVIDIA/nccl-tests#194).
+ */
+export function ringAllReduceEfficiency(card: GpuSpec, tp: number, link: AllReduceLink): { efficiency: number; source: string } {
+  if (link.given.includes('efficiency.two_shot')) return { efficiency: link.efficiency.twoShot, source: 'step_time.all_reduce.efficiency.two_shot' };
+  const group = tpGroupLink(card, tp);
+  if (group.ring) return group.ring;
+  const onFit = card.name === ALL_REDUCE_FITTED_ON && !card.userGiven;
+  return {
+    efficiency: ALL_REDUCE_EFFICIENCY.ring,
+    source: `370 GB/s of 450 on H100 NVLink: NVIDIA/nccl-tests#212, NVIDIA/nccl#1455${onFit ? '' : `; assumed on ${gpuLabel(card)}${card.userGiven ? ': set device.gpu.ring_all_reduce_efficiency to its own' : ''}`}`,
+  };
+}
+
 /** The profile's all-reduce figures (step_time.all_reduce, else assumed): {@link allReduceLink}. */
 export function profileAllReduceLink(profile: Pick<Profile, 'stepTime'>): AllReduceLink {
   return allReduceLink(profile.stepTime?.allReduce);
@@ -366,10 +388,12 @@ export interface AllReduceWork {
   /**
    * NCCL's ring on messages past {@link RING_FIT_MAX_BYTES} (the small-message fit's largest): the
    * first step size it runs at the large-message rate, tokens (0: none), and its seconds per token
-   * there ({@link ALL_REDUCE_EFFICIENCY}.ring of the link).
+   * there ({@link ringAllReduceEfficiency} of the link).
    */
   ringMinTokens: number;
   perTokenRingS: number;
+  /** The ring's large-message efficiency and its source ({@link ringAllReduceEfficiency}). */
+  ring: { efficiency: number; source: string };
   /** Which algorithm runs which sizes, in words. */
   algorithm: string;
   /** The link the tp group's all-reduces cross (gpus.ts tpGroupLink): the card's, or less where the group is partly connected. */
@@ -430,7 +454,7 @@ export interface AllReduceWork {
  * all-reduce, the logits' all-gather over the vocabulary shards.
  */
 export function allReduceWork(m: ModelSpec, card: GpuSpec, dtype: Dtype, tp: number, firstStage = true, link: AllReduceLink = allReduceLink(undefined)): AllReduceWork {
-  const none: AllReduceWork = { calls: 0, messageBytesPerToken: 0, perStepS: 0, perTokenS: 0, oneShotTokens: 0, perTokenOneShotS: 0, multimemMinTokens: 0, multimemMaxTokens: 0, perTokenMultimemS: 0, ringMinTokens: 0, perTokenRingS: 0, algorithm: '', link: tpGroupLink(card, 1) };
+  const none: AllReduceWork = { calls: 0, messageBytesPerToken: 0, perStepS: 0, perTokenS: 0, oneShotTokens: 0, perTokenOneShotS: 0, multimemMinTokens: 0, multimemMaxTokens: 0, perTokenMultimemS: 0, ringMinTokens: 0, perTokenRingS: 0, ring: { efficiency: ALL_REDUCE_EFFICIENCY.ring, source: '' }, algorithm: '', link: tpGroupLink(card, 1) };
   if (tp <= 1) return none;
   const calls = tpAllReduceCalls(m, firstStage);
   const perToken = m.hiddenSize * dtypeBytes(dtype);
@@ -459,6 +483,7 @@ export function allReduceWork(m: ModelSpec, card: GpuSpec, dtype: Dtype, tp: num
   // profile's efficiency.two_shot (NCCL's ring's too) replaces the assumed figures, which then hold at every size.
   const ncclFromTokens = !custom ? 1 : band ? band.max + 1 : Math.ceil(customMax / perToken);
   const ringMinTokens = link.given.includes('efficiency.two_shot') ? 0 : Math.max(ncclFromTokens, Math.floor(RING_FIT_MAX_BYTES / perToken) + 1);
+  const ring = ringAllReduceEfficiency(card, tp, link);
   const n = (x: number) => x.toLocaleString('en-US');
   const oneShot = tp === 2 ? `one-shot, M per GPU at tp 2, up to ${n(oneShotTokens)} tokens` : `one-shot, (tp − 1) · M per GPU, up to ${n(oneShotTokens)} tokens`;
   const twoShot = oneShotTokens > 0 && oneShotLimit < customMax ? '; two-shot, 2 · (tp − 1)/tp · M, above' : '';
@@ -476,7 +501,8 @@ export function allReduceWork(m: ModelSpec, card: GpuSpec, dtype: Dtype, tp: num
     multimemMaxTokens: multimem?.max ?? 0,
     perTokenMultimemS: multimem ? (calls * ((tp + 1) / tp) * perToken) / rate('multimem') : 0,
     ringMinTokens,
-    perTokenRingS: ringMinTokens > 0 ? (calls * ((2 * (tp - 1)) / tp) * perToken) / (gpu.interconnectBytesPerSec * ALL_REDUCE_EFFICIENCY.ring) : 0,
+    perTokenRingS: ringMinTokens > 0 ? (calls * ((2 * (tp - 1)) / tp) * perToken) / (gpu.interconnectBytesPerSec * ring.efficiency) : 0,
+    ring,
     algorithm,
     link: group,
   };
@@ -903,9 +929,8 @@ function allReduceLine(profile: Profile, w: StepWork): string[] {
   // multimem / symmetric-memory two-shot to 32-128 MiB) keep the fit's efficiencies, extrapolated past 4 MiB.
   const fittedTokens = Math.floor(RING_FIT_MAX_BYTES / a.messageBytesPerToken);
   const n = (x: number) => x.toLocaleString('en-US');
-  const onFit = w.gpu.name === ALL_REDUCE_FITTED_ON && !w.gpu.userGiven;
   const ring = a.ringMinTokens > 0
-    ? `; NCCL's ring on messages past 4 MiB (from ${n(a.ringMinTokens)} tokens here) at ${formatSignificant(ALL_REDUCE_EFFICIENCY.ring)} of it instead, its large-message bus bandwidth as the α-β model's β (370 GB/s of 450 on H100 NVLink: NVIDIA/nccl-tests#212, NVIDIA/nccl#1455${onFit ? '' : `; assumed on ${gpuLabel(w.gpu)}`})`
+    ? `; NCCL's ring on messages past 4 MiB (from ${n(a.ringMinTokens)} tokens here) at ${formatSignificant(a.ring.efficiency)} of it instead, its large-message bus bandwidth as the α-β model's β (${a.ring.source})`
     : '';
   const extrapolated = a.ringMinTokens - 1 > fittedTokens
     ? `; vLLM's kernels' efficiencies were fitted at 0.5-4 MiB messages (up to ${n(fittedTokens)} tokens here) and are extrapolated above, to ${n(a.ringMinTokens - 1)} tokens`

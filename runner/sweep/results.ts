@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { TOOL_NAME, type Environment, type KernelCase, type RunResult } from '../../core/protocol/run';
 import { CAPACITY_TOLERANCE_DEFAULT, SLO_ATTAINMENT_DEFAULT } from '../../core/protocol/latency';
 import { modelledJob, SWEEP_SCHEMA_VERSION, type SweepMetrics, type SweepPointRef, type SweepPointRun, type SweepReport, type SweepReportRow, type SweepStepTimeAssumptions } from '../../core/protocol/sweep';
-import { profileAllReduceLink } from '../simulate/step-time';
+import { profileAllReduceLink, profileGpu, ringAllReduceEfficiency } from '../simulate/step-time';
 import { InputError, readFailure, UsageError } from '../errors';
 import { toolBuild } from '../version';
 import { axisValueText, deployedGpuCount, maxRateText, formatSweepRate, formatUsd, formatUsdCost, usdPerMillionTokens, formatCount, formatCountOf, formatDuration, formatAttainmentTarget, formatPercent, formatSignificant, keepsUpOf, maxRateLimitText, perGpuRate, sloSampleNote, steadyOutput, tpotOverheadNote } from '../../core/format';
@@ -284,10 +284,20 @@ export function stepTimeAssumptionsOf(run: RunResult): SweepStepTimeAssumptions 
   };
 }
 
-/** A run's all-reduce figures (SweepStepTimeAssumptions.allReduce): its profile's step_time.all_reduce, the rest this build's defaults. */
+/**
+ * A run's all-reduce figures (SweepStepTimeAssumptions.allReduce): its profile's step_time.all_reduce, the rest this build's defaults,
+ * and NCCL's ring's large-message efficiency for its GPU and tensor_parallel_size (step-time.ts ringAllReduceEfficiency; left out for a
+ * GPU name this build's table lacks).
+ */
 function allReduceOf(run: RunResult): NonNullable<SweepStepTimeAssumptions['allReduce']> {
   const link = profileAllReduceLink(run.profile);
-  return { oneShotEfficiency: link.efficiency.oneShot, twoShotEfficiency: link.efficiency.twoShot, multimemEfficiency: link.efficiency.multimem, latencyS: link.latencyS, given: link.given };
+  let ring: number | undefined;
+  try {
+    ring = ringAllReduceEfficiency(profileGpu(run.profile), run.profile.device.tensorParallelSize, link).efficiency;
+  } catch {
+    ring = undefined;
+  }
+  return { oneShotEfficiency: link.efficiency.oneShot, twoShotEfficiency: link.efficiency.twoShot, multimemEfficiency: link.efficiency.multimem, ...(ring !== undefined ? { ringEfficiency: ring } : {}), latencyS: link.latencyS, given: link.given };
 }
 
 /**

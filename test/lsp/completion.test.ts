@@ -180,7 +180,7 @@ test('device.gpu: completion lists every row of the GPU table, each with its pea
 
 test('device.gpu as a mapping: completion offers the keys of a described GPU, with their units', async () => {
   const items = await complete('p.attn.yaml', 'model: ../../examples/llama-3.1-8b/config.json\ndevice:\n  gpu:\n    name: MI325X\n    |\n');
-  assert.deepEqual(labels(items), ['bf16_tflops', 'memory_bandwidth_gb_s', 'memory_gib', 'fp32_tflops', 'fp8_tflops', 'int8_tops', 'pcie_gen', 'interconnect', 'interconnect_gb_s', 'compute_capability', 'nvlink_multicast', 'nvlink_bridged_pairs', 'platform']);
+  assert.deepEqual(labels(items), ['bf16_tflops', 'memory_bandwidth_gb_s', 'memory_gib', 'fp32_tflops', 'fp8_tflops', 'int8_tops', 'pcie_gen', 'interconnect', 'interconnect_gb_s', 'compute_capability', 'nvlink_multicast', 'nvlink_bridged_pairs', 'ring_all_reduce_efficiency', 'platform']);
   assert.match((items.find((i) => i.label === 'memory_bandwidth_gb_s')!.documentation as MarkupContent).value, /GB\/s \(10\^9 bytes\/s\): an H100 SXM's 3\.35 TB\/s is 3350/);
 });
 

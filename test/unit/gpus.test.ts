@@ -434,3 +434,23 @@ test('a described GPU: fp8_tflops below bf16_tflops, and platform cuda on an Inf
   assert.equal(cuda.text.slice(cuda.found[0]!.range.offset, cuda.found[0]!.range.offset + cuda.found[0]!.range.length), 'cuda');
   assert.deepEqual(check(MI325X.replace(' }', ', platform: rocm }')).found, []);
 });
+
+test('ring_all_reduce_efficiency: a fraction (0, 1] at its key; beside step_time.all_reduce.efficiency.two_shot, which replaces it, a warning there', () => {
+  const text = (gpu: string, rest = '') => `model: ./llama/config.json\ndtype: bf16\ndevice: { tensor_parallel_size: 2, gpu: { name: X, bf16_tflops: 900, memory_bandwidth_gb_s: 3000, memory_gib: 80, interconnect: NVLink, interconnect_gb_s: 300${gpu} } }\n${rest}`;
+  const ok = readText(text(', ring_all_reduce_efficiency: 0.69'));
+  assert.deepEqual(ok.problems.filter((q) => q.severity === 'error'), []);
+  assert.equal(deviceGpu(ok.value!.device)!.ringAllReduceEfficiency, 0.69);
+  for (const bad of ['1.5', '0']) {
+    const t = text(`, ring_all_reduce_efficiency: ${bad}`);
+    const errors = readText(t).problems.filter((q) => q.severity === 'error');
+    assert.equal(errors.length, 1, JSON.stringify(errors));
+    assert.match(errors[0]!.message, /^device\.gpu\.ring_all_reduce_efficiency must be /);
+    assert.equal(t.slice(errors[0]!.range.offset, errors[0]!.range.offset + errors[0]!.range.length), bad);
+  }
+  const both = text(', ring_all_reduce_efficiency: 0.69', 'step_time: { all_reduce: { efficiency: { two_shot: 0.6 } } }\n');
+  const r = readText(both);
+  const w = checkProfile(r.value!, estimate(r.value!)).filter((x) => x.code === 'ring-efficiency-replaced');
+  assert.equal(w.length, 1);
+  assert.match(w[0]!.message, /^device\.gpu\.ring_all_reduce_efficiency 0\.69 is not used: step_time\.all_reduce\.efficiency\.two_shot 0\.6 is NCCL's ring's at every size/);
+  assert.equal(both.slice(w[0]!.range.offset, w[0]!.range.offset + 4), '0.69');
+});

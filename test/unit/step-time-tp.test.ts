@@ -265,3 +265,37 @@ test('labels where vLLM\'s custom all-reduce is off: A100 PCIe 80GB tp 4 (bridge
   // FlashInfer is CUDA's: on MI300X (ROCm) only the logits' all-gather is not modelled.
   assert.deepEqual(stepTimeModel(llama70b(2, 'MI300X')).unmodelled, ["the logits' all-gather over the tensor-parallel GPUs"]);
 });
+
+test('NCCL\'s ring past 4 MiB at the link\'s own large-message figure: NVLink-bridged pairs 0.69 (A100 PCIe 80GB) and 0.39 (H100 NVL) at tp 2, 0.63 of PCIe past a pair; a described GPU\'s ring_all_reduce_efficiency; two_shot given still wins', () => {
+  // Llama-3.1-70B bf16: 16,384 B a token, 161 calls. A100 PCIe 80GB tp 2, the bridged pair's NVLink 300e9 a direction:
+  // the custom all-reduce below 8 MiB (511 tokens), NCCL's ring from 512 (8 MiB, past 4 MiB) at 0.69 (NVIDIA/nccl-tests#178:
+  // busbw 208 GB/s of 300) = 207e9: 2 · 1/2 · 512 · 16,384 = 8,388,608 B / 207e9 = 40.5247 µs + 10 µs a call; was 0.82, 246e9.
+  const a100 = stepTimeModel(llama70b(2, 'A100 PCIe 80GB'));
+  assert.equal(a100.ringAllReduceMinTokens, 512);
+  close(allReduceSeconds(a100, 512), 161 * (8_388_608 / 207e9 + 10e-6), 'A100 PCIe 80GB tp 2 ring, 512 tokens');
+  assert.match(a100.source, /NCCL's ring on messages past 4 MiB \(from 512 tokens here\) at 0\.69 of it instead, its large-message bus bandwidth as the α-β model's β \(0\.69 of the bridge's 300 GB\/s a direction: busbw 208 GB\/s on a pair of NV12-bridged A100 PCIe, NVIDIA\/nccl-tests#178\)/);
+  // H100 NVL tp 2: 0.39 (nccl-tests#194: busbw 116 GB/s of 300 on two bridged H100 PCIe) = 117e9.
+  const nvl = stepTimeModel(llama70b(2, 'H100 NVL'));
+  close(allReduceSeconds(nvl, 512), 161 * (8_388_608 / 117e9 + 10e-6), 'H100 NVL tp 2 ring, 512 tokens');
+  // A100 PCIe 80GB tp 4: past a pair, PCIe Gen4 x16 32e9 at 0.63 (#178: 20 GB/s of 32 at 3 GPUs) = 20.16e9, from 257 tokens
+  // (4 MiB / 16,384 = 256): 1.5 · 257 · 16,384 = 6,316,032 B / 20.16e9 = 313.295 µs + 10 µs.
+  const pcie = stepTimeModel(llama70b(4, 'A100 PCIe 80GB'));
+  assert.equal(pcie.ringAllReduceMinTokens, 257);
+  close(allReduceSeconds(pcie, 257), 161 * (6_316_032 / 20.16e9 + 10e-6), 'A100 PCIe 80GB tp 4 ring, 257 tokens');
+  assert.match(pcie.source, /at 0\.63 of it instead, .*\(0\.63 of PCIe x16 past a bridged pair: 20 GB\/s busbw of Gen4's 32 at 3 A100 PCIe GPUs, NVIDIA\/nccl-tests#178\)/);
+  // A described GPU (NVLink 450 a direction, no multicast) at tp 8, Llama-3.1-8B (8,192 B a token, 65 calls): custom below
+  // 8 MiB (1,023 tokens), the ring from 1,024 at its given 0.7, 315e9: 1.75 · 1,024 · 8,192 = 14,680,064 B / 315e9.
+  const desc = (extra: string) => exampleProfile(`model: ./llama-3.1-8b/config.json\ndtype: bf16\ndevice: { tensor_parallel_size: 8, gpu: { name: GB, bf16_tflops: 2250, memory_bandwidth_gb_s: 8000, memory_gib: 178, interconnect: NVLink, interconnect_gb_s: 450${extra} } }\n`);
+  const given = stepTimeModel(desc(', ring_all_reduce_efficiency: 0.7'));
+  assert.equal(given.ringAllReduceMinTokens, 1_024);
+  close(allReduceSeconds(given, 1_024), 65 * (14_680_064 / 315e9 + 10e-6), 'described ring 0.7, 1,024 tokens');
+  assert.match(given.source, /at 0\.7 of it instead, .*\(user-given device\.gpu GB \(ring_all_reduce_efficiency 0\.7\)\)/);
+  // Left out: 0.82, said to be assumed there, with the key to set.
+  const assumed = stepTimeModel(desc(''));
+  close(allReduceSeconds(assumed, 1_024), 65 * (14_680_064 / 369e9 + 10e-6), 'described ring assumed 0.82');
+  assert.match(assumed.source, /at 0\.82 of it instead, .*assumed on GB \(user-given\): set device\.gpu\.ring_all_reduce_efficiency to its own\)/);
+  // step_time.all_reduce.efficiency.two_shot is the ring's at every size: no large-message band.
+  const p = llama70b(2, 'A100 PCIe 80GB');
+  p.stepTime = { ...p.stepTime, allReduce: { efficiency: { twoShot: 0.6 } } };
+  assert.equal(stepTimeModel(p).ringAllReduceMinTokens, undefined);
+});

@@ -337,7 +337,8 @@ test('a max-rate sweep in the Sweep tab: the max rate and per-GPU columns first,
 
 // s41 newcomer-ed F5: the Sweep tab had no pasteable table; the CSV said neither the SLO's target, the GPU nor what the step times assumed.
 test('Copy as Markdown: the points ranked by the figure shown, best first, with the SLO and its attainment, the GPU, the step-time assumptions and "modelled"', () => {
-  const allReduce = { oneShotEfficiency: 0.85, twoShotEfficiency: 0.5, multimemEfficiency: 0.55, latencyS: 10e-6 };
+  // ringEfficiency: NCCL's ring past 4 MiB on H100 SXM NVLink, 0.82 (370 GB/s of 450, NVIDIA/nccl-tests#212).
+  const allReduce = { oneShotEfficiency: 0.85, twoShotEfficiency: 0.5, multimemEfficiency: 0.55, ringEfficiency: 0.82, latencyS: 10e-6 };
   const stepTime = { computeEfficiency: 0.6, memoryEfficiency: 0.8, overheadMs: 0, assumed: ['compute_efficiency', 'memory_efficiency', 'overhead_ms'], allReduce };
   const tp = (n: number, attained: number, goodput: number): SweepReportRow => ({
     id: `t${n}`, index: n === 4 ? 0 : 1, values: { 'device.tensor_parallel_size': n }, label: `tensor_parallel_size=${n}`, environmentKey: 'e1', status: 'ok', file: 'f', gpu: 'H100 SXM', stepTime,
@@ -361,7 +362,7 @@ test('Copy as Markdown: the points ranked by the figure shown, best first, with 
       '',
       '- GPU: H100 SXM (the step times modelled for its datasheet peaks, not measured on it)',
       '- SLO: TTFT ≤ 500 ms for 99.0% of requests (the profile\'s slo; "requests meeting the SLO" is the fraction that did)',
-      "- step time: compute_efficiency 0.6 (assumed), memory_efficiency 0.8 (assumed), overhead_ms 0 (assumed), all-reduce at 0.85 (one-shot), 0.5 (two-shot, NCCL ring), 0.55 (multimem) of the interconnect, 10 µs a call (assumed (fitted to vLLM PR #24111's H100 SXM timings))",
+      "- step time: compute_efficiency 0.6 (assumed), memory_efficiency 0.8 (assumed), overhead_ms 0 (assumed), all-reduce at 0.85 (one-shot), 0.5 (two-shot, NCCL ring), 0.55 (multimem), 0.82 (NCCL ring past 4 MiB) of the interconnect, 10 µs a call (assumed (fitted to vLLM PR #24111's H100 SXM timings))",
       '- ranked by goodput (requests/s, modelled), higher first',
       '',
       '| rank | best | device.tensor_parallel_size | requests meeting the SLO (modelled) | goodput (requests/s, modelled) | goodput per GPU (requests/s, modelled) | status |',

@@ -445,8 +445,13 @@ test('a point keeps its step-time settings, each said assumed or the profile\'s,
   const run = { ...recorded, profile: tp2, pool: { ...recorded.pool!, stepTime: stepTimeModel(tp2) } };
   assert.deepEqual(stepTimeAssumptionsOf(run), {
     computeEfficiency: 0.5, memoryEfficiency: 0.8, overheadMs: 1.5, assumed: ['memory_efficiency'],
-    allReduce: { oneShotEfficiency: 0.85, twoShotEfficiency: 0.5, multimemEfficiency: 0.55, latencyS: 20 * 1e-6, given: ['latency_us'] },
+    // NCCL's ring past 4 MiB at 0.82 on H100 SXM NVLink (370 GB/s of 450, NVIDIA/nccl-tests#212).
+    allReduce: { oneShotEfficiency: 0.85, twoShotEfficiency: 0.5, multimemEfficiency: 0.55, ringEfficiency: 0.82, latencyS: 20 * 1e-6, given: ['latency_us'] },
   });
+  // On a bridged A100 PCIe 80GB pair the ring's own measured 0.69 (208 GB/s of 300, NVIDIA/nccl-tests#178), in the CSV's column.
+  const bridged = exampleProfile('model: ./llama-3.1-8b/config.json\ndevice: { gpu: A100 PCIe 80GB, tensor_parallel_size: 2 }\n');
+  const bridgedRun = { ...recorded, profile: bridged, pool: { ...recorded.pool!, stepTime: stepTimeModel(bridged) } };
+  assert.equal(stepTimeAssumptionsOf(bridgedRun)!.allReduce!.ringEfficiency, 0.69);
   // Goodput per GPU: goodput / (tp · pp · dp); 6 requests/s on tp 2 × dp 2 is 1.5 per GPU.
   const lat = { ...recorded.pool!.latency!, goodputRequestsPerSec: 6 };
   const four = { ...run, profile: { ...tp2, device: { ...tp2.device, dataParallelSize: 2 } }, pool: { ...run.pool, latency: lat } };
