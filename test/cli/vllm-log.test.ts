@@ -96,6 +96,13 @@ test('vllm-log bad input: a missing file, a file with no vLLM line, a bad profil
   const r = cli(['vllm-log', empty]);
   assert.equal(r.stderr.trim().split('\n').length, 1);
   assert.match(r.stderr, /other\.log:1:1: no vLLM start-up memory line found/);
+  // An empty file says it is empty (s44 newcomer LOW-11: it said no memory line was found, true but not the fix).
+  const zero = join(dir, 'zero.log');
+  writeFileSync(zero, '');
+  const z = cli(['vllm-log', zero]);
+  assert.equal(z.code, 2);
+  assert.equal(z.stderr.trim().split('\n').length, 1);
+  assert.match(z.stderr, /zero\.log:1:1: the file is empty: give the log vLLM's server printed \(its start-up lines up to "Maximum concurrency"\)\n$/);
 });
 
 test('vllm-log on a log cut short: the figures it could read, and a warning at each line it could not (file:line:1); none readable: exit 2 at the line', () => {
