@@ -236,6 +236,18 @@ export function formatAttainmentTarget(target: number): string {
   return formatPercent(target, d);
 }
 
+/**
+ * An attained fraction that misses its target (attained < target, both in (0, 1]) as a percentage
+ * that reads below the target's {@link formatAttainmentTarget}: one decimal, more until the two
+ * differ (0.085 of 0.9 -> "8.5%"; 0.9989 of 0.999 -> "99.89%", where one decimal read "99.9%", the
+ * target itself), at most 6. For "fails SLO (...)" texts (core/sweepFigures.ts rowExclusion).
+ */
+export function formatAttainedBelow(attained: number, target: number): string {
+  let d = 1;
+  while (d < 6 && attained < target && formatPercent(attained, d) === formatPercent(target, d)) d++;
+  return formatPercent(attained, d);
+}
+
 /** The share of requests an SLO asks, "99%", or with slo.attainment unset the default it is judged at, "90% (default)" (Compare's SLO attainment row). */
 export function sloTargetText(slo: { attainment?: number }): string {
   return slo.attainment === undefined ? `${formatAttainmentTarget(SLO_ATTAINMENT_DEFAULT)} (default)` : formatAttainmentTarget(slo.attainment);

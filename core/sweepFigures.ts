@@ -6,7 +6,7 @@
  * where a report's figures come from (sweepProvenance), which the CLI prints under its table and
  * the dashboard's Sweep tab under its own. The webview reads it too: it imports nothing of Node's.
  */
-import { axisValueText, formatPercent, formatUsd, sameAxisValue } from './format';
+import { axisValueText, formatAttainedBelow, formatUsd, sameAxisValue } from './format';
 import { SLO_ATTAINMENT_DEFAULT } from './protocol/latency';
 import type { Environment } from './protocol/run';
 import { modelledJob, type SweepMetrics, type SweepReport, type SweepReportRow } from './protocol/sweep';
@@ -251,8 +251,10 @@ export function missingCells(report: Pick<SweepReport, 'axes' | 'rows' | 'missin
  */
 export function rowExclusion(r: Pick<SweepReportRow, 'metrics' | 'keepsUp'>): string | null {
   const a = r.metrics.sloAttainment;
+  const target = r.metrics.sloAttainmentTarget ?? SLO_ATTAINMENT_DEFAULT;
   const why = [
-    ...(a !== undefined && a < (r.metrics.sloAttainmentTarget ?? SLO_ATTAINMENT_DEFAULT) ? [`fails SLO (${formatPercent(a, 1)})`] : []),
+    // Below the target as written: 99.89% of a 99.9% target, where one decimal read the target itself.
+    ...(a !== undefined && a < target ? [`fails SLO (${formatAttainedBelow(a, target)})`] : []),
     ...(r.keepsUp === false ? ['does not keep up'] : []),
   ];
   return why.length > 0 ? why.join(', ') : null;

@@ -1,6 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { dataParallelEngines, fewAndCount, formatAttainmentTarget, formatBytes, formatCount, formatCountOf, formatDuration, formatGib, formatLoad, loadVerdict, formatMs, formatParams, formatPercent, formatRate, formatRunTime, formatSignificant, indefiniteArticle, sloNearIdleNote, sloSampleNote, sloTargetText, sloVerdict, shownFileName, wasmBuildNote } from '../../core/format';
+import { dataParallelEngines, fewAndCount, formatAttainedBelow, formatAttainmentTarget, formatBytes, formatCount, formatCountOf, formatDuration, formatGib, formatLoad, loadVerdict, formatMs, formatParams, formatPercent, formatRate, formatRunTime, formatSignificant, indefiniteArticle, sloNearIdleNote, sloSampleNote, sloTargetText, sloVerdict, shownFileName, wasmBuildNote } from '../../core/format';
+import { rowExclusion } from '../../core/sweepFigures';
 import { skippedNote } from '../../webview/model';
 
 test('formatBytes: IEC prefixes, three significant digits', () => {
@@ -238,4 +239,13 @@ test('shownFileName names a Hugging Face config.json by its folder, any other fi
   // Another file that ends in config.json is its own name; a bare config.json has no folder to add.
   assert.equal(shownFileName('/w/tiny.config.json'), 'tiny.config.json');
   assert.equal(shownFileName('config.json'), 'config.json');
+});
+
+test('an attainment that misses its target reads below it (the sweep cost chart\'s "fails SLO (...)": 1,997 of 2,000 met of a 99.9 % target read "99.9%")', () => {
+  // 1,997 / 2,000 = 0.9985: one decimal rounds to 99.9 %, the target; two say 99.85 %.
+  assert.equal(formatAttainedBelow(1997 / 2000, 0.999), '99.85%');
+  assert.equal(formatAttainedBelow(0.085, 0.9), '8.5%');
+  // 0.99899 of 0.999: 99.90 % at two decimals too, so three.
+  assert.equal(formatAttainedBelow(0.99899, 0.999), '99.899%');
+  assert.equal(rowExclusion({ metrics: { sloAttainment: 1997 / 2000, sloAttainmentTarget: 0.999 }, keepsUp: true }), 'fails SLO (99.85%)');
 });
