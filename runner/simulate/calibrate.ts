@@ -10,7 +10,9 @@
  * to each request's TTFT (its prefill step) and TPOT (the mean of its ITLs: a decode step).
  * The batch around a request is not in the file, so it is taken as the benchmark's concurrency
  * B — max_concurrency when set, else Little's law (Σ e2e / duration, at least 1; the duration
- * spanned by start_times + e2e when the file has them, else its `duration`) — with the other
+ * from the first of start_times to the last start + e2e when the file has them, the span vLLM's own
+ * `duration` measures (vllm bench serve's benchmark_duration: from before the first request is
+ * sent to after the last completes), else its `duration`) — with the other
  * B − 1 requests decoding at the mean context: a prefill step of P tokens then has T = P + B − 1
  * tokens for B requests (B logits rows: lm_head), KV K = P + (B − 1)·c̄ and pairs P(P+1)/2 + (B − 1)·c̄; a decode step at the request's
  * mid-output context c has T = B tokens of B requests, K = pairs = c + (B − 1)·c̄ (decode tokens' pairs at the decode
