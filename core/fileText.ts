@@ -21,6 +21,17 @@ export const MAX_INPUT_TEXT_BYTES = 16 * 2 ** 20;
 
 /**
  * The most of a result file the editor reads (a run of the history folder, a sweep-report.json):
+ * 32 MiB. The extension host reads and JSON.parse-s such a file on its one thread, and History
+ * lists every file: at the old 512 MiB, a 205 MB run of data_parallel_size 1024 (before runs kept
+ * the samples of 9 engines, f55f643) froze the window for minutes and kept a new run from
+ * starting (s45 newcomer-ed N4, N10). A run is at most a few MB now (dp 1024: 2.6 MB), a sweep
+ * report about 1 KB a point (some 30,000 points); larger files are named as skipped with their
+ * size, and the CLI reads them (`attnscope merge`, `attnscope simulate --json`).
+ */
+export const MAX_EDITOR_RESULT_TEXT_BYTES = 32 * 2 ** 20;
+
+/**
+ * The most of a result file the CLI reads (a sweep report it would write over, `merge`'s inputs):
  * 512 MiB, about V8's longest string (a sweep report's row is ~1 KB, so some 500,000 points).
  */
 export const MAX_RESULT_TEXT_BYTES = 512 * 2 ** 20;

@@ -10,7 +10,7 @@ import { access, mkdir, readdir, rename, rm, stat, writeFile } from 'node:fs/pro
 import { arch, cpus, platform, release } from 'node:os';
 import { dirname, isAbsolute, join } from 'node:path';
 import type { Profile } from '../core/config/types';
-import { MAX_RESULT_TEXT_BYTES, readRegularTextAsync } from '../core/fileText';
+import { MAX_EDITOR_RESULT_TEXT_BYTES, readRegularTextAsync } from '../core/fileText';
 import { cpuModelName, cpuSignature } from '../core/machine';
 import { kernelBuildText } from '../core/format';
 import type { Estimate } from '../core/estimate/types';
@@ -238,10 +238,10 @@ export async function findRun(folders: readonly string[], id: string): Promise<{
   throw new Error(`run ${id} is no longer in the history folder${folders.length === 1 ? '' : 's'} (${folders.join(', ')})`);
 }
 
-/** Reads run `id`. Throws when the id is not a run id, the file is missing, no regular file (a FIFO is not waited on) or over MAX_RESULT_TEXT_BYTES, or is not a schema-1 run. */
+/** Reads run `id`. Throws when the id is not a run id, the file is missing, no regular file (a FIFO is not waited on) or over MAX_EDITOR_RESULT_TEXT_BYTES, or is not a schema-1 run. */
 export async function loadRun(folder: string, id: string): Promise<RunResult> {
   if (!ID_PATTERN.test(id)) throw new RangeError(`not a run id: ${JSON.stringify(id)}`);
-  const text = await readRegularTextAsync(join(folder, `${id}.json`), MAX_RESULT_TEXT_BYTES);
+  const text = await readRegularTextAsync(join(folder, `${id}.json`), MAX_EDITOR_RESULT_TEXT_BYTES);
   if (typeof text !== 'string') throw new Error(text.why);
   const run = JSON.parse(text) as Partial<RunResult>;
   if (run.schema !== RUN_SCHEMA_VERSION || !Array.isArray(run.cases) || typeof run.name !== 'string') {

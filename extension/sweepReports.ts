@@ -5,7 +5,7 @@
  */
 import { readdir, stat } from 'node:fs/promises';
 import { basename, join } from 'node:path';
-import { MAX_RESULT_TEXT_BYTES, readRegularTextAsync } from '../core/fileText';
+import { MAX_EDITOR_RESULT_TEXT_BYTES, readRegularTextAsync } from '../core/fileText';
 import type { SweepReport } from '../core/protocol/sweep';
 import { newestFirst } from './history';
 import { profileState, type ProfileStart, type ProfileState } from './profileEdited';
@@ -23,10 +23,10 @@ export interface SweepReportEntry {
   report: SweepReport;
 }
 
-/** The sweep report in `file`, or null when it is missing, no regular file (a FIFO is not waited on), over MAX_RESULT_TEXT_BYTES, not JSON or not a sweep report. */
+/** The sweep report in `file`, or null when it is missing, no regular file (a FIFO is not waited on), over MAX_EDITOR_RESULT_TEXT_BYTES, not JSON or not a sweep report. */
 export async function readSweepReport(file: string): Promise<SweepReport | null> {
   try {
-    const text = await readRegularTextAsync(file, MAX_RESULT_TEXT_BYTES);
+    const text = await readRegularTextAsync(file, MAX_EDITOR_RESULT_TEXT_BYTES);
     if (typeof text !== 'string') return null;
     const report = JSON.parse(text) as SweepReport;
     return report?.kind === 'attnscope-sweep-report' && Array.isArray(report.rows) ? report : null;

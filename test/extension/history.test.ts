@@ -1,7 +1,7 @@
 /** Run history (extension/history.ts) and export (extension/exportRun.ts) on a temp folder. */
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, utimesSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, truncateSync, utimesSync, writeFileSync } from 'node:fs';
 import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
@@ -59,6 +59,17 @@ describe('run history', () => {
     await assert.rejects(loadRun('/tmp', '../../etc/passwd'), RangeError);
     await assert.rejects(loadRun('/tmp', '.hidden'), RangeError);
     await assert.rejects(loadRun('/tmp', 'a/b'), RangeError);
+  });
+
+  it('skips a run file over 32 MiB, naming its size, without reading it (a 205 MB dp 1024 run froze the window for minutes; s45 newcomer-ed N4, N10)', async () => {
+    const dir = join(tempDir('attnscope-history-'), 'runs');
+    const id = await saveRun(dir, run);
+    // A sparse file one byte past 32 MiB (32 * 2^20 + 1 = 33,554,433 bytes): at the old 512 MiB cap it was read and parsed, and refused as no JSON.
+    writeFileSync(join(dir, 'cli-big.json'), '');
+    truncateSync(join(dir, 'cli-big.json'), 32 * 2 ** 20 + 1);
+    const { runs, skipped } = await listRuns(dir);
+    assert.deepEqual(runs.map((r) => r.id), [id]);
+    assert.deepEqual(skipped, ['cli-big.json: 33,554,433 bytes, past the 32 MiB such a file is at most']);
   });
 
   it('skips a FIFO or a folder named like a run, saying what it is, without waiting on the FIFO (a readFile of it never returned; s43 review)', async () => {
