@@ -781,7 +781,7 @@ function renderSweep(): void {
   if (cost) {
     const canvas = el('canvas', { id: 'chart-sweep-cost', role: 'img', 'aria-label': cost.ariaLabel });
     const box = el('div', { class: 'chart-box' }, canvas);
-    box.style.height = `${sweepCostChartHeight(cost.bars, palette.fontSize, cost.excluded)}px`;
+    box.style.height = `${sweepCostChartHeight(cost.bars, palette.fontSize, cost.labelLines)}px`;
     sweepCharts.append(el('section', { class: 'card' }, box));
     sweepCharted.push(new Chart(canvas, cost.config) as unknown as Chart);
   }
@@ -790,7 +790,7 @@ function renderSweep(): void {
       const canvas = el('canvas', { id: `chart-sweep-${i}`, role: 'img', 'aria-label': spec.ariaLabel, 'data-axis': spec.axis });
       const box = el('div', { class: 'chart-box' }, canvas);
       // Through the CSSOM: the page's CSP refuses style attributes.
-      box.style.height = `${sweepChartHeight(spec.lines, palette.fontSize)}px`;
+      box.style.height = `${sweepChartHeight(spec.lines + (spec.leftOut ? 1 : 0), palette.fontSize)}px`;
       sweepCharts.append(el('section', { class: 'card' }, box));
       sweepCharted.push(new Chart(canvas, spec.config));
     }

@@ -6,7 +6,7 @@
  * pool and latency figures modelled by the simulation, decode time measured on each point's
  * machine.
  */
-import type { ChartConfiguration, ChartDataset, Plugin, Scale } from 'chart.js';
+import type { Chart, ChartConfiguration, ChartDataset, Plugin, PointStyle, Scale } from 'chart.js';
 import { toFont } from 'chart.js/helpers';
 import { axisValueText, sameAxisValue, durationTicks, durationUnit, formatCount, formatDuration, formatDurationIn, formatPercent, formatRunTime, formatSignificant, formatSweepRate, formatUsd, formatUsdCost, markdownTable, maxRateLimitText, maxRateText, NS_PER, sloBoundsText } from '../core/format';
 import type { SweepMetrics, SweepReport, SweepReportRow } from '../core/protocol/sweep';
@@ -223,6 +223,8 @@ export interface SweepAxisChart {
   config: ChartConfiguration<'line'>;
   /** Lines drawn (combinations of the other axes × environments). */
   lines: number;
+  /** Whether some point is drawn as left out of the best (the cost chart: rowExclusion); its legend then has a swatch for them, a row more. */
+  leftOut: boolean;
   /**
    * The chart's accessible name: the figure against the axis, then each line by name with its best
    * value and where ("max_num_seqs=4: highest 1,230 tokens/s at page_size 16"; a figure with no
@@ -312,6 +314,12 @@ export function sweepAxisCharts(report: SweepReport, metric: SweepMetric, p: Pal
       return typeof m === 'number' ? m : null;
     });
     const lines = entries.map(([label, rows]) => ({ label: label || metric.label, ys: at(rows, metric.key), rows }));
+    // The cost chart's points left out of the best (rowExclusion), by line and x position: drawn hatched grey as in the cost
+    // bar chart, why in the tooltip and the accessible name; RTX 4090 at 8.5 % meeting the SLO read cheapest (s45 newcomer-ed N2).
+    const cost = metric.key === 'usdPerMillionOutputTokens';
+    const whyAt = lines.map(({ rows, ys }) => order.map((v, j) => (cost && ys[j] !== null ? rowExclusion(rows.find((r) => sameAxisValue(r.values[axis.key], v))!) : null)));
+    const leftOut = whyAt.some((w) => w.some((y) => y !== null));
+    const excludedFill = p.marked ? p.marked(withAlpha(p.muted, 0.3), 'diagonal') : withAlpha(p.muted, 0.3);
     const twins = sameValues(lines.map((l) => l.ys));
     const colours = Math.max(1, p.series.length);
     const datasets: Array<ChartDataset<'line'>> = lines.map(({ label, ys }, i) => {
@@ -329,6 +337,7 @@ export function sweepAxisCharts(report: SweepReport, metric: SweepMetric, p: Pal
         // Each line its own marker; a line with an earlier one's values dashed and drawn over it
         // (chart.js draws a lower `order` later), so both colours show along the one path.
         pointStyle: POINT_STYLES[i % POINT_STYLES.length],
+        ...(leftOut ? { pointBackgroundColor: whyAt[i]!.map((w) => (w ? excludedFill : withAlpha(colour, 0.4))), pointBorderColor: whyAt[i]!.map((w) => (w ? p.muted : colour)) } : {}),
         // Categories (GPU models, on/off) have no order between them: markers alone, a line would draw a trend (s44 newcomer-ed F2).
         ...(x.type === 'category' ? { showLine: false, pointRadius: 6 } : { pointRadius: 4 }),
         // A point on the plot's edge (the y axis ends at the highest value, the x axis at the swept ends) drawn whole, past the
@@ -358,7 +367,14 @@ export function sweepAxisCharts(report: SweepReport, metric: SweepMetric, p: Pal
     // A rate's or count's cells write no unit (the column header has it); the name says it.
     const spoken = (v: number) => (unit !== undefined && (metric.kind === 'rate' || metric.kind === 'count') ? `${show(v)} ${unit}` : show(v));
     const xTexts = order.map((v) => (typeof v === 'number' && x.type !== 'category' ? sweptValueText(v) : text(v)));
-    const lineItems = lines.map(({ label, ys }) => lineAria(others.length === 1 && label !== metric.label ? `${shortKey(others[0]!.key)}=${label}` : label === metric.label ? '' : label, ys, xTexts, shortKey(axis.key), metric, spoken));
+    // A line's lowest (or highest) among its points kept for the best; those left out named after it, with why.
+    const lineItems = lines.map(({ label, ys }, i) => {
+      const kept = ys.map((y, j) => (whyAt[i]![j] ? null : y));
+      const name = others.length === 1 && label !== metric.label ? `${shortKey(others[0]!.key)}=${label}` : label === metric.label ? '' : label;
+      const out = xTexts.flatMap((xt, j) => (whyAt[i]![j] ? [`${shortKey(axis.key)} ${xt} ${show(ys[j]!)} (${whyAt[i]![j]})`] : []));
+      const head = kept.some((y) => y !== null) ? `${lineAria(name, kept, xTexts, shortKey(axis.key), metric, spoken)}${out.length > 0 ? ' among the points kept for the best' : ''}` : `${name ? `${name}: ` : ''}no point kept for the best`;
+      return out.length > 0 ? `${head}; left out of the best: ${out.join(', ')}` : head;
+    });
     const ariaLabel = `${metric.label} (${metric.source}) vs ${axis.key}: ${lines.length === 1 ? lineItems[0] : `${formatCount(lines.length)} lines; ${ariaList(lineItems, 'the Every point table')}`}`;
     const title = (text: string) => ({ display: true, text, color: p.foreground, font });
     const [min, max] = [x.values[0], x.values[x.values.length - 1]];
@@ -388,6 +404,7 @@ export function sweepAxisCharts(report: SweepReport, metric: SweepMetric, p: Pal
     return {
       axis: axis.key,
       lines: datasets.length,
+      leftOut,
       ariaLabel,
       config: {
         type: 'line',
@@ -397,10 +414,25 @@ export function sweepAxisCharts(report: SweepReport, metric: SweepMetric, p: Pal
           maintainAspectRatio: false,
           animation: false,
           plugins: {
-            title: { display: true, text: `${metric.label} vs ${axis.key} (${metric.source})`, color: p.foreground, font: { ...font, weight: 'bold' } },
+            title: { display: true, text: `${metric.label} vs ${axis.key} (${metric.source}${leftOut ? '; hatched grey: left out of the best' : ''})`, color: p.foreground, font: { ...font, weight: 'bold' } },
+            ...(leftOut ? { tooltip: { callbacks: { afterLabel: (item: { datasetIndex: number; dataIndex: number }) => { const w = whyAt[item.datasetIndex]?.[item.dataIndex]; return w ? `left out of the best: ${w}` : ''; } } } } : {}),
             // Legend in the lines' order (chart.js lists by `order`, which puts a dashed twin first).
             // The bands (after the lines) are not legend items: the table's p10–p90 column names them.
-            legend: { display: datasets.length > 1, labels: { color: p.foreground, font, usePointStyle: true, pointStyleWidth: 22, filter: (item) => (item.datasetIndex ?? 0) < datasets.length, sort: (a, b) => (a.datasetIndex ?? 0) - (b.datasetIndex ?? 0) }, title: { display: others.length === 1, text: others.length === 1 ? legendTitle(others[0]!.key) : '', color: p.foreground, font } },
+            // Each line's swatch in its colour: chart.js takes it from the line's first point, which may be a grey left-out one (s45 newcomer-ed N1).
+            // With points left out, a swatch for them too (a narrow panel's fitted title drops its "hatched grey" part), and a click on it hides nothing.
+            legend: {
+              display: datasets.length > 1 || leftOut,
+              labels: {
+                color: p.foreground, font, usePointStyle: true, pointStyleWidth: 22, filter: (item) => (item.datasetIndex ?? 0) < datasets.length, sort: (a, b) => (a.datasetIndex ?? datasets.length) - (b.datasetIndex ?? datasets.length),
+                ...(leftOut ? {
+                  generateLabels: (chart: Chart) => [
+                    ...datasets.map((d, i) => ({ text: d.label!, fillStyle: d.backgroundColor as string, strokeStyle: d.borderColor as string, lineWidth: p.lineWidth, pointStyle: d.pointStyle as PointStyle, fontColor: p.foreground, hidden: !chart.isDatasetVisible(i), datasetIndex: i })),
+                    { text: `${LEFT_OUT} (why on hover)`, fillStyle: excludedFill, strokeStyle: p.muted, lineWidth: p.lineWidth, pointStyle: 'circle' as const, fontColor: p.foreground, hidden: false },
+                  ],
+                } : {}),
+              },
+              ...(leftOut ? { onClick: (_e: unknown, item: { datasetIndex?: number }, legend: { chart: Chart }) => { const i = item.datasetIndex; if (i === undefined) return; if (legend.chart.isDatasetVisible(i)) legend.chart.hide(i); else legend.chart.show(i); } } : {}),
+              title: { display: others.length === 1, text: others.length === 1 ? legendTitle(others[0]!.key) : '', color: p.foreground, font } },
           },
           scales: {
             x: xScale,
@@ -427,6 +459,8 @@ export interface SweepCostChart {
   bars: number;
   /** Bars marked as left out of the best (rowExclusion): each has a second label line saying why. */
   excluded: number;
+  /** The most lines one bar's label has (a left-out bar's: its point, then each reason, whyLines): every bar's row is made that tall. */
+  labelLines: number;
   /** Its accessible name: what it shows, then each point cheapest first with its cost ("tp=1 $0.0917") and why a point is left out. */
   ariaLabel: string;
 }
@@ -493,8 +527,10 @@ export function sweepCostChart(report: SweepReport, p: Palette): SweepCostChart 
       barPercentage: 0.7,
     };
   });
-  // A left-out point's label is two lines: the point, then why (chart.js draws an array label as lines).
-  const labels = rows.map((r, k) => (why[k] ? [r.label, why[k]!] : `${r.id === best ? '★ ' : ''}${r.label}`));
+  // A left-out point's label is lines: the point, then each reason on its own (chart.js draws an array label as lines);
+  // "fails SLO (8.5%), does not keep up" on one line was wider than the axis's half of a 480 px panel, cut at the canvas's
+  // left edge ("ails SLO (8.5%), …", s45 newcomer-ed N1).
+  const labels = rows.map((r, k) => (why[k] ? [r.label, ...whyLines(why[k]!)] : `${r.id === best ? '★ ' : ''}${r.label}`));
   const title = (text: string) => ({ display: true, text, color: p.foreground, font });
   const texts = rows.map((r) => formatUsdCost(r.metrics.usdPerMillionOutputTokens!));
   const max = Math.max(...rows.map((r) => r.metrics.usdPerMillionOutputTokens!));
@@ -503,6 +539,7 @@ export function sweepCostChart(report: SweepReport, p: Palette): SweepCostChart 
   return {
     bars: rows.length,
     excluded,
+    labelLines: Math.max(...labels.map((l) => (Array.isArray(l) ? l.length : 1))),
     ariaLabel: `$ per 1M output tokens (modelled, at user-given prices per GPU-hour), by cost: ${ariaList(rows.map((r, k) => `${r.label} ${texts[k]}${why[k] ? ` (left out of the best: ${why[k]})` : ''}`), 'the Every point table')}`,
     config: {
       type: 'bar',
@@ -517,23 +554,55 @@ export function sweepCostChart(report: SweepReport, p: Palette): SweepCostChart 
         layout: { padding: { right: 8 } },
         plugins: {
           title: { display: true, text: heading, color: p.foreground, font: { ...font, weight: 'bold' } },
-          legend: { display: models.length > 0, labels: { color: p.foreground, font } },
+          // One swatch a GPU model in its colour, and one hatched grey for the points left out: chart.js took each GPU's swatch
+          // from its first bar, the cheapest point's, which was left out, so every GPU's read grey (s45 newcomer-ed N1).
+          legend: {
+            display: models.length > 0 || excluded > 0,
+            labels: {
+              color: p.foreground,
+              font,
+              generateLabels: (chart) => [
+                ...(models.length > 0 ? datasets.map((d, i) => ({ text: d.label!, fillStyle: withAlpha(p.series[i % colours] ?? p.foreground, 0.55), strokeStyle: p.series[i % colours] ?? p.foreground, lineWidth: p.lineWidth, fontColor: p.foreground, hidden: !chart.isDatasetVisible(i), datasetIndex: i })) : []),
+                ...(excluded > 0 ? [{ text: `${LEFT_OUT} (why under its label)`, fillStyle: excludedFill, strokeStyle: p.muted, lineWidth: p.lineWidth, fontColor: p.foreground, hidden: false }] : []),
+              ],
+            },
+            // The left-out swatch stands for no dataset: a click on it hides nothing.
+            onClick: (_e, item, legend) => {
+              const i = item.datasetIndex;
+              if (i === undefined) return;
+              if (legend.chart.isDatasetVisible(i)) legend.chart.hide(i);
+              else legend.chart.show(i);
+            },
+          },
           tooltip: { callbacks: { label: (item) => `${texts[item.dataIndex] ?? ''} per 1M output tokens${why[item.dataIndex] ? `; left out of the best: ${why[item.dataIndex]}` : ''}` } },
           attnscopeBarValues: { color: p.foreground, font: toFont(font).string, texts } satisfies BarValueOptions,
         } as NonNullable<ChartConfiguration<'bar'>['options']>['plugins'],
         scales: {
           // From $0, with headroom for the value labels: a 3 % gap must not read as a large one.
           x: { type: 'linear', beginAtZero: true, suggestedMax: max * 1.15, title: title('$ per 1M output tokens (modelled)'), ticks: { color: p.foreground, font, callback: (v) => formatUsd(Number(v)) }, grid: { color: p.grid } },
-          y: { type: 'category', title: title('sweep point'), ticks: { color: p.foreground, font, autoSkip: false }, grid: { display: false } },
+          // No axis title: the heading says "by point", and the title was drawn over the left-out labels (s45 newcomer-ed N1).
+          y: { type: 'category', ticks: { color: p.foreground, font, autoSkip: false }, grid: { display: false } },
         },
       },
     },
   };
 }
 
-/** The cost chart's height: a bar row per point at the font's size (a left-out point's second label line adds one), plus the title, legend and axis. */
-export function sweepCostChartHeight(bars: number, fontSize: number, excluded = 0): number {
-  return Math.max(220, 140 + bars * (fontSize + 16) + excluded * (fontSize + 2));
+/**
+ * The cost chart's height: a bar row per point, each as tall as the longest label (`labelLines`,
+ * SweepCostChart.labelLines: chart.js gives every category the same height, so a 3-line label in
+ * rows sized for 1 ran into its neighbours' labels, s45 newcomer-ed N1), plus the title, legend and axis.
+ */
+export function sweepCostChartHeight(bars: number, fontSize: number, labelLines = 1): number {
+  return Math.max(220, 140 + bars * Math.max(fontSize + 16, labelLines * (fontSize + 3) + 8));
+}
+
+/** The legend's swatch for the points left out of the best (sweepCostChart, the cost line chart), before where it says why. */
+const LEFT_OUT = 'left out of the best';
+
+/** Why a point is left out (rowExclusion: "fails SLO (8.5%), does not keep up") as label lines, a reason each. */
+export function whyLines(why: string): string[] {
+  return why.split(', ');
 }
 
 /**

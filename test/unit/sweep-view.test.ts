@@ -458,16 +458,62 @@ test('the cost chart: a bar per priced point, cheapest first, from $0, a colour 
   const failing: SweepReportRow = { ...priced('rtx', 'H100 SXM', 0.05, 2.49), keepsUp: false, metrics: { ...priced('rtx', 'H100 SXM', 0.05, 2.49).metrics, sloAttainment: 0.085 } };
   const marked = sweepCostChart({ ...costReport, rows: [...costReport.rows, failing] }, palette)!;
   assert.equal(marked.excluded, 1);
-  assert.deepEqual(marked.config.data.labels, [['rtx', 'fails SLO (8.5%), does not keep up'], '★ h100 tp1', 'h100 tp2', 'a100 tp1']);
+  // Each reason its own line: on one, "fails SLO (8.5%), does not keep up" was cut at a 480 px panel's left edge (s45 newcomer-ed N1).
+  assert.deepEqual(marked.config.data.labels, [['rtx', 'fails SLO (8.5%)', 'does not keep up'], '★ h100 tp1', 'h100 tp2', 'a100 tp1']);
+  assert.equal(marked.labelLines, 3);
+  // No y title drawn over those labels.
+  assert.equal((marked.config.options!.scales!.y as { title?: { display?: boolean } }).title?.display, undefined);
+  // The legend: each GPU in its colour (chart.js took H100's swatch from its first bar, rtx's, grey), and one hatched grey swatch for the left-out bars.
+  const legend = marked.config.options!.plugins!.legend!.labels!.generateLabels!({ isDatasetVisible: () => true } as never);
+  assert.deepEqual(legend.map((l) => [l.text, l.strokeStyle]), [
+    ['H100 SXM, $2.49/GPU-hour (user-given)', palette.series[0]],
+    ['A100 80GB, $1.29/GPU-hour (user-given)', palette.series[1]],
+    ['left out of the best (why under its label)', palette.muted],
+  ]);
+  assert.equal(legend[2]!.datasetIndex, undefined);
   const h100 = marked.config.data.datasets[0]!;
   assert.deepEqual((h100.borderColor as string[]).slice(0, 2), [palette.muted, palette.series[0]]);
   assert.match((marked.config.options!.plugins!.title as { text: string }).text, /hatched grey: left out of the best\)$/);
   assert.match(marked.ariaLabel, /by cost: rtx \$0\.0500 \(left out of the best: fails SLO \(8\.5%\), does not keep up\); h100 tp1/);
-  assert.ok(sweepCostChartHeight(4, 12, 1) > sweepCostChartHeight(4, 12));
+  // Rows as tall as a 3-line label: 4 × (3 × 15 + 8) = 212 px of rows, against 4 × 28 = 112 for 1-line labels.
+  assert.equal(sweepCostChartHeight(4, 12, 3), 352);
+  assert.equal(sweepCostChartHeight(4, 12), 252);
   // Against the GPU models (categories, no order between them): markers, no line through them; the y title says its unit once (s44 newcomer-ed F2).
   const byGpu = sweepAxisCharts(costReport, SWEEP_METRICS.find((m) => m.key === 'usdPerMillionOutputTokens')!, palette)[0]!;
   assert.ok(byGpu.config.data.datasets.length > 0 && byGpu.config.data.datasets.every((d) => (d as { showLine?: boolean }).showLine === false));
   assert.equal((byGpu.config.options!.scales!.y as { title: { text: string } }).title.text, '$ per 1M output tokens (user-given $/GPU-hour)');
+  // s45 newcomer-ed N2: the $ / 1M output tokens vs device.gpu chart drew RTX 4090 ($0.0863, 8.5 % meeting the SLO, not keeping
+  // up) as a plain point, the lowest, and its accessible name said "lowest ... at gpu RTX 4090". The newcomer's figures:
+  // H100 SXM $0.318, A100 80GB $0.165 (both keep up, 100 % meet), L4 $0.563 (0.0 %, does not keep up), RTX 4090 $0.0863.
+  const gpus = ['H100 SXM', 'A100 80GB', 'L4', 'RTX 4090'];
+  const four: SweepReport = {
+    ...costReport, axes: [{ key: 'device.gpu', values: gpus }], total: 4,
+    rows: [
+      { ...priced('gpu=H100 SXM', 'H100 SXM', 0.318, 2.49), keepsUp: true },
+      { ...priced('gpu=A100 80GB', 'A100 80GB', 0.165, 1.29), keepsUp: true },
+      { ...priced('gpu=L4', 'L4', 0.563, 0.8), keepsUp: false, metrics: { ...priced('gpu=L4', 'L4', 0.563, 0.8).metrics, sloAttainment: 0 } },
+      { ...priced('gpu=RTX 4090', 'RTX 4090', 0.0863, 0.35), keepsUp: false, metrics: { ...priced('gpu=RTX 4090', 'RTX 4090', 0.0863, 0.35).metrics, sloAttainment: 0.085 } },
+    ],
+    best: { id: 'gpu=A100 80GB', environmentKey: 'e1', label: 'gpu=A100 80GB', rule: 'lowest modelled $ per million output tokens', byCost: true },
+  };
+  const fourRows = four.rows.map((r, k) => ({ ...r, values: { 'device.gpu': gpus[k]! } }));
+  const line = sweepAxisCharts({ ...four, rows: fourRows }, SWEEP_METRICS.find((m) => m.key === 'usdPerMillionOutputTokens')!, palette)[0]!;
+  const points = line.config.data.datasets[0] as { pointBorderColor?: string[]; borderColor: string };
+  // In the axis's order: H100, A100 in the line's colour; L4, RTX 4090 grey.
+  assert.deepEqual(points.pointBorderColor, [points.borderColor, points.borderColor, palette.muted, palette.muted]);
+  assert.match(line.ariaLabel, /lowest \$0\.165 [^;]* at gpu A100 80GB among the points kept for the best; left out of the best: gpu L4 \$0\.563 \(fails SLO \(0\.0%\), does not keep up\), gpu RTX 4090 \$0\.0863 \(fails SLO \(8\.5%\), does not keep up\)/);
+  assert.match((line.config.options!.plugins!.title as { text: string }).text, /; hatched grey: left out of the best\)$/);
+  const tip = (line.config.options!.plugins!.tooltip as { callbacks: { afterLabel: (i: { datasetIndex: number; dataIndex: number }) => string } }).callbacks.afterLabel;
+  assert.equal(tip({ datasetIndex: 0, dataIndex: 3 }), 'left out of the best: fails SLO (8.5%), does not keep up');
+  assert.equal(tip({ datasetIndex: 0, dataIndex: 1 }), '');
+  // One line, yet a legend: its swatch in the line's colour (chart.js took it from the first point), then the left-out one's.
+  assert.equal(line.leftOut, true);
+  const lineLegend = line.config.options!.plugins!.legend!;
+  assert.equal(lineLegend.display, true);
+  assert.deepEqual(lineLegend.labels!.generateLabels!({ isDatasetVisible: () => true } as never).map((l) => [l.text, l.strokeStyle]), [['$ / 1M output tokens', points.borderColor], ['left out of the best (why on hover)', palette.muted]]);
+  // Other figures' charts are not greyed.
+  const tput = sweepAxisCharts({ ...four, rows: fourRows }, SWEEP_METRICS.find((m) => m.key === 'throughputTokensPerSec')!, palette)[0]!;
+  assert.equal((tput.config.data.datasets[0] as { pointBorderColor?: string[] }).pointBorderColor, undefined);
   // A numeric axis keeps its line.
   assert.equal((sweepAxisCharts(report, SWEEP_METRICS[0]!, palette)[0]!.config.data.datasets[0] as { showLine?: boolean }).showLine, undefined);
   // No priced row: no chart.

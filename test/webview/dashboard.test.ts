@@ -1211,6 +1211,34 @@ describe('dashboard webview in Chromium', () => {
     assert.equal(await page.isVisible('#btn-export-csv'), true);
   });
 
+  // s45 newcomer-ed N1 / N2: s44's cost profile over four GPUs in a ~480 px panel; screenshots sweep-cost-narrow.png.
+  it('a cost sweep in a 480 px panel: the points left out of the best greyed in the $ / 1M output tokens vs device.gpu chart too, its name\'s "lowest" among the points kept', async () => {
+    // The newcomer's figures: H100 SXM $0.318, A100 80GB $0.165 (keep up, all meet the SLO), L4 $0.563 (0.0 %), RTX 4090 $0.0863 (8.5 %), neither keeping up.
+    const gpus: Array<[string, number, number, number, boolean]> = [['H100 SXM', 2.49, 0.318, 1, true], ['A100 80GB', 1.29, 0.165, 1, true], ['L4', 0.8, 0.563, 0, false], ['RTX 4090', 0.35, 0.0863, 0.085, false]];
+    const rows = gpus.map(([gpu, price, usd, met, keepsUp], index) => ({
+      id: `g${index}`, index, values: { 'device.gpu': gpu }, label: `gpu=${gpu}`, environmentKey: 'e1', status: 'ok' as const, file: `g${index}.json`, gpu, keepsUp,
+      metrics: { gpuHourUsd: price, usdPerMillionOutputTokens: usd, sloAttainment: met, throughputTokensPerSec: 1000 },
+    }));
+    const report: SweepReport = {
+      schema: 1, kind: 'attnscope-sweep-report', tool: 't', createdAt: '', sweepId: 'c045', name: 'cost.attn.yaml', job: 'simulate',
+      axes: [{ key: 'device.gpu', values: gpus.map((g) => g[0]) }], total: 4, rows, missing: [], duplicates: [], environments: { e1: run.environment },
+      best: { id: 'g1', environmentKey: 'e1', label: 'gpu=A100 80GB', rule: 'lowest modelled $ per million output tokens', byCost: true },
+    };
+    await page.setViewportSize({ width: 480, height: 1400 });
+    try {
+      await send(page, { type: 'showSweep', report });
+      await page.waitForFunction(() => document.querySelector('#run-title')?.textContent === 'cost.attn.yaml · sweep');
+      await page.waitForSelector('#chart-sweep-cost');
+      const line = (await page.getAttribute('#chart-sweep-0', 'aria-label')) ?? '';
+      // Before: "lowest 0.0863 … at gpu RTX 4090".
+      assert.match(line, /lowest \$0\.165 [^;]* at gpu A100 80GB among the points kept for the best; left out of the best: gpu L4 \$0\.563 \(fails SLO \(0\.0%\), does not keep up\), gpu RTX 4090 \$0\.0863 \(fails SLO \(8\.5%\), does not keep up\)$/);
+      await page.locator('#sweep-charts').screenshot({ path: join(shots, 'sweep-cost-narrow.png') });
+    } finally {
+      await page.setViewportSize({ width: 1280, height: 900 });
+      await page.locator('vscode-tab-header').first().click();
+    }
+  });
+
   it('a sweep over tensor_parallel_size: the best line says it ranks per GPU, and the sources say the all-reduce is not modelled (s38 newcomer 3)', async () => {
     // Goodput 5.89 requests/s on 4 GPUs (1.47 per GPU) against 9.32 on 8 (1.165): per GPU, tp 4.
     const rows = [[4, 5.89], [8, 9.32]].map(([tp, goodput], index) => ({
