@@ -332,6 +332,36 @@ test("a low-load result (near-constant decode batch) keeps memory_efficiency at 
   assert.match(lines.join('\n'), /\n {2}determined by the data: overhead_ms \(standard error [\d.]+%\), compute_efficiency \(standard error [\d.]+%\)\n {2}memory_efficiency held at its bound 1; /);
 });
 
+test('50 identical requests determine no factor: with overhead_ms at its bound 0 (all 50) or memory_efficiency at its bound 1 (3 dropped) the others are said to rest on that bound, not "determined by the data" (s45 newcomer MEDIUM-4)', () => {
+  // The newcomer's cal.json: 50 requests of prompt 512 and output 128, every TTFT 50 ms and ITL 10 ms, one every 250 ms.
+  // Two distinct timings (one prefill step, one decode step) for three unknowns: any two fit them exactly once the third
+  // is fixed, so which two come out "fitted" is decided by a bound, and a standard error (~0.7%, from rounding alone)
+  // is no evidence. It read "determined by the data: compute_efficiency (0.7%), memory_efficiency (0.7%)", and with
+  // 3 requests dropped "determined: overhead_ms, compute_efficiency" with memory_efficiency "held at its bound 1".
+  const dir = tempDir('attnscope-cal-');
+  const n = 50;
+  const bench = {
+    request_rate: 4, model_id: 'meta-llama/Llama-3.1-8B-Instruct', max_concurrency: null, duration: 12.5, completed: n,
+    input_lens: Array(n).fill(512), output_lens: Array(n).fill(128), ttfts: Array<number | null>(n).fill(0.05),
+    itls: Array.from({ length: n }, () => Array(127).fill(0.01)), start_times: Array.from({ length: n }, (_, i) => i * 0.25), errors: Array(n).fill(''),
+  };
+  const all = join(dir, 'cal.json');
+  writeFileSync(all, JSON.stringify(bench));
+  bench.errors[3] = 'boom';
+  bench.ttfts[5] = 0;
+  bench.ttfts[7] = null;
+  const dropped = join(dir, 'calbad.json');
+  writeFileSync(dropped, JSON.stringify(bench));
+  for (const file of [all, dropped]) {
+    const fit = calibrateStepTime(llamaOnH100(), readVllmResult(file));
+    const text = formatCalibration(fit, file).join('\n');
+    assert.doesNotMatch(text, /^ {2}determined by the data:/m, text);
+    // Every factor is either held at a bound or said to rest on one; compute_efficiency is fitted through a bound in both.
+    for (const p of fit.parameters) assert.ok(!p.fitted || p.throughBound !== undefined, `${file}: ${p.key}`);
+    assert.match(text, /^ {2}compute_efficiency [\d.]+ is not determined by the data: .*\(every request alike\); the value is the fit's with (overhead_ms held at 0|memory_efficiency held at 1), and its standard error [\d.]+% assumes that$/m);
+  }
+});
+
 test('a factor whose relative standard error exceeds MAX_RELATIVE_SE is held at the profile\'s step_time, else the assumed value, and the message says so', () => {
   // Llama-3.1-8B bf16 on an H100 SXM, one request at a time, output 1 (no TPOT): each request is
   // one prefill step of P tokens. Its memory work at peak is M = (W + 131,072 · P) / 3.35e12 s
