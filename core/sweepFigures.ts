@@ -169,8 +169,8 @@ export function sweepProvenance(report: SweepReport): string[] {
     notes.push(
       `$ / 1M output tokens: modelled, at user-given prices per GPU-hour (${priced.map((p) => `${p.gpu} ${formatUsd(p.usd!)}/GPU-hour`).join(', ')}; yours, not built-in figures): price × GPUs / 3600 / (steady requests/s × the run's mean output tokens a request) × 10^6` +
         (has(['maxRateLimit'])
-          ? ", the steady rate each point's max rate"
-          : ", the steady rate each point's offered load (workload.arrival_rate), or its saturated throughput μ where the load is above it (GPUs idle part of the time are paid all the same; a max-rate sweep prices each point at its highest rate under the SLO)") +
+          ? ", the steady rate: each point's max rate"
+          : ", the steady rate: each point's offered load (workload.arrival_rate), or its saturated throughput μ where the load is above it (GPUs idle part of the time are paid all the same; a max-rate sweep prices each point at its highest rate under the SLO)") +
         " (not the tokens/s (sim) column, the finite run's, which takes in its ramp-up and drain)" +
         '; input (prompt) tokens are not counted: the simulation reports no input throughput',
     );

@@ -1031,7 +1031,7 @@ ${prices}`;
   assert.match(first.stdout, /^gpu +\$\/1M out +internal frag/m);
   assert.match(first.stdout, /\nbest: gpu=\S+( \S+)? — lowest modelled \$ per million output tokens, at the user-given prices per GPU-hour: price × GPUs .* among points that reject no request/);
   assert.match(first.stdout, /\n {6}ranked by cost at user-given prices per GPU-hour \(not built-in figures\): H100 SXM \$2\.49\/GPU-hour, A100 80GB \$1\.29\/GPU-hour\n/);
-  assert.match(first.stdout, /\n\$ \/ 1M output tokens: modelled, at user-given prices per GPU-hour .* the steady rate each point's offered load \(workload\.arrival_rate\), or its saturated throughput μ where the load is above it \(GPUs idle part of the time are paid all the same/);
+  assert.match(first.stdout, /\n\$ \/ 1M output tokens: modelled, at user-given prices per GPU-hour .* the steady rate: each point's offered load \(workload\.arrival_rate\), or its saturated throughput μ where the load is above it \(GPUs idle part of the time are paid all the same/);
   const report = readReport(join(out, 'sweep-report.json'));
   const [h100, a100] = report.rows;
   // Each row's figure is its price × 1 GPU / 3600 / its steady output tokens/s × 10^6, the steady rate its offered
