@@ -21,13 +21,14 @@ const BASELINE_LABEL: Record<string, string> = {
  * The cost line of a simulation whose profile prices its GPU (device.gpu_hour_usd): the modelled $
  * per million output tokens (core/format.ts poolCost: price × GPUs / 3600 / output tokens/s × 10^6,
  * at the steady rate of core/format.ts steadyOutput), said to be modelled, at the user's price, and
- * at which rate; null without a price, with no output, or for a capacity search no rate passed (its
- * figures are those of a failing rate).
+ * at which rate; null without a price or with no output; for a capacity search no rate passed (its
+ * figures are those of a failing rate) the line says there is no cost, and why (s45 newcomer LOW: it was left out silently).
  * Llama-3.1-8B on one H100 SXM at 24 requests/s offered (kept up), 272 output tokens a request, $2.49:
  * 2.49 / 3600 / (24 × 272) × 10^6 = $0.106.
  */
 export function costLine(result: PoolResult, device: Pick<DeviceSpec, 'gpuHourUsd' | 'tensorParallelSize' | 'pipelineParallelSize' | 'dataParallelSize'>): string | null {
   const c = poolCost(result, device.gpuHourUsd, deployedGpuCount(device));
+  if (!c && device.gpuHourUsd !== undefined && result.capacity?.maxRate === null) return `Cost: none at ${gpuHourUsdText(device.gpuHourUsd)}: no rate tried meets the SLO, so there is no max rate to price (the figures above are a failing rate's)`;
   if (!c) return null;
   const rate = c.requestsPerSec === undefined ? '' : formatRequestRate(c.requestsPerSec);
   const at = c.basis === 'max-rate'

@@ -53,7 +53,8 @@ test("simulate's cost line: modelled, at the user-given price, at a steady rate 
   // Above a measured μ (a sweep point's 251): at μ. 2.49 × 8 / 3600 / (251 × 272 = 68,272) × 10^6 = 0.081048 -> $0.081.
   assert.match(costLine({ ...short, load: { ...short.load!, saturatedRequestsPerSec: 251 } }, { ...device, dataParallelSize: 8 })!, /: \$0\.0810 per 1M output tokens at the saturated throughput μ, 251 requests\/s \(the offered rate is above it\) = /);
   assert.equal(costLine(pool, { tensorParallelSize: 1 }), null);
-  assert.equal(costLine({ ...pool, capacity: { maxRate: null } } as unknown as PoolResult, device), null);
+  // --max-rate where no rate meets the SLO: no figure, and the line says why (s45 newcomer LOW: it was left out without a word).
+  assert.equal(costLine({ ...pool, capacity: { maxRate: null } } as unknown as PoolResult, device), "Cost: none at user-given $2.49/GPU-hour: no rate tried meets the SLO, so there is no max rate to price (the figures above are a failing rate's)");
   // --max-rate 30: 2.49 / 3600 / (30 × 272 = 8,160) × 10^6 = 0.084763 -> $0.0848.
   assert.match(costLine({ ...pool, capacity: { maxRate: 30 } } as unknown as PoolResult, device)!, /: \$0\.0848 per 1M output tokens at the max rate, 30\.0 requests\/s = /);
   // LOW-2: a tiny price keeps its digits (was $0.00): 1e-300 / 3600 / 6,528 × 10^6 = 4.2552e-302.
