@@ -182,7 +182,8 @@ function profileFromStdin(text: string, where: string = STDIN): LoadedProfile {
     const first = errors[0];
     if (!first) throw new InputError(`${where === STDIN ? 'stdin' : where} is not JSON: ${(e as Error).message.split('\n')[0]}`, where);
     const at = offsetToLineColumn(text, first.offset);
-    throw new InputError(`${where === STDIN ? 'stdin' : where} is not JSON: ${jsonErrorText(first.error)} at line ${at.line}, column ${at.column}`, where);
+    // The place once, in the prefix (s45 newcomer LOW: "<stdin>:1:1: ... at line 1, column 2" gave two).
+    throw new InputError(`${where === STDIN ? 'stdin' : where} is not JSON: ${jsonErrorText(first.error)}`, where, at.line, at.column);
   }
   const p = value as Partial<Profile> | null;
   if (!p || typeof p !== 'object' || !p.model || !p.prefill || !p.decode || !p.kvCache || !p.device) {
