@@ -247,19 +247,42 @@ export async function sweepCommand(argv: string[]): Promise<number> {
 const WORKER_BYTES = 96 * 2 ** 20;
 
 /**
+ * What one data-parallel engine adds to a worker's peak: 3 MiB. s45 newcomer MEDIUM-5 (maxrss, `/usr/bin/time -f %M`
+ * in KiB, the example's 2,000 requests): `simulate --max-rate` at data_parallel_size 64 / 256 peaked at 265,856 /
+ * 717,576 KiB (259.6 / 700.8 MiB), plain `simulate` at dp 1 at 98,344 KiB (96.0 MiB); (259.6 − 96) / 63 = 2.6 MiB an
+ * engine is the steepest measured, so WORKER_BYTES + (dp − 1) · 3 MiB is above every measured peak (dp 64: 285 MiB;
+ * dp 256: 861 MiB; dp 512, 765 MB measured: 1,629 MiB).
+ */
+const ENGINE_BYTES = 3 * 2 ** 20;
+
+/**
+ * The memory a sweep worker is budgeted for its largest point: {@link WORKER_BYTES} plus {@link ENGINE_BYTES} an engine
+ * past the first (device.data_parallel_size; a worker runs any of the points), bytes.
+ */
+export function workerBytes(points: ReadonlyArray<{ profile: { device: { dataParallelSize?: number } } }>): { bytes: number; dp: number } {
+  const dp = points.reduce((m, p) => Math.max(m, p.profile.device.dataParallelSize ?? 1), 1);
+  return { bytes: WORKER_BYTES + (dp - 1) * ENGINE_BYTES, dp };
+}
+
+/**
  * The workers a sweep starts: `wanted`, but no more than its points, and capped (said) at what
- * free memory holds at {@link WORKER_BYTES} each (os.freemem: Linux's MemAvailable), at least one;
+ * free memory holds at `budget.bytes` each ({@link workerBytes}: {@link WORKER_BYTES} a worker, more at data
+ * parallel, said in a line when more than one worker runs; os.freemem: Linux's MemAvailable), at least one;
  * above the CPU count a warning (`given`: --jobs was written), since the workers then take turns on
  * the CPUs (s40 newcomer 7: --jobs 24 started 24 workers on 2 vCPUs, without a word). `cpus`
  * and `free` (bytes): this machine's unless given.
  */
-export function workerCount(wanted: number, points: number, given: boolean, say: (line: string, level?: 'info' | 'warn') => void, cpus = availableParallelism(), free = freemem()): number {
+export function workerCount(wanted: number, points: number, given: boolean, say: (line: string, level?: 'info' | 'warn') => void, cpus = availableParallelism(), free = freemem(), budget = { bytes: WORKER_BYTES, dp: 1 }): number {
   const running = Math.max(1, Math.min(wanted, points));
-  const fit = Math.max(1, Math.floor(free / WORKER_BYTES));
+  const fit = Math.max(1, Math.floor(free / budget.bytes));
+  const holds = budget.dp > 1
+    ? `a worker is budgeted ${formatBytes(budget.bytes)} (${formatBytes(WORKER_BYTES)}, the measured peak of a simulation worker, + ${formatBytes(ENGINE_BYTES)} an engine at the largest point's data_parallel_size ${budget.dp})`
+    : `a worker holds about ${formatBytes(WORKER_BYTES)} (measured peak of a simulation worker)`;
   if (running > fit) {
-    say(`attnscope: warning: --jobs ${wanted}: ${fit} worker${fit > 1 ? 's' : ''} at once, not ${running}: ${formatBytes(free)} of memory is free here, and a worker holds about ${formatBytes(WORKER_BYTES)} (measured peak of a simulation worker)`, 'warn');
+    say(`attnscope: warning: --jobs ${wanted}: ${fit} worker${fit > 1 ? 's' : ''} at once, not ${running}: ${formatBytes(free)} of memory is free here, and ${holds}`, 'warn');
     return fit;
   }
+  if (budget.dp > 1 && running > 1) say(`sweep: ${running} workers at once; ${holds}, ${formatBytes(running * budget.bytes)} in all of ${formatBytes(free)} free`);
   if (given && running > cpus) say(`attnscope: warning: --jobs ${wanted}: ${running} workers on ${cpus} CPUs take turns on them, so the sweep is no faster than at --jobs ${cpus}, and each holds its own memory`, 'warn');
   return running;
 }
@@ -309,7 +332,7 @@ async function runSweepCommand(values: Record<string, unknown>, positionals: str
   try {
 
     const share = shardPoints(plan.points, shard);
-    const jobs = workerCount(jobsWanted, share.length, values.jobs !== undefined, say);
+    const jobs = workerCount(jobsWanted, share.length, values.jobs !== undefined, say, availableParallelism(), freemem(), workerBytes(share));
     const earlier = earlierSweepDirs(plan, outDir);
     if (benchmarks && earlier.length > 0) {
       say(`attnscope: points of earlier sweeps of this profile (${earlier.join(', ')}) are not reused: a benchmark's timings are compared with each other, so all are measured in this run`);

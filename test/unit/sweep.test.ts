@@ -14,7 +14,7 @@ import type { SweepPointRun } from '../../core/protocol/sweep';
 import { InputError, InputErrors, UsageError } from '../../runner/errors';
 import { indexedJobManifest } from '../../runner/sweep/k8s';
 import { parseShard, shardFromEnvironment, shardPoints } from '../../runner/sweep/local';
-import { workerCount } from '../../runner/sweep/cli';
+import { workerBytes, workerCount } from '../../runner/sweep/cli';
 import { bestRow, environmentKey, formatReport, mergeResults, metricsOf, pointFileName, stepTimeAssumptionsOf } from '../../runner/sweep/results';
 import { stepTimeModel } from '../../runner/simulate/step-time';
 import { exampleProfile } from '../fixtures/profile';
@@ -901,6 +901,23 @@ test('sweep --jobs: capped at what free memory holds at 96 MiB a worker, saying 
   assert.deepEqual(said, []);
   assert.equal(workerCount(4, 4, true, say, 8, 50 * 2 ** 20), 1);
   assert.equal(said.length, 1);
+});
+
+test('sweep --jobs at data parallel: a worker is budgeted 96 MiB + 3 MiB an engine of the largest point, said in the start line (s45 newcomer MEDIUM-5)', () => {
+  // The newcomer's peaks: --max-rate at dp 64 / 256 took 259.6 / 700.8 MiB, up to 7x the 96 MiB the cap assumed.
+  // dp 256: 96 + 255 · 3 = 861 MiB (above the 700.8 measured); 23 GiB free: floor(23,552 / 861) = 27 workers, not 245.
+  const point = (dp?: number) => ({ profile: { device: dp === undefined ? {} : { dataParallelSize: dp } } });
+  const budget = workerBytes([point(), point(64), point(256)]);
+  assert.deepEqual(budget, { bytes: 861 * 2 ** 20, dp: 256 });
+  assert.deepEqual(workerBytes([point(), point(1)]), { bytes: 96 * 2 ** 20, dp: 1 });
+  const said: string[] = [];
+  const say = (line: string) => void said.push(line);
+  assert.equal(workerCount(1000, 1000, true, say, 2, 23 * 2 ** 30, budget), 27);
+  assert.match(said[0], /^attnscope: warning: --jobs 1000: 27 workers at once, not 1000: 23 GiB of memory is free here, and a worker is budgeted 861 MiB \(96 MiB, the measured peak of a simulation worker, \+ 3 MiB an engine at the largest point's data_parallel_size 256\)$/);
+  said.length = 0;
+  // Room for all: 2 workers of 861 MiB (1,722 MiB = 1.68 GiB), said with the budget.
+  assert.equal(workerCount(2, 6, false, say, 2, 23 * 2 ** 30, budget), 2);
+  assert.match(said[0], /^sweep: 2 workers at once; a worker is budgeted 861 MiB .*, 1\.68 GiB in all of 23 GiB free$/);
 });
 
 test('merge: a best point whose TPOT SLO was judged at small batch with overhead_ms assumed 0 carries the CLI\'s note under the best line (core/format tpotOverheadNote)', () => {
