@@ -828,10 +828,12 @@ describe('dashboard webview in Chromium', () => {
     await page.waitForFunction(() => document.querySelector('#chart-poolTimeline')?.getAttribute('aria-label')?.startsWith('KV page pool (engine 1 of 2)'));
     // s44 newcomer-ed F14: "Paged pool vs contiguous allocation" drew the paged row alone and did not say why; the CLI's
     // sentence (runner/simulate/summary.ts, test/unit/data-parallel.test.ts: "(contiguous-allocation baselines: not simulated ...)") over it.
+    // The charts are drawn one per task (drawQueued), each card's summary with its chart: wait for this one's drawing first
+    // (CI read the summary empty once, the pool timeline drawn and this chart not yet).
     const why = 'contiguous-allocation baselines: not simulated at data parallel 2, whose engines run the paged pool only; data_parallel_size 1 simulates them';
+    await page.waitForFunction(() => document.querySelector('#chart-poolBaselines')?.getAttribute('data-drawn')?.includes('useful KV memory: 1 points'));
     assert.equal(await page.textContent('#summary-poolBaselines'), why);
     assert.ok((await page.getAttribute('#chart-poolBaselines', 'aria-label'))?.endsWith(`; ${why}`));
-    await page.waitForFunction(() => document.querySelector('#chart-poolBaselines')?.getAttribute('data-drawn')?.includes('useful KV memory: 1 points'));
     await page.locator('section[data-chart="poolBaselines"]').screenshot({ path: join(shots, 'pool-baselines-dp.png') });
     assert.deepEqual(await page.$$eval('#engine-poolTimeline vscode-option', (os) => os.map((o) => o.textContent)), ['engine 1 of 2: 200 requests, peak running 40', 'engine 2 of 2: 200 requests, peak running 41']);
     // Named for a screen reader (its inner combobox, as the other selects').
@@ -851,6 +853,8 @@ describe('dashboard webview in Chromium', () => {
     await send(page, { type: 'showRun', run: { ...sim, name: 'one engine · simulation', pool: run.pool! }, id: null });
     await page.waitForFunction(() => document.querySelector('#chart-poolTimeline')?.getAttribute('aria-label')?.startsWith('KV page pool of'));
     assert.equal(await page.$eval('#engine-poolTimeline', (e) => (e.parentElement as HTMLElement).hidden), true);
+    // Its baselines drawn (three rows, no longer the dp run's one), then nothing to explain.
+    await page.waitForFunction(() => { const d = document.querySelector('#chart-poolBaselines')?.getAttribute('data-drawn'); return d !== undefined && d !== null && !d.includes('useful KV memory: 1 points'); });
     assert.equal(await page.textContent('#summary-poolBaselines'), '', 'one engine: its baselines drawn, nothing to explain');
   });
 
