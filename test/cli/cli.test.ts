@@ -351,8 +351,19 @@ test('events mode: a resolved profile on stdin gives NDJSON progress, cases and 
   const env = events.findIndex((e) => e.type === 'environment');
   assert.ok(env >= 0 && env < events.findIndex((e) => e.type === 'case'), events.map((e) => e.type).join(' '));
   assert.equal(events.filter((e) => e.type === 'environment').length, 1);
-  assert.deepEqual(events[env].environment, events.at(-1).run.environment);
-  assert.ok(events[env].environment.peaks.fp32FlopsPerSec > 0);
+  // As the run keeps them, but a peak a case outran: the run measures that peak again and keeps the higher figure, its
+  // note saying so ("measured again after paged_decode ..., above the run's first 880 GFLOP/s (load?)"; CI's clean clone
+  // at load ~2 met it once). Every other field, and every peak not measured again, is the event's.
+  const first = events[env].environment;
+  const last = events.at(-1).run.environment;
+  assert.deepEqual({ ...first, peaks: null }, { ...last, peaks: null });
+  for (const [key, value] of Object.entries(first.peaks as Record<string, unknown>)) {
+    if (key === 'notes') continue;
+    const again = String(last.peaks.notes?.[key] ?? '').includes('measured again after');
+    if (again) assert.ok((last.peaks[key] as number) >= (value as number), `${key}: measured again, ${last.peaks[key]} below the first ${value}`);
+    else assert.deepEqual(last.peaks[key], value, key);
+  }
+  assert.ok(first.peaks.fp32FlopsPerSec > 0);
 });
 
 test('events mode: garbage on stdin is bad input (exit 2)', () => {
