@@ -52,36 +52,6 @@ export function notRegularWhy(st: { isFile(): boolean; isDirectory(): boolean; i
 }
 
 /**
- * One I/O request of {@link regularTextSteps}: stat the path (following links), open it and
- * fstat what was opened, or read into `buf` at `offset` up to `length` bytes (answered with the
- * count read, 0 at the end).
- */
-type ReadStep = { op: 'stat' } | { op: 'open' } | { op: 'read'; buf: Buffer; offset: number; length: number };
-
-/**
- * What {@link readRegularText} and {@link readRegularTextAsync} do, once: a generator that asks
- * for each I/O step and gets its answer (a Stats, a byte count), or the step's error thrown into
- * it; each reader is a driver that performs the steps, one with the fs calls that block, one with
- * fs/promises. The stat's error is not caught here: the drivers let it reach their caller.
- */
-function* regularTextSteps(maxBytes: number): Generator<ReadStep, string | NotRead, unknown> {
-  const why = notRegularWhy((yield { op: 'stat' }) as Stats);
-  if (why !== null) return { why, kind: 'irregular' };
-  try {
-    const opened = (yield { op: 'open' }) as Stats;
-    const refused = openedRefusal(opened, maxBytes);
-    if (refused) return refused;
-    // One byte past the size the file has (or past the cap): a file grown past the cap since is caught too.
-    const buf = Buffer.allocUnsafe(Math.min(opened.size, maxBytes) + 1);
-    let n = 0;
-    for (let got; n < buf.length && (got = (yield { op: 'read', buf, offset: n, length: buf.length - n }) as number) > 0; ) n += got;
-    return readText(buf, n, maxBytes);
-  } catch (e) {
-    return { why: `cannot be read: ${(e as Error).message}`, kind: 'error' };
-  }
-}
-
-/**
  * The UTF-8 text of the regular file `path`, or why it was not read: not a regular file (after
  * following links) or over `maxBytes` (neither is read at all), or an error of the read
  * (`cannot be read: ...`). Throws the stat's error (ENOENT, EACCES, ELOOP, ...) when `path`
@@ -90,27 +60,21 @@ function* regularTextSteps(maxBytes: number): Generator<ReadStep, string | NotRe
  * @param maxBytes the most read, in bytes.
  */
 export function readRegularText(path: string, maxBytes: number): string | NotRead {
-  const steps = regularTextSteps(maxBytes);
+  const why = notRegularWhy(statSync(path));
+  if (why !== null) return { why, kind: 'irregular' };
   let fd: number | undefined;
   try {
-    let step = steps.next();
-    while (!step.done) {
-      const io = step.value;
-      if (io.op === 'stat') {
-        step = steps.next(statSync(path));
-        continue;
-      }
-      let answer: unknown;
-      try {
-        if (io.op === 'open') fd = openSync(path, OPEN_FLAGS);
-        answer = io.op === 'open' ? fstatSync(fd!) : readSync(fd!, io.buf, io.offset, io.length, null);
-      } catch (e) {
-        step = steps.throw(e);
-        continue;
-      }
-      step = steps.next(answer);
-    }
-    return step.value;
+    fd = openSync(path, OPEN_FLAGS);
+    const opened = fstatSync(fd);
+    const refused = openedRefusal(opened, maxBytes);
+    if (refused) return refused;
+    // One byte past the size the file has (or past the cap): a file grown past the cap since is caught too.
+    const buf = Buffer.allocUnsafe(Math.min(opened.size, maxBytes) + 1);
+    let n = 0;
+    for (let got; n < buf.length && (got = readSync(fd, buf, n, buf.length - n, null)) > 0; ) n += got;
+    return readText(buf, n, maxBytes);
+  } catch (e) {
+    return { why: `cannot be read: ${(e as Error).message}`, kind: 'error' };
   } finally {
     if (fd !== undefined) closeSync(fd);
   }
@@ -136,32 +100,24 @@ function readText(buf: Buffer, n: number, maxBytes: number): string | NotRead {
  * {@link readRegularText} without blocking the thread: for the extension host, which reads the
  * history folder's runs and the sweep reports it lists (a FIFO or a device named like one would
  * otherwise block a libuv worker for ever, and a few of them every file read of the host, s43
- * review). The same steps ({@link regularTextSteps}) through fs/promises: the same refusals; the
- * stat's errors (ENOENT, EACCES, ...) reject the promise.
+ * review). Same refusals; the stat's errors (ENOENT, EACCES, ...) reject the promise.
  * @param maxBytes the most read, in bytes.
  */
 export async function readRegularTextAsync(path: string, maxBytes: number): Promise<string | NotRead> {
-  const steps = regularTextSteps(maxBytes);
+  const why = notRegularWhy(await stat(path));
+  if (why !== null) return { why, kind: 'irregular' };
   let handle: FileHandle | undefined;
   try {
-    let step = steps.next();
-    while (!step.done) {
-      const io = step.value;
-      if (io.op === 'stat') {
-        step = steps.next(await stat(path));
-        continue;
-      }
-      let answer: unknown;
-      try {
-        if (io.op === 'open') handle = await open(path, OPEN_FLAGS);
-        answer = io.op === 'open' ? await handle!.stat() : (await handle!.read(io.buf, io.offset, io.length, null)).bytesRead;
-      } catch (e) {
-        step = steps.throw(e);
-        continue;
-      }
-      step = steps.next(answer);
-    }
-    return step.value;
+    handle = await open(path, OPEN_FLAGS);
+    const opened = await handle.stat();
+    const refused = openedRefusal(opened, maxBytes);
+    if (refused) return refused;
+    const buf = Buffer.allocUnsafe(Math.min(opened.size, maxBytes) + 1);
+    let n = 0;
+    for (let got; n < buf.length && (got = (await handle.read(buf, n, buf.length - n, null)).bytesRead) > 0; ) n += got;
+    return readText(buf, n, maxBytes);
+  } catch (e) {
+    return { why: `cannot be read: ${(e as Error).message}`, kind: 'error' };
   } finally {
     await handle?.close();
   }
