@@ -288,9 +288,44 @@ function roundDown(x: number, digits: number): number {
   return Math.floor(x * scale * (1 + 1e-12)) / scale;
 }
 
-/** `text` with `# comment` after its `tensor_parallel_size:` line. */
+/** `text` with `# comment` after its `tensor_parallel_size:` line, wrapped ({@link wrapComments}). */
 function commentTensorParallel(text: string, comment: string): string {
-  return text.replace(/^( {2}tensor_parallel_size: \d+)$/m, (line) => `${line.padEnd(34)}# ${comment}`);
+  return wrapComments(text.replace(/^( {2}tensor_parallel_size: \d+)$/m, (line) => `${line.padEnd(34)}# ${comment}`));
+}
+
+/** The longest line written: VS Code's usual ruler (`editor.rulers` set to 100 by many style guides) and what a diff or a terminal shows unwrapped. */
+export const PROFILE_LINE_WIDTH = 100;
+
+/**
+ * `text` with each comment that runs past {@link PROFILE_LINE_WIDTH} characters broken between
+ * words onto `#` lines below it, at the comment's column (s45 newcomer-ed: "New profile" wrote
+ * comments of 160-194 characters, read in the editor only by scrolling). A comment line in YAML
+ * says nothing to the loader, so the profile reads back the same; a word longer than a line (a
+ * path) is kept whole. Lines with no comment, or short enough, are left as they are.
+ */
+export function wrapComments(text: string, width = PROFILE_LINE_WIDTH): string {
+  return text.split('\n').map((line) => {
+    // A comment starts at a `#` after a space, or at the line's first non-blank (never inside a quoted scalar: none here has ` #`).
+    const m = /^(.*?\S)?( +)# (.*)$/.exec(line) ?? /^( *)()# (.*)$/.exec(line);
+    if (line.length <= width || !m) return line;
+    const column = line.length - m[3].length - 2;
+    // A key so long that little room is left: the continuation lines start at the key's indent.
+    const at = width - column - 2 >= 40 ? column : line.length - line.trimStart().length;
+    const out: string[] = [];
+    let head = line.slice(0, column + 2);
+    let room = width - head.length;
+    let current = '';
+    for (const word of m[3].split(' ')) {
+      if (current !== '' && current.length + 1 + word.length > room) {
+        out.push(head + current);
+        head = `${' '.repeat(at)}# `;
+        room = width - head.length;
+        current = word;
+      } else current = current === '' ? word : `${current} ${word}`;
+    }
+    out.push(head + current);
+    return out.join('\n');
+  }).join('\n');
 }
 
 /**
@@ -306,7 +341,7 @@ function profileText(choice: NewProfileChoice, tp: number, len: { maxModelLen: n
   const lenLine = len === null
     ? ''
     : `  max_model_len: ${len.maxModelLen}${len.derived > len.maxModelLen ? `             # vLLM's default for this model: ${formatCount(len.derived)} (raise it for longer requests)` : ''}\n`;
-  return [
+  return wrapComments([
     '# An AttnScope profile: a model served by vLLM on a GPU. Hover a key for what it means and which',
     '# vLLM flag it is; the hints at the end of lines show memory per GPU, the KV pool and its pages.',
     '# Code lenses above run a benchmark of the attention kernels on this machine, a simulation of',
@@ -337,7 +372,7 @@ function profileText(choice: NewProfileChoice, tp: number, len: { maxModelLen: n
     '  ttft_ms: 1000',
     '  tpot_ms: 100',
     '',
-  ].filter((l, i, all) => l !== '' || i === all.length - 1).join('\n');
+  ].filter((l, i, all) => l !== '' || i === all.length - 1).join('\n'));
 }
 
 /** Benchmark lengths no longer than the model's max_model_len (GPT-2: 1,024), without repeats. */

@@ -10,7 +10,7 @@ import { test } from 'node:test';
 import { readProfile, type ProfileHost } from '../../core/config/index';
 import { checkProfile, estimate } from '../../core/estimate/index';
 import type { PoolResult } from '../../core/protocol/run';
-import { newProfile, newProfileName, servingTensorParallel, type FittingProfile } from '../../extension/newProfile';
+import { newProfile, newProfileName, PROFILE_LINE_WIDTH, servingTensorParallel, wrapComments, type FittingProfile } from '../../extension/newProfile';
 import { searchCapacity } from '../../runner/simulate/capacity';
 import { simulatePool } from '../../runner/simulate/simulate';
 
@@ -25,6 +25,17 @@ const host: ProfileHost = {
   },
 };
 
+/**
+ * A profile's text with each wrapped comment joined back onto its line (an indented line that is
+ * only a comment continues the comment above it), after checking that no line is longer than
+ * PROFILE_LINE_WIDTH (100): what the assertions below read, one comment a line.
+ */
+function unwrap(text: string): string {
+  const longest = Math.max(...text.split('\n').map((l) => l.length));
+  assert.ok(longest <= 100, `a line of ${longest} characters:\n${text}`);
+  return text.replace(/\n +# /g, ' ');
+}
+
 function written(configPath: string, gpu: string, profilePath = join(ROOT, 'examples', 'new.attn.yaml')) {
   const r = newProfile({ profilePath, configPath, gpu }, host);
   assert.ok(!('error' in r), 'error' in r ? r.error : '');
@@ -35,12 +46,12 @@ function written(configPath: string, gpu: string, profilePath = join(ROOT, 'exam
 
 test('Llama-3.1-8B on an H100 SXM: one GPU, the config named beside the profile, no problem at all', () => {
   const { r, profile, problems } = written(join(ROOT, 'examples/llama-3.1-8b/config.json'), 'H100 SXM');
-  assert.match(r.text, /^model: \.\/llama-3\.1-8b\/config\.json$/m);
+  assert.match(unwrap(r.text), /^model: \.\/llama-3\.1-8b\/config\.json$/m);
   assert.equal(r.tensorParallelSize, 1);
   // vLLM derives 131,072 from max_position_embeddings (llama3 rope is not a length factor); the
   // profile writes a chat load's 8,192 and says what vLLM's default would be.
   assert.equal(profile.workload?.maxModelLen, 8192);
-  assert.match(r.text, /max_model_len: 8192 +# vLLM's default for this model: 131,072/);
+  assert.match(unwrap(r.text), /max_model_len: 8192 +# vLLM's default for this model: 131,072/);
   assert.deepEqual(problems.map((p) => `${p.code}: ${p.message}`), []);
 });
 
@@ -51,7 +62,7 @@ test('Llama-3.1-70B on H100 SXMs: tp 2, the smallest at which the weights and an
   // 128 × 2 B = 1.25 GiB. So 2.
   const { r, problems } = written(join(ROOT, 'test/fixtures/configs/Llama-3.1-70B.config.json'), 'H100 SXM', join(ROOT, 'test/fixtures/configs/70b.attn.yaml'));
   assert.equal(r.tensorParallelSize, 2);
-  assert.match(r.text, /^model: \.\/Llama-3\.1-70B\.config\.json$/m);
+  assert.match(unwrap(r.text), /^model: \.\/Llama-3\.1-70B\.config\.json$/m);
   assert.equal(problems.filter((p) => p.severity !== 'info').length, 0, problems.map((p) => p.message).join('; '));
 });
 
@@ -62,7 +73,7 @@ test('Llama-3.1-405B on RTX 4090s: no tp up to 8 holds it; tp 8 × pp 5, the wei
   const { r, profile, problems } = written(join(ROOT, 'test/fixtures/configs/Llama-3.1-405B.config.json'), 'RTX 4090', join(ROOT, 'test/fixtures/configs/405b.attn.yaml'));
   assert.equal(r.tensorParallelSize, 8);
   assert.equal(profile.device.pipelineParallelSize, 5);
-  assert.match(r.text, /^ {2}pipeline_parallel_size: 5 +# 40 GPUs: no tensor_parallel_size up to 8 holds the weights alone$/m);
+  assert.match(unwrap(r.text), /^ {2}pipeline_parallel_size: 5 +# 40 GPUs: no tensor_parallel_size up to 8 holds the weights alone$/m);
   assert.match(r.note, /^tensor_parallel_size 8 × pipeline_parallel_size 5: no tensor_parallel_size up to 8 holds its weights on RTX 4090s; these 40 GPUs hold them/);
   assert.ok(!problems.some((p) => p.code === 'weights-exceed-device' || p.code === 'kv-pool-empty'), problems.map((p) => p.code).join(' '));
 });
@@ -81,8 +92,8 @@ test('DeepSeek-V3 on H100 SXMs (s42 newcomer-ed F2): tp 8 × pp 2, not tp 8 with
   const chosen = await servingTensorParallel(r, (f) => simulatePool(f.profile, { baselines: false }));
   assert.ok(chosen);
   assert.deepEqual(chosen.tries.map((t) => t.tensorParallelSize), [8]);
-  assert.match(chosen.text, /^ {2}tensor_parallel_size: 8 +# (its simulation of the workload below keeps up|no tensor_parallel_size up to 8 serves)/m);
-  assert.match(chosen.text, /^ {2}pipeline_parallel_size: 2 /m);
+  assert.match(unwrap(chosen.text), /^ {2}tensor_parallel_size: 8 +# (its simulation of the workload below keeps up|no tensor_parallel_size up to 8 serves)/m);
+  assert.match(unwrap(chosen.text), /^ {2}pipeline_parallel_size: 2 /m);
 });
 
 test('a model with a short context gets lengths that fit it: GPT-2 (1,024 positions) on an A10-class card', () => {
@@ -137,7 +148,7 @@ test('Llama-3.1-70B on H100 SXMs: the serving check writes tp 4, whose own simul
   // --max-rate` on the written file read 11.77, SLO-bound, μ 12.44; 12.7 since NCCL's ring past 4 MiB
   // runs at its large-message rate, 5a73e5e), above the 8 asked and at most the search's μ.
   assert.deepEqual(searched, [4]);
-  const upTo = /; it serves up to (\S+) requests\/s within the SLO \(capacity search\)$/m.exec(chosen.text);
+  const upTo = /; it serves up to (\S+) requests\/s within the SLO \(capacity search\)$/m.exec(unwrap(chosen.text));
   assert.ok(upTo, chosen.text);
   assert.ok(typeof mu === 'number' && Number(upTo[1]) > 8 && Number(upTo[1]) <= mu, `${upTo[1]} of μ ${mu}`);
   assert.ok(chosen.tries[0].attainment! < 0.1, `tp 2 attainment ${chosen.tries[0].attainment}`);
@@ -146,7 +157,7 @@ test('Llama-3.1-70B on H100 SXMs: the serving check writes tp 4, whose own simul
   // tensor-parallel all-reduces, 47cdded / 0afd29d: the bound, not either figure, is what is held).
   assert.ok(chosen.tries[1].p99TtftS! > 0.1 && chosen.tries[1].p99TtftS! < 1, `tp 4 p99 TTFT ${chosen.tries[1].p99TtftS}`);
   assert.equal(chosen.tensorParallelSize, 4);
-  assert.match(chosen.text, /^ {2}tensor_parallel_size: 4 +# 2 holds the weights, but its simulation of the workload below was overloaded, \d+\.\d% of requests meeting the SLO; it serves up to/m);
+  assert.match(unwrap(chosen.text), /^ {2}tensor_parallel_size: 4 +# 2 holds the weights, but its simulation of the workload below was overloaded, \d+\.\d% of requests meeting the SLO; it serves up to/m);
   assert.match(chosen.note, /^tensor_parallel_size 4: the smallest at which the workload below is served within its SLO \(modelled: at 2, overloaded, .*; at 4, 100\.0% meeting the SLO \(90% asked\), TTFT p99 \d+ ms\); it serves up to [\d.]+ requests\/s within the SLO \(capacity search\)\.$/);
   const read = readProfile(chosen.text, join(ROOT, 'test/fixtures/configs/70b.attn.yaml'), host);
   assert.equal(read.value?.device.tensorParallelSize, 4);
@@ -164,7 +175,7 @@ test('the serving check when no tp up to 8 serves the load: tp 8 written, its co
   assert.ok(chosen);
   assert.equal(chosen.tensorParallelSize, 8);
   assert.equal(chosen.tries.length, 3);
-  assert.match(chosen.text, /^ {2}tensor_parallel_size: 8 +# no tensor_parallel_size up to 8 serves the workload below within the SLO \(here: overloaded, 50\.0% of requests meeting the SLO\): lower workload\.arrival_rate, or add engines with data_parallel_size$/m);
+  assert.match(unwrap(chosen.text), /^ {2}tensor_parallel_size: 8 +# no tensor_parallel_size up to 8 serves the workload below within the SLO \(here: overloaded, 50\.0% of requests meeting the SLO\): lower workload\.arrival_rate, or add engines with data_parallel_size$/m);
   assert.match(chosen.note, /^no tensor_parallel_size up to 8 serves the workload/);
 });
 
@@ -196,11 +207,11 @@ test('a load no tp up to 8 serves (Llama-3.1-70B on L4s, 8 requests/s): the capa
   assert.equal(t8.overloaded, true);
   // 0.183 requests/s since NCCL's ring past 4 MiB runs at its large-message rate (5a73e5e; 0.00678 before, 0.5 % of μ:
   // near idle, which the fake search below keeps testing).
-  const m = /^ {2}arrival_rate: (\S+) +# the highest rate tensor_parallel_size 8 serves \((the SLO|the saturated throughput) bounds it; modelled capacity search, simulate --max-rate\); 8 was not$/m.exec(chosen.text);
+  const m = /^ {2}arrival_rate: (\S+) +# the highest rate tensor_parallel_size 8 serves \((the SLO|the saturated throughput) bounds it; modelled capacity search, simulate --max-rate\); 8 was not$/m.exec(unwrap(chosen.text));
   assert.ok(m, chosen.text);
   const rate = Number(m[1]);
   assert.ok(rate > 0 && rate < 8, `rate ${rate}`);
-  assert.match(chosen.text, /^ {2}tensor_parallel_size: 8 +# no tensor_parallel_size up to 8 serves 8 requests\/s within the SLO \(here: .*\); data_parallel_size engines serve more$/m);
+  assert.match(unwrap(chosen.text), /^ {2}tensor_parallel_size: 8 +# no tensor_parallel_size up to 8 serves 8 requests\/s within the SLO \(here: .*\); data_parallel_size engines serve more$/m);
   const read = readProfile(chosen.text, join(ROOT, 'test/fixtures/configs/70b-l4.attn.yaml'), host);
   assert.ok(read.value);
   assert.equal(read.value.workload?.arrivalRate, rate);
@@ -224,7 +235,7 @@ test('the largest size is read off its capacity search\'s first point, not simul
   assert.ok(chosen);
   assert.deepEqual(calls, ['simulate 2', 'simulate 4', 'search 8']);
   assert.deepEqual(chosen.tries.at(-1), { tensorParallelSize: 8, overloaded: false, attainment: 0.95, target: 0.9, p99TtftS: 0.4, serves: true });
-  assert.match(chosen.text, /^ {2}tensor_parallel_size: 8 +# 2 and 4 hold the weights, but its simulation of the workload below was overloaded, 10\.0% of requests meeting the SLO; overloaded, 10\.0% of requests meeting the SLO; it serves up to 12\.3 requests\/s within the SLO \(capacity search\)$/m);
+  assert.match(unwrap(chosen.text), /^ {2}tensor_parallel_size: 8 +# 2 and 4 hold the weights, but its simulation of the workload below was overloaded, 10\.0% of requests meeting the SLO; overloaded, 10\.0% of requests meeting the SLO; it serves up to 12\.3 requests\/s within the SLO \(capacity search\)$/m);
   // Overloaded at the asked rate: not served; the search already run gives the rate written (no second search).
   calls.length = 0;
   const over = await servingTensorParallel(r, (f) => (calls.push(`simulate ${f.tensorParallelSize}`), Promise.resolve(pool(true, 0.1, 30))), (f) => {
@@ -232,14 +243,14 @@ test('the largest size is read off its capacity search\'s first point, not simul
     return Promise.resolve({ capacity: { maxRate: 5.5, limit: 'slo', points: [{ ...point, overloaded: true, sloAttainment: 0.5 }] } } as unknown as PoolResult);
   });
   assert.deepEqual(calls, ['simulate 2', 'simulate 4', 'search 8']);
-  assert.match(over!.text, /^ {2}arrival_rate: 5\.5 +# the highest rate tensor_parallel_size 8 serves \(the SLO bounds it/m);
-  assert.match(over!.text, /\(here: overloaded, 50\.0% of requests meeting the SLO\)/);
+  assert.match(unwrap(over!.text), /^ {2}arrival_rate: 5\.5 +# the highest rate tensor_parallel_size 8 serves \(the SLO bounds it/m);
+  assert.match(unwrap(over!.text), /\(here: overloaded, 50\.0% of requests meeting the SLO\)/);
   // An answer bounded by the SLO under 5 % of μ (the s44 newcomer-ed F13 figures: 0.00678 of μ 1.25, 0.5 %): written as the
   // search's answer near idle, not as a capacity more engines would add to.
   const idle = await servingTensorParallel(r, () => Promise.resolve(pool(true, 0.1, 30)), () =>
     Promise.resolve({ capacity: { maxRate: 0.00678, saturatedRate: 1.25, limit: 'slo', points: [{ ...point, overloaded: true, sloAttainment: 0.5 }] } } as unknown as PoolResult));
-  assert.match(idle!.text, /^ {2}arrival_rate: 0\.00678 +# the capacity search's answer at tensor_parallel_size 8, near idle \(see its comment\); 8 was not served$/m);
-  assert.match(idle!.text, /^ {2}tensor_parallel_size: 8 +# no tensor_parallel_size up to 8 serves 8 requests\/s within the SLO \(here: .*\); the SLO holds only near idle: 0\.00678 requests\/s is 0\.5% of the saturated throughput μ = 1\.25, so the requests that miss it miss it alone/m);
+  assert.match(unwrap(idle!.text), /^ {2}arrival_rate: 0\.00678 +# the capacity search's answer at tensor_parallel_size 8, near idle \(see its comment\); 8 was not served$/m);
+  assert.match(unwrap(idle!.text), /^ {2}tensor_parallel_size: 8 +# no tensor_parallel_size up to 8 serves 8 requests\/s within the SLO \(here: .*\); the SLO holds only near idle: 0\.00678 requests\/s is 0\.5% of the saturated throughput μ = 1\.25, so the requests that miss it miss it alone/m);
   assert.match(idle!.note, /, and the SLO holds only near idle: /);
   // A runner before s43 writes no overloaded on its points: tp 8 simulated as before, the search kept for its rate.
   calls.length = 0;
@@ -247,7 +258,7 @@ test('the largest size is read off its capacity search\'s first point, not simul
   const before = await servingTensorParallel(r, (f) => (calls.push(`simulate ${f.tensorParallelSize}`), Promise.resolve(f.tensorParallelSize === 8 ? pool(false, 0.95, 0.4) : pool(true, 0.1, 30))), (f) => (calls.push(`search ${f.tensorParallelSize}`), Promise.resolve(search(old))));
   assert.deepEqual(calls, ['simulate 2', 'simulate 4', 'search 8', 'simulate 8']);
   assert.equal(before!.tensorParallelSize, 8);
-  assert.match(before!.text, /it serves up to 12\.3 requests\/s/);
+  assert.match(unwrap(before!.text), /it serves up to 12\.3 requests\/s/);
 });
 
 test('the serving check: kept up but under slo attainment fails; cancelled writes nothing; a failed run writes the memory choice with a comment saying so', async () => {
@@ -269,7 +280,7 @@ test('the serving check: kept up but under slo attainment fails; cancelled write
   const stopped = await servingTensorParallel(r, (f) => Promise.resolve(f.tensorParallelSize === 2 ? pool(true, 0.028, 299) : 'the simulation failed (exit code 1)'));
   assert.ok(stopped);
   assert.equal(stopped.tensorParallelSize, 2);
-  assert.match(stopped.text, /^ {2}tensor_parallel_size: 2 +# the check that the workload below is served stopped at 4: the simulation failed \(exit code 1\); at 2: overloaded, 2\.8% of requests meeting the SLO$/m);
+  assert.match(unwrap(stopped.text), /^ {2}tensor_parallel_size: 2 +# the check that the workload below is served stopped at 4: the simulation failed \(exit code 1\); at 2: overloaded, 2\.8% of requests meeting the SLO$/m);
   assert.match(stopped.note, /The check that its workload is served stopped at tensor_parallel_size 4: the simulation failed \(exit code 1\)\.$/);
 });
 
@@ -280,4 +291,33 @@ test('an MLA model on a Hopper card gets the 64-token pages vLLM serves it with 
   assert.ok(!mla.problems.some((p) => p.code === 'page-size-flashmla'), mla.problems.map((p) => p.code).join(' '));
   const gqa = written(join(ROOT, 'examples/llama-3.1-8b/config.json'), 'H200');
   assert.equal(gqa.profile.kvCache.pageSize, 16);
+});
+
+test('comments are wrapped at 100 characters, every word kept, at the comment\'s column (s45 newcomer-ed: lines of 160-194)', () => {
+  assert.equal(PROFILE_LINE_WIDTH, 100);
+  // 34 + 2 columns of key and "# ", 64 of comment a line: words of 9 characters, 10 with the space, 6 a line (59; a 7th makes 69).
+  const words = Array.from({ length: 14 }, (_, i) => `w${String(i).padStart(8, '0')}`);
+  const line = `${'  tensor_parallel_size: 8'.padEnd(34)}# ${words.join(' ')}`;
+  assert.equal(line.length, 36 + 14 * 9 + 13);
+  const wrapped = wrapComments(`a: 1\n${line}\nb: 2\n`).split('\n');
+  assert.deepEqual(wrapped, [
+    'a: 1',
+    `${'  tensor_parallel_size: 8'.padEnd(34)}# ${words.slice(0, 6).join(' ')}`,
+    `${' '.repeat(34)}# ${words.slice(6, 12).join(' ')}`,
+    `${' '.repeat(34)}# ${words.slice(12).join(' ')}`,
+    'b: 2',
+    '',
+  ]);
+  // A line of 100 stays; a comment-only line keeps its indent; a word longer than the room stays whole.
+  const hundred = `x: 1 # ${'y'.repeat(93)}`;
+  assert.equal(wrapComments(hundred), hundred);
+  assert.deepEqual(wrapComments(`  # ${'z'.repeat(120)} end`).split('\n'), [`  # ${'z'.repeat(120)}`, '  # end']);
+});
+
+test('the Llama-3.1-405B profile on RTX 4090s and the 8B one (lines of 105 characters before) read back, every line at most 100', () => {
+  for (const [config, gpu, file] of [['test/fixtures/configs/Llama-3.1-405B.config.json', 'RTX 4090', 'test/fixtures/configs/405b.attn.yaml'], ['examples/llama-3.1-8b/config.json', 'H100 SXM', 'examples/new.attn.yaml']] as const) {
+    const { r } = written(join(ROOT, config), gpu, join(ROOT, file));
+    assert.ok(!('error' in r));
+    assert.ok(Math.max(...r.text.split('\n').map((l) => l.length)) <= 100, r.text);
+  }
 });
