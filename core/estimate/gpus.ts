@@ -14,9 +14,12 @@
  * Memory is what CUDA reports as the device's total (torch.cuda.mem_get_info()[1], which vLLM
  * prints as `total_gpu_memory`), not the marketing capacity: an "80 GB" A100 reports 79.15 GiB.
  * Every row carries one, copied from a public log of the card where one was found (vLLM's
- * total_gpu_memory, or the same cudaMemGetInfo / hipMemGetInfo total in a PyTorch out-of-memory
- * error, "GPU 0 has a total capacity of ..."); where none was (H100 PCIe, H20, L4) the row says
- * how its total is derived (memoryLogged false) and the figures carry that. It is neither the datasheet's GB
+ * total_gpu_memory, the same cudaMemGetInfo / hipMemGetInfo total in a PyTorch out-of-memory
+ * error, "GPU 0 has a total capacity of ...", or the driver's total in a device query, CUDA's
+ * deviceQuery or torch.cuda.get_device_properties, which is the same figure: an H100 NVL's
+ * deviceQuery reads 99,861,594,112 bytes, 93.00 GiB (thamada/nvidia-smi gls/H100NVLx2_deviceQuery.py),
+ * as its out-of-memory error does); where none was (H100 PCIe) the row says how its total is
+ * derived (memoryLogged false) and the figures carry that. It is neither the datasheet's GB
  * read as 10^9 bytes (an RTX 4090's "24 GB" would be 22.35 GiB; CUDA reports 23.64) nor
  * nvidia-smi's MiB total, which is larger than what CUDA hands out (A10: nvidia-smi 23,028 MiB =
  * 22.49 GiB, vLLM 22.07 GiB; H100 80GB HBM3: 81,559 MiB = 79.65 GiB, vLLM 79.22 GiB). A card's
@@ -55,7 +58,7 @@ export interface GpuSpec {
   /** Where cudaMemoryGib is copied from, or for a row without a public log ({@link memoryLogged} false) how it is derived. */
   memorySource: string;
   /**
-   * False where no public log of the card's total was found (H100 PCIe, H20, L4): cudaMemoryGib is
+   * False where no public log of the card's total was found (H100 PCIe): cudaMemoryGib is
    * then derived, as memorySource says, and the estimate's device memory, the hover and the
    * schema's description say so; device.memory_gib copied from the user's own log replaces it.
    */
@@ -431,10 +434,11 @@ export const GPUS: readonly GpuSpec[] = [
     lowPrecisionSource: 'NVIDIA HGX H20 specifications as its resellers publish them, no datasheet on nvidia.com (FP8 Tensor Core 296 TFLOPS and INT8 Tensor Core 296 TOPS, dense)',
     memoryBytesPerSec: 4.0e12,
     memoryBytes: 96e9,
-    cudaMemoryGib: 95.04,
+    cudaMemoryGib: 95.005,
     source: 'NVIDIA HGX H20 specifications as its resellers publish them, no datasheet on nvidia.com (BF16 Tensor Core 148 TFLOPS dense, HBM3 4.0 TB/s, 96 GB)',
-    memorySource: 'no public vLLM log of an H20 found: derived as its 96 GB read as GiB less 1 %, the ratio of the logged HBM cards (H100 SXM 79.22 / 80, A100 80GB 79.15 / 80, H100 NVL 93.00 / 94, B200 178.35 / 180); one public report, rounded to 0.1 GiB, agrees: "CUDA-visible memory: ~95.1 GiB" on an H20 96GB (https://github.com/RightNow-AI/AutoMegaKernel/pull/3), not precise enough to replace the derivation',
-    memoryLogged: false,
+    // PyTorch prints total_memory as the driver's total in whole MiB, rounded down: 97,285 MiB is [95.0049, 95.0059) GiB.
+    memorySource: 'PyTorch device query on an H20 in Ant Group\'s flood engine, https://github.com/alipay/PainlessInferenceAcceleration/blob/2dc6e96a8878635305dcf40b4c7321e58bbe6877/flood/flood/ops/seg_attn.py: "_CudaDeviceProperties(name=\'NVIDIA H20\', major=9, minor=0, total_memory=97285MB, multi_processor_count=78)", 97,285 MiB = 95.005 GiB (the driver\'s total, cudaGetDeviceProperties totalGlobalMem, the total torch.cuda.mem_get_info and vLLM\'s total_gpu_memory read); a GH200\'s 96 GB of the same HBM3 reports "GPU 0 has a total capacity of 95.00 GiB" (NVIDIA technical blog, https://developer.nvidia.com/blog/accelerate-large-scale-llm-inference-and-kv-cache-offload-with-cpu-gpu-memory-sharing/)',
+    memoryLogged: true,
     pcieGen: 5,
     interconnect: 'NVLink',
     interconnectBytesPerSec: 450e9,
@@ -555,10 +559,10 @@ export const GPUS: readonly GpuSpec[] = [
     lowPrecisionSource: 'NVIDIA L4 Tensor Core GPU datasheet (FP8 Tensor Core 485 teraFLOPS and INT8 Tensor Core 485 TOPS, with sparsity)',
     memoryBytesPerSec: 300e9,
     memoryBytes: 24e9,
-    cudaMemoryGib: 22.07,
+    cudaMemoryGib: 21.95,
     source: 'NVIDIA L4 Tensor Core GPU datasheet (BF16 Tensor Core 242 teraFLOPS with sparsity, GDDR6 300GB/s, 24GB)',
-    memorySource: 'no public vLLM log of an L4 found: derived as its nvidia-smi total, 23,034 MiB (https://github.com/vllm-project/vllm/issues/4959) = 22.49 GiB, less 0.42 GiB, the gap between nvidia-smi and the logged CUDA total on the A10 (23,028 MiB, 22.07 GiB) and the H100 SXM (81,559 MiB, 79.22 GiB)',
-    memoryLogged: false,
+    memorySource: 'CUDA deviceQuery on an L4 (driver 550.90.07), https://github.com/thamada/nvidia-smi/blob/b09ef139265ffc7e3c78006346981de8e4d70499/gls/L4_deviceQuery.py: "Total amount of global memory: 22478 MBytes (23570219008 bytes)", 21.95 GiB; the same card\'s nvidia-smi -q (gls/L4_smi.py) reads FB Memory Total 23034 MiB, Reserved 556 MiB: the 22,478 MiB left is what CUDA hands out',
+    memoryLogged: true,
     pcieGen: 4,
     interconnect: 'PCIe',
     interconnectBytesPerSec: 32e9,

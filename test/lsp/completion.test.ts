@@ -174,7 +174,9 @@ test('device.gpu: completion lists every row of the GPU table, each with its pea
   };
   // HGX B200: BF16 36 PFLOPS with sparsity over 8 GPUs = 2,250 dense; CUDA total 178.35 GiB (pytorch/ao#4002).
   assert.match(text('B200'), /2,250 TFLOP\/s bf16, 8 TB\/s, 178\.35 GiB/);
-  assert.match(text('H20'), /95\.04 GiB derived \(no public log/);
+  // H20: PyTorch's device query, total_memory=97285MB, 95.005 GiB (alipay/PainlessInferenceAcceleration); H100 PCIe: no log, derived.
+  assert.match(text('H20'), /95\.005 GiB; figures from resellers/);
+  assert.match(text('H100 PCIe'), /79\.2 GiB derived \(no public log/);
   assert.match(text('MI300X'), /ROCm/);
 });
 
@@ -192,8 +194,8 @@ test('hover on device.gpu: the budget row says whose memory sizes the pool: a de
     await client.close(uri);
     return (h?.contents as MarkupContent | undefined)?.value ?? '';
   };
-  // H20: no public log of its CUDA total; 96 GB read as GiB less 1 % = 95.04 (core/estimate/gpus.ts).
-  assert.match(await hoverOn('model: ../../examples/llama-3.1-8b/config.json\ndevice: { gpu: H20 }\n'), /device\.gpu H20, 95\.04 GiB derived, no public log of its CUDA total: write device\.memory_gib from your own · gpu_memory_utilization 0\.9/);
+  // H100 PCIe: no public log of its CUDA total; 80 GB read as GiB less 1 % = 79.2 (core/estimate/gpus.ts).
+  assert.match(await hoverOn('model: ../../examples/llama-3.1-8b/config.json\ndevice: { gpu: H100 PCIe }\n'), /device\.gpu H100 PCIe, 79\.2 GiB derived, no public log of its CUDA total: write device\.memory_gib from your own · gpu_memory_utilization 0\.9/);
   assert.match(await hoverOn('model: ../../examples/llama-3.1-8b/config.json\ndevice: { gpu: { name: MI325X, bf16_tflops: 1307.4, memory_bandwidth_gb_s: 6000, memory_gib: 255.5 } }\n'), /device\.gpu MI325X, 255\.5 GiB user-given · gpu_memory_utilization 0\.9/);
 });
 

@@ -262,14 +262,14 @@ test("a workload whose KV pool has no pages: simulate's refusal as a warning at 
 });
 
 test('a named GPU whose memory the weights overfill: the no-pages warning gives the fit check\'s fix, not "device.memory_gib large enough" (s43 newcomer-ed L1)', async () => {
-  // Llama-3.1-8B in fp32: 8,030,261,248 · 4 B = 29.92 GiB > an L4's 22.07 GiB (as CUDA reports it) × 0.90 = 19.86 GiB;
+  // Llama-3.1-8B in fp32: 8,030,261,248 · 4 B = 29.92 GiB > an L4's 21.95 GiB (as CUDA reports it, its deviceQuery) × 0.90 = 19.7549 GiB, printed 19.75;
   // tp 2 halves the sharded weights to ~15 GiB per GPU, which fits.
   const text = 'model: ../../examples/llama-3.1-8b/config.json\ndtype: fp32\ndevice:\n  gpu: L4\nworkload:\n  requests: 10\n';
   const uri = fixtureUri(`planted-${n++}.p.attn.yaml`);
   const diags = await client.open(uri, text);
   await client.close(uri);
   const fit = only(diags, 'weights-exceed-device');
-  assert.equal(fit.message, 'weights 29.92 GiB exceed 22.07 GiB (L4) × 0.90 = 19.86 GiB: raise device.tensor_parallel_size (2 fits), device.pipeline_parallel_size (2 fits) or memory_gib');
+  assert.equal(fit.message, 'weights 29.92 GiB exceed 21.95 GiB (L4) × 0.90 = 19.75 GiB: raise device.tensor_parallel_size (2 fits), device.pipeline_parallel_size (2 fits) or memory_gib');
   const pool = only(diags, 'pool-not-simulable');
   assert.equal(pool.message, `the KV pool has no pages: ${fit.message}`);
   assert.doesNotMatch(pool.message, /large enough for the weights|kv_cache\.num_pages/);

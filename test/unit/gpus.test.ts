@@ -50,43 +50,51 @@ test('the added rows carry their datasheets\' dense peaks: half the with-sparsit
 
 test('a card\'s device memory: a logged total where a public log was found, else derived and said to be', () => {
   // Logged: B200 "Total Global Memory: 178.35 GB" (pytorch/ao#4002's device query), H100 NVL
-  // "total capacity of 93.00 GiB" (ali-vilab/VACE#56), MI300X "total capacity of 191.98 GiB" (vllm#7951).
-  for (const [gpu, gib] of [['B200', 178.35], ['H100 NVL', 93], ['MI300X', 191.98]] as const) {
+  // "total capacity of 93.00 GiB" (ali-vilab/VACE#56), MI300X "total capacity of 191.98 GiB" (vllm#7951);
+  // L4: CUDA deviceQuery "22478 MBytes (23570219008 bytes)" (thamada/nvidia-smi gls/L4_deviceQuery.py),
+  // 23,570,219,008 / 2^30 = 21.951 GiB, 21.95 as vLLM prints it; H20: PyTorch's device query
+  // "total_memory=97285MB" (alipay/PainlessInferenceAcceleration flood/flood/ops/seg_attn.py), whole MiB
+  // rounded down, 97,285 / 1024 = 95.0049 GiB, the total in [95.0049, 95.0059): 95.005.
+  for (const [gpu, gib] of [['B200', 178.35], ['H100 NVL', 93], ['MI300X', 191.98], ['L4', 21.95], ['H20', 95.005]] as const) {
     const e = estimate(llamaOn(gpu));
     assert.equal(e.pool.deviceMemoryBytes, Math.floor(gib * GiB), gpu);
     assert.equal(e.pool.deviceSource, `device.gpu ${gpu}, ${gib} GiB as CUDA reports it`);
     assert.equal(row(gpu).memoryLogged, true);
   }
-  // Derived (no log found): HBM boards' GB read as GiB less 1 % (H100 SXM logs 79.22 of 80, A100
-  // 79.15 of 80): H20 96 · 0.99 = 95.04, H100 PCIe 80 · 0.99 = 79.2; L4: nvidia-smi's 23,034 MiB
-  // (vllm#4959) = 22.494 GiB less the 0.42 GiB the A10 loses (23,028 MiB = 22.488 GiB, logged 22.07).
-  for (const [gpu, gib] of [['H20', 96 * 0.99], ['H100 PCIe', 80 * 0.99], ['L4', 23034 / 1024 - 0.42]] as const) {
+  assert.ok(Math.abs(23570219008 / GiB - row('L4').cudaMemoryGib) < 0.005, 'L4: the deviceQuery bytes, to vLLM\'s two decimals');
+  assert.ok(row('H20').cudaMemoryGib >= 97285 / 1024 && row('H20').cudaMemoryGib < 97286 / 1024, 'H20: inside the printed MiB');
+  assert.match(row('L4').memorySource, /thamada\/nvidia-smi.*\(23570219008 bytes\)/);
+  assert.match(row('H20').memorySource, /PainlessInferenceAcceleration.*total_memory=97285MB/);
+  // Llama-3.1-8B bf16 (gpu_memory_utilization 0.9): the L4's pool, 2,264 pages on the derived 22.07 GiB, is 2,209 on
+  // the logged 21.95; the H20's, 35,301 on the derived 95.04, is 35,285 on 95.005.
+  assert.deepEqual([estimate(llamaOn('L4')).pool.pages, estimate(llamaOn('H20')).pool.pages], [2209, 35285]);
+  // Derived (no log found): H100 PCIe, its 80 GB read as GiB less 1 % (H100 SXM logs 79.22 of 80, A100 79.15 of 80): 79.2.
+  for (const [gpu, gib] of [['H100 PCIe', 80 * 0.99]] as const) {
     assert.equal(row(gpu).memoryLogged, false, gpu);
     assert.ok(Math.abs(row(gpu).cudaMemoryGib - gib) < 0.005, `${gpu} ${row(gpu).cudaMemoryGib} vs ${gib}`);
     assert.match(estimate(llamaOn(gpu)).pool.deviceSource, /GiB derived, no public log of its CUDA total: write device\.memory_gib from your own$/, gpu);
     assert.match(row(gpu).memorySource, /^no public vLLM log of an? \S+ \S*\s?found: derived as /);
   }
-  // H20: one public report of its CUDA-visible total, "~95.1 GiB" (RightNow-AI/AutoMegaKernel#3), rounded to
-  // 0.1 GiB: the derived 95.04 lies in its [95.05, 95.15) to 0.01 GiB; cited beside the derivation, not as a log.
-  assert.match(row('H20').memorySource, /~95\.1 GiB.*AutoMegaKernel\/pull\/3/);
-  assert.ok(Math.abs(row('H20').cudaMemoryGib - 95.1) < 0.06);
+  assert.deepEqual(GPUS.filter((g) => !g.memoryLogged).map((g) => g.name), ['H100 PCIe']);
   // A logged row cites a total to two decimals and where it was seen; a derived one never claims a log.
   for (const g of GPUS) {
-    if (g.memoryLogged) assert.match(g.memorySource, /\d+\.\d\d ?GiB/, g.name);
+    if (g.memoryLogged) assert.match(g.memorySource, /\d+\.\d\d\d? ?GiB/, g.name);
     else assert.doesNotMatch(g.memorySource, /total_gpu_memory \(/, g.name);
   }
 });
 
 test('memory_gib on a card whose total is derived: bounded by its board read as GiB, not by the derivation', () => {
-  // H20: derived 95.04 GiB; a user's own log may read more (95.90, above 95.04 · 1.005): no warning. Above the
-  // 96 GB board read as GiB no card can report: a warning naming that bound.
-  assert.ok(!checkProfile(llamaOn('H20', 95.9), estimate(llamaOn('H20', 95.9))).some((x) => x.code === 'memory-exceeds-gpu'));
-  const over = llamaOn('H20', 97);
+  // H100 PCIe: derived 79.2 GiB; a user's own log may read more (79.9, above 79.2 · 1.005): no warning. Above the
+  // 80 GB board read as GiB no card can report: a warning naming that bound.
+  assert.ok(!checkProfile(llamaOn('H100 PCIe', 79.9), estimate(llamaOn('H100 PCIe', 79.9))).some((x) => x.code === 'memory-exceeds-gpu'));
+  const over = llamaOn('H100 PCIe', 81);
   const found = checkProfile(over, estimate(over)).filter((x) => x.code === 'memory-exceeds-gpu');
   assert.equal(found.length, 1);
-  assert.match(found[0]!.message, /more than the H20 has \(its 96 GB board, read as GiB, is more than CUDA can report; no public log of its total was found\): .*at most 96,/);
-  // A logged row keeps the 0.5 % drivers' spread: B200 178.35 · 1.005 = 179.24.
+  assert.match(found[0]!.message, /more than the H100 PCIe has \(its 80 GB board, read as GiB, is more than CUDA can report; no public log of its total was found\): .*at most 80,/);
+  // A logged row keeps the 0.5 % drivers' spread: B200 178.35 · 1.005 = 179.24; H20, logged now, 95.005 · 1.005 = 95.48.
   assert.ok(checkProfile(llamaOn('B200', 179.5), estimate(llamaOn('B200', 179.5))).some((x) => x.code === 'memory-exceeds-gpu'));
+  assert.ok(checkProfile(llamaOn('H20', 95.9), estimate(llamaOn('H20', 95.9))).some((x) => x.code === 'memory-exceeds-gpu'));
+  assert.ok(!checkProfile(llamaOn('H20', 95.4), estimate(llamaOn('H20', 95.4))).some((x) => x.code === 'memory-exceeds-gpu'));
 });
 
 test('the profile schema lists every row in table order, each description with its bandwidth and memory, "derived" exactly on the derived rows', () => {
