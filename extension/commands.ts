@@ -11,7 +11,7 @@ import { DEFAULT_GPU, GPUS, gpuMemory } from '../core/estimate/gpus';
 import { modelLabel } from '../core/modelLabel';
 import type { Profile } from '../core/config/types';
 import type { Estimate } from '../core/estimate/types';
-import { fewAndCount, formatGib, formatRunTime, shownFileName } from '../core/format';
+import { fewAndCount, formatCountOf, formatGib, formatRunTime, shownFileName } from '../core/format';
 import { Commands } from '../core/protocol/lsp';
 import type { PoolResult, RunKind, RunResult } from '../core/protocol/run';
 import type { SweepReport } from '../core/protocol/sweep';
@@ -24,7 +24,7 @@ import type { Ctx } from './ctx';
 import { exportRunTo } from './dashboard';
 import { findRun, listRunsIn, newestFirst } from './history';
 import { filePickItem, isTarget, PICK_OPTIONS, targetGlob, type TargetKind } from './pick';
-import { readSweepReport, sweepReportsIn, type SweepReportEntry } from './sweepReports';
+import { loadSweepReport, sweepReportsIn, type SweepReportEntry } from './sweepReports';
 import { newProfile, newProfileName, servingTensorParallel, type FittingProfile } from './newProfile';
 import { textSha256 } from './profileEdited';
 import { launchFor } from './runLaunch';
@@ -275,6 +275,23 @@ const exportRun: Factory = (ctx) => async () => {
  */
 const openSweepResults: Factory = (ctx) => async (arg) => {
   const show = (report: SweepReport, file: string): void => showSweep(ctx, report, file);
+  /** The report of a listed entry, read now (the list reads no rows); one that became unreadable since is said. */
+  const open = async (entry: SweepReportEntry): Promise<void> => {
+    try {
+      show(await loadSweepReport(entry.file), entry.file);
+    } catch (err) {
+      void vscode.window.showWarningMessage(`AttnScope: ${vscode.workspace.asRelativePath(entry.file)}: ${err instanceof Error ? err.message : String(err)}`);
+    }
+  };
+  /** The reports a listing left out, each `<file>: <why>` (a report over the editor's size was left out silently: s45 N9). */
+  const saySkipped = (skipped: readonly string[]): void => {
+    if (skipped.length === 0) return;
+    const named = skipped.map((s) => {
+      const at = s.indexOf(': ');
+      return vscode.workspace.asRelativePath(s.slice(0, at)) + s.slice(at);
+    });
+    void vscode.window.showWarningMessage(`AttnScope: ${formatCountOf(skipped.length, 'sweep report')} not listed: ${fewAndCount(named, 3)}`);
+  };
   /** One report: it; several: the user's pick (or Browse); none: undefined. */
   const choose = async (entries: SweepReportEntry[], browse: boolean): Promise<SweepReportEntry | 'browse' | undefined> => {
     if (entries.length === 1) return entries[0];
@@ -291,13 +308,16 @@ const openSweepResults: Factory = (ctx) => async (arg) => {
   const defaultFolders = ctx.sweepsFolders();
   if (!uri && defaultFolders.length > 0) {
     // Every workspace folder's sweeps, newest first, labelled with their folder's name when there are several.
-    const entries = (await Promise.all(defaultFolders.map(async ({ uri: f, label }) => (await sweepReportsIn(f.fsPath)).map((e) => (label === undefined ? e : { ...e, label: `${label}: ${e.label}` })))))
-      .flat()
-      .sort(newestFirst);
+    const lists = await Promise.all(defaultFolders.map(async ({ uri: f, label }) => {
+      const { entries, skipped } = await sweepReportsIn(f.fsPath);
+      return { entries: entries.map((e) => (label === undefined ? e : { ...e, label: `${label}: ${e.label}` })), skipped };
+    }));
+    const entries = lists.flatMap((l) => l.entries).sort(newestFirst);
+    saySkipped(lists.flatMap((l) => l.skipped));
     if (entries.length > 0) {
       const chosen = await choose(entries, true);
       if (chosen === undefined) return;
-      if (chosen !== 'browse') return show(chosen.report, chosen.file);
+      if (chosen !== 'browse') return open(chosen);
     }
   }
   if (!uri) {
@@ -314,18 +334,21 @@ const openSweepResults: Factory = (ctx) => async (arg) => {
   if (!uri) return;
   const stat = await vscode.workspace.fs.stat(uri);
   if (stat.type & vscode.FileType.Directory) {
-    const entries = await sweepReportsIn(uri.fsPath);
+    const { entries, skipped } = await sweepReportsIn(uri.fsPath);
+    saySkipped(skipped);
     if (entries.length === 0) {
-      void vscode.window.showWarningMessage(`AttnScope: no readable sweep report in ${vscode.workspace.asRelativePath(uri)} or its subfolders: run \`attnscope merge ${vscode.workspace.asRelativePath(uri)}\` first.`);
+      if (skipped.length === 0) void vscode.window.showWarningMessage(`AttnScope: no readable sweep report in ${vscode.workspace.asRelativePath(uri)} or its subfolders: run \`attnscope merge ${vscode.workspace.asRelativePath(uri)}\` first.`);
       return;
     }
     const chosen = await choose(entries, false);
-    if (chosen !== undefined && chosen !== 'browse') show(chosen.report, chosen.file);
+    if (chosen !== undefined && chosen !== 'browse') await open(chosen);
     return;
   }
-  const report = await readSweepReport(uri.fsPath);
-  if (!report) {
-    void vscode.window.showWarningMessage(`AttnScope: ${vscode.workspace.asRelativePath(uri)} is not a readable sweep report (attnscope merge writes one).`);
+  let report: SweepReport;
+  try {
+    report = await loadSweepReport(uri.fsPath);
+  } catch (err) {
+    void vscode.window.showWarningMessage(`AttnScope: ${vscode.workspace.asRelativePath(uri)} is not a readable sweep report (attnscope merge writes one): ${err instanceof Error ? err.message : String(err)}`);
     return;
   }
   show(report, uri.fsPath);

@@ -388,10 +388,10 @@ export class Dashboard implements vscode.Disposable {
   private async listSweeps(): Promise<SweepListEntry[]> {
     const all: SweepListEntry[] = [];
     for (const { uri, label } of this.host.sweepsFolders()) {
-      const entries = await sweepReportsIn(uri.fsPath);
+      const { entries } = await sweepReportsIn(uri.fsPath);
       for (const e of entries) {
         if (e.file === join(uri.fsPath, 'sweep-report.json')) continue;
-        all.push({ id: basename(dirname(e.file)), name: e.report.name, createdAt: e.createdAt, job: e.report.job, points: e.report.total - e.report.missing.length, total: e.report.total, ...(e.report.interrupted ? { interrupted: true as const } : {}), ...(label === undefined ? {} : { folder: label }) });
+        all.push({ id: basename(dirname(e.file)), name: e.name, createdAt: e.createdAt, job: e.job, points: e.total - e.missing, total: e.total, ...(e.interrupted ? { interrupted: true as const } : {}), ...(label === undefined ? {} : { folder: label }) });
       }
     }
     return all.sort(newestFirst);

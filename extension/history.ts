@@ -6,7 +6,7 @@
  * A run's id is its file name without `.json`. No `vscode` import.
  */
 import { mkdirSync, readdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
-import { access, mkdir, readdir, rename, rm, stat, writeFile } from 'node:fs/promises';
+import { access, mkdir, readdir, rename, rm, writeFile } from 'node:fs/promises';
 import { arch, cpus, platform, release } from 'node:os';
 import { dirname, isAbsolute, join } from 'node:path';
 import type { Profile } from '../core/config/types';
@@ -16,6 +16,7 @@ import { kernelBuildText } from '../core/format';
 import type { Estimate } from '../core/estimate/types';
 import { createRun, RUN_SCHEMA_VERSION, runKind, type Environment, type KernelCase, type RunKind, type RunResult, type RunStatus } from '../core/protocol/run';
 import type { RunListEntry } from '../core/protocol/webview';
+import { forgetFolder, listFiles } from './listedFiles';
 import { distinctRunNames, listedRunName, runSetup } from './runName';
 
 /**
@@ -120,58 +121,35 @@ function skipReason(err: unknown): string {
   return err instanceof Error ? err.message : String(err);
 }
 
-/** What listRuns read of one run file, and the file as it was then (a rewrite or rename changes one of them). */
-interface ListedFile {
-  ino: number;
-  mtimeMs: number;
-  size: number;
-  entry: RunListEntry;
-}
-
-/**
- * The entries listRuns read, per history folder and file name. History is listed again after every
- * run saved, by the save and again by the folder's watcher (dashboard.ts watchHistory): reading
- * and parsing every run each time (a simulation's file is ~450 kB with its pool samples) grew with
- * the history, 20 runs 8.7 MB, on the path from a run's save to History showing it.
- */
-const listed = new Map<string, Map<string, ListedFile>>();
-
 /**
  * Saved runs, newest first. Files that are not readable runs are skipped, each named in
  * `skipped` as `<file>: <why>` (shown as a note under the history list). A file unchanged since
- * the last listing of its folder (same inode, size and modification time: saveRun writes a new
- * file and renames it over) is not read again.
+ * the last listing of its folder, by this extension host or the last one (same inode, size and
+ * modification time: saveRun writes a new file and renames it over; listedFiles.ts), is not read
+ * again: History is listed after every run saved, by the save and again by the folder's watcher
+ * (dashboard.ts watchHistory), and a simulation's file is MBs with its pool samples.
  */
 export async function listRuns(folder: string): Promise<{ runs: RunListEntry[]; skipped: string[] }> {
   let names: string[];
   try {
     names = await readdir(folder);
   } catch {
-    listed.delete(folder);
+    forgetFolder('runs', folder);
     return { runs: [], skipped: [] };
   }
-  const before = listed.get(folder);
-  const now = new Map<string, ListedFile>();
-  const runs: RunListEntry[] = [];
-  const skipped: string[] = [];
-  for (const name of names) {
-    if (!name.endsWith('.json') || name.startsWith('.')) continue;
-    const id = name.slice(0, -'.json'.length);
-    try {
-      const { ino, mtimeMs, size } = await stat(join(folder, name));
-      const seen = before?.get(name);
-      let entry = seen && seen.ino === ino && seen.mtimeMs === mtimeMs && seen.size === size ? seen.entry : undefined;
-      if (!entry) {
-        const run = await loadRun(folder, id);
-        entry = { id, name: listedRunName(run, cliFolder(folder)), setup: runSetup(run), createdAt: run.createdAt, status: run.status, ...(run.poolCancelled ? { poolCancelled: run.poolCancelled } : {}), cases: run.cases.length, kind: runKind(run), build: run.environment ? kernelBuildText(run.environment, run.cases) : '' };
-      }
-      now.set(name, { ino, mtimeMs, size, entry });
-      runs.push(entry);
-    } catch (err) {
-      skipped.push(`${name}: ${skipReason(err)}`);
-    }
-  }
-  listed.set(folder, now);
+  const files = names.filter((name) => name.endsWith('.json') && !name.startsWith('.'));
+  const { entries: runs, skipped } = await listFiles(
+    'runs',
+    folder,
+    files,
+    (name) => join(folder, name),
+    async (name): Promise<RunListEntry> => {
+      const id = name.slice(0, -'.json'.length);
+      const run = await loadRun(folder, id);
+      return { id, name: listedRunName(run, cliFolder(folder)), setup: runSetup(run), createdAt: run.createdAt, status: run.status, ...(run.poolCancelled ? { poolCancelled: run.poolCancelled } : {}), cases: run.cases.length, kind: runKind(run), build: run.environment ? kernelBuildText(run.environment, run.cases) : '' };
+    },
+    (name, err) => `${name}: ${skipReason(err)}`,
+  );
   runs.sort(newestRunFirst);
   return { runs, skipped };
 }

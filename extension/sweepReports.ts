@@ -4,13 +4,18 @@
  * sweep-report.json), `attnscope merge <folder>` into the folder itself. No `vscode` import.
  */
 import { readdir, stat } from 'node:fs/promises';
-import { basename, join } from 'node:path';
+import { basename, dirname, join } from 'node:path';
 import { MAX_EDITOR_RESULT_TEXT_BYTES, readRegularTextAsync } from '../core/fileText';
+import { formatBytes } from '../core/format';
 import type { SweepReport } from '../core/protocol/sweep';
 import { newestFirst } from './history';
+import { forgetFolder, listFiles } from './listedFiles';
 import { profileState, type ProfileStart, type ProfileState } from './profileEdited';
 
-/** One readable sweep report. */
+/**
+ * One readable sweep report, as the lists show it: what they say of it, not its rows (a report is
+ * ~1.5 KB a row; readSweepReport reads the one opened).
+ */
 export interface SweepReportEntry {
   /** Absolute path of the sweep-report.json. */
   file: string;
@@ -20,42 +25,82 @@ export interface SweepReportEntry {
   points: number;
   /** The report's createdAt (ISO 8601). */
   createdAt: string;
-  report: SweepReport;
+  /** The report's name, job, total and sweepId (SweepReport). */
+  name: string;
+  job: SweepReport['job'];
+  total: number;
+  sweepId: string;
+  /** Points no environment has a result for (SweepReport.missing.length). */
+  missing: number;
+  /** SweepReport.interrupted. */
+  interrupted: boolean;
+  /** SweepReport.profile, when recorded. */
+  profile?: SweepReport['profile'];
 }
 
-/** The sweep report in `file`, or null when it is missing, no regular file (a FIFO is not waited on), over MAX_EDITOR_RESULT_TEXT_BYTES, not JSON or not a sweep report. */
-export async function readSweepReport(file: string): Promise<SweepReport | null> {
-  try {
-    const text = await readRegularTextAsync(file, MAX_EDITOR_RESULT_TEXT_BYTES);
-    if (typeof text !== 'string') return null;
-    const report = JSON.parse(text) as SweepReport;
-    return report?.kind === 'attnscope-sweep-report' && Array.isArray(report.rows) ? report : null;
-  } catch {
-    return null;
+/**
+ * The sweep report in `file`. Throws an Error saying why it is none, in words after its path:
+ * missing (the stat's error), no regular file (a FIFO is not waited on), over
+ * MAX_EDITOR_RESULT_TEXT_BYTES (with its size and the command that reads it), not JSON, or not a
+ * sweep report.
+ */
+export async function loadSweepReport(file: string): Promise<SweepReport> {
+  const text = await readRegularTextAsync(file, MAX_EDITOR_RESULT_TEXT_BYTES);
+  if (typeof text !== 'string') {
+    if (text.kind !== 'size') throw new Error(text.why);
+    // Too big to parse on the extension host's thread; the CLI reads up to MAX_RESULT_TEXT_BYTES, and merge writes the rows of the sweep's folder as a table.
+    throw new Error(`${formatBytes(text.bytes ?? 0)}, over the ${formatBytes(MAX_EDITOR_RESULT_TEXT_BYTES)} the editor reads; \`attnscope merge ${JSON.stringify(dirname(file))} --csv points.csv\` writes its rows as a table`);
   }
+  let report: SweepReport;
+  try {
+    report = JSON.parse(text) as SweepReport;
+  } catch (err) {
+    throw new Error(`not JSON (${(err as Error).message})`, { cause: err });
+  }
+  if (report?.kind !== 'attnscope-sweep-report' || !Array.isArray(report.rows)) throw new Error('not a sweep report (kind "attnscope-sweep-report" with rows)');
+  return report;
+}
+
+/** The sweep report in `file`, or null when it is none ({@link loadSweepReport} says why). */
+export async function readSweepReport(file: string): Promise<SweepReport | null> {
+  return loadSweepReport(file).catch(() => null);
+}
+
+/** The list entry of `report`, read from `file` in folder `name` of the folder listed. */
+function entryOf(file: string, name: string, report: SweepReport): SweepReportEntry {
+  const missing = Array.isArray(report.missing) ? report.missing.length : 0;
+  return { file, label: `${report.name} (${name})`, points: report.rows.length, createdAt: report.createdAt, name: report.name, job: report.job, total: report.total, sweepId: report.sweepId, missing, interrupted: report.interrupted === true, ...(report.profile ? { profile: report.profile } : {}) };
+}
+
+/** Why a listed folder's sweep-report.json is left out, or null when it has none (a sweep running, a point's folder). */
+function skipWhy(file: string, err: unknown): string | null {
+  const code = (err as NodeJS.ErrnoException).code;
+  if (code === 'ENOENT' || code === 'ENOTDIR') return null;
+  return `${file}: ${err instanceof Error ? err.message : String(err)}`;
 }
 
 /**
  * The readable sweep reports in `folder`: its own sweep-report.json, else those of its
- * subfolders (one level down), newest first. Empty when the folder does not exist.
+ * subfolders (one level down), newest first; `skipped` names each sweep-report.json there that is
+ * none, `<file>: <why>` ({@link loadSweepReport}: over the editor's size, not JSON, ...). Empty
+ * when the folder does not exist. A report unchanged since the last listing is not read again
+ * (listedFiles.ts).
  */
-export async function sweepReportsIn(folder: string): Promise<SweepReportEntry[]> {
-  const entry = async (dir: string, name: string): Promise<SweepReportEntry | null> => {
-    const file = join(dir, 'sweep-report.json');
-    const report = await readSweepReport(file);
-    return report && { file, label: `${report.name} (${name})`, points: report.rows.length, createdAt: report.createdAt, report };
-  };
-  const own = await entry(folder, '.');
-  if (own) return [own];
+export async function sweepReportsIn(folder: string): Promise<{ entries: SweepReportEntry[]; skipped: string[] }> {
+  const own = join(folder, 'sweep-report.json');
+  const ownList = await listFiles('sweep', folder, ['.'], () => own, async () => entryOf(own, '.', await loadSweepReport(own)), (_, err) => skipWhy(own, err));
+  if (ownList.entries.length > 0 || ownList.skipped.length > 0) return ownList;
   let names: string[];
   try {
-    if (!(await stat(folder)).isDirectory()) return [];
+    if (!(await stat(folder)).isDirectory()) return { entries: [], skipped: [] };
     names = await readdir(folder);
   } catch {
-    return [];
+    forgetFolder('sweeps', folder);
+    return { entries: [], skipped: [] };
   }
-  const found = await Promise.all(names.filter((n) => !n.startsWith('.')).sort().map((n) => entry(join(folder, n), n)));
-  return found.filter((e): e is SweepReportEntry => e !== null).sort(newestFirst);
+  const file = (name: string): string => join(folder, name, 'sweep-report.json');
+  const listed = await listFiles('sweeps', folder, names.filter((n) => !n.startsWith('.')).sort(), file, async (name) => entryOf(file(name), name, await loadSweepReport(file(name))), (name, err) => skipWhy(file(name), err));
+  return { entries: listed.entries.sort(newestFirst), skipped: listed.skipped };
 }
 
 /**
@@ -65,8 +110,15 @@ export async function sweepReportsIn(folder: string): Promise<SweepReportEntry[]
  * that sweep (Dashboard.showNoticeFromLastWindow); null when none is there (none kept, or the
  * stopped runner has not written it yet: History lists it once it has).
  */
-export async function interruptedReportOf(folders: readonly string[], name: string): Promise<SweepReportEntry | null> {
-  const found = (await Promise.all(folders.map((f) => sweepReportsIn(f)))).flat().filter((e) => e.report.interrupted === true && e.report.name === name);
+export async function interruptedReportOf(folders: readonly string[], name: string): Promise<{ file: string; report: SweepReport } | null> {
+  const entry = await interruptedEntryOf(folders, name);
+  const report = entry && (await readSweepReport(entry.file));
+  return entry && report ? { file: entry.file, report } : null;
+}
+
+/** The list entry of {@link interruptedReportOf}'s report, its rows unread. */
+async function interruptedEntryOf(folders: readonly string[], name: string): Promise<SweepReportEntry | null> {
+  const found = (await Promise.all(folders.map((f) => sweepReportsIn(f)))).flatMap((l) => l.entries).filter((e) => e.interrupted && e.name === name);
   return found.sort(newestFirst)[0] ?? null;
 }
 
@@ -77,8 +129,8 @@ export async function interruptedReportOf(folders: readonly string[], name: stri
  * or none written yet). The reloaded window's Resume sweep checks it as the Sweep tab's does.
  */
 export async function interruptedProfileOf(folders: readonly string[], path: string): Promise<NonNullable<SweepReport['profile']> | null> {
-  const kept = await interruptedReportOf(folders, basename(path));
-  const profile = kept?.report.profile;
+  const kept = await interruptedEntryOf(folders, basename(path));
+  const profile = kept?.profile;
   return profile && typeof profile.path === 'string' && typeof profile.sha256 === 'string' && profile.path === path ? profile : null;
 }
 

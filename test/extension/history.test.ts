@@ -8,6 +8,7 @@ import { describe, it } from 'node:test';
 import { runToCsv } from '../../extension/exportRun';
 import { kernelBuildText } from '../../core/format';
 import { findRun, keptInHistory, listRuns, listRunsIn, loadRun, newestFirst, partialRun, rerunSource, runId, saveRun, saveRunSync } from '../../extension/history';
+import { listingsWritten, persistListings } from '../../extension/listedFiles';
 import { run as recorded } from '../fixtures/run';
 import { describeMachine } from '../../runner/environment';
 import { tempDir } from '../fixtures/tmp';
@@ -168,6 +169,30 @@ describe('run history', () => {
     // A file rewritten in place with a new modification time is read again too.
     utimesSync(file, new Date(mtime.getTime() + 5000), new Date(mtime.getTime() + 5000));
     assert.ok((await listRuns(dir)).runs.some((r) => r.name === run.name.replace(/./, 'X')));
+  });
+
+  // s46: a new window read every run again; 40 runs of a dp 8 simulation (4.2 MiB each) took 3.5 s to list (npm run bench:history).
+  it('a new extension host lists from what the last one kept (persistListings), reading only files changed since; another build\'s list is not used', async () => {
+    const run = { ...recorded, createdAt: '2026-11-29T13:40:12.345Z', name: 'llama-3.1-8b · run.attn.yaml · quick' };
+    const dir = tempDir('attnscope-history-kept-');
+    const store = join(tempDir('attnscope-storage-'), 'listed-files.json');
+    const id = await saveRun(join(dir, 'runs'), run);
+    const file = join(dir, 'runs', `${id}.json`);
+    const mtime = new Date('2026-12-04T12:00:00Z');
+    utimesSync(file, mtime, mtime);
+    persistListings(store, 'build 1');
+    assert.equal((await listRuns(join(dir, 'runs'))).runs[0]!.name, run.name);
+    await listingsWritten();
+    // The same file with other bytes (as in the test above), then a new host of the same build: it lists what the store kept.
+    writeFileSync(file, readFileSync(file, 'utf8').replace(JSON.stringify(run.name), JSON.stringify(run.name.replace(/./, 'X'))));
+    utimesSync(file, mtime, mtime);
+    persistListings(store, 'build 1');
+    assert.equal((await listRuns(join(dir, 'runs'))).runs[0]!.name, run.name);
+    // A host of another build reads the file (its entries might differ).
+    persistListings(store, 'build 2');
+    assert.equal((await listRuns(join(dir, 'runs'))).runs[0]!.name, run.name.replace(/./, 'X'));
+    await listingsWritten();
+    assert.equal((JSON.parse(readFileSync(store, 'utf8')) as { build: string }).build, 'build 2');
   });
 
   it('an empty or missing folder lists nothing', async () => {

@@ -5,7 +5,7 @@
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, rmSync, truncateSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
@@ -23,11 +23,11 @@ describe('sweepReportsIn', () => {
   it('finds the one sweep one level down (what `attnscope sweep` writes)', async () => {
     const sweeps = join(tempDir('attnscope-sweeps-'), '.attnscope', 'sweeps');
     report(join(sweeps, 'page-size-d4cf7d4c'), 'page-size.attn.yaml', '2026-12-02T10:00:00.000Z', 9);
-    const found = await sweepReportsIn(sweeps);
+    const found = (await sweepReportsIn(sweeps)).entries;
     assert.deepEqual(found.map((e) => [e.file, e.label, e.points]), [[join(sweeps, 'page-size-d4cf7d4c', 'sweep-report.json'), 'page-size.attn.yaml (page-size-d4cf7d4c)', 9]]);
   });
 
-  it('lists several newest first, leaving out folders without a readable report', async () => {
+  it('lists several newest first, leaving out folders without a readable report, naming those with one that is none', async () => {
     const sweeps = tempDir('attnscope-sweeps-');
     report(join(sweeps, 'a-11111111'), 'a.attn.yaml', '2026-12-01T10:00:00.000Z', 3);
     report(join(sweeps, 'b-22222222'), 'b.attn.yaml', '2026-12-02T10:00:00.000Z', 4);
@@ -35,7 +35,10 @@ describe('sweepReportsIn', () => {
     writeFileSync(join(sweeps, 'half-33333333', 'sweep-report.json'), '{"kind": "attnscope-sweep-re');
     mkdirSync(join(sweeps, 'empty'));
     const found = await sweepReportsIn(sweeps);
-    assert.deepEqual(found.map((e) => e.label), ['b.attn.yaml (b-22222222)', 'a.attn.yaml (a-11111111)']);
+    assert.deepEqual(found.entries.map((e) => e.label), ['b.attn.yaml (b-22222222)', 'a.attn.yaml (a-11111111)']);
+    // The half-written report is named; the empty folder (a sweep not merged yet) is not.
+    assert.equal(found.skipped.length, 1);
+    assert.match(found.skipped[0]!, new RegExp(`^${join(sweeps, 'half-33333333', 'sweep-report.json')}: not JSON \\(`));
   });
 
   it('leaves out a FIFO named sweep-report.json unread (a readFile of it waited for ever, holding a libuv worker; s43 review)', async () => {
@@ -44,18 +47,51 @@ describe('sweepReportsIn', () => {
     mkdirSync(join(sweeps, 'fifo-22222222'));
     // mkfifo(1): no writer ever opens it, so a plain read would never return and this test would time out.
     execFileSync('mkfifo', [join(sweeps, 'fifo-22222222', 'sweep-report.json')]);
-    assert.deepEqual((await sweepReportsIn(sweeps)).map((e) => e.label), ['a.attn.yaml (a-11111111)']);
+    const found = await sweepReportsIn(sweeps);
+    assert.deepEqual(found.entries.map((e) => e.label), ['a.attn.yaml (a-11111111)']);
+    assert.deepEqual(found.skipped, [`${join(sweeps, 'fifo-22222222', 'sweep-report.json')}: not a regular file (a FIFO)`]);
   });
 
   it('takes the folder\'s own report (`attnscope merge <folder>`) over its subfolders', async () => {
     const dir = tempDir('attnscope-sweeps-');
     report(dir, 'merged.attn.yaml', '2026-12-02T10:00:00.000Z', 2);
     report(join(dir, 'sub'), 'sub.attn.yaml', '2026-12-02T11:00:00.000Z', 1);
-    assert.deepEqual((await sweepReportsIn(dir)).map((e) => e.label), ['merged.attn.yaml (.)']);
+    assert.deepEqual((await sweepReportsIn(dir)).entries.map((e) => e.label), ['merged.attn.yaml (.)']);
   });
 
   it('a missing folder has none', async () => {
-    assert.deepEqual(await sweepReportsIn(join(tmpdir(), 'attnscope-no-such-folder')), []);
+    assert.deepEqual(await sweepReportsIn(join(tmpdir(), 'attnscope-no-such-folder')), { entries: [], skipped: [] });
+  });
+
+  // s45 N9: a report over the editor's 32 MiB was left out of "Open sweep results" with nothing said.
+  it('names a report over the 32 MiB the editor reads, with its size and the command that reads it, unread', async () => {
+    const sweeps = tempDir('attnscope-sweeps-');
+    report(join(sweeps, 'a-11111111'), 'a.attn.yaml', '2026-12-01T10:00:00.000Z', 3);
+    mkdirSync(join(sweeps, 'big-22222222'));
+    // A sparse file of 42,152,756 bytes: its size alone refuses it (nothing is read, so its bytes do not matter).
+    writeFileSync(join(sweeps, 'big-22222222', 'sweep-report.json'), '');
+    truncateSync(join(sweeps, 'big-22222222', 'sweep-report.json'), 42_152_756);
+    const found = await sweepReportsIn(sweeps);
+    assert.deepEqual(found.entries.map((e) => e.label), ['a.attn.yaml (a-11111111)']);
+    // 42,152,756 B / 2^20 = 40.2000004 MiB, to 3 significant digits (core/format.ts formatBytes); the cap 2^25 B = 32 MiB.
+    assert.deepEqual(found.skipped, [`${join(sweeps, 'big-22222222', 'sweep-report.json')}: 40.2 MiB, over the 32 MiB the editor reads; \`attnscope merge ${JSON.stringify(join(sweeps, 'big-22222222'))} --csv points.csv\` writes its rows as a table`]);
+  });
+
+  it('reads a report again when it changes, not while it is unchanged (same inode, size and time: listedFiles.ts)', async () => {
+    const sweeps = tempDir('attnscope-sweeps-');
+    const dir = join(sweeps, 'a-11111111');
+    report(dir, 'a.attn.yaml', '2026-12-01T10:00:00.000Z', 3);
+    // A whole second, which utimes can set back exactly.
+    const file = join(dir, 'sweep-report.json');
+    utimesSync(file, 1_700_000_000, 1_700_000_000);
+    assert.deepEqual((await sweepReportsIn(sweeps)).entries.map((e) => e.points), [3]);
+    // Rewritten in place to the same length with its time put back: the stat is the same, so the list is what was read before.
+    writeFileSync(file, readFileSync(file, 'utf8').replace('a.attn.yaml', 'b.attn.yaml'));
+    utimesSync(file, 1_700_000_000, 1_700_000_000);
+    assert.deepEqual((await sweepReportsIn(sweeps)).entries.map((e) => e.name), ['a.attn.yaml']);
+    // Another rewrite (4 rows): its size changed, so it is read.
+    report(dir, 'a.attn.yaml', '2026-12-01T10:00:00.000Z', 4);
+    assert.deepEqual((await sweepReportsIn(sweeps)).entries.map((e) => e.points), [4]);
   });
 
   // s41: the window after a reload that stopped a sweep shows the points it kept (Dashboard.showNoticeFromLastWindow).
