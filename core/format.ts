@@ -415,9 +415,19 @@ export function tooShortToTell(load: PoolLoad, requests: number): boolean {
 function untoldReason(load: PoolLoad, requests: number): string {
   if (load.requestsPerEngine !== undefined) {
     const share = load.requestsPerEngine;
-    return `each engine had ${share < 10 ? share.toPrecision(2) : formatCount(Math.round(share))} of the ${formatCountOf(requests, 'request')} on average, too few for a queue to show (the overload test asks an engine's share of ${OVERLOAD_MIN_SHARE} or more)`;
+    return `each engine had ${share < 10 ? share.toPrecision(2) : formatCount(Math.round(share))} of the ${formatCountOf(requests, 'request')} on average, too few for a queue to show (the overload test asks an engine's share of ${OVERLOAD_MIN_SHARE} or more: ${formatCountOf(requestsToTell(load, requests), 'request')})`;
   }
   return `its requests in flight (waiting or running) grew from ${formatCount(load.inFlightAtMiddleArrival!)} at the middle arrival to ${formatCount(load.inFlightAtLastArrival!)}, by more than ${formatCount(Math.floor(overloadGrowthBound(requests)))} (2 · √(requests / 2)), as its batches filled`;
+}
+
+/**
+ * The requests a run needs for its queue to tell whether the server keeps up, where each engine's
+ * share was under {@link OVERLOAD_MIN_SHARE}: that share times the engines (requests /
+ * PoolLoad.requestsPerEngine); 2,000 requests over 64 engines (31.25 each) need 40 · 64 = 2,560.
+ */
+function requestsToTell(load: PoolLoad, requests: number): number {
+  const engines = load.requestsPerEngine ? Math.round(requests / load.requestsPerEngine) : 1;
+  return OVERLOAD_MIN_SHARE * engines;
 }
 
 /** The offered rate is above the saturated throughput μ measured for the server (PoolLoad.saturatedRequestsPerSec: sweep points): it cannot keep up, however short the run. */
@@ -508,31 +518,40 @@ export function formatLoadNote(load: PoolLoad): string {
  * is Overloaded whatever the queue showed; a run whose requests in flight grew though its queue did
  * not ({@link tooShortToTell}) says it cannot tell instead of Kept up (s44 newcomer44 MEDIUM-3),
  * unless μ was measured: then an offered rate at most μ Kept up, by μ (s45: simulate measures μ for such a run).
+ * `searchedRate`: the rate a capacity search ran this load at (requests/s: CapacityCurve.maxRate, or
+ * its last rate tried where none passed), judged against μ in place of the offered rate, as the
+ * search judged it; such a run suggests more requests, never `simulate --max-rate`, which it is.
  */
-export function formatLoad(load: PoolLoad, summary: Pick<PoolSummary, 'requests' | 'completed' | 'rejected'>): string[] {
+export function formatLoad(load: PoolLoad, summary: Pick<PoolSummary, 'requests' | 'completed' | 'rejected'>, searchedRate?: number): string[] {
   const requests = summary.requests;
   const offered = load.offeredRequestsPerSec === null ? `all ${formatCountOf(requests, 'request')} arriving at one instant` : `${formatRequestRate(load.offeredRequestsPerSec)} requests/s offered ((requests − 1) / span of the arrivals)`;
   // Said only where served reads below offered: two requests 10 s apart are 0.1 offered ((2 − 1) / 10 s), 0.198 served (2 / 10.1 s): s42 newcomer 9.
   const below = load.offeredRequestsPerSec !== null && load.servedRequestsPerSec < load.offeredRequestsPerSec;
   const tail = below ? ', which takes in the service of the requests still running at the last arrival: below the offered rate even when the server keeps up' : '';
   const lines = [`Load: ${offered}; ${formatRequestRate(load.servedRequestsPerSec)} requests/s served (modelled: completed / ${BENCHMARK_DURATION}${tail})`];
+  const mu = load.saturatedRequestsPerSec;
+  // The rate judged against μ: a capacity search's own (its rate, as the search judged it), else the offered one.
+  const rateText = searchedRate !== undefined ? `searched rate ${formatRequestRate(searchedRate)} requests/s` : `offered ${formatRequestRate(load.offeredRequestsPerSec ?? 0)} requests/s`;
+  const above = searchedRate !== undefined ? typeof mu === 'number' && searchedRate > mu * (1 + 1e-12) : aboveSaturation(load);
+  // `simulate --max-rate` is suggested only where μ was not measured: not in that run itself, nor where μ was measured and not measurable (null).
+  const orMaxRate = searchedRate === undefined && mu === undefined ? ', or `simulate --max-rate` for the saturated throughput μ,' : '';
   if (summary.completed === 0 && requests > 0) {
     lines.push(`None served: all ${formatCountOf(summary.rejected, 'request')} ${summary.rejected === 1 ? 'was' : 'were'} rejected (a prompt that reaches max_model_len, or more pages than the pool holds), so no figure below tells how this server keeps up`);
-  } else if (!load.overloaded && aboveSaturation(load)) {
-    lines.push(`Overloaded: the offered ${formatRequestRate(load.offeredRequestsPerSec!)} requests/s is above the saturated throughput μ = ${formatRequestRate(load.saturatedRequestsPerSec!)} requests/s measured for this server (modelled), though this run's queue did not show it: ${QUEUE_GROWS}.`);
-  } else if (tooShortToTell(load, requests) && typeof load.saturatedRequestsPerSec === 'number' && load.offeredRequestsPerSec !== null) {
-    // μ measured (runner/cli.ts measures it for such a run; the branch above took an offered rate above it): it tells.
+  } else if (!load.overloaded && above) {
+    lines.push(`Overloaded: the ${rateText} is above the saturated throughput μ = ${formatRequestRate(mu!)} requests/s measured for this server (modelled), though this run's queue did not show it: ${QUEUE_GROWS}.`);
+  } else if (tooShortToTell(load, requests) && typeof mu === 'number' && (searchedRate !== undefined || load.offeredRequestsPerSec !== null)) {
+    // μ measured (runner/cli.ts measures it for such a run, a capacity search for every rate; the branch above took a rate above it): it tells.
     lines.push(
-      `Kept up: the offered ${formatRequestRate(load.offeredRequestsPerSec)} requests/s is at most the saturated throughput μ = ${formatRequestRate(load.saturatedRequestsPerSec)} requests/s measured for this server (modelled), under which its queue stays bounded in a steady state; ` +
+      `Kept up: the ${rateText} is at most the saturated throughput μ = ${formatRequestRate(mu)} requests/s measured for this server (modelled), under which its queue stays bounded in a steady state; ` +
         `this run's own queue could not tell: ${untoldReason(load, requests)}`,
     );
   } else if (load.requestsPerEngine !== undefined) {
-    lines.push(`Cannot tell whether the server keeps up: ${untoldReason(load, requests)}; more workload.requests (${formatCount(OVERLOAD_MIN_SHARE)} an engine), or \`simulate --max-rate\` for the saturated throughput μ, tell (modelled)`);
+    lines.push(`Cannot tell whether the server keeps up: ${untoldReason(load, requests)}; more workload.requests (${formatCount(requestsToTell(load, requests))} or more: ${formatCount(OVERLOAD_MIN_SHARE)} an engine)${orMaxRate} tell (modelled)`);
   } else if (tooShortToTell(load, requests)) {
     lines.push(
       `Cannot tell whether the server keeps up: at the last arrival ${formatCount(load.waitingAtLastArrival)} of the ${formatCountOf(requests, 'request')} were still waiting, ${formatCount(load.waitingAtMiddleArrival ?? 0)} at the middle arrival, ` +
         `but the requests in flight (waiting or running) grew from ${formatCount(load.inFlightAtMiddleArrival!)} at the middle arrival to ${formatCount(load.inFlightAtLastArrival!)}, by more than ${formatCount(Math.floor(overloadGrowthBound(requests)))} (2 · √(requests / 2)): ` +
-        `the running batches had not settled, so an overload would sit in them, not the queue; the run is too short for that (more workload.requests, or \`simulate --max-rate\` for the saturated throughput μ, tell) (modelled)`,
+        `the running batches had not settled, so an overload would sit in them, not the queue; the run is too short for that (more workload.requests${orMaxRate} tell) (modelled)`,
     );
   } else if (!load.overloaded && load.offeredRequestsPerSec !== null) {
     const w = load.waitingAtLastArrival;

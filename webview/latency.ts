@@ -215,7 +215,7 @@ export function capacityChart(run: ViewRun, p: Palette): ChartSpec {
   const bound = (label: string, y: number, color: string): Dataset => ({ type: 'line', label, data: span.map((x) => ({ x, y })), borderColor: color, borderDash: [6, 4], borderWidth: p.lineWidth, pointRadius: 0, fill: false });
   if (c?.slo.ttftMs !== undefined) datasets.push(bound(`SLO TTFT ${formatMs(c.slo.ttftMs)}`, c.slo.ttftMs, p.series[0]!));
   if (c?.slo.tpotMs !== undefined) datasets.push(bound(`SLO TPOT ${formatMs(c.slo.tpotMs)}`, c.slo.tpotMs, p.series[1]!));
-  const title = c?.maxRate != null ? `Capacity (modelled): highest rate meeting the SLO ${c.maxRate.toPrecision(4)} req/s` : 'Capacity (modelled)';
+  const title = c?.maxRate != null ? `Capacity (modelled): highest rate meeting the SLO ${formatRequestRate(c.maxRate)} req/s` : 'Capacity (modelled)';
   const config: ChartConfiguration = {
     type: 'line',
     data: { datasets } as ChartConfiguration['data'],
@@ -227,12 +227,12 @@ export function capacityChart(run: ViewRun, p: Palette): ChartSpec {
   return {
     id: 'capacity',
     title: 'Capacity',
-    ariaLabel: `${title}: p99 TTFT and TPOT at ${points.length} arrival rates: ${points.map((x) => `${x.rate.toPrecision(4)} req/s ${x.meets ? 'meets' : 'misses'} the SLO`).join('; ')}`,
+    ariaLabel: `${title}: p99 TTFT and TPOT at ${points.length} arrival rates: ${points.map((x) => `${formatRequestRate(x.rate)} req/s ${x.meets ? 'meets' : 'misses'} the SLO`).join('; ')}`,
     empty: c ? null : 'No capacity search in this run (attnscope simulate --max-rate --json FILE records one).',
     config,
     table: {
       columns: ['rate (req/s)', 'time scale', 'p99 TTFT (modelled)', 'p99 TPOT (modelled)', 'meets SLO', 'verdict'],
-      rows: (c?.points ?? []).map((x) => [x.rate.toPrecision(4), formatTimeScale(x.scale), x.p99TtftS === null ? 'n/a' : dur(x.p99TtftS), x.p99TpotS === null ? 'n/a' : dur(x.p99TpotS), formatPercent(x.sloAttainment), x.meets ? 'pass' : 'fail']),
+      rows: (c?.points ?? []).map((x) => [formatRequestRate(x.rate), formatTimeScale(x.scale), x.p99TtftS === null ? 'n/a' : dur(x.p99TtftS), x.p99TpotS === null ? 'n/a' : dur(x.p99TpotS), formatPercent(x.sloAttainment), x.meets ? 'pass' : 'fail']),
     },
   };
 }

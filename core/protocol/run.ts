@@ -580,8 +580,9 @@ export interface PoolLoad {
   requestsPerEngine?: number;
   /**
    * The modelled server's saturated throughput μ, requests/s (runner/simulate/capacity.ts
-   * saturatedThroughput; null when not measurable); set on sweep points (job simulate), and by
-   * simulate on a run too short to tell whether its server keeps up (core/format.ts tooShortToTell; s45).
+   * saturatedThroughput; null when not measurable); set on sweep points (job simulate), by
+   * simulate on a run too short to tell whether its server keeps up (core/format.ts tooShortToTell; s45),
+   * and on a capacity search's answer (searchCapacity, with keepsUp judged on the rate it searched; s46).
    */
   saturatedRequestsPerSec?: number | null;
   /**

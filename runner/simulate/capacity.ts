@@ -400,5 +400,12 @@ export async function searchCapacity(profile: Profile, opts: CapacityOptions): P
   // same simulation, so the same figures; at dp 1024 unpacking every engine's samples was half of
   // each rate's run (s44 dp44).
   const answer = await simulateAt(b ? b.scale : points.at(-1)!.scale, opts.simulate?.maxSamples);
+  // The answer's load judged as the search judged its rate (checkKeepsUp's fields): μ, and whether
+  // its rate is at most μ with no queue grown (s46: its summary said it could not tell, μ known).
+  if (answer.load) {
+    const shown = b ? rate0 * b.scale : points.at(-1)!.rate;
+    answer.load.saturatedRequestsPerSec = Number.isFinite(mu) ? mu : null;
+    answer.load.keepsUp = !answer.load.overloaded && (!Number.isFinite(mu) || shown <= mu * (1 + 1e-12));
+  }
   return { curve, result: { ...answer, capacity: curve } };
 }

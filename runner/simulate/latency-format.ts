@@ -51,18 +51,21 @@ export function formatLatency(l: LatencySummary, meanWaiting: number | undefined
 }
 
 /**
- * The capacity search: one line per rate tried, in order, then the answer. `dataParallelSize`:
+ * The capacity search: one line per rate tried, in order, then the answer. Every rate (those tried,
+ * μ, the answer) as core/format.ts formatRequestRate writes it, as the sweep table, the cost line and
+ * the Kept up line write the same figures (s46: "30.05" here, "30.1" there): 3 significant digits,
+ * finer than the search's default 2 % tolerance. `dataParallelSize`:
  * the profile's device.data_parallel_size, whose μ is one engine's times it (capacity.ts saturatedThroughput).
  */
 export function formatCapacity(c: CapacityCurve, dataParallelSize = 1): string {
   const header = ['rate (req/s)', 'time scale', 'p99 TTFT', 'p99 TPOT', 'goodput (req/s)', 'meets SLO', 'keeps up', 'verdict'];
-  const rows = c.points.map((p) => [p.rate.toPrecision(4), formatTimeScale(p.scale), p.p99TtftS === null ? 'n/a' : dur(p.p99TtftS), p.p99TpotS === null ? 'n/a' : dur(p.p99TpotS), rate(p.goodputRequestsPerSec), formatPercent(p.sloAttainment), p.keepsUp === false ? 'no' : 'yes', p.meets ? 'pass' : 'fail']);
+  const rows = c.points.map((p) => [rate(p.rate), formatTimeScale(p.scale), p.p99TtftS === null ? 'n/a' : dur(p.p99TtftS), p.p99TpotS === null ? 'n/a' : dur(p.p99TpotS), rate(p.goodputRequestsPerSec), formatPercent(p.sloAttainment), p.keepsUp === false ? 'no' : 'yes', p.meets ? 'pass' : 'fail']);
   const widths = header.map((h, col) => Math.max(h.length, ...rows.map((r) => r[col].length)));
   const fmt = (r: string[]): string => r.map((x, col) => x.padStart(widths[col])).join('  ');
   const lines = [
     `Capacity search (modelled): ${formatSlo(c.slo)} for at least ${formatAttainmentTarget(c.attainmentTarget)} of requests, and the server keeping up; bisection to a relative tolerance of ${formatPercent(c.tolerance)}`,
     c.saturatedRate
-      ? `Saturated throughput μ = ${c.saturatedRate.toPrecision(4)} requests/s (modelled: completions per second over the middle half of the load's requests, the higher of two runs (the second's where over 1 % higher): all queued at 0 s, and arriving one by one at 1.2 times that run's rate, which breaks up the waves equal lengths start in${dataParallelSize > 1 ? `; one engine's, times data_parallel_size ${dataParallelSize}: vLLM's engines share nothing once a request is dispatched, so saturated they complete the sum of their rates` : ''}); a rate above it does not keep up (${QUEUE_GROWS}, however short the trace) and fails`
+      ? `Saturated throughput μ = ${rate(c.saturatedRate)} requests/s (modelled: completions per second over the middle half of the load's requests, the higher of two runs (the second's where over 1 % higher): all queued at 0 s, and arriving one by one at 1.2 times that run's rate, which breaks up the waves equal lengths start in${dataParallelSize > 1 ? `; one engine's, times data_parallel_size ${dataParallelSize}: vLLM's engines share nothing once a request is dispatched, so saturated they complete the sum of their rates` : ''}); a rate above it does not keep up (${QUEUE_GROWS}, however short the trace) and fails`
       : 'Saturated throughput: not measured (fewer than 8 requests completed in the saturation run): rates are judged on the SLO alone',
   ];
   if (c.requestsPerEngine !== undefined) {
@@ -74,19 +77,19 @@ export function formatCapacity(c: CapacityCurve, dataParallelSize = 1): string {
   }
   lines.push(fmt(header), ...rows.map(fmt));
   if (c.unbounded) {
-    lines.push(`Every rate tried meets the SLO, up to ${c.maxRate!.toPrecision(4)} requests/s, where all requests arrive within one step, and the saturated throughput could not be measured: the load is too small to find the limit (a longer trace or more workload requests would).`);
+    lines.push(`Every rate tried meets the SLO, up to ${rate(c.maxRate!)} requests/s, where all requests arrive within one step, and the saturated throughput could not be measured: the load is too small to find the limit (a longer trace or more workload requests would).`);
     return lines.join('\n');
   }
   if (c.maxRate === null) {
     lines.push('No rate tried meets the SLO: even the lowest load misses it (the step time alone is too long, or requests are rejected); the search stops once halving the rate no longer changes the p99s.');
     return lines.join('\n');
   }
-  const answer = `${c.maxRate.toPrecision(4)} requests/s (time scale ${formatTimeScale(c.maxScale!)})`;
+  const answer = `${rate(c.maxRate)} requests/s (time scale ${formatTimeScale(c.maxScale!)})`;
   const at = c.points.find((p) => p.meets && p.rate === c.maxRate);
   lines.push(
     c.limit === 'capacity'
       ? `Highest rate the server keeps up with: ${answer}; capacity is the limit, not the SLO: ${at ? `${formatPercent(at.sloAttainment)} of requests meet the SLO there, and ` : ''}no rate above the saturated throughput μ keeps up`
-      : `Highest rate meeting the SLO: ${answer}; the SLO is the limit${c.saturatedRate ? `: the server keeps up to μ = ${c.saturatedRate.toPrecision(4)} requests/s` : ''}`,
+      : `Highest rate meeting the SLO: ${answer}; the SLO is the limit${c.saturatedRate ? `: the server keeps up to μ = ${rate(c.saturatedRate)} requests/s` : ''}`,
   );
   const idle = sloNearIdleNote(c);
   if (idle) lines.push(`${idle[0]!.toUpperCase()}${idle.slice(1)}.`);

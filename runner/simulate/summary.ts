@@ -44,6 +44,12 @@ export function costLine(result: PoolResult, device: Pick<DeviceSpec, 'gpuHourUs
   return `Cost (modelled, at ${gpuHourUsdText(c.gpuHourUsd)}): ${formatUsdCost(c.usdPerMillionOutputTokens)} per 1M output tokens${at} = ${formatUsd(c.gpuHourUsd)} × ${formatCountOf(c.gpus, 'GPU')} / 3600 s / ${tokens} × 10^6`;
 }
 
+/** The rate a capacity search ran the result's load at (its answer, else its last rate tried); undefined for a plain run. */
+function searchedRate(result: PoolResult): number | undefined {
+  const c = result.capacity;
+  return c ? (c.maxRate ?? c.points.at(-1)?.rate) : undefined;
+}
+
 /**
  * The timeline summary and both baselines as a fixed-width table:
  * pool and step-time model, request counts, the workload simulated and its load (offered and
@@ -91,7 +97,7 @@ export function formatPoolSummary(result: PoolResult, device?: Parameters<typeof
     );
   }
   // What was simulated (a trace, or the profile's workload drawn) and whether the server kept up with it.
-  if (result.load) lines.push(`Workload: ${formatLoadSource(result.load)}`, ...formatLoad(result.load, s));
+  if (result.load) lines.push(`Workload: ${formatLoadSource(result.load)}`, ...formatLoad(result.load, s, searchedRate(result)));
   lines.push('');
   const perEngine = dp ? '/engine' : '';
   const header = ['allocation', 'useful tokens', 'internal frag', 'external frag', `mean running${perEngine}`, `peak running${perEngine}`, 'rejected/delayed'];

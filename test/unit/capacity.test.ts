@@ -255,7 +255,11 @@ test('each rate runs with 2 pool samples and the answer once more with the calle
     const plain = await simulatePool(profile, { rateScale: curve.maxScale!, slo: { ...slo, attainment: 0.9 }, baselines: false });
     const { capacity, ...rest } = result;
     assert.equal(capacity, curve);
-    assert.deepEqual(JSON.parse(JSON.stringify(rest)), JSON.parse(JSON.stringify(plain)), `dp ${dp}`);
+    // Its load adds the search's verdict on it (s46): μ, and keeping up (the answer passed, so at most μ).
+    assert.equal(result.load!.saturatedRequestsPerSec, curve.saturatedRate);
+    assert.equal(result.load!.keepsUp, true);
+    const judged = { ...plain, load: { ...plain.load!, saturatedRequestsPerSec: curve.saturatedRate, keepsUp: true } };
+    assert.deepEqual(JSON.parse(JSON.stringify(rest)), JSON.parse(JSON.stringify(judged)), `dp ${dp}`);
     assert.ok(result.samples.length > 2, `dp ${dp}: ${result.samples.length} samples`);
     if (dp > 1) assert.ok(result.dataParallel!.replicas[1]!.samples!.length > 2);
   }
@@ -327,4 +331,37 @@ test('a run of fewer than 40 requests an engine is not judged overloaded by its 
   const more = await simulatePool(profile, { requests: packRequests(Array.from({ length: 400 }, (_, i) => ({ arrivalS: i * 0.001, promptLen: 1, outputLen: 100 }))), stepTime: { perStepS: 0.01 }, baselines: false });
   assert.equal(more.load!.requestsPerEngine, undefined);
   assert.equal(more.load!.overloaded, true);
+});
+
+test('a --max-rate answer is judged by μ, as the search judged it: its summary says Kept up and asks for more requests by number, never for --max-rate itself (s46)', async () => {
+  // The test above's dp 8 server (μ = 8 engines · 8 slots / 1 s = 64 requests/s by hand), 40 requests: 5 an engine,
+  // under the 40 the overload test asks, so 40 · 8 = 320 requests would let the queue tell. Before: "Cannot tell
+  // whether the server keeps up: ...; more workload.requests (40 an engine), or `simulate --max-rate` for the
+  // saturated throughput μ, tell" under the run that was that search.
+  const { formatPoolSummary } = await import('../../runner/simulate/summary');
+  const profile = exampleProfile('model: ./llama-3.1-8b/config.json\ndevice: { data_parallel_size: 8 }\nkv_cache: { page_size: 16, num_pages: 10000 }\nworkload: { max_num_seqs: 8 }\n');
+  const { curve, result } = await searchCapacity(profile, {
+    slo: { ttftMs: 2000 }, attainment: 0.9, startScale: 4,
+    requests: packRequests(Array.from({ length: 40 }, (_, i) => ({ arrivalS: i * 0.25, promptLen: 1, outputLen: 100 }))),
+    simulate: { stepTime: { perStepS: 0.01 } },
+  });
+  assert.ok(Math.abs(result.load!.saturatedRequestsPerSec! - 64) < 1e-6, `μ ${result.load!.saturatedRequestsPerSec}`);
+  assert.equal(result.load!.keepsUp, true);
+  const text = formatPoolSummary(result);
+  assert.match(text, new RegExp(`^Kept up: the searched rate ${curve.maxRate!.toPrecision(3).replace('.', '\\.')} requests/s is at most the saturated throughput μ = 64\\.0 requests/s .*\\(the overload test asks an engine's share of 40 or more: 320 requests\\)$`, 'm'));
+  assert.doesNotMatch(text, /Cannot tell|simulate --max-rate/);
+});
+
+test('the capacity search writes each rate as every other line does: 3 significant digits (s46: "30.05" in its answer, "30.1" in the sweep and cost lines)', async () => {
+  const { formatCapacity } = await import('../../runner/simulate/latency-format');
+  const { formatRequestRate } = await import('../../core/format');
+  // examples/llama-3.1-8b.attn.yaml, simulate --max-rate --slo-ttft-ms 1000 as it ran: μ 31.036, answer 30.055 at scale 1.2523.
+  const point = (rate: number, meets: boolean) => ({ rate, scale: rate / 24, p99TtftS: 1, p99TpotS: 0.03, goodputRequestsPerSec: 26.8, sloAttainment: meets ? 0.967 : 0.878, keepsUp: true, meets });
+  const text = formatCapacity({ kind: 'modelled', slo: { ttftMs: 1000 }, attainmentTarget: 0.9, tolerance: 0.02, points: [point(30.05479, true), point(30.5412, false)], maxRate: 30.05479, saturatedRate: 31.03639, maxScale: 1.2522830, unbounded: false, limit: 'slo' });
+  // By hand: 30.05479 to 3 digits is 30.1, 31.03639 is 31.0, 30.5412 is 30.5; the sweep table and cost line write formatRequestRate's.
+  assert.equal(formatRequestRate(30.05479), '30.1');
+  assert.match(text, /^Saturated throughput μ = 31\.0 requests\/s /m);
+  assert.match(text, /^Highest rate meeting the SLO: 30\.1 requests\/s \(time scale 1\.252\); the SLO is the limit: the server keeps up to μ = 31\.0 requests\/s$/m);
+  assert.deepEqual(text.split('\n').filter((l) => /(pass|fail)$/.test(l)).map((l) => l.trim().split(/ +/)[0]), ['30.1', '30.5']);
+  assert.doesNotMatch(text, /30\.05|31\.04/);
 });
