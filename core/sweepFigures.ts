@@ -176,7 +176,10 @@ export function sweepProvenance(report: SweepReport): string[] {
     );
   }
   if (has(['p99TtftS', 'p99TpotS', 'sloAttainment', 'goodputRequestsPerSec'])) {
-    notes.push("p99 TTFT / TPOT, SLO met, goodput: modelled, on the simulation's step-time clock, each step overhead + max(memory, compute) + the tensor-parallel all-reduces: a roofline on the profile's GPU");
+    // The GPU each point's step times were modelled for (SweepReportRow.gpu): one named, several "each point's" (s46: a sweep over device.gpu said "the profile's GPU").
+    const gpus = new Set(report.rows.map((r) => r.gpu).filter((g) => g !== undefined));
+    const on = gpus.size > 1 ? "each point's GPU" : gpus.size === 1 ? [...gpus][0]! : "the profile's GPU";
+    notes.push(`p99 TTFT / TPOT, SLO met, goodput: modelled, on the simulation's step-time clock, each step overhead + max(memory, compute) + the tensor-parallel all-reduces: a roofline on ${on}`);
   }
   const unmodelled = [...new Set(report.rows.flatMap((r) => r.unmodelled ?? []))];
   if (unmodelled.length > 0) {

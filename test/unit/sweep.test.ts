@@ -477,6 +477,12 @@ test('where the figures come from: one set of sentences (core/sweepFigures sweep
   // A simulation without latency: the pool sentence alone; two machine kinds: the row's env.
   assert.deepEqual(sweepProvenance({ ...report, rows: [row(16, { throughputTokensPerSec: 10 })] }), sources.slice(0, 1));
   assert.match(sweepProvenance({ ...report, environments: { a: ENV_A, b: ENV_B } })[1]!, /median on its env \/ batch size/);
+  // s46: the GPU the step times were modelled for is the rows' own (SweepReportRow.gpu): a sweep over device.gpu
+  // (H100 SXM, A100 80GB, as `sweep --set 'device.gpu=H100 SXM,A100 80GB'` ran) has each point's, where it said "the profile's GPU".
+  const [first] = report.rows;
+  assert.equal(sweepProvenance({ ...report, rows: [{ ...first, gpu: 'H100 SXM' }, { ...first, gpu: 'A100 80GB' }] }).at(-1), `${sources[2]!.replace(/the profile's GPU$/, '')}each point's GPU`);
+  // One GPU: named.
+  assert.equal(sweepProvenance({ ...report, rows: [{ ...first, gpu: 'H100 SXM' }] }).at(-1), `${sources[2]!.replace(/the profile's GPU$/, '')}H100 SXM`);
 });
 
 test('the report table formats its figures as core/format does: percentages, counts with separators, the tie under the best', () => {
