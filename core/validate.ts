@@ -93,9 +93,22 @@ export function deploymentProblems(profile: Profile, e: Estimate = estimate(prof
   const pool = profile.workload ? poolSizeProblem(profile) : null;
   if (pool) {
     const at = pool.keys.find((k) => profile.ranges[k] !== undefined);
-    problems.push({ severity: 'warning', code: POOL_NOT_SIMULABLE, message: pool.message, range: at !== undefined ? profile.ranges[at]! : { offset: 0, length: 0 } });
+    problems.push({ severity: 'warning', code: POOL_NOT_SIMULABLE, message: pool.message, range: at !== undefined ? profile.ranges[at]! : { offset: 0, length: 0 }, ...(pool.cause !== undefined ? { data: { cause: pool.cause } } : {}) });
   }
   return problems;
+}
+
+/**
+ * The device-fit problem among `all` whose cause the pool problem `p` ({@link POOL_NOT_SIMULABLE},
+ * data.cause: weights-exceed-device or kv-pool-empty) repeats word for word ("the KV pool has no
+ * pages: " + its message), or undefined. Where both would be said, one is (s46: "weights 14.96 GiB
+ * exceed ..." twice for one cause): the editor keeps the fit check's (its quick fixes raise
+ * tensor_parallel_size) and leaves this out, keeping it for the lens it hides; `simulate` says its
+ * refusal alone, `bench` its skipped-simulation note alone, each with the check's remedy.
+ */
+export function poolCause(p: Problem, all: readonly Problem[]): Problem | undefined {
+  const cause = p.code === POOL_NOT_SIMULABLE ? p.data?.cause : undefined;
+  return cause === undefined ? undefined : all.find((q) => q.code === cause && q.file === p.file);
 }
 
 /**

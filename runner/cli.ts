@@ -26,7 +26,7 @@ import { unusedWithTraceMessage } from '../core/config/profileChecks';
 import { resolvedProfileChecks, resolvedProfileProblems, withCheckedGpu } from '../core/config/resolvedProfile';
 import { createRun, runHeader, traceReplayArgs, type Environment, type EstimateFile, type RunProblem, type PoolResult, type PoolSample, type RunParts, type RunResult, type StepTimeModel, type TraceSummary } from '../core/protocol/run';
 import { batchLimitsText, estimate, maxModelLenOf, referenceSeqLen } from '../core/estimate';
-import { BENCHMARK_ONLY_CODES, deploymentProblems, POOL_NOT_SIMULABLE, runSeverity } from '../core/validate';
+import { BENCHMARK_ONLY_CODES, deploymentProblems, POOL_NOT_SIMULABLE, poolCause, runSeverity } from '../core/validate';
 import { deployedGpuCount, formatCount, formatCountOf, formatDuration, formatPercent, formatTimeScale, formatTraceSummary, perGpuCasesHeader, poolCancelledText, poolCost, tooShortToTell } from '../core/format';
 import { EXIT_BAD_INPUT, EXIT_INTERNAL, EXIT_OK, type RunnerEvent } from '../core/protocol/runner';
 import { loadAddon, NativeMissingError, outputReaderGone, stopSimulations } from '../native';
@@ -392,7 +392,9 @@ function aboutTheDraws(profile: Profile, problem: Problem): boolean {
  * @returns the lines written, located, for the run's JSON (RunResult.problems, estimate --json's problems).
  */
 function printNotes(loaded: LoadedProfile, write: (line: string, level: 'info' | 'warn') => void, noDraws = false, simulating = false): RunProblem[] {
-  const problems = loaded.problems.filter((p) => p.code !== POOL_NOT_SIMULABLE && !(noDraws && aboutTheDraws(loaded.profile, p)) && !(simulating && BENCHMARK_ONLY_CODES.has(p.code)));
+  // The device-fit warning a simulation's refusal repeats (the pool has no pages for its cause: core/validate.ts poolCause) is said once, by the refusal.
+  const refused = simulating ? loaded.problems.map((p) => poolCause(p, loaded.problems)).filter((p) => p !== undefined) : [];
+  const problems = loaded.problems.filter((p) => p.code !== POOL_NOT_SIMULABLE && !refused.includes(p) && !(noDraws && aboutTheDraws(loaded.profile, p)) && !(simulating && BENCHMARK_ONLY_CODES.has(p.code)));
   return writeProblems(loaded, capRepeats(problems), write);
 }
 

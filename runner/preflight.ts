@@ -6,7 +6,7 @@
  */
 import type { Problem, Profile } from '../core/config/types';
 import { encoderBenchRefusal, type RefusalCode } from '../core/refusals';
-import { POOL_NOT_SIMULABLE } from '../core/validate';
+import { POOL_NOT_SIMULABLE, poolCause } from '../core/validate';
 import type { LoadedProfile } from './load';
 import { planProblem } from './plan';
 
@@ -45,7 +45,9 @@ export function benchPreflight(loaded: LoadedProfile, quick: boolean): BenchPref
   const refusal = benchRefusal(loaded.profile, quick);
   if (refusal) return { refusal, notes: [], poolSkipped: null };
   const pool = loaded.problems.find((p) => p.code === POOL_NOT_SIMULABLE);
+  // The device-fit warning the pool's note repeats word for word (core/validate.ts poolCause): said once, in the pool's note.
+  const cause = pool ? poolCause(pool, loaded.problems) : undefined;
   // The pool's note last, as before the other notes were about the profile and this one about the run.
-  const notes = [...loaded.problems.filter((p) => p !== pool), ...(pool ? [{ ...pool, message: `the page-pool simulation of the workload is skipped: ${pool.message}` }] : [])];
+  const notes = [...loaded.problems.filter((p) => p !== pool && p !== cause), ...(pool ? [{ ...pool, message: `the page-pool simulation of the workload is skipped: ${pool.message}` }] : [])];
   return { refusal: null, notes, poolSkipped: pool?.message ?? null };
 }

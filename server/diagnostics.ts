@@ -17,7 +17,7 @@ import { existsSync } from 'node:fs';
 import { dirname, isAbsolute, relative as relativePath, sep } from 'node:path';
 import { TextDocument } from 'vscode-languageserver-textdocument';
 import type { Problem, Severity, SourceRange } from '../core/config';
-import { summarisedElsewhere } from '../core/validate';
+import { poolCause, summarisedElsewhere } from '../core/validate';
 import type { Analysis } from './analysis';
 import { pathToUri } from './paths';
 
@@ -124,7 +124,10 @@ export function applies(p: Problem): boolean {
   return !(p.severity === 'info' && p.code === 'head-dim-unsupported' && !mayHaveNvidiaGpu());
 }
 
-/** The diagnostics of `problems` (the analysed document's: analysis.ts checkedProblems) that apply on this machine. */
+/**
+ * The diagnostics of `problems` (the analysed document's: analysis.ts checkedProblems) that apply on
+ * this machine, less those another says in full (core/validate.ts summarisedElsewhere, poolCause).
+ */
 export function toDiagnostics(a: Analysis, problems: readonly Problem[], capabilities: ClientCapabilities): Diagnostic[] {
-  return problems.filter((p, _, all) => applies(p) && !summarisedElsewhere(p, all)).map((p) => toDiagnostic(a, p, capabilities));
+  return problems.filter((p, _, all) => applies(p) && !summarisedElsewhere(p, all) && poolCause(p, all) === undefined).map((p) => toDiagnostic(a, p, capabilities));
 }

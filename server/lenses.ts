@@ -29,7 +29,8 @@ export function estimateSummary(a: Analysis): string | null {
 /**
  * A profile that writes a `workload:` key (valid or not: the lens stays put while it is edited; the
  * command says what is wrong), unless its pool is one `attnscope simulate` refuses (no pages, too
- * many, an encoder): that warning (POOL_NOT_SIMULABLE) is shown at the key to change instead.
+ * many, an encoder): that warning (POOL_NOT_SIMULABLE) is shown at the key to change instead, or,
+ * where it repeats a device-fit warning (core/validate.ts poolCause), that warning.
  */
 function hasWorkload(a: Analysis): boolean {
   return a.kind === 'profile' && getProperty(a.tree, 'workload') !== undefined && !a.problems.some((p) => p.code === POOL_NOT_SIMULABLE);

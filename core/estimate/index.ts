@@ -1768,12 +1768,13 @@ export const MAX_SIMULATED_PAGES = 2 ** 24;
  * simulated: an encoder, no pages (the weights leave no KV budget: with the device-fit check's
  * message, weights-exceed-device or kv-pool-empty, where one fires), or more than
  * {@link MAX_SIMULATED_PAGES}; null when it can. `keys`: the profile keys to change, the first
- * one the text holds is where the problem is placed. `attnscope bench`'s preflight says a
+ * one the text holds is where the problem is placed; `cause`: the code of that device-fit check
+ * where it says why (its message then holds the check's whole message). `attnscope bench`'s preflight says a
  * workload's simulation is skipped for this reason before any work; simulate refuses with it
  * (runner/simulate); the language server shows it as a diagnostic on a profile with a workload and
  * offers no "Run serving simulation" lens for it (server/analysis.ts, server/lenses.ts).
  */
-export function poolSizeProblem(profile: Profile): { keys: string[]; message: string } | null {
+export function poolSizeProblem(profile: Profile): { keys: string[]; message: string; cause?: string } | null {
   const tooMany = (pages: number, keys: string[]) => ({
     keys,
     message: `the KV pool has ${formatCount(pages)} pages; the simulation takes at most ${formatCount(MAX_SIMULATED_PAGES)}: lower the KV budget or set kv_cache.num_pages`,
@@ -1788,7 +1789,7 @@ export function poolSizeProblem(profile: Profile): { keys: string[]; message: st
     // The device-fit check that says why (weights over the device, or no room left for a page): its
     // remedy, not a KV budget, which is no fix for a named GPU whose memory is what it is (s43 newcomer-ed L1).
     const overfull = checkProfile(profile, e).find((p) => p.code === 'weights-exceed-device' || p.code === 'kv-pool-empty');
-    if (overfull) return { keys: ['device.memory_gib', 'device.gpu', 'device.gpu_memory_utilization', 'device.tensor_parallel_size', 'device.pipeline_parallel_size', 'device', 'model'], message: `the KV pool has no pages: ${overfull.message}` };
+    if (overfull) return { keys: ['device.memory_gib', 'device.gpu', 'device.gpu_memory_utilization', 'device.tensor_parallel_size', 'device.pipeline_parallel_size', 'device', 'model'], message: `the KV pool has no pages: ${overfull.message}`, cause: overfull.code };
     // No GPU and no memory: the step time's default GPU does not size the pool, so a GPU is the first fix (s42 newcomer 11: not listed).
     const noDevice = profile.device.gpu === undefined && profile.device.memoryGib === null;
     return {

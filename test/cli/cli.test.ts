@@ -1533,6 +1533,8 @@ test('bench of a workload whose pool has no pages: the dry run and the run both 
   assert.equal(refused.status, 2);
   // The weights overfill the device (0.001 GiB × 0.90 = 966,367 B = 944 KiB): the fit check's fix, not a KV budget (s43 newcomer-ed L1).
   assert.match(refused.stderr.trim().split('\n').at(-1)!, /^p\.attn\.yaml:2:23: the KV pool has no pages: weights [\d.]+ MiB exceed 0\.001 GiB × 0\.90 = 944 KiB: raise device\.tensor_parallel_size \(\d+ fits\) or memory_gib$/);
+  // Said once: the refusal, not first the fit warning in the same words (s46: "warning: weights ... exceed 0.001 GiB" above it).
+  assert.equal(refused.stderr.split('\n').filter((l) => /exceed 0\.001 GiB/.test(l)).length, 1, refused.stderr);
   const skipped = /^.*p\.attn\.yaml:2:23: warning: the page-pool simulation of the workload is skipped: the KV pool has no pages: weights [\d.]+ MiB exceed 0\.001 GiB/;
   const dry = cli(['bench', profile, '--dry-run', '--backend', 'cpu']);
   assert.equal(dry.code, 0, dry.stderr);
@@ -1543,6 +1545,8 @@ test('bench of a workload whose pool has no pages: the dry run and the run both 
   assert.equal(r.code, 0, r.stderr);
   // Said once, before the work, in the file:line:col form; the kernels are timed, no pool is recorded.
   assert.equal(r.stderr.split('\n').filter((l) => /skipped/.test(l)).length, 1, r.stderr);
+  // The fit warning it quotes is not said again beside it (s46).
+  assert.equal(r.stderr.split('\n').filter((l) => /exceed 0\.001 GiB/.test(l)).length, 1, r.stderr);
   assert.match(r.stderr, new RegExp(skipped.source, 'm'));
   const run = JSON.parse(readFileSync(out, 'utf8')) as RunResult;
   assert.equal(run.cases.length, 2);
