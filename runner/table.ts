@@ -142,6 +142,24 @@ export function perGpuText(e: Pick<Estimate, 'pipeline'>, tp: number): string {
   return tp > 1 ? ' per GPU' : '';
 }
 
+/**
+ * The weights line's figure: what one GPU holds as vLLM loads it, Estimate.weightsBytesPerGpu, the
+ * figure the editor's weights hint shows (server/hints.ts). vLLM's "Model loading took" counts
+ * process_weights_after_loading, which runs inside BaseModelLoader.load_model under the
+ * runner's DeviceMemoryProfiler, so an fp8 MLA checkpoint's bf16 kv_b_proj copies are in it
+ * (DeepSeek-V3 on one GPU: 627 GiB checkpoint + 1.91 GiB copies = 629 GiB), and the KV pool is
+ * what is left after it. Under tensor or pipeline parallelism the checkpoint's total comes first
+ * ("in all"); on one GPU, where the two differ, the checkpoint and what is added or offloaded
+ * follow in parentheses.
+ */
+function weightsText(e: Estimate, perGpu: string): string {
+  if (perGpu) return `${formatBytes(e.weightsBytes)} in all, ${formatBytes(e.weightsBytesPerGpu)}${perGpu}`;
+  const copies = e.kvBProjCopiesBytesPerGpu ?? 0;
+  const offloaded = e.cpuOffloadBytesPerGpu ?? 0;
+  if (copies === 0 && offloaded === 0) return formatBytes(e.weightsBytesPerGpu);
+  return `${formatBytes(e.weightsBytesPerGpu)}${offloaded > 0 ? ' on the GPU' : ''} (checkpoint ${formatBytes(e.weightsBytes)}${copies > 0 ? ` + ${formatBytes(copies)} ${e.model.dtype} kv_b_proj copies` : ''}${offloaded > 0 ? ` − ${formatBytes(offloaded)} in CPU memory` : ''})`;
+}
+
 /** The memory estimate as labelled lines. */
 export function formatEstimate(e: Estimate, title: string, opts: { tensorParallelSize?: number; weightsQuantization?: { spec: QuantizationSpec; width: string } | null; stateName?: string } = {}): string {
   const m = e.model;
@@ -157,7 +175,7 @@ export function formatEstimate(e: Estimate, title: string, opts: { tensorParalle
     ? `${formatCount(e.paramsTotal)} total, ${formatCount(e.paramsActive)} active per token without the input embedding (${formatCount(e.paramsTotal - e.params.experts + e.params.expertsActive)} with it)`
     : formatCount(e.paramsTotal);
   lines.push(`  parameters        ${params}`);
-  lines.push(`  weights           ${formatBytes(e.weightsBytes)}${perGpu ? ` in all, ${formatBytes(e.weightsBytesPerGpu)}${perGpu}` : ''}`);
+  lines.push(`  weights           ${weightsText(e, perGpu)}`);
   // The per-sequence state of Mamba (or Gated DeltaNet) layers, named as mixerNames' short name.
   const stateLine = (e.mambaStateBytesPerSeq ?? 0) > 0
     ? `  ${`${opts.stateName ?? 'Mamba'} state`.padEnd(18)}${formatBytes(e.mambaStateBytesPerSeq!)}`

@@ -9,7 +9,7 @@
  */
 import type { CodeLens } from 'vscode-languageserver';
 import { getProperty, sweepTooBig } from '../core/config';
-import { formatBytes, formatCount } from '../core/format';
+import { formatBytes, formatCount, gpuCount } from '../core/format';
 import { Commands } from '../core/protocol/lsp';
 import { POOL_NOT_SIMULABLE } from '../core/validate';
 import { TOO_MANY_CASES, type Analysis } from './analysis';
@@ -21,7 +21,9 @@ export const SERVER_COMMANDS = { showEstimate: 'attnscope.server.showEstimate', 
 export function estimateSummary(a: Analysis): string | null {
   const e = a.estimate;
   if (e === null) return null;
-  const parts = [`${formatBytes(e.weightsBytes)} weights`, `${formatBytes(e.kvBytesPerToken)} KV/token`];
+  // The weights one GPU holds as vLLM loads it (Estimate.weightsBytesPerGpu: the hint's and the CLI's figure; an fp8 MLA checkpoint's bf16 kv_b_proj copies included), as the KV per token beside it.
+  const gpu = a.profile !== null && gpuCount(a.profile.device) > 1 ? '/GPU' : '';
+  const parts = [`${formatBytes(e.weightsBytesPerGpu)} weights${gpu}`, `${formatBytes(e.kvBytesPerToken)} KV/token${gpu}`];
   if (e.pool.pages > 0) parts.push(`${formatCount(e.pool.pages)} ${e.pool.layout.kind === 'hybrid' || e.pool.layout.kind === 'mamba' ? `blocks of ${e.pool.layout.groupSize} layers` : 'pages'} (${formatCount(e.pool.tokens)} tokens)`, `max concurrency ${e.pool.maxConcurrency.toFixed(2)}x`);
   return parts.join(' · ');
 }

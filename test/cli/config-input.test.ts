@@ -199,3 +199,16 @@ test('device.gpu described as a mapping: a bad figure is one line file:line:col 
   // 213.36 GiB = 109,241 pages, as the simulate line of the profile alone says.
   assert.match(sweep.stdout, /^MI325X \(user-given\)\s.*\s109,241\s/m);
 });
+
+test('estimate on DeepSeek-V3 fp8 prints the weights one GPU holds, 629 GiB, as the editor\'s hint on model_type (s46: "weights 627 GiB", the checkpoint alone, beside a note saying the bf16 kv_b_proj copies were in it)', async () => {
+  // 672,987,104,256 B checkpoint (627 GiB) + 61 · 512 · 128 · (128 + 128) · 2 B = 2,046,820,352 B of bf16
+  // copies of kv_b_proj's halves (vLLM process_weights_after_loading, counted by "Model loading took")
+  // = 675,033,924,608 B = 628.67 GiB; test/lsp/hints.test.ts asserts the hint's "629 GiB weights".
+  const file = join(root, 'test', 'fixtures', 'configs', 'DeepSeek-V3.config.json');
+  let out = '';
+  let err = '';
+  const stdout = new Writable({ write: (c, _e, done) => { out += String(c); done(); } });
+  const stderr = new Writable({ write: (c, _e, done) => { err += String(c); done(); } });
+  assert.equal(await main(['estimate', file], { stdout, stderr }), 0, err);
+  assert.match(out, /\n {2}weights {11}629 GiB \(checkpoint 627 GiB \+ 1\.91 GiB bf16 kv_b_proj copies\)\n/);
+});

@@ -116,6 +116,20 @@ describe('formatEstimate parameters line', () => {
   });
 });
 
+describe('formatEstimate weights line', () => {
+  it('on one GPU is the weights one GPU holds, the editor hint\'s figure: an fp8 MLA checkpoint plus its bf16 kv_b_proj copies (s46: it printed the checkpoint alone, 627 GiB, beside a note saying the copies were in it)', () => {
+    // DeepSeek-V3 fp8: checkpoint 672,987,104,256 B = 626.77 GiB; the bf16 copies of kv_b_proj's halves
+    // vLLM makes in process_weights_after_loading, inside the load vLLM's "Model loading took" measures:
+    // 61 layers · kv_lora_rank 512 · 128 heads · (128 + 128) · 2 B = 2,046,820,352 B = 1.91 GiB;
+    // together 675,033,924,608 B = 628.67 GiB -> "629 GiB".
+    const ds = formatEstimate(estimate(profileFromModelConfig(loadModel('DeepSeek-V3'), null)), 'ds');
+    assert.match(ds, /\n {2}weights {11}629 GiB \(checkpoint 627 GiB \+ 1\.91 GiB bf16 kv_b_proj copies\)\n/);
+    // Without copies or offload the line is the one figure, as before: Llama-3.1-8B bf16 16,060,522,496 B = 15 GiB.
+    const llama = formatEstimate(estimate(profileFromModelConfig(loadModel('Meta-Llama-3-8B'), null)), 'l');
+    assert.match(llama, /\n {2}weights {11}15 GiB\n/);
+  });
+});
+
 describe('formatEstimate on an encoder', () => {
   it('names no KV dtype on the header of a model without a KV cache', () => {
     const text = formatEstimate(estimate(profileFromModelConfig(loadModel('bert-base-uncased'), null)), 'bert');
