@@ -17,13 +17,18 @@
  * small file's hint request sent right behind an edit of the big config (deleted digit) and its
  * hint request, timed to its answer (the server is single-threaded: what it waits is the time the
  * big file's work held the event loop). Not in the overall median.
- * Usage: npm run bench:lsp [-- --edits N] [--labels 60000,200000] [--big-only]
+ * Then a huge profile (s46 newcomer-ed 1: 46 s to the first hint in the editor): the llama example and
+ * 60,000 comment lines, 5.2 MB, opened, and edited as an edit, as the whole text (the extension sends a
+ * document over 4 MiB whole, deferredSync.ts), and in a comment (the YAML parsed again); wall and the
+ * server's CPU ms. Not in the overall median.
+ * Usage: npm run bench:lsp [-- --edits N] [--labels 60000,200000] [--big-only | --huge-only]
  */
 import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { performance } from 'node:perf_hooks';
+import type { TextDocumentContentChangeEvent } from 'vscode-languageserver-protocol';
 import { LspClient, positionAt } from '../test/lsp/harness';
 import { tempDir } from '../test/fixtures/tmp';
 import { labelledConfig } from './bench-config-size';
@@ -126,7 +131,11 @@ export function configDocs(dir: string): Doc[] {
 }
 
 async function main(): Promise<void> {
-  if (process.argv.includes('--big-only')) return bigConfigs();
+  if (process.argv.includes('--huge-only')) return hugeProfile();
+  if (process.argv.includes('--big-only')) {
+    await hugeProfile();
+    return bigConfigs();
+  }
   const docs = configDocs(configsDir);
   for (const syntax of ['yaml', 'json'] as const) {
     const text = generatedProfile(2000, syntax);
@@ -162,6 +171,7 @@ async function main(): Promise<void> {
   console.log(`${'all documents'.padEnd(44)} ${median.toFixed(2).padStart(8)} ${quantile(all, 0.1).toFixed(2).padStart(8)} ${quantile(all, 0.9).toFixed(2).padStart(8)}`);
   console.log(`target: median < 10 ms per edit — ${median < 10 ? 'met' : 'NOT met'}`);
   await client.stop();
+  await hugeProfile();
   await bigConfigs();
 }
 
@@ -169,6 +179,74 @@ async function main(): Promise<void> {
 function spread(xs: number[]): string {
   const s = [...xs].sort((a, b) => a - b);
   return `${quantile(s, 0.5).toFixed(1).padStart(8)} ${quantile(s, 0.1).toFixed(1).padStart(8)} ${quantile(s, 0.9).toFixed(1).padStart(8)}`;
+}
+
+/** The huge profile's comment lines (s46 newcomer-ed 1's file had 60,000, 5,329,043 B in all). */
+export const HUGE_COMMENT_LINES = 60_000;
+
+/** The llama example followed by HUGE_COMMENT_LINES comment lines of 86 characters: 5.2 MB, over extension/deferredSync.ts's 4 MiB. */
+export function hugeProfileText(): string {
+  return `${readFileSync(join(root, 'examples', 'llama-3.1-8b.attn.yaml'), 'utf8')}${Array.from({ length: HUGE_COMMENT_LINES }, (_, i) => `# note ${String(i).padStart(5, '0')} ${'x'.repeat(72)}`).join('\n')}\n`;
+}
+
+/**
+ * The huge profile (see the header): opened -> its hints, and page_size rewritten -> its hints,
+ * both as an edit (a range) and as the whole text (how the extension sends a document over 4 MiB),
+ * and a comment line rewritten (whole text: the YAML is parsed again). Each with the server's CPU
+ * time (harness serverCpuMs) beside the wall time.
+ */
+async function hugeProfile(): Promise<void> {
+  const text = hugeProfileText();
+  const uri = pathToFileURL(join(root, 'examples', 'bench-huge.attn.yaml')).href;
+  console.log(`\nhuge profile (llama-3.1-8b example + ${HUGE_COMMENT_LINES.toLocaleString('en-US')} comment lines, ${(text.length / 1e6).toFixed(1)} MB), ${BIG_EDITS} edits each: wall ms, then the server's CPU ms; load average ${loadavg().map((x) => x.toFixed(1)).join(' ')}`);
+  console.log(`${'case'.padEnd(56)} ${'median'.padStart(8)} ${'p10'.padStart(8)} ${'p90'.padStart(8)} ${'cpu med'.padStart(8)} ${'cpu p90'.padStart(8)}`);
+  const client = await LspClient.start({ validationDelayMs: 0 });
+  const row = (name: string, wall: number[], cpu: number[]): void => {
+    const c = [...cpu].sort((a, b) => a - b);
+    console.log(`${name.padEnd(56)} ${spread(wall)} ${quantile(c, 0.5).toFixed(0).padStart(8)} ${quantile(c, 0.9).toFixed(0).padStart(8)}`);
+  };
+  /** Wall and server CPU ms of `step`. */
+  const timed = async (step: () => Promise<unknown>): Promise<[number, number]> => {
+    const c0 = client.serverCpuMs();
+    const t0 = performance.now();
+    await step();
+    return [performance.now() - t0, client.serverCpuMs() - c0];
+  };
+  try {
+    const [openWall, openCpu] = await timed(async () => {
+      await client.open(uri, text);
+      await client.inlayHints(uri);
+    });
+    row('opened -> its hints', [openWall], [openCpu]);
+    const at = positionAt(text, text.indexOf('page_size: 16') + 'page_size: '.length);
+    const range = { start: at, end: { line: at.line, character: at.character + 2 } };
+    let current = text;
+    const cases: Array<[string, (i: number) => string | TextDocumentContentChangeEvent[]]> = [
+      ['page_size rewritten, sent as an edit -> its hints', (i) => {
+        const v = i % 2 === 0 ? '32' : '16';
+        current = current.replace(/page_size: \d+/, `page_size: ${v}`);
+        return [{ range, text: v }];
+      }],
+      ['page_size rewritten, sent whole -> its hints', (i) => (current = current.replace(/page_size: \d+/, `page_size: ${i % 2 === 0 ? '32' : '16'}`))],
+      ['a comment line rewritten, sent whole -> its hints', (i) => (current = current.replace(/# note 30000 ./, `# note 30000 ${i % 2 === 0 ? 'y' : 'x'}`))],
+    ];
+    for (const [name, edit] of cases) {
+      const wall: number[] = [];
+      const cpu: number[] = [];
+      for (let i = 0; i < BIG_EDITS; i++) {
+        const change = edit(i);
+        const [w, c] = await timed(async () => {
+          await client.change(uri, change);
+          await client.inlayHints(uri);
+        });
+        wall.push(w);
+        cpu.push(c);
+      }
+      row(name, wall, cpu);
+    }
+  } finally {
+    await client.stop();
+  }
 }
 
 /** The big config.json cases (see the header), one server per config size. */

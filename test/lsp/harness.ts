@@ -228,6 +228,20 @@ export class LspClient {
     return this.stderrText;
   }
 
+  /**
+   * The server process's CPU time so far (user + system), ms, from Linux's /proc/<pid>/stat (fields
+   * utime and stime, in clock ticks of 10 ms: sysconf(_SC_CLK_TCK) = 100 on Linux); NaN where there
+   * is no /proc. The bench's CPU figures; no test reads it.
+   */
+  serverCpuMs(): number {
+    try {
+      const fields = readFileSync(`/proc/${this.child.pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+      return (Number(fields[11]) + Number(fields[12])) * 10;
+    } catch {
+      return NaN;
+    }
+  }
+
   /** True while the server process runs. */
   get alive(): boolean {
     return this.child.exitCode === null && this.child.signalCode === null;
