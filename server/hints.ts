@@ -14,7 +14,7 @@
  *   decode.context_lens             ->  KV one sequence of the longest length holds (387 MiB KV held/seq at 16,384;
  *                                       sliding-window layers: their window)
  *   max_position_embeddings         ->  what one request of that length reserves in the pool (16 GiB reserved/seq)
- *   workload.max_model_len          ->  the same reservation · max concurrency (435 MiB reserved/seq · 15.87x)
+ *   workload.max_model_len          ->  the same reservation · max concurrency · the sequences of that length that fit (1 GiB reserved/seq · 3.81x · 3 at 8,192)
  * "held" and "reserved" differ for sliding-window models (vLLM reserves window − 1 +
  * max_num_batched_tokens tokens for each sliding layer, more than the window it holds): two
  * figures, two words. The reservation hints name no N: it is the value they stand after.
@@ -362,8 +362,11 @@ function computedHints(a: Analysis, invalid: readonly string[]): AnchoredHint[] 
       // long-context model looks for (it was a second part, dropped past 43 characters).
       // Where max_num_seqs is below the sequences the pool fits, it binds first: the second part says so
       // (it shows where it fits the 43 characters; the tooltip's Max concurrency row always says it).
+      // The sequences that fit are those of max_model_len tokens each, "55 at 8,192" beside
+      // `max_model_len: 8192`: "55 at once" read as the engine's cap, while shorter requests run
+      // more at once (s46 newcomer: the same profile's simulation peaked at 156 running).
       const cap = maxNumSeqsOf(profile);
-      const atOnce = cap < e.pool.sequencesAtOnce ? `max_num_seqs ${formatCount(cap)} binds` : `${formatCount(e.pool.sequencesAtOnce)} at once`;
+      const atOnce = cap < e.pool.sequencesAtOnce ? `max_num_seqs ${formatCount(cap)} binds` : `${formatCount(e.pool.sequencesAtOnce)} at ${formatCount(n)}`;
       hints.push(anchoredHint(a, maxModelLen, [`${reservationLabel(a, n)} · ${formatConcurrency(e.pool.maxConcurrency)}`, atOnce], terms.concurrencyMarkdown(a), false));
     }
   }

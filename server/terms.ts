@@ -206,7 +206,7 @@ export function termRows(a: Analysis): TermRow[] {
     formula: e.pool.layout.kind !== 'uniform'
       ? `pages / blocks one request reserves = pages / ${formatCount(e.pool.blocksPerSeq)} at N = ${formatCount(e.pool.concurrencySeqLen)}: ${blocksPerRequestFormula(e.pool.layout)} (${e.pool.layout.basis}; vLLM's "Maximum concurrency for N tokens per request", get_max_concurrency_for_kv_cache_config); floor of it = whole sequences at once`
       : `pages / ceil(N / page_size) at N = ${formatCount(e.pool.concurrencySeqLen)} (vLLM's "Maximum concurrency for N tokens per request"); floor of it = whole sequences at once`,
-    value: sized ? `${formatConcurrency(e.pool.maxConcurrency)} · ${formatCount(e.pool.sequencesAtOnce)} sequences at once${capped}` : 'not sized (no budget)',
+    value: sized ? `${formatConcurrency(e.pool.maxConcurrency)} · ${formatCount(e.pool.sequencesAtOnce)} sequences of ${formatCount(e.pool.concurrencySeqLen)} tokens at once${capped}` : 'not sized (no budget)',
     keys: ['max_model_len', key(m, 'maxPositionEmbeddings', 'max_position_embeddings'), 'page_size', 'memory_gib', 'gpu', 'max_num_seqs', 'kv_cache.dtype'],
   });
   const w = e.attention;

@@ -63,7 +63,7 @@ const WEIGHTS = '15 GiB weights · 128 KiB KV/token';
 const PAGE = '2 MiB/page · 1,952 pages · 31,232 tokens';
 const WORKSPACE = '2 GiB S+P vs 1.5 MiB flash at 4,096';
 const CONTEXT = '1 GiB KV held/seq at 8,192';
-const MAX_MODEL_LEN = '1 GiB reserved/seq · 3.81x · 3 at once';
+const MAX_MODEL_LEN = '1 GiB reserved/seq · 3.81x · 3 at 8,192';
 const MODEL = '../../examples/llama-3.1-8b/config.json';
 
 /** The fixture profile's hints, placed in `text`. */

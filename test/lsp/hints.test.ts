@@ -88,7 +88,7 @@ test('profile: page hint with the vLLM ground truth, workspace at the longest pr
   // The model lives in another file: weights and KV per token on the path.
   assert.equal(hintAfter(hints, f.text, '../../examples/llama-3.1-8b/config.json'), '15 GiB weights · 128 KiB KV/token');
   // A request reserves ceil(8,192 / 16) = 512 pages · 2 MiB = 1 GiB; 1,952 / 512 = 3.8125 -> 3.81x, floor 3 sequences.
-  assert.equal(hintAfter(hints, f.text, 'max_model_len: 8192'), '1 GiB reserved/seq · 3.81x · 3 at once');
+  assert.equal(hintAfter(hints, f.text, 'max_model_len: 8192'), '1 GiB reserved/seq · 3.81x · 3 at 8,192');
   await client.close(f.uri);
 });
 
@@ -422,8 +422,9 @@ test('sliding-window models: the max_model_len / max_position_embeddings hint is
   // request reserves ceil(16,384 / 16) = 1,024 full blocks + ceil(min(128 − 1 + 2,048, 16,384) / 16) + 1
   // = 137 sliding ones = 1,161 blocks = 445,824 KiB = 435.4 MiB (the CLI's "reserves 435 MiB"), not the
   // 387 MiB it holds at steady state (12 · 16,384 · 2 KiB + 12 · 128 · 2 KiB = 396,288 KiB). Pool 18,424
-  // blocks (the CLI): 18,424 / 1,161 = 15.869 -> 15.87x, 15 at once.
-  assert.equal(hintAfter(hints, f.text, 'max_model_len: 16384'), '435 MiB reserved/seq · 15.87x · 15 at once');
+  // blocks (the CLI): 18,424 / 1,161 = 15.869 -> 15.87x, 15 at 16,384
+  // tokens: "15 at 16,384" would make 44 characters, past the 43, so the label stops at the concurrency.
+  assert.equal(hintAfter(hints, f.text, 'max_model_len: 16384'), '435 MiB reserved/seq · 15.87x');
   const hover = (await client.hover(f.uri, positionAt(f.text, f.text.indexOf('max_model_len') + 2)))!;
   const md = (hover.contents as MarkupContent).value;
   assert.match(md, /\| \**Reserved per request at N = 16,384\** \| 1,161 blocks .*more than the 387 MiB the sequence holds at steady state.* \| \**435 MiB \(456,523,776 B\)\** \|/);
@@ -624,12 +625,12 @@ test('max_num_seqs below the sequences the pool fits binds first: the max_model_
   assert.ok(label(hint).length <= 43, label(hint));
   const at = rangeOf(text, 'max_model_len').start;
   const md = ((await client.hover(uri, { line: at.line, character: at.character + 2 }))!.contents as MarkupContent).value;
-  assert.match(md.split('\n')[0]!, /^\*\*Max concurrency: [\d.]+x · [\d,]+ sequences at once; max_num_seqs 64 binds first: the engine runs at most 64 at once\*\*$/);
+  assert.match(md.split('\n')[0]!, /^\*\*Max concurrency: [\d.]+x · [\d,]+ sequences of [\d,]+ tokens at once; max_num_seqs 64 binds first: the engine runs at most 64 at once\*\*$/);
   // Not said where it does not bind: max_num_seqs 8,192 is above the pool's ~4,470.
   const loose = text.replace('max_num_seqs: 64', 'max_num_seqs: 8192');
   await client.change(uri, loose);
   const md2 = ((await client.hover(uri, { line: at.line, character: at.character + 2 }))!.contents as MarkupContent).value;
-  assert.match(md2.split('\n')[0]!, /^\*\*Max concurrency: [\d.]+x · [\d,]+ sequences at once\*\*$/);
+  assert.match(md2.split('\n')[0]!, /^\*\*Max concurrency: [\d.]+x · [\d,]+ sequences of [\d,]+ tokens at once\*\*$/);
   await client.close(uri);
 });
 
