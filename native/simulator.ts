@@ -150,7 +150,7 @@ export type ServingSimStage = StageStepTime;
  * order of a stage's (native/wasm/addon.ts sends them so).
  */
 export const SIM_COEFFICIENTS = ['perStepS', 'weightsS', 'expertWeightsS', 'perKvTokenS', 'perTokenS', 'perLogitsS', 'perPairS', 'perDecodePairS', 'perSlidingKvTokenS', 'perSlidingPairS',
-  'perDecodeTokenS', 'perPrefillContextTokenS', 'perRequestStateS', 'perPrefillContextKvS', 'decodeWeightsS', 'prefillWeightsS', 'allReduceS', 'perTokenAllReduceS', 'perTokenOneShotAllReduceS', 'perTokenMultimemAllReduceS', 'perTokenRingAllReduceS'] as const satisfies ReadonlyArray<keyof ServingSimStage & keyof ServingSimConfig>;
+  'perDecodeTokenS', 'perPrefillContextTokenS', 'perRequestStateS', 'perPrefillContextKvS', 'decodeWeightsS', 'prefillWeightsS', 'allReduceS', 'perTokenAllReduceS', 'perTokenOneShotAllReduceS', 'perTokenMultimemAllReduceS', 'perTokenRingAllReduceS', 'ringAllReduceS'] as const satisfies ReadonlyArray<keyof ServingSimStage & keyof ServingSimConfig>;
 /**
  * The coefficients a config (and a stage) must give; any other may be absent or undefined, and the
  * addon then takes perTokenS for perDecodeTokenS, perPairS for perDecodePairS, 0 for the rest

@@ -395,7 +395,7 @@ EMSCRIPTEN_KEEPALIVE void attnscope_alloc_attach_kv_pool(attnscope::PageAllocato
  * slidingGroups, stateBlocks, attentionChunkSize, perDecodePairS, perLogitsS, perDecodeTokenS,
  * perPrefillContextTokenS, perRequestStateS, perPrefillContextKvS, decodeWeightsS, prefillWeightsS, allReduceS,
  * perTokenAllReduceS, perTokenOneShotAllReduceS, oneShotAllReduceTokens, perTokenMultimemAllReduceS,
- * multimemAllReduceMinTokens, multimemAllReduceMaxTokens, perTokenRingAllReduceS, ringAllReduceMinTokens] (coast and privateTails: 0, 1, or -1 for the default;
+ * multimemAllReduceMinTokens, multimemAllReduceMaxTokens, perTokenRingAllReduceS, ringAllReduceMinTokens, ringAllReduceS] (coast and privateTails: 0, 1, or -1 for the default;
  * expertWeightsS, numExperts, numExpertsPerTok 0 for a dense model; stepSlidingWindow ..
  * stepAttentionChunkSize 0 without sliding-window or chunked local-attention layers; fullGroups 1
  * and slidingGroups 0 but for a hybrid pool; stateBlocks 0 but for a hybrid Mamba pool;
@@ -408,7 +408,7 @@ EMSCRIPTEN_KEEPALIVE void attnscope_alloc_attach_kv_pool(attnscope::PageAllocato
  * weightsS, expertWeightsS, perKvTokenS, perTokenS, perLogitsS, perPairS, perDecodePairS,
  * perSlidingKvTokenS, perSlidingPairS, perDecodeTokenS, perPrefillContextTokenS, perRequestStateS,
  * perPrefillContextKvS, decodeWeightsS, prefillWeightsS, allReduceS, perTokenAllReduceS,
- * perTokenOneShotAllReduceS, perTokenMultimemAllReduceS, perTokenRingAllReduceS] (SimConfig::stages).
+ * perTokenOneShotAllReduceS, perTokenMultimemAllReduceS, perTokenRingAllReduceS, ringAllReduceS] (SimConfig::stages).
  * Columns as SimColumns.
  * Null with the reason in attnscope_error() when the input is refused.
  */
@@ -462,10 +462,11 @@ EMSCRIPTEN_KEEPALIVE attnscope::ServingSimulator* attnscope_sim_new(const double
   config.step.multimem_all_reduce_max_tokens = static_cast<int32_t>(c[42]);
   config.step.per_token_ring_all_reduce_s = c[43];
   config.step.ring_all_reduce_min_tokens = static_cast<int32_t>(c[44]);
-  const int stage_count = static_cast<int>(c[45]);
-  config.stage_send_per_token_s = c[46];
+  config.step.ring_all_reduce_s = c[45];
+  const int stage_count = static_cast<int>(c[46]);
+  config.stage_send_per_token_s = c[47];
   for (int k = 0; k < stage_count; ++k) {
-    const double* r = c + 47 + 21 * k;
+    const double* r = c + 48 + 22 * k;
     attnscope::StepTimeModel m;
     m.per_step_s = r[0];
     m.weights_s = r[1];
@@ -488,6 +489,7 @@ EMSCRIPTEN_KEEPALIVE attnscope::ServingSimulator* attnscope_sim_new(const double
     m.per_token_one_shot_all_reduce_s = r[18];
     m.per_token_multimem_all_reduce_s = r[19];
     m.per_token_ring_all_reduce_s = r[20];
+    m.ring_all_reduce_s = r[21];
     config.stages.push_back(m);
   }
   if (!attnscope::SimConfigValid(config)) {

@@ -421,7 +421,7 @@ const SIM_CONFIG_FIELDS = ['layout', 'numPages', 'pageSize', 'watermarkPages', '
   'maxSamples', 'coast', 'privateTails', 'expertWeightsS', 'numExperts', 'numExpertsPerTok',
   'stepSlidingWindow', 'perSlidingKvTokenS', 'perSlidingPairS', 'stepAttentionChunkSize', 'fullGroups', 'slidingGroups', 'stateBlocks', 'attentionChunkSize', 'perDecodePairS', 'perLogitsS',
   'perDecodeTokenS', 'perPrefillContextTokenS', 'perRequestStateS', 'perPrefillContextKvS', 'decodeWeightsS', 'prefillWeightsS',
-  'allReduceS', 'perTokenAllReduceS', 'perTokenOneShotAllReduceS', 'oneShotAllReduceTokens', 'perTokenMultimemAllReduceS', 'multimemAllReduceMinTokens', 'multimemAllReduceMaxTokens', 'perTokenRingAllReduceS', 'ringAllReduceMinTokens'] as const;
+  'allReduceS', 'perTokenAllReduceS', 'perTokenOneShotAllReduceS', 'oneShotAllReduceTokens', 'perTokenMultimemAllReduceS', 'multimemAllReduceMinTokens', 'multimemAllReduceMaxTokens', 'perTokenRingAllReduceS', 'ringAllReduceMinTokens', 'ringAllReduceS'] as const;
 /** Optional fields, 0 when absent (a dense model; no sliding-window or chunked local-attention layers; no hybrid, chunked or Mamba pool; no recurrent-state layers; tp 1). */
 const SIM_CONFIG_ZERO_DEFAULT = new Set<string>(['expertWeightsS', 'numExperts', 'numExpertsPerTok', 'stepSlidingWindow', 'perSlidingKvTokenS', 'perSlidingPairS', 'stepAttentionChunkSize', 'slidingGroups', 'stateBlocks', 'attentionChunkSize', 'perLogitsS', 'perPrefillContextTokenS', 'perRequestStateS', 'perPrefillContextKvS', 'decodeWeightsS', 'prefillWeightsS',
   'allReduceS', 'perTokenAllReduceS', 'perTokenOneShotAllReduceS', 'oneShotAllReduceTokens', 'perTokenMultimemAllReduceS', 'multimemAllReduceMinTokens', 'multimemAllReduceMaxTokens', 'perTokenRingAllReduceS', 'ringAllReduceMinTokens']);
@@ -445,14 +445,16 @@ export class ServingSimulator {
       // Absent: perPairS's (checked a number above, earlier in the list).
       if (key === 'perDecodePairS' && v === undefined) return config.perPairS as number;
       if (key === 'perDecodeTokenS' && v === undefined) return config.perTokenS as number;
+      // Absent (a run saved before it): allReduceS's (0 where that is absent too).
+      if (key === 'ringAllReduceS' && v === undefined) return (config.allReduceS as number | undefined) ?? 0;
       if (typeof v !== 'number') throw new TypeError(`config.${key} must be a number`);
       return v;
     });
     // Pipeline parallelism (abi.cc): [stageCount, stageSendPerTokenS], then each stage's coefficients.
     const stages = (config.stages ?? []) as Array<Record<string, number>>;
     const c = new Float64Array([...fixed, stages.length, (config.stageSendPerTokenS as number | undefined) ?? 0,
-      // Optional (as the whole model's): perDecodeTokenS defaults to perTokenS, the rest (perPrefillContextTokenS .. perTokenRingAllReduceS) to 0.
-      ...stages.flatMap((stage) => SIM_COEFFICIENTS.map((key) => stage[key] ?? (key === 'perDecodeTokenS' ? stage.perTokenS : 0)))]);
+      // Optional (as the whole model's): perDecodeTokenS defaults to perTokenS, ringAllReduceS to allReduceS, the rest (perPrefillContextTokenS .. perTokenRingAllReduceS) to 0.
+      ...stages.flatMap((stage) => SIM_COEFFICIENTS.map((key) => stage[key] ?? (key === 'perDecodeTokenS' ? stage.perTokenS : key === 'ringAllReduceS' ? stage.allReduceS ?? 0 : 0)))]);
     const n = arrivalS.length, m = segmentStream.length;
     const lengths: Array<[string, ArrayBufferView & { length: number }, number]> = [
       ['promptLen', promptLen, n], ['outputLen', outputLen, n], ['segmentStart', segmentStart, n + 1], ['segmentEnd', segmentEnd, m],

@@ -718,6 +718,8 @@ const GIVEN_COEFFICIENT_GROUPS: ReadonlyArray<{ applies: (m: Partial<StepCoeffic
   { applies: (m) => m.perTokenMultimemAllReduceS !== undefined, keys: ['perTokenMultimemAllReduceS', 'multimemAllReduceMinTokens', 'multimemAllReduceMaxTokens'] },
   // The ring's large-message band: its rate given, with its first step size.
   { applies: (m) => m.perTokenRingAllReduceS !== undefined, keys: ['perTokenRingAllReduceS', 'ringAllReduceMinTokens'] },
+  // Its own latency: when given (absent, the simulator takes allReduceS's, as a run saved before it).
+  { applies: (m) => m.ringAllReduceS !== undefined, keys: ['ringAllReduceS'] },
   // Experts (MoE): a non-zero count, with the expert weights' read and the experts a token takes.
   { applies: (m) => Boolean(m.numExperts), keys: ['numExperts', 'expertWeightsS', 'numExpertsPerTok'] },
   // Sliding-window layers: a non-zero window, with their KV and pair costs; chunked attention takes the same two costs over its chunk.

@@ -218,9 +218,14 @@ export interface StepWork {
   perTokenMultimemAllReduceS: number;
   multimemAllReduceMinTokens: number;
   multimemAllReduceMaxTokens: number;
-  /** NCCL's ring past the small-message fit: its seconds per token at the large-message rate, for steps of ringAllReduceMinTokens tokens or more (0: none; {@link allReduceWork}). */
+  /**
+   * NCCL's ring past the small-message fit: its seconds per token at the large-message rate, for
+   * steps of ringAllReduceMinTokens tokens or more (0: none; {@link allReduceWork}), and its calls'
+   * latency a step there, in place of allReduceS (the ring's 2 · (tp − 1) steps, {@link RING_STEP_LATENCY_S}).
+   */
   perTokenRingAllReduceS: number;
   ringAllReduceMinTokens: number;
+  ringAllReduceS: number;
 }
 
 /**
@@ -255,16 +260,34 @@ export const ALL_REDUCE_EFFICIENCY = { oneShot: 0.85, twoShot: 0.5, multimem: 0.
  * protocol overhead the maintainer names), its {@link ALL_REDUCE_EFFICIENCY}.ring, applied on every
  * card's link as the small-message fit is: an assumption off H100 SXM, where it may be high (an
  * A100 NVLink-bridged pair, NV12, reports "Bus_BW: 208 GBps", 0.69 of 300, in all_reduce_perf -b 8
- * -e 12G: https://github.com/NVIDIA/nccl-tests/issues/178). α stays the one
- * {@link ALL_REDUCE_LATENCY_S}: vLLM's pynccl row at 4 MiB, TP 4, 37 µs (PR #24111), puts the ring's
- * at 37 − 1.5 · 4 MiB / 369e9 = 20 µs, so a ring call is charged about 10 µs short (under 2 % of a
- * 128 MiB call at tp 8, a sixth of an 8 MiB one). Where the two lines meet, 1.5 · M · (1/225e9 −
- * 1/369e9) = 10 µs, M = 3.7 MiB at tp 4 (3.1 at tp 8): the fit's 4 MiB end is about where the
- * ring's rate switches.
+ * -e 12G: https://github.com/NVIDIA/nccl-tests/issues/178). α is the ring's own, 2 · (tp − 1) ·
+ * {@link RING_STEP_LATENCY_S}, not the small-message fit's {@link ALL_REDUCE_LATENCY_S}.
  * 128 MiB at tp 8 (an 8,192-token prefill chunk of Llama-3.1-70B, 8,192 · 8,192 · 2 B): 1.75 ·
- * 134,217,728 B / (450e9 · 0.82) = 636.53 µs + 10 µs, was / (450e9 · 0.5) = 1,043.92 µs + 10.
+ * 134,217,728 B / (450e9 · 0.82) = 636.53 µs + 14 · 3.325 = 46.55 µs, 683.08 µs (was + 10 µs,
+ * 646.53; at the fit's two-shot rate / (450e9 · 0.5) = 1,043.92 µs + 10).
  */
 export const RING_FIT_MAX_BYTES = 4 * 1024 * 1024;
+
+/**
+ * The latency of one step of NCCL's ring past {@link RING_FIT_MAX_BYTES}, seconds: 3.325 µs, charged
+ * 2 · (tp − 1) times a call. A ring all-reduce is a reduce-scatter and an all-gather of tp − 1 steps
+ * each, every step a send to the next GPU that waits on the previous one, so the α-β model's latency
+ * term is 2 · (p − 1) · α (Thakur, Rabenseifner and Gropp 2005, the ring's reduce-scatter +
+ * all-gather: 2 · (p − 1) · α + 2 · (p − 1)/p · n · β), and NCCL's own tuning model charges the
+ * same count of steps (src/graph/tuning.cc ncclTopoTuneModel: ring all-reduce latency baseLat +
+ * nsteps · hwLat, nsteps = 2 · (nRanks − 1); Ring/Simple over NVLink 3.4 µs a step). Until s46
+ * the ring band charged the small-message fit's one 10 µs a call ({@link ALL_REDUCE_LATENCY_S},
+ * the intercept of the two-shot line, whose 0.5 efficiency absorbs what the large-message β does
+ * not), which put a ring call past 4 MiB about 10 µs under vLLM's measurement: the cause of the
+ * drop at the band's edge. Fitted to vLLM PR #24111's pynccl row at 4 MiB, TP 4 on H100 SXM,
+ * 37 µs: 37 − 1.5 · 4 MiB / 369e9 = 37 − 17.05 = 19.95 µs over 2 · 3 steps = 3.325 µs a step,
+ * within 2 % of NCCL's 3.4. TP 4, 4 MiB: 19.95 + 17.05 = 37.0 µs (was 10 + 17.05 = 27.05); tp 8:
+ * 46.55 µs a call; tp 2: 6.65. Below the band (NCCL's LL / LL128 protocols, vLLM's kernels) the
+ * fit's line stands: a 0.5 MiB call at TP 4, 10 + 1.5 · 0.5 MiB / 225e9 = 13.50 µs (vLLM's pynccl
+ * row 17, ca_2stage 17), unchanged. Measured on H100 NVLink only, applied on every link; the
+ * profile's step_time.all_reduce.latency_us, where given, replaces it as it does the fit's.
+ */
+export const RING_STEP_LATENCY_S = (37e-6 - (1.5 * RING_FIT_MAX_BYTES) / (450e9 * 0.82)) / 6;
 
 /**
  * The latency of one all-reduce call, seconds: 10 µs, fitted to vLLM PR #24111's H100 table
@@ -331,6 +354,11 @@ export function ringAllReduceEfficiency(card: GpuSpec, tp: number, link: AllRedu
   };
 }
 
+/** One call's latency of NCCL's ring past the fit, seconds: 2 · (tp − 1) · {@link RING_STEP_LATENCY_S}, or the profile's latency_us where given. */
+export function ringCallLatencyS(tp: number, link: AllReduceLink): number {
+  return link.given.includes('latency_us') ? link.latencyS : 2 * (tp - 1) * RING_STEP_LATENCY_S;
+}
+
 /** The profile's all-reduce figures (step_time.all_reduce, else assumed): {@link allReduceLink}. */
 export function profileAllReduceLink(profile: Pick<Profile, 'stepTime'>): AllReduceLink {
   return allReduceLink(profile.stepTime?.allReduce);
@@ -392,6 +420,8 @@ export interface AllReduceWork {
    */
   ringMinTokens: number;
   perTokenRingS: number;
+  /** The ring band's calls' latency, seconds a step: calls · 2 · (tp − 1) · {@link RING_STEP_LATENCY_S}, or the profile's latency_us a call (0: no band). */
+  perStepRingS: number;
   /** The ring's large-message efficiency and its source ({@link ringAllReduceEfficiency}). */
   ring: { efficiency: number; source: string };
   /** Which algorithm runs which sizes, in words. */
@@ -454,7 +484,7 @@ export interface AllReduceWork {
  * all-reduce, the logits' all-gather over the vocabulary shards.
  */
 export function allReduceWork(m: ModelSpec, card: GpuSpec, dtype: Dtype, tp: number, firstStage = true, link: AllReduceLink = allReduceLink(undefined)): AllReduceWork {
-  const none: AllReduceWork = { calls: 0, messageBytesPerToken: 0, perStepS: 0, perTokenS: 0, oneShotTokens: 0, perTokenOneShotS: 0, multimemMinTokens: 0, multimemMaxTokens: 0, perTokenMultimemS: 0, ringMinTokens: 0, perTokenRingS: 0, ring: { efficiency: ALL_REDUCE_EFFICIENCY.ring, source: '' }, algorithm: '', link: tpGroupLink(card, 1) };
+  const none: AllReduceWork = { calls: 0, messageBytesPerToken: 0, perStepS: 0, perTokenS: 0, oneShotTokens: 0, perTokenOneShotS: 0, multimemMinTokens: 0, multimemMaxTokens: 0, perTokenMultimemS: 0, ringMinTokens: 0, perTokenRingS: 0, perStepRingS: 0, ring: { efficiency: ALL_REDUCE_EFFICIENCY.ring, source: '' }, algorithm: '', link: tpGroupLink(card, 1) };
   if (tp <= 1) return none;
   const calls = tpAllReduceCalls(m, firstStage);
   const perToken = m.hiddenSize * dtypeBytes(dtype);
@@ -502,6 +532,7 @@ export function allReduceWork(m: ModelSpec, card: GpuSpec, dtype: Dtype, tp: num
     perTokenMultimemS: multimem ? (calls * ((tp + 1) / tp) * perToken) / rate('multimem') : 0,
     ringMinTokens,
     perTokenRingS: ringMinTokens > 0 ? (calls * ((2 * (tp - 1)) / tp) * perToken) / (gpu.interconnectBytesPerSec * ring.efficiency) : 0,
+    perStepRingS: ringMinTokens > 0 ? calls * ringCallLatencyS(tp, link) : 0,
     ring,
     algorithm,
     link: group,
@@ -720,12 +751,13 @@ export function stepWork(profile: Profile, stage?: number): StepWork {
     multimemAllReduceMaxTokens: allReduce.multimemMaxTokens,
     perTokenRingAllReduceS: allReduce.perTokenRingS,
     ringAllReduceMinTokens: allReduce.ringMinTokens,
+    ringAllReduceS: allReduce.perStepRingS,
   };
 }
 
 /** The StepWork figures that are per stage (seconds per unit); the rest are the model's. */
 const STAGE_WORK_KEYS = ['weightsS', 'hostReadS', 'decodeWeightsS', 'prefillWeightsS', 'expertWeightsS', 'perKvTokenS', 'perTokenS', 'perDecodeTokenS', 'perPrefillContextTokenS', 'perPrefillContextKvS', 'perLogitsS', 'perPairS', 'perDecodePairS', 'perSlidingKvTokenS', 'perSlidingPairS', 'perRequestStateS',
-  'allReduceS', 'perTokenAllReduceS', 'perTokenOneShotAllReduceS', 'perTokenMultimemAllReduceS', 'perTokenRingAllReduceS'] as const;
+  'allReduceS', 'perTokenAllReduceS', 'perTokenOneShotAllReduceS', 'perTokenMultimemAllReduceS', 'perTokenRingAllReduceS', 'ringAllReduceS'] as const;
 type StageCoefficientKey = (typeof STAGE_WORK_KEYS)[number];
 
 /**
@@ -906,7 +938,7 @@ function scaledCoefficients(w: StepWork, e: Required<StepTimeFactors>, mla: bool
     // The token bands are the model's; each stage carries them too, so that stepSeconds of a stage alone is its step.
     ...(w.perTokenOneShotAllReduceS > 0 ? { perTokenOneShotAllReduceS: w.perTokenOneShotAllReduceS, oneShotAllReduceTokens: w.oneShotAllReduceTokens } : {}),
     ...(w.perTokenMultimemAllReduceS > 0 ? { perTokenMultimemAllReduceS: w.perTokenMultimemAllReduceS, multimemAllReduceMinTokens: w.multimemAllReduceMinTokens, multimemAllReduceMaxTokens: w.multimemAllReduceMaxTokens } : {}),
-    ...(w.ringAllReduceMinTokens > 0 ? { perTokenRingAllReduceS: w.perTokenRingAllReduceS, ringAllReduceMinTokens: w.ringAllReduceMinTokens } : {}),
+    ...(w.ringAllReduceMinTokens > 0 ? { perTokenRingAllReduceS: w.perTokenRingAllReduceS, ringAllReduceMinTokens: w.ringAllReduceMinTokens, ringAllReduceS: w.ringAllReduceS } : {}),
   };
 }
 
@@ -930,7 +962,7 @@ function allReduceLine(profile: Profile, w: StepWork): string[] {
   const fittedTokens = Math.floor(RING_FIT_MAX_BYTES / a.messageBytesPerToken);
   const n = (x: number) => x.toLocaleString('en-US');
   const ring = a.ringMinTokens > 0
-    ? `; NCCL's ring on messages past 4 MiB (from ${n(a.ringMinTokens)} tokens here) at ${formatSignificant(a.ring.efficiency)} of it instead, its large-message bus bandwidth as the α-β model's β (${a.ring.source})`
+    ? `; NCCL's ring on messages past 4 MiB (from ${n(a.ringMinTokens)} tokens here) at ${formatSignificant(a.ring.efficiency)} of it instead, its large-message bus bandwidth as the α-β model's β (${a.ring.source}), plus ${formatSignificant(ringCallLatencyS(tp, l) * 1e6)} µs a call (${l.given.includes('latency_us') ? 'step_time.all_reduce latency_us' : `its 2 · (tp − 1) = ${2 * (tp - 1)} steps at ${formatSignificant(RING_STEP_LATENCY_S * 1e6)} µs, fitted to vLLM PR #24111's pynccl 37 µs at 4 MiB, TP 4`})`
     : '';
   const extrapolated = a.ringMinTokens - 1 > fittedTokens
     ? `; vLLM's kernels' efficiencies were fitted at 0.5-4 MiB messages (up to ${n(fittedTokens)} tokens here) and are extrapolated above, to ${n(a.ringMinTokens - 1)} tokens`
@@ -1049,7 +1081,7 @@ export function expertShareRead(m: { numExperts?: number; numExpertsPerTok?: num
  */
 export const STEP_COEFFICIENT_KEYS = ['perStepS', 'weightsS', 'decodeWeightsS', 'prefillWeightsS', 'perKvTokenS', 'perTokenS', 'perDecodeTokenS', 'perPrefillContextTokenS', 'perPrefillContextKvS', 'perLogitsS', 'perPairS',
   'perDecodePairS', 'expertWeightsS', 'numExperts', 'numExpertsPerTok', 'slidingWindow', 'attentionChunkSize', 'perSlidingKvTokenS', 'perSlidingPairS', 'perRequestStateS', 'allReduceS', 'perTokenAllReduceS',
-  'perTokenOneShotAllReduceS', 'oneShotAllReduceTokens', 'perTokenMultimemAllReduceS', 'multimemAllReduceMinTokens', 'multimemAllReduceMaxTokens', 'perTokenRingAllReduceS', 'ringAllReduceMinTokens'] as const satisfies ReadonlyArray<keyof StepTimeModel>;
+  'perTokenOneShotAllReduceS', 'oneShotAllReduceTokens', 'perTokenMultimemAllReduceS', 'multimemAllReduceMinTokens', 'multimemAllReduceMaxTokens', 'perTokenRingAllReduceS', 'ringAllReduceMinTokens', 'ringAllReduceS'] as const satisfies ReadonlyArray<keyof StepTimeModel>;
 export type StepCoefficientKey = (typeof STEP_COEFFICIENT_KEYS)[number];
 
 /** The step-time coefficients {@link stepSeconds} reads. */
@@ -1190,19 +1222,21 @@ export function gemmSeconds(m: Pick<StepCoefficients, 'perTokenS' | 'perDecodeTo
  * perTokenOneShotAllReduceS where 0 < tokens <= oneShotAllReduceTokens (vLLM's one-shot kernel),
  * perTokenMultimemAllReduceS where multimemAllReduceMinTokens <= tokens <= multimemAllReduceMaxTokens
  * (the symmetric-memory multimem kernel), perTokenRingAllReduceS where tokens >= ringAllReduceMinTokens > 0
- * (NCCL's ring past the small-message fit), else perTokenAllReduceS; 0 for a step of no tokens, as
- * simulator.cc StepSeconds. Absent fields: 0 (tp 1, or a run saved before them, which charged no
- * all-reduce and replays so).
+ * (NCCL's ring past the small-message fit, its latency ringAllReduceS in place of allReduceS), else
+ * perTokenAllReduceS; 0 for a step of no tokens, as simulator.cc StepSeconds. Absent fields: 0 (tp
+ * 1, or a run saved before them, which charged no all-reduce and replays so); ringAllReduceS absent:
+ * allReduceS (a run saved before it).
  */
-export function allReduceSeconds(m: Pick<StepCoefficients, 'allReduceS' | 'perTokenAllReduceS' | 'perTokenOneShotAllReduceS' | 'oneShotAllReduceTokens' | 'perTokenMultimemAllReduceS' | 'multimemAllReduceMinTokens' | 'multimemAllReduceMaxTokens' | 'perTokenRingAllReduceS' | 'ringAllReduceMinTokens'>, tokens: number): number {
+export function allReduceSeconds(m: Pick<StepCoefficients, 'allReduceS' | 'perTokenAllReduceS' | 'perTokenOneShotAllReduceS' | 'oneShotAllReduceTokens' | 'perTokenMultimemAllReduceS' | 'multimemAllReduceMinTokens' | 'multimemAllReduceMaxTokens' | 'perTokenRingAllReduceS' | 'ringAllReduceMinTokens' | 'ringAllReduceS'>, tokens: number): number {
   if (tokens <= 0) return 0;
   const ringFrom = m.ringAllReduceMinTokens ?? 0;
-  const perToken = tokens <= (m.oneShotAllReduceTokens ?? 0)
-    ? m.perTokenOneShotAllReduceS
-    : tokens >= (m.multimemAllReduceMinTokens ?? 0) && tokens <= (m.multimemAllReduceMaxTokens ?? 0)
-      ? m.perTokenMultimemAllReduceS
-      : ringFrom > 0 && tokens >= ringFrom ? m.perTokenRingAllReduceS : m.perTokenAllReduceS;
-  return (m.allReduceS ?? 0) + tokens * (perToken ?? 0);
+  const oneShot = tokens <= (m.oneShotAllReduceTokens ?? 0);
+  const multimem = tokens >= (m.multimemAllReduceMinTokens ?? 0) && tokens <= (m.multimemAllReduceMaxTokens ?? 0);
+  const ring = ringFrom > 0 && tokens >= ringFrom;
+  const perToken = oneShot ? m.perTokenOneShotAllReduceS : multimem ? m.perTokenMultimemAllReduceS : ring ? m.perTokenRingAllReduceS : m.perTokenAllReduceS;
+  // simulator.cc StepSeconds picks the band in the same order: the ring's latency only where its per-token rate applies.
+  const latency = !oneShot && !multimem && ring ? (m.ringAllReduceS ?? m.allReduceS) : m.allReduceS;
+  return (latency ?? 0) + tokens * (perToken ?? 0);
 }
 
 /**

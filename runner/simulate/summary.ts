@@ -175,9 +175,10 @@ function allReducePlainTerm(m: StepTimeModel): string {
   return band === null ? ' + per token by step size' : ` + ${seconds(m.perTokenAllReduceS ?? 0)}/token${band}`;
 }
 
-/** The ring's large-message band of the step formula (perTokenRingAllReduceS from ringAllReduceMinTokens on), or ''. */
+/** The ring's large-message band of the step formula (perTokenRingAllReduceS from ringAllReduceMinTokens on, its latency ringAllReduceS where it differs from allReduceS), or ''. */
 function ringBand(m: StepTimeModel): string {
-  return m.perTokenRingAllReduceS && m.ringAllReduceMinTokens ? ` (${seconds(m.perTokenRingAllReduceS)}/token from ${formatCount(m.ringAllReduceMinTokens)} tokens, NCCL ring at its large-message rate)` : '';
+  const latency = m.ringAllReduceS !== undefined && m.ringAllReduceS !== m.allReduceS ? `, ${seconds(m.ringAllReduceS)} in place of ${seconds(m.allReduceS ?? 0)}` : '';
+  return m.perTokenRingAllReduceS && m.ringAllReduceMinTokens ? ` (${seconds(m.perTokenRingAllReduceS)}/token from ${formatCount(m.ringAllReduceMinTokens)} tokens${latency}, NCCL ring at its large-message rate)` : '';
 }
 
 /**

@@ -105,6 +105,8 @@ class ServingSimulatorWrap : public Napi::ObjectWrap<ServingSimulatorWrap> {
     if (c.Has("multimemAllReduceMaxTokens")) config.step.multimem_all_reduce_max_tokens = static_cast<int32_t>(Num(c, "multimemAllReduceMaxTokens"));
     if (c.Has("perTokenRingAllReduceS")) config.step.per_token_ring_all_reduce_s = Num(c, "perTokenRingAllReduceS");
     if (c.Has("ringAllReduceMinTokens")) config.step.ring_all_reduce_min_tokens = static_cast<int32_t>(Num(c, "ringAllReduceMinTokens"));
+    // Absent (a run saved before it): the other bands' latency, allReduceS.
+    config.step.ring_all_reduce_s = c.Has("ringAllReduceS") ? Num(c, "ringAllReduceS") : config.step.all_reduce_s;
     // Pipeline parallelism: one object of the coefficients per stage (native/simulator.ts ServingSimStage).
     if (c.Has("stages")) {
       if (!c.Get("stages").IsArray()) throw Napi::TypeError::New(env, "config.stages must be an array");
@@ -134,6 +136,7 @@ class ServingSimulatorWrap : public Napi::ObjectWrap<ServingSimulatorWrap> {
         if (o.Has("perTokenOneShotAllReduceS")) m.per_token_one_shot_all_reduce_s = Num(o, "perTokenOneShotAllReduceS");
         if (o.Has("perTokenMultimemAllReduceS")) m.per_token_multimem_all_reduce_s = Num(o, "perTokenMultimemAllReduceS");
         if (o.Has("perTokenRingAllReduceS")) m.per_token_ring_all_reduce_s = Num(o, "perTokenRingAllReduceS");
+        m.ring_all_reduce_s = o.Has("ringAllReduceS") ? Num(o, "ringAllReduceS") : m.all_reduce_s;
         config.stages.push_back(m);
       }
     }

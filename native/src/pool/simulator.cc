@@ -824,7 +824,9 @@ double StepSeconds(const StepTimeModel& m, const StepCounts& c) {
                                         : multimem ? m.per_token_multimem_all_reduce_s
                                         : ring     ? m.per_token_ring_all_reduce_s
                                                    : m.per_token_all_reduce_s;
-  const double all_reduce_s = c.tokens > 0 ? m.all_reduce_s + static_cast<double>(c.tokens) * per_token_all_reduce_s : 0.0;
+  // The ring band's own latency (its 2 · (tp − 1) steps), where its per-token rate is the one taken.
+  const double latency_s = !one_shot && !multimem && ring ? m.ring_all_reduce_s : m.all_reduce_s;
+  const double all_reduce_s = c.tokens > 0 ? latency_s + static_cast<double>(c.tokens) * per_token_all_reduce_s : 0.0;
   return m.per_step_s + std::max(memory_s, compute_s) + all_reduce_s;
 }
 
@@ -843,7 +845,7 @@ bool SimConfigValid(const SimConfig& config) {
          config.max_num_batched_tokens > 0 && config.max_model_len > 0 && moe_ok && m.sliding_window >= 0 &&
          m.attention_chunk_size >= 0 && !(m.sliding_window > 0 && m.attention_chunk_size > 0) &&
          m.one_shot_all_reduce_tokens >= 0 && m.multimem_all_reduce_min_tokens >= 0 && m.multimem_all_reduce_max_tokens >= 0 &&
-         m.ring_all_reduce_min_tokens >= 0 &&
+         m.ring_all_reduce_min_tokens >= 0 && m.ring_all_reduce_s >= 0 &&
          config.stages.size() != 1 && config.stage_send_per_token_s >= 0;
 }
 

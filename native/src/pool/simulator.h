@@ -179,7 +179,8 @@ enum class KvLayout : int32_t {
 // multimem_all_reduce_min_tokens .. multimem_all_reduce_max_tokens (H100 / H200 bf16: the
 // symmetric-memory multimem kernel), per_token_ring_all_reduce_s from ring_all_reduce_min_tokens
 // on (0: none; NCCL's ring on messages past the 4 MiB the small-message fit covers, at its
-// large-message bus bandwidth), else per_token_all_reduce_s (two-shot / NCCL ring); nothing for a
+// large-message bus bandwidth, its calls' latency ring_all_reduce_s in place of all_reduce_s: the
+// ring's 2 · (tp − 1) steps), else per_token_all_reduce_s (two-shot / NCCL ring); nothing for a
 // step of no tokens. All 0 at tp 1.
 // The coefficients (seconds per unit) come from runner/simulate/step-time.ts.
 struct StepTimeModel {
@@ -214,6 +215,7 @@ struct StepTimeModel {
   int32_t multimem_all_reduce_max_tokens = 0;
   double per_token_ring_all_reduce_s = 0;      // NCCL ring's bytes per token at its large-message rate
   int32_t ring_all_reduce_min_tokens = 0;      // from this many tokens on (0: none)
+  double ring_all_reduce_s = 0;                // the ring band's latency per step, in place of all_reduce_s
 };
 
 // Query-key pairs of the queries at positions [from, to) (0-based) in a layer whose window is
