@@ -264,7 +264,8 @@ export function formatRun(run: RunResult): string {
   out.push('');
   const caption = casesCaption(run);
   if (caption) out.push(caption);
-  out.push(formatCases(run.cases));
+  // A run cancelled before its first case has no rows: no table header over nothing (s46 newcomer46 L4).
+  if (run.cases.length > 0) out.push(formatCases(run.cases));
   const mla = run.profile.model.mla;
   const prefillNote = mla ? mlaPrefillHeadDim(mla).note : null;
   if (prefillNote && run.cases.some((c) => c.kernel === 'flash_fwd')) out.push(`note: ${prefillNote}`);

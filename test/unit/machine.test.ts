@@ -21,3 +21,12 @@ test('the bench line names the CPU with its family and model when the run record
   assert.match(zen4, /^AMD EPYC \(family 25 model 17\) · 2 threads · avx2 · peaks: /m);
   assert.match(formatRun(run), /^AMD EPYC · 2 threads · avx2 · peaks: /m);
 });
+
+test('a bench cancelled before its first case prints no kernel table header, only that it was cancelled', () => {
+  // s46 newcomer46 L4: SIGINT during the first case printed the bare "kernel  shape  dtype ..." header.
+  const cancelled = formatRun({ ...run, cases: [], status: 'cancelled' });
+  assert.doesNotMatch(cancelled, /^kernel +shape +dtype/m);
+  assert.match(cancelled, /\nrun cancelled$/);
+  // With its cases, the header is there.
+  assert.match(formatRun(run), /^kernel +shape +dtype/m);
+});
