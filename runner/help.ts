@@ -85,8 +85,9 @@ const BY_COMMAND: Record<string, Record<string, FlagHelp>> = {
 /**
  * One or two command lines each command's `--help` ends with, run from the folder that holds the
  * shipped examples/ (a checkout of the repository); test/cli/help.test.ts runs every one of them
- * there and fails when one does not exit 0. Sweep's and merge's write the folder `pages`, submit's
- * `k8s` (the manifest alone: nothing is applied).
+ * there and fails when one does not exit 0. Sweep's and merge's write the folder `pages` (and
+ * `rates`, `pages.json`), submit's `k8s` (the manifest alone: nothing is applied); .gitignore covers
+ * all four, so a checkout's `git status` stays clean (the test checks it).
  */
 export const EXAMPLES: Record<string, readonly string[]> = {
   bench: ['attnscope bench examples/llama-3.1-8b.attn.yaml --dry-run'],

@@ -5,7 +5,7 @@
  */
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { chmodSync, cpSync, mkdirSync, writeFileSync } from 'node:fs';
+import { chmodSync, cpSync, mkdirSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { tempDir } from '../fixtures/tmp';
@@ -52,5 +52,14 @@ test("each command's --help ends with one or two examples, and each runs (exit 0
       assert.equal(r.status, 0, `${line}\n${r.stderr}`);
       assert.ok(r.stdout.length > 0, line);
     }
+  }
+  // What the examples wrote beside examples/ (pages/, pages.json, k8s/, rates/) is what they leave
+  // in a checkout: each must be one the repository's .gitignore covers (s46 newcomer46 L2: all four
+  // showed in `git status` as untracked). git check-ignore --no-index reads .gitignore, not the index.
+  const written = readdirSync(dir).filter((name) => name !== 'examples' && name !== 'bin');
+  assert.deepEqual(written.sort(), ['k8s', 'pages', 'pages.json', 'rates']);
+  for (const name of written) {
+    const r = spawnSync('git', ['check-ignore', '--no-index', '-q', name], { cwd: root });
+    assert.equal(r.status, 0, `${name}, written by a --help example, is not in .gitignore: it would show in git status`);
   }
 });
