@@ -96,6 +96,24 @@ test('NCCL\'s ring past 4 MiB pays its 2 · (tp − 1) steps\' latency, fitted t
   close(allReduceSeconds(saved, 2_049), 161 * ((1.5 * 2_049 * 16_384) / 369e9 + 10e-6), 'a saved model');
 });
 
+test('past PR #24111\'s 4 MiB the multimem kernel\'s fit is extrapolated, and a later published table bears it out on H100 at tp 8: 8 / 16 / 32 / 64 MiB within 5 %', () => {
+  // vLLM PR #42324 ("Support tuned symmetric memory two-shot fallback", https://github.com/vllm-project/vllm/pull/42324),
+  // its last SM 9.0 table (the one before its "SM 10.0 / B200" section; the stored excerpt lacks the table's "World Size"
+  // heading, 8 by the sections' order, World Size 2 first), symm_mem_multimem, ms a call: 8 MiB 0.046, 16 MiB 0.087,
+  // 32 MiB 0.165, 64 MiB 0.320. The model (Llama-3.1-70B bf16 at tp 8 on H100 SXM, 16,384 B a token): (8 + 1)/8 · M over
+  // 450e9 · 0.55 = 247.5e9, + 10 µs: 48.13, 86.26, 162.52, 315.04 µs (+4.6 %, −0.9 %, −1.5 %, −1.6 %). At tp 6 the bytes,
+  // 7/6 · M, would be 3.7 % more: the check holds either way.
+  const m = stepTimeModel(llama70b(8));
+  for (const [tokens, published] of [[512, 46e-6], [1_024, 87e-6], [2_048, 165e-6], [4_096, 320e-6]] as const) {
+    assert.ok(tokens >= m.multimemAllReduceMinTokens! && tokens <= m.multimemAllReduceMaxTokens!, `${tokens} tokens on multimem`);
+    const call = allReduceSeconds(m, tokens) / 161;
+    close(call, (1.125 * tokens * 16_384) / 247.5e9 + 10e-6, `${tokens} tokens`);
+    assert.ok(Math.abs(call - published) / published < 0.05, `${tokens} tokens: ${call * 1e6} µs vs ${published * 1e6}`);
+  }
+  // The Step time line says the kernels' figures past 4 MiB are extrapolated, from which size.
+  assert.match(m.source, /vLLM's kernels' efficiencies were fitted at 0\.5-4 MiB messages \(up to 256 tokens here\) and are extrapolated above, to 4,096 tokens/);
+});
+
 test('the algorithm by message size: one-shot 7 · M below 256 KiB at tp 8 (15 tokens), then multimem on H100 or two-shot on A100; tp 4 one-shot to 31 tokens, two-shot to 511, multimem to 2,048, the ring above; fp16 never multimem', () => {
   // csrc/custom_all_reduce.cuh: full NVLink, world_size <= 8 and bytes < 256 KiB (<= 4: 512 KiB) ->
   // cross_device_reduce_1stage, every GPU reading its 7 peers' whole buffers: 7 · M.
