@@ -6,24 +6,12 @@
 import * as vscode from 'vscode';
 import { Commands } from '../core/protocol/lsp';
 import type { Environment } from '../core/protocol/run';
+import { runStatusText, runStatusTooltip, type RunState } from './runStatus';
+
+export type { RunState } from './runStatus';
 
 /** 'idle': not started yet, as no profile or config.json has opened (Ctx.startServerWhenServed). */
 export type ServerState = { kind: 'idle' } | { kind: 'starting' } | { kind: 'ready' } | { kind: 'stopped'; reason: string } | { kind: 'failed'; reason: string };
-
-export interface RunState {
-  name: string;
-  /** Steps done (cases; a sweep's points) of `total`; fractional while one runs. */
-  done: number;
-  total: number;
-  /** What the tooltip says is happening: 'Benchmarking' when not given, 'Sweeping' for a sweep. */
-  verb?: string;
-  /**
-   * What done and total count, shown as "3/9 points" (a sweep's points). Without it the item shows
-   * the share done: a benchmark's steps are the peaks measured, each case and the page pool, and
-   * "1/8" beside a run of 6 cases read as a wrong count (s43 newcomer-ed L8).
-   */
-  unit?: string;
-}
 
 export class StatusItem implements vscode.Disposable {
   private readonly item: vscode.StatusBarItem;
@@ -43,8 +31,16 @@ export class StatusItem implements vscode.Disposable {
     this.refresh();
   }
 
+  /** The run in flight, or null when none; a run being cancelled stays so while its progress still comes. */
   setRun(run: RunState | null): void {
-    this.run = run;
+    this.run = run !== null && this.run?.cancelling && this.run.name === run.name ? { ...run, cancelling: true } : run;
+    this.refresh();
+  }
+
+  /** Cancel was pressed: "cancelling…" until the run ends (setRun(null)). */
+  setCancelling(): void {
+    if (this.run === null) return;
+    this.run = { ...this.run, cancelling: true };
     this.refresh();
   }
 
@@ -66,10 +62,9 @@ export class StatusItem implements vscode.Disposable {
     tooltip.isTrusted = { enabledCommands: [Commands.showLog, Commands.openDashboard, Commands.cancelRun] };
     item.backgroundColor = undefined;
     if (this.run) {
-      const pct = this.run.total > 0 ? Math.round((100 * this.run.done) / this.run.total) : 0;
-      item.text = `$(loading~spin) AttnScope ${this.run.unit ? `${Math.floor(this.run.done)}/${this.run.total} ${this.run.unit}` : `${pct}%`}`;
-      item.command = Commands.cancelRun;
-      tooltip.appendMarkdown(`${this.run.verb ?? 'Benchmarking'} **${this.run.name}**: ${pct}%\n\n[Cancel run](command:${Commands.cancelRun}) · [Open dashboard](command:${Commands.openDashboard})`);
+      item.text = `$(loading~spin) AttnScope ${runStatusText(this.run)}`;
+      item.command = this.run.cancelling ? Commands.openDashboard : Commands.cancelRun;
+      tooltip.appendMarkdown(`${runStatusTooltip(this.run)}\n\n${this.run.cancelling ? '' : `[Cancel run](command:${Commands.cancelRun}) · `}[Open dashboard](command:${Commands.openDashboard})`);
     } else {
       switch (this.server.kind) {
         case 'idle':

@@ -12,7 +12,7 @@ import type { RunnerEvent } from '../../core/protocol/runner';
 import { runnerLaunch, type RunnerOutcome } from '../../core/runnerProcess';
 import type { ActiveRun } from '../../extension/ctx';
 import { RunInFlight, type RunSlot, type RunUi } from '../../extension/runInFlight';
-import type { RunState } from '../../extension/status';
+import { runStatusText, runStatusTooltip, type RunState } from '../../extension/runStatus';
 import { run as recorded } from '../fixtures/run';
 
 const FAKE = join(__dirname, '..', 'fixtures', 'fake-runner.mjs');
@@ -36,8 +36,8 @@ function fakeEditor(cancelOn?: RegExp) {
       );
     },
   };
-  const statuses: Array<RunState | null> = [];
-  const slot: RunSlot = { activeRun: null, status: { setRun: (r) => void statuses.push(r) } };
+  const statuses: Array<RunState | null | 'cancelling'> = [];
+  const slot: RunSlot = { activeRun: null, status: { setRun: (r) => void statuses.push(r), setCancelling: () => void statuses.push('cancelling') } };
   return { ui, slot, keys, reports, titles, statuses };
 }
 
@@ -102,6 +102,17 @@ describe('a run in flight (RunInFlight)', () => {
     const outcome = await new FakeRun(ed.ui, ed.slot, 'slow').hold(ed.slot);
     assert.deepEqual([outcome.cancelled, outcome.run?.status, outcome.run?.cases.length], [true, 'cancelled', 1]);
     assert.deepEqual(ed.keys, [true, false]);
+    // The status item says "cancelling…" from Cancel until the runner has ended, then the run is cleared
+    // (s46 newcomer-ed L3: the notification closed at once and nothing showed for 2.8 s).
+    assert.deepEqual(ed.statuses, ['cancelling', null]);
+  });
+
+  it('a Cancel after the runner has ended says nothing (the status item is not left "cancelling…")', async () => {
+    const ed = fakeEditor();
+    const run = new FakeRun(ed.ui, ed.slot, 'ok');
+    await run.hold(ed.slot);
+    run.cancel();
+    assert.deepEqual(ed.statuses, [null]);
   });
 
   it('releases the slot, the status item and the context key when the run throws, and rejects with that error', async () => {
@@ -115,5 +126,20 @@ describe('a run in flight (RunInFlight)', () => {
   it('cancel() before the runner has started does nothing', () => {
     const ed = fakeEditor();
     assert.doesNotThrow(() => new FakeRun(ed.ui, ed.slot, 'ok').cancel());
+    assert.deepEqual(ed.statuses, []);
+  });
+});
+
+describe('the status item\'s run text (runStatusText)', () => {
+  it('says "starting…" before the runner has given a total, "0/6 points" from the first progress, "cancelling…" once cancelled', () => {
+    // s46 newcomer-ed L4: a sweep of 6 points showed "0/0 points" for 14.5 s, read as "nothing to do".
+    assert.equal(runStatusText({ name: 's', done: 0, total: 0, verb: 'Sweeping', unit: 'points' }), 'starting…');
+    assert.equal(runStatusText({ name: 's', done: 0, total: 6, verb: 'Sweeping', unit: 'points' }), '0/6 points');
+    assert.equal(runStatusText({ name: 's', done: 2.5, total: 6, unit: 'points' }), '2/6 points');
+    // A benchmark of 8 steps, 3 done: 37.5 % -> "38%".
+    assert.equal(runStatusText({ name: 'b', done: 3, total: 8 }), '38%');
+    assert.equal(runStatusText({ name: 'b', done: 0, total: 0 }), 'starting…');
+    assert.equal(runStatusText({ name: 'b', done: 3, total: 8, cancelling: true }), 'cancelling…');
+    assert.equal(runStatusTooltip({ name: 'b', done: 3, total: 8, cancelling: true }), 'Cancelling **b**: waiting for the runner to stop');
   });
 });
