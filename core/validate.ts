@@ -36,6 +36,8 @@ import {
   withCrossKeyChecks,
 } from './config/index';
 import { CHECK_KEYS, checkProfile, checksIndependentOf, estimate, poolSizeProblem, type Estimate } from './estimate/index';
+import { modelledJob } from './protocol/sweep';
+import type { SweepJob } from './config/sweep';
 
 /**
  * Code of the warning that a workload's pool cannot be simulated (core/estimate poolSizeProblem:
@@ -96,6 +98,21 @@ export function deploymentProblems(profile: Profile, e: Estimate = estimate(prof
     problems.push({ severity: 'warning', code: POOL_NOT_SIMULABLE, message: pool.message, range: at !== undefined ? profile.ranges[at]! : { offset: 0, length: 0 }, ...(pool.cause !== undefined ? { data: { cause: pool.cause } } : {}) });
   }
   return problems;
+}
+
+/**
+ * The notes of one sweep point (readSweepPoint's problems, none an error, and the point's profile),
+ * as a run of it says them: its read's warnings and infos and its {@link deploymentProblems}, each at
+ * its {@link runSeverity}; not the pool a simulation cannot size (the sweep refuses that point:
+ * runner/sweep/cli.ts), nor, in a sweep that benchmarks nothing (job simulate or max-rate), the
+ * kernel notes ({@link BENCHMARK_ONLY_CODES}). The one list `attnscope sweep` prints (runner/sweep/spec.ts)
+ * and the editor shows (core/config/sweep.ts sweepProblems), both placed by placePointNotes.
+ */
+export function sweepPointNotes(read: readonly Problem[], profile: Profile, job: SweepJob): Problem[] {
+  const deployment = deploymentProblems(profile).filter((p) => p.code !== POOL_NOT_SIMULABLE);
+  return [...read.filter((p) => p.severity !== 'error'), ...deployment]
+    .filter((p) => !modelledJob(job) || !BENCHMARK_ONLY_CODES.has(p.code))
+    .map((p) => ({ ...p, severity: runSeverity(p) }));
 }
 
 /**

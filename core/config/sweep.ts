@@ -404,6 +404,66 @@ export function readSweepPoint(root: ValueNode, axes: readonly SweepAxis[], inde
   return { point: read.value ? { index, values, profile: read.value } : null, label, problems };
 }
 
+/** A sweep point's notes (its problems that are not errors, core/validate.ts sweepPointNotes) and the index of each of its axis values. */
+export interface PointNotes {
+  label: string;
+  digits: number[];
+  problems: Problem[];
+}
+
+/**
+ * Where the notes of a sweep's points are said, each once: the one implementation of the CLI's
+ * lines (runner/sweep/spec.ts loadSweep) and the editor's diagnostics ({@link sweepProblems}). A
+ * note every point raises alike is the profile's: at its own range, as it is. One that only some
+ * points raise is theirs (s34 newcomer-cli 13: two points' "vLLM would refuse to start" at the
+ * profile's max_model_len, naming neither the point nor the --set memory_gib that made it): named
+ * by its point ("sweep point page_size=2: ...") and placed at the value of the axis that tells
+ * them apart — the first axis whose values of the points raising it are none of the others' — or
+ * of the first axis; where several points hold that value, once for them all by it ("sweep points
+ * with page_size=2 (32 of 256): ...", as the editor names the points an error is in, where a line a
+ * point said each value 32 times over); a model config's note (`file` another file's) stays at its line there.
+ * `points`: every point read, in order (a note's "every point" is of these).
+ */
+export function placePointNotes(axes: readonly SweepAxis[], points: readonly PointNotes[], file: string): Problem[] {
+  const noteKey = (p: Problem) => `${p.severity}\u0000${p.message}`;
+  const raisedBy = new Map<string, number[]>();
+  points.forEach((n, i) => {
+    for (const p of n.problems) raisedBy.set(noteKey(p), [...(raisedBy.get(noteKey(p)) ?? []), i]);
+  });
+  const out: Problem[] = [];
+  const said = new Set<string>();
+  const add = (p: Problem) => {
+    const k = `${p.file ?? ''}\u0000${p.range.offset}\u0000${noteKey(p)}`;
+    if (!said.has(k)) out.push(p);
+    said.add(k);
+  };
+  for (const n of points) {
+    for (const p of n.problems) {
+      const by = new Set(raisedBy.get(noteKey(p)));
+      if (by.size === points.length) {
+        add(p);
+        continue;
+      }
+      const separates = (k: number) => {
+        const raising = new Set(points.filter((_, i) => by.has(i)).map((o) => o.digits[k]));
+        return points.every((o, i) => by.has(i) || !raising.has(o.digits[k]));
+      };
+      const k = axes.findIndex((_, a) => separates(a));
+      // The points holding this point's value of the separating axis all raise it: named by that value when they are several.
+      const holding = k >= 0 ? points.filter((o) => o.digits[k] === n.digits[k]).length : 1;
+      const which = holding > 1 ? `sweep points with ${pointLabel({ [axes[k]!.key]: toPlain(axes[k]!.values[n.digits[k]!]!) })} (${formatCount(holding)} of ${formatCount(points.length)})` : `sweep point ${n.label}`;
+      const message = `${which}: ${p.message}`;
+      if (p.file && p.file !== file) {
+        add({ ...p, message });
+        continue;
+      }
+      const at = Math.max(0, k);
+      add({ ...p, file: undefined, range: axes[at]!.values[n.digits[at]!]!.range, message });
+    }
+  }
+  return out;
+}
+
 /** At most this many points are read for the editor's diagnostics (the CLI reads them all). */
 export const SWEEP_POINTS_CHECKED = 256;
 
@@ -426,10 +486,12 @@ const POINTS_NAMED = 3;
  * page_size=0 (2 of 4)"), else their labels (the first three and how many more, "(5 of 8)"),
  * or "every sweep point" when all checked ones do. An error of every point that `base` (the
  * profile's own problems) already has is left out: the base value is wrong, and one diagnostic
- * says so. Warnings of the points are left out: the profile's own reading already shows those
- * of its base values.
+ * says so. With `pointNotes` (core/validate.ts sweepPointNotes: a point's warnings and infos, as a
+ * run says them), the notes of the points that read without an error, placed as `attnscope sweep`
+ * places its lines ({@link placePointNotes}: "sweep point page_size=2: ..." at that axis value),
+ * less those the profile's own reading (`base`) already shows at the same place in the same words.
  */
-export function sweepProblems(root: ValueNode | null, file: string, host: ProfileHost, base: readonly Problem[] = []): { block: SweepBlock | null; points: number; problems: Problem[] } {
+export function sweepProblems(root: ValueNode | null, file: string, host: ProfileHost, base: readonly Problem[] = [], pointNotes?: (read: readonly Problem[], profile: Profile, job: SweepJob) => Problem[]): { block: SweepBlock | null; points: number; problems: Problem[] } {
   const { block, problems } = readSweepBlock(root);
   if (!block || !root || block.axes.length === 0) return { block, points: block ? sweepSize(block.axes) : 0, problems };
   const total = sweepSize(block.axes);
@@ -451,8 +513,14 @@ export function sweepProblems(root: ValueNode | null, file: string, host: Profil
   const keyOf = (p: Problem, message: string): string => `${p.file ?? ''}:${p.range.offset}:${message}`;
   // Each distinct error: the first point's problem (its message as the profile's) and the indices of the points it is in.
   const errors = new Map<string, { problem: Problem; points: number[] }>();
+  // The notes of the points that read without an error (an error's point runs nothing, so its notes are moot).
+  const notes: PointNotes[] = [];
   for (let i = 0; i < checked; i++) {
-    for (const p of readSweepPoint(root, axes, i, file, host).problems) {
+    const read = readSweepPoint(root, axes, i, file, host);
+    if (pointNotes && read.point && !read.problems.some((p) => p.severity === 'error')) {
+      notes.push({ label: read.label, digits: axisIndices(i, sizes), problems: pointNotes(read.problems, read.point.profile, block.job) });
+    }
+    for (const p of read.problems) {
       if (p.severity !== 'error') continue;
       const k = keyOf(p, p.message);
       const seen = errors.get(k);
@@ -489,6 +557,9 @@ export function sweepProblems(root: ValueNode | null, file: string, host: Profil
     }
     problems.push({ ...problem, message: `${which}: ${problem.message}` });
   }
+  // The points' notes, placed as the CLI places them (placePointNotes); one the profile's own reading already shows (a base value's) once, as that.
+  const inBaseNotes = new Set(base.map((p) => `${p.file ?? ''}:${p.range.offset}:${p.message}`));
+  for (const p of placePointNotes(axes, notes, file)) if (!inBaseNotes.has(`${p.file ?? ''}:${p.range.offset}:${p.message}`)) problems.push(p);
   if (readable > SWEEP_POINTS_CHECKED && !tooBig) {
     problems.push({ severity: 'info', code: 'sweep-partly-checked', message: `the sweep has ${formatCount(readable)} points; the editor checks the first ${SWEEP_POINTS_CHECKED} (attnscope sweep checks all before it runs)`, range: sweepNode.keyRange });
   }

@@ -14,17 +14,17 @@ import { closeSync, openSync, readSync } from 'node:fs';
 import { basename, resolve } from 'node:path';
 import * as YAML from 'yaml';
 import {
-  axisIndices, axisProblems, deviceGpuName, pointGpuHourUsd, sweepPriceProblems, treeGpuName, getProperty, maxRateArrivalAxisProblem, maxRateSloProblem, isProfilePath, offsetToLineColumn, parseProfileText, readProfileTree, readSweepBlock, readSweepPoint, sweepSize, sweepTooBig, toPlain,
-  type Problem, type SlurmSettings, type SourceRange, type SweepAxis, type SweepJob, type ValueNode,
+  axisIndices, axisProblems, deviceGpuName, pointGpuHourUsd, sweepPriceProblems, treeGpuName, getProperty, maxRateArrivalAxisProblem, maxRateSloProblem, isProfilePath, offsetToLineColumn, parseProfileText, readProfileTree, readSweepBlock, readSweepPoint, placePointNotes, sweepSize, sweepTooBig, toPlain,
+  type PointNotes, type Problem, type SlurmSettings, type SourceRange, type SweepAxis, type SweepJob, type ValueNode,
 } from '../../core/config';
 import { modelledJob, type SweepPointRef } from '../../core/protocol/sweep';
 import { formatCount } from '../../core/format';
 import { fileLocation } from '../../core/config/positions';
 import { readInputText, type NotRead } from '../../core/fileText';
 import { beyondFloatRange } from '../args';
-import { InputError, InputErrors, PointInputError, pointText, SetArgError, UsageError } from '../errors';
+import { InputError, InputErrors, PointInputError, SetArgError, UsageError } from '../errors';
 import { profileCommand, readProfileInput, refuseToolOutput, type ProfileCommand } from '../load';
-import { BENCHMARK_ONLY_CODES, deploymentProblems, POOL_NOT_SIMULABLE, runSeverity } from '../../core/validate';
+import { sweepPointNotes } from '../../core/validate';
 import type { Profile } from '../../core/config/types';
 
 /** A point: its place in the sweep and the profile it runs. */
@@ -369,7 +369,7 @@ export function loadSweep(file: string, opts: SweepOptions = {}): SweepPlan {
   const baseGpu = treeGpuName(root);
   const baseUsd = getProperty(getProperty(root, 'device')?.value ?? null, 'gpu_hour_usd')?.value.value;
   /** Each point's problems that are not errors, with the axis value indices of the point. */
-  const pointNotes: Array<{ label: string; digits: number[]; problems: Problem[] }> = [];
+  const pointNotes: PointNotes[] = [];
   const sizes = axes.map((a) => a.values.length);
   const points: SweepPoint[] = [];
   // Every point's errors, listed together before any work (throwPointErrors).
@@ -385,45 +385,13 @@ export function loadSweep(file: string, opts: SweepOptions = {}): SweepPlan {
     const gpuHourUsd = pointGpuHourUsd(block.gpuHourUsd, baseGpu, typeof baseUsd === 'number' && baseUsd > 0 ? baseUsd : undefined, deviceGpuName(profile.device));
     if (gpuHourUsd === undefined) delete profile.device.gpuHourUsd;
     else profile.device.gpuHourUsd = gpuHourUsd;
-    // The pool a simulation cannot size is refused per point by the sweep's own check (runner/sweep/cli.ts prepare).
-    const deployment = deploymentProblems(profile).filter((p) => p.code !== POOL_NOT_SIMULABLE);
-    // A simulation benchmarks nothing: no kernel notes for a `job: simulate` sweep.
-    const said = [...read.problems, ...deployment].filter((p) => !modelledJob(block.job) || !BENCHMARK_ONLY_CODES.has(p.code));
-    pointNotes.push({ label: read.label, digits: axisIndices(index, sizes), problems: said.map((p) => ({ ...p, severity: runSeverity(p) })) });
+    // As the editor reads them (core/validate.ts sweepPointNotes): the pool a simulation cannot size is refused per point (runner/sweep/cli.ts prepare), and a simulation benchmarks nothing.
+    pointNotes.push({ label: read.label, digits: axisIndices(index, sizes), problems: sweepPointNotes(read.problems, profile, block.job) });
     points.push({ id: pointId(values), index, values, label: read.label, profile });
   }
   throwPointErrors(errors, file);
-  // A note every point raises alike is the profile's: once, where the profile says it. One that only
-  // some points raise is theirs (s34 newcomer-cli 13: two points' "vLLM would refuse to start" at
-  // the profile's max_model_len, naming neither the point nor the --set memory_gib that made it):
-  // named by its point and placed at the value of the axis that tells them apart — the first axis
-  // whose values of the points raising it are none of the others' — or of the first axis.
-  const noteKey = (p: Problem) => `${p.severity}\u0000${p.message}`;
-  const raisedBy = new Map<string, number[]>();
-  pointNotes.forEach((n, i) => {
-    for (const p of n.problems) raisedBy.set(noteKey(p), [...(raisedBy.get(noteKey(p)) ?? []), i]);
-  });
-  for (const n of pointNotes) {
-    for (const p of n.problems) {
-      const by = new Set(raisedBy.get(noteKey(p)));
-      if (by.size === pointNotes.length) {
-        notes.add(noteOf(p));
-        continue;
-      }
-      const separates = (k: number) => {
-        const raising = new Set(pointNotes.filter((_, i) => by.has(i)).map((o) => o.digits[k]));
-        return pointNotes.every((o, i) => by.has(i) || !raising.has(o.digits[k]));
-      };
-      const message = pointText(n.label, p.message);
-      // A model config's note stays at its line there.
-      if (p.file && p.file !== abs) {
-        notes.add(noteOf({ ...p, message }));
-        continue;
-      }
-      const k = Math.max(0, axes.findIndex((_, a) => separates(a)));
-      notes.add(noteOf({ ...p, file: undefined, range: axes[k]!.values[n.digits[k]!]!.range, message }));
-    }
-  }
+  // Placed as the editor places them (core/config/sweep.ts placePointNotes): once each, a point's at the axis value that tells it apart.
+  for (const p of placePointNotes(axes, pointNotes, abs)) notes.add(noteOf(p));
 
   const plainAxes = axes.map((a) => ({ key: a.key, values: a.values.map(toPlain) }));
   const modelTexts = [...new Set(points.map((p) => p.profile.modelPath).filter((m): m is string => m !== null))]

@@ -279,3 +279,14 @@ test('completion: gpu_hour_usd beside the other device keys and sweep keys; unde
   assert.deepEqual(gpus.map((i) => i.label), ['H100 SXM', 'H200', 'A100 80GB']);
   assert.match(JSON.stringify(gpus[1]!.documentation), /What one H200 costs per hour, US dollars: your price \(user-given\)/);
 });
+
+test('a point\'s warning is a diagnostic at the axis value that raises it, in `attnscope sweep`\'s words (s46: the CLI alone said it)', async () => {
+  // page_size 2 is not among vLLM's --block-size choices (vllm/config/cache.py BlockSize: 1, 8, 16, 32, 64, 128, 256);
+  // 16 is. `attnscope sweep` prints "<file>:6:26: warning: sweep point page_size=2: page_size 2 is not a block size vLLM takes: ...".
+  const text = `${BASE}sweep:\n  axes:\n    kv_cache.page_size: [2, 16]\n`;
+  const notes = (await diagnostics(text)).filter((d) => /^sweep point/.test(String(d.message)));
+  assert.equal(notes.length, 1, JSON.stringify(notes.map((d) => d.message)));
+  assert.equal(notes[0]!.severity, DiagnosticSeverity.Warning);
+  assert.deepEqual(notes[0]!.range, rangeOf(text, '2'));
+  assert.match(String(notes[0]!.message), /^sweep point page_size=2: page_size 2 is not a block size vLLM takes: its --block-size is one of 1, 8, 16, 32, 64, 128, 256 \(vllm\/config\/cache\.py BlockSize\)/);
+});

@@ -811,10 +811,11 @@ test('a warning only some points raise names the point and sits at the axis valu
   const refusing = set.notes.filter((n) => /vLLM would refuse to start/.test(n));
   assert.equal(refusing.length, 1, set.notes.join('\n'));
   assert.ok(refusing[0]!.startsWith('--set kv_cache.num_pages=64,512 (value 1 of 2): warning: sweep point num_pages=64: the KV pool holds 1,024 tokens (64 pages of 16), fewer than one max_model_len sequence (2,048 tokens'), refusing[0]);
-  // In the sweep block: at the value 64 (line 6, column 24), with two axes: the first axis that tells the points apart.
+  // In the sweep block: at the value 64 (line 7, column 26), with two axes: the first axis that tells the points apart.
+  // Both points holding num_pages=64 (of 2 × 2 = 4) raise it: one line naming them by that value (s46), not a line each at one place.
   const { file: inBlock } = workspace(`${BASE}sweep:\n  axes:\n    workload.max_num_seqs: [4, 8]\n    kv_cache.num_pages: [64, 512]\n`);
   const block = loadSweep(inBlock).notes.filter((n) => /vLLM would refuse to start/.test(n));
-  assert.deepEqual(block.map((n) => n.slice(0, n.indexOf(': the KV pool'))), [`${inBlock}:7:26: warning: sweep point max_num_seqs=4 num_pages=64`, `${inBlock}:7:26: warning: sweep point max_num_seqs=8 num_pages=64`]);
+  assert.deepEqual(block.map((n) => n.slice(0, n.indexOf(': the KV pool'))), [`${inBlock}:7:26: warning: sweep points with num_pages=64 (2 of 4)`]);
   // Every point alike (64 pages in the profile, an axis over max_num_seqs): once, at the profile's line, no point named.
   const { file: all } = workspace(BASE.replace('num_pages: 512', 'num_pages: 64'));
   const alike = loadSweep(all, { set: ['workload.max_num_seqs=4,8'] }).notes.filter((n) => /vLLM would refuse to start/.test(n));
@@ -952,4 +953,28 @@ test('merge: a best point whose TPOT SLO was judged at small batch with overhead
   assert.ok(given.best);
   assert.equal(given.best.tpotOverhead, undefined);
   assert.ok(!formatReport(given).includes('Note: TPOT'));
+});
+
+test('a sweep point\'s notes are the editor\'s diagnostics too: at the axis value, in the words `attnscope sweep` prints (s46: page_size 2 and 4 only on the CLI)', async () => {
+  const { sweepPointNotes } = await import('../../core/validate');
+  const { offsetToLineColumn } = await import('../../core/config');
+  // The shipped page-size example: page_size 2 and 4 are the CPU kernel's what-if, not a block size vLLM takes
+  // (vllm/config/cache.py BlockSize: 1, 8, 16, 32, 64, 128, 256). Line 34 is `    kv_cache.page_size: [1, 2, 4, ...]`:
+  // "2" at column 29, "4" at column 32, by counting.
+  const file = join(__dirname, '..', '..', 'examples', 'page-size.attn.yaml');
+  const text = readFileSync(file, 'utf8');
+  const host = { readFile: (p: string): string | null => (existsSync(p) ? readFileSync(p, 'utf8') : null) };
+  const cli = loadSweep(file).notes.filter((n) => /sweep point page_size=[24]:/.test(n));
+  assert.equal(cli.length, 2, cli.join('\n'));
+  const root = parseProfileText(text, file).root;
+  const { problems } = sweepProblems(root, file, host, [], sweepPointNotes);
+  const shown = problems.filter((p) => p.severity !== 'error').map((p) => {
+    const { line, column } = offsetToLineColumn(text, p.range.offset);
+    return `${file}:${line}:${column}: ${p.severity}: ${p.message}`;
+  });
+  // Each CLI line is a diagnostic, word for word and at its place (the CLI names the file as typed: here the same absolute path).
+  for (const line of cli) assert.ok(shown.includes(line), `${line}\nnot among\n${shown.join('\n')}`);
+  assert.deepEqual(cli.map((l) => /:(\d+:\d+): warning: sweep point page_size=(\d)/.exec(l)!.slice(1)), [['34:29', '2'], ['34:32', '4']]);
+  // Before: the editor left a point's warnings out (sweepProblems kept errors only).
+  assert.equal(sweepProblems(root, file, host).problems.filter((p) => /sweep point page_size=2:/.test(p.message)).length, 0);
 });
