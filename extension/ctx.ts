@@ -3,7 +3,7 @@
  * the dashboard and the benchmark in flight. activate() builds it; commands receive it.
  */
 import * as vscode from 'vscode';
-import { CodeLensRequest, DidChangeTextDocumentNotification, LanguageClient, State, TransportKind, type LanguageClientOptions, type ServerOptions } from 'vscode-languageclient/node';
+import { CodeLensRequest, DidChangeTextDocumentNotification, InlayHintRequest, LanguageClient, State, TransportKind, type LanguageClientOptions, type ServerOptions } from 'vscode-languageclient/node';
 import { FILE_GLOBS } from '../core/config/fileKinds';
 import { Commands, ResolveProfileRequest } from '../core/protocol/lsp';
 import type { RunnerJob } from '../core/runnerProcess';
@@ -217,7 +217,12 @@ export class Ctx implements vscode.Disposable, DashboardHost {
         },
         // A file VS Code opens as large draws no inlay hints: the whole file's are said as diagnostics instead.
         provideInlayHints: async (document, range, token, next) => {
-          await this.deferredSync.settled(document);
+          // A huge document whose edits wait: none (the last version's figures are withdrawn, not drawn as
+          // current); the client asks again once its text is sent (deferredSync.onSent, below).
+          if (this.deferredSync.waiting(document)) {
+            this.hiddenHints.delete(document.uri);
+            return [];
+          }
           const end = document.lineAt(document.lineCount - 1).range.end;
           const why = hintsHiddenWhy(document.lineCount, document.offsetAt(end), vscode.workspace.getConfiguration('editor', document).get<boolean>('largeFileOptimizations', true));
           if (why === null) {
@@ -242,6 +247,7 @@ export class Ctx implements vscode.Disposable, DashboardHost {
     };
     const client = new LanguageClient('attnscope', 'AttnScope', serverOptions, clientOptions);
     this.client = client;
+    this.deferredSync.onSent = (doc) => client.getFeature(InlayHintRequest.method).getProvider(doc)?.onDidChangeInlayHints.fire();
     this.disposables.push(
       client.onDidChangeState((e) => {
         if (e.newState === State.Running) {

@@ -103,4 +103,37 @@ describe('DeferredSync', () => {
       mock.timers.reset();
     }
   });
+
+  it('answers no inlay hints for a document whose edits wait, and asks again once they are sent (not after a close)', async () => {
+    mock.timers.enable({ apis: ['setTimeout'] });
+    try {
+      // The server's copy of the text, and what ctx.ts's inlay-hint middleware answers: none while the
+      // document waits, else the server's (here: a hint naming the text it was computed from).
+      let server = 'page_size: 16';
+      const sync = new DeferredSync<Doc>(async (d) => void (server = d.text), (d) => d.text.length, 5, 500);
+      const next = async (e: { document: Doc; change: string }): Promise<void> => void (server = e.change);
+      const hints = (d: Doc): string[] => (sync.waiting(d) ? [] : [`hint of ${server}`]);
+      const asked: string[][] = [];
+      const big = doc('b', 'page_size: 16');
+      sync.onSent = (d) => asked.push(hints(d));
+      assert.deepEqual(hints(big), ['hint of page_size: 16']);
+      await sync.didChange(edit(big, 'page_size: 32'), next);
+      // VS Code asks after the edit (its own debounce): the 16's figure would be drawn as current.
+      mock.timers.tick(250);
+      assert.deepEqual(hints(big), [], 'withdrawn while the edit waits');
+      assert.deepEqual(asked, []);
+      mock.timers.tick(250);
+      await new Promise((r) => setImmediate(r));
+      assert.deepEqual(asked, [['hint of page_size: 32']], 'asked again once sent: the new figure');
+      // Closed while waiting: nothing is sent, nothing asked.
+      await sync.didChange(edit(big, 'page_size: 64'), next);
+      sync.drop(big);
+      mock.timers.tick(1000);
+      await new Promise((r) => setImmediate(r));
+      assert.deepEqual(asked.length, 1);
+      assert.equal(server, 'page_size: 32');
+    } finally {
+      mock.timers.reset();
+    }
+  });
 });
