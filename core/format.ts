@@ -19,6 +19,11 @@ function sig3(x: number): string {
   return String(Number(x.toFixed(digits)));
 }
 
+/** Thousands separators in a number's whole part, as {@link formatCount} writes them: "2250" -> "2,250", "12345.6" -> "12,345.6", "989" as it is. */
+function grouped(text: string): string {
+  return text.replace(/^-?\d{4,}/, (whole) => whole.replace(/\B(?=(\d{3})+$)/g, ','));
+}
+
 /** Scales |x| by `base` until it is below `base`; returns the scaled value and the prefix index. */
 function scale(x: number, base: number, maxIndex: number): [number, number] {
   let v = x;
@@ -39,7 +44,7 @@ function scale(x: number, base: number, maxIndex: number): [number, number] {
 export function formatBytes(bytes: number): string {
   if (!Number.isFinite(bytes)) return String(bytes);
   const [v, i] = scale(bytes, 1024, IEC.length - 1);
-  return `${i === 0 ? String(Math.round(v)) : sig3(v)} ${IEC[i]}`;
+  return `${grouped(i === 0 ? String(Math.round(v)) : sig3(v))} ${IEC[i]}`;
 }
 
 /**
@@ -51,11 +56,19 @@ export function formatGib(bytes: number): string {
 }
 
 /**
- * A plain number to three significant digits, for table columns whose unit is in the header:
- * 123.4 -> "123", 12.34 -> "12.3", 1.234 -> "1.23", 0.5 -> "0.5".
+ * A plain figure to three significant digits, whole and grouped from 1,000 (as {@link formatCount}):
+ * 123.4 -> "123", 12.34 -> "12.3", 1.234 -> "1.23", 0.5 -> "0.5", 2250 -> "2,250" (B200's bf16
+ * TFLOP/s), 54921.3 -> "54,921". The one formatter of a figure whose unit is beside it (a table's
+ * header, "TFLOP/s" after it): the CLI, the hints and hover, the dashboard and the GPU picker
+ * (s45 newcomer-ed: "2250 TFLOP/s" beside "1,979" elsewhere).
  */
 export function formatSignificant(x: number): string {
-  return Number.isFinite(x) ? sig3(x) : String(x);
+  return Number.isFinite(x) ? grouped(sig3(x)) : String(x);
+}
+
+/** A GPU's datasheet peaks in the units the datasheets use: H100 SXM "3.35 TB/s · 989 TFLOP/s bf16", B200 "8 TB/s · 2,250 TFLOP/s bf16". */
+export function formatGpuPeaks(g: { memoryBytesPerSec: number; bf16FlopsPerSec: number }): string {
+  return `${formatSignificant(g.memoryBytesPerSec / 1e12)} TB/s · ${formatSignificant(g.bf16FlopsPerSec / 1e12)} TFLOP/s bf16`;
 }
 
 /**
@@ -877,7 +890,7 @@ export function poolCost(pool: Pick<PoolResult, 'load' | 'capacity' | 'summary'>
  */
 export function formatUsd(x: number): string {
   if (x !== 0 && Math.abs(x) < 1e-3) return `$${x.toExponential(2)}`;
-  const text = formatSweepRate(x);
+  const text = formatSignificant(x);
   return `$${Math.abs(x) < 1000 && !/\.\d\d/.test(text) ? x.toFixed(2) : text}`;
 }
 
@@ -900,14 +913,14 @@ export function gpuHourUsdText(gpuHourUsd: number): string {
 }
 
 /**
- * A max-rate row's max rate (SweepMetrics.maxRateRequestsPerSec, maxRateLimit) as the table shows it ({@link formatSweepRate}), ">= " before a lower
+ * A max-rate row's max rate (SweepMetrics.maxRateRequestsPerSec, maxRateLimit) as the table shows it ({@link formatSignificant}), ">= " before a lower
  * bound (maxRateLimit 'unbounded'), "SLO unmet at any rate" when no rate met it; "-" for another row.
  * The one wording of the CLI's table and the dashboard's Sweep tab (webview/sweep.ts), and the reason a row is not ranked.
  */
 export function maxRateText(m: { maxRateLimit?: string; maxRateRequestsPerSec?: number }): string {
   if (m.maxRateLimit === 'unmet') return 'SLO unmet at any rate';
   if (m.maxRateRequestsPerSec === undefined) return '-';
-  return `${m.maxRateLimit === 'unbounded' ? '>= ' : ''}${formatSweepRate(m.maxRateRequestsPerSec)}`;
+  return `${m.maxRateLimit === 'unbounded' ? '>= ' : ''}${formatSignificant(m.maxRateRequestsPerSec)}`;
 }
 
 /**
@@ -917,11 +930,6 @@ export function maxRateText(m: { maxRateLimit?: string; maxRateRequestsPerSec?: 
  */
 export function maxRateLimitText(m: { maxRateLimit?: string }): string {
   return m.maxRateLimit === 'slo' ? 'SLO' : m.maxRateLimit === 'capacity' ? 'capacity' : m.maxRateLimit === 'unbounded' ? 'none found' : '-';
-}
-
-/** A rate as the sweep tables write it: three significant digits, whole and grouped from 1,000 ("54,921"). */
-export function formatSweepRate(x: number): string {
-  return Math.abs(x) >= 1000 ? formatCount(x) : formatSignificant(x);
 }
 
 /**
@@ -934,7 +942,7 @@ export function keepsUpOf(run: Pick<RunResult, 'pool' | 'profile'>): { keepsUp?:
   const load = run.pool?.load;
   if (load?.keepsUp === undefined) return {};
   if (load.keepsUp) return { keepsUp: true };
-  const rate = (x: number | null | undefined) => (x === null || x === undefined ? 'n/a' : x.toPrecision(4));
+  const rate = (x: number | null | undefined) => (x === null || x === undefined ? 'n/a' : formatRequestRate(x));
   const offered = load.source === 'workload' && run.profile.workload?.arrivalRate !== undefined ? run.profile.workload.arrivalRate * load.timeScale : load.offeredRequestsPerSec;
   const why = load.overloaded
     ? `its queue grew through the arrivals: ${formatCount(load.waitingAtLastArrival)} requests still waiting at the last arrival, ${rate(load.servedRequestsPerSec)} requests/s served`

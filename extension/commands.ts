@@ -11,7 +11,7 @@ import { DEFAULT_GPU, GPUS, gpuMemory } from '../core/estimate/gpus';
 import { modelLabel } from '../core/modelLabel';
 import type { Profile } from '../core/config/types';
 import type { Estimate } from '../core/estimate/types';
-import { fewAndCount, formatCountOf, formatGib, formatRunTime, shownFileName } from '../core/format';
+import { fewAndCount, formatCountOf, formatGib, formatGpuPeaks, formatRunTime, shownFileName } from '../core/format';
 import { Commands } from '../core/protocol/lsp';
 import type { PoolResult, RunKind, RunResult } from '../core/protocol/run';
 import type { SweepReport } from '../core/protocol/sweep';
@@ -371,7 +371,7 @@ const newProfileCommand: Factory = (ctx) => async (arg) => {
   const gpu = await vscode.window.showQuickPick(
     [...GPUS].sort((a, b) => Number(b.name === DEFAULT_GPU) - Number(a.name === DEFAULT_GPU)).map((g) => ({
       label: g.name,
-      description: `${formatGib(gpuMemory(g).bytes)} · ${(g.memoryBytesPerSec / 1e12).toFixed(2)} TB/s · ${(g.bf16FlopsPerSec / 1e12).toFixed(0)} TFLOP/s bf16`,
+      description: `${formatGib(gpuMemory(g).bytes)} · ${formatGpuPeaks(g)}`,
     })),
     { ...PICK_OPTIONS, title: `AttnScope: which GPU serves ${basename(dirname(configUri.fsPath))}?`, placeHolder: 'device.gpu: memory as CUDA reports it, datasheet bandwidth and dense bf16 peak' },
   );

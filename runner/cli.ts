@@ -27,7 +27,7 @@ import { resolvedProfileChecks, resolvedProfileProblems, withCheckedGpu } from '
 import { createRun, runHeader, traceReplayArgs, type Environment, type EstimateFile, type RunProblem, type PoolResult, type PoolSample, type RunParts, type RunResult, type StepTimeModel, type TraceSummary } from '../core/protocol/run';
 import { batchLimitsText, estimate, maxModelLenOf, referenceSeqLen } from '../core/estimate';
 import { BENCHMARK_ONLY_CODES, deploymentProblems, POOL_NOT_SIMULABLE, poolCause, runSeverity } from '../core/validate';
-import { deployedGpuCount, formatCount, formatCountOf, formatDuration, formatPercent, formatTimeScale, formatTraceSummary, perGpuCasesHeader, poolCancelledText, poolCost, tooShortToTell } from '../core/format';
+import { deployedGpuCount, formatCount, formatCountOf, formatDuration, formatPercent, formatRequestRate, formatTimeScale, formatTraceSummary, perGpuCasesHeader, poolCancelledText, poolCost, tooShortToTell } from '../core/format';
 import { EXIT_BAD_INPUT, EXIT_INTERNAL, EXIT_OK, type RunnerEvent } from '../core/protocol/runner';
 import { loadAddon, NativeMissingError, outputReaderGone, stopSimulations } from '../native';
 import { checkOutputPath, EXIT_CANCELLED, HelpRequest, namesStdout, parse, shellQuote, writeFailure, writeOutput } from './args';
@@ -730,7 +730,7 @@ async function simulateProfile(file: string, loaded: LoadedProfile, flags: Simul
         requests: trace?.requests,
         startScale: flags.timeScale,
         simulate: { stepTime, stepTimeSource, signal },
-        onPoint: (p) => progress.update(0, 1, `capacity search: ${p.rate.toPrecision(4)} requests/s ${p.meets ? 'passes' : 'fails'}`),
+        onPoint: (p) => progress.update(0, 1, `capacity search: ${formatRequestRate(p.rate)} requests/s ${p.meets ? 'passes' : 'fails'}`),
       });
       result = search.result;
     } else {

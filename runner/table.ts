@@ -37,9 +37,9 @@ function shapeText(c: KernelCase): string {
   return `B=${s.batchSize} N=${s.seqLenQ} ${heads}${s.causal ? ' causal' : ''}${s.slidingWindow ? ` win=${s.slidingWindow}` : ''}`;
 }
 
-/** Three significant digits, without exponent for ordinary magnitudes: 1234 -> "1234", 0.0471 -> "0.0471". */
+/** Three significant digits, whole and grouped from 1,000 (core/format formatSignificant): 1234 -> "1,234"; below, toPrecision's trailing zeros kept for the column: 12 -> "12.0", 0.0471. */
 function rate(x: number): string {
-  return x >= 1000 ? x.toFixed(0) : x.toPrecision(3);
+  return x >= 1000 ? formatSignificant(x) : x.toPrecision(3);
 }
 
 function sci(x: number | null): string {

@@ -9,7 +9,7 @@
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import type { CapacityCurve, LatencyStats, LatencySummary } from '../core/protocol/latency';
-import { formatMs } from '../core/format';
+import { formatMs, formatRequestRate } from '../core/format';
 
 const MAX_RUNS = 30;
 
@@ -85,17 +85,17 @@ export function latencyMarkdown(last: LastSimulation): string {
     row('end-to-end', l.e2e),
     ...[...new Set(Object.values(l.unmeasured ?? {}))].map((why) => `\nn/a: ${why}.`),
     '',
-    `Throughput ${l.requestsPerSec.toPrecision(3)} requests/s, ${Math.round(l.outputTokensPerSec).toLocaleString('en-US')} output tokens/s.`,
+    `Throughput ${formatRequestRate(l.requestsPerSec)} requests/s, ${Math.round(l.outputTokensPerSec).toLocaleString('en-US')} output tokens/s.`,
   ];
   if (l.slo && l.goodputRequestsPerSec !== undefined) {
     const bounds = [l.slo.ttftMs !== undefined ? `TTFT <= ${formatMs(l.slo.ttftMs)}` : null, l.slo.tpotMs !== undefined ? `TPOT <= ${formatMs(l.slo.tpotMs)}` : null].filter((x) => x !== null).join(', ');
-    lines.push(`Goodput ${l.goodputRequestsPerSec.toPrecision(3)} requests/s meet ${bounds} (${(100 * (l.sloAttainment ?? 0)).toFixed(1)} % of requests).`);
+    lines.push(`Goodput ${formatRequestRate(l.goodputRequestsPerSec)} requests/s meet ${bounds} (${(100 * (l.sloAttainment ?? 0)).toFixed(1)} % of requests).`);
   }
   const c = last.capacity;
   if (c?.maxRate !== null && c?.maxRate !== undefined) {
     lines.push(c.limit === 'capacity'
-      ? `Highest rate the server keeps up with: ${c.maxRate.toPrecision(4)} requests/s (capacity is the limit, not the SLO).`
-      : `Highest rate meeting the SLO: ${c.maxRate.toPrecision(4)} requests/s.`);
+      ? `Highest rate the server keeps up with: ${formatRequestRate(c.maxRate)} requests/s (capacity is the limit, not the SLO).`
+      : `Highest rate meeting the SLO: ${formatRequestRate(c.maxRate)} requests/s.`);
   }
   lines.push('', `From ${last.file}.`);
   return lines.join('\n');

@@ -642,8 +642,8 @@ export function rooflineChart(run: ViewRun, p: Palette): ChartSpec {
     table: {
       columns: ['case', 'FLOP/byte', 'GFLOP/s'],
       rows: [
-        ...points.map((q) => [q.label, q.x.toPrecision(3), q.y.toPrecision(4)]),
-        ...compute.map((c) => [`roof: ${c.label}`, '', (c.flopsPerSec / 1e9).toPrecision(4)]),
+        ...points.map((q) => [q.label, formatSignificant(q.x), formatSignificant(q.y)]),
+        ...compute.map((c) => [`roof: ${c.label}`, '', formatSignificant(c.flopsPerSec / 1e9)]),
         ...(bytesPerSec ? [[`roof: read bandwidth (${formatRate(bytesPerSec, 'B/s')})`, '', '']] : []),
       ],
     },

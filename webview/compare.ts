@@ -466,7 +466,7 @@ export function comparePools(a: RunResult, b: RunResult): PoolFigure[] | null {
   }
   if (ga !== gb) rows.push(figure('goodput req/s per GPU (modelled)', perGpu(pa.latency?.goodputRequestsPerSec, ga), perGpu(pb.latency?.goodputRequestsPerSec, gb), formatRequestRate, 'requests/s a GPU (goodput / GPUs)', modelled));
   rows.push(
-    figure('offered load', pa.load?.offeredRequestsPerSec, pb.load?.offeredRequestsPerSec, (v) => v.toPrecision(3), 'requests/s ((requests − 1) / arrival span)', 'workload'),
+    figure('offered load', pa.load?.offeredRequestsPerSec, pb.load?.offeredRequestsPerSec, (v) => formatRequestRate(v), 'requests/s ((requests − 1) / arrival span)', 'workload'),
     setting('keeps up with the offered load', keepsUpText(a), keepsUpText(b), '', 'modelled (Sweep tab keeps-up check)'),
   );
   return rows;

@@ -8,7 +8,7 @@
  */
 import type { Chart, ChartConfiguration, ChartDataset, Plugin, PointStyle, Scale } from 'chart.js';
 import { toFont } from 'chart.js/helpers';
-import { axisValueText, sameAxisValue, durationTicks, durationUnit, formatCount, formatDuration, formatDurationIn, formatPercent, formatRunTime, formatSignificant, formatSweepRate, formatUsd, formatUsdCost, markdownTable, maxRateLimitText, maxRateText, NS_PER, sloBoundsText } from '../core/format';
+import { axisValueText, sameAxisValue, durationTicks, durationUnit, formatCount, formatDuration, formatDurationIn, formatPercent, formatRunTime, formatSignificant, formatUsd, formatUsdCost, markdownTable, maxRateLimitText, maxRateText, NS_PER, sloBoundsText } from '../core/format';
 import type { SweepMetrics, SweepReport, SweepReportRow } from '../core/protocol/sweep';
 import type { SweepListEntry } from '../core/protocol/webview';
 import { allReduceFrom, gpuPrices, missingCells, stepTimeFrom, reportBuilds, rowBuild, rowExclusion, splitByMachine, sweepProvenance, SWEEP_METRICS, TIED_LISTED, type SweepMetric } from '../core/sweepFigures';
@@ -101,9 +101,9 @@ export function metricScale(metric: SweepMetric, values: readonly number[]): Met
       return { unit: metric.unit, show: (v) => formatCount(v), tick: (v) => formatCount(v) };
     case 'rate': {
       // A cost as the CLI's $/1M out column and the cost chart's bars write it: 3 significant digits, zeros kept ($0.180 beside
-      // $0.332; formatSweepRate wrote $0.18, dash44's left item); its ticks round values with the $ (as the cost chart's).
+      // $0.332; formatSignificant wrote $0.18, dash44's left item); its ticks round values with the $ (as the cost chart's).
       if (metric.key === 'usdPerMillionOutputTokens') return { unit: metric.unit, show: formatUsdCost, tick: (v, step) => (step > 0 ? `$${fixed(v, tickDecimals(step))}` : formatUsdCost(v)) };
-      const show = formatSweepRate;
+      const show = formatSignificant;
       return { unit: metric.unit, show, tick: (v, step) => (step > 0 ? fixed(v, tickDecimals(step)) : show(v)) };
     }
   }

@@ -1,7 +1,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { dataParallelEngines, fewAndCount, formatAttainedBelow, formatAttainmentTarget, formatBytes, formatCount, formatCountOf, formatDuration, formatGib, formatLoad, loadVerdict, formatMs, formatParams, formatPercent, formatRate, formatRunTime, formatSignificant, indefiniteArticle, sloNearIdleNote, sloSampleNote, sloTargetText, sloVerdict, shownFileName, wasmBuildNote } from '../../core/format';
+import { dataParallelEngines, fewAndCount, formatAttainedBelow, formatAttainmentTarget, formatBytes, formatCount, formatCountOf, formatDuration, formatGib, formatLoad, loadVerdict, formatMs, formatParams, formatPercent, formatGpuPeaks, formatRate, formatRequestRate, formatRunTime, formatSignificant, indefiniteArticle, sloNearIdleNote, sloSampleNote, sloTargetText, sloVerdict, shownFileName, wasmBuildNote } from '../../core/format';
 import { rowExclusion } from '../../core/sweepFigures';
+import { GPUS } from '../../core/estimate/gpus';
 import { skippedNote } from '../../webview/model';
 
 test('formatBytes: IEC prefixes, three significant digits', () => {
@@ -77,6 +78,24 @@ test('formatGib prints GiB as vLLM\'s log does (two decimals), small terms in IE
   assert.equal(formatSignificant(12.34), '12.3');
   assert.equal(formatSignificant(1.234), '1.23');
   assert.equal(formatSignificant(Infinity), 'Infinity');
+});
+
+test('figures of 1,000 and more are grouped wherever they are written (s45 newcomer-ed: B200 "2250 TFLOP/s" beside "1,979")', () => {
+  // B200: 36 PFLOPS bf16 with sparsity over 8 GPUs (HGX B200 specifications) = 4.5 PFLOP/s, dense half: 2,250 TFLOP/s.
+  const b200 = GPUS.find((g) => g.name === 'B200')!;
+  assert.equal(b200.bf16FlopsPerSec, 2250e12);
+  assert.equal(formatGpuPeaks(b200), '8 TB/s · 2,250 TFLOP/s bf16');
+  assert.equal(formatGpuPeaks(GPUS.find((g) => g.name === 'H100 SXM')!), '3.35 TB/s · 989 TFLOP/s bf16');
+  // MI300X: 1,307.4 TFLOP/s dense (AMD data sheet), whole from 1,000.
+  assert.equal(formatGpuPeaks(GPUS.find((g) => g.name === 'MI300X')!), '5.3 TB/s · 1,307 TFLOP/s bf16');
+  assert.equal(formatSignificant(2250), '2,250');
+  assert.equal(formatSignificant(54_921.3), '54,921');
+  assert.equal(formatSignificant(-1234.5), '-1,235');
+  assert.equal(formatSignificant(999.6), '1,000');
+  assert.equal(formatBytes(1023.4 * 1024), '1,023 KiB');
+  assert.equal(formatBytes(1000), '1,000 B');
+  // A capacity rate of 12,345.6 requests/s (toPrecision(4) wrote "1.235e+4"): grouped.
+  assert.equal(formatRequestRate(12_345.6), '12,346');
 });
 
 test('formatCountOf: singular for exactly one, plural otherwise, irregular plurals given', () => {

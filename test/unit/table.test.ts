@@ -41,6 +41,12 @@ describe('formatCases', () => {
     assert.match(m!, / 268 GFLOP\/s +34% +AVX512-BF16 peak \(compute-bound\)/);
     assert.match(g!, / 20\.0 GB\/s +50% +DRAM read bandwidth \(memory-bound\)/);
   });
+
+  it('groups a rate of 1,000 and more as every other figure (core/format formatSignificant): 2,250 GFLOP/s, not 2250', () => {
+    const [, , fast, wide] = formatCases([{ ...base, gflops: 2250.3 }, { ...base, gflops: 12_345.6, kernel: 'paged_decode', bound: 'memory', gbps: 1049.7 }]).split('\n');
+    assert.match(fast!, / 2,250 GFLOP\/s /);
+    assert.match(wide!, / 1,050 GB\/s /);
+  });
 });
 
 describe('the spread of few samples', () => {
