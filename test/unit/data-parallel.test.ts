@@ -13,7 +13,7 @@ import { estimate } from '../../core/estimate/index';
 import { deployedGpuCount, gpuCount } from '../../core/format';
 import { compareVllmLog, formatComparisonText, logFigureLines, parseVllmLog, rankNotes } from '../../core/vllmlog/index';
 import { formatPoolSummary, simulatePool } from '../../runner/simulate/index';
-import { DISPATCH_SLICE_REQUESTS, dispatchOnline, lastSnapshot, mergeTimes, pickEngine } from '../../runner/simulate/dataParallel';
+import { dispatchOnline, lastSnapshot, mergeTimes, pickEngine } from '../../runner/simulate/dataParallel';
 import { ServingSimulator, type ServingSimConfig, type ServingSimRequests, type ServingSimTotals } from '../../native/simulator';
 import { uniformStream } from '../../runner/random';
 import { dispatchByLoad, settleDispatch } from '../fixtures/dpFixedPoint';
@@ -307,16 +307,40 @@ test('an arrival brings up to date only the engines whose next change has come (
   }
 });
 
-test('a cancel is honoured between slices of arrivals (the dispatch stops with the signal\'s reason after the first slice); an engine\'s simulator is made at its first request', async () => {
-  const r = randomTrace(DISPATCH_SLICE_REQUESTS + 100, 3, 60);
+test('progress every 1 % of the requests once 250 ms have passed (it was every 4,096: none in a run of 1,000); a cancel asked in a report is honoured at once; an engine\'s simulator is made at its first request', async () => {
+  // A clock that moves 300 ms at each reading: every report is due as soon as 1 % more is
+  // dispatched, so 1,000 requests report at 10, 20, ..., 990 (not at the end: the caller knows it).
+  const r = randomTrace(1000, 3, 60);
+  let clock = 0;
+  const slow = () => (clock += 300);
+  const all: number[] = [];
+  const whole: Array<ServingSimulator | undefined> = new Array(2);
+  try {
+    await dispatchOnline(r, 2, whole, () => new ServingSimulator(DP_CONFIG, r, true), { onProgress: (done) => all.push(done), now: slow });
+    assert.deepEqual(all, Array.from({ length: 99 }, (_, i) => 10 * (i + 1)));
+  } finally {
+    for (const e of whole) e?.free();
+  }
+  // A clock that moves 25 ms a reading (read every 10 arrivals until a report is due, once at the start): a report
+  // comes 250 ms after the last, 10 readings, 100 arrivals: at 100, 200, ..., 900, every 10 %, not 1 %.
+  let quickClock = 0;
+  const at: number[] = [];
+  const quick: Array<ServingSimulator | undefined> = new Array(2);
+  try {
+    await dispatchOnline(r, 2, quick, () => new ServingSimulator(DP_CONFIG, r, true), { onProgress: (done) => at.push(done), now: () => (quickClock += 25) });
+  } finally {
+    for (const e of quick) e?.free();
+  }
+  assert.deepEqual(at, [100, 200, 300, 400, 500, 600, 700, 800, 900]);
+
   const engines: Array<ServingSimulator | undefined> = new Array(2);
   const stop = new AbortController();
   const seen: number[] = [];
   try {
-    await assert.rejects(dispatchOnline(r, 2, engines, () => new ServingSimulator(DP_CONFIG, r, true), { signal: stop.signal, onProgress: (done) => { seen.push(done); stop.abort(new Error('stopped')); } }), /stopped/);
-    assert.deepEqual(seen, [DISPATCH_SLICE_REQUESTS]);
-    // The engines hold the first slice's requests only.
-    assert.equal(engines.reduce((a, e) => a + e!.times().finishS.length, 0), DISPATCH_SLICE_REQUESTS);
+    await assert.rejects(dispatchOnline(r, 2, engines, () => new ServingSimulator(DP_CONFIG, r, true), { signal: stop.signal, now: slow, onProgress: (done) => { seen.push(done); stop.abort(new Error('stopped')); } }), /stopped/);
+    assert.deepEqual(seen, [10]);
+    // The engines hold the requests dispatched before the report only.
+    assert.equal(engines.reduce((a, e) => a + e!.times().finishS.length, 0), 10);
   } finally {
     for (const e of engines) e?.free();
   }
