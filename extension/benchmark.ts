@@ -53,8 +53,8 @@ export class BenchmarkRun extends RunInFlight<RunResult | null> {
     private readonly replay?: readonly string[],
     /** The profile is the editor's unsaved text of `source` (RunResult.unsavedSource). */
     private readonly unsavedSource = false,
-    /** SHA-256 of the text of `source` the profile was resolved from (RunResult.sourceSha256). */
-    private readonly sourceSha256?: string,
+    /** SHA-256 of the texts the profile was resolved from: `source`'s (RunResult.sourceSha256) and its model's config.json (RunResult.modelSha256). */
+    private readonly hashes: Pick<RunResult, 'sourceSha256' | 'modelSha256'> = {},
   ) {
     super(EDITOR_RUN_UI, 800);
   }
@@ -65,18 +65,20 @@ export class BenchmarkRun extends RunInFlight<RunResult | null> {
    * `replay`: a simulation replays that trace (a saved run's: TraceRerun), named in the run's name.
    * `unsaved`: `profile` is the editor's unsaved text of `source` (the server resolves the open
    * document's text), said in the run's name and kept on it (RunResult.unsavedSource).
-   * `sourceSha256`: of the text `profile` was resolved from, kept on the run (RunResult.sourceSha256).
+   * `hashes`: of the texts `profile` was resolved from, the profile's and its model's config.json,
+   * kept on the run (RunResult.sourceSha256, modelSha256).
    */
-  static async start(ctx: Ctx, source: vscode.Uri, job: RunKind, profile: Profile, estimate: Estimate, replay?: TraceRerun, unsaved = false, sourceSha256?: string): Promise<RunResult | null> {
+  static async start(ctx: Ctx, source: vscode.Uri, job: RunKind, profile: Profile, estimate: Estimate, replay?: TraceRerun, unsaved = false, hashes: Pick<RunResult, 'sourceSha256' | 'modelSha256'> = {}): Promise<RunResult | null> {
     if (launchSettingsRefused(ctx, source)) return null;
     const mode = job === 'simulate' ? 'simulation' : ctx.settings(source).quickMode ? 'quick' : 'full';
     const trace = job === 'simulate' ? replay : undefined;
-    return new BenchmarkRun(ctx, source, job, runName(profile, source.fsPath, mode, undefined, trace?.trace.path, unsaved), profile, estimate, trace && traceReplayArgs(trace.trace, trace.timeScale), unsaved, sourceSha256).hold(ctx);
+    return new BenchmarkRun(ctx, source, job, runName(profile, source.fsPath, mode, undefined, trace?.trace.path, unsaved), profile, estimate, trace && traceReplayArgs(trace.trace, trace.timeScale), unsaved, hashes).hold(ctx);
   }
 
-  /** `run` as this editor run names and marks it: its name, RunResult.unsavedSource when the profile was unsaved text, and the SHA-256 of that text. */
+  /** `run` as this editor run names and marks it: its name, RunResult.unsavedSource when the profile was unsaved text, and the SHA-256 of the texts run. */
   private marked(run: RunResult): RunResult {
-    return { ...run, name: this.name, ...(this.unsavedSource ? { unsavedSource: true as const } : {}), ...(this.sourceSha256 === undefined ? {} : { sourceSha256: this.sourceSha256 }) };
+    const { sourceSha256, modelSha256 } = this.hashes;
+    return { ...run, name: this.name, ...(this.unsavedSource ? { unsavedSource: true as const } : {}), ...(sourceSha256 === undefined ? {} : { sourceSha256 }), ...(modelSha256 === undefined ? {} : { modelSha256 }) };
   }
 
   /**

@@ -26,7 +26,7 @@ import { findRun, listRunsIn, newestFirst } from './history';
 import { filePickItem, isTarget, PICK_OPTIONS, targetGlob, type TargetKind } from './pick';
 import { loadSweepReport, sweepReportsIn, type SweepReportEntry } from './sweepReports';
 import { newProfile, newProfileName, servingTensorParallel, type FittingProfile } from './newProfile';
-import { textSha256 } from './profileEdited';
+import { currentText, textSha256 } from './profileEdited';
 import { launchFor } from './runLaunch';
 import { checkVllmLog } from './vllmLog';
 
@@ -184,7 +184,13 @@ async function startRun(ctx: Ctx, arg: unknown, job: RunKind, replay?: TraceReru
   const doc = vscode.workspace.textDocuments.find((d) => d.uri.toString() === uri.toString());
   const unsaved = doc?.isDirty === true;
   // The text run, by its hash: the dashboard says when the profile is edited after this (RunResult.sourceSha256).
-  await BenchmarkRun.start(ctx, uri, job, resolved.profile, resolved.estimate, replay, unsaved, doc && textSha256(doc.getText()));
+  // And of the model's config.json the profile names (not the profile itself: a bare config.json run), as the dashboard's note reads it (profileEdited.ts currentText).
+  const config = resolved.profile.modelPath;
+  const configText = config !== null && config !== uri.fsPath ? currentText(config, (path) => vscode.workspace.textDocuments.find((d) => d.uri.scheme === 'file' && d.uri.fsPath === path)?.getText()) : null;
+  await BenchmarkRun.start(ctx, uri, job, resolved.profile, resolved.estimate, replay, unsaved, {
+    ...(doc ? { sourceSha256: textSha256(doc.getText()) } : {}),
+    ...(typeof configText === 'string' ? { modelSha256: textSha256(configText) } : {}),
+  });
 }
 
 /**

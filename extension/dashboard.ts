@@ -23,7 +23,7 @@ import { runButtonFile } from './pick';
 import { traceGoneMessage } from './refusal';
 import { ShownRunStore } from './shownRun';
 import { StreamBatcher } from './streamBatcher';
-import { profileEditedNote } from './profileEdited';
+import { LiveEditedNotes, profileEditedNote, runEditedNote, type EditedNotes } from './profileEdited';
 import { interruptedProfileOf, interruptedReportOf, readSweepReport, resumableProfile, resumeArgs, sweepReportsIn } from './sweepReports';
 
 export const DASHBOARD_VIEW_TYPE = 'attnscope.dashboard';
@@ -80,6 +80,8 @@ export class Dashboard implements vscode.Disposable {
   private watchers: vscode.Disposable[] = [];
   private historyChanged: ReturnType<typeof setTimeout> | undefined;
   private readonly batcher = new StreamBatcher((msg) => this.deliver(msg));
+  /** The "profile edited" notes kept live while the page is open (profileEdited.ts). */
+  private readonly edited = new LiveEditedNotes(() => this.editedPaths(), () => this.editedNotes(), (notes) => this.post({ type: 'profileEdited', ...notes }));
   /** The file (path) of the text editor active last: none is while the dashboard has the focus. */
   private lastEditorFile: string | undefined = editorFile(vscode.window.activeTextEditor);
   /** The Run button's file last sent to the page (runTarget), null for none. */
@@ -193,10 +195,12 @@ export class Dashboard implements vscode.Disposable {
     if (msg.type === 'runFinished' || msg.type === 'showRun') {
       this.current = { run: msg.run, id: msg.id ?? null };
       const edited = this.runEdited(msg.run);
+      this.edited.sent({ current: { createdAt: msg.run.createdAt, note: edited } });
       if (edited !== null) msg = { ...msg, profileEdited: edited };
     }
     if (msg.type === 'showSweep') {
       const edited = this.sweepEdited(msg.report);
+      this.edited.sent({ sweep: { sweepId: msg.report.sweepId, note: edited } });
       if (edited !== null) msg = { ...msg, profileEdited: edited };
     }
     if (msg.type === 'runRefused' || msg.type === 'showEstimate') this.current = null;
@@ -234,12 +238,26 @@ export class Dashboard implements vscode.Disposable {
     else this.queue.push(msg);
   }
 
+  /** The "profile edited" notes of the run and the sweep this dashboard shows ({@link runEdited}, {@link sweepEdited}), for LiveEditedNotes. */
+  private editedNotes(): EditedNotes {
+    return {
+      ...(this.current ? { current: { createdAt: this.current.run.createdAt, note: this.runEdited(this.current.run) } } : {}),
+      ...(this.sweep ? { sweep: { sweepId: this.sweep.report.sweepId, note: this.sweepEdited(this.sweep.report) } } : {}),
+    };
+  }
+
+  /** The files those notes are of (the profiles, the run's model config): an edit, save or close of one of them works the notes out again. */
+  private editedPaths(): string[] {
+    return [this.current?.run.profile.sourcePath, this.current?.run.profile.modelPath, this.sweep?.report.profile?.path].filter((p): p is string => typeof p === 'string');
+  }
+
   /**
-   * The note over `run` when its profile was edited after it started (its RunResult.sourceSha256
-   * against the text now: the open editor's, else the file's; profileEdited.ts); null otherwise.
+   * The note over `run` when its profile, or the model config it names, was edited after it started
+   * (RunResult.sourceSha256, modelSha256 against the text now: the open editor's, else the file's;
+   * profileEdited.ts runEditedNote); null otherwise.
    */
   private runEdited(run: RunResult): string | null {
-    return profileEditedNote({ path: run.profile.sourcePath ?? undefined, sha256: run.sourceSha256 }, run.kind === 'simulate' ? 'simulation' : 'benchmark', openText);
+    return runEditedNote(run, openText);
   }
 
   /** The note over a sweep `report` whose profile was edited after the sweep started (SweepReport.profile, as runEdited); null otherwise. */
@@ -425,7 +443,14 @@ export class Dashboard implements vscode.Disposable {
       makeNonce(),
     );
     this.watchHistory();
+    // The "profile edited" notes, live: an edit, a save, or a close that drops the edits of a profile shown (LiveEditedNotes).
+    const edited = (doc: vscode.TextDocument): void => {
+      if (doc.uri.scheme === 'file') this.edited.changed(doc.uri.fsPath);
+    };
     const subs = [
+      vscode.workspace.onDidChangeTextDocument((e) => edited(e.document)),
+      vscode.workspace.onDidSaveTextDocument(edited),
+      vscode.workspace.onDidCloseTextDocument(edited),
       panel.webview.onDidReceiveMessage((msg: FromWebview) => {
         this.onMessage(msg).catch((err: unknown) => void this.host.showError(`AttnScope dashboard: ${err instanceof Error ? err.message : String(err)}`));
       }),
@@ -433,6 +458,7 @@ export class Dashboard implements vscode.Disposable {
         this.panel = null;
         this.watchHistory();
         clearTimeout(this.historyChanged);
+        this.edited.dispose();
         this.ready = false;
         this.queue = [];
         for (const s of subs) s.dispose();
@@ -457,8 +483,10 @@ export class Dashboard implements vscode.Disposable {
         // 'init'), shown as a run the page did not make: its Run button runs `runTarget`.
         const latest = !this.current && runs[0] ? await findRun(folders, runs[0].id).then((f) => ({ run: f.run, id: runs[0]!.id }), () => null) : null;
         this.sentRunTarget = this.runTarget();
-        const currentEdited = this.current ? this.runEdited(this.current.run) : null;
-        const sweepEdited = this.sweep ? this.sweepEdited(this.sweep.report) : null;
+        const notes = this.editedNotes();
+        this.edited.sent(notes);
+        const currentEdited = notes.current?.note ?? null;
+        const sweepEdited = notes.sweep?.note ?? null;
         void this.panel?.webview.postMessage({
           type: 'init', runs, skipped, current: this.current?.run ?? null, currentId: this.current?.id ?? null, latest, runTarget: this.sentRunTarget, sweep: this.sweep?.report ?? null, sweeps,
           ...(currentEdited === null ? {} : { currentProfileEdited: currentEdited }),

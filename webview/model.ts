@@ -160,6 +160,15 @@ export function listedName(run: Pick<RunResult, 'name'>, id: string | undefined,
   return (id !== undefined ? listed.find((r) => r.id === id)?.name : undefined) ?? run.name;
 }
 
+/** `run` with the "profile edited" note `note`, or without one for null. */
+function withNote(run: ViewRun, note: string | null): ViewRun {
+  if (note === null) {
+    const { profileEdited: _, ...rest } = run;
+    return rest;
+  }
+  return { ...run, profileEdited: note };
+}
+
 /** The view of a finished (or saved) run; `profileEdited`: the note of a run whose profile was edited after it started. */
 export function viewOfRun(run: RunResult, id: string | null, profileEdited?: string): ViewRun {
   return {
@@ -272,6 +281,13 @@ export function reduce(model: DashboardModel, msg: ToWebview): DashboardModel {
       return model.current && model.current.status !== 'running' && model.current.status !== 'estimate' && model.current.id === null ? { ...model, current: { ...model.current, id: msg.id } } : model;
     case 'showRun':
       return { ...model, current: viewOfRun(msg.run, msg.id ?? null, msg.profileEdited) };
+    case 'profileEdited': {
+      // Each note only over the result it was worked out for: the page may show another since (a run started, a sweep opened).
+      const run = model.current;
+      const current = msg.current && run && run.status !== 'running' && run.createdAt === msg.current.createdAt ? withNote(run, msg.current.note) : run;
+      const sweep = msg.sweep && model.sweep?.sweepId === msg.sweep.sweepId ? { sweepProfileEdited: msg.sweep.note } : {};
+      return { ...model, current, ...sweep };
+    }
     case 'compare':
       return { ...model, compare: { a: msg.a, b: msg.b, ...(msg.aId !== undefined ? { aId: msg.aId } : {}), ...(msg.bId !== undefined ? { bId: msg.bId } : {}) } };
     case 'showSweep':

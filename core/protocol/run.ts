@@ -811,6 +811,14 @@ export interface RunResult extends RunHeader {
    * runs and in runs saved before s45.
    */
   sourceSha256?: string;
+  /**
+   * Set by the editor: the SHA-256 (UTF-8, hex) of the text of the model's config.json
+   * (profile.modelPath) the run started from, the editor's open text else the file's, so that the
+   * dashboard says when that config was edited after the run started (extension/profileEdited.ts).
+   * Absent when the profile is the config itself (sourceSha256 covers it), in the CLI's runs and in
+   * runs saved before s46.
+   */
+  modelSha256?: string;
 }
 
 /**

@@ -116,6 +116,12 @@ export type ToWebview =
   | { type: 'sweeps'; sweeps: SweepListEntry[] }
   /** `profileEdited`: as runFinished's. */
   | { type: 'showRun'; run: RunResult; id?: string | null; profileEdited?: string }
+  /**
+   * The "profile edited" notes again, after an edit or save of a profile of a result shown
+   * (extension/profileEdited.ts LiveEditedNotes): `current` for the run shown of that createdAt,
+   * `sweep` for the report of that sweepId; `note` null: it reads as it did (the note goes).
+   */
+  | { type: 'profileEdited'; current?: { createdAt: string; note: string | null }; sweep?: { sweepId: string; note: string | null } }
   /** Runs A and B compared; `aId` / `bId`: their history ids (RunListEntry.id), which the comparison's exports name. */
   | { type: 'compare'; a: RunResult; b: RunResult; aId?: string; bId?: string }
   /** A profile's memory estimate without a run ("Show memory breakdown"). */
