@@ -405,9 +405,12 @@ export function calibrateStepTime(profile: Profile, bench: VllmBenchResult, opts
     return Math.sqrt(Math.max(0, m2 / sw - mean * mean)) / mean;
   };
   // Below COLLINEAR_SPREAD the column is nearly a constant, which overhead_ms's column of ones already is.
-  // Three significant digits, not formatPercent's one decimal: a 0.0456% spread must not read "0.0%".
+  // Three significant digits, not formatPercent's one decimal: a 0.0456% spread must not read "0.0%";
+  // under 0.001% two in exponent form, as formatCount writes a count past 2^53 (s46 newcomer46 L7:
+  // "vary by only 0.00000225%" -> "2.3e-6%").
+  const percentText = (pct: number) => (pct > 0 && pct < 1e-3 ? pct.toExponential(1) : formatSignificant(pct));
   const varies = (j: number) =>
-    `the steps' ${works[j]} vary by ${spread(j) < COLLINEAR_SPREAD ? 'only ' : ''}${formatSignificant(100 * spread(j))}% (relative standard deviation) over these requests${spread(j) < COLLINEAR_SPREAD ? ', so they and overhead_ms are nearly collinear: the data cannot tell one from the other' : ''}`;
+    `the steps' ${works[j]} vary by ${spread(j) < COLLINEAR_SPREAD ? 'only ' : ''}${percentText(100 * spread(j))}% (relative standard deviation) over these requests${spread(j) < COLLINEAR_SPREAD ? ', so they and overhead_ms are nearly collinear: the data cannot tell one from the other' : ''}`;
   for (let pass = 0; pass < 2; pass++) {
     const free = [0, 1, 2].filter((j) => !fit.fixed.has(j) && !fit.sol.atBound[j]);
     const f = freeLeastSquares(fit.rows, y, w, fit.sol.x, free);

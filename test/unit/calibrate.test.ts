@@ -407,6 +407,21 @@ test('a factor whose relative standard error exceeds MAX_RELATIVE_SE is held at 
   assert.ok(Math.abs(given.spec.overheadMs - 22.046) < 1e-3, `overhead ${given.spec.overheadMs}`);
 });
 
+test('a spread under 0.001% is written in exponent form, not with six zeros: P = 1, 1, 1, 2 read "vary by only 0.000378%" -> "3.8e-4%"', () => {
+  // s46 newcomer46 L7 ("vary by only 0.00000225%"). The steps read W + 131,072 · P bytes (W = 15,009,849,344,
+  // Llama-3.1-8B bf16): mean W + 131,072 · 1.25 = 15,010,013,184, standard deviation 131,072 · √(3 · 0.25² + 0.75²) / 2
+  // = 131,072 · 0.4330 = 56,757 (the weights 1/TTFT² equal to 1e-4): 56,757 / 15,010,013,184 = 3.781e-6 = 3.8e-4%.
+  // Prompts of one or two tokens: every step memory-bound.
+  const P = [1, 1, 1, 2];
+  const ttfts = P.map((p, k) => 0.015 + (15009849344 + 131072 * p) / 3.35e12 / 0.8 + [1e-5, -1e-5, -1e-5, 1e-5][k]!);
+  const file = join(tempDir('attnscope-calibrate-'), 'bench.json');
+  writeFileSync(file, JSON.stringify({ backend: 'vllm', max_concurrency: 1, input_lens: P, output_lens: P.map(() => 1), ttfts, itls: P.map(() => []), errors: P.map(() => '') }));
+  // overhead_ms goes to its bound 0 (unbounded it would be negative) and memory_efficiency is fitted through it:
+  // its note says the bytes do not vary enough to tell it from overhead_ms.
+  const memory = calibrateStepTime(llamaOnH100(), readVllmResult(file)).parameters[2]!.throughBound!;
+  assert.match(memory, /the steps' bytes read \(weights and KV cache\) vary by only 3\.8e-4% \(relative standard deviation\)/);
+});
+
 test('the profile\'s step_time.all_reduce is what the fit takes off its targets, and its snippet keeps it: latency_us 30 at tp 2 lowers overhead_ms by 65 calls · 20 µs = 1.3 ms', () => {
   // Llama-3.1-8B at tp 2: 32 · 2 + 1 = 65 all-reduces a step. The fit subtracts each step's modelled all-reduces from
   // its measured time (calibrate.ts); latency_us 30 for the assumed 10 subtracts 65 · 20 µs = 1.3 ms more from every
