@@ -92,3 +92,30 @@ test("the example profile's μ comment is what `simulate --max-rate --slo-ttft-m
   const rate = /arrival_rate: ([\d.]+)/.exec(readFileSync(join(root, EXAMPLE), 'utf8'));
   assert.ok(rate && Number(rate[1]) < Number(mu[1]), `arrival_rate ${rate?.[1]} against μ ${mu[1]}`);
 });
+
+test("the JSON example's μ in examples/README.md is what `simulate --max-rate --slo-ttft-ms 1000` prints, and its arrival_rate is under it", () => {
+  // s46 newcomer46 M2: at arrival_rate 16 (μ 14.5) the example's first simulate printed "Overloaded: ... 215 of
+  // the 2,000 requests (10.8%) were still waiting", TTFT p99 15.6 s, with no word that it was meant to.
+  const json = 'examples/qwen3-30b-a3b.attn.json';
+  const row = readFileSync(join(root, 'examples', 'README.md'), 'utf8').split('\n').find((l) => l.startsWith('| `qwen3-30b-a3b.attn.json`'));
+  const said = /a workload with prefix sharing, ([\d.]+) requests\/s: under the modelled saturated throughput, ([\d.]+) requests\/s \(`simulate --max-rate --slo-ttft-ms 1000`/.exec(row ?? '');
+  assert.ok(said, `examples/README.md's row names no rate and μ: ${row}`);
+  const r = cli(['simulate', json, '--max-rate', '--slo-ttft-ms', '1000']);
+  assert.equal(r.code, 0, r.stderr);
+  const mu = /Saturated throughput μ = ([\d.]+) requests\/s/.exec(r.stdout);
+  assert.ok(mu, r.stdout);
+  assert.equal(Number(mu[1]).toFixed(1), said[2], `μ = ${mu[1]} requests/s`);
+  const rate = (JSON.parse(readFileSync(join(root, json), 'utf8')) as { workload: { arrival_rate: number } }).workload.arrival_rate;
+  assert.equal(String(rate), said[1]);
+  assert.ok(rate < Number(mu[1]), `arrival_rate ${rate} against μ ${mu[1]}`);
+});
+
+test('the shipped profiles with a workload of their own keep up at it: their first simulate says "Kept up", not "Overloaded"', () => {
+  // page-size.attn.yaml is left out: its 2 GiB pool is there to make sequences compete (examples/README.md).
+  for (const profile of ['examples/llama-3.1-8b.attn.yaml', 'examples/gpt-oss-20b.attn.yaml', 'examples/qwen3-30b-a3b.attn.json']) {
+    const r = cli(['simulate', profile]);
+    assert.equal(r.code, 0, `${profile}: ${r.stderr}`);
+    assert.match(r.stdout, /^Kept up: /m, profile);
+    assert.doesNotMatch(r.stdout, /^Overloaded/m, profile);
+  }
+});
