@@ -14,6 +14,7 @@ import { MarkupKind, type Hover, type Position } from 'vscode-languageserver';
 import { propertyAt } from '../core/config';
 import { unmodelledFlagMessage, unmodelledVllmFlag } from '../core/config/vllmFlags';
 import type { Analysis } from './analysis';
+import { firstErrorText } from './hintView';
 import { toRange } from './diagnostics';
 import { schemaAt, schemaPathOf } from './schema';
 import { latencyMarkdown, lastSimulation } from './lastSimulation';
@@ -45,8 +46,14 @@ export function hover(a: Analysis, position: Position): Hover | null {
     .find((d) => d !== undefined);
   const traceLine = a.trace !== null && found.path.join('.') === 'workload.trace' ? traceHoverLine(a.trace) : null;
   const heading = [...(traceLine !== null ? [traceLine, ''] : []), ...(about === undefined ? [] : [`\`${key}\`: ${about}`, ''])];
-  // Without an estimate (the file has errors), the key's documentation alone.
-  if (a.estimate === null) return heading.length === 0 ? null : { contents: { kind: MarkupKind.Markdown, value: heading.join('\n').trimEnd() }, range };
+  // Without an estimate (the file has errors): the key's documentation and, where the key has
+  // figures, which error keeps them from being computed (s46 newcomer-ed L7: page_size 17 beside
+  // a tensor_parallel_size error showed the documentation alone, as if the key had no figure).
+  if (a.estimate === null) {
+    const why = a.problems.some((p) => p.severity === 'error') ? [`No estimate, so no figure here: this file has ${firstErrorText(a)}. The figures show once it is fixed.`] : [];
+    const lines = [...heading, ...why];
+    return lines.length === 0 ? null : { contents: { kind: MarkupKind.Markdown, value: lines.join('\n').trimEnd() }, range };
+  }
   // A section (kv_cache, device, an inline model) drives what its keys drive.
   const here = found.path.join('.');
   const paths = [here, ...(value.properties ?? []).map((p) => `${here}.${p.key}`)];

@@ -778,3 +778,19 @@ test('hover on a nested key gives that key\'s schema description first, never it
   assert.deepEqual(device.range, rangeOf(text, 'device'));
   await client.close(uri);
 });
+
+test('hover on a key with a warning leads with its figure; where another key\'s error leaves no estimate, it says which error (s46 newcomer-ed L7: the documentation alone)', async () => {
+  const uri = fixtureUri('page-size-17.attn.yaml');
+  const good = 'model: ../../examples/llama-3.1-8b/config.json\ndevice: { gpu: H200 }\nkv_cache: { page_size: 17 }\ndecode: { batch_sizes: [1], context_lens: [1024] }\n';
+  await client.open(uri, good);
+  // Llama-3.1-8B: 32 layers · 2 · 8 KV heads · 128 · 2 B = 128 KiB a token; 17 tokens = 2,228,224 B = 2.13 MiB.
+  const first = ((await client.hover(uri, positionAt(good, good.indexOf('page_size') + 2)))!.contents as MarkupContent).value;
+  assert.match(first, /^\*\*Page \(all layers\): 2\.13 MiB \(2,228,224 B\)\*\*\n/);
+  // tensor_parallel_size 3 does not divide 32 heads: no estimate, and the hover names the error's line.
+  const bad = good.replace('{ gpu: H200 }', '{ gpu: H200, tensor_parallel_size: 3 }');
+  await client.change(uri, [{ range: { start: { line: 0, character: 0 }, end: positionAt(good, good.length) }, text: bad }]);
+  const second = ((await client.hover(uri, positionAt(bad, bad.indexOf('page_size') + 2)))!.contents as MarkupContent).value;
+  assert.match(second, /^`page_size`: Token slots per page/);
+  assert.match(second, /No estimate, so no figure here: this file has an error at line 2: tensor_parallel_size 3 does not divide the 32 attention heads/);
+  await client.close(uri);
+});
