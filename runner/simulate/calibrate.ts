@@ -9,7 +9,9 @@
  * modelled and off the targets, not fitted; 0 at tp 1)
  * to each request's TTFT (its prefill step) and TPOT (the mean of its ITLs: a decode step).
  * The batch around a request is not in the file, so it is taken as the benchmark's concurrency
- * B — max_concurrency when set, else Little's law (Σ e2e / duration, at least 1; the duration
+ * B — Little's law (Σ e2e / duration, at least 1), capped at max_concurrency when that is set
+ * (a cap, not the batch: a light load keeps fewer requests in flight), or max_concurrency alone
+ * where the file has no span to apply Little's law over (the duration
  * from the first of start_times to the last start + e2e when the file has them, the span vLLM's own
  * `duration` measures (vllm bench serve's benchmark_duration: from before the first request is
  * sent to after the last completes), else its `duration`) — with the other
@@ -289,12 +291,10 @@ export function calibrateStepTime(profile: Profile, bench: VllmBenchResult, opts
   if (rows.length < 3) {
     throw new RangeError(`the result has ${rows.length} usable requests of ${formatCount(bench.inputLens.length)}${leftOut.length > 0 ? ` (${leftOut.join(', ')})` : ''}; the fit needs at least 3`);
   }
-  let concurrency: number;
-  let concurrencySource: string;
-  if (bench.maxConcurrency !== null) {
-    concurrency = Math.min(bench.maxConcurrency, rows.length);
-    concurrencySource = 'max_concurrency';
-  } else if (bench.startTimes) {
+  // The batch the file shows: Little's law, mean requests in the system = Σ e2e / the span, over start_times (each
+  // request's start to its end) or else vLLM's duration; null where it has neither.
+  let little: { value: number; over: string } | null = null;
+  if (bench.startTimes) {
     const starts = bench.startTimes;
     let first = Infinity;
     let end = -Infinity;
@@ -302,13 +302,25 @@ export function calibrateStepTime(profile: Profile, bench: VllmBenchResult, opts
       first = Math.min(first, starts[r.i]);
       end = Math.max(end, starts[r.i] + r.e2e);
     }
-    const little = rows.reduce((s, r) => s + r.e2e, 0) / (end - first);
-    concurrency = Math.max(1, little);
-    concurrencySource = `Little's law over start_times${littleClamp(little)}`;
+    little = { value: rows.reduce((s, r) => s + r.e2e, 0) / (end - first), over: 'start_times' };
   } else if (bench.duration !== null) {
-    const little = rows.reduce((s, r) => s + r.e2e, 0) / bench.duration;
-    concurrency = Math.max(1, little);
-    concurrencySource = `Little's law over the result's duration ${formatSignificant(bench.duration)} s${littleClamp(little)}`;
+    little = { value: rows.reduce((s, r) => s + r.e2e, 0) / bench.duration, over: `the result's duration ${formatSignificant(bench.duration)} s` };
+  }
+  let concurrency: number;
+  let concurrencySource: string;
+  if (bench.maxConcurrency !== null) {
+    // max_concurrency is a cap, not the batch: a light load keeps fewer requests in flight, which Little's law shows.
+    const cap = Math.min(bench.maxConcurrency, rows.length);
+    if (little !== null && little.value < cap) {
+      concurrency = Math.max(1, little.value);
+      concurrencySource = `Little's law over ${little.over}${littleClamp(little.value)}, below max_concurrency ${formatCount(bench.maxConcurrency)}`;
+    } else {
+      concurrency = cap;
+      concurrencySource = little !== null ? `max_concurrency (Little's law over ${little.over} gives ${formatSignificant(little.value)}, at or above it)` : 'max_concurrency';
+    }
+  } else if (little !== null) {
+    concurrency = Math.max(1, little.value);
+    concurrencySource = `Little's law over ${little.over}${littleClamp(little.value)}`;
   } else {
     concurrency = 1;
     concurrencySource = 'assumed 1 (no max_concurrency, start_times or duration)';

@@ -289,6 +289,25 @@ test("without start_times or max_concurrency the batch is Little's law over the 
   assert.equal(none.concurrencySource, 'assumed 1 (no max_concurrency, start_times or duration)');
 });
 
+test('max_concurrency is a cap, not the batch: a light load under a cap of 64 is fitted at the Little\'s law batch the start_times show (~1.9, was 50); a cap under it is the batch', () => {
+  // The low-load result (50 requests, one every 0.5 s from start_times 1,000 s, e2e about 1 s each) run with
+  // max_concurrency 64: the cap is never reached; the batch the file shows is Σ e2e / (last start + its e2e − first start),
+  // by hand from the file here, about 2. Before s46 the fit took 50 (the cap, bounded by the 50 requests).
+  const file = lowLoadResult((c) => 0.0065 + 0.12e-9 * c, (doc) => { doc.max_concurrency = 64; });
+  const doc = JSON.parse(readFileSync(file, 'utf8')) as { start_times: number[] };
+  const e = e2es(file);
+  const span = Math.max(...doc.start_times.map((t, k) => t + e[k]!)) - Math.min(...doc.start_times);
+  const want = e.reduce((s, x) => s + x, 0) / span;
+  assert.ok(want > 1.5 && want < 4, `Little's law ${want}`);
+  const fit = calibrateStepTime(llamaOnH100(), readVllmResult(file));
+  assert.ok(Math.abs(fit.concurrency - want) < 1e-9, `${fit.concurrency} vs ${want}`);
+  assert.equal(fit.concurrencySource, "Little's law over start_times, below max_concurrency 64");
+  // A cap of 1, under the ~1.9 Little's law gives: the cap is the batch, and the line says Little's law is at or above it.
+  const capped = calibrateStepTime(llamaOnH100(), readVllmResult(lowLoadResult((c) => 0.0065 + 0.12e-9 * c, (d) => { d.max_concurrency = 1; })));
+  assert.equal(capped.concurrency, 1);
+  assert.match(capped.concurrencySource, /^max_concurrency \(Little's law over start_times gives [0-9.]+, at or above it\)$/);
+});
+
 test('Little\'s law over start_times pairs each request\'s start with its own e2e when a failed request is skipped', () => {
   // Starts 1000 + 0.02 k² s (uneven), request 0 failed: the usable requests are 1..49, so by hand
   // the span is max(start_k + e2e_k) − min(start_k) over k = 1..49 and L = Σ e2e_k / span.
