@@ -592,27 +592,48 @@ export function formatLoad(load: PoolLoad, summary: Pick<PoolSummary, 'requests'
 /** Whether the modelled server kept up with a run's load, as {@link formatLoad} judges it. */
 export type LoadVerdictKind = 'kept-up' | 'cannot-tell' | 'overloaded' | 'none-served';
 
+/** The badge's word for each verdict kind, and their order from worst: the badge names the worst first. */
+const VERDICT_WORDS: ReadonlyArray<[LoadVerdictKind, string]> = [['none-served', 'none served'], ['overloaded', 'overloaded'], ['cannot-tell', 'cannot tell if it keeps up'], ['kept-up', 'kept up']];
+
+/** A verdict line of {@link formatLoad} (or a capacity rate's) by its first word. */
+function verdictKind(line: string): LoadVerdictKind {
+  return line.startsWith('Kept up') ? 'kept-up' : line.startsWith('Cannot tell') ? 'cannot-tell' : line.startsWith('None served') ? 'none-served' : 'overloaded';
+}
+
 /**
- * A run's load verdict for the dashboard's Run tab: `badge` a short word for it, `kind` which, and
- * `lines` the lines {@link formatLoad} prints for it (the CLI's Kept up / Cannot tell / Overloaded /
- * None served lines, word for word) as the badge's reason. Read from formatLoad's lines, not judged
- * again, so the CLI and the dashboard say one thing (s45 newcomer-ed N3: the tab showed "ok" and
- * "SLO met" for a run the CLI could not tell kept up). The first verdict line names the badge (None
- * served before an Overloaded that follows it). Null where formatLoad gives no verdict (all
- * requests arriving at one instant, not overloaded: no rate to keep up with).
+ * A run's load verdict for the dashboard's Run tab: `badge` a short text for it, `kind` the worst
+ * of its verdicts, and `lines` the CLI's text for each (the badge's tooltip, word for word), so the
+ * CLI and the dashboard say one thing (s45 newcomer-ed N3: the tab showed "ok" and "SLO met" for a
+ * run the CLI could not tell kept up). Every verdict the run has is counted (s45 newcomer-ed: the
+ * badge named only the first):
+ * - a run's own: {@link formatLoad}'s Kept up / Cannot tell / Overloaded / None served lines, each
+ *   named ("none served, overloaded": every request rejected and the queue grew);
+ * - a capacity search's (`capacity`, simulate --max-rate: the run shown is its answer's): one a
+ *   rate tried, kept up or not as its CLI table's "keeps up" column says (CapacityPoint.keepsUp,
+ *   at most μ and its queue not growing), the badge counting those that did not: "overloaded (2 of
+ *   3 rates)", or "kept up (3 of 3 rates)"; the lines are the answer's run's, then each rate's row.
+ * Null where there is none (all requests arriving at one instant, not overloaded: no rate to keep up with).
  */
-export function loadVerdict(load: PoolLoad, summary: Pick<PoolSummary, 'requests' | 'completed' | 'rejected'>): { kind: LoadVerdictKind; badge: string; lines: string[] } | null {
-  const lines = formatLoad(load, summary).slice(1);
-  const first = lines[0];
-  if (first === undefined) return null;
-  const [kind, badge]: [LoadVerdictKind, string] = first.startsWith('Kept up:')
-    ? ['kept-up', 'kept up']
-    : first.startsWith('Cannot tell')
-      ? ['cannot-tell', 'cannot tell if it keeps up']
-      : first.startsWith('None served:')
-        ? ['none-served', 'none served']
-        : ['overloaded', 'overloaded'];
-  return { kind, badge, lines };
+export function loadVerdict(load: PoolLoad, summary: Pick<PoolSummary, 'requests' | 'completed' | 'rejected'>, capacity?: Pick<CapacityCurve, 'points' | 'maxRate'>): { kind: LoadVerdictKind; badge: string; lines: string[] } | null {
+  const own = formatLoad(load, summary).slice(1);
+  const rates = (capacity?.points ?? []).filter((p) => p.keepsUp !== undefined);
+  if (rates.length > 1) {
+    const over = rates.filter((p) => p.keepsUp === false).length;
+    const kind: LoadVerdictKind = over > 0 ? 'overloaded' : 'kept-up';
+    const answer = capacity?.maxRate != null ? `At the highest rate meeting the SLO, ${formatRequestRate(capacity.maxRate)} requests/s (the run shown): ` : 'The run shown: ';
+    return {
+      kind,
+      badge: `${over > 0 ? 'overloaded' : 'kept up'} (${over > 0 ? over : rates.length} of ${formatCountOf(rates.length, 'rate')})`,
+      lines: [
+        ...own.map((l, i) => (i === 0 ? `${answer}${l}` : l)),
+        ...rates.map((p) => `${formatRequestRate(p.rate)} requests/s: ${p.keepsUp ? 'kept up' : 'did not keep up'} (${p.keepsUp ? 'at most μ, its queue not growing' : 'above μ, or its queue grew'}), ${p.meets ? 'passes' : 'fails'}`),
+      ],
+    };
+  }
+  if (own.length === 0) return null;
+  const kinds = new Set(own.map(verdictKind));
+  const named = VERDICT_WORDS.filter(([k]) => kinds.has(k));
+  return { kind: named[0]![0], badge: named.map(([, w]) => w).join(', '), lines: own };
 }
 
 /** The reader's date-time format, made once (Intl.DateTimeFormat is slow to construct; History lists every run). */

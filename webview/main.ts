@@ -479,7 +479,7 @@ function renderHeader(run: ViewRun | null): void {
   sloStatus.className = `status ${slo ? (slo.met ? 'status-slo-met' : 'status-failed') : ''}`;
   sloStatus.hidden = !slo;
   const pool = run && run.status !== 'running' ? run.pool : undefined;
-  const keepsUp = pool?.load ? loadVerdict(pool.load, pool.summary) : null;
+  const keepsUp = pool?.load ? loadVerdict(pool.load, pool.summary, pool.capacity) : null;
   loadStatus.textContent = keepsUp?.badge ?? '';
   loadStatus.title = keepsUp?.lines.join('\n') ?? '';
   loadStatus.className = `status ${keepsUp ? `status-load-${keepsUp.kind}` : ''}`;

@@ -193,10 +193,23 @@ test('the dashboard\'s keeps-up badge is formatLoad\'s verdict, its lines word f
   // μ 251 measured under 300 offered: overloaded, though the queue did not show it; a queue that grew: overloaded.
   assert.equal(loadVerdict({ ...load, saturatedRequestsPerSec: 251 }, all)!.badge, 'overloaded');
   assert.equal(loadVerdict({ ...load, overloaded: true, waitingAtLastArrival: 700 }, all)!.kind, 'overloaded');
-  // Every request rejected and the queue grown: None served names the badge, the Overloaded line follows it.
+  // Every request rejected and the queue grown: the badge names both verdicts (it named only None served), the worst first.
   const none = loadVerdict({ ...load, overloaded: true }, { requests: 2000, completed: 0, rejected: 2000 })!;
   assert.equal(none.kind, 'none-served');
+  assert.equal(none.badge, 'none served, overloaded');
   assert.deepEqual(none.lines.map((l) => l.split(':')[0]), ['None served', 'Overloaded']);
+  // A capacity search (simulate --max-rate) tried 3 rates: 12 and 16 requests/s kept up, 24 did not (above μ 18.2):
+  // the badge counts the rates, not the answer's run alone (which kept up: it said "kept up"); each rate's line on hover.
+  const kept = { ...load, offeredRequestsPerSec: 15.99, servedRequestsPerSec: 15.2, waitingAtLastArrival: 2, waitingAtMiddleArrival: 1, inFlightAtLastArrival: 114, inFlightAtMiddleArrival: 79 };
+  const point = (rate: number, keepsUp: boolean) => ({ rate, scale: rate / 8, p99TtftS: 0.5, p99TpotS: 0.05, goodputRequestsPerSec: rate, sloAttainment: 0.99, keepsUp, meets: keepsUp });
+  const search = loadVerdict(kept, all, { points: [point(12, true), point(24, false), point(16, true)], maxRate: 16 })!;
+  assert.equal(search.badge, 'overloaded (1 of 3 rates)');
+  assert.equal(search.kind, 'overloaded');
+  assert.match(search.lines[0]!, /^At the highest rate meeting the SLO, 16\.0 requests\/s \(the run shown\): Kept up: /);
+  assert.deepEqual(search.lines.slice(1), ['12.0 requests/s: kept up (at most μ, its queue not growing), passes', '24.0 requests/s: did not keep up (above μ, or its queue grew), fails', '16.0 requests/s: kept up (at most μ, its queue not growing), passes']);
+  const twoOver = loadVerdict(kept, all, { points: [point(12, true), point(24, false), point(20, false)], maxRate: 12 })!;
+  assert.equal(twoOver.badge, 'overloaded (2 of 3 rates)');
+  assert.equal(loadVerdict(kept, all, { points: [point(12, true), point(16, true)], maxRate: 16 })!.badge, 'kept up (2 of 2 rates)');
   // All at one instant and not overloaded: formatLoad judges nothing, no badge.
   assert.equal(loadVerdict({ ...load, offeredRequestsPerSec: null, inFlightAtLastArrival: undefined, inFlightAtMiddleArrival: undefined }, all), null);
 });

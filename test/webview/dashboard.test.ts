@@ -420,6 +420,15 @@ describe('dashboard webview in Chromium', () => {
     await send(page, { type: 'showRun', run: sim({ ...grown, saturatedRequestsPerSec: 251 }), id: RUN_ID });
     await page.waitForFunction(() => document.querySelector('#run-keeps-up')?.textContent === 'overloaded');
     assert.match((await page.getAttribute('#run-keeps-up', 'class')) ?? '', /status-load-overloaded/);
+    // A capacity search's answer kept up, but one of its three rates did not: the badge counts the rates (it said "kept up"), each rate's line on hover.
+    const kept = sim({ ...grown, offeredRequestsPerSec: 23.99, waitingAtLastArrival: 2, waitingAtMiddleArrival: 1, inFlightAtLastArrival: 114, inFlightAtMiddleArrival: 79 });
+    const point = (rate: number, keepsUp: boolean) => ({ rate, scale: rate / 24, p99TtftS: 0.5, p99TpotS: 0.05, goodputRequestsPerSec: rate, sloAttainment: 1, keepsUp, meets: keepsUp });
+    const capacity = { kind: 'modelled' as const, slo: { ttftMs: 1000, tpotMs: 100 }, attainmentTarget: 0.9, tolerance: 0.05, points: [point(24, true), point(48, false), point(34, true)], maxRate: 34, maxScale: 34 / 24, saturatedRate: 36 };
+    await send(page, { type: 'showRun', run: { ...kept, pool: { ...kept.pool!, capacity } }, id: RUN_ID });
+    await page.waitForFunction(() => document.querySelector('#run-keeps-up')?.textContent === 'overloaded (1 of 3 rates)');
+    const rates = ((await page.getAttribute('#run-keeps-up', 'title')) ?? '').split('\n');
+    assert.match(rates[0]!, /^At the highest rate meeting the SLO, 34\.0 requests\/s \(the run shown\): Kept up: /);
+    assert.deepEqual(rates.slice(1).map((l) => l.split(':')[0]), ['24.0 requests/s', '48.0 requests/s', '34.0 requests/s']);
     // The fixture's benchmark records no load: no badge.
     await send(page, { type: 'showRun', run, id: RUN_ID });
     await page.waitForFunction(() => (document.querySelector('#run-keeps-up') as HTMLElement | null)?.hidden === true);
