@@ -48,7 +48,7 @@ import { calibrateByReplay, formatCalibrationReplay, formatReplayRounds } from '
 import { mergeCommand, submitCommand, sweepCommand } from './sweep';
 import { capRepeats, formatProblem, loadProfile, profileCommand, profileInputs, readProfileInput, type LoadedProfile } from './load';
 import { benchPreflight } from './preflight';
-import { Progress } from './progress';
+import { Progress, remainingText, simulationPlanNote } from './progress';
 import { formatEstimateOf, formatRun } from './table';
 import { toolBuild } from './version';
 import { vllmLogReport } from './vllmLog';
@@ -738,6 +738,8 @@ async function simulateProfile(file: string, loaded: LoadedProfile, flags: Simul
       const requests = trace?.count ?? profile.workload?.requests;
       if (requests !== undefined) progress.update(0, 1, `simulating ${formatCountOf(requests, 'request')}: preparing`);
       let shownPrepare = '';
+      /** When the requests were drawn: the time left is reckoned from it (remainingText). */
+      let startedAt = performance.now();
       result = await simulatePool(profile, {
         requests: trace?.requests,
         rateScale: flags.timeScale,
@@ -763,10 +765,24 @@ async function simulateProfile(file: string, loaded: LoadedProfile, flags: Simul
           const at = (i: number) => (trace ? `${replay!.path}:${trace.lines[i]}:1` : `${file === '-' ? 'stdin' : file}: workload request ${formatCount(i + 1)} (in arrival order)`);
           tooBig = { count: r.count, first: r.first.map((i) => ({ promptLen: packed.promptLen[i], outputLen: Math.min(packed.outputLen[i], mml.tokens - packed.promptLen[i]), at: at(i) })) };
         },
+        onPlan: (packed) => {
+          startedAt = performance.now();
+          let prompt = 0;
+          let decode = 0;
+          for (let i = 0; i < packed.promptLen.length; i++) {
+            prompt += packed.promptLen[i];
+            decode += packed.outputLen[i];
+          }
+          const note = simulationPlanNote(packed.promptLen.length, prompt, decode);
+          if (note) {
+            progress.clear();
+            say(note);
+          }
+        },
         onProgress: (p) => {
           last = p;
           preparing = undefined;
-          progress.update(p.fraction, 1, `simulating ${formatCountOf(p.requests, 'request')}: ${formatCount(p.finished)} done, ${formatCount(p.simulatedSeconds)} s of serving`);
+          progress.update(p.fraction, 1, `simulating ${formatCountOf(p.requests, 'request')}: ${formatCount(p.finished)} done, ${formatCount(p.simulatedSeconds)} s of serving${remainingText((performance.now() - startedAt) / 1000, p.fraction)}`);
         },
         // 100% is not the end: the baselines may still run (seconds at millions of requests); say so, lest it look hung.
         onPagedDone: () => {

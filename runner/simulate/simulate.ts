@@ -149,6 +149,11 @@ export interface SimulateOptions {
    */
   onPagedDone?: () => void;
   /**
+   * Called once, when the requests are drawn (or read) and before any is simulated: what the run
+   * is about to simulate (the CLI's plan line for a run of hours: s46 newcomer46 M3).
+   */
+  onPlan?: (requests: ServingSimRequests) => void;
+  /**
    * Called between slices of the preparation (drawing the workload's requests, then loading them
    * into the simulator: seconds at millions of requests) with how far it has come.
    */
@@ -430,6 +435,7 @@ export async function simulatePool(profile: Profile, opts: SimulateOptions = {})
 
   // Reading a trace of millions of requests takes seconds: a cancel that came meanwhile is seen here.
   await cancelPoint(opts.signal);
+  opts.onPlan?.(packed);
   // A trace read here (a sweep's point, a bench of a profile with a workload) is named in the run as the CLI names its own.
   const named = (load: PoolLoad | undefined): void => {
     if (profileTrace && load) load.trace = traceReplay(profileTrace.read, w!.trace!.path, 'workload.trace', w!.trace!.resolvedPath, profileTrace.filters);

@@ -168,3 +168,24 @@ test('simulate --json --events stopped by SIGTERM right after its paged run: exi
   assert.ok(done[0]!.type === 'done' && done[0]!.run.status === 'cancelled' && done[0]!.run.pool === undefined, JSON.stringify(done[0]).slice(0, 300));
   assert.equal(readFileSync(out, 'utf8'), 'old\n', 'the --json file is left as it was');
 });
+
+test('simulate of 10^10 tokens to decode says its plan before it starts, and a cancel right after it still ends with exit 130 (s46 newcomer46 M3)', async () => {
+  const dir = tempDir('attnscope-cancel-');
+  writeFileSync(join(dir, 'config.json'), TINY_CONFIG.replace('"max_position_embeddings":4096', '"max_position_embeddings":131072'));
+  const profile = join(dir, 'p.attn.yaml');
+  // 100,000 requests of 10 prompt tokens and 100,000 output tokens: 10^6 to prefill, 10^10 to decode (PLAN_NOTE_DECODE_TOKENS).
+  writeFileSync(profile, 'model: ./config.json\nkv_cache: { page_size: 16, num_pages: 7000 }\nworkload: { requests: 100000, arrival_rate: 1, prompt_len: { dist: fixed, value: 10 }, output_len: { dist: fixed, value: 100000 }, max_model_len: 100010, seed: 1 }\n');
+  let signalled = false;
+  const stderr = sink((text) => {
+    if (!signalled && text.includes('note: simulating')) {
+      signalled = true;
+      process.emit('SIGINT', 'SIGINT');
+    }
+  });
+  const code = await main(['simulate', profile], { stdout: sink(), stderr });
+  assert.ok(signalled, `no plan note:\n${stderr.text()}`);
+  assert.equal(code, 130, stderr.text());
+  const note = stderr.text().split('\n').find((l) => l.startsWith('note: simulating'));
+  assert.equal(note, 'note: simulating 100,000 requests: 1,000,000 prompt tokens to prefill and up to 10,000,000,000 tokens to decode, a step at a time: a long run (the time left shows once requests finish; Ctrl-C cancels it, nothing written)');
+  assert.match(stderr.text(), /^attnscope: simulate cancelled by SIGINT.*; nothing written$/m);
+});
