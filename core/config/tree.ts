@@ -525,7 +525,14 @@ function nonJsonNumber(text: string, offset: number): string | undefined {
  */
 export function jsonSyntaxText(text: string, error: jsonc.ParseErrorCode, offset: number): string {
   const word = nonJsonNumber(text, offset);
-  return word !== undefined ? `${word} is not a JSON number (Python's json.dump writes it for a float ${word === 'NaN' ? 'NaN' : 'infinity'}): write a number` : jsonErrorText(error);
+  if (word !== undefined) return `${word} is not a JSON number (Python's json.dump writes it for a float ${word === 'NaN' ? 'NaN' : 'infinity'}): write a number`;
+  // {"a":1,} or [1,]: jsonc-parser says "property name expected" / "value expected" at the bracket.
+  const name = jsonc.printParseErrorCode(error);
+  const close = text[offset];
+  if ((name === 'PropertyNameExpected' || name === 'ValueExpected') && (close === '}' || close === ']') && text.slice(0, offset).trimEnd().endsWith(',')) {
+    return `a trailing comma before "${close}": JSON allows none, remove the ","`;
+  }
+  return jsonErrorText(error);
 }
 
 function yamlRange(node: { range?: YAML.Range | null | undefined }, fallback: number): SourceRange {
@@ -735,7 +742,7 @@ export function parseYamlTree(source: string): ParsedTree {
   const docs = YAML.parseAllDocuments(text, { prettyErrors: false, uniqueKeys: true, merge: true });
   const list = Array.isArray(docs) ? docs : [];
   const doc = list[0];
-  problems.push(...yamlSyntaxProblems(text, list.flatMap((d) => d.errors)));
+  problems.push(...yamlSyntaxProblems(text, list.flatMap((d) => d.errors), list));
   if (list.length > 1) {
     const second = list[1]!;
     const start = second.range?.[0] ?? text.length;
@@ -856,27 +863,102 @@ function indentedFirstKey(text: string): { offset: number; indent: number; keyLe
  * one error at that key (the errors it causes further down are counted, not listed); otherwise
  * the first MAX_YAML_ERRORS, and one more problem counting the rest.
  */
-function yamlSyntaxProblems(text: string, errors: YAML.YAMLError[]): Problem[] {
-  if (errors.length === 0) return [];
+function yamlSyntaxProblems(text: string, all: YAML.YAMLError[], docs: readonly YAML.Document.Parsed[]): Problem[] {
+  if (all.length === 0) return [];
   const problem = (message: string, range: SourceRange): Problem => ({ severity: 'error', code: 'yaml-syntax', message, range });
   const plural = (n: number) => `${n} YAML syntax error${n === 1 ? '' : 's'}`;
   const indented = indentedFirstKey(text);
   if (indented !== null) {
     const s = indented.indent === 1 ? '' : 's';
     return [problem(
-      `the first key is indented by ${indented.indent} space${s}: top-level keys start at column 1 (the ${plural(errors.length)} after it come from the indent and are not listed)`,
+      `the first key is indented by ${indented.indent} space${s}: top-level keys start at column 1 (the ${plural(all.length)} after it come from the indent and are not listed)`,
       { offset: indented.offset, length: indented.indent + indented.keyLength },
     )];
   }
-  const listed = errors.slice(0, MAX_YAML_ERRORS).map((e) =>
+  // A too-deep line gives BLOCK_AS_IMPLICIT_KEY and MULTILINE_IMPLICIT_KEY at the same value: one slip, said once.
+  const deeper = new Map<number, { message: string; range: SourceRange }>();
+  for (const e of all) if (e.code === 'BLOCK_AS_IMPLICIT_KEY') { const d = deeperLine(text, e.pos[0]); if (d) deeper.set(e.pos[0], d); }
+  const errors = all.filter((e) => !(e.code === 'MULTILINE_IMPLICIT_KEY' && deeper.has(e.pos[0])));
+  const listed = errors.slice(0, MAX_YAML_ERRORS).map((e) => {
     // yaml composes nested nodes recursively: deep enough nesting overflows its stack there.
-    problem(/Maximum call stack size exceeded/.test(e.message) ? 'YAML nested too deeply: the parser ran out of stack here' : `YAML syntax error: ${yamlErrorMessage(e.message)}`, clampRange(e.pos[0], e.pos[1], text.length)),
-  );
+    if (/Maximum call stack size exceeded/.test(e.message)) return problem('YAML nested too deeply: the parser ran out of stack here', clampRange(e.pos[0], e.pos[1], text.length));
+    const said = e.code === 'DUPLICATE_KEY' ? duplicateKey(text, docs, e.pos[0]) : e.code === 'BLOCK_AS_IMPLICIT_KEY' ? deeper.get(e.pos[0]) : undefined;
+    if (said) return problem(said.message, said.range);
+    const hint = e.code === 'TAB_AS_INDENT' ? ': indent with spaces, not tabs' : '';
+    return problem(`YAML syntax error: ${yamlErrorMessage(e.message)}${hint}`, clampRange(e.pos[0], e.pos[1], text.length));
+  });
   const rest = errors.slice(MAX_YAML_ERRORS);
   if (rest.length > 0) {
     listed.push(problem(`${rest.length} more YAML syntax error${rest.length === 1 ? '' : 's'} from here on, not listed: fix the ones above first (one mistake often causes several)`, clampRange(rest[0]!.pos[0], rest[0]!.pos[1], text.length)));
   }
   return listed;
+}
+
+/** The 1-based line of `offset` in `text` (line feeds only: parseYamlTree's text). */
+function lineOf(text: string, offset: number): number {
+  let line = 1;
+  for (let i = text.indexOf('\n'); i >= 0 && i < offset; i = text.indexOf('\n', i + 1)) line++;
+  return line;
+}
+
+/**
+ * yaml's DUPLICATE_KEY (at the second use of a key) said with the key and the lines of both uses:
+ * "`dtype` is given twice (lines 2 and 3): keep one", at the second key. Undefined where the key
+ * is not a plain value (the library's text then stands).
+ */
+function duplicateKey(text: string, docs: readonly YAML.Document.Parsed[], at: number): { message: string; range: SourceRange } | undefined {
+  let found: { message: string; range: SourceRange } | undefined;
+  for (const doc of docs) {
+    YAML.visit(doc, {
+      Map(_, map) {
+        const items = map.items;
+        const i = items.findIndex((p) => YAML.isScalar(p.key) && p.key.range?.[0] === at);
+        if (i < 0) return undefined;
+        const key = items[i]!.key as YAML.Scalar;
+        const first = items.slice(0, i).find((p) => YAML.isScalar(p.key) && p.key.value === key.value)?.key as YAML.Scalar | undefined;
+        if (first?.range && key.range) {
+          found = {
+            message: `\`${String(key.value)}\` is given twice (lines ${lineOf(text, first.range[0])} and ${lineOf(text, at)}): keep one`,
+            range: { offset: key.range[0], length: key.range[1] - key.range[0] },
+          };
+        }
+        return YAML.visit.BREAK;
+      },
+    });
+    if (found) break;
+  }
+  return found;
+}
+
+/**
+ * yaml's BLOCK_AS_IMPLICIT_KEY ("Nested mappings are not allowed in compact mappings", at the value
+ * of the line above) where the next line's key is indented deeper than that line's key: said at
+ * the deeper key, "`b` is indented deeper than the key above (`a`, line 4): align it with `a`
+ * (2 spaces)". Undefined for other shapes (the library's text then stands).
+ */
+function deeperLine(text: string, at: number): { message: string; range: SourceRange } | undefined {
+  const start = text.lastIndexOf('\n', at - 1) + 1;
+  const end = text.indexOf('\n', at);
+  if (end < 0) return undefined;
+  const above = /^( *)(?:- +)?([^\s#:][^:#]*?):[ \t]/.exec(text.slice(start, end));
+  let next = end + 1;
+  // The next content line (blank lines and comments between do not count).
+  while (next < text.length) {
+    const nl = text.indexOf('\n', next);
+    const line = text.slice(next, nl < 0 ? text.length : nl);
+    if (line.trim() !== '' && !/^\s*#/.test(line)) break;
+    if (nl < 0) return undefined;
+    next = nl + 1;
+  }
+  const lineEnd = text.indexOf('\n', next);
+  const below = /^( *)([^\s#:][^:#]*?):(?:\s|$)/.exec(text.slice(next, lineEnd < 0 ? text.length : lineEnd));
+  if (!above || !below) return undefined;
+  const indent = above[0].length - above[2]!.length - 2;
+  if (below[1]!.length <= indent) return undefined;
+  return {
+    message: `\`${below[2]}\` is indented deeper than the key above (\`${above[2]}\`, line ${lineOf(text, start)}): align it with \`${above[2]}\` (${indent === 0 ? 'no indent' : `${indent} space${indent === 1 ? '' : 's'}`})`,
+    range: { offset: next + below[1]!.length, length: below[2]!.length },
+  };
 }
 
 /** A property found by offset (propertyAt and its kin), with where it sits. */

@@ -74,6 +74,17 @@ test('YAML syntax error in a profile: at the misaligned key', async () => {
   assert.match(d.message, /same column/);
 });
 
+test('a duplicate key and a line indented one column too deep: the words of the CLI at the key to fix', async () => {
+  const dup = 'model: ../../examples/llama-3.1-8b/config.json\ndtype: bf16\ndtype: fp32\n';
+  const d = only(await check('p.attn.yaml', dup), 'yaml-syntax');
+  assert.equal(d.message, '`dtype` is given twice (lines 2 and 3): keep one');
+  assert.deepEqual(d.range, { start: { line: 2, character: 0 }, end: { line: 2, character: 5 } });
+  const deep = 'model: ../../examples/llama-3.1-8b/config.json\nkv_cache:\n  page_size: 16\n   dtype: auto\n';
+  const e = only(await check('p.attn.yaml', deep), 'yaml-syntax');
+  assert.equal(e.message, '`dtype` is indented deeper than the key above (`page_size`, line 3): align it with `page_size` (2 spaces)');
+  assert.deepEqual(e.range, { start: { line: 3, character: 3 }, end: { line: 3, character: 8 } });
+});
+
 test('a YAML indentation slip under model: gives its syntax errors, not "missing hidden_size" of a model read from the slip', async () => {
   // The second line is indented by mistake: yaml reads model as the mapping {"../../examples/llama-3.1-8b/config.json kv_cache": {page_size: 16}}.
   const text = 'model: ../../examples/llama-3.1-8b/config.json\n  kv_cache:\n  page_size: 16\n';
@@ -86,8 +97,10 @@ test('a YAML syntax error in one section keeps the problems of the others', asyn
   // kv_cache.dtype fp9 is an error of its own section; the slip is under workload (read as the key "x requests").
   const text = 'model: ../../examples/llama-3.1-8b/config.json\nkv_cache:\n  dtype: fp9\nworkload: x\n  requests: 1\n';
   const diags = await check('p.attn.yaml', text);
-  assert.ok(diags.every((d) => d.code === 'yaml-syntax' ? d.range.start.line === 3 : d.range.start.line === 2), JSON.stringify(diags));
-  assert.deepEqual(diags.map((d) => d.code).sort(), ['invalid-value', 'yaml-syntax', 'yaml-syntax']);
+  assert.ok(diags.every((d) => d.code === 'yaml-syntax' ? d.range.start.line === 4 : d.range.start.line === 2), JSON.stringify(diags));
+  // One slip, one message (yaml's two errors at "x" are said once, at "requests").
+  assert.deepEqual(diags.map((d) => d.code).sort(), ['invalid-value', 'yaml-syntax']);
+  assert.match(String(diags.find((d) => d.code === 'yaml-syntax')!.message), /^`requests` is indented deeper than the key above \(`workload`, line 4\): align it with `workload` \(no indent\)$/);
 });
 
 test('num_attention_heads not divisible by num_key_value_heads: on the KV heads value', async () => {

@@ -1235,6 +1235,9 @@ test('a config holding NaN or Infinity (Python json.dump\'s words for float NaN 
   assert.deepEqual(parseJsonTree('{"hidden_size": NaN, "x": }').problems.map((p) => [p.range.offset, p.message]), [[16, "JSON syntax error: NaN is not a JSON number (Python's json.dump writes it for a float NaN): write a number"], [26, 'JSON syntax error: value expected']]);
   // Other bad words keep jsonc-parser's words.
   assert.equal(parseJsonTree('{"hidden_size": nope}').problems[0]!.message, 'JSON syntax error: invalid symbol');
+  // A trailing comma is named (before: "property name expected" / "value expected"), at the bracket after it.
+  assert.deepEqual(parseJsonTree('{"a":1,}').problems.map((p) => [p.range.offset, p.message]).slice(0, 1), [[7, 'JSON syntax error: a trailing comma before "}": JSON allows none, remove the ","']]);
+  assert.equal(parseJsonTree('{"a": [1, 2, ]}').problems[0]!.message, 'JSON syntax error: a trailing comma before "]": JSON allows none, remove the ","');
 });
 
 test('a config with 50,000 labels (2.7 MB) reads as the model; a key written twice after the labels is found, at its own line', () => {
