@@ -171,7 +171,10 @@ const STDIN = '<stdin>';
  * The resolved Profile the extension sends on stdin. Its source ranges point into text the
  * runner does not have (the editor's, maybe unsaved), so bad input is placed at `<stdin>`.
  */
-function profileFromStdin(text: string, where: string = STDIN): LoadedProfile {
+function profileFromStdin(text: string, where: string = STDIN, command = 'simulate'): LoadedProfile {
+  // What `-` reads, said where stdin is not that (a profile file piped in, or nothing).
+  const door = `\`${command} -\` reads a resolved Profile as JSON (what the editor sends), not a profile file: give the file's path instead (attnscope ${command} p.attn.yaml)`;
+  if (where === STDIN && text.trim() === '') throw new InputError(`stdin is empty: ${door}`, where);
   let value: unknown;
   try {
     value = JSON.parse(text);
@@ -183,7 +186,7 @@ function profileFromStdin(text: string, where: string = STDIN): LoadedProfile {
     if (!first) throw new InputError(`${where === STDIN ? 'stdin' : where} is not JSON: ${(e as Error).message.split('\n')[0]}`, where);
     const at = offsetToLineColumn(text, first.offset);
     // The place once, in the prefix (s45 newcomer LOW: "<stdin>:1:1: ... at line 1, column 2" gave two).
-    throw new InputError(`${where === STDIN ? 'stdin' : where} is not JSON: ${jsonErrorText(first.error)}`, where, at.line, at.column);
+    throw new InputError(`${where === STDIN ? 'stdin' : where} is not JSON: ${jsonErrorText(first.error)}${where === STDIN ? `; ${door}` : ''}`, where, at.line, at.column);
   }
   const p = value as Partial<Profile> | null;
   if (!p || typeof p !== 'object' || !p.model || !p.prefill || !p.decode || !p.kvCache || !p.device) {
@@ -244,7 +247,7 @@ async function benchCancellable(argv: string[], io: CliIo, ac: AbortController &
   // Both doors, the file named and the resolved Profile on stdin, meet the same preflight.
   let loaded: LoadedProfile;
   try {
-    loaded = file === '-' ? profileFromStdin(await readStdinUnlessCancelled(ac.signal)) : loadProfile(file, profileCommand('bench'));
+    loaded = file === '-' ? profileFromStdin(await readStdinUnlessCancelled(ac.signal), STDIN, 'bench') : loadProfile(file, profileCommand('bench'));
   } catch (e) {
     if (e instanceof CancelledError) {
       io.stderr.write(cancelLine('bench', e, ' while reading the profile from stdin', 'nothing written'));

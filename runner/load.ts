@@ -199,7 +199,10 @@ function locate(problem: Problem, file: string, text: string, texts: Map<string,
  * @throws InputError when the file is missing or unreadable, is an AttnScope output (a saved run,
  *   estimate --json's output, a sweep report: one line saying so), or has an error-severity problem.
  */
-export function loadProfile(file: string, command: ProfileCommand, input: ProfileInput = readProfileInput(file)): LoadedProfile {
+export function loadProfile(file: string, command: ProfileCommand, given?: ProfileInput): LoadedProfile {
+  // `-` is stdin only to simulate and bench (a resolved Profile as JSON): read as a file name it gave "-:1:1: no such file".
+  if (file === '-' && given === undefined) throw new InputError(`${command.takes} does not read stdin: give the profile or config.json file's path (${command.lineWith('p.attn.yaml')})`, file);
+  const input = given ?? readProfileInput(file);
   refuseToolOutput(file, input, command);
   const text = input.text;
   const abs = resolve(file);

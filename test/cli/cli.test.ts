@@ -371,14 +371,24 @@ test('events mode: garbage on stdin is bad input (exit 2)', () => {
   assert.equal(r.code, 2);
   // The place once, in the prefix: '{"model": 1' ends at offset 11, where jsonc-parser expects '}': 1:12 (s45 newcomer LOW:
   // "<stdin>:1:1: ... at line 1, column 2" named two places).
-  assert.equal(r.stderr, "<stdin>:1:12: stdin is not JSON: '}' expected\n");
+  assert.equal(r.stderr, `<stdin>:1:12: stdin is not JSON: '}' expected; \`bench -\` reads a resolved Profile as JSON (what the editor sends), not a profile file: give the file's path instead (attnscope bench p.attn.yaml)\n`);
   // One line, however the input is cut: V8's own message quoted it, newline and all.
   const garbage = cli(['simulate', '-', '--events'], 'garbage\n');
   assert.equal(garbage.code, 2);
-  assert.equal(garbage.stderr, '<stdin>:1:1: stdin is not JSON: invalid symbol\n');
+  // A profile file piped in (s46 newcomer M4: it said only "stdin is not JSON: invalid symbol"): what `-` reads, and what to give instead.
+  const door = "`simulate -` reads a resolved Profile as JSON (what the editor sends), not a profile file: give the file's path instead (attnscope simulate p.attn.yaml)";
+  assert.equal(garbage.stderr, `<stdin>:1:1: stdin is not JSON: invalid symbol; ${door}\n`);
   const bad = cli(['simulate', '-', '--events'], '{bad');
-  assert.equal(bad.stderr, '<stdin>:1:2: stdin is not JSON: invalid symbol\n');
-  assert.deepEqual(JSON.parse(bad.stdout.split('\n')[0]), { type: 'error', message: 'stdin is not JSON: invalid symbol', file: '<stdin>', line: 1, column: 2 });
+  assert.equal(bad.stderr, `<stdin>:1:2: stdin is not JSON: invalid symbol; ${door}\n`);
+  assert.deepEqual(JSON.parse(bad.stdout.split('\n')[0]), { type: 'error', message: `stdin is not JSON: invalid symbol; ${door}`, file: '<stdin>', line: 1, column: 2 });
+  // Nothing on stdin (before: "stdin is not JSON: value expected").
+  const empty = cli(['simulate', '-', '--events'], '');
+  assert.equal(empty.code, 2);
+  assert.equal(empty.stderr, `<stdin>:1:1: stdin is empty: ${door}\n`);
+  // estimate reads no stdin (before: "-:1:1: no such file").
+  const est = cli(['estimate', '-'], '');
+  assert.equal(est.code, 2);
+  assert.equal(est.stderr, "-:1:1: attnscope estimate does not read stdin: give the profile or config.json file's path (attnscope estimate p.attn.yaml)\n");
 });
 
 test('SIGTERM cancels a run: done with status cancelled, exit 130', async () => {
