@@ -6,7 +6,7 @@
 import Ajv, { type ErrorObject, type ValidateFunction } from 'ajv';
 import profileSchema from '../../schemas/attn-profile.schema.json';
 import { formatCount } from '../format';
-import { closestKey, closestMatch } from './suggest';
+import { closestKey, closestMatch, partMatches } from './suggest';
 import { unmodelledFlagMessage, unmodelledVllmFlag } from './vllmFlags';
 import { getProperty, nodeAtPath, type ValueNode } from './tree';
 import type { Problem, SourceRange } from './types';
@@ -217,7 +217,11 @@ export function schemaProblems(root: ValueNode, allErrors: ErrorObject[]): Probl
         const allowed = ((e.params as { allowedValues: unknown[] }).allowedValues).map(String);
         const got = node?.value;
         const synonym = typeof got === 'string' ? DTYPE_SYNONYMS[got.toLowerCase().replace(/^torch\./, '')] : undefined;
-        const suggestion = synonym && allowed.includes(synonym) ? synonym : typeof got === 'string' ? closestMatch(got, allowed) : undefined;
+        // Several values the word begins or is part of are all named, before the nearest by edit distance.
+        const parts = synonym === undefined && typeof got === 'string' ? partMatches(got, allowed) : [];
+        const suggestion = synonym && allowed.includes(synonym) ? synonym : typeof got === 'string' && parts.length === 0 ? closestMatch(got, allowed) : undefined;
+        const quoted = parts.map((a) => `"${a}"`);
+        const several = quoted.length > 0 ? `: did you mean ${quoted.slice(0, -1).join(', ')} or ${quoted.at(-1)}?` : '';
         // fp8 asked of the weights' dtype: only the KV cache has an fp8 dtype here.
         const kvOnly = !suggestion && where === 'dtype' && synonym === 'fp8_e4m3' ? ': fp8 is modelled for the KV cache only (kv_cache.dtype: fp8); the weights\' dtype is one of these' : '';
         const vllmKv = !suggestion && where === 'kv_cache.dtype' && typeof got === 'string' ? VLLM_KV_DTYPE_HINTS[got] ?? '' : '';
@@ -226,7 +230,7 @@ export function schemaProblems(root: ValueNode, allErrors: ErrorObject[]): Probl
         add({
           severity: 'error',
           code: 'invalid-value',
-          message: custom ? `${custom}, not ${describeValue(node)}` : `${where} must be one of ${enumList(allowed)}, not ${describeValue(node)}${suggestion ? `: did you mean "${suggestion}"?` : kvOnly || vllmKv}`,
+          message: custom ? `${custom}, not ${describeValue(node)}` : `${where} must be one of ${enumList(allowed)}, not ${describeValue(node)}${suggestion ? `: did you mean "${suggestion}"?` : several || kvOnly || vllmKv}`,
           range,
           data: suggestion ? { key: path.join('.'), allowed, suggestion } : { key: path.join('.'), allowed },
         });

@@ -37,6 +37,20 @@ export function closestMatch(word: string, candidates: readonly string[], maxDis
   return best !== undefined && bestDist <= Math.min(maxDistance, Math.max(2, Math.floor(word.length / 3))) && bestDist <= word.length - 2 ? best : undefined;
 }
 
+/**
+ * The candidates `word` begins or is part of, case and `-`/`_`/spaces aside, where there are two
+ * or more ("h100" -> H100 SXM, H100 PCIe, H100 NVL); otherwise [] (closestMatch then answers: by
+ * edit distance "h100" is nearest "H200", s46 newcomer L1).
+ */
+export function partMatches(word: string, candidates: readonly string[]): string[] {
+  const norm = (s: string) => s.toLowerCase().replace(/[-_\s]/g, '');
+  const w = norm(word);
+  if (w.length < 2) return [];
+  const prefixed = candidates.filter((c) => norm(c).startsWith(w));
+  const found = prefixed.length > 0 ? prefixed : candidates.filter((c) => norm(c).includes(w));
+  return found.length >= 2 ? found : [];
+}
+
 /** The kinds of parallelism a key can name ("data_parallel_size", "dp_size", "tp"), by vLLM's words and their usual short forms. */
 const PARALLELISMS: ReadonlyArray<readonly [string, RegExp]> = [
   ['data', /data|(^|[-_])dp([-_]|$)/i],

@@ -112,6 +112,14 @@ test('a torch_dtype this tool does not know (float8_e4m3fn): one warning at the 
   assert.deepEqual(bare.problems.filter((q) => q.code === 'dtype-assumed'), []);
 });
 
+test('a GPU name that begins several: all named, before the nearest by edit distance (s46 newcomer L1)', () => {
+  // "h100" is 1 edit from "H200" and 4 from "H100 SXM": before, "did you mean \"H200\"?".
+  const gpu = (name: string) => read(`model: ./llama/config.json\ndevice: { gpu: ${name} }\n`).problems.find((p) => p.code === 'invalid-value')!.message;
+  assert.match(gpu('h100'), /not the string "h100": did you mean "H100 SXM", "H100 PCIe" or "H100 NVL"\?$/);
+  // One typo of one name keeps the one answer.
+  assert.match(gpu('H100 SXMM'), /: did you mean "H100 SXM"\?$/);
+});
+
 test('unknown key: warning with "did you mean" at the exact key (YAML)', () => {
   const text = 'model: ./llama/config.json\nkv_cache:\n  pagesize: 32\n';
   const r = read(text);
