@@ -755,7 +755,7 @@ export function mergeResults(dirs: string[], opts: MergeOptions = {}): SweepRepo
       if (tpot) tpotNotes.set(s.id, tpot);
     }
   }
-  if (!report) throw new InputError(`no sweep point results in ${dirs.join(', ')}`, dirs[0] ?? '.');
+  if (!report) throw new InputError(`no sweep point results in ${dirs.join(', ')}: give the folder \`sweep --out\` wrote, or the sweep's default one, .attnscope/sweeps/<profile>-<sweep id>`, dirs[0] ?? '.');
   const envOrder = Object.keys(report.environments);
   report.rows.sort((a, b) => a.index - b.index || envOrder.indexOf(a.environmentKey) - envOrder.indexOf(b.environmentKey));
   const have = new Set(report.rows.map((r) => r.id));
