@@ -111,9 +111,21 @@ export class SetArgError extends UsageError {
     /** Which of the argument's values the error is at, "value 2 of 3"; null when at the argument as a whole. */
     readonly position: string | null = null,
   ) {
-    super(`--set ${arg}${position ? ` (${position})` : ''}: ${point !== null ? pointText(point, reason) : reason}`, false);
+    super(`--set ${shortSetArg(arg)}${position ? ` (${position})` : ''}: ${point !== null ? pointText(point, reason) : reason}`, false);
     this.name = 'SetArgError';
   }
+}
+
+/**
+ * A `--set key=v1,v2,...` argument as an error line echoes it: more than 8 values give the first
+ * three and the last ("workload.seed=1, 2, 3, ..., 399 (399 values)"; 399 values were one line of
+ * about 3,000 characters, s46 newcomer L6).
+ */
+export function shortSetArg(arg: string): string {
+  const eq = arg.indexOf('=');
+  const values = eq < 0 ? [] : arg.slice(eq + 1).split(',');
+  if (values.length <= 8) return arg;
+  return `${arg.slice(0, eq + 1)}${values.slice(0, 3).join(', ')}, ..., ${values.at(-1)} (${values.length} values)`;
 }
 
 /** A result file that could not be written (exit 1, one line). */

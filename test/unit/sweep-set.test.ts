@@ -5,7 +5,7 @@
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { UsageError } from '../../runner/errors';
+import { UsageError, SetArgError } from '../../runner/errors';
 import { parseSetArg } from '../../runner/sweep/spec';
 
 /** The UsageError message parseSetArg throws for `arg`. */
@@ -47,4 +47,13 @@ test('a --set value beyond the 64-bit float range is refused as --slo-ttft-ms 1e
   // YAML's own infinity is no overflow: left to the profile's "must be a finite number" check.
   assert.equal(parseSetArg('slo.ttft_ms=.inf', 0).values[0]!.value, Infinity);
   assert.equal(parseSetArg('slo.ttft_ms=1e300', 0).values[0]!.value, 1e300);
+});
+
+test('a --set of many values is echoed abbreviated in its error line (s46 newcomer L6: 399 values gave one line of about 3,000 characters)', () => {
+  const values = Array.from({ length: 399 }, (_, i) => i + 1).join(',');
+  const e = new SetArgError(`workload.seed=${values}`, null, 'the sweep has 159,201 points, more than 100,000: split it');
+  assert.equal(e.message, '--set workload.seed=1, 2, 3, ..., 399 (399 values): the sweep has 159,201 points, more than 100,000: split it');
+  // 8 values or fewer are echoed as given.
+  assert.equal(new SetArgError('kv_cache.page_size=16,32', null, 'x').message, '--set kv_cache.page_size=16,32: x');
+  assert.equal(e.arg, `workload.seed=${values}`);
 });
