@@ -235,7 +235,7 @@ test('a profile given as <(cat p.yaml) is read as YAML by its text, and its erro
   const json = tmp('c.json', '\uFEFF  \n{"model_type": "llama",}').file;
   const j = cliOnPipe(['estimate'], json);
   assert.equal(j.code, 2);
-  assert.match(j.stderr, /^\/dev\/fd\/\d+:2:24: JSON syntax error: property name expected\n$/);
+  assert.match(j.stderr, /^\/dev\/fd\/\d+:2:24: JSON syntax error: a trailing comma before "}": JSON allows none, remove the ","\n$/);
 });
 
 test('an endless device (/dev/zero) is refused before reading, not read forever: exit 2', () => {
