@@ -66,6 +66,15 @@ export function formatSignificant(x: number): string {
   return Number.isFinite(x) ? grouped(sig3(x)) : String(x);
 }
 
+/**
+ * A value a user writes into a profile (a suggested `slo.ttft_ms >= 1400`): three significant
+ * digits as {@link formatSignificant}, without thousands separators, which YAML and JSON would not
+ * read as a number ("1,400" is a string to YAML, a syntax error to JSON).
+ */
+export function formatValueToWrite(x: number): string {
+  return Number.isFinite(x) ? sig3(x) : String(x);
+}
+
 /** A GPU's datasheet peaks in the units the datasheets use: H100 SXM "3.35 TB/s · 989 TFLOP/s bf16", B200 "8 TB/s · 2,250 TFLOP/s bf16". */
 export function formatGpuPeaks(g: { memoryBytesPerSec: number; bf16FlopsPerSec: number }): string {
   return `${formatSignificant(g.memoryBytesPerSec / 1e12)} TB/s · ${formatSignificant(g.bf16FlopsPerSec / 1e12)} TFLOP/s bf16`;

@@ -77,11 +77,11 @@ test('YAML syntax error in a profile: at the misaligned key', async () => {
 test('a duplicate key and a line indented one column too deep: the words of the CLI at the key to fix', async () => {
   const dup = 'model: ../../examples/llama-3.1-8b/config.json\ndtype: bf16\ndtype: fp32\n';
   const d = only(await check('p.attn.yaml', dup), 'yaml-syntax');
-  assert.equal(d.message, '`dtype` is given twice (lines 2 and 3): keep one');
+  assert.equal(d.message, '`dtype` is given twice (first above, in the same mapping): keep one');
   assert.deepEqual(d.range, { start: { line: 2, character: 0 }, end: { line: 2, character: 5 } });
   const deep = 'model: ../../examples/llama-3.1-8b/config.json\nkv_cache:\n  page_size: 16\n   dtype: auto\n';
   const e = only(await check('p.attn.yaml', deep), 'yaml-syntax');
-  assert.equal(e.message, '`dtype` is indented deeper than the key above (`page_size`, line 3): align it with `page_size` (2 spaces)');
+  assert.equal(e.message, '`dtype` is indented deeper than the key above (`page_size`): align it with `page_size` (2 spaces)');
   assert.deepEqual(e.range, { start: { line: 3, character: 3 }, end: { line: 3, character: 8 } });
 });
 
@@ -100,7 +100,7 @@ test('a YAML syntax error in one section keeps the problems of the others', asyn
   assert.ok(diags.every((d) => d.code === 'yaml-syntax' ? d.range.start.line === 4 : d.range.start.line === 2), JSON.stringify(diags));
   // One slip, one message (yaml's two errors at "x" are said once, at "requests").
   assert.deepEqual(diags.map((d) => d.code).sort(), ['invalid-value', 'yaml-syntax']);
-  assert.match(String(diags.find((d) => d.code === 'yaml-syntax')!.message), /^`requests` is indented deeper than the key above \(`workload`, line 4\): align it with `workload` \(no indent\)$/);
+  assert.match(String(diags.find((d) => d.code === 'yaml-syntax')!.message), /^`requests` is indented deeper than the key above \(`workload`\): align it with `workload` \(no indent\)$/);
 });
 
 test('num_attention_heads not divisible by num_key_value_heads: on the KV heads value', async () => {

@@ -368,12 +368,12 @@ test('a duplicate key names the key and the lines of both uses, at the second; a
   // Before: "Map keys must be unique" at 3:1, and "Nested mappings are not allowed in compact mappings" at 4:8 (the value above).
   const dup = 'model: ./x.json\ndtype: bf16\ndtype: fp32\n';
   assert.deepEqual(parseYamlTree(dup).problems.map((p) => [p.message, p.range]), [
-    ['`dtype` is given twice (lines 2 and 3): keep one', { offset: dup.lastIndexOf('dtype'), length: 5 }],
+    ['`dtype` is given twice (first above, in the same mapping): keep one', { offset: dup.lastIndexOf('dtype'), length: 5 }],
   ]);
   // Line 5 starts at column 4, "gpu" on line 4 at column 3: yaml reads "H100 SXM\n   tensor_parallel_size" as one key.
   const deep = 'model: ./x.json\ndtype: bf16\ndevice:\n  gpu: H100 SXM\n   tensor_parallel_size: 2\n';
   assert.deepEqual(parseYamlTree(deep).problems.map((p) => [p.message, p.range]), [
-    ['`tensor_parallel_size` is indented deeper than the key above (`gpu`, line 4): align it with `gpu` (2 spaces)', { offset: deep.indexOf('tensor_parallel_size'), length: 20 }],
+    ['`tensor_parallel_size` is indented deeper than the key above (`gpu`): align it with `gpu` (2 spaces)', { offset: deep.indexOf('tensor_parallel_size'), length: 20 }],
   ]);
   // A tab indent keeps yaml's text and says what to do.
   assert.match(parseYamlTree('a:\n\tb: 1\n').problems[0]!.message, /: indent with spaces, not tabs$/);

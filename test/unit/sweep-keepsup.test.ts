@@ -73,7 +73,7 @@ test('a run keeps up while its rate is at most μ and its queue does not grow: c
   const slow = await judge(4);
   assert.equal(slow.keepsUp, true);
   // The row's words: the offered rate against μ (a trace's offered rate, (40 − 1) / (39 / 8.2) = 8.2).
-  assert.deepEqual(keepsUpOf({ profile, pool: { load: fast } } as unknown as RunResult), { keepsUp: false, notKeptUp: '8.200 requests/s offered, above the saturated throughput μ = 8.000 requests/s' });
+  assert.deepEqual(keepsUpOf({ profile, pool: { load: fast } } as unknown as RunResult), { keepsUp: false, notKeptUp: '8.20 requests/s offered, above the saturated throughput μ = 8.00 requests/s' }); // rates in three significant figures (formatRequestRate, 9bb67b12)
   assert.deepEqual(keepsUpOf({ profile, pool: { load: slow } } as unknown as RunResult), { keepsUp: true });
 });
 

@@ -232,7 +232,7 @@ describe('compare: same run, different workloads, pool units', () => {
     const judged = simulation(1, 'auto', 100, 0.5, { keepsUp: false, saturatedRequestsPerSec: 8, offeredRequestsPerSec: 8.2 });
     const profile = { ...judged.profile, workload: { ...judged.profile.workload!, arrivalRate: 8.2 } };
     // core/format keepsUpOf's wording, as the Sweep tab's rows (test/unit/sweep-keepsup.test.ts).
-    assert.equal(keepsUpText({ ...judged, profile }), 'no: 8.200 requests/s offered, above the saturated throughput μ = 8.000 requests/s');
+    assert.equal(keepsUpText({ ...judged, profile }), 'no: 8.20 requests/s offered, above the saturated throughput μ = 8.00 requests/s'); // three significant figures, as every rate (9bb67b12)
     assert.equal(keepsUpText(simulation(1, 'auto', 100, 0.5, { keepsUp: true, saturatedRequestsPerSec: 30 })), 'yes');
     const steady = simulation(1, 'auto', 2678, 0.11, {});
     assert.equal(keepsUpText(steady), 'yes, its queue did not grow (μ not measured)');
