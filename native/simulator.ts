@@ -207,6 +207,14 @@ export interface ServingSimTotals {
   preemptedTokens: number;
   steps: number;
   generatedTokens: number;
+  /**
+   * Prompt tokens of admitted requests that have been in KV once, computed or found in the prefix
+   * cache (a preempted request's recompute not again); with generatedTokens, the work done so far
+   * (simulate's progress estimate). At the end: Σ promptLen over the requests not rejected.
+   */
+  prefilledTokens: number;
+  /** promptLen + outputLen (after the max_model_len cap) of the rejected requests: work never done. */
+  rejectedTokens: number;
   /** End of the step in which the last request completed. */
   simulatedSeconds: number;
   usedPageSeconds: number;

@@ -48,7 +48,7 @@ import { calibrateByReplay, formatCalibrationReplay, formatReplayRounds } from '
 import { mergeCommand, submitCommand, sweepCommand } from './sweep';
 import { capRepeats, formatProblem, loadProfile, profileCommand, profileInputs, readProfileInput, type LoadedProfile } from './load';
 import { benchPreflight } from './preflight';
-import { Progress, remainingText, simulationPlanNote } from './progress';
+import { Progress, simulationPlanNote, simulationProgressText } from './progress';
 import { formatEstimateOf, formatRun } from './table';
 import { toolBuild } from './version';
 import { vllmLogReport } from './vllmLog';
@@ -741,7 +741,7 @@ async function simulateProfile(file: string, loaded: LoadedProfile, flags: Simul
       const requests = trace?.count ?? profile.workload?.requests;
       if (requests !== undefined) progress.update(0, 1, `simulating ${formatCountOf(requests, 'request')}: preparing`);
       let shownPrepare = '';
-      /** When the requests were drawn: the time left is reckoned from it (remainingText). */
+      /** When the simulator was loaded (else when the requests were drawn): the time left is reckoned from it (remainingText). */
       let startedAt = performance.now();
       result = await simulatePool(profile, {
         requests: trace?.requests,
@@ -752,6 +752,8 @@ async function simulateProfile(file: string, loaded: LoadedProfile, flags: Simul
         signal,
         onPrepare: (p) => {
           preparing = p;
+          // The rate is the simulation's: from the end of loading on (seconds at millions of requests).
+          if (p.phase === 'loading the simulator' && p.done === p.requests) startedAt = performance.now();
           // One line per percent of a phase (the slices come every ~50 ms).
           const fraction = p.done / Math.max(p.requests, 1);
           // The data-parallel dispatch is the run itself (its engines step arrival by arrival): its share is the bar's, not 0 for all of a 71 s dp 1024 run (s45 newcomer-ed N4).
@@ -785,7 +787,7 @@ async function simulateProfile(file: string, loaded: LoadedProfile, flags: Simul
         onProgress: (p) => {
           last = p;
           preparing = undefined;
-          progress.update(p.fraction, 1, `simulating ${formatCountOf(p.requests, 'request')}: ${formatCount(p.finished)} done, ${formatCount(p.simulatedSeconds)} s of serving${remainingText((performance.now() - startedAt) / 1000, p.fraction)}`);
+          progress.update(p.fraction, 1, simulationProgressText(p, (performance.now() - startedAt) / 1000));
         },
         // 100% is not the end: the baselines may still run (seconds at millions of requests); say so, lest it look hung.
         onPagedDone: () => {

@@ -1,5 +1,6 @@
 import { clearLine, cursorTo } from 'node:readline';
 import { formatCount, formatCountOf, formatDuration } from '../core/format';
+import type { PoolProgress } from './simulate';
 
 /**
  * Progress on stderr: one rewritten line on a terminal; elsewhere plain lines (logs, CI, the
@@ -61,12 +62,24 @@ export const PLAN_NOTE_DECODE_TOKENS = 1e10;
  */
 export function simulationPlanNote(requests: number, promptTokens: number, decodeTokens: number): string | null {
   if (decodeTokens < PLAN_NOTE_DECODE_TOKENS) return null;
-  return `note: simulating ${formatCountOf(requests, 'request')}: ${formatCount(promptTokens)} prompt tokens to prefill and up to ${formatCount(decodeTokens)} tokens to decode, a step at a time: a long run (the time left shows once requests finish; Ctrl-C cancels it, nothing written)`;
+  return `note: simulating ${formatCountOf(requests, 'request')}: ${formatCount(promptTokens)} prompt tokens to prefill and up to ${formatCount(decodeTokens)} tokens to decode, a step at a time: a long run (its progress line says the time left; Ctrl-C cancels it, nothing written)`;
+}
+
+/**
+ * The progress line of `simulate`'s paged run, after `elapsedS` seconds of wall time since it
+ * started simulating: the requests finished, the tokens done of those to do (prefilled +
+ * decoded, PoolProgress.fraction), the simulated time, and the time left at the rate of tokens
+ * so far (remainingText), which a run of a few huge requests has long before any finishes.
+ * e.g. "simulating 2 requests: 0 done, 4,048 of 202,000 tokens, 0 s of serving, about 48.9 min
+ * left at the rate so far".
+ */
+export function simulationProgressText(p: PoolProgress, elapsedS: number): string {
+  return `simulating ${formatCountOf(p.requests, 'request')}: ${formatCount(p.finished)} done, ${formatCount(p.prefilledTokens + p.decodedTokens)} of ${formatCountOf(p.tokensToDo, 'token')}, ${formatCount(p.simulatedSeconds)} s of serving${remainingText(elapsedS, p.fraction)}`;
 }
 
 /**
  * The time a run has left at the rate so far, for its progress line: elapsed · (1 − f) / f of
- * `fraction` f of its requests finished after `elapsedS` seconds of wall time; '' before
+ * `fraction` f of its work done after `elapsedS` seconds of wall time; '' before
  * REMAINING_AFTER_S seconds (a rate from the first slices overstates the start's pace) or at 0 or 1.
  * e.g. (60, 0.25) -> ", about 3 min left at the rate so far".
  */

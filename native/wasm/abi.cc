@@ -556,6 +556,8 @@ EMSCRIPTEN_KEEPALIVE const char* attnscope_sim_totals(attnscope::ServingSimulato
                   .num("preemptedTokens", static_cast<double>(t.preempted_tokens))
                   .num("steps", static_cast<double>(t.steps))
                   .num("generatedTokens", static_cast<double>(t.generated_tokens))
+                  .num("prefilledTokens", static_cast<double>(t.prefilled_tokens))
+                  .num("rejectedTokens", static_cast<double>(t.rejected_tokens))
                   .num("simulatedSeconds", t.simulated_seconds)
                   .num("usedPageSeconds", t.used_page_seconds)
                   .num("reservedSlotSeconds", t.reserved_slot_seconds)

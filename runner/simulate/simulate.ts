@@ -138,8 +138,8 @@ export interface SimulateOptions {
    */
   onTimes?: (requests: ServingSimRequests, times: ServingSimTimes) => void;
   /**
-   * Called between slices of the paged run (about every {@link SLICE_MS} ms) when more requests
-   * have finished than at the last call; the last call has fraction 1.
+   * Called between slices of the paged run (about every {@link SLICE_MS} ms) when more work is
+   * done than at the last call (tokens prefilled or decoded); the last call has fraction 1.
    */
   onProgress?: (p: PoolProgress) => void;
   /**
@@ -260,13 +260,39 @@ export const WATERMARK = 0.01;
 
 /** Progress of the paged run, as {@link SimulateOptions.onProgress} reports it. */
 export interface PoolProgress {
-  /** finished / requests, in [0, 1]. */
+  /**
+   * The work done, (prefilledTokens + decodedTokens) / tokensToDo, in [0, 1]; 1 at the last call.
+   * Tokens, not requests: a run of a few huge requests moves on long before the first finishes
+   * (s47: 10^10 tokens to decode sat at 0% with no time left while no request had finished).
+   */
   fraction: number;
   /** Requests completed or rejected so far. */
   finished: number;
   requests: number;
   /** End of the step in which the last request so far completed (simulated seconds). */
   simulatedSeconds: number;
+  /** Prompt tokens in KV once so far, prefix-cache hits included (ServingSimTotals.prefilledTokens). */
+  prefilledTokens: number;
+  /** Output tokens decoded so far (ServingSimTotals.generatedTokens). */
+  decodedTokens: number;
+  /**
+   * The run's tokens: Σ promptLen + Σ min(outputLen, max(maxModelLen − promptLen, 0)) over its
+   * requests, less those of the requests rejected so far (ServingSimTotals.rejectedTokens).
+   */
+  tokensToDo: number;
+}
+
+/**
+ * The tokens a run's requests prefill and decode if none is rejected: Σ promptLen + Σ outputLen,
+ * each output cut to max_model_len − promptLen as the simulator cuts it (simulator.h Rejects).
+ */
+export function tokensToDo(requests: ServingSimRequests, maxModelLen: number): number {
+  let sum = 0;
+  for (let i = 0; i < requests.promptLen.length; i++) {
+    const prompt = Math.max(requests.promptLen[i], 0);
+    sum += prompt + Math.min(requests.outputLen[i], Math.max(maxModelLen - prompt, 0));
+  }
+  return sum;
 }
 
 /** PrepareProgress.phase of a data-parallel run's dispatch, which runs its engines (dataParallel.ts dispatchOnline): the run itself, not its preparation. */
@@ -308,16 +334,29 @@ async function sliced(work: (units: number) => boolean, firstUnits: number, sign
   }
 }
 
-/** Runs `sim` to the end in slices ({@link sliced}), reporting progress when more requests have finished. */
-async function runSliced(sim: ServingSimulator, signal: AbortSignal | undefined, onProgress: ((p: PoolProgress) => void) | undefined): Promise<ServingSimTotals> {
+/**
+ * Runs `sim` to the end in slices ({@link sliced}), reporting progress when more work is done
+ * (tokens prefilled or decoded, requests finished); `total`: {@link tokensToDo} of its requests.
+ */
+async function runSliced(sim: ServingSimulator, total: number, signal: AbortSignal | undefined, onProgress: ((p: PoolProgress) => void) | undefined): Promise<ServingSimTotals> {
   let reported = -1;
   let t: ServingSimTotals | undefined;
   await sliced((steps) => sim.run(steps), FIRST_SLICE_STEPS, signal, () => {
     t = sim.totals();
     const finished = t.completed + t.rejected;
-    if (onProgress && finished > reported) {
-      reported = finished;
-      onProgress({ fraction: ratio(finished, t.requests), finished, requests: t.requests, simulatedSeconds: t.simulatedSeconds });
+    const done = t.prefilledTokens + t.generatedTokens + t.rejectedTokens;
+    if (onProgress && (done > reported || t.done)) {
+      reported = done;
+      const tokens = total - t.rejectedTokens;
+      onProgress({
+        fraction: t.done ? 1 : Math.min(ratio(t.prefilledTokens + t.generatedTokens, tokens), 1),
+        finished,
+        requests: t.requests,
+        simulatedSeconds: t.simulatedSeconds,
+        prefilledTokens: t.prefilledTokens,
+        decodedTokens: t.generatedTokens,
+        tokensToDo: tokens,
+      });
     }
   });
   return t!; // sliced calls afterSlice at least once before it returns
@@ -466,7 +505,7 @@ export async function simulatePool(profile: Profile, opts: SimulateOptions = {})
     const sim = (paged = new ServingSimulator(config, packed));
     const requests = packed.arrivalS.length;
     await sliced((k) => sim.load(k), FIRST_SLICE_REQUESTS, opts.signal, () => opts.onPrepare?.({ phase: 'loading the simulator', done: sim.loadedRequests, requests }));
-    t = await runSliced(paged, opts.signal, opts.onProgress);
+    t = await runSliced(paged, tokensToDo(packed, config.maxModelLen), opts.signal, opts.onProgress);
     if (opts.baselines !== false) opts.onPagedDone?.();
     baselineTotals = await baselineRun;
   } catch (e) {

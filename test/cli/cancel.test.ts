@@ -186,6 +186,6 @@ test('simulate of 10^10 tokens to decode says its plan before it starts, and a c
   assert.ok(signalled, `no plan note:\n${stderr.text()}`);
   assert.equal(code, 130, stderr.text());
   const note = stderr.text().split('\n').find((l) => l.startsWith('note: simulating'));
-  assert.equal(note, 'note: simulating 100,000 requests: 1,000,000 prompt tokens to prefill and up to 10,000,000,000 tokens to decode, a step at a time: a long run (the time left shows once requests finish; Ctrl-C cancels it, nothing written)');
+  assert.equal(note, 'note: simulating 100,000 requests: 1,000,000 prompt tokens to prefill and up to 10,000,000,000 tokens to decode, a step at a time: a long run (its progress line says the time left; Ctrl-C cancels it, nothing written)');
   assert.match(stderr.text(), /^attnscope: simulate cancelled by SIGINT.*; nothing written$/m);
 });

@@ -5,13 +5,15 @@
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { PLAN_NOTE_DECODE_TOKENS, remainingText, simulationPlanNote } from '../../runner/progress';
+import { PLAN_NOTE_DECODE_TOKENS, remainingText, simulationPlanNote, simulationProgressText } from '../../runner/progress';
+import { simulatePool, type PoolProgress } from '../../runner/simulate/simulate';
+import { exampleProfile } from '../fixtures/profile';
 
 test('the plan note names the requests, the prompt tokens and the tokens to decode of a run of 10^10 decode tokens or more; none below', () => {
   // The newcomer's workload: 10^7 requests × 100,000 prompt tokens = 10^12, × 30,000 output tokens = 3 · 10^11.
   assert.equal(
     simulationPlanNote(1e7, 1e12, 3e11),
-    'note: simulating 10,000,000 requests: 1,000,000,000,000 prompt tokens to prefill and up to 300,000,000,000 tokens to decode, a step at a time: a long run (the time left shows once requests finish; Ctrl-C cancels it, nothing written)',
+    'note: simulating 10,000,000 requests: 1,000,000,000,000 prompt tokens to prefill and up to 300,000,000,000 tokens to decode, a step at a time: a long run (its progress line says the time left; Ctrl-C cancels it, nothing written)',
   );
   // The example's 2,000 requests of mean 256 output tokens: about 512,000, no note.
   assert.equal(simulationPlanNote(2000, 2_048_000, 512_000), null);
@@ -19,7 +21,7 @@ test('the plan note names the requests, the prompt tokens and the tokens to deco
   assert.match(simulationPlanNote(1000, 1e6, PLAN_NOTE_DECODE_TOKENS)!, /up to 10,000,000,000 tokens to decode/);
 });
 
-test('the time left: elapsed · (1 − f) / f once 5 s have passed and some requests finished; nothing before, at 0 or at 1', () => {
+test('the time left: elapsed · (1 − f) / f once 5 s have passed and some work is done; nothing before, at 0 or at 1', () => {
   // 60 s for a quarter: 180 s more.
   assert.equal(remainingText(60, 0.25), ', about 3 min left at the rate so far');
   // 10 s for 1 %: 990 s = 16.5 min.
@@ -27,4 +29,38 @@ test('the time left: elapsed · (1 − f) / f once 5 s have passed and some requ
   assert.equal(remainingText(4.9, 0.5), '');
   assert.equal(remainingText(60, 0), '');
   assert.equal(remainingText(60, 1), '');
+});
+
+test('a few huge requests: the progress reports tokens done, and the line a time left, before any request finishes (s47)', async () => {
+  // Two requests at 0 s of 1,000 prompt + 100,000 output tokens; a pool that holds both whole
+  // (2 × 101,000 tokens < 20,000 pages × 16), so neither waits nor is preempted.
+  const p = exampleProfile('model: ./llama-3.1-8b/config.json\nkv_cache: { page_size: 16, num_pages: 20000 }\n');
+  const reports: PoolProgress[] = [];
+  const ac = new AbortController();
+  const stop = new Error('stopped by the test after its first report');
+  await assert.rejects(
+    simulatePool(p, {
+      trace: [{ arrivalS: 0, promptLen: 1000, outputLen: 100_000 }, { arrivalS: 0, promptLen: 1000, outputLen: 100_000 }],
+      stepTime: { perStepS: 1, perTokenS: 0, perKvTokenS: 0 },
+      baselines: false,
+      signal: ac.signal,
+      onProgress: (r) => {
+        reports.push(r);
+        ac.abort(stop);
+      },
+    }),
+    (e: unknown) => e === stop,
+  );
+  // The first slice is 1,024 steps (simulate.ts FIRST_SLICE_STEPS): step 1 prefills both prompts
+  // (2,000 tokens <= the 8,192 budget) and each emits its first token; steps 2..1,024 decode one
+  // token each: 2 · 1,024 = 2,048 decoded. To do: 2 · (1,000 + 100,000) = 202,000.
+  assert.equal(reports.length, 1);
+  const [r] = reports;
+  assert.deepEqual({ finished: r.finished, prefilled: r.prefilledTokens, decoded: r.decodedTokens, toDo: r.tokensToDo }, { finished: 0, prefilled: 2000, decoded: 2048, toDo: 202_000 });
+  assert.equal(r.fraction, 4048 / 202_000);
+  // 60 s of wall time for 4,048 of 202,000 tokens: 60 · 197,952 / 4,048 = 2,934.07 s = 48.9 min more.
+  assert.equal(
+    simulationProgressText(r, 60),
+    'simulating 2 requests: 0 done, 4,048 of 202,000 tokens, 0 s of serving, about 48.9 min left at the rate so far',
+  );
 });

@@ -23,6 +23,7 @@ import {
   readTraceFile,
   simulatePool,
   TraceError,
+  type PoolProgress,
   type SimulateOptions,
   type TraceRequest,
 } from '../../runner/simulate/index';
@@ -142,11 +143,13 @@ test('every request is accounted for: completed + rejected = requests, and every
   );
   await fc.assert(
     fc.asyncProperty(trace, fc.boolean(), async (requests, caching) => {
-      const r = await simulatePool(p, { ...UNIT_STEPS, trace: requests, enablePrefixCaching: caching });
+      let last: PoolProgress | undefined;
+      const r = await simulatePool(p, { ...UNIT_STEPS, trace: requests, enablePrefixCaching: caching, onProgress: (x) => (last = x) });
       // Independent: rejected when prompt >= max_model_len, or when its largest KV
       // (prompt + capped output − 1) needs more than the 16 pages.
       let rejected = 0;
       let outputs = 0;
+      let prompts = 0;
       // vllm bench serve's duration: 0 s to the last request's end, the last step's or a later
       // rejected request's arrival (vLLM answers it with an error then).
       let end = r.summary.simulatedSeconds;
@@ -155,8 +158,17 @@ test('every request is accounted for: completed + rejected = requests, and every
         if (q.promptLen >= 40 || Math.ceil((q.promptLen + out - 1) / 4) > 16) {
           rejected++;
           end = Math.max(end, q.arrivalS);
-        } else outputs += out;
+        } else {
+          outputs += out;
+          prompts += q.promptLen;
+        }
       }
+      // The progress counts (s47): each prompt token prefilled once (a preempted request's
+      // recompute and cache hits not again), each output token decoded once, rejected ones in neither.
+      assert.deepEqual(
+        { fraction: last!.fraction, prefilled: last!.prefilledTokens, decoded: last!.decodedTokens, toDo: last!.tokensToDo },
+        { fraction: 1, prefilled: prompts, decoded: outputs, toDo: prompts + outputs },
+      );
       assert.equal(r.summary.requests, requests.length);
       assert.equal(r.summary.rejected, rejected);
       assert.equal(r.summary.completed + r.summary.rejected, requests.length);
@@ -854,16 +866,18 @@ test('an abort mid-run rejects with the signal\'s reason and stops the baselines
   assert.ok(abortedTicks * 4 < fullTicks, `worker CPU: ${abortedTicks} ticks aborted vs ${fullTicks} for the full run`);
 });
 
-test('progress fractions increase to exactly 1 while the event loop keeps turning', async () => {
+test('progress fractions (tokens done / to do) increase to exactly 1 while the event loop keeps turning', async () => {
   // 20,000 requests take ~20,000 steps; the first slice is 1,024.
   const p = profile('kv_cache: { page_size: 16, num_pages: 2000 }\nworkload: { requests: 20000, arrival_rate: 50, seed: 3 }\n');
   // Each report schedules an immediate; it must have run before the next report.
   let turns = 0;
   const reports: Array<{ fraction: number; simulatedSeconds: number; turns: number }> = [];
   const r = await simulatePool(p, {
-    onProgress: ({ fraction, finished, requests, simulatedSeconds }) => {
+    onProgress: ({ fraction, requests, simulatedSeconds, prefilledTokens, decodedTokens, tokensToDo }) => {
       assert.equal(requests, 20000);
-      assert.equal(fraction, finished / requests);
+      // The work done (tokens, s47), not the requests finished; at the end every prompt token was
+      // prefilled and every output token decoded (those of rejected requests left out of both).
+      assert.equal(fraction, (prefilledTokens + decodedTokens) / tokensToDo);
       reports.push({ fraction, simulatedSeconds, turns });
       setImmediate(() => turns++);
     },
@@ -1213,9 +1227,11 @@ test('pipeline parallelism: every request is accounted for under preemption, req
   await fc.assert(
     fc.asyncProperty(trace, fc.boolean(), fc.constantFrom(2, 3), async (requests, caching, pp) => {
       const stepTime = { perStepS: 0, weightsS: 0, perKvTokenS: 0, perTokenS: 0, perPairS: 0, stages: Array.from({ length: pp }, () => unit), source: 'test' };
-      const r = await simulatePool(p, { stepTime, watermark: 0, trace: requests, enablePrefixCaching: caching });
+      let last: PoolProgress | undefined;
+      const r = await simulatePool(p, { stepTime, watermark: 0, trace: requests, enablePrefixCaching: caching, onProgress: (x) => (last = x) });
       let rejected = 0;
       let outputs = 0;
+      let prompts = 0;
       // vllm bench serve's duration: to the last step's end or a later rejected arrival (as the test above).
       let end = r.summary.simulatedSeconds;
       for (const q of requests) {
@@ -1223,8 +1239,13 @@ test('pipeline parallelism: every request is accounted for under preemption, req
         if (q.promptLen >= 40 || Math.ceil((q.promptLen + out - 1) / 4) > 16) {
           rejected++;
           end = Math.max(end, q.arrivalS);
-        } else outputs += out;
+        } else {
+          outputs += out;
+          prompts += q.promptLen;
+        }
       }
+      // The progress counts (as the test above): a request preempted in flight is prefilled once.
+      assert.deepEqual({ prefilled: last!.prefilledTokens, decoded: last!.decodedTokens, toDo: last!.tokensToDo }, { prefilled: prompts, decoded: outputs, toDo: prompts + outputs });
       assert.equal(r.summary.rejected, rejected);
       assert.equal(r.summary.completed + r.summary.rejected, requests.length);
       assert.ok(Math.abs(r.summary.throughputTokensPerSec * end - outputs) < 1e-6);

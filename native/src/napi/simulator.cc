@@ -286,6 +286,8 @@ class ServingSimulatorWrap : public Napi::ObjectWrap<ServingSimulatorWrap> {
     o.Set("preemptedTokens", static_cast<double>(t.preempted_tokens));
     o.Set("steps", static_cast<double>(t.steps));
     o.Set("generatedTokens", static_cast<double>(t.generated_tokens));
+    o.Set("prefilledTokens", static_cast<double>(t.prefilled_tokens));
+    o.Set("rejectedTokens", static_cast<double>(t.rejected_tokens));
     o.Set("simulatedSeconds", t.simulated_seconds);
     o.Set("usedPageSeconds", t.used_page_seconds);
     o.Set("reservedSlotSeconds", t.reserved_slot_seconds);

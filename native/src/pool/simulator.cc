@@ -282,6 +282,7 @@ bool ServingSimulator::Step() {
     ReqState& s = state_[id];
     if (Rejects(r, &s.output_len)) {
       ++totals_.rejected;
+      totals_.rejected_tokens += std::max<int64_t>(r.prompt_len, 0) + s.output_len;
       continue;
     }
     if (static_cast<size_t>(id) >= given_) --added_ahead_;
@@ -327,6 +328,12 @@ bool ServingSimulator::Step() {
       // Its queries [computed − n, computed) see keys from the start of the first one's chunk on.
       sliding_kv_tokens += s.computed - (s.computed - n) / chunk * chunk;
       sliding_pairs += ChunkedPairs(s.computed - n, s.computed, chunk);
+    }
+    // The prompt's tokens in KV for the first time (a cached prefix's too), for the progress estimate.
+    const int32_t reached = std::min(s.computed, requests_[id].prompt_len);
+    if (reached > s.prompt_reached) {
+      totals_.prefilled_tokens += reached - s.prompt_reached;
+      s.prompt_reached = reached;
     }
     if (s.computed < s.known) return;  // a prefill chunk that did not reach the end
     if (pipelined_) {

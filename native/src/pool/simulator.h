@@ -306,6 +306,14 @@ struct SimTotals {
   int64_t preempted_tokens = 0;  // KV tokens that preemptions dropped, to be recomputed
   int64_t steps = 0;
   int64_t generated_tokens = 0;
+  // Prompt tokens of admitted requests that have been in KV once, computed or found in the prefix
+  // cache (a preempted request's recompute is not counted again): with generated_tokens, the work
+  // done so far for a progress estimate (Σ prompt_len + Σ output_len after the max_model_len cap
+  // over the requests not rejected, when the run is done).
+  int64_t prefilled_tokens = 0;
+  // prompt_len + output_len (after the max_model_len cap) of the rejected requests: work that
+  // will never be done.
+  int64_t rejected_tokens = 0;
   double simulated_seconds = 0;  // end of the last step
   double used_page_seconds = 0;
   double reserved_slot_seconds = 0;
@@ -440,6 +448,7 @@ class ServingSimulator {
     int32_t slot = -1;          // allocator slot (paged) while it holds memory
     int64_t offset = -1;        // arena offset (contiguous) while it holds memory
     int32_t reservation = 0;    // arena slots (contiguous)
+    int32_t prompt_reached = 0; // prompt tokens in KV at their most (SimTotals::prefilled_tokens)
     bool preempted = false;     // waiting for recompute
     bool refused = false;       // memory refused it at least once
     bool coasting = false;      // decoding on the clock: add clock_ − synced to the lengths
