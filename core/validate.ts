@@ -37,6 +37,7 @@ import {
 } from './config/index';
 import { CHECK_KEYS, checkProfile, checksIndependentOf, estimate, poolSizeProblem, type Estimate } from './estimate/index';
 import { modelledJob } from './protocol/sweep';
+import { TRACE_REPLACES } from './config/profileChecks';
 import type { SweepJob } from './config/sweep';
 
 /**
@@ -102,17 +103,49 @@ export function deploymentProblems(profile: Profile, e: Estimate = estimate(prof
 
 /**
  * The notes of one sweep point (readSweepPoint's problems, none an error, and the point's profile),
- * as a run of it says them: its read's warnings and infos and its {@link deploymentProblems}, each at
- * its {@link runSeverity}; not the pool a simulation cannot size (the sweep refuses that point:
- * runner/sweep/cli.ts), nor, in a sweep that benchmarks nothing (job simulate or max-rate), the
- * kernel notes ({@link BENCHMARK_ONLY_CODES}). The one list `attnscope sweep` prints (runner/sweep/spec.ts)
- * and the editor shows (core/config/sweep.ts sweepProblems), both placed by placePointNotes.
+ * as a run of it says them: its read's warnings and infos and its deployment checks (checkProfile:
+ * {@link deploymentProblems} less the pool a simulation cannot size, which the sweep refuses that
+ * point for: runner/sweep/cli.ts), each at its {@link runSeverity}; in a sweep that benchmarks
+ * nothing (job simulate or max-rate), not the kernel notes ({@link BENCHMARK_ONLY_CODES}).
+ * `deployment`: the point's checkProfile problems where the caller has them ({@link sweepPointNoter}).
  */
-export function sweepPointNotes(read: readonly Problem[], profile: Profile, job: SweepJob): Problem[] {
-  const deployment = deploymentProblems(profile).filter((p) => p.code !== POOL_NOT_SIMULABLE);
+export function sweepPointNotes(read: readonly Problem[], profile: Profile, job: SweepJob, deployment: readonly Problem[] = checkProfile(profile, estimate(profile))): Problem[] {
   return [...read.filter((p) => p.severity !== 'error'), ...deployment]
     .filter((p) => !modelledJob(job) || !BENCHMARK_ONLY_CODES.has(p.code))
     .map((p) => ({ ...p, severity: runSeverity(p) }));
+}
+
+/** A sweep point's notes from its read's problems, its profile and its axis value indices (sweepPointNoter's). */
+export type PointNoter = (read: readonly Problem[], profile: Profile, digits: readonly number[]) => Problem[];
+
+/**
+ * {@link sweepPointNotes} for the points of one sweep over `axes`: the one list `attnscope sweep`
+ * prints (runner/sweep/spec.ts) and the editor shows (core/config/sweep.ts sweepProblems), both
+ * placed by placePointNotes. Each point's deployment checks (an estimate each, about 0.15 ms) are
+ * computed once per distinct combination of its values on the axes they read: every axis but a
+ * workload draw key's ({@link isDrawAxis}), so page_size x tensor_parallel_size x arrival_rate
+ * of 8 x 4 x 8 points estimates 32 deployments, not 256. Points of one combination have the same
+ * profile but for the draw keys' values (and ranges), which no deployment check reads (their
+ * messages and ranges are the other keys': test/unit/sweep.test.ts holds each example to it).
+ */
+export function sweepPointNoter(axes: ReadonlyArray<{ key: string }>, job: SweepJob): PointNoter {
+  const draw = axes.map((a) => isDrawAxis(a.key));
+  const byDeployment = new Map<string, Problem[]>();
+  return (read, profile, digits) => {
+    const key = digits.filter((_, k) => !draw[k]).join(',');
+    let deployment = byDeployment.get(key);
+    if (deployment === undefined) byDeployment.set(key, (deployment = checkProfile(profile, estimate(profile))));
+    return sweepPointNotes(read, profile, job, deployment);
+  };
+}
+
+/**
+ * Whether a sweep axis key is (or lies inside) one of the workload keys that say how requests are
+ * drawn (TRACE_REPLACES: requests, arrival_rate, prompt_len, output_len, prefix_sharing, seed):
+ * read by the simulation and the profile's read, never by the deployment checks (core/estimate).
+ */
+export function isDrawAxis(key: string): boolean {
+  return TRACE_REPLACES.some((k) => key === `workload.${k}` || key.startsWith(`workload.${k}.`));
 }
 
 /**

@@ -21,7 +21,8 @@
  * 60,000 comment lines, 5.2 MB, opened, and edited as an edit, as the whole text (the extension sends a
  * document over 4 MiB whole, deferredSync.ts), and in a comment (the YAML parsed again); wall and the
  * server's CPU ms. Not in the overall median.
- * Usage: npm run bench:lsp [-- --edits N] [--labels 60000,200000] [--big-only | --huge-only]
+ * Then the 256-point sweep's editor cost (sweepCost): the server's CPU ms per edit. Not in the overall median.
+ * Usage: npm run bench:lsp [-- --edits N] [--labels 60000,200000] [--big-only | --huge-only | --sweep-only]
  */
 import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
@@ -131,6 +132,7 @@ export function configDocs(dir: string): Doc[] {
 }
 
 async function main(): Promise<void> {
+  if (process.argv.includes('--sweep-only')) return sweepCost();
   if (process.argv.includes('--huge-only')) return hugeProfile();
   if (process.argv.includes('--big-only')) {
     await hugeProfile();
@@ -171,8 +173,56 @@ async function main(): Promise<void> {
   console.log(`${'all documents'.padEnd(44)} ${median.toFixed(2).padStart(8)} ${quantile(all, 0.1).toFixed(2).padStart(8)} ${quantile(all, 0.9).toFixed(2).padStart(8)}`);
   console.log(`target: median < 10 ms per edit — ${median < 10 ? 'met' : 'NOT met'}`);
   await client.stop();
+  await sweepCost();
   await hugeProfile();
   await bigConfigs();
+}
+
+/**
+ * The 256-point sweep of c7e0b5e6 (the llama example, axes kv_cache.page_size 1..128 x
+ * tensor_parallel_size 1..8 x arrival_rate 1..128, powers of two: 8 x 4 x 8 points, 32 deployments),
+ * whose every point's notes the editor reads (sweepProblems with sweepPointNotes) once per
+ * debounced edit; arrival_rate rewritten in the profile -> its hints. The server's CPU ms per
+ * edit (harness serverCpuMs, 10 ms ticks: the median of the per-edit figures), beside wall ms.
+ */
+export function sweepCostProfile(): string {
+  const powers = (n: number) => Array.from({ length: n }, (_, i) => 2 ** i).join(', ');
+  return `${readFileSync(join(root, 'examples', 'llama-3.1-8b.attn.yaml'), 'utf8')}sweep:\n  job: simulate\n  axes:\n    kv_cache.page_size: [${powers(8)}]\n    device.tensor_parallel_size: [${powers(4)}]\n    workload.arrival_rate: [${powers(8)}]\n`;
+}
+
+async function sweepCost(): Promise<void> {
+  const text = sweepCostProfile();
+  const uri = pathToFileURL(join(root, 'examples', 'bench-sweep-256.attn.yaml')).href;
+  const edits = Math.max(EDITS, 20);
+  console.log(`\n256-point sweep (page_size x tensor_parallel_size x arrival_rate), ${edits} edits: wall ms, then the server's CPU ms; load average ${loadavg().map((x) => x.toFixed(1)).join(' ')}`);
+  const client = await LspClient.start({ validationDelayMs: 0 });
+  try {
+    await client.open(uri, text);
+    await client.inlayHints(uri);
+    const m = /arrival_rate: (24)/.exec(text)!;
+    const at = positionAt(text, m.index + 'arrival_rate: '.length);
+    let current = '24';
+    const wall: number[] = [];
+    const cpu: number[] = [];
+    for (let i = 0; i < WARMUP + edits; i++) {
+      const next = current === '24' ? '25' : '24';
+      const c0 = client.serverCpuMs();
+      const t0 = performance.now();
+      await client.change(uri, [{ range: { start: at, end: { line: at.line, character: at.character + 2 } }, text: next }]);
+      await client.inlayHints(uri);
+      if (i >= WARMUP) {
+        wall.push(performance.now() - t0);
+        cpu.push(client.serverCpuMs() - c0);
+      }
+      current = next;
+    }
+    const c = [...cpu].sort((a, b) => a - b);
+    const mean = cpu.reduce((a, b) => a + b, 0) / cpu.length;
+    console.log(`${'case'.padEnd(44)} ${'median'.padStart(8)} ${'p10'.padStart(8)} ${'p90'.padStart(8)} ${'cpu med'.padStart(8)} ${'cpu p90'.padStart(8)} ${'cpu mean'.padStart(8)}`);
+    console.log(`${'arrival_rate rewritten -> its hints'.padEnd(44)} ${spread(wall)} ${quantile(c, 0.5).toFixed(0).padStart(8)} ${quantile(c, 0.9).toFixed(0).padStart(8)} ${mean.toFixed(1).padStart(8)}`);
+  } finally {
+    await client.stop();
+  }
 }
 
 /** Median, p10 and p90 of `xs` (ms) as printed. */

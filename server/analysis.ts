@@ -37,7 +37,7 @@ import { anchorOf } from '../core/config/profileSchema';
 import type { NotRead } from '../core/fileText';
 import type { Estimate } from '../core/estimate';
 import { DEFAULT_GPU, GPUS } from '../core/estimate/gpus';
-import { sweepPointNotes, validateProfileTree, type PartialProfile } from '../core/validate';
+import { sweepPointNoter, validateProfileTree, type PartialProfile } from '../core/validate';
 import { caseCountRefusal } from '../core/refusals';
 import { documentName, uriToPath } from './paths';
 import { describeError } from './safe';
@@ -271,7 +271,7 @@ function recordingHost(a: Analysis, host: FileHost): FileHost {
 export function checkedProblems(a: Analysis, host: FileHost): Problem[] {
   if (a.sweepChecked === null) {
     try {
-      a.sweepChecked = a.kind === 'profile' ? sweepProblems(a.tree, a.file, recordingHost(a, host), a.problems, sweepPointNotes).problems : [];
+      a.sweepChecked = a.kind === 'profile' ? sweepProblems(a.tree, a.file, recordingHost(a, host), a.problems, sweepPointNoter).problems : [];
     } catch (err) {
       a.sweepChecked = [internalError(err)];
     }

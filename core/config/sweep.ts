@@ -426,10 +426,33 @@ export interface PointNotes {
  */
 export function placePointNotes(axes: readonly SweepAxis[], points: readonly PointNotes[], file: string): Problem[] {
   const noteKey = (p: Problem) => `${p.severity}\u0000${p.message}`;
+  // Linear in the notes (s47: a copy per point made 256 points' notes quadratic): each note's raising points once,
+  // then per note its separating axis from counts of axis values.
   const raisedBy = new Map<string, number[]>();
   points.forEach((n, i) => {
-    for (const p of n.problems) raisedBy.set(noteKey(p), [...(raisedBy.get(noteKey(p)) ?? []), i]);
+    for (const p of n.problems) {
+      const by = raisedBy.get(noteKey(p));
+      if (by === undefined) raisedBy.set(noteKey(p), [i]);
+      else if (by.at(-1) !== i) by.push(i);
+    }
   });
+  // holding[k][d]: how many points hold value d of axis k.
+  const holding = axes.map((a) => new Array<number>(a.values.length).fill(0));
+  for (const o of points) o.digits.forEach((d, k) => holding[k]![d]!++);
+  /** The first axis whose values of the points raising a note are held by none of the others (-1: none). */
+  const separating = new Map<string, number>();
+  const separatingAxis = (key: string): number => {
+    let k = separating.get(key);
+    if (k !== undefined) return k;
+    const by = raisedBy.get(key)!;
+    k = axes.findIndex((_, a) => {
+      const raising = new Map<number, number>();
+      for (const i of by) raising.set(points[i]!.digits[a]!, (raising.get(points[i]!.digits[a]!) ?? 0) + 1);
+      return [...raising].every(([d, n]) => holding[a]![d] === n);
+    });
+    separating.set(key, k);
+    return k;
+  };
   const out: Problem[] = [];
   const said = new Set<string>();
   const add = (p: Problem) => {
@@ -439,19 +462,14 @@ export function placePointNotes(axes: readonly SweepAxis[], points: readonly Poi
   };
   for (const n of points) {
     for (const p of n.problems) {
-      const by = new Set(raisedBy.get(noteKey(p)));
-      if (by.size === points.length) {
+      if (raisedBy.get(noteKey(p))!.length === points.length) {
         add(p);
         continue;
       }
-      const separates = (k: number) => {
-        const raising = new Set(points.filter((_, i) => by.has(i)).map((o) => o.digits[k]));
-        return points.every((o, i) => by.has(i) || !raising.has(o.digits[k]));
-      };
-      const k = axes.findIndex((_, a) => separates(a));
+      const k = separatingAxis(noteKey(p));
       // The points holding this point's value of the separating axis all raise it: named by that value when they are several.
-      const holding = k >= 0 ? points.filter((o) => o.digits[k] === n.digits[k]).length : 1;
-      const which = holding > 1 ? `sweep points with ${pointLabel({ [axes[k]!.key]: toPlain(axes[k]!.values[n.digits[k]!]!) })} (${formatCount(holding)} of ${formatCount(points.length)})` : `sweep point ${n.label}`;
+      const count = k >= 0 ? holding[k]![n.digits[k]!]! : 1;
+      const which = count > 1 ? `sweep points with ${pointLabel({ [axes[k]!.key]: toPlain(axes[k]!.values[n.digits[k]!]!) })} (${formatCount(count)} of ${formatCount(points.length)})` : `sweep point ${n.label}`;
       const message = `${which}: ${p.message}`;
       if (p.file && p.file !== file) {
         add({ ...p, message });
@@ -486,12 +504,18 @@ const POINTS_NAMED = 3;
  * page_size=0 (2 of 4)"), else their labels (the first three and how many more, "(5 of 8)"),
  * or "every sweep point" when all checked ones do. An error of every point that `base` (the
  * profile's own problems) already has is left out: the base value is wrong, and one diagnostic
- * says so. With `pointNotes` (core/validate.ts sweepPointNotes: a point's warnings and infos, as a
- * run says them), the notes of the points that read without an error, placed as `attnscope sweep`
+ * says so. With `pointNoter` (core/validate.ts sweepPointNoter: a point's warnings and infos, as a
+ * run says them, for the sweep's axes and job), the notes of the points that read without an error, placed as `attnscope sweep`
  * places its lines ({@link placePointNotes}: "sweep point page_size=2: ..." at that axis value),
  * less those the profile's own reading (`base`) already shows at the same place in the same words.
  */
-export function sweepProblems(root: ValueNode | null, file: string, host: ProfileHost, base: readonly Problem[] = [], pointNotes?: (read: readonly Problem[], profile: Profile, job: SweepJob) => Problem[]): { block: SweepBlock | null; points: number; problems: Problem[] } {
+export function sweepProblems(
+  root: ValueNode | null,
+  file: string,
+  host: ProfileHost,
+  base: readonly Problem[] = [],
+  pointNoter?: (axes: readonly SweepAxis[], job: SweepJob) => (read: readonly Problem[], profile: Profile, digits: readonly number[]) => Problem[],
+): { block: SweepBlock | null; points: number; problems: Problem[] } {
   const { block, problems } = readSweepBlock(root);
   if (!block || !root || block.axes.length === 0) return { block, points: block ? sweepSize(block.axes) : 0, problems };
   const total = sweepSize(block.axes);
@@ -515,10 +539,12 @@ export function sweepProblems(root: ValueNode | null, file: string, host: Profil
   const errors = new Map<string, { problem: Problem; points: number[] }>();
   // The notes of the points that read without an error (an error's point runs nothing, so its notes are moot).
   const notes: PointNotes[] = [];
+  const pointNotes = pointNoter?.(axes, block.job);
   for (let i = 0; i < checked; i++) {
     const read = readSweepPoint(root, axes, i, file, host);
     if (pointNotes && read.point && !read.problems.some((p) => p.severity === 'error')) {
-      notes.push({ label: read.label, digits: axisIndices(i, sizes), problems: pointNotes(read.problems, read.point.profile, block.job) });
+      const digits = axisIndices(i, sizes);
+      notes.push({ label: read.label, digits, problems: pointNotes(read.problems, read.point.profile, digits) });
     }
     for (const p of read.problems) {
       if (p.severity !== 'error') continue;

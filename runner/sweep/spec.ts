@@ -24,7 +24,7 @@ import { readInputText, type NotRead } from '../../core/fileText';
 import { beyondFloatRange } from '../args';
 import { InputError, InputErrors, PointInputError, SetArgError, UsageError } from '../errors';
 import { profileCommand, readProfileInput, refuseToolOutput, type ProfileCommand } from '../load';
-import { sweepPointNotes } from '../../core/validate';
+import { sweepPointNoter } from '../../core/validate';
 import type { Profile } from '../../core/config/types';
 
 /** A point: its place in the sweep and the profile it runs. */
@@ -370,6 +370,7 @@ export function loadSweep(file: string, opts: SweepOptions = {}): SweepPlan {
   const baseUsd = getProperty(getProperty(root, 'device')?.value ?? null, 'gpu_hour_usd')?.value.value;
   /** Each point's problems that are not errors, with the axis value indices of the point. */
   const pointNotes: PointNotes[] = [];
+  const notesOf = sweepPointNoter(axes, block.job);
   const sizes = axes.map((a) => a.values.length);
   const points: SweepPoint[] = [];
   // Every point's errors, listed together before any work (throwPointErrors).
@@ -385,8 +386,9 @@ export function loadSweep(file: string, opts: SweepOptions = {}): SweepPlan {
     const gpuHourUsd = pointGpuHourUsd(block.gpuHourUsd, baseGpu, typeof baseUsd === 'number' && baseUsd > 0 ? baseUsd : undefined, deviceGpuName(profile.device));
     if (gpuHourUsd === undefined) delete profile.device.gpuHourUsd;
     else profile.device.gpuHourUsd = gpuHourUsd;
-    // As the editor reads them (core/validate.ts sweepPointNotes): the pool a simulation cannot size is refused per point (runner/sweep/cli.ts prepare), and a simulation benchmarks nothing.
-    pointNotes.push({ label: read.label, digits: axisIndices(index, sizes), problems: sweepPointNotes(read.problems, profile, block.job) });
+    // As the editor reads them (core/validate.ts sweepPointNoter): the pool a simulation cannot size is refused per point (runner/sweep/cli.ts prepare), and a simulation benchmarks nothing.
+    const digits = axisIndices(index, sizes);
+    pointNotes.push({ label: read.label, digits, problems: notesOf(read.problems, profile, digits) });
     points.push({ id: pointId(values), index, values, label: read.label, profile });
   }
   throwPointErrors(errors, file);

@@ -20,6 +20,7 @@ import { stepTimeModel } from '../../runner/simulate/step-time';
 import { exampleProfile } from '../fixtures/profile';
 import { run as recorded } from '../fixtures/run';
 import type { SweepMetrics, SweepReport, SweepReportRow } from '../../core/protocol/sweep';
+import type { Problem } from '../../core/config/types';
 import { describeEnvironment, sweepProvenance } from '../../core/sweepFigures';
 import { sbatchScript, sbatchReason } from '../../runner/sweep/slurm';
 import { shellQuote } from '../../runner/args';
@@ -955,8 +956,84 @@ test('merge: a best point whose TPOT SLO was judged at small batch with overhead
   assert.ok(!formatReport(given).includes('Note: TPOT'));
 });
 
+test('placePointNotes: a note every point raises once as it is, one some raise at the axis value that tells them apart, named by it or by the point', async () => {
+  const { placePointNotes, readSweepBlock } = await import('../../core/config');
+  const file = '/w/p.attn.yaml';
+  const text = 'sweep:\n  axes:\n    kv_cache.page_size: [16, 32]\n    workload.max_num_seqs: [4, 8, 16]\n';
+  const axes = readSweepBlock(parseProfileText(text, file).root).block!.axes;
+  const note = (message: string, extra: Partial<Problem> = {}): Problem => ({ severity: 'warning', code: 'x', message, range: { offset: 0, length: 1 }, ...extra });
+  const config = { file: '/w/config.json', range: { offset: 7, length: 2 } };
+  // Points, first axis slowest: 0 (16, 4), 1 (16, 8), 2 (16, 16), 3 (32, 4), 4 (32, 8), 5 (32, 16).
+  const raised: Record<string, number[]> = { A: [0, 1, 2, 3, 4, 5], B: [3, 4, 5], C: [4], D: [1, 4], E: [2] };
+  const points = Array.from({ length: 6 }, (_, i) => ({
+    label: `p${i}`,
+    digits: axisIndices(i, [2, 3]),
+    problems: Object.entries(raised).filter(([, by]) => by.includes(i)).map(([m]) => note(m, m === 'E' ? config : {})),
+  }));
+  // By hand: A every point (own range); D = the points with max_num_seqs 8 (axis 2: its value's 2 holders both raise it;
+  // axis 1 not: 16 and 32 are held by non-raisers too); E one point, no axis value its alone (2 of 2 hold 16 on axis 2):
+  // by its label, at its own line of the config; B = page_size 32's 3 points; C point 4 alone, no value its own: by its
+  // label, at the first axis's value.
+  assert.deepEqual(placePointNotes(axes, points, file).map((p) => [p.message, p.file ?? file, p.range.offset]), [
+    ['A', file, 0],
+    ['sweep points with max_num_seqs=8 (2 of 6): D', file, text.indexOf(' 8,') + 1],
+    ['sweep point p2: E', '/w/config.json', 7],
+    ['sweep points with page_size=32 (3 of 6): B', file, text.indexOf('32]')],
+    ['sweep point p4: C', file, text.indexOf('32]')],
+  ]);
+});
+
+test('a sweep point\'s deployment checks read no workload draw key: the points that differ only there share one estimate (s47: 256 -> 32 for page_size x tp x arrival_rate)', async () => {
+  const { checkProfile, estimate } = await import('../../core/estimate');
+  const { isDrawAxis, sweepPointNoter, sweepPointNotes } = await import('../../core/validate');
+  const { readSweepBlock, readSweepPoint } = await import('../../core/config');
+  const examples = join(__dirname, '..', '..', 'examples');
+  const host = { readFile: (p: string): string | null => (existsSync(p) ? readFileSync(p, 'utf8') : null) };
+  assert.deepEqual(['workload.arrival_rate', 'workload.prompt_len.median', 'workload.seed', 'workload.max_num_seqs', 'workload.prompt_lens', 'kv_cache.page_size'].map(isDrawAxis), [true, true, true, false, false, false]);
+  // Each example with a workload, and the tiny model whose 64 pages refuse to start (deployment warnings to compare),
+  // under a sweep of every draw key: one deployment, so every point's checkProfile is the same, word for word and place.
+  const drawAxes = `sweep:\n  axes:\n    workload.requests: [10, 100000]\n    workload.arrival_rate: [0.5, 1000]\n    workload.prompt_len: [{ dist: fixed, value: 8 }, { dist: uniform, min: 100, max: 1900 }]\n    workload.output_len: [{ dist: fixed, value: 1 }, { dist: fixed, value: 100 }]\n    workload.prefix_sharing: [{ groups: 1, prefix_len: 4, fraction: 0.1 }, { groups: 8, prefix_len: 8, fraction: 1 }]\n    workload.seed: [1, 2]\n`;
+  const profiles: Array<[string, string]> = [
+    ...['llama-3.1-8b.attn.yaml', 'gpt-oss-20b.attn.yaml', 'page-size.attn.yaml'].map((n): [string, string] => [join(examples, n), readFileSync(join(examples, n), 'utf8').split('\nsweep:')[0]!]),
+    [join(examples, 'qwen3.attn.yaml'), YAML.stringify(JSON.parse(readFileSync(join(examples, 'qwen3-30b-a3b.attn.json'), 'utf8')))],
+  ];
+  const tiny = workspace(BASE.replace('num_pages: 512', 'num_pages: 64'));
+  profiles.push([tiny.file, readFileSync(tiny.file, 'utf8')]);
+  for (const [file, text] of profiles) {
+    const root = parseProfileText(`${text.trimEnd()}\n${drawAxes}`, file).root!;
+    const axes = readSweepBlock(root).block!.axes;
+    assert.equal(axes.length, 6);
+    const checks = Array.from({ length: 64 }, (_, i) => {
+      const read = readSweepPoint(root, axes, i, file, host);
+      assert.ok(read.point, `${file} point ${i}: ${read.problems.map((p) => p.message).join('; ')}`);
+      return checkProfile(read.point.profile, estimate(read.point.profile));
+    });
+    for (const c of checks) assert.deepEqual(c, checks[0], file);
+    if (file === tiny.file) assert.ok(checks[0]!.some((p) => /vLLM would refuse to start/.test(p.message)));
+  }
+  // The 256-point sweep of bench:lsp: 8 page sizes x 4 tensor-parallel sizes x 8 arrival rates, at 20% of the H100's
+  // memory (15.8 GiB: the 14.96 GiB of weights do not leave a pool at tp 1). Each point's notes through the noter
+  // (32 estimates) are those of its own estimate; a noter keyed by fewer axes (page_size alone, or tp alone) gives
+  // some points another deployment's notes.
+  const powers = (n: number) => Array.from({ length: n }, (_, i) => 2 ** i).join(', ');
+  const file = join(examples, 'sweep-256.attn.yaml');
+  const text = `${readFileSync(join(examples, 'llama-3.1-8b.attn.yaml'), 'utf8').replace('gpu_memory_utilization: 0.9', 'gpu_memory_utilization: 0.2')}sweep:\n  axes:\n    kv_cache.page_size: [${powers(8)}]\n    device.tensor_parallel_size: [${powers(4)}]\n    workload.arrival_rate: [${powers(8)}]\n`;
+  const root = parseProfileText(text, file).root!;
+  const axes = readSweepBlock(root).block!.axes;
+  const notesOf = sweepPointNoter(axes, 'both');
+  const distinct = new Set<string>();
+  for (let i = 0; i < 256; i++) {
+    const read = readSweepPoint(root, axes, i, file, host);
+    const own = sweepPointNotes(read.problems, read.point!.profile, 'both');
+    assert.deepEqual(notesOf(read.problems, read.point!.profile, axisIndices(i, [8, 4, 8])), own, read.label);
+    distinct.add(JSON.stringify(own));
+  }
+  // The notes do differ by deployment (page_size 1, 2, 4, 8 each their own warning; tp 1 its fit's): the sharing is not vacuous.
+  assert.ok(distinct.size >= 10, String(distinct.size));
+});
+
 test('a sweep point\'s notes are the editor\'s diagnostics too: at the axis value, in the words `attnscope sweep` prints (s46: page_size 2 and 4 only on the CLI)', async () => {
-  const { sweepPointNotes } = await import('../../core/validate');
+  const { sweepPointNoter } = await import('../../core/validate');
   const { offsetToLineColumn } = await import('../../core/config');
   // The shipped page-size example: page_size 2 and 4 are the CPU kernel's what-if, not a block size vLLM takes
   // (vllm/config/cache.py BlockSize: 1, 8, 16, 32, 64, 128, 256). Line 34 is `    kv_cache.page_size: [1, 2, 4, ...]`:
@@ -967,7 +1044,7 @@ test('a sweep point\'s notes are the editor\'s diagnostics too: at the axis valu
   const cli = loadSweep(file).notes.filter((n) => /sweep point page_size=[24]:/.test(n));
   assert.equal(cli.length, 2, cli.join('\n'));
   const root = parseProfileText(text, file).root;
-  const { problems } = sweepProblems(root, file, host, [], sweepPointNotes);
+  const { problems } = sweepProblems(root, file, host, [], sweepPointNoter);
   const shown = problems.filter((p) => p.severity !== 'error').map((p) => {
     const { line, column } = offsetToLineColumn(text, p.range.offset);
     return `${file}:${line}:${column}: ${p.severity}: ${p.message}`;
