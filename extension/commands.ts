@@ -24,7 +24,7 @@ import type { Ctx } from './ctx';
 import { exportRunTo } from './dashboard';
 import { findRun, listRunsIn, newestFirst } from './history';
 import { filePickItem, isTarget, PICK_OPTIONS, targetGlob, type TargetKind } from './pick';
-import { loadSweepReport, sweepReportsIn, type SweepReportEntry } from './sweepReports';
+import { loadSweepReport, namedSkipped, sweepReportsIn, type SweepReportEntry } from './sweepReports';
 import { newProfile, newProfileName, servingTensorParallel, type FittingProfile } from './newProfile';
 import { currentText, textSha256 } from './profileEdited';
 import { launchFor } from './runLaunch';
@@ -292,10 +292,7 @@ const openSweepResults: Factory = (ctx) => async (arg) => {
   /** The reports a listing left out, each `<file>: <why>` (a report over the editor's size was left out silently: s45 N9). */
   const saySkipped = (skipped: readonly string[]): void => {
     if (skipped.length === 0) return;
-    const named = skipped.map((s) => {
-      const at = s.indexOf(': ');
-      return vscode.workspace.asRelativePath(s.slice(0, at)) + s.slice(at);
-    });
+    const named = namedSkipped(skipped, (file) => vscode.workspace.asRelativePath(file));
     void vscode.window.showWarningMessage(`AttnScope: ${formatCountOf(skipped.length, 'sweep report')} not listed: ${fewAndCount(named, 3)}`);
   };
   /** One report: it; several: the user's pick (or Browse); none: undefined. */

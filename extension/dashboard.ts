@@ -24,7 +24,7 @@ import { traceGoneMessage } from './refusal';
 import { ShownRunStore } from './shownRun';
 import { StreamBatcher } from './streamBatcher';
 import { LiveEditedNotes, profileEditedNote, runEditedNote, type EditedNotes } from './profileEdited';
-import { interruptedProfileOf, interruptedReportOf, readSweepReport, resumableProfile, resumeArgs, sweepReportsIn } from './sweepReports';
+import { interruptedProfileOf, interruptedReportOf, namedSkipped, readSweepReport, resumableProfile, resumeArgs, sweepReportsIn } from './sweepReports';
 
 export const DASHBOARD_VIEW_TYPE = 'attnscope.dashboard';
 
@@ -402,23 +402,31 @@ export class Dashboard implements vscode.Disposable {
     }
   }
 
-  /** The finished sweeps under every workspace folder's .attnscope/sweeps, newest first (each sweep folder's merged report), named by workspace folder when there are several. */
-  private async listSweeps(): Promise<SweepListEntry[]> {
+  /**
+   * The finished sweeps under every workspace folder's .attnscope/sweeps, newest first (each sweep
+   * folder's merged report), named by workspace folder when there are several; `skipped`: the
+   * reports there that are none, each `<workspace-relative file>: <why>` (sweepReports.ts
+   * namedSkipped), which History lists under them as Open sweep results names them.
+   */
+  private async listSweeps(): Promise<{ sweeps: SweepListEntry[]; skipped: string[] }> {
     const all: SweepListEntry[] = [];
+    const skipped: string[] = [];
     for (const { uri, label } of this.host.sweepsFolders()) {
-      const { entries } = await sweepReportsIn(uri.fsPath);
-      for (const e of entries) {
+      const listed = await sweepReportsIn(uri.fsPath);
+      skipped.push(...namedSkipped(listed.skipped, (file) => vscode.workspace.asRelativePath(file)));
+      for (const e of listed.entries) {
         if (e.file === join(uri.fsPath, 'sweep-report.json')) continue;
         all.push({ id: basename(dirname(e.file)), name: e.name, createdAt: e.createdAt, job: e.job, points: e.total - e.missing, total: e.total, ...(e.interrupted ? { interrupted: true as const } : {}), ...(label === undefined ? {} : { folder: label }) });
       }
     }
-    return all.sort(newestFirst);
+    return { sweeps: all.sort(newestFirst), skipped };
   }
 
-  /** Sends the list of finished sweeps again (after a sweep ended). */
+  /** Sends the list of finished sweeps again (after a sweep ended), with the reports left out. */
   async refreshSweeps(): Promise<void> {
     if (!this.panel) return;
-    this.post({ type: 'sweeps', sweeps: await this.listSweeps() });
+    const { sweeps, skipped } = await this.listSweeps();
+    this.post({ type: 'sweeps', sweeps, skipped });
   }
 
   /** Sends the history list again (after a run was saved). */
@@ -474,26 +482,31 @@ export class Dashboard implements vscode.Disposable {
         await this.loadShown(folders);
         await this.loadShownSweep();
         const { runs, skipped } = await listRunsIn(places);
-        const sweeps = await this.listSweeps();
+        const { sweeps, skipped: sweepsSkipped } = await this.listSweeps();
         // Everything queued before `ready` is either in `live` (the stream so far), superseded by init, or a view asked for (compare, estimate, sweep): replayed.
         const replay = [...this.live, ...this.sweepLive, ...this.queue.filter((m) => m.type === 'compare' || m.type === 'showEstimate' || m.type === 'showSweep')];
+        // A run streams: its start follows init, which carries no run to show before it (the page says Loading… until then).
+        const streaming = this.live.length > 0;
+        // A sweep replayed that has ended: the page stays on the tab it lands on, not that sweep's (model.ts, main.ts onMessage).
+        const sweepEnded = this.sweepLive.at(-1)?.type === 'sweepEnded';
         this.queue = [];
         this.ready = true;
         // Nothing shown here: the newest saved run, for a page with none of its own (model.ts reduce
         // 'init'), shown as a run the page did not make: its Run button runs `runTarget`.
-        const latest = !this.current && runs[0] ? await findRun(folders, runs[0].id).then((f) => ({ run: f.run, id: runs[0]!.id }), () => null) : null;
+        const latest = !this.current && !streaming && runs[0] ? await findRun(folders, runs[0].id).then((f) => ({ run: f.run, id: runs[0]!.id }), () => null) : null;
         this.sentRunTarget = this.runTarget();
         const notes = this.editedNotes();
         this.edited.sent(notes);
         const currentEdited = notes.current?.note ?? null;
         const sweepEdited = notes.sweep?.note ?? null;
         void this.panel?.webview.postMessage({
-          type: 'init', runs, skipped, current: this.current?.run ?? null, currentId: this.current?.id ?? null, latest, runTarget: this.sentRunTarget, sweep: this.sweep?.report ?? null, sweeps,
-          ...(currentEdited === null ? {} : { currentProfileEdited: currentEdited }),
+          type: 'init', runs, skipped, current: streaming ? null : (this.current?.run ?? null), currentId: streaming ? null : (this.current?.id ?? null), latest, runTarget: this.sentRunTarget, sweep: this.sweep?.report ?? null, sweeps, sweepsSkipped,
+          ...(streaming ? { streaming: true as const } : {}),
+          ...(currentEdited === null || streaming ? {} : { currentProfileEdited: currentEdited }),
           ...(sweepEdited === null ? {} : { sweepProfileEdited: sweepEdited }),
         } satisfies ToWebview);
         // A replayed start keeps the report sent in init (opened or finished since the start): the page drops it only for a new sweep.
-        for (const m of replay) void this.panel?.webview.postMessage(m.type === 'sweepStarted' ? { ...m, replayed: true } : m);
+        for (const m of replay) void this.panel?.webview.postMessage(m.type === 'sweepStarted' ? { ...m, replayed: true, ...(sweepEnded ? { ended: true as const } : {}) } : m);
         // A new page has the stream so far: what the batcher holds for the page goes after it.
         this.batcher.drawn();
         return;

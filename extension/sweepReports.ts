@@ -80,6 +80,18 @@ function skipWhy(file: string, err: unknown): string | null {
 }
 
 /**
+ * Each `<file>: <why>` of {@link sweepReportsIn}'s `skipped` with its file as `relative` names it
+ * (vscode.workspace.asRelativePath): the one naming of a report left out, in the Open sweep results
+ * toast and under History's sweeps.
+ */
+export function namedSkipped(skipped: readonly string[], relative: (file: string) => string): string[] {
+  return skipped.map((s) => {
+    const at = s.indexOf(': ');
+    return at < 0 ? s : relative(s.slice(0, at)) + s.slice(at);
+  });
+}
+
+/**
  * The readable sweep reports in `folder`: its own sweep-report.json, else those of its
  * subfolders (one level down), newest first; `skipped` names each sweep-report.json there that is
  * none, `<file>: <why>` ({@link loadSweepReport}: over the editor's size, not JSON, ...). Empty

@@ -27,7 +27,7 @@ import { composePng, composeTablePng } from './png';
 import { sweepProvenance } from '../core/sweepFigures';
 import { decisionMetric, interruptedText, metricsOf as sweepMetricsOf, otherSweepNote, sweepAxisCharts, sweepChartHeight, sweepCostChart, sweepCostChartHeight, sweepBestText, sweepMarkdown, sweepPointsText, sweepTable, sweepTitle } from './sweep';
 import { CHANGE_MEANING, formatCount, formatCountOf, formatDuration, formatLoadNote, formatPercent, loadVerdict, formatRunTime, loadAverageText, perGpuCasesHeader, poolCancelledText, wasmBuildNote } from '../core/format';
-import { comparedRun, emptyModel, listedName, reduce, rerunOf, restoredModel, skippedNote, type DashboardModel, type ViewRun } from './model';
+import { comparedRun, listedName, reduce, rerunOf, skippedNote, skippedSweepsNote, startModel, type DashboardModel, type ViewRun } from './model';
 import { readPalette, watchTheme, type Palette } from './theme';
 import { loadState, onMessage, post, saveState, type PersistedState } from './vscodeApi';
 
@@ -36,8 +36,8 @@ import { loadState, onMessage, post, saveState, type PersistedState } from './vs
 Chart.register(...registerables, fitTextPlugin, bandLabelPlugin);
 
 const restored = loadState();
-// A run saved as running ended with the window that reloaded (model.ts restoredModel): not shown running until `init` says so.
-let model: DashboardModel = restored?.model ? restoredModel(restored.model) : emptyModel;
+// A run saved as running ended with the window that reloaded (model.ts restoredModel): not shown running, and until `init` says how it ended, restoring.
+let model: DashboardModel = startModel(restored?.model);
 let tab: PersistedState['tab'] = restored?.tab ?? 'run';
 let palette: Palette = readPalette();
 const charts = new Map<ChartId, Chart>();
@@ -146,8 +146,17 @@ const latestNote = el('p', { id: 'run-latest', class: 'muted' });
 const runEditedNote = el('p', { id: 'run-profile-edited', class: 'warning', hidden: '' });
 
 const chartGrid = el('div', { class: 'chart-grid' });
-/** With no run to show, this one line in place of the cards (each said it, nine times, s34 newcomer-ed). */
-const noRun = el('p', { id: 'run-empty', class: 'empty' }, 'No run yet: run a benchmark (AttnScope: Run attention benchmark) or open one from History.');
+/**
+ * With no run to show, this one line in place of the cards (each said it, nine times, s34 newcomer-ed); until the extension
+ * says what to show, that it is loading, and over a run restored after a reload, that it is restoring it (noRunText).
+ */
+const noRun = el('p', { id: 'run-empty', class: 'empty' });
+/** The line in place of the cards for `run` (null: none shown), as noRun says it; null when the cards show. */
+function noRunText(run: ViewRun | null): string | null {
+  if (run?.status === 'restoring') return 'Restoring this run: the window reloaded while it ran; how it ended comes from the editor…';
+  if (run) return null;
+  return model.awaiting !== undefined ? 'Loading…' : 'No run yet: run a benchmark (AttnScope: Run attention benchmark) or open one from History.';
+}
 interface Card {
   id: ChartId;
   card: HTMLElement;
@@ -468,7 +477,7 @@ function renderHeader(run: ViewRun | null): void {
   const name = run ? run.name : 'AttnScope';
   title.replaceChildren(...joined(name.split(' · ').map((part) => el('span', { class: 'title-part' }, part)), ' · '));
   title.title = name;
-  status.textContent = run ? (run.status === 'running' ? 'running' : run.status) : '';
+  status.textContent = run ? (run.status === 'restoring' ? 'restoring…' : run.status) : '';
   status.className = `status status-${run?.status ?? 'none'}`;
   const slo = run && run.status !== 'running' ? sloBadge(run.pool?.latency, run.pool?.load) : null;
   // An ok run's verdict says more than its "ok", read first in grey beside "SLO not met" (s44 newcomer-ed F19); a
@@ -495,9 +504,11 @@ function renderHeader(run: ViewRun | null): void {
   progress.title = p ? `${p.total > 0 ? Math.floor((100 * p.done) / p.total) : 0}% · ${p.message}` : '';
   const running = run?.status === 'running';
   chartGrid.classList.toggle('running', running);
-  // No run: one line says so (noRun), the cards with nothing to draw are hidden (CSS).
-  chartGrid.classList.toggle('no-run', run === null);
-  noRun.hidden = run !== null;
+  // No run (or one restoring: its saved cases lag it): one line says so (noRun), the cards with nothing to draw are hidden (CSS).
+  const noRunLine = noRunText(run);
+  chartGrid.classList.toggle('no-run', noRunLine !== null);
+  noRun.hidden = noRunLine === null;
+  if (noRunLine !== null && noRun.textContent !== noRunLine) noRun.textContent = noRunLine;
   // A memory estimate (Show memory breakdown) is no run: its page is the memory card alone (CSS),
   // not a grid of "no timed cases" placeholders.
   chartGrid.classList.toggle('estimate', run?.status === 'estimate');
@@ -536,9 +547,11 @@ function renderHeader(run: ViewRun | null): void {
   cancelButton.setAttribute('aria-disabled', String(!running));
   exportJson.toggleAttribute('disabled', !run?.id);
   exportCsv.toggleAttribute('disabled', !run?.id);
-  exportPng.toggleAttribute('disabled', !run || (run.cases.length === 0 && run.poolSamples.length === 0));
+  exportPng.toggleAttribute('disabled', !run || run.status === 'restoring' || (run.cases.length === 0 && run.poolSamples.length === 0));
   const env = run?.environment;
-  environment.replaceChildren(...(running
+  environment.replaceChildren(...(run?.status === 'restoring'
+    ? []
+    : running
     ? [`${p ? `${Math.floor(p.done)}/${p.total} · ${p.message}` : 'starting…'}`]
     : env
       ? joined([headerMachineText(run!, env, ' · '), run!.kind === 'simulate' ? 'no kernel timed' : perGpuCasesHeader(run!.cases.map((c) => c.shape)), run!.pool?.load ? formatLoadNote(run!.pool.load) : null, stoppedEarly(run!), run?.createdAt ? runTime(run.createdAt) : null, run?.error].filter((part): part is string | HTMLElement => !!part), ' · ')
@@ -632,15 +645,18 @@ function renderHistory(): void {
 
 function renderSweepList(): void {
   const sweeps = model.sweeps ?? [];
+  // The reports left out, with why (s46: a report not JSON was dropped from History silently, where Open sweep results named it).
+  const skipped = skippedSweepsNote(model.skippedSweeps);
+  const note = skipped === null ? [] : [el('p', { class: 'note', id: 'sweeps-skipped' }, skipped)];
   if (sweeps.length === 0) {
-    sweepList.replaceChildren(el('p', { class: 'empty' }, 'No finished sweeps yet in this workspace (.attnscope/sweeps): the Run sweep code lens on a profile\'s sweep: key runs one.'));
+    sweepList.replaceChildren(el('p', { class: 'empty' }, 'No finished sweeps yet in this workspace (.attnscope/sweeps): the Run sweep code lens on a profile\'s sweep: key runs one.'), ...note);
     return;
   }
   sweepList.replaceChildren(table({
     // The results folder (`<profile>-<sweep id>`) told two sweeps of one profile apart, as the Open sweep results picker does (s37 newcomer-ed 7).
     columns: ['time', 'name', 'job', 'points', 'folder', ''],
     rows: sweeps.map((s) => [runTime(s.createdAt), inFolder(s.name, s.folder), s.job, sweepPointsText(s), s.id, button('Open', () => post({ type: 'openSweep', id: s.id }), { secondary: '', 'aria-label': `Open sweep ${s.name}, ${formatRunTime(s.createdAt)}` })]),
-  }, 'table-sweeps', (i) => ({ 'data-sweep': sweeps[i]!.id })));
+  }, 'table-sweeps', (i) => ({ 'data-sweep': sweeps[i]!.id })), ...note);
 }
 
 /** "A <name> (time) vs B <name> (time)": the two runs a comparison's table is of, for its caption; each named as History lists it (listedName). */
@@ -832,7 +848,7 @@ let renderQueued = false;
 let frameQueued = false;
 let chartsDrawnAt = -Infinity;
 let chartTimer: ReturnType<typeof setTimeout> | undefined;
-let historyDrawn: { runs: DashboardModel['runs']; sweeps: DashboardModel['sweeps']; compare: DashboardModel['compare'] } | null = null;
+let historyDrawn: { runs: DashboardModel['runs']; sweeps: DashboardModel['sweeps']; skippedSweeps: DashboardModel['skippedSweeps']; compare: DashboardModel['compare'] } | null = null;
 let sweepDrawn: { sweep: DashboardModel['sweep']; status: string | undefined } | undefined;
 
 /** Streamed messages arrived since the last render: the extension waits for `streamDrawn` to send more (extension/streamBatcher.ts). */
@@ -851,8 +867,8 @@ function render(): void {
       scheduleRender();
     }, wait);
   }
-  if (historyDrawn?.runs !== model.runs || historyDrawn.sweeps !== model.sweeps || historyDrawn.compare !== model.compare) {
-    historyDrawn = { runs: model.runs, sweeps: model.sweeps, compare: model.compare };
+  if (historyDrawn?.runs !== model.runs || historyDrawn.sweeps !== model.sweeps || historyDrawn.skippedSweeps !== model.skippedSweeps || historyDrawn.compare !== model.compare) {
+    historyDrawn = { runs: model.runs, sweeps: model.sweeps, skippedSweeps: model.skippedSweeps, compare: model.compare };
     renderHistory();
   }
   // A sweep starting or ending changes the empty Sweep tab's text (none while one runs) and the note over another sweep's report.
@@ -907,7 +923,10 @@ onMessage((msg: ToWebview) => {
   if (msg.type === 'compare') showTab('history');
   // A sweep opened, or one the editor starts: its tab, where its report, progress and Cancel are; its end's
   // report too, unless the user picked a tab since it started.
-  if (msg.type === 'sweepStarted' || (msg.type === 'showSweep' && !(sweepEnd && pickedSinceSweep))) showTab('sweep');
+  // A start replayed to a page that opened mid-run (Dashboard's sweepLive) turns to its tab only while that sweep runs and no run streams:
+  // a dashboard reopened while a run streamed landed on the Sweep tab of a sweep that had ended before (s46).
+  const sweepStart = msg.type === 'sweepStarted' && (!msg.replayed || (!msg.ended && model.current?.status !== 'running' && model.awaiting !== 'run'));
+  if (sweepStart || (msg.type === 'showSweep' && !(sweepEnd && pickedSinceSweep))) showTab('sweep');
   // What the user asked for on the Run tab: a run's start, a run opened, Show memory breakdown's estimate; the
   // run's end (its result or a refusal's reason) unless the user picked a tab while it ran (s44 newcomer-ed F11).
   // With the Sweep tab showing, a finished simulation and the lens's breakdown stayed behind it: the lens seemed to

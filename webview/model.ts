@@ -15,8 +15,12 @@ export interface ViewRun {
   /** bench: kernels timed (and the pool simulated with a workload); simulate: the pool simulation alone. Absent in states saved before: bench. */
   kind?: RunKind;
   createdAt: string | null;
-  /** 'estimate': a profile's memory estimate shown without a run; 'refused': the runner refused it (error says why). */
-  status: RunStatus | 'running' | 'estimate' | 'refused';
+  /**
+   * 'estimate': a profile's memory estimate shown without a run; 'refused': the runner refused it (error says why);
+   * 'restoring': a run the page saved as running, on a page that started again (its window reloaded), until `init`
+   * brings how it ended (restoredModel).
+   */
+  status: RunStatus | 'running' | 'estimate' | 'refused' | 'restoring';
   error: string | null;
   profile: Profile | null;
   estimate: Estimate | null;
@@ -70,6 +74,15 @@ export interface DashboardModel {
   sweepRun?: SweepRunView | null;
   /** The file the Run button runs when the page shows no run it made (the `runTarget` message). Absent in states saved before: none. */
   runTarget?: RunTarget | null;
+  /**
+   * What the page waits for before it can say what it shows: 'init', the extension's first word to a
+   * page that started (startModel); 'run', the start of the run `init` said streams (ToWebview init's
+   * `streaming`), replayed right after it. The Run tab says "Loading…" meanwhile, not "No run yet" nor
+   * the run shown before (a dashboard opened mid-run flashed both). Absent: nothing awaited.
+   */
+  awaiting?: 'init' | 'run';
+  /** Sweep reports under .attnscope/sweeps that History does not list, each `<file>: <why>` (ToWebview sweeps' `skipped`). Absent: none. */
+  skippedSweeps?: string[];
 }
 
 /** A sweep the editor runs, as the Sweep tab shows it above its report. */
@@ -104,6 +117,15 @@ export const emptyModel: DashboardModel = { runs: [], skippedRuns: [], current: 
 export function skippedNote(skipped: readonly string[] | undefined): string | null {
   if (!skipped || skipped.length === 0) return null;
   return `${formatCountOf(skipped.length, 'file')} in the history folder skipped: ${fewAndCount(skipped, 3)}`;
+}
+
+/**
+ * The note under History's list of sweeps about the sweep reports it leaves out (three named
+ * `<file>: <why>`, the rest counted, as "Open sweep results" names them), or null when none is.
+ */
+export function skippedSweepsNote(skipped: readonly string[] | undefined): string | null {
+  if (!skipped || skipped.length === 0) return null;
+  return `${formatCountOf(skipped.length, 'sweep report')} not listed: ${fewAndCount(skipped, 3)}`;
 }
 
 /**
@@ -191,6 +213,13 @@ export function viewOfRun(run: RunResult, id: string | null, profileEdited?: str
   };
 }
 
+/** `model` awaiting nothing more: a run was started or shown (DashboardModel.awaiting). */
+function notAwaiting(model: DashboardModel): DashboardModel {
+  if (model.awaiting === undefined) return model;
+  const { awaiting: _, ...rest } = model;
+  return rest;
+}
+
 function streaming(model: DashboardModel): ViewRun | null {
   return model.current && model.current.status === 'running' ? model.current : null;
 }
@@ -202,14 +231,28 @@ export const STOPPED_BY_RELOAD = 'interrupted: the window reloaded or closed whi
  * The model a page starts from, restored from its saved state (`saved`), or the one `init` finds:
  * a run or sweep saved as running is streaming to no page that starts, since the dashboard's page
  * is kept while hidden (retainContextWhenHidden) and starts again only when its window reloads,
- * which ends the runs of that window's extension host. Shown at once as stopped by the reload, not
- * "running" with Cancel on until `init` came (3-15 s after a reload on a busy machine: s37
- * newcomer-ed 5); a run still streaming replays its runStarted / sweepStarted after `init`.
+ * which ends the runs of that window's extension host. Never "running" with Cancel on until `init`
+ * came (3-15 s after a reload on a busy machine: s37 newcomer-ed 5). A sweep is shown interrupted by
+ * the reload at once. A run is shown 'restoring' until `init`: the state saved while it ran lags it
+ * (saved when the page is idle), and shown as cancelled it read "cancelled before any kernel finished"
+ * beside a run the extension then brought with its cases (s46); `init` brings the run the reload
+ * stopped, saved, or none (a simulation is not saved), and only then is it shown stopped by the reload
+ * (settled). A run still streaming replays its runStarted / sweepStarted after `init`.
  */
 export function restoredModel(saved: DashboardModel): DashboardModel {
-  const current = saved.current?.status === 'running' ? { ...saved.current, status: 'cancelled' as const, error: STOPPED_BY_RELOAD, progress: null } : saved.current;
+  const current = saved.current?.status === 'running' ? { ...saved.current, status: 'restoring' as const, error: null, progress: null } : saved.current;
   const sweepRun = saved.sweepRun?.status === 'running' ? { ...saved.sweepRun, status: 'interrupted' as const, progress: null, message: STOPPED_BY_RELOAD } : (saved.sweepRun ?? null);
   return current === saved.current && sweepRun === (saved.sweepRun ?? null) ? saved : { ...saved, current, sweepRun };
+}
+
+/** The model a page starts from: its saved state restored (restoredModel), or none, either awaiting `init` (DashboardModel.awaiting). */
+export function startModel(saved: DashboardModel | undefined): DashboardModel {
+  return { ...(saved ? restoredModel(saved) : emptyModel), awaiting: 'init' };
+}
+
+/** `run` as `init` leaves it when `init` brings no run of its own: one restored as running (or 'restoring') was stopped by the reload. */
+function settled(run: ViewRun | null): ViewRun | null {
+  return run?.status === 'running' || run?.status === 'restoring' ? { ...run, status: 'cancelled', error: STOPPED_BY_RELOAD, progress: null } : run;
 }
 
 /** The model after `msg`. Messages about a stream that is not running are ignored. */
@@ -217,23 +260,33 @@ export function reduce(model: DashboardModel, msg: ToWebview): DashboardModel {
   switch (msg.type) {
     case 'init': {
       // `init` answers the page's `ready`: a run the page shows as running is not streaming to it
-      // (restoredModel; a run that is replays its runStarted right after).
-      const settled = restoredModel(model);
+      // (restoredModel; a run that is replays its runStarted right after: `streaming`, shown as
+      // Loading… until then, not the run shown before nor "No run yet").
+      const restored = restoredModel(model);
       // The extension's sweep (shown last in this window, or before it reloaded) over the page's own.
       // With no run of its own nor from the extension: the newest saved run, as one the page did
       // not make (a page opened after a reload showed "No run yet" beside saved runs, s39 newcomer-ed 9).
       const latest = msg.latest ? { ...viewOfRun(msg.latest.run, msg.latest.id), latest: true as const } : null;
-      return { runs: msg.runs, skippedRuns: msg.skipped ?? [], current: msg.current ? viewOfRun(msg.current, msg.currentId ?? null, msg.currentProfileEdited) : (settled.current ?? latest), compare: model.compare, sweep: msg.sweep ?? model.sweep ?? null, sweepProfileEdited: msg.sweep ? (msg.sweepProfileEdited ?? null) : (model.sweepProfileEdited ?? null), sweeps: msg.sweeps ?? model.sweeps ?? [], sweepRun: settled.sweepRun ?? null, runTarget: msg.runTarget !== undefined ? msg.runTarget : (settled.runTarget ?? null) };
+      const current = msg.streaming ? null : msg.current ? viewOfRun(msg.current, msg.currentId ?? null, msg.currentProfileEdited) : (settled(restored.current) ?? latest);
+      const { awaiting: _, ...rest } = restored;
+      return {
+        ...rest,
+        runs: msg.runs, skippedRuns: msg.skipped ?? [], current, compare: model.compare, sweep: msg.sweep ?? model.sweep ?? null,
+        sweepProfileEdited: msg.sweep ? (msg.sweepProfileEdited ?? null) : (model.sweepProfileEdited ?? null), sweeps: msg.sweeps ?? model.sweeps ?? [],
+        skippedSweeps: msg.sweepsSkipped ?? model.skippedSweeps ?? [], sweepRun: restored.sweepRun ?? null,
+        runTarget: msg.runTarget !== undefined ? msg.runTarget : (restored.runTarget ?? null),
+        ...(msg.streaming ? { awaiting: 'run' as const } : {}),
+      };
     }
     case 'runTarget':
       return { ...model, runTarget: msg.target };
     case 'runs':
       return { ...model, runs: msg.runs, skippedRuns: msg.skipped ?? [] };
     case 'sweeps':
-      return { ...model, sweeps: msg.sweeps };
+      return { ...model, sweeps: msg.sweeps, skippedSweeps: msg.skipped ?? [] };
     case 'runStarted':
       return {
-        ...model,
+        ...notAwaiting(model),
         current: {
           id: null,
           name: msg.name,
@@ -269,9 +322,9 @@ export function reduce(model: DashboardModel, msg: ToWebview): DashboardModel {
     case 'runFinished': {
       const streamed = streaming(model);
       if (msg.streamedSamples !== undefined && msg.run.pool && streamed && streamed.poolSamples.length === msg.streamedSamples) {
-        return { ...model, current: viewOfRun({ ...msg.run, pool: { ...msg.run.pool, samples: streamed.poolSamples.concat(msg.run.pool.samples) } }, msg.id ?? null, msg.profileEdited) };
+        return { ...notAwaiting(model), current: viewOfRun({ ...msg.run, pool: { ...msg.run.pool, samples: streamed.poolSamples.concat(msg.run.pool.samples) } }, msg.id ?? null, msg.profileEdited) };
       }
-      return { ...model, current: viewOfRun(msg.run, msg.id ?? null, msg.profileEdited) };
+      return { ...notAwaiting(model), current: viewOfRun(msg.run, msg.id ?? null, msg.profileEdited) };
     }
     case 'runRefused': {
       const run = streaming(model);
@@ -280,7 +333,7 @@ export function reduce(model: DashboardModel, msg: ToWebview): DashboardModel {
     case 'runSaved':
       return model.current && model.current.status !== 'running' && model.current.status !== 'estimate' && model.current.id === null ? { ...model, current: { ...model.current, id: msg.id } } : model;
     case 'showRun':
-      return { ...model, current: viewOfRun(msg.run, msg.id ?? null, msg.profileEdited) };
+      return { ...notAwaiting(model), current: viewOfRun(msg.run, msg.id ?? null, msg.profileEdited) };
     case 'profileEdited': {
       // Each note only over the result it was worked out for: the page may show another since (a run started, a sweep opened).
       const run = model.current;
@@ -305,7 +358,7 @@ export function reduce(model: DashboardModel, msg: ToWebview): DashboardModel {
       return model.sweepRun?.status === 'running' ? { ...model, sweepRun: { ...model.sweepRun, status: msg.status, progress: null, message: msg.message } } : model;
     case 'showEstimate':
       return {
-        ...model,
+        ...notAwaiting(model),
         current: { id: null, name: msg.name, createdAt: null, status: 'estimate', error: null, profile: msg.profile, estimate: msg.estimate, environment: null, cases: [], poolSamples: [], pool: null, progress: null },
       };
   }

@@ -143,7 +143,8 @@ export function decisionMetric(metrics: readonly SweepMetric[], byCost = false):
   return metrics.find((m) => m.key === 'maxRatePerGpuRequestsPerSec') ?? metrics.find((m) => m.key === 'sloAttainment') ?? metrics[0];
 }
 
-const text = axisValueText;
+/** A swept value as the Sweep tab writes it, legend and table: a number as the x axis writes it (sweptValueText: "30,000"), anything else as axisValueText. */
+const text = (v: unknown): string => (typeof v === 'number' && Number.isFinite(v) ? sweptValueText(v) : axisValueText(v));
 const envLetter = (report: SweepReport, key: string): string => String.fromCharCode(65 + Object.keys(report.environments).indexOf(key));
 
 /**
@@ -188,9 +189,17 @@ export function sweepXAxis(axis: { key: string; values: readonly unknown[] }): {
   return { type, title: notes.length > 0 ? `${axis.key} (${notes.join(', ')})` : axis.key, values: numeric ? [...nums].sort((a, b) => a - b) : [] };
 }
 
-/** A swept value as the x axis writes it: 30000 -> "30,000", 0.5 -> "0.5". */
+/**
+ * A swept value as the Sweep tab writes it (x axis, legend, table): as written, its whole part grouped as
+ * formatCount groups a count: 30000 -> "30,000", 0.5 -> "0.5", 12345.25 -> "12,345.25". Not rounded to
+ * three digits (formatSignificant): the values are the user's own, and 10.25 and 10.3 are two points.
+ * The legend and the table wrote "30000" beside the axis's "30,000" (s46). Values the user writes back
+ * into a profile are formatValueToWrite's, ungrouped.
+ */
 export function sweptValueText(v: number): string {
-  return Number.isInteger(v) ? formatCount(v) : formatSignificant(v);
+  // Its whole part grouped as formatCount groups a count; a number String writes in exponent form (1e+21) as it is.
+  const written = /^(-?)(\d+)([^e]*)$/.exec(String(v));
+  return written ? `${written[1]}${formatCount(Number(written[2]))}${written[3]}` : String(v);
 }
 
 /**

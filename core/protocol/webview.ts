@@ -83,7 +83,13 @@ export type ToWebview =
    * message. `currentProfileEdited` / `sweepProfileEdited`: as `profileEdited` of `runFinished` /
    * `showSweep`, for `current` / `sweep`.
    */
-  | { type: 'init'; runs: RunListEntry[]; skipped?: string[]; current: RunResult | null; currentId?: string | null; latest?: { run: RunResult; id: string } | null; runTarget?: RunTarget | null; sweep?: SweepReport | null; sweeps?: SweepListEntry[]; currentProfileEdited?: string; sweepProfileEdited?: string }
+  /**
+   * The extension's first message to a page, answering its `ready`. `streaming`: a run streams now;
+   * its runStarted and the messages so far follow (replayed), and `current` / `latest` are null (the
+   * page says Loading… until that start: it showed "No run yet", or the run before, meanwhile).
+   * `sweepsSkipped`: the sweep reports under .attnscope/sweeps History does not list, each `<file>: <why>`.
+   */
+  | { type: 'init'; runs: RunListEntry[]; skipped?: string[]; current: RunResult | null; currentId?: string | null; latest?: { run: RunResult; id: string } | null; runTarget?: RunTarget | null; sweep?: SweepReport | null; sweeps?: SweepListEntry[]; sweepsSkipped?: string[]; streaming?: true; currentProfileEdited?: string; sweepProfileEdited?: string }
   /**
    * The file the Run button runs when the page shows no run it made (none, or `init`'s `latest`):
    * the file of the text editor active last, sent again when that changes; null: none is open,
@@ -112,8 +118,8 @@ export type ToWebview =
   /** The run shown last (runFinished) was saved as history entry `id`. */
   | { type: 'runSaved'; id: string }
   | { type: 'runs'; runs: RunListEntry[]; skipped?: string[] }
-  /** The finished sweeps again (after a sweep ended). */
-  | { type: 'sweeps'; sweeps: SweepListEntry[] }
+  /** The finished sweeps again (after a sweep ended); `skipped`: the reports not listed, each `<file>: <why>` (as init's sweepsSkipped). */
+  | { type: 'sweeps'; sweeps: SweepListEntry[]; skipped?: string[] }
   /** `profileEdited`: as runFinished's. */
   | { type: 'showRun'; run: RunResult; id?: string | null; profileEdited?: string }
   /**
@@ -136,8 +142,10 @@ export type ToWebview =
    * A sweep the editor runs (extension/sweep.ts SweepRun) started: the Sweep tab shows its progress and a Cancel, and drops the report it
    * showed (another sweep's). `name`: its profile's file name. `replayed`: sent again after `init` to a page that opened or reloaded
    * since (Dashboard's sweepLive), whose report in `init` is the one to keep (a report opened or finished after the start).
+   * `ended`: replayed for a sweep that has ended (its sweepEnded follows): the page does not turn to the Sweep tab for it
+   * (a dashboard reopened while a run streamed landed on the Sweep tab of a sweep that ended before, s46).
    */
-  | { type: 'sweepStarted'; name: string; replayed?: boolean }
+  | { type: 'sweepStarted'; name: string; replayed?: boolean; ended?: true }
   /** The running sweep's progress: points done of `total`, fractional (the running points' fractions added: the bar), and `message` as the progress notification words it (extension/sweepMessages.ts sweepProgressMessage). */
   | { type: 'sweepProgress'; done: number; total: number; message: string }
   /**

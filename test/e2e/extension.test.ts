@@ -564,10 +564,9 @@ describe('AttnScope in code-server', { timeout: 1_200_000 }, () => {
     assert.ok(run.cases.length >= 1, 'its measured cases are kept');
     const after = await dashboardFrame(page);
     // The page shows its own saved state at once (webview/model.ts restoredModel: a run it saved as
-    // running, as cancelled, with the cases it had when it last saved its state, possibly none yet:
-    // "cancelled before any kernel finished"), then the saved run when `init` comes (3-15 s after a
-    // reload on a busy machine). Both read "cancelled": wait for the saved run's own line (CI read
-    // the page's state once, before `init`, at load ~2).
+    // running, as "restoring…", its saved cases lagging the run's), then the saved run when `init` comes
+    // (3-15 s after a reload on a busy machine): wait for the saved run's own line (CI read the page's
+    // state once, before `init`, at load ~2).
     await after.waitForFunction(() => document.querySelector('#run-status')?.textContent === 'cancelled' && /interrupted \(window reloaded or closed\)/.test(document.querySelector('#run-environment')?.textContent ?? ''), undefined, { timeout: 60_000 });
     assert.equal(await after.textContent('#run-title'), 'llama-3.1-8b · e2e.attn.yaml · full');
     await page.screenshot({ path: join(shots, '05b-interrupted-by-reload.png') });

@@ -9,7 +9,7 @@ import { mkdirSync, readFileSync, rmSync, truncateSync, utimesSync, writeFileSyn
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
-import { interruptedProfileOf, interruptedReportOf, resumableProfile, resumeArgs, sweepReportsIn } from '../../extension/sweepReports';
+import { interruptedProfileOf, interruptedReportOf, namedSkipped, resumableProfile, resumeArgs, sweepReportsIn } from '../../extension/sweepReports';
 import { tempDir } from '../fixtures/tmp';
 
 /** A minimal report: what the command reads (kind, name, createdAt, rows). */
@@ -39,6 +39,16 @@ describe('sweepReportsIn', () => {
     // The half-written report is named; the empty folder (a sweep not merged yet) is not.
     assert.equal(found.skipped.length, 1);
     assert.match(found.skipped[0]!, new RegExp(`^${join(sweeps, 'half-33333333', 'sweep-report.json')}: not JSON \\(`));
+  });
+
+  it('names a report left out by its file as the workspace names it, its why kept whole (the toast and History say the same)', async () => {
+    const sweeps = tempDir('attnscope-sweeps-');
+    mkdirSync(join(sweeps, 'half-33333333'));
+    writeFileSync(join(sweeps, 'half-33333333', 'sweep-report.json'), '{"kind": "attnscope-sweep-re');
+    const { skipped } = await sweepReportsIn(sweeps);
+    const named = namedSkipped(skipped, (file) => file.replace(`${sweeps}/`, '.attnscope/sweeps/'));
+    assert.equal(named.length, 1);
+    assert.match(named[0]!, /^\.attnscope\/sweeps\/half-33333333\/sweep-report\.json: not JSON \(/);
   });
 
   it('leaves out a FIFO named sweep-report.json unread (a readFile of it waited for ever, holding a libuv worker; s43 review)', async () => {

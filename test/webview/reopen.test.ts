@@ -1,0 +1,261 @@
+/**
+ * The dashboard as it starts again and as History and the Sweep tab list things (s46 newcomer and
+ * lead): a page restored after a window reload says it is restoring a run saved as running, not that
+ * it was "cancelled before any kernel finished", until `init` brings how it ended; a page opened
+ * mid-run says Loading…, not "No run yet" nor the run before, and lands on the running run's tab, not
+ * on a sweep that ended before; History names the sweep reports it leaves out; its lists scroll inside
+ * a 371 px panel; swept values read grouped ("30,000") in the legend and the table. In headless
+ * Chromium (test/webview/harness.ts); screenshots in test-results/webview/reopen-*.png.
+ */
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import type { Browser, Page } from 'playwright-core';
+import type { RunResult } from '../../core/protocol/run';
+import type { SweepReport } from '../../core/protocol/sweep';
+import type { RunListEntry } from '../../core/protocol/webview';
+import { partialRun, runId } from '../../extension/history';
+import { emptyModel, reduce, startModel, STOPPED_BY_RELOAD } from '../../webview/model';
+import { run } from '../fixtures/run';
+import { CHROMIUM, launchChromium, openDashboard, root, send, serveDashboard, waitForPosted, type DashboardServer } from './harness';
+
+const shots = join(root, 'test-results', 'webview');
+const timed = run.cases.filter((c) => c.kernel !== 'reference');
+/** The start of the benchmark the reload stops, as the extension sends it. */
+const started = { type: 'runStarted', name: 'llama.attn.yaml · benchmark', total: 8, kind: 'bench', profile: run.profile, estimate: run.estimate } as const;
+/** What the extension saved of it when the reload stopped it (BenchmarkRun.interrupt: partialRun with the cases measured). */
+const interrupted: RunResult = {
+  ...partialRun({ name: started.name, kind: 'bench', toolVersion: '0.1.0', profile: run.profile, estimate: run.estimate, cases: timed.slice(0, 2), status: 'cancelled', error: 'interrupted (window reloaded or closed) after 2 case(s)', environment: run.environment }),
+  createdAt: '2026-12-05T09:00:00.000Z',
+};
+const INTERRUPTED_ID = runId(interrupted.createdAt, interrupted.name);
+
+/** 60 saved runs of long names (the History list's first page is 50): ~1,800 px of rows at 600 px wide. */
+const manyRuns: RunListEntry[] = Array.from({ length: 60 }, (_, i) => {
+  const createdAt = new Date(Date.parse('2026-12-05T10:00:00Z') - i * 60_000).toISOString();
+  const name = `llama-3.1-8b-instruct.attn.yaml · benchmark · gpu H100 SXM · tp ${1 + (i % 4)}`;
+  return { id: runId(createdAt, name), name, createdAt, status: 'ok', cases: 6, build: 'native addon · avx512 · 2 threads' };
+});
+
+/** A simulate sweep over max_num_batched_tokens 50, 100, 30,000 and page_size 16, 32 (as dashboard.test.ts's logSweep). */
+const sweep: SweepReport = {
+  schema: 1, kind: 'attnscope-sweep-report', tool: 't', createdAt: '2026-12-04T00:00:00.000Z', sweepId: 'c0ffee', name: 'batched.attn.yaml', job: 'simulate',
+  axes: [{ key: 'workload.max_num_batched_tokens', values: [50, 100, 30000] }, { key: 'kv_cache.page_size', values: [16, 32] }], total: 6,
+  rows: [50, 100, 30000].flatMap((t, i) => [16, 32].map((ps, j) => ({
+    id: `t${t}-p${ps}`, index: 2 * i + j, values: { 'workload.max_num_batched_tokens': t, 'kv_cache.page_size': ps }, label: `max_num_batched_tokens=${t} page_size=${ps}`,
+    environmentKey: 'e1', status: 'ok' as const, metrics: { internalFragmentation: 0.9925 + 0.0002 * i + 0.0001 * j, throughputTokensPerSec: 100 + i }, file: `t${t}-p${ps}.json`,
+  }))),
+  missing: [], duplicates: [], environments: { e1: run.environment }, best: null,
+};
+
+/** The index of the tab shown (vscode-tabs' selected-index: 0 Run, 1 History, 2 Sweep). */
+const tabShown = (page: Page): Promise<string | null> => page.getAttribute('vscode-tabs', 'selected-index');
+
+/** Texts of the elements on screen (laid out, not hidden) that contain `text` in a text node of their own. */
+const shownWith = (page: Page, text: string): Promise<string[]> =>
+  page.$$eval('*', (all, text) => all.filter((e) => (e as HTMLElement).offsetParent !== null && [...e.childNodes].some((n) => n.nodeType === Node.TEXT_NODE && n.textContent!.includes(text))).map((e) => e.id || e.tagName), text);
+
+describe('the model a page starts from and init', () => {
+  it('a run saved as running is restoring until init, then the saved run, or stopped by the reload when init brings none', () => {
+    const saved = reduce(reduce(emptyModel, { type: 'init', runs: [], current: null }), started);
+    const start = startModel(saved);
+    assert.equal(start.current?.status, 'restoring');
+    assert.equal(start.current?.error, null);
+    assert.equal(start.awaiting, 'init');
+    const withRun = reduce(start, { type: 'init', runs: [], current: interrupted, currentId: INTERRUPTED_ID });
+    assert.equal(withRun.current?.status, 'cancelled');
+    assert.equal(withRun.current?.cases.length, 2);
+    assert.equal(withRun.awaiting, undefined);
+    const without = reduce(start, { type: 'init', runs: [], current: null });
+    assert.deepEqual([without.current?.status, without.current?.error], ['cancelled', STOPPED_BY_RELOAD]);
+  });
+
+  it('init of a streaming run shows neither its current nor its latest run, and awaits the start replayed after it', () => {
+    const latest = { run, id: runId(run.createdAt, run.name) };
+    const model = reduce(startModel(undefined), { type: 'init', runs: [], current: null, latest, streaming: true });
+    assert.equal(model.current, null);
+    assert.equal(model.awaiting, 'run');
+    const running = reduce(model, started);
+    assert.equal(running.current?.status, 'running');
+    assert.equal(running.awaiting, undefined);
+  });
+});
+
+describe('dashboard reopened, History and Sweep lists, in Chromium', () => {
+  let server: DashboardServer;
+  let browser: Browser;
+
+  before(async () => {
+    assert.ok(existsSync(CHROMIUM), `Chromium not found at ${CHROMIUM}: run scripts/e2e-setup.sh (apt-get install chromium)`);
+    const build = spawnSync(process.execPath, [join(root, 'scripts', 'build.mjs'), '--bundles'], { cwd: root, encoding: 'utf8' });
+    assert.equal(build.status, 0, `build failed:\n${build.stderr}`);
+    mkdirSync(shots, { recursive: true });
+    server = await serveDashboard();
+    browser = await launchChromium();
+  });
+
+  after(async () => {
+    await browser?.close();
+    await server?.close();
+  });
+
+  // s46 lead: after a reload the page read "cancelled · cancelled before any kernel finished" until init brought the run with its cases.
+  it('a page reloaded while a benchmark ran says it is restoring it, not how it ended, until init brings the saved run', async () => {
+    for (const [width, height] of [[1280, 800], [600, 371]] as const) {
+      const page = await openDashboard(browser, server, 'dark', { locale: 'en-US' });
+      try {
+        await page.setViewportSize({ width, height });
+        await send(page, { type: 'init', runs: [], current: null, currentId: null });
+        await send(page, started);
+        // The page saves its state when idle while a run streams: the reload restores it as running, with no case yet.
+        await page.waitForFunction(() => (JSON.parse(sessionStorage.getItem('vscode-state') ?? '{}') as { model?: { current?: { status?: string } } }).model?.current?.status === 'running');
+        await page.reload();
+        await waitForPosted(page, 'ready');
+        // Drawn before `ready` (main.ts renders the restored model first): no wait needed, and none would tell a wrong page from a slow one.
+        assert.equal(await page.textContent('#run-status'), 'restoring…');
+        assert.equal(await page.textContent('#run-empty'), 'Restoring this run: the window reloaded while it ran; how it ended comes from the editor…');
+        assert.deepEqual(await shownWith(page, 'cancelled'), [], 'no word of a cancellation before init');
+        assert.deepEqual(await shownWith(page, 'before any kernel finished'), []);
+        assert.equal(await page.$$eval('.chart-grid > section.card', (cards) => cards.filter((c) => (c as HTMLElement).offsetParent !== null).length), 0, 'no cards of the cases saved before');
+        assert.notEqual(await page.getAttribute('#btn-cancel', 'disabled'), null, 'no Cancel: nothing runs');
+        await page.screenshot({ path: join(shots, `reopen-restoring-${width}x${height}.png`) });
+        // init brings the run the reload stopped, saved with its two cases: its own line, not "before any kernel finished".
+        await send(page, { type: 'init', runs: [], current: interrupted, currentId: INTERRUPTED_ID });
+        await page.waitForFunction(() => document.querySelector('#run-status')?.textContent === 'cancelled');
+        const line = (await page.textContent('#run-environment')) ?? '';
+        assert.ok(line.includes('interrupted (window reloaded or closed) after 2 case(s)'), line);
+        assert.ok(!line.includes('before any kernel finished'), line);
+        assert.equal(await page.isVisible('#run-empty'), false);
+        await page.screenshot({ path: join(shots, `reopen-restored-${width}x${height}.png`) });
+      } finally {
+        await page.close();
+      }
+    }
+  });
+
+  it('a simulation the reload stopped (not saved: init brings none) is shown stopped by the reload once init comes', async () => {
+    const page = await openDashboard(browser, server, 'dark', { locale: 'en-US' });
+    try {
+      await send(page, { type: 'init', runs: [], current: null, currentId: null });
+      await send(page, { ...started, name: 'llama.attn.yaml · simulation', kind: 'simulate' });
+      await page.waitForFunction(() => (JSON.parse(sessionStorage.getItem('vscode-state') ?? '{}') as { model?: { current?: { status?: string } } }).model?.current?.status === 'running');
+      await page.reload();
+      await waitForPosted(page, 'ready');
+      assert.equal(await page.textContent('#run-status'), 'restoring…');
+      await send(page, { type: 'init', runs: [], current: null, currentId: null });
+      await page.waitForFunction(() => document.querySelector('#run-status')?.textContent === 'cancelled');
+      assert.equal(await page.textContent('#run-environment'), STOPPED_BY_RELOAD);
+    } finally {
+      await page.close();
+    }
+  });
+
+  // s46 lead: opened mid-run, the page said "No run yet" (and then showed the newest saved run) until the run's start came, and landed on the Sweep tab.
+  it('a dashboard opened mid-run says Loading… until the run\'s start, and lands on the Run tab, not on a sweep that ended before', async () => {
+    const page = await openDashboard(browser, server, 'dark', { locale: 'en-US' });
+    try {
+      await page.setViewportSize({ width: 1280, height: 800 });
+      assert.equal(await page.textContent('#run-empty'), 'Loading…');
+      assert.deepEqual(await shownWith(page, 'No run yet'), []);
+      // What Dashboard sends a page opened while a run streams: init with no run and `streaming`, then the replay: the run's
+      // start, then the sweep that ended before it (its start, marked ended, and its end).
+      await send(page, { type: 'init', runs: [{ id: INTERRUPTED_ID, name: interrupted.name, createdAt: interrupted.createdAt, status: 'cancelled', cases: 2 }], current: null, currentId: null, latest: null, sweep, streaming: true });
+      await page.waitForFunction(() => document.querySelector('#history-count')?.textContent === '1 run');
+      assert.equal(await page.textContent('#run-empty'), 'Loading…', 'between init and the start replayed after it');
+      assert.equal(await page.isVisible('#run-latest'), false);
+      await send(page, started);
+      await send(page, { type: 'sweepStarted', name: 'batched.attn.yaml', replayed: true, ended: true });
+      await send(page, { type: 'sweepEnded', status: 'finished', message: 'sweep of batched.attn.yaml finished: 6 points, report in .attnscope/sweeps/batched-c0ffee.' });
+      await page.waitForFunction(() => document.querySelector('#sweep-run-status')?.textContent?.startsWith('sweep of batched.attn.yaml finished'));
+      assert.equal(await page.textContent('#run-status'), 'running');
+      assert.equal(await tabShown(page), '0', 'the Run tab, where the run streams');
+      assert.equal(await page.isVisible('#run-empty'), false);
+      await page.screenshot({ path: join(shots, 'reopen-mid-run-1280x800.png') });
+    } finally {
+      await page.close();
+    }
+    // Opened while a sweep runs (no run streams): its tab.
+    const sweeping = await openDashboard(browser, server, 'dark', { locale: 'en-US' });
+    try {
+      await send(sweeping, { type: 'init', runs: [], current: null, currentId: null });
+      await send(sweeping, { type: 'sweepStarted', name: 'batched.attn.yaml', replayed: true });
+      await send(sweeping, { type: 'sweepProgress', done: 1, total: 6, message: '1 of 6 points saved' });
+      await sweeping.waitForFunction(() => document.querySelector('#sweep-run-status')?.textContent === 'Sweeping batched.attn.yaml: 1 of 6 points saved');
+      assert.equal(await tabShown(sweeping), '2');
+      assert.equal(await sweeping.textContent('#run-empty'), 'No run yet: run a benchmark (AttnScope: Run attention benchmark) or open one from History.');
+    } finally {
+      await sweeping.close();
+    }
+  });
+
+  // s46 lead: a sweep report that is not JSON was left out of History with no word, where Open sweep results named it.
+  it('History names the sweep reports it leaves out, with why, and drops the note when none is', async () => {
+    const page = await openDashboard(browser, server, 'dark', { locale: 'en-US' });
+    try {
+      const bad = ['.attnscope/sweeps/broken-1234/sweep-report.json: not JSON (Unexpected end of JSON input)', '.attnscope/sweeps/old-5678/sweep-report.json: not a sweep report (kind "attnscope-sweep-report" with rows)'];
+      await send(page, { type: 'init', runs: [], current: null, currentId: null, sweeps: [{ id: 'batched-c0ffee', name: 'batched.attn.yaml', createdAt: sweep.createdAt, job: 'simulate', points: 6, total: 6 }], sweepsSkipped: bad });
+      await page.locator('vscode-tab-header').nth(1).click();
+      await page.waitForSelector('#sweeps-skipped');
+      assert.equal(await page.textContent('#sweeps-skipped'), `2 sweep reports not listed: ${bad[0]}; ${bad[1]}`);
+      assert.equal(await page.$$eval('#sweep-list tr[data-sweep]', (trs) => trs.length), 1);
+      await page.screenshot({ path: join(shots, 'reopen-history-skipped-sweeps.png') });
+      // The list sent again (a report fixed, or deleted): the note goes.
+      await send(page, { type: 'sweeps', sweeps: [], skipped: [] });
+      await page.waitForFunction(() => document.querySelector('#sweeps-skipped') === null);
+      // With no sweep listed, the reports left out are still named.
+      await send(page, { type: 'sweeps', sweeps: [], skipped: bad.slice(0, 1) });
+      await page.waitForFunction((line) => document.querySelector('#sweeps-skipped')?.textContent === line, `1 sweep report not listed: ${bad[0]}`);
+    } finally {
+      await page.close();
+    }
+  });
+
+  // s46 lead: at a 371 px high panel the Saved runs list's scrollbar was ~1,800 px down, at the foot of its 50 rows.
+  it('History\'s saved runs scroll inside a box within a 371 px panel, under a header that stays', async () => {
+    const page = await openDashboard(browser, server, 'dark', { locale: 'en-US' });
+    try {
+      await send(page, { type: 'init', runs: manyRuns, current: null, currentId: null });
+      await page.locator('vscode-tab-header').nth(1).click();
+      for (const width of [600, 320]) {
+        await page.setViewportSize({ width, height: 371 });
+        await page.waitForFunction(() => document.querySelectorAll('#history-list tr[data-run]').length === 50);
+        await page.$eval('#history-list', (box) => box.scrollIntoView());
+        const box = await page.$eval('#history-list', (b) => ({ top: b.getBoundingClientRect().top, bottom: b.getBoundingClientRect().bottom, client: b.clientHeight, scroll: b.scrollHeight, view: innerHeight }));
+        // The whole box, its scrollbars with it, on screen at once; its 50 rows (each two lines or more, ~35 px) scroll inside it.
+        assert.ok(box.bottom <= box.view + 0.5, `${width} px: the list's box ends at ${box.bottom} px, past the ${box.view} px panel`);
+        assert.ok(box.client >= 150, `${width} px: a box of ${box.client} px shows a few rows`);
+        assert.ok(box.scroll > box.client, `${width} px: the rows (${box.scroll} px) scroll inside the box (${box.client} px)`);
+        await page.screenshot({ path: join(shots, `reopen-history-${width}x371.png`) });
+        // Scrolled down the list, its header row is still at the box's top.
+        await page.$eval('#history-list', (b) => (b.scrollTop = 400));
+        const header = await page.$eval('#history-list', (b) => b.querySelector('thead th')!.getBoundingClientRect().top - b.getBoundingClientRect().top);
+        assert.ok(Math.abs(header) <= 1, `${width} px: the header ${header} px from the box's top`);
+        await page.$eval('#history-list', (b) => (b.scrollTop = 0));
+      }
+    } finally {
+      await page.close();
+    }
+  });
+
+  // s46 lead: the legend and the table wrote 30000 beside the x axis's "30,000".
+  it('the Sweep tab writes swept values grouped in its legend and table, as on its x axis', async () => {
+    const page = await openDashboard(browser, server, 'dark', { locale: 'en-US' });
+    try {
+      await page.setViewportSize({ width: 1280, height: 800 });
+      await send(page, { type: 'init', runs: [], current: null, currentId: null, sweep });
+      await page.locator('vscode-tab-header').nth(2).click();
+      await page.waitForFunction(() => document.querySelectorAll('#sweep-table tbody tr').length === 6);
+      const column = await page.$$eval('#sweep-table tbody tr', (trs) => trs.map((tr) => tr.querySelectorAll('td')[1]?.textContent ?? ''));
+      assert.deepEqual(column, ['50', '50', '100', '100', '30,000', '30,000']);
+      // The chart against page_size: a line per max_num_batched_tokens, each named in the legend and the chart's accessible name.
+      const name = (await page.getAttribute('#chart-sweep-1', 'aria-label')) ?? '';
+      assert.match(name, /\b30,000: /);
+      assert.doesNotMatch(name, /30000/);
+      await page.screenshot({ path: join(shots, 'reopen-sweep-values-1280x800.png'), fullPage: true });
+    } finally {
+      await page.close();
+    }
+  });
+});
