@@ -23,7 +23,7 @@ import { showSweep, SweepRun } from './sweep';
 import type { Ctx } from './ctx';
 import { exportRunTo } from './dashboard';
 import { findRun, listRunsIn, newestFirst } from './history';
-import { filePickItem, isTarget, PICK_OPTIONS, targetGlob, type TargetKind } from './pick';
+import { cannotRun, filePickItem, isTarget, PICK_OPTIONS, targetGlob, type PickJob, type TargetKind } from './pick';
 import { loadSweepReport, namedSkipped, sweepReportsIn, type SweepReportEntry } from './sweepReports';
 import { newProfile, newProfileName, servingTensorParallel, type FittingProfile } from './newProfile';
 import { currentText, textSha256 } from './profileEdited';
@@ -36,8 +36,12 @@ type Factory = (ctx: Ctx) => (...args: unknown[]) => unknown;
  * The file a command acts on: its argument (code lens, explorer), the active editor's when it is
  * of `kind`, or one picked from the workspace's files of `kind` (a simulation or a sweep: profiles
  * only, as a config.json has no workload or sweep; s33 newcomer-ed: all 41 files were offered).
+ * With `job`, the pick shows the files at once and then marks each the command cannot run, with
+ * why (pick.ts cannotRun, from the language server's resolve of each), moving them under a
+ * separator after the others: broken profiles and encoders were offered to simulate unmarked (s46).
+ * Picked anyway, the command refuses it as it does any such file.
  */
-async function targetFile(arg: unknown, purpose: string, kind: TargetKind): Promise<vscode.Uri | undefined> {
+async function targetFile(arg: unknown, purpose: string, kind: TargetKind, checker?: { ctx: Ctx; job: PickJob }): Promise<vscode.Uri | undefined> {
   if (arg instanceof vscode.Uri) return arg;
   if (typeof arg === 'string' && arg !== '') return vscode.Uri.parse(arg);
   const active = vscode.window.activeTextEditor?.document.uri;
@@ -51,11 +55,53 @@ async function targetFile(arg: unknown, purpose: string, kind: TargetKind): Prom
     return undefined;
   }
   files.sort((a, b) => a.fsPath.localeCompare(b.fsPath));
-  const picked = await vscode.window.showQuickPick(
-    files.map((uri) => ({ ...filePickItem(uri.fsPath, vscode.workspace.asRelativePath(uri, false)), uri })),
-    { ...PICK_OPTIONS, title: `AttnScope: pick a ${kind === 'profile' ? 'profile' : 'profile or config'} to ${purpose}`, matchOnDescription: true },
-  );
-  return picked?.uri;
+  type Item = vscode.QuickPickItem & { uri?: vscode.Uri };
+  const items: Item[] = files.map((uri) => ({ ...filePickItem(uri.fsPath, vscode.workspace.asRelativePath(uri, false)), uri }));
+  const pick = vscode.window.createQuickPick<Item>();
+  pick.title = `AttnScope: pick a ${kind === 'profile' ? 'profile' : 'profile or config'} to ${purpose}`;
+  pick.matchOnDescription = true;
+  pick.ignoreFocusOut = PICK_OPTIONS.ignoreFocusOut;
+  pick.items = items;
+  const picked = new Promise<Item | undefined>((done) => {
+    pick.onDidAccept(() => done(pick.selectedItems[0]));
+    pick.onDidHide(() => done(undefined));
+  });
+  pick.show();
+  if (checker) void markUnrunnable(checker.ctx, checker.job, purpose, pick, items);
+  const chosen = await picked;
+  pick.dispose();
+  return chosen?.uri;
+}
+
+/**
+ * Marks the files of `pick` that a command of `job` cannot run (pick.ts cannotRun of the language
+ * server's resolve of each, one at a time), then lists them after a separator, each with why; the
+ * pick is busy meanwhile. Nothing is marked when the server is not running (the command says why).
+ */
+async function markUnrunnable(ctx: Ctx, job: PickJob, purpose: string, pick: vscode.QuickPick<vscode.QuickPickItem & { uri?: vscode.Uri }>, items: ReadonlyArray<vscode.QuickPickItem & { uri?: vscode.Uri }>): Promise<void> {
+  const server = await ctx.server();
+  if ('whyNot' in server) return;
+  pick.busy = true;
+  const why = new Map<vscode.QuickPickItem, string>();
+  let open = true;
+  const closed = pick.onDidHide(() => (open = false));
+  try {
+    for (const item of items) {
+      if (!open) return;
+      const reason = await ctx.resolveProfile(server.client, item.uri!).then((r) => cannotRun(job, r), () => null);
+      if (reason !== null) why.set(item, reason);
+    }
+    if (!open || why.size === 0) return;
+    pick.keepScrollPosition = true;
+    pick.items = [
+      ...items.filter((i) => !why.has(i)),
+      { label: `cannot ${purpose}`, kind: vscode.QuickPickItemKind.Separator },
+      ...items.filter((i) => why.has(i)).map((i) => ({ ...i, detail: `$(error) ${why.get(i)}` })),
+    ];
+  } finally {
+    closed.dispose();
+    if (open) pick.busy = false;
+  }
 }
 
 /**
@@ -170,7 +216,7 @@ async function runRefused(ctx: Ctx, arg: unknown, job: RunnerJob): Promise<boole
 async function startRun(ctx: Ctx, arg: unknown, job: RunKind, replay?: TraceRerun): Promise<void> {
   const verb = job === 'simulate' ? 'simulate' : 'benchmark';
   if (await runRefused(ctx, arg, job)) return;
-  const uri = await targetFile(arg, verb, job === 'simulate' ? 'profile' : 'model');
+  const uri = await targetFile(arg, verb, job === 'simulate' ? 'profile' : 'model', { ctx, job });
   if (!uri) return;
   const resolved = await resolve(ctx, uri, verb, job);
   if (!resolved) return;
@@ -202,7 +248,7 @@ async function startRun(ctx: Ctx, arg: unknown, job: RunKind, replay?: TraceReru
  */
 const runSweep: Factory = (ctx) => async (arg, flags) => {
   if (await runRefused(ctx, arg, 'sweep')) return;
-  const uri = await targetFile(arg, 'sweep', 'profile');
+  const uri = await targetFile(arg, 'sweep', 'profile', { ctx, job: 'sweep' });
   if (!uri) return;
   if (!isProfilePath(uri.fsPath)) {
     void vscode.window.showWarningMessage(`AttnScope: ${basename(uri.fsPath)} is no profile: a sweep is a profile's \`sweep:\` block (*.attn.yaml / *.attn.json, e.g. sweep: { axes: { kv_cache.page_size: [16, 32] } }).`);
@@ -243,7 +289,7 @@ const openDashboard: Factory = (ctx) => () => {
 };
 
 const showMemoryBreakdown: Factory = (ctx) => async (arg) => {
-  const uri = await targetFile(arg, 'show the memory of', 'model');
+  const uri = await targetFile(arg, 'show the memory of', 'model', { ctx, job: 'estimate' });
   if (!uri) return;
   const resolved = await resolve(ctx, uri, 'estimate the memory of');
   if (!resolved) return;

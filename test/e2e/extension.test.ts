@@ -702,7 +702,8 @@ describe('AttnScope in code-server', { timeout: 1_200_000 }, () => {
     await rows.first().waitFor();
     const labels = await rows.evaluateAll((els) => els.map((e) => e.getAttribute('aria-label') ?? ''));
     assert.ok(labels.some((l) => l.startsWith('e2e.attn.yaml')), labels.join(' | '));
-    assert.ok(labels.every((l) => /^\S+\.attn\.(ya?ml|json)\b/.test(l)), `only profiles: ${labels.join(' | ')}`);
+    // cuda.attn.yaml has no workload: once the server's checks come back it is listed under a "cannot simulate" separator row (pick.ts cannotRun).
+    assert.ok(labels.filter((l) => l !== 'cannot simulate').every((l) => /^\S+\.attn\.(ya?ml|json)\b/.test(l)), `only profiles: ${labels.join(' | ')}`);
     await page.keyboard.press('Escape');
   });
 

@@ -4,9 +4,14 @@
  * never has (s33 newcomer-ed: "Run serving simulation" offered all 41 files, the 20 config.json too).
  */
 import assert from 'node:assert/strict';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
 import { test } from 'node:test';
 import { minimatch } from 'minimatch';
-import { filePickItem, isTarget, runButtonFile, targetGlob } from '../../extension/pick';
+import type { ProfileHost } from '../../core/config/index';
+import { validateProfileText } from '../../core/validate';
+import { cannotRun, filePickItem, isTarget, runButtonFile, targetGlob } from '../../extension/pick';
+import { tempDir } from '../fixtures/tmp';
 
 // VS Code's findFiles reads `{a,b}` alternatives as minimatch's brace expansion does.
 const offered = (glob: string, name: string): boolean => minimatch(name, glob, { dot: true });
@@ -47,4 +52,37 @@ test("the Run button of a dashboard showing no run runs the last active editor's
 test('a picked file reads its name and its folder, no folder for a file at the top (s44 newcomer-ed F17: "gpt-oss-20b.attn.yaml gpt-oss-20b.attn.yaml")', () => {
   assert.deepEqual(filePickItem('/ws/gpt-oss-20b.attn.yaml', 'gpt-oss-20b.attn.yaml'), { label: 'gpt-oss-20b.attn.yaml' });
   assert.deepEqual(filePickItem('/ws/hf/Llama-3.1-70B/config.json', 'hf/Llama-3.1-70B/config.json'), { label: 'config.json', description: 'hf/Llama-3.1-70B' });
+});
+
+// s46 lead: the palette's pick offered broken profiles, and encoders to simulate, unmarked: each then ended in a refusal.
+test('the pick marks a file its command cannot run with the reason the editor and the run give', () => {
+  const dir = tempDir('attnscope-pick-');
+  const host: ProfileHost = { readFile: (p) => { try { return readFileSync(p, 'utf8'); } catch { return null; } } };
+  const resolved = (name: string, text: string) => {
+    const file = join(dir, name);
+    writeFileSync(file, text);
+    return validateProfileText(text, file, host);
+  };
+  const llama = resolve('examples/llama-3.1-8b/config.json');
+  const bert = resolve('test/fixtures/configs/bert-base-uncased.config.json');
+  const workload = 'workload: { requests: 100, arrival_rate: 2, prompt_len: { dist: fixed, value: 512 }, output_len: { dist: fixed, value: 128 }, max_num_seqs: 16, max_model_len: 4096 }\n';
+  const served = resolved('served.attn.yaml', `model: ${llama}\ndtype: bf16\ndevice: { gpu: H100 SXM }\n${workload}`);
+  assert.deepEqual((['bench', 'simulate', 'sweep', 'estimate'] as const).map((job) => cannotRun(job, served)), [null, null, null, null]);
+  // A benchmark needs no workload; a simulation does.
+  const bare = resolved('bare.attn.yaml', `model: ${llama}\ndtype: bf16\ndevice: { gpu: H100 SXM }\n`);
+  assert.equal(cannotRun('bench', bare), null);
+  assert.equal(cannotRun('simulate', bare), 'no `workload:` block to simulate');
+  // An encoder benchmarks (its prefill) but has no KV cache to simulate: poolSizeProblem's words, the editor's warning at `model`.
+  const encoder = resolved('bert.attn.yaml', `model: ${bert}\ndtype: bf16\ndevice: { gpu: H100 SXM }\n${workload.replace('value: 512', 'value: 256').replace('4096', '512')}`);
+  assert.equal(cannotRun('bench', encoder), null);
+  assert.equal(cannotRun('simulate', encoder), 'bert is an encoder: it has no KV cache to simulate');
+  // A schema error stops every run: its message, the one the editor shows at the value.
+  const broken = resolved('broken.attn.yaml', `model: ${llama}\ndtype: bf17\ndevice: { gpu: H100 SXM }\n${workload}`);
+  const error = broken.problems.find((p) => p.severity === 'error');
+  assert.ok(error, 'dtype bf17 is an error');
+  for (const job of ['bench', 'simulate', 'sweep', 'estimate'] as const) assert.equal(cannotRun(job, broken), error.message);
+  // A deployment check's error (weights over the GPU) is a warning to a run (runSeverity): the benchmark runs, the simulation has no page.
+  const tooBig = resolved('small.attn.yaml', `model: ${llama}\ndtype: bf16\ndevice: { memory_gib: 8 }\n${workload}`);
+  assert.equal(cannotRun('bench', tooBig), null);
+  assert.match(cannotRun('simulate', tooBig) ?? '', /^the KV pool has no pages: /);
 });
