@@ -5,7 +5,7 @@
  */
 import assert from 'node:assert/strict';
 import { describe, it, mock } from 'node:test';
-import { DeferredSync, MAX_HELD_EDITS } from '../../extension/deferredSync';
+import { DeferredSync, MAX_HELD_EDITS, STALE_DIAGNOSTIC_NOTE, staleDiagnosticMessage } from '../../extension/deferredSync';
 
 interface Doc {
   uri: string;
@@ -132,6 +132,121 @@ describe('DeferredSync', () => {
       await new Promise((r) => setImmediate(r));
       assert.deepEqual(asked.length, 1);
       assert.equal(server, 'page_size: 32');
+    } finally {
+      mock.timers.reset();
+    }
+  });
+});
+
+describe('DeferredSync while a flush is sending', () => {
+  /** A send that the test lets finish: `open()` resolves the oldest call not yet let go. */
+  function gatedNext(log: string[]) {
+    const gates: Array<() => void> = [];
+    const next = (e: { document: Doc; change: string }): Promise<void> => {
+      log.push(`edit ${e.document.uri}: ${e.change}`);
+      return new Promise<void>((r) => gates.push(r));
+    };
+    return { next, open: () => gates.shift()?.(), waitingGates: () => gates.length };
+  }
+  const turn = (): Promise<void> => new Promise((r) => setImmediate(r));
+
+  it('sends an edit that comes during a flush\'s awaits after the held ones, and a request made then waits for all of them', async () => {
+    mock.timers.enable({ apis: ['setTimeout'] });
+    try {
+      const log: string[] = [];
+      const { next, open, waitingGates } = gatedNext(log);
+      const sync = new DeferredSync<Doc>(async (d) => void log.push(`whole ${d.uri}: ${d.text}`), (d) => d.text.length, 5, 500);
+      const big = doc('b', 'page_size: 16');
+      await sync.didChange(edit(big, 'page_size: 1'), next);
+      await sync.didChange(edit(big, 'page_size: 12'), next);
+      mock.timers.tick(500);
+      await turn();
+      // The first held edit is on its way (the client's sendNotification has not returned).
+      assert.deepEqual(log, ['edit b: page_size: 1']);
+      assert.equal(sync.waiting(big), true, 'its hints stay withheld while it is being sent');
+      let requestAnswered = false;
+      const request = sync.settled(big).then(() => (requestAnswered = true));
+      // An edit during that await; its own quiet time passes before the flush is done.
+      await sync.didChange(edit(big, 'page_size: 128'), next);
+      mock.timers.tick(500);
+      await turn();
+      open();
+      await turn();
+      // Before: the flush had forgotten the document, so the new edit's flush sent it at once,
+      // ahead of 'page_size: 12', and the request made during the flush did not wait at all.
+      assert.deepEqual(log, ['edit b: page_size: 1', 'edit b: page_size: 12'], 'the second held edit next, not the newer one');
+      assert.equal(requestAnswered, false, 'the request waits while held edits are still being sent');
+      let laterAnswered = false;
+      const later = sync.settled(big).then(() => (laterAnswered = true));
+      open();
+      await turn();
+      assert.deepEqual(log, ['edit b: page_size: 1', 'edit b: page_size: 12', 'edit b: page_size: 128'], 'the edit that came during the flush, last');
+      await request;
+      assert.equal(laterAnswered, false, 'a request made after that edit waits for it too');
+      assert.equal(waitingGates(), 1);
+      open();
+      await later;
+      assert.equal(sync.waiting(big), false);
+    } finally {
+      mock.timers.reset();
+    }
+  });
+
+  it('a document cut under the limit during a flush: its edit goes straight behind the held ones, and a flush() waits for them', async () => {
+    mock.timers.enable({ apis: ['setTimeout'] });
+    try {
+      const log: string[] = [];
+      const { next, open } = gatedNext(log);
+      const sync = new DeferredSync<Doc>(async (d) => void log.push(`whole ${d.uri}: ${d.text}`), (d) => d.text.length, 5, 500);
+      const big = doc('b', 'long text');
+      await sync.didChange(edit(big, 'long text!'), next);
+      const flushed = sync.flush(big);
+      await turn();
+      assert.deepEqual(log, ['edit b: long text!']);
+      // Cut under the limit (5 characters) while that edit is being sent: not sent ahead of it.
+      const cut = sync.didChange(edit(big, 'lo'), next);
+      await turn();
+      assert.deepEqual(log, ['edit b: long text!']);
+      let commandRead = false;
+      // resolveProfile's flush: nothing waits any more, but what is in flight must arrive first.
+      const command = sync.flush(big).then(() => (commandRead = true));
+      open();
+      await flushed;
+      await turn();
+      assert.deepEqual(log, ['edit b: long text!', 'edit b: lo']);
+      assert.equal(commandRead, false, 'the command reads after the cut edit is sent');
+      open();
+      await cut;
+      await command;
+      assert.equal(commandRead, true);
+    } finally {
+      mock.timers.reset();
+    }
+  });
+});
+
+describe('DeferredSync and diagnostics of an older text', () => {
+  it('says when a document starts to wait (once per wait), and marks a message once', async () => {
+    mock.timers.enable({ apis: ['setTimeout'] });
+    try {
+      const { sync, next } = setup(5, 500);
+      const held: string[] = [];
+      sync.onHeld = (d) => held.push(d.text);
+      const big = doc('b', 'page_size: 16');
+      await sync.didChange(edit(big, 'page_size: 1'), next);
+      await sync.didChange(edit(big, 'page_size: 12'), next);
+      assert.deepEqual(held, ['page_size: 1'], 'the first held edit, not each');
+      mock.timers.tick(500);
+      await new Promise((r) => setImmediate(r));
+      assert.equal(sync.waiting(big), false);
+      await sync.didChange(edit(big, 'page_size: 128'), next);
+      assert.deepEqual(held, ['page_size: 1', 'page_size: 128'], 'a new wait after the text was sent');
+      const small = doc('s', 'x');
+      await sync.didChange(edit(small, 'xy'), next);
+      assert.equal(held.length, 2, 'a small document never waits');
+      const marked = staleDiagnosticMessage('page_size must be a multiple of 16');
+      assert.equal(marked, `page_size must be a multiple of 16${STALE_DIAGNOSTIC_NOTE}`);
+      assert.equal(staleDiagnosticMessage(marked), marked, 'marked again (a second wait before the server answered): unchanged');
     } finally {
       mock.timers.reset();
     }
