@@ -3,14 +3,15 @@
  * the dashboard and the benchmark in flight. activate() builds it; commands receive it.
  */
 import * as vscode from 'vscode';
-import { CodeLensRequest, DidChangeTextDocumentNotification, InlayHintRequest, LanguageClient, State, TransportKind, type LanguageClientOptions, type ServerOptions } from 'vscode-languageclient/node';
+import { CodeLensRequest, DidChangeTextDocumentNotification, InlayHintRequest, LanguageClient, State, TransportKind, type LanguageClientOptions, type ProvideInlayHintsSignature, type ServerOptions } from 'vscode-languageclient/node';
 import { FILE_GLOBS } from '../core/config/fileKinds';
+import { timingEnabled, timingMark } from '../core/timingLog';
 import { Commands, ResolveProfileRequest } from '../core/protocol/lsp';
 import type { RunnerJob } from '../core/runnerProcess';
 import { affectsSettings, readSettingProblems, readSettings, type Settings } from './config';
 import type { DeclaredSetting } from './settingDefaults';
 import { Dashboard, type DashboardHost } from './dashboard';
-import { DeferredSync } from './deferredSync';
+import { DeferredSync, staleDiagnosticMessage } from './deferredSync';
 import { hiddenHintNotes, hintsHiddenWhy } from './hiddenHints';
 import type { HistoryPlace } from './history';
 import { StatusItem } from './status';
@@ -57,6 +58,17 @@ export function untrustedLenses(lenses: vscode.CodeLens[]): vscode.CodeLens[] {
   return [...why, ...kept];
 }
 
+/**
+ * `d` with its message marked as of an older text (deferredSync.ts staleDiagnosticMessage): a copy of
+ * the same class, so the language client's own fields (the `data` quick fixes find their problem
+ * by) go with it.
+ */
+function markedStale(d: vscode.Diagnostic): vscode.Diagnostic {
+  const copy = Object.assign(Object.create(Object.getPrototypeOf(d) as object) as vscode.Diagnostic, d);
+  copy.message = staleDiagnosticMessage(d.message);
+  return copy;
+}
+
 export class Ctx implements vscode.Disposable, DashboardHost {
   readonly log: vscode.LogOutputChannel;
   readonly status: StatusItem;
@@ -74,7 +86,9 @@ export class Ctx implements vscode.Disposable, DashboardHost {
       const client = this.client;
       if (client === null || doc.isClosed) return;
       try {
+        if (timingEnabled) timingMark('ext', 'whole-send', `${doc.uri.fsPath} v${doc.version}`);
         await client.sendNotification(DidChangeTextDocumentNotification.type, { textDocument: { uri: client.code2ProtocolConverter.asUri(doc.uri), version: doc.version }, contentChanges: [{ text: doc.getText() }] });
+        if (timingEnabled) timingMark('ext', 'whole-sent', `${doc.uri.fsPath} v${doc.version}`);
       } catch (err) {
         this.log.warn(`language server: could not send ${vscode.workspace.asRelativePath(doc.uri)}: ${err instanceof Error ? err.message : String(err)}`);
       }
@@ -92,6 +106,11 @@ export class Ctx implements vscode.Disposable, DashboardHost {
     this.hiddenHints = vscode.languages.createDiagnosticCollection('attnscope-hidden-hints');
     this.disposables.push(this.log, this.status, this.dashboard, this.sweepProblems, this.hiddenHints);
     this.disposables.push(vscode.workspace.onDidCloseTextDocument((d) => this.hiddenHints.delete(d.uri)));
+    // When a document (any, ours or not) reached this extension host, for scripts/bench-editor.ts.
+    if (timingEnabled) {
+      this.disposables.push(vscode.workspace.onDidOpenTextDocument((d) => timingMark('ext', 'document-opened', `${d.uri.fsPath} v${d.version} ${d.lineCount} lines`)));
+      this.disposables.push(vscode.workspace.onDidChangeTextDocument((e) => e.contentChanges.length > 0 && timingMark('ext', 'document-changed', `${e.document.uri.fsPath} v${e.document.version}`)));
+    }
     this.disposables.push(vscode.workspace.onDidChangeTextDocument((e) => e.contentChanges.length > 0 && this.sweepProblems.delete(e.document.uri)));
     // What is in force, in the log: what a user reads when a run did not do what they set (and
     // what the e2e harness waits for after it changes a setting).
@@ -193,7 +212,15 @@ export class Ctx implements vscode.Disposable, DashboardHost {
       initializationOptions: { clientCommands: true },
       middleware: {
         // A huge document's edits wait for the typing to stop (deferredSync.ts); its requests wait for them.
-        didChange: (event, next) => this.deferredSync.didChange(event, next),
+        didChange: (event, next) => {
+          if (timingEnabled) timingMark('ext', 'didChange', `${event.document.uri.fsPath} v${event.document.version}${this.deferredSync.waiting(event.document) ? ' (behind held edits)' : ''}`);
+          return this.deferredSync.didChange(event, next);
+        },
+        didOpen: async (document, next) => {
+          if (timingEnabled) timingMark('ext', 'didOpen', `${document.uri.fsPath} v${document.version} ${document.lineCount} lines`);
+          await next(document);
+          if (timingEnabled) timingMark('ext', 'didOpen-sent', document.uri.fsPath);
+        },
         didClose: (document, next) => {
           this.deferredSync.drop(document);
           return next(document);
@@ -217,37 +244,27 @@ export class Ctx implements vscode.Disposable, DashboardHost {
         },
         // A file VS Code opens as large draws no inlay hints: the whole file's are said as diagnostics instead.
         provideInlayHints: async (document, range, token, next) => {
-          // A huge document whose edits wait: none (the last version's figures are withdrawn, not drawn as
-          // current); the client asks again once its text is sent (deferredSync.onSent, below).
-          if (this.deferredSync.waiting(document)) {
-            this.hiddenHints.delete(document.uri);
-            return [];
-          }
-          const end = document.lineAt(document.lineCount - 1).range.end;
-          const why = hintsHiddenWhy(document.lineCount, document.offsetAt(end), vscode.workspace.getConfiguration('editor', document).get<boolean>('largeFileOptimizations', true));
-          if (why === null) {
-            this.hiddenHints.delete(document.uri);
-            return next(document, range, token);
-          }
-          const hints = await next(document, new vscode.Range(new vscode.Position(0, 0), end), token);
-          if (hints === null || hints === undefined || token.isCancellationRequested) return hints;
-          const labelOf = (h: vscode.InlayHint): string => (typeof h.label === 'string' ? h.label : h.label.map((p) => p.value).join(''));
-          const notes = hiddenHintNotes(hints.map((h) => ({ line: h.position.line, character: h.position.character, label: labelOf(h) })), why, (n) => document.lineAt(n).text);
-          this.hiddenHints.set(
-            document.uri,
-            notes.map((n) => {
-              const d = new vscode.Diagnostic(new vscode.Range(n.line, n.from, n.line, n.to), n.message, vscode.DiagnosticSeverity.Information);
-              d.source = 'AttnScope';
-              return d;
-            }),
-          );
+          if (!timingEnabled) return this.inlayHints(document, range, token, next);
+          timingMark('ext', 'hints-asked', `${document.uri.fsPath} v${document.version} lines ${range.start.line}-${range.end.line}`);
+          const hints = await this.inlayHints(document, range, token, next);
+          timingMark('ext', 'hints-answered', `${document.uri.fsPath} v${document.version} ${hints?.length ?? 'no'} hints${token.isCancellationRequested ? ' (cancelled)' : ''}`);
           return hints;
+        },
+        // Diagnostics that come while a huge document's edits wait are of an older text: marked so.
+        handleDiagnostics: (uri, diagnostics, next) => {
+          if (timingEnabled) timingMark('ext', 'diagnostics', `${uri.fsPath} ${diagnostics.length}`);
+          next(uri, this.deferredSync.waiting({ uri }) ? diagnostics.map(markedStale) : diagnostics);
         },
       },
     };
     const client = new LanguageClient('attnscope', 'AttnScope', serverOptions, clientOptions);
     this.client = client;
     this.deferredSync.onSent = (doc) => client.getFeature(InlayHintRequest.method).getProvider(doc)?.onDidChangeInlayHints.fire();
+    // A huge document's first held edit: the diagnostics it shows are of the text before; the server's next ones replace them.
+    this.deferredSync.onHeld = (doc) => {
+      const shown = client.diagnostics?.get(doc.uri) ?? [];
+      if (shown.length > 0) client.diagnostics?.set(doc.uri, shown.map(markedStale));
+    };
     this.disposables.push(
       client.onDidChangeState((e) => {
         if (e.newState === State.Running) {
@@ -275,6 +292,38 @@ export class Ctx implements vscode.Disposable, DashboardHost {
       this.status.setServer({ kind: 'failed', reason: this.serverError });
       throw err;
     }
+  }
+
+  /**
+   * The inlay-hint middleware: none for a huge document whose edits wait; in a file VS Code opens
+   * as large (which draws none), the whole file's hints said as diagnostics (hiddenHints.ts).
+   */
+  private async inlayHints(document: vscode.TextDocument, range: vscode.Range, token: vscode.CancellationToken, next: ProvideInlayHintsSignature): Promise<vscode.InlayHint[] | null | undefined> {
+    // A huge document whose edits wait: none (the last version's figures are withdrawn, not drawn as
+    // current); the client asks again once its text is sent (deferredSync.onSent, below).
+    if (this.deferredSync.waiting(document)) {
+      this.hiddenHints.delete(document.uri);
+      return [];
+    }
+    const end = document.lineAt(document.lineCount - 1).range.end;
+    const why = hintsHiddenWhy(document.lineCount, document.offsetAt(end), vscode.workspace.getConfiguration('editor', document).get<boolean>('largeFileOptimizations', true));
+    if (why === null) {
+      this.hiddenHints.delete(document.uri);
+      return next(document, range, token);
+    }
+    const hints = await next(document, new vscode.Range(new vscode.Position(0, 0), end), token);
+    if (hints === null || hints === undefined || token.isCancellationRequested) return hints;
+    const labelOf = (h: vscode.InlayHint): string => (typeof h.label === 'string' ? h.label : h.label.map((p) => p.value).join(''));
+    const notes = hiddenHintNotes(hints.map((h) => ({ line: h.position.line, character: h.position.character, label: labelOf(h) })), why, (n) => document.lineAt(n).text);
+    this.hiddenHints.set(
+      document.uri,
+      notes.map((n) => {
+        const d = new vscode.Diagnostic(new vscode.Range(n.line, n.from, n.line, n.to), n.message, vscode.DiagnosticSeverity.Information);
+        d.source = 'AttnScope';
+        return d;
+      }),
+    );
+    return hints;
   }
 
   /**

@@ -32,6 +32,7 @@ import { codeLenses, estimateSummary, SERVER_COMMANDS } from './lenses';
 import { setWorkspaceRoots } from './modelPaths';
 import { uriToPath } from './paths';
 import { resolveProfile } from './resolve';
+import { timingEnabled, timingMark } from '../core/timingLog';
 import { guard, runSafe } from './safe';
 import { ReadWatcher } from './readWatcher';
 import { simulateProfile } from './simulate';
@@ -171,9 +172,13 @@ export function startServer(connection: Connection): void {
     }
   });
 
-  documents.onDidOpen((e) => guard(log, 'didOpen', () => workspace.opened(e.document.uri)));
+  documents.onDidOpen((e) => {
+    if (timingEnabled) timingMark('server', 'didOpen', `${e.document.uri} v${e.document.version} ${e.document.lineCount} lines`);
+    guard(log, 'didOpen', () => workspace.opened(e.document.uri));
+  });
   documents.onDidChangeContent((e) =>
     guard(log, 'didChange', () => {
+      if (timingEnabled) timingMark('server', 'didChange', `${e.document.uri} v${e.document.version}`);
       const uri = e.document.uri;
       scheduler.schedule(uri);
       const path = uriToPath(uri);
@@ -207,8 +212,11 @@ export function startServer(connection: Connection): void {
 
   connection.languages.inlayHint.on((params, token) =>
     runSafe(log, token, 'inlayHint', [], () => {
+      if (timingEnabled) timingMark('server', 'hints-asked', `${params.textDocument.uri} v${documents.get(params.textDocument.uri)?.version}`);
       const found = workspace.hints(params.textDocument.uri);
-      return found === null ? [] : inlayHints(found.analysis, found.hints, params.range, hints);
+      const answer = found === null ? [] : inlayHints(found.analysis, found.hints, params.range, hints);
+      if (timingEnabled) timingMark('server', 'hints-answered', `${params.textDocument.uri} ${answer.length} hints`);
+      return answer;
     }),
   );
 

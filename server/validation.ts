@@ -5,6 +5,7 @@
  */
 import type { Connection, Diagnostic } from 'vscode-languageserver';
 import { describeError } from './safe';
+import { timingEnabled, timingMark } from '../core/timingLog';
 
 export interface ValidationTarget {
   /** Current version of the open document, or null when it is closed. */
@@ -60,6 +61,7 @@ export class ValidationScheduler {
       this.connection.console.error(`Checking ${uri} failed: ${describeError(err)}`);
       return;
     }
+    if (timingEnabled) timingMark('server', 'diagnostics', `${uri} v${version} ${diagnostics.length}`);
     void this.connection.sendDiagnostics({ uri, version, diagnostics }).catch(() => undefined);
   }
 }

@@ -82,10 +82,11 @@ export interface CodeServer {
 }
 
 /**
- * Installs the .vsix (`vsix`, default this platform's VSIX) into fresh dirs and starts code-server on a free port. `settings` go to
- * User/settings.json before start; `trust: false` keeps workspace trust on (the trust dialog appears).
+ * Installs the .vsix (`vsix`, default this platform's VSIX) into fresh dirs and starts code-server on `port` (default a free
+ * one). `settings` go to User/settings.json before start; `trust: false` keeps workspace trust on (the trust dialog appears);
+ * `env`, added to this process's environment for code-server (its extension hosts and language servers inherit it).
  */
-export async function startCodeServer(opts: { settings: Record<string, unknown>; trust: boolean; log: string; vsix?: string }): Promise<CodeServer> {
+export async function startCodeServer(opts: { settings: Record<string, unknown>; trust: boolean; log: string; vsix?: string; port?: number; env?: Record<string, string> }): Promise<CodeServer> {
   const vsix = opts.vsix ?? VSIX;
   const base = tempDir('attnscope-e2e-vscode-');
   const userDataDir = join(base, 'user-data');
@@ -107,13 +108,13 @@ export async function startCodeServer(opts: { settings: Record<string, unknown>;
   if (install.status !== 0 || !/was successfully installed/.test(install.stdout + install.stderr)) {
     throw new Error(`code-server --install-extension ${vsix} failed (exit ${install.status}):\n${install.stdout}\n${install.stderr}`);
   }
-  const port = await freePort();
+  const port = opts.port ?? (await freePort());
   const child: ChildProcess = spawn(process.execPath, [CODE_SERVER, '--auth', 'none', '--bind-addr', `127.0.0.1:${port}`, '--disable-telemetry', '--disable-update-check', ...dirs], {
     stdio: ['ignore', 'pipe', 'pipe'],
     detached: true,
     // Its sockets (vscode-ipc-*.sock, the git extension's vscode-git-*.sock) and temp files go
     // to XDG_RUNTIME_DIR and TMPDIR: inside `base`, removed with it, not left in /tmp.
-    env: { ...process.env, VSCODE_AGENT_FOLDER: join(base, 'agent'), XDG_RUNTIME_DIR: runtimeDir, TMPDIR: join(base, 'tmp') },
+    env: { ...process.env, ...opts.env, VSCODE_AGENT_FOLDER: join(base, 'agent'), XDG_RUNTIME_DIR: runtimeDir, TMPDIR: join(base, 'tmp') },
   });
   let output = '';
   const logFile = opts.log;
