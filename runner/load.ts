@@ -12,6 +12,7 @@ import { existsSync } from 'node:fs';
 import { basename, relative, resolve } from 'node:path';
 import { isGivenDescriptor, MAX_INPUT_TEXT_BYTES, readCommandLineText, readInputText, type NotRead } from '../core/fileText';
 import { offsetToLineColumn } from '../core/config';
+import { readsAsProfile } from '../core/config/fileKinds';
 import { formatBytes, formatCount } from '../core/format';
 import type { Problem, Profile } from '../core/config/types';
 import { RUN_SCHEMA_VERSION, runKind, TOOL_NAME, type RunProblem, type RunResult } from '../core/protocol/run';
@@ -172,6 +173,63 @@ export function refuseToolOutput(file: string, input: ProfileInput, command: Pro
   }
 }
 
+/** The most of a file's start looked at to tell what it is ({@link refuseOtherInput}): 64 KiB. */
+const SNIFF_CHARS = 64 * 1024;
+
+/**
+ * Refuses, in one line that says what the file looks like and what takes it, a file given where
+ * a profile or config.json goes that is another input of this tool or no text at all: binary
+ * data (a NUL byte: /bin/ls named p.attn.yaml printed 424 characters of escaped ELF bytes), a
+ * vLLM server log (lines `INFO 02-06 03:33:26 [file.py:123] ...`, optionally behind vLLM V1's
+ * `(EngineCore_DP0 pid=1)` prefix: `attnscope vllm-log`), JSON lines (one object a line, as a
+ * request trace is: `--trace`, `attnscope trace`). Read as a profile each gave YAML or JSON
+ * parser errors, "Implicit keys need to be on a single line" or "end of file expected" (s47
+ * newcomer M2, M3). Looks at the first {@link SNIFF_CHARS} characters only; nothing for any
+ * other text, which the profile reader then reads (and {@link loadProfile} still refuses other
+ * files by their parse, {@link refuseUnparsed}).
+ * @param file the path as the user typed it; `text` its text (read once).
+ * @throws InputError (exit 2) for such a file, at the line that shows what it is.
+ */
+export function refuseOtherInput(file: string, text: string, command: ProfileCommand): void {
+  const head = text.slice(0, SNIFF_CHARS);
+  const nul = head.indexOf('\0');
+  if (nul >= 0) {
+    const byte = Buffer.byteLength(head.slice(0, nul), 'utf8');
+    throw new InputError(`binary data (a NUL byte at byte ${formatCount(byte)}), not a profile or config.json: a profile is YAML or JSON text (*.attn.yaml, *.attn.json), a model's config.json is JSON`, file);
+  }
+  const log = /^(?:\([^)\n]*\) )?(?:INFO|WARNING|DEBUG|ERROR) \d\d-\d\d \d\d:\d\d:\d\d /m.exec(head);
+  if (log) {
+    const { line } = offsetToLineColumn(head, log.index);
+    throw new InputError(`a vLLM server log, not a profile or config.json: ${TOOL_NAME} vllm-log ${shellQuote(file)} --profile P compares its memory lines with profile P's estimate; give ${command.takes} the profile or config.json`, file, line, 1);
+  }
+  const lines = head.split('\n', 3).map((l) => l.trim());
+  if (lines.length >= 2 && lines[0]!.startsWith('{') && lines[1]!.startsWith('{')) {
+    let v: unknown = null;
+    try {
+      v = JSON.parse(lines[0]!) as unknown;
+    } catch {
+      // Not a JSON line: the profile reader says what is wrong with it.
+    }
+    if (v !== null && typeof v === 'object' && !Array.isArray(v)) {
+      throw new InputError(`JSON lines (one object a line, as a request trace is), not a profile or config.json: a trace is replayed with ${TOOL_NAME} simulate P --trace ${shellQuote(file)} (or a profile's workload.trace) and summarised with ${TOOL_NAME} trace ${shellQuote(file)}`, file, 2, 1);
+    }
+  }
+}
+
+/**
+ * Refuses, in one line, a file that does not parse and is not named as YAML or JSON (README.md,
+ * notes.txt, model.py): its parser errors (a README gave 5 lines of "YAML syntax error:
+ * Implicit keys need to be on a single line") would read as a profile's typos. A name with no
+ * extension (`<(cat p.yaml)` is /dev/fd/63) or a *.yaml / *.yml / *.json keeps its errors.
+ * @param at the first parse error's place in the file.
+ * @throws InputError at that place for such a file.
+ */
+function refuseUnparsed(file: string, at: { line: number; column: number }, first: string): void {
+  const ext = /\.([^./\\]+)$/.exec(basename(file))?.[1]?.toLowerCase();
+  if (ext === undefined || ext === 'yaml' || ext === 'yml' || ext === 'json') return;
+  throw new InputError(`not a profile or config.json: a .${ext} file that does not read as YAML (${first.replace(/^YAML syntax error: /, '')}); ${TOOL_NAME} reads profiles (*.attn.yaml, *.attn.json) and a model's config.json`, file, at.line, at.column);
+}
+
 /** A located problem as the CLI prints it: `file:line:col: severity: message`, or `file: severity: message` where it has no line (stdin). */
 export function formatProblem(p: RunProblem): string {
   return `${p.file}${p.line !== undefined ? `:${p.line}:${p.column ?? 1}` : ''}: ${p.severity}: ${p.message}`;
@@ -204,6 +262,7 @@ export function loadProfile(file: string, command: ProfileCommand, given?: Profi
   if (file === '-' && given === undefined) throw new InputError(`${command.takes} does not read stdin: give the profile or config.json file's path (${command.lineWith('p.attn.yaml')})`, file);
   const input = given ?? readProfileInput(file);
   refuseToolOutput(file, input, command);
+  refuseOtherInput(file, input.text, command);
   const text = input.text;
   const abs = resolve(file);
   // The file's own text is never read again: a pipe (<(cat p.yaml)) reads empty the second time.
@@ -234,6 +293,14 @@ export function loadProfile(file: string, command: ProfileCommand, given?: Profi
     // By position: the named file's lines first, then those of the config.json it names (in one
     // file offsets order as line:col do, and locating each costs a scan of the text up to it).
     const fileOf = (p: Problem): string => p.file ?? abs;
+    if (checked.parseErrors.length > 0) {
+      const p = checked.parseErrors[0]!;
+      refuseUnparsed(file, locate(p, abs, text, texts), p.message);
+    }
+    if (!readsAsProfile(abs, text) && problems.some((p) => p.code === 'not-a-model-config') && problems.filter((p) => p.code === 'missing-field' && (p.file ?? abs) === abs).length >= 4) {
+      // package.json, tsconfig.json: four lines of missing "hidden_size" and the like at 1:1.
+      throw new InputError(`not a model's config.json: none of a HuggingFace config's keys (model_type, architectures, hidden_size, num_hidden_layers, num_attention_heads, vocab_size) is here; give ${command.takes} a model's config.json (or its folder) or a profile (*.attn.yaml)`, file);
+    }
     const sorted = (errors.length > 0 ? errors : [first!]).sort((x, y) => Number(fileOf(y) === abs) - Number(fileOf(x) === abs) || fileOf(x).localeCompare(fileOf(y)) || x.range.offset - y.range.offset);
     throw new InputErrors(capRepeats(sorted).map((p) => {
       const at = locate(p, abs, text, texts);

@@ -23,7 +23,7 @@ import { fileLocation } from '../../core/config/positions';
 import { readInputText, type NotRead } from '../../core/fileText';
 import { beyondFloatRange } from '../args';
 import { InputError, InputErrors, PointInputError, SetArgError, UsageError } from '../errors';
-import { profileCommand, readProfileInput, refuseToolOutput, type ProfileCommand } from '../load';
+import { profileCommand, readProfileInput, refuseOtherInput, refuseToolOutput, type ProfileCommand } from '../load';
 import { sweepPointNoter } from '../../core/validate';
 import type { Profile } from '../../core/config/types';
 
@@ -272,6 +272,7 @@ export function loadSweep(file: string, opts: SweepOptions = {}): SweepPlan {
   // estimate --json or a sweep report named in its place refused in one line saying what it is.
   const input = readProfileInput(file);
   refuseToolOutput(file, input, opts.command ?? profileCommand('sweep'));
+  refuseOtherInput(file, input.text, opts.command ?? profileCommand('sweep'));
   if (!isProfilePath(abs)) throw new InputError('a sweep needs a profile (*.attn.yaml, *.attn.yml or *.attn.json): its `sweep:` block or --set values apply to it', file);
   const text = input.text;
   // The config.json files the points' model: names, each read once (core/fileText.ts readInputText: never a FIFO, whose read waits for a writer).

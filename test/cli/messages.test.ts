@@ -272,3 +272,42 @@ test("workload.max_model_len in vLLM's spelling 32K is read as vLLM reads it, 32
   assert.equal(bad.code, 2);
   assert.equal(bad.stderr, `${profile}:2:28: workload.max_model_len must be an integer, not the string "1.5K": vLLM refuses decimals with a binary suffix ("Decimals are not allowed with binary suffixes like K. Did you mean to use 1.5k instead?")\n`);
 });
+
+// s47 newcomer M2, M3: each of these was read as a profile and gave parser noise (README.md: 5 lines
+// of "YAML syntax error: Implicit keys need to be on a single line"; the shipped vLLM log 2 such
+// lines; the shipped trace "JSON syntax error: end of file expected"; package.json 4 lines of
+// missing "hidden_size" and the like; /bin/ls's bytes one line of 424 characters of escapes).
+test('a file of another kind given as the profile says in one line what it looks like and what takes it (exit 2)', () => {
+  const dir = tempDir('attnscope-msg-');
+  const bin = join(dir, 'b.attn.yaml');
+  // \x7fELF, then 3 bytes, then the first NUL: byte 7 counted from 0 (\x7f E L F \x02 \x01 \x01 = 7 bytes before it).
+  writeFileSync(bin, Buffer.from([0x7f, 0x45, 0x4c, 0x46, 0x02, 0x01, 0x01, 0x00, 0x00, 0x41]));
+  const notes = join(dir, 'notes.md');
+  writeFileSync(notes, '# Notes\n\nSome prose: with a colon\nand more prose here\n');
+  const pkg = join(dir, 'package.json');
+  writeFileSync(pkg, JSON.stringify({ name: 'x', version: '1.0.0', scripts: { test: 'node t.js' } }, null, 2));
+  const cases: Array<[string, RegExp]> = [
+    [bin, /:1:1: binary data \(a NUL byte at byte 7\), not a profile or config\.json/],
+    // The line holding the first log line (vLLM V1's "(EngineCore_DP0 pid=...) INFO 02-06 ..." on line 1).
+    [join(root, 'examples', 'vllm-llama-3.1-8b.log'), /vllm-llama-3\.1-8b\.log:1:1: a vLLM server log, not a profile or config\.json: attnscope vllm-log \S+vllm-llama-3\.1-8b\.log --profile P /],
+    [join(root, 'examples', 'chat-trace.jsonl'), /chat-trace\.jsonl:2:1: JSON lines \(one object a line, as a request trace is\), not a profile or config\.json: .*--trace /],
+    // Line 3, "Some prose: with a colon", reads as a key and its value; line 4 is a key without
+    // its ":" (a map's next entry): the first YAML error, at 4:1.
+    [notes, /notes\.md:4:1: not a profile or config\.json: a \.md file that does not read as YAML/],
+    [pkg, /package\.json:1:1: not a model's config\.json: none of a HuggingFace config's keys/],
+  ];
+  for (const command of ['estimate', 'simulate']) {
+    for (const [file, expected] of cases) {
+      const r = cli([command, file]);
+      assert.equal(r.code, 2, `${command} ${file}: ${r.stderr}`);
+      assert.equal(r.stderr.split('\n').filter(Boolean).length, 1, r.stderr);
+      assert.match(r.stderr, expected);
+      assert.ok(r.stderr.length < 400, `${r.stderr.length} characters`);
+      assert.equal(r.stdout, '');
+    }
+  }
+  // A YAML profile with a syntax error keeps its own error (the name says YAML).
+  const bad = join(dir, 'bad.attn.yaml');
+  writeFileSync(bad, `model: ${llamaConfig}\nkv_cache:\n  page_size: 16\n dtype: auto\n`);
+  assert.match(cli(['estimate', bad]).stderr, /bad\.attn\.yaml:4:\d+: YAML syntax error/);
+});
