@@ -82,7 +82,7 @@ function distinctSizes(profile: Profile): CaseListSizes {
  * windows plus decode batch sizes × contexts × windows (an upper bound: a window covering a
  * length is planned once), with the profile key of the list that contributes most
  * ("prefill.seq_lens", "decode.context_lens", "decode.batch_sizes"); null when it fits. The one
- * check: `attnscope bench` refuses with it (runner/plan.ts planProblem), the editor shows it at
+ * check: `attnscope bench` refuses with it (runner/plan.ts planProblems), the editor shows it at
  * that key and offers no benchmark lens (server/analysis.ts, server/lenses.ts).
  * @param sizes distinct values per list (default: the profile's, as a full run plans them).
  */

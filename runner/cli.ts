@@ -35,7 +35,7 @@ import { describeMachine } from './environment';
 import { exampleLines, flagLines } from './help';
 import { BackendError, backendCases, describeCase, measureBackendEnvironment, runBench, selectBackend, slowCaseNotes } from './bench';
 import { planCases, quickShortening, windowCoverage } from './plan';
-import { cancelLine, CancelledError, cancelPoint, eachInputError, InputError, OutputError, readFailure, UsageError } from './errors';
+import { cancelLine, CancelledError, cancelPoint, eachInputError, InputError, InputErrors, OutputError, readFailure, UsageError } from './errors';
 import { ArrivalSpanError, DP_DISPATCH_PHASE, formatPoolSummary, PoolConfigError, poolRejections, simulatePool, WATERMARK, workloadTimeScaleProblem, type PoolProgress, type PrepareProgress } from './simulate';
 import { calibrateStepTime, calibrationModelMismatch, formatCalibration, heldParametersText } from './simulate/calibrate';
 import { calibrateFromKernels, formatKernelCalibration, KernelCalibrationError, readKernelRun } from './simulate/calibrate-kernels';
@@ -47,7 +47,7 @@ import { MAX_TRACE_TOKENS } from './simulate/trace';
 import { calibrateByReplay, formatCalibrationReplay, formatReplayRounds } from './simulate/calibrate-replay';
 import { mergeCommand, submitCommand, sweepCommand } from './sweep';
 import { capRepeats, formatProblem, loadProfile, profileCommand, profileInputs, readProfileInput, type LoadedProfile } from './load';
-import { benchPreflight } from './preflight';
+import { benchPreflight, placeRefusals } from './preflight';
 import { Progress, simulationPlanNote, simulationProgressText } from './progress';
 import { formatEstimateOf, formatRun } from './table';
 import { toolBuild } from './version';
@@ -261,10 +261,11 @@ async function benchCancellable(argv: string[], io: CliIo, ac: AbortController &
   checkOutputPath(values.json as string | undefined, '--json', profileInputs(file, profile));
   const name = file !== '-' ? basename(file) : profile.sourcePath ? basename(profile.sourcePath) : 'stdin';
   const preflight = benchPreflight(loaded, quick);
-  if (preflight.refusal) {
-    const err = loaded.errorAt(preflight.refusal.key, preflight.refusal.message);
-    if (events) emitLine({ type: 'error', message: err.message, file: err.file, line: err.line, column: err.column, ...(preflight.refusal.code ? { code: preflight.refusal.code } : {}) });
-    throw err;
+  if (preflight.refusals.length > 0) {
+    // Every refusal at once, a line each (an `error` event each), before any kernel runs.
+    const placed = placeRefusals(loaded, preflight.refusals, file === '-' ? STDIN : file);
+    if (events) for (const { error: err, code } of placed) emitLine({ type: 'error', message: err.message, file: err.file, line: err.line, column: err.column, ...(code ? { code } : {}) });
+    throw placed.length === 1 ? placed[0]!.error : new InputErrors(placed.map((p) => p.error));
   }
   // The flag wins over the profile's device.backend.
   const backend = backendFlag !== undefined && isBackend(backendFlag) ? backendFlag : profile.device.backend;

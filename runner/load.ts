@@ -358,12 +358,12 @@ const SHOWN_PER_KIND = 3;
  * many more there are (as traces count their warnings past the first three): a profile listing
  * 3,000 seq_lens past the model's context printed 964 lines.
  */
-export function capRepeats(problems: readonly Problem[]): Problem[] {
-  const kind = (n: Problem): string => `${n.code} ${n.message.replace(/\d[\d,.]*/g, '#')}`;
+export function capRepeats<T extends Pick<Problem, 'code' | 'message'>>(problems: readonly T[]): T[] {
+  const kind = (n: T): string => `${n.code} ${n.message.replace(/\d[\d,.]*/g, '#')}`;
   const total = new Map<string, number>();
   for (const n of problems) total.set(kind(n), (total.get(kind(n)) ?? 0) + 1);
   const seen = new Map<string, number>();
-  const out: Problem[] = [];
+  const out: T[] = [];
   for (const n of problems) {
     const k = (seen.get(kind(n)) ?? 0) + 1;
     seen.set(kind(n), k);

@@ -266,23 +266,34 @@ function caseCountProblem(profile: Profile, quick: boolean): { key: string; mess
 }
 
 /**
- * The first planned case that cannot run here, with the profile key to change and why, or null.
+ * Every reason the planned cases cannot run here, each with the profile key to change, in plan
+ * order (prefill cases, then decode), each message once; empty when all can: case lists past
+ * MAX_CASES (core/refusals.ts caseCountRefusal; the full plan is then not built, as planning
+ * 200,000 lengths ran minutes: its head_dim is checked on the quick plan, whose cases have the same
+ * heads), a head_dim past the CPU kernels', each case past this machine's memory or 2^31 elements
+ * in one K (or V) array. A user fixing the profile sees them all in one run, not one a run.
  * @param memoryLimit bytes one case may hold (default caseMemoryLimit()).
  */
-export function planProblem(profile: Profile, quick: boolean, memoryLimit = caseMemoryLimit()): { key: string; message: string } | null {
+export function planProblems(profile: Profile, quick: boolean, memoryLimit = caseMemoryLimit()): { key: string; message: string }[] {
+  const problems: { key: string; message: string }[] = [];
   const tooMany = caseCountProblem(profile, quick);
-  if (tooMany) return tooMany;
-  for (const c of planCases(profile, { quick })) {
+  if (tooMany) problems.push(tooMany);
+  const add = (key: string, message: string) => {
+    if (!problems.some((p) => p.message === message)) problems.push({ key, message });
+  };
+  for (const c of planCases(profile, { quick: quick || tooMany !== null })) {
     if (c.shape.headDim > KERNEL_LIMITS.cpu.maxHeadDim) {
-      return { key: 'model.head_dim', message: `head_dim ${c.shape.headDim} is larger than the CPU kernels take (at most ${KERNEL_LIMITS.cpu.maxHeadDim})` };
+      add('model.head_dim', `head_dim ${c.shape.headDim} is larger than the CPU kernels take (at most ${KERNEL_LIMITS.cpu.maxHeadDim})`);
+      continue;
     }
+    if (tooMany) continue;
     const bytes = caseBytes(c);
     const s = c.shape;
     const elements = s.batchSize * s.seqLenK * s.numKvHeads * s.headDim; // one K (or V) array
     if (bytes <= memoryLimit && elements < 2 ** 31) continue;
     const key = c.kernel === 'flash_fwd' ? 'prefill.seq_lens' : 'decode.context_lens';
     const what = c.kernel === 'flash_fwd' ? `prefill N=${s.seqLenQ}` : `decode B=${s.batchSize} ctx=${s.seqLenK}`;
-    return { key, message: `${what} needs ${formatBytes(bytes)} of inputs and outputs, more than the ${formatBytes(memoryLimit)} a case may use on this machine: lower it` };
+    add(key, `${what} needs ${formatBytes(bytes)} of inputs and outputs, more than the ${formatBytes(memoryLimit)} a case may use on this machine: lower it`);
   }
-  return null;
+  return problems;
 }

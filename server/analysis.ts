@@ -196,7 +196,7 @@ export function analyze(document: TextDocument, host: FileHost, previous?: Analy
     }
     const tooMany = a.kind === 'profile' && a.profile !== null && !a.profile.model.isEncoder ? caseCountRefusal(a.profile) : null;
     if (tooMany !== null) {
-      // `attnscope bench` refuses this profile with these words (runner/plan.ts planProblem); estimate and simulate run it.
+      // `attnscope bench` refuses this profile with these words (runner/plan.ts planProblems); estimate and simulate run it.
       a.problems.push({ severity: 'warning', code: TOO_MANY_CASES, message: tooMany.message, range: a.profile!.ranges[tooMany.key] ?? { offset: 0, length: 0 } });
     }
   } catch (err) {
@@ -226,19 +226,23 @@ function gpuAssumed(profile: Profile, root: ValueNode): Problem | null {
 /** Reads through `host`, recording each path and text in the analysis (reads, readTexts); a text it recorded is not read again. */
 /**
  * The diagnostic of a profile's trace at its workload.trace value: a file that cannot be read, or
- * the first bad row as `attnscope simulate` refuses it (its file:line:col in the message), or
+ * its bad rows as `attnscope simulate` refuses them (one diagnostic, a line each with its
+ * file:line:col, as the runner capped them), or
  * (info) that the check ran out of time and how to check it; null while it is read, once it read
  * cleanly, or when the runner could not check it (logged).
  */
 function traceProblem(t: NonNullable<Analysis['trace']>, ranges: Record<string, SourceRange>): Problem | null {
   const at = ranges['workload.trace'] ?? { offset: 0, length: 0 };
   if ('problem' in t.state) return { severity: 'error', code: 'trace-unreadable', message: `cannot read the trace ${t.path}: ${t.state.problem}`, range: at, data: { path: t.resolvedPath } };
-  if ('error' in t.state) {
-    const e = t.state.error;
+  if ('errors' in t.state) {
+    const errors = t.state.errors;
+    const e = errors[0]!;
     // A refusal of a setting (the runner names the key: `workload.trace_time_unit: ms: this azure trace's ...`) is said at that key.
-    const key = /^(workload\.trace_\w+)/.exec(e.message)?.[1];
+    const key = errors.length === 1 ? /^(workload\.trace_\w+)/.exec(e.message)?.[1] : undefined;
     const range = (key !== undefined ? ranges[key] : undefined) ?? at;
-    return { severity: 'error', code: 'trace-invalid', message: `the trace ${t.path} cannot be replayed: ${e.file}:${e.line}:${e.column}: ${e.message}`, range, data: { path: e.file, line: e.line, column: e.column } };
+    const place = (r: typeof e) => `${r.file}:${r.line}:${r.column}: ${r.message}`;
+    const message = errors.length === 1 ? `the trace ${t.path} cannot be replayed: ${place(e)}` : `the trace ${t.path} cannot be replayed:\n${errors.map(place).join('\n')}`;
+    return { severity: 'error', code: 'trace-invalid', message, range, data: { path: e.file, line: e.line, column: e.column } };
   }
   if ('timedOut' in t.state) return { severity: 'info', code: 'trace-not-checked', message: traceTimeoutText(t.path, t.state.timedOut), range: at };
   return null;

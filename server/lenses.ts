@@ -72,7 +72,7 @@ export function codeLenses(a: Analysis, clientCommands: boolean): CodeLens[] {
   }
   // An encoder has no causal decode and no KV cache, and case lists of more than 1,000 cases are
   // refused too (the warning TOO_MANY_CASES says so at the list): `attnscope bench` refuses both
-  // (runner/preflight.ts, runner/plan.ts planProblem), so no lens offers it.
+  // (runner/preflight.ts, runner/plan.ts planProblems), so no lens offers it.
   const encoder = (a.profile?.model ?? a.model)?.isEncoder === true;
   const refused = encoder || a.problems.some((p) => p.code === TOO_MANY_CASES);
   const sweep = sweepLens(a);

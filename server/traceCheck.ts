@@ -2,8 +2,9 @@
  * A profile's workload.trace, checked for the editor without parsing it on the server's thread:
  * the bundled runner's `attnscope trace FILE --json` (runner/cli.ts traceCommand, the readers
  * `simulate` replays with) reads every row in a child process, once per version of the file (its
- * stat: Workspace.traceState), and answers the summary a hover shows, or the first bad row as the
- * CLI prints it (`file:line:col: message`), which becomes a diagnostic at the key. A trace of
+ * stat: Workspace.traceState), and answers the summary a hover shows, or every bad row as the
+ * CLI prints them (`file:line:col: message` each, the first 20 then a line per kind counting the
+ * rest: runner/simulate/trace.ts TraceProblems), which become one diagnostic at the key listing them. A trace of
  * millions of rows takes seconds of CPU there (146 MB: ~1.4 s, DESIGN.md "Traces"); a keystroke
  * costs one stat. The child is bounded: it is killed after {@link TRACE_CHECK_TIMEOUT_MS} (a
  * multi-GB trace, which `simulate` reads whole, is then not checked, and the diagnostic says how
@@ -16,17 +17,25 @@ import type { WorkloadTrace } from '../core/config/types';
 import type { TraceSummary } from '../core/protocol/run';
 import { runnerCommand } from '../core/runnerProcess';
 
-/** What the runner said of a trace file: its summary, or the first bad row; `failed` when the runner itself could not say (not started, crashed). */
+/** One line of the runner's refusal of a trace: a bad row (or a count of more like it) at its place in the file. */
+export interface TraceRowError {
+  message: string;
+  file: string;
+  line: number;
+  column: number;
+}
+
+/** What the runner said of a trace file: its summary, or its bad rows in file order (at least one); `failed` when the runner itself could not say (not started, crashed). */
 export type TraceCheck =
   | { summary: TraceSummary }
-  | { error: { message: string; file: string; line: number; column: number } }
+  | { errors: TraceRowError[] }
   | { failed: string }
   | { timedOut: { afterMs: number; bytes: number | null } };
 
 /** Where a profile's trace stands for an analysis: not a readable file (`problem`), being read (`pending`), or read. */
 export type TraceState = { problem: string } | { pending: true } | TraceCheck;
 
-/** The most of the runner's stderr kept (its last line is the error). */
+/** The most of the runner's stderr kept: the lines of its refusal (at most 20 rows and 11 counts, TraceProblems), or its last line. */
 const STDERR_KEPT = 64 * 1024;
 
 /**
@@ -117,7 +126,7 @@ export function traceTimeoutText(path: string, t: { afterMs: number; bytes: numb
   return `the trace ${path}${size} was not checked: reading it took longer than ${formatSignificant(t.afterMs / 1000)} s, so the editor stopped; \`attnscope trace ${path}\` in a terminal checks it (\`simulate\` reads it whole)`;
 }
 
-/** The runner's answer, from its exit, stdout (the summary's JSON) and stderr (`file:line:col: message`, the CLI's one line for bad input). */
+/** The runner's answer, from its exit, stdout (the summary's JSON) and stderr (`file:line:col: message`, the CLI's line per error of bad input). */
 export function traceAnswer(code: number | null, signal: NodeJS.Signals | null, stdout: string, stderr: string): TraceCheck {
   if (code === 0) {
     try {
@@ -126,8 +135,14 @@ export function traceAnswer(code: number | null, signal: NodeJS.Signals | null, 
       return { failed: 'the runner printed no summary' };
     }
   }
-  const last = stderr.trimEnd().split('\n').at(-1) ?? '';
-  const at = /^(.+?):(\d+):(\d+): (?:error: )?(.*)$/.exec(last);
-  if (code === 2 && at) return { error: { file: at[1]!, line: Number(at[2]), column: Number(at[3]), message: at[4]! } };
+  const lines = stderr.trimEnd().split('\n');
+  const last = lines.at(-1) ?? '';
+  const errors: TraceRowError[] = [];
+  for (const line of lines) {
+    const at = /^(.+?):(\d+):(\d+): (?:error: )?(.*)$/.exec(line);
+    // A warning line is no refusal (the runner prints them only with a summary, but a line is a line).
+    if (at && !at[4]!.startsWith('warning: ')) errors.push({ file: at[1]!, line: Number(at[2]), column: Number(at[3]), message: at[4]! });
+  }
+  if (code === 2 && errors.length > 0) return { errors };
   return { failed: last !== '' ? last : `the runner ended with ${signal ?? `exit code ${code}`}` };
 }

@@ -35,7 +35,7 @@ import type { ServingSimRequests } from '../../native';
 import type { TraceReplay } from '../../core/protocol/run';
 import { TRACE_SETTING_KEYS, type TraceTimeUnit, type WorkloadTrace } from '../../core/config/types';
 import { DatetimeBytes, estimateLines, firstLine, forEachLine, parseDecimal, parseDigits, scanLines, splitCsv, splitCsvBytes, unreadable } from './lines';
-import { JsonlTraceReader, jsonValueText, keysWrittenOnce, MAX_TRACE_TOKENS, refuseRepeatedKey, TraceError } from './trace';
+import { JsonlTraceReader, jsonValueText, keysWrittenOnce, MAX_TRACE_TOKENS, refuseRepeatedKey, TraceError, TraceProblems } from './trace';
 import { Column, endSendsAtRate, RequestPacker, type TraceRequest } from './workload';
 import { Rng } from '../random';
 
@@ -337,19 +337,19 @@ class TraceSink {
   }
 
   /**
-   * The counts past the first warnings.
-   * @throws TraceError at the latest request's line when the trace spans more than {@link MAX_TRACE_SPAN_S}.
+   * The counts past the first warnings; into `problems`, a TraceError at the latest request's line
+   * when the trace spans more than {@link MAX_TRACE_SPAN_S}.
    */
-  finish(): void {
+  finish(problems: TraceProblems): void {
     const { path, rejected, clipped } = this;
     if (this.last - this.first > MAX_TRACE_SPAN_S) {
-      throw new TraceError(
+      problems.add(new TraceError(
         path,
         this.lastLine,
         1,
         `this request arrives ${formatCount(this.last - this.first)} s after the first one: a trace may span at most ${formatCount(MAX_TRACE_SPAN_S)} s (about 32 years; ` +
           'the simulator keeps time in float64 seconds, which resolve its microsecond steps only that far). Check the time unit of the arrival column',
-      );
+      ));
     }
     const late = this.packer.outOfOrder;
     if (late > 1) this.warnings.push(`${fileLocation(path, 1, 1)}: warning: ${formatCount(late)} requests in all arrive before the one read before them; all are replayed in arrival order`);
@@ -393,9 +393,11 @@ function refuseOtherKind(path: string, requested: TraceFormat): void {
 /**
  * Reads a trace file of any known format (detected unless opts.format says), packed for the
  * simulator in arrival order with arrivals from 0 s.
- * @throws TraceError (`file:line:col: reason`) for an unreadable file, an unknown format, a bad
- *   row (missing column, a length that is not a positive integer, a stamp that does not parse,
- *   inconsistent prefixes, Mooncake hash_ids that are not block ids), or a trace without requests.
+ * @throws TraceError (`file:line:col: reason`) for an unreadable file, an unknown format, a header
+ *   without the format's columns, or a trace without requests; InputErrors of every bad row
+ *   (missing column, a length that is not a positive integer, a stamp that does not parse,
+ *   inconsistent prefixes, Mooncake hash_ids that are not block ids), read to the end of the file
+ *   and capped as {@link TraceProblems} says, before any work.
  */
 export function readTraceFile(path: string, opts: TraceReadOptions): TraceRead {
   if (opts.format !== undefined) refuseOtherKind(path, opts.format);
@@ -415,18 +417,26 @@ export function readTraceFile(path: string, opts: TraceReadOptions): TraceRead {
   const drop = (why: string) => (dropped[why] = (dropped[why] ?? 0) + 1);
   /** BurstGPT: the Model and Log Type values of the rows a filter dropped, to name when it keeps none. */
   const filtered: FilteredValues = { model: new Map(), logType: new Map(), modelKept: false, logTypeKept: false };
+  // Every bad row, each skipped: refused together once the file is read.
+  const problems = new TraceProblems();
   let hasStartTimes = true;
-  if (format === 'vllm-bench') hasStartTimes = readVllmBench(path, sink, drop, notes);
+  if (format === 'vllm-bench') hasStartTimes = readVllmBench(path, sink, drop, notes, problems);
   else if (format === 'attnscope') {
     const reader = new JsonlTraceReader(path, warnings);
     forEachLine(path, (line, n) => {
-      const r = reader.line(line, n);
+      let r: TraceRequest | null;
+      try {
+        r = reader.line(line, n);
+      } catch (e) {
+        return problems.add(e);
+      }
       if (r) sink.add(r, n, sink.late(r.arrivalS) ? jsonColumn(line, ['arrival_s']) : 1);
     });
     reader.finish(notes);
-  } else if (format === 'mooncake') readMooncake(path, sink, drop, warnings);
-  else readCsv(path, format, opts, sink, drop, warnings, filtered);
-  sink.finish();
+  } else if (format === 'mooncake') readMooncake(path, sink, drop, warnings, problems);
+  else readCsv(path, format, opts, sink, drop, warnings, filtered, problems);
+  sink.finish(problems);
+  problems.throwIfAny();
   const count = sink.packer.length;
   if (count === 0) throw new TraceError(path, 1, 1, `the ${format} trace holds no requests${Object.keys(dropped).length > 0 ? ` (dropped: ${describeDropped(dropped)})` : ''}${filterValuesText(opts, filtered)}`);
   const { requests, lines } = sink.pack();
@@ -522,12 +532,13 @@ function cellIs(buf: Buffer, s: number, e: number, lower: Buffer): boolean {
  * Azure and BurstGPT rows. A row of plain cells (no quotes, digits, the usual datetime shape, in
  * arrival order, no more cells than the header) is read from its bytes; any other goes through
  * {@link splitCsv} and Number, which gives the same values, drops what is dropped and reports
- * errors at their column. What is read past is said in `warnings`: a header column the format
+ * errors at their column, into `problems` (a bad row is skipped; a header without the format's
+ * columns is thrown at once). What is read past is said in `warnings`: a header column the format
  * does not have (as an attnscope trace's unknown key is), a row with more cells than the header
  * (the first three at their first extra cell, then how many in all); a row that lacks a column
  * read is an error at its end.
  */
-function readCsv(path: string, format: 'azure' | 'burstgpt', opts: TraceReadOptions, sink: TraceSink, drop: (why: string) => void, warnings: string[], filtered: FilteredValues): void {
+function readCsv(path: string, format: 'azure' | 'burstgpt', opts: TraceReadOptions, sink: TraceSink, drop: (why: string) => void, warnings: string[], filtered: FilteredValues, problems: TraceProblems): void {
   const columns = format === 'azure' ? ['TIMESTAMP', 'ContextTokens', 'GeneratedTokens'] : ['Timestamp', 'Request tokens', 'Response tokens', 'Model', 'Log Type'];
   // BurstGPT's release also has Total tokens (request + response), which nothing needs.
   const known = format === 'azure' ? columns : ['Timestamp', 'Model', 'Request tokens', 'Response tokens', 'Total tokens', 'Log Type'];
@@ -624,18 +635,32 @@ function readCsv(path: string, format: 'azure' | 'burstgpt', opts: TraceReadOpti
         return;
       }
     }
-    slow(buf.toString('utf8', s, e), n);
+    try {
+      slow(buf.toString('utf8', s, e), n);
+    } catch (err) {
+      problems.add(err);
+    }
   });
   if (wideRows > 3) warnings.push(`${fileLocation(path, 1, 1)}: warning: ${formatCount(wideRows)} rows in all have more cells than the header; the cells past it are ignored`);
 }
 
 /**
  * Mooncake rows: a JSON object per line, each key once. hash_ids must be integer block ids >= 0; ids beyond the
- * ceil(input_length / 512) blocks the prompt covers are warned about and ignored.
+ * ceil(input_length / 512) blocks the prompt covers are warned about and ignored. A bad row goes to `problems`, skipped.
  */
-function readMooncake(path: string, sink: TraceSink, drop: (why: string) => void, warnings: string[]): void {
+function readMooncake(path: string, sink: TraceSink, drop: (why: string) => void, warnings: string[], problems: TraceProblems): void {
   let extraBlocks = 0;
   forEachLine(path, (line, n) => {
+    try {
+      readRow(line, n);
+    } catch (e) {
+      problems.add(e);
+    }
+  });
+  if (extraBlocks > 3) warnings.push(`${fileLocation(path, 1, 1)}: warning: ${formatCount(extraBlocks)} requests in all have more hash_ids than their input_length fills; the extra ids are ignored`);
+
+  /** The request of line `n`, added to `sink`. @throws TraceError at a bad row. */
+  function readRow(line: string, n: number): void {
     if (line.trim() === '') return;
     let v: Record<string, unknown>;
     try {
@@ -688,8 +713,7 @@ function readMooncake(path: string, sink: TraceSink, drop: (why: string) => void
     }
     const r: TraceRequest = { arrivalS: t / 1000, promptLen, outputLen, hashIds: ids as number[] | undefined, hashBlockTokens: MOONCAKE_BLOCK_TOKENS };
     sink.add(r, n, sink.late(r.arrivalS) ? at('timestamp') : 1);
-  });
-  if (extraBlocks > 3) warnings.push(`${fileLocation(path, 1, 1)}: warning: ${formatCount(extraBlocks)} requests in all have more hash_ids than their input_length fills; the extra ids are ignored`);
+  }
 }
 
 /**
@@ -713,8 +737,8 @@ export function vllmBenchArrivals(n: number, rate: number, burstiness: number, s
   return out;
 }
 
-/** Adds the result's requests; true when their arrivals came from start_times. */
-function readVllmBench(path: string, sink: TraceSink, drop: (why: string) => void, notes: string[]): boolean {
+/** Adds the result's requests (a bad length to `problems`, its request skipped); true when their arrivals came from start_times. */
+function readVllmBench(path: string, sink: TraceSink, drop: (why: string) => void, notes: string[], problems: TraceProblems): boolean {
   const doc = readVllmResult(path);
   const n = doc.inputLens.length;
   const start = doc.startTimes;
@@ -738,7 +762,16 @@ function readVllmBench(path: string, sink: TraceSink, drop: (why: string) => voi
       drop('with output_lens 0');
       continue;
     }
-    sink.add({ arrivalS, promptLen: count(doc.inputLens[i], `input_lens[${i}]`, path, 1, 1), outputLen: count(doc.outputLens[i], `output_lens[${i}]`, path, 1, 1) }, 1, 1);
+    try {
+      const length = (key: 'input_lens' | 'output_lens', v: unknown) => {
+        if (typeof v === 'number' && Number.isInteger(v) && v >= 1 && v <= MAX_TRACE_TOKENS) return v;
+        const { line, column } = doc.locate?.([key, i]) ?? { line: 1, column: 1 };
+        return count(v, `${key}[${i}]`, path, line, column);
+      };
+      sink.add({ arrivalS, promptLen: length('input_lens', doc.inputLens[i]), outputLen: length('output_lens', doc.outputLens[i]) }, 1, 1);
+    } catch (e) {
+      problems.add(e);
+    }
   }
   return start !== null;
 }
@@ -763,11 +796,15 @@ export interface VllmBenchResult {
   maxConcurrency: number | null;
   /** The result's `model_id` (the model vLLM served, "meta-llama/Llama-3.1-8B") and where it is in the file; null when absent. */
   modelId: { value: string; line: number; column: number } | null;
+  /** The 1-based line and column of the value at `location` (["input_lens", 3]) in the file (1:1 when it has none); absent: 1:1. */
+  locate?(location: jsonc.JSONPath): { line: number; column: number };
 }
 
 /**
- * Reads a vllm bench serve result. @throws TraceError when it is not JSON, or lacks the
- * per-request arrays (saved only with --save-detailed), or they differ in length.
+ * Reads a vllm bench serve result.
+ * @throws TraceError when it is not JSON or lacks the per-request arrays (saved only with
+ *   --save-detailed); InputErrors of every other problem (arrays that differ in length, a bad
+ *   request_rate, burstiness, start_times entry), capped as {@link TraceProblems} says.
  */
 export function readVllmResult(path: string): VllmBenchResult {
   let text: string;
@@ -791,17 +828,22 @@ export function readVllmResult(path: string): VllmBenchResult {
   const outputLens = nums('output_lens');
   if (!inputLens || !outputLens) throw new TraceError(path, 1, 1, 'a vllm bench serve result needs per-request input_lens and output_lens: save it with --save-result --save-detailed');
   const n = inputLens.length;
-  const sameLength = (key: string, a: unknown[] | null) => {
-    if (a && a.length !== n) throw new TraceError(path, 1, 1, `${key} has ${a.length} entries, input_lens ${n}`);
-    return a;
-  };
-  sameLength('output_lens', outputLens);
   let tree: jsonc.Node | undefined;
   /** Line and column of the value at `location` (1:1 when the tree has none). */
   const where = (location: jsonc.JSONPath) => {
     tree ??= jsonc.parseTree(text) ?? { type: 'null', offset: 0, length: 0 };
     return offsetToLineColumn(text, jsonc.findNodeAtLocation(tree, location)?.offset ?? 0);
   };
+  const problems = new TraceProblems();
+  const sameLength = (key: string, a: unknown[] | null) => {
+    if (a && a.length !== n) {
+      const { line, column } = where([key]);
+      problems.add(new TraceError(path, line, column, `${key} has ${a.length} entries, input_lens ${n}: the per-request arrays of a result have one entry per request`));
+      return null;
+    }
+    return a;
+  };
+  sameLength('output_lens', outputLens);
   const rr = v.request_rate;
   // vLLM's benchmark writes a rate > 0 or "inf" (benchmark_serving: request_rate if < inf else "inf");
   // anything else would replay as one burst at 0 s under a note that says inf.
@@ -811,34 +853,40 @@ export function readVllmResult(path: string): VllmBenchResult {
   else if (typeof rr === 'number' && Number.isFinite(rr) && rr > 0) requestRate = rr;
   else {
     const { line, column } = where(['request_rate']);
-    throw new TraceError(path, line, column, `request_rate must be a positive number of requests/s or "inf", got ${JSON.stringify(rr)}`);
+    problems.add(new TraceError(path, line, column, `request_rate must be a positive number of requests/s or "inf", got ${JSON.stringify(rr)}`));
+    requestRate = null;
   }
   const b = v.burstiness;
   // vLLM writes args.burstiness, a float > 0 (its get_request asserts it); absent in results before it had one: its default 1.
   if (b !== undefined && b !== null && !(typeof b === 'number' && Number.isFinite(b) && b > 0)) {
     const { line, column } = where(['burstiness']);
-    throw new TraceError(path, line, column, `burstiness must be a positive number (vllm bench serve --burstiness; 1 is a Poisson process), got ${JSON.stringify(b)}`);
+    problems.add(new TraceError(path, line, column, `burstiness must be a positive number (vllm bench serve --burstiness; 1 is a Poisson process), got ${JSON.stringify(b)}`));
   }
   const burstiness = typeof b === 'number' ? b : null;
   const startTimes = sameLength('start_times', nums('start_times')) as number[] | null;
-  const bad = startTimes?.findIndex((t) => typeof t !== 'number' || !Number.isFinite(t)) ?? -1;
-  if (bad >= 0) {
-    const { line, column } = where(['start_times', bad]);
-    throw new TraceError(path, line, column, `start_times[${bad}] must be a number of seconds, got ${JSON.stringify(startTimes![bad]) ?? 'nothing'}`);
-  }
+  startTimes?.forEach((t, i) => {
+    if (typeof t === 'number' && Number.isFinite(t)) return;
+    const { line, column } = where(['start_times', i]);
+    problems.add(new TraceError(path, line, column, `start_times[${i}] must be a number of seconds, got ${JSON.stringify(t) ?? 'nothing'}`));
+  });
+  const ttfts = sameLength('ttfts', nums('ttfts')) as number[] | null;
+  const itls = sameLength('itls', Array.isArray(v.itls) ? (v.itls as number[][]) : null) as number[][] | null;
+  const errorList = sameLength('errors', Array.isArray(v.errors) ? (v.errors as string[]) : null) as string[] | null;
+  problems.throwIfAny();
   let modelId: VllmBenchResult['modelId'] = null;
   if (typeof v.model_id === 'string' && v.model_id !== '') modelId = { value: v.model_id, ...where(['model_id']) };
   return {
     inputLens,
     outputLens,
-    ttfts: sameLength('ttfts', nums('ttfts')) as number[] | null,
-    itls: sameLength('itls', Array.isArray(v.itls) ? (v.itls as number[][]) : null) as number[][] | null,
+    ttfts,
+    itls,
     startTimes,
-    errors: sameLength('errors', Array.isArray(v.errors) ? (v.errors as string[]) : null) as string[] | null,
+    errors: errorList,
     duration: typeof v.duration === 'number' && v.duration > 0 ? v.duration : null,
     requestRate,
     burstiness,
     maxConcurrency: typeof v.max_concurrency === 'number' ? v.max_concurrency : null,
     modelId,
+    locate: where,
   };
 }

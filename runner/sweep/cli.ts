@@ -21,7 +21,7 @@ import { modelledJob, type SweepReport } from '../../core/protocol/sweep';
 import { checkOutputDir, checkOutputPath, EXIT_CANCELLED, namesStdout, parse, shellQuote, writeOutput, type RunInput } from '../args';
 import { CancelledError, cancelPoint, eachInputError, InputError, UsageError } from '../errors';
 import { profileCommand, type ProfileCommand } from '../load';
-import { benchRefusal } from '../preflight';
+import { benchRefusals } from '../preflight';
 import { Progress } from '../progress';
 import { indexedJobManifest, k8sNameProblem, k8sResultsDir, ManifestError } from './k8s';
 import { parseShard, runSweepLocally, shardFromEnvironment, shardPoints, type LocalSweepResult, type Shard } from './local';
@@ -79,7 +79,7 @@ function earlierSweepDirs(plan: SweepPlan, outDir: string): string[] {
 
 /**
  * Loads the sweep, prints its warnings once, and refuses before any work (exit 2) a point that
- * cannot run: a benchmark past this machine (benchRefusal), or a pool that cannot be sized for
+ * cannot run: a benchmark past this machine (benchRefusals, each of them), or a pool that cannot be sized for
  * a job that simulates it (poolSizeProblem, what `simulate` refuses). The pool's refusal is placed
  * at an axis value among the keys to change when there is one (the point differs from the others
  * by its axis values), else at the first such key the profile writes.
@@ -92,8 +92,7 @@ function prepare(file: string, command: ProfileCommand, set: string[], quick: bo
   const traceReads = new Map<string, string | null>();
   for (const p of plan.points) {
     if (!modelledJob(plan.job)) {
-      const refusal = benchRefusal(p.profile, quick);
-      if (refusal) errors.push(plan.errorAt(p, refusal.key, refusal.message));
+      for (const refusal of benchRefusals(p.profile, quick)) errors.push(plan.errorAt(p, refusal.key, refusal.message));
     }
     const pool = plan.job !== 'bench' ? poolSizeProblem(p.profile) : null;
     if (pool) {

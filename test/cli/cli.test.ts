@@ -5,12 +5,12 @@
 import assert from 'node:assert/strict';
 import { spawn, spawnSync } from 'node:child_process';
 import { chmodSync, chownSync, closeSync, copyFileSync, createReadStream, existsSync, ftruncateSync, linkSync, lstatSync, mkdirSync, openSync, readdirSync, readFileSync, realpathSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { tmpdir, totalmem } from 'node:os';
 import { dirname, join } from 'node:path';
 import { test } from 'node:test';
 import { createInterface } from 'node:readline';
 import type { RunResult } from '../../core/protocol/run';
-import { formatCount } from '../../core/format';
+import { formatBytes, formatCount } from '../../core/format';
 import { validateProfileText } from '../../core/validate';
 import { aliasBomb } from '../fixtures/yaml';
 import { cancelWhileReadingFifo, HANDED_FIFO } from '../fixtures/fifo';
@@ -1711,6 +1711,56 @@ test('--calibrate naming a missing file: exit 2 at the file, named as the calibr
   const r = cli(['simulate', profile, '--calibrate', missing]);
   assert.equal(r.code, 2);
   assert.equal(r.stderr.trim().split('\n').at(-1), `${missing}:1:1: cannot read the calibration file: no such file`);
+});
+
+test('bench refuses every case this machine cannot hold at once, a line each at its list, sorted by position: exit 2, no kernel run, no run written', () => {
+  const { dir } = tmp('config.json', TINY_CONFIG);
+  const profile = join(dir, 'huge.attn.yaml');
+  // TINY_CONFIG: 4 heads, 2 KV heads, head_dim 256 / 4 = 64. At 2^24 = 16,777,216 tokens one K array holds
+  // 2^24 x 2 x 64 = 2^31 elements, past the 2^31 - 1 a typed array takes, on any machine.
+  // Prefill N = 2^24, fp32: Q and O 2^24 x 4 x 64 = 2^32 values, K and V 2 x 2^24 x 2 x 64 = 2^32, 4 bytes each:
+  // 3 x 2^34 B = 48 GiB. Decode B = 1, ctx = 2^24 (page_size 16 divides it): Q and O 256 values, K and V 2^32:
+  // 2^34 + 2 x 1,024 B. Written decode first, so the lines follow the file, not the plan (prefill first).
+  writeFileSync(profile, 'model: ./config.json\ndtype: fp32\ndecode: { batch_sizes: [1], context_lens: [16777216] }\nprefill: { seq_lens: [16777216] }\n');
+  const out = join(dir, 'run.json');
+  const r = cli(['bench', profile, '--backend', 'cpu', '--json', out]);
+  assert.equal(r.code, 2, r.stderr);
+  const limit = formatBytes(Math.floor(totalmem() / 2));
+  // `decode: { batch_sizes: [1], context_lens: ` is 8 + 2 + 13 + 5 + 14 = 42 characters (line 3); `prefill: { seq_lens: ` 9 + 2 + 10 = 21 (line 4).
+  assert.equal(r.stderr, [
+    `${profile}:3:43: decode B=1 ctx=16777216 needs ${formatBytes(2 ** 34 + 2048)} of inputs and outputs, more than the ${limit} a case may use on this machine: lower it`,
+    `${profile}:4:22: prefill N=16777216 needs ${formatBytes(3 * 2 ** 34)} of inputs and outputs, more than the ${limit} a case may use on this machine: lower it`,
+    '',
+  ].join('\n'));
+  assert.equal(r.stdout, '');
+  assert.equal(existsSync(out), false, 'no run written');
+  // Under --events: an error event each, in the same order.
+  const events = cli(['bench', profile, '--backend', 'cpu', '--events']);
+  assert.equal(events.code, 2);
+  const errors = events.stdout.trim().split('\n').map((l) => JSON.parse(l) as { type: string; line: number; column: number });
+  assert.deepEqual(errors.map((e) => [e.type, e.line, e.column]), [['error', 3, 43], ['error', 4, 22]]);
+});
+
+test('bench refuses case lists past 1,000 cases and a head_dim past the CPU kernels together: the profile\'s line, then the config.json\'s', () => {
+  // TINY_CONFIG with "head_dim": 1024 (above the CPU limit, 512), written as its last key.
+  const config = { ...JSON.parse(TINY_CONFIG) as Record<string, unknown>, head_dim: 1024 };
+  const text = JSON.stringify(config, null, 2);
+  const { dir, file } = tmp('config.json', text);
+  const lines = text.split('\n');
+  const line = lines.findIndex((l) => l.includes('"head_dim"')) + 1;
+  const column = lines[line - 1]!.indexOf('1024') + 1;
+  const profile = join(dir, 'many.attn.yaml');
+  // 999 prefill lengths + 1 batch size x 2 contexts = 1,001 cases > 1,000; `prefill: { seq_lens: ` is 21 characters.
+  const lens = Array.from({ length: 999 }, (_, i) => 16 + i).join(', ');
+  writeFileSync(profile, `model: ./config.json\ndtype: fp32\nprefill: { seq_lens: [${lens}] }\ndecode: { batch_sizes: [1], context_lens: [64, 128] }\n`);
+  const r = cli(['bench', profile, '--dry-run', '--backend', 'cpu']);
+  assert.equal(r.code, 2, r.stdout);
+  assert.equal(r.stdout, '');
+  assert.equal(r.stderr, [
+    `${profile}:3:22: the case lists plan up to 1,001 cases (999 prefill lengths, 1 decode batch size × 2 contexts), more than the 1,000 one run takes (each is timed for at least 0.2 s): list fewer lengths`,
+    `${file}:${line}:${column}: head_dim 1024 is larger than the CPU kernels take (at most 512)`,
+    '',
+  ].join('\n'));
 });
 
 test('bench refuses a head_dim the CPU kernels do not take at the config\'s head_dim key, as estimate warns there, for a bare config and a profile', () => {

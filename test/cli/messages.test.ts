@@ -100,14 +100,15 @@ test('simulate --trace-model in another case than the BurstGPT trace\'s values k
   assert.equal(none.stderr, `${trace}:1:1: the burstgpt trace holds no requests (dropped: 5 of another Model than claude); its Model values: "ChatGPT" (4 rows), "GPT-4" (1 row): give one of them to --trace-model\n`);
 });
 
-test('simulate --trace with an empty token cell in a BurstGPT CSV is refused at that cell: exit 2, one line, not a dropped failed request', () => {
+test('simulate --trace with empty token cells in a BurstGPT CSV is refused at each cell: exit 2, a line each, not dropped failed requests', () => {
   const { dir, profile } = profileDir();
   // The session-31 bg_mixed.csv: rows 3 and 4 lack Request tokens (column 11) and Response tokens (column 15).
   const trace = join(dir, 'bg_mixed.csv');
   writeFileSync(trace, 'Timestamp,Model,Request tokens,Response tokens,Total tokens,Log Type\n5,ChatGPT,472,18,490,Conversation log\n6,ChatGPT,,30,490,Conversation log\n7,ChatGPT,300,,300,Conversation log\n');
   const r = cli(['simulate', profile, '--trace', trace]);
   assert.equal(r.code, 2, r.stderr);
-  assert.equal(r.stderr, `${trace}:3:11: Request tokens must be an integer from 1 to 2147483647, got an empty cell\n`);
+  // Row 3: `6,ChatGPT,` is 10 characters; row 4: `7,ChatGPT,300,` is 14. Both rows, not only the first.
+  assert.equal(r.stderr, `${trace}:3:11: Request tokens must be an integer from 1 to 2147483647, got an empty cell\n${trace}:4:15: Response tokens must be an integer from 1 to 2147483647, got an empty cell\n`);
   assert.equal(r.stdout, '');
 });
 

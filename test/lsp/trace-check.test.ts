@@ -146,3 +146,38 @@ test("the editor's check reads the trace with the profile's workload.trace_time_
     rmSync(dir, { recursive: true, force: true });
   }
 });
+
+test("every bad row of a profile's trace: the runner's answer carries each (file:line:col), and the editor shows them in one diagnostic at workload.trace, a line each", async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'attnscope-trace-rows-'));
+  try {
+    writeFileSync(join(dir, 'config.json'), readFileSync(join(root, 'examples', 'llama-3.1-8b', 'config.json')));
+    const tracePath = join(dir, 't.jsonl');
+    // Line 2: `{"arrival_s": 1, "prompt_len": ` is 31 characters (-5 at column 32); line 4:
+    // `{"arrival_s": 3, "prompt_len": 10, "output_len": ` is 49 (0 at column 50).
+    writeFileSync(tracePath, `${ROW}{"arrival_s": 1, "prompt_len": -5, "output_len": 11}\n${ROW}{"arrival_s": 3, "prompt_len": 10, "output_len": 0}\n`);
+    const answer = await checkTrace(runnerPath, tracePath);
+    assert.deepEqual(answer, {
+      errors: [
+        { file: tracePath, line: 2, column: 32, message: '"prompt_len" must be >= 1, got -5' },
+        { file: tracePath, line: 4, column: 50, message: '"output_len" must be >= 1, got 0' },
+      ],
+    });
+    const uri = pathToFileURL(join(dir, 'p.attn.yaml')).href;
+    const text = 'model: ./config.json\ndevice: { gpu: H100 SXM }\nkv_cache: { memory_gib: 16 }\nworkload:\n  trace: ./t.jsonl\n';
+    const docs = new Map([[uri, TextDocument.create(uri, 'yaml', 1, text)]]);
+    const workspace = new Workspace({ get: (u: string) => docs.get(u) } as unknown as TextDocuments<TextDocument>, log());
+    workspace.traceChecker = (path, settings, signal) => checkTrace(runnerPath, path, { settings, signal });
+    workspace.opened(uri);
+    const answered = new Promise<void>((r) => (workspace.onTraceChecked = () => r()));
+    workspace.problems(uri);
+    await answered;
+    const found = workspace.problems(uri)!.problems.filter((p) => p.code.startsWith('trace-'));
+    assert.deepEqual(found.map((p) => [p.code, p.message, p.range]), [[
+      'trace-invalid',
+      `the trace ./t.jsonl cannot be replayed:\n${tracePath}:2:32: "prompt_len" must be >= 1, got -5\n${tracePath}:4:50: "output_len" must be >= 1, got 0`,
+      { offset: text.indexOf('./t.jsonl'), length: './t.jsonl'.length },
+    ]]);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});

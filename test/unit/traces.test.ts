@@ -14,6 +14,8 @@ import { exampleProfile } from '../fixtures/profile';
 import { tempDir } from '../fixtures/tmp';
 import { maxModelLenOf } from '../../core/estimate/index';
 import { vllmBenchArrivals } from '../../runner/simulate/traces';
+import { TRACE_ERROR_KINDS_SHOWN, TRACE_ERRORS_SHOWN } from '../../runner/simulate/trace';
+import { InputErrors } from '../../runner/errors';
 import { Rng } from '../../runner/random';
 
 const DIR = resolve(__dirname, 'fixtures/traces');
@@ -23,11 +25,12 @@ const write = (name: string, text: string) => {
   writeFileSync(join(tmp, name), text);
   return join(tmp, name);
 };
+/** What the CLI prints for the TraceError f throws, or for every error of an InputErrors (a line each). */
 const cliLine = (f: () => unknown): string => {
   try {
     f();
   } catch (e) {
-    if (e instanceof TraceError) return e.format();
+    if (e instanceof TraceError || e instanceof InputErrors) return e.format();
     throw e;
   }
   return 'no error';
@@ -301,7 +304,8 @@ test('every integer a trace carries is bounded by int32 (vLLM keeps token counts
   const ours = write('big-ours.jsonl', '{"arrival_s": 0, "prompt_len": 5, "output_len": 1, "prefix_len": 4294967297}\n');
   assert.equal(cliLine(() => readTraceFile(ours, { maxModelLen: 8192 })), `${ours}:1:66: "prefix_len" must be <= 2147483647, got 4294967297`);
   const bench = write('big-bench.json', JSON.stringify({ input_lens: [100, 2 ** 31], output_lens: [10, 20] }));
-  assert.equal(cliLine(() => readTraceFile(bench, { maxModelLen: 8192 })), `${bench}:1:1: input_lens[1] must be an integer from 1 to 2147483647, got 2147483648`);
+  // At the value: `{"input_lens":[100,` is 19 characters.
+  assert.equal(cliLine(() => readTraceFile(bench, { maxModelLen: 8192 })), `${bench}:1:20: input_lens[1] must be an integer from 1 to 2147483647, got 2147483648`);
   const starts = write('bad-starts.json', JSON.stringify({ input_lens: [100, 200], output_lens: [10, 20], start_times: [0, 'soon'] }));
   // At the value: `{"input_lens":[100,200],"output_lens":[10,20],"start_times":[0,` is 63 characters.
   assert.equal(cliLine(() => readTraceFile(starts, { maxModelLen: 8192, format: 'vllm-bench' })), `${starts}:1:64: start_times[1] must be a number of seconds, got "soon"`);
@@ -345,7 +349,11 @@ test('an integer written beyond Number.MAX_SAFE_INTEGER in a trace is refused at
   // 12345678901234567890 and ...891 both read as the float64 12345678901234567000: before, the
   // second request silently shared the first one's prefix. `{"arrival_s": 0, "prompt_len": 100, "output_len": 10, "prefix_id": ` is 67 characters.
   const ids = write('big-ids.jsonl', '{"arrival_s": 0, "prompt_len": 100, "output_len": 10, "prefix_id": 12345678901234567890, "prefix_len": 50}\n{"arrival_s": 1, "prompt_len": 100, "output_len": 10, "prefix_id": 12345678901234567891, "prefix_len": 50}\n');
-  assert.equal(cliLine(() => readTraceFile(ids, { maxModelLen: 8192 })), `${ids}:1:68: "prefix_id" is 12345678901234567890, beyond Number.MAX_SAFE_INTEGER (9,007,199,254,740,991): a JavaScript number cannot hold it exactly (it would be read as 12345678901234567000): two such ids can read as one; write it as a string`);
+  // Both lines are refused, each at its own id (every bad row, not only the first).
+  assert.equal(cliLine(() => readTraceFile(ids, { maxModelLen: 8192 })), [
+    `${ids}:1:68: "prefix_id" is 12345678901234567890, beyond Number.MAX_SAFE_INTEGER (9,007,199,254,740,991): a JavaScript number cannot hold it exactly (it would be read as 12345678901234567000): two such ids can read as one; write it as a string`,
+    `${ids}:2:68: "prefix_id" is 12345678901234567891, beyond Number.MAX_SAFE_INTEGER (9,007,199,254,740,991): a JavaScript number cannot hold it exactly (it would be read as 12345678901234567000): two such ids can read as one; write it as a string`,
+  ].join('\n'));
   // `{"arrival_s": 0, "prompt_len": ` is 31 characters.
   const len = write('big-len.jsonl', '{"arrival_s": 0, "prompt_len": 12345678901234567890, "output_len": 10}\n');
   assert.equal(cliLine(() => readTraceFile(len, { maxModelLen: 8192 })), `${len}:1:32: "prompt_len" is 12345678901234567890, beyond Number.MAX_SAFE_INTEGER (9,007,199,254,740,991): a JavaScript number cannot hold it exactly (it would be read as 12345678901234567000)`);
@@ -628,4 +636,112 @@ test('Rng.gamma: mean and variance equal the shape (scale 1), below and above sh
     assert.ok(Math.abs(variance - shape) < 0.1 * shape, `shape ${shape}: variance ${variance}`);
   }
   assert.throws(() => rng.gamma(0), RangeError);
+});
+
+test('every bad row of a trace is refused at once, each at its line:col, in file order, the good rows between them read past; JSONL, CSV and Mooncake alike', () => {
+  const ours = write('three-bad.jsonl', [
+    '{"arrival_s": 0, "prompt_len": 10, "output_len": 5}',
+    // Line 2: `{"arrival_s": 1, "prompt_len": ` is 31 characters, so -5 is at column 32.
+    '{"arrival_s": 1, "prompt_len": -5, "output_len": 5}',
+    '{"arrival_s": 2, "prompt_len": 10, "output_len": 5}',
+    // Line 4: `{"arrival_s": ` is 14 characters, so "soon" is at column 15.
+    '{"arrival_s": "soon", "prompt_len": 10, "output_len": 5}',
+    // Line 5: `{"arrival_s": 3, "prompt_len": 10 ` is 34 characters: the missing comma is reported at column 35.
+    '{"arrival_s": 3, "prompt_len": 10 "output_len": 5}',
+    '{"arrival_s": 4, "prompt_len": 10, "output_len": 5}',
+  ].join('\n'));
+  const e = (() => {
+    try {
+      readTraceFile(ours, { maxModelLen: 8192 });
+    } catch (err) {
+      return err;
+    }
+    return null;
+  })();
+  assert.ok(e instanceof InputErrors, String(e));
+  assert.deepEqual(e.errors.map((x) => [x.line, x.column]), [[2, 32], [4, 15], [5, 35]]);
+  assert.equal(e.format(), [
+    `${ours}:2:32: "prompt_len" must be >= 1, got -5`,
+    `${ours}:4:15: "arrival_s" must be a number, got "soon"`,
+    `${ours}:5:35: JSON syntax error: ',' expected`,
+  ].join('\n'));
+  // BurstGPT: header on line 1; `0.5,ChatGPT,` is 12 characters (Request tokens at 13), `x` at column 1; line 4 lacks its Response tokens.
+  const csv = write('three-bad.csv', [
+    'Timestamp,Model,Request tokens,Response tokens,Total tokens,Log Type',
+    '0.5,ChatGPT,abc,10,20,Conversation log',
+    'x,ChatGPT,10,10,20,Conversation log',
+    '2.5,ChatGPT,10',
+    '3.5,ChatGPT,10,10,20,Conversation log',
+  ].join('\n'));
+  assert.equal(cliLine(() => readTraceFile(csv, { maxModelLen: 8192 })), [
+    `${csv}:2:13: Request tokens must be an integer from 1 to 2147483647, got "abc"`,
+    `${csv}:3:1: Timestamp must be a number of seconds, got "x"`,
+    // '2.5,ChatGPT,10' is 14 characters: the error is past its end, at column 15.
+    `${csv}:4:15: the row has 3 cells, the header 6: no Response tokens`,
+  ].join('\n'));
+  // Mooncake: `{"timestamp": ` is 14 characters; `{"timestamp": 1, "input_length": ` 33.
+  const moon = write('two-bad-moon.jsonl', [
+    '{"timestamp": -1, "input_length": 10, "output_length": 1}',
+    '{"timestamp": 1, "input_length": 0, "output_length": 1}',
+    '{"timestamp": 2, "input_length": 10, "output_length": 1}',
+  ].join('\n'));
+  assert.equal(cliLine(() => readTraceFile(moon, { maxModelLen: 8192 })), [
+    `${moon}:1:15: "timestamp" must be >= 0 (milliseconds from the trace's start), got -1`,
+    `${moon}:2:34: "input_length" must be an integer from 1 to 2147483647, got 0`,
+  ].join('\n'));
+});
+
+test('a trace with thousands of bad rows: the first 20 one line each, the rest one line per kind at its first row, counted: the output bounded however many rows are bad', () => {
+  // 3,000 rows: row i (line i + 1) has prompt_len 0 when i % 3 == 1 (1,000 rows), output_len 0 when
+  // i % 3 == 2 (1,000 rows), and is good when i % 3 == 0. In file order the bad rows alternate
+  // prompt, output, ...: the first 20 are lines 2, 3, 5, 6, ..., 29, 30 (10 of each kind), and the
+  // 21st, the first not shown, is line 32 (i = 31, a prompt_len row): 990 more of that kind; then
+  // line 33 (i = 32), the first output_len row not shown: 990 more.
+  const rows = Array.from({ length: 3000 }, (_, i) => JSON.stringify({ arrival_s: i, prompt_len: i % 3 === 1 ? 0 : 10, output_len: i % 3 === 2 ? 0 : 5 }));
+  const many = write('many-bad.jsonl', `${rows.join('\n')}\n`);
+  const lines = cliLine(() => readTraceFile(many, { maxModelLen: 8192 })).split('\n');
+  assert.equal(TRACE_ERRORS_SHOWN, 20);
+  assert.equal(lines.length, 22);
+  // `{"arrival_s":1,"prompt_len":` is 28 characters; `{"arrival_s":2,"prompt_len":10,"output_len":` is 44.
+  assert.equal(lines[0], `${many}:2:29: "prompt_len" must be >= 1, got 0`);
+  assert.equal(lines[1], `${many}:3:45: "output_len" must be >= 1, got 0`);
+  assert.equal(lines[19], `${many}:30:46: "output_len" must be >= 1, got 0`);
+  assert.equal(lines[20], `${many}:32:30: 990 more rows like this from here on, not shown one by one: "prompt_len" must be >= 1, got 0`);
+  assert.equal(lines[21], `${many}:33:46: 990 more rows like this from here on, not shown one by one: "output_len" must be >= 1, got 0`);
+  // Past TRACE_ERROR_KINDS_SHOWN kinds, the rest share one line. A good line 1, 20 non-object lines
+  // (lines 2-21, all shown), then 12 kinds told apart by their words (numbers and the value after
+  // ", got" are left out of a kind): each of the three keys missing, of a wrong type, below its
+  // minimum (9), a JSON syntax error, a non-object line (a kind not yet counted: the 20 were shown),
+  // a prefix_len without prefix_id; written twice (lines 22-33, 34-45). The first 10 kinds (lines
+  // 22-31) are counted, 2 rows each; kinds 11 and 12 (lines 32, 33, 44, 45) share the last line, at line 32.
+  const kinds = [
+    '{"prompt_len": 5, "output_len": 1}', '{"arrival_s": 0, "output_len": 1}', '{"arrival_s": 0, "prompt_len": 5}',
+    '{"arrival_s": "a", "prompt_len": 5, "output_len": 1}', '{"arrival_s": 0, "prompt_len": "a", "output_len": 1}', '{"arrival_s": 0, "prompt_len": 5, "output_len": "a"}',
+    '{"arrival_s": -1, "prompt_len": 5, "output_len": 1}', '{"arrival_s": 0, "prompt_len": 0, "output_len": 1}', '{"arrival_s": 0, "prompt_len": 5, "output_len": 0}',
+    '{"arrival_s": 0,, }', '[1]', '{"arrival_s": 0, "prompt_len": 5, "output_len": 1, "prefix_len": 2}',
+  ];
+  const mixed = write('kinds-bad.jsonl', `${['{"arrival_s": 0, "prompt_len": 5, "output_len": 1}', ...Array.from({ length: 20 }, () => '[0]'), ...kinds, ...kinds].join('\n')}\n`);
+  const out = cliLine(() => readTraceFile(mixed, { maxModelLen: 8192 })).split('\n');
+  assert.equal(TRACE_ERROR_KINDS_SHOWN, 10);
+  // 20 shown + 10 kinds counted (each 2 rows: the kinds list is written twice) + 1 line for the 2 other kinds (4 rows).
+  assert.equal(out.length, 31);
+  assert.equal(out.filter((l) => / 2 more rows like this from here on/.test(l)).length, 10);
+  assert.match(out[30]!, new RegExp(`^${mixed.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}:32:1: 4 more bad rows of other kinds from here on, not shown one by one; the first: each line must be a JSON object`));
+  assert.ok(out.every((l) => l.startsWith(`${mixed}:`)));
+});
+
+test('a vllm bench serve result: every bad start_times entry and length, each at its value', () => {
+  // `{"input_lens":[100,0,300],"output_lens":[10,20,30],"start_times":[0,` is 14 + 12 + 14 + 11 + 14 + 3 = 68
+  // characters, and `"soon",` 7 more. (The input_lens 0 is not reached: the document's problems come first.)
+  const bench = write('bad-many.json', JSON.stringify({ input_lens: [100, 0, 300], output_lens: [10, 20, 30], start_times: [0, 'soon', null] }));
+  assert.equal(cliLine(() => readTraceFile(bench, { maxModelLen: 8192 })), [
+    `${bench}:1:69: start_times[1] must be a number of seconds, got "soon"`,
+    `${bench}:1:76: start_times[2] must be a number of seconds, got null`,
+  ].join('\n'));
+  const lens = write('bad-lens.json', JSON.stringify({ input_lens: [100, 0, 300], output_lens: [10, 20, -3] }));
+  // `{"input_lens":[100,0,300],"output_lens":[10,20,` is 47 characters.
+  assert.equal(cliLine(() => readTraceFile(lens, { maxModelLen: 8192 })), [
+    `${lens}:1:20: input_lens[1] must be an integer from 1 to 2147483647, got 0`,
+    `${lens}:1:48: output_lens[2] must be an integer from 1 to 2147483647, got -3`,
+  ].join('\n'));
 });
