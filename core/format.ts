@@ -962,6 +962,12 @@ export function maxRateLimitText(m: { maxRateLimit?: string }): string {
   return m.maxRateLimit === 'slo' ? 'SLO' : m.maxRateLimit === 'capacity' ? 'capacity' : m.maxRateLimit === 'unbounded' ? 'none found' : '-';
 }
 
+/** The rate a capacity search ran the result's load at (its answer, else its last rate tried), requests/s; undefined for a plain run. */
+export function searchedRate(pool: Pick<PoolResult, 'capacity'>): number | undefined {
+  const c = pool.capacity;
+  return c ? (c.maxRate ?? c.points.at(-1)?.rate) : undefined;
+}
+
 /**
  * Whether the modelled server keeps up with a point's load, from its run (pool.load.keepsUp,
  * set by the sweep worker: runner/simulate/capacity.ts checkKeepsUp), and why not in words;
@@ -973,10 +979,12 @@ export function keepsUpOf(run: Pick<RunResult, 'pool' | 'profile'>): { keepsUp?:
   if (load?.keepsUp === undefined) return {};
   if (load.keepsUp) return { keepsUp: true };
   const rate = (x: number | null | undefined) => (x === null || x === undefined ? 'n/a' : formatRequestRate(x));
-  const offered = load.source === 'workload' && run.profile.workload?.arrivalRate !== undefined ? run.profile.workload.arrivalRate * load.timeScale : load.offeredRequestsPerSec;
+  // The rate judged, as the run's Load line prints it (formatLoad): a capacity search's searched rate, else the offered rate the run measured (checkKeepsUp).
+  const searched = run.pool ? searchedRate(run.pool) : undefined;
+  const judged = searched !== undefined ? `searched rate ${rate(searched)} requests/s` : `${rate(load.offeredRequestsPerSec)} requests/s offered`;
   const why = load.overloaded
     ? `its queue grew through the arrivals: ${formatCount(load.waitingAtLastArrival)} requests still waiting at the last arrival, ${rate(load.servedRequestsPerSec)} requests/s served`
-    : `${rate(offered)} requests/s offered, above the saturated throughput μ = ${rate(load.saturatedRequestsPerSec)} requests/s`;
+    : `${judged}, above the saturated throughput μ = ${rate(load.saturatedRequestsPerSec)} requests/s`;
   return { keepsUp: false, notKeptUp: why };
 }
 

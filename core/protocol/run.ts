@@ -595,9 +595,9 @@ export interface PoolLoad {
    */
   saturatedFrom?: string;
   /**
-   * The server keeps up: the load's rate (a workload's arrival_rate × timeScale, a trace's offered
-   * rate) is at most saturatedRequestsPerSec, and the run is not overloaded (capacity.ts
-   * checkKeepsUp, as --max-rate judges a rate); set with saturatedRequestsPerSec.
+   * The server keeps up: the load's offered rate as measured (offeredRequestsPerSec; a capacity
+   * search's answer: its searched rate) is at most saturatedRequestsPerSec, and the run is not
+   * overloaded (capacity.ts checkKeepsUp, as --max-rate judges a rate); set with saturatedRequestsPerSec.
    */
   keepsUp?: boolean;
 }

@@ -199,9 +199,14 @@ export async function saturatedThroughput(profile: Profile, opts: Pick<CapacityO
 
 /**
  * Whether the modelled server keeps up with the load `pool` ran, judged as --max-rate judges a
- * rate: the load's rate (a workload's arrival_rate × time scale; a trace's offered rate) at most
- * the saturated throughput μ ({@link saturatedThroughput}), and its queue not growing through the
- * arrivals (PoolLoad.overloaded). A finite run alone misses the first: s34 newcomer-cli 6, gemma-3-1b
+ * rate: the load's offered rate as this run measured it (PoolLoad.offeredRequestsPerSec, (n − 1) /
+ * span of the arrivals, a drawn workload's as a trace's) at most the saturated throughput μ
+ * ({@link saturatedThroughput}), and its queue not growing through the arrivals (PoolLoad.overloaded).
+ * The measured rate, not a workload's nominal arrival_rate × time scale: the rate the run's Load
+ * line prints and judges against μ (core/format.ts formatLoad, aboveSaturation) and its cost is
+ * priced at (steadyOutput), so the sweep's keeps-up column and the point's own summary agree (s47: 40
+ * draws at arrival_rate 8.1, seed 1, offered 7.94/s, under μ = 8: "Kept up" in the summary, "no" in
+ * the sweep). A capacity search judges its own searched rate instead, as its curve prints it. A finite run alone misses the first: s34 newcomer-cli 6, gemma-3-1b
  * at arrival_rate 240 against μ = 236.1/s: 2,000 requests end before the queue grows (6 waiting at
  * the last arrival), 100 % meet the SLO, and the sweep called it best. Sets pool.load's
  * saturatedRequestsPerSec and keepsUp (nothing without pool.load); costs two to five simulations of
@@ -213,7 +218,7 @@ export async function checkKeepsUp(profile: Profile, pool: PoolResult, opts: Pic
   if (!load) return;
   const mu = opts.saturated ? (opts.saturated.requestsPerSec ?? Infinity) : await saturatedThroughput(profile, opts);
   if (opts.saturated) load.saturatedFrom = opts.saturated.from;
-  const rate = load.source === 'workload' ? (profile.workload?.arrivalRate ?? Infinity) * load.timeScale : (load.offeredRequestsPerSec ?? Infinity);
+  const rate = load.offeredRequestsPerSec ?? Infinity;
   load.saturatedRequestsPerSec = Number.isFinite(mu) ? mu : null;
   load.keepsUp = !load.overloaded && (!Number.isFinite(mu) || rate <= mu * (1 + 1e-12));
 }

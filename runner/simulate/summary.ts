@@ -1,5 +1,5 @@
 /** Text summary of a pool simulation for `attnscope simulate` (stdout). */
-import { contiguousNotSimulatedText, dataParallelDeployment, dataParallelEngines, deployedGpuCount, dpScopeText, formatCount, formatCountOf, formatDuration, formatLoad, formatLoadSource, formatPercent, formatRequestRate, formatUsd, formatUsdCost, gpuHourUsdText, poolCost, tpotOverheadNote } from '../../core/format';
+import { contiguousNotSimulatedText, dataParallelDeployment, dataParallelEngines, deployedGpuCount, dpScopeText, formatCount, formatCountOf, formatDuration, formatLoad, formatLoadSource, formatPercent, formatRequestRate, formatUsd, formatUsdCost, gpuHourUsdText, poolCost, searchedRate, tpotOverheadNote } from '../../core/format';
 import type { DeviceSpec } from '../../core/config/types';
 import type { PoolResult, StepTimeModel } from '../../core/protocol/run';
 import { formatLatency } from './latency-format';
@@ -42,12 +42,6 @@ export function costLine(result: PoolResult, device: Pick<DeviceSpec, 'gpuHourUs
     ? `${formatCount(c.outputTokensPerSec)} output tokens/s`
     : `(${rate} requests/s × ${formatCount(c.meanOutputTokens!)} output tokens a request, the run's mean, = ${formatCount(c.outputTokensPerSec)} output tokens/s)`;
   return `Cost (modelled, at ${gpuHourUsdText(c.gpuHourUsd)}): ${formatUsdCost(c.usdPerMillionOutputTokens)} per 1M output tokens${at} = ${formatUsd(c.gpuHourUsd)} × ${formatCountOf(c.gpus, 'GPU')} / 3600 s / ${tokens} × 10^6`;
-}
-
-/** The rate a capacity search ran the result's load at (its answer, else its last rate tried); undefined for a plain run. */
-function searchedRate(result: PoolResult): number | undefined {
-  const c = result.capacity;
-  return c ? (c.maxRate ?? c.points.at(-1)?.rate) : undefined;
 }
 
 /**

@@ -6,9 +6,9 @@ import assert from 'node:assert/strict';
 import type { RunResult } from '../../core/protocol/run';
 import type { SweepMetrics, SweepReport, SweepReportRow } from '../../core/protocol/sweep';
 import { checkKeepsUp } from '../../runner/simulate/capacity';
-import { packRequests, simulatePool } from '../../runner/simulate/index';
+import { generateRequests, packRequests, simulatePool } from '../../runner/simulate/index';
 import { bestRow, formatReport, missesSloText } from '../../runner/sweep/results';
-import { keepsUpOf } from '../../core/format';
+import { formatLoad, keepsUpOf, steadyOutput } from '../../core/format';
 import { exampleProfile } from '../fixtures/profile';
 
 const row = (rate: number, metrics: SweepMetrics, keepsUp?: boolean, notKeptUp?: string): SweepReportRow => ({
@@ -75,6 +75,38 @@ test('a run keeps up while its rate is at most μ and its queue does not grow: c
   // The row's words: the offered rate against μ (a trace's offered rate, (40 − 1) / (39 / 8.2) = 8.2).
   assert.deepEqual(keepsUpOf({ profile, pool: { load: fast } } as unknown as RunResult), { keepsUp: false, notKeptUp: '8.20 requests/s offered, above the saturated throughput μ = 8.00 requests/s' }); // rates in three significant figures (formatRequestRate, 9bb67b12)
   assert.deepEqual(keepsUpOf({ profile, pool: { load: slow } } as unknown as RunResult), { keepsUp: true });
+});
+
+test('a drawn workload keeps up by the offered rate its run measured, not its nominal arrival_rate: the sweep row agrees with the run\'s Load line and cost (s47)', async () => {
+  // μ = 8 requests/s by hand, as above (10 ms steps, output 100, 8 slots: a slot serves one request a second).
+  // 40 Poisson draws (seed 21) at arrival_rate 7.9 arrive faster than drawn on average, and 40 (seed 1) at 8.1 slower:
+  // the offered rate, (40 − 1) / span of the drawn arrivals, computed here from the draws themselves.
+  const judge = async (arrivalRate: number, seed: number) => {
+    const profile = exampleProfile(`model: ./llama-3.1-8b/config.json\nkv_cache: { page_size: 16, num_pages: 10000 }\nworkload: { requests: 40, arrival_rate: ${arrivalRate}, prompt_len: { dist: fixed, value: 1 }, output_len: { dist: fixed, value: 100 }, max_num_seqs: 8, seed: ${seed} }\n`);
+    const a = generateRequests(profile.workload!).arrivalS;
+    const offered = (a.length - 1) / (a[a.length - 1]! - a[0]!);
+    const simulate = { stepTime: { perStepS: 0.01 } };
+    const pool = await simulatePool(profile, { ...simulate, baselines: false });
+    await checkKeepsUp(profile, pool, { simulate });
+    return { profile, pool, offered };
+  };
+  const fast = await judge(7.9, 21);
+  assert.ok(fast.offered > 8.1 && fast.offered < 8.2, String(fast.offered));
+  assert.ok(Math.abs(fast.pool.load!.offeredRequestsPerSec! - fast.offered) < 1e-9);
+  assert.ok(Math.abs(fast.pool.load!.saturatedRequestsPerSec! - 8) < 1e-6, String(fast.pool.load!.saturatedRequestsPerSec));
+  // Its queue did not show it, but 8.15 > μ: the row says no (the nominal 7.9 said yes), as the Load line says Overloaded and the cost is priced at μ.
+  assert.equal(fast.pool.load!.overloaded, false);
+  assert.equal(fast.pool.load!.keepsUp, false);
+  assert.deepEqual(keepsUpOf({ profile: fast.profile, pool: fast.pool } as unknown as RunResult), { keepsUp: false, notKeptUp: '8.15 requests/s offered, above the saturated throughput μ = 8.00 requests/s' });
+  assert.ok(formatLoad(fast.pool.load!, fast.pool.summary).some((l) => l.startsWith('Overloaded: the offered 8.15 requests/s is above the saturated throughput μ = 8.00')));
+  assert.equal(steadyOutput(fast.pool)!.basis, 'saturated');
+  const slow = await judge(8.1, 1);
+  assert.ok(slow.offered > 7.9 && slow.offered < 8, String(slow.offered));
+  // 7.94 <= μ, the queue bounded: it keeps up (the nominal 8.1 said no), as its Load line and cost say.
+  assert.equal(slow.pool.load!.overloaded, false);
+  assert.equal(slow.pool.load!.keepsUp, true);
+  assert.ok(formatLoad(slow.pool.load!, slow.pool.summary).some((l) => l.startsWith('Kept up')));
+  assert.equal(steadyOutput(slow.pool)!.basis, 'offered');
 });
 
 test('a rule on cost names the cheaper points it left out for missing the SLO, with the share meeting it (s44 newcomer-ed F1)', () => {
