@@ -159,7 +159,7 @@ function insertAfter(t: Target, f: FoundProperty, key: string, value: number | s
  * or added after the block's last key. Null without the block (a mapping): adding a workload
  * block would also make the profile simulate.
  */
-function setBlockKey(t: Target, block: 'workload' | 'device', key: string, value: number | string): TextEdit | null {
+function setBlockKey(t: Target, block: 'workload' | 'device' | 'kv_cache', key: string, value: number | string): TextEdit | null {
   const written = propertyAtPath(t, `${block}.${key}`);
   if (written !== null) return replace(t, written.property.value.range, String(value));
   const node = propertyAtPath(t, block)?.property.value;
@@ -326,7 +326,12 @@ const FIXES: Record<string, FixMaker> = {
       const bound = clamped < (numberAt(t, p.range) as number) ? 'maximum' : 'minimum';
       return [{ title: `Set ${key} to ${String(clamped)} (the schema's ${bound})`, edits: [replace(t, p.range, String(clamped))] }];
     }
-    return suggestion === undefined ? [] : [{ title: `Change to ${JSON.stringify(suggestion)}`, edits: [replace(t, p.range, literal(t, suggestion))] }];
+    const fixes: Fix[] = suggestion === undefined ? [] : [{ title: `Change to ${JSON.stringify(suggestion)}`, edits: [replace(t, p.range, literal(t, suggestion))] }];
+    // `dtype: fp8` (core data.kvCacheDtype): beside dtype bf16, the fp8 asked of the KV cache, written there.
+    const kvDtype = p.data?.['kvCacheDtype'];
+    const kvEdit = typeof kvDtype === 'string' ? setBlockKey(t, 'kv_cache', 'dtype', literal(t, kvDtype)) : null;
+    if (kvEdit) fixes.push({ title: `Set dtype to ${JSON.stringify(suggestion)} and kv_cache.dtype to ${kvDtype} (an fp8 KV cache)`, edits: [replace(t, p.range, literal(t, suggestion)), kvEdit] });
+    return fixes;
   },
   // A `model:` path that does not resolve: the model configs near the profile most like it.
   'model-not-found': (t, p) => {

@@ -222,8 +222,15 @@ export function schemaProblems(root: ValueNode, allErrors: ErrorObject[]): Probl
         const suggestion = synonym && allowed.includes(synonym) ? synonym : typeof got === 'string' && parts.length === 0 ? closestMatch(got, allowed) : undefined;
         const quoted = parts.map((a) => `"${a}"`);
         const several = quoted.length > 0 ? `: did you mean ${quoted.slice(0, -1).join(', ')} or ${quoted.at(-1)}?` : '';
-        // fp8 asked of the weights' dtype: only the KV cache has an fp8 dtype here.
-        const kvOnly = !suggestion && where === 'dtype' && synonym === 'fp8_e4m3' ? ': fp8 is modelled for the KV cache only (kv_cache.dtype: fp8); the weights\' dtype is one of these' : '';
+        // `dtype: fp8` (s47 newcomer-ed F1: refused on DeepSeek-V3, whose fp8 weights the estimate
+        // counts with dtype bf16): dtype is vLLM's --dtype, the activations' (compute) dtype and that
+        // of unquantized weights ("data type for model weights and activations", vLLM engine args);
+        // a checkpoint's fp8 weights come from its config's quantization_config (vLLM FP8 W8A8 docs:
+        // fp8 weights and activations, or --quantization fp8 of a bf16/fp16 model); an fp8 KV cache
+        // is kv_cache.dtype. data.suggestion bf16 and data.kvCacheDtype fp8: server/actions.ts's two fixes.
+        const kvOnly = !suggestion && where === 'dtype' && synonym === 'fp8_e4m3'
+          ? ': dtype is vLLM\'s --dtype, the activations\' (compute) dtype; fp8 weights come from the checkpoint\'s quantization_config, which the estimate reads, and an fp8 KV cache from kv_cache.dtype: fp8'
+          : '';
         const vllmKv = !suggestion && where === 'kv_cache.dtype' && typeof got === 'string' ? VLLM_KV_DTYPE_HINTS[got] ?? '' : '';
         // An enum with its own wording (device.gpu.interconnect under nvlink_multicast: only NVLink) says why.
         const custom = keyMessage(where, e);
@@ -232,7 +239,7 @@ export function schemaProblems(root: ValueNode, allErrors: ErrorObject[]): Probl
           code: 'invalid-value',
           message: custom ? `${custom}, not ${describeValue(node)}` : `${where} must be one of ${enumList(allowed)}, not ${describeValue(node)}${suggestion ? `: did you mean "${suggestion}"?` : several || kvOnly || vllmKv}`,
           range,
-          data: suggestion ? { key: path.join('.'), allowed, suggestion } : { key: path.join('.'), allowed },
+          data: suggestion ? { key: path.join('.'), allowed, suggestion } : kvOnly ? { key: path.join('.'), allowed, suggestion: 'bf16', kvCacheDtype: 'fp8' } : { key: path.join('.'), allowed },
         });
         break;
       }

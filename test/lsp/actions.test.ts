@@ -154,6 +154,15 @@ test('misspelt enum value: the suggestion', async () => {
   assert.equal(fixed, '{ "model": "../../examples/llama-3.1-8b/config.json", "dtype": "bf16" }');
 });
 
+test('dtype: fp8 on DeepSeek-V3 (an fp8 checkpoint): dtype bf16, or with kv_cache.dtype fp8 too (s47 newcomer-ed F1: no fix offered)', async () => {
+  const text = 'model: ./configs/DeepSeek-V3.config.json\ndtype: fp8\ndevice: { gpu: H100 SXM, tensor_parallel_size: 8, pipeline_parallel_size: 2 }\nkv_cache:\n  page_size: 64\n';
+  const { fixed, titles } = await fix('p.attn.yaml', text, 'invalid-value', 'Change to "bf16"');
+  assert.deepEqual(titles, ['Change to "bf16"', 'Set dtype to "bf16" and kv_cache.dtype to fp8 (an fp8 KV cache)']);
+  assert.equal(fixed, text.replace('dtype: fp8', 'dtype: bf16'));
+  const both = await fix('p.attn.yaml', text, 'invalid-value', 'Set dtype to "bf16" and kv_cache.dtype to fp8 (an fp8 KV cache)');
+  assert.equal(both.fixed, text.replace('dtype: fp8', 'dtype: bf16').replace('page_size: 64\n', 'page_size: 64\n  dtype: fp8\n'));
+});
+
 test('a misspelt torch_dtype / dtype in config.json: did you mean the dtype of the same width; float8 gets no fix (s38 newcomer-ed 6b)', async () => {
   const original = fixture('../../examples/llama-3.1-8b/config.json').text;
   // "bfloat61": two edits from bfloat16 (the digits swapped), three from float16.

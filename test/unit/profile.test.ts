@@ -684,7 +684,12 @@ test('closestMatch: typos and prefixes, nothing for unrelated words', () => {
   assert.equal(closestMatch('fp8', ['fp32', 'fp16', 'bf16']), undefined);
   assert.equal(closestMatch('bf17', ['fp32', 'fp16', 'bf16']), 'bf16');
   const fp8 = 'model: ./llama/config.json\ndtype: fp8\n';
-  assert.equal(only(read(fp8).problems, 'invalid-value').message, 'dtype must be one of fp32, fp16, bf16, not the string "fp8": fp8 is modelled for the KV cache only (kv_cache.dtype: fp8); the weights\' dtype is one of these');
+  // s47 newcomer-ed F1: the message said "the weights' dtype is one of these" while the estimate
+  // counts an fp8 checkpoint's weights (DeepSeek-V3's quantization_config) as fp8 with dtype bf16.
+  const f8 = only(read(fp8).problems, 'invalid-value');
+  assert.equal(f8.message, 'dtype must be one of fp32, fp16, bf16, not the string "fp8": dtype is vLLM\'s --dtype, the activations\' (compute) dtype; fp8 weights come from the checkpoint\'s quantization_config, which the estimate reads, and an fp8 KV cache from kv_cache.dtype: fp8');
+  assert.equal(f8.data?.['suggestion'], 'bf16');
+  assert.equal(f8.data?.['kvCacheDtype'], 'fp8');
 });
 
 test('validateProfileText: a bare config.json gets the default profile; a profile is read as one', () => {
