@@ -23,7 +23,7 @@ import { showSweep, SweepRun } from './sweep';
 import type { Ctx } from './ctx';
 import { exportRunTo } from './dashboard';
 import { findRun, listRunsIn, newestFirst } from './history';
-import { cannotRun, filePickItem, isTarget, PICK_OPTIONS, targetGlob, type PickJob, type TargetKind } from './pick';
+import { cannotRun, configPickItem, filePickItem, isTarget, PICK_OPTIONS, targetGlob, type PickJob, type TargetKind } from './pick';
 import { loadSweepReport, namedSkipped, sweepReportsIn, type SweepReportEntry } from './sweepReports';
 import { newProfile, newProfileName, servingTensorParallel, type FittingProfile } from './newProfile';
 import { currentText, textSha256 } from './profileEdited';
@@ -417,12 +417,14 @@ const showLog: Factory = (ctx) => () => ctx.log.show(true);
 const newProfileCommand: Factory = (ctx) => async (arg) => {
   const configUri = await pickConfig(arg);
   if (!configUri) return;
+  // The model's name (its _name_or_path, else its file's or folder's): the GPU prompt and the file written.
+  const label = modelLabel({ modelPath: configUri.fsPath } as Pick<Profile, 'modelPath' | 'model'>);
   const gpu = await vscode.window.showQuickPick(
     [...GPUS].sort((a, b) => Number(b.name === DEFAULT_GPU) - Number(a.name === DEFAULT_GPU)).map((g) => ({
       label: g.name,
       description: `${formatGib(gpuMemory(g).bytes)} · ${formatGpuPeaks(g)}`,
     })),
-    { ...PICK_OPTIONS, title: `AttnScope: which GPU serves ${basename(dirname(configUri.fsPath))}?`, placeHolder: 'device.gpu: memory as CUDA reports it, datasheet bandwidth and dense bf16 peak' },
+    { ...PICK_OPTIONS, title: `AttnScope: which GPU serves ${label}?`, placeHolder: 'device.gpu: memory as CUDA reports it, datasheet bandwidth and dense bf16 peak' },
   );
   if (!gpu) return;
   const configPath = configUri.fsPath;
@@ -432,7 +434,6 @@ const newProfileCommand: Factory = (ctx) => async (arg) => {
   const modelFolder = dirname(configPath);
   const inside = root !== undefined && relative(root, modelFolder) !== '' && !relative(root, modelFolder).startsWith('..');
   const folder = basename(configPath).toLowerCase() === CONFIG_NAME && inside ? dirname(modelFolder) : modelFolder;
-  const label = modelLabel({ modelPath: configPath } as Pick<Profile, 'modelPath' | 'model'>);
   const taken = new Set((await vscode.workspace.fs.readDirectory(vscode.Uri.file(folder))).map(([name]) => name));
   const profilePath = join(folder, newProfileName(label, (n) => taken.has(n)));
   const readFile = (p: string): string | null => {
@@ -489,7 +490,7 @@ async function pickConfig(arg: unknown): Promise<vscode.Uri | undefined> {
   found.sort((a, b) => a.fsPath.localeCompare(b.fsPath));
   const browse = { label: '$(folder-opened) Browse…', description: 'a config.json outside this workspace', uri: undefined };
   const picked = await vscode.window.showQuickPick(
-    [...found.map((uri) => ({ label: basename(dirname(uri.fsPath)) || basename(uri.fsPath), description: vscode.workspace.asRelativePath(uri, false), uri })), browse],
+    [...found.map((uri) => ({ ...configPickItem(uri.fsPath, vscode.workspace.asRelativePath(uri, false)), uri })), browse],
     { ...PICK_OPTIONS, title: 'AttnScope: new profile for which model? (its HuggingFace config.json)', matchOnDescription: true },
   );
   if (!picked) return undefined;

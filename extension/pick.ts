@@ -3,6 +3,7 @@ import { basename, dirname } from 'node:path';
 import type { Problem, Profile } from '../core/config/index';
 import { FILE_GLOBS, isConfigPath, isProfilePath, PROFILE_SUFFIXES } from '../core/config/fileKinds';
 import { poolSizeProblem } from '../core/estimate/index';
+import { profileModelName } from '../core/modelLabel';
 import { runSeverity } from '../core/validate';
 
 /**
@@ -28,6 +29,17 @@ export const PICK_OPTIONS = { ignoreFocusOut: true } as const;
 export function filePickItem(path: string, relative: string): { label: string; description?: string } {
   const folder = dirname(relative);
   return folder === '.' ? { label: basename(path) } : { label: basename(path), description: folder };
+}
+
+/**
+ * A row of "New profile…"'s model pick for a config at `path` (`relative`: asRelativePath(uri,
+ * false)): the model's name as core/modelLabel.ts profileModelName gives it as the label
+ * ("hf/Mixtral-8x7B-v0.1.config.json" -> "Mixtral-8x7B-v0.1", "llama-3.1-8b/config.json" ->
+ * "llama-3.1-8b", a hub cache snapshot -> its id), the path as the description. s47 newcomer-ed
+ * F2: every `hf/*.config.json` row was titled "hf", its folder.
+ */
+export function configPickItem(path: string, relative: string): { label: string; description: string } {
+  return { label: profileModelName({ modelPath: path }) || basename(path), description: relative };
 }
 
 /**

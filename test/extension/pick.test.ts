@@ -10,7 +10,7 @@ import { test } from 'node:test';
 import { minimatch } from 'minimatch';
 import type { ProfileHost } from '../../core/config/index';
 import { validateProfileText } from '../../core/validate';
-import { cannotRun, filePickItem, isTarget, runButtonFile, targetGlob } from '../../extension/pick';
+import { cannotRun, configPickItem, filePickItem, isTarget, runButtonFile, targetGlob } from '../../extension/pick';
 import { tempDir } from '../fixtures/tmp';
 
 // VS Code's findFiles reads `{a,b}` alternatives as minimatch's brace expansion does.
@@ -52,6 +52,13 @@ test("the Run button of a dashboard showing no run runs the last active editor's
 test('a picked file reads its name and its folder, no folder for a file at the top (s44 newcomer-ed F17: "gpt-oss-20b.attn.yaml gpt-oss-20b.attn.yaml")', () => {
   assert.deepEqual(filePickItem('/ws/gpt-oss-20b.attn.yaml', 'gpt-oss-20b.attn.yaml'), { label: 'gpt-oss-20b.attn.yaml' });
   assert.deepEqual(filePickItem('/ws/hf/Llama-3.1-70B/config.json', 'hf/Llama-3.1-70B/config.json'), { label: 'config.json', description: 'hf/Llama-3.1-70B' });
+});
+
+test('New profile\'s model pick names a config by the model: an X.config.json by its file, a config.json by its folder (s47 newcomer-ed F2: all "hf")', () => {
+  assert.deepEqual(configPickItem('/ws/hf/Mixtral-8x7B-v0.1.config.json', 'hf/Mixtral-8x7B-v0.1.config.json'), { label: 'Mixtral-8x7B-v0.1', description: 'hf/Mixtral-8x7B-v0.1.config.json' });
+  assert.deepEqual(configPickItem('/ws/hf/DeepSeek-V3.config.json', 'hf/DeepSeek-V3.config.json').label, 'DeepSeek-V3');
+  assert.deepEqual(configPickItem('/ws/examples/llama-3.1-8b/config.json', 'examples/llama-3.1-8b/config.json').label, 'llama-3.1-8b');
+  assert.deepEqual(configPickItem('/c/models--meta-llama--Llama-3.1-8B/snapshots/0e9e/config.json', '/c/models--meta-llama--Llama-3.1-8B/snapshots/0e9e/config.json').label, 'meta-llama/Llama-3.1-8B');
 });
 
 // s46 lead: the palette's pick offered broken profiles, and encoders to simulate, unmarked: each then ended in a refusal.
