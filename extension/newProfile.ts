@@ -8,11 +8,11 @@
 import { dirname, relative, sep } from 'node:path';
 import { stringify } from 'yaml';
 import { readProfile, type ProfileHost } from '../core/config/index';
-import type { Profile } from '../core/config/types';
+import type { Problem, Profile } from '../core/config/types';
 import { tensorParallelSizes, vllmDefaultPageSize } from '../core/estimate/checks';
 import { checkProfile, estimate } from '../core/estimate/index';
 import { vllmMaxModelLen } from '../core/estimate/maxModelLen';
-import { formatAttainmentTarget, formatCount, formatDuration, formatPercent, sloNearIdleNote } from '../core/format';
+import { formatAttainmentTarget, formatCount, formatDuration, formatGib, formatPercent, sloNearIdleNote } from '../core/format';
 import { SLO_ATTAINMENT_DEFAULT } from '../core/protocol/latency';
 import type { PoolResult } from '../core/protocol/run';
 
@@ -40,6 +40,12 @@ export type NewProfile =
        * what {@link servingTensorParallel} simulates. Empty when none does.
        */
       fitting: FittingProfile[];
+      /**
+       * Why each tensor_parallel_size below the smallest in `fitting` was not written, one clause a
+       * size ("at 1 the weights, 87 GiB a GPU, exceed 71.3 GiB usable"); the serving check puts it
+       * before its verdict on the written size's line. Absent when the smallest size the model takes fits.
+       */
+      smaller?: string;
     }
   | { error: string };
 
@@ -78,24 +84,30 @@ export function newProfile(choice: NewProfileChoice, host: ProfileHost): NewProf
   const maxModelLen = Math.min(derived, CHAT_MAX_MODEL_LEN);
   const sizes = tensorParallelSizes(model).filter((t) => t <= MAX_TP);
   const candidates = sizes.length > 0 ? sizes : [1];
-  const serves = (tp: number, pp = 1): { text: string; profile: Profile | null } => {
+  const serves = (tp: number, pp = 1): { text: string; profile: Profile | null; blocked?: Problem } => {
     const text = profileText(choice, tp, { maxModelLen, derived }, vllmDefaultPageSize(model, choice.gpu), pp);
     const read = readProfile(text, choice.profilePath, host);
-    if (!read.value || read.problems.some((p) => p.severity === 'error')) return { text, profile: null };
+    if (!read.value || read.problems.some((p) => p.severity === 'error')) return { text, profile: null, blocked: read.problems.find((p) => p.severity === 'error') };
     const problems = checkProfile(read.value, estimate(read.value));
     const blocking = new Set(['weights-exceed-device', 'pool-below-max-model-len', 'kv-pool-empty']);
-    return { text, profile: problems.some((p) => p.severity === 'error' || blocking.has(p.code)) ? null : read.value };
+    const blocked = problems.find((p) => p.severity === 'error' || blocking.has(p.code));
+    return { text, profile: blocked ? null : read.value, blocked };
   };
   const fitting: FittingProfile[] = [];
+  // Why each size below the smallest that fits does not (s47 newcomer-ed F9: Mixtral on H100 SXMs
+  // got tp 2 with no word on 1, whose 87 GiB of weights exceed 71.3 GiB usable).
+  const notFitting: Array<{ tp: number; blocked: Problem | undefined }> = [];
   for (const tp of candidates) {
     const r = serves(tp);
     if (r.profile) fitting.push({ tensorParallelSize: tp, text: r.text, profile: r.profile });
+    else if (fitting.length === 0) notFitting.push({ tp, blocked: r.blocked });
   }
   const smallest = fitting[0];
   if (smallest) {
     const tp = smallest.tensorParallelSize;
+    const smaller = notFitting.length > 0 ? whyNot(notFitting, maxModelLen) : undefined;
     const why = tp === 1 ? `one ${choice.gpu} holds its weights and one ${formatCount(maxModelLen)}-token sequence` : `the smallest tensor_parallel_size at which ${choice.gpu}s hold its weights and one ${formatCount(maxModelLen)}-token sequence`;
-    return { text: smallest.text, tensorParallelSize: tp, note: `tensor_parallel_size ${tp}: ${why}.`, fitting };
+    return { text: smaller ? commentTpLine(smallest.text, smaller) : smallest.text, tensorParallelSize: tp, note: `tensor_parallel_size ${tp}: ${why}${smaller ? ` (${smaller})` : ''}.`, fitting, ...(smaller ? { smaller } : {}) };
   }
   const tp = candidates.at(-1)!;
   // No tp up to 8 holds it (s42 newcomer-ed F2: DeepSeek-V3 on H100 SXMs got tp 8, 79.5 GiB of
@@ -120,7 +132,7 @@ export function newProfile(choice: NewProfileChoice, host: ProfileHost): NewProf
     };
   }
   return {
-    text: commentTensorParallel(largest.text, `no tensor_parallel_size up to ${tp}, nor a tp × pp pair the warning names, holds the weights and one ${formatCount(maxModelLen)}-token sequence on ${choice.gpu}s: see the warning`),
+    text: commentTpLine(largest.text, `no tensor_parallel_size up to ${tp}, nor a tp × pp pair the warning names, holds the weights and one ${formatCount(maxModelLen)}-token sequence on ${choice.gpu}s: see the warning`),
     tensorParallelSize: tp,
     note: `no tensor_parallel_size up to ${tp} serves it on ${choice.gpu}s: the file's warning says what would (pipeline_parallel_size, a larger GPU or memory_gib).`,
     fitting,
@@ -175,7 +187,7 @@ export interface ServingChoice {
  * the memory choice is written with a comment saying the check stopped there and on what.
  */
 export async function servingTensorParallel(
-  made: { text: string; tensorParallelSize: number; note: string; fitting: FittingProfile[] },
+  made: { text: string; tensorParallelSize: number; note: string; fitting: FittingProfile[]; smaller?: string },
   simulate: (f: FittingProfile) => Promise<PoolResult | string | null>,
   maxRate?: (f: FittingProfile) => Promise<PoolResult | string | null>,
 ): Promise<ServingChoice | null> {
@@ -189,6 +201,8 @@ export async function servingTensorParallel(
   // size's simulation, read off it rather than run again (askedRateRun). Without an SLO bound the
   // search refuses to run (capacity.ts searchCapacity): then the size is simulated as the others.
   let lastSearch: PoolResult | string | undefined;
+  // Each verdict on the written size's line, after why the sizes below the smallest that fits do not (NewProfile.smaller).
+  const commentTensorParallel = (text: string, comment: string) => commentTpLine(text, made.smaller ? `${made.smaller}; ${comment}` : comment);
   for (const f of made.fitting) {
     const searched = maxRate !== undefined && f === made.fitting.at(-1) && (f.profile.slo?.ttftMs !== undefined || f.profile.slo?.tpotMs !== undefined);
     const run = searched ? await maxRate(f) : await simulate(f);
@@ -200,7 +214,7 @@ export async function servingTensorParallel(
     if (typeof pool === 'string') {
       const failed = tries.map((x) => `${x.tensorParallelSize}: ${said(x)}`).join('; ');
       const comment = `the check that the workload below is served stopped at ${f.tensorParallelSize}: ${pool}${failed === '' ? '' : `; at ${failed}`}`;
-      return { text: commentTensorParallel(made.text, comment), tensorParallelSize: made.tensorParallelSize, note: `${made.note} The check that its workload is served stopped at tensor_parallel_size ${f.tensorParallelSize}: ${pool}.`, tries };
+      return { text: commentTensorParallel(made.fitting[0]!.text, comment), tensorParallelSize: made.tensorParallelSize, note: `${made.note} The check that its workload is served stopped at tensor_parallel_size ${f.tensorParallelSize}: ${pool}.`, tries };
     }
     const target = f.profile.slo?.attainment ?? SLO_ATTAINMENT_DEFAULT;
     const overloaded = pool.load?.overloaded ?? false;
@@ -288,8 +302,36 @@ function roundDown(x: number, digits: number): number {
   return Math.floor(x * scale * (1 + 1e-12)) / scale;
 }
 
+/**
+ * Why the tensor_parallel_sizes in `sizes` do not fit, from the problem that blocked each
+ * (newProfile's `serves`): the sizes whose weights a GPU exceed the usable memory in one clause
+ * (weights-exceed-device's data: bytes a GPU, usable bytes), then one clause a size for no room
+ * for a KV page, a pool below one `maxModelLen` sequence, or another problem's message.
+ */
+function whyNot(sizes: Array<{ tp: number; blocked: Problem | undefined }>, maxModelLen: number): string {
+  const and = (xs: string[]) => (xs.length > 1 ? `${xs.slice(0, -1).join(', ')} and ${xs.at(-1)}` : xs[0] ?? '');
+  const over = sizes.filter((x) => x.blocked?.code === 'weights-exceed-device' && Number(x.blocked.data?.['weightsBytes']) > 0 && Number(x.blocked.data?.['usableBytes']) > 0);
+  const clauses: string[] = [];
+  if (over.length > 0) {
+    const gib = over.map((x) => formatGib(Number(x.blocked!.data!['weightsBytes'])));
+    const usable = formatGib(Number(over[0]!.blocked!.data!['usableBytes']));
+    clauses.push(over.length === 1
+      ? `at ${over[0]!.tp} the weights, ${gib[0]} a GPU, exceed ${usable} usable`
+      : `at ${and(over.map((x) => String(x.tp)))} the weights (${gib.join(', ')} a GPU) exceed ${usable} usable`);
+  }
+  for (const { tp, blocked } of sizes) {
+    if (over.some((x) => x.tp === tp)) continue;
+    clauses.push(blocked?.code === 'kv-pool-empty'
+      ? `at ${tp} the weights and activations leave no room for a KV page`
+      : blocked?.code === 'pool-below-max-model-len'
+        ? `at ${tp} the KV pool holds no ${formatCount(maxModelLen)}-token sequence`
+        : `at ${tp}: ${blocked?.message ?? 'the profile does not read'}`);
+  }
+  return clauses.join('; ');
+}
+
 /** `text` with `# comment` after its `tensor_parallel_size:` line, wrapped ({@link wrapComments}). */
-function commentTensorParallel(text: string, comment: string): string {
+function commentTpLine(text: string, comment: string): string {
   return wrapComments(text.replace(/^( {2}tensor_parallel_size: \d+)$/m, (line) => `${line.padEnd(34)}# ${comment}`));
 }
 
