@@ -19,6 +19,7 @@ import {
 import type { TextDocument } from 'vscode-languageserver-textdocument';
 import { lineFeeds, parseJsonTree, propertyWithKeyAt, propertyWithValueAt, type FoundProperty, type Problem, type SourceRange, type ValueNode } from '../core/config';
 import { TRACE_REPLACES } from '../core/config/profileChecks';
+import { NODE_GPUS } from '../core/estimate/checks';
 import type { Analysis } from './analysis';
 import { DIAGNOSTIC_SOURCE, isLocal, problemKey, readDocument, toDiagnostic } from './diagnostics';
 import { closestModelConfigs, modelConfigsNear } from './modelPaths';
@@ -218,6 +219,14 @@ const COMMON_HEAD_DIMS = [64, 80, 96, 112, 128, 160, 192, 256];
 
 type FixMaker = (t: Target, p: Problem) => Fix[];
 
+/**
+ * What a tensor_parallel_size fix's title adds for a size past one node: " (spans 2 nodes of 8
+ * GPUs)" for 16 (NODE_GPUS; vLLM's docs run tensor parallelism within a node, pipeline across).
+ */
+function spansNodes(tp: number): string {
+  return tp > NODE_GPUS ? ` (spans ${Math.ceil(tp / NODE_GPUS)} nodes of ${NODE_GPUS} GPUs)` : '';
+}
+
 /** The device keys a fit check names a value for (core/estimate/checks.ts), with their data field, in its message's order. */
 const DEVICE_SIZE_KEYS = [
   ['gpu_memory_utilization', 'gpuMemoryUtilization'],
@@ -238,7 +247,7 @@ function deviceSizeFixes(t: Target, p: Problem): Fix[] {
   for (const [key, field] of DEVICE_SIZE_KEYS) {
     const v = p.data?.[field];
     const edit = valid(key, v) ? setBlockKey(t, 'device', key, v) : null;
-    if (edit) fixes.push({ title: `Set ${key} to ${String(v)}`, edits: [edit] });
+    if (edit) fixes.push({ title: `Set ${key} to ${String(v)}${key === 'tensor_parallel_size' ? spansNodes(Number(v)) : ''}`, edits: [edit] });
   }
   const pair = p.data?.['pair'] as { tensorParallelSize?: unknown; pipelineParallelSize?: unknown } | undefined;
   if (pair && valid('tensor_parallel_size', pair.tensorParallelSize) && valid('pipeline_parallel_size', pair.pipelineParallelSize)) {
@@ -262,13 +271,15 @@ const FIXES: Record<string, FixMaker> = {
     return nearest(divisors(heads), current, 2, true).map((d) => ({ title: `Set ${name} to ${d} (divides ${heads} heads)`, edits: [replace(t, p.range, String(d))] }));
   },
   // Every size the message lists as fitting (core/config/profileChecks.ts: data.fits), nearest the
-  // written size first (ties: the smaller), so the preferred fix changes the parallelism least.
+  // written size first (ties: the smaller), so the preferred fix changes the parallelism least. A
+  // size past one node (NODE_GPUS, 8) says that it spans nodes (s47 newcomer-ed F10: 16 and 32 were
+  // offered as equals of 2, 4 and 8 for Llama-2-7B; vLLM's docs run tensor parallelism within a node).
   'tp-not-divisible': (t, p) => {
     const fits = p.data?.['fits'];
     if (!Array.isArray(fits)) return [];
     const sizes = fits.filter((d): d is number => Number.isInteger(d) && d >= 1);
     const current = numberAt(t, p.range);
-    return (current === null ? sizes : nearest(sizes, current, sizes.length)).map((d) => ({ title: `Set tensor_parallel_size to ${d}`, edits: [replace(t, p.range, String(d))] }));
+    return (current === null ? sizes : nearest(sizes, current, sizes.length)).map((d) => ({ title: `Set tensor_parallel_size to ${d}${spansNodes(d)}`, edits: [replace(t, p.range, String(d))] }));
   },
   'hidden-not-divisible': (t, p) => {
     const hidden = Number(p.data?.['hiddenSize']);
