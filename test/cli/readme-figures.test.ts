@@ -118,4 +118,11 @@ test('the shipped profiles with a workload of their own keep up at it: their fir
     assert.match(r.stdout, /^Kept up: /m, profile);
     assert.doesNotMatch(r.stdout, /^Overloaded/m, profile);
   }
+  // The sweep example's plain run is overloaded, and its row says so (s47: a newcomer's first simulate of it read Overloaded unexplained).
+  const row = readFileSync(join(root, 'examples', 'README.md'), 'utf8').split('\n').find((l) => l.startsWith('| `page-size.attn.yaml`'))!;
+  assert.match(row, /a plain `attnscope simulate` of it says Overloaded/);
+  const r = cli(['simulate', 'examples/page-size.attn.yaml']);
+  assert.equal(r.code, 0, r.stderr);
+  assert.match(r.stdout, /^Overloaded: at the last arrival 389 of the 600 requests/m);
+  assert.match(r.stdout, /^Load: 20\.0 requests\/s offered .*; 6\.35 requests\/s served/m);
 });
