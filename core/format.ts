@@ -546,11 +546,13 @@ export function formatLoadNote(load: PoolLoad): string {
  */
 export function formatLoad(load: PoolLoad, summary: Pick<PoolSummary, 'requests' | 'completed' | 'rejected'>, searchedRate?: number): string[] {
   const requests = summary.requests;
-  const offered = load.offeredRequestsPerSec === null ? `all ${formatCountOf(requests, 'request')} arriving at one instant` : `${formatRequestRate(load.offeredRequestsPerSec)} requests/s offered ((requests − 1) / span of the arrivals)`;
+  const offered = load.offeredRequestsPerSec === null ? `all ${formatCountOf(requests, 'request')} arriving at one instant` : `${formatRequestRate(load.offeredRequestsPerSec)} requests/s offered`;
+  const offeredIs = load.offeredRequestsPerSec === null ? '' : 'offered = (requests − 1) / span of the arrivals; ';
   // Said only where served reads below offered: two requests 10 s apart are 0.1 offered ((2 − 1) / 10 s), 0.198 served (2 / 10.1 s): s42 newcomer 9.
   const below = load.offeredRequestsPerSec !== null && load.servedRequestsPerSec < load.offeredRequestsPerSec;
   const tail = below ? ', which takes in the service of the requests still running at the last arrival: below the offered rate even when the server keeps up' : '';
-  const lines = [`Load: ${offered}; ${formatRequestRate(load.servedRequestsPerSec)} requests/s served (modelled: completed / ${BENCHMARK_DURATION}${tail})`];
+  // The two rates first, their definitions after (s47: the served rate came 100 characters in).
+  const lines = [`Load: ${offered}, ${formatRequestRate(load.servedRequestsPerSec)} requests/s served (modelled; ${offeredIs}served = completed / ${BENCHMARK_DURATION}${tail})`];
   const mu = load.saturatedRequestsPerSec;
   // The rate judged against μ: a capacity search's own (its rate, as the search judged it), else the offered one.
   const rateText = searchedRate !== undefined ? `searched rate ${formatRequestRate(searchedRate)} requests/s` : `offered ${formatRequestRate(load.offeredRequestsPerSec ?? 0)} requests/s`;
@@ -1020,4 +1022,62 @@ export function markdownCell(text: string): string {
 export function markdownTable(header: readonly string[], rows: ReadonlyArray<readonly string[]>, right: readonly boolean[] = []): string[] {
   const line = (cells: readonly string[]) => `| ${cells.map(markdownCell).join(' | ')} |`;
   return [line(header), line(header.map((_, c) => (right[c] ? '---:' : '---'))), ...rows.map(line)];
+}
+
+/** Columns a long report line is wrapped at ({@link wrapLongLines}). */
+export const WRAP_COLUMNS = 100;
+/**
+ * Lines up to this many characters are left whole ({@link wrapLongLines}): the allocation and
+ * latency tables (up to ~130) keep their rows; the prose lines above it, a result and then its
+ * derivation, were up to 2,400 characters (s47: a tensor-parallel profile's step-time source) and
+ * are wrapped.
+ */
+export const WRAP_ABOVE = 160;
+
+/**
+ * A report's text for a terminal: each line longer than {@link WRAP_ABOVE} characters broken at
+ * spaces into lines of at most `width` characters where a word allows (a longer word stays whole),
+ * a number kept with the word after it (its unit), the continuation lines indented 4 more than
+ * the line's own indent, so that the first line keeps
+ * the line's result ("Step time (modelled): ...", "Load: 24.0 requests/s offered, ...") and the
+ * derivation after it reads as its continuation; a label and its value two or more spaces apart
+ * (estimate's "  KV pool           18,424 blocks ...") are continued at the value's column. Shorter
+ * lines are left as they are, and so is a table row of any length (two gaps of two spaces or more:
+ * a sweep's table is 200 characters and more); `file:line:col:` diagnostics are never given here
+ * (one line each).
+ * e.g. a 300-character "Load: ..." line -> 3 lines, the 2nd and 3rd starting with 4 spaces.
+ */
+export function wrapLongLines(text: string, width = WRAP_COLUMNS): string {
+  return text
+    .split('\n')
+    .map((line) => (line.length <= WRAP_ABOVE || / {2,}\S.* {2}/.test(line.trimStart()) ? line : wrapLine(line, width)))
+    .join('\n');
+}
+
+function wrapLine(line: string, width: number): string {
+  const indent = /^ */.exec(line)![0].length;
+  // A label and its value ("  KV pool           18,424 blocks ..."): the label's gap kept, the value continued at its column.
+  const label = / {2,}/.exec(line.slice(indent));
+  const head = label ? line.slice(0, indent + label.index + label[0].length) : ' '.repeat(indent);
+  const more = ' '.repeat(label ? head.length : indent + 4);
+  const out: string[] = [];
+  let current = head;
+  let empty = true;
+  // A number stays with the word after it (its unit: "51.2 ns/KV token", not "51.2" at a line's end).
+  const words: string[] = [];
+  for (const w of line.slice(head.length).split(' ')) {
+    if (words.length > 0 && /\d$/.test(words[words.length - 1]!)) words[words.length - 1] += ` ${w}`;
+    else words.push(w);
+  }
+  for (const word of words) {
+    if (!empty && current.length + 1 + word.length > width) {
+      out.push(current);
+      current = more + word;
+    } else {
+      current += (empty ? '' : ' ') + word;
+    }
+    empty = false;
+  }
+  out.push(current);
+  return out.join('\n');
 }

@@ -27,7 +27,7 @@ import { resolvedProfileChecks, resolvedProfileProblems, withCheckedGpu } from '
 import { createRun, runHeader, traceReplayArgs, type Environment, type EstimateFile, type RunProblem, type PoolResult, type PoolSample, type RunParts, type RunResult, type StepTimeModel, type TraceSummary } from '../core/protocol/run';
 import { batchLimitsText, estimate, maxModelLenOf, referenceSeqLen } from '../core/estimate';
 import { BENCHMARK_ONLY_CODES, deploymentProblems, POOL_NOT_SIMULABLE, poolCause, runSeverity } from '../core/validate';
-import { deployedGpuCount, formatCount, formatCountOf, formatDuration, formatPercent, formatRequestRate, formatTimeScale, formatTraceSummary, perGpuCasesHeader, poolCancelledText, poolCost, tooShortToTell } from '../core/format';
+import { deployedGpuCount, formatCount, formatCountOf, formatDuration, formatPercent, formatRequestRate, formatTimeScale, formatTraceSummary, perGpuCasesHeader, poolCancelledText, poolCost, tooShortToTell, wrapLongLines } from '../core/format';
 import { EXIT_BAD_INPUT, EXIT_INTERNAL, EXIT_OK, type RunnerEvent } from '../core/protocol/runner';
 import { loadAddon, NativeMissingError, outputReaderGone, stopSimulations } from '../native';
 import { checkOutputPath, EXIT_CANCELLED, HelpRequest, namesStdout, parse, shellQuote, writeFailure, writeOutput } from './args';
@@ -439,7 +439,7 @@ async function estimateCommand(argv: string[], io: CliIo): Promise<number> {
   const problems = printNotes(loaded, lineWriter(io, false), true);
   const est = estimate(loaded.profile);
   const json = (): EstimateFile => ({ ...runHeader(basename(file), toolBuild()), kind: 'estimate', ...est, problems });
-  io.stdout.write(values.json ? `${JSON.stringify(json(), null, 2)}\n` : `${formatEstimateOf(loaded.profile, est, basename(file))}\n`);
+  io.stdout.write(values.json ? `${JSON.stringify(json(), null, 2)}\n` : `${wrapLongLines(formatEstimateOf(loaded.profile, est, basename(file)))}\n`);
   return EXIT_OK;
 }
 
@@ -852,7 +852,7 @@ async function simulateProfile(file: string, loaded: LoadedProfile, flags: Simul
   const at = result.capacity?.maxRate === null ? 'At the lowest rate tried, which misses the SLO too:' : 'At the highest passing rate:';
   const body = result.capacity ? `${formatCapacity(result.capacity, profile.device.dataParallelSize)}\n\n${at}\n${formatPoolSummary(result, profile.device)}` : formatPoolSummary(result, profile.device);
   // --json /dev/stdout: stdout holds the JSON alone, the table goes to stderr.
-  (namesStdout(flags.json) ? io.stderr : io.stdout).write(`${[...head, body].join('\n')}\n`);
+  (namesStdout(flags.json) ? io.stderr : io.stdout).write(`${wrapLongLines([...head, body].join('\n'))}\n`);
   return EXIT_OK;
 }
 
@@ -864,7 +864,7 @@ async function vllmLogCommand(argv: string[], io: CliIo): Promise<number> {
   if (startupText !== undefined && !/^[1-9]\d{0,8}$/.test(startupText)) throw new UsageError(`--startup must be a whole number >= 1 (which start-up of the log to read), got '${startupText}'`);
   const { stdout, notes } = vllmLogReport(file, profile, values.json === true, startupText === undefined ? undefined : Number(startupText));
   for (const n of notes) io.stderr.write(`${n}\n`);
-  io.stdout.write(stdout);
+  io.stdout.write(values.json === true ? stdout : wrapLongLines(stdout));
   return EXIT_OK;
 }
 

@@ -68,13 +68,15 @@ export function formatPoolSummary(result: PoolResult, device?: Parameters<typeof
   if (result.poolLayout) lines.push(`  ${result.poolLayout}`);
   if (result.stepTime) {
     const m = result.stepTime;
-    const measured = m.measured && m.measured.length > 0 ? `; ${m.measured.map((c) => c.coefficient).join(', ')} measured` : '';
-    const unmodelled = m.unmodelled && m.unmodelled.length > 0 ? `; ${m.unmodelled.join(', ')} not modelled` : '';
+    // The formula first (s47: a tensor-parallel profile's qualifiers came before it, 170 characters in); what was measured and left out on the line after it.
+    const measured = m.measured && m.measured.length > 0 ? `${m.measured.map((c) => c.coefficient).join(', ')} measured` : '';
+    const unmodelled = m.unmodelled && m.unmodelled.length > 0 ? `${m.unmodelled.join(', ')} not modelled` : '';
+    const qualifiers = [measured, unmodelled].filter((q) => q).join('; ');
     // Under pipeline parallelism each stage's own step (its layers), then the send to the next stage.
     const pipeline = m.stages
       ? `per pipeline stage, up to ${m.stages.length} batches in flight: ${m.stages.map((st, k) => `stage ${k + 1} ${stepFormula({ ...m, ...st })}${k + 1 < m.stages!.length ? ` + ${seconds(m.stageSendPerTokenS ?? 0)}/token sent on` : ''}`).join('; ')}`
       : stepFormula(m);
-    lines.push(`Step time (modelled${measured}${unmodelled}): ${pipeline}`, `  ${m.source}`);
+    lines.push(`Step time (modelled): ${pipeline}`, ...(qualifiers ? [`  ${qualifiers}`] : []), `  ${m.source}`);
   }
   // With a latency section its throughput line says the output throughput (the same figure as
   // s.throughputTokensPerSec, vLLM's definition): once.

@@ -15,7 +15,7 @@ import { basename, dirname, join, resolve } from 'node:path';
 import { BACKENDS, isBackend, type Backend } from '../../core/config/types';
 import { poolSizeProblem } from '../../core/estimate';
 import { MAX_SWEEP_POINTS, slurmTimeProblem } from '../../core/config/sweep';
-import { formatBytes, formatCount } from '../../core/format';
+import { formatBytes, formatCount, wrapLongLines } from '../../core/format';
 import { EXIT_BUSY, EXIT_INTERNAL, EXIT_OK, type RunnerEvent } from '../../core/protocol/runner';
 import { modelledJob, type SweepReport } from '../../core/protocol/sweep';
 import { checkOutputDir, checkOutputPath, EXIT_CANCELLED, namesStdout, parse, shellQuote, writeOutput, type RunInput } from '../args';
@@ -423,7 +423,7 @@ async function runSweepCommand(values: Record<string, unknown>, positionals: str
     if (values.csv !== undefined) writeCsv(report, values.csv as string);
     // --json or --csv /dev/stdout, or --events: stdout holds the JSON, the CSV or the events alone, the table goes to stderr.
     const table = emit || stdoutTaken(values) ? process.stderr : process.stdout;
-    table.write(`${formatReport(report, shard ? { index: shard.index, count: shard.count, points: share.length } : undefined)}\n`);
+    table.write(`${wrapLongLines(formatReport(report, shard ? { index: shard.index, count: shard.count, points: share.length } : undefined))}\n`);
     if (shard) table.write(`\n${where} done in ${outDir}; merge all shards with: attnscope merge ${outDir}\n`);
     emit?.({ type: 'sweepEnd', outDir: resolve(outDir), reportFile: reportFile === null ? null : resolve(reportFile), inFolder, total: share.length, failed, cancelled: false });
     return result.failed.length > 0 ? EXIT_INTERNAL : EXIT_OK;
@@ -464,7 +464,7 @@ export async function mergeCommand(argv: string[]): Promise<number> {
   const report = mergeResults(positionals, { onSkip: (f, { why, line = 1, column = 1 }) => process.stderr.write(`${fileLocation(f, line, column)}: warning: skipped: ${why}\n`) });
   writeReport(report, values.json as string | undefined, positionals[0]!);
   if (values.csv !== undefined) writeCsv(report, values.csv as string);
-  (stdoutTaken(values) ? process.stderr : process.stdout).write(`${formatReport(report)}\n`);
+  (stdoutTaken(values) ? process.stderr : process.stdout).write(`${wrapLongLines(formatReport(report))}\n`);
   return EXIT_OK;
 }
 
@@ -649,6 +649,6 @@ export async function submitCommand(argv: string[]): Promise<number> {
     return EXIT_INTERNAL;
   }
   writeReport(report, undefined, outDir);
-  process.stdout.write(`${formatReport(report)}\n`);
+  process.stdout.write(`${wrapLongLines(formatReport(report))}\n`);
   return failedTasks.length > 0 || report.missing.length > 0 ? EXIT_INTERNAL : EXIT_OK;
 }

@@ -16,6 +16,7 @@ import { aliasBomb } from '../fixtures/yaml';
 import { cancelWhileReadingFifo, HANDED_FIFO } from '../fixtures/fifo';
 import { untilReadingStdin } from '../fixtures/stdin';
 import { tempDir } from '../fixtures/tmp';
+import { unwrapped } from '../fixtures/unwrap';
 
 const root = join(__dirname, '..', '..');
 const runner = join(root, 'dist', 'runner.js');
@@ -989,7 +990,7 @@ test('simulate with stderr not a terminal prints no progress', () => {
   assert.equal(r.code, 0, r.stderr);
   // stderr holds the profile's notes (bf16 assumed, max_model_len), nothing else.
   assert.doesNotMatch(r.stderr, /%\]|simulating|\r/);
-  assert.match(r.stdout, /^Requests: 2,000 \(completed /m);
+  assert.match(unwrapped(r.stdout), /^Requests: 2,000 \(completed /m);
 });
 
 test('bench --events reports the pool simulation per percent, and SIGTERM mid-simulation gives a cancelled run that says where it stopped', async () => {
@@ -1234,27 +1235,27 @@ test('simulate on a Mooncake trace prints latency, goodput and the queue; --max-
   assert.match(r.stderr, /mooncake trace \(timestamp, milliseconds\), 4 requests/);
   assert.match(r.stdout, /^latency \(modelled\) +mean +p50 +p90 +p99 +max$/m);
   assert.match(r.stdout, /^TTFT +[\d.,]+ (?:µs|ms|s|min|h) /m);
-  assert.match(r.stdout, /^Goodput \(modelled\): [\d.]+ requests\/s meet TTFT <= 500 ms, TPOT <= 50 ms \(100\.0% of all requests; the SLO asks 90% \(slo\.attainment unset: the default 0\.9\): met, but on 4 requests only: a 90% target needs 100 to leave 10 outside it \(the p90 of 4 is about their maximum\)\)$/m);
+  assert.match(unwrapped(r.stdout), /^Goodput \(modelled\): [\d.]+ requests\/s meet TTFT <= 500 ms, TPOT <= 50 ms \(100\.0% of all requests; the SLO asks 90% \(slo\.attainment unset: the default 0\.9\): met, but on 4 requests only: a 90% target needs 100 to leave 10 outside it \(the p90 of 4 is about their maximum\)\)$/m);
   // Waiting is counted after a step's admissions, and the queueing delay says it includes the step in flight (s33 newcomer: '0 at most' beside a non-zero delay read as a contradiction).
-  assert.match(r.stdout, /^Queue: [\d.]+ requests left waiting after a step's admissions on average, \d+ at most; queueing delay \(arrival to the step that admits it, the step in flight included\) p99 /m);
+  assert.match(unwrapped(r.stdout), /^Queue: [\d.]+ requests left waiting after a step's admissions on average, \d+ at most; queueing delay \(arrival to the step that admits it, the step in flight included\) p99 /m);
   assert.match(r.stdout, /^Prefix cache: 48\.0% of prompt tokens shared between requests/m);
   // Four requests: a small batch, the TPOT bound judged with overhead_ms assumed 0: the note says so (summary.ts tpotOverheadNote).
-  assert.match(r.stdout, /^Note: TPOT <= 50 ms is judged on steps of [\d.]+ running sequences on average with no per-step overhead \(step_time\.overhead_ms assumed 0\)/m);
+  assert.match(unwrapped(r.stdout), /^Note: TPOT <= 50 ms is judged on steps of [\d.]+ running sequences on average with no per-step overhead \(step_time\.overhead_ms assumed 0\)/m);
   const search = cli(['simulate', profile, '--trace', trace, '--slo-ttft-ms', '500', '--max-rate']);
   assert.equal(search.code, 0, search.stderr);
-  assert.match(search.stdout, /^Capacity search \(modelled\): TTFT <= 500 ms for at least 90% of requests, and the server keeping up; bisection to a relative tolerance of 2\.0%$/m);
+  assert.match(unwrapped(search.stdout), /^Capacity search \(modelled\): TTFT <= 500 ms for at least 90% of requests, and the server keeping up; bisection to a relative tolerance of 2\.0%$/m);
   // Four requests never load the server, and the SLO holds at every rate: the limit is the
   // saturated throughput μ (1000 copies of them queued at 0 s, each copy on prefixes of its own),
   // found within the 2 % tolerance. It used to say "Every rate tried meets the SLO" and give no limit.
-  const mu = /^Saturated throughput μ = ([\d.]+) requests\/s/m.exec(search.stdout);
+  const mu = /^Saturated throughput μ = ([\d.]+) requests\/s/m.exec(unwrapped(search.stdout));
   assert.ok(mu, search.stdout);
   // The answer is μ itself (the next doubling lies above it, so the walk tries μ), and the line
   // says capacity bounds it, not the SLO (s34 newcomer-cli 5: "Highest rate meeting the SLO").
-  const max = /^Highest rate the server keeps up with: ([\d.]+) requests\/s \(time scale [\d.]+\); capacity is the limit, not the SLO: 100\.0% of requests meet the SLO there/m.exec(search.stdout);
+  const max = /^Highest rate the server keeps up with: ([\d.]+) requests\/s \(time scale [\d.]+\); capacity is the limit, not the SLO: 100\.0% of requests meet the SLO there/m.exec(unwrapped(search.stdout));
   assert.ok(max && max[1] === mu[1], search.stdout);
   // The Workload line gives the time scale to 4 significant digits, as the answer does (s36 newcomer: 'time scale 2.8395281960962793').
-  const workloadScale = /^Workload: .*; time scale ([\d.]+) \(arrival times divided by it\)$/m.exec(search.stdout);
-  const answerScale = /^Highest rate .*\(time scale ([\d.]+)\)/m.exec(search.stdout);
+  const workloadScale = /^Workload: .*; time scale ([\d.]+) \(arrival times divided by it\)$/m.exec(unwrapped(search.stdout));
+  const answerScale = /^Highest rate .*\(time scale ([\d.]+)\)/m.exec(unwrapped(search.stdout));
   assert.ok(workloadScale && answerScale, search.stdout);
   assert.equal(workloadScale[1], answerScale[1], search.stdout);
   assert.ok(workloadScale[1]!.replace(/^0\.0*|\./g, '').length <= 4, workloadScale[1]);
@@ -1272,8 +1273,8 @@ test('simulate on a Mooncake trace prints latency, goodput and the queue; --max-
   // lowest rate tried (not "the highest passing rate"), and the halving stops once the p99s stop falling.
   const none = cli(['simulate', profile, '--trace', trace, '--slo-ttft-ms', '0.001', '--max-rate']);
   assert.equal(none.code, 0, none.stderr);
-  assert.match(none.stdout, /^No rate tried meets the SLO: even the lowest load misses it/m);
-  assert.match(none.stdout, /^At the lowest rate tried, which misses the SLO too:$/m);
+  assert.match(unwrapped(none.stdout), /^No rate tried meets the SLO: even the lowest load misses it/m);
+  assert.match(unwrapped(none.stdout), /^At the lowest rate tried, which misses the SLO too:$/m);
   assert.doesNotMatch(none.stdout, /highest passing rate/);
   assert.ok(none.stdout.split('\n').filter((l) => /\bfail$/.test(l)).length < 21, none.stdout);
   // Numbers as a profile writes them: no hex, no padding; an overflow says so.
@@ -1293,7 +1294,7 @@ test('simulate on a Mooncake trace prints latency, goodput and the queue; --max-
   // With one: the goodput line says the target and whether the run meets it (all 4 requests meet 500 ms above).
   const p99 = cli(['simulate', profile, '--trace', trace, '--slo-ttft-ms', '500', '--slo-tpot-ms', '50', '--slo-attainment', '0.99']);
   assert.equal(p99.code, 0, p99.stderr);
-  assert.match(p99.stdout, /^Goodput \(modelled\): [\d.]+ requests\/s meet TTFT <= 500 ms, TPOT <= 50 ms \(100\.0% of all requests; the SLO asks 99%: met, but on 4 requests only: a 99% target needs 1,000 to leave 10 outside it \(the p99 of 4 is about their maximum\)\)$/m);
+  assert.match(unwrapped(p99.stdout), /^Goodput \(modelled\): [\d.]+ requests\/s meet TTFT <= 500 ms, TPOT <= 50 ms \(100\.0% of all requests; the SLO asks 99%: met, but on 4 requests only: a 99% target needs 1,000 to leave 10 outside it \(the p99 of 4 is about their maximum\)\)$/m);
   const noSlo = cli(['simulate', profile, '--max-rate']);
   assert.equal(noSlo.code, 2);
   assert.match(noSlo.stderr.trim(), /^attnscope: --max-rate needs an SLO/);
@@ -1321,17 +1322,17 @@ test('simulate --trace records what it replayed (path as given and resolved, for
   });
   assert.deepEqual([load.source, load.timeScale, load.overloaded], ['trace', 2, false]);
   assert.ok(Math.abs(load.offeredRequestsPerSec! - 1 / 63) < 1e-12, String(load.offeredRequestsPerSec));
-  assert.match(r.stdout, /^Workload: trace b\.csv \(burstgpt; time stamps: Timestamp, seconds\): 2 rows read as requests over 2\.1 min, dropped 2 with 0 response tokens \(failed requests\), 1 of another Model than chatgpt; kept only Model chatgpt; time scale 2 \(arrival times divided by it\)$/m);
-  assert.match(r.stdout, /^Load: 0\.0159 requests\/s offered \(\(requests − 1\) \/ span of the arrivals\); [\d.]+ requests\/s served \(modelled/m);
+  assert.match(unwrapped(r.stdout), /^Workload: trace b\.csv \(burstgpt; time stamps: Timestamp, seconds\): 2 rows read as requests over 2\.1 min, dropped 2 with 0 response tokens \(failed requests\), 1 of another Model than chatgpt; kept only Model chatgpt; time scale 2 \(arrival times divided by it\)$/m);
+  assert.match(unwrapped(r.stdout), /^Load: 0\.0159 requests\/s offered, [\d.]+ requests\/s served \(modelled; offered = \(requests − 1\) \/ span of the arrivals; /m);
   assert.doesNotMatch(r.stdout, /Overloaded/);
   // 10 requests at 0 s, 2 admitted by the first step (max_num_seqs 2): at the last arrival 8 of
   // 10 wait (80 % > 5 %; all arrive at once, so no middle to compare with): overloaded, in the summary and the run JSON.
   writeFileSync(join(dir, 'burst.jsonl'), '{"arrival_s": 0, "prompt_len": 10, "output_len": 10}\n'.repeat(10));
   const burst = inDir(['simulate', 'p.attn.yaml', '--trace', 'burst.jsonl', '--json', 'burst.json']);
   assert.equal(burst.status, 0, burst.stderr);
-  assert.match(burst.stdout, /^Workload: trace burst\.jsonl \(attnscope; [^)]*\): 10 rows read as requests arriving at one instant, none dropped$/m);
-  assert.match(burst.stdout, /^Load: all 10 requests arriving at one instant; /m);
-  assert.match(burst.stdout, /^Overloaded: at the last arrival 8 of the 10 requests \(80\.0%\) were still waiting: the modelled server does not keep up with this load, and its queue grows without bound in a steady state, so its TTFT and queueing delay grow with the length of the run/m);
+  assert.match(unwrapped(burst.stdout), /^Workload: trace burst\.jsonl \(attnscope; [^)]*\): 10 rows read as requests arriving at one instant, none dropped$/m);
+  assert.match(unwrapped(burst.stdout), /^Load: all 10 requests arriving at one instant, /m);
+  assert.match(unwrapped(burst.stdout), /^Overloaded: at the last arrival 8 of the 10 requests \(80\.0%\) were still waiting: the modelled server does not keep up with this load, and its queue grows without bound in a steady state, so its TTFT and queueing delay grow with the length of the run/m);
   const b = (JSON.parse(readFileSync(join(dir, 'burst.json'), 'utf8')) as RunResult).pool!.load!;
   assert.deepEqual([b.offeredRequestsPerSec, b.waitingAtLastArrival, b.overloaded], [null, 8, true]);
 });
@@ -1347,7 +1348,7 @@ test('a request the whole KV pool can never hold is warned about at its trace li
   const r = spawnSync(process.execPath, [runner, 'simulate', 'p.attn.yaml', '--trace', 't.jsonl'], { encoding: 'utf8', cwd: dir, timeout: 120_000 });
   assert.equal(r.status, 0, r.stderr);
   assert.match(r.stderr, /^t\.jsonl:2:1: warning: prompt 300 \+ output 500 tokens can never fit in the KV pool of 640 tokens \(40 pages of 16\): the request is rejected$/m);
-  assert.match(r.stdout, /^Requests: 2 \(completed 1, rejected 1\)/m);
+  assert.match(unwrapped(r.stdout), /^Requests: 2 \(completed 1, rejected 1\)/m);
 });
 
 test('simulate --trace says nothing about the workload distributions it replaces; without --trace the written ones are warned about', () => {
@@ -1580,7 +1581,7 @@ test('simulate --calibrate RUN.json measures the attention coefficients from CUD
   assert.equal(r.code, 0, r.stderr);
   assert.match(r.stdout, /^ {2}measured perKvTokenS: paged_decode 2\.01 TB\/s = 60\.0% of the published bandwidth over 2 cases \(fit error mean 0\.0%, max 0\.0%\)$/m);
   assert.match(r.stdout, /^ {2}modelled perStepS, weightsS, perTokenS, perLogitsS, perPairS: /m);
-  assert.match(r.stdout, /^Step time \(modelled; perKvTokenS measured\): /m);
+  assert.match(unwrapped(r.stdout), /^Step time \(modelled\): .*\n {2}perKvTokenS measured\n/m);
   const saved = JSON.parse(readFileSync(out, 'utf8')) as RunResult;
   assert.equal(saved.pool?.stepTime?.measured?.[0].coefficient, 'perKvTokenS');
   // 131,072 KV bytes per token (Llama-3.1-8B bf16: 32 layers × 8 heads × 128 × 2 × 2 B) / 2.01e12 B/s.
@@ -1833,18 +1834,18 @@ test('--calibrate with a vllm bench serve result: the fit error is labelled as t
   }));
   const r = cli(['simulate', profile, '--trace', file, '--calibrate', file]);
   assert.equal(r.code, 0, r.stderr);
-  assert.match(r.stdout, /^ {2}one-step model's fit error \(each TTFT one prefill step, each TPOT one decode step at concurrency [\d.]+; not the simulation's: see the replay\) \|modelled − measured\| \/ measured: TTFT mean 0\.0%, max 0\.0%; TPOT mean 0\.0%, max 0\.0%$/m);
+  assert.match(unwrapped(r.stdout), /^ {2}one-step model's fit error \(each TTFT one prefill step, each TPOT one decode step at concurrency [\d.]+; not the simulation's: see the replay\) \|modelled − measured\| \/ measured: TTFT mean 0\.0%, max 0\.0%; TPOT mean 0\.0%, max 0\.0%$/m);
   // Round 1 (the one-step fit) replays above 50 / 10 ms; the refit brings both means within ±3%.
-  const round1 = /^ {4}round 1: .*: replay TTFT \+([\d.]+)%, TPOT \+([\d.]+)%$/m.exec(r.stdout);
+  const round1 = /^ {4}round 1: .*: replay TTFT \+([\d.]+)%, TPOT \+([\d.]+)%$/m.exec(unwrapped(r.stdout));
   assert.ok(round1 && Number(round1[1]) > 1 && Number(round1[2]) > 1, r.stdout);
-  assert.match(r.stdout, /^ {2}refit against the replay .*: replayed mean TTFT and TPOT within ±3% of the measured after \d+ rounds$/m);
-  const ttft = /^ {4}TTFT mean 50 ms → ([\d.]+) ms \([+−]([\d.]+)%\), p50 50 ms → /m.exec(r.stdout);
-  const tpot = /^ {4}TPOT mean 10 ms → ([\d.]+) ms \([+−]([\d.]+)%\), p50 10 ms → /m.exec(r.stdout);
+  assert.match(unwrapped(r.stdout), /^ {2}refit against the replay .*: replayed mean TTFT and TPOT within ±3% of the measured after \d+ rounds$/m);
+  const ttft = /^ {4}TTFT mean 50 ms → ([\d.]+) ms \([+−]([\d.]+)%\), p50 50 ms → /m.exec(unwrapped(r.stdout));
+  const tpot = /^ {4}TPOT mean 10 ms → ([\d.]+) ms \([+−]([\d.]+)%\), p50 10 ms → /m.exec(unwrapped(r.stdout));
   assert.ok(ttft && tpot, r.stdout);
   assert.ok(Number(ttft[2]) <= 3 && Number(tpot[2]) <= 3, `${ttft[0]} / ${tpot[0]}`);
   // The replay is the run that follows (same file as --trace, same step_time): same means.
-  assert.match(r.stdout, new RegExp(`^TTFT +${ttft[1]} ms `, 'm'));
-  assert.match(r.stdout, new RegExp(`^TPOT +${tpot[1]} ms `, 'm'));
+  assert.match(unwrapped(r.stdout), new RegExp(`^TTFT +${ttft[1]} ms `, 'm'));
+  assert.match(unwrapped(r.stdout), new RegExp(`^TPOT +${tpot[1]} ms `, 'm'));
 });
 
 test('simulate says nothing about kernels it does not run: no "benchmarked on the CPU" for a head_dim without a CUDA kernel (s34 newcomer-cli 14)', () => {
@@ -1856,7 +1857,7 @@ test('simulate says nothing about kernels it does not run: no "benchmarked on th
   const sim = cli(['simulate', file]);
   assert.equal(sim.code, 0, sim.stderr);
   assert.doesNotMatch(sim.stderr, /benchmarked on the CPU|head_dim 256 has no CUDA kernel|soft-caps its attention logits/);
-  assert.match(sim.stdout, /^Step time \(modelled\): /m);
+  assert.match(unwrapped(sim.stdout), /^Step time \(modelled\): /m);
   // estimate, before a benchmark, still says both.
   const est = cli(['estimate', file]);
   assert.match(est.stderr, /head_dim 256 has no CUDA kernel .*: it is benchmarked on the CPU/);
@@ -1912,14 +1913,14 @@ test('pipeline_parallel_size (s38 newcomer 1): estimate gives one stage\'s figur
   // queue and the stages' step times are in native/src/pool/simulator.h, hand counts in test/unit/simulate.test.ts.
   const s = cli(['simulate', sim]);
   assert.equal(s.code, 0, s.stderr);
-  assert.match(s.stdout, /pipeline parallel 2: each stage runs a batch over its own layers \(40 \+ 40, vLLM get_pp_indices\)/);
-  assert.match(s.stdout, /Requests: 10 \(completed 10, rejected 0\)/);
+  assert.match(unwrapped(s.stdout), /pipeline parallel 2: each stage runs a batch over its own layers \(40 \+ 40, vLLM get_pp_indices\)/);
+  assert.match(unwrapped(s.stdout), /Requests: 10 \(completed 10, rejected 0\)/);
   // Each stage's step: its weights per GPU read at 3.35 TB/s · 0.8: stage 2 17,639,424,000 B = 6.58 ms;
   // stage 1 17,639,407,616 B less the input embedding, of which a step reads one row a token (128,256 ·
   // 8,192 · 2 B / 4 = 525,336,576 B): 17,114,071,040 B = 6.39 ms; and the hidden states sent on,
   // 2 · 8,192 · 2 B / tp 4 = 8,192 B a token, and all-gathered by stage 2's GPUs, 2 · 3/4 · 16,384 =
   // 24,576 B, both over NVLink (8 GPUs: one node) at 450e9 · 0.5 B/s: 146 ns.
-  assert.match(s.stdout, /per pipeline stage, up to 2 batches in flight: stage 1 max\(6\.39 ms .*\) \+ 146 ns\/token sent on; stage 2 max\(6\.58 ms .*885 ns\/request \(lm_head\)/);
+  assert.match(unwrapped(s.stdout), /per pipeline stage, up to 2 batches in flight: stage 1 max\(6\.39 ms .*\) \+ 146 ns\/token sent on; stage 2 max\(6\.58 ms .*885 ns\/request \(lm_head\)/);
 });
 
 test('a profile whose workload.trace names a trace (relative to the profile) replays it as --trace does: the same pool and latency, the run naming where the trace came from; a missing trace is an error at the key, a bad row at its own file:line:col', () => {

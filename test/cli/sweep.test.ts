@@ -20,6 +20,8 @@ import { resumeArgs } from '../../extension/sweepReports';
 import { sweepToCsv } from '../../core/sweepCsv';
 import { cancelWhileReadingFifo, HANDED_FIFO } from '../fixtures/fifo';
 import { comparable, sweepWorkspace } from '../fixtures/sweep';
+import { unwrapped } from '../fixtures/unwrap';
+
 
 const root = join(__dirname, '..', '..');
 const runner = join(root, 'dist', 'runner.js');
@@ -146,7 +148,7 @@ test('a point another build wrote is run again, not resumed; a merge of points o
   const builds = lines.slice(header + 1, header + 7).map((l) => l.split(/\s+/)[2]);
   assert.deepEqual(builds.filter((b) => b === '0.1.0').length, 1, merged.stdout);
   assert.deepEqual(builds.filter((b) => b === version.slice('attnscope '.length)).length, 5, merged.stdout);
-  assert.match(merged.stdout, /^results of 2 builds of attnscope .*0\.1\.0\+[0-9a-f]{12} \(5 rows\), 0\.1\.0 \(1 row\)|results of 2 builds of attnscope .*0\.1\.0 \(1 row\), 0\.1\.0\+[0-9a-f]{12} \(5 rows\)/m);
+  assert.match(unwrapped(merged.stdout), /^results of 2 builds of attnscope .*0\.1\.0\+[0-9a-f]{12} \(5 rows\), 0\.1\.0 \(1 row\)|results of 2 builds of attnscope .*0\.1\.0 \(1 row\), 0\.1\.0\+[0-9a-f]{12} \(5 rows\)/m);
   // Resumed: the 5 of this build are kept, the old build's point is run again and rewritten by this build.
   const r = cli(['sweep', file, '--out', out]);
   assert.equal(r.code, 0, r.stderr);
@@ -204,7 +206,7 @@ test('a grown sweep reuses the simulated points an earlier sweep of the profile 
   }
   assert.equal(grown.stdout.match(/^\S+\s+\S+\s+reused\s/gm)?.length, 6, grown.stdout);
   assert.equal(grown.stdout.match(/^128\s+\S+\s+run\s/gm)?.length, 2, grown.stdout);
-  assert.match(grown.stdout, /^result: run = run by this command; reused = copied from an earlier sweep of this profile \(.*grid-[0-9a-f]{8}\): same point values, base profile, model config, machine kind and build give the same simulation$/m);
+  assert.match(unwrapped(grown.stdout), /^result: run = run by this command; reused = copied from an earlier sweep of this profile \(.*grid-[0-9a-f]{8}\): same point values, base profile, model config, machine kind and build give the same simulation$/m);
   // The same grown sweep run from nothing, in a workspace without earlier sweeps: every figure equal.
   const fresh = workspace();
   const alone = cli(['sweep', fresh.file, '--jobs', '2', '--set', 'kv_cache.page_size=1,16,64,128'], { cwd: fresh.dir });
@@ -1007,7 +1009,7 @@ test('sweep --max-rate over a profile\'s sweep.job says the flag replaced it; an
   assert.match(r.stderr, /^--max-rate replaces the profile's sweep\.job: simulate$/m);
   // The axis key is on line 15 (slo inserted at 11), column 5.
   assert.match(r.stderr, /^\S*grid\.attn\.yaml:15:5: warning: workload\.arrival_rate only sets where each max-rate point's capacity search starts \(the search finds the rate itself\)/m);
-  assert.match(r.stdout, /^best: arrival_rate=\S+ — .*\n(?: {6}.*\n)* {6}its arrival_rate is no choice: workload\.arrival_rate only sets/m);
+  assert.match(unwrapped(r.stdout), /^best: arrival_rate=\S+ — .*\n(?: {6}.*\n)* {6}its arrival_rate is no choice: workload\.arrival_rate only sets/m);
   // The same sweep as a profile's own job: max-rate: no flag, no "replaces" line; the warning stays.
   const own = workspace(profile.replace('  job: simulate\n', '  job: max-rate\n'));
   const o = cli(['sweep', own.file, '--out', join(own.dir, 'out')]);
@@ -1028,10 +1030,10 @@ ${prices}`;
   const out = join(dir, 'out');
   const first = cli(['sweep', file, '--out', out]);
   assert.equal(first.code, 0, first.stderr);
-  assert.match(first.stdout, /^gpu +\$\/1M out +internal frag/m);
-  assert.match(first.stdout, /\nbest: gpu=\S+( \S+)? — lowest modelled \$ per million output tokens, at the user-given prices per GPU-hour: price × GPUs .* among points that reject no request/);
-  assert.match(first.stdout, /\n {6}ranked by cost at user-given prices per GPU-hour \(not built-in figures\): H100 SXM \$2\.49\/GPU-hour, A100 80GB \$1\.29\/GPU-hour\n/);
-  assert.match(first.stdout, /\n\$ \/ 1M output tokens: modelled, at user-given prices per GPU-hour .* the steady rate: each point's offered load \(workload\.arrival_rate\), or its saturated throughput μ where the load is above it \(GPUs idle part of the time are paid all the same/);
+  assert.match(unwrapped(first.stdout), /^gpu +\$\/1M out +internal frag/m);
+  assert.match(unwrapped(first.stdout), /\nbest: gpu=\S+( \S+)? — lowest modelled \$ per million output tokens, at the user-given prices per GPU-hour: price × GPUs .* among points that reject no request/);
+  assert.match(unwrapped(first.stdout), /\n {6}ranked by cost at user-given prices per GPU-hour \(not built-in figures\): H100 SXM \$2\.49\/GPU-hour, A100 80GB \$1\.29\/GPU-hour\n/);
+  assert.match(unwrapped(first.stdout), /\n\$ \/ 1M output tokens: modelled, at user-given prices per GPU-hour .* the steady rate: each point's offered load \(workload\.arrival_rate\), or its saturated throughput μ where the load is above it \(GPUs idle part of the time are paid all the same/);
   const report = readReport(join(out, 'sweep-report.json'));
   const [h100, a100] = report.rows;
   // Each row's figure is its price × 1 GPU / 3600 / its steady output tokens/s × 10^6, the steady rate its offered
@@ -1056,15 +1058,15 @@ ${prices}`;
   writeFileSync(file, profile(''));
   const unpriced = cli(['sweep', file, '--out', out]);
   assert.equal(unpriced.code, 0, unpriced.stderr);
-  assert.match(unpriced.stdout, /\nbest: .* — highest simulated output throughput/);
-  assert.match(unpriced.stdout, /as if they cost the same; no price for A100 80GB \(sweep\.gpu_hour_usd: \{ "A100 80GB": <\$ per GPU-hour> \}\), so none is ranked by cost/);
-  assert.match(unpriced.stdout, /\nA100 80GB +resumed +- +/);
+  assert.match(unwrapped(unpriced.stdout), /\nbest: .* — highest simulated output throughput/);
+  assert.match(unwrapped(unpriced.stdout), /as if they cost the same; no price for A100 80GB \(sweep\.gpu_hour_usd: \{ "A100 80GB": <\$ per GPU-hour> \}\), so none is ranked by cost/);
+  assert.match(unwrapped(unpriced.stdout), /\nA100 80GB +resumed +- +/);
 
   // simulate of the profile (its own H100 SXM at $2.49): the cost line.
   const sim = cli(['simulate', file]);
   assert.equal(sim.code, 0, sim.stderr);
   // At its offered rate, kept up, × 64 output tokens each (fixed): the steady rate, not the finite run's.
-  assert.match(sim.stdout, /\nCost \(modelled, at user-given \$2\.49\/GPU-hour\): \$0\.5\d+ per 1M output tokens at the offered (19|20|21)\.\d requests\/s, which the server keeps up with = \$2\.49 × 1 GPU \/ 3600 s \/ \((19|20|21)\.\d requests\/s × 64 output tokens a request, the run's mean, = 1,[\d,]+ output tokens\/s\) × 10\^6\n/);
+  assert.match(unwrapped(sim.stdout), /\nCost \(modelled, at user-given \$2\.49\/GPU-hour\): \$0\.5\d+ per 1M output tokens at the offered (19|20|21)\.\d requests\/s, which the server keeps up with = \$2\.49 × 1 GPU \/ 3600 s \/ \((19|20|21)\.\d requests\/s × 64 output tokens a request, the run's mean, = 1,[\d,]+ output tokens\/s\) × 10\^6\n/);
 });
 
 test('merge of a folder holding no point: says which folder to give (s46 newcomer L3: it said only "no sweep point results in DIR")', () => {

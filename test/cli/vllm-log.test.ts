@@ -142,7 +142,7 @@ test('vllm-log --profile with kv_cache.memory_gib: the pool is sized from it, as
   const r = cli(['vllm-log', gt, '--profile', profile]);
   assert.equal(r.code, 0, r.stderr);
   assert.match(r.stdout, /^GPU blocks\s+1,952 \[3\]\s+1,952\s+=$/m);
-  assert.match(r.stdout, /settings from the profile: .*kv_cache\.memory_gib 3\.8125/);
+  assert.match(r.stdout, /settings from the profile: [\s\S]*kv_cache\.memory_gib 3\.8125/);
   assert.doesNotMatch(r.stdout, /sizes no pool|gives 0/);
 });
 
@@ -196,7 +196,7 @@ test('vllm-log reads model and tensor_parallel_size from V0\'s "args: Namespace(
   ].join('\n'));
   const r = cli(['vllm-log', v0, '--profile', profile]);
   assert.equal(r.code, 0, r.stderr);
-  assert.match(r.stdout, /^settings from the log: .*tensor_parallel_size 4 \(line 2\)/m);
+  assert.match(r.stdout, /^settings from the log: [\s\S]*?tensor_parallel_size\s+4\s+\(line\s+2\)/m);
   // Llama-3.1-8B at tp 4: 32 layers · 2 (K, V) · 8/4 KV heads · head_dim 128 · 2 B = 32,768 B per token per GPU (65,536 at tp 2).
   assert.match(r.stdout, /page = 16 tokens · 32,768 B/);
   assert.match(r.stderr, /v0tp4\.log:2:1: warning: the log ran tensor_parallel_size 4, the profile's is 2: compared at the log's 4$/m);

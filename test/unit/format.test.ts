@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { dataParallelEngines, fewAndCount, formatAttainedBelow, formatAttainmentTarget, formatBytes, formatCount, formatCountOf, formatDuration, formatGib, formatLoad, loadVerdict, formatMs, formatParams, formatPercent, formatGpuPeaks, formatRate, formatRequestRate, formatRunTime, formatSignificant, indefiniteArticle, sloNearIdleNote, sloSampleNote, sloTargetText, sloVerdict, shownFileName, wasmBuildNote } from '../../core/format';
+import { dataParallelEngines, fewAndCount, formatAttainedBelow, formatAttainmentTarget, formatBytes, formatCount, formatCountOf, formatDuration, formatGib, formatLoad, loadVerdict, formatMs, formatParams, formatPercent, formatGpuPeaks, formatRate, formatRequestRate, formatRunTime, formatSignificant, indefiniteArticle, sloNearIdleNote, sloSampleNote, sloTargetText, sloVerdict, shownFileName, wasmBuildNote, wrapLongLines, WRAP_ABOVE } from '../../core/format';
 import { rowExclusion } from '../../core/sweepFigures';
 import { GPUS } from '../../core/estimate/gpus';
 import { skippedNote } from '../../webview/model';
@@ -138,7 +138,7 @@ test("Load: served is the throughput over vllm bench serve's duration, said so, 
   const load = { source: 'workload' as const, timeScale: 1, offeredRequestsPerSec: 49 / 10.77, servedRequestsPerSec: 50 / 13.66, waitingAtLastArrival: 1, waitingAtMiddleArrival: 1, overloaded: false };
   const all = { requests: 50, completed: 50, rejected: 0 };
   assert.deepEqual(formatLoad(load, all), [
-    'Load: 4.55 requests/s offered ((requests − 1) / span of the arrivals); 3.66 requests/s served (modelled: completed / the time from 0 s to the last request\'s end (vllm bench serve\'s benchmark duration), which takes in the service of the requests still running at the last arrival: below the offered rate even when the server keeps up)',
+    'Load: 4.55 requests/s offered, 3.66 requests/s served (modelled; offered = (requests − 1) / span of the arrivals; served = completed / the time from 0 s to the last request\'s end (vllm bench serve\'s benchmark duration), which takes in the service of the requests still running at the last arrival: below the offered rate even when the server keeps up)',
     'Kept up: at the last arrival 1 of the 50 requests (2.0%) was still waiting, 1 at the middle arrival: the queue did not grow from the middle of the arrivals to the last (modelled)',
   ]);
   // Grown, within the bound: 2 · √(50 / 2) = 10 (s43 newcomer43 F2: "did not grow" was printed for a queue that doubled).
@@ -150,7 +150,7 @@ test("Load: served is the throughput over vllm bench serve's duration, said so, 
   // Two requests 10 s apart, each done in 0.1 s: (2 − 1) / 10 = 0.1 offered, 2 / 10.1 = 0.198 served: above, so no
   // "below the offered rate" clause (s42 newcomer 9: it was printed there too).
   const sparse = formatLoad({ ...load, offeredRequestsPerSec: 0.1, servedRequestsPerSec: 2 / 10.1, waitingAtLastArrival: 0 }, { requests: 2, completed: 2, rejected: 0 });
-  assert.equal(sparse[0], 'Load: 0.100 requests/s offered ((requests − 1) / span of the arrivals); 0.198 requests/s served (modelled: completed / the time from 0 s to the last request\'s end (vllm bench serve\'s benchmark duration))');
+  assert.equal(sparse[0], 'Load: 0.100 requests/s offered, 0.198 requests/s served (modelled; offered = (requests − 1) / span of the arrivals; served = completed / the time from 0 s to the last request\'s end (vllm bench serve\'s benchmark duration))');
   // Overloaded: the Overloaded line, no Kept up line.
   const over = formatLoad({ ...load, waitingAtLastArrival: 20, overloaded: true }, all);
   assert.equal(over.length, 2);
@@ -280,4 +280,33 @@ test('an attainment that misses its target reads below it (the sweep cost chart\
   // 0.99899 of 0.999: 99.90 % at two decimals too, so three.
   assert.equal(formatAttainedBelow(0.99899, 0.999), '99.899%');
   assert.equal(rowExclusion({ metrics: { sloAttainment: 1997 / 2000, sloAttainmentTarget: 0.999 }, keepsUp: true }), 'fails SLO (99.85%)');
+});
+
+test('wrapLongLines: a line over 160 characters breaks at spaces into lines of at most 100, continued 4 further in; shorter lines (tables) stay whole (s47)', () => {
+  // 50 words "00w".."49w" of 3 characters: 2 + 6 + 50 · 4 − 1 = 207 characters. First line: "  Load:" (7)
+  // + " NNw" (4 each) while <= 100: k = 23 words (99 characters); then "      " (6) + 4k − 1 <= 100 -> k = 23
+  // words (97), and the last 4 words (6 + 15 = 21).
+  const words = Array.from({ length: 50 }, (_, i) => `${String(i).padStart(2, '0')}w`);
+  const line = `  Load: ${words.join(' ')}`;
+  assert.ok(line.length > WRAP_ABOVE);
+  const out = wrapLongLines(`table row kept ${'x'.repeat(140)}\n${line}`).split('\n');
+  assert.deepEqual(out.map((l) => l.length), [155, 99, 97, 21]);
+  assert.equal(out[1], `  Load: ${words.slice(0, 23).join(' ')}`);
+  assert.equal(out[2], `      ${words.slice(23, 46).join(' ')}`);
+  assert.equal(out[3], `      ${words.slice(46).join(' ')}`);
+  // A table row (columns two spaces apart) stays whole at any length, as a sweep's 200-character rows.
+  const row = ['tensor_parallel_size', ...Array.from({ length: 20 }, () => 'figure')].join('  ');
+  assert.ok(row.length > WRAP_ABOVE);
+  assert.equal(wrapLongLines(row), row);
+  // A label and its value: continued at the value's column (20), the label's gap kept.
+  const kv = `  KV pool           ${words.join(' ')}`;
+  const kvOut = wrapLongLines(kv).split('\n');
+  assert.equal(kvOut[0], `  KV pool           ${words.slice(0, 20).join(' ')}`); // 20 + 20 · 4 − 1 = 99
+  assert.equal(kvOut[1], `${' '.repeat(20)}${words.slice(20, 40).join(' ')}`);
+  assert.equal(kvOut[2], `${' '.repeat(20)}${words.slice(40).join(' ')}`);
+  // A number stays with its unit: "51.2 ns/KV token" is not broken after 51.2 (s47: the Step time line's first wrap).
+  const units = `Step time (modelled): max(${'x'.repeat(70)} + 51.2 ns/KV token, ${'z'.repeat(70)})`;
+  assert.deepEqual(wrapLongLines(units).split('\n'), [`Step time (modelled): max(${'x'.repeat(70)} +`, `    51.2 ns/KV token, ${'z'.repeat(70)})`]);
+  // A word longer than the width stays whole on its own line.
+  assert.deepEqual(wrapLongLines(`a ${'y'.repeat(170)} b`).split('\n'), ['a', `    ${'y'.repeat(170)}`, '    b']);
 });
