@@ -12,6 +12,7 @@ import { Writable } from 'node:stream';
 import { mock, test } from 'node:test';
 import { main } from '../../runner/cli';
 import { tempDir } from '../fixtures/tmp';
+import { unwrapped } from '../fixtures/unwrap';
 
 const root = join(__dirname, '..', '..');
 const runner = join(root, 'dist', 'runner.js');
@@ -169,7 +170,7 @@ test('device.gpu described as a mapping: a bad figure is one line file:line:col 
   const est = cli(['estimate', file]);
   assert.equal(est.code, 0, est.stderr);
   assert.match(est.stdout, /device\.gpu MI325X, 255\.5 GiB user-given/);
-  assert.match(ok.stdout, /on MI325X \(user-given\): bf16 1\.31 PFLOP\/s dense, memory 6 TB\/s, from the user-given device\.gpu MI325X \(bf16_tflops 1307\.4, memory_bandwidth_gb_s 6000\)/);
+  assert.match(unwrapped(ok.stdout), /on MI325X \(user-given\): bf16 1\.31 PFLOP\/s dense, memory 6 TB\/s, from the user-given device\.gpu MI325X \(bf16_tflops 1307\.4, memory_bandwidth_gb_s 6000\)/);
   // The editor's door (`simulate - --events`, the resolved Profile on stdin) and a saved run's profile run it too, with
   // the same figures (s42 newcomer 2: both were refused, "device.gpu must be one of H100 SXM, ..., not the string "MI325X"").
   const runFile = join(dirname(file), 'run.json');
