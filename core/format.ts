@@ -142,10 +142,12 @@ export function formatParams(n: number): string {
 
 /**
  * vLLM's concurrency figure: two decimals and an "x", as its start-up log prints it
- * ("Maximum concurrency for 8,192 tokens per request: 1.56x"). 1.5625 -> "1.56x", 0.8199 -> "0.82x".
+ * ("Maximum concurrency for 8,192 tokens per request: 1.56x"). 1.5625 -> "1.56x", 0.8199 -> "0.82x";
+ * grouped from 1,000 as every other figure (s47 newcomer: "56248.96x" beside "56,248 whole sequences"):
+ * 56248.9634 -> "56,248.96x".
  */
 export function formatConcurrency(x: number): string {
-  return Number.isFinite(x) ? `${x.toFixed(2)}x` : String(x);
+  return Number.isFinite(x) ? `${grouped(x.toFixed(2))}x` : String(x);
 }
 
 /**

@@ -43,3 +43,17 @@ export function spreadsName(counts: readonly number[]): string {
   if (names.size !== 1) return `p10–p90, min–max where n < ${PERCENTILE_MIN_SAMPLES}`;
   return [...names][0]!;
 }
+
+/**
+ * p90 / p10 at and above which one timing is noisy on its own: its median, and a rate or "% of
+ * peak" read from it, can be off by that factor (a loaded machine's 0.426-15.97 ms, 37x, beside "10%
+ * of peak": s47 newcomer LOW). 2: past it the p10-p90 range holds both a figure and its double,
+ * so no digit of the median is known.
+ */
+export const NOISY_SPREAD_RATIO = 2;
+
+/** p90 / p10 of a timing when it is at least NOISY_SPREAD_RATIO, else null (a quiet timing, or one without a spread: p10 = p90). */
+export function noisySpread(t: Pick<TimingSpread, 'p10' | 'p90'>): number | null {
+  if (!(t.p10 > 0) || !(t.p90 / t.p10 >= NOISY_SPREAD_RATIO)) return null;
+  return t.p90 / t.p10;
+}

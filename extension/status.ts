@@ -7,6 +7,7 @@ import * as vscode from 'vscode';
 import { Commands } from '../core/protocol/lsp';
 import type { Environment } from '../core/protocol/run';
 import { runStatusText, runStatusTooltip, type RunState } from './runStatus';
+import { formatCountOf } from '../core/format';
 
 export type { RunState } from './runStatus';
 
@@ -52,7 +53,7 @@ export class StatusItem implements vscode.Disposable {
     if (!env?.nativeBuild) return;
     this.kernels = env.nativeBuild === 'wasm'
       ? `Last run's CPU kernels: WebAssembly module, one thread, ${env.simd} (${env.nativeBuildReason ?? 'ATTNSCOPE_BACKEND=wasm'})`
-      : `Last run's CPU kernels: native addon, ${env.simd}, ${env.threads} threads`;
+      : `Last run's CPU kernels: native addon, ${env.simd}, ${formatCountOf(env.threads, 'thread')}`;
     this.refresh();
   }
 

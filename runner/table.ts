@@ -12,7 +12,7 @@ import type { KernelCase, RunResult } from '../core/protocol/run';
 import { mlaDecodeHeadDim, mlaPrefillHeadDim, softcapNote } from '../core/kernelLimits';
 import { ceilingFor, computeCeiling } from './measure';
 import { timingBudget, timingBudgetText } from './plan';
-import { PERCENTILE_MIN_SAMPLES, spreadName, spreadsName } from '../core/noise';
+import { NOISY_SPREAD_RATIO, noisySpread, PERCENTILE_MIN_SAMPLES, spreadName, spreadsName } from '../core/noise';
 import { formatPoolSummary } from './simulate';
 import { cpuName } from '../core/sweepFigures';
 
@@ -64,7 +64,12 @@ export function formatCases(cases: KernelCase[]): string {
   // One name for the column where every case's spread is the same kind; else each min–max cell says so.
   const names = new Set(cases.map((c) => spreadName(c.samplesNs.length)));
   const header = ['kernel', 'shape', 'dtype', 'path', 'n', 'median ms', `${names.size === 1 ? [...names][0] : 'p10–p90'} ms`, 'rate', '% of peak', 'peak', 'max |err|', 'lse err'];
-  const spread = (c: KernelCase): string => `${ms(c.p10Ns)}-${ms(c.p90Ns)}${names.size > 1 && spreadName(c.samplesNs.length) === 'min–max' ? ' (min–max)' : ''}`;
+  // A row whose spread is past core/noise.ts's NOISY_SPREAD_RATIO says so beside it: its median and % of peak may be off by that factor.
+  const noisy = (c: KernelCase): string => {
+    const r = noisySpread({ p10: c.p10Ns, p90: c.p90Ns });
+    return r === null ? '' : ` noisy ${formatSignificant(r)}x`;
+  };
+  const spread = (c: KernelCase): string => `${ms(c.p10Ns)}-${ms(c.p90Ns)}${names.size > 1 && spreadName(c.samplesNs.length) === 'min–max' ? ' (min–max)' : ''}${noisy(c)}`;
   const rows = cases.map((c) => [
     c.kernel,
     shapeText(c),
@@ -92,7 +97,7 @@ export function formatCases(cases: KernelCase[]): string {
 export function casesCaption(run: Pick<RunResult, 'cases' | 'environment' | 'quick'>): string {
   if (run.cases.length === 0) return '';
   const env = run.environment;
-  const where = run.cases.some((c) => c.backend === 'cuda') && env?.gpu ? env.gpu.name : `this CPU${env ? ` (${cpuName(env)}, ${env.threads} threads)` : ''}`;
+  const where = run.cases.some((c) => c.backend === 'cuda') && env?.gpu ? env.gpu.name : `this CPU${env ? ` (${cpuName(env)}, ${formatCountOf(env.threads, 'thread')})` : ''}`;
   const peaks = new Map<string, string>();
   const ridges = new Map<string, string>();
   for (const c of run.cases) {
@@ -114,7 +119,8 @@ export function casesCaption(run: Pick<RunResult, 'cases' | 'environment' | 'qui
   const perGpu = perGpuCasesHeader(run.cases.map((c) => c.shape));
   const spread = spreadsName(run.cases.map((c) => c.samplesNs.length));
   const fewer = spread === 'p10–p90' ? '' : ` (nearest-rank p10 and p90 of fewer than ${PERCENTILE_MIN_SAMPLES} samples are their min and max)`;
-  return `Kernel timings, measured on ${where}${perGpu ? `, ${perGpu}` : ''}: median and ${spread} of each case's n samples${fewer}${samples}; rate: FLOPs (4·B·H·N_q·N_k·D over the mask) or bytes (K + V + Q + O${mla}) of the shape / median; ${against}`;
+  const noisy = run.cases.some((c) => noisySpread({ p10: c.p10Ns, p90: c.p90Ns }) !== null) ? `; "noisy Nx": p90 / p10 = N >= ${NOISY_SPREAD_RATIO}, so that row's median, rate and % of peak may be off by as much` : '';
+  return `Kernel timings, measured on ${where}${perGpu ? `, ${perGpu}` : ''}: median and ${spread} of each case's n samples${fewer}${samples}${noisy}; rate: FLOPs (4·B·H·N_q·N_k·D over the mask) or bytes (K + V + Q + O${mla}) of the shape / median; ${against}`;
 }
 
 /**
@@ -150,10 +156,21 @@ export function perGpuText(e: Pick<Estimate, 'pipeline'>, tp: number): string {
  * (DeepSeek-V3 on one GPU: 627 GiB checkpoint + 1.91 GiB copies = 629 GiB), and the KV pool is
  * what is left after it. Under tensor or pipeline parallelism the checkpoint's total comes first
  * ("in all"); on one GPU, where the two differ, the checkpoint and what is added or offloaded
- * follow in parentheses.
+ * follow in parentheses. Under tensor parallelism alone the per-GPU figure is split so the figures
+ * add up (s47 newcomer LOW-4: DeepSeek-V3 at tp 8 "627 GiB in all, 79.5 GiB per GPU", 8 × 79.5 =
+ * 636): the checkpoint ÷ tp, sharded, + what every GPU holds whole (embeddings, norms, the router:
+ * Estimate.weightsBytesPerGpu − ceil(checkpoint / tp) − the kv_b_proj copies) + those copies.
  */
-function weightsText(e: Estimate, perGpu: string): string {
-  if (perGpu) return `${formatBytes(e.weightsBytes)} in all, ${formatBytes(e.weightsBytesPerGpu)}${perGpu}`;
+function weightsText(e: Estimate, perGpu: string, tp = 1): string {
+  if (perGpu) {
+    const copies = e.kvBProjCopiesBytesPerGpu ?? 0;
+    const sharded = Math.ceil(e.weightsBytes / tp);
+    const replicated = e.weightsBytesPerGpu - sharded - copies;
+    const split = !e.pipeline && tp > 1 && !e.cpuOffloadBytesPerGpu && (replicated > 0 || copies > 0)
+      ? ` (${formatBytes(e.weightsBytes)} ÷ ${tp} = ${formatBytes(sharded)} sharded${replicated > 0 ? ` + ${formatBytes(replicated)} replicated on every GPU` : ''}${copies > 0 ? ` + ${formatBytes(copies)} ${e.model.dtype} kv_b_proj copies` : ''})`
+      : '';
+    return `${formatBytes(e.weightsBytes)} in all, ${formatBytes(e.weightsBytesPerGpu)}${perGpu}${split}`;
+  }
   const copies = e.kvBProjCopiesBytesPerGpu ?? 0;
   const offloaded = e.cpuOffloadBytesPerGpu ?? 0;
   if (copies === 0 && offloaded === 0) return formatBytes(e.weightsBytesPerGpu);
@@ -175,7 +192,7 @@ export function formatEstimate(e: Estimate, title: string, opts: { tensorParalle
     ? `${formatCount(e.paramsTotal)} total, ${formatCount(e.paramsActive)} active per token without the input embedding (${formatCount(e.paramsTotal - e.params.experts + e.params.expertsActive)} with it)`
     : formatCount(e.paramsTotal);
   lines.push(`  parameters        ${params}`);
-  lines.push(`  weights           ${weightsText(e, perGpu)}`);
+  lines.push(`  weights           ${weightsText(e, perGpu, tp)}`);
   // The per-sequence state of Mamba (or Gated DeltaNet) layers, named as mixerNames' short name.
   const stateLine = (e.mambaStateBytesPerSeq ?? 0) > 0
     ? `  ${`${opts.stateName ?? 'Mamba'} state`.padEnd(18)}${formatBytes(e.mambaStateBytesPerSeq!)}`
@@ -253,7 +270,7 @@ export function formatRun(run: RunResult): string {
       p.gpuCopyBytesPerSec ? `GPU copy ${formatRate(p.gpuCopyBytesPerSec, 'B/s')}` : null,
       p.readBytesPerSec ? `read ${formatRate(p.readBytesPerSec, 'B/s')}` : null,
     ].filter(Boolean);
-    out.push(`${env.gpu ? `${env.gpu.name} (${env.gpu.smCount} SMs) · ` : ''}${cpuName(env)} · ${env.threads} threads · ${env.simd}${env.nativeBuild === 'wasm' ? ' (WebAssembly)' : ''}${peaks.length ? ` · peaks: ${peaks.join(', ')}` : ''}`);
+    out.push(`${env.gpu ? `${env.gpu.name} (${env.gpu.smCount} SMs) · ` : ''}${cpuName(env)} · ${formatCountOf(env.threads, 'thread')} · ${env.simd}${env.nativeBuild === 'wasm' ? ' (WebAssembly)' : ''}${peaks.length ? ` · peaks: ${peaks.join(', ')}` : ''}`);
     const load = loadAverageText(env);
     if (load) out.push(load.text);
     if (env.simdDispatchReason) out.push(`CPU kernels' paths: ${env.simdDispatchReason}`);

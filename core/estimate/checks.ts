@@ -280,9 +280,11 @@ function fitProblems(profile: Profile, e: Estimate, reestimate: Reestimate): Pro
       ...(fit.pipelineParallelSize !== undefined ? [`device.pipeline_parallel_size (${fit.pipelineParallelSize} fits)`] : []),
       ...(fit.pair ? [`both (tensor_parallel_size ${fit.pair.tensorParallelSize} × pipeline_parallel_size ${fit.pair.pipelineParallelSize} fits on ${fit.pair.tensorParallelSize * fit.pair.pipelineParallelSize} GPUs${fit.tensorParallelSize !== undefined || fit.pipelineParallelSize !== undefined ? `, tensor parallelism within an ${NODE_GPUS}-GPU node` : ''})`] : []),
     ];
+    // A named GPU's memory is its datasheet's, not the user's to raise (s47 newcomer LOW-3): another GPU is.
+    const more = d.memoryGib === null && d.gpu ? 'a GPU with more memory (device.gpu)' : 'memory_gib';
     const remedy = raise.length > 0
-      ? `raise ${raise.join(', ')} or memory_gib`
-      : `raise memory_gib: no larger tensor_parallel_size this model takes, and no larger pipeline_parallel_size up to ${Math.min(profile.model.numLayers, PP_FIT_SEARCH_MAX)}, fits the weights alone`;
+      ? `raise ${raise.join(', ')}${d.memoryGib === null && d.gpu ? ', or name' : ' or'} ${more}`
+      : `${d.memoryGib === null && d.gpu ? 'name' : 'raise'} ${more}: no larger tensor_parallel_size this model takes, and no larger pipeline_parallel_size up to ${Math.min(profile.model.numLayers, PP_FIT_SEARCH_MAX)}, fits the weights alone`;
     return [{ severity: 'warning', code: 'weights-exceed-device', message: `${worst.text} exceed ${limit}: ${remedy}`, range: at, data: { weightsBytes: worst.perGpu, usableBytes: Math.floor(usable), ...fit } }];
   }
   const activation = e.pool.activationPeakBytes;

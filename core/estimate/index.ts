@@ -9,7 +9,7 @@
  * and transformers' modeling files for parameter shapes.
  */
 import type { Dtype, KvDtype, LayerSkips, MambaCacheMode, ModelSpec, MoeSpec, Problem, Profile, QuantizationSpec } from '../config/types';
-import { formatBytes, formatCount, formatParams, indefiniteArticle } from '../format';
+import { formatBytes, formatCount, formatGib, formatParams, indefiniteArticle } from '../format';
 import { DEFAULT_GPU, deviceGpu, gpuMemory } from './gpus';
 import { DEFAULT_ENGINE, engineEraName, engineKeyOf, reserveTerms, subtractedBytes, vllmAtLeast, type ReserveTerm } from './reserve';
 import { blocksPerRequestFormula, poolTokens, requestReservation } from './layout';
@@ -1202,13 +1202,13 @@ export function maxNumSeqsOf(profile: Profile): number {
 }
 
 /**
- * "max_num_batched_tokens 8192 (vLLM's default on a >= 70 GiB GPU), max_num_seqs 256": the two
+ * "max_num_batched_tokens 8,192 (vLLM's default on a >= 70 GiB GPU), max_num_seqs 256": the two
  * batch limits a profile runs with, each a default said to be one, with the device case it is for.
  */
 export function batchLimitsText(profile: Profile): string {
   const w = profile.workload;
   const why = ` (vLLM's default on ${batchDefaults(deviceMemory(profile).bytes, profile.device.gpu).device})`;
-  return `max_num_batched_tokens ${maxNumBatchedTokensOf(profile)}${w?.maxNumBatchedTokens === undefined ? why : ''}, max_num_seqs ${maxNumSeqsOf(profile)}${w?.maxNumSeqs === undefined ? why : ''}`;
+  return `max_num_batched_tokens ${formatCount(maxNumBatchedTokensOf(profile))}${w?.maxNumBatchedTokens === undefined ? why : ''}, max_num_seqs ${formatCount(maxNumSeqsOf(profile))}${w?.maxNumSeqs === undefined ? why : ''}`;
 }
 
 /**
@@ -1393,7 +1393,7 @@ function sizeStagePool(profile: Profile, st: StageFigures, device: { bytes: numb
       if (unknown) notes.push(`${unknown.label} at tensor_parallel_size ${tp}: ${engineEraName(profile.engine ?? DEFAULT_ENGINE)} counted them, but no public log gives their size for a model and tensor_parallel_size, so they are not subtracted and the KV pool is an upper bound; start this vLLM once, read its "# GPU blocks" with attnscope vllm-log, and set ${engineKeyOf(unknown.key)} to what it implies`);
       if (budgetBytes <= 0) {
         const where = st.stage ? ` of ${stageLabel(st.stage)}` : '';
-        notes.push(`weights${where} (${formatBytes(weightsPerGpu)} per GPU), activations (${formatBytes(activation)}) and engine reserves (${formatBytes(engineReserve)}) exceed ${formatBytes(device.bytes)} · ${profile.device.gpuMemoryUtilization}: no room for a KV cache; raise tensor_parallel_size${st.stage ? ', pipeline_parallel_size' : ''} or memory`);
+        notes.push(`weights${where} (${formatBytes(weightsPerGpu)} per GPU), activations (${formatBytes(activation)}) and engine reserves (${formatBytes(engineReserve)}) exceed ${formatGib(device.bytes)} × ${profile.device.gpuMemoryUtilization.toFixed(2)}: no room for a KV cache; raise tensor_parallel_size${st.stage ? ', pipeline_parallel_size' : ''} or ${profile.device.memoryGib === null && profile.device.gpu ? 'name a GPU with more memory' : 'memory_gib'}`);
         budgetBytes = Math.max(0, budgetBytes);
       }
     } else {

@@ -40,8 +40,16 @@ export function costLine(result: PoolResult, device: Pick<DeviceSpec, 'gpuHourUs
         : ` of this run: its output tokens / (0 s to the last request's end), ramp-up and drain included (${result.load?.offeredRequestsPerSec === null ? 'all requests at one instant' : result.load?.overloaded ? 'overloaded, and μ not measured' : result.load?.inFlightAtLastArrival !== undefined ? 'too short to tell whether the server keeps up, and μ not measured' : 'a run saved before s44: no steady rate recorded'})`;
   const tokens = c.requestsPerSec === undefined
     ? `${formatCount(c.outputTokensPerSec)} output tokens/s`
-    : `(${rate} requests/s × ${formatCount(c.meanOutputTokens!)} output tokens a request, the run's mean, = ${formatCount(c.outputTokensPerSec)} output tokens/s)`;
+    : `(${rate} requests/s × ${formatCount(c.meanOutputTokens!)} output tokens a request, the run's mean, ${shownProductSign(rate, c.meanOutputTokens!, c.outputTokensPerSec)} ${formatCount(c.outputTokensPerSec)} output tokens/s)`;
   return `Cost (modelled, at ${gpuHourUsdText(c.gpuHourUsd)}): ${formatUsdCost(c.usdPerMillionOutputTokens)} per 1M output tokens${at} = ${formatUsd(c.gpuHourUsd)} × ${formatCountOf(c.gpus, 'GPU')} / 3600 s / ${tokens} × 10^6`;
+}
+
+/**
+ * "=" where the factors as shown (a rate to 3 significant digits, a whole token count) multiply to
+ * the product as shown, else "≈" (s47 newcomer LOW-2: "24.0 requests/s × 272 = 6,521", 24.0 × 272 = 6,528).
+ */
+function shownProductSign(rateShown: string, tokens: number, product: number): '=' | '≈' {
+  return formatCount(Number(rateShown.replace(/,/g, '')) * Math.round(tokens)) === formatCount(product) ? '=' : '≈';
 }
 
 /**

@@ -284,9 +284,9 @@ class TraceSink {
     return this.lastLine;
   }
 
-  /** "max_model_len 8192", with its source when the profile does not write it. */
+  /** "max_model_len 8,192", with its source when the profile does not write it. */
   private get limitText(): string {
-    return `max_model_len ${this.maxModelLen}${this.maxModelLenSource ? ` (${this.maxModelLenSource})` : ''}`;
+    return `max_model_len ${formatCount(this.maxModelLen)}${this.maxModelLenSource ? ` (${this.maxModelLenSource})` : ''}`;
   }
 
   /** True when a request arriving at `arrivalS` comes before the last one added (the caller then adds it with its column, {@link add}). */
@@ -330,9 +330,9 @@ class TraceSink {
   private limits(promptLen: number, outputLen: number, line: number): void {
     const { path, maxModelLen } = this;
     if (promptLen >= maxModelLen) {
-      if (++this.rejected <= 3) this.warnings.push(`${fileLocation(path, line, 1)}: warning: prompt of ${promptLen} tokens reaches ${this.limitText}: the request is rejected`);
+      if (++this.rejected <= 3) this.warnings.push(`${fileLocation(path, line, 1)}: warning: prompt of ${formatCount(promptLen)} tokens reaches ${this.limitText}: the request is rejected`);
     } else if (++this.clipped <= 3) {
-      this.warnings.push(`${fileLocation(path, line, 1)}: warning: prompt ${promptLen} + output ${outputLen} tokens exceed ${this.limitText}: the output is clipped to ${maxModelLen - promptLen}`);
+      this.warnings.push(`${fileLocation(path, line, 1)}: warning: prompt ${formatCount(promptLen)} + output ${formatCount(outputLen)} tokens exceed ${this.limitText}: the output is clipped to ${formatCount(maxModelLen - promptLen)}`);
     }
   }
 

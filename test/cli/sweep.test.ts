@@ -1066,7 +1066,7 @@ ${prices}`;
   const sim = cli(['simulate', file]);
   assert.equal(sim.code, 0, sim.stderr);
   // At its offered rate, kept up, × 64 output tokens each (fixed): the steady rate, not the finite run's.
-  assert.match(unwrapped(sim.stdout), /\nCost \(modelled, at user-given \$2\.49\/GPU-hour\): \$0\.5\d+ per 1M output tokens at the offered (19|20|21)\.\d requests\/s, which the server keeps up with = \$2\.49 × 1 GPU \/ 3600 s \/ \((19|20|21)\.\d requests\/s × 64 output tokens a request, the run's mean, = 1,[\d,]+ output tokens\/s\) × 10\^6\n/);
+  assert.match(unwrapped(sim.stdout), /\nCost \(modelled, at user-given \$2\.49\/GPU-hour\): \$0\.5\d+ per 1M output tokens at the offered (19|20|21)\.\d requests\/s, which the server keeps up with = \$2\.49 × 1 GPU \/ 3600 s \/ \((19|20|21)\.\d requests\/s × 64 output tokens a request, the run's mean, [=≈] 1,[\d,]+ output tokens\/s\) × 10\^6\n/);
 });
 
 test('merge of a folder holding no point: says which folder to give (s46 newcomer L3: it said only "no sweep point results in DIR")', () => {

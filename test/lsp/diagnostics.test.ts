@@ -284,7 +284,7 @@ test('a named GPU whose memory the weights overfill: the fit check\'s fix, once,
   const diags = await client.open(uri, text);
   await client.close(uri);
   const fit = only(diags, 'weights-exceed-device');
-  assert.equal(fit.message, 'weights 29.92 GiB exceed 21.95 GiB (L4) × 0.90 = 19.75 GiB: raise device.tensor_parallel_size (2 fits), device.pipeline_parallel_size (2 fits) or memory_gib');
+  assert.equal(fit.message, 'weights 29.92 GiB exceed 21.95 GiB (L4) × 0.90 = 19.75 GiB: raise device.tensor_parallel_size (2 fits), device.pipeline_parallel_size (2 fits), or name a GPU with more memory (device.gpu)');
   assert.deepEqual(fit.range, rangeOf(text, 'L4'));
   // The no-pages warning said the same words again at the same key: left out (s46); nothing suggests a KV budget.
   assert.deepEqual(diags.filter((x) => x.code === 'pool-not-simulable' || /large enough for the weights|kv_cache\.num_pages/.test(String(x.message))), []);

@@ -338,7 +338,7 @@ test('device memory: the KV budget left after weights, activations and the engin
   const breakdown = lines.slice(lines.indexOf('KV budget term by term:'));
   assert.deepEqual(breakdown.slice(0, 5), ['KV budget term by term:', '', '| Term | Value | Source |', '|---|---|---|', '| usable | 72 GiB | device.memory_gib 80 · gpu_memory_utilization 0.9 |']);
   assert.equal(breakdown[5], '| − model weights | 14.2 GiB | parameters · bytes |');
-  assert.match(breakdown[6]!, /^\| − activation peak \| [\d.]+ (GiB|MiB) \| max_num_batched_tokens 8192 .*, max_num_seqs \d+ .*\|$/);
+  assert.match(breakdown[6]!, /^\| − activation peak \| [\d.]+ (GiB|MiB) \| max_num_batched_tokens 8,192 .*, max_num_seqs [\d,]+ .*\|$/);
   assert.deepEqual(breakdown.slice(7), [
     '| − non-torch memory | 102 MiB | vLLM >= 0.6.5 figure |',
     '| − NCCL buffers | 0 B | tensor_parallel_size 1 |',
@@ -599,7 +599,7 @@ test('sliding-window model: the KV a sequence holds and what the pool reserves f
   // group ceil(512 / 16) = 32 blocks, the sliding group min(127 + max_num_batched_tokens, 512) = 512
   // tokens -> ceil(512 / 16) + 1 = 33 blocks: 65 · 147,456 B = 9,584,640 B = 9.14 MiB.
   const reserved = label(onLine('max_model_len'));
-  assert.match(reserved, /^9\.14 MiB reserved\/seq\/GPU · [\d.]+x/);
+  assert.match(reserved, /^9\.14 MiB reserved\/seq\/GPU · [\d.,]+x/);
   for (const h of hints) assert.ok(label(h).length <= 43, label(h));
   // The hover on context_lens (key and value) leads with the hint's figure and gives its formula with the numbers.
   for (const at of [rangeOf(text, 'context_lens').start, rangeOf(text, '[512]').start]) {
@@ -625,12 +625,12 @@ test('max_num_seqs below the sequences the pool fits binds first: the max_model_
   assert.ok(label(hint).length <= 43, label(hint));
   const at = rangeOf(text, 'max_model_len').start;
   const md = ((await client.hover(uri, { line: at.line, character: at.character + 2 }))!.contents as MarkupContent).value;
-  assert.match(md.split('\n')[0]!, /^\*\*Max concurrency: [\d.]+x · [\d,]+ sequences of [\d,]+ tokens at once; max_num_seqs 64 binds first: the engine runs at most 64 at once\*\*$/);
+  assert.match(md.split('\n')[0]!, /^\*\*Max concurrency: [\d.,]+x · [\d,]+ sequences of [\d,]+ tokens at once; max_num_seqs 64 binds first: the engine runs at most 64 at once\*\*$/);
   // Not said where it does not bind: max_num_seqs 8,192 is above the pool's ~4,470.
   const loose = text.replace('max_num_seqs: 64', 'max_num_seqs: 8192');
   await client.change(uri, loose);
   const md2 = ((await client.hover(uri, { line: at.line, character: at.character + 2 }))!.contents as MarkupContent).value;
-  assert.match(md2.split('\n')[0]!, /^\*\*Max concurrency: [\d.]+x · [\d,]+ sequences of [\d,]+ tokens at once\*\*$/);
+  assert.match(md2.split('\n')[0]!, /^\*\*Max concurrency: [\d.,]+x · [\d,]+ sequences of [\d,]+ tokens at once\*\*$/);
   await client.close(uri);
 });
 

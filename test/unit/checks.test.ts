@@ -89,6 +89,12 @@ test('weights above the device under pipeline parallelism: the heaviest stage, a
   // (476,581,888 B at tp 8), and tp 64 alone leaves 1.03 GiB: nothing, and only memory_gib is named.
   const none = profile('Llama-3.1-70B', (x) => { x.dtype = 'bf16'; x.device.memoryGib = 0.49; x.device.pipelineParallelSize = 2; });
   assert.match(checkProfile(none, estimate(none))[0]!.message, /raise memory_gib: no larger tensor_parallel_size this model takes, and no larger pipeline_parallel_size up to 64, fits the weights alone$/);
+  // s47 newcomer LOW-3: a named GPU's memory is fixed: Llama-3.1-70B bf16 (131.42 GiB) on an A100 80GB (79.15 GiB × 0.90 = 71.23 GiB)
+  // is told to raise tp / pp or name another GPU, not to raise memory_gib, which the profile does not write.
+  const named = profile('Llama-3.1-70B', (x) => { x.dtype = 'bf16'; x.device.memoryGib = null; x.device.gpu = 'A100 80GB'; });
+  const msg = checkProfile(named, estimate(named))[0]!.message;
+  assert.match(msg, /^weights 131\.42 GiB exceed 79\.15 GiB \(A100 80GB\) × 0\.90 = 71\.23 GiB: raise device\.tensor_parallel_size \(2 fits\), .*, or name a GPU with more memory \(device\.gpu\)$/);
+  assert.doesNotMatch(msg, /memory_gib/);
 });
 
 test('weights-exceed-device: when neither tensor_parallel_size nor pipeline_parallel_size alone fits on an 8-GPU node, the tp × pp pair on the fewest GPUs', () => {

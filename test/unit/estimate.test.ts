@@ -126,7 +126,7 @@ test('pool from device memory: 80 GiB · 0.9 − weights − activation peak −
   // tokens · 2 B · (2·4096 + max((32 + 16)·128 + 32·128, 3·14336 + 4096)) = 905,969,664, and the
   // sampler phase over 1024 rows, 8192 · 2 · 4096 + 3 · 1024 · 128256 · 4 = 1,643,118,592.
   assert.equal(activation, 1_643_118_592);
-  assert.ok(e.pool.reserve.some((t) => t.key === 'activation' && /max_num_batched_tokens 8192 \(vLLM's default on a >= 70 GiB GPU\), max_num_seqs 1024 \(vLLM's default on a >= 70 GiB GPU\)/.test(t.basis)));
+  assert.ok(e.pool.reserve.some((t) => t.key === 'activation' && /max_num_batched_tokens 8,192 \(vLLM's default on a >= 70 GiB GPU\), max_num_seqs 1,024 \(vLLM's default on a >= 70 GiB GPU\)/.test(t.basis)));
   assert.equal(e.weightsBytes, weights);
   assert.equal(e.pool.budgetSource, 'device');
   assert.equal(e.pool.activationPeakBytes, activation);
@@ -207,6 +207,9 @@ test('max concurrency as vLLM divides (pages / pages per sequence), whole sequen
   const a10 = estimate(llamaProfile((p) => { p.kvCache.numPages = 2356; }), { seqLen: 131_072 });
   assert.equal(formatConcurrency(a10.pool.maxConcurrency), '0.29x');
   assert.equal(a10.pool.sequencesAtOnce, 0);
+  // s47 newcomer LOW-1: grouped as "56,248 whole sequences" is beside it (device memory_gib 1000000): 56248.9634 -> "56,248.96x"; 999.999 rounds to 1000.00 -> "1,000.00x".
+  assert.equal(formatConcurrency(56248.9634), '56,248.96x');
+  assert.equal(formatConcurrency(999.999), '1,000.00x');
 });
 
 test('encoders have no KV cache: 0 bytes, 0 pages, a flag and a note', () => {

@@ -147,6 +147,11 @@ test('nothing to measure is n/a with the reason, never 0 s: all rejected, or one
   assert.equal(one.tpot, null);
   assert.deepEqual(one.unmeasured, { tpot: 'no completed request has more than one output token (TPOT is undefined with one)' });
   assert.match(formatLatency(one, undefined, undefined)[3]!, /^TPOT\s+n\/a\s+n\/a/);
+  // s47 newcomer LOW-6: the Queue line counts after a step's admissions, so the last arrival (admitted at the next step) is not in it,
+  // while the Kept up line's "1 of the 6 ... still waiting" counts it: the Queue line says "queued" and that such an arrival is left out.
+  const queue = formatLatency(one, 0, 0).find((line) => line.startsWith('Queue'))!;
+  assert.match(queue, /^Queue: 0\.00 requests queued after a step's admissions on average, 0 at most \(an arrival during a step, admitted at the next, is not counted here\);/);
+  assert.doesNotMatch(queue, /waiting/);
 });
 
 test('no default per-step overhead: the one published single-request vLLM figure found is within 10 % of the roofline at the assumed 0.8; a TPOT SLO judged at small batch with overhead_ms assumed 0 says so', async () => {

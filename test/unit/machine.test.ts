@@ -20,6 +20,8 @@ test('the bench line names the CPU with its family and model when the run record
   const zen4 = formatRun({ ...run, environment: { ...run.environment, cpuSignature: 'family 25 model 17' } });
   assert.match(zen4, /^AMD EPYC \(family 25 model 17\) · 2 threads · avx2 · peaks: /m);
   assert.match(formatRun(run), /^AMD EPYC · 2 threads · avx2 · peaks: /m);
+  // s47 newcomer LOW-1: one thread (the WebAssembly build's) is "1 thread", not "1 threads".
+  assert.match(formatRun({ ...run, environment: { ...run.environment, threads: 1 } }), /^AMD EPYC · 1 thread · avx2 · peaks: /m);
 });
 
 test('a bench cancelled before its first case prints no kernel table header, only that it was cancelled', () => {

@@ -190,17 +190,17 @@ test('the activation peak grows with max_num_batched_tokens, as vLLM\'s profilin
 test('Llama-3.1-8B on an A10 (24 GB): vLLM\'s default max_num_batched_tokens for the card, 2,356 blocks within 5% without overrides', () => {
   const e = estimate(profile('Llama-3.1-8B', { gpu: 'A10', maxModelLen: 131_072 }));
   const activation = e.pool.reserve.find((t) => t.key === 'activation')!;
-  assert.match(activation.basis, /^max_num_batched_tokens 2048 \(vLLM's default on a < 70 GiB GPU\), max_num_seqs 256$/);
+  assert.match(activation.basis, /^max_num_batched_tokens 2,048 \(vLLM's default on a < 70 GiB GPU\), max_num_seqs 256$/);
   within(e.pool.pages, 2356, 0.05, 'A10 blocks');
   within(e.pool.budgetBytes / GiB, 4.6, 0.05, 'A10 KV budget GiB');
   // Writing the old 8192 gives the 8% shortfall back: the term follows what the profile says.
   const at8192 = estimate(profile('Llama-3.1-8B', { gpu: 'A10', batched: 8192, maxModelLen: 131_072 }));
   assert.ok(at8192.pool.pages < 0.93 * 2356, String(at8192.pool.pages));
   // The H100 point (>= 70 GiB) keeps 8192, vLLM's default there.
-  assert.match(estimate(profile('Meta-Llama-3-8B', { gpu: 'H100 SXM', maxModelLen: 8192 })).pool.reserve.find((t) => t.key === 'activation')!.basis, /^max_num_batched_tokens 8192 \(vLLM's default on a >= 70 GiB GPU\)/);
+  assert.match(estimate(profile('Meta-Llama-3-8B', { gpu: 'H100 SXM', maxModelLen: 8192 })).pool.reserve.find((t) => t.key === 'activation')!.basis, /^max_num_batched_tokens 8,192 \(vLLM's default on a >= 70 GiB GPU\)/);
   // An A100 80GB is >= 70 GiB but keeps 2048: vLLM's EngineArgs.get_batch_defaults excludes
   // device names containing "a100" from the larger defaults (vLLM PR #17885).
-  assert.match(estimate(profile('Meta-Llama-3-8B', { gpu: 'A100 80GB', maxModelLen: 8192 })).pool.reserve.find((t) => t.key === 'activation')!.basis, /^max_num_batched_tokens 2048 \(vLLM's default on an A100\)/);
+  assert.match(estimate(profile('Meta-Llama-3-8B', { gpu: 'A100 80GB', maxModelLen: 8192 })).pool.reserve.find((t) => t.key === 'activation')!.basis, /^max_num_batched_tokens 2,048 \(vLLM's default on an A100\)/);
 });
 
 test('device.gpu sizes the pool when memory_gib is absent; memory_gib wins when both are set', () => {

@@ -57,6 +57,10 @@ test("simulate's cost line: modelled, at the user-given price, at a steady rate 
   assert.equal(costLine({ ...pool, capacity: { maxRate: null } } as unknown as PoolResult, device), "Cost: none at user-given $2.49/GPU-hour: no rate tried meets the SLO, so there is no max rate to price (the figures above are a failing rate's)");
   // --max-rate 30: 2.49 / 3600 / (30 × 272 = 8,160) × 10^6 = 0.084763 -> $0.0848.
   assert.match(costLine({ ...pool, capacity: { maxRate: 30 } } as unknown as PoolResult, device)!, /: \$0\.0848 per 1M output tokens at the max rate, 30\.0 requests\/s = /);
+  // s47 newcomer LOW-2: the factors shown rounded do not multiply to the product shown: 23.97 requests/s × 272.05 = 6,521 tokens/s,
+  // shown "24.0 × 272", and 24.0 × 272 = 6,528 ≠ 6,521: "≈", not "=".
+  const rounded = { ...pool, load: { ...load, offeredRequestsPerSec: 23.97, meanOutputTokens: 272.05 } } as PoolResult;
+  assert.match(costLine(rounded, device)!, /\(24\.0 requests\/s × 272 output tokens a request, the run's mean, ≈ 6,521 output tokens\/s\)/);
   // LOW-2: a tiny price keeps its digits (was $0.00): 1e-300 / 3600 / 6,528 × 10^6 = 4.2552e-302.
   assert.match(costLine(pool, { ...device, gpuHourUsd: 1e-300 })!, /^Cost \(modelled, at user-given \$1\.00e-300\/GPU-hour\): \$4\.26e-302 per 1M/);
 });

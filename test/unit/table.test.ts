@@ -19,6 +19,18 @@ const base: KernelCase = {
 };
 
 describe('formatCases', () => {
+  it('marks a row whose p90 / p10 reaches 2 as noisy, with the ratio, and the caption says what that means (s47 newcomer LOW)', () => {
+    // The newcomer's row: p10-p90 0.426-15.97 ms: 15.97 / 0.426 = 37.49 -> "noisy 37.5x"; a 1.0-1.9 ms row (1.9x) is not marked.
+    const noisy = { ...base, medianNs: 1.2e6, p10Ns: 0.426e6, p90Ns: 15.97e6, samplesNs: Array(20).fill(1e6) };
+    const quiet = { ...base, medianNs: 1.2e6, p10Ns: 1.0e6, p90Ns: 1.9e6, samplesNs: Array(20).fill(1e6) };
+    const [, , row, quietRow] = formatCases([noisy, quiet]).split('\n');
+    assert.match(row!, / noisy 37\.5x /);
+    assert.doesNotMatch(quietRow!, /noisy/);
+    const caption = casesCaption({ cases: [noisy], environment: undefined as unknown as Environment });
+    assert.match(caption, /"noisy Nx": p90 \/ p10 = N >= 2, so that row's median, rate and % of peak may be off by as much/);
+    assert.doesNotMatch(casesCaption({ cases: [quiet], environment: undefined as unknown as Environment }), /noisy/);
+  });
+
   it('prints the SIMD path, the product unit and the peak of that unit per case', () => {
     const text = formatCases([
       { ...base, simdPath: 'avx2', productUnit: 'fp32-fma', ceiling: 'fp32 FMA peak' },
@@ -156,6 +168,19 @@ describe('formatEstimate KV pool under tensor parallelism', () => {
     const text = formatEstimate(estimate(profile), 'l70', { tensorParallelSize: 4 });
     const line = text.split('\n').find((l) => l.startsWith('  KV pool'))!;
     assert.equal(line, '  KV pool           8,192 pages = 131,072 tokens, the capacity of all 4 GPUs together: each holds 2 of the 8 KV heads of every one of these tokens (not 4 × 131,072)');
+  });
+
+  it('splits the weights per GPU into the sharded share, what every GPU holds whole and the kv_b_proj copies, so the figures add up (s47 newcomer LOW-4)', () => {
+    const base = profileFromModelConfig(loadModel('DeepSeek-V3'), null);
+    const profile = { ...base, device: { ...base.device, tensorParallelSize: 8 }, kvCache: { ...base.kvCache, memoryGib: 10 } };
+    const e = estimate(profile);
+    const line = formatEstimate(e, 'ds', { tensorParallelSize: 8 }).split('\n').find((l) => l.startsWith('  weights'))!;
+    // Was "627 GiB in all, 79.5 GiB per GPU", and 8 × 79.5 = 636 ≠ 627. Now 627 ÷ 8 = 78.3 (of 626.x GiB) sharded + 950 MiB replicated
+    // (norms, routers, q_a_proj, kv_a_proj_with_mqa: the nc47 figure) + the 1.91 GiB of bf16 kv_b_proj copies ÷ 8 = 244 MiB:
+    // 78.3 + 0.93 + 0.24 = 79.5 GiB.
+    assert.equal(line, '  weights           627 GiB in all, 79.5 GiB per GPU (627 GiB ÷ 8 = 78.3 GiB sharded + 950 MiB replicated on every GPU + 244 MiB bf16 kv_b_proj copies)');
+    const replicated = e.weightsBytesPerGpu - Math.ceil(e.weightsBytes / 8) - e.kvBProjCopiesBytesPerGpu!;
+    assert.ok(replicated > 940 * 2 ** 20 && replicated < 960 * 2 ** 20, String(replicated));
   });
 
   it('says per GPU for both the naive S+P and the flash workspace', () => {

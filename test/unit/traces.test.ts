@@ -78,7 +78,7 @@ test('Azure and BurstGPT CSVs with blank lines before the header are read, and r
   const r = readTraceFile(good, { maxModelLen: 8192, warnings });
   assert.deepEqual([...r.requests.arrivalS], [0, 2.5]);
   assert.deepEqual([...r.requests.promptLen], [12, 9000]);
-  assert.deepEqual(warnings, [`${good}:6:1: warning: prompt of 9000 tokens reaches max_model_len 8192: the request is rejected`]);
+  assert.deepEqual(warnings, [`${good}:6:1: warning: prompt of 9,000 tokens reaches max_model_len 8,192: the request is rejected`]);
   const burst = write('burst-blank.csv', '\n\nTimestamp,Model,Request tokens,Response tokens,Total tokens,Log Type\n5,ChatGPT,472,18,490,Conversation log\n7,ChatGPT,x,1,2,API log\n');
   assert.equal(detectTraceFormat(burst), 'burstgpt');
   assert.equal(cliLine(() => readTraceFile(burst, { maxModelLen: 8192 })), `${burst}:5:11: Request tokens must be an integer from 1 to 2147483647, got "x"`);
@@ -135,8 +135,8 @@ test('Azure CSV: datetime stamps to seconds from the first, lengths, max_model_l
   assert.deepEqual([...r.requests.promptLen], [4808, 3180, 110, 9000, 7000]);
   assert.deepEqual([...r.requests.outputLen], [10, 8, 27, 4, 2000]);
   assert.deepEqual(warnings, [
-    `${fixture('azure-code.csv')}:5:1: warning: prompt of 9000 tokens reaches max_model_len 8192: the request is rejected`,
-    `${fixture('azure-code.csv')}:6:1: warning: prompt 7000 + output 2000 tokens exceed max_model_len 8192: the output is clipped to 1192`,
+    `${fixture('azure-code.csv')}:5:1: warning: prompt of 9,000 tokens reaches max_model_len 8,192: the request is rejected`,
+    `${fixture('azure-code.csv')}:6:1: warning: prompt 7,000 + output 2,000 tokens exceed max_model_len 8,192: the output is clipped to 1,192`,
   ]);
   assert.equal(parseDatetimeSeconds('2023-11-16 18:15:46.6805900'), Date.UTC(2023, 10, 16, 18, 15, 46) / 1000 + 0.68059);
   assert.ok(Number.isNaN(parseDatetimeSeconds('16/11/2023 18:15')));
@@ -559,7 +559,7 @@ test('a max_model_len the profile does not write is vLLM\'s default, with or wit
   writeFileSync(file, '{"arrival_s": 0, "prompt_len": 12000, "output_len": 10}\n{"arrival_s": 1, "prompt_len": 140000, "output_len": 10}\n');
   const warnings: string[] = [];
   readTraceFile(file, { maxModelLen: defaulted.tokens, maxModelLenSource: defaulted.source, warnings });
-  assert.deepEqual(warnings, [`${file}:2:1: warning: prompt of 140000 tokens reaches max_model_len 131072 (vLLM's default, max_position_embeddings 131,072): the request is rejected`]);
+  assert.deepEqual(warnings, [`${file}:2:1: warning: prompt of 140,000 tokens reaches max_model_len 131,072 (vLLM's default, max_position_embeddings 131,072): the request is rejected`]);
 });
 
 test('an empty prefix_id ("" or spaces, an empty cell a converter carried over) is refused at its value; null still means no shared prefix', () => {
