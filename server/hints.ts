@@ -318,6 +318,13 @@ function computedHints(a: Analysis, invalid: readonly string[]): AnchoredHint[] 
   if (modelIsHere && valid(KV_KEYS)) for (const at of kvAnchors(a, model)) hints.push(anchoredHint(a, at, [kvLabel], terms.kvMarkdown(a), true));
 
   if (e.hasKvCache) {
+    // The device leaves no KV budget (weights, or weights with activations and engine reserves, exceed
+    // it): the budget, page and concurrency hints say so in words, not "0 B KV budget", "0 pages ·
+    // 0 tokens", "0.00x" that read as figures (s47 newcomer-ed LOW 4; the weights error stands at device.gpu).
+    // First in each label, so it shows within the 43 characters; the figure beside it goes to the tooltip where it does not fit.
+    const noBudget = e.pool.budgetSource === 'device' && e.pool.budgetBytes <= 0
+      ? `no KV budget${gpu}: ${e.weightsBytesPerGpu > e.pool.usableBytes ? 'weights exceed' : 'weights + activations exceed'}`
+      : null;
     const maxPos = model.sourceKeys.maxPositionEmbeddings;
     const maxPosRange = modelIsHere && maxPos !== undefined ? modelKeyRange(a, maxPos) : undefined;
     if (maxPosRange !== undefined && model.maxPositionEmbeddings !== null && valid(RESERVATION_KEYS)) {
@@ -328,7 +335,7 @@ function computedHints(a: Analysis, invalid: readonly string[]): AnchoredHint[] 
       const reserve = e.pool.engineReserveBytes > 0 ? ` − engine ${formatBytes(e.pool.engineReserveBytes)}` : '';
       // The second part is a label part of its own (joined with " · " where it fits, and in the
       // tooltip's heading), so it reads alone: no leading "=" (it read "budget · = 72 GiB usable").
-      const parts = [`${formatBytes(e.pool.budgetBytes)} KV budget${gpu}`, `usable ${formatBytes(e.pool.usableBytes)} − weights ${formatBytes(e.weightsBytesPerGpu)} − activations ${formatBytes(e.pool.activationPeakBytes)}${reserve}`];
+      const parts = [noBudget ?? `${formatBytes(e.pool.budgetBytes)} KV budget${gpu}`, `usable ${formatBytes(e.pool.usableBytes)} − weights ${formatBytes(e.weightsBytesPerGpu)} − activations ${formatBytes(e.pool.activationPeakBytes)}${reserve}`];
       hints.push(anchoredHint(a, memory, parts, terms.poolMarkdown(a), true));
     }
     const page = profileKeyRange(a, 'kv_cache.page_size');
@@ -341,7 +348,9 @@ function computedHints(a: Analysis, invalid: readonly string[]): AnchoredHint[] 
       // A hybrid Mamba pool's block size is vLLM's raised one ("80-token blocks (Mamba)"): said
       // first, as the page_size written is not what vLLM runs; the tooltip's rows say why.
       const raised = e.pool.layout.pageSize > profile.kvCache.pageSize ? [`${formatCount(e.pool.layout.pageSize)}-token blocks (Mamba)`] : [];
-      const parts = e.pool.budgetSource === 'none'
+      const parts = noBudget
+        ? [noBudget, `${formatBytes(e.pageBytes)}/${raised.length > 0 ? 'block' : 'page'}${gpu}`]
+        : e.pool.budgetSource === 'none'
         ? [...raised, `${formatBytes(e.pageBytes)}/${raised.length > 0 ? 'block' : 'page'}${gpu}`, 'pool not sized', 'set device.gpu, device.memory_gib or kv_cache.memory_gib']
         : raised.length > 0
           ? [...raised, `${formatCount(e.pool.tokens)} tokens`, `${formatCount(e.pool.pages)} blocks`, `${formatBytes(e.pageBytes)}/block${gpu}`]
@@ -367,7 +376,7 @@ function computedHints(a: Analysis, invalid: readonly string[]): AnchoredHint[] 
       // more at once (s46 newcomer: the same profile's simulation peaked at 156 running).
       const cap = maxNumSeqsOf(profile);
       const atOnce = cap < e.pool.sequencesAtOnce ? `max_num_seqs ${formatCount(cap)} binds` : `${formatCount(e.pool.sequencesAtOnce)} at ${formatCount(n)}`;
-      hints.push(anchoredHint(a, maxModelLen, [`${reservationLabel(a, n)} · ${formatConcurrency(e.pool.maxConcurrency)}`, atOnce], terms.concurrencyMarkdown(a), false));
+      hints.push(anchoredHint(a, maxModelLen, noBudget ? [noBudget, reservationLabel(a, n)] : [`${reservationLabel(a, n)} · ${formatConcurrency(e.pool.maxConcurrency)}`, atOnce], terms.concurrencyMarkdown(a), false));
     }
   }
 

@@ -160,6 +160,21 @@ test('pipeline parallelism: the figures are one stage\'s, say which, and the too
   await client.close(uri);
 });
 
+test('weights above the device: the budget, page and max_model_len hints say there is no KV budget, not 0 B / 0 pages / 0.00x (s47 newcomer-ed LOW 4)', async () => {
+  const uri = fixtureUri('no-budget.attn.yaml');
+  // Llama-3.1-70B bf16 at tp 2 on 40 GiB: 131.42 GiB ÷ 2 = 65.7 GiB per GPU > 40 · 0.9 = 36 GiB usable: no KV budget.
+  const text = ['model: ./configs/Llama-3.1-70B.config.json', 'device: { memory_gib: 40, tensor_parallel_size: 2 }', 'kv_cache: { page_size: 16 }', 'workload: { max_model_len: 8192 }', ''].join('\n');
+  await client.open(uri, text);
+  const hints = (await client.inlayHints(uri))!;
+  const onLine = (needle: string): string => label(hints.filter((h) => h.position.line === rangeOf(text, needle).start.line)[0]!);
+  assert.equal(onLine('memory_gib'), 'no KV budget/GPU: weights exceed');
+  // The words first (the page's bytes would push them past VS Code's 43 characters): 2.5 MiB/page/GPU in the tooltip.
+  assert.equal(onLine('page_size'), 'no KV budget/GPU: weights exceed');
+  assert.equal(onLine('max_model_len'), 'no KV budget/GPU: weights exceed');
+  for (const h of hints) assert.doesNotMatch(label(h), /^0 B KV budget|· 0 pages|0\.00x/, label(h));
+  await client.close(uri);
+});
+
 test('tensor parallelism: every figure of one GPU says /GPU, and the tooltips give the total on all GPUs', async () => {
   const uri = fixtureUri('tp4-figures.attn.yaml');
   const text = [
@@ -529,7 +544,8 @@ test('the max_model_len hint always carries the max concurrency within 43 charac
     const label_ = hints.filter((h) => h.position.line === line).map(label);
     assert.equal(label_.length, 1, `${d.name}: ${JSON.stringify(hints.map(label))}`);
     assert.ok(label_[0]!.length <= 43, `${d.name}: "${label_[0]}" is ${label_[0]!.length} characters`);
-    assert.match(label_[0]!, /^[\d.]+ [KMGT]?i?B reserved\/seq(\/GPU)? · \d+\.\d\dx/, d.name);
+    // Or, where the weights leave no KV budget on the H100s (s47: it read "0.00x"), that in words.
+    assert.match(label_[0]!, /^[\d.]+ [KMGT]?i?B reserved\/seq(\/GPU)? · [\d,]+\.\d\dx|^no KV budget(\/GPU)?: weights (\+ activations )?exceed( · |$)/, d.name);
     await client.close(d.uri);
   }
 });
@@ -655,7 +671,9 @@ test('the page_size hint keeps its token figure within 43 characters for all 20 
       const at = rangeOf(text, 'page_size: 16').end;
       const page = hints.filter((h) => h.position.line === at.line && /\/(page|block)\b/.test(label(h) + (h.tooltip as MarkupContent).value)).map(label);
       // Weights past an 80 GB H100 (70B, 405B, Mixtral, DeepSeek-V3) leave no pool and no page hint there: an error says so.
+      // Where the page hint stays, it says there is no KV budget (s47: it read "0 pages · 0 tokens").
       if (page.length === 0 && budget.startsWith('device')) continue;
+      if (budget.startsWith('device') && /^no KV budget(\/GPU)?: weights (\+ activations )?exceed( · |$)/.test(page[0] ?? '')) continue;
       assert.equal(page.length, 1, `${model} ${budget}: ${JSON.stringify(hints.map(label))}`);
       assert.match(page[0]!, / tokens\b/, `${model} ${budget}`);
       checked++;
