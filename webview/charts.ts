@@ -4,7 +4,7 @@
  * exact values and for screen readers). Units: times in ms, rates in GFLOP/s and GB/s (SI),
  * memory in GiB (IEC).
  */
-import type { ChartConfiguration, ChartDataset, Plugin } from 'chart.js';
+import type { Chart, ChartConfiguration, ChartDataset, Plugin } from 'chart.js';
 import type { KernelCase, PoolSample } from '../core/protocol/run';
 import { caseLabel } from './compare';
 import { contiguousNotSimulatedText, dataParallelDeployment, dataParallelEngines, dpScopeText, DP_SAMPLED_ENGINES, formatBytes, formatCount, formatCountOf, gpuCount, formatDuration, formatGib, formatMs, formatParams, formatPercent, formatRate, formatSignificant, fractionText, isMemoryBound, nativeBuildLabel, poolCancelledText } from '../core/format';
@@ -89,6 +89,35 @@ export function axis(p: Palette, title: string, extra: Record<string, unknown> =
     border: { color: p.grid },
     ...extra,
   };
+}
+
+/** Width of a legend swatch drawn as its series is (legendAsDrawn), px: three dashes of a [6, 4] line. */
+export const LEGEND_SWATCH_PX = 28;
+
+/**
+ * `config`'s legend drawing each item as its series is drawn: a line for a line, dashed where it is
+ * dashed and as thick, a box for an area (`boxed`: the filled datasets unless told), each
+ * LEGEND_SWATCH_PX wide (chart.js's usePointStyle with pointStyleWidth, its items built here from the
+ * datasets: chart.js's own take a line's point style, solid and 1 px). chart.js's default swatch is a
+ * 40 × 12 px box filled with the dataset's colour under its border: a dashed line's ("peak running
+ * 156") read as a blob (s47 newcomer-ed 7). Returns `config`, changed.
+ */
+export function legendAsDrawn(config: ChartConfiguration, boxed: (d: ChartDataset) => boolean = (d) => !!(d as { fill?: unknown }).fill): ChartConfiguration {
+  const datasets = config.data.datasets as Array<ChartDataset & { borderDash?: number[]; borderWidth?: number }>;
+  const styles = datasets.map((d) => (boxed(d) ? ('rect' as const) : ('line' as const)));
+  const legend = (config.options!.plugins!.legend ??= {}) as { labels?: Record<string, unknown> };
+  const color = legend.labels?.['color'] as string | undefined;
+  legend.labels = {
+    ...legend.labels,
+    usePointStyle: true,
+    pointStyleWidth: LEGEND_SWATCH_PX,
+    generateLabels: (chart: Chart) =>
+      datasets.map((d, i) => ({
+        text: d.label ?? '', datasetIndex: i, hidden: !chart.isDatasetVisible(i), pointStyle: styles[i]!, fontColor: color,
+        fillStyle: d.backgroundColor as string, strokeStyle: d.borderColor as string, lineWidth: d.borderWidth ?? 1, lineDash: d.borderDash ?? [],
+      })),
+  };
+  return config;
 }
 
 /**
@@ -954,6 +983,9 @@ export function noPoolText(run: Pick<ViewRun, 'status' | 'profile' | 'poolCancel
   return run.profile?.workload ? 'This run has no pool simulation.' : 'This run has no pool simulation (add a workload to the profile).';
 }
 
+/** The pool chart's cached pages, drawn as a dashed line where they end over the held ones. */
+const CACHED_LABEL = 'cached (evictable): to the dashed line';
+
 export function poolTimelineChart(run: ViewRun, p: Palette): ChartSpec {
   const samples = run.poolSamples;
   const drawn = thinSamples(samples);
@@ -965,7 +997,7 @@ export function poolTimelineChart(run: ViewRun, p: Palette): ChartSpec {
   if (any(waste)) datasets.push(poolArea(p, 'held: internal waste', xy(waste), p.series[4]!, 0.7));
   // Cached and free pages are both free for allocation: left unfilled, so the pool looks as full
   // as it is held; the dashed line stacked on the held pages is where the cached pages end.
-  if (any((s) => s.pagesCached)) datasets.push({ ...poolArea(p, 'cached (evictable): to the dashed line', xy((s) => s.pagesCached), p.series[3]!, 0, [5, 4]), fill: false, borderWidth: p.lineWidth + 0.5 });
+  if (any((s) => s.pagesCached)) datasets.push({ ...poolArea(p, CACHED_LABEL, xy((s) => s.pagesCached), p.series[3]!, 0, [5, 4]), fill: false, borderWidth: p.lineWidth + 0.5 });
   // Free pages are the blank between the stack and the pool's top: no line, no fill. Its legend
   // swatch is an outlined, unfilled box (chart.js draws the box from the dataset's border), the
   // way the pages are drawn; a border of 0 left the legend item with no swatch at all.
@@ -995,6 +1027,8 @@ export function poolTimelineChart(run: ViewRun, p: Palette): ChartSpec {
       scales,
     } as ChartConfiguration['options'],
   };
+  // The held pages as boxes, free as an outlined box; lines as lines (the cached pages' dashed edge, fragmentation %, preemptions).
+  legendAsDrawn(config, (d) => (d as { stack?: string }).stack === 'pages' && d.label !== CACHED_LABEL);
   return {
     id: 'poolTimeline',
     title: `Page pool${engineOfSamples(run)}`,

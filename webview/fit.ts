@@ -124,10 +124,12 @@ export const fitTextPlugin: Plugin = {
       const labels = legend.labels;
       const generate = labels.generateLabels ?? ((c: Chart) => Chart.defaults.plugins.legend.labels.generateLabels(c));
       labels.generateLabels = (c: Chart) => {
-        const opts = (c.options.plugins?.legend?.labels ?? {}) as { font?: unknown; usePointStyle?: boolean; boxWidth?: number; padding?: number };
+        const opts = (c.options.plugins?.legend?.labels ?? {}) as { font?: unknown; usePointStyle?: boolean; pointStyleWidth?: number; boxWidth?: number; padding?: number };
         const font = toFont(opts.font as Parameters<typeof toFont>[0]);
-        // An item is its box, half the font size of gap, then its text, inside the legend's padding on each side.
-        const room = c.width - (opts.usePointStyle ? font.size : (opts.boxWidth ?? 40)) - font.size / 2 - 2 * (opts.padding ?? 10);
+        // An item is its box (chart.js getBoxSize: a point style's pointStyleWidth, else at most the font size), half the
+        // font size of gap, then its text, inside the legend's padding on each side.
+        const box = opts.usePointStyle ? (opts.pointStyleWidth || Math.min(opts.boxWidth ?? font.size, font.size)) : (opts.boxWidth ?? 40);
+        const room = c.width - box - font.size / 2 - 2 * (opts.padding ?? 10);
         const measure = measurer(c, opts.font);
         return generate(c).map((item) => (typeof item.text === 'string' ? { ...item, text: shortenText(item.text, room, measure) } : item));
       };

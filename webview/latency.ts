@@ -12,7 +12,7 @@ import type { CdfPoint, LatencyStats, LatencySummary } from '../core/protocol/la
 import type { PoolLoad, PoolResult } from '../core/protocol/run';
 import { durationTicks, formatCount, formatMs, formatPercent, formatRequestRate, formatSignificant, formatTimeScale, poolCancelledText, sloMet, sloVerdict, tpotOverheadNote } from '../core/format';
 import type { ViewRun } from './model';
-import { axis, durationLogTick, engineOfSamples, noPoolText, simulatedTimeAxis, type ChartSpec } from './charts';
+import { axis, durationLogTick, engineOfSamples, legendAsDrawn, noPoolText, simulatedTimeAxis, type ChartSpec } from './charts';
 import { thinTicks } from './sweep';
 import { withAlpha, type Palette } from './theme';
 
@@ -284,6 +284,8 @@ export function queueChart(run: ViewRun, p: Palette): ChartSpec {
       ...(ownAxis ? { yRunning: axis(p, 'requests running', { beginAtZero: true, position: 'right', grid: { color: p.grid, drawOnChartArea: false } }) } : {}),
     }),
   };
+  // Every series a line: each swatch a line, the peaks' dashed (their boxes were blobs, s47 newcomer-ed 7).
+  legendAsDrawn(config);
   return {
     id: 'queue',
     title: `Queue${engineOfSamples(run)}`,

@@ -250,9 +250,17 @@ export function startModel(saved: DashboardModel | undefined): DashboardModel {
   return { ...(saved ? restoredModel(saved) : emptyModel), awaiting: 'init' };
 }
 
-/** `run` as `init` leaves it when `init` brings no run of its own: one restored as running (or 'restoring') was stopped by the reload. */
-function settled(run: ViewRun | null): ViewRun | null {
-  return run?.status === 'running' || run?.status === 'restoring' ? { ...run, status: 'cancelled', error: STOPPED_BY_RELOAD, progress: null } : run;
+/**
+ * `run` as `init` leaves it when `init` brings no run of its own: one restored as running (or 'restoring') was stopped by the reload;
+ * one that had ended unsaved before it (cancelled, failed or refused, no id: a simulation is saved only when it ends) gives way to the
+ * newest saved run, `latest`, when there is one (README: with no run of its own the dashboard shows the newest saved run; a cancelled
+ * simulation kept as the page's run after a reload read as the one the window had, s47 newcomer-ed 11); with none it stays, its line
+ * saying it was not saved.
+ */
+function settled(run: ViewRun | null, latest: ViewRun | null): ViewRun | null {
+  if (run?.status === 'running' || run?.status === 'restoring') return { ...run, status: 'cancelled', error: STOPPED_BY_RELOAD, progress: null };
+  const unsaved = run !== null && run.id === null && (run.status === 'cancelled' || run.status === 'failed' || run.status === 'refused');
+  return unsaved && latest ? latest : run;
 }
 
 /** The model after `msg`. Messages about a stream that is not running are ignored. */
@@ -267,7 +275,7 @@ export function reduce(model: DashboardModel, msg: ToWebview): DashboardModel {
       // With no run of its own nor from the extension: the newest saved run, as one the page did
       // not make (a page opened after a reload showed "No run yet" beside saved runs, s39 newcomer-ed 9).
       const latest = msg.latest ? { ...viewOfRun(msg.latest.run, msg.latest.id), latest: true as const } : null;
-      const current = msg.streaming ? null : msg.current ? viewOfRun(msg.current, msg.currentId ?? null, msg.currentProfileEdited) : (settled(restored.current) ?? latest);
+      const current = msg.streaming ? null : msg.current ? viewOfRun(msg.current, msg.currentId ?? null, msg.currentProfileEdited) : (settled(restored.current, latest) ?? latest);
       const { awaiting: _, ...rest } = restored;
       return {
         ...rest,

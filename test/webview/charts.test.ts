@@ -146,6 +146,28 @@ describe('pool chart legend', () => {
   });
 });
 
+// s47 newcomer-ed 7: the queue chart's "peak running 156 / peak waiting 0" swatches were 40 x 12 px boxes filled with the
+// line's colour under its dashed border: blobs. Each swatch is now drawn as its series is: a line, dashed as drawn.
+describe('legend swatches as the series are drawn', () => {
+  it('the queue chart\'s lines are lines, the peaks\' dashed [6, 4] as on the plot; the pool chart\'s areas boxes, its lines lines', () => {
+    const samples = Array.from({ length: 10 }, (_, i) => ({ ...sample(i, 10), pagesCached: 50, pagesFree: 40, tokens: 150, internalFragmentation: 0.06, running: 3, waiting: 1, preempted: i % 2, preemptions: i }));
+    const view = { ...viewOfRun(run, null), poolSamples: samples };
+    const queue = queueChart(view, palette);
+    assert.equal((queue.config.options!.plugins!.legend!.labels as { usePointStyle?: boolean }).usePointStyle, true);
+    const items = legendOf(queue.config);
+    const style = (text: string) => { const i = items.find((x) => x.text.startsWith(text))!; return { style: i.pointStyle, dash: i.lineDash, width: i.lineWidth }; };
+    // The recorded run's pool summary: peak running and waiting over every step, drawn dashed [6, 4] at p.lineWidth.
+    assert.deepEqual(style('peak running'), { style: 'line', dash: [6, 4], width: palette.lineWidth });
+    assert.deepEqual(style('peak waiting'), { style: 'line', dash: [6, 4], width: palette.lineWidth });
+    assert.deepEqual(style('running'), { style: 'line', dash: [], width: palette.lineWidth });
+    const pool = legendOf(poolTimelineChart({ ...view, pool: null }, palette).config);
+    const of = (text: string) => pool.find((x) => x.text === text)!;
+    assert.deepEqual(['held: tokens', 'held: internal waste', 'free'].map((t) => of(t).pointStyle), ['rect', 'rect', 'rect']);
+    assert.deepEqual([of('cached (evictable): to the dashed line').pointStyle, of('cached (evictable): to the dashed line').lineDash], ['line', [5, 4]]);
+    assert.deepEqual([of('fragmentation %').pointStyle, of('fragmentation %').lineDash], ['line', [4, 3]]);
+  });
+});
+
 describe('roofline', () => {
   it('keeps the roofs out of the legend (they are labelled on the plot) and names each one', () => {
     const spec = rooflineChart(viewOfRun(run, null), palette);

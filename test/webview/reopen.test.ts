@@ -72,6 +72,24 @@ describe('the model a page starts from and init', () => {
     assert.deepEqual([without.current?.status, without.current?.error], ['cancelled', STOPPED_BY_RELOAD]);
   });
 
+  // s47 newcomer-ed 11: a simulation cancelled (not saved) before a window reload was still the page's run after it,
+  // "… · simulation  cancelled", though README says a page with no run of its own shows the newest saved run.
+  it('a run that ended unsaved before the reload gives way to the newest saved run; with none saved it stays, saying it was not saved', () => {
+    const notSaved = 'cancelled; not saved: a simulation is saved only when it ends';
+    const cancelledSim = { ...partialRun({ name: 'llama.attn.yaml · simulation', kind: 'simulate', toolVersion: '0.1.0', profile: run.profile, estimate: run.estimate, cases: [], status: 'cancelled', error: notSaved }), createdAt: '2026-12-05T09:10:00.000Z' };
+    const saved = reduce(reduce(reduce(emptyModel, { type: 'init', runs: [], current: null }), { ...started, kind: 'simulate', name: cancelledSim.name }), { type: 'runFinished', run: cancelledSim, id: null });
+    assert.deepEqual([saved.current?.status, saved.current?.id], ['cancelled', null]);
+    const latest = { run, id: runId(run.createdAt, run.name) };
+    const after = reduce(startModel(saved), { type: 'init', runs: [], current: null, latest });
+    assert.deepEqual([after.current?.name, after.current?.id, after.current?.latest], [run.name, latest.id, true]);
+    // None saved: the cancelled run stays, its own line saying why it was not saved.
+    const none = reduce(startModel(saved), { type: 'init', runs: [], current: null });
+    assert.deepEqual([none.current?.status, none.current?.error], ['cancelled', notSaved]);
+    // A run that ended saved (an id) is still the page's run after a reload, not the newest saved one.
+    const savedRun = reduce(saved, { type: 'runSaved', id: 'r1' });
+    assert.equal(reduce(startModel(savedRun), { type: 'init', runs: [], current: null, latest }).current?.id, 'r1');
+  });
+
   it('init of a streaming run shows neither its current nor its latest run, and awaits the start replayed after it', () => {
     const latest = { run, id: runId(run.createdAt, run.name) };
     const model = reduce(startModel(undefined), { type: 'init', runs: [], current: null, latest, streaming: true });
@@ -240,6 +258,34 @@ describe('dashboard reopened, History and Sweep lists, in Chromium', () => {
   });
 
   // s46 lead: the legend and the table wrote 30000 beside the x axis's "30,000".
+  // s47 newcomer-ed 8: in the stacked table the best point's ★ (a column with no name) took a line of its own, its block a line taller.
+  it('the best point\'s block in the stacked sweep table is as tall as the others, its ★ on its top border', async () => {
+    const page = await openDashboard(browser, server, 'dark', { locale: 'en-US' });
+    try {
+      await page.setViewportSize({ width: 420, height: 800 });
+      const best = sweep.rows[2]!;
+      await send(page, { type: 'init', runs: [], current: null, currentId: null, sweep: { ...sweep, best: { id: best.id, environmentKey: 'e1', label: best.label, rule: 'highest modelled output throughput' } } });
+      await page.locator('vscode-tab-header').nth(2).click();
+      await page.waitForFunction(() => document.querySelector('table.table-sweep')?.classList.contains('stacked') && document.querySelectorAll('#sweep-table tbody tr').length === 6);
+      const blocks = await page.$$eval('#sweep-table tbody tr', (trs) => trs.map((tr) => {
+        const box = tr.getBoundingClientRect();
+        const star = tr.querySelector('td[data-label=""]')!;
+        const first = tr.querySelector('td:not([data-label=""])')!.getBoundingClientRect();
+        const s = star.getBoundingClientRect();
+        return { height: Math.round(box.height), firstTop: Math.round(first.top - box.top), star: star.textContent, starMiddle: Math.round((s.top + s.bottom) / 2 - box.top) };
+      }));
+      assert.deepEqual(blocks.map((b) => b.star), ['', '', '★', '', '', '']);
+      // Same cells in every block (two axes, two figures, status): the same height and the first line at the same place.
+      assert.deepEqual(new Set(blocks.map((b) => b.height)).size, 1, JSON.stringify(blocks));
+      assert.deepEqual(new Set(blocks.map((b) => b.firstTop)).size, 1, JSON.stringify(blocks));
+      // The ★ on the block's top border (its middle within a few px of it), not on a line inside.
+      assert.ok(Math.abs(blocks[2]!.starMiddle) <= 4, JSON.stringify(blocks[2]));
+      await page.locator('#sweep-table').screenshot({ path: join(shots, 'reopen-sweep-best-420.png') });
+    } finally {
+      await page.close();
+    }
+  });
+
   it('the Sweep tab writes swept values grouped in its legend and table, as on its x axis', async () => {
     const page = await openDashboard(browser, server, 'dark', { locale: 'en-US' });
     try {
