@@ -64,6 +64,12 @@ export interface LogComparison {
   /** Pages the estimate gives when it takes the log's weights, activation, non-torch and graph figures. */
   pagesWithLogTerms: number | null;
   notes: string[];
+  /**
+   * Where the log gives no device memory and the estimate's usable memory is the profile's
+   * device, and that leaves a KV difference the printed terms do not explain: one sentence said
+   * above the table (a log of another GPU than the profile's differs by its whole memory); null otherwise.
+   */
+  deviceCaveat: string | null;
   /** The log's lines that could not be read (VllmLog.unread): their figures are not compared. */
   unread: VllmLog['unread'];
   /** The KV figures the ranks printed apart (VllmLog.ranks; the smallest is read) and the process whose terms are read. */
@@ -423,6 +429,7 @@ export function compareVllmLog(log: VllmLog, profile: Profile): LogComparison {
   const f = log.figures;
   const rows: ComparisonRow[] = [];
   const notes: string[] = [];
+  let deviceCaveat: string | null = null;
   const fmt = (x: LogFigure | undefined) => (x ? formatGib(x.value) : null);
   // Neither the log nor the profile gives the device's memory nor a KV budget: the estimate sizes
   // no pool, and its pool figures are unknown ('—'), not 0 (a note says what to set).
@@ -571,9 +578,11 @@ export function compareVllmLog(log: VllmLog, profile: Profile): LogComparison {
     printedDiffer = parts.length > 0;
     // A derived budget is exact to one page, the log's printed one to its 0.01 GiB.
     const tolerance = derivedKv ? Math.max(0.01 * GIB, e.pageBytes) : 0.01 * GIB;
+    const deviceAssumed = !f.usableBytes && !f.totalGpuMemoryBytes;
     const unexplained = Math.abs(rest) >= tolerance
-      ? `${parts.length > 0 ? '; ' : ''}${signed(rest)} ${parts.length > 0 ? 'more ' : ''}lies in ${unprintedText}${f.usableBytes || f.totalGpuMemoryBytes ? '' : `, and in the usable memory: the log gives no device memory, so the estimate's is the profile's (${e.pool.deviceSource || 'none'} × gpu_memory_utilization); set device.memory_gib to this GPU's to compare the rest`}`
+      ? `${parts.length > 0 ? '; ' : ''}${signed(rest)} ${parts.length > 0 ? 'more ' : ''}lies in ${unprintedText}${deviceAssumed ? ', and in the usable memory, the profile\'s device (see the note above the table)' : ''}`
       : '';
+    if (deviceAssumed && unexplained) deviceCaveat = `the log gives no device memory: the estimate's is the profile's (${e.pool.deviceSource || 'none'}); compare with a profile of the log's GPU`;
     // The unknown NCCL term sized from this log: the budget equation solved for it.
     const ncclText = ncclUnprinted && Math.abs(rest) >= tolerance ? `; ${ncclFromBudget([
       ['usable', f.usableBytes?.value ?? usable?.value ?? e.pool.usableBytes, f.usableBytes ? 'log' : usable ? 'log, derived' : `${e.pool.deviceSource || 'the profile'} × gpu_memory_utilization`],
@@ -683,5 +692,5 @@ export function compareVllmLog(log: VllmLog, profile: Profile): LogComparison {
   if (noPool && e.hasKvCache) notes.push('neither the log nor the profile gives the device memory or a KV budget, so the estimate sizes no pool: set device.gpu, device.memory_gib or kv_cache.memory_gib');
   const replicas = noPool ? null : replicaNote(log, e);
   if (replicas) notes.push(replicas);
-  return { rows, fromLog, fromProfile, estimate: e, pagesWithLogTerms, notes, unread: log.unread, ranks: log.ranks, ...(log.rankProcess !== undefined ? { rankProcess: log.rankProcess } : {}), ...(log.rankTermsElsewhere ? { rankTermsElsewhere: log.rankTermsElsewhere } : {}), missingKv: missingKvNote(log), stop: stopNote(log), modelMismatch: modelMismatchOf(log, profile), tpMismatch: tpMismatchOf(log, profile, p) };
+  return { rows, fromLog, fromProfile, estimate: e, pagesWithLogTerms, notes, deviceCaveat, unread: log.unread, ranks: log.ranks, ...(log.rankProcess !== undefined ? { rankProcess: log.rankProcess } : {}), ...(log.rankTermsElsewhere ? { rankTermsElsewhere: log.rankTermsElsewhere } : {}), missingKv: missingKvNote(log), stop: stopNote(log), modelMismatch: modelMismatchOf(log, profile), tpMismatch: tpMismatchOf(log, profile, p) };
 }

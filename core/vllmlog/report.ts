@@ -121,7 +121,7 @@ export function formatComparisonText(c: LogComparison): string {
   const cells = c.rows.map((r) => [r.term, r.log === null ? '—' : `${r.log}${r.logLine !== null ? ` [${r.logLine}]` : ''}`, r.estimate, difference(r)]);
   const widths = head.map((h, i) => Math.max(h.length, ...cells.map((row) => row[i]!.length)));
   const line = (row: string[]) => row.map((x, i) => x.padEnd(widths[i]!)).join('  ').trimEnd();
-  const out = [line(head), widths.map((w) => '-'.repeat(w)).join('  ')];
+  const out = [...(c.deviceCaveat ? [`note: ${c.deviceCaveat}`, ''] : []), line(head), widths.map((w) => '-'.repeat(w)).join('  ')];
   c.rows.forEach((r, i) => {
     out.push(line(cells[i]!));
     out.push(`    ${r.why}`);
@@ -135,7 +135,7 @@ export function formatComparisonText(c: LogComparison): string {
 /** The comparison as a Markdown table (the editor's vLLM log view). */
 export function formatComparisonMarkdown(c: LogComparison, title: string): string {
   const esc = (s: string) => s.replace(/\|/g, '\\|');
-  const out = [`# ${esc(title)}`, '', '| Term | vLLM log | Estimate | Difference | Why |', '|---|---|---|---|---|'];
+  const out = [`# ${esc(title)}`, '', ...(c.deviceCaveat ? [`> ${esc(c.deviceCaveat)}`, ''] : []), '| Term | vLLM log | Estimate | Difference | Why |', '|---|---|---|---|---|'];
   for (const r of c.rows) {
     out.push(`| ${esc(r.term)} | ${r.log === null ? '—' : `${esc(r.log)}${r.logLine !== null ? ` (line ${r.logLine})` : ''}`} | ${esc(r.estimate)} | ${esc(difference(r))} | ${esc(r.why)} |`);
   }

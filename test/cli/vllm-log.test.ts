@@ -206,3 +206,17 @@ test('vllm-log reads model and tensor_parallel_size from V0\'s "args: Namespace(
   assert.equal(other.code, 0, other.stderr);
   assert.match(other.stderr, /v0tp4\.log:2:1: warning: the log is of model 'Qwen\/Qwen3-8B'/);
 });
+
+test('examples/README\'s vllm-log demo pairs the log with a profile of the GPU its figures fit: blocks within 5%, and the device caveat on its own line above the table', () => {
+  // s47 newcomer MEDIUM-1: paired with llama-3.1-8b.attn.yaml (H100 SXM, 79.22 GiB) the demo read
+  // +36.12 GiB / +187.3% blocks. The log prints weights 14.99 GiB and KV 19.28 GiB, 9,871 blocks, and
+  // no device memory; on an A100 40GB (39.49 GiB · 0.9 = 35.54 GiB usable) the estimate's pool is
+  // 35.54 − 14.96 − 0.38 − 0.10 = 20.10 GiB = 10,291 2-MiB blocks, +4.3%.
+  const r = cli(['vllm-log', join(root, 'examples', 'vllm-llama-3.1-8b.log'), '--profile', join(root, 'examples', 'vllm-llama-3.1-8b-a100-40gb.attn.yaml')]);
+  assert.equal(r.code, 0, r.stderr);
+  assert.match(r.stdout, /GPU blocks \(tokens \/ block size\)\s+9,871 \[5\]\s+10,291\s+\+420 \(\+4\.3%\)/);
+  const first = r.stdout.split('\n')[0]!;
+  assert.equal(first, 'note: the log gives no device memory: the estimate\'s is the profile\'s (device.gpu A100 40GB, 39.49 GiB as CUDA reports it); compare with a profile of the log\'s GPU');
+  const readme = readFileSync(join(root, 'examples', 'README.md'), 'utf8');
+  assert.match(readme, /`attnscope vllm-log vllm-llama-3\.1-8b\.log --profile vllm-llama-3\.1-8b-a100-40gb\.attn\.yaml`/);
+});

@@ -371,7 +371,10 @@ test('figures the log does not print are unknown, not equal; the KV gap the prin
     assert.match(text, new RegExp(`^${term}\\s+—\\s+\\S+ GiB\\s+—$`, 'm'), `${term} in\n${text}`);
   }
   const kv = c.rows.find((r) => r.term === 'KV cache memory')!;
-  assert.match(kv.why, /account for \+0\.03 GiB.*; \+\d+\.\d\d GiB more lies in the modelled activation peak \(\d\.\d\d GiB\) and non-torch memory \(\d\.\d\d GiB\), which the log does not print, and in the usable memory: the log gives no device memory/);
+  assert.match(kv.why, /account for \+0\.03 GiB.*; \+\d+\.\d\d GiB more lies in the modelled activation peak \(\d\.\d\d GiB\) and non-torch memory \(\d\.\d\d GiB\), which the log does not print, and in the usable memory, the profile's device \(see the note above the table\)$/);
+  // The caveat is its own line above the table (s47 newcomer MEDIUM-1: at the end of a 500-character line it went unseen).
+  assert.equal(c.deviceCaveat, 'the log gives no device memory: the estimate\'s is the profile\'s (device.memory_gib 80); compare with a profile of the log\'s GPU');
+  assert.ok(text.startsWith(`note: ${c.deviceCaveat}\n\nterm `), text.slice(0, 300));
   // Without any device memory no pool is sized: the pool rows are unknown, never 0 B or −100%.
   const bare = compareVllmLog(read('v1-llama-3.1-8b-eager.log'), profileFromModelConfig(loadModel('Llama-3.1-8B'), null));
   const blocks = bare.rows.find((r) => r.term.startsWith('GPU blocks'))!;
@@ -387,7 +390,8 @@ test('a log that gives total_gpu_memory but no usable figure: the KV gap is not 
   const c = compareVllmLog(read('constructed-v0.6.4-llama-3.1-8b.log'), profileFromModelConfig(loadModel('Llama-3.1-8B'), null));
   const text = formatComparisonText(c);
   const kv = c.rows.find((r) => r.term === 'KV cache memory')!;
-  assert.doesNotMatch(kv.why, /gives no device memory/);
+  assert.doesNotMatch(kv.why, /profile's device/);
+  assert.equal(c.deviceCaveat, null);
   assert.doesNotMatch(text, /21\.98000/);
   assert.match(text, /device memory 21\.98 GiB \(total_gpu_memory, line 5\)/);
 });
