@@ -126,3 +126,23 @@ test('the shipped profiles with a workload of their own keep up at it: their fir
   assert.match(r.stdout, /^Overloaded: at the last arrival 389 of the 600 requests/m);
   assert.match(r.stdout, /^Load: 20\.0 requests\/s offered, 6\.35 requests\/s served/m);
 });
+
+test("README's Usage section comes before Quick start, one command each of estimate, simulate, sweep and bench, and its estimate and simulate excerpts are lines this build prints", () => {
+  // s47 newcomer MEDIUM-5: the basic usage was 1,169 lines of prose away. The excerpts are copied
+  // from a run; a line cut with "…" must be how a printed line starts (to the cut), others printed whole.
+  const usage = readme.slice(readme.indexOf('\n## Usage\n'), readme.indexOf('\n## Quick start\n'));
+  assert.ok(readme.indexOf('\n## Usage\n') > 0 && usage.length > 0 && usage.length < 6000, 'a short Usage section before Quick start');
+  const blocks = [...usage.matchAll(/^ {3}```\n((?: {3}.*\n)*?) {3}```$/gm)].map((m) => m[1]!.split('\n').filter((l) => l !== '').map((l) => l.slice(3)));
+  assert.deepEqual(blocks.map((b) => /^\$ attnscope (\w+)/.exec(b[0]!)?.[1]), ['estimate', 'simulate', 'sweep', 'bench']);
+  for (const block of blocks.slice(0, 2)) {
+    const args = block[0]!.slice('$ attnscope '.length).split(' ');
+    const r = cli(args);
+    assert.equal(r.code, 0, r.stderr);
+    const printed = r.stdout.split('\n');
+    for (const line of block.slice(1)) {
+      const cut = line.indexOf('…');
+      const ok = cut < 0 ? printed.includes(line) : printed.some((p) => p.startsWith(line.slice(0, cut).trimEnd()));
+      assert.ok(ok, `README's Usage line\n${line}\nis not printed by attnscope ${args.join(' ')}:\n${r.stdout}`);
+    }
+  }
+});
