@@ -58,9 +58,14 @@ export function parse<O extends NonNullable<ParseArgsConfig['options']>>(argv: s
     // Node's text ("Unknown option '--x'. To specify a positional argument starting with a '-',
     // place it at the end of the command after '--', as in '-- \"--x\"") shortened to its first
     // sentence, with the closest of this command's options (closestMatch, as for profile keys).
-    const message = (e as Error).message.replace(/\. To specify a positional argument.*$/s, '');
-    const unknown = (e as { code?: string }).code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION' ? /^Unknown option '--([^'=]+)'/.exec(message)?.[1] : undefined;
-    const near = unknown !== undefined ? closestMatch(unknown, Object.keys(options).filter((k) => k !== 'help')) : undefined;
+    // Reworded in the CLI's own voice (s47 newcomer LOW-7: "Unknown option '--quik'", "Option
+    // '--time-scale <value>' argument missing" read unlike every other attnscope: line).
+    const raw = (e as Error).message.replace(/\. To specify a positional argument.*$/s, '');
+    const code = (e as { code?: string }).code;
+    const unknown = code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION' ? /^Unknown option '(--?[^'=]+)'/.exec(raw)?.[1] : undefined;
+    const missing = code === 'ERR_PARSE_ARGS_INVALID_OPTION_VALUE' ? /^Option '(?:-\w, )?(--[^ ']+) <value>' argument missing/.exec(raw)?.[1] : undefined;
+    const message = unknown !== undefined ? `unknown flag ${unknown}` : missing !== undefined ? `${missing} needs a value` : raw;
+    const near = unknown?.startsWith('--') ? closestMatch(unknown.slice(2), Object.keys(options).filter((k) => k !== 'help')) : undefined;
     throw new UsageError(near !== undefined ? `${message}: did you mean --${near}?` : message);
   }
   refuseRepeats(parsed.tokens, options);

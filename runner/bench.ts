@@ -237,7 +237,7 @@ export function slowCaseNotes(plan: readonly PlannedCase[], backend: KernelBacke
     const r = roofSeconds(c, backend, peaks);
     if (!r || r.seconds < SLOW_CALL_S) continue;
     const work = r.roof.unit === 'FLOP/s' ? `${r.flops.toExponential(1).replace('e+', 'e')} FLOP` : formatBytes(r.bytes);
-    notes.push(`${describeCase(c)}: one call takes at least ${formatDuration(r.seconds * 1e9)} here (${work} at the ${r.roof.name}, ${formatRate(r.roof.value, r.roof.unit)}), and timing runs it at least once; Ctrl-C stops the run`);
+    notes.push(`${describeCase(c)}: one call takes at least ${formatDuration(r.seconds * 1e9)} here, a lower bound at the ${r.roof.name} (${work} at ${formatRate(r.roof.value, r.roof.unit)}; the kernels measure a fraction of it, so expect several times longer), and timing runs it at least once; Ctrl-C stops the run`);
   }
   return notes;
 }

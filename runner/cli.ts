@@ -32,7 +32,7 @@ import { EXIT_BAD_INPUT, EXIT_INTERNAL, EXIT_OK, type RunnerEvent } from '../cor
 import { loadAddon, NativeMissingError, outputReaderGone, stopSimulations } from '../native';
 import { checkOutputPath, EXIT_CANCELLED, HelpRequest, namesStdout, parse, shellQuote, writeFailure, writeOutput } from './args';
 import { describeMachine } from './environment';
-import { exampleLines, flagLines } from './help';
+import { exampleLines, flagLines, wrapHelp } from './help';
 import { BackendError, backendCases, describeCase, measureBackendEnvironment, runBench, selectBackend, slowCaseNotes } from './bench';
 import { planCases, quickShortening, windowCoverage } from './plan';
 import { cancelLine, CancelledError, cancelPoint, eachInputError, InputError, InputErrors, OutputError, readFailure, UsageError } from './errors';
@@ -190,7 +190,8 @@ function profileFromStdin(text: string, where: string = STDIN, command = 'simula
   }
   const p = value as Partial<Profile> | null;
   if (!p || typeof p !== 'object' || !p.model || !p.prefill || !p.decode || !p.kvCache || !p.device) {
-    throw new InputError(`${where === STDIN ? 'stdin' : where} must hold a resolved Profile (model, dtype, device, kvCache, prefill, decode)`, where);
+    // Where one comes from (s47 newcomer LOW-7): every run file holds the resolved Profile it ran.
+    throw new InputError(`${where === STDIN ? 'stdin' : where} must hold a resolved Profile (model, dtype, device, kvCache, prefill, decode), as a run file's "profile" is (attnscope simulate p.attn.yaml --json run.json)${where === STDIN ? `; for a profile file give its path instead (attnscope ${command} p.attn.yaml)` : ''}`, where);
   }
   // The limits a profile file meets (its schema, the config reader's), before any work.
   const problems = resolvedProfileProblems(p);
@@ -304,11 +305,11 @@ async function benchCancellable(argv: string[], io: CliIo, ac: AbortController &
       throw namingFlag(e);
     }
     const { cases: plan, skipped } = backendCases(chosen, planned);
-    if (skipped) io.stderr.write(`warn: ${skipped}\n`);
+    if (skipped) io.stderr.write(`warning: ${skipped}\n`);
     const pool = !profile.workload ? '' : preflight.poolSkipped ? '; the page-pool simulation is skipped (the warning above)' : ` and a page-pool simulation of ${formatCountOf(profile.workload.requests, 'request')}`;
     // The run's own warning of cases one call of which takes minutes, over this machine's peaks (measured, about a second).
     const peaks = await dryRunPeaks(chosen);
-    for (const message of slowCaseNotes(plan, chosen, peaks)) io.stderr.write(`warn: ${message}\n`);
+    for (const message of slowCaseNotes(plan, chosen, peaks)) io.stderr.write(`warning: ${message}\n`);
     const perGpu = perGpuCasesHeader(plan.map((c) => c.shape));
     io.stdout.write(`${[`dry run: ${formatCountOf(plan.length, 'case')} on ${chosen}${pool}; no case timed${perGpu ? `; ${perGpu}` : ''}`, ...plan.map((c) => `  ${describeCase(c)}`)].join('\n')}\n`);
     return EXIT_OK;
@@ -942,17 +943,18 @@ export async function main(argv: string[], io: CliIo = PROCESS_IO): Promise<numb
       case 'help':
         // `attnscope help simulate` is `attnscope simulate --help` (s40 newcomer 16: it printed the global usage).
         if (rest[0] !== undefined && rest[0] !== 'help') return await main([rest[0], '--help'], io);
-        io.stdout.write(`${USAGE}\n`);
+        io.stdout.write(`${wrapHelp(USAGE)}\n`);
         return EXIT_OK;
       case '--help':
       case '-h':
-        io.stdout.write(`${USAGE}\n`);
+        io.stdout.write(`${wrapHelp(USAGE)}\n`);
         return EXIT_OK;
       default:
         if (!command) throw new UsageError('no command given');
         {
           // The closest command, as for unknown flags (runner/args.ts: closestMatch).
-          const near = closestMatch(command, COMMANDS);
+          // A mistyped global flag (--verison) gets the same help: `--version`, `--help` are its candidates.
+          const near = closestMatch(command, command.startsWith('-') ? ['--version', '--help'] : COMMANDS);
           throw new UsageError(`unknown command '${command}'${near !== undefined ? `: did you mean ${near}?` : ''}`);
         }
     }
@@ -977,7 +979,7 @@ export async function main(argv: string[], io: CliIo = PROCESS_IO): Promise<numb
       const usage = command !== undefined ? commandUsage(command) : undefined;
       const flags = usage && e.options && Object.keys(e.options).length > 0 ? `\n\nflags:\n${flagLines(command!, e.options).join('\n')}` : '';
       const examples = usage ? exampleLines(command!).map((l) => `\n${l}`).join('') : '';
-      io.stdout.write(`${usage ?? USAGE}${flags}${examples}\n`);
+      io.stdout.write(`${wrapHelp(usage ?? USAGE)}${flags}${examples}\n`);
       return EXIT_OK;
     }
     if (e instanceof OutputError) {

@@ -56,7 +56,7 @@ const BY_COMMAND: Record<string, Record<string, FlagHelp>> = {
     'trace-time-unit': { value: 's|ms', text: "the unit of the trace's time stamps, when not its format's own, as simulate's" },
     'trace-model': { value: 'M', text: 'keep only the trace rows of this model (BurstGPT), as simulate\'s' },
     'trace-log-type': { value: 'T', text: 'keep only the trace rows of this log type (BurstGPT), as simulate\'s' },
-    'profile-keys': { text: "name a profile's workload.trace_time_unit, trace_model and trace_log_type in messages instead of these flags (the editor's check of workload.trace)" },
+    'profile-keys': { text: "name a profile's workload.trace_time_unit, trace_model and trace_log_type in messages instead of these flags (editor-only: the extension's check of workload.trace)" },
     json: { text: 'print the summary as JSON on stdout' },
   },
   merge: {},
@@ -97,7 +97,7 @@ export const EXAMPLES: Record<string, readonly string[]> = {
   sweep: ['attnscope sweep examples/llama-3.1-8b.attn.yaml --set kv_cache.page_size=16,32 --out pages', 'attnscope sweep examples/llama-3.1-8b.attn.yaml --max-rate --set device.tensor_parallel_size=1,2 --set slo.ttft_ms=1000 --out rates'],
   merge: ['attnscope sweep examples/llama-3.1-8b.attn.yaml --set kv_cache.page_size=16,32 --out pages', 'attnscope merge pages --json pages.json'],
   submit: ['attnscope submit --k8s examples/llama-3.1-8b.attn.yaml --set kv_cache.page_size=16,32 --image ghcr.io/acme/attnscope:0.1.0 --pvc results --out k8s'],
-  'vllm-log': ['attnscope vllm-log examples/vllm-llama-3.1-8b.log --profile examples/llama-3.1-8b.attn.yaml'],
+  'vllm-log': ['attnscope vllm-log examples/vllm-llama-3.1-8b.log --profile examples/vllm-llama-3.1-8b-a100-40gb.attn.yaml'],
 };
 
 /** The lines `command`'s --help ends with: its {@link EXAMPLES} under a heading; [] for a command without. */
@@ -106,12 +106,53 @@ export function exampleLines(command: string): string[] {
   return lines ? ['', 'examples (run where the shipped examples/ folder is, e.g. a checkout of the repository):', ...lines.map((l) => `  ${l}`)] : [];
 }
 
+/** The width help text is wrapped to (s47 newcomer LOW-8: --max-rate's line ran to 383 columns). */
+export const HELP_COLUMNS = 100;
+
+/**
+ * `line` broken at spaces into lines of at most `columns` characters, each after the first
+ * indented by `indent` spaces; a word longer than the room is left whole on its own line.
+ * `before`: break before the last of these texts in the room where one occurs (a usage line's
+ * ' [' and ' (' keep each bracketed flag and the comment whole).
+ */
+export function wrapLine(line: string, indent: number, columns = HELP_COLUMNS, before: readonly string[] = [' ']): string[] {
+  if (line.length <= columns) return [line];
+  const out: string[] = [];
+  let rest = line;
+  let lead = '';
+  while (lead.length + rest.length > columns) {
+    const room = columns - lead.length;
+    let cut = Math.max(...before.map((b) => rest.lastIndexOf(b, room)));
+    if (cut <= 0) cut = rest.lastIndexOf(' ', room);
+    if (cut <= 0) cut = rest.indexOf(' ', room);
+    if (cut <= 0) break;
+    out.push(`${lead}${rest.slice(0, cut).trimEnd()}`);
+    rest = rest.slice(cut + 1).trimStart();
+    lead = ' '.repeat(indent);
+  }
+  out.push(`${lead}${rest}`);
+  return out;
+}
+
+/**
+ * Usage text wrapped to {@link HELP_COLUMNS} before a ' [' or ' (': a line `  attnscope CMD ...` continues
+ * under its first argument, as USAGE's own continuation lines do; another line at its own indent.
+ */
+export function wrapHelp(text: string): string {
+  return text.split('\n').flatMap((l) => {
+    const lead = l.length - l.trimStart().length;
+    const command = /^attnscope \S+ /.exec(l.trimStart());
+    return wrapLine(l, lead + (command ? command[0].length : 0), HELP_COLUMNS, [' [', ' (']);
+  }).join('\n');
+}
+
 /** Marks a flag the parser takes that has no line here; a test looks for it. */
 export const NO_HELP = '(no description)';
 
 /**
  * The flag lines of `command`'s help, one per option of its parser, in the parser's order:
- * `  --name VALUE   what it does`, aligned.
+ * `  --name VALUE   what it does`, aligned; a description past {@link HELP_COLUMNS} continues on
+ * lines indented to its column.
  */
 export function flagLines(command: string, options: NonNullable<ParseArgsConfig['options']>): string[] {
   const rows = Object.entries(options).map(([name, opt]) => {
@@ -120,5 +161,5 @@ export function flagLines(command: string, options: NonNullable<ParseArgsConfig[
     return [`--${name}${value}`, help?.text ?? NO_HELP] as const;
   });
   const width = Math.max(...rows.map(([flag]) => flag.length));
-  return rows.map(([flag, text]) => `  ${flag.padEnd(width)}  ${text}`);
+  return rows.flatMap(([flag, text]) => wrapLine(`  ${flag.padEnd(width)}  ${text}`, width + 4));
 }

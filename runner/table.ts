@@ -202,7 +202,9 @@ export function formatEstimate(e: Estimate, title: string, opts: { tensorParalle
     lines.push(`  KV cache          none: ${e.hasKvCache ? 'no layer attends' : 'an encoder keeps no KV cache'}`);
     if (stateLine) lines.push(`${stateLine}${perGpu} per sequence, whatever its length (${formatCount(e.mambaStateBytesPerSeq!)} B)`);
   } else {
-    lines.push(`  KV per token      ${formatBytes(e.kvBytesPerToken)}${perGpu} (${formatCount(e.kvBytesPerToken)} B; ${formatBytes(e.kvBytesPerTokenPerLayer)} per layer)`);
+    // The exact byte count only where the unit rounds it (s47 newcomer LOW-12: "512 B (512 B; ...)").
+    const exact = formatBytes(e.kvBytesPerToken) === `${formatCount(e.kvBytesPerToken)} B` ? '' : `${formatCount(e.kvBytesPerToken)} B; `;
+    lines.push(`  KV per token      ${formatBytes(e.kvBytesPerToken)}${perGpu} (${exact}${formatBytes(e.kvBytesPerTokenPerLayer)} per layer)`);
     if (stateLine) lines.push(`${stateLine}${perGpu} per sequence, whatever its length (${formatCount(e.mambaStateBytesPerSeq!)} B; ${e.pool.layout.kind === 'mamba' ? `held in the pool as ${e.pool.layout.mambaCacheMode === 'all' ? 'one block per block of tokens (mamba_cache_mode "all")' : `${e.pool.layout.stateBlocks} block(s)`} per Mamba group: see the note` : 'not in the pool: see the note'})`);
     const hybrid = grouped(e.pool.layout);
     lines.push(`  page              ${formatBytes(e.pageBytes)}${perGpu} ${hybrid ? `per block, ${e.pool.layout.groupSize} layers of one KV-cache group${e.pool.layout.kind === 'mamba' ? ` (${formatCount(e.pool.layout.pageSize)} tokens of attention, or one Mamba state each)` : ''}` : pp ? `for all ${e.pool.layout.groupSize} layers of the stage` : 'for all layers'} (${formatBytes(e.pageBytesPerLayer)} per layer)`);

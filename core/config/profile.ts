@@ -396,7 +396,7 @@ function readValuesUnguarded(parsed: ParsedTree, file: string, host: ProfileHost
     if (!problems.some((p) => p.severity === 'error')) {
       problems.push({
         severity: 'error', code: 'missing-field',
-        message: 'the profile is empty: start with `model: ./<model>/config.json`',
+        message: `the profile is empty: start with ${/\.json$/i.test(file) ? '`{"model": "./<model>/config.json"}`' : '`model: ./<model>/config.json`'}`,
         range: { offset: 0, length: 0 }, data: { key: 'model' },
       });
     }

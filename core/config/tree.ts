@@ -486,7 +486,11 @@ export function parseJsonTree(text: string, opts: { allowComments?: boolean; sta
   const deep = tooDeep(text);
   if (deep) return nestingError(deep);
   const problems: Problem[] = [];
-  const root = buildJsonTree(withoutBom(text, problems), 0, opts.allowComments === true, problems, opts.stats).root;
+  const body = withoutBom(text, problems);
+  // An empty file (or only white space) has no value: no root and no syntax error, so the reader
+  // says it is empty and what to write, as for an empty YAML profile (s47 newcomer LOW-7: "value expected").
+  if (body.trim() === '') return { root: null, problems };
+  const root = buildJsonTree(body, 0, opts.allowComments === true, problems, opts.stats).root;
   return { root, problems };
 }
 

@@ -555,7 +555,7 @@ export function bestRow(rows: readonly SweepReportRow[], name: (r: SweepReportRo
     const ranked = cands.filter(near).sort((a, b) => Number(runsOnVllm(b)) - Number(runsOnVllm(a)) || (a.metrics.p99TtftS ?? Infinity) - (b.metrics.p99TtftS ?? Infinity) || kvBytesHeld(a) - kvBytesHeld(b));
     const winner = ranked[0];
     if (!winner) return null;
-    const chosen = pick(cands, (r) => (r === winner ? 1 : 0), rule + tieBreakWords(tol), (a, b) => near(a) && near(b), `${what} within ${pct}, so a point vLLM runs, then the lower p99 TTFT, then fewer KV bytes held chose`);
+    const chosen = pick(cands, (r) => (r === winner ? 1 : 0), rule + tieBreakWords(tol), (a, b) => near(a) && near(b), `${what} within ${pct}, so the tie went to a point vLLM runs, then to the lower p99 TTFT, then to fewer KV bytes held`);
     return chosen && { ...chosen, leftOut, close: searched ? closeText(cands.filter((r) => !near(r)), rate, top, tol, what) : '' };
   };
   // With the user's price for every point's GPU, what a token costs ranks (output tokens per dollar, the higher the better), not a rate per GPU that counts every model's GPU alike.

@@ -63,3 +63,15 @@ test("each command's --help ends with one or two examples, and each runs (exit 0
     assert.equal(r.status, 0, `${name}, written by a --help example, is not in .gitignore: it would show in git status`);
   }
 });
+
+test('every --help wraps its usage and flag lines at 100 columns (only the example command lines, kept whole to copy, may run past)', () => {
+  // s47 newcomer LOW-8: sweep --help's --max-rate line was 383 columns, trace's usage line 202.
+  for (const command of ['', 'bench', 'estimate', 'simulate', 'trace', 'sweep', 'merge', 'submit', 'vllm-log']) {
+    const r = spawnSync(process.execPath, [runner, ...(command ? [command] : []), '--help'], { encoding: 'utf8', timeout: 60_000 });
+    assert.equal(r.status, 0, r.stderr);
+    const lines = r.stdout.split('\n');
+    const examples = lines.findIndex((l) => l.startsWith('examples '));
+    const long = (examples < 0 ? lines : lines.slice(0, examples)).filter((l) => l.length > 100);
+    assert.deepEqual(long, [], `attnscope ${command} --help`);
+  }
+});

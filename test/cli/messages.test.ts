@@ -312,3 +312,34 @@ test('a file of another kind given as the profile says in one line what it looks
   writeFileSync(bad, `model: ${llamaConfig}\nkv_cache:\n  page_size: 16\n dtype: auto\n`);
   assert.match(cli(['estimate', bad]).stderr, /bad\.attn\.yaml:4:\d+: YAML syntax error/);
 });
+
+test('an empty .json says it is empty and what to write, as an empty YAML profile does; a profile piped to `simulate -` is told where a resolved Profile comes from', () => {
+  // s47 newcomer LOW-7: a 0-byte config.json and .attn.json read "JSON syntax error: value expected".
+  const dir = tempDir('attnscope-msg-');
+  const config = join(dir, 'empty.json');
+  const profile = join(dir, 'empty.attn.json');
+  writeFileSync(config, '');
+  writeFileSync(profile, ' \n');
+  const c = cli(['estimate', config]);
+  assert.equal(c.code, 2);
+  assert.equal(c.stderr, `${config}:1:1: the file is empty: a config.json is a JSON object of HuggingFace keys\n`);
+  const p = cli(['estimate', profile]);
+  assert.equal(p.code, 2);
+  assert.equal(p.stderr, `${profile}:1:1: the profile is empty: start with \`{"model": "./<model>/config.json"}\`\n`);
+  // A profile's own keys as JSON on stdin: not a resolved Profile; a run file's "profile" is one.
+  const r = spawnSync(process.execPath, [runner, 'simulate', '-'], { encoding: 'utf8', input: JSON.stringify({ model: llamaConfig }), timeout: 120_000 });
+  assert.equal(r.status, 2);
+  assert.equal(r.stderr, '<stdin>:1:1: stdin must hold a resolved Profile (model, dtype, device, kvCache, prefill, decode), as a run file\'s "profile" is (attnscope simulate p.attn.yaml --json run.json); for a profile file give its path instead (attnscope simulate p.attn.yaml)\n');
+});
+
+test('estimate shows the exact KV bytes per token only where the unit rounds them: a tiny model reads "256 B (128 B per layer)", not the figure twice', () => {
+  // s47 newcomer LOW-12: "512 B (512 B; 256 B per layer)". 2 layers · (K + V) · 1 KV head · head_dim 32 · 2 B (bf16) = 256 B, 128 B a layer.
+  const dir = tempDir('attnscope-msg-');
+  const config = join(dir, 'config.json');
+  writeFileSync(config, JSON.stringify({ model_type: 'llama', hidden_size: 64, num_hidden_layers: 2, num_attention_heads: 2, num_key_value_heads: 1, intermediate_size: 128, vocab_size: 1000, max_position_embeddings: 2048, torch_dtype: 'bfloat16' }));
+  const r = cli(['estimate', config]);
+  assert.equal(r.code, 0, r.stderr);
+  assert.match(r.stdout, /^ {2}KV per token {6}256 B \(128 B per layer\)$/m);
+  // Where the unit rounds, the exact count stays: Llama-3.1-8B's 128 KiB is 131,072 B.
+  assert.match(cli(['estimate', llamaConfig]).stdout, /^ {2}KV per token {6}128 KiB \(131,072 B; 4 KiB per layer\)$/m);
+});

@@ -156,7 +156,7 @@ test('slowCaseNotes: a case one call of which takes a minute or more at the roof
   // ridge, compute-bound) 140.7 s = 2.35 min. N = 8,192: 256x fewer pairs, 0.55 s: not named.
   const peaks = { gpuFlopsPerSec: 1e12, gpuCopyBytesPerSec: 1e12 };
   assert.deepEqual(slowCaseNotes([flash(8192), flash(131072)], 'cuda', peaks), [
-    'flash_fwd B=1 N=131072 H=32/8 D=128 causal bf16: one call takes at least 2.35 min here (1.4e14 FLOP at the GPU bf16 peak (from clocks), 1 TFLOP/s), and timing runs it at least once; Ctrl-C stops the run',
+    'flash_fwd B=1 N=131072 H=32/8 D=128 causal bf16: one call takes at least 2.35 min here, a lower bound at the GPU bf16 peak (from clocks) (1.4e14 FLOP at 1 TFLOP/s; the kernels measure a fraction of it, so expect several times longer), and timing runs it at least once; Ctrl-C stops the run',
   ]);
   // No peak measured: nothing to hold the case to, nothing said.
   assert.deepEqual(slowCaseNotes([flash(131072)], 'cuda', {}), []);

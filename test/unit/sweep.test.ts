@@ -400,7 +400,7 @@ test('best point: a tie across KV dtypes goes to the fewer KV bytes held, not th
   const best = bestRow(rows)!;
   assert.equal(best.row.label, 'dtype=fp8');
   assert.deepEqual(best.tiedWith.map((r) => r.label), ['dtype=auto']);
-  assert.match(best.tie, /so a point vLLM runs, then the lower p99 TTFT, then fewer KV bytes held chose$/);
+  assert.match(best.tie, /so the tie went to a point vLLM runs, then to the lower p99 TTFT, then to fewer KV bytes held$/);
 });
 
 test('best point: a hybrid pool\'s page holds one KV-cache group\'s layers, and the tie-break counts its bytes, not page_size · KV bytes per token (s34 newcomer-cli 12)', () => {
@@ -736,7 +736,7 @@ test('a simulate sweep\'s tie goes to a page_size vLLM runs on the profile\'s GP
   const chosen = mergeResults([runnableRoot]);
   assert.equal(chosen.best?.label, 'page_size=16');
   assert.equal(chosen.best?.notOnVllm, undefined);
-  assert.match(chosen.best!.tie!, /so a point vLLM runs, then the lower p99 TTFT, then fewer KV bytes held chose$/);
+  assert.match(chosen.best!.tie!, /so the tie went to a point vLLM runs, then to the lower p99 TTFT, then to fewer KV bytes held$/);
   // No tied point vLLM runs: the fewest bytes held picks page_size=1, and the report says vLLM would not run it.
   const plan = loadSweep(workspace(`${BASE}device: { gpu: H100 SXM }\nsweep:\n  axes:\n    kv_cache.page_size: [1, 2, 4, 8, 12]\n`).file);
   const root = tempDir('attnscope-merge-');
