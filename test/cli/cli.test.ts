@@ -610,7 +610,7 @@ test("README's CLI synopsis is `attnscope --help`'s usage, and each command's li
       if (line.startsWith('attnscope ')) inside = line.startsWith(`attnscope ${command} `);
       if (inside) lines.push(line);
     }
-    const flags = cli([command, '--help']).stdout.split('\nflags:\n')[1]!.split('\n\nexamples')[0]!.trimEnd().split('\n').map((l) => l.trim().split(/\s/)[0]!);
+    const flags = cli([command, '--help']).stdout.split('\nflags:\n')[1]!.split('\n\nexamples')[0]!.trimEnd().split('\n').filter((l) => l.startsWith('  --')).map((l) => l.trim().split(/\s/)[0]!); // a wrapped description's continuation lines name no flag
     assert.ok(flags.length > 0, command);
     for (const flag of flags) assert.match(lines.join('\n'), new RegExp(`${flag}(?![\\w-])`), `README's synopsis of ${command} lacks ${flag}`);
   }

@@ -215,8 +215,10 @@ test('examples/README\'s vllm-log demo pairs the log with a profile of the GPU i
   const r = cli(['vllm-log', join(root, 'examples', 'vllm-llama-3.1-8b.log'), '--profile', join(root, 'examples', 'vllm-llama-3.1-8b-a100-40gb.attn.yaml')]);
   assert.equal(r.code, 0, r.stderr);
   assert.match(r.stdout, /GPU blocks \(tokens \/ block size\)\s+9,871 \[5\]\s+10,291\s+\+420 \(\+4\.3%\)/);
-  const first = r.stdout.split('\n')[0]!;
+  // The note is the output's first paragraph (wrapped as the report's long lines are), before the table.
+  const first = r.stdout.split('\n\n')[0]!.replace(/\s+/g, ' ');
   assert.equal(first, 'note: the log gives no device memory: the estimate\'s is the profile\'s (device.gpu A100 40GB, 39.49 GiB as CUDA reports it); compare with a profile of the log\'s GPU');
+  assert.match(r.stdout.split('\n\n')[1]!, /^term /);
   const readme = readFileSync(join(root, 'examples', 'README.md'), 'utf8');
   assert.match(readme, /`attnscope vllm-log vllm-llama-3\.1-8b\.log --profile vllm-llama-3\.1-8b-a100-40gb\.attn\.yaml`/);
 });
