@@ -18,6 +18,7 @@ import { dispatchOnline } from '../../runner/simulate/dataParallel';
 import { randomUniform } from '../../runner/inputs';
 import { maxAbsDiff } from '../../runner/measure';
 import { tempDir } from '../fixtures/tmp';
+import { unwrapped } from '../fixtures/unwrap';
 
 const root = join(__dirname, '..', '..');
 const nativeFile = join(root, 'native', 'build', 'Release', ADDON_FILE);
@@ -277,7 +278,8 @@ describe('the loader', () => {
     const json = join(dir, 'run.json');
     const r = cli(['simulate', profile, '--json', json]);
     assert.equal(r.status, 0, r.stderr);
-    assert.match(r.stdout, /Simulated by the WebAssembly module \(no native addon found: `npm run build:native` builds it .*\(tried /);
+    // The line is prose over 160 characters (the paths tried), wrapped at 100 columns since 5e59da8d: read joined.
+    assert.match(unwrapped(r.stdout), /Simulated by the WebAssembly module \(no native addon found: `npm run build:native` builds it .*\(tried /);
     assert.match(r.stdout, /Requests: 2,000 \(completed 2,000/);
     const run = JSON.parse(readFileSync(json, 'utf8'));
     assert.equal(run.environment.nativeBuild, 'wasm');
