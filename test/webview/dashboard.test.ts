@@ -20,6 +20,7 @@ import { bestRow } from '../../runner/sweep/results';
 import { sweepMarkdown } from '../../webview/sweep';
 import { SWEEP_METRICS } from '../../core/sweepFigures';
 import { run } from '../fixtures/run';
+import { logSweep } from '../fixtures/sweep';
 import { CHROMIUM, launchChromium, openDashboard, root, send, serveDashboard, setTheme, THEMES, waitForPosted, type DashboardServer } from './harness';
 
 // What the page must show is worked out here from the recorded run's figures, by arithmetic of
@@ -1926,16 +1927,3 @@ describe('dashboard webview in Chromium', () => {
   });
 });
 
-/**
- * A sweep over max_num_batched_tokens 50, 100 and 30,000 (2.8 decades) and page_size 16 and 32,
- * its fragmentation 99.25–99.30% (0.01% apart: one decimal read 99.3% for all).
- */
-const logSweep: SweepReport = {
-  schema: 1, kind: 'attnscope-sweep-report', tool: 't', createdAt: '2026-12-04T00:00:00.000Z', sweepId: 'c0ffee', name: 'batched.attn.yaml', job: 'simulate',
-  axes: [{ key: 'workload.max_num_batched_tokens', values: [50, 100, 30000] }, { key: 'kv_cache.page_size', values: [16, 32] }], total: 6,
-  rows: [50, 100, 30000].flatMap((t, i) => [16, 32].map((ps, j) => ({
-    id: `t${t}-p${ps}`, index: 2 * i + j, values: { 'workload.max_num_batched_tokens': t, 'kv_cache.page_size': ps }, label: `max_num_batched_tokens=${t} page_size=${ps}`,
-    environmentKey: 'e1', status: 'ok' as const, metrics: { internalFragmentation: 0.9925 + 0.0002 * i + 0.0001 * j, throughputTokensPerSec: 100 + i }, file: `t${t}-p${ps}.json`,
-  }))),
-  missing: [], duplicates: [], environments: { e1: run.environment }, best: null,
-};

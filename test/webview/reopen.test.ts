@@ -14,11 +14,11 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import type { Browser, Page } from 'playwright-core';
 import type { RunResult } from '../../core/protocol/run';
-import type { SweepReport } from '../../core/protocol/sweep';
 import type { RunListEntry } from '../../core/protocol/webview';
 import { partialRun, runId } from '../../extension/history';
 import { emptyModel, reduce, startModel, STOPPED_BY_RELOAD } from '../../webview/model';
 import { run } from '../fixtures/run';
+import { logSweep as sweep } from '../fixtures/sweep';
 import { CHROMIUM, launchChromium, openDashboard, root, send, serveDashboard, waitForPosted, type DashboardServer } from './harness';
 
 const shots = join(root, 'test-results', 'webview');
@@ -39,16 +39,6 @@ const manyRuns: RunListEntry[] = Array.from({ length: 60 }, (_, i) => {
   return { id: runId(createdAt, name), name, createdAt, status: 'ok', cases: 6, build: 'native addon · avx512 · 2 threads' };
 });
 
-/** A simulate sweep over max_num_batched_tokens 50, 100, 30,000 and page_size 16, 32 (as dashboard.test.ts's logSweep). */
-const sweep: SweepReport = {
-  schema: 1, kind: 'attnscope-sweep-report', tool: 't', createdAt: '2026-12-04T00:00:00.000Z', sweepId: 'c0ffee', name: 'batched.attn.yaml', job: 'simulate',
-  axes: [{ key: 'workload.max_num_batched_tokens', values: [50, 100, 30000] }, { key: 'kv_cache.page_size', values: [16, 32] }], total: 6,
-  rows: [50, 100, 30000].flatMap((t, i) => [16, 32].map((ps, j) => ({
-    id: `t${t}-p${ps}`, index: 2 * i + j, values: { 'workload.max_num_batched_tokens': t, 'kv_cache.page_size': ps }, label: `max_num_batched_tokens=${t} page_size=${ps}`,
-    environmentKey: 'e1', status: 'ok' as const, metrics: { internalFragmentation: 0.9925 + 0.0002 * i + 0.0001 * j, throughputTokensPerSec: 100 + i }, file: `t${t}-p${ps}.json`,
-  }))),
-  missing: [], duplicates: [], environments: { e1: run.environment }, best: null,
-};
 
 /** The index of the tab shown (vscode-tabs' selected-index: 0 Run, 1 History, 2 Sweep). */
 const tabShown = (page: Page): Promise<string | null> => page.getAttribute('vscode-tabs', 'selected-index');
