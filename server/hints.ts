@@ -7,7 +7,7 @@
  *   num_key_value_heads / head_dim  ->  128 KiB KV/token                          (key figure)
  *   kv_cache.page_size              ->  2 MiB/page · 1,952 pages · 31,232 tokens  (key figure;
  *                                       a hybrid pool: 18,424 blocks = 147,392 tokens · 384 KiB/block)
- *   model (profile) / model_type    ->  15 GiB weights · 8.03B params (and active for MoE) (key)
+ *   model (profile) / model_type    ->  15 GiB weights · 8.03B params (MoE: 87 GiB weights · 12.7B of 46.7B active) (key)
  *   device.memory_gib               ->  57.6 GiB KV budget (usable − weights − activations in the tooltip) (key)
  *   device.cpu_offload_gb           ->  4.06 GiB weights in CPU memory · 10.9 GiB on the GPU, KV budget +4.06 GiB (key)
  *   prefill.seq_lens                ->  naive S+P vs flash workspace per layer at the longest length N
@@ -304,7 +304,10 @@ function computedHints(a: Analysis, invalid: readonly string[]): AnchoredHint[] 
     // tooltip). On one GPU too: an fp8 MLA checkpoint's GPU holds bf16 kv_b_proj copies beside it
     // (Estimate.kvBProjCopiesBytesPerGpu), which the checkpoint's size leaves out.
     const gpus = gpuCount(profile.device);
-    const parts = [`${formatBytes(e.weightsBytesPerGpu)} weights${gpus > 1 ? gpu : ''}`, `${formatParams(e.paramsTotal)} params${model.moe !== null ? `, ${formatParams(e.paramsActive)} active` : ''}`];
+    // MoE: "12.7B of 46.7B active", which fits 43 characters beside the weights where "30.5B params,
+    // 3.04B active" did not (Qwen3-30B-A3B's and gpt-oss's showed no parameter count at all); the
+    // tooltip's Active parameters row says the count leaves out the input embedding and gives it with.
+    const parts = [`${formatBytes(e.weightsBytesPerGpu)} weights${gpus > 1 ? gpu : ''}`, model.moe !== null ? `${formatParams(e.paramsActive)} of ${formatParams(e.paramsTotal)} active` : `${formatParams(e.paramsTotal)} params`];
     if (gpus > 1) parts.push(`${formatBytes(e.weightsBytes)} on ${gpus} GPUs`);
     if (!modelIsHere) parts.splice(1, 0, kvLabel);
     hints.push(anchoredHint(a, weights, parts, terms.weightsMarkdown(a, !modelIsHere && e.hasKvCache), true));

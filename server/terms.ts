@@ -83,7 +83,9 @@ export function termRows(a: Analysis): TermRow[] {
       id: 'active',
       term: 'Active parameters',
       formula: `total − all routed experts ${formatParams(b.experts)} + ${m.moe.numExpertsPerTok} of ${m.moe.numExperts} per token ${formatParams(b.expertsActive)} − the input-embedding lookup ${formatParams(b.embedding)}${m.tieWordEmbeddings ? ' + it again as the tied lm_head' : ''} (as DeepSeek-V3 and gpt-oss count; Mixtral's, Qwen-MoE's and Llama 4's cards add the embedding: ${formatParams(e.paramsTotal - b.experts + b.expertsActive)})`,
-      value: `${formatParams(e.paramsActive)} (${formatCount(e.paramsActive)})`,
+      // The value says what it leaves out (the hint's "12.7B of 46.7B active" cannot): Mixtral's card
+      // reads 12.9B, the count with the embedding, which a reader compares it with.
+      value: `${formatParams(e.paramsActive)} (${formatCount(e.paramsActive)})${m.tieWordEmbeddings ? '' : ` without the input embedding; ${formatParams(e.paramsTotal - b.experts + b.expertsActive)} with it`}`,
       keys: moeKeys,
     });
   }

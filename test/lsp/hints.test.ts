@@ -48,7 +48,8 @@ test('DeepSeek-V3 fp8 config.json on one GPU: the weights hint counts the bf16 k
   // W_UV vLLM keeps for MLA's decode (mla_attention.py process_weights_after_loading): 61 layers · kv_lora_rank
   // 512 · 128 heads · (qk_nope_head_dim 128 + v_head_dim 128) · 2 B = 2,046,820,352 B, all on the one GPU:
   // 675,033,924,608 B = 628.67 GiB -> "629 GiB" (it read "627 GiB", below the estimate's figure).
-  assert.match(hintAfter(hints, f.text, '"model_type": "deepseek_v3"'), /^629 GiB weights · 671B params/);
+  // 671,026,419,200 params, 36,625,618,432 active without the input embedding (test/unit/estimate.test.ts).
+  assert.equal(hintAfter(hints, f.text, '"model_type": "deepseek_v3"'), '629 GiB weights · 36.6B of 671B active');
   await client.close(f.uri);
 });
 
@@ -96,10 +97,26 @@ test('MoE weights give total and active parameters; MLA gives the latent KV size
   const mixtral = fixture('configs/Mixtral-8x7B-v0.1.config.json');
   await client.open(mixtral.uri, mixtral.text);
   // Model card: 46.7B parameters, 12.9B active with the embedding; 12,748,853,248 without it (the
-  // one count for every family, said in the tooltip's Active parameters term); 46,702,792,704 · 2 B
-  // = 86.99 GiB -> "87 GiB".
-  assert.equal(hintAfter((await client.inlayHints(mixtral.uri))!, mixtral.text, '"model_type": "mixtral"'), '87 GiB weights · 46.7B params, 12.7B active');
+  // one count for every family); 46,702,792,704 · 2 B = 86.99 GiB -> "87 GiB".
+  const mixtralHint = (await client.inlayHints(mixtral.uri))!.find((h) => label(h).includes('weights'))!;
+  assert.equal(hintAfter([mixtralHint], mixtral.text, '"model_type": "mixtral"'), '87 GiB weights · 12.7B of 46.7B active');
+  // The tooltip says what the 12.7B leaves out and gives the card's count: + the embedding 32,000 · 4,096
+  // = 131,072,000 -> 12,879,925,248 = 12.9B (it gave 12.7B with no word of the embedding in its value).
+  const activeRow = (mixtralHint.tooltip as MarkupContent).value.split('\n').find((line) => line.startsWith('| Active parameters |'))!;
+  assert.match(activeRow, /\| 12\.7B \(12,748,853,248\) without the input embedding; 12\.9B with it \|$/);
   await client.close(mixtral.uri);
+  // gpt-oss-120b: 60.7 GiB weights (mxfp4 experts) beside "117B params, 5.13B active" passed 43 characters, and the
+  // hint showed no parameter count at all. The card (table 1): 116.83B total, 5.13B active without the embedding.
+  const oss = fixture('configs/gpt-oss-120b.config.json');
+  await client.open(oss.uri, oss.text);
+  assert.equal(hintAfter((await client.inlayHints(oss.uri))!, oss.text, '"model_type": "gpt_oss"'), '60.7 GiB weights · 5.13B of 117B active');
+  await client.close(oss.uri);
+  // Qwen3-30B-A3B: 30,532,122,624 · 2 B = 56.9 GiB; 3,353,032,704 active with the embedding (the card's
+  // 3.3B), 3,353,032,704 − 151,936 · 2,048 = 3,041,867,776 without -> "3.04B of 30.5B" (it too had no count).
+  const qwen = fixture('../../examples/qwen3-30b-a3b/config.json');
+  await client.open(qwen.uri, qwen.text);
+  assert.equal(hintAfter((await client.inlayHints(qwen.uri))!, qwen.text, '"model_type": "qwen3_moe"'), '56.9 GiB weights · 3.04B of 30.5B active');
+  await client.close(qwen.uri);
   const ds = fixture('configs/DeepSeek-V3.config.json');
   await client.open(ds.uri, ds.text);
   // 61 layers · (512 + 64) · 2 B = 70,272 B = 68.6 KiB (no K/V factor 2 for MLA).
