@@ -1,7 +1,10 @@
 /**
  * When two measured timings cannot be told apart, the one rule for the dashboard's run
- * comparison (webview/compare.ts) and the sweep's best point (runner/sweep/results.ts).
+ * comparison (webview/compare.ts) and the sweep's best point (runner/sweep/results.ts); when one
+ * timing is noisy on its own, the one mark of the terminal's kernel table (runner/table.ts) and
+ * the dashboard's (webview/charts.ts).
  */
+import { formatSignificant } from './format';
 
 /** A measured timing: its median and the p10 and p90 of its samples, in one unit (ns, ns per token). */
 export interface TimingSpread {
@@ -57,3 +60,16 @@ export function noisySpread(t: Pick<TimingSpread, 'p10' | 'p90'>): number | null
   if (!(t.p10 > 0) || !(t.p90 / t.p10 >= NOISY_SPREAD_RATIO)) return null;
   return t.p90 / t.p10;
 }
+
+/**
+ * The mark of a noisy timing's row, "noisy 37.5x" (p90 / p10 to 3 significant digits, core/format
+ * formatSignificant), else null (noisySpread's rule): the one text the terminal's kernel table
+ * and the dashboard's kernel tables give it, explained by {@link NOISY_MARK_NOTE}.
+ */
+export function noisyMark(t: Pick<TimingSpread, 'p10' | 'p90'>): string | null {
+  const r = noisySpread(t);
+  return r === null ? null : `noisy ${formatSignificant(r)}x`;
+}
+
+/** What {@link noisyMark} means, for a table's caption or summary where a row carries it. */
+export const NOISY_MARK_NOTE = `"noisy Nx": p90 / p10 = N >= ${NOISY_SPREAD_RATIO}, so that row's median, rate and % of peak may be off by as much`;

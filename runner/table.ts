@@ -12,7 +12,7 @@ import type { KernelCase, RunResult } from '../core/protocol/run';
 import { mlaDecodeHeadDim, mlaPrefillHeadDim, softcapNote } from '../core/kernelLimits';
 import { ceilingFor, computeCeiling } from './measure';
 import { timingBudget, timingBudgetText } from './plan';
-import { NOISY_SPREAD_RATIO, noisySpread, PERCENTILE_MIN_SAMPLES, spreadName, spreadsName } from '../core/noise';
+import { NOISY_MARK_NOTE, noisyMark, PERCENTILE_MIN_SAMPLES, spreadName, spreadsName } from '../core/noise';
 import { formatPoolSummary } from './simulate';
 import { cpuName } from '../core/sweepFigures';
 
@@ -66,8 +66,8 @@ export function formatCases(cases: KernelCase[]): string {
   const header = ['kernel', 'shape', 'dtype', 'path', 'n', 'median ms', `${names.size === 1 ? [...names][0] : 'p10–p90'} ms`, 'rate', '% of peak', 'peak', 'max |err|', 'lse err'];
   // A row whose spread is past core/noise.ts's NOISY_SPREAD_RATIO says so beside it: its median and % of peak may be off by that factor.
   const noisy = (c: KernelCase): string => {
-    const r = noisySpread({ p10: c.p10Ns, p90: c.p90Ns });
-    return r === null ? '' : ` noisy ${formatSignificant(r)}x`;
+    const mark = noisyMark({ p10: c.p10Ns, p90: c.p90Ns });
+    return mark === null ? '' : ` ${mark}`;
   };
   const spread = (c: KernelCase): string => `${ms(c.p10Ns)}-${ms(c.p90Ns)}${names.size > 1 && spreadName(c.samplesNs.length) === 'min–max' ? ' (min–max)' : ''}${noisy(c)}`;
   const rows = cases.map((c) => [
@@ -119,7 +119,7 @@ export function casesCaption(run: Pick<RunResult, 'cases' | 'environment' | 'qui
   const perGpu = perGpuCasesHeader(run.cases.map((c) => c.shape));
   const spread = spreadsName(run.cases.map((c) => c.samplesNs.length));
   const fewer = spread === 'p10–p90' ? '' : ` (nearest-rank p10 and p90 of fewer than ${PERCENTILE_MIN_SAMPLES} samples are their min and max)`;
-  const noisy = run.cases.some((c) => noisySpread({ p10: c.p10Ns, p90: c.p90Ns }) !== null) ? `; "noisy Nx": p90 / p10 = N >= ${NOISY_SPREAD_RATIO}, so that row's median, rate and % of peak may be off by as much` : '';
+  const noisy = run.cases.some((c) => noisyMark({ p10: c.p10Ns, p90: c.p90Ns }) !== null) ? `; ${NOISY_MARK_NOTE}` : '';
   return `Kernel timings, measured on ${where}${perGpu ? `, ${perGpu}` : ''}: median and ${spread} of each case's n samples${fewer}${samples}${noisy}; rate: FLOPs (4·B·H·N_q·N_k·D over the mask) or bytes (K + V + Q + O${mla}) of the shape / median; ${against}`;
 }
 

@@ -10,7 +10,7 @@ import { caseLabel } from './compare';
 import { contiguousNotSimulatedText, dataParallelDeployment, dataParallelEngines, dpScopeText, DP_SAMPLED_ENGINES, formatBytes, formatCount, formatCountOf, gpuCount, formatDuration, formatGib, formatMs, formatParams, formatPercent, formatRate, formatSignificant, fractionText, isMemoryBound, nativeBuildLabel, poolCancelledText } from '../core/format';
 import type { ViewRun } from './model';
 import { withAlpha, type Mark, type Palette } from './theme';
-import { spreadName, spreadsName } from '../core/noise';
+import { NOISY_MARK_NOTE, noisyMark, spreadName, spreadsName } from '../core/noise';
 
 /** Every chart of the run view; latency.ts draws latencyCdf, queue and capacity. */
 export type ChartId = 'timings' | 'throughput' | 'roofline' | 'memory' | 'poolTimeline' | 'poolBaselines' | 'latencyCdf' | 'queue' | 'capacity';
@@ -276,14 +276,26 @@ export function timingsChart(run: ViewRun, p: Palette): ChartSpec {
     title: 'Kernel timings',
     ariaLabel: `Kernel time per shape: ${ariaList(cases.map((c) => `${caseLabel(c)} median ${formatDuration(c.medianNs)}, ${spreadName(c.samplesNs.length)} ${formatDuration(c.p10Ns)} to ${formatDuration(c.p90Ns)}`))}`,
     empty: cases.length === 0 ? noCasesText(run) : null,
+    summary: noisyNote(cases),
     // 'p10–p90' (or 'min–max', 'spread') and 'median' fit on one legend line at 340 px.
     height: caseChartHeight(cases.length, p, { xAxes: 1, legendLines: 1 }),
     config,
     table: {
       columns: ['case', 'median', 'spread', 'from', 'to', 'n (samples)', 'max |err|'],
-      rows: cases.map((c) => [caseLabel(c), formatDuration(c.medianNs), spreadName(c.samplesNs.length), formatDuration(c.p10Ns), formatDuration(c.p90Ns), formatCount(c.samplesNs.length), c.maxAbsErr.toExponential(2)]),
+      rows: cases.map((c) => [caseLabel(c), formatDuration(c.medianNs), withNoisyMark(spreadName(c.samplesNs.length), c), formatDuration(c.p10Ns), formatDuration(c.p90Ns), formatCount(c.samplesNs.length), c.maxAbsErr.toExponential(2)]),
     },
   };
+}
+
+/** `text`, then the case's noisy mark (core/noise.ts noisyMark: "p10–p90, noisy 37.5x") where its spread is past NOISY_SPREAD_RATIO, as the CLI's table marks the row. */
+function withNoisyMark(text: string, c: KernelCase): string {
+  const mark = noisyMark({ p10: c.p10Ns, p90: c.p90Ns });
+  return mark === null ? text : `${text}, ${mark}`;
+}
+
+/** What the noisy mark means (the CLI's caption's words, core/noise.ts NOISY_MARK_NOTE) where a case carries it, else null. */
+function noisyNote(cases: readonly KernelCase[]): string | null {
+  return cases.some((c) => noisyMark({ p10: c.p10Ns, p90: c.p90Ns }) !== null) ? `${NOISY_MARK_NOTE[0]!.toUpperCase()}${NOISY_MARK_NOTE.slice(1)}.` : null;
 }
 
 /** A case's fraction of its peak, with the CLI's caveat above 100 % (core/format fractionText); "—" for none. */
@@ -346,13 +358,13 @@ export function throughputChart(run: ViewRun, p: Palette): ChartSpec {
     title: 'Throughput',
     ariaLabel: `Achieved throughput: ${ariaList(cases.map((c) => `${caseLabel(c)} ${isMemoryBound(c) ? formatRate(c.gbps * 1e9, 'B/s') : formatRate(c.gflops * 1e9, 'FLOP/s')}${c.fractionOfPeak == null ? '' : `, ${peakFractionText(c.fractionOfPeak)} of ${c.ceiling ?? 'peak'}`}`))}`,
     empty: cases.length === 0 ? noCasesText(run) : null,
-    summary: against.length > 0 ? `Fraction of peak (tooltip, table) against this machine's measured ${against.join('; ')}.` : null,
+    summary: [against.length > 0 ? `Fraction of peak (tooltip, table) against this machine's measured ${against.join('; ')}.` : null, noisyNote(cases)].filter((line) => line !== null).join(' ') || null,
     // Both kinds of case: a second x axis (GB/s on top), and the two legend items wrap onto two lines below ~400 px.
     height: caseChartHeight(cases.length, p, anyMemory && anyCompute ? { xAxes: 2, legendLines: 2 } : { xAxes: 1, legendLines: 1 }),
     config,
     table: {
       columns: ['case', 'achieved', 'fraction of peak', 'peak'],
-      rows: cases.map((c) => [caseLabel(c), isMemoryBound(c) ? formatRate(c.gbps * 1e9, 'B/s') : formatRate(c.gflops * 1e9, 'FLOP/s'), peakFractionText(c.fractionOfPeak), peakText(c)]),
+      rows: cases.map((c) => [caseLabel(c), isMemoryBound(c) ? formatRate(c.gbps * 1e9, 'B/s') : formatRate(c.gflops * 1e9, 'FLOP/s'), withNoisyMark(peakFractionText(c.fractionOfPeak), c), peakText(c)]),
     },
   };
 }

@@ -663,6 +663,25 @@ describe('kernel charts', () => {
     assert.equal(rows[1]![2], view.cases[1]!.fractionOfPeak === null ? '—' : `${(view.cases[1]!.fractionOfPeak * 100).toFixed(1)}%`);
   });
 
+  // s47: the CLI's table marked a row "noisy 37.5x" (p90 / p10 >= 2), the dashboard's tables did not.
+  it('timings and throughput tables mark a noisy case as the CLI does, and their summaries say what the mark means', () => {
+    const view = viewOfRun(run, null);
+    // The newcomer's row: p10-p90 0.426-15.97 ms: 15.97 / 0.426 = 37.49 -> "noisy 37.5x". The fixture's second
+    // case, 374,258-468,634 ns (1.25x), and its first, 20,027,441-39,402,025 ns (1.97x, under 2), are not marked.
+    const noisy = { ...view.cases[1]!, p10Ns: 0.426e6, p90Ns: 15.97e6 };
+    const cases = [view.cases[0]!, noisy];
+    const timings = timingsChart({ ...view, cases }, palette);
+    assert.deepEqual(timings.table!.rows.map((r) => r[2]), ['p10–p90', 'p10–p90, noisy 37.5x']);
+    assert.equal(timings.summary, '"noisy Nx": p90 / p10 = N >= 2, so that row\'s median, rate and % of peak may be off by as much.');
+    const throughput = throughputChart({ ...view, cases }, palette);
+    assert.match(throughput.table!.rows[1]![2]!, /^\d+\.\d%, noisy 37\.5x$/);
+    assert.doesNotMatch(throughput.table!.rows[0]![2]!, /noisy/);
+    assert.match(throughput.summary!, /\. "noisy Nx": p90 \/ p10 = N >= 2/);
+    // Quiet cases: no mark, no note.
+    assert.equal(timingsChart(view, palette).summary ?? null, null);
+    assert.doesNotMatch(throughputChart(view, palette).summary ?? '', /noisy/);
+  });
+
   it('throughput table: the peak column gives the roof\'s value beside its name, as the CLI\'s caption does', () => {
     // s34 newcomer-ed 7: it named the roof only. The fixture's peaks (test/fixtures/run.ts environment):
     // fp32 FMA 191,764,315,075 FLOP/s, DRAM read 33,394,709,280 B/s; achieved / fractionOfPeak gives them back.
