@@ -215,8 +215,13 @@ export interface ServingSimTotals {
   prefilledTokens: number;
   /** promptLen + outputLen (after the max_model_len cap) of the rejected requests: work never done. */
   rejectedTokens: number;
-  /** End of the step in which the last request completed. */
+  /** End of the step in which the last request completed (0 until one has). */
   simulatedSeconds: number;
+  /**
+   * The simulator's clock, seconds: the end of the last step run (pipelined: of the last batch
+   * completed), from the first step on (simulate's progress line: its time of serving).
+   */
+  clockSeconds: number;
   usedPageSeconds: number;
   reservedSlotSeconds: number;
   tokenSlotSeconds: number;

@@ -36,7 +36,7 @@ import { exampleLines, flagLines, wrapHelp } from './help';
 import { BackendError, backendCases, describeCase, measureBackendEnvironment, runBench, selectBackend, slowCaseNotes } from './bench';
 import { planCases, quickShortening, windowCoverage } from './plan';
 import { cancelLine, CancelledError, cancelPoint, eachInputError, InputError, InputErrors, OutputError, readFailure, UsageError } from './errors';
-import { ArrivalSpanError, DP_DISPATCH_PHASE, formatPoolSummary, PoolConfigError, poolRejections, simulatePool, WATERMARK, workloadTimeScaleProblem, type PoolProgress, type PrepareProgress } from './simulate';
+import { ArrivalSpanError, formatPoolSummary, PoolConfigError, poolRejections, simulatePool, WATERMARK, workloadTimeScaleProblem, type PoolProgress, type PrepareProgress } from './simulate';
 import { calibrateStepTime, calibrationModelMismatch, formatCalibration, heldParametersText } from './simulate/calibrate';
 import { calibrateFromKernels, formatKernelCalibration, KernelCalibrationError, readKernelRun } from './simulate/calibrate-kernels';
 import { checkKeepsUp, searchCapacity } from './simulate/capacity';
@@ -756,14 +756,14 @@ async function simulateProfile(file: string, loaded: LoadedProfile, flags: Simul
           preparing = p;
           // The rate is the simulation's: from the end of loading on (seconds at millions of requests).
           if (p.phase === 'loading the simulator' && p.done === p.requests) startedAt = performance.now();
-          // One line per percent of a phase (the slices come every ~50 ms).
+          // One line per percent of a phase (the slices come every ~50 ms). A data-parallel run has no
+          // preparation phase but the draws: its dispatch is the run itself, reported by tokens as one
+          // engine's (onProgress; s45 newcomer-ed N4 saw "0/100" for all of a 71 s dp 1024 run).
           const fraction = p.done / Math.max(p.requests, 1);
-          // The data-parallel dispatch is the run itself (its engines step arrival by arrival): its share is the bar's, not 0 for all of a 71 s dp 1024 run (s45 newcomer-ed N4).
-          const running = p.phase === DP_DISPATCH_PHASE;
-          const message = `simulating ${formatCountOf(p.requests, 'request')}: ${running ? '' : 'preparing: '}${p.phase} ${Math.floor(100 * fraction)}%`;
+          const message = `simulating ${formatCountOf(p.requests, 'request')}: preparing: ${p.phase} ${Math.floor(100 * fraction)}%`;
           if (message === shownPrepare) return;
           shownPrepare = message;
-          progress.update(running ? fraction : 0, 1, message);
+          progress.update(0, 1, message);
         },
         ...(events ? { onSample: (sample: PoolSample) => emitLine({ type: 'poolSample', sample }) } : {}),
         onTimes: (packed, times) => {
@@ -789,7 +789,8 @@ async function simulateProfile(file: string, loaded: LoadedProfile, flags: Simul
         onProgress: (p) => {
           last = p;
           preparing = undefined;
-          progress.update(p.fraction, 1, simulationProgressText(p, (performance.now() - startedAt) / 1000));
+          // The last report (fraction 1: every request done) always, though a report before it reached 100% by rounding.
+          progress.update(p.fraction, 1, simulationProgressText(p, (performance.now() - startedAt) / 1000), p.fraction === 1);
         },
         // 100% is not the end: the baselines may still run (seconds at millions of requests); say so, lest it look hung.
         onPagedDone: () => {

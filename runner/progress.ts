@@ -68,13 +68,14 @@ export function simulationPlanNote(requests: number, promptTokens: number, decod
 /**
  * The progress line of `simulate`'s paged run, after `elapsedS` seconds of wall time since it
  * started simulating: the requests finished, the tokens done of those to do (prefilled +
- * decoded, PoolProgress.fraction), the simulated time, and the time left at the rate of tokens
- * so far (remainingText), which a run of a few huge requests has long before any finishes.
- * e.g. "simulating 2 requests: 0 done, 4,048 of 202,000 tokens, 0 s of serving, about 48.9 min
+ * decoded, PoolProgress.fraction), the simulated time served so far (the simulator's clock,
+ * PoolProgress.clockSeconds), and the time left at the rate of tokens so far (remainingText),
+ * which a run of a few huge requests has long before any finishes.
+ * e.g. "simulating 2 requests: 0 done, 4,048 of 202,000 tokens, 1,024 s of serving, about 48.9 min
  * left at the rate so far".
  */
 export function simulationProgressText(p: PoolProgress, elapsedS: number): string {
-  return `simulating ${formatCountOf(p.requests, 'request')}: ${formatCount(p.finished)} done, ${formatCount(p.prefilledTokens + p.decodedTokens)} of ${formatCountOf(p.tokensToDo, 'token')}, ${formatCount(p.simulatedSeconds)} s of serving${remainingText(elapsedS, p.fraction)}`;
+  return `simulating ${formatCountOf(p.requests, 'request')}: ${formatCount(p.finished)} done, ${formatCount(p.prefilledTokens + p.decodedTokens)} of ${formatCountOf(p.tokensToDo, 'token')}, ${formatCount(p.clockSeconds)} s of serving${remainingText(elapsedS, p.fraction)}`;
 }
 
 /**

@@ -546,7 +546,7 @@ EMSCRIPTEN_KEEPALIVE void attnscope_sim_samples(attnscope::ServingSimulator* s) 
 
 /** ServingSimTotals of native/simulator.ts as JSON. */
 EMSCRIPTEN_KEEPALIVE const char* attnscope_sim_totals(attnscope::ServingSimulator* s) {
-  const attnscope::SimTotals& t = s->totals();
+  const attnscope::SimTotals t = s->totals();
   return text(Json()
                   .num("requests", static_cast<double>(t.requests))
                   .num("completed", static_cast<double>(t.completed))
@@ -559,6 +559,7 @@ EMSCRIPTEN_KEEPALIVE const char* attnscope_sim_totals(attnscope::ServingSimulato
                   .num("prefilledTokens", static_cast<double>(t.prefilled_tokens))
                   .num("rejectedTokens", static_cast<double>(t.rejected_tokens))
                   .num("simulatedSeconds", t.simulated_seconds)
+                  .num("clockSeconds", t.clock_seconds)
                   .num("usedPageSeconds", t.used_page_seconds)
                   .num("reservedSlotSeconds", t.reserved_slot_seconds)
                   .num("tokenSlotSeconds", t.token_slot_seconds)

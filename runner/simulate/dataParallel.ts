@@ -20,7 +20,19 @@ import { cancelPoint } from '../errors';
 import { DP_SAMPLED_ENGINES } from '../../core/format';
 
 /** What the dispatch needs of an engine: a dispatched ServingSimulator (or the raw addon's / WebAssembly build's). */
-export type DispatchedEngine = Pick<ServingSimulator, 'runUntil' | 'inFlight' | 'add' | 'run'>;
+export type DispatchedEngine = Pick<ServingSimulator, 'runUntil' | 'inFlight' | 'add' | 'run' | 'totals'>;
+
+/** Where the data-parallel run is, for its progress (dispatchOnline onProgress). */
+export interface DispatchProgress {
+  /** Requests dispatched so far (all of them once the engines run to the end). */
+  dispatched: number;
+  /**
+   * Simulated seconds up to which every engine has been simulated: the arrival just dispatched,
+   * then, while the engines run to the end, the clock of the one furthest behind (never less than
+   * the last arrival: an engine not brought up to it has no step before it).
+   */
+  clockS: number;
+}
 
 /** How the requests were dispatched, for the result and the CLI's line (DataParallelResult.dispatch). */
 export const DP_DISPATCH_TEXT = "each request to the engine with the lowest score, max(requests in flight, the coordinator's 100 ms snapshot of them + picks since), ties to the next in turn, as vLLM's DPLBAsyncMPClient.get_core_engine_for_request with one API server (vllm/v1/engine/core_client.py, current main; snapshots at multiples of 100 ms from the first arrival's clock 0, counting the requests in flight then); not modelled: its KV-pressure penalty on an engine with waiting requests, and older releases' waiting · 4 + running score";
@@ -124,7 +136,7 @@ export function mergeTimes(n: number, byEngine: Int32Array[], times: ServingSimT
  * The dispatch's progress (dispatchOnline onProgress) comes after at least this share of the
  * requests and at least {@link PROGRESS_MS} since the last, whichever is later: every 1 % of a long
  * run (a dp 1024 run of 100,000 requests: every 1,000, ~0.7 s; it was every 4,096 requests, ~3 s),
- * no more than 4 a second of a quick one.
+ * no more than 4 a second of a quick one. While the engines then run to the end: every PROGRESS_MS.
  */
 export const PROGRESS_SHARE = 0.01;
 /** The least wall time, ms, between two progress reports of the dispatch ({@link PROGRESS_SHARE}). */
@@ -167,6 +179,11 @@ class ChangeQueue {
     this.heap = new Int32Array(dp);
     this.at = new Int32Array(dp).fill(-1);
     this.key = new Float64Array(dp);
+  }
+
+  /** The first engine's key, or undefined when none is in. */
+  firstKey(): number | undefined {
+    return this.size === 0 ? undefined : this.key[this.heap[0]];
   }
 
   /** The engine whose change comes first when it is at or before `t`, taken out; else −1. */
@@ -235,15 +252,20 @@ class ChangeQueue {
  * @param engines per engine, its simulator once made (filled here, so that the caller can free
  *   them, also when this throws); dp entries, undefined where no request reached the engine.
  * @param make makes engine e's simulator, dispatched (ServingSimulator's `dispatched`) over `requests`.
- * @param onProgress requests dispatched so far, after every {@link PROGRESS_SHARE} of them and
- *   {@link PROGRESS_MS} of wall time, whichever comes later (never at the end: the caller knows it).
+ * Once every request is dispatched, the engines run to the end, the one furthest behind in
+ * simulated time first, {@link ENGINE_RUN_STEPS} steps at a time (they share nothing by then: the
+ * order changes no result, and the progress's clock moves on as the run's does).
+ * @param onProgress where the run is ({@link DispatchProgress}; the caller reads the engines' token
+ *   counts), after every {@link PROGRESS_SHARE} of the requests dispatched and {@link PROGRESS_MS}
+ *   of wall time, whichever comes later, then every PROGRESS_MS while the engines run to the end
+ *   (never at the end: the caller knows it).
  * @param now the wall clock, ms (performance.now; a test's own clock makes the reports' timing exact).
  * @returns each request's engine and each engine's requests (indices into the trace, arrival
  *   order: the order of its simulator's times).
  * @throws the signal's reason when it aborts (checked between slices).
  */
 export async function dispatchOnline<E extends DispatchedEngine>(requests: ServingSimRequests, dp: number, engines: Array<E | undefined>, make: (engine: number) => E,
-  opts: { signal?: AbortSignal; onProgress?: (done: number) => void; now?: () => number } = {}): Promise<{ engineOf: Int32Array; byEngine: Int32Array[] }> {
+  opts: { signal?: AbortSignal; onProgress?: (p: DispatchProgress) => void; now?: () => number } = {}): Promise<{ engineOf: Int32Array; byEngine: Int32Array[] }> {
   const n = requests.arrivalS.length;
   const now = opts.now ?? (() => performance.now());
   // The next report is due at `reportAt` requests once PROGRESS_MS have passed; until they have, the clock is read every `recheck` arrivals.
@@ -294,7 +316,7 @@ export async function dispatchOnline<E extends DispatchedEngine>(requests: Servi
     if (k + 1 >= reportAt && k + 1 < n && opts.onProgress) {
       const t = now();
       if (t - reportedAt >= PROGRESS_MS) {
-        opts.onProgress(k + 1);
+        opts.onProgress({ dispatched: k + 1, clockS: requests.arrivalS[k] });
         reportedAt = t;
         reportAt = k + 1 + share;
         // The report's reader may have asked to stop (the CLI's SIGINT handler runs between turns): look at once.
@@ -305,8 +327,25 @@ export async function dispatchOnline<E extends DispatchedEngine>(requests: Servi
     }
     if ((k & 63) === 63) await pause();
   }
-  for (const sim of engines) {
-    while (sim && !sim.run(ENGINE_RUN_STEPS)) await pause();
+  // To the end, the engine furthest behind first (the queue keyed by each engine's clock).
+  const lastArrivalS = n > 0 ? requests.arrivalS[n - 1] : 0;
+  const behind = new ChangeQueue(dp);
+  engines.forEach((sim, e) => {
+    if (sim) behind.set(e, sim.totals().clockSeconds);
+  });
+  for (let e = behind.popDue(Infinity); e >= 0; e = behind.popDue(Infinity)) {
+    const sim = engines[e]!;
+    if (!sim.run(ENGINE_RUN_STEPS)) behind.set(e, sim.totals().clockSeconds);
+    const furthestBehind = behind.firstKey();
+    if (furthestBehind !== undefined && opts.onProgress) {
+      const t = now();
+      if (t - reportedAt >= PROGRESS_MS) {
+        opts.onProgress({ dispatched: n, clockS: Math.max(lastArrivalS, furthestBehind) });
+        reportedAt = t;
+        await cancelPoint(opts.signal);
+        continue;
+      }
+    }
     await pause();
   }
   return { engineOf, byEngine: requestsByEngine(engineOf, dp) };

@@ -4,7 +4,7 @@
  * generateRequests / RequestPacker (profile workloads, traces, packed for the simulator), formatPoolSummary (the CLI table),
  * readTraceFile (Azure, BurstGPT, Mooncake, vllm bench serve, attnscope JSONL), latencySummary, searchCapacity, calibrateStepTime.
  */
-export { simulatePool, poolRejections, DP_DISPATCH_PHASE, WATERMARK, ArrivalSpanError, PoolConfigError, workloadTimeScaleProblem, type PoolProgress, type PrepareProgress, type SimulateOptions } from './simulate';
+export { simulatePool, poolRejections, WATERMARK, ArrivalSpanError, PoolConfigError, workloadTimeScaleProblem, type PoolProgress, type PrepareProgress, type SimulateOptions } from './simulate';
 export { stepTimeModel, stepSeconds, stepWork, ASSUMED_STEP_TIME } from './step-time';
 export { latencySummary, latencyStats, quantile, meetsSlo } from './latency';
 export { parseTrace, parseTraceLine, TraceError } from './trace';

@@ -1099,6 +1099,20 @@ test("simulate - --events (the editor's Run serving simulation): the file door's
   assert.doesNotMatch(r.stderr, /simulating/);
 });
 
+test('simulate - --events at data_parallel_size 2: progress by tokens, as one engine\'s, its last report all of them (s48: it was requests dispatched)', () => {
+  const { run: onFile } = simulatedRun('device: { data_parallel_size: 2 }\n');
+  const r = cli(['simulate', '-', '--events'], JSON.stringify(onFile.profile));
+  assert.equal(r.code, 0, r.stderr);
+  const events = r.stdout.trim().split('\n').map((l) => JSON.parse(l));
+  assert.equal(events.at(-1).run.pool.dataParallel.size, 2);
+  const progress = events.filter((e) => e.type === 'progress' && /^simulating 50 requests: \d/.test(e.message));
+  // The last: every request done and the tokens done equal to the tokens to do (no request rejected), at 100%.
+  const last = progress.at(-1);
+  assert.match(last.message, /^simulating 50 requests: 50 done, ([\d,]+) of \1 tokens, [\d,.]+ s of serving$/);
+  assert.equal(last.done, 100);
+  assert.ok(!events.some((e) => e.type === 'progress' && /dispatching the requests/.test(e.message)));
+});
+
 test('simulate - and bench -: a resolved Profile meets the checks a file meets past its schema (tp against the heads, min <= max), exit 2 with the file\'s message (s39 newcomer 8)', () => {
   const { dir, run: onFile } = simulatedRun();
   // TINY_CONFIG has 4 attention heads: tensor_parallel_size 3 divides neither them nor the 2 KV heads.

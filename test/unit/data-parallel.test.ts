@@ -13,7 +13,8 @@ import { estimate } from '../../core/estimate/index';
 import { deployedGpuCount, gpuCount } from '../../core/format';
 import { compareVllmLog, formatComparisonText, logFigureLines, parseVllmLog, rankNotes } from '../../core/vllmlog/index';
 import { formatPoolSummary, simulatePool } from '../../runner/simulate/index';
-import { dispatchOnline, lastSnapshot, mergeTimes, pickEngine } from '../../runner/simulate/dataParallel';
+import { dispatchOnline, lastSnapshot, mergeTimes, pickEngine, type DispatchProgress } from '../../runner/simulate/dataParallel';
+import type { PoolProgress } from '../../runner/simulate/simulate';
 import { ServingSimulator, type ServingSimConfig, type ServingSimRequests, type ServingSimTotals } from '../../native/simulator';
 import { uniformStream } from '../../runner/random';
 import { dispatchByLoad, settleDispatch } from '../fixtures/dpFixedPoint';
@@ -307,17 +308,27 @@ test('an arrival brings up to date only the engines whose next change has come (
   }
 });
 
-test('progress every 1 % of the requests once 250 ms have passed (it was every 4,096: none in a run of 1,000); a cancel asked in a report is honoured at once; an engine\'s simulator is made at its first request', async () => {
+test('progress every 1 % of the requests once 250 ms have passed (it was every 4,096: none in a run of 1,000), then while the engines run to the end; a cancel asked in a report is honoured at once; an engine\'s simulator is made at its first request', async () => {
   // A clock that moves 300 ms at each reading: every report is due as soon as 1 % more is
-  // dispatched, so 1,000 requests report at 10, 20, ..., 990 (not at the end: the caller knows it).
+  // dispatched, so 1,000 requests report at 10, 20, ..., 990, each at the arrival just dispatched;
+  // then after each engine's run but the last one's (not at the end: the caller knows it), at
+  // the clock of the engine furthest behind, never before the last arrival.
   const r = randomTrace(1000, 3, 60);
   let clock = 0;
   const slow = () => (clock += 300);
-  const all: number[] = [];
+  const all: DispatchProgress[] = [];
   const whole: Array<ServingSimulator | undefined> = new Array(2);
   try {
-    await dispatchOnline(r, 2, whole, () => new ServingSimulator(DP_CONFIG, r, true), { onProgress: (done) => all.push(done), now: slow });
-    assert.deepEqual(all, Array.from({ length: 99 }, (_, i) => 10 * (i + 1)));
+    await dispatchOnline(r, 2, whole, () => new ServingSimulator(DP_CONFIG, r, true), { onProgress: (p) => all.push(p), now: slow });
+    const dispatching = all.filter((p) => p.dispatched < 1000);
+    assert.deepEqual(dispatching.map((p) => p.dispatched), Array.from({ length: 99 }, (_, i) => 10 * (i + 1)));
+    assert.deepEqual(dispatching.map((p) => p.clockS), dispatching.map((p) => r.arrivalS[p.dispatched - 1]));
+    const finishing = all.slice(dispatching.length);
+    assert.ok(finishing.length >= 1 && finishing.every((p) => p.dispatched === 1000), JSON.stringify(finishing));
+    const ends = whole.map((e) => e!.totals().clockSeconds);
+    for (const [i, p] of finishing.entries()) {
+      assert.ok(p.clockS >= r.arrivalS[999] && p.clockS >= (finishing[i - 1]?.clockS ?? 0) && p.clockS <= Math.max(...ends), `${p.clockS}`);
+    }
   } finally {
     for (const e of whole) e?.free();
   }
@@ -327,17 +338,18 @@ test('progress every 1 % of the requests once 250 ms have passed (it was every 4
   const at: number[] = [];
   const quick: Array<ServingSimulator | undefined> = new Array(2);
   try {
-    await dispatchOnline(r, 2, quick, () => new ServingSimulator(DP_CONFIG, r, true), { onProgress: (done) => at.push(done), now: () => (quickClock += 25) });
+    await dispatchOnline(r, 2, quick, () => new ServingSimulator(DP_CONFIG, r, true), { onProgress: (p) => at.push(p.dispatched), now: () => (quickClock += 25) });
   } finally {
     for (const e of quick) e?.free();
   }
-  assert.deepEqual(at, [100, 200, 300, 400, 500, 600, 700, 800, 900]);
+  // From 900 on: 9 readings to 990, the 10th after engine 0's run to the end (250 ms): a report with all 1,000 dispatched.
+  assert.deepEqual(at, [100, 200, 300, 400, 500, 600, 700, 800, 900, 1000]);
 
   const engines: Array<ServingSimulator | undefined> = new Array(2);
   const stop = new AbortController();
   const seen: number[] = [];
   try {
-    await assert.rejects(dispatchOnline(r, 2, engines, () => new ServingSimulator(DP_CONFIG, r, true), { signal: stop.signal, now: slow, onProgress: (done) => { seen.push(done); stop.abort(new Error('stopped')); } }), /stopped/);
+    await assert.rejects(dispatchOnline(r, 2, engines, () => new ServingSimulator(DP_CONFIG, r, true), { signal: stop.signal, now: slow, onProgress: (p) => { seen.push(p.dispatched); stop.abort(new Error('stopped')); } }), /stopped/);
     assert.deepEqual(seen, [10]);
     // The engines hold the requests dispatched before the report only.
     assert.equal(engines.reduce((a, e) => a + e!.times().finishS.length, 0), 10);
@@ -359,6 +371,39 @@ test('progress every 1 % of the requests once 250 ms have passed (it was every 4
   }
 });
 
+test('a data-parallel run reports its progress by tokens, as one engine does, from the dispatch to the end, and reaches the total (s48: it was requests dispatched, by onPrepare)', async (t) => {
+  // A wall clock that moves 300 ms at each reading: a report is due at every 1 % of the requests
+  // dispatched (4 of 400), then after each engine's run but the last (dataParallel.ts PROGRESS_MS);
+  // simulate.ts passes one on once 50 times the last one's time has passed (REPORT_COST_SHARE: here
+  // one reading, 300 ms, so every 15 s of this clock: 4 mid-run reports, at 0.6 %, 26 %, 51 %, 76 %).
+  let wall = 0;
+  t.mock.method(performance, 'now', () => (wall += 300));
+  // 400 requests every 10 ms, prompt 100 + 10 · (i mod 7), output 20 + 10 · (i mod 5), none
+  // rejected (a pool of 4,096 × 16 = 65,536 tokens per engine). Tokens to do by hand:
+  // Σ prompt = 400 · 100 + 10 · Σ (i mod 7) = 40,000 + 10 · (57 · 21 + 0) = 51,970 (i = 0 … 398 are
+  // 57 whole cycles of 0 … 6, i = 399 ≡ 0); Σ output = 400 · 20 + 10 · 80 · (0 + … + 4) = 16,000.
+  const n = 400;
+  const trace = Array.from({ length: n }, (_, i) => ({ arrivalS: 0.01 * i, promptLen: 100 + 10 * (i % 7), outputLen: 20 + 10 * (i % 5) }));
+  const reports: PoolProgress[] = [];
+  const r = await simulatePool(profile('{ gpu: H100 SXM, data_parallel_size: 2 }\nkv_cache: { page_size: 16, num_pages: 4096 }'), {
+    trace, stepTime: { perStepS: 1e-3, perTokenS: 1e-5 }, onProgress: (p) => reports.push(p),
+  });
+  assert.equal(r.summary.completed, n);
+  assert.ok(reports.length >= 3, `${reports.length} reports`);
+  for (const [i, p] of reports.entries()) {
+    assert.deepEqual([p.requests, p.tokensToDo], [n, 51_970 + 16_000]);
+    if (i < reports.length - 1) assert.equal(p.fraction, (p.prefilledTokens + p.decodedTokens) / 67_970);
+    assert.ok(p.fraction >= (reports[i - 1]?.fraction ?? 0) && p.clockSeconds >= (reports[i - 1]?.clockSeconds ?? 0), `report ${i}`);
+  }
+  // Mid-run reports carry tokens done (not 0 until the end, nor requests dispatched).
+  assert.ok(reports.some((p) => p.fraction > 0 && p.fraction < 1 && p.finished < n && p.clockSeconds > 0));
+  const last = reports.at(-1)!;
+  assert.deepEqual(
+    { fraction: last.fraction, prefilled: last.prefilledTokens, decoded: last.decodedTokens, finished: last.finished, clock: last.clockSeconds },
+    { fraction: 1, prefilled: 51_970, decoded: 16_000, finished: n, clock: r.summary.simulatedSeconds },
+  );
+});
+
 test('a cancel is seen while the engines are run to the end: after an engine whose run took a slice, not only when the last has finished (s43 newcomer43 F6: SIGTERM answered after 24 s at dp 1024)', async () => {
   // Two engines, one request each at 0 s. Engine 0's run finishes in one call that takes 60 ms of wall time (longer than a
   // slice, 50 ms: dataParallel.ts slicer) and the cancel comes during it. Before, the loop ran engine after engine without
@@ -369,7 +414,7 @@ test('a cancel is seen while the engines are run to the end: after an engine who
   const stop = new AbortController();
   const ran: number[] = [];
   const engine = (e: number) => ({
-    runUntil: () => Infinity, inFlight: () => 0, add: () => undefined,
+    runUntil: () => Infinity, inFlight: () => 0, add: () => undefined, totals: () => ({ clockSeconds: 0 }) as ServingSimTotals,
     run: () => {
       ran.push(e);
       if (e === 0) {

@@ -31,7 +31,7 @@ test('the time left: elapsed · (1 − f) / f once 5 s have passed and some work
   assert.equal(remainingText(60, 1), '');
 });
 
-test('a few huge requests: the progress reports tokens done, and the line a time left, before any request finishes (s47)', async () => {
+test('a few huge requests: the progress reports tokens done, the simulated time served, and the line a time left, before any request finishes (s47, s48)', async () => {
   // Two requests at 0 s of 1,000 prompt + 100,000 output tokens; a pool that holds both whole
   // (2 × 101,000 tokens < 20,000 pages × 16), so neither waits nor is preempted.
   const p = exampleProfile('model: ./llama-3.1-8b/config.json\nkv_cache: { page_size: 16, num_pages: 20000 }\n');
@@ -58,9 +58,12 @@ test('a few huge requests: the progress reports tokens done, and the line a time
   const [r] = reports;
   assert.deepEqual({ finished: r.finished, prefilled: r.prefilledTokens, decoded: r.decodedTokens, toDo: r.tokensToDo }, { finished: 0, prefilled: 2000, decoded: 2048, toDo: 202_000 });
   assert.equal(r.fraction, 4048 / 202_000);
+  // The simulator's clock: 1,024 steps of 1 s each from the arrivals at 0 s, though no request has
+  // finished (s48: it said 0 s, the end of the step of the last completion, until one did).
+  assert.equal(r.clockSeconds, 1024);
   // 60 s of wall time for 4,048 of 202,000 tokens: 60 · 197,952 / 4,048 = 2,934.07 s = 48.9 min more.
   assert.equal(
     simulationProgressText(r, 60),
-    'simulating 2 requests: 0 done, 4,048 of 202,000 tokens, 0 s of serving, about 48.9 min left at the rate so far',
+    'simulating 2 requests: 0 done, 4,048 of 202,000 tokens, 1,024 s of serving, about 48.9 min left at the rate so far',
   );
 });

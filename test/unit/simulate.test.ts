@@ -871,25 +871,25 @@ test('progress fractions (tokens done / to do) increase to exactly 1 while the e
   const p = profile('kv_cache: { page_size: 16, num_pages: 2000 }\nworkload: { requests: 20000, arrival_rate: 50, seed: 3 }\n');
   // Each report schedules an immediate; it must have run before the next report.
   let turns = 0;
-  const reports: Array<{ fraction: number; simulatedSeconds: number; turns: number }> = [];
+  const reports: Array<{ fraction: number; clockSeconds: number; turns: number }> = [];
   const r = await simulatePool(p, {
-    onProgress: ({ fraction, requests, simulatedSeconds, prefilledTokens, decodedTokens, tokensToDo }) => {
+    onProgress: ({ fraction, requests, clockSeconds, prefilledTokens, decodedTokens, tokensToDo }) => {
       assert.equal(requests, 20000);
       // The work done (tokens, s47), not the requests finished; at the end every prompt token was
       // prefilled and every output token decoded (those of rejected requests left out of both).
       assert.equal(fraction, (prefilledTokens + decodedTokens) / tokensToDo);
-      reports.push({ fraction, simulatedSeconds, turns });
+      reports.push({ fraction, clockSeconds, turns });
       setImmediate(() => turns++);
     },
   });
   assert.ok(reports.length >= 2, `${reports.length} reports`);
   for (let i = 1; i < reports.length; i++) {
     assert.ok(reports[i].fraction > reports[i - 1].fraction, `report ${i}: ${reports[i].fraction} after ${reports[i - 1].fraction}`);
-    assert.ok(reports[i].simulatedSeconds >= reports[i - 1].simulatedSeconds);
+    assert.ok(reports[i].clockSeconds >= reports[i - 1].clockSeconds);
   }
   assert.ok(reports[0].fraction > 0);
   assert.equal(reports.at(-1)!.fraction, 1);
-  assert.equal(reports.at(-1)!.simulatedSeconds, r.summary.simulatedSeconds);
+  assert.equal(reports.at(-1)!.clockSeconds, r.summary.simulatedSeconds);
   assert.deepEqual(reports.map((x) => x.turns), reports.map((_, i) => i));
 });
 

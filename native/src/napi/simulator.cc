@@ -276,7 +276,7 @@ class ServingSimulatorWrap : public Napi::ObjectWrap<ServingSimulatorWrap> {
   }
 
   Napi::Value Totals(const Napi::CallbackInfo& info) {
-    const attnscope::SimTotals& t = Sim(info.Env()).totals();
+    const attnscope::SimTotals t = Sim(info.Env()).totals();
     Napi::Object o = Napi::Object::New(info.Env());
     o.Set("requests", static_cast<double>(t.requests));
     o.Set("completed", static_cast<double>(t.completed));
@@ -289,6 +289,7 @@ class ServingSimulatorWrap : public Napi::ObjectWrap<ServingSimulatorWrap> {
     o.Set("prefilledTokens", static_cast<double>(t.prefilled_tokens));
     o.Set("rejectedTokens", static_cast<double>(t.rejected_tokens));
     o.Set("simulatedSeconds", t.simulated_seconds);
+    o.Set("clockSeconds", t.clock_seconds);
     o.Set("usedPageSeconds", t.used_page_seconds);
     o.Set("reservedSlotSeconds", t.reserved_slot_seconds);
     o.Set("tokenSlotSeconds", t.token_slot_seconds);

@@ -314,7 +314,11 @@ struct SimTotals {
   // prompt_len + output_len (after the max_model_len cap) of the rejected requests: work that
   // will never be done.
   int64_t rejected_tokens = 0;
-  double simulated_seconds = 0;  // end of the last step
+  double simulated_seconds = 0;  // end of the step in which the last request completed
+  // The simulator's clock (now_) where its last step left it: that step's end (pipelined: the last
+  // batch completion's, or a later step's start after idle time). Moves from the first step on,
+  // where simulated_seconds stays 0 until a request completes (simulate's progress line).
+  double clock_seconds = 0;
   double used_page_seconds = 0;
   double reserved_slot_seconds = 0;
   double token_slot_seconds = 0;
@@ -431,7 +435,12 @@ class ServingSimulator {
   double NextChange(double t) const;
   bool done() const { return done_; }
   const std::vector<SimSample>& samples() const { return samples_; }
-  const SimTotals& totals() const { return totals_; }
+  // A copy, with clock_seconds the clock now.
+  SimTotals totals() const {
+    SimTotals t = totals_;
+    t.clock_seconds = now_;
+    return t;
+  }
   // Per request arrived so far, in the order given: requests [0, times().size()); the later
   // ones have no milestone yet (all −1).
   const HugeVector<RequestTimes>& times() const { return times_; }
