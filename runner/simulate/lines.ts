@@ -123,18 +123,41 @@ function readHead(path: string): { head: Buffer; size: number } {
 }
 
 /**
- * The first line of the file that is not blank (within its first 64 KiB), without a byte-order
- * mark or "\r", and its 1-based line number; null when the file is empty or only blank lines.
+ * The first line of the file that is not blank, without a byte-order mark or "\r", and its
+ * 1-based line number; null when the file is empty or only blank lines. Blank lines are looked
+ * for within the first 64 KiB only; the line found there is read whole when it opens a JSON value
+ * ("{" or "[") and goes on past 64 KiB (a JSONL request that keeps its prompt text): its keys
+ * name the format (an attnscope line of 70,000 characters was cut, failed to parse and read as a
+ * vllm bench serve result). A longer line of anything else is given as its first 64 KiB.
  */
 export function firstLine(path: string): { text: string; line: number } | null {
   const { head, size } = readHead(path);
   const lines = head.toString('utf8').replace(/^\uFEFF/, '').split('\n');
   for (let i = 0; i < lines.length; i++) {
     const text = lines[i]!.replace(/\r$/, '');
-    if (text.trim() !== '') return { text, line: i + 1 };
+    if (text.trim() === '') continue;
+    const cut = i === lines.length - 1 && head.length < size;
+    if (!cut || !/^\s*[[{]/.test(text)) return { text, line: i + 1 };
+    return { text: wholeLine(path, i + 1), line: i + 1 };
   }
   // More than 64 KiB of blank lines: not a trace this reads; say so at the first line.
   return head.length < size ? { text: '', line: 1 } : null;
+}
+
+/** Line `lineNo` (1-based) of the file, whole, decoded as UTF-8 ({@link scanLines} stops after it). */
+function wholeLine(path: string, lineNo: number): string {
+  let text = '';
+  const done = new Error('line read');
+  try {
+    scanLines(path, (buf, s, e, n) => {
+      if (n < lineNo) return;
+      text = buf.toString('utf8', s, e);
+      throw done;
+    });
+  } catch (e) {
+    if (e !== done) throw e;
+  }
+  return text;
 }
 
 /**

@@ -205,7 +205,8 @@ export function detectTraceFormat(path: string): TraceFormat {
   }
   throw new TraceError(
     path, first.line, 1,
-    `unknown trace format: expected ${TRACE_FORMATS.slice(0, -1).map((f) => TRACE_FORMAT_TEXT[f]).join(', ')} or ${TRACE_FORMAT_TEXT[TRACE_FORMATS.at(-1)!]}`,
+    `unknown trace format: expected ${TRACE_FORMATS.slice(0, -1).map((f) => TRACE_FORMAT_TEXT[f]).join(', ')} or ${TRACE_FORMAT_TEXT[TRACE_FORMATS.at(-1)!]}; ` +
+      `name the format with --trace-format ${TRACE_FORMATS.join(', ')} if the first line is not its header`,
   );
 }
 
@@ -420,7 +421,7 @@ export function readTraceFile(path: string, opts: TraceReadOptions): TraceRead {
   // Every bad row, each skipped: refused together once the file is read.
   const problems = new TraceProblems();
   let hasStartTimes = true;
-  if (format === 'vllm-bench') hasStartTimes = readVllmBench(path, sink, drop, notes, problems);
+  if (format === 'vllm-bench') hasStartTimes = readVllmBench(path, sink, drop, notes, problems, opts.format === undefined ? DETECTED_VLLM_HINT : '');
   else if (format === 'attnscope') {
     const reader = new JsonlTraceReader(path, warnings);
     forEachLine(path, (line, n) => {
@@ -738,8 +739,8 @@ export function vllmBenchArrivals(n: number, rate: number, burstiness: number, s
 }
 
 /** Adds the result's requests (a bad length to `problems`, its request skipped); true when their arrivals came from start_times. */
-function readVllmBench(path: string, sink: TraceSink, drop: (why: string) => void, notes: string[], problems: TraceProblems): boolean {
-  const doc = readVllmResult(path);
+function readVllmBench(path: string, sink: TraceSink, drop: (why: string) => void, notes: string[], problems: TraceProblems, hint: string): boolean {
+  const doc = readVllmResult(path, hint);
   const n = doc.inputLens.length;
   const start = doc.startTimes;
   const rate = doc.requestRate;
@@ -800,13 +801,24 @@ export interface VllmBenchResult {
   locate?(location: jsonc.JSONPath): { line: number; column: number };
 }
 
+/** What --calibrate takes, appended to readVllmResult's refusals of a file that is not a result. */
+export const VLLM_RESULT_HINT = ' (--calibrate takes a vllm bench serve --save-result --save-detailed JSON, or an attnscope bench --backend cuda --json run; a trace goes to --trace)';
+
 /**
- * Reads a vllm bench serve result.
+ * What a trace detected as a vllm bench serve result (detectTraceFormat: a first line that opens
+ * JSON but is not one JSONL request) is refused with: the detection, and --trace-format with the
+ * other formats.
+ */
+const DETECTED_VLLM_HINT = ` (the trace was taken for a vllm bench serve result from its first line; name another format with --trace-format ${TRACE_FORMATS.filter((f) => f !== 'vllm-bench').join(', ')})`;
+
+/**
+ * Reads a vllm bench serve result; `hint` is appended to the refusals of a file that is not one
+ * (not JSON, not an object, no per-request lengths): what the caller takes instead.
  * @throws TraceError when it is not JSON or lacks the per-request arrays (saved only with
  *   --save-detailed); InputErrors of every other problem (arrays that differ in length, a bad
  *   request_rate, burstiness, start_times entry), capped as {@link TraceProblems} says.
  */
-export function readVllmResult(path: string): VllmBenchResult {
+export function readVllmResult(path: string, hint = VLLM_RESULT_HINT): VllmBenchResult {
   let text: string;
   try {
     text = readFileSync(path, 'utf8');
@@ -819,14 +831,14 @@ export function readVllmResult(path: string): VllmBenchResult {
   if (errors.length > 0) {
     const { line, column } = offsetToLineColumn(text, errors[0].offset);
     // A second value after the first is most likely a JSON-lines file (a trace, not a result).
-    const more = jsonc.printParseErrorCode(errors[0].error) === 'EndOfFileExpected' ? ': a vllm bench serve result is one JSON object, and another value follows it here (a JSON-lines trace goes to --trace)' : '';
-    throw new TraceError(path, line, column, `not JSON: ${jsonSyntaxText(text, errors[0].error, errors[0].offset)}${more}`);
+    const more = jsonc.printParseErrorCode(errors[0].error) === 'EndOfFileExpected' ? ': a vllm bench serve result is one JSON object, and another value follows it here' : '';
+    throw new TraceError(path, line, column, `not JSON: ${jsonSyntaxText(text, errors[0].error, errors[0].offset)}${more}${hint}`);
   }
-  if (!v || typeof v !== 'object' || Array.isArray(v)) throw new TraceError(path, 1, 1, 'a vllm bench serve result is a JSON object');
+  if (!v || typeof v !== 'object' || Array.isArray(v)) throw new TraceError(path, 1, 1, `a vllm bench serve result is a JSON object${hint}`);
   const nums = (key: string): number[] | null => (Array.isArray(v[key]) ? (v[key] as number[]) : null);
   const inputLens = nums('input_lens');
   const outputLens = nums('output_lens');
-  if (!inputLens || !outputLens) throw new TraceError(path, 1, 1, 'a vllm bench serve result needs per-request input_lens and output_lens: save it with --save-result --save-detailed');
+  if (!inputLens || !outputLens) throw new TraceError(path, 1, 1, `a vllm bench serve result needs per-request input_lens and output_lens: save it with --save-result --save-detailed${hint}`);
   const n = inputLens.length;
   let tree: jsonc.Node | undefined;
   /** Line and column of the value at `location` (1:1 when the tree has none). */

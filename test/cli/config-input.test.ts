@@ -81,7 +81,8 @@ test('NaN in a trace and in a config.json: one line at the word, in the same wor
   const r = cli(['simulate', profile, '--trace', trace]);
   assert.equal(r.code, 2, r.stderr);
   // Column 14: the N of NaN after `{"arrival_s":` (13 characters). It used to say "not JSON: invalid symbol".
-  assert.equal(r.stderr, `${trace}:1:14: not JSON: ${nan}\n`);
+  // A first line that does not parse is taken for a vllm bench serve result (one JSON document), which the message says, with --trace-format.
+  assert.equal(r.stderr, `${trace}:1:14: not JSON: ${nan} (the trace was taken for a vllm bench serve result from its first line; name another format with --trace-format attnscope, azure, burstgpt, mooncake)\n`);
   // The same word in a config.json: one line (jsonc-parser's "value expected" after it was a second).
   const config = JSON.parse(readFileSync(llamaConfig, 'utf8')) as Record<string, unknown>;
   const text = JSON.stringify({ ...config, num_key_value_heads: 'NAN_HERE' }, null, 2).replace('"NAN_HERE"', 'NaN');

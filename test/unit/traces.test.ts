@@ -271,7 +271,27 @@ test('vllm bench serve result: start_times, failed requests dropped, or even spa
   assert.equal(cliLine(() => readTraceFile(broken, { maxModelLen: 8192, format: 'vllm-bench' })), `${broken}:4:3: not JSON: ',' expected`);
   // JSON lines given as a result (--calibrate x.jsonl): the second line's value is named as such, in words.
   const lines = write('bench-e.jsonl', '{"arrival_s": 0, "prompt_len": 10, "output_len": 5}\n{"arrival_s": 1, "prompt_len": 10, "output_len": 5}\n');
-  assert.equal(cliLine(() => readVllmResult(lines)), `${lines}:2:1: not JSON: end of file expected: a vllm bench serve result is one JSON object, and another value follows it here (a JSON-lines trace goes to --trace)`);
+  assert.equal(cliLine(() => readVllmResult(lines)), `${lines}:2:1: not JSON: end of file expected: a vllm bench serve result is one JSON object, and another value follows it here (--calibrate takes a vllm bench serve --save-result --save-detailed JSON, or an attnscope bench --backend cuda --json run; a trace goes to --trace)`);
+  // A CSV given to --calibrate (readVllmResult's default hint) says what --calibrate takes, not only "not JSON".
+  const csv = write('azure-for-calibrate.csv', 'TIMESTAMP,ContextTokens,GeneratedTokens\n2023-11-16 18:15:46.0,12,3\n');
+  assert.match(cliLine(() => readVllmResult(csv)), /azure-for-calibrate\.csv:1:1: not JSON: .*\(--calibrate takes a vllm bench serve --save-result --save-detailed JSON, or an attnscope bench --backend cuda --json run; a trace goes to --trace\)$/);
+});
+
+test('a JSONL trace whose first line is longer than 64 KiB is detected from its keys, not taken for a vllm bench serve result', () => {
+  // The prompt's text kept as an extra key (70,000 characters, past the 64 KiB head the detector sampled),
+  // before and after the keys that name the format.
+  const pad = 'p'.repeat(70_000);
+  for (const first of [`{"text": "${pad}", "arrival_s": 0, "prompt_len": 10, "output_len": 5}`, `{"arrival_s": 0, "prompt_len": 10, "output_len": 5, "text": "${pad}"}`]) {
+    const path = write('long-first.jsonl', `${first}\n{"arrival_s": 1, "prompt_len": 20, "output_len": 6}\n`);
+    assert.equal(detectTraceFormat(path), 'attnscope');
+    const r = readTraceFile(path, { maxModelLen: 8192, warnings: [] });
+    assert.deepEqual([...r.requests.promptLen], [10, 20]);
+  }
+  // A first line past 64 KiB that is no JSON value at all is still unknown, and the refusal names --trace-format.
+  assert.match(cliLine(() => detectTraceFormat(write('long-other.csv', `${'a,'.repeat(40_000)}b\n1\n`))), /long-other\.csv:1:1: unknown trace format: .*; name the format with --trace-format attnscope, azure, burstgpt, mooncake, vllm-bench if the first line is not its header$/);
+  // A trace taken for a vllm bench serve result (a first line that opens JSON but does not parse) and refused says so, with --trace-format.
+  const cut = write('cut-first.jsonl', '{"arrival_s": 0, "prompt_len": 10,\n"output_len": 5}\n');
+  assert.match(cliLine(() => readTraceFile(cut, { maxModelLen: 8192 })), /cut-first\.jsonl:1:1: a vllm bench serve result needs per-request input_lens and output_lens: .*\(the trace was taken for a vllm bench serve result from its first line; name another format with --trace-format attnscope, azure, burstgpt, mooncake\)$/);
 });
 
 test('lines are streamed across chunk boundaries without losing or splitting one', () => {
