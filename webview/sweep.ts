@@ -773,8 +773,10 @@ export function sweepAssumptions(report: SweepReport): string[] {
         `compute_efficiency ${formatSignificant(st.computeEfficiency)} (${from('compute_efficiency')})`,
         `memory_efficiency ${formatSignificant(st.memoryEfficiency)} (${from('memory_efficiency')})`,
         `overhead_ms ${formatSignificant(st.overheadMs)} (${from('overhead_ms')})`,
+        // In the user's terms (s48): a fixed cost a call plus the bytes over the bus bandwidth, then where both come from.
+        // The ring's 3.3 µs a step is runner/simulate/step-time.ts RING_STEP_LATENCY_S (3.325 µs; sweep-view.test checks it).
         ...(ar
-          ? [`all-reduce at ${formatSignificant(ar.oneShotEfficiency)} (one-shot), ${formatSignificant(ar.twoShotEfficiency)} (two-shot, NCCL ring), ${formatSignificant(ar.multimemEfficiency)} (multimem)${ar.ringEfficiency !== undefined ? `, ${formatSignificant(ar.ringEfficiency)} (NCCL ring past 4 MiB)` : ''} of the interconnect, ${formatDuration(ar.latencyS * 1e9)} a call (${allReduceFrom(ar)})`]
+          ? [`an all-reduce costs ${ar.given?.includes('latency_us') ? '' : '~'}${formatDuration(ar.latencyS * 1e9)} a call${ar.ringEfficiency !== undefined && !ar.given?.includes('latency_us') ? " (NCCL's ring past 4 MiB: ~3.3 µs for each of its 2 · (tp − 1) steps)" : ''} + its bytes / bus bandwidth, the interconnect's × ${formatSignificant(ar.oneShotEfficiency)} (one-shot), ${formatSignificant(ar.twoShotEfficiency)} (two-shot, NCCL ring), ${formatSignificant(ar.multimemEfficiency)} (multimem)${ar.ringEfficiency !== undefined ? `, ${formatSignificant(ar.ringEfficiency)} (NCCL ring past 4 MiB)` : ''} (${allReduceFrom(ar)})`]
           : []),
       ].join(', ');
     }),

@@ -264,7 +264,10 @@ export const ALL_REDUCE_EFFICIENCY = { oneShot: 0.85, twoShot: 0.5, multimem: 0.
  * {@link RING_STEP_LATENCY_S}, not the small-message fit's {@link ALL_REDUCE_LATENCY_S}.
  * 128 MiB at tp 8 (an 8,192-token prefill chunk of Llama-3.1-70B, 8,192 · 8,192 · 2 B): 1.75 ·
  * 134,217,728 B / (450e9 · 0.82) = 636.53 µs + 14 · 3.325 = 46.55 µs, 683.08 µs (was + 10 µs,
- * 646.53; at the fit's two-shot rate / (450e9 · 0.5) = 1,043.92 µs + 10).
+ * 646.53; at the fit's two-shot rate / (450e9 · 0.5) = 1,043.92 µs + 10). vLLM PR #42324 measured
+ * pynccl at 561 µs there: at tp 8 on H100 SXM NCCL runs NVLink SHARP (NVLS), whose busbw reaches
+ * ~480 GB/s on 8 GPUs (NVIDIA/nccl-tests#212, NVIDIA/nccl#1455), not the ring; the rows from 32 to
+ * 128 MiB rise at 479-481 GB/s busbw. Not modelled (DESIGN.md "Tensor parallelism").
  */
 export const RING_FIT_MAX_BYTES = 4 * 1024 * 1024;
 
@@ -296,7 +299,15 @@ export const RING_STEP_LATENCY_S = (37e-6 - (1.5 * RING_FIT_MAX_BYTES) / (450e9 
  * multimem 10): a per-algorithm latency is a constant per token band, which the simulator's step
  * (simulator.cc StepSeconds: allReduceS + T · the band's per-token seconds) has no field for (two
  * more through simulator.h, the addon, the wasm ABI and the run schema). The profile's
- * step_time.all_reduce.latency_us replaces it.
+ * step_time.all_reduce.latency_us replaces it. In the sweep report's words: an all-reduce costs
+ * ~10 µs a call + its bytes / bus bandwidth (webview/sweep.ts sweepAssumptions).
+ * Checked against calls measured apart from the fit, all on H100 NVLink under CUDA graphs, where a
+ * small call is its latency: vLLM PR #42324's last SM 9.0 table (World Size 8 by its order: the
+ * stored excerpt lacks the heading; benchmark_device_communicators.py), 512 KiB: symm_mem_multimem 11 µs, symm_mem_two_shot 15,
+ * pynccl 24 (https://github.com/vllm-project/vllm/pull/42324), the model's multimem 10 + 1.125 ·
+ * 524,288 B / (450e9 · 0.55) = 12.38 µs; NCCL's NVLink SHARP all-reduce of 128 B-64 KiB on two
+ * H100 SXM, nccl-tests with CUDA graphs: "approximately 6us"
+ * (https://github.com/NVIDIA/nccl/issues/1259, NCCL 2.20.5), the one-shot intercept's 6.
  */
 export const ALL_REDUCE_LATENCY_S = 10e-6;
 

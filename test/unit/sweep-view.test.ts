@@ -10,6 +10,7 @@ import { SWEEP_METRICS, sweepProvenance } from '../../core/sweepFigures';
 import { decimalsFor, decisionMetric, interruptedText, metricHeader, metricScale, metricsOf, otherSweepNote, rankedSweepTable, reportScale, sameValues, sweepCostChart, sweepCostChartHeight, sweepPointsText, sweepAxisCharts, sweepBestText, sweepChartHeight, sweepMarkdown, sweepTable, sweepTitle, sweepXAxis, thinTicks, tickStep } from '../../webview/sweep';
 import type { Palette } from '../../webview/theme';
 import { durationTicks, formatDuration, formatDurationIn } from '../../core/format';
+import { ALL_REDUCE_LATENCY_S, RING_STEP_LATENCY_S } from '../../runner/simulate/step-time';
 
 const palette: Palette = { kind: 'dark', foreground: '#fff', muted: '#aaa', background: '#000', grid: '#333', series: ['#00f', '#f80', '#0f0'], fontFamily: 'x', fontSize: 12, lineWidth: 2 };
 
@@ -362,7 +363,7 @@ test('Copy as Markdown: the points ranked by the figure shown, best first, with 
       '',
       '- GPU: H100 SXM (the step times modelled for its datasheet peaks, not measured on it)',
       '- SLO: TTFT ≤ 500 ms for 99.0% of requests (the profile\'s slo; "requests meeting the SLO" is the fraction that did)',
-      "- step time: compute_efficiency 0.6 (assumed), memory_efficiency 0.8 (assumed), overhead_ms 0 (assumed), all-reduce at 0.85 (one-shot), 0.5 (two-shot, NCCL ring), 0.55 (multimem), 0.82 (NCCL ring past 4 MiB) of the interconnect, 10 µs a call (assumed (fitted to vLLM PR #24111's H100 SXM timings))",
+      "- step time: compute_efficiency 0.6 (assumed), memory_efficiency 0.8 (assumed), overhead_ms 0 (assumed), an all-reduce costs ~10 µs a call (NCCL's ring past 4 MiB: ~3.3 µs for each of its 2 · (tp − 1) steps) + its bytes / bus bandwidth, the interconnect's × 0.85 (one-shot), 0.5 (two-shot, NCCL ring), 0.55 (multimem), 0.82 (NCCL ring past 4 MiB) (assumed (fitted to vLLM PR #24111's H100 SXM timings))",
       '- ranked by goodput (requests/s, modelled), higher first',
       '',
       '| rank | best | device.tensor_parallel_size | requests meeting the SLO (modelled) | goodput (requests/s, modelled) | goodput per GPU (requests/s, modelled) | status |',
@@ -378,6 +379,8 @@ test('Copy as Markdown: the points ranked by the figure shown, best first, with 
   );
   // What the step times leave out is among the sources, as on the tab.
   assert.match(sweepMarkdown(r, goodput), /- not modelled in the step times: FlashInfer's all-reduce\n/);
+  // The figures the all-reduce words name are the model's: 10 µs a call (ALL_REDUCE_LATENCY_S), the ring's ~3.3 µs a step (RING_STEP_LATENCY_S, 3.325 µs).
+  assert.deepEqual([ALL_REDUCE_LATENCY_S * 1e6, (RING_STEP_LATENCY_S * 1e6).toFixed(1)], [10, '3.3']);
   // Per GPU, tp 4 ranks first; a figure with no better way (pool pages) ranks nothing and keeps point order.
   assert.deepEqual(rankedSweepTable(r, SWEEP_METRICS.find((m) => m.key === 'goodputPerGpuRequestsPerSec')!).rows.map((row) => row.slice(0, 3)), [['1', '★', '4'], ['2', '', '8']]);
   const pages = rankedSweepTable({ ...report, best: null }, SWEEP_METRICS.find((m) => m.key === 'poolPages')!);
