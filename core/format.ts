@@ -6,7 +6,7 @@
  */
 
 import { SLO_ATTAINMENT_DEFAULT, type CapacityCurve } from './protocol/latency';
-import type { DataParallelResult, Environment, KernelCase, PoolCancelled, PoolCost, PoolLoad, PoolResult, PoolSummary, RunKind, RunResult, TraceSummary } from './protocol/run';
+import { keptInHistory, type DataParallelResult, type Environment, type KernelCase, type PoolCancelled, type PoolCost, type PoolLoad, type PoolResult, type PoolSummary, type RunKind, type RunResult, type TraceSummary } from './protocol/run';
 
 const IEC = ['B', 'KiB', 'MiB', 'GiB', 'TiB', 'PiB', 'EiB'];
 const SI = ['', 'k', 'M', 'G', 'T', 'P', 'E'];
@@ -366,6 +366,19 @@ export function fractionText(fraction: number, format: (f: number) => string): s
  */
 export function poolCancelledText(at: PoolCancelled): string {
   return `during its pool simulation (at ${formatCount(at.finished)} of ${formatCountOf(at.requests, 'request')}); the partial pool was not kept`;
+}
+
+/**
+ * What a benchmark cancelled from the editor kept, after "cancelled": "after 2 case(s); the partial
+ * run is saved", "during its pool simulation (...); its 2 case(s) are saved", or "before its first
+ * case: nothing was measured, nothing is saved in History" (core/protocol/run.ts keptInHistory).
+ * The one wording of the editor's toast (extension/refusal.ts benchCancelledMessage) and the
+ * dashboard's line under a cancelled benchmark.
+ */
+export function benchCancelledText(run: Pick<RunResult, 'status' | 'cases' | 'pool' | 'poolCancelled'>): string {
+  if (!keptInHistory(run)) return 'before its first case: nothing was measured, nothing is saved in History';
+  if (run.poolCancelled) return `${poolCancelledText(run.poolCancelled)}; its ${run.cases.length} case(s) are saved`;
+  return `after ${run.cases.length} case(s); the partial run is saved`;
 }
 
 /**

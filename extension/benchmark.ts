@@ -248,7 +248,7 @@ export class BenchmarkRun extends RunInFlight<RunResult | null> {
     if (crashed) {
       void ctx.showError(`${crashMessage(this.job, outcome, run.status === 'failed' && outcome.run === null && outcome.exitCode === 0)}${kept ? '' : ' Nothing is saved in History: it had no kernel case and no pool yet.'}`);
     } else if (run.status === 'cancelled') {
-      void vscode.window.showInformationMessage(benchCancelledMessage(name, run, kept));
+      void vscode.window.showInformationMessage(benchCancelledMessage(name, run));
     } else {
       const wasm = wasmBuildNote(run.environment, this.job);
       const message = finishedMessage(this.job, name, run, wasm);

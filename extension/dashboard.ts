@@ -226,12 +226,14 @@ export class Dashboard implements vscode.Disposable {
         void this.shownRun?.saveSweep(null, (err) => this.host.log.warn(`could not record the sweep the dashboard shows: ${err instanceof Error ? err.message : String(err)}`));
       }
     }
-    else if (msg.type === 'sweepProgress' && this.sweepLive.length > 0) this.sweepLive = [this.sweepLive[0]!, msg];
+    // Its Cancel pressed (runCancelling) stays with the latest progress: a page that opens then shows "Cancelling…".
+    else if (msg.type === 'sweepProgress' && this.sweepLive.length > 0) this.sweepLive = [this.sweepLive[0]!, msg, ...this.sweepLive.filter((m) => m.type === 'runCancelling')];
+    else if (msg.type === 'runCancelling' && this.live.length === 0 && this.sweepLive.length > 0 && this.sweepLive.at(-1)?.type !== 'sweepEnded') this.sweepLive.push(msg);
     // An ended sweep's start and end stay, so a page that opens after it (the sweep's end opens a
     // closed dashboard with its report) shows how it ended; the next sweepStarted replaces them.
     else if (msg.type === 'sweepEnded') this.sweepLive = this.sweepLive.length > 0 ? [this.sweepLive[0]!, msg] : [];
     if (msg.type === 'runStarted') this.live = [msg];
-    else if (msg.type === 'case' || msg.type === 'environment' || msg.type === 'poolSamples' || msg.type === 'progress') this.live.push(msg);
+    else if (msg.type === 'case' || msg.type === 'environment' || msg.type === 'poolSamples' || msg.type === 'progress' || (msg.type === 'runCancelling' && this.live.length > 0)) this.live.push(msg);
     else if (msg.type === 'runFinished' || msg.type === 'runRefused') this.live = [];
     if (!this.panel) return;
     if (this.ready) void this.panel.webview.postMessage(msg);

@@ -80,16 +80,8 @@ export async function saveRun(folder: string, run: RunResult): Promise<string> {
   return id;
 }
 
-/**
- * Whether a run goes into history: one that finished, and one that failed or was cancelled with
- * something to show (a kernel case, a pool simulation). A run that ended early with neither (its
- * runner crashed at start or found no kernels to load, or it was cancelled before its first case)
- * is no result: the dashboard shows it and the toast says nothing was measured, but History lists
- * only runs with data. (A refused run never gets this far: it is no run.)
- */
-export function keptInHistory(run: Pick<RunResult, 'status' | 'cases' | 'pool'>): boolean {
-  return run.status === 'ok' || run.cases.length > 0 || run.pool != null;
-}
+/** Whether a run goes into history (core/protocol/run.ts, where the dashboard's page reads it too). */
+export { keptInHistory } from '../core/protocol/run';
 
 /**
  * saveRun, synchronously: for the extension's deactivate(), where the host of a reloading

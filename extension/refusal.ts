@@ -5,7 +5,7 @@
  * `device.backend`, so the reason names the one that asked for it. No `vscode` import.
  */
 import type { Backend, Profile } from '../core/config/types';
-import { formatPoolOutcome, poolCancelledText } from '../core/format';
+import { benchCancelledText, formatPoolOutcome } from '../core/format';
 import type { RunKind, RunResult, TraceReplay } from '../core/protocol/run';
 import { encoderBenchRefusal } from '../core/refusals';
 import type { RunnerJob, RunnerOutcome } from '../core/runnerProcess';
@@ -113,14 +113,11 @@ export function finishedMessage(job: RunKind, name: string, run: Pick<RunResult,
 }
 
 /**
- * The toast of a cancelled benchmark: how far it got (during its pool simulation: core/format
- * poolCancelledText, as the dashboard's cards, History and the CLI say it) and what is saved
- * (`kept`: history.ts keptInHistory).
+ * The toast of a cancelled benchmark: how far it got and what is saved (core/format
+ * benchCancelledText, the dashboard's line under the run too).
  */
-export function benchCancelledMessage(name: string, run: Pick<RunResult, 'cases' | 'poolCancelled'>, kept: boolean): string {
-  if (!kept) return `AttnScope: benchmark of ${name} cancelled before its first case: nothing was measured, nothing is saved in History.`;
-  if (run.poolCancelled) return `AttnScope: benchmark of ${name} cancelled ${poolCancelledText(run.poolCancelled)}; its ${run.cases.length} case(s) are saved.`;
-  return `AttnScope: benchmark of ${name} cancelled after ${run.cases.length} case(s); the partial run is saved.`;
+export function benchCancelledMessage(name: string, run: Pick<RunResult, 'status' | 'cases' | 'pool' | 'poolCancelled'>): string {
+  return `AttnScope: benchmark of ${name} cancelled ${benchCancelledText(run)}.`;
 }
 
 /**

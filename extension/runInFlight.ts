@@ -13,11 +13,14 @@ import { RunnerProcess, type RunnerJob, type RunnerLaunch, type RunnerOutcome } 
 import type { Profile } from '../core/config/types';
 import type { ActiveRun } from './ctx';
 import type { RunState } from './status';
+import type { ToWebview } from '../core/protocol/webview';
 
 /** Where the one run in flight is kept (the extension's Ctx). */
 export interface RunSlot {
   activeRun: ActiveRun | null;
   readonly status: { setRun(run: RunState | null): void; setCancelling(): void };
+  /** The dashboard, told when Cancel is pressed (runCancelling), as the status item is. */
+  readonly dashboard: { post(msg: ToWebview): void };
 }
 
 /** The editor's side of a run: the context key and the progress notification (EDITOR_RUN_UI in the extension). */
@@ -63,12 +66,14 @@ export abstract class RunInFlight<Result> implements ActiveRun {
 
   /**
    * Ends the runner: SIGTERM, SIGKILL after the grace; nothing before it has started or after it
-   * has ended. The status item says "cancelling…" until it has ended (the notification closes at
-   * once on Cancel; the runner's wind-down took 2.8 s at load 21 with nothing on screen).
+   * has ended. The status item says "cancelling…" and the dashboard's Cancel "Cancelling…" until it
+   * has ended (the notification closes at once on Cancel; the runner's wind-down took 2.8 s at load
+   * 21 with nothing on screen).
    */
   cancel(): void {
     if (this.process === null || this.runnerEnded) return;
     this.heldIn?.status.setCancelling();
+    this.heldIn?.dashboard.post({ type: 'runCancelling' });
     this.process.cancel(this.killAfterMs);
   }
 

@@ -26,7 +26,7 @@ import { buildDifference, comparePools, compareRuns, compareSettings, comparison
 import { composePng, composeTablePng } from './png';
 import { sweepProvenance } from '../core/sweepFigures';
 import { decisionMetric, interruptedText, metricsOf as sweepMetricsOf, otherSweepNote, sweepAxisCharts, sweepChartHeight, sweepCostChart, sweepCostChartHeight, sweepBestText, sweepMarkdown, sweepPointsText, sweepTable, sweepTitle } from './sweep';
-import { CHANGE_MEANING, formatCount, formatCountOf, formatDuration, formatLoadNote, formatPercent, loadVerdict, formatRunTime, loadAverageText, perGpuCasesHeader, poolCancelledText, wasmBuildNote } from '../core/format';
+import { benchCancelledText, CHANGE_MEANING, formatCount, formatCountOf, formatDuration, formatLoadNote, formatPercent, loadVerdict, formatRunTime, loadAverageText, perGpuCasesHeader, poolCancelledText, wasmBuildNote } from '../core/format';
 import { comparedRun, listedName, reduce, rerunOf, skippedNote, skippedSweepsNote, startModel, type DashboardModel, type ViewRun } from './model';
 import { readPalette, watchTheme, type Palette } from './theme';
 import { loadState, onMessage, post, saveState, type PersistedState } from './vscodeApi';
@@ -144,6 +144,8 @@ const keepsUpNote = el('p', { id: 'run-keeps-up-note', class: 'warning', hidden:
 const latestNote = el('p', { id: 'run-latest', class: 'muted' });
 /** Over a run whose profile was edited after it started (ViewRun.profileEdited): its figures are of the earlier text (s44 newcomer-ed F3). */
 const runEditedNote = el('p', { id: 'run-profile-edited', class: 'warning', hidden: '' });
+/** Under a benchmark cancelled from the editor: what it kept (core/format benchCancelledText, the toast's words), "Cancelled after 2 case(s); the partial run is saved." */
+const cancelledNote = el('p', { id: 'run-cancelled', class: 'muted', hidden: '' });
 
 const chartGrid = el('div', { class: 'chart-grid' });
 /**
@@ -353,7 +355,7 @@ const tabs = el('vscode-tabs', { 'selected-index': String(Math.max(0, TABS.index
   el('vscode-tab-header', unselected, 'Run'),
   el('vscode-tab-header', unselected, 'History'),
   el('vscode-tab-header', unselected, 'Sweep'),
-  el('vscode-tab-panel', {}, runEditedNote, latestNote, environment, keepsUpNote, buildNote, loadNote, stepTime, noRun, chartGrid),
+  el('vscode-tab-panel', {}, runEditedNote, latestNote, environment, cancelledNote, keepsUpNote, buildNote, loadNote, stepTime, noRun, chartGrid),
   // Sweeps and Compare first: after every saved run they were ~340 rows down (s37 newcomer-ed 7).
   el('vscode-tab-panel', {}, el('h2', {}, 'Compare two runs'),
     el('div', { class: 'compare-bar' }, el('label', {}, 'A ', selectA), el('label', {}, 'B ', selectB), compareButton),
@@ -477,7 +479,9 @@ function renderHeader(run: ViewRun | null): void {
   const name = run ? run.name : 'AttnScope';
   title.replaceChildren(...joined(name.split(' · ').map((part) => el('span', { class: 'title-part' }, part)), ' · '));
   title.title = name;
-  status.textContent = run ? (run.status === 'restoring' ? 'restoring…' : run.status) : '';
+  // Cancel pressed: "cancelling…" until the runner has ended (~5 s at load 20), as the status bar says.
+  const cancelling = run?.status === 'running' && run.cancelling === true;
+  status.textContent = run ? (run.status === 'restoring' ? 'restoring…' : cancelling ? 'cancelling…' : run.status) : '';
   status.className = `status status-${run?.status ?? 'none'}`;
   const slo = run && run.status !== 'running' ? sloBadge(run.pool?.latency, run.pool?.load) : null;
   // An ok run's verdict says more than its "ok", read first in grey beside "SLO not met" (s44 newcomer-ed F19); a
@@ -542,9 +546,16 @@ function renderHeader(run: ViewRun | null): void {
   latestNote.hidden = !run?.latest;
   runEditedNote.textContent = run?.profileEdited ?? '';
   runEditedNote.hidden = run?.profileEdited === undefined;
-  cancelButton.toggleAttribute('disabled', !running);
+  cancelButton.toggleAttribute('disabled', !running || cancelling);
   // vscode-button's disabled is not exposed to assistive technology: it read as an actionable Cancel (s41 newcomer-ed F6 b).
-  cancelButton.setAttribute('aria-disabled', String(!running));
+  cancelButton.setAttribute('aria-disabled', String(!running || cancelling));
+  setCancelLabel(cancelButton, cancelling ? CANCELLING : 'Cancel');
+  // What a cancelled benchmark kept, in the toast's words; not for one a reload stopped (its error says so) nor a simulation (its error says nothing is saved, and why).
+  const kept = run?.status === 'cancelled' && run.kind !== 'simulate' && !run.error?.startsWith('interrupted')
+    ? `Cancelled ${benchCancelledText({ status: run.status, cases: run.cases, ...(run.pool ? { pool: run.pool } : {}), ...(run.poolCancelled ? { poolCancelled: run.poolCancelled } : {}) })}.`
+    : null;
+  cancelledNote.textContent = kept ?? '';
+  cancelledNote.hidden = kept === null;
   exportJson.toggleAttribute('disabled', !run?.id);
   exportCsv.toggleAttribute('disabled', !run?.id);
   exportPng.toggleAttribute('disabled', !run || run.status === 'restoring' || (run.cases.length === 0 && run.poolSamples.length === 0));
@@ -566,7 +577,7 @@ function renderHeader(run: ViewRun | null): void {
   if (onSweep) {
     const sweeping = model.sweepRun?.status === 'running' ? model.sweepRun : null;
     title.textContent = sweeping ? `${sweeping.name} · sweep` : model.sweep ? sweepTitle(model.sweep) : 'AttnScope · sweep';
-    status.textContent = sweeping ? 'running' : '';
+    status.textContent = sweeping ? (sweeping.cancelling ? 'cancelling…' : 'running') : '';
     status.className = `status status-${sweeping ? 'running' : 'none'}`;
     status.hidden = false;
     sloStatus.hidden = true;
@@ -592,9 +603,20 @@ function renderSweepRun(): void {
   sweepProgress.hidden = !running;
   sweepProgress.setAttribute('value', p && p.total > 0 ? String(p.done / p.total) : '0');
   sweepCancel.hidden = !running;
-  sweepCancel.toggleAttribute('disabled', !running);
+  sweepCancel.toggleAttribute('disabled', !running || run.cancelling === true);
+  sweepCancel.setAttribute('aria-disabled', String(!running || run.cancelling === true));
+  setCancelLabel(sweepCancel, running && run.cancelling ? CANCELLING : 'Cancel sweep');
   sweepResume.hidden = run.status !== 'interrupted';
   sweepResume.title = `Run the sweep of ${run.name} again: the points saved before the reload are kept, only the others run`;
+}
+
+/** A Cancel's label from Cancel to the runner's end (ToWebview runCancelling), disabled meanwhile. */
+const CANCELLING = 'Cancelling…';
+
+/** Sets a Cancel button's label (`Cancel`, `Cancel sweep`, or CANCELLING) where it differs, and says in its tooltip what Cancelling… waits for. */
+function setCancelLabel(b: HTMLElement, label: string): void {
+  if (b.textContent !== label) b.textContent = label;
+  b.title = label === CANCELLING ? 'Waiting for the runner to stop' : '';
 }
 
 /** For a benchmark cancelled or failed before its first kernel case finished, that it was (its header would otherwise show only the machine); else null. */

@@ -42,6 +42,8 @@ export interface ViewRun {
    */
   samplesEngine?: number;
   progress: { done: number; total: number; message: string } | null;
+  /** Cancel was pressed while it runs (ToWebview runCancelling): its Cancel reads "Cancelling…", disabled, until it ends. Absent otherwise. */
+  cancelling?: true;
   /**
    * True for the newest saved run shown on a page with no run of its own (`init`'s `latest`): a
    * run the page did not make nor open, so its Run button runs the active editor's file
@@ -93,6 +95,8 @@ export interface SweepRunView {
   progress: { done: number; total: number; message: string } | null;
   /** How it ended, as the editor's toast says it; null while it runs. */
   message: string | null;
+  /** Cancel was pressed while it runs (ToWebview runCancelling): its Cancel reads "Cancelling…", disabled, until it ends. Absent otherwise. */
+  cancelling?: true;
   /**
    * The sweepId of its report, the first of its name shown after it ended (its own: the extension sends
    * it after the end); absent until then. Another report shown after that, even of the same profile, clears the line.
@@ -334,6 +338,12 @@ export function reduce(model: DashboardModel, msg: ToWebview): DashboardModel {
       }
       return { ...notAwaiting(model), current: viewOfRun(msg.run, msg.id ?? null, msg.profileEdited) };
     }
+    case 'runCancelling': {
+      // The one run in flight: the run streaming, else the sweep running.
+      const run = streaming(model);
+      if (run) return { ...model, current: { ...run, cancelling: true } };
+      return model.sweepRun?.status === 'running' ? { ...model, sweepRun: { ...model.sweepRun, cancelling: true } } : model;
+    }
     case 'runRefused': {
       const run = streaming(model);
       return run ? { ...model, current: { ...run, status: 'refused', error: msg.reason, progress: null } } : model;
@@ -363,7 +373,7 @@ export function reduce(model: DashboardModel, msg: ToWebview): DashboardModel {
     case 'sweepProgress':
       return model.sweepRun?.status === 'running' ? { ...model, sweepRun: { ...model.sweepRun, progress: { done: msg.done, total: msg.total, message: msg.message } } } : model;
     case 'sweepEnded':
-      return model.sweepRun?.status === 'running' ? { ...model, sweepRun: { ...model.sweepRun, status: msg.status, progress: null, message: msg.message } } : model;
+      return model.sweepRun?.status === 'running' ? { ...model, sweepRun: { name: model.sweepRun.name, status: msg.status, progress: null, message: msg.message } } : model;
     case 'showEstimate':
       return {
         ...notAwaiting(model),

@@ -737,6 +737,17 @@ export function runKind(run: Pick<RunResult, 'kind'>): RunKind {
 }
 
 /**
+ * Whether a run goes into history: one that finished, and one that failed or was cancelled with
+ * something to show (a kernel case, a pool simulation). A run that ended early with neither (its
+ * runner crashed at start or found no kernels to load, or it was cancelled before its first case)
+ * is no result: the dashboard shows it and the toast says nothing was measured, but History lists
+ * only runs with data. (A refused run never gets this far: it is no run.)
+ */
+export function keptInHistory(run: Pick<RunResult, 'status' | 'cases' | 'pool'>): boolean {
+  return run.status === 'ok' || run.cases.length > 0 || run.pool != null;
+}
+
+/**
  * `attnscope estimate --json`: the Estimate (core/estimate/types.ts), its fields at the top level
  * as before s35, after the header a run file opens with and `kind: 'estimate'`, so that a reader
  * dispatching on `kind` (a run's 'bench' | 'simulate', a sweep report's 'attnscope-sweep-report')

@@ -115,6 +115,12 @@ export type ToWebview =
    * the kernels' limits); `reason` says what to change in the editor's terms. Not saved in history.
    */
   | { type: 'runRefused'; reason: string }
+  /**
+   * Cancel was pressed on the run in flight, a run or the sweep (extension/runInFlight.ts cancel):
+   * its Cancel reads "Cancelling…", disabled, until its end comes (runFinished, sweepEnded): the
+   * runner's wind-down took ~5 s at load 20 with the page still offering Cancel.
+   */
+  | { type: 'runCancelling' }
   /** The run shown last (runFinished) was saved as history entry `id`. */
   | { type: 'runSaved'; id: string }
   | { type: 'runs'; runs: RunListEntry[]; skipped?: string[] }

@@ -9,6 +9,7 @@ import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import type { RunnerEvent } from '../../core/protocol/runner';
+import type { ToWebview } from '../../core/protocol/webview';
 import { runnerLaunch, type RunnerOutcome } from '../../core/runnerProcess';
 import type { ActiveRun } from '../../extension/ctx';
 import { RunInFlight, type RunSlot, type RunUi } from '../../extension/runInFlight';
@@ -37,8 +38,9 @@ function fakeEditor(cancelOn?: RegExp) {
     },
   };
   const statuses: Array<RunState | null | 'cancelling'> = [];
-  const slot: RunSlot = { activeRun: null, status: { setRun: (r) => void statuses.push(r), setCancelling: () => void statuses.push('cancelling') } };
-  return { ui, slot, keys, reports, titles, statuses };
+  const posted: ToWebview[] = [];
+  const slot: RunSlot = { activeRun: null, status: { setRun: (r) => void statuses.push(r), setCancelling: () => void statuses.push('cancelling') }, dashboard: { post: (m) => void posted.push(m) } };
+  return { ui, slot, keys, reports, titles, statuses, posted };
 }
 
 /** A run of the fake runner in `mode`; `seen` records what the slot held while its events came. */
@@ -105,6 +107,8 @@ describe('a run in flight (RunInFlight)', () => {
     // The status item says "cancelling…" from Cancel until the runner has ended, then the run is cleared
     // (s46 newcomer-ed L3: the notification closed at once and nothing showed for 2.8 s).
     assert.deepEqual(ed.statuses, ['cancelling', null]);
+    // The dashboard is told too: its Cancel read "Cancel", enabled, for the ~5 s of the wind-down (s47).
+    assert.deepEqual(ed.posted, [{ type: 'runCancelling' }]);
   });
 
   it('a Cancel after the runner has ended says nothing (the status item is not left "cancelling…")', async () => {
@@ -113,6 +117,7 @@ describe('a run in flight (RunInFlight)', () => {
     await run.hold(ed.slot);
     run.cancel();
     assert.deepEqual(ed.statuses, [null]);
+    assert.deepEqual(ed.posted, []);
   });
 
   it('releases the slot, the status item and the context key when the run throws, and rejects with that error', async () => {

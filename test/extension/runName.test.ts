@@ -157,11 +157,11 @@ describe('refused runs', () => {
     const name = 'llama-3.1-8b · long.attn.yaml · full';
     const cases = run.cases.slice(0, 2);
     assert.equal(
-      benchCancelledMessage(name, { cases, poolCancelled: { finished: 9123, requests: 40000 } }, true),
+      benchCancelledMessage(name, { status: 'cancelled', cases, poolCancelled: { finished: 9123, requests: 40000 } }),
       `AttnScope: benchmark of ${name} cancelled during its pool simulation (at 9,123 of 40,000 requests); the partial pool was not kept; its 2 case(s) are saved.`,
     );
-    assert.equal(benchCancelledMessage(name, { cases }, true), `AttnScope: benchmark of ${name} cancelled after 2 case(s); the partial run is saved.`);
-    assert.equal(benchCancelledMessage(name, { cases: [] }, false), `AttnScope: benchmark of ${name} cancelled before its first case: nothing was measured, nothing is saved in History.`);
+    assert.equal(benchCancelledMessage(name, { status: 'cancelled', cases }), `AttnScope: benchmark of ${name} cancelled after 2 case(s); the partial run is saved.`);
+    assert.equal(benchCancelledMessage(name, { status: 'cancelled', cases: [] }), `AttnScope: benchmark of ${name} cancelled before its first case: nothing was measured, nothing is saved in History.`);
   });
 
   it('a run asked for while another runs: names both, and what to do', () => {

@@ -478,6 +478,13 @@ describe('dashboard webview in Chromium', () => {
     await page.screenshot({ path: join(shots, 'streaming.png'), fullPage: true });
     await page.click('#btn-cancel');
     await waitForPosted(page, 'cancelRun');
+    // The extension's Cancel answers runCancelling (extension/runInFlight.ts cancel): "Cancelling…", disabled, until the
+    // run ends (s47: the page offered "Cancel" through the runner's ~5 s wind-down while the status bar said cancelling…).
+    await send(page, { type: 'runCancelling' });
+    await page.waitForFunction(() => document.querySelector('#btn-cancel')?.textContent === 'Cancelling…');
+    assert.notEqual(await page.getAttribute('#btn-cancel', 'disabled'), null);
+    assert.equal(await page.getAttribute('#btn-cancel', 'aria-disabled'), 'true');
+    assert.equal(await page.textContent('#run-status'), 'cancelling…');
     // The finish is saved in the task that shows it: when the status changes, the persisted state
     // (what a window reload restores) already has it. (Saved after the drawing or when idle, a
     // reload of the workbench right after the finish showed restored the "running" state.)
@@ -491,6 +498,9 @@ describe('dashboard webview in Chromium', () => {
       window.postMessage(finish, '*');
     }), { type: 'runFinished', run: { ...run, name: 'streaming.attn.yaml', status: 'cancelled', cases: run.cases.slice(0, 2) }, id: null });
     assert.equal(saved, 'cancelled', 'the state saved when the finish shows');
+    // What it kept, in the toast's words (core/format benchCancelledText): the 2 cases, saved.
+    assert.equal(await page.textContent('#run-cancelled'), 'Cancelled after 2 case(s); the partial run is saved.');
+    assert.equal(await page.textContent('#btn-cancel'), 'Cancel');
     await page.reload();
     await page.waitForFunction(() => document.querySelector('#run-status')?.textContent === 'cancelled');
     await setTheme(page, 'dark');
@@ -579,6 +589,7 @@ describe('dashboard webview in Chromium', () => {
     const env = cancelled.environment;
     // The time as the reader reads it (08:55:36 UTC is 17:55:36 in Tokyo, UTC+9), the ISO value in its tooltip.
     assert.equal(spaced(line), `${env.cpuModel} · ${env.cpuCores} cores · cancelled before any kernel finished · Dec 3, 2026, 5:55:36 PM`);
+    assert.equal(await page.textContent('#run-cancelled'), 'Cancelled before its first case: nothing was measured, nothing is saved in History.');
     assert.equal(await page.getAttribute('#run-environment time', 'title'), cancelled.createdAt);
   });
 
@@ -1798,6 +1809,10 @@ describe('dashboard webview in Chromium', () => {
       await fresh.click('#btn-cancel-sweep');
       // The extension's cancelRun: the Cancel run command, which ends the one run in flight (the sweep), as the notification's Cancel does.
       assert.deepEqual(await waitForPosted(fresh, 'cancelRun'), [{ type: 'cancelRun' }]);
+      await send(fresh, { type: 'runCancelling' });
+      await fresh.waitForFunction(() => document.querySelector('#btn-cancel-sweep')?.textContent === 'Cancelling…');
+      assert.notEqual(await fresh.getAttribute('#btn-cancel-sweep', 'disabled'), null);
+      assert.equal(await fresh.textContent('#run-status'), 'cancelling…');
       await send(fresh, { type: 'sweepEnded', status: 'cancelled', message: 'sweep of sweep.attn.yaml cancelled; 1 of 4 points are saved in .attnscope/sweeps/sweep-0123abcd.' });
       // The end message names the sweep: not "sweep.attn.yaml: sweep of sweep.attn.yaml" (s31 newcomer-ed 10).
       await fresh.waitForFunction(() => document.querySelector('#sweep-run-status')?.textContent?.startsWith('sweep of sweep.attn.yaml cancelled; 1 of 4 points are saved'));
