@@ -1039,7 +1039,7 @@ export function markdownTable(header: readonly string[], rows: ReadonlyArray<rea
   return [line(header), line(header.map((_, c) => (right[c] ? '---:' : '---'))), ...rows.map(line)];
 }
 
-/** Columns a long report line is wrapped at ({@link wrapLongLines}). */
+/** Columns a long report line ({@link wrapLongLines}) and every line of --help (runner/help.ts; s47 newcomer LOW-8: --max-rate's was 383) are wrapped at. */
 export const WRAP_COLUMNS = 100;
 /**
  * Lines up to this many characters are left whole ({@link wrapLongLines}): the allocation and
@@ -1050,9 +1050,9 @@ export const WRAP_COLUMNS = 100;
 export const WRAP_ABOVE = 160;
 
 /**
- * A report's text for a terminal: each line longer than {@link WRAP_ABOVE} characters broken at
- * spaces into lines of at most `width` characters where a word allows (a longer word stays whole),
- * a number kept with the word after it (its unit), the continuation lines indented 4 more than
+ * A report's text for a terminal: each line longer than {@link WRAP_ABOVE} characters broken by
+ * {@link wrapLine} into lines of at most `width` characters where a word allows (a longer word stays
+ * whole), a number kept with the word after it (its unit), the continuation lines indented 4 more than
  * the line's own indent, so that the first line keeps
  * the line's result ("Step time (modelled): ...", "Load: 24.0 requests/s offered, ...") and the
  * derivation after it reads as its continuation; a label and its value two or more spaces apart
@@ -1065,34 +1065,68 @@ export const WRAP_ABOVE = 160;
 export function wrapLongLines(text: string, width = WRAP_COLUMNS): string {
   return text
     .split('\n')
-    .map((line) => (line.length <= WRAP_ABOVE || / {2,}\S.* {2}/.test(line.trimStart()) ? line : wrapLine(line, width)))
+    .map((line) => (line.length <= WRAP_ABOVE || / {2,}\S.* {2}/.test(line.trimStart()) ? line : wrapLine(line, { width, keepUnits: true }).join('\n')))
     .join('\n');
 }
 
-function wrapLine(line: string, width: number): string {
-  const indent = /^ */.exec(line)![0].length;
-  // A label and its value ("  KV pool           18,424 blocks ..."): the label's gap kept, the value continued at its column.
-  const label = / {2,}/.exec(line.slice(indent));
-  const head = label ? line.slice(0, indent + label.index + label[0].length) : ' '.repeat(indent);
-  const more = ' '.repeat(label ? head.length : indent + 4);
-  const out: string[] = [];
-  let current = head;
-  let empty = true;
-  // A number stays with the word after it (its unit: "51.2 ns/KV token", not "51.2" at a line's end).
+/** How {@link wrapLine} breaks a line. */
+export interface WrapOptions {
+  /** Columns a line may take (default {@link WRAP_COLUMNS}); a word longer than the room stays whole on its line. */
+  width?: number;
+  /**
+   * Spaces before each continuation line. Default: where the line is a label and its value two or
+   * more spaces apart ("  KV pool           18,424 blocks ..."), the value's column (the label is
+   * never broken); else the line's own indent + 4.
+   */
+  indent?: number;
+  /**
+   * Break before the last word in the room that starts with one of these, where one does (a usage
+   * line's '[' and '(' keep each bracketed flag and the comment whole; an example's '--' keeps a
+   * flag with its value); else before the last word that fits.
+   */
+  breakBefore?: readonly string[];
+  /** Keep a number with the word after it (its unit: "51.2 ns/KV token", never "51.2" at a line's end). */
+  keepUnits?: boolean;
+}
+
+/**
+ * `line` broken at spaces into lines of at most `options.width` characters ({@link WrapOptions}):
+ * the one word-wrapper of the CLI's text (reports: {@link wrapLongLines}; --help's usage, flag and
+ * example lines: runner/help.ts). The line's own indent is kept on its first line; the spaces at a
+ * break are dropped. A line that fits is returned as it is, as the one element.
+ * e.g. wrapLine('aa bb [cc dd]', { width: 10, indent: 2, breakBefore: ['['] }) -> ['aa bb', '  [cc dd]'].
+ */
+export function wrapLine(line: string, options: WrapOptions = {}): string[] {
+  const { width = WRAP_COLUMNS, breakBefore = [], keepUnits = false } = options;
+  if (line.length <= width) return [line];
+  const own = /^ */.exec(line)![0].length;
+  // The head is never broken: the indent, and, without an explicit indent, a label and its gap.
+  const label = options.indent === undefined ? / {2,}/.exec(line.slice(own)) : null;
+  const head = label ? line.slice(0, own + label.index + label[0].length) : line.slice(0, own);
+  const more = ' '.repeat(options.indent ?? (label ? head.length : own + 4));
   const words: string[] = [];
   for (const w of line.slice(head.length).split(' ')) {
-    if (words.length > 0 && /\d$/.test(words[words.length - 1]!)) words[words.length - 1] += ` ${w}`;
+    if (keepUnits && words.length > 0 && /\d$/.test(words[words.length - 1]!)) words[words.length - 1] += ` ${w}`;
     else words.push(w);
   }
-  for (const word of words) {
-    if (!empty && current.length + 1 + word.length > width) {
-      out.push(current);
-      current = more + word;
-    } else {
-      current += (empty ? '' : ' ') + word;
+  const out: string[] = [];
+  let lead = head;
+  let from = 0;
+  while (from < words.length) {
+    // The words [from, end) that fit after `lead`: always at least the first (a longer word stays whole).
+    let end = from + 1;
+    let length = lead.length + words[from]!.length;
+    while (end < words.length && length + 1 + words[end]!.length <= width) length += 1 + words[end++]!.length;
+    if (end < words.length) {
+      const preferred = (p: number): boolean => breakBefore.some((b) => words[p]!.startsWith(b));
+      let p = end;
+      while (p > from + 1 && !preferred(p)) p--;
+      if (preferred(p)) end = p;
     }
-    empty = false;
+    out.push(`${lead}${words.slice(from, end).join(' ')}`.trimEnd());
+    from = end;
+    while (from < words.length && words[from] === '') from++;
+    lead = more;
   }
-  out.push(current);
-  return out.join('\n');
+  return out;
 }

@@ -4,6 +4,7 @@
  * never missing from the help (one without a line here shows as such, and a test fails).
  */
 import type { ParseArgsConfig } from 'node:util';
+import { WRAP_COLUMNS, wrapLine } from '../core/format';
 import { TRACE_FORMATS } from './simulate/traces';
 
 /** What a flag's value is called in the help (`--json FILE`), and what the flag does. */
@@ -100,50 +101,36 @@ export const EXAMPLES: Record<string, readonly string[]> = {
   'vllm-log': ['attnscope vllm-log examples/vllm-llama-3.1-8b.log --profile examples/vllm-llama-3.1-8b-a100-40gb.attn.yaml'],
 };
 
-/** The lines `command`'s --help ends with: its {@link EXAMPLES} under a heading; [] for a command without. */
+/**
+ * The lines `command`'s --help ends with: its {@link EXAMPLES} under a heading, each wrapped at
+ * {@link WRAP_COLUMNS} before a flag (`--name value` kept whole) and continued under the command's
+ * first argument, every line but its last ending in ` \`, so that the lines pasted into a shell
+ * are the one command; [] for a command without.
+ */
 export function exampleLines(command: string): string[] {
   const lines = EXAMPLES[command];
-  return lines ? ['', 'examples (run where the shipped examples/ folder is, e.g. a checkout of the repository):', ...lines.map((l) => `  ${l}`)] : [];
+  if (!lines) return [];
+  const wrapped = lines.flatMap((l) => {
+    // Room for the ' \' each line but the last ends with.
+    const parts = wrapLine(`  ${l}`, { width: WRAP_COLUMNS - 2, indent: firstArgumentColumn(`  ${l}`), breakBefore: ['--'] });
+    return parts.map((part, i) => (i < parts.length - 1 ? `${part} \\` : part));
+  });
+  return ['', 'examples (run where the shipped examples/ folder is, e.g. a checkout of the repository):', ...wrapped];
 }
 
-/** The width help text is wrapped to (s47 newcomer LOW-8: --max-rate's line ran to 383 columns). */
-export const HELP_COLUMNS = 100;
-
-/**
- * `line` broken at spaces into lines of at most `columns` characters, each after the first
- * indented by `indent` spaces; a word longer than the room is left whole on its own line.
- * `before`: break before the last of these texts in the room where one occurs (a usage line's
- * ' [' and ' (' keep each bracketed flag and the comment whole).
- */
-export function wrapLine(line: string, indent: number, columns = HELP_COLUMNS, before: readonly string[] = [' ']): string[] {
-  if (line.length <= columns) return [line];
-  const out: string[] = [];
-  let rest = line;
-  let lead = '';
-  while (lead.length + rest.length > columns) {
-    const room = columns - lead.length;
-    let cut = Math.max(...before.map((b) => rest.lastIndexOf(b, room)));
-    if (cut <= 0) cut = rest.lastIndexOf(' ', room);
-    if (cut <= 0) cut = rest.indexOf(' ', room);
-    if (cut <= 0) break;
-    out.push(`${lead}${rest.slice(0, cut).trimEnd()}`);
-    rest = rest.slice(cut + 1).trimStart();
-    lead = ' '.repeat(indent);
-  }
-  out.push(`${lead}${rest}`);
-  return out;
+/** The column of a command line's first argument (`  attnscope CMD ARG`: ARG's), where its continuation lines start; else the line's indent. */
+function firstArgumentColumn(line: string): number {
+  const lead = line.length - line.trimStart().length;
+  const command = /^attnscope \S+ /.exec(line.trimStart());
+  return lead + (command ? command[0].length : 0);
 }
 
 /**
- * Usage text wrapped to {@link HELP_COLUMNS} before a ' [' or ' (': a line `  attnscope CMD ...` continues
+ * Usage text wrapped to {@link WRAP_COLUMNS} before a ' [' or ' (': a line `  attnscope CMD ...` continues
  * under its first argument, as USAGE's own continuation lines do; another line at its own indent.
  */
 export function wrapHelp(text: string): string {
-  return text.split('\n').flatMap((l) => {
-    const lead = l.length - l.trimStart().length;
-    const command = /^attnscope \S+ /.exec(l.trimStart());
-    return wrapLine(l, lead + (command ? command[0].length : 0), HELP_COLUMNS, [' [', ' (']);
-  }).join('\n');
+  return text.split('\n').flatMap((l) => wrapLine(l, { indent: firstArgumentColumn(l), breakBefore: ['[', '('] })).join('\n');
 }
 
 /** Marks a flag the parser takes that has no line here; a test looks for it. */
@@ -151,7 +138,7 @@ export const NO_HELP = '(no description)';
 
 /**
  * The flag lines of `command`'s help, one per option of its parser, in the parser's order:
- * `  --name VALUE   what it does`, aligned; a description past {@link HELP_COLUMNS} continues on
+ * `  --name VALUE   what it does`, aligned; a description past {@link WRAP_COLUMNS} continues on
  * lines indented to its column.
  */
 export function flagLines(command: string, options: NonNullable<ParseArgsConfig['options']>): string[] {
@@ -161,5 +148,5 @@ export function flagLines(command: string, options: NonNullable<ParseArgsConfig[
     return [`--${name}${value}`, help?.text ?? NO_HELP] as const;
   });
   const width = Math.max(...rows.map(([flag]) => flag.length));
-  return rows.flatMap(([flag, text]) => wrapLine(`  ${flag.padEnd(width)}  ${text}`, width + 4));
+  return rows.flatMap(([flag, text]) => wrapLine(`  ${flag.padEnd(width)}  ${text}`, { indent: width + 4 }));
 }

@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { dataParallelEngines, fewAndCount, formatAttainedBelow, formatAttainmentTarget, formatBytes, formatCount, formatCountOf, formatDuration, formatGib, formatLoad, loadVerdict, formatMs, formatParams, formatPercent, formatGpuPeaks, formatRate, formatRequestRate, formatRunTime, formatSignificant, indefiniteArticle, sloNearIdleNote, sloSampleNote, sloTargetText, sloVerdict, shownFileName, wasmBuildNote, wrapLongLines, WRAP_ABOVE } from '../../core/format';
+import { dataParallelEngines, fewAndCount, formatAttainedBelow, formatAttainmentTarget, formatBytes, formatCount, formatCountOf, formatDuration, formatGib, formatLoad, loadVerdict, formatMs, formatParams, formatPercent, formatGpuPeaks, formatRate, formatRequestRate, formatRunTime, formatSignificant, indefiniteArticle, sloNearIdleNote, sloSampleNote, sloTargetText, sloVerdict, shownFileName, wasmBuildNote, wrapLine, wrapLongLines, WRAP_ABOVE } from '../../core/format';
 import { rowExclusion } from '../../core/sweepFigures';
 import { GPUS } from '../../core/estimate/gpus';
 import { skippedNote } from '../../webview/model';
@@ -280,6 +280,25 @@ test('an attainment that misses its target reads below it (the sweep cost chart\
   // 0.99899 of 0.999: 99.90 % at two decimals too, so three.
   assert.equal(formatAttainedBelow(0.99899, 0.999), '99.899%');
   assert.equal(rowExclusion({ metrics: { sloAttainment: 1997 / 2000, sloAttainmentTarget: 0.999 }, keepsUp: true }), 'fails SLO (99.85%)');
+});
+
+test("wrapLine: --help's options: an explicit indent, breaks before '[' / '(' or '--' where one is in the room, else at the last space that fits (s48: one wrapper for reports and --help)", () => {
+  // 'attnscope x A [--aa B] [--bb C] (note)' is 38 columns. At width 30 the words that fit are
+  // "attnscope x A [--aa B] [--bb" (28; " C]" would make 31): with no preference the break is there,
+  // mid-flag, the rest "  C] (note)" at indent 2; breaking before '[' it is after "[--aa B]" (22),
+  // the rest "  [--bb C] (note)" (17).
+  assert.deepEqual(wrapLine('attnscope x A [--aa B] [--bb C] (note)', { width: 30, indent: 2 }), ['attnscope x A [--aa B] [--bb', '  C] (note)']);
+  assert.deepEqual(wrapLine('attnscope x A [--aa B] [--bb C] (note)', { width: 30, indent: 2, breakBefore: ['['] }), ['attnscope x A [--aa B]', '  [--bb C] (note)']);
+  // At width 24, indent 12 (under A): "attnscope x A [--aa B]" (22), "            [--bb C]" (20; with
+  // " (note)" 27 > 24), "            (note)" (18).
+  assert.deepEqual(wrapLine('attnscope x A [--aa B] [--bb C] (note)', { width: 24, indent: 12, breakBefore: ['[', '('] }), ['attnscope x A [--aa B]', '            [--bb C]', '            (note)']);
+  // A flag kept with its value: 'run --set a=1 --out d' at 16 breaks before --out, not after it.
+  assert.deepEqual(wrapLine('  run --set a=1 --out d', { width: 16, indent: 6, breakBefore: ['--'] }), ['  run --set a=1', '      --out d']);
+  // A line that fits is itself; the line's own indent is never a break (s47's help wrapper gave an empty first line there).
+  assert.deepEqual(wrapLine('  short', { width: 10 }), ['  short']);
+  assert.deepEqual(wrapLine(`    ${'x'.repeat(20)} y`, { width: 10, indent: 2 }), [`    ${'x'.repeat(20)}`, '  y']);
+  // Spaces at a break are dropped (a flag line's padded gap): "  --a      text" at 8 -> "  --a", then "    text".
+  assert.deepEqual(wrapLine('  --a      text', { width: 8, indent: 4 }), ['  --a', '    text']);
 });
 
 test('wrapLongLines: a line over 160 characters breaks at spaces into lines of at most 100, continued 4 further in; shorter lines (tables) stay whole (s47)', () => {
