@@ -86,6 +86,88 @@ export function readFailure(e: unknown, kind: 'file' | 'folder' = 'file'): strin
   }
 }
 
+/** A message with every number in it ("line 12", "hash_ids[3]", "1,024") as '#': what a kind of problem is, the values apart. */
+export function numbersMasked(message: string): string {
+  return message.replace(/\d[\d,.]*/g, '#');
+}
+
+/** What a {@link RepeatCap} shows one by one; past these, items are counted by kind. */
+export interface RepeatLimits {
+  /** The first this many items, whatever their kind (a trace's first 20 bad rows). */
+  first: number;
+  /** Past `first`, the first this many of each kind (a profile's first 3 problems of a kind). */
+  perKind: number;
+  /** Kinds counted a line each; the items of further kinds are counted on one line together (Infinity: no limit). */
+  kinds: number;
+}
+
+/**
+ * One line of what a {@link RepeatCap} keeps: `item` shown (rows 0), or the count of the `rows`
+ * items of its kind not shown one by one, `item` their first (`otherKinds`: of every kind past
+ * RepeatLimits.kinds).
+ */
+export interface RepeatLine<T> {
+  item: T;
+  rows: number;
+  otherKinds: boolean;
+}
+
+/**
+ * The one counter of repeated problems (a trace's bad rows: runner/simulate/trace.ts TraceProblems;
+ * a profile's problems and a bench's refusals: runner/load.ts capRepeats): items added one at a time
+ * are shown one by one up to {@link RepeatLimits}, and past them counted by kind (`kindOf`, e.g. the
+ * message with its numbers masked), the count placed at the first item it counts, so that a user
+ * sees every kind of problem at once without a line per repeat. Memory: the items shown, one line
+ * per counted kind (at most `kinds` + 1), and, where `perKind` > 0, a number per kind; so a stream
+ * of millions of bad rows is held in bounded memory when `perKind` is 0 and `kinds` finite.
+ */
+export class RepeatCap<T> {
+  private readonly kept: RepeatLine<T>[] = [];
+  private readonly counted = new Map<string, RepeatLine<T>>();
+  private readonly seen = new Map<string, number>();
+  private others: RepeatLine<T> | null = null;
+  /** Items added, shown or counted. */
+  added = 0;
+
+  constructor(
+    private readonly kindOf: (item: T) => string,
+    private readonly limits: RepeatLimits,
+  ) {}
+
+  /** Shows `item` or counts it ({@link RepeatLimits}). */
+  add(item: T): void {
+    this.added++;
+    const { first, perKind, kinds } = this.limits;
+    if (this.added <= first) {
+      this.kept.push({ item, rows: 0, otherKinds: false });
+      return;
+    }
+    const kind = this.kindOf(item);
+    if (perKind > 0) {
+      const ofKind = (this.seen.get(kind) ?? 0) + 1;
+      this.seen.set(kind, ofKind);
+      if (ofKind <= perKind) {
+        this.kept.push({ item, rows: 0, otherKinds: false });
+        return;
+      }
+    }
+    const counted = this.counted.get(kind) ?? (this.counted.size >= kinds ? this.others : null);
+    if (counted) {
+      counted.rows++;
+      return;
+    }
+    const line: RepeatLine<T> = { item, rows: 1, otherKinds: this.counted.size >= kinds };
+    if (line.otherKinds) this.others = line;
+    else this.counted.set(kind, line);
+    this.kept.push(line);
+  }
+
+  /** What is kept, in the order added: each item shown, and each count at the first item it counts. */
+  lines(): readonly RepeatLine<T>[] {
+    return this.kept;
+  }
+}
+
 /** A usage mistake on the command line (exit 2); `showUsage` false when the usage text would not help. */
 export class UsageError extends Error {
   constructor(

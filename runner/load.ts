@@ -18,7 +18,7 @@ import type { Problem, Profile } from '../core/config/types';
 import { RUN_SCHEMA_VERSION, runKind, TOOL_NAME, type RunProblem, type RunResult } from '../core/protocol/run';
 import { runSeverity, summarisedElsewhere, validateProfileText } from '../core/validate';
 import { shellQuote, type RunInput } from './args';
-import { InputError, InputErrors, readFailure } from './errors';
+import { InputError, InputErrors, numbersMasked, readFailure, RepeatCap } from './errors';
 
 /** A resolved Profile and how to point into the text it came from; `attnscope bench -` builds one for stdin too. */
 export interface LoadedProfile {
@@ -356,19 +356,11 @@ const SHOWN_PER_KIND = 3;
  * `problems` with at most {@link SHOWN_PER_KIND} of each kind (its code and its message but for
  * the numbers in it), in order; the next of a kind becomes one problem at its place saying how
  * many more there are (as traces count their warnings past the first three): a profile listing
- * 3,000 seq_lens past the model's context printed 964 lines.
+ * 3,000 seq_lens past the model's context printed 964 lines. The list form of the one counter
+ * of repeated problems (runner/errors.ts RepeatCap; a trace's bad rows: TraceProblems).
  */
 export function capRepeats<T extends Pick<Problem, 'code' | 'message'>>(problems: readonly T[]): T[] {
-  const kind = (n: T): string => `${n.code} ${n.message.replace(/\d[\d,.]*/g, '#')}`;
-  const total = new Map<string, number>();
-  for (const n of problems) total.set(kind(n), (total.get(kind(n)) ?? 0) + 1);
-  const seen = new Map<string, number>();
-  const out: T[] = [];
-  for (const n of problems) {
-    const k = (seen.get(kind(n)) ?? 0) + 1;
-    seen.set(kind(n), k);
-    if (k <= SHOWN_PER_KIND) out.push(n);
-    else if (k === SHOWN_PER_KIND + 1) out.push({ ...n, message: `${formatCount(total.get(kind(n))! - SHOWN_PER_KIND)} more like the last from here on, not shown one by one` });
-  }
-  return out;
+  const cap = new RepeatCap<T>((n) => `${n.code} ${numbersMasked(n.message)}`, { first: 0, perKind: SHOWN_PER_KIND, kinds: Infinity });
+  for (const n of problems) cap.add(n);
+  return cap.lines().map(({ item, rows }) => (rows === 0 ? item : { ...item, message: `${formatCount(rows)} more like the last from here on, not shown one by one` }));
 }

@@ -7,7 +7,7 @@
  */
 import { closestMatch, fileLocation, getProperty, nodeAtPath, parseJsonTree, unsafeIntegerText, type ValueNode } from '../../core/config/index';
 import { formatCount, formatCountOf } from '../../core/format';
-import { InputError, InputErrors } from '../errors';
+import { InputError, InputErrors, numbersMasked, RepeatCap } from '../errors';
 import type { TraceRequest } from './workload';
 
 /**
@@ -51,7 +51,7 @@ export const TRACE_ERROR_KINDS_SHOWN = 10;
  * `... got -5` are one kind.
  */
 function errorKind(message: string): string {
-  return message.replace(/, got [\s\S]*$/, '').replace(/\d[\d,.]*/g, '#');
+  return numbersMasked(message.replace(/, got [\s\S]*$/, ''));
 }
 
 /**
@@ -62,26 +62,17 @@ function errorKind(message: string): string {
  * however many rows are bad (a multi-GB trace of a wrong format), and so does the CLI's output.
  */
 export class TraceProblems {
-  private readonly shown: TraceError[] = [];
-  private readonly more = new Map<string, { first: TraceError; rows: number }>();
-  private others: { first: TraceError; rows: number } | null = null;
+  private readonly cap = new RepeatCap<TraceError>((e) => errorKind(e.message), { first: TRACE_ERRORS_SHOWN, perKind: 0, kinds: TRACE_ERROR_KINDS_SHOWN });
+
   /** Bad rows kept or counted. */
-  rows = 0;
+  get rows(): number {
+    return this.cap.added;
+  }
 
   /** Keeps `e`, a TraceError (a bad row); anything else is rethrown. */
   add(e: unknown): void {
     if (!(e instanceof TraceError)) throw e;
-    this.rows++;
-    if (this.shown.length < TRACE_ERRORS_SHOWN) {
-      this.shown.push(e);
-      return;
-    }
-    const kind = errorKind(e.message);
-    const counted = this.more.get(kind);
-    if (counted) counted.rows++;
-    else if (this.more.size < TRACE_ERROR_KINDS_SHOWN) this.more.set(kind, { first: e, rows: 1 });
-    else if (this.others) this.others.rows++;
-    else this.others = { first: e, rows: 1 };
+    this.cap.add(e);
   }
 
   /**
@@ -90,14 +81,13 @@ export class TraceProblems {
    */
   throwIfAny(): void {
     if (this.rows === 0) return;
-    const lines: TraceError[] = [...this.shown];
-    for (const { first, rows } of this.more.values()) {
-      lines.push(new TraceError(first.file, first.line, first.column, `${formatCount(rows)} more ${rows === 1 ? 'row' : 'rows'} like this from here on, not shown one by one: ${first.message}`));
-    }
-    if (this.others) {
-      const { first, rows } = this.others;
-      lines.push(new TraceError(first.file, first.line, first.column, `${formatCount(rows)} more bad ${rows === 1 ? 'row' : 'rows'} of other kinds from here on, not shown one by one; the first: ${first.message}`));
-    }
+    const lines = this.cap.lines().map(({ item: first, rows, otherKinds }) => {
+      if (rows === 0) return first;
+      const text = otherKinds
+        ? `${formatCount(rows)} more bad ${rows === 1 ? 'row' : 'rows'} of other kinds from here on, not shown one by one; the first: ${first.message}`
+        : `${formatCount(rows)} more ${rows === 1 ? 'row' : 'rows'} like this from here on, not shown one by one: ${first.message}`;
+      return new TraceError(first.file, first.line, first.column, text);
+    });
     // Stable: rows in file order; a check across rows (the span, at the latest arrival) in its place.
     lines.sort((a, b) => a.line - b.line || a.column - b.column);
     throw lines.length === 1 ? lines[0]! : new InputErrors(lines);
