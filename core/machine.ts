@@ -5,7 +5,8 @@
  * No `vscode` import.
  */
 import { readFileSync } from 'node:fs';
-import { cpus } from 'node:os';
+import { arch, cpus, platform, release } from 'node:os';
+import type { Environment } from './protocol/run';
 
 /**
  * The CPU's name: Node's os.cpus() model (Linux: /proc/cpuinfo's "model name"), trimmed;
@@ -42,4 +43,15 @@ export function cpuSignature(cpuinfo?: string): string | undefined {
   const part = field('CPU part');
   if (implementer !== undefined && part !== undefined) return `implementer ${implementer} part ${part}`;
   return undefined;
+}
+
+/**
+ * What every run's environment names the machine by, first: `os` ("linux 6.8.0-..."), `arch`,
+ * `cpuModel` ({@link cpuModelName}) and, where known, `cpuSignature` ({@link cpuSignature}); the
+ * runner's runs (runner/environment.ts describeMachine) and the extension host's
+ * (extension/history.ts hostEnvironment) alike.
+ */
+export function machineIdentity(): Pick<Environment, 'os' | 'arch' | 'cpuModel' | 'cpuSignature'> {
+  const signature = cpuSignature();
+  return { os: `${platform()} ${release()}`, arch: arch(), cpuModel: cpuModelName(), ...(signature ? { cpuSignature: signature } : {}) };
 }

@@ -7,11 +7,11 @@
  */
 import { mkdirSync, readdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { access, mkdir, readdir, rename, rm, writeFile } from 'node:fs/promises';
-import { arch, cpus, platform, release } from 'node:os';
+import { cpus } from 'node:os';
 import { dirname, isAbsolute, join } from 'node:path';
 import type { Profile } from '../core/config/types';
 import { MAX_EDITOR_RESULT_TEXT_BYTES, readRegularTextAsync } from '../core/fileText';
-import { cpuModelName, cpuSignature } from '../core/machine';
+import { machineIdentity } from '../core/machine';
 import { kernelBuildText } from '../core/format';
 import type { Estimate } from '../core/estimate/types';
 import { createRun, RUN_SCHEMA_VERSION, runKind, type Environment, type KernelCase, type RunKind, type RunResult, type RunStatus } from '../core/protocol/run';
@@ -223,12 +223,8 @@ export async function loadRun(folder: string, id: string): Promise<RunResult> {
 /** What the extension host knows about the machine, for runs the runner could not finish itself. */
 export function hostEnvironment(toolVersion: string): Environment {
   const cpu = cpus();
-  const signature = cpuSignature();
   return {
-    os: `${platform()} ${release()}`,
-    arch: arch(),
-    cpuModel: cpuModelName(),
-    ...(signature ? { cpuSignature: signature } : {}),
+    ...machineIdentity(),
     cpuCores: cpu.length,
     // Only the runner knows which SIMD path its kernels take; views leave '' out.
     simd: '',

@@ -3,9 +3,9 @@
  * do, measured in the same process as the cases, so two runs can be compared and every case's
  * fractionOfPeak has its ceiling beside it.
  */
-import { arch, availableParallelism, loadavg, platform, release } from 'node:os';
+import { availableParallelism, loadavg } from 'node:os';
 
-import { cpuModelName, cpuSignature } from '../core/machine';
+import { machineIdentity } from '../core/machine';
 import type { Environment } from '../core/protocol/run';
 import { computePeak, gpuByName } from '../core/estimate/gpus';
 import { cpuFeatures, cpuInfo, cudaAvailable, dispatchFor, measurePeaks, timeCudaCopy, type CudaDeviceInfo } from '../native';
@@ -27,12 +27,8 @@ export function describeMachine(threads = 0): Environment {
   const features = cpuFeatures();
   const [load1, load5, load15] = loadavg() as [number, number, number];
   const cpu = cpuInfo();
-  const signature = cpuSignature();
   return {
-    os: `${platform()} ${release()}`,
-    arch: arch(),
-    cpuModel: cpuModelName(),
-    ...(signature ? { cpuSignature: signature } : {}),
+    ...machineIdentity(),
     // The WebAssembly build runs one thread; the machine still has its cores (load average).
     cpuCores: cpu.build === 'wasm' ? availableParallelism() : features.logicalCores,
     simd: cpu.simd,
