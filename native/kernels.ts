@@ -504,6 +504,25 @@ export function pagedSpec(args: unknown): PagedSpec {
   };
 }
 
+/** Float32Array (the kernels' outputs) or Float64Array (the fp64 references'). */
+type OutputArray = Float32ArrayConstructor | Float64ArrayConstructor;
+
+/** Zeroed outputs of a flash call: O [batch, seqLenQ, numHeads, headDim] and lse [batch, numHeads, seqLenQ]. */
+function flashOutputs<A extends OutputArray>(spec: FlashSpec, array: A): { o: InstanceType<A>; lse: InstanceType<A> } {
+  return {
+    o: new array(spec.batch * spec.seqLenQ * spec.numHeads * spec.headDim) as InstanceType<A>,
+    lse: new array(spec.batch * spec.numHeads * spec.seqLenQ) as InstanceType<A>,
+  };
+}
+
+/** Zeroed outputs of a paged-decode call (one query token a sequence): O [batch, numHeads, headDim] and lse [batch, numHeads]. */
+function decodeOutputs<A extends OutputArray>(spec: PagedSpec, array: A): { o: InstanceType<A>; lse: InstanceType<A> } {
+  return {
+    o: new array(spec.batch * spec.numHeads * spec.headDim) as InstanceType<A>,
+    lse: new array(spec.batch * spec.numHeads) as InstanceType<A>,
+  };
+}
+
 /**
  * FlashAttention forward on the CPU (tiled online softmax, Dao et al. 2022; FlashAttention-2
  * loop order), multi-threaded over (batch, KV head, query tile), off the JS thread.
@@ -512,10 +531,9 @@ export function pagedSpec(args: unknown): PagedSpec {
  */
 export async function flashForward(args: FlashForwardArgs): Promise<AttentionOutput> {
   const spec = flashSpec(args);
-  const o = new Float32Array(spec.batch * spec.seqLenQ * spec.numHeads * spec.headDim);
-  const lse = new Float32Array(spec.batch * spec.numHeads * spec.seqLenQ);
-  await raw().kernelsFlashForward({ ...spec, o, lse });
-  return { o, lse };
+  const out = flashOutputs(spec, Float32Array);
+  await raw().kernelsFlashForward({ ...spec, ...out });
+  return out;
 }
 
 /**
@@ -524,10 +542,9 @@ export async function flashForward(args: FlashForwardArgs): Promise<AttentionOut
  */
 export async function referenceAttention(args: FlashForwardArgs): Promise<ReferenceOutput> {
   const spec = flashSpec(args);
-  const o = new Float64Array(spec.batch * spec.seqLenQ * spec.numHeads * spec.headDim);
-  const lse = new Float64Array(spec.batch * spec.numHeads * spec.seqLenQ);
-  await raw().kernelsReference({ ...spec, o, lse });
-  return { o, lse };
+  const out = flashOutputs(spec, Float64Array);
+  await raw().kernelsReference({ ...spec, ...out });
+  return out;
 }
 
 /**
@@ -538,37 +555,33 @@ export async function referenceAttention(args: FlashForwardArgs): Promise<Refere
  */
 export async function pagedDecode(args: PagedDecodeArgs): Promise<AttentionOutput> {
   const spec = pagedSpec(args);
-  const o = new Float32Array(spec.batch * spec.numHeads * spec.headDim);
-  const lse = new Float32Array(spec.batch * spec.numHeads);
-  await raw().kernelsPagedDecode({ ...spec, o, lse });
-  return { o, lse };
+  const out = decodeOutputs(spec, Float32Array);
+  await raw().kernelsPagedDecode({ ...spec, ...out });
+  return out;
 }
 
 /** The fp64 reference of pagedDecode: gathers each sequence's K/V through its block table. */
 export async function referencePagedDecode(args: PagedDecodeArgs): Promise<ReferenceOutput> {
   const spec = pagedSpec(args);
-  const o = new Float64Array(spec.batch * spec.numHeads * spec.headDim);
-  const lse = new Float64Array(spec.batch * spec.numHeads);
-  await raw().kernelsReferencePagedDecode({ ...spec, refO: o, refLse: lse });
-  return { o, lse };
+  const out = decodeOutputs(spec, Float64Array);
+  await raw().kernelsReferencePagedDecode({ ...spec, refO: out.o, refLse: out.lse });
+  return out;
 }
 
 /** Times flashForward in the C++ loop (see TimingOptions); outputs are discarded. */
 export async function timeFlashForward(args: FlashForwardArgs, timing?: TimingOptions): Promise<TimingResult> {
   const spec = flashSpec(args);
   const t = checkTiming(timing);
-  const o = new Float32Array(spec.batch * spec.seqLenQ * spec.numHeads * spec.headDim);
-  const lse = new Float32Array(spec.batch * spec.numHeads * spec.seqLenQ);
-  return timed((cpuNs) => raw().kernelsTimeFlashForward({ ...spec, o, lse, cpuNs }, t), t.maxReps);
+  const out = flashOutputs(spec, Float32Array);
+  return timed((cpuNs) => raw().kernelsTimeFlashForward({ ...spec, ...out, cpuNs }, t), t.maxReps);
 }
 
 /** Times pagedDecode in the C++ loop (see TimingOptions); outputs are discarded. */
 export async function timePagedDecode(args: PagedDecodeArgs, timing?: TimingOptions): Promise<TimingResult> {
   const spec = pagedSpec(args);
   const t = checkTiming(timing);
-  const o = new Float32Array(spec.batch * spec.numHeads * spec.headDim);
-  const lse = new Float32Array(spec.batch * spec.numHeads);
-  return timed((cpuNs) => raw().kernelsTimePagedDecode({ ...spec, o, lse, cpuNs }, t), t.maxReps);
+  const out = decodeOutputs(spec, Float32Array);
+  return timed((cpuNs) => raw().kernelsTimePagedDecode({ ...spec, ...out, cpuNs }, t), t.maxReps);
 }
 
 /**
@@ -584,9 +597,8 @@ export async function timePagedRead(args: PagedDecodeArgs, timing?: TimingOption
   const t = checkTiming(timing);
   const addon = raw();
   if (!addon.kernelsTimePagedRead) throw new Error('timePagedRead needs the native addon: the WebAssembly build has no page-read loop');
-  const o = new Float32Array(spec.batch * spec.numHeads * spec.headDim); // checked like decode's, never written
-  const lse = new Float32Array(spec.batch * spec.numHeads);
-  return timed((cpuNs) => addon.kernelsTimePagedRead!({ ...spec, o, lse, cpuNs }, t), t.maxReps);
+  const out = decodeOutputs(spec, Float32Array); // checked like decode's, never written
+  return timed((cpuNs) => addon.kernelsTimePagedRead!({ ...spec, ...out, cpuNs }, t), t.maxReps);
 }
 
 /** K or V page-pool memory from allocateKvPages. */
