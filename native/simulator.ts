@@ -6,7 +6,7 @@
  * Bad arguments throw TypeError (wrong type) or RangeError (bad value) naming the argument.
  */
 import { Worker } from 'node:worker_threads';
-import type { AllReduceStepTime, StageStepTime } from '../core/protocol/run';
+import type { AllReduceStepTime, StageStepTime, StepTimeCoefficients } from '../core/protocol/run';
 import { INT32_MAX, intArg } from './args';
 import { addonPath, loadAddon } from './binding';
 
@@ -14,8 +14,14 @@ import { addonPath, loadAddon } from './binding';
 export type SimLayout = 'paged' | 'contiguous_max_model_len' | 'contiguous_prompt_plus_output';
 const SIM_LAYOUTS: SimLayout[] = ['paged', 'contiguous_max_model_len', 'contiguous_prompt_plus_output'];
 
-/** The step-time coefficients below, plus the tensor-parallel all-reduces (AllReduceStepTime, as a run's step time carries them; default 0: tp 1). */
-export interface ServingSimConfig extends AllReduceStepTime {
+/**
+ * The pool and the scheduler's limits, and the step time: a roofline over the coefficients of a
+ * run's step time (core/protocol/run.ts StepTimeCoefficients, whose formula StepTimeModel states;
+ * native/src/pool/simulator.h StepTimeModel), the window and chunk as stepSlidingWindow and
+ * stepAttentionChunkSize below, plus the tensor-parallel all-reduces (AllReduceStepTime, as a
+ * run's step time carries them; default 0: tp 1).
+ */
+export interface ServingSimConfig extends AllReduceStepTime, StepTimeCoefficients {
   layout: SimLayout;
   /** The pool (every layout gets numPages · pageSize token slots). */
   numPages: number;
@@ -50,61 +56,12 @@ export interface ServingSimConfig extends AllReduceStepTime {
   maxNumBatchedTokens: number;
   maxModelLen: number;
   /**
-   * Step time (seconds), a roofline (native/src/pool/simulator.h StepTimeModel):
-   * perStepS + max(weightsS + decodeWeightsS [a decode token scheduled] + prefillWeightsS [a prefill token scheduled] + expertWeightsS · (1 − (1 − k/E)^tokens) + perKvTokenS · KV tokens attended
-   * + perSlidingKvTokenS · sliding-window KV tokens attended + perRequestStateS · requests scheduled
-   * + perPrefillContextKvS · prefill chunks' context tokens, perTokenS · tokens scheduled (perDecodeTokenS for the
-   * decode tokens, one-token chunks) + perPrefillContextTokenS · prefill chunks' context tokens + perLogitsS · requests scheduled
-   * + perPairS · prefill query-key pairs + perDecodePairS · decode query-key pairs + perSlidingPairS ·
-   * query-key pairs inside the window) + the tensor-parallel all-reduces (allReduceS + tokens ·
-   * perTokenAllReduceS, below): full-attention layers attend the whole context, sliding-window
-   * layers at most stepSlidingWindow tokens per query.
-   */
-  perStepS: number;
-  /** Every weight but the routed experts' and the two below (dense models: all). */
-  weightsS: number;
-  /**
-   * Weights only a step with a decode token (a one-token chunk) reads, and weights only a step with
-   * a prefill token reads: an MLA W8A8 checkpoint's 16-bit W_UK_T / W_UV copies and its quantized
-   * kv_b_proj. Default 0 (all in weightsS).
-   */
-  decodeWeightsS?: number;
-  prefillWeightsS?: number;
-  /** MoE: all routed experts' weights; a step reads the share its tokens touch (uniform routing assumed). Default 0. */
-  expertWeightsS?: number;
-  /** MoE: routed experts per layer E and experts per token k (num_experts, num_experts_per_tok); default 0 (dense). */
-  numExperts?: number;
-  numExpertsPerTok?: number;
-  /** Full-attention layers (all attention layers of a model without a sliding window). */
-  perKvTokenS: number;
-  perTokenS: number;
-  /** A decode token's (one-token chunk's) linear layers: an MLA W8A8 checkpoint's decode runs kv_b_proj at the dtype's peak. Default perTokenS. */
-  perDecodeTokenS?: number;
-  /** MLA: kv_b_proj over each context token (computed before the chunk) of a prefill chunk (n > 1). Default 0. */
-  perPrefillContextTokenS?: number;
-  /** MLA: the same context tokens' up-projected K/V written and read again (memory side). Default 0. */
-  perPrefillContextKvS?: number;
-  /**
-   * Recurrent-state layers (Mamba, Mamba-2, Gated DeltaNet, lightning attention, short conv): one
-   * request's state read and written, per request scheduled in a step (a decode token or a prefill
-   * chunk). Default 0 (no such layers, or a run saved before it).
-   */
-  perRequestStateS?: number;
-  /** lm_head per request scheduled in a step (its one logits row). Default 0 (lm_head in perTokenS, as runs saved before it). */
-  perLogitsS?: number;
-  /** Full-attention layers, the queries of prefill chunks (more than one token). */
-  perPairS: number;
-  /** Full-attention layers, decode queries (one-token chunks: MLA's absorbed form costs more per pair). Default perPairS. */
-  perDecodePairS?: number;
-  /**
-   * The step time's sliding-window layers: their window W in tokens (a query at position i attends
-   * keys max(0, i − W + 1) .. i), and their seconds per KV token and per query-key pair. Default 0:
-   * no sliding-window layers. Independent of slidingWindow, the pool's (a hybrid model's pool
-   * holds the full-attention layers' tokens).
+   * The step time's sliding-window layers' window W in tokens (a query at position i attends keys
+   * max(0, i − W + 1) .. i; their seconds per KV token and per query-key pair: perSlidingKvTokenS,
+   * perSlidingPairS). Default 0: no sliding-window layers. Independent of slidingWindow, the pool's
+   * (a hybrid model's pool holds the full-attention layers' tokens).
    */
   stepSlidingWindow?: number;
-  perSlidingKvTokenS?: number;
-  perSlidingPairS?: number;
   /**
    * Chunked local attention (Llama 4's attention_chunk_size C) in place of stepSlidingWindow: the
    * perSliding* coefficients are then the chunked layers', whose query at position i attends only

@@ -243,31 +243,12 @@ export interface AllReduceStepTime {
 }
 
 /**
- * Modelled seconds of one serving step (one forward pass), a roofline
- * (runner/simulate/step-time.ts): perStepS + max(weightsS + decodeWeightsS [a decode token scheduled]
- * + prefillWeightsS [a prefill token scheduled] + expertWeightsS · (1 − (1 − k/E)^T)
- * + perKvTokenS · KV tokens attended + perSlidingKvTokenS · KV tokens attended in the window
- * + perRequestStateS · requests scheduled + perPrefillContextKvS · context tokens of the prefill chunks, perTokenS · T tokens scheduled (perDecodeTokenS for the decode tokens among them) + perPrefillContextTokenS ·
- * context tokens of the prefill chunks + perLogitsS · requests scheduled + perPairS · query-key pairs attended by prefill chunks +
- * perDecodePairS · query-key pairs attended by decode tokens + perSlidingPairS · query-key pairs
- * attended in the window). perKvTokenS, perPairS and perDecodePairS are the full-attention
- * layers' (whole context); the sliding-window layers' are apart, each query reading at most
- * slidingWindow tokens, or, for Llama 4's chunked local attention (attentionChunkSize set instead),
- * only its own chunk's keys (native/src/pool/simulator.h StepTimeModel). A run saved before the
- * split has no sliding fields and counted every attention layer at the whole context; one saved
- * before attentionChunkSize counted chunked layers as a sliding window of the chunk (an upper bound);
- * one saved before perDecodePairS charged decode pairs at perPairS, and replays so (an MLA model's
- * perPairS was then 4 · head_dim FLOPs per pair and head for both: 768 for DeepSeek-V3, where vLLM
- * runs 640 in prefill and 2,176 in decode); one saved before perLogitsS charged lm_head in
- * perTokenS, for every scheduled token, and replays so; one saved before perPrefillContextTokenS and
- * perDecodeTokenS charged no MLA context up-projection and every token at perTokenS, and replays so;
- * one saved before perRequestStateS read no recurrent state, and one saved before
- * perPrefillContextKvS moved no MLA context K/V beyond the latent's read, one saved before
- * decodeWeightsS / prefillWeightsS read an MLA W8A8 checkpoint's kv_b_proj and its copies every step
- * (in weightsS); all replay so. Under tensor parallelism the all-reduces add allReduceS + T ·
- * perTokenAllReduceS (perTokenOneShotAllReduceS for T <= oneShotAllReduceTokens) after the max.
+ * The step-time coefficients, seconds per unit, of the roofline {@link StepTimeModel} states: the
+ * fields a run's step time and the native simulator's config (native/simulator.ts
+ * ServingSimConfig) share, one list of fields (native imports core's types, never the reverse).
+ * An optional one absent costs what its comment says (the addon's defaults: native/src/napi/simulator.cc).
  */
-export interface StepTimeModel extends AllReduceStepTime {
+export interface StepTimeCoefficients {
   perStepS: number;
   /** Weights read every step: all but the routed experts' and the two below (dense models: all), plus those device.cpu_offload_gb keeps in CPU memory read over the host link (StepWork hostReadS). */
   weightsS: number;
@@ -340,13 +321,41 @@ export interface StepTimeModel extends AllReduceStepTime {
    * (the same cost as perPairS) and in runs saved before it: decode pairs then cost perPairS.
    */
   perDecodePairS?: number;
+  /** The sliding-window (or chunked) layers' KV bytes per token and FLOPs per query-key pair, as perKvTokenS and perPairS; absent without them. */
+  perSlidingKvTokenS?: number;
+  perSlidingPairS?: number;
+}
+
+/**
+ * Modelled seconds of one serving step (one forward pass), a roofline
+ * (runner/simulate/step-time.ts): perStepS + max(weightsS + decodeWeightsS [a decode token scheduled]
+ * + prefillWeightsS [a prefill token scheduled] + expertWeightsS · (1 − (1 − k/E)^T)
+ * + perKvTokenS · KV tokens attended + perSlidingKvTokenS · KV tokens attended in the window
+ * + perRequestStateS · requests scheduled + perPrefillContextKvS · context tokens of the prefill chunks, perTokenS · T tokens scheduled (perDecodeTokenS for the decode tokens among them) + perPrefillContextTokenS ·
+ * context tokens of the prefill chunks + perLogitsS · requests scheduled + perPairS · query-key pairs attended by prefill chunks +
+ * perDecodePairS · query-key pairs attended by decode tokens + perSlidingPairS · query-key pairs
+ * attended in the window). perKvTokenS, perPairS and perDecodePairS are the full-attention
+ * layers' (whole context); the sliding-window layers' are apart, each query reading at most
+ * slidingWindow tokens, or, for Llama 4's chunked local attention (attentionChunkSize set instead),
+ * only its own chunk's keys (native/src/pool/simulator.h StepTimeModel). A run saved before the
+ * split has no sliding fields and counted every attention layer at the whole context; one saved
+ * before attentionChunkSize counted chunked layers as a sliding window of the chunk (an upper bound);
+ * one saved before perDecodePairS charged decode pairs at perPairS, and replays so (an MLA model's
+ * perPairS was then 4 · head_dim FLOPs per pair and head for both: 768 for DeepSeek-V3, where vLLM
+ * runs 640 in prefill and 2,176 in decode); one saved before perLogitsS charged lm_head in
+ * perTokenS, for every scheduled token, and replays so; one saved before perPrefillContextTokenS and
+ * perDecodeTokenS charged no MLA context up-projection and every token at perTokenS, and replays so;
+ * one saved before perRequestStateS read no recurrent state, and one saved before
+ * perPrefillContextKvS moved no MLA context K/V beyond the latent's read, one saved before
+ * decodeWeightsS / prefillWeightsS read an MLA W8A8 checkpoint's kv_b_proj and its copies every step
+ * (in weightsS); all replay so. Under tensor parallelism the all-reduces add allReduceS + T ·
+ * perTokenAllReduceS (perTokenOneShotAllReduceS for T <= oneShotAllReduceTokens) after the max.
+ */
+export interface StepTimeModel extends AllReduceStepTime, StepTimeCoefficients {
   /** The sliding-window layers' window in tokens; absent when the model has none. */
   slidingWindow?: number;
   /** Llama 4: the chunked local-attention layers' chunk (attention_chunk_size) in tokens, whose the perSliding* fields then are; absent when the model has none. */
   attentionChunkSize?: number;
-  /** The sliding-window (or chunked) layers' KV bytes per token and FLOPs per query-key pair, as perKvTokenS and perPairS; absent without them. */
-  perSlidingKvTokenS?: number;
-  perSlidingPairS?: number;
   /** The GPU row (core/estimate/gpus.ts) whose peaks the coefficients divide by. */
   gpu?: string;
   /**
