@@ -18,7 +18,8 @@
  * error, "GPU 0 has a total capacity of ...", or the driver's total in a device query, CUDA's
  * deviceQuery or torch.cuda.get_device_properties, which is the same figure: an H100 NVL's
  * deviceQuery reads 99,861,594,112 bytes, 93.00 GiB (thamada/nvidia-smi gls/H100NVLx2_deviceQuery.py),
- * as its out-of-memory error does); where none was (H100 PCIe) the row says how its total is
+ * as its out-of-memory error does; OpenXLA's device configs read the same driver total); where
+ * none is (no row since s48, when the H100 PCIe's was found) the row says how its total is
  * derived (memoryLogged false) and the figures carry that. It is neither the datasheet's GB
  * read as 10^9 bytes (an RTX 4090's "24 GB" would be 22.35 GiB; CUDA reports 23.64) nor
  * nvidia-smi's MiB total, which is larger than what CUDA hands out (A10: nvidia-smi 23,028 MiB =
@@ -58,7 +59,7 @@ export interface GpuSpec {
   /** Where cudaMemoryGib is copied from, or for a row without a public log ({@link memoryLogged} false) how it is derived. */
   memorySource: string;
   /**
-   * False where no public log of the card's total was found (H100 PCIe): cudaMemoryGib is
+   * False where no public log of the card's total was found (no row since s48): cudaMemoryGib is
    * then derived, as memorySource says, and the estimate's device memory, the hover and the
    * schema's description say so; device.memory_gib copied from the user's own log replaces it.
    */
@@ -368,10 +369,10 @@ export const GPUS: readonly GpuSpec[] = [
     lowPrecisionSource: 'NVIDIA H100 Tensor Core GPU datasheet (H100 PCIe: FP8 Tensor Core 3,026 TFLOPS and INT8 Tensor Core 3,026 TOPS, with sparsity)',
     memoryBytesPerSec: 2e12,
     memoryBytes: 80e9,
-    cudaMemoryGib: 79.2,
+    cudaMemoryGib: 79.11,
     source: 'NVIDIA H100 Tensor Core GPU datasheet (H100 PCIe: BF16 Tensor Core 1,513 TFLOPS with sparsity, HBM2e 2TB/s, 80GB)',
-    memorySource: 'no public vLLM log of an H100 PCIe found: derived as its 80 GB read as GiB less 1 %, the ratio of the logged HBM cards (H100 SXM 79.22 / 80, A100 80GB 79.15 / 80, H100 NVL 93.00 / 94, B200 178.35 / 180)',
-    memoryLogged: false,
+    memorySource: 'OpenXLA\'s device config of an H100 PCIe (device_description_str "NVIDIA H100 PCIe", 114 cores at 1.755 GHz), https://github.com/openxla/xla/blob/4336d12e0706168f6a382ddb231f3a83853b0657/xla/backends/gpu/target_config/specs/h100_pcie.txtpb: "device_memory_size: 84942979072", 79.11 GiB, the CUDA driver\'s total (StreamExecutor GetDeviceTotalMemory, cuDeviceTotalMem: a device query\'s). Until s48 derived as 79.2 (80 GB read as GiB less 1 %)',
+    memoryLogged: true,
     pcieGen: 5,
     interconnect: 'PCIe',
     interconnectBytesPerSec: 64e9,

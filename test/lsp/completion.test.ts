@@ -174,9 +174,11 @@ test('device.gpu: completion lists every row of the GPU table, each with its pea
   };
   // HGX B200: BF16 36 PFLOPS with sparsity over 8 GPUs = 2,250 dense; CUDA total 178.35 GiB (pytorch/ao#4002).
   assert.match(text('B200'), /2,250 TFLOP\/s bf16, 8 TB\/s, 178\.35 GiB/);
-  // H20: PyTorch's device query, total_memory=97285MB, 95.005 GiB (alipay/PainlessInferenceAcceleration); H100 PCIe: no log, derived.
+  // H20: PyTorch's device query, total_memory=97285MB, 95.005 GiB (alipay/PainlessInferenceAcceleration); H100 PCIe:
+  // OpenXLA's device config, 84,942,979,072 B = 79.11 GiB (s48; it was derived, 79.2).
   assert.match(text('H20'), /95\.005 GiB; figures from resellers/);
-  assert.match(text('H100 PCIe'), /79\.2 GiB derived \(no public log/);
+  assert.match(text('H100 PCIe'), /79\.11 GiB/);
+  assert.doesNotMatch(text('H100 PCIe'), /derived/);
   assert.match(text('MI300X'), /ROCm/);
 });
 
@@ -186,7 +188,7 @@ test('device.gpu as a mapping: completion offers the keys of a described GPU, wi
   assert.match((items.find((i) => i.label === 'memory_bandwidth_gb_s')!.documentation as MarkupContent).value, /GB\/s \(10\^9 bytes\/s\): an H100 SXM's 3\.35 TB\/s is 3350/);
 });
 
-test('hover on device.gpu: the budget row says whose memory sizes the pool: a derived row says so, a described GPU says user-given', async () => {
+test('hover on device.gpu: the budget row says whose memory sizes the pool: a built-in row says CUDA reports it, a described GPU says user-given', async () => {
   const hoverOn = async (text: string): Promise<string> => {
     const uri = fixtureUri(`complete-${n++}.p.attn.yaml`);
     await client.open(uri, text);
@@ -194,8 +196,8 @@ test('hover on device.gpu: the budget row says whose memory sizes the pool: a de
     await client.close(uri);
     return (h?.contents as MarkupContent | undefined)?.value ?? '';
   };
-  // H100 PCIe: no public log of its CUDA total; 80 GB read as GiB less 1 % = 79.2 (core/estimate/gpus.ts).
-  assert.match(await hoverOn('model: ../../examples/llama-3.1-8b/config.json\ndevice: { gpu: H100 PCIe }\n'), /device\.gpu H100 PCIe, 79\.2 GiB derived, no public log of its CUDA total: write device\.memory_gib from your own · gpu_memory_utilization 0\.9/);
+  // H100 PCIe: its CUDA total from OpenXLA's device config, 79.11 GiB (core/estimate/gpus.ts; s48, it was derived).
+  assert.match(await hoverOn('model: ../../examples/llama-3.1-8b/config.json\ndevice: { gpu: H100 PCIe }\n'), /device\.gpu H100 PCIe, 79\.11 GiB as CUDA reports it · gpu_memory_utilization 0\.9/);
   assert.match(await hoverOn('model: ../../examples/llama-3.1-8b/config.json\ndevice: { gpu: { name: MI325X, bf16_tflops: 1307.4, memory_bandwidth_gb_s: 6000, memory_gib: 255.5 } }\n'), /device\.gpu MI325X, 255\.5 GiB user-given · gpu_memory_utilization 0\.9/);
 });
 

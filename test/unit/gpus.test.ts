@@ -55,7 +55,9 @@ test('a card\'s device memory: a logged total where a public log was found, else
   // 23,570,219,008 / 2^30 = 21.951 GiB, 21.95 as vLLM prints it; H20: PyTorch's device query
   // "total_memory=97285MB" (alipay/PainlessInferenceAcceleration flood/flood/ops/seg_attn.py), whole MiB
   // rounded down, 97,285 / 1024 = 95.0049 GiB, the total in [95.0049, 95.0059): 95.005.
-  for (const [gpu, gib] of [['B200', 178.35], ['H100 NVL', 93], ['MI300X', 191.98], ['L4', 21.95], ['H20', 95.005]] as const) {
+  // H100 PCIe: OpenXLA's device config (xla/backends/gpu/target_config/specs/h100_pcie.txtpb) "device_memory_size:
+  // 84942979072", the driver's total, 84,942,979,072 / 2^30 = 79.1093 GiB, 79.11 (s48: it was derived, 80 · 0.99 = 79.2).
+  for (const [gpu, gib] of [['B200', 178.35], ['H100 NVL', 93], ['MI300X', 191.98], ['L4', 21.95], ['H20', 95.005], ['H100 PCIe', 79.11]] as const) {
     const e = estimate(llamaOn(gpu));
     assert.equal(e.pool.deviceMemoryBytes, Math.floor(gib * GiB), gpu);
     assert.equal(e.pool.deviceSource, `device.gpu ${gpu}, ${gib} GiB as CUDA reports it`);
@@ -65,17 +67,13 @@ test('a card\'s device memory: a logged total where a public log was found, else
   assert.ok(row('H20').cudaMemoryGib >= 97285 / 1024 && row('H20').cudaMemoryGib < 97286 / 1024, 'H20: inside the printed MiB');
   assert.match(row('L4').memorySource, /thamada\/nvidia-smi.*\(23570219008 bytes\)/);
   assert.match(row('H20').memorySource, /PainlessInferenceAcceleration.*total_memory=97285MB/);
+  assert.ok(Math.abs(84942979072 / GiB - row('H100 PCIe').cudaMemoryGib) < 0.005, 'H100 PCIe: the device config\'s bytes, to two decimals');
+  assert.match(row('H100 PCIe').memorySource, /openxla\/xla.*h100_pcie\.txtpb: "device_memory_size: 84942979072"/);
   // Llama-3.1-8B bf16 (gpu_memory_utilization 0.9): the L4's pool, 2,264 pages on the derived 22.07 GiB, is 2,209 on
   // the logged 21.95; the H20's, 35,301 on the derived 95.04, is 35,285 on 95.005.
   assert.deepEqual([estimate(llamaOn('L4')).pool.pages, estimate(llamaOn('H20')).pool.pages], [2209, 35285]);
-  // Derived (no log found): H100 PCIe, its 80 GB read as GiB less 1 % (H100 SXM logs 79.22 of 80, A100 79.15 of 80): 79.2.
-  for (const [gpu, gib] of [['H100 PCIe', 80 * 0.99]] as const) {
-    assert.equal(row(gpu).memoryLogged, false, gpu);
-    assert.ok(Math.abs(row(gpu).cudaMemoryGib - gib) < 0.005, `${gpu} ${row(gpu).cudaMemoryGib} vs ${gib}`);
-    assert.match(estimate(llamaOn(gpu)).pool.deviceSource, /GiB derived, no public log of its CUDA total: write device\.memory_gib from your own$/, gpu);
-    assert.match(row(gpu).memorySource, /^no public vLLM log of an? \S+ \S*\s?found: derived as /);
-  }
-  assert.deepEqual(GPUS.filter((g) => !g.memoryLogged).map((g) => g.name), ['H100 PCIe']);
+  // Derived (no log found): no row since s48, when the H100 PCIe's total was found.
+  assert.deepEqual(GPUS.filter((g) => !g.memoryLogged).map((g) => g.name), []);
   // A logged row cites a total to two decimals and where it was seen; a derived one never claims a log.
   for (const g of GPUS) {
     if (g.memoryLogged) assert.match(g.memorySource, /\d+\.\d\d\d? ?GiB/, g.name);
@@ -83,14 +81,13 @@ test('a card\'s device memory: a logged total where a public log was found, else
   }
 });
 
-test('memory_gib on a card whose total is derived: bounded by its board read as GiB, not by the derivation', () => {
-  // H100 PCIe: derived 79.2 GiB; a user's own log may read more (79.9, above 79.2 · 1.005): no warning. Above the
-  // 80 GB board read as GiB no card can report: a warning naming that bound.
-  assert.ok(!checkProfile(llamaOn('H100 PCIe', 79.9), estimate(llamaOn('H100 PCIe', 79.9))).some((x) => x.code === 'memory-exceeds-gpu'));
-  const over = llamaOn('H100 PCIe', 81);
+test('memory_gib above a card\'s logged total warns, within the drivers\' 0.5 % it does not', () => {
+  // H100 PCIe, logged since s48: 79.11 · 1.005 = 79.51 (it was derived, bounded by its 80 GB board alone: 79.9 passed).
+  assert.ok(!checkProfile(llamaOn('H100 PCIe', 79.5), estimate(llamaOn('H100 PCIe', 79.5))).some((x) => x.code === 'memory-exceeds-gpu'));
+  const over = llamaOn('H100 PCIe', 79.9);
   const found = checkProfile(over, estimate(over)).filter((x) => x.code === 'memory-exceeds-gpu');
   assert.equal(found.length, 1);
-  assert.match(found[0]!.message, /more than the H100 PCIe has \(its 80 GB board, read as GiB, is more than CUDA can report; no public log of its total was found\): .*at most 80,/);
+  assert.match(found[0]!.message, /more than the H100 PCIe has \(CUDA reports 79\.11 GiB of its 80 GB, vLLM's total_gpu_memory, ±0\.5 % between drivers\): .*at most 79\.11,/);
   // A logged row keeps the 0.5 % drivers' spread: B200 178.35 · 1.005 = 179.24; H20, logged now, 95.005 · 1.005 = 95.48.
   assert.ok(checkProfile(llamaOn('B200', 179.5), estimate(llamaOn('B200', 179.5))).some((x) => x.code === 'memory-exceeds-gpu'));
   assert.ok(checkProfile(llamaOn('H20', 95.9), estimate(llamaOn('H20', 95.9))).some((x) => x.code === 'memory-exceeds-gpu'));
