@@ -321,3 +321,25 @@ function withoutProperties(node: ValueNode, drop: ReadonlySet<PropertyNode>): Va
 export function summarisedElsewhere(p: Problem, all: readonly Problem[]): boolean {
   return p.code === 'model-config-invalid' && all.some((q) => q.severity === 'error' && q.file !== undefined && q.file === p.data?.path);
 }
+
+/** What a picked file is for: a benchmark, a serving simulation, a sweep, or a memory estimate (Show memory breakdown). */
+export type PickJob = 'bench' | 'simulate' | 'sweep' | 'estimate';
+
+/**
+ * Why a command of `job` cannot run the file whose resolve (attnscope/resolveProfile: the
+ * language server's Profile and problems) is `resolved`, in the editor's words; null when it runs.
+ * No profile read: its first error a run stops at (core/validate.ts runSeverity: the editor's
+ * errors but the deployment checks, whose figures a run is the answer to), as the command's own
+ * refusal says it. A simulation also needs a `workload:` block and a pool it can size
+ * (core/estimate poolSizeProblem: an encoder has no KV cache; the weights leave no page; more pages
+ * than it takes), the warning the editor shows there and the reason `simulate` refuses. The
+ * command palette's pick offered such files unmarked (s46 lead): picking one ended in a refusal.
+ * The language server answers it for the pick's files in one request (attnscope/cannotRun).
+ */
+export function cannotRun(job: PickJob, resolved: { profile: Profile | null; problems: readonly Problem[] }): string | null {
+  const { profile, problems } = resolved;
+  if (!profile) return (problems.find((p) => runSeverity(p) === 'error') ?? problems[0])?.message ?? 'the file does not describe a model';
+  if (job !== 'simulate') return null;
+  if (!profile.workload) return 'no `workload:` block to simulate';
+  return poolSizeProblem(profile)?.message ?? null;
+}

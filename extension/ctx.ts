@@ -6,7 +6,8 @@ import * as vscode from 'vscode';
 import { CodeLensRequest, DidChangeTextDocumentNotification, InlayHintRequest, LanguageClient, State, TransportKind, type LanguageClientOptions, type ProvideInlayHintsSignature, type ServerOptions } from 'vscode-languageclient/node';
 import { FILE_GLOBS } from '../core/config/fileKinds';
 import { timingEnabled, timingMark } from '../core/timingLog';
-import { Commands, ResolveProfileRequest } from '../core/protocol/lsp';
+import { CannotRunRequest, Commands, ResolveProfileRequest } from '../core/protocol/lsp';
+import type { PickJob } from '../core/validate';
 import type { RunnerJob } from '../core/runnerProcess';
 import { affectsSettings, readSettingProblems, readSettings, type Settings } from './config';
 import type { DeclaredSetting } from './settingDefaults';
@@ -343,6 +344,18 @@ export class Ctx implements vscode.Disposable, DashboardHost {
     const open = vscode.workspace.textDocuments.find((d) => d.uri.toString() === uri.toString());
     if (open) await this.deferredSync.flush(open);
     return client.sendRequest<ResolveProfileRequest.Result>(ResolveProfileRequest.method, { uri: uri.toString() } satisfies ResolveProfileRequest.Params);
+  }
+
+  /**
+   * Why a command of `job` cannot run each of `uris`, from the server in one request
+   * (attnscope/cannotRun; the open ones from their current text, their deferred edits sent first):
+   * null for each it runs. Rejects with the request's error (cancelled through `token`).
+   */
+  async cannotRun(client: LanguageClient, uris: readonly vscode.Uri[], job: PickJob, token: vscode.CancellationToken): Promise<Array<string | null>> {
+    const wanted = new Set(uris.map((u) => u.toString()));
+    for (const open of vscode.workspace.textDocuments) if (wanted.has(open.uri.toString())) await this.deferredSync.flush(open);
+    const result = await client.sendRequest<CannotRunRequest.Result>(CannotRunRequest.method, { uris: uris.map((u) => u.toString()), job } satisfies CannotRunRequest.Params, token);
+    return result.reasons;
   }
 
   /** Folder runs are saved in, for a run of `source` (the history folder setting, relative to its workspace folder). */

@@ -1,10 +1,7 @@
 /** What every AttnScope quick pick shares, which files a command offers, and which of them it cannot run. */
 import { basename, dirname } from 'node:path';
-import type { Problem, Profile } from '../core/config/index';
 import { FILE_GLOBS, isConfigPath, isProfilePath, PROFILE_SUFFIXES } from '../core/config/fileKinds';
-import { poolSizeProblem } from '../core/estimate/index';
 import { profileModelName } from '../core/modelLabel';
-import { runSeverity } from '../core/validate';
 
 /**
  * The options every quick pick takes (vscode.window.showQuickPick).
@@ -72,23 +69,5 @@ export function runButtonFile(kind: TargetKind, last: string | undefined, open: 
   return last !== undefined && isTarget(kind, last) && open.includes(last) ? last : undefined;
 }
 
-/** What a picked file is for: a benchmark, a serving simulation, a sweep, or a memory estimate (Show memory breakdown). */
-export type PickJob = 'bench' | 'simulate' | 'sweep' | 'estimate';
-
-/**
- * Why a command of `job` cannot run the file whose resolve (attnscope/resolveProfile: the
- * language server's Profile and problems) is `resolved`, in the editor's words; null when it runs.
- * No profile read: its first error a run stops at (core/validate.ts runSeverity: the editor's
- * errors but the deployment checks, whose figures a run is the answer to), as the command's own
- * refusal says it. A simulation also needs a `workload:` block and a pool it can size
- * (core/estimate poolSizeProblem: an encoder has no KV cache; the weights leave no page; more pages
- * than it takes), the warning the editor shows there and the reason `simulate` refuses. The
- * command palette's pick offered such files unmarked (s46 lead): picking one ended in a refusal.
- */
-export function cannotRun(job: PickJob, resolved: { profile: Profile | null; problems: readonly Problem[] }): string | null {
-  const { profile, problems } = resolved;
-  if (!profile) return (problems.find((p) => runSeverity(p) === 'error') ?? problems[0])?.message ?? 'the file does not describe a model';
-  if (job !== 'simulate') return null;
-  if (!profile.workload) return 'no `workload:` block to simulate';
-  return poolSizeProblem(profile)?.message ?? null;
-}
+/** What a picked file is for, and why a command cannot run one (core/validate.ts, where the language server's attnscope/cannotRun answers it too). */
+export { cannotRun, type PickJob } from '../core/validate';

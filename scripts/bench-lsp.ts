@@ -22,7 +22,8 @@
  * document over 4 MiB whole, deferredSync.ts), and in a comment (the YAML parsed again); wall and the
  * server's CPU ms. Not in the overall median.
  * Then the 256-point sweep's editor cost (sweepCost): the server's CPU ms per edit. Not in the overall median.
- * Usage: npm run bench:lsp [-- --edits N] [--labels 60000,200000] [--big-only | --huge-only | --sweep-only]
+ * --pick-only: the command palette's pick check of 200 profiles (pickCheck).
+ * Usage: npm run bench:lsp [-- --edits N] [--labels 60000,200000] [--big-only | --huge-only | --sweep-only | --pick-only]
  */
 import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
@@ -132,6 +133,7 @@ export function configDocs(dir: string): Doc[] {
 }
 
 async function main(): Promise<void> {
+  if (process.argv.includes('--pick-only')) return pickCheck();
   if (process.argv.includes('--sweep-only')) return sweepCost();
   if (process.argv.includes('--huge-only')) return hugeProfile();
   if (process.argv.includes('--big-only')) {
@@ -374,6 +376,53 @@ async function bigConfigs(): Promise<void> {
     } finally {
       await client.stop();
     }
+  }
+}
+
+/**
+ * The command palette's pick check (extension/commands.ts markUnrunnable): the 200 files a pick
+ * offers at most (its findFiles limit), none open, resolved through attnscope/resolveProfile one
+ * at a time, as the pick marks those the command cannot run. Files: the examples' four profiles
+ * (llama-3.1-8b, gpt-oss-20b, qwen3-30b-a3b, page-size) 50 times each, each copy in its own folder
+ * with the example's config folders beside it. Prints the wall ms of the 200, the server's and this
+ * process's CPU ms (the client decodes each answer), the bytes answered, and the load average.
+ */
+async function pickCheck(): Promise<void> {
+  const dir = tempDir('attnscope-bench-pick-');
+  const examples = join(root, 'examples');
+  const profiles = ['llama-3.1-8b.attn.yaml', 'gpt-oss-20b.attn.yaml', 'qwen3-30b-a3b.attn.json', 'page-size.attn.yaml'];
+  const uris: string[] = [];
+  for (let i = 0; i < 50; i++) {
+    const folder = join(dir, `p${String(i).padStart(2, '0')}`);
+    for (const model of ['llama-3.1-8b', 'gpt-oss-20b', 'qwen3-30b-a3b']) {
+      mkdirSync(join(folder, model), { recursive: true });
+      writeFileSync(join(folder, model, 'config.json'), readFileSync(join(examples, model, 'config.json')));
+    }
+    for (const name of profiles) {
+      writeFileSync(join(folder, name), readFileSync(join(examples, name)));
+      uris.push(pathToFileURL(join(folder, name)).href);
+    }
+  }
+  const client = await LspClient.start({ validationDelayMs: 0 });
+  try {
+    await client.resolveProfile(uris[0]!); // the server's first request (its modules warm)
+    // A/B alternated: the 200 resolves the pick sent before, and the one attnscope/cannotRun it sends.
+    for (let round = 0; round < 3; round++) {
+      for (const how of ['resolveProfile × 200', 'cannotRun × 1'] as const) {
+        const load = loadavg()[0]!.toFixed(1);
+        const c0 = client.serverCpuMs();
+        const own0 = process.cpuUsage();
+        const t0 = performance.now();
+        let bytes = 0;
+        if (how === 'cannotRun × 1') bytes = JSON.stringify(await client.cannotRun(uris, 'simulate')).length;
+        else for (const uri of uris) bytes += JSON.stringify(await client.resolveProfile(uri)).length;
+        const wall = performance.now() - t0;
+        const own = process.cpuUsage(own0);
+        console.log(`pick check of ${uris.length} files, ${how.padEnd(21)}: ${wall.toFixed(0).padStart(6)} ms wall, server CPU ${(client.serverCpuMs() - c0).toFixed(0).padStart(5)} ms, client CPU ${((own.user + own.system) / 1000).toFixed(0).padStart(4)} ms, ${(bytes / 1e6).toFixed(2)} MB answered; load ${load}`);
+      }
+    }
+  } finally {
+    await client.stop();
   }
 }
 

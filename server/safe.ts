@@ -17,7 +17,7 @@ export function describeError(err: unknown): string {
   return String(err);
 }
 
-function cancelled(): ResponseError<void> {
+export function cancelled(): ResponseError<void> {
   return new ResponseError(LSPErrorCodes.RequestCancelled, 'Request cancelled');
 }
 

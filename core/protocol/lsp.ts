@@ -4,6 +4,7 @@
  */
 import type { Problem, Profile } from '../config/types';
 import type { Estimate } from '../estimate/types';
+import type { PickJob } from '../validate';
 
 /**
  * Command ids contributed by the extension (package.json "contributes.commands"). The server's
@@ -42,5 +43,25 @@ export namespace ResolveProfileRequest {
     profile: Profile | null;
     estimate: Estimate | null;
     problems: Problem[];
+  }
+}
+
+/**
+ * attnscope/cannotRun — client -> server request.
+ * Why a command of `job` cannot run each of the files `uris` (core/validate.ts cannotRun of each
+ * one's resolve, as ResolveProfileRequest would give it), in their order: null for one it runs.
+ * The command palette's pick marks its files with it (extension/commands.ts markUnrunnable): one
+ * request for up to 200 files, not 200 resolves each answering its Profile and Estimate (8 KB
+ * each, 1.6 MB in all, encoded by the server and decoded by the extension host). Cancellable
+ * between files (the pick closed).
+ */
+export namespace CannotRunRequest {
+  export const method = 'attnscope/cannotRun' as const;
+  export interface Params {
+    uris: string[];
+    job: PickJob;
+  }
+  export interface Result {
+    reasons: Array<string | null>;
   }
 }

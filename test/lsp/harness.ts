@@ -47,7 +47,7 @@ import {
   type Range,
   type TextDocumentContentChangeEvent,
 } from 'vscode-languageserver-protocol/node';
-import { ResolveProfileRequest } from '../../core/protocol/lsp';
+import { CannotRunRequest, ResolveProfileRequest } from '../../core/protocol/lsp';
 import { tempDir } from '../fixtures/tmp';
 
 export const root = join(__dirname, '..', '..');
@@ -342,6 +342,10 @@ export class LspClient {
 
   resolveProfile(uri: string): Promise<ResolveProfileRequest.Result> {
     return this.connection.sendRequest(ResolveProfileRequest.method, { uri });
+  }
+
+  cannotRun(uris: string[], job: CannotRunRequest.Params['job']): Promise<CannotRunRequest.Result> {
+    return this.connection.sendRequest(CannotRunRequest.method, { uris, job } satisfies CannotRunRequest.Params);
   }
 
   /** Ends the server process at once (after a failed test), so that no child outlives the test. */
