@@ -7,17 +7,17 @@
  * runner refuses is not saved; nor is a simulation cancelled or interrupted before its end (its
  * figures are of the whole workload: refusal.ts SIMULATION_NOT_SAVED; as `attnscope simulate`
  * writes nothing when cancelled), which the toast says, nor a run that failed or was cancelled
- * with no case and no pool (history.ts keptInHistory: the dashboard and the toast say why).
+ * with no case and no pool (core/protocol/run.ts keptInHistory: the dashboard and the toast say why).
  */
 import * as vscode from 'vscode';
 import type { Profile } from '../core/config/types';
 import type { Estimate } from '../core/estimate/types';
 import type { TraceRerun } from '../core/protocol/webview';
 import { wasmBuildNote } from '../core/format';
-import { traceReplayArgs, type Environment, type KernelCase, type RunKind, type RunResult } from '../core/protocol/run';
+import { keptInHistory, traceReplayArgs, type Environment, type KernelCase, type RunKind, type RunResult } from '../core/protocol/run';
 import { EXIT_BAD_INPUT, type RunnerEvent } from '../core/protocol/runner';
 import type { Ctx } from './ctx';
-import { keptInHistory, partialRun, saveRun, saveRunSync } from './history';
+import { partialRun, saveRun, saveRunSync } from './history';
 import { benchCancelledMessage, crashMessage, finishedMessage, refusalOf, SIMULATION_NOT_SAVED, simulationStoppedMessage, type Refusal } from './refusal';
 import { runName } from './runName';
 import { EDITOR_RUN_UI, launchFor, launchSettingsRefused } from './runLaunch';

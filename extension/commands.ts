@@ -23,7 +23,8 @@ import { showSweep, SweepRun } from './sweep';
 import type { Ctx } from './ctx';
 import { exportRunTo } from './dashboard';
 import { findRun, listRunsIn, newestFirst } from './history';
-import { configPickItem, filePickItem, isTarget, PICK_OPTIONS, targetGlob, type PickJob, type TargetKind } from './pick';
+import { configPickItem, filePickItem, isTarget, PICK_OPTIONS, targetGlob, type TargetKind } from './pick';
+import type { PickJob } from '../core/validate';
 import { loadSweepReport, namedSkipped, sweepReportsIn, type SweepReportEntry } from './sweepReports';
 import { newProfile, newProfileName, servingTensorParallel, type FittingProfile } from './newProfile';
 import { currentText, textSha256 } from './profileEdited';
@@ -37,7 +38,7 @@ type Factory = (ctx: Ctx) => (...args: unknown[]) => unknown;
  * of `kind`, or one picked from the workspace's files of `kind` (a simulation or a sweep: profiles
  * only, as a config.json has no workload or sweep; s33 newcomer-ed: all 41 files were offered).
  * With `job`, the pick shows the files at once and then marks each the command cannot run, with
- * why (pick.ts cannotRun, from the language server's resolve of each), moving them under a
+ * why (core/validate.ts cannotRun, the language server's attnscope/cannotRun), moving them under a
  * separator after the others: broken profiles and encoders were offered to simulate unmarked (s46).
  * Picked anyway, the command refuses it as it does any such file.
  */

@@ -80,9 +80,6 @@ export async function saveRun(folder: string, run: RunResult): Promise<string> {
   return id;
 }
 
-/** Whether a run goes into history (core/protocol/run.ts, where the dashboard's page reads it too). */
-export { keptInHistory } from '../core/protocol/run';
-
 /**
  * saveRun, synchronously: for the extension's deactivate(), where the host of a reloading
  * window does not wait for promises (a run in flight is saved there, extension/benchmark.ts

@@ -1,4 +1,4 @@
-/** What every AttnScope quick pick shares, which files a command offers, and which of them it cannot run. */
+/** What every AttnScope quick pick shares, and which files a command offers (which of them it cannot run: core/validate.ts cannotRun). */
 import { basename, dirname } from 'node:path';
 import { FILE_GLOBS, isConfigPath, isProfilePath, PROFILE_SUFFIXES } from '../core/config/fileKinds';
 import { profileModelName } from '../core/modelLabel';
@@ -68,6 +68,3 @@ export function isTarget(kind: TargetKind, path: string): boolean {
 export function runButtonFile(kind: TargetKind, last: string | undefined, open: readonly string[]): string | undefined {
   return last !== undefined && isTarget(kind, last) && open.includes(last) ? last : undefined;
 }
-
-/** What a picked file is for, and why a command cannot run one (core/validate.ts, where the language server's attnscope/cannotRun answers it too). */
-export { cannotRun, type PickJob } from '../core/validate';

@@ -802,7 +802,7 @@ export interface VllmBenchResult {
 }
 
 /** What --calibrate takes, appended to readVllmResult's refusals of a file that is not a result. */
-export const VLLM_RESULT_HINT = ' (--calibrate takes a vllm bench serve --save-result --save-detailed JSON, or an attnscope bench --backend cuda --json run; a trace goes to --trace)';
+const VLLM_RESULT_HINT = ' (--calibrate takes a vllm bench serve --save-result --save-detailed JSON, or an attnscope bench --backend cuda --json run; a trace goes to --trace)';
 
 /**
  * What a trace detected as a vllm bench serve result (detectTraceFormat: a first line that opens

@@ -10,7 +10,8 @@ import { test } from 'node:test';
 import { minimatch } from 'minimatch';
 import type { ProfileHost } from '../../core/config/index';
 import { validateProfileText } from '../../core/validate';
-import { cannotRun, configPickItem, filePickItem, isTarget, runButtonFile, targetGlob } from '../../extension/pick';
+import { configPickItem, filePickItem, isTarget, runButtonFile, targetGlob } from '../../extension/pick';
+import { cannotRun } from '../../core/validate';
 import { tempDir } from '../fixtures/tmp';
 
 // VS Code's findFiles reads `{a,b}` alternatives as minimatch's brace expansion does.
