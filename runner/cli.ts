@@ -24,7 +24,7 @@ import { jsonErrorText } from '../core/config/tree';
 import { BACKENDS, isBackend, type KernelBackendName, type Problem, type Profile, type StepTimeSpec } from '../core/config/types';
 import { unusedWithTraceMessage } from '../core/config/profileChecks';
 import { resolvedProfileChecks, resolvedProfileProblems, withCheckedGpu } from '../core/config/resolvedProfile';
-import { createRun, runHeader, traceReplayArgs, type Environment, type EstimateFile, type RunProblem, type PoolResult, type PoolSample, type RunParts, type RunResult, type StepTimeModel, type TraceSummary } from '../core/protocol/run';
+import { createRun, runHeader, traceReplayArgs, type Environment, type EstimateFile, type RunProblem, type PoolResult, type PoolSample, type RunParts, type RunResult, type StepTimeModel, type TraceFile, type TraceSummary } from '../core/protocol/run';
 import { batchLimitsText, estimate, maxModelLenOf, referenceSeqLen } from '../core/estimate';
 import { BENCHMARK_ONLY_CODES, deploymentProblems, POOL_NOT_SIMULABLE, poolCause, runSeverity } from '../core/validate';
 import { deployedGpuCount, formatCount, formatCountOf, formatDuration, formatPercent, formatRequestRate, formatTimeScale, formatTraceSummary, perGpuCasesHeader, poolCancelledText, poolCost, tooShortToTell, wrapLongLines } from '../core/format';
@@ -873,7 +873,7 @@ async function vllmLogCommand(argv: string[], io: CliIo): Promise<number> {
 /**
  * `attnscope trace FILE [--trace-format F] [--trace-time-unit U] [--trace-model M] [--trace-log-type T] [--profile-keys] [--json]`: reads a trace with simulate's readers
  * (every row checked; a bad one is `file:line:col: message`, exit 2) and says what it holds
- * (core/protocol/run.ts TraceSummary): format, requests, span of the arrivals, mean prompt and
+ * (core/protocol/run.ts TraceSummary; --json: a TraceFile, the header and kind 'trace' first): format, requests, span of the arrivals, mean prompt and
  * output tokens. The language server runs it (--json) on a profile's workload.trace, off its own
  * thread, for the key's diagnostic and hover (server/traceCheck.ts).
  */
@@ -896,7 +896,9 @@ function traceCommand(argv: string[], io: CliIo): number {
   });
   const summary = traceSummary(read);
   for (const w of warnings) io.stderr.write(`${w}\n`);
-  io.stdout.write(values.json === true ? `${JSON.stringify(summary)}\n` : `${file}: ${formatTraceSummary(summary)}\n${read.notes.map((n) => `${file}: note: ${n}\n`).join('')}`);
+  // One line (the language server parses it: server/traceCheck.ts), opening with the header every JSON file AttnScope writes has.
+  const json = (): TraceFile => ({ ...runHeader(basename(file), toolBuild()), kind: 'trace', ...summary });
+  io.stdout.write(values.json === true ? `${JSON.stringify(json())}\n` : `${file}: ${formatTraceSummary(summary)}\n${read.notes.map((n) => `${file}: note: ${n}\n`).join('')}`);
   return EXIT_OK;
 }
 

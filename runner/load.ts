@@ -146,7 +146,8 @@ export function profileCommand(command: string, before: readonly string[] = [], 
  * AttnScope output given where a profile or config.json goes: a saved run (`bench` / `simulate
  * --json`, the editor's `.attnscope/runs/*.json`: the profile it was made from, profile.sourcePath,
  * while that file is there, and `simulate RUN.json`, which reads a run's profile), `estimate
- * --json`'s file (kind "estimate") or a sweep report (kind "attnscope-sweep-report"). Read as a
+ * --json`'s file (kind "estimate"), a sweep report (kind "attnscope-sweep-report"), `trace
+ * --json`'s (kind "trace") or `vllm-log --json`'s (kinds "vllm-log", "vllm-log-comparison"). Read as a
  * config.json, each gave lines of missing "hidden_size" and the like at 1:1 (s36 newcomer, s37
  * fix37). Nothing for any other file. Every reader of a profile meets it: {@link loadProfile}, and
  * the sweep's (runner/sweep/spec.ts loadSweep).
@@ -170,6 +171,14 @@ export function refuseToolOutput(file: string, input: ProfileInput, command: Pro
   }
   if (v.kind === 'attnscope-sweep-report') {
     throw new InputError(`a sweep report${typeof v.sweepId === 'string' ? ` (sweep ${v.sweepId}` : ' ('}${name ? ` of ${name})` : ')'}, not a profile or config.json: ${give}; the report opens with AttnScope: Open sweep results`, file);
+  }
+  // The other files the header's kind names: `trace --json` and `vllm-log --json` (with --profile: 'vllm-log-comparison').
+  const made = `${typeof v.createdAt === 'string' ? ` at ${v.createdAt}` : ''}`;
+  if (v.kind === 'trace') {
+    throw new InputError(`the output of ${TOOL_NAME} trace --json${name ? ` for ${name}` : ''}${made}, a trace's summary, not a profile or config.json: give ${command.takes} a profile (a trace replays with simulate --trace FILE or the profile's workload.trace)`, file);
+  }
+  if (v.kind === 'vllm-log' || v.kind === 'vllm-log-comparison') {
+    throw new InputError(`the output of ${TOOL_NAME} vllm-log --json${name ? ` for ${name}` : ''}${made}, a vLLM log's figures, not a profile or config.json: give ${command.takes} the profile or config.json of the log's model`, file);
   }
 }
 

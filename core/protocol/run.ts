@@ -500,7 +500,7 @@ export interface TraceReplay {
   filters?: { model?: string; logType?: string };
 }
 
-/** What a trace holds, as `attnscope trace FILE --json` prints it (the server's hover on workload.trace). */
+/** What a trace holds (the server's hover on workload.trace; `attnscope trace FILE --json` prints it in a {@link TraceFile}). */
 export interface TraceSummary {
   /** The format read (runner/simulate/traces.ts TraceFormat). */
   format: string;
@@ -763,6 +763,13 @@ export function keptInHistory(run: Pick<RunResult, 'status' | 'cases' | 'pool'>)
  * tells it apart (s34 newcomer-cli 8).
  */
 export type EstimateFile = RunHeader & { kind: 'estimate' } & Estimate & { problems: RunProblem[] };
+
+/**
+ * `attnscope trace FILE --json`: the header every JSON file AttnScope writes opens with
+ * ({@link runHeader}: `name` the trace's file name), `kind: 'trace'`, then the TraceSummary's
+ * fields at the top level (s47 newcomer: it printed the summary alone, with no header).
+ */
+export type TraceFile = RunHeader & { kind: 'trace' } & TraceSummary;
 
 /**
  * A warning or info about the profile (or the config.json it names, or a deployment vLLM would

@@ -8,7 +8,7 @@ import * as jsonc from 'jsonc-parser';
 import { lstatSync, readdirSync, statSync } from 'node:fs';
 import { MAX_RESULT_TEXT_BYTES, notRegularWhy, readRegularText } from '../../core/fileText';
 import { join } from 'node:path';
-import { TOOL_NAME, type Environment, type KernelCase, type RunResult } from '../../core/protocol/run';
+import { runHeader, type Environment, type KernelCase, type RunResult } from '../../core/protocol/run';
 import { CAPACITY_TOLERANCE_DEFAULT, SLO_ATTAINMENT_DEFAULT } from '../../core/protocol/latency';
 import { modelledJob, SWEEP_SCHEMA_VERSION, type SweepMetrics, type SweepPointRef, type SweepPointRun, type SweepReport, type SweepReportRow, type SweepStepTimeAssumptions } from '../../core/protocol/sweep';
 import { profileAllReduceLink, profileGpu, ringAllReduceEfficiency } from '../simulate/step-time';
@@ -694,12 +694,12 @@ export function mergeResults(dirs: string[], opts: MergeOptions = {}): SweepRepo
       const s = point.sweep;
       if (!report) {
         report = {
+          // The header every JSON file AttnScope writes opens with, in its order (schema, tool,
+          // createdAt, name, then kind), under the sweep report's own schema version.
+          ...runHeader(s.name, toolBuild()),
           schema: SWEEP_SCHEMA_VERSION,
           kind: 'attnscope-sweep-report',
-          tool: `${TOOL_NAME} ${toolBuild()}`,
-          createdAt: new Date().toISOString(),
           sweepId: s.sweepId,
-          name: s.name,
           job: s.job,
           axes: s.axes,
           total: s.total,
