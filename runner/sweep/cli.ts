@@ -19,7 +19,7 @@ import { formatBytes, formatCount, wrapLongLines } from '../../core/format';
 import { EXIT_BUSY, EXIT_INTERNAL, EXIT_OK, type RunnerEvent } from '../../core/protocol/runner';
 import { modelledJob, type SweepReport } from '../../core/protocol/sweep';
 import { checkOutputDir, checkOutputPath, EXIT_CANCELLED, namesStdout, parse, shellQuote, writeOutput, type RunInput } from '../args';
-import { CancelledError, cancelPoint, eachInputError, InputError, UsageError } from '../errors';
+import { cancelLine, CancelledError, cancelPoint, eachInputError, InputError, UsageError } from '../errors';
 import { profileCommand, type ProfileCommand } from '../load';
 import { benchRefusals } from '../preflight';
 import { Progress } from '../progress';
@@ -395,7 +395,10 @@ async function runSweepCommand(values: Record<string, unknown>, positionals: str
           say(`attnscope: could not write the interrupted sweep's report: ${err instanceof Error ? err.message : String(err)}`, 'warn');
         }
       }
-      say(`attnscope: sweep cancelled; ${inFolder} of ${share.length} points are in ${outDir}${reportFile === null ? '' : ` (merged into its ${REPORT_FILE}, marked interrupted)`}: run the same command again to resume`, 'warn');
+      // The one line every cancelled command prints (cancelLine: bench's and simulate's form), with how to resume.
+      const reason = signal.reason instanceof CancelledError ? signal.reason : new CancelledError();
+      const kept = `${inFolder} of ${share.length} points are in ${outDir}${reportFile === null ? '' : ` (merged into its ${REPORT_FILE}, marked interrupted)`}: run the same command again to resume`;
+      say(cancelLine('sweep', reason, '', kept).trimEnd(), 'warn');
       emit?.({ type: 'sweepEnd', outDir: resolve(outDir), reportFile, inFolder, total: share.length, failed, cancelled: true });
       return EXIT_CANCELLED;
     }

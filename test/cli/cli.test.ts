@@ -520,6 +520,40 @@ test('bench --json cancelled by Ctrl-C: the cases so far are written and one lin
   assert.ok(run.cases.length >= 1 && run.cases.length < 3, `${run.cases.length} cases`);
 });
 
+test('bench cancelled by Ctrl-C at a terminal\'s pace prints one message, on stderr: the table on stdout says nothing of the cancel, exit 130 (as simulate and sweep)', async () => {
+  // s47 newcomer: SIGINT during `attnscope bench` printed "attnscope: bench cancelled by SIGINT ..." on stderr
+  // and "run cancelled" at the end of the table on stdout.
+  const { dir } = tmp('config.json', TINY_CONFIG);
+  const profile = join(dir, 'p.attn.yaml');
+  // Four cases of at least 0.2 s of timing each: the signal sent after the first lands before the last.
+  writeFileSync(profile, 'model: ./config.json\nprefill: { seq_lens: [64, 128, 256] }\ndecode: { batch_sizes: [1], context_lens: [64] }\n');
+  const out = join(dir, 'run.json');
+  const child = spawn(process.execPath, [runner, 'bench', profile, '--json', out], { stdio: ['ignore', 'pipe', 'pipe'] });
+  let stdout = '';
+  let stderr = '';
+  let signalled = false;
+  child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
+  child.stderr.setEncoding('utf8').on('data', (d: string) => {
+    stderr += d;
+    // The progress line of the first case timed ("[ 25%] flash_fwd B=1 N=64 ...: 0.111 ms"), as a user sees it.
+    if (!signalled && /^\[\s*\d+%\] flash_fwd .*: [\d.]+ (ms|µs|s)$/m.test(stderr)) {
+      signalled = true;
+      child.kill('SIGINT');
+    }
+  });
+  const code = await new Promise<number | null>((res) => child.on('close', (c) => res(c)));
+  assert.ok(signalled, stderr);
+  assert.equal(code, 130, stderr);
+  assert.doesNotMatch(stdout, /cancel/i);
+  // The table shows the cases kept.
+  assert.match(stdout, /^flash_fwd +B=1 N=64 /m);
+  const lines = stderr.split('\n').filter((l) => /cancel/i.test(l));
+  assert.equal(lines.length, 1, stderr);
+  const run = JSON.parse(readFileSync(out, 'utf8')) as RunResult;
+  assert.equal(lines[0], `attnscope: bench cancelled by SIGINT after ${run.cases.length} of 4 cases; the run so far written to ${out}`);
+  assert.ok(run.cases.length >= 1 && run.cases.length < 4, `${run.cases.length} cases`);
+});
+
 test('warnings of one kind: three one by one, then one line counting the rest; another kind is shown apart', () => {
   const { dir } = tmp('config.json', TINY_CONFIG); // max_position_embeddings 4096
   const profile = join(dir, 'p.attn.yaml');

@@ -514,6 +514,8 @@ test('Ctrl-C stops the workers, exits 130 and leaves only whole point files', as
   const { dir, file } = workspace(PROFILE.replace(/sweep:[\s\S]*$/, 'sweep:\n  axes:\n    workload.requests: [50, 400000, 400001]\n'));
   const out = join(dir, 'out');
   const child = spawn(process.execPath, [runner, 'sweep', file, '--jobs', '3', '--out', out], { stdio: ['ignore', 'pipe', 'pipe'] });
+  let stdout = '';
+  child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
   let stderr = '';
   const firstPoint = new Promise<void>((resolve) => {
     child.stderr.on('data', (d: Buffer) => {
@@ -525,7 +527,10 @@ test('Ctrl-C stops the workers, exits 130 and leaves only whole point files', as
   await firstPoint;
   child.kill('SIGINT');
   assert.equal(await exit, 130, stderr);
-  assert.match(stderr, /sweep cancelled; 1 of 3 points are in .*out \(merged into its sweep-report\.json, marked interrupted\): run the same command again to resume/);
+  // One message, in bench's and simulate's form (runner/errors.ts cancelLine), on stderr; nothing on stdout.
+  assert.deepEqual(stderr.split('\n').filter((l) => /cancel/i.test(l)).length, 1, stderr);
+  assert.match(stderr, /^attnscope: sweep cancelled by SIGINT; 1 of 3 points are in .*out \(merged into its sweep-report\.json, marked interrupted\): run the same command again to resume$/m);
+  assert.equal(stdout, '');
   // s41: beside the point file, the report of the point kept.
   const files = readdirSync(out).filter((f) => f !== 'sweep-report.json');
   assert.equal(files.length, 1, files.join(' '));
