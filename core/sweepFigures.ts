@@ -145,13 +145,13 @@ export function sweepProvenance(report: SweepReport): string[] {
   const builds = reportBuilds(report);
   if (builds.length > 1) {
     notes.push(
-      `results of ${builds.length} builds of attnscope (the build column: package version + SHA-256 of the runner bundle and native build, runner/version.ts): ` +
+      `results of ${builds.length} builds of attnscope (the build column: package version + SHA-256 of the runner bundle and native build, as attnscope --version prints it): ` +
         `${builds.map((b) => `${b.build} (${b.rows} ${b.rows === 1 ? 'row' : 'rows'})`).join(', ')}; figures of different builds may differ: ` +
         'rerun `attnscope sweep` with the results folder as --out to run again the points another build wrote',
     );
   }
   if (has(SWEEP_FIGURES.filter((f) => f.source === 'modelled').map((f) => f.key))) {
-    notes.push('pool figures: modelled, the page-pool simulation of each point (runner/simulate; vLLM V1 scheduling), time-averaged');
+    notes.push('pool figures: modelled, the page-pool simulation of each point (as `attnscope simulate`; vLLM V1 scheduling), time-averaged');
   }
   if (has(['decodeNsPerToken'])) {
     const envs = Object.values(report.environments);
@@ -160,7 +160,7 @@ export function sweepProvenance(report: SweepReport): string[] {
   }
   if (has(['maxRateLimit'])) {
     notes.push(
-      "max rate: modelled, each point's capacity search (runner/simulate/capacity.ts, as `attnscope simulate --max-rate`): the highest arrival rate for which the profile's slo.attainment of requests meet its SLO and the server keeps up (at most the saturated throughput μ), to 2 %; " +
+      "max rate: modelled, each point's capacity search (as `attnscope simulate --max-rate`): the highest arrival rate for which the profile's slo.attainment of requests meet its SLO and the server keeps up (at most the saturated throughput μ), to 2 %; " +
         'per GPU: that rate / the GPUs (tensor_parallel_size × pipeline_parallel_size × data_parallel_size); the other figures are the simulation at that rate (with none, at the lowest rate tried)',
     );
   }

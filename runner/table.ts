@@ -4,10 +4,11 @@
  */
 import type { Profile, QuantizationSpec } from '../core/config/types';
 import { mixerNames } from '../core/config/mamba';
+import { isBareConfig } from '../core/config/profileDefaults';
 import type { Estimate, KvPoolLayout } from '../core/estimate/types';
 import { kvHeadsPerGpu, quantizedScopeText, quantizedWidthText } from '../core/estimate';
 import { blocksPerRequestFormula, grouped, poolBlocksText } from '../core/estimate/layout';
-import { formatBytes, formatConcurrency, formatCount, formatCountOf, formatPercent, formatRate, fractionText, formatSignificant, isMemoryBound, loadAverageText, perGpuCaseText, perGpuCasesHeader, poolCancelledText } from '../core/format';
+import { formatBytes, formatConcurrency, formatCount, formatCountOf, formatPercent, formatRate, fractionText, formatSignificant, isMemoryBound, loadAverageText, perGpuCaseText, perGpuCasesHeader } from '../core/format';
 import type { KernelCase, RunResult } from '../core/protocol/run';
 import { mlaDecodeHeadDim, mlaPrefillHeadDim, softcapNote } from '../core/kernelLimits';
 import { ceilingFor, computeCeiling } from './measure';
@@ -177,8 +178,8 @@ function weightsText(e: Estimate, perGpu: string, tp = 1): string {
   return `${formatBytes(e.weightsBytesPerGpu)}${offloaded > 0 ? ' on the GPU' : ''} (checkpoint ${formatBytes(e.weightsBytes)}${copies > 0 ? ` + ${formatBytes(copies)} ${e.model.dtype} kv_b_proj copies` : ''}${offloaded > 0 ? ` − ${formatBytes(offloaded)} in CPU memory` : ''})`;
 }
 
-/** The memory estimate as labelled lines. */
-export function formatEstimate(e: Estimate, title: string, opts: { tensorParallelSize?: number; weightsQuantization?: { spec: QuantizationSpec; width: string } | null; stateName?: string } = {}): string {
+/** The memory estimate as labelled lines; `bareConfig`: the estimate is of a bare config.json (core/config isBareConfig), whose unsized pool asks for a profile, not keys. */
+export function formatEstimate(e: Estimate, title: string, opts: { tensorParallelSize?: number; weightsQuantization?: { spec: QuantizationSpec; width: string } | null; stateName?: string; bareConfig?: boolean } = {}): string {
   const m = e.model;
   const tp = opts.tensorParallelSize ?? 1;
   const pp = e.pipeline;
@@ -209,7 +210,8 @@ export function formatEstimate(e: Estimate, title: string, opts: { tensorParalle
     const hybrid = grouped(e.pool.layout);
     lines.push(`  page              ${formatBytes(e.pageBytes)}${perGpu} ${hybrid ? `per block, ${e.pool.layout.groupSize} layers of one KV-cache group${e.pool.layout.kind === 'mamba' ? ` (${formatCount(e.pool.layout.pageSize)} tokens of attention, or one Mamba state each)` : ''}` : pp ? `for all ${e.pool.layout.groupSize} layers of the stage` : 'for all layers'} (${formatBytes(e.pageBytesPerLayer)} per layer)`);
     if (e.pool.budgetSource === 'none') {
-      lines.push('  KV pool           no budget: set device.memory_gib, device.gpu or kv_cache.memory_gib');
+      // A bare config.json has no device keys to set: its note says which profile to write (core/config bareConfigProfileHint).
+      lines.push(`  KV pool           no budget: ${opts.bareConfig ? 'a config.json names no GPU (the note below says what to write)' : 'set device.gpu, device.memory_gib or kv_cache.memory_gib'}`);
     } else {
       lines.push(...budgetLines(e, perGpu));
       // A run saved before the layout carried its block size and Mamba groups: the page over the per-layer KV gives the one, 0 the other.
@@ -255,10 +257,13 @@ export function formatEstimateOf(profile: Profile, e: Estimate, title: string): 
   const spec = profile.model.quantization;
   const width = quantizedWidthText(profile.model);
   const mamba = profile.model.mamba;
-  return formatEstimate(e, title, { tensorParallelSize: profile.device.tensorParallelSize, weightsQuantization: spec && width ? { spec, width } : null, ...(mamba ? { stateName: mixerNames(mamba).short } : {}) });
+  return formatEstimate(e, title, { tensorParallelSize: profile.device.tensorParallelSize, weightsQuantization: spec && width ? { spec, width } : null, ...(mamba ? { stateName: mixerNames(mamba).short } : {}), bareConfig: isBareConfig(profile) });
 }
 
-/** The whole run for the terminal: environment line, estimate, kernel table. */
+/**
+ * The whole run for the terminal: environment line, estimate, kernel table (the cases finished,
+ * for a cancelled run: what the command's stderr line says was kept), pool; a failed run's error.
+ */
 export function formatRun(run: RunResult): string {
   const env = run.environment;
   const out: string[] = [];
@@ -292,6 +297,8 @@ export function formatRun(run: RunResult): string {
   const softcap = run.profile.model.attnLogitSoftcapping;
   if (softcap && run.cases.length > 0) out.push(`note: ${softcapNote(softcap)}`);
   if (run.pool) out.push('', formatPoolSummary(run.pool, run.profile.device));
-  if (run.status !== 'ok') out.push(`\nrun ${run.status}${run.poolCancelled ? ` ${poolCancelledText(run.poolCancelled)}` : ''}${run.error ? `: ${run.error}` : ''}`);
+  // A cancelled run's one message is the CLI's stderr line (runner/errors.ts cancelLine: the signal, how far, what was
+  // written), not a second "run cancelled" here on stdout (s47 newcomer: Ctrl-C printed both).
+  if (run.status === 'failed') out.push(`\nrun failed${run.error ? `: ${run.error}` : ''}`);
   return out.join('\n');
 }

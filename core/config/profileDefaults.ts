@@ -65,6 +65,32 @@ export function defaultDtype(model: ModelSpec): { dtype: Dtype; note?: string } 
 }
 
 /**
+ * Whether `profile` is a bare config.json's ({@link profileFromModelConfig}: the file read is the
+ * model's config itself, no profile named it), whose device no key can set: what sizes its KV pool
+ * is a profile.
+ */
+export function isBareConfig(profile: Pick<Profile, 'sourcePath' | 'modelPath'>): boolean {
+  return profile.sourcePath !== null && profile.sourcePath === profile.modelPath;
+}
+
+/**
+ * How a bare config.json (`configPath`), which names no GPU, gets a KV pool, one clause: the profile to write,
+ * named and placed as the editor's "AttnScope: New profile…" writes it (`<model folder>.attn.yaml`
+ * beside the model's folder; extension/newProfile.ts), its two keys with `gpu` (a GPU of the
+ * table), or that command. s47 newcomer: `simulate config.json` said "set device.gpu", a key no
+ * config.json has, with no word of a profile.
+ */
+export function bareConfigProfileHint(configPath: string, gpu: string): string {
+  const parts = configPath.split(/[\\/]/);
+  const file = parts.at(-1)!;
+  const folder = parts.at(-2);
+  const [profile, model, where] = file === 'config.json' && folder
+    ? [`${folder}.attn.yaml`, `${folder}/config.json`, `beside the ${folder} folder`]
+    : [`${file.replace(/(\.config)?\.json$/i, '')}.attn.yaml`, file, 'beside it'];
+  return `write a profile naming a GPU, e.g. ${profile} ${where}: \`model: ${model}\` and \`device: { gpu: ${gpu} }\` (the editor's "AttnScope: New profile…" writes one), and give that instead`;
+}
+
+/**
  * The default profile for a bare config.json (what `attnscope bench config.json` and the
  * editor's code lens on a config use): PROFILE_DEFAULTS with the config's dtype.
  */

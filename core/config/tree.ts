@@ -84,7 +84,7 @@ export function numberLiteralNode(text: string, offset: number, length: number):
  */
 export function unsafeIntegerText(what: string, node: ValueNode): string | null {
   if (node.written === undefined) return null;
-  return `${what} is ${node.written}, beyond Number.MAX_SAFE_INTEGER (${MAX_SAFE_TEXT}): a JavaScript number cannot hold it exactly (it would be read as ${node.value})`;
+  return `${what} is ${node.written}, beyond 2^53 − 1 (${MAX_SAFE_TEXT}): a JavaScript number cannot hold it exactly (it would be read as ${node.value})`;
 }
 
 /** The result of parsing: the root node (null when nothing usable parsed) and syntax problems. */

@@ -10,7 +10,7 @@ import { divisors } from '../config/model';
 import { quantizationAlignment } from '../config/quantization';
 import { KERNEL_LIMITS, mlaDecodeHeadDim, mlaPrefillHeadDim, softcapNote } from '../kernelLimits';
 import { mixerNames } from '../config/mamba';
-import { formatCount, formatCountOf, formatGib } from '../format';
+import { formatBytes, formatCount, formatCountOf, formatGib } from '../format';
 import { deviceGpu, gpuByName, pcieX16BytesPerSec, type GpuSpec } from './gpus';
 import { blocksPerRequest } from './layout';
 import { PP_FIT_SEARCH_MAX } from './pipeline';
@@ -482,13 +482,15 @@ function concurrencyProblems(profile: Profile, e: Estimate, reestimate: Reestima
     else fixes.unshift(fix);
   }
   if (written) at = profileKey(profile, 'workload.max_model_len');
-  const budget = p.budgetSource === 'device' ? `the ${formatGib(p.budgetBytes)} the device leaves for the KV cache` : `the KV budget of ${formatGib(p.budgetBytes)}`;
+  // Sizes as the estimate's table gives them (formatBytes, three significant digits: "16 GiB", "55.4 GiB"), not vLLM's
+  // two decimals ("16.00 GiB"): this sentence is ours, not vLLM's error quoted (s47 newcomer).
+  const budget = p.budgetSource === 'device' ? `the ${formatBytes(p.budgetBytes)} the device leaves for the KV cache` : `the KV budget of ${formatBytes(p.budgetBytes)}`;
   return [{
     severity: 'warning',
     code: 'pool-below-max-model-len',
     message: p.layout.kind !== 'uniform'
-      ? `one max_model_len sequence (${formatCountOf(n, 'token')}: ${nFrom}) needs ${formatGib(needed)} of KV cache (${formatCountOf(pagesNeeded, 'block')} of ${ps} tokens: ${p.layout.basis}), ${formatGib(missing)} more than ${budget}, so vLLM would refuse to start: ${fixes.join(', or ')}`
-      : `the KV pool holds ${formatCountOf(p.tokens, 'token')} (${formatCountOf(p.pages, 'page')} of ${ps}), fewer than one max_model_len sequence (${formatCountOf(n, 'token')}: ${nFrom}), so vLLM would refuse to start. One sequence needs ${formatGib(needed)} of KV cache (${formatCountOf(pagesNeeded, 'page')}), ${formatGib(missing)} more than ${budget}: ${fixes.join(', or ')}`,
+      ? `one max_model_len sequence (${formatCountOf(n, 'token')}: ${nFrom}) needs ${formatBytes(needed)} of KV cache (${formatCountOf(pagesNeeded, 'block')} of ${ps} tokens: ${p.layout.basis}), ${formatBytes(missing)} more than ${budget}, so vLLM would refuse to start: ${fixes.join(', or ')}`
+      : `the KV pool holds ${formatCountOf(p.tokens, 'token')} (${formatCountOf(p.pages, 'page')} of ${ps}), fewer than one max_model_len sequence (${formatCountOf(n, 'token')}: ${nFrom}), so vLLM would refuse to start. One sequence needs ${formatBytes(needed)} of KV cache (${formatCountOf(pagesNeeded, 'page')}), ${formatBytes(missing)} more than ${budget}: ${fixes.join(', or ')}`,
     range: at,
     data: { neededBytes: needed, missingBytes: missing, pagesNeeded, maxModelLenThatFits: fitLen, ...sizes?.data },
   }];
@@ -590,7 +592,7 @@ function describedGpuProblems(profile: Profile): Problem[] {
     problems.push({
       severity: 'warning',
       code: 'gpu-figure-implausible',
-      message: `device.gpu.${r.key} ${v}: ${low ? r.low : r.high}; no card's is ${low ? `below ${formatCount(r.min)}` : `above ${formatCount(r.max)}`} (the table's GPUs, gpus.ts), so the figures modelled from it are far off`,
+      message: `device.gpu.${r.key} ${v}: ${low ? r.low : r.high}; no card's is ${low ? `below ${formatCount(r.min)}` : `above ${formatCount(r.max)}`} (the GPUs device.gpu names), so the figures modelled from it are far off`,
       range: at(r.key),
       data: { key: `device.gpu.${r.key}`, value: v, min: r.min, max: r.max },
     });
@@ -621,7 +623,7 @@ function describedGpuProblems(profile: Profile): Problem[] {
     problems.push({
       severity: 'warning',
       code: 'ring-efficiency-replaced',
-      message: `device.gpu.ring_all_reduce_efficiency ${f.ring_all_reduce_efficiency} is not used: step_time.all_reduce.efficiency.two_shot ${twoShot} is NCCL's ring's at every size and replaces it (runner/simulate/step-time.ts ringAllReduceEfficiency); keep the one you measured`,
+      message: `device.gpu.ring_all_reduce_efficiency ${f.ring_all_reduce_efficiency} is not used: step_time.all_reduce.efficiency.two_shot ${twoShot} is NCCL's ring's at every size and replaces it in the step time; keep the one you measured`,
       range: at('ring_all_reduce_efficiency'),
       data: { gpu: f.name, ringAllReduceEfficiency: f.ring_all_reduce_efficiency, twoShot },
     });

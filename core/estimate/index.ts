@@ -15,6 +15,7 @@ import { DEFAULT_ENGINE, engineEraName, engineKeyOf, reserveTerms, subtractedByt
 import { blocksPerRequestFormula, poolTokens, requestReservation } from './layout';
 import { referenceSeqLen } from './maxModelLen';
 import { mixerNames } from '../config/mamba';
+import { bareConfigProfileHint, isBareConfig } from '../config/profileDefaults';
 import { pipelineStagesOf, stageLabel, stageModel, type PipelineStage } from './pipeline';
 import { checkProfile as checkProfileWith, checksIndependentOf as checksIndependentOfWith, parallelFit } from './checks';
 import type { AttentionWorkspace, Estimate, KvPoolLayout, ParamBreakdown, PoolEstimate } from './types';
@@ -1374,7 +1375,7 @@ function sizeStagePool(profile: Profile, st: StageFigures, device: { bytes: numb
       reserve = reserveTerms(profile.engine ?? DEFAULT_ENGINE, tp, weightsPerGpu, {
         bytes: activationPeakBytes(model, profile.dtype, batched, seqs),
         basis: batchLimitsText(profile),
-        source: `modelled: the larger of one forward pass of max_num_batched_tokens tokens and the sampler over max_num_seqs rows (${batchLimitsText(profile)}), the two phases of vLLM's profile_run (activationPeakBytes)`,
+        source: `modelled: the larger of one forward pass of max_num_batched_tokens tokens and the sampler over max_num_seqs rows (${batchLimitsText(profile)}), the two phases of vLLM's profile_run`,
       }, `${st.replicated.extraBytesPerGpu > 0 ? ` + ${formatBytes(st.replicated.extraBytesPerGpu)} replicated` : ''}${copies > 0 ? ` + ${formatBytes(copies)} ${profile.dtype} kv_b_proj copies` : ''}${st.offload ? ` − ${formatBytes(st.offload.bytes)} in CPU memory (cpu_offload_gb ${profile.device.cpuOffloadGib})` : ''}`, modelBufferBytes(model, profile.dtype, batched));
       activation = reserve.find((t) => t.key === 'activation')!.bytes;
       engineReserve = subtractedBytes(reserve) - weightsPerGpu - activation;
@@ -1397,7 +1398,7 @@ function sizeStagePool(profile: Profile, st: StageFigures, device: { bytes: numb
         budgetBytes = Math.max(0, budgetBytes);
       }
     } else {
-      notes.push('no device memory_gib, device.gpu or kv_cache memory_gib: the pool is not sized');
+      notes.push(isBareConfig(profile) ? `a config.json names no GPU, so nothing sizes the KV pool: ${bareConfigProfileHint(profile.sourcePath!, DEFAULT_GPU)}` : 'no device.gpu, device.memory_gib or kv_cache.memory_gib: the pool is not sized');
     }
     pages = poolPages(budgetBytes, st.pageBytes);
   }
@@ -1503,7 +1504,7 @@ export function estimate(profile: Profile, opts: { seqLen?: number; batchSize?: 
   if (model.mamba && mambaState > 0) {
     const d = mambaStateDtypes(model, dtype);
     const names = mixerNames(model.mamba);
-    const state = `${model.mamba.layers.length} ${names.layer} layers keep a constant state per sequence, whatever its length: ${formatBytes(mambaState)}${tp > 1 ? ' per GPU' : ''} (${names.states.map((s, i) => `${s} state in ${i === 0 ? d.conv : d.ssm}`).join(', ')}${d.ssm !== d.conv && names.states.length > 1 ? ", vLLM's default for this model" : ''}; mambaStateBytesPerSequence)`;
+    const state = `${model.mamba.layers.length} ${names.layer} layers keep a constant state per sequence, whatever its length: ${formatBytes(mambaState)}${tp > 1 ? ' per GPU' : ''} (${names.states.map((s, i) => `${s} state in ${i === 0 ? d.conv : d.ssm}`).join(', ')}${d.ssm !== d.conv && names.states.length > 1 ? ", vLLM's default for this model" : ''})`;
     if (layout.kind === 'mamba') {
       const attnPage = layout.pageSize * perLayer;
       const unit = layout.mambaCacheMode === 'all' ? `lcm(${model.mamba.chunkSize ?? MAMBA_BLOCK_ALIGNMENT}, ${MAMBA_BLOCK_ALIGNMENT}) (the Mamba chunk size, mamba_cache_mode "all")` : `${MAMBA_BLOCK_ALIGNMENT}`;
@@ -1523,9 +1524,9 @@ export function estimate(profile: Profile, opts: { seqLen?: number; batchSize?: 
       notes.push(`${state}. ${layout.basis}; vLLM before ${MAMBA_IN_KV_POOL_SINCE.join('.')} (engine.vllm_version ${profile.engine?.vllmVersion}) kept it outside the KV pool (V0's MambaCacheManager, max_num_seqs states): not modelled, so the pool here is larger than that vLLM's by up to ${formatBytes(mambaState * maxNumSeqsOf(profile))}`);
     }
   }
-  if (replicated.extraBytesPerGpu > 0) notes.push(`weights per GPU${lim.stage ? ` (${stageLabel(lim.stage)})` : ''}: ${formatBytes(weightsPerGpu)} = ${formatBytes(lim.bytes)} ÷ ${tp} + ${formatBytes(replicated.extraBytesPerGpu)} that tensor parallelism does not split${lim.offload ? ` − ${formatBytes(lim.offload.bytes)} in CPU memory (cpu_offload_gb)` : ''} (vLLM: ${replicated.parts.join('; ')}; replicatedWeights)`);
+  if (replicated.extraBytesPerGpu > 0) notes.push(`weights per GPU${lim.stage ? ` (${stageLabel(lim.stage)})` : ''}: ${formatBytes(weightsPerGpu)} = ${formatBytes(lim.bytes)} ÷ ${tp} + ${formatBytes(replicated.extraBytesPerGpu)} that tensor parallelism does not split${lim.offload ? ` − ${formatBytes(lim.offload.bytes)} in CPU memory (cpu_offload_gb)` : ''} (vLLM: ${replicated.parts.join('; ')})`);
   const copies = mlaDecodeCopies(lim.model, dtype, tp);
-  if (copies.bytesPerGpu > 0) notes.push(`weights per GPU include ${formatBytes(copies.bytesPerGpu)} of ${dtype} copies of kv_b_proj's halves W_UK_T and W_UV (${formatParams(copies.params)} quantized kv_b_proj parameters ÷ ${tp}), which vLLM keeps beside the quantized kv_b_proj for MLA's decode ("we currently do not have quantized bmm's", process_weights_after_loading; mlaDecodeCopies): they come out of the KV pool, and the step time reads them with the other weights`);
+  if (copies.bytesPerGpu > 0) notes.push(`weights per GPU include ${formatBytes(copies.bytesPerGpu)} of ${dtype} copies of kv_b_proj's halves W_UK_T and W_UV (${formatParams(copies.params)} quantized kv_b_proj parameters ÷ ${tp}), which vLLM keeps beside the quantized kv_b_proj for MLA's decode ("we currently do not have quantized bmm's", process_weights_after_loading): they come out of the KV pool, and the step time reads them with the other weights`);
   if (lim.offload) {
     const o = lim.offload;
     const layers = (lim.stage ? lim.stage.end - lim.stage.start : model.numLayers);
@@ -1533,7 +1534,7 @@ export function estimate(profile: Profile, opts: { seqLen?: number; batchSize?: 
     const walked = o.wholeLayers >= layers
       ? `all ${layers} decoder layers${lim.stage ? ` of ${stageLabel(lim.stage)}` : ''} (${formatBytes(o.bytes)}: they hold less than the budget; the embedding${model.tieWordEmbeddings ? '' : ', lm_head'} and final norm stay on the GPU)`
       : `layers ${first}-${first + o.wholeLayers - 1 + (o.partialBytes > 0 ? 1 : 0)}: ${o.wholeLayers} whole${o.partialBytes > 0 ? ` and ${formatBytes(o.partialBytes)} of layer ${first + o.wholeLayers}'s parameters` : ''}, ${formatBytes(o.bytes)} (parameter by parameter until the budget is reached, so the last one overshoots it)`;
-    notes.push(`cpu_offload_gb ${profile.device.cpuOffloadGib}: vLLM keeps up to ${formatBytes(Math.floor(offloadGib * GIB))} of weights per GPU in pinned CPU memory (maybe_offload_to_cpu, offloading decoder layers' parameters in order from the first): ${walked}. The GPU holds ${formatBytes(weightsPerGpu)} of weights${budgetSource === 'device' ? `, and the KV budget is ${formatBytes(o.bytes)} larger` : ''}; every forward pass reads the offloaded bytes over the host link (the serving simulation's step time counts it; cpuOffload)`);
+    notes.push(`cpu_offload_gb ${profile.device.cpuOffloadGib}: vLLM keeps up to ${formatBytes(Math.floor(offloadGib * GIB))} of weights per GPU in pinned CPU memory (maybe_offload_to_cpu, offloading decoder layers' parameters in order from the first): ${walked}. The GPU holds ${formatBytes(weightsPerGpu)} of weights${budgetSource === 'device' ? `, and the KV budget is ${formatBytes(o.bytes)} larger` : ''}; every forward pass reads the offloaded bytes over the host link (the serving simulation's step time counts it)`);
   }
   if (model.paramsApproximated) notes.push(`parameters approximated: ${model.paramsApproximated}`);
 
@@ -1792,6 +1793,8 @@ export function poolSizeProblem(profile: Profile): { keys: string[]; message: st
     if (overfull) return { keys: ['device.memory_gib', 'device.gpu', 'device.gpu_memory_utilization', 'device.tensor_parallel_size', 'device.pipeline_parallel_size', 'device', 'model'], message: `the KV pool has no pages: ${overfull.message}`, cause: overfull.code };
     // No GPU and no memory: the step time's default GPU does not size the pool, so a GPU is the first fix (s42 newcomer 11: not listed).
     const noDevice = profile.device.gpu === undefined && profile.device.memoryGib === null;
+    // A bare config.json has none of these keys: a profile is what it needs (s47 newcomer).
+    if (noDevice && isBareConfig(profile)) return { keys: ['model'], message: `the KV pool has no pages: a config.json names no GPU: ${bareConfigProfileHint(profile.sourcePath!, DEFAULT_GPU)}` };
     return {
       keys: ['kv_cache.memory_gib', 'device.memory_gib', 'device.gpu', 'kv_cache', 'device', 'model'],
       message: `the KV pool has no pages: set ${noDevice ? `device.gpu (a GPU of the table, or a mapping describing one: its memory sizes the pool; the step time's default ${DEFAULT_GPU} does not), ` : ''}kv_cache.num_pages or kv_cache.memory_gib, or device.memory_gib large enough for the weights`,

@@ -270,7 +270,7 @@ interface Ctx {
 function count(s: string, what: string, c: Ctx): LogFigure | undefined {
   const v = num(s);
   if (Number.isSafeInteger(v)) return c.fig(v);
-  c.refuse(`${what} ${s} is beyond Number.MAX_SAFE_INTEGER (9,007,199,254,740,991): a JavaScript number cannot hold it exactly`);
+  c.refuse(`${what} ${s} is beyond 2^53 − 1 (9,007,199,254,740,991): a JavaScript number cannot hold it exactly`);
   return undefined;
 }
 

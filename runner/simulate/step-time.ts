@@ -989,7 +989,7 @@ function offloadLine(profile: Profile, w: StepWork): string[] {
   if (w.hostReadS <= 0) return [];
   const rate = hostLinkBytesPerSec(w.gpu);
   const bytes = w.hostReadS * rate;
-  return [`cpu_offload_gb ${profile.device.cpuOffloadGib}: the ${formatBytes(bytes)} of weights per GPU kept in CPU memory${(estimate(profile).pipeline?.size ?? 1) > 1 ? ' (every stage\'s, summed)' : ''} cross the host link every step, ${formatSignificant(w.hostReadS * 1e3)} ms at an assumed ${formatRate(rate, 'B/s')} (PCIe Gen${w.gpu.pcieGen} x16, modelled: gpus.ts hostLinkBytesPerSec), added to the weights' read; vLLM's maybe_offload_to_cpu streams them back each forward (UVA reads, or a copy before it)`];
+  return [`cpu_offload_gb ${profile.device.cpuOffloadGib}: the ${formatBytes(bytes)} of weights per GPU kept in CPU memory${(estimate(profile).pipeline?.size ?? 1) > 1 ? ' (every stage\'s, summed)' : ''} cross the host link every step, ${formatSignificant(w.hostReadS * 1e3)} ms at an assumed ${formatRate(rate, 'B/s')} (a typical pinned-memory copy rate over PCIe Gen${w.gpu.pcieGen} x16, modelled), added to the weights' read; vLLM's maybe_offload_to_cpu streams them back each forward (UVA reads, or a copy before it)`];
 }
 
 /**
@@ -1000,7 +1000,7 @@ function pipelineLine(profile: Profile): string[] {
   const pipe = estimate(profile).pipeline;
   if (!pipe) return [];
   const counts = pipe.stages.map((s) => s.end - s.start).join(' + ');
-  return [`pipeline parallel ${pipe.size}: each stage runs a batch over its own layers (${counts}, vLLM get_pp_indices), its weights (the first with the embedding, the last with lm_head and the logits), KV and FLOPs, plus the send of each token's hidden states to the next stage, 2 · hidden_size · ${dtypeBytes(profile.dtype)} B / tp over ${pipelineLink(profile).name}${profile.device.tensorParallelSize > 1 ? ', and the receiving stage\'s all-gather of them over the tensor-parallel GPUs, 2 · (tp − 1)/tp · hidden_size · ' + dtypeBytes(profile.dtype) + ' B a GPU' : ''} (modelled: stageSendPerTokenS); up to ${pipe.size} batches in flight (vLLM's batch queue), so one request's step takes the sum of the stages and the throughput is the slowest stage's`];
+  return [`pipeline parallel ${pipe.size}: each stage runs a batch over its own layers (${counts}, vLLM get_pp_indices), its weights (the first with the embedding, the last with lm_head and the logits), KV and FLOPs, plus the send of each token's hidden states to the next stage, 2 · hidden_size · ${dtypeBytes(profile.dtype)} B / tp over ${pipelineLink(profile).name}${profile.device.tensorParallelSize > 1 ? ', and the receiving stage\'s all-gather of them over the tensor-parallel GPUs, 2 · (tp − 1)/tp · hidden_size · ' + dtypeBytes(profile.dtype) + ' B a GPU' : ''} (modelled); up to ${pipe.size} batches in flight (vLLM's batch queue), so one request's step takes the sum of the stages and the throughput is the slowest stage's`];
 }
 
 /**
@@ -1032,7 +1032,7 @@ function mlaLine(profile: Profile, w: StepWork): string[] {
   const decodeBmm = w.perDecodeTokenS !== w.perTokenS
     ? `; decode tokens run kv_b_proj (${formatSignificant((mlaContextFlops(profile.model) / 2) * 1e-9)}B params) at the ${w.peak.name}, not the ${w.gemm?.peak.name}: ${mlaDecodeBmmNote}`
     : '';
-  return [`MLA attention as vLLM runs it: prefill chunks at ${n(f.prefill)} FLOPs per query-key pair and head (q·k over qk_nope_head_dim + qk_rope_head_dim = ${n(mla.qkNopeHeadDim + mla.qkRopeHeadDim)}, P·V over v_head_dim ${n(mla.vHeadDim)}), decode tokens at ${n(f.decode)} (absorbed: q·k over kv_lora_rank + qk_rope_head_dim = ${n(mla.kvLoraRank + mla.qkRopeHeadDim)}, P·V over kv_lora_rank ${n(mla.kvLoraRank)}); a prefill chunk's context tokens (cached or earlier chunks) are up-projected through kv_b_proj again, ${n(perLayer)} FLOPs per token and layer (2 · kv_lora_rank · num_attention_heads · (qk_nope_head_dim + v_head_dim), vLLM's _compute_prefill_context), and its up-projected K and V written and read again, ${formatBytes(mlaContextKvBytes(profile.model, profile.dtype, profile.device.tensorParallelSize))} per context token${profile.device.tensorParallelSize > 1 ? ' per GPU' : ''} beside its latent's read (workspace, kv_b_proj output, k's concatenation, the attention's read: mlaContextKvBytes)${decodeBmm}`];
+  return [`MLA attention as vLLM runs it: prefill chunks at ${n(f.prefill)} FLOPs per query-key pair and head (q·k over qk_nope_head_dim + qk_rope_head_dim = ${n(mla.qkNopeHeadDim + mla.qkRopeHeadDim)}, P·V over v_head_dim ${n(mla.vHeadDim)}), decode tokens at ${n(f.decode)} (absorbed: q·k over kv_lora_rank + qk_rope_head_dim = ${n(mla.kvLoraRank + mla.qkRopeHeadDim)}, P·V over kv_lora_rank ${n(mla.kvLoraRank)}); a prefill chunk's context tokens (cached or earlier chunks) are up-projected through kv_b_proj again, ${n(perLayer)} FLOPs per token and layer (2 · kv_lora_rank · num_attention_heads · (qk_nope_head_dim + v_head_dim), vLLM's _compute_prefill_context), and its up-projected K and V written and read again, ${formatBytes(mlaContextKvBytes(profile.model, profile.dtype, profile.device.tensorParallelSize))} per context token${profile.device.tensorParallelSize > 1 ? ' per GPU' : ''} beside its latent's read (workspace, kv_b_proj output, k's concatenation, the attention's read)${decodeBmm}`];
 }
 
 /**
@@ -1069,7 +1069,7 @@ function stateLine(profile: Profile, w: StepWork, memoryEfficiency: number): str
   if (!mamba || w.perRequestStateS === 0) return [];
   const bytes = mambaStateBytesPerSequence(profile.model, profile.dtype, profile.device.tensorParallelSize);
   const perGpu = profile.device.tensorParallelSize > 1 ? ' per GPU' : '';
-  return [`recurrent state: the ${mamba.layers.length} ${mixerNames(mamba, profile.model.modelType).layer} layers keep ${formatBytes(bytes)} per sequence${perGpu} (mambaStateBytesPerSequence), read and written once per request scheduled in a step, a decode token or a prefill chunk alike (${formatDuration((w.perRequestStateS / memoryEfficiency) * 1e9)} a request at ${formatSignificant(memoryEfficiency)} × bandwidth): ${recurrentStateNote}`];
+  return [`recurrent state: the ${mamba.layers.length} ${mixerNames(mamba, profile.model.modelType).layer} layers keep ${formatBytes(bytes)} per sequence${perGpu} (the estimate's state per sequence), read and written once per request scheduled in a step, a decode token or a prefill chunk alike (${formatDuration((w.perRequestStateS / memoryEfficiency) * 1e9)} a request at ${formatSignificant(memoryEfficiency)} × bandwidth): ${recurrentStateNote}`];
 }
 
 /**

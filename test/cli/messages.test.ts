@@ -343,3 +343,27 @@ test('estimate shows the exact KV bytes per token only where the unit rounds the
   // Where the unit rounds, the exact count stays: Llama-3.1-8B's 128 KiB is 131,072 B.
   assert.match(cli(['estimate', llamaConfig]).stdout, /^ {2}KV per token {6}128 KiB \(131,072 B; 4 KiB per layer\)$/m);
 });
+
+test('a bare config.json, which names no GPU, is told which profile to write (the editor\'s New profile… too), not "set device.gpu", a key no config.json has (s47 newcomer)', () => {
+  // examples/README.md: `attnscope estimate examples/qwen3-30b-a3b/config.json` ("a bare config gets the default profile; no GPU, so its note says which profile to write").
+  const config = join(root, 'examples', 'qwen3-30b-a3b', 'config.json');
+  // New profile… writes <model folder>.attn.yaml beside the model's folder, its model: the config's path from there.
+  const hint = 'write a profile naming a GPU, e.g. qwen3-30b-a3b.attn.yaml beside the qwen3-30b-a3b folder: `model: qwen3-30b-a3b/config.json` and `device: { gpu: H100 SXM }` (the editor\'s "AttnScope: New profile…" writes one), and give that instead';
+  const sim = cli(['simulate', config]);
+  assert.equal(sim.code, 2, sim.stderr);
+  // One line, as every refusal: the hint in it.
+  assert.equal(sim.stderr, `${config}:1:1: the KV pool has no pages: a config.json names no GPU: ${hint}\n`);
+  const est = cli(['estimate', config]);
+  assert.equal(est.code, 0, est.stderr);
+  assert.match(est.stdout, /^ {2}KV pool {11}no budget: a config\.json names no GPU \(the note below says what to write\)$/m);
+  assert.doesNotMatch(est.stdout, /set device\.|device\.memory_gib/);
+  // The note, read joined (wrapped at 100 columns).
+  assert.ok(est.stdout.replace(/\n {6}/g, ' ').includes(`note: a config.json names no GPU, so nothing sizes the KV pool: ${hint}`), est.stdout);
+  // The profile it names sizes the pool: written as said, estimate reads a KV pool.
+  const dir = tempDir('attnscope-msg-');
+  const written = join(dir, 'qwen3-30b-a3b.attn.yaml');
+  writeFileSync(written, `model: ${JSON.stringify(join(root, 'examples', 'qwen3-30b-a3b', 'config.json'))}\ndevice: { gpu: H100 SXM }\n`);
+  const sized = cli(['estimate', written]);
+  assert.equal(sized.code, 0, sized.stderr);
+  assert.match(sized.stdout, /^ {2}KV pool {11}[\d,]+ pages = [\d,]+ tokens/m);
+});

@@ -228,8 +228,9 @@ test('a budget below one sequence of the default max_model_len warns with what o
   assert.equal(problem!.code, 'pool-below-max-model-len');
   assert.equal(problem!.severity, 'warning');
   assert.match(problem!.message, /holds 32,768 tokens \(2,048 pages of 16\), fewer than one max_model_len sequence \(131,072 tokens: vLLM's default/);
+  // Sizes as the estimate's table gives them, "16 GiB" (131,072 tokens × 128 KiB), not vLLM's "16.00 GiB" (s47 newcomer).
   // The length the user never wrote comes first: vLLM's "estimated maximum model length", the 32,768 tokens 4 GiB holds.
-  assert.match(problem!.message, /One sequence needs 16\.00 GiB of KV cache \(8,192 pages\), 12\.00 GiB more than the KV budget of 4\.00 GiB: set workload\.max_model_len to at most 32,768, the longest that fits \(vLLM's "estimated maximum model length"\), or set kv_cache\.memory_gib to at least 16$/);
+  assert.match(problem!.message, /One sequence needs 16 GiB of KV cache \(8,192 pages\), 12 GiB more than the KV budget of 4 GiB: set workload\.max_model_len to at most 32,768, the longest that fits \(vLLM's "estimated maximum model length"\), or set kv_cache\.memory_gib to at least 16$/);
   assert.equal(problem!.data?.['maxModelLenThatFits'], 32768);
   // A device budget: 24 GiB · 0.9 leaves 6.16 GiB (the estimate's terms); 16 − 6.16 = 9.84 GiB more
   // usable memory is 9.84 / 0.9 = 10.93 GiB more device memory: memory_gib 24 + 10.93 -> 35.

@@ -67,7 +67,8 @@ test('gpt-oss-120b, vLLM 0.8.5: every layer charged, as before the hybrid manage
   const problems = checkProfile(p, e);
   // And no 0.8.5 served gpt-oss (vLLM 0.10.1 was the first): the layout is for comparison only.
   assert.deepEqual(problems.map((x) => x.code), ['pool-below-max-model-len', 'vllm-predates-model']);
-  assert.match(problems[0]!.message, /One sequence needs 9\.00 GiB of KV cache \(8,192 pages\)/);
+  // The table's three significant digits, "9 GiB" (8,192 blocks × 1,179,648 B = 9 GiB exactly), not vLLM's "9.00 GiB" (s47 newcomer).
+  assert.match(problems[0]!.message, /One sequence needs 9 GiB of KV cache \(8,192 pages\)/);
 });
 
 test('gpt-oss-120b on one H100 SXM: vLLM starts, 1.70x (newcomer A finding 5)', () => {

@@ -178,7 +178,7 @@ test('an integer written beyond Number.MAX_SAFE_INTEGER is refused at the value 
     const errors = r.problems.filter((p) => p.severity === 'error');
     assert.equal(errors.length, 1, JSON.stringify(errors));
     assert.equal(at(text, errors[0]!), '9007199254740993');
-    assert.equal(errors[0]!.message, 'kv_cache.num_pages is 9007199254740993, beyond Number.MAX_SAFE_INTEGER (9,007,199,254,740,991): a JavaScript number cannot hold it exactly (it would be read as 9007199254740992)');
+    assert.equal(errors[0]!.message, 'kv_cache.num_pages is 9007199254740993, beyond 2^53 − 1 (9,007,199,254,740,991): a JavaScript number cannot hold it exactly (it would be read as 9007199254740992)');
   }
   // 2^53 - 1 itself is exact: no such error (the schema's own bound decides).
   const edge = read('model: ./llama/config.json\nkv_cache:\n  num_pages: 9007199254740991\n');

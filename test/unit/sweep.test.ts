@@ -469,7 +469,7 @@ test('where the figures come from: one set of sentences (core/sweepFigures sweep
     missing: [], duplicates: [], environments: { a: ENV_A }, best: null,
   } satisfies SweepReport;
   const sources = [
-    'pool figures: modelled, the page-pool simulation of each point (runner/simulate; vLLM V1 scheduling), time-averaged',
+    'pool figures: modelled, the page-pool simulation of each point (as `attnscope simulate`; vLLM V1 scheduling), time-averaged',
     'decode time per token: measured, the paged_decode median on CPU A (8 cores, x64, avx2) / batch size, at the largest decode case (B=8 context=4096)',
     "p99 TTFT / TPOT, SLO met, goodput: modelled, on the simulation's step-time clock, each step overhead + max(memory, compute) + the tensor-parallel all-reduces: a roofline on the profile's GPU",
   ];

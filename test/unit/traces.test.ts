@@ -371,15 +371,15 @@ test('an integer written beyond Number.MAX_SAFE_INTEGER in a trace is refused at
   const ids = write('big-ids.jsonl', '{"arrival_s": 0, "prompt_len": 100, "output_len": 10, "prefix_id": 12345678901234567890, "prefix_len": 50}\n{"arrival_s": 1, "prompt_len": 100, "output_len": 10, "prefix_id": 12345678901234567891, "prefix_len": 50}\n');
   // Both lines are refused, each at its own id (every bad row, not only the first).
   assert.equal(cliLine(() => readTraceFile(ids, { maxModelLen: 8192 })), [
-    `${ids}:1:68: "prefix_id" is 12345678901234567890, beyond Number.MAX_SAFE_INTEGER (9,007,199,254,740,991): a JavaScript number cannot hold it exactly (it would be read as 12345678901234567000): two such ids can read as one; write it as a string`,
-    `${ids}:2:68: "prefix_id" is 12345678901234567891, beyond Number.MAX_SAFE_INTEGER (9,007,199,254,740,991): a JavaScript number cannot hold it exactly (it would be read as 12345678901234567000): two such ids can read as one; write it as a string`,
+    `${ids}:1:68: "prefix_id" is 12345678901234567890, beyond 2^53 − 1 (9,007,199,254,740,991): a JavaScript number cannot hold it exactly (it would be read as 12345678901234567000): two such ids can read as one; write it as a string`,
+    `${ids}:2:68: "prefix_id" is 12345678901234567891, beyond 2^53 − 1 (9,007,199,254,740,991): a JavaScript number cannot hold it exactly (it would be read as 12345678901234567000): two such ids can read as one; write it as a string`,
   ].join('\n'));
   // `{"arrival_s": 0, "prompt_len": ` is 31 characters.
   const len = write('big-len.jsonl', '{"arrival_s": 0, "prompt_len": 12345678901234567890, "output_len": 10}\n');
-  assert.equal(cliLine(() => readTraceFile(len, { maxModelLen: 8192 })), `${len}:1:32: "prompt_len" is 12345678901234567890, beyond Number.MAX_SAFE_INTEGER (9,007,199,254,740,991): a JavaScript number cannot hold it exactly (it would be read as 12345678901234567000)`);
+  assert.equal(cliLine(() => readTraceFile(len, { maxModelLen: 8192 })), `${len}:1:32: "prompt_len" is 12345678901234567890, beyond 2^53 − 1 (9,007,199,254,740,991): a JavaScript number cannot hold it exactly (it would be read as 12345678901234567000)`);
   // Mooncake: `{"timestamp": 0, "input_length": 600, "output_length": 1, "hash_ids": [` is 71 characters (as below); 2^53 + 1 reads as 2^53.
   const moon = write('big-moon.jsonl', '{"timestamp": 0, "input_length": 600, "output_length": 1, "hash_ids": [9007199254740993, 1]}\n');
-  assert.equal(cliLine(() => readTraceFile(moon, { maxModelLen: 8192 })), `${moon}:1:72: hash_ids[0] is 9007199254740993, beyond Number.MAX_SAFE_INTEGER (9,007,199,254,740,991): a JavaScript number cannot hold it exactly (it would be read as 9007199254740992)`);
+  assert.equal(cliLine(() => readTraceFile(moon, { maxModelLen: 8192 })), `${moon}:1:72: hash_ids[0] is 9007199254740993, beyond 2^53 − 1 (9,007,199,254,740,991): a JavaScript number cannot hold it exactly (it would be read as 9007199254740992)`);
 });
 
 test('attnscope JSONL prefixes are consistent: one prefix_len per prefix_id, within the prompt, and only with a prefix_id', () => {

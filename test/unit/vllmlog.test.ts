@@ -303,7 +303,7 @@ test('an integer figure beyond 2^53 − 1 is left out, saying so, as traces refu
   assert.equal(log.figures.kvCacheTokens, undefined);
   assert.equal(log.figures.maxConcurrency?.value, 2.5);
   assert.deepEqual(log.unread.map((u) => u.line), [1]);
-  assert.equal(log.unread[0]!.why, 'the GPU KV cache size 99,999,999,999,999,999,999 is beyond Number.MAX_SAFE_INTEGER (9,007,199,254,740,991): a JavaScript number cannot hold it exactly');
+  assert.equal(log.unread[0]!.why, 'the GPU KV cache size 99,999,999,999,999,999,999 is beyond 2^53 − 1 (9,007,199,254,740,991): a JavaScript number cannot hold it exactly');
   // 9,007,199,254,740,991 itself is read.
   assert.equal(parseVllmLog(`${head}GPU KV cache size: 9,007,199,254,740,991 tokens`).figures.kvCacheTokens?.value, Number.MAX_SAFE_INTEGER);
 });

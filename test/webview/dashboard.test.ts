@@ -1216,7 +1216,7 @@ describe('dashboard webview in Chromium', () => {
     for (const id of ['btn-run', 'btn-cancel', 'btn-export-json', 'btn-export-csv', 'btn-export-png', 'run-progress']) assert.equal(await page.isVisible(`#${id}`), false, `#${id} on the Sweep tab`);
     assert.equal(await page.textContent('#run-status'), '');
     // Where its figures come from, in the CLI footer's words (core/sweepFigures sweepProvenance): a simulated throughput alone, the pool sentence.
-    assert.equal(await page.textContent('#sweep-sources'), 'pool figures: modelled, the page-pool simulation of each point (runner/simulate; vLLM V1 scheduling), time-averaged');
+    assert.equal(await page.textContent('#sweep-sources'), 'pool figures: modelled, the page-pool simulation of each point (as `attnscope simulate`; vLLM V1 scheduling), time-averaged');
     // The tab's own Export CSV sends the report it shows, for the extension to write (core/sweepCsv.ts).
     await page.click('#btn-export-sweep-csv');
     assert.deepEqual(await waitForPosted(page, 'exportSweep'), [{ type: 'exportSweep', report }]);
