@@ -3,6 +3,7 @@
  * no output file written) as opposed to internal failures (exit 1).
  */
 import { fileLocation } from '../core/config/positions';
+import { formatCount } from '../core/format';
 
 export class InputError extends Error {
   constructor(
@@ -207,7 +208,7 @@ export function shortSetArg(arg: string): string {
   const eq = arg.indexOf('=');
   const values = eq < 0 ? [] : arg.slice(eq + 1).split(',');
   if (values.length <= 8) return arg;
-  return `${arg.slice(0, eq + 1)}${values.slice(0, 3).join(', ')}, ..., ${values.at(-1)} (${values.length} values)`;
+  return `${arg.slice(0, eq + 1)}${values.slice(0, 3).join(', ')}, ..., ${values.at(-1)} (${formatCount(values.length)} values)`;
 }
 
 /** A result file that could not be written (exit 1, one line). */

@@ -42,14 +42,68 @@ export const SWEEP_JOBS: readonly SweepJob[] = ['simulate', 'max-rate', 'bench',
 export const MAX_RATE_ARRIVAL_AXIS_TEXT = "workload.arrival_rate only sets where each max-rate point's capacity search starts (the search finds the rate itself), so the points differ by the search's path, not by a design choice: leave it out of a max-rate sweep (a job: simulate sweep takes it as an axis)";
 
 /**
- * The warning at a max-rate sweep's workload.arrival_rate axis, at `where(axis)` ({@link
- * MAX_RATE_ARRIVAL_AXIS_TEXT}), or null for another job or without such an axis. One check for
- * `attnscope sweep` (its job perhaps --max-rate's, its axes perhaps --set's: runner/sweep/spec.ts)
- * and the editor's diagnostic at the axis key ({@link readSweepBlock}).
+ * Why an arrival-rate axis ranks nothing in a sweep that simulates at the profile's load (job
+ * simulate or both): workload.arrival_rate is the offered load, and a simulated point's throughput
+ * follows it until the server saturates, so the highest throughput is the highest rate kept up
+ * with, whatever the other axes (s48 newcomer M3: page_size 16, 32, 64, 128 tied at each of 10, 20,
+ * 30 requests/s and "best: page_size=16 arrival_rate=30"). The sweep's warning at the axis and its
+ * best line (runner/sweep/results.ts, which compares points at one rate) say it.
  */
-export function maxRateArrivalAxisProblem(job: SweepJob, axes: readonly SweepAxis[], where: (a: SweepAxis) => SourceRange): Problem | null {
-  const axis = job === 'max-rate' ? axes.find((a) => a.key === 'workload.arrival_rate') : undefined;
-  return axis ? { severity: 'warning', code: 'max-rate-arrival-axis', message: MAX_RATE_ARRIVAL_AXIS_TEXT, range: where(axis) } : null;
+export const OFFERED_RATE_AXIS_TEXT = "workload.arrival_rate is the offered load: a simulated point's throughput follows it until the server saturates, so points are compared at one rate, not by throughput across rates; for the highest rate each point sustains, run a max-rate sweep (--max-rate, with an SLO)";
+
+/**
+ * The profile keys that one part of a run reads and the other does not, by dotted prefix: the
+ * kernel benchmark's cases and backend (prefill, decode, device.backend: runner/plan.ts) and the
+ * serving simulation's load, SLO and step-time model (workload, slo, step_time: runner/simulate; a
+ * bench point runs with workload: null, runner/sweep/worker.ts runPoint). The one table of which
+ * job reads which key ({@link jobReadsKey}); every other key (model, dtype, device, kv_cache,
+ * engine) both read.
+ */
+const READ_BY_ONE: ReadonlyArray<{ prefix: string; reader: 'benchmark' | 'simulation' }> = [
+  { prefix: 'prefill', reader: 'benchmark' },
+  { prefix: 'decode', reader: 'benchmark' },
+  { prefix: 'device.backend', reader: 'benchmark' },
+  { prefix: 'workload', reader: 'simulation' },
+  { prefix: 'slo', reader: 'simulation' },
+  { prefix: 'step_time', reader: 'simulation' },
+];
+
+/** The part of a run that alone reads profile key `key` (or a key inside it), or null when both do. */
+export function keyReader(key: string): 'benchmark' | 'simulation' | null {
+  return READ_BY_ONE.find((r) => key === r.prefix || key.startsWith(`${r.prefix}.`))?.reader ?? null;
+}
+
+/** Whether a sweep point of `job` reads profile key `key`: job bench runs the benchmark alone, simulate and max-rate the simulation alone, both each. */
+export function jobReadsKey(job: SweepJob, key: string): boolean {
+  const reader = keyReader(key);
+  if (reader === null || job === 'both') return true;
+  return reader === 'benchmark' ? job === 'bench' : job !== 'bench';
+}
+
+/**
+ * The warnings at a sweep's axes for its job, each at `where(axis)`: an axis over a key the job does
+ * not read ({@link jobReadsKey}: its points are the same run, s48 newcomer M2: decode.context_lens
+ * under job simulate gave two identical rows and a "best"), and an arrival-rate axis of a max-rate
+ * sweep ({@link MAX_RATE_ARRIVAL_AXIS_TEXT}) or of one that simulates at the profile's load
+ * ({@link OFFERED_RATE_AXIS_TEXT}). One check for `attnscope sweep` (its job perhaps --max-rate's,
+ * its axes perhaps --set's: runner/sweep/spec.ts) and the editor's diagnostics at the axis keys
+ * ({@link readSweepBlock}). `jobName`: how the job is named ("job simulate", or "--max-rate").
+ */
+export function sweepAxisWarnings(job: SweepJob, axes: readonly SweepAxis[], where: (a: SweepAxis) => SourceRange, jobName = `job ${job}`): Problem[] {
+  const out: Problem[] = [];
+  for (const axis of axes) {
+    if (!jobReadsKey(job, axis.key)) {
+      const reader = keyReader(axis.key)!;
+      const message = reader === 'benchmark'
+        ? `${axis.key} only changes the kernel benchmark; ${jobName} runs the simulation alone and ignores it, so the points along this axis are the same run: make the sweep's job bench or both, or drop the axis`
+        : `${axis.key} only changes the serving simulation; ${jobName} benchmarks the kernels alone and ignores it, so the points along this axis are the same run: make the sweep's job simulate or both, or drop the axis`;
+      out.push({ severity: 'warning', code: 'sweep-axis-not-read', message, range: where(axis), data: { key: axis.key } });
+    } else if (axis.key === 'workload.arrival_rate' && (job === 'max-rate' || axis.values.length > 1)) {
+      const message = job === 'max-rate' ? MAX_RATE_ARRIVAL_AXIS_TEXT : job === 'bench' ? null : OFFERED_RATE_AXIS_TEXT;
+      if (message) out.push({ severity: 'warning', code: job === 'max-rate' ? 'max-rate-arrival-axis' : 'offered-rate-axis', message, range: where(axis) });
+    }
+  }
+  return out;
 }
 
 /** One axis: a dotted profile path and its values as value nodes (positions in the profile, or wherever the caller made them). */
@@ -283,8 +337,7 @@ export function readSweepBlock(root: ValueNode | null): { block: SweepBlock | nu
   const problems = [...axisProblems(axes, (a) => a.keyRange ?? node.range), ...sweepPriceProblems(root!, axes)];
   const slo = block.job === 'max-rate' ? maxRateSloProblem(root!, axes, jobRange) : null;
   if (slo) problems.push(slo);
-  const rateAxis = maxRateArrivalAxisProblem(block.job, axes, (a) => a.keyRange ?? node.range);
-  if (rateAxis) problems.push(rateAxis);
+  problems.push(...sweepAxisWarnings(block.job, axes, (a) => a.keyRange ?? node.range));
   const timeNode = getProperty(getProperty(node, 'slurm')?.value ?? null, 'time')?.value;
   const timeProblem = slurm.time !== undefined ? slurmTimeProblem(slurm.time) : null;
   if (timeProblem && timeNode) problems.push({ severity: 'error', code: 'invalid-value', message: `sweep.slurm.time ${timeProblem}`, range: timeNode.range, data: { key: 'sweep.slurm.time' } });

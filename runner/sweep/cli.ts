@@ -78,13 +78,13 @@ function earlierSweepDirs(plan: SweepPlan, outDir: string): string[] {
 }
 
 /**
- * Loads the sweep, prints its warnings once, and refuses before any work (exit 2) a point that
+ * Loads the sweep and refuses before any work (exit 2) a point that
  * cannot run: a benchmark past this machine (benchRefusals, each of them), or a pool that cannot be sized for
  * a job that simulates it (poolSizeProblem, what `simulate` refuses). The pool's refusal is placed
  * at an axis value among the keys to change when there is one (the point differs from the others
  * by its axis values), else at the first such key the profile writes.
  */
-function prepare(file: string, command: ProfileCommand, set: string[], quick: boolean, backend: Backend, maxRate: boolean, say: (line: string, level: 'info' | 'warn') => void = (l) => process.stderr.write(`${l}\n`)): SweepPlan {
+function prepare(file: string, command: ProfileCommand, set: string[], quick: boolean, backend: Backend, maxRate: boolean): SweepPlan {
   const plan = loadSweep(file, { set, benchOptions: { quick, backend }, command, ...(maxRate ? { job: 'max-rate' as const } : {}) });
   const axisKeys = new Set(plan.axes.map((a) => a.key));
   // Every point's refusals at once, as loadSweep lists its points' errors.
@@ -107,8 +107,15 @@ function prepare(file: string, command: ProfileCommand, set: string[], quick: bo
     }
   }
   throwPointErrors(errors, file);
-  for (const n of plan.notes) say(n, / warning: /.test(n) ? 'warn' : 'info');
   return plan;
+}
+
+/**
+ * Says the sweep's notes (SweepPlan.notes), once: after every flag is checked, so that a bad flag
+ * is its error alone (s48 newcomer L3: `--jobs 0` came after the profile's 300-column warning).
+ */
+function sayNotes(plan: SweepPlan, say: (line: string, level: 'info' | 'warn') => void = (l) => process.stderr.write(`${l}\n`)): void {
+  for (const n of plan.notes) say(n, / warning: /.test(n) ? 'warn' : 'info');
 }
 
 /**
@@ -303,10 +310,10 @@ async function runSweepCommand(values: Record<string, unknown>, positionals: str
   } catch (e) {
     throw new UsageError((e as Error).message, false);
   }
-  const plan = prepare(file, profileCommand('sweep'), (values.set as string[] | undefined) ?? [], quick, backend, values['max-rate'] === true, say);
+  const jobsFlag = wholeNumber(values.jobs, '--jobs', 1, MAX_SWEEP_POINTS, ' (a worker per point, and a sweep has at most that many points)');
+  const plan = prepare(file, profileCommand('sweep'), (values.set as string[] | undefined) ?? [], quick, backend, values['max-rate'] === true);
   const benchmarks = !modelledJob(plan.job);
-  const jobsWanted = wholeNumber(values.jobs, '--jobs', 1, MAX_SWEEP_POINTS, ' (a worker per point, and a sweep has at most that many points)') ?? (benchmarks ? 1 : availableParallelism());
-  if (benchmarks && jobsWanted > 1) say(`attnscope: warning: --jobs ${jobsWanted} runs benchmarks side by side; they share this machine's cores and memory bandwidth, so they run slower (longer times, lower rates) than alone`, 'warn');
+  const jobsWanted = jobsFlag ?? (benchmarks ? 1 : availableParallelism());
   const outDir = (values.out as string | undefined) ?? defaultOutDir(plan);
   checkOutputPath(values.json as string | undefined, '--json', [...sweepInputs(plan), ...resultInputs([outDir])]);
   checkCsvPath(values, [...sweepInputs(plan), ...resultInputs([outDir])]);
@@ -314,6 +321,8 @@ async function runSweepCommand(values: Record<string, unknown>, positionals: str
   if (!shard && values.json === undefined) checkReportFile(join(outDir, REPORT_FILE), plan);
   // The default folder is named by this sweep's id; a folder the user names may hold anything.
   if (values.out !== undefined && existsSync(outDir)) checkResultsFolder(outDir, plan, '--out');
+  sayNotes(plan, say);
+  if (benchmarks && jobsWanted > 1) say(`attnscope: warning: --jobs ${jobsWanted} runs benchmarks side by side; they share this machine's cores and memory bandwidth, so they run slower (longer times, lower rates) than alone`, 'warn');
   mkdirSync(outDir, { recursive: true });
   // One runner per results folder (s41 newcomer-ed F8): a second runner of this sweep refuses at once, naming the first
   // (runner/sweep/lock.ts). Shards of one sweep share its folder by design: each runs its own points, and takes no lock.
@@ -397,12 +406,12 @@ async function runSweepCommand(values: Record<string, unknown>, positionals: str
       }
       // The one line every cancelled command prints (cancelLine: bench's and simulate's form), with how to resume.
       const reason = signal.reason instanceof CancelledError ? signal.reason : new CancelledError();
-      const kept = `${inFolder} of ${share.length} points are in ${outDir}${reportFile === null ? '' : ` (merged into its ${REPORT_FILE}, marked interrupted)`}: run the same command again to resume`;
+      const kept = `${formatCount(inFolder)} of ${formatCount(share.length)} points are in ${outDir}${reportFile === null ? '' : ` (merged into its ${REPORT_FILE}, marked interrupted)`}: run the same command again to resume`;
       say(cancelLine('sweep', reason, '', kept).trimEnd(), 'warn');
       emit?.({ type: 'sweepEnd', outDir: resolve(outDir), reportFile, inFolder, total: share.length, failed, cancelled: true });
       return EXIT_CANCELLED;
     }
-    if (result.resumed > 0) say(`resumed: ${result.resumed} of ${share.length} points were already in ${outDir}`);
+    if (result.resumed > 0) say(`resumed: ${formatCount(result.resumed)} of ${formatCount(share.length)} points were already in ${outDir}`);
     for (const [tool, n] of result.otherBuild) {
       say(`attnscope: run again: ${n} of ${share.length} points in ${outDir} were written by another build (${tool}), not this one (${result.tool}); their figures may differ, so they are run again`, 'warn');
     }
@@ -547,6 +556,7 @@ export async function submitCommand(argv: string[]): Promise<number> {
   // As for sweep --out: a folder the user names may hold anything; the job's points would land
   // among it and the merge read it (s40 cli40 left 1: `submit --slurm --out .`).
   if (values.out !== undefined && existsSync(outDir)) checkResultsFolder(outDir, plan, '--out');
+  sayNotes(plan);
   // The first folder this made (undefined when outDir was there): taken back if sbatch refuses the job.
   const createdDir = mkdirSync(outDir, { recursive: true });
 

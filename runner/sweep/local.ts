@@ -72,7 +72,7 @@ export function parseShard(text: string): Shard {
   if (!m) throw new Error(`--shard ${text}: expected i/N, e.g. 0/3 (shards count from 0)`);
   const shard = { index: Number(m[1]), count: Number(m[2]) };
   if (shard.count < 1) throw new Error(`--shard ${text}: N (the number of shards) must be at least 1`);
-  if (shard.index >= shard.count) throw new Error(`--shard ${text}: i must be in 0..N-1`);
+  if (shard.index >= shard.count) throw new Error(`--shard ${text}: i must be in 0..${shard.count - 1} (shards count from 0 to N − 1)`);
   return shard;
 }
 

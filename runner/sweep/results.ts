@@ -524,6 +524,8 @@ function closeText(rows: readonly SweepReportRow[], rate: (r: SweepReportRow) =>
  */
 export function bestRow(rows: readonly SweepReportRow[], name: (r: SweepReportRow, best: SweepReportRow) => string = (r) => r.label, runsOnVllm: (r: SweepReportRow) => boolean = () => true): BestRow | null {
   const ok = rows.filter((r) => r.status === 'ok');
+  // Points with the same figures are the same run (an axis the job does not read): none is the best, they tie (noBestLines says so).
+  if (sameFigures(ok)) return null;
   const pick = (cands: SweepReportRow[], score: (r: SweepReportRow) => number, rule: string, tied: (a: SweepReportRow, b: SweepReportRow) => boolean, tieWords: string) => {
     const best = cands.reduce<SweepReportRow | null>((b, r) => (b === null || score(r) > score(b) ? r : b), null);
     if (!best) return null;
@@ -545,8 +547,12 @@ export function bestRow(rows: readonly SweepReportRow[], name: (r: SweepReportRo
   const byGpu = (rate: (r: SweepReportRow) => number) => (perGpu ? (r: SweepReportRow) => perGpuRate(rate(r), r.metrics.gpus) : rate);
   const gpuWords = perGpu ? ' per GPU (the points use different GPU counts, tensor_parallel_size × pipeline_parallel_size × data_parallel_size: each rate / its GPUs)' : '';
   const keptUp = judged ? ' the server keeps up with (rate <= the saturated throughput μ, queue not growing)' : '';
-  const pickRate = (all: SweepReportRow[], rate: (r: SweepReportRow) => number, rule: string, what: string, tol = SIMULATED_RATE_TOLERANCE, searched = false) => {
+  const pickRate = (among: SweepReportRow[], rate: (r: SweepReportRow) => number, ruleText: string, what: string, tol = SIMULATED_RATE_TOLERANCE, searched = false) => {
     const pct = formatPercent(tol, 0);
+    // Across an offered-rate axis a simulated rate follows the load: the points are compared at the highest rate one of them keeps up with.
+    const atRate = searched ? null : offeredRateCompared(among);
+    const all = atRate ? among.filter((r) => r.keepsUp === false || offeredRate(r) === atRate.rate) : among;
+    const rule = atRate ? `${atRate.words}: ${ruleText}` : ruleText;
     const cands = all.filter((r) => r.keepsUp !== false);
     const leftOut = all.filter((r) => r.keepsUp === false);
     const top = Math.max(...cands.map(rate));
@@ -593,6 +599,39 @@ export function bestRow(rows: readonly SweepReportRow[], name: (r: SweepReportRo
   if (priced(simulated)) return pickRate(simulated, perDollar, `${COST_RULE} at the simulated load, among points that reject no request${keptUp ? ` and${keptUp}` : ''}`, 'output tokens per dollar');
   return pickRate(simulated, byGpu((r) => r.metrics.throughputTokensPerSec!),
     `highest simulated output throughput${gpuWords} among points that reject no request${keptUp ? ` and${keptUp}` : ''}`, 'simulated throughput');
+}
+
+/** The workload.arrival_rate of a row's point, or undefined when the sweep has no such axis. */
+const offeredRate = (r: SweepReportRow): number | undefined => {
+  const v = r.values['workload.arrival_rate'];
+  return typeof v === 'number' ? v : undefined;
+};
+
+/**
+ * Where a rule on a simulated rate (goodput, output throughput, cost per token) compares rows
+ * across an arrival-rate axis, which it cannot: the simulated rate follows the offered load
+ * (core/config/sweep.ts OFFERED_RATE_AXIS_TEXT; s48 newcomer M3: "best: page_size=16
+ * arrival_rate=30", every page size tied at each rate), so `rows` are compared at the highest
+ * offered rate of one of them the server keeps up with (SweepReportRow.keepsUp not false): that
+ * rate and the words saying so. Null when the rows hold fewer than two rates, or none is kept up with.
+ */
+function offeredRateCompared(rows: readonly SweepReportRow[]): { rate: number; words: string } | null {
+  const rates = new Set(rows.map(offeredRate).filter((v) => v !== undefined));
+  if (rates.size < 2) return null;
+  const kept = rows.filter((r) => r.keepsUp !== false).map(offeredRate).filter((v): v is number => v !== undefined);
+  if (kept.length === 0) return null;
+  const rate = Math.max(...kept);
+  // Rows from point files before s35 were not judged: the highest rate is then all that can be said.
+  const judged = rows.some((r) => r.keepsUp !== undefined);
+  return { rate, words: `at arrival_rate=${axisValueText(rate)}, the highest offered rate ${judged ? 'a point keeps up with' : 'of the points'} (a simulated rate follows the offered load, so the points are compared at one rate, not across rates)` };
+}
+
+/** Whether `rows` (two or more) have the same figures, every one: the same run, so that none is better (s48 newcomer M2). */
+export function sameFigures(rows: readonly SweepReportRow[]): boolean {
+  if (rows.length < 2) return false;
+  const figures = (r: SweepReportRow) => canonicalJson({ metrics: r.metrics, keepsUp: r.keepsUp ?? null, environment: r.environmentKey });
+  const first = figures(rows[0]!);
+  return rows.every((r) => figures(r) === first);
 }
 
 /**
@@ -819,7 +858,8 @@ export function perSloLines(report: SweepReport, runsOnVllm: (r: SweepReportRow)
   }
   const lines = [...groups].map(([k, rows]) => {
     const b = bestRow(rows, undefined, runsOnVllm);
-    return `${k}: ${b ? `${b.row.label}${b.tiedWith.length > 0 ? ` (tied with ${b.tiedWith.map((r) => r.label).join(', ')})` : ''}` : 'no point qualifies'}`;
+    const none = sameFigures(rows.filter((r) => r.status === 'ok')) ? 'the points tie (the same figures)' : 'no point qualifies';
+    return `${k}: ${b ? `${b.row.label}${b.tiedWith.length > 0 ? ` (tied with ${b.tiedWith.map((r) => r.label).join(', ')})` : ''}` : none}`;
   });
   return [`per SLO value (the sweep varies ${keys.join(', ')}: a looser SLO admits a higher rate by definition, so the best across them is the loosest; compare points under one SLO):`, ...lines];
 }
@@ -829,6 +869,8 @@ export function perSloLines(report: SweepReport, runsOnVllm: (r: SweepReportRow)
  * server does not keep up with, each with why (leftOutText); empty when neither is so.
  */
 export function noBestLines(rows: readonly SweepReportRow[]): string[] {
+  const ok = rows.filter((r) => r.status === 'ok');
+  if (sameFigures(ok)) return [`no best point: the ${formatCount(ok.length)} points have the same figures, so they tie (an axis the sweep's job does not read changes nothing: the warning at it says which)`];
   const none = noBestText(rows);
   const notKept = rows.filter((r) => r.status === 'ok' && r.keepsUp === false);
   return [...(none ? [none] : []), ...(notKept.length > 0 ? [`no best point: ${leftOutText(notKept)}`] : [])];
@@ -953,6 +995,8 @@ export function formatReport(report: SweepReport, shard?: { index: number; count
     if (report.best.tpotOverhead) lines.push(`      Note: ${report.best.tpotOverhead}`);
   } else {
     for (const line of noBestLines(report.rows)) lines.push('', line);
+    // Points of a max-rate sweep that differ by arrival_rate alone search to the same rate: they tie, and why is the axis.
+    if (report.job === 'max-rate' && report.axes.some((a) => a.key === 'workload.arrival_rate') && sameFigures(report.rows.filter((r) => r.status === 'ok'))) lines.push(`      its arrival_rate is no choice: ${MAX_RATE_ARRIVAL_AXIS_TEXT}`);
   }
   const notes = sweepProvenance(report);
   if (notes.length > 0) lines.push('', ...notes);

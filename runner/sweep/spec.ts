@@ -14,15 +14,15 @@ import { closeSync, openSync, readSync } from 'node:fs';
 import { basename, resolve } from 'node:path';
 import * as YAML from 'yaml';
 import {
-  axisIndices, axisProblems, deviceGpuName, pointGpuHourUsd, sweepPriceProblems, treeGpuName, getProperty, maxRateArrivalAxisProblem, maxRateSloProblem, isProfilePath, offsetToLineColumn, parseProfileText, readProfileTree, readSweepBlock, readSweepPoint, placePointNotes, sweepSize, sweepTooBig, toPlain,
+  axisIndices, axisProblems, deviceGpuName, pointGpuHourUsd, sweepPriceProblems, treeGpuName, getProperty, sweepAxisWarnings, maxRateSloProblem, isProfilePath, offsetToLineColumn, parseProfileText, readProfileTree, readSweepBlock, readSweepPoint, placePointNotes, sweepSize, sweepTooBig, toPlain,
   type PointNotes, type Problem, type SlurmSettings, type SourceRange, type SweepAxis, type SweepJob, type ValueNode,
 } from '../../core/config';
 import { modelledJob, type SweepPointRef } from '../../core/protocol/sweep';
-import { formatCount } from '../../core/format';
+import { axisValueText, formatCount } from '../../core/format';
 import { fileLocation } from '../../core/config/positions';
 import { readInputText, type NotRead } from '../../core/fileText';
 import { beyondFloatRange } from '../args';
-import { InputError, InputErrors, PointInputError, SetArgError, UsageError } from '../errors';
+import { InputError, InputErrors, PointInputError, SetArgError, shortSetArg, UsageError } from '../errors';
 import { profileCommand, readProfileInput, refuseOtherInput, refuseToolOutput, type ProfileCommand } from '../load';
 import { sweepPointNoter } from '../../core/validate';
 import type { Profile } from '../../core/config/types';
@@ -228,7 +228,7 @@ export function throwPointErrors(errors: readonly Error[], file: string): void {
   const bySet = new Map<string, { prefix: string; rest: string; labels: string[] }>();
   for (const e of errors) {
     if (!(e instanceof UsageError)) continue;
-    const [prefix, label, rest] = e instanceof SetArgError ? [`--set ${e.arg}${e.position ? ` (${e.position})` : ''}: `, e.point, e.reason] : ['', null, e.message];
+    const [prefix, label, rest] = e instanceof SetArgError ? [`--set ${shortSetArg(e.arg)}${e.position ? ` (${e.position})` : ''}: `, e.point, e.reason] : ['', null, e.message];
     const seen = bySet.get(`${prefix}${rest}`) ?? { prefix, rest, labels: [] };
     if (label !== null && !seen.labels.includes(label)) seen.labels.push(label);
     bySet.set(`${prefix}${rest}`, seen);
@@ -236,6 +236,77 @@ export function throwPointErrors(errors: readonly Error[], file: string): void {
   const usage = [...bySet.values()].map(({ prefix, rest, labels }) => `${prefix}${labels.length > 0 ? `${pointsText(labels)}: ` : ''}${rest}`);
   if (usage.length > 0) throw new UsageError(usage.slice(0, MAX_POINT_ERRORS).join('; ') + (usage.length > MAX_POINT_ERRORS ? `; ${usage.length - MAX_POINT_ERRORS} more` : ''), false);
   if (errors[0]) throw errors[0];
+}
+
+/** Notes of one kind at the values of an axis in the file said one by one up to this many (the editor's diagnostics each), then grouped. */
+const FILE_NOTES_EACH = 10;
+
+/** Runs of consecutive value positions named in a grouped note before "and N more". */
+const RUNS_NAMED = 3;
+
+/**
+ * 1-based positions as runs, "2–7, 9–15, 17–31 and 1,850 more": the first {@link RUNS_NAMED} runs
+ * of consecutive positions, then how many positions the rest hold. `positions` ascending.
+ */
+export function positionRuns(positions: readonly number[]): string {
+  const runs: Array<[number, number]> = [];
+  for (const n of positions) {
+    const last = runs.at(-1);
+    if (last && n === last[1] + 1) last[1] = n;
+    else runs.push([n, n]);
+  }
+  const shown = runs.slice(0, RUNS_NAMED);
+  const text = shown.map(([a, b]) => (a === b ? formatCount(a) : `${formatCount(a)}–${formatCount(b)}`)).join(', ');
+  const rest = runs.slice(RUNS_NAMED).reduce((n, [a, b]) => n + b - a + 1, 0);
+  return rest > 0 ? `${text} and ${formatCount(rest)} more` : text;
+}
+
+/**
+ * The sweep's point notes as lines, one per kind (s48 newcomer M4: `--set kv_cache.page_size=1,...,2000`
+ * printed 1,995 warnings of ~9 KB, each quoting the whole argument, 18.3 MB before the first point):
+ * notes placed at values of one axis (placePointNotes) that say the same but for the value are one
+ * line, at the first value, naming the positions ("values 2–7, 9–15 and 1,850 more of 2,000") and
+ * quoting the first note (at a file's axis only past {@link FILE_NOTES_EACH} of them: up to there each line is
+ * the editor's diagnostic at its value); every other note as `noteOf` says it. `fromSet`: whether an axis is a --set argument's. `whereText`: the note's place
+ * without a value position (a --set argument, shortened; a file's line and column).
+ */
+function groupedNotes(placed: readonly Problem[], axes: readonly SweepAxis[], noteOf: (p: Problem) => string, whereText: (p: Problem) => string, fromSet: (a: SweepAxis) => boolean): string[] {
+  /** Each axis value by the offset of its range: [axis, value index]. */
+  const valueAt = new Map<number, [number, number]>();
+  axes.forEach((a, k) => a.values.forEach((v, j) => {
+    if (!valueAt.has(v.range.offset)) valueAt.set(v.range.offset, [k, j]);
+  }));
+  const groups = new Map<string, { axis: number; notes: Problem[]; positions: number[] }>();
+  const order: Array<string | Problem> = [];
+  for (const p of placed) {
+    const at = p.file === undefined ? valueAt.get(p.range.offset) : undefined;
+    if (!at) {
+      order.push(p);
+      continue;
+    }
+    const [k, j] = at;
+    // The note in words with this value's text taken out: notes of one kind at different values read alike.
+    const text = axisValueText(toPlain(axes[k]!.values[j]!));
+    const escaped = text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+    const kind = `${k}\u0000${p.severity}\u0000${p.code ?? ''}\u0000${p.message.replace(new RegExp(`(?<![\\w.])${escaped}(?![\\w.])`, 'g'), '\u0001')}`;
+    const group = groups.get(kind);
+    if (group) {
+      group.notes.push(p);
+      group.positions.push(j + 1);
+    } else {
+      groups.set(kind, { axis: k, notes: [p], positions: [j + 1] });
+      order.push(kind);
+    }
+  }
+  return order.flatMap((o) => {
+    if (typeof o !== 'string') return [noteOf(o)];
+    const { axis, notes, positions } = groups.get(o)!;
+    // A file's axis keeps a line per value (each the editor's diagnostic at it, word for word) up to FILE_NOTES_EACH.
+    if (notes.length === 1 || (!fromSet(axes[axis]!) && notes.length <= FILE_NOTES_EACH)) return notes.map(noteOf);
+    const first = notes[0]!;
+    const sorted = [...positions].sort((a, b) => a - b);
+    return [`${whereText(first)} (values ${positionRuns(sorted)} of ${formatCount(axes[axis]!.values.length)}): ${first.severity}: ${first.message} (the same for each of these ${formatCount(notes.length)} values)`];
+  });
 }
 
 /** The workload keys whose absence the profile reader fills with a default (schemas/attn-profile.schema.json). */
@@ -314,7 +385,7 @@ export function loadSweep(file: string, opts: SweepOptions = {}): SweepPlan {
   };
   const noteOf = (p: Problem): string => {
     const w = whereOf(p.range, p.file);
-    return `${'setArg' in w ? `--set ${w.setArg}${w.position ? ` (${w.position})` : ''}` : fileLocation(w.file, w.line, w.column)}: ${p.severity}: ${p.message}`;
+    return `${'setArg' in w ? `--set ${shortSetArg(w.setArg)}${w.position ? ` (${w.position})` : ''}` : fileLocation(w.file, w.line, w.column)}: ${p.severity}: ${p.message}`;
   };
 
   const parsed = parseProfileText(text, abs);
@@ -363,8 +434,7 @@ export function loadSweep(file: string, opts: SweepOptions = {}): SweepPlan {
   const sweepNode = getProperty(root, 'sweep')?.value;
   const jobWritten = sweepNode?.type === 'object' && getProperty(sweepNode, 'job') !== undefined;
   if (opts.job !== undefined && jobWritten && read0.job !== opts.job) notes.add(`${opts.job === 'max-rate' ? '--max-rate' : `job ${opts.job}`} replaces the profile's sweep.job: ${read0.job}`);
-  const rateAxis = maxRateArrivalAxisProblem(block.job, axes, axisAt);
-  if (rateAxis) notes.add(noteOf(rateAxis));
+  for (const p of sweepAxisWarnings(block.job, axes, axisAt, opts.job === 'max-rate' ? '--max-rate' : undefined)) notes.add(noteOf(p));
   for (const p of sweepPriceProblems(root, axes)) notes.add(noteOf(p));
   // Each point's price per GPU-hour (user-given): sweep.gpu_hour_usd for its GPU, else the profile's device.gpu_hour_usd on the profile's own GPU.
   const baseGpu = treeGpuName(root);
@@ -394,7 +464,10 @@ export function loadSweep(file: string, opts: SweepOptions = {}): SweepPlan {
   }
   throwPointErrors(errors, file);
   // Placed as the editor places them (core/config/sweep.ts placePointNotes): once each, a point's at the axis value that tells it apart.
-  for (const p of placePointNotes(axes, pointNotes, abs)) notes.add(noteOf(p));
+  for (const line of groupedNotes(placePointNotes(axes, pointNotes, abs), axes, noteOf, (p) => {
+    const w = whereOf(p.range, p.file);
+    return 'setArg' in w ? `--set ${shortSetArg(w.setArg)}` : fileLocation(w.file, w.line, w.column);
+  }, (a) => axisAt(a).offset > text.length)) notes.add(line);
 
   const plainAxes = axes.map((a) => ({ key: a.key, values: a.values.map(toPlain) }));
   const modelTexts = [...new Set(points.map((p) => p.profile.modelPath).filter((m): m is string => m !== null))]

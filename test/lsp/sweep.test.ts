@@ -232,8 +232,23 @@ test('a max-rate sweep over workload.arrival_rate: a warning at the axis key, th
   assert.equal(d[0]!.severity, DiagnosticSeverity.Warning);
   assert.deepEqual(d[0]!.range, rangeOf(text, 'workload.arrival_rate'));
   assert.match(String(d[0]!.message), /^workload\.arrival_rate only sets where each max-rate point's capacity search starts \(the search finds the rate itself\)/);
-  // A simulate sweep takes it as a design axis: no warning.
-  assert.deepEqual((await diagnostics(text.replace('job: max-rate', 'job: simulate'))).filter((x) => x.code === 'max-rate-arrival-axis'), []);
+  // A simulate sweep takes it as a design axis: not this warning, but that its simulated rates follow the offered load (s48 newcomer M3).
+  const simulate = await diagnostics(text.replace('job: max-rate', 'job: simulate'));
+  assert.deepEqual(simulate.filter((x) => x.code === 'max-rate-arrival-axis'), []);
+  const offered = simulate.filter((x) => x.code === 'offered-rate-axis');
+  assert.deepEqual(offered.map((x) => x.range), [rangeOf(text, 'workload.arrival_rate')]);
+  assert.match(String(offered[0]!.message), /^workload\.arrival_rate is the offered load/);
+});
+
+test('a sweep axis its job does not read: a warning at the axis key, the CLI\'s sentence (s48 newcomer M2)', async () => {
+  const text = `${BASE}sweep:\n  axes:\n    kv_cache.page_size: [16, 32]\n    decode.context_lens: [[512], [2048]]\n`;
+  const d = (await diagnostics(text)).filter((x) => x.code === 'sweep-axis-not-read');
+  assert.equal(d.length, 1, JSON.stringify(d));
+  assert.equal(d[0]!.severity, DiagnosticSeverity.Warning);
+  assert.deepEqual(d[0]!.range, rangeOf(text, 'decode.context_lens'));
+  assert.match(String(d[0]!.message), /^decode\.context_lens only changes the kernel benchmark; job simulate runs the simulation alone and ignores it/);
+  // Job both benchmarks the decode cases: no warning.
+  assert.deepEqual((await diagnostics(text.replace('sweep:\n', 'sweep:\n  job: both\n'))).filter((x) => x.code === 'sweep-axis-not-read'), []);
 });
 
 test('prices per GPU-hour: a negative, zero or quoted price is an error at its value, in device and in sweep.gpu_hour_usd; a price for a GPU no point runs on is a warning at its key with a rename', async () => {
