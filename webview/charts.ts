@@ -973,8 +973,10 @@ export function thinSamples(samples: readonly PoolSample[], max = POOL_CHART_MAX
  * worth of tokens they hold (tokens / page_size) and internal waste (held − that); then the pages
  * free for allocation, split as vLLM counts them into cached (no holder, kept for the prefix
  * cache, evicted LRU when a page is needed) and free (no holder, no hash). Held pages are filled,
- * the pages free for allocation are not (a dashed line marks where the cached ones end), so a
- * pool at 2% occupancy looks empty whatever the cache keeps. The time axis spans the samples.
+ * the pages free for allocation are not (a dashed line marks where the cached ones end), so the
+ * pool looks as full as it is held. The y axis runs to the pool's top, or, where the run's peak
+ * stays under POOL_ZOOM_BELOW of the pool, to the data (free pages then left out; the axis title
+ * gives the pool and the peak's share). The time axis spans the samples.
  * Internal fragmentation (%) on the right axis, drawn over the areas; preemptions so far
  * (PoolSample.preemptions, counted over every step) on a second right axis. A series that is zero
  * throughout is left out (with its axis). Over POOL_CHART_MAX_POINTS samples, thinSamples picks
@@ -995,6 +997,12 @@ export function noPoolText(run: Pick<ViewRun, 'status' | 'profile' | 'poolCancel
   return run.profile?.workload ? 'This run has no pool simulation.' : 'This run has no pool simulation (add a workload to the profile).';
 }
 
+/**
+ * The share of the pool below which the page-pool chart's axis ends at the run's peak (held +
+ * cached pages) rather than at the pool's top, where the data would lie on 0.
+ */
+export const POOL_ZOOM_BELOW = 0.5;
+
 /** The pool chart's cached pages, drawn as a dashed line where they end over the held ones. */
 const CACHED_LABEL = 'cached (evictable): to the dashed line';
 
@@ -1013,7 +1021,13 @@ export function poolTimelineChart(run: ViewRun, p: Palette): ChartSpec {
   // Free pages are the blank between the stack and the pool's top: no line, no fill. Its legend
   // swatch is an outlined, unfilled box (chart.js draws the box from the dataset's border), the
   // way the pages are drawn; a border of 0 left the legend item with no swatch at all.
-  datasets.push({ ...poolArea(p, 'free', xy((s) => s.pagesFree), p.muted, 0), fill: false, showLine: false, borderWidth: p.lineWidth });
+  const numPages = run.pool?.numPages ?? (samples.length > 0 ? samples[0]!.pagesUsed + samples[0]!.pagesCached + samples[0]!.pagesFree : undefined);
+  // A run that holds little of its pool (6 chat requests: 1.3% of 28,363 pages) drew a line lying on 0
+  // under an axis to the pool's top (s48 newcomer-ed 1): below half the pool the axis ends at the data
+  // (the free pages, the rest, left out of the stack), and its title names the pool and the peak.
+  const peak = samples.reduce((m, s) => Math.max(m, s.pagesUsed + s.pagesCached), 0);
+  const zoomed = numPages !== undefined && numPages > 0 && peak < numPages * POOL_ZOOM_BELOW;
+  if (!zoomed) datasets.push({ ...poolArea(p, 'free', xy((s) => s.pagesFree), p.muted, 0), fill: false, showLine: false, borderWidth: p.lineWidth });
   const frag = any((s) => s.internalFragmentation);
   if (frag) datasets.push({ type: 'line', label: 'fragmentation %', data: xy((s) => s.internalFragmentation * 100), yAxisID: 'yPct', borderColor: p.series[5], borderWidth: p.lineWidth + 0.5, borderDash: [4, 3], pointRadius: 0, fill: false, order: 0, normalized: true });
   // Cumulative, so the thinned samples draw it right: each carries the count over every step.
@@ -1022,10 +1036,10 @@ export function poolTimelineChart(run: ViewRun, p: Palette): ChartSpec {
   // charts.green differs from charts.blue in hue in all four theme kinds (test/webview/charts.test.ts).
   const preemptions = any((s) => s.preemptions ?? 0);
   if (preemptions) datasets.push({ type: 'line', label: 'preemptions so far (vLLM num_preemptions)', data: xy((s) => s.preemptions ?? 0), yAxisID: 'yCount', stepped: true, borderColor: p.series[2], borderWidth: p.lineWidth + 0.5, pointRadius: 0, fill: false, order: 0, normalized: true });
-  const numPages = run.pool?.numPages ?? (samples.length > 0 ? samples[0]!.pagesUsed + samples[0]!.pagesCached + samples[0]!.pagesFree : undefined);
+  const yTitle = numPages === undefined ? 'pages' : zoomed ? `pages (axis to the peak, ${formatPercent(peak / numPages)} of the pool's ${formatCount(numPages)}; the rest free)` : `pages (pool: ${formatCount(numPages)})`;
   const scales: Record<string, unknown> = {
     x: simulatedTimeAxis(p, samples),
-    y: axis(p, numPages !== undefined ? `pages (pool: ${formatCount(numPages)})` : 'pages', { stacked: true, beginAtZero: true, ...(numPages !== undefined ? { max: numPages } : {}) }),
+    y: axis(p, yTitle, { stacked: true, beginAtZero: true, ...(numPages !== undefined && !zoomed ? { max: numPages } : {}) }),
   };
   if (frag) scales['yPct'] = axis(p, 'fragmentation %', { position: 'right', min: 0, max: 100, grid: { drawOnChartArea: false, color: p.grid } });
   if (preemptions) scales['yCount'] = axis(p, 'preemptions so far', { position: 'right', beginAtZero: true, ticks: { precision: 0, color: p.foreground }, grid: { drawOnChartArea: false, color: p.grid } });

@@ -43,6 +43,21 @@ describe('pool chart', () => {
     assert.deepEqual([(spec.config.options!.scales!['x'] as { min: number }).min, (spec.config.options!.scales!['x'] as { max: number }).max], [0, 9]);
   });
 
+  it('ends the y axis at the data when the run holds under half the pool (6 chat requests: 1.3% of 28,363 pages)', () => {
+    // s48 newcomer-ed 1: the axis ran to 28,363 pages, the held pages (peak 369) a line lying on 0.
+    // 369 / 28,363 = 1.30%: the axis ends where chart.js fits the held pages, the free ones left out.
+    const big = (t: number, used: number): PoolSample => ({ ...sample(t, used), pagesFree: 28363 - used });
+    const samples = [big(0, 0), big(1, 200), big(2, 369), big(2.5, 0)];
+    const spec = poolTimelineChart({ ...viewOfRun(run, null), pool: null, poolSamples: samples }, palette);
+    const y = spec.config.options!.scales!['y'] as { max?: number; title: { text: string } };
+    assert.equal(y.max, undefined);
+    assert.equal(y.title.text, "pages (axis to the peak, 1.3% of the pool's 28,363; the rest free)");
+    assert.ok(!(spec.config.data.datasets as Array<{ label: string }>).some((d) => d.label === 'free'));
+    // At half the pool or more the axis is the pool's: 50 of 100 pages.
+    const half = poolTimelineChart({ ...viewOfRun(run, null), pool: null, poolSamples: [sample(0, 10), sample(1, 50)] }, palette);
+    assert.equal((half.config.options!.scales!['y'] as { max: number }).max, 100);
+  });
+
   it('draws preemptions so far: thinned by held pages to 400 of 1,324 samples, the line still ends at the run\'s count', () => {
     // s34 newcomer-ed 3: 4,585 preemptions in the summary; the chart drew the requests preempted at
     // each sampled instant, and thinning by held pages kept 45 of its 200 non-zero samples: spikes
