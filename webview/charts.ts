@@ -983,13 +983,21 @@ export function thinSamples(samples: readonly PoolSample[], max = POOL_CHART_MAX
  * those drawn.
  */
 /**
+ * What each chart of a refused run says (ViewRun status 'refused': its profile had errors, the
+ * header names the first): not run, where a card's own advice (add a workload) would mislead.
+ */
+export const REFUSED_TEXT = 'Not run: the profile has errors (the first is named above; the Problems panel shows where).';
+
+/**
  * What the pool charts (page pool, queue) say when a run has no pool samples: waiting while it
  * runs; where it stopped when it was cancelled during its simulation (core/format
  * poolCancelledText); that it stopped before its simulation ended when it failed or was cancelled
- * otherwise (its profile may well have a workload); else that the profile has none to simulate,
- * or that none was simulated.
+ * otherwise (its profile may well have a workload); that it was not run when it was refused
+ * (REFUSED_TEXT: its profile's workload is not read then, s48 newcomer-ed 4); else that the
+ * profile has none to simulate, or that none was simulated.
  */
 export function noPoolText(run: Pick<ViewRun, 'status' | 'profile' | 'poolCancelled' | 'samplesEngine'>): string {
+  if (run.status === 'refused') return REFUSED_TEXT;
   if (run.samplesEngine !== undefined) return `This run keeps engine 1's pool samples only (saved before each engine's were kept): pick engine 1, or run it again.`;
   if (run.status === 'running') return 'Waiting for the pool simulation…';
   if (run.status === 'cancelled' && run.poolCancelled) return `This run was cancelled ${poolCancelledText(run.poolCancelled)}.`;
@@ -1113,7 +1121,7 @@ export function poolBaselinesChart(run: ViewRun, p: Palette): ChartSpec {
     summary: noContiguous,
     // Title, three legend rows where they wrap (320 px), the axis: the nine bars keep ~190 px.
     height: 340,
-    empty: pool ? null : run.status === 'running' ? 'Baselines come when the simulation ends.' : 'This run has no pool simulation.',
+    empty: pool ? null : run.status === 'running' ? 'Baselines come when the simulation ends.' : run.status === 'refused' ? REFUSED_TEXT : 'This run has no pool simulation.',
     config,
     table: {
       columns: ['allocation', 'useful', 'internal frag.', 'external frag.', 'peak concurrency'],

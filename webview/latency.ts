@@ -12,7 +12,7 @@ import type { CdfPoint, LatencyStats, LatencySummary } from '../core/protocol/la
 import type { PoolLoad, PoolResult } from '../core/protocol/run';
 import { durationTicks, formatCount, formatMs, formatPercent, formatRequestRate, formatSignificant, formatTimeScale, poolCancelledText, sloMet, sloVerdict, tpotOverheadNote } from '../core/format';
 import type { ViewRun } from './model';
-import { axis, durationLogTick, engineOfSamples, legendAsDrawn, noPoolText, simulatedTimeAxis, type ChartSpec } from './charts';
+import { axis, durationLogTick, engineOfSamples, legendAsDrawn, noPoolText, REFUSED_TEXT, simulatedTimeAxis, type ChartSpec } from './charts';
 import { thinTicks } from './sweep';
 import { withAlpha, type Palette } from './theme';
 
@@ -192,6 +192,8 @@ export function latencyCdfChart(run: ViewRun, p: Palette): ChartSpec {
       ? null
       : run.status === 'running'
         ? 'Latency comes when the simulation ends.'
+        : run.status === 'refused'
+          ? REFUSED_TEXT
         : run.status === 'cancelled' && run.poolCancelled
           ? `This run was cancelled ${poolCancelledText(run.poolCancelled)}: no latency.`
           : run.status === 'failed' || run.status === 'cancelled'

@@ -137,17 +137,23 @@ export function skippedSweepsNote(skipped: readonly string[] | undefined): strin
  * same kind of run (a memory estimate: a benchmark), and the button's label naming that file. With
  * no such file, or with a run the page did not make (ViewRun.latest: the newest saved run, maybe of
  * another workspace folder, whose rerun a click on a page that "showed no run" did not expect), a
- * benchmark of `target`, the active editor's file, named on the label; with no target either, the
- * editor's choice (a pick) under the plain label. A simulation that replayed a trace (PoolLoad.trace)
+ * benchmark of `target`, the active editor's file, named on the label (a simulation where the run
+ * shown is a simulation refused before its profile resolved); with no target either, the editor's
+ * choice (a pick) under the plain label. A simulation that replayed a trace (PoolLoad.trace)
  * runs with that trace again (`replay`), named on the label ("Run simulation: p.attn.yaml with trace
  * mooncake.jsonl"): run alone, its profile would draw its workload instead, silently another load.
  */
 export function rerunOf(run: ViewRun | null, target: RunTarget | null = null): { label: string; title: string; source?: string; kind?: RunKind; replay?: TraceRerun } {
   const source = run?.latest ? undefined : run?.profile?.sourcePath;
   if (!run || !source) {
+    // A run refused before its profile resolved has no file of its own but the kind asked for: a
+    // refused simulation offers a simulation again, not a benchmark (s48 newcomer-ed 4).
+    const asked: RunKind | undefined = run && !run.latest && run.kind === 'simulate' ? 'simulate' : undefined;
+    const verb = asked ? 'Run simulation' : 'Run benchmark';
+    const of = asked ? { kind: asked } : {};
     return target
-      ? { label: `Run benchmark: ${target.label}`, title: `Run benchmark of ${target.path}, the file of the editor active last` }
-      : { label: 'Run benchmark', title: 'Benchmark the profile in the active editor' };
+      ? { label: `${verb}: ${target.label}`, title: `${verb} of ${target.path}, the file of the editor active last`, ...of }
+      : { label: verb, title: `${asked ? 'Simulate' : 'Benchmark'} the profile in the active editor`, ...of };
   }
   const kind: RunKind = run.kind === 'simulate' ? 'simulate' : 'bench';
   const verb = kind === 'simulate' ? 'Run simulation' : 'Run benchmark';

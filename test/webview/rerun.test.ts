@@ -9,6 +9,9 @@ import { describe, it } from 'node:test';
 import { traceReplayArgs, type PoolLoad, type RunResult } from '../../core/protocol/run';
 import type { SweepReport } from '../../core/protocol/sweep';
 import { comparedRun, emptyModel, reduce, rerunOf, viewOfRun } from '../../webview/model';
+import { noPoolText, poolBaselinesChart, REFUSED_TEXT } from '../../webview/charts';
+import { latencyCdfChart } from '../../webview/latency';
+import type { Palette } from '../../webview/theme';
 import { run } from '../fixtures/run';
 
 const trace = {
@@ -87,5 +90,24 @@ describe('the Sweep tab\'s line of the sweep run here', () => {
     let model = reduce(emptyModel, { type: 'sweepStarted', name: 'ps2.attn.yaml' });
     model = reduce(model, { type: 'showSweep', report: report('9afad1f5') });
     assert.equal(model.sweepRun?.status, 'running');
+  });
+});
+
+describe('a simulation refused for its profile\'s errors (s48 newcomer-ed 4)', () => {
+  // The extension's messages (commands.ts resolve): runStarted with the kind asked for and no
+  // profile (it did not resolve), then runRefused with the first error.
+  const refused = reduce(reduce({ ...emptyModel, runTarget: { path: '/w/typos.attn.yaml', label: 'typos.attn.yaml' } }, { type: 'runStarted', name: 'typos.attn.yaml', total: 0, kind: 'simulate' }), { type: 'runRefused', reason: 'arrival_rate must be > 0 (the Problems panel shows where)' });
+  it('offers the simulation asked for again, not a benchmark', () => {
+    const r = rerunOf(refused.current, refused.runTarget);
+    assert.deepEqual([r.label, r.kind], ['Run simulation: typos.attn.yaml', 'simulate']);
+  });
+  it('its cards say it was not run, not that the profile has no workload', () => {
+    const view = refused.current!;
+    assert.equal(view.status, 'refused');
+    assert.equal(noPoolText(view), REFUSED_TEXT);
+    assert.doesNotMatch(REFUSED_TEXT, /workload/);
+    const palette: Palette = { kind: 'dark', foreground: '#cccccc', muted: '#9d9d9d', grid: '#444444', background: '#1f1f1f', series: ['#3794ff', '#d18616', '#89d185', '#b180d7', '#f14c4c', '#cca700'], fontFamily: 'sans-serif', fontSize: 13, lineWidth: 1 };
+    assert.equal(poolBaselinesChart(view, palette).empty, REFUSED_TEXT);
+    assert.equal(latencyCdfChart(view, palette).empty, REFUSED_TEXT);
   });
 });
