@@ -27,7 +27,7 @@ import { composePng, composeTablePng } from './png';
 import { sweepProvenance } from '../core/sweepFigures';
 import { decisionMetric, interruptedText, metricsOf as sweepMetricsOf, otherSweepNote, sweepAxisCharts, sweepChartHeight, sweepCostChart, sweepCostChartHeight, sweepBestText, sweepMarkdown, sweepPointsText, sweepTable, sweepTitle } from './sweep';
 import { benchCancelledText, CHANGE_MEANING, formatCount, formatCountOf, formatDuration, formatLoadNote, formatPercent, loadVerdict, formatRunTime, loadAverageText, perGpuCasesHeader, poolCancelledText, wasmBuildNote } from '../core/format';
-import { comparedRun, listedName, reduce, rerunOf, skippedNote, skippedSweepsNote, startModel, type DashboardModel, type ViewRun } from './model';
+import { comparedRun, compareOptionLabel, listedName, reduce, rerunOf, skippedNote, skippedSweepsNote, startModel, type DashboardModel, type ViewRun } from './model';
 import { readPalette, watchTheme, type Palette } from './theme';
 import { loadState, onMessage, post, saveState, type PersistedState } from './vscodeApi';
 
@@ -658,7 +658,7 @@ function renderHistory(): void {
   for (const [select, fallback, compared] of [[selectA, model.runs[1]?.id, idOf(cmp?.a, cmp?.aId)], [selectB, model.runs[0]?.id, idOf(cmp?.b, cmp?.bId)]] as const) {
     const keep = compared ?? (select.dataset.chosen ? select.value : undefined);
     const want = keep && model.runs.some((r) => r.id === keep) ? keep : fallback;
-    select.replaceChildren(...model.runs.map((r) => el('vscode-option', r.id === want ? { value: r.id, selected: '' } : { value: r.id }, [inFolder(r.name, r.folder), formatRunTime(r.createdAt), r.build].filter((part) => part).join(' · '))));
+    select.replaceChildren(...model.runs.map((r) => el('vscode-option', r.id === want ? { value: r.id, selected: '' } : { value: r.id }, compareOptionLabel(r, inFolder(r.name, r.folder)))));
   }
   compareButton.toggleAttribute('disabled', model.runs.length < 2);
   renderSweepList();

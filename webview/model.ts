@@ -6,7 +6,7 @@
 import type { Environment, KernelCase, PoolCancelled, PoolResult, PoolSample, RunKind, RunResult, RunStatus } from '../core/protocol/run';
 import type { SweepReport } from '../core/protocol/sweep';
 import type { ComparedRun, Estimate, Profile, RunListEntry, RunTarget, SweepListEntry, SweepRunStatus, ToWebview, TraceRerun } from '../core/protocol/webview';
-import { fewAndCount, formatCountOf, shownFileName } from '../core/format';
+import { fewAndCount, formatCountOf, formatRunTime, shownFileName } from '../core/format';
 
 export interface ViewRun {
   /** History id once saved; null while streaming. */
@@ -121,6 +121,16 @@ export const emptyModel: DashboardModel = { runs: [], skippedRuns: [], current: 
 export function skippedNote(skipped: readonly string[] | undefined): string | null {
   if (!skipped || skipped.length === 0) return null;
   return `${formatCountOf(skipped.length, 'file')} in the history folder skipped: ${fewAndCount(skipped, 3)}`;
+}
+
+/**
+ * A saved run as History's Compare pickers (A, B) list it: its time and kind first, then its name
+ * (`shown`: after its workspace folder's where the workspace has several) and build. The picker
+ * shows ~40 characters of the one picked, and runs of one profile share their name: with the name
+ * first every option read "llama-3.1-8b · llama-3.1-8b.attn.ya…" (s48 newcomer-ed 5).
+ */
+export function compareOptionLabel(r: Pick<RunListEntry, 'createdAt' | 'kind' | 'build'>, shown: string): string {
+  return [formatRunTime(r.createdAt), r.kind === 'simulate' ? 'simulation' : 'benchmark', shown, r.build].filter((part) => part).join(' · ');
 }
 
 /**

@@ -4,9 +4,9 @@ import { describe, it } from 'node:test';
 import type { KernelCase } from '../../core/protocol/run';
 import type { PoolLoad, RunResult } from '../../core/protocol/run';
 import { buildDifference, caseLabel, comparePools, compareRuns, compareSettings, comparisonRows, keepsUpText, loadBoundNote, loadDifference, modelDifference, sameRun, sloDifference, tpotNoteText, workloadDifference } from '../../webview/compare';
-import { tpotOverheadNote } from '../../core/format';
+import { formatRunTime, tpotOverheadNote } from '../../core/format';
 import { run } from '../fixtures/run';
-import { comparedRun } from '../../webview/model';
+import { comparedRun, compareOptionLabel } from '../../webview/model';
 
 // The recorded run's prefill case (test/fixtures/run.attn.yaml --quick: B=1, N=512) and decode
 // case (B=1, ctx=1024, 16-token pages), with times set here so the thresholds are known.
@@ -357,5 +357,15 @@ describe('compare: same run, different workloads, pool units', () => {
     assert.ok(tpotNoteText(assumed, calibrated)!.startsWith(`A: ${note}`));
     assert.equal(tpotNoteText(calibrated, calibrated), null);
     assert.equal(tpotNoteText(run, run), null);
+  });
+});
+
+describe('Compare pickers (s48 newcomer-ed 5)', () => {
+  it('list each run by time and kind before the name the runs of one profile share', () => {
+    const name = 'llama-3.1-8b · llama-3.1-8b.attn.yaml · full';
+    const at = '2026-12-06T10:20:00.000Z';
+    assert.equal(compareOptionLabel({ createdAt: at, kind: 'simulate' }, name), `${formatRunTime(at)} · simulation · ${name}`);
+    // A run saved before RunResult.kind is a benchmark; its build last.
+    assert.equal(compareOptionLabel({ createdAt: at, build: 'avx2 · 2 threads' }, name), `${formatRunTime(at)} · benchmark · ${name} · avx2 · 2 threads`);
   });
 });
