@@ -316,26 +316,30 @@ export function peakText(c: KernelCase): string {
 }
 
 /**
- * Achieved GFLOP/s (compute-bound cases, bottom axis: prefill, MLA decode on a CPU) and GB/s
- * (memory-bound cases, top axis: GQA decode), one row per case, each in the unit of the roof it is
- * held against (KernelCase.bound); the fraction of that roof (KernelCase.ceiling, named in the
- * summary, the tooltip and the table) beside it.
+ * Achieved throughput as the fraction of the roof each case is held against (KernelCase.bound,
+ * KernelCase.ceiling: GFLOP/s of a compute roof for prefill and MLA decode on a CPU, GB/s of the
+ * memory bandwidth for GQA decode), one row per case on one % axis: the one comparison the two
+ * kinds share. GB/s on a top axis over GFLOP/s at the bottom in one grid read decode bars against
+ * the wrong axis (s48 newcomer-ed 6: 63 for ~40 GB/s). The rates and roofs are in the tooltip and
+ * the table; a case with no measured roof has no bar, and the summary names it.
  */
 export function throughputChart(run: ViewRun, p: Palette): ChartSpec {
   const cases = timedCases(run);
   const labels = cases.map(caseLabel);
-  const fractions = cases.map((c) => c.fractionOfPeak);
   const against = [...new Set(cases.map((c) => (c.ceiling ? `${c.ceiling} (${isMemoryBound(c) ? 'memory' : 'compute'}-bound)` : null)).filter((c) => c !== null))];
-  const base = baseOptions(p, 'Achieved throughput');
+  const base = baseOptions(p, 'Achieved throughput, % of the measured peak');
   const anyMemory = cases.some((c) => isMemoryBound(c));
   const anyCompute = cases.some((c) => !isMemoryBound(c));
+  const percent = (c: KernelCase): number | null => (c.fractionOfPeak === null || c.fractionOfPeak === undefined ? null : c.fractionOfPeak * 100);
+  const rateOf = (c: KernelCase): string => (isMemoryBound(c) ? formatRate(c.gbps * 1e9, 'B/s') : formatRate(c.gflops * 1e9, 'FLOP/s'));
+  const unpeaked = cases.filter((c) => percent(c) === null);
   const config: ChartConfiguration = {
     type: 'bar',
     data: {
       labels,
       datasets: [
-        ...(anyCompute ? [{ label: 'GFLOP/s (compute-bound)', data: cases.map((c) => (isMemoryBound(c) ? null : c.gflops)), xAxisID: 'xFlops', backgroundColor: withAlpha(p.series[0]!, 0.7), borderColor: p.series[0], borderWidth: p.lineWidth, grouped: false, barPercentage: 0.6 }] : []),
-        ...(anyMemory ? [{ label: 'GB/s (memory-bound)', data: cases.map((c) => (isMemoryBound(c) ? c.gbps : null)), xAxisID: 'xBytes', backgroundColor: partFill(p, withAlpha(p.series[2]!, 0.7), 'diagonal'), borderColor: p.series[2], borderWidth: p.lineWidth, grouped: false, barPercentage: 0.6 }] : []),
+        ...(anyCompute ? [{ label: 'compute-bound (of GFLOP/s peak)', data: cases.map((c) => (isMemoryBound(c) ? null : percent(c))), backgroundColor: withAlpha(p.series[0]!, 0.7), borderColor: p.series[0], borderWidth: p.lineWidth, grouped: false, barPercentage: 0.6 }] : []),
+        ...(anyMemory ? [{ label: 'memory-bound (of GB/s peak)', data: cases.map((c) => (isMemoryBound(c) ? percent(c) : null)), backgroundColor: partFill(p, withAlpha(p.series[2]!, 0.7), 'diagonal'), borderColor: p.series[2], borderWidth: p.lineWidth, grouped: false, barPercentage: 0.6 }] : []),
       ],
     } as ChartConfiguration['data'],
     options: {
@@ -343,28 +347,32 @@ export function throughputChart(run: ViewRun, p: Palette): ChartSpec {
       indexAxis: 'y',
       plugins: {
         ...base.plugins,
-        tooltip: { callbacks: { footer: (items: Array<{ dataIndex: number }>) => `${peakFractionText(fractions[items[0]?.dataIndex ?? 0])} of ${cases[items[0]?.dataIndex ?? 0]?.ceiling ?? 'peak'}` } },
+        tooltip: { callbacks: { label: (item: { dataIndex: number }) => { const c = cases[item.dataIndex]!; return `${rateOf(c)}: ${peakFractionText(c.fractionOfPeak)} of ${peakText(c)}`; } } },
       },
       scales: {
         y: caseAxis(p, labels),
-        // An axis only where a case is drawn on it: no GB/s axis from 0 to 1 over compute-bound cases alone.
-        ...(anyCompute ? { xFlops: axis(p, 'GFLOP/s (compute-bound)', { type: 'linear', position: 'bottom', beginAtZero: true }) } : {}),
-        ...(anyMemory ? { xBytes: axis(p, 'GB/s (memory-bound)', { type: 'linear', position: anyCompute ? 'top' : 'bottom', beginAtZero: true, grid: { drawOnChartArea: !anyCompute, color: p.grid } }) } : {}),
+        // To 100 % at least: a bar's length is its share of its roof; past 100 % the roof was under-measured (the table says so).
+        x: axis(p, '% of the measured peak', { type: 'linear', position: 'bottom', beginAtZero: true, suggestedMax: 100 }),
       },
     } as ChartConfiguration['options'],
   };
+  const lines = [
+    against.length > 0 ? `Each bar: the case's achieved rate as a share of this machine's measured ${against.join('; ')}; the rates are in the tooltip and table.` : null,
+    unpeaked.length > 0 ? `No measured peak for ${ariaList(unpeaked.map(caseLabel))}: no bar (its rate is in the table).` : null,
+    noisyNote(cases),
+  ];
   return {
     id: 'throughput',
     title: 'Throughput',
-    ariaLabel: `Achieved throughput: ${ariaList(cases.map((c) => `${caseLabel(c)} ${isMemoryBound(c) ? formatRate(c.gbps * 1e9, 'B/s') : formatRate(c.gflops * 1e9, 'FLOP/s')}${c.fractionOfPeak == null ? '' : `, ${peakFractionText(c.fractionOfPeak)} of ${c.ceiling ?? 'peak'}`}`))}`,
+    ariaLabel: `Achieved throughput: ${ariaList(cases.map((c) => `${caseLabel(c)} ${rateOf(c)}${c.fractionOfPeak == null ? '' : `, ${peakFractionText(c.fractionOfPeak)} of ${c.ceiling ?? 'peak'}`}`))}`,
     empty: cases.length === 0 ? noCasesText(run) : null,
-    summary: [against.length > 0 ? `Fraction of peak (tooltip, table) against this machine's measured ${against.join('; ')}.` : null, noisyNote(cases)].filter((line) => line !== null).join(' ') || null,
-    // Both kinds of case: a second x axis (GB/s on top), and the two legend items wrap onto two lines below ~400 px.
-    height: caseChartHeight(cases.length, p, anyMemory && anyCompute ? { xAxes: 2, legendLines: 2 } : { xAxes: 1, legendLines: 1 }),
+    summary: lines.filter((line) => line !== null).join(' ') || null,
+    // One x axis; the two legend items fit one line.
+    height: caseChartHeight(cases.length, p, { xAxes: 1, legendLines: 1 }),
     config,
     table: {
       columns: ['case', 'achieved', 'fraction of peak', 'peak'],
-      rows: cases.map((c) => [caseLabel(c), isMemoryBound(c) ? formatRate(c.gbps * 1e9, 'B/s') : formatRate(c.gflops * 1e9, 'FLOP/s'), withNoisyMark(peakFractionText(c.fractionOfPeak), c), peakText(c)]),
+      rows: cases.map((c) => [caseLabel(c), rateOf(c), withNoisyMark(peakFractionText(c.fractionOfPeak), c), peakText(c)]),
     },
   };
 }

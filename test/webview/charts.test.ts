@@ -659,11 +659,12 @@ describe('kernel charts', () => {
 
   it('are as tall as Chart.js lays out their title, legend and x axes plus a row of two label lines and a gap per case', () => {
     // At font 13: title 1.2·14 + 20 = 36.8; legend line 13 + 10 = 23 (+ 10); x axis 8 + 15.6 + 8 + 14.4 + 6 = 52; row 2·14.4 + 6 = 34.8.
-    // The recorded run's two cases, one of each kind: 300 (the floor). 18 cases, both kinds: 36.8 + 56 + 104 + 626.4 = 823.2 -> 824.
+    // The recorded run's two cases, one of each kind: 300 (the floor). 18 cases, both kinds, on one % axis with
+    // one legend line (it had two x axes, two legend lines: 824): 36.8 + 33 + 52 + 626.4 = 748.2 -> 749.
     assert.equal(throughputChart(viewOfRun(run, null), palette).height, 300);
     const view = viewOfRun(run, null);
     const many = [...Array(9)].flatMap(() => view.cases.filter((c) => c.kernel !== 'reference'));
-    assert.equal(throughputChart({ ...view, cases: many }, palette).height, 824);
+    assert.equal(throughputChart({ ...view, cases: many }, palette).height, 749);
     // The timings chart: one axis, its legend on one line: 36.8 + 33 + 52 + 626.4 = 748.2 -> 749.
     assert.equal(timingsChart({ ...view, cases: many }, palette).height, 749);
   });
@@ -704,16 +705,23 @@ describe('kernel charts', () => {
     assert.deepEqual(rows.map((r) => r[3]), ['fp32 FMA peak 192 GFLOP/s', 'DRAM read bandwidth 33.4 GB/s']);
   });
 
-  it('throughput: no GB/s axis (0 to 1.0, empty) when no case is memory-bound, and no GFLOP/s one when none is compute-bound', () => {
+  it('throughput: both kinds of case on one axis, % of the roof each is held against (s48 newcomer-ed 6: GB/s on top, GFLOP/s below)', () => {
     const view = viewOfRun(run, null);
-    const compute = view.cases.filter((c) => c.kernel === 'flash_fwd');
-    const only = throughputChart({ ...view, cases: compute }, palette).config;
-    assert.deepEqual(Object.keys(only.options!.scales!).sort(), ['xFlops', 'y']);
-    assert.deepEqual(only.data.datasets.map((d) => d.label), ['GFLOP/s (compute-bound)']);
-    const memory = throughputChart({ ...view, cases: view.cases.filter((c) => c.kernel === 'paged_decode') }, palette).config;
-    assert.deepEqual(Object.keys(memory.options!.scales!).sort(), ['xBytes', 'y']);
-    // Both kinds: both axes, GB/s on top.
-    assert.deepEqual(Object.keys(throughputChart(view, palette).config.options!.scales!).sort(), ['xBytes', 'xFlops', 'y']);
+    const spec = throughputChart(view, palette);
+    assert.deepEqual(Object.keys(spec.config.options!.scales!).sort(), ['x', 'y']);
+    assert.equal((spec.config.options!.scales!['x'] as { title: { text: string } }).title.text, '% of the measured peak');
+    // Each bar is fractionOfPeak · 100: prefill (flash_fwd) against the fp32 FMA roof, decode against DRAM read; one kind per dataset.
+    const [compute, memory] = spec.config.data.datasets as Array<{ label: string; data: Array<number | null> }>;
+    assert.deepEqual([compute!.label, memory!.label], ['compute-bound (of GFLOP/s peak)', 'memory-bound (of GB/s peak)']);
+    const pct = view.cases.map((c) => c.fractionOfPeak! * 100);
+    assert.deepEqual(compute!.data, [pct[0], null]);
+    assert.deepEqual(memory!.data, [null, pct[1]]);
+    // The caption says what the bars are; it claimed a fraction the chart did not draw.
+    assert.match(spec.summary!, /^Each bar: the case's achieved rate as a share of this machine's measured fp32 FMA peak \(compute-bound\); DRAM read bandwidth \(memory-bound\)/);
+    // A case with no measured roof: no bar, and said.
+    const none = throughputChart({ ...view, cases: [{ ...view.cases[0]!, fractionOfPeak: null }, view.cases[1]!] }, palette);
+    assert.equal((none.config.data.datasets[0] as { data: Array<number | null> }).data[0], null);
+    assert.match(none.summary!, /No measured peak for .*: no bar \(its rate is in the table\)\./);
   });
 });
 

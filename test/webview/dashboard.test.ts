@@ -467,7 +467,7 @@ describe('dashboard webview in Chromium', () => {
     }
     await send(page, { type: 'poolSamples', samples: run.pool!.samples.slice(0, 2) });
     await send(page, { type: 'poolSamples', samples: run.pool!.samples.slice(2, 5) });
-    await page.waitForFunction(() => document.querySelector('#chart-poolTimeline')?.getAttribute('data-drawn')?.includes('free: 5 points'));
+    await page.waitForFunction(() => document.querySelector('#chart-poolTimeline')?.getAttribute('data-drawn')?.includes('held: tokens: 5 points'));
     // Charts redraw at most every 250 ms while a run streams: wait for the timings chart's second case too.
     await page.waitForFunction(() => document.querySelector('#chart-timings')?.getAttribute('data-drawn')?.includes('median: 2 points'));
     assert.match((await page.textContent('#summary-poolTimeline')) ?? '', /^so far: peak occupancy /);
@@ -864,7 +864,7 @@ describe('dashboard webview in Chromium', () => {
     await page.focus('#engine-poolTimeline');
     for (const key of [' ', 'ArrowDown', 'Enter']) await page.keyboard.press(key);
     await page.waitForFunction(() => document.querySelector('#chart-poolTimeline')?.getAttribute('aria-label')?.startsWith('KV page pool (engine 2 of 2)'));
-    assert.equal((await drawnPoints(page, 'poolTimeline'))['free'], 120);
+    assert.equal((await drawnPoints(page, 'poolTimeline'))['held: tokens'], 120);
     // The queue chart follows, with engine 2's peaks; its own select shows the same engine.
     await page.waitForFunction(() => document.querySelector('#chart-queue')?.getAttribute('aria-label')?.startsWith('Requests running and waiting (engine 2 of 2)'));
     assert.ok(Object.keys(await drawnPoints(page, 'queue')).includes('peak running 41 (every step, not sampled)'));
