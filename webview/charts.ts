@@ -367,8 +367,8 @@ export function throughputChart(run: ViewRun, p: Palette): ChartSpec {
     ariaLabel: `Achieved throughput: ${ariaList(cases.map((c) => `${caseLabel(c)} ${rateOf(c)}${c.fractionOfPeak == null ? '' : `, ${peakFractionText(c.fractionOfPeak)} of ${c.ceiling ?? 'peak'}`}`))}`,
     empty: cases.length === 0 ? noCasesText(run) : null,
     summary: lines.filter((line) => line !== null).join(' ') || null,
-    // One x axis; the two legend items fit one line.
-    height: caseChartHeight(cases.length, p, { xAxes: 1, legendLines: 1 }),
+    // One x axis; both kinds' legend items wrap onto two lines below ~450 px.
+    height: caseChartHeight(cases.length, p, { xAxes: 1, legendLines: anyMemory && anyCompute ? 2 : 1 }),
     config,
     table: {
       columns: ['case', 'achieved', 'fraction of peak', 'peak'],

@@ -829,3 +829,22 @@ test('hover on a key with a warning leads with its figure; where another key\'s 
   assert.match(second, /No estimate, so no figure here: this file has an error at line 2: tensor_parallel_size 3 does not divide the 32 attention heads/);
   await client.close(uri);
 });
+
+test('gpt-oss-20b config.json hovers: layer_types and model_type name the terms they change (s48 newcomer-ed 3: "does not change the memory estimate")', async () => {
+  const f = fixture('../../examples/gpt-oss-20b/config.json');
+  await client.open(f.uri, f.text);
+  const hoverAt = async (offset: number) => ((await client.hover(f.uri, positionAt(f.text, offset)))!.contents as MarkupContent).value;
+  const key = await hoverAt(f.text.indexOf('"layer_types"') + 3);
+  const item = await hoverAt(f.text.indexOf('"sliding_attention"') + 3);
+  const modelType = await hoverAt(f.text.indexOf('"model_type"') + 3);
+  await client.close(f.uri);
+  // Half of gpt-oss-20b's 24 layers slide over 128 tokens: what a request reserves at 8,192 tokens (3.19 GiB where
+  // every layer full would be 6 GiB: 8,192 · 48 KiB... per GPU), and so the max concurrency, are the layer_types' figures.
+  for (const md of [key, item]) {
+    assert.doesNotMatch(md, /does not change the memory estimate/);
+    assert.match(md, /`layer_types` drives: Reserved per request at N = [\d,]+, Max concurrency\./);
+  }
+  // model_type decides tied embeddings, biases and norms where the keys are absent: the parameter count and the weights.
+  assert.doesNotMatch(modelType, /does not change the memory estimate/);
+  assert.match(modelType, /`model_type` drives: Parameters, Weights\./);
+});

@@ -204,7 +204,7 @@ describe('dashboard webview in Chromium', () => {
   });
 
   it('draws throughput, roofline with the measured ceilings, memory and both pool charts', async () => {
-    assert.deepEqual(await drawnPoints(page, 'throughput'), { 'GFLOP/s (compute-bound)': timed.length, 'GB/s (memory-bound)': timed.length });
+    assert.deepEqual(await drawnPoints(page, 'throughput'), { 'compute-bound (of GFLOP/s peak)': timed.length, 'memory-bound (of GB/s peak)': timed.length });
     // One roof per CPU compute peak the run measured, each bent at the read-bandwidth ridge: 3 points.
     const peaks = run.environment.peaks as NonNullable<RunResult['environment']['peaks']>;
     assert.ok(peaks.fp32FlopsPerSec && peaks.readBytesPerSec, 'the recorded run measured the fp32 peak and read bandwidth');
@@ -1131,7 +1131,7 @@ describe('dashboard webview in Chromium', () => {
     const lines = ['prefill', 'B1 N512', 'prefill', 'B1 N1024', 'decode', 'B1 ctx1024 p16', 'decode', 'B1 ctx4096 p16', 'decode', 'B8 ctx1024 p16', 'decode', 'B8 ctx4096 p16'];
     await recordTexts(page);
     await send(page, { type: 'runFinished', run: { ...run, name: 'six.attn.yaml', cases: six }, id: null });
-    await page.waitForFunction(() => document.querySelector('#chart-throughput')?.getAttribute('data-drawn')?.endsWith('GFLOP/s (compute-bound): 6 points; GB/s (memory-bound): 6 points'));
+    await page.waitForFunction(() => document.querySelector('#chart-throughput')?.getAttribute('data-drawn')?.endsWith('compute-bound (of GFLOP/s peak): 6 points; memory-bound (of GB/s peak): 6 points'));
     try {
       for (const width of [480, 340]) {
         await page.setViewportSize({ width, height: 900 });
@@ -1157,7 +1157,7 @@ describe('dashboard webview in Chromium', () => {
     // and latency charts show the recorded run's pool, as they have since the first test.
     await page.waitForFunction((want) => want.every(([id, text]) => document.querySelector(`#chart-${id}`)?.getAttribute('data-drawn')?.includes(text)), [
       ['timings', 'median: 18 points; p10–p90: 18 points'],
-      ['throughput', 'GFLOP/s (compute-bound): 18 points; GB/s (memory-bound): 18 points'],
+      ['throughput', 'compute-bound (of GFLOP/s peak): 18 points; memory-bound (of GB/s peak): 18 points'],
       ['roofline', 'prefill (flash_fwd): 6 points; decode (paged_decode): 12 points'],
     ]);
     const found: string[] = [];
