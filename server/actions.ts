@@ -19,6 +19,7 @@ import {
 import type { TextDocument } from 'vscode-languageserver-textdocument';
 import { lineFeeds, parseJsonTree, propertyWithKeyAt, propertyWithValueAt, type FoundProperty, type Problem, type SourceRange, type ValueNode } from '../core/config';
 import { TRACE_REPLACES } from '../core/config/profileChecks';
+import { PROFILE_DEFAULTS } from '../core/config/profileDefaults';
 import { NODE_GPUS } from '../core/estimate/checks';
 import type { Analysis } from './analysis';
 import { DIAGNOSTIC_SOURCE, isLocal, problemKey, readDocument, toDiagnostic } from './diagnostics';
@@ -335,7 +336,11 @@ const FIXES: Record<string, FixMaker> = {
     if (typeof clamped === 'number' && numberAt(t, p.range) !== null) {
       const key = String(p.data?.['key'] ?? '').split('.').filter((s) => !/^\d+$/.test(s)).at(-1) || 'value';
       const bound = clamped < (numberAt(t, p.range) as number) ? 'maximum' : 'minimum';
-      return [{ title: `Set ${key} to ${String(clamped)} (the schema's ${bound})`, edits: [replace(t, p.range, String(clamped))] }];
+      const atBound = { title: `Set ${key} to ${String(clamped)} (the schema's ${bound})`, edits: [replace(t, p.range, String(clamped))] };
+      // gpu_memory_utilization past 1: vLLM's default first; 1 leaves the GPU no headroom (s48 newcomer-ed 14).
+      const usual = PROFILE_DEFAULTS.device.gpuMemoryUtilization;
+      if (key === 'gpu_memory_utilization' && bound === 'maximum') return [{ title: `Set ${key} to ${String(usual)} (vLLM's default)`, edits: [replace(t, p.range, String(usual))] }, atBound];
+      return [atBound];
     }
     const fixes: Fix[] = suggestion === undefined ? [] : [{ title: `Change to ${JSON.stringify(suggestion)}`, edits: [replace(t, p.range, literal(t, suggestion))] }];
     // `dtype: fp8` (core data.kvCacheDtype): beside dtype bf16, the fp8 asked of the KV cache, written there.

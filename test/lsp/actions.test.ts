@@ -434,8 +434,10 @@ test('a number past an inclusive bound: set to the bound; past an exclusive one,
   // attn-profile.schema.json: gpu_memory_utilization exclusiveMinimum 0, maximum 1; batch_sizes items minimum 1.
   const util = 'model: ../../examples/llama-3.1-8b/config.json\ndevice: { gpu: H100 SXM, gpu_memory_utilization: 1.5 }\n';
   const a = await fix('p.attn.yaml', util, 'invalid-value', "Set gpu_memory_utilization to 1 (the schema's maximum)");
-  assert.deepEqual(a.titles, ["Set gpu_memory_utilization to 1 (the schema's maximum)"]);
+  // vLLM's default (EngineArgs gpu_memory_utilization = 0.9) first: 1 leaves the GPU no headroom (s48 newcomer-ed 14).
+  assert.deepEqual(a.titles, ["Set gpu_memory_utilization to 0.9 (vLLM's default)", "Set gpu_memory_utilization to 1 (the schema's maximum)"]);
   assert.equal(a.fixed, util.replace('1.5', '1'));
+  assert.equal((await fix('p.attn.yaml', util, 'invalid-value', "Set gpu_memory_utilization to 0.9 (vLLM's default)")).fixed, util.replace('1.5', '0.9'));
   const batch = 'model: ../../examples/llama-3.1-8b/config.json\ndecode:\n  batch_sizes: [0, 4]\n  context_lens: [512]\n';
   assert.equal((await fix('p.attn.yaml', batch, 'invalid-value', "Set batch_sizes to 1 (the schema's minimum)")).fixed, batch.replace('[0, 4]', '[1, 4]'));
   const json = '{ "model": "../../examples/llama-3.1-8b/config.json", "prefill": { "seq_lens": [-1] } }';
