@@ -19,6 +19,14 @@ function sig3(x: number): string {
   return String(Number(x.toFixed(digits)));
 }
 
+/**
+ * A number as JavaScript writes it (String(n): no rounding, decimals kept), its whole part grouped
+ * in thousands: a limit in a message, 10000000 -> "10,000,000", 0.95 as it is, 1e+300 as it is.
+ */
+export function formatGrouped(n: number): string {
+  return grouped(String(n));
+}
+
 /** Thousands separators in a number's whole part, as {@link formatCount} writes them: "2250" -> "2,250", "12345.6" -> "12,345.6", "989" as it is. */
 function grouped(text: string): string {
   return text.replace(/^-?\d{4,}/, (whole) => whole.replace(/\B(?=(\d{3})+$)/g, ','));
@@ -528,7 +536,7 @@ export function formatTraceSummary(t: TraceSummary): string {
  * --max-rate's 2.8395281960962793 -> "2.840" would read as more exact than it is, so "2.84"; 2 -> "2".
  */
 export function formatTimeScale(scale: number): string {
-  return String(Number(scale.toPrecision(4)));
+  return grouped(String(Number(scale.toPrecision(4))));
 }
 
 /**
@@ -561,7 +569,7 @@ export function formatLoadNote(load: PoolLoad): string {
  */
 export function formatLoad(load: PoolLoad, summary: Pick<PoolSummary, 'requests' | 'completed' | 'rejected'>, searchedRate?: number): string[] {
   const requests = summary.requests;
-  const offered = load.offeredRequestsPerSec === null ? `all ${formatCountOf(requests, 'request')} arriving at one instant` : `${formatRequestRate(load.offeredRequestsPerSec)} requests/s offered`;
+  const offered = load.offeredRequestsPerSec === null ? (requests === 1 ? 'one request' : `all ${formatCountOf(requests, 'request')} arriving at one instant`) : `${formatRequestRate(load.offeredRequestsPerSec)} requests/s offered`;
   const offeredIs = load.offeredRequestsPerSec === null ? '' : 'offered = (requests − 1) / span of the arrivals; ';
   // Said only where served reads below offered: two requests 10 s apart are 0.1 offered ((2 − 1) / 10 s), 0.198 served (2 / 10.1 s): s42 newcomer 9.
   const below = load.offeredRequestsPerSec !== null && load.servedRequestsPerSec < load.offeredRequestsPerSec;

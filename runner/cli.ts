@@ -62,7 +62,7 @@ const USAGE = `usage:
                      [--slo-attainment 0.9] [--max-rate [--rate-tolerance 0.02]] [--json FILE]
   attnscope simulate - --events     (a resolved Profile as JSON on stdin; NDJSON events on stdout)
   attnscope simulate RUN.json [flags] (a saved run's profile again; a run that replayed a trace needs --trace: the refusal names the flags)
-  attnscope trace FILE [--trace-format F] [--trace-time-unit s|ms] [--trace-model M] [--trace-log-type T] [--profile-keys] [--json]   (read a trace as simulate does: its requests, span and mean lengths)
+  attnscope trace FILE [--trace-format F] [--trace-time-unit s|ms] [--trace-model M] [--trace-log-type T] [--json]   (read a trace as simulate does: its requests, span and mean lengths)
   attnscope sweep <profile> [--set key=v1,v2]... [--max-rate] [--jobs N] [--shard i/N] [--out DIR] [--json FILE] [--csv FILE] [--quick] [--backend B] [--events]
   attnscope merge DIR... [--json FILE] [--csv FILE]
   attnscope submit --slurm <profile> [--set ...] [--max-rate] [--tasks N] [--partition P] [--gpus-per-task G] [--cpus-per-task C] [--time T] [--out DIR] [--wait] [--poll S] [--quick] [--backend B]
@@ -392,14 +392,16 @@ function aboutTheDraws(profile: Profile, problem: Problem): boolean {
  * for the pool a simulation cannot size (simulate refuses it in its own words; estimate sizes no
  * simulation); `noDraws`: no request of the workload's is drawn (a trace replaces them; estimate
  * simulates nothing), so nothing is said about them (s39 newcomer 7: estimate warned that the
- * default prompt_len reaches max_model_len 4096); `simulating`: nothing is benchmarked, so nothing
- * is said about the kernels (BENCHMARK_ONLY_CODES).
+ * default prompt_len reaches max_model_len 4096); `simulating`: the pool a simulation cannot size is
+ * said by its refusal alone; `benchmarks` false (simulate, estimate): nothing is benchmarked, so
+ * nothing is said about the kernels (BENCHMARK_ONLY_CODES; s48 newcomer L7: estimate of DeepSeek-V3
+ * said which head_dim its decode is benchmarked at).
  * @returns the lines written, located, for the run's JSON (RunResult.problems, estimate --json's problems).
  */
-function printNotes(loaded: LoadedProfile, write: (line: string, level: 'info' | 'warn') => void, noDraws = false, simulating = false): RunProblem[] {
+function printNotes(loaded: LoadedProfile, write: (line: string, level: 'info' | 'warn') => void, noDraws = false, simulating = false, benchmarks = !simulating): RunProblem[] {
   // The device-fit warning a simulation's refusal repeats (the pool has no pages for its cause: core/validate.ts poolCause) is said once, by the refusal.
   const refused = simulating ? loaded.problems.map((p) => poolCause(p, loaded.problems)).filter((p) => p !== undefined) : [];
-  const problems = loaded.problems.filter((p) => p.code !== POOL_NOT_SIMULABLE && !refused.includes(p) && !(noDraws && aboutTheDraws(loaded.profile, p)) && !(simulating && BENCHMARK_ONLY_CODES.has(p.code)));
+  const problems = loaded.problems.filter((p) => p.code !== POOL_NOT_SIMULABLE && !refused.includes(p) && !(noDraws && aboutTheDraws(loaded.profile, p)) && !(!benchmarks && BENCHMARK_ONLY_CODES.has(p.code)));
   return writeProblems(loaded, capRepeats(problems), write);
 }
 
@@ -437,7 +439,7 @@ async function estimateCommand(argv: string[], io: CliIo): Promise<number> {
   const { values, positionals } = parse(argv, { json: { type: 'boolean', default: false } });
   const file = fileOfJsonFlagCommand(positionals, values.json === true, 'estimate');
   const loaded = loadProfile(file, profileCommand('estimate'));
-  const problems = printNotes(loaded, lineWriter(io, false), true);
+  const problems = printNotes(loaded, lineWriter(io, false), true, false, false);
   const est = estimate(loaded.profile);
   const json = (): EstimateFile => ({ ...runHeader(basename(file), toolBuild()), kind: 'estimate', ...est, problems });
   io.stdout.write(values.json ? `${JSON.stringify(json(), null, 2)}\n` : `${wrapLongLines(formatEstimateOf(loaded.profile, est, basename(file)))}\n`);

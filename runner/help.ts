@@ -11,6 +11,8 @@ import { TRACE_FORMATS } from './simulate/traces';
 interface FlagHelp {
   value?: string;
   text: string;
+  /** An editor-only flag: left out of --help, which is for people (it works all the same). */
+  hidden?: true;
 }
 
 /** The flags every command spells the same way. */
@@ -57,7 +59,7 @@ const BY_COMMAND: Record<string, Record<string, FlagHelp>> = {
     'trace-time-unit': { value: 's|ms', text: "the unit of the trace's time stamps, when not its format's own, as simulate's" },
     'trace-model': { value: 'M', text: 'keep only the trace rows of this model (BurstGPT), as simulate\'s' },
     'trace-log-type': { value: 'T', text: 'keep only the trace rows of this log type (BurstGPT), as simulate\'s' },
-    'profile-keys': { text: "name a profile's workload.trace_time_unit, trace_model and trace_log_type in messages instead of these flags (editor-only: the extension's check of workload.trace)" },
+    'profile-keys': { text: "name a profile's workload.trace_time_unit, trace_model and trace_log_type in messages instead of these flags (editor-only: the extension's check of workload.trace)", hidden: true },
     json: { text: 'print the summary as JSON on stdout' },
   },
   merge: {},
@@ -139,10 +141,10 @@ export const NO_HELP = '(no description)';
 /**
  * The flag lines of `command`'s help, one per option of its parser, in the parser's order:
  * `  --name VALUE   what it does`, aligned; a description past {@link WRAP_COLUMNS} continues on
- * lines indented to its column.
+ * lines indented to its column. A hidden flag (editor-only, {@link FlagHelp}) has no line.
  */
 export function flagLines(command: string, options: NonNullable<ParseArgsConfig['options']>): string[] {
-  const rows = Object.entries(options).map(([name, opt]) => {
+  const rows = Object.entries(options).filter(([name]) => !(BY_COMMAND[command]?.[name] ?? COMMON[name])?.hidden).map(([name, opt]) => {
     const help = BY_COMMAND[command]?.[name] ?? COMMON[name];
     const value = opt.type === 'string' ? ` ${help?.value ?? 'VALUE'}` : '';
     return [`--${name}${value}`, help?.text ?? NO_HELP] as const;

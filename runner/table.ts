@@ -221,7 +221,7 @@ export function formatEstimate(e: Estimate, title: string, opts: { tensorParalle
       // tokens): the pool's token capacity is the same on each GPU and is not multiplied by tp.
       const gpus = tp * (pp?.size ?? 1);
       const share = pp ? `${tp > 1 ? tpKvShareText(m, tp) : 'each holds every KV head'} in its stage's layers for every one of these tokens` : `${tpKvShareText(m, tp)} of every one of these tokens`;
-      const shared = gpus > 1 ? `, the capacity of all ${gpus} GPUs together: ${share} (not ${gpus} × ${formatCount(e.pool.tokens)})` : '';
+      const shared = gpus > 1 && e.pool.tokens > 0 ? `, the capacity of all ${gpus} GPUs together: ${share} (not ${gpus} × ${formatCount(e.pool.tokens)})` : '';
       lines.push(hybrid
         ? `  KV pool           ${formatCountOf(e.pool.pages, 'block')} of ${blocks.block}${perGpu}: vLLM's log says ${blocks.tokens}`
         : `  KV pool           ${formatCountOf(e.pool.pages, 'page')} = ${formatCountOf(e.pool.tokens, 'token')}${shared}`);

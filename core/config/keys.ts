@@ -6,6 +6,7 @@
 import type { ModelSpec, Problem, SourceRange } from './types';
 import { closestMatch } from './suggest';
 import { getProperty, unsafeIntegerText, type PropertyNode, type ValueNode } from './tree';
+import { formatGrouped } from '../format';
 
 interface Found {
   path: string;
@@ -142,12 +143,12 @@ export class KeyReader {
       return undefined;
     }
     if (v.value < min) {
-      this.problem('error', 'invalid-value', `"${found.prop.key}" must be at least ${min}, not ${v.value}`, v.range, { key: found.path });
+      this.problem('error', 'invalid-value', `"${found.prop.key}" must be at least ${formatGrouped(min)}, not ${v.value}`, v.range, { key: found.path });
       return undefined;
     }
     const max = opts.max ?? Number.MAX_SAFE_INTEGER;
     if (v.value > max) {
-      this.problem('error', 'invalid-value', `"${found.prop.key}" must be at most ${max}, not ${v.value}`, v.range, { key: found.path, limit: max });
+      this.problem('error', 'invalid-value', `"${found.prop.key}" must be at most ${formatGrouped(max)}, not ${v.value}`, v.range, { key: found.path, limit: max });
       return undefined;
     }
     if (integer && v.floatLiteral) {

@@ -5,7 +5,7 @@
  */
 import Ajv, { type ErrorObject, type ValidateFunction } from 'ajv';
 import profileSchema from '../../schemas/attn-profile.schema.json';
-import { formatCount } from '../format';
+import { formatCount, formatGrouped } from '../format';
 import { closestKey, closestMatch, partMatches } from './suggest';
 import { unmodelledFlagMessage, unmodelledVllmFlag } from './vllmFlags';
 import { getProperty, nodeAtPath, type ValueNode } from './tree';
@@ -255,7 +255,7 @@ export function schemaProblems(root: ValueNode, allErrors: ErrorObject[]): Probl
         add({
           severity: 'error',
           code: 'invalid-value',
-          message: `${where} must be ${comparison} ${limit}, not ${String(node?.value)}${vllmLengthHint(where, node)}`,
+          message: `${where} must be ${comparison} ${formatGrouped(limit)}, not ${String(node?.value)}${vllmLengthHint(where, node)}`,
           range,
           data: inclusive && node?.type === 'number' ? { key: path.join('.'), limit, clamped: limit } : { key: path.join('.'), limit },
         });

@@ -54,11 +54,13 @@ function shownProductSign(rateShown: string, tokens: number, product: number): '
 
 /**
  * The timeline summary and both baselines as a fixed-width table:
- * pool and step-time model, request counts, the workload simulated and its load (offered and
+ * the pool, request counts, the workload simulated and its load (offered and
  * served rates; whether the server kept up), then one row per allocation scheme (useful-token
  * fraction, internal and external fragmentation, mean / peak running sequences,
  * rejected-or-delayed requests), then paging's occupancy, preemptions and prefix-cache hits, the
- * latency figures, and, when `device` prices its GPU (device.gpu_hour_usd), the cost line ({@link costLine}).
+ * latency figures, and, when `device` prices its GPU (device.gpu_hour_usd), the cost line ({@link costLine});
+ * last, after a blank line, the step-time model (its formula with the figures, what was measured or
+ * left out, and its derivation), which for an MLA or tensor-parallel model runs to ~45 lines.
  */
 export function formatPoolSummary(result: PoolResult, device?: Parameters<typeof costLine>[1]): string {
   const s = result.summary;
@@ -74,6 +76,9 @@ export function formatPoolSummary(result: PoolResult, device?: Parameters<typeof
       : `${pool} ${formatCountOf(result.poolBlocks, 'block')} of ${formatCountOf(result.pageSize, 'token')}, ${formatCountOf(tokens, 'token')} (vLLM's "GPU KV cache size"); simulated as ${formatCountOf(result.numPages, 'page')}, one full-attention block each (a run saved before every group was charged)`
     : `${pool} ${formatCountOf(result.numPages, 'page')} × ${formatCountOf(result.pageSize, 'token')} = ${formatCountOf(tokens, 'token')}`);
   if (result.poolLayout) lines.push(`  ${result.poolLayout}`);
+  // The step-time model after the results (s48 newcomer M5: for DeepSeek-V3 at tp 8 its formula and
+  // derivation were ~45 lines, 4,000 characters, before the first result): pushed at the end.
+  const stepLines: string[] = [];
   if (result.stepTime) {
     const m = result.stepTime;
     // The formula first (s47: a tensor-parallel profile's qualifiers came before it, 170 characters in); what was measured and left out on the line after it.
@@ -84,7 +89,7 @@ export function formatPoolSummary(result: PoolResult, device?: Parameters<typeof
     const pipeline = m.stages
       ? `per pipeline stage, up to ${m.stages.length} batches in flight: ${m.stages.map((st, k) => `stage ${k + 1} ${stepFormula({ ...m, ...st })}${k + 1 < m.stages!.length ? ` + ${seconds(m.stageSendPerTokenS ?? 0)}/token sent on` : ''}`).join('; ')}`
       : stepFormula(m);
-    lines.push(`Step time (modelled): ${pipeline}`, ...(qualifiers ? [`  ${qualifiers}`] : []), `  ${m.source}`);
+    stepLines.push(`Step time (modelled): ${pipeline}`, ...(qualifiers ? [`  ${qualifiers}`] : []), `  ${m.source}`);
   }
   // With a latency section its throughput line says the output throughput (the same figure as
   // s.throughputTokensPerSec, vLLM's definition): once.
@@ -139,6 +144,7 @@ export function formatPoolSummary(result: PoolResult, device?: Parameters<typeof
   if (result.latency) lines.push('', ...formatLatency(result.latency, s.meanWaiting, s.peakWaiting, dp !== undefined), ...(note ? [`Note: ${note}`] : []));
   const cost = device ? costLine(result, device) : null;
   if (cost) lines.push('', cost);
+  if (stepLines.length > 0) lines.push('', ...stepLines);
   return lines.join('\n');
 }
 

@@ -148,7 +148,7 @@ export function parseTraceLine(text: string, file: string, lineNo: number, unkno
     }
     if (integer && !Number.isInteger(v)) return fail(node.range.offset, `"${key}" must be an integer, got ${v}`);
     if (v < min) return fail(node.range.offset, `"${key}" must be >= ${min}, got ${v}`);
-    if (integer && v > MAX_TRACE_TOKENS) return fail(node.range.offset, `"${key}" must be <= ${MAX_TRACE_TOKENS}, got ${v}`);
+    if (integer && v > MAX_TRACE_TOKENS) return fail(node.range.offset, `"${key}" must be <= ${formatCount(MAX_TRACE_TOKENS)}, got ${v}`);
     return v;
   };
   const r: TraceRequest = {

@@ -508,7 +508,7 @@ function jsonColumn(line: string, at: (string | number)[]): number {
 function count(text: unknown, what: string, path: string, line: number, column: number, min = 1): number {
   const v = typeof text === 'number' ? text : typeof text === 'string' && text.trim() !== '' ? Number(text) : NaN;
   if (!Number.isInteger(v) || v < min || v > MAX_TRACE_TOKENS) {
-    throw new TraceError(path, line, column, `${what} must be an integer from ${min} to ${MAX_TRACE_TOKENS}, got ${text === undefined ? 'nothing' : JSON.stringify(text)}`);
+    throw new TraceError(path, line, column, `${what} must be an integer from ${min} to ${formatCount(MAX_TRACE_TOKENS)}, got ${text === undefined ? 'nothing' : JSON.stringify(text)}`);
   }
   return v;
 }
@@ -568,7 +568,7 @@ function readCsv(path: string, format: 'azure' | 'burstgpt', opts: TraceReadOpti
     const got = (k: number) => (blank(k) ? 'an empty cell' : JSON.stringify(cell(k)));
     const zero = (k: number) => !blank(k) && Number(cell(k)) === 0;
     const tokens = (k: number, what: string) => {
-      if (blank(k)) throw new TraceError(path, n, col(k), `${what} must be an integer from 1 to ${MAX_TRACE_TOKENS}, got an empty cell`);
+      if (blank(k)) throw new TraceError(path, n, col(k), `${what} must be an integer from 1 to ${formatCount(MAX_TRACE_TOKENS)}, got an empty cell`);
       return count(cell(k), what, path, n, col(k));
     };
     const lacking = columns.slice(0, 3).filter((_, k) => index[k] >= cells.length);

@@ -28,6 +28,13 @@ test('attnscope help <command> prints <command> --help; help of no command is th
     assert.match(help.stdout, new RegExp(`^usage:\\n {2}attnscope ${command} `), command);
   }
   assert.equal(cli(['help']).stdout, cli(['--help']).stdout);
+  // trace's editor-only --profile-keys is not in its help (s48 newcomer L9), and still works: a BurstGPT filter on a JSONL trace names the profile's key.
+  const trace = cli(['trace', '--help']).stdout;
+  assert.doesNotMatch(trace, /profile-keys/);
+  assert.match(trace, /--trace-log-type T/);
+  const keyed = cli(['trace', join(root, 'examples', 'chat-trace.jsonl'), '--trace-model', 'x', '--profile-keys']);
+  assert.equal(keyed.code, 2, keyed.stderr);
+  assert.match(keyed.stderr, /workload\.trace_model/);
   const bogus = cli(['help', 'simulat']);
   assert.equal(bogus.code, 2);
   assert.equal(bogus.stderr, "attnscope: unknown command 'simulat': did you mean simulate? (see attnscope --help)\n");

@@ -108,7 +108,7 @@ test('simulate --trace with empty token cells in a BurstGPT CSV is refused at ea
   const r = cli(['simulate', profile, '--trace', trace]);
   assert.equal(r.code, 2, r.stderr);
   // Row 3: `6,ChatGPT,` is 10 characters; row 4: `7,ChatGPT,300,` is 14. Both rows, not only the first.
-  assert.equal(r.stderr, `${trace}:3:11: Request tokens must be an integer from 1 to 2147483647, got an empty cell\n${trace}:4:15: Response tokens must be an integer from 1 to 2147483647, got an empty cell\n`);
+  assert.equal(r.stderr, `${trace}:3:11: Request tokens must be an integer from 1 to 2,147,483,647, got an empty cell\n${trace}:4:15: Response tokens must be an integer from 1 to 2,147,483,647, got an empty cell\n`);
   assert.equal(r.stdout, '');
 });
 

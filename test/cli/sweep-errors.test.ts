@@ -34,7 +34,7 @@ test('sweep: every point\'s error at its own value, one line each, exit 2 before
   const lines = r.stderr.trim().split('\n').filter((l) => !/: (warning|info): /.test(l));
   assert.equal(lines.length, 2, r.stderr);
   assert.match(lines[0]!, new RegExp(`^${file.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')}:5:26: sweep point page_size=0: kv_cache\\.page_size must be >= 1`));
-  assert.match(lines[1]!, new RegExp(`^${file.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')}:5:33: sweep point page_size=5000: kv_cache\\.page_size must be <= 4096`));
+  assert.match(lines[1]!, new RegExp(`^${file.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')}:5:33: sweep point page_size=5000: kv_cache\\.page_size must be <= 4,096`));
   assert.equal(existsSync(out), false);
 });
 

@@ -775,7 +775,7 @@ test('sweep --events: bad input is an error event at the CLI\'s file:line:col, e
   const lines = text.split('\n');
   const line = lines.findIndex((l) => l.includes('3000000000'));
   assert.deepEqual([e.file, e.line, e.column], [file, line + 1, lines[line]!.indexOf('3000000000') + 1]);
-  assert.match(e.message, /^sweep point page_size=3000000000: kv_cache\.page_size must be <= 4096/);
+  assert.match(e.message, /^sweep point page_size=3000000000: kv_cache\.page_size must be <= 4,096/);
   assert.equal(r.stderr.trim(), `${file}:${e.line}:${e.column}: ${e.message}`);
   assert.ok(!existsSync(join(dir, '.attnscope')), 'nothing written');
 });

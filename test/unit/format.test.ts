@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { dataParallelEngines, fewAndCount, formatAttainedBelow, formatAttainmentTarget, formatBytes, formatCount, formatCountOf, formatDuration, formatGib, formatLoad, loadVerdict, formatMs, formatParams, formatPercent, formatGpuPeaks, formatRate, formatRequestRate, formatRunTime, formatSignificant, indefiniteArticle, sloNearIdleNote, sloSampleNote, sloTargetText, sloVerdict, shownFileName, wasmBuildNote, wrapLine, wrapLongLines, WRAP_ABOVE } from '../../core/format';
+import { dataParallelEngines, fewAndCount, formatAttainedBelow, formatAttainmentTarget, formatBytes, formatCount, formatCountOf, formatGrouped, formatTimeScale, formatDuration, formatGib, formatLoad, loadVerdict, formatMs, formatParams, formatPercent, formatGpuPeaks, formatRate, formatRequestRate, formatRunTime, formatSignificant, indefiniteArticle, sloNearIdleNote, sloSampleNote, sloTargetText, sloVerdict, shownFileName, wasmBuildNote, wrapLine, wrapLongLines, WRAP_ABOVE } from '../../core/format';
 import { rowExclusion } from '../../core/sweepFigures';
 import { GPUS } from '../../core/estimate/gpus';
 import { skippedNote } from '../../webview/model';
@@ -328,4 +328,15 @@ test('wrapLongLines: a line over 160 characters breaks at spaces into lines of a
   assert.deepEqual(wrapLongLines(units).split('\n'), [`Step time (modelled): max(${'x'.repeat(70)} +`, `    51.2 ns/KV token, ${'z'.repeat(70)})`]);
   // A word longer than the width stays whole on its own line.
   assert.deepEqual(wrapLongLines(`a ${'y'.repeat(170)} b`).split('\n'), ['a', `    ${'y'.repeat(170)}`, '    b']);
+});
+
+test('limits and time scales in messages are grouped in thousands, decimals and exponents kept (s48 newcomer L4)', () => {
+  // "workload.requests must be <= 10000000", "time scale 100000": written as every other count is.
+  assert.equal(formatGrouped(10_000_000), '10,000,000');
+  assert.equal(formatGrouped(16_777_216), '16,777,216');
+  assert.equal(formatGrouped(0.95), '0.95');
+  assert.equal(formatGrouped(1e300), '1e+300');
+  assert.equal(formatGrouped(4096), '4,096');
+  assert.equal(formatTimeScale(100_000), '100,000');
+  assert.equal(formatTimeScale(2.5), '2.5');
 });

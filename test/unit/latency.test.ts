@@ -152,6 +152,8 @@ test('nothing to measure is n/a with the reason, never 0 s: all rejected, or one
   const queue = formatLatency(one, 0, 0).find((line) => line.startsWith('Queue'))!;
   assert.match(queue, /^Queue: 0\.00 requests queued after a step's admissions on average, 0 at most \(an arrival during a step, admitted at the next, is not counted here\);/);
   assert.doesNotMatch(queue, /waiting/);
+  // s48 newcomer L4: a mean of half a million queued read "5.00e+5" beside "999,980 at most": grouped like the peak.
+  assert.match(formatLatency(one, 500_000, 999_980).find((line) => line.startsWith('Queue'))!, /^Queue: 500,000 requests queued after a step's admissions on average, 999,980 at most /);
 });
 
 test('no default per-step overhead: the one published single-request vLLM figure found is within 10 % of the roofline at the assumed 0.8; a TPOT SLO judged at small batch with overhead_ms assumed 0 says so', async () => {

@@ -85,11 +85,11 @@ test('a sliding_window or attention_chunk_size above 2^31 − 1 is an error at i
   const r = readModelConfig(text);
   assert.equal(r.value, null);
   const e = only(r.problems, 'invalid-value');
-  assert.equal(e.message, '"sliding_window" must be at most 2147483647, not 2147483648');
+  assert.equal(e.message, '"sliding_window" must be at most 2,147,483,647, not 2147483648');
   assert.equal(at(text, e), '2147483648');
   assert.equal(readModelConfig(JSON.stringify({ ...base, sliding_window: 2147483647 })).value!.slidingWindow, 2147483647);
   const chunked = readModelConfig(JSON.stringify({ ...base, model_type: 'llama4_text', attention_chunk_size: 2 ** 32 }));
-  assert.equal(only(chunked.problems, 'invalid-value').message, '"attention_chunk_size" must be at most 2147483647, not 4294967296');
+  assert.equal(only(chunked.problems, 'invalid-value').message, '"attention_chunk_size" must be at most 2,147,483,647, not 4294967296');
 });
 
 test('Qwen2 use_sliding_window with max_window_layers < num_hidden_layers: transformers\' layers, vLLM refuses', () => {
@@ -657,7 +657,7 @@ test('a vision_config size written wrong is refused at its value, not replaced b
     ['patch_size', 0, '"patch_size" in vision_config must be at least 1, not 0'],
     ['image_size', 0, '"image_size" in vision_config must be at least 1, not 0'],
     ['num_hidden_layers', -3, '"num_hidden_layers" in vision_config must be at least 1, not -3'],
-    ['hidden_size', 1e300, '"hidden_size" in vision_config must be at most 1048576, not 1e+300'],
+    ['hidden_size', 1e300, '"hidden_size" in vision_config must be at most 1,048,576, not 1e+300'],
     ['intermediate_size', 4304.5, '"intermediate_size" in vision_config must be an integer, not 4304.5'],
   ];
   for (const [key, value, message] of cases) {
@@ -1154,7 +1154,7 @@ test('widths far beyond any model are refused at their value: hidden_size 2^52 (
   assert.notEqual(text, fixtureText('Llama-3.1-8B'));
   const p = only(readModelConfig(text).problems, 'invalid-value');
   assert.equal(p.severity, 'error');
-  assert.equal(p.message, '"hidden_size" must be at most 16777216, not 4503599627370496');
+  assert.equal(p.message, '"hidden_size" must be at most 16,777,216, not 4503599627370496');
   assert.equal(at(text, p), '4503599627370496');
 });
 

@@ -1120,6 +1120,16 @@ test('the Step time line leaves out a zero overhead: "max(...)", not "0 s + max(
   const given = formatPoolSummary(await simulatePool(profile('kv_cache: { page_size: 4, num_pages: 10 }\nworkload: { max_model_len: 16 }\nstep_time: { overhead_ms: 1.5 }\n'), { trace }));
   assert.match(line(given), /^Step time \(modelled\): 1\.5 ms \+ max\(\d/, given);
   assert.match(given, /; step = 1\.5 ms \+ max\(weights/);
+  // The step-time model comes after every result (s48 newcomer M5: ~45 lines of it for DeepSeek-V3 at tp 8 before the first):
+  // after the allocation table and the latency section, last of all, behind a blank line; the KV pool line still first.
+  const rows = given.split('\n');
+  const at = (prefix: string) => rows.findIndex((l) => l.startsWith(prefix));
+  assert.equal(at('KV pool:'), 0, given);
+  assert.ok(at('Step time (modelled)') > at('allocation') && at('Step time (modelled)') > at('Requests:') && at('allocation') > 0, given);
+  assert.equal(rows[at('Step time (modelled)') - 1], '', given);
+  assert.ok(rows.slice(at('Step time (modelled)') + 1).every((l) => l.startsWith('  ')), given);
+  // One request at one instant is "one request", not "all 1 request arriving at one instant" (s48 newcomer L6).
+  assert.match(given, /^Load: one request, /m, given);
 });
 
 test('the Step time line of a model whose every layer slides (Mistral-7B-v0.1) has no full-attention terms, where it printed "0 s/KV token" and "0 s/query-key pair"', async () => {

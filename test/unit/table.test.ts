@@ -168,6 +168,9 @@ describe('formatEstimate KV pool under tensor parallelism', () => {
     const text = formatEstimate(estimate(profile), 'l70', { tensorParallelSize: 4 });
     const line = text.split('\n').find((l) => l.startsWith('  KV pool'))!;
     assert.equal(line, '  KV pool           8,192 pages = 131,072 tokens, the capacity of all 4 GPUs together: each holds 2 of the 8 KV heads of every one of these tokens (not 4 × 131,072)');
+    // An empty pool (the weights leave no room) is no capacity to explain: no "(not 4 × 0)" (s48 newcomer L6).
+    const empty = formatEstimate(estimate({ ...profile, kvCache: { ...profile.kvCache, memoryGib: 0.001 } }), 'l70', { tensorParallelSize: 4 });
+    assert.equal(empty.split('\n').find((l) => l.startsWith('  KV pool'))!, '  KV pool           0 pages = 0 tokens');
   });
 
   it('splits the weights per GPU into the sharded share, what every GPU holds whole and the kv_b_proj copies, so the figures add up (s47 newcomer LOW-4)', () => {

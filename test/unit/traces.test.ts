@@ -81,7 +81,7 @@ test('Azure and BurstGPT CSVs with blank lines before the header are read, and r
   assert.deepEqual(warnings, [`${good}:6:1: warning: prompt of 9,000 tokens reaches max_model_len 8,192: the request is rejected`]);
   const burst = write('burst-blank.csv', '\n\nTimestamp,Model,Request tokens,Response tokens,Total tokens,Log Type\n5,ChatGPT,472,18,490,Conversation log\n7,ChatGPT,x,1,2,API log\n');
   assert.equal(detectTraceFormat(burst), 'burstgpt');
-  assert.equal(cliLine(() => readTraceFile(burst, { maxModelLen: 8192 })), `${burst}:5:11: Request tokens must be an integer from 1 to 2147483647, got "x"`);
+  assert.equal(cliLine(() => readTraceFile(burst, { maxModelLen: 8192 })), `${burst}:5:11: Request tokens must be an integer from 1 to 2,147,483,647, got "x"`);
   // A header lacking a column is reported at its own line (3), with the format forced past detection.
   const noCol = write('burst-nocol.csv', '\n\nTimestamp,Model,Request tokens\n5,ChatGPT,472\n');
   assert.equal(cliLine(() => readTraceFile(noCol, { maxModelLen: 8192, format: 'burstgpt' })), `${noCol}:3:1: the burstgpt header lacks Response tokens`);
@@ -92,18 +92,18 @@ test('an empty or blank token cell in a BurstGPT or Azure CSV is refused at its 
   // Columns hand-counted: "6,ChatGPT," puts Request tokens at 11; "7,ChatGPT,300," Response tokens at 15.
   const head = 'Timestamp,Model,Request tokens,Response tokens,Total tokens,Log Type\n5,ChatGPT,472,18,490,Conversation log\n';
   const req = write('burst-empty-req.csv', `${head}6,ChatGPT,,30,490,Conversation log\n`);
-  assert.equal(cliLine(() => readTraceFile(req, { maxModelLen: 8192 })), `${req}:3:11: Request tokens must be an integer from 1 to 2147483647, got an empty cell`);
+  assert.equal(cliLine(() => readTraceFile(req, { maxModelLen: 8192 })), `${req}:3:11: Request tokens must be an integer from 1 to 2,147,483,647, got an empty cell`);
   const resp = write('burst-empty-resp.csv', `${head}7,ChatGPT,300,  ,300,Conversation log\n`);
-  assert.equal(cliLine(() => readTraceFile(resp, { maxModelLen: 8192 })), `${resp}:3:15: Response tokens must be an integer from 1 to 2147483647, got an empty cell`);
+  assert.equal(cliLine(() => readTraceFile(resp, { maxModelLen: 8192 })), `${resp}:3:15: Response tokens must be an integer from 1 to 2,147,483,647, got an empty cell`);
   // The only row: reported at its own line 2, not as "no requests" at the header's 1:1.
   const only = write('burst-empty-only.csv', 'Timestamp,Model,Request tokens,Response tokens,Total tokens,Log Type\n5,ChatGPT,472,,490,Conversation log\n');
-  assert.equal(cliLine(() => readTraceFile(only, { maxModelLen: 8192 })), `${only}:2:15: Response tokens must be an integer from 1 to 2147483647, got an empty cell`);
+  assert.equal(cliLine(() => readTraceFile(only, { maxModelLen: 8192 })), `${only}:2:15: Response tokens must be an integer from 1 to 2,147,483,647, got an empty cell`);
   // An empty Timestamp is not second 0.
   const stamp = write('burst-empty-stamp.csv', `${head},ChatGPT,300,20,320,Conversation log\n`);
   assert.equal(cliLine(() => readTraceFile(stamp, { maxModelLen: 8192 })), `${stamp}:3:1: Timestamp must be a number of seconds, got an empty cell`);
   // Azure: "2023-11-16 18:15:46.6805900,374," is 32 characters, so GeneratedTokens is at 33.
   const az = write('azure-empty.csv', 'TIMESTAMP,ContextTokens,GeneratedTokens\n2023-11-16 18:15:46.6805900,374,\n2023-11-16 18:15:47.6805900,374,0\n');
-  assert.equal(cliLine(() => readTraceFile(az, { maxModelLen: 8192 })), `${az}:2:33: GeneratedTokens must be an integer from 1 to 2147483647, got an empty cell`);
+  assert.equal(cliLine(() => readTraceFile(az, { maxModelLen: 8192 })), `${az}:2:33: GeneratedTokens must be an integer from 1 to 2,147,483,647, got an empty cell`);
   // A written 0 is still a failed request, dropped and counted.
   const zero = write('azure-zero.csv', 'TIMESTAMP,ContextTokens,GeneratedTokens\n2023-11-16 18:15:46.6805900,374,5\n2023-11-16 18:15:47.6805900,374,0\n');
   assert.deepEqual(readTraceFile(zero, { maxModelLen: 8192 }).dropped, { 'with 0 GeneratedTokens': 1 });
@@ -157,7 +157,7 @@ test('Azure CSV: datetime stamps to seconds from the first, lengths, max_model_l
   const feb30 = write('azure-feb30.csv', 'TIMESTAMP,ContextTokens,GeneratedTokens\n2023-02-28 23:59:59.0,12,3\n2023-02-30 00:00:00.0,5,5\n');
   assert.match(cliLine(() => readTraceFile(feb30, { maxModelLen: 8192 })), new RegExp(`^${feb30.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}:3:1: TIMESTAMP must be a valid datetime .*got "2023-02-30 00:00:00.0"$`));
   const badLen = write('azure-len.csv', 'TIMESTAMP,ContextTokens,GeneratedTokens\n2023-11-16 18:15:46,12.5,3\n');
-  assert.equal(cliLine(() => readTraceFile(badLen, { maxModelLen: 8192 })), `${badLen}:2:21: ContextTokens must be an integer from 1 to 2147483647, got "12.5"`);
+  assert.equal(cliLine(() => readTraceFile(badLen, { maxModelLen: 8192 })), `${badLen}:2:21: ContextTokens must be an integer from 1 to 2,147,483,647, got "12.5"`);
 });
 
 test('CSV cells past what is read are warned about: a header column the format lacks, rows wider than the header; a row lacking a column is an error at its end', () => {
@@ -233,7 +233,7 @@ test('Mooncake JSONL: ms stamps, and shared leading hash_ids blocks become prefi
   assert.equal(none.summary.prefixHitRate, 0);
   const bad = write('mooncake-bad.jsonl', '{"timestamp": 0, "input_length": 10, "output_length": 1, "hash_ids": [0]}\n{"timestamp": 5, "input_length": -3, "output_length": 1}\n');
   // Column 34: `{"timestamp": 5, ` is 17 characters, `"input_length": ` 16 more, so -3 starts at the 34th.
-  assert.equal(cliLine(() => readTraceFile(bad, { maxModelLen: 8192 })), `${bad}:2:34: "input_length" must be an integer from 1 to 2147483647, got -3`);
+  assert.equal(cliLine(() => readTraceFile(bad, { maxModelLen: 8192 })), `${bad}:2:34: "input_length" must be an integer from 1 to 2,147,483,647, got -3`);
 });
 
 test('vllm bench serve result: start_times, failed requests dropped, or even spacing at request_rate', () => {
@@ -317,15 +317,15 @@ test('lines are streamed across chunk boundaries without losing or splitting one
 test('every integer a trace carries is bounded by int32 (vLLM keeps token counts as int32) and refused at its line before any work', () => {
   // 2^31 = 2,147,483,648 is one past the largest int32; each reader names the field and its line.
   const csv = write('big.csv', 'Timestamp,Model,Request tokens,Response tokens,Total tokens,Log Type\n5,ChatGPT,2147483648,18,1,Conversation log\n');
-  assert.equal(cliLine(() => readTraceFile(csv, { maxModelLen: 8192 })), `${csv}:2:11: Request tokens must be an integer from 1 to 2147483647, got "2147483648"`);
+  assert.equal(cliLine(() => readTraceFile(csv, { maxModelLen: 8192 })), `${csv}:2:11: Request tokens must be an integer from 1 to 2,147,483,647, got "2147483648"`);
   const moon = write('big.jsonl', '{"timestamp": 0, "input_length": 12, "output_length": 1e12, "hash_ids": [0]}\n');
   // Column 55: 17 characters of timestamp, 20 of `"input_length": 12, `, 17 of `"output_length": `.
-  assert.equal(cliLine(() => readTraceFile(moon, { maxModelLen: 8192 })), `${moon}:1:55: "output_length" must be an integer from 1 to 2147483647, got 1000000000000`);
+  assert.equal(cliLine(() => readTraceFile(moon, { maxModelLen: 8192 })), `${moon}:1:55: "output_length" must be an integer from 1 to 2,147,483,647, got 1000000000000`);
   const ours = write('big-ours.jsonl', '{"arrival_s": 0, "prompt_len": 5, "output_len": 1, "prefix_len": 4294967297}\n');
-  assert.equal(cliLine(() => readTraceFile(ours, { maxModelLen: 8192 })), `${ours}:1:66: "prefix_len" must be <= 2147483647, got 4294967297`);
+  assert.equal(cliLine(() => readTraceFile(ours, { maxModelLen: 8192 })), `${ours}:1:66: "prefix_len" must be <= 2,147,483,647, got 4294967297`);
   const bench = write('big-bench.json', JSON.stringify({ input_lens: [100, 2 ** 31], output_lens: [10, 20] }));
   // At the value: `{"input_lens":[100,` is 19 characters.
-  assert.equal(cliLine(() => readTraceFile(bench, { maxModelLen: 8192 })), `${bench}:1:20: input_lens[1] must be an integer from 1 to 2147483647, got 2147483648`);
+  assert.equal(cliLine(() => readTraceFile(bench, { maxModelLen: 8192 })), `${bench}:1:20: input_lens[1] must be an integer from 1 to 2,147,483,647, got 2147483648`);
   const starts = write('bad-starts.json', JSON.stringify({ input_lens: [100, 200], output_lens: [10, 20], start_times: [0, 'soon'] }));
   // At the value: `{"input_lens":[100,200],"output_lens":[10,20],"start_times":[0,` is 63 characters.
   assert.equal(cliLine(() => readTraceFile(starts, { maxModelLen: 8192, format: 'vllm-bench' })), `${starts}:1:64: start_times[1] must be a number of seconds, got "soon"`);
@@ -602,9 +602,9 @@ test('an empty, blank, null or missing number in a JSONL or vllm bench trace is 
     ['attnscope', '{"arrival_s": 0, "prompt_len": 5}', /missing "output_len"/],
     ['attnscope', '{"arrival_s": 0, "prompt_len": 5, "output_len": 5, "prefix_id": 1, "prefix_len": ""}', /"prefix_len" must be a number, got ""/],
     ['mooncake', '{"timestamp": "", "input_length": 600, "output_length": 5, "hash_ids": [1, 2]}', /"timestamp" must be a number of milliseconds, got ""/],
-    ['mooncake', '{"timestamp": 0, "input_length": " ", "output_length": 5, "hash_ids": [1, 2]}', /"input_length" must be an integer from 1 to 2147483647, got " "/],
-    ['mooncake', '{"timestamp": 0, "input_length": 600, "hash_ids": [1, 2]}', /"output_length" must be an integer from 1 to 2147483647, got nothing/],
-    ['mooncake', '{"timestamp": 0, "input_length": 600, "output_length": null, "hash_ids": [1, 2]}', /"output_length" must be an integer from 1 to 2147483647, got null/],
+    ['mooncake', '{"timestamp": 0, "input_length": " ", "output_length": 5, "hash_ids": [1, 2]}', /"input_length" must be an integer from 1 to 2,147,483,647, got " "/],
+    ['mooncake', '{"timestamp": 0, "input_length": 600, "hash_ids": [1, 2]}', /"output_length" must be an integer from 1 to 2,147,483,647, got nothing/],
+    ['mooncake', '{"timestamp": 0, "input_length": 600, "output_length": null, "hash_ids": [1, 2]}', /"output_length" must be an integer from 1 to 2,147,483,647, got null/],
     ['mooncake', '{"timestamp": 0, "input_length": 600, "output_length": 5, "hash_ids": ["", 2]}', /hash_ids\[0\] must be a block id \(an integer >= 0\), got ""/],
   ];
   for (const [format, line, message] of jsonl) {
@@ -613,8 +613,8 @@ test('an empty, blank, null or missing number in a JSONL or vllm bench trace is 
   }
   const bench = (arrays: Record<string, unknown>) => write('empty-bench.json', JSON.stringify({ backend: 'vllm', model_id: 'x', request_rate: 'inf', duration: 1, ...arrays }));
   for (const [arrays, message] of [
-    [{ input_lens: ['', 5], output_lens: [5, 5] }, /input_lens\[0\] must be an integer from 1 to 2147483647, got ""/],
-    [{ input_lens: [5, 5], output_lens: [null, 5] }, /output_lens\[0\] must be an integer from 1 to 2147483647, got null/],
+    [{ input_lens: ['', 5], output_lens: [5, 5] }, /input_lens\[0\] must be an integer from 1 to 2,147,483,647, got ""/],
+    [{ input_lens: [5, 5], output_lens: [null, 5] }, /output_lens\[0\] must be an integer from 1 to 2,147,483,647, got null/],
     [{ input_lens: [5, 5], output_lens: [5, 5], start_times: [' ', 1] }, /start_times\[0\] must be a number of seconds, got " "/],
     [{ input_lens: [5, 5], output_lens: [5] }, /output_lens has 1 entries, input_lens 2/],
   ] as const) {
@@ -694,7 +694,7 @@ test('every bad row of a trace is refused at once, each at its line:col, in file
     '3.5,ChatGPT,10,10,20,Conversation log',
   ].join('\n'));
   assert.equal(cliLine(() => readTraceFile(csv, { maxModelLen: 8192 })), [
-    `${csv}:2:13: Request tokens must be an integer from 1 to 2147483647, got "abc"`,
+    `${csv}:2:13: Request tokens must be an integer from 1 to 2,147,483,647, got "abc"`,
     `${csv}:3:1: Timestamp must be a number of seconds, got "x"`,
     // '2.5,ChatGPT,10' is 14 characters: the error is past its end, at column 15.
     `${csv}:4:15: the row has 3 cells, the header 6: no Response tokens`,
@@ -707,7 +707,7 @@ test('every bad row of a trace is refused at once, each at its line:col, in file
   ].join('\n'));
   assert.equal(cliLine(() => readTraceFile(moon, { maxModelLen: 8192 })), [
     `${moon}:1:15: "timestamp" must be >= 0 (milliseconds from the trace's start), got -1`,
-    `${moon}:2:34: "input_length" must be an integer from 1 to 2147483647, got 0`,
+    `${moon}:2:34: "input_length" must be an integer from 1 to 2,147,483,647, got 0`,
   ].join('\n'));
 });
 
@@ -761,7 +761,7 @@ test('a vllm bench serve result: every bad start_times entry and length, each at
   const lens = write('bad-lens.json', JSON.stringify({ input_lens: [100, 0, 300], output_lens: [10, 20, -3] }));
   // `{"input_lens":[100,0,300],"output_lens":[10,20,` is 47 characters.
   assert.equal(cliLine(() => readTraceFile(lens, { maxModelLen: 8192 })), [
-    `${lens}:1:20: input_lens[1] must be an integer from 1 to 2147483647, got 0`,
-    `${lens}:1:48: output_lens[2] must be an integer from 1 to 2147483647, got -3`,
+    `${lens}:1:20: input_lens[1] must be an integer from 1 to 2,147,483,647, got 0`,
+    `${lens}:1:48: output_lens[2] must be an integer from 1 to 2,147,483,647, got -3`,
   ].join('\n'));
 });

@@ -94,7 +94,7 @@ test("workload.max_model_len in vLLM's spellings (32k, 32K, 25.6k): read as vLLM
   // What vLLM refuses ("Decimals are not allowed with binary suffixes like K"), and what it reads
   // out of range (3g = 3,000,000,000 > 2^31 - 1), stay errors at the value, saying what vLLM does.
   assert.equal(message('1.5K'), 'workload.max_model_len must be an integer, not the string "1.5K": vLLM refuses decimals with a binary suffix ("Decimals are not allowed with binary suffixes like K. Did you mean to use 1.5k instead?")');
-  assert.equal(message('3g'), 'workload.max_model_len must be <= 2147483647, not 3g: vLLM reads 3g as 3,000,000,000 (vllm/utils/argparse_utils.py human_readable_int: lowercase g = 1,000,000,000)');
+  assert.equal(message('3g'), 'workload.max_model_len must be <= 2,147,483,647, not 3g: vLLM reads 3g as 3,000,000,000 (vllm/utils/argparse_utils.py human_readable_int: lowercase g = 1,000,000,000)');
   assert.match(message('0.0001k')!, /must be >= 1, not 0\.0001k: vLLM reads 0\.0001k as 0 /);
   for (const v of ['-1', 'auto']) assert.match(message(v)!, /vLLM's -1 \/ auto sizes max_model_len to the longest the KV cache holds; write that number/, v);
   // Other strings: the message as before.
