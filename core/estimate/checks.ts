@@ -513,15 +513,11 @@ function deviceProblems(profile: Profile): Problem[] {
   const d = profile.device;
   const gpu = deviceGpu(d);
   if (!gpu || d.memoryGib === null) return [];
-  // A row whose CUDA total is derived, not logged (gpus.ts memoryLogged): only the board's capacity
-  // read as GiB bounds it (no card reports more than it holds), so a user's logged total is never flagged.
-  const limitGib = gpu.memoryLogged ? gpu.cudaMemoryGib : gpu.memoryBytes / 1e9;
-  if (d.memoryGib <= limitGib * (gpu.memoryLogged ? 1 + DRIVER_SPREAD : 1)) return [];
+  const limitGib = gpu.cudaMemoryGib;
+  if (d.memoryGib <= limitGib * (1 + DRIVER_SPREAD)) return [];
   const has = gpu.userGiven
     ? `its user-given memory_gib ${limitGib}, ±${DRIVER_SPREAD * 100} % between drivers`
-    : gpu.memoryLogged
-    ? `CUDA reports ${limitGib} GiB of its ${formatCount(gpu.memoryBytes / 1e9)} GB, vLLM's total_gpu_memory, ±${DRIVER_SPREAD * 100} % between drivers`
-    : `its ${formatCount(limitGib)} GB board, read as GiB, is more than CUDA can report; no public log of its total was found`;
+    : `CUDA reports ${limitGib} GiB of its ${formatCount(gpu.memoryBytes / 1e9)} GB, vLLM's total_gpu_memory, ±${DRIVER_SPREAD * 100} % between drivers`;
   return [{
     severity: 'warning',
     code: 'memory-exceeds-gpu',

@@ -18,9 +18,9 @@
  * error, "GPU 0 has a total capacity of ...", or the driver's total in a device query, CUDA's
  * deviceQuery or torch.cuda.get_device_properties, which is the same figure: an H100 NVL's
  * deviceQuery reads 99,861,594,112 bytes, 93.00 GiB (thamada/nvidia-smi gls/H100NVLx2_deviceQuery.py),
- * as its out-of-memory error does; OpenXLA's device configs read the same driver total); where
- * none is (no row since s48, when the H100 PCIe's was found) the row says how its total is
- * derived (memoryLogged false) and the figures carry that. It is neither the datasheet's GB
+ * as its out-of-memory error does; OpenXLA's device configs read the same driver total). A row
+ * for a card with no such public log is not added (a derived total would size every pool on that
+ * card wrong by an unknown amount). It is neither the datasheet's GB
  * read as 10^9 bytes (an RTX 4090's "24 GB" would be 22.35 GiB; CUDA reports 23.64) nor
  * nvidia-smi's MiB total, which is larger than what CUDA hands out (A10: nvidia-smi 23,028 MiB =
  * 22.49 GiB, vLLM 22.07 GiB; H100 80GB HBM3: 81,559 MiB = 79.65 GiB, vLLM 79.22 GiB). A card's
@@ -56,14 +56,8 @@ export interface GpuSpec {
   cudaMemoryGib: number;
   /** Where the peaks and board memory are copied from. */
   source: string;
-  /** Where cudaMemoryGib is copied from, or for a row without a public log ({@link memoryLogged} false) how it is derived. */
+  /** Where cudaMemoryGib is copied from: the public log and its line. */
   memorySource: string;
-  /**
-   * False where no public log of the card's total was found (no row since s48): cudaMemoryGib is
-   * then derived, as memorySource says, and the estimate's device memory, the hover and the
-   * schema's description say so; device.memory_gib copied from the user's own log replaces it.
-   */
-  memoryLogged: boolean;
   /** PCIe generation of the card's x16 host link, from the vendors' datasheets (H100 SXM, H200, H100 PCIe / NVL, H20: "PCIe Gen5: 128GB/s"; MI300X: PCIe Gen 5 x16; A100, L40S, A10, L4: "PCIe Gen4: 64GB/s", both directions together; RTX 4090: PCIe Gen 4; B200: see its row): what device.cpu_offload_gb's weights cross every forward pass ({@link hostLinkBytesPerSec}). */
   pcieGen: 4 | 5 | 6;
   /**
@@ -202,7 +196,6 @@ export function userGpu(f: UserGpuFields): GpuSpec {
     cudaMemoryGib: f.memory_gib,
     source: `${given} (bf16_tflops ${f.bf16_tflops}, memory_bandwidth_gb_s ${f.memory_bandwidth_gb_s})`,
     memorySource: `${given} (memory_gib ${f.memory_gib})`,
-    memoryLogged: true,
     pcieGen,
     interconnect,
     interconnectBytesPerSec: f.interconnect_gb_s !== undefined ? f.interconnect_gb_s * 1e9 : pcieX16BytesPerSec(pcieGen),
@@ -351,7 +344,6 @@ export const GPUS: readonly GpuSpec[] = [
     cudaMemoryGib: 79.22,
     source: 'NVIDIA H100 Tensor Core GPU datasheet (H100 SXM: BF16 Tensor Core 1,979 TFLOPS with sparsity, HBM3 3.35 TB/s)',
     memorySource: 'vLLM PR #10511 and #12126 logs on an H100-80G: "total_gpu_memory 79.22GiB"',
-    memoryLogged: true,
     pcieGen: 5,
     interconnect: 'NVLink',
     interconnectBytesPerSec: 450e9,
@@ -372,7 +364,6 @@ export const GPUS: readonly GpuSpec[] = [
     cudaMemoryGib: 79.11,
     source: 'NVIDIA H100 Tensor Core GPU datasheet (H100 PCIe: BF16 Tensor Core 1,513 TFLOPS with sparsity, HBM2e 2TB/s, 80GB)',
     memorySource: 'OpenXLA\'s device config of an H100 PCIe (device_description_str "NVIDIA H100 PCIe", 114 cores at 1.755 GHz), https://github.com/openxla/xla/blob/4336d12e0706168f6a382ddb231f3a83853b0657/xla/backends/gpu/target_config/specs/h100_pcie.txtpb: "device_memory_size: 84942979072", 79.11 GiB, the CUDA driver\'s total (StreamExecutor GetDeviceTotalMemory, cuDeviceTotalMem: a device query\'s). Until s48 derived as 79.2 (80 GB read as GiB less 1 %)',
-    memoryLogged: true,
     pcieGen: 5,
     interconnect: 'PCIe',
     interconnectBytesPerSec: 64e9,
@@ -392,7 +383,6 @@ export const GPUS: readonly GpuSpec[] = [
     cudaMemoryGib: 93,
     source: 'NVIDIA H100 Tensor Core GPU datasheet (H100 NVL: BF16 Tensor Core 1,671 TFLOPS with sparsity, HBM3 3.9TB/s, 94GB)',
     memorySource: 'PyTorch out-of-memory error on a RunPod H100 NVL 94GB, whose total is the cudaMemGetInfo total vLLM logs: "GPU 0 has a total capacity of 93.00 GiB", https://github.com/ali-vilab/VACE/issues/56',
-    memoryLogged: true,
     pcieGen: 5,
     interconnect: 'NVLink',
     interconnectBytesPerSec: 300e9,
@@ -417,7 +407,6 @@ export const GPUS: readonly GpuSpec[] = [
     cudaMemoryGib: 139.81,
     source: 'NVIDIA H200 Tensor Core GPU datasheet (H200 SXM: BF16 Tensor Core 1,979 TFLOPS with sparsity, HBM3e 4.8 TB/s, 141 GB)',
     memorySource: 'vLLM log on an H200: "total_gpu_memory (139.81GiB) x gpu_memory_utilization (0.85) = 118.84GiB"',
-    memoryLogged: true,
     pcieGen: 5,
     interconnect: 'NVLink',
     interconnectBytesPerSec: 450e9,
@@ -439,7 +428,6 @@ export const GPUS: readonly GpuSpec[] = [
     source: 'NVIDIA HGX H20 specifications as its resellers publish them, no datasheet on nvidia.com (BF16 Tensor Core 148 TFLOPS dense, HBM3 4.0 TB/s, 96 GB)',
     // PyTorch prints total_memory as the driver's total in whole MiB, rounded down: 97,285 MiB is [95.0049, 95.0059) GiB.
     memorySource: 'PyTorch device query on an H20 in Ant Group\'s flood engine, https://github.com/alipay/PainlessInferenceAcceleration/blob/2dc6e96a8878635305dcf40b4c7321e58bbe6877/flood/flood/ops/seg_attn.py: "_CudaDeviceProperties(name=\'NVIDIA H20\', major=9, minor=0, total_memory=97285MB, multi_processor_count=78)", 97,285 MiB = 95.005 GiB (the driver\'s total, cudaGetDeviceProperties totalGlobalMem, the total torch.cuda.mem_get_info and vLLM\'s total_gpu_memory read); a GH200\'s 96 GB of the same HBM3 reports "GPU 0 has a total capacity of 95.00 GiB" (NVIDIA technical blog, https://developer.nvidia.com/blog/accelerate-large-scale-llm-inference-and-kv-cache-offload-with-cpu-gpu-memory-sharing/)',
-    memoryLogged: true,
     pcieGen: 5,
     interconnect: 'NVLink',
     interconnectBytesPerSec: 450e9,
@@ -461,7 +449,6 @@ export const GPUS: readonly GpuSpec[] = [
     cudaMemoryGib: 178.35,
     source: 'NVIDIA HGX B200 specifications (8 GPUs: FP16/BF16 Tensor Core 36 PFLOPS with sparsity, 1,440 GB HBM3e at 64 TB/s: 180 GB and 8 TB/s a GPU; a driver query reads a 7,680-bit bus, 7.67 TB/s, pytorch/ao#4002)',
     memorySource: 'CUDA device query on a B200 in https://github.com/pytorch/ao/pull/4002: "Total Global Memory: 178.35 GB" (GiB), the total PyTorch out-of-memory errors on B200s print too ("GPU 0 has a total capacity of 178.35 GiB")',
-    memoryLogged: true,
     // The B200 itself has a Gen6 port; the HGX B200 boards' hosts (DGX B200: Xeon Platinum 8570) run it at Gen5.
     pcieGen: 5,
     interconnect: 'NVLink',
@@ -483,7 +470,6 @@ export const GPUS: readonly GpuSpec[] = [
     cudaMemoryGib: 79.15,
     source: 'NVIDIA A100 Tensor Core GPU datasheet (A100 80GB SXM: BF16 Tensor Core 312 TFLOPS dense, HBM2e 2,039 GB/s)',
     memorySource: 'vLLM start-up logs on A100 80GB: "total_gpu_memory (79.15GiB) x gpu_memory_utilization (0.90) = 71.23GiB"',
-    memoryLogged: true,
     pcieGen: 4,
     interconnect: 'NVLink',
     interconnectBytesPerSec: 300e9,
@@ -503,7 +489,6 @@ export const GPUS: readonly GpuSpec[] = [
     // No vLLM total_gpu_memory log of this card found; TensorFlow's device query prints the driver's total
     // (cuDeviceTotalMem, the figure torch.cuda.get_device_properties().total_memory reads too).
     memorySource: 'TensorFlow start-up log on four A100 80GB PCIe cards: "name: NVIDIA A100 80GB PCIe computeCapability: 8.0 ... deviceMemorySize: 79.21GiB" (the driver\'s total, cuDeviceTotalMem), https://github.com/NVIDIA/DeepLearningExamples/issues/1262',
-    memoryLogged: true,
     pcieGen: 4,
     interconnect: 'NVLink',
     interconnectBytesPerSec: 300e9,
@@ -525,7 +510,6 @@ export const GPUS: readonly GpuSpec[] = [
     cudaMemoryGib: 39.49,
     source: 'NVIDIA A100 Tensor Core GPU datasheet (A100 40GB SXM: BF16 Tensor Core 312 TFLOPS dense, HBM2 1,555 GB/s)',
     memorySource: 'vLLM logs on A100 40GB: "total_gpu_memory (39.49GiB) x gpu_memory_utilization (0.90) = 35.55GiB" (39.39 to 39.56 across drivers)',
-    memoryLogged: true,
     pcieGen: 4,
     interconnect: 'NVLink',
     interconnectBytesPerSec: 300e9,
@@ -544,7 +528,6 @@ export const GPUS: readonly GpuSpec[] = [
     cudaMemoryGib: 44.31,
     source: 'NVIDIA L40S datasheet (BF16 Tensor Core 733 TFLOPS with sparsity, GDDR6 864 GB/s, 48 GB)',
     memorySource: 'vLLM 0.7.2 log on an L40S, https://github.com/vllm-project/vllm/issues/15196: "total_gpu_memory (44.31GiB) x gpu_memory_utilization (0.45) = 19.94GiB" (44.39 GiB in a vLLM 0.6.6 log on an AWS g6e.48xlarge\'s L40S, github.com/gnosia93/vlm-distillation; nvidia-smi shows 46,068 MiB)',
-    memoryLogged: true,
     pcieGen: 4,
     interconnect: 'PCIe',
     interconnectBytesPerSec: 32e9,
@@ -563,7 +546,6 @@ export const GPUS: readonly GpuSpec[] = [
     cudaMemoryGib: 21.95,
     source: 'NVIDIA L4 Tensor Core GPU datasheet (BF16 Tensor Core 242 teraFLOPS with sparsity, GDDR6 300GB/s, 24GB)',
     memorySource: 'CUDA deviceQuery on an L4 (driver 550.90.07), https://github.com/thamada/nvidia-smi/blob/b09ef139265ffc7e3c78006346981de8e4d70499/gls/L4_deviceQuery.py: "Total amount of global memory: 22478 MBytes (23570219008 bytes)", 21.95 GiB; the same card\'s nvidia-smi -q (gls/L4_smi.py) reads FB Memory Total 23034 MiB, Reserved 556 MiB: the 22,478 MiB left is what CUDA hands out',
-    memoryLogged: true,
     pcieGen: 4,
     interconnect: 'PCIe',
     interconnectBytesPerSec: 32e9,
@@ -582,7 +564,6 @@ export const GPUS: readonly GpuSpec[] = [
     cudaMemoryGib: 23.64,
     source: 'NVIDIA Ada GPU Architecture whitepaper, Appendix A (GeForce RTX 4090: BF16 Tensor TFLOPS with FP32 accumulate 165.2 dense, GDDR6X 1,008 GB/s)',
     memorySource: 'PyTorch out-of-memory errors on RTX 4090s, whose total is the same cudaMemGetInfo total vLLM logs: "GPU 0 has a total capacity of 23.64 GiB", https://github.com/ali-vilab/VGen/issues/104 and https://github.com/3DTopia/Phidias-Diffusion/issues/8 (23.61 and 23.68 GiB in others: pinokiofactory/flux-webui#11, zai-org/CogVideo#36; nvidia-smi shows 24,564 MiB, https://github.com/vllm-project/vllm/issues/7553)',
-    memoryLogged: true,
     pcieGen: 4,
     interconnect: 'PCIe, no P2P',
     interconnectBytesPerSec: 32e9,
@@ -600,7 +581,6 @@ export const GPUS: readonly GpuSpec[] = [
     cudaMemoryGib: 22.07,
     source: 'NVIDIA A10 Tensor Core GPU datasheet (BF16 Tensor Core 125 TFLOPS dense, 250 with sparsity; GDDR6 600 GB/s, 24 GB)',
     memorySource: 'vLLM log on an OCI VM.GPU.A10 shape (oracle-samples/oci-data-science-ai-samples, AI Quick Actions troubleshooting): "total_gpu_memory (22.07GiB)"',
-    memoryLogged: true,
     pcieGen: 4,
     interconnect: 'PCIe',
     interconnectBytesPerSec: 32e9,
@@ -619,7 +599,6 @@ export const GPUS: readonly GpuSpec[] = [
     cudaMemoryGib: 191.98,
     source: 'AMD Instinct MI300X data sheet (Peak bfloat16 1,307.4 TFLOPs dense, 2,614.9 with sparsity; 192 GB HBM3, 5.3 TB/s)',
     memorySource: 'PyTorch (ROCm) out-of-memory error on an 8 × MI300X node, whose total is hipMemGetInfo\'s, the total_gpu_memory vLLM logs on ROCm: "GPU 0 has a total capacity of 191.98 GiB", https://github.com/vllm-project/vllm/issues/7951',
-    memoryLogged: true,
     pcieGen: 5,
     interconnect: 'Infinity Fabric',
     interconnectBytesPerSec: 448e9,
@@ -683,10 +662,9 @@ export function quantizedGemmPeak(gpu: GpuSpec, activations: 'fp8' | 'int8' | un
 
 /**
  * Device memory of a card as a serving engine sees it: the CUDA total (cudaMemoryGib), in bytes;
- * with where it comes from ("derived, no public log" for a row whose total is not logged,
- * GpuSpec.memoryLogged).
+ * with where it comes from (the table's logged total, or the user's own).
  */
 export function gpuMemory(gpu: GpuSpec): { bytes: number; source: string } {
-  const how = gpu.userGiven ? 'user-given' : gpu.memoryLogged ? 'as CUDA reports it' : 'derived, no public log of its CUDA total: write device.memory_gib from your own';
+  const how = gpu.userGiven ? 'user-given' : 'as CUDA reports it';
   return { bytes: Math.floor(gpu.cudaMemoryGib * GIB), source: `device.gpu ${gpu.name}, ${gpu.cudaMemoryGib} GiB ${how}` };
 }

@@ -61,7 +61,6 @@ test('a card\'s device memory: a logged total where a public log was found, else
     const e = estimate(llamaOn(gpu));
     assert.equal(e.pool.deviceMemoryBytes, Math.floor(gib * GiB), gpu);
     assert.equal(e.pool.deviceSource, `device.gpu ${gpu}, ${gib} GiB as CUDA reports it`);
-    assert.equal(row(gpu).memoryLogged, true);
   }
   assert.ok(Math.abs(23570219008 / GiB - row('L4').cudaMemoryGib) < 0.005, 'L4: the deviceQuery bytes, to vLLM\'s two decimals');
   assert.ok(row('H20').cudaMemoryGib >= 97285 / 1024 && row('H20').cudaMemoryGib < 97286 / 1024, 'H20: inside the printed MiB');
@@ -72,13 +71,9 @@ test('a card\'s device memory: a logged total where a public log was found, else
   // Llama-3.1-8B bf16 (gpu_memory_utilization 0.9): the L4's pool, 2,264 pages on the derived 22.07 GiB, is 2,209 on
   // the logged 21.95; the H20's, 35,301 on the derived 95.04, is 35,285 on 95.005.
   assert.deepEqual([estimate(llamaOn('L4')).pool.pages, estimate(llamaOn('H20')).pool.pages], [2209, 35285]);
-  // Derived (no log found): no row since s48, when the H100 PCIe's total was found.
-  assert.deepEqual(GPUS.filter((g) => !g.memoryLogged).map((g) => g.name), []);
-  // A logged row cites a total to two decimals and where it was seen; a derived one never claims a log.
-  for (const g of GPUS) {
-    if (g.memoryLogged) assert.match(g.memorySource, /\d+\.\d\d\d? ?GiB/, g.name);
-    else assert.doesNotMatch(g.memorySource, /total_gpu_memory \(/, g.name);
-  }
+  // Every row cites a logged total to two decimals and where it was seen (no derived row since s48, when
+  // the H100 PCIe's total was found: a card with no public log is not added).
+  for (const g of GPUS) assert.match(g.memorySource, /\d+\.\d\d\d? ?GiB/, g.name);
 });
 
 test('memory_gib above a card\'s logged total warns, within the drivers\' 0.5 % it does not', () => {
@@ -94,13 +89,13 @@ test('memory_gib above a card\'s logged total warns, within the drivers\' 0.5 % 
   assert.ok(!checkProfile(llamaOn('H20', 95.4), estimate(llamaOn('H20', 95.4))).some((x) => x.code === 'memory-exceeds-gpu'));
 });
 
-test('the profile schema lists every row in table order, each description with its bandwidth and memory, "derived" exactly on the derived rows', () => {
+test('the profile schema lists every row in table order, each description with its bandwidth and memory, none "derived"', () => {
   const gpu = schema.properties.device.properties.gpu.anyOf[0] as { enum: string[]; enumDescriptions: string[] };
   assert.deepEqual(gpu.enum, GPUS.map((g) => g.name));
   GPUS.forEach((g, i) => {
     const d: string = gpu.enumDescriptions[i];
     assert.ok(d.includes(`${g.cudaMemoryGib} GiB`), `${g.name}: ${d}`);
-    assert.equal(/derived/.test(d), !g.memoryLogged, `${g.name}: ${d}`);
+    assert.doesNotMatch(d, /derived/, `${g.name}: ${d}`);
   });
 });
 
@@ -302,8 +297,8 @@ test('A100 PCIe 80GB: its datasheet column and NVLink-bridged pairs (an A100 PCI
   // INT8 624 TOPS, HBM2e 1,935 GB/s, "NVLink Bridge for 2 GPUs: 600GB/s" (both directions: 300 a direction),
   // "PCIe Gen4: 64GB/s". CUDA's total: TensorFlow's device log "deviceMemorySize: 79.21GiB" (DeepLearningExamples#1262).
   const a = row('A100 PCIe 80GB');
-  assert.deepEqual([a.bf16FlopsPerSec, a.fp32FlopsPerSec, a.int8OpsPerSec, a.fp8FlopsPerSec, a.memoryBytesPerSec, a.cudaMemoryGib, a.memoryLogged, a.pcieGen, a.interconnect, a.interconnectBytesPerSec, a.nvlinkBridgedPairs, a.nvlinkMulticast],
-    [312e12, 19.5e12, 624e12, undefined, 1.935e12, 79.21, true, 4, 'NVLink', 300e9, true, undefined]);
+  assert.deepEqual([a.bf16FlopsPerSec, a.fp32FlopsPerSec, a.int8OpsPerSec, a.fp8FlopsPerSec, a.memoryBytesPerSec, a.cudaMemoryGib, a.pcieGen, a.interconnect, a.interconnectBytesPerSec, a.nvlinkBridgedPairs, a.nvlinkMulticast],
+    [312e12, 19.5e12, 624e12, undefined, 1.935e12, 79.21, 4, 'NVLink', 300e9, true, undefined]);
   assert.equal(estimate(llamaOn('A100 PCIe 80GB')).pool.deviceSource, 'device.gpu A100 PCIe 80GB, 79.21 GiB as CUDA reports it');
   // Llama-3.1-8B (65 calls, 8,192 B a token's message). tp 2: the bridged pair's NVLink, 300e9, vLLM's custom all-reduce.
   // tp 4: not fully connected, NCCL's ring over PCIe Gen4 x16, 32e9: 65 · 1.5 · 8,192 / (32e9 · 0.5) = 49.92 µs a token
