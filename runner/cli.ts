@@ -394,14 +394,16 @@ function aboutTheDraws(profile: Profile, problem: Problem): boolean {
  * simulates nothing), so nothing is said about them (s39 newcomer 7: estimate warned that the
  * default prompt_len reaches max_model_len 4096); `simulating`: the pool a simulation cannot size is
  * said by its refusal alone; `benchmarks` false (simulate, estimate): nothing is benchmarked, so
- * nothing is said about the kernels (BENCHMARK_ONLY_CODES; s48 newcomer L7: estimate of DeepSeek-V3
- * said which head_dim its decode is benchmarked at).
+ * the kernels' info notes are not said (BENCHMARK_ONLY_CODES at severity info; s48 newcomer L7:
+ * estimate of DeepSeek-V3 said which head_dim its decode is benchmarked at); a kernel warning (a
+ * page_size past the CUDA kernels under the profile's own backend: cuda) is still said, as the
+ * editor says it.
  * @returns the lines written, located, for the run's JSON (RunResult.problems, estimate --json's problems).
  */
 function printNotes(loaded: LoadedProfile, write: (line: string, level: 'info' | 'warn') => void, noDraws = false, simulating = false, benchmarks = !simulating): RunProblem[] {
   // The device-fit warning a simulation's refusal repeats (the pool has no pages for its cause: core/validate.ts poolCause) is said once, by the refusal.
   const refused = simulating ? loaded.problems.map((p) => poolCause(p, loaded.problems)).filter((p) => p !== undefined) : [];
-  const problems = loaded.problems.filter((p) => p.code !== POOL_NOT_SIMULABLE && !refused.includes(p) && !(noDraws && aboutTheDraws(loaded.profile, p)) && !(!benchmarks && BENCHMARK_ONLY_CODES.has(p.code)));
+  const problems = loaded.problems.filter((p) => p.code !== POOL_NOT_SIMULABLE && !refused.includes(p) && !(noDraws && aboutTheDraws(loaded.profile, p)) && !(!benchmarks && p.severity === 'info' && BENCHMARK_ONLY_CODES.has(p.code)));
   return writeProblems(loaded, capRepeats(problems), write);
 }
 

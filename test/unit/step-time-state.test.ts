@@ -49,7 +49,7 @@ test('MiniMax-M1 at tp 8 on an H200: 17.5 MiB of lightning state per sequence pe
   const { perRequestStateS: _s, ...w0 } = m;
   assert.ok(stepSeconds(m, 8192, 1, prefill) - stepSeconds(w0, 8192, 1, prefill) <= m.perRequestStateS! * (1 + 1e-9));
   assert.match(m.source, /step = max\(weights \+ KV \+ recurrent state read at 0\.8 × bandwidth/);
-  assert.match(m.source, /recurrent state: the 70 lightning attention layers keep 17\.5 MiB per sequence per GPU \(mambaStateBytesPerSequence\), read and written once per request scheduled in a step, a decode token or a prefill chunk alike \(9\.56 µs a request at 0\.8 × bandwidth\): vLLM's kernels update/);
+  assert.match(m.source, /recurrent state: the 70 lightning attention layers keep 17\.5 MiB per sequence per GPU \(the estimate's state per sequence\), read and written once per request scheduled in a step, a decode token or a prefill chunk alike \(9\.56 µs a request at 0\.8 × bandwidth\): vLLM's kernels update/);
 });
 
 test('pipeline parallel: each stage charges its own recurrent-state layers (MiniMax-M1 tp 8 × pp 2: 35 lightning layers a stage)', () => {
