@@ -83,5 +83,5 @@ test('LFM2-1.2B in the KV pool: 16-token pages already hold a conv state, padded
   assert.equal(e.pool.pages, 21_845);
   assert.equal(e.pool.tokens, 116_496);
   assert.equal(e.pool.maxConcurrency.toFixed(2), '2.73');
-  assert.match(e.notes.join('\n'), /10 short conv layers keep a constant state per sequence, .*\(conv state in bf16; mambaStateBytesPerSequence\)/);
+  assert.match(e.notes.join('\n'), /10 short conv layers keep a constant state per sequence, .*\(conv state in bf16\)/);
 });

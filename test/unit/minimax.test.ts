@@ -80,7 +80,7 @@ test('MiniMax-M1 in the KV pool at tensor_parallel_size 8: the attention block r
   assert.equal(e.pool.pages, 16_384);
   assert.equal(e.pool.tokens, 1_048_576);
   assert.equal(e.pool.maxConcurrency.toFixed(2), '0.82');
-  assert.match(e.notes.join('\n'), /70 lightning attention layers keep a constant state per sequence, .*\(linear-attention KV state in bf16; mambaStateBytesPerSequence\)/);
+  assert.match(e.notes.join('\n'), /70 lightning attention layers keep a constant state per sequence, .*\(linear-attention KV state in bf16\)/);
 });
 
 test('MiniMax layouts: decoder_attention_types, layer_types (transformers\' minimax), its alternating default, and a bad attn_type_list', () => {
