@@ -6,6 +6,7 @@
  */
 
 import { SLO_ATTAINMENT_DEFAULT, type CapacityCurve } from './protocol/latency';
+import type { TpReplication } from './estimate/types';
 import { keptInHistory, type DataParallelResult, type Environment, type KernelCase, type PoolCancelled, type PoolCost, type PoolLoad, type PoolResult, type PoolSummary, type RunKind, type RunResult, type TraceSummary } from './protocol/run';
 
 const IEC = ['B', 'KiB', 'MiB', 'GiB', 'TiB', 'PiB', 'EiB'];
@@ -1137,4 +1138,23 @@ export function wrapLine(line: string, options: WrapOptions = {}): string[] {
     lead = more;
   }
   return out;
+}
+
+/**
+ * One GPU's share of `totalBytes` of weights over `tp` tensor-parallel GPUs, as the formula with its
+ * figures: "(T − R) ÷ tp + R replicated on every GPU", R the bytes vLLM keeps whole on every GPU
+ * ({@link replicatedWeights} wholeBytes: norms, routers, MLA a-projections, a tower's unsplit parts),
+ * and, where tp exceeds H_kv > 1 KV heads, the k/v projections K as "+ K ÷ H_kv" (each GPU one
+ * head's). Llama-3.1-405B bf16 at tp 8: "(756 GiB − 7.91 MiB) ÷ 8 + 7.91 MiB replicated on every
+ * GPU" (norms (126 · 2 + 1) · 16,384 · 2 B). Empty when `tp` is 1 or nothing is replicated (the
+ * caller writes "T ÷ tp"). The one text of this split: the estimate's note, the fit checks, the
+ * table's weights line, the reserve's weights basis and the editor's hover all call it. `totalBytes`
+ * as a string is written as given ("parameters · bytes"); `format` renders bytes (formatBytes, formatGib).
+ */
+export function tpWeightsFormula(totalBytes: number | string, tp: number, r: TpReplication | undefined, format: (bytes: number) => string = formatBytes): string {
+  if (tp <= 1 || !r || (r.wholeBytes <= 0 && !r.kvHeads)) return '';
+  const less = [r.wholeBytes, r.kvHeads?.bytes ?? 0].filter((x) => x > 0).map((x) => ` − ${format(x)}`).join('');
+  const whole = r.wholeBytes > 0 ? ` + ${format(r.wholeBytes)} replicated on every GPU` : '';
+  const kv = r.kvHeads ? ` + ${format(r.kvHeads.bytes)} ÷ ${r.kvHeads.heads} (k_proj / v_proj: one of the ${r.kvHeads.heads} KV heads on each GPU)` : '';
+  return `(${typeof totalBytes === 'string' ? totalBytes : format(totalBytes)}${less}) ÷ ${tp}${whole}${kv}`;
 }

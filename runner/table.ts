@@ -8,7 +8,7 @@ import { isBareConfig } from '../core/config/profileDefaults';
 import type { Estimate, KvPoolLayout } from '../core/estimate/types';
 import { kvHeadsPerGpu, quantizedScopeText, quantizedWidthText } from '../core/estimate';
 import { blocksPerRequestFormula, grouped, poolBlocksText } from '../core/estimate/layout';
-import { formatBytes, formatConcurrency, formatCount, formatCountOf, formatPercent, formatRate, fractionText, formatSignificant, isMemoryBound, loadAverageText, perGpuCaseText, perGpuCasesHeader } from '../core/format';
+import { formatBytes, formatConcurrency, formatCount, formatCountOf, formatPercent, formatRate, fractionText, formatSignificant, isMemoryBound, loadAverageText, perGpuCaseText, perGpuCasesHeader, tpWeightsFormula } from '../core/format';
 import type { KernelCase, RunResult } from '../core/protocol/run';
 import { mlaDecodeHeadDim, mlaPrefillHeadDim, softcapNote } from '../core/kernelLimits';
 import { ceilingFor, computeCeiling } from './measure';
@@ -159,16 +159,15 @@ export function perGpuText(e: Pick<Estimate, 'pipeline'>, tp: number): string {
  * ("in all"); on one GPU, where the two differ, the checkpoint and what is added or offloaded
  * follow in parentheses. Under tensor parallelism alone the per-GPU figure is split so the figures
  * add up (s47 newcomer LOW-4: DeepSeek-V3 at tp 8 "627 GiB in all, 79.5 GiB per GPU", 8 × 79.5 =
- * 636): the checkpoint ÷ tp, sharded, + what every GPU holds whole (embeddings, norms, the router:
- * Estimate.weightsBytesPerGpu − ceil(checkpoint / tp) − the kv_b_proj copies) + those copies.
+ * 636): (checkpoint − what every GPU holds whole) ÷ tp + that (norms, the router, MLA's
+ * a-projections: Estimate.replicated, tpWeightsFormula) + those copies.
  */
 function weightsText(e: Estimate, perGpu: string, tp = 1): string {
   if (perGpu) {
     const copies = e.kvBProjCopiesBytesPerGpu ?? 0;
-    const sharded = Math.ceil(e.weightsBytes / tp);
-    const replicated = e.weightsBytesPerGpu - sharded - copies;
-    const split = !e.pipeline && tp > 1 && !e.cpuOffloadBytesPerGpu && (replicated > 0 || copies > 0)
-      ? ` (${formatBytes(e.weightsBytes)} ÷ ${tp} = ${formatBytes(sharded)} sharded${replicated > 0 ? ` + ${formatBytes(replicated)} replicated on every GPU` : ''}${copies > 0 ? ` + ${formatBytes(copies)} ${e.model.dtype} kv_b_proj copies` : ''})`
+    const formula = tpWeightsFormula(e.weightsBytes, tp, e.replicated);
+    const split = !e.pipeline && tp > 1 && !e.cpuOffloadBytesPerGpu && (formula || copies > 0)
+      ? ` (${formula || `${formatBytes(e.weightsBytes)} ÷ ${tp}`}${copies > 0 ? ` + ${formatBytes(copies)} ${e.model.dtype} kv_b_proj copies` : ''})`
       : '';
     return `${formatBytes(e.weightsBytes)} in all, ${formatBytes(e.weightsBytesPerGpu)}${perGpu}${split}`;
   }

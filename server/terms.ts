@@ -5,7 +5,7 @@
  */
 import { mixerNames, type ModelSpec } from '../core/config';
 import { blocksPerRequestFormula, dtypeBytes, engineKeyOf, headsPerGpu, isChunkedLocalAttention, kvBytesForSequence, kvCacheLayerTypes, perGpuModel, kvHeadsPerGpu, kvLayerCount, grouped, mambaStateDtypes, maxNumSeqsOf, poolBlocksText, poolGroupsWhy, poolTokensFormula, quantizedScopeText, quantizedWeights, quantizedWidthText, requestReservation, type AttentionWorkspace, type Estimate } from '../core/estimate';
-import { formatBytes, formatConcurrency, formatCount, formatParams, gpuCount } from '../core/format';
+import { formatBytes, formatConcurrency, formatCount, formatParams, gpuCount, tpWeightsFormula } from '../core/format';
 import type { Analysis } from './analysis';
 
 export type TermId = 'params' | 'active' | 'weights' | 'kvLayer' | 'kvToken' | 'mambaState' | 'page' | 'budget' | 'pool' | 'reserved' | 'concurrency' | 'naive' | 'flash';
@@ -94,10 +94,10 @@ export function termRows(a: Analysis): TermRow[] {
   }
   const q = m.quantization;
   const qw = q ? quantizedWeights(m, e.params) : null;
-  // What one GPU holds beyond its share: the tensors vLLM does not split (core/estimate replicatedWeights).
+  // What tensor parallelism does not split: the tensors vLLM keeps whole on every GPU (core/estimate replicatedWeights).
   const copies = e.kvBProjCopiesBytesPerGpu ?? 0;
   const offloaded = e.cpuOffloadBytesPerGpu ?? 0;
-  const replicated = tp > 1 ? e.weightsBytesPerGpu + offloaded - Math.ceil((stage?.weightsBytes ?? e.weightsBytes) / tp) - copies : 0;
+  const split = tpWeightsFormula('the weights', tp, stage ? stage.replicated : e.replicated);
   // device.cpu_offload_gb: what one GPU keeps in CPU memory instead (core/estimate cpuOffload).
   const offloadText = offloaded > 0 ? ` − ${formatBytes(offloaded)} kept in CPU memory per GPU (cpu_offload_gb ${p.device.cpuOffloadGib}: vLLM's maybe_offload_to_cpu moves decoder layers' parameters, from the first, until the budget is reached; the KV budget gets them, and each forward pass reads them over PCIe)` : '';
   const stageWeights = pipe && stage
@@ -108,7 +108,7 @@ export function termRows(a: Analysis): TermRow[] {
     term: 'Weights',
     // What weightsBytes charges: the quantized parameters (quantizedWeights: gpt-oss's mxfp4 only
     // its routed experts, attention stays in dtype) at their stored width, the rest at the dtype's bytes.
-    formula: `${q && qw ? `${quantizedScopeText(q)} ${formatParams(qw.params)} · ${quantizedWidthText(m, qw)} (${q.method}) + the rest ${formatParams(e.paramsTotal - qw.params)} · ${dtypeBytes(p.dtype)} B (${p.dtype})` : `parameters · ${dtypeBytes(p.dtype)} B (${p.dtype})`}${tp > 1 ? `, ÷ ${tp} GPUs${replicated > 0 ? ` + ${formatBytes(replicated)} that tensor parallelism does not split (norms, routers, MLA a-projections, replicated KV heads)` : ''}` : ''}${copies > 0 ? ` + ${formatBytes(copies)} of ${p.dtype} copies of kv_b_proj's halves W_UK_T and W_UV that vLLM keeps beside the quantized kv_b_proj for MLA's decode (mlaDecodeCopies)` : ''}${offloadText}${stageWeights}`,
+    formula: `${q && qw ? `${quantizedScopeText(q)} ${formatParams(qw.params)} · ${quantizedWidthText(m, qw)} (${q.method}) + the rest ${formatParams(e.paramsTotal - qw.params)} · ${dtypeBytes(p.dtype)} B (${p.dtype})` : `parameters · ${dtypeBytes(p.dtype)} B (${p.dtype})`}${tp > 1 ? (split ? `; per GPU ${split} (norms, routers, MLA a-projections: what tensor parallelism does not split)` : `, ÷ ${tp} GPUs`) : ''}${copies > 0 ? ` + ${formatBytes(copies)} of ${p.dtype} copies of kv_b_proj's halves W_UK_T and W_UV that vLLM keeps beside the quantized kv_b_proj for MLA's decode (mlaDecodeCopies)` : ''}${offloadText}${stageWeights}`,
     value: gpus > 1 ? `${formatBytes(e.weightsBytesPerGpu)}${perGpu}, ${formatBytes(e.weightsBytes)} on ${gpus} GPUs` : formatBytes(e.weightsBytesPerGpu),
     keys: ['dtype', 'torch_dtype', 'quantization_config', 'tensor_parallel_size', 'pipeline_parallel_size', 'cpu_offload_gb', ...shapeKeys],
   });

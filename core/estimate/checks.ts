@@ -10,7 +10,7 @@ import { divisors } from '../config/model';
 import { quantizationAlignment } from '../config/quantization';
 import { KERNEL_LIMITS, mlaDecodeHeadDim, mlaPrefillHeadDim, softcapNote } from '../kernelLimits';
 import { mixerNames } from '../config/mamba';
-import { formatBytes, formatCount, formatCountOf, formatGib } from '../format';
+import { formatBytes, formatCount, formatCountOf, tpWeightsFormula } from '../format';
 import { deviceGpu, gpuByName, pcieX16BytesPerSec, type GpuSpec } from './gpus';
 import { blocksPerRequest } from './layout';
 import { PP_FIT_SEARCH_MAX } from './pipeline';
@@ -253,8 +253,8 @@ function fitProblems(profile: Profile, e: Estimate, reestimate: Reestimate): Pro
   const d = profile.device;
   if (e.pool.deviceMemoryBytes === 0) return [];
   const usable = e.pool.deviceMemoryBytes * d.gpuMemoryUtilization;
-  const device = d.memoryGib !== null ? `${d.memoryGib} GiB` : `${formatGib(e.pool.deviceMemoryBytes)} (${d.gpu})`;
-  const limit = `${device} × ${d.gpuMemoryUtilization.toFixed(2)} = ${formatGib(usable)}`;
+  const device = d.memoryGib !== null ? `${d.memoryGib} GiB` : `${formatBytes(e.pool.deviceMemoryBytes)} (${d.gpu})`;
+  const limit = `${device} × ${d.gpuMemoryUtilization.toFixed(2)} = ${formatBytes(usable)}`;
   const at = profileKey(profile, 'device.memory_gib', 'device.gpu', 'device.gpu_memory_utilization', 'device');
   const tp = d.tensorParallelSize;
   const pp = e.pipeline;
@@ -264,9 +264,10 @@ function fitProblems(profile: Profile, e: Estimate, reestimate: Reestimate): Pro
     const perGpu = stage?.weightsBytesPerGpu ?? e.weightsBytesPerGpu;
     const stageBytes = stage?.weightsBytes ?? e.weightsBytes;
     const copies = (stage ? stage.kvBProjCopiesBytesPerGpu : e.kvBProjCopiesBytesPerGpu) ?? 0;
-    const replicated = perGpu - Math.ceil(stageBytes / tp) - copies;
-    const of = stage ? `${formatGib(stageBytes)} of stage ${s! + 1} of ${pp!.size}, layers ${stage.start}-${stage.end - 1}` : formatGib(e.weightsBytes);
-    return { perGpu, text: tp > 1 || stage ? `weights ${formatGib(perGpu)} per GPU (${of}${tp > 1 ? ` ÷ ${tp}` : ''}${replicated > 0 ? ` + ${formatGib(replicated)} replicated on every GPU` : ''}${copies > 0 ? ` + ${formatGib(copies)} ${profile.dtype} kv_b_proj copies` : ''})` : `weights ${formatGib(perGpu)}${copies > 0 ? ` (${formatGib(copies)} of them ${profile.dtype} kv_b_proj copies)` : ''}` };
+    const where = stage ? `stage ${s! + 1} of ${pp!.size}, layers ${stage.start}-${stage.end - 1}` : '';
+    const formula = tpWeightsFormula(stageBytes, tp, stage ? stage.replicated : e.replicated);
+    const split = formula ? `${formula}${where ? ` on ${where}` : ''}` : `${formatBytes(stageBytes)}${where ? ` of ${where}` : ''}${tp > 1 ? ` ÷ ${tp}` : ''}`;
+    return { perGpu, text: tp > 1 || stage ? `weights ${formatBytes(perGpu)} per GPU (${split}${copies > 0 ? ` + ${formatBytes(copies)} ${profile.dtype} kv_b_proj copies` : ''})` : `weights ${formatBytes(perGpu)}${copies > 0 ? ` (${formatBytes(copies)} of them ${profile.dtype} kv_b_proj copies)` : ''}` };
   };
   const weights = weightsOf(pp?.stage).text;
   // vLLM fails to load on any GPU its stage's weights overfill, whichever stage sizes the pool:
@@ -289,11 +290,11 @@ function fitProblems(profile: Profile, e: Estimate, reestimate: Reestimate): Pro
   }
   const activation = e.pool.activationPeakBytes;
   if (e.pool.budgetSource === 'device' && e.hasKvCache && e.pool.pages === 0) {
-    const reserve = e.pool.engineReserveBytes > 0 ? ` + engine reserves ${formatGib(e.pool.engineReserveBytes)}` : '';
+    const reserve = e.pool.engineReserveBytes > 0 ? ` + engine reserves ${formatBytes(e.pool.engineReserveBytes)}` : '';
     // One page more than the device leaves: what weights, activations and reserves take, and a page.
     const short = e.weightsBytesPerGpu + activation + e.pool.engineReserveBytes + e.pageBytes - usable;
     const sizes = deviceSizesThatFit(profile, e.pool.deviceMemoryBytes, short, (x) => x.pool.pages > 0, reestimate);
-    return [{ severity: 'warning', code: 'kv-pool-empty', message: `${weights} + activation peak ${formatGib(activation)}${reserve} leave no room for a KV page in ${limit}${sizes.text.length > 0 ? `: ${sizes.text.join(', or ')}` : ''}`, range: at, data: sizes.data }];
+    return [{ severity: 'warning', code: 'kv-pool-empty', message: `${weights} + activation peak ${formatBytes(activation)}${reserve} leave no room for a KV page in ${limit}${sizes.text.length > 0 ? `: ${sizes.text.join(', or ')}` : ''}`, range: at, data: sizes.data }];
   }
   if (e.pool.budgetSource === 'explicit' && e.weightsBytesPerGpu + e.pool.budgetBytes > usable) {
     // The largest budget that fits beside the weights (usable − weights per GPU), in the unit of
@@ -312,7 +313,7 @@ function fitProblems(profile: Profile, e: Estimate, reestimate: Reestimate): Pro
     return [{
       severity: 'warning',
       code: 'kv-budget-exceeds-device',
-      message: `KV budget ${formatGib(e.pool.budgetBytes)} + ${weights} exceed ${limit}${fixes.length > 0 ? `: ${fixes.join(', or ')}` : ''}`,
+      message: `KV budget ${formatBytes(e.pool.budgetBytes)} + ${weights} exceed ${limit}${fixes.length > 0 ? `: ${fixes.join(', or ')}` : ''}`,
       range: profileKey(profile, key),
       data: { key, ...(fits > 0 ? { fits } : {}), removable },
     }];

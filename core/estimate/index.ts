@@ -9,7 +9,7 @@
  * and transformers' modeling files for parameter shapes.
  */
 import type { Dtype, KvDtype, LayerSkips, MambaCacheMode, ModelSpec, MoeSpec, Problem, Profile, QuantizationSpec } from '../config/types';
-import { formatBytes, formatCount, formatGib, formatParams, indefiniteArticle } from '../format';
+import { formatBytes, formatCount, formatGib, formatParams, indefiniteArticle, tpWeightsFormula } from '../format';
 import { DEFAULT_GPU, deviceGpu, gpuMemory } from './gpus';
 import { DEFAULT_ENGINE, engineEraName, engineKeyOf, reserveTerms, subtractedBytes, vllmAtLeast, type ReserveTerm } from './reserve';
 import { blocksPerRequestFormula, poolTokens, requestReservation } from './layout';
@@ -18,7 +18,7 @@ import { mixerNames } from '../config/mamba';
 import { bareConfigProfileHint, isBareConfig } from '../config/profileDefaults';
 import { pipelineStagesOf, stageLabel, stageModel, type PipelineStage } from './pipeline';
 import { checkProfile as checkProfileWith, checksIndependentOf as checksIndependentOfWith, parallelFit } from './checks';
-import type { AttentionWorkspace, Estimate, KvPoolLayout, ParamBreakdown, PoolEstimate } from './types';
+import type { AttentionWorkspace, Estimate, KvPoolLayout, ParamBreakdown, PoolEstimate, TpReplication } from './types';
 
 export * from './types';
 export { blocksPerRequest, blocksPerRequestFormula, grouped, kvCacheGroups, poolBlocksFormula, poolBlocksText, poolGroupsWhy, poolTokens, poolTokensFormula, requestReservation } from './layout';
@@ -830,8 +830,8 @@ function linearWeightBytes(model: ModelSpec, w: LinearWeight, dtype: Dtype): num
 }
 
 /** The weights vLLM keeps whole on every tensor-parallel GPU (or on more GPUs than their share), and what that adds per GPU. */
-export interface ReplicatedWeights {
-  /** Bytes one GPU holds beyond weightsBytes / tp. */
+export interface ReplicatedWeights extends TpReplication {
+  /** Bytes one GPU holds beyond weightsBytes / tp: (wholeBytes · (tp − 1) + kvHeads.bytes · (tp ÷ heads − 1)) ÷ tp, rounded up. */
   extraBytesPerGpu: number;
   /** What is replicated and where, in words, for the estimate's note ("norms on every GPU", "MoE routers on every GPU (ReplicatedLinear gate)"). */
   parts: string[];
@@ -894,52 +894,72 @@ function weightsFitOf(model: ModelSpec, dtype: Dtype, tp: number, pp: number, pa
  * DeepSeek-V3 at tp 8: +996,074,856 B (0.93 GiB); Llama-3.1-405B at tp 16: +528,482,304 B.
  */
 export function replicatedWeights(model: ModelSpec, dtype: Dtype, tp: number, params: ParamCounts = paramCounts(model)): ReplicatedWeights {
-  if (tp <= 1) return { extraBytesPerGpu: 0, parts: [] };
+  if (tp <= 1) return { extraBytesPerGpu: 0, wholeBytes: 0, parts: [] };
   const b = dtypeBytes(dtype);
   const attentionLayers = model.mamba ? model.layerTypes.filter((t) => t !== 'linear').length : model.numLayers;
-  // Extra copies across all GPUs, in bytes: a replicated tensor's bytes · (tp − 1).
+  // Extra copies across all GPUs, in bytes: a replicated tensor's bytes · (tp − 1); `whole` sums
+  // those tensors' bytes (what one GPU holds of them), `kvHeads` the k/v projections several GPUs share.
   let extra = 0;
+  let whole = 0;
+  let kvHeads: TpReplication['kvHeads'];
   const parts: string[] = [];
   const m = model.mla;
   const inAttention = attentionLayers * ((m ? (m.qLoraRank ?? 0) + m.kvLoraRank : 0) + (model.qkNorm ? 2 * model.headDim : 0));
   const norms = params.breakdown.norms + inAttention;
   if (norms > 0) {
     extra += norms * b * (tp - 1);
+    whole += norms * b;
     parts.push('norms on every GPU');
   }
   if (params.breakdown.router > 0) {
     extra += params.breakdown.router * heldBytes(model, dtype, 'router') * (tp - 1);
+    whole += params.breakdown.router * heldBytes(model, dtype, 'router');
     parts.push('MoE routers on every GPU (ReplicatedLinear gate)');
   }
   const g3n = gemma3nReplicatedParams(model);
   if (g3n > 0) {
     extra += g3n * b * (tp - 1);
+    whole += g3n * b;
     parts.push('Gemma 3n\'s AltUp, per_layer_input_gate and per_layer_projection (ReplicatedLinear) and the LAuReL and per-layer-projection norms on every GPU');
   }
   // The vision / audio tower, as its family's vLLM file places it (core/config/vision.ts VisionTower.replicated).
   const tower = model.vision?.replicated;
   if (tower) {
     const attention = tower.unsplitAttention && tower.unsplitAttention.heads % tp !== 0 ? tower.unsplitAttention : null;
-    const whole = tower.params + (attention?.params ?? 0);
-    if (whole > 0) {
-      extra += whole * b * (tp - 1);
+    const towerParams = tower.params + (attention?.params ?? 0);
+    if (towerParams > 0) {
+      extra += towerParams * b * (tp - 1);
+      whole += towerParams * b;
       parts.push(`${tower.what}${attention ? `, and its attention, whose ${attention.heads} heads do not divide by ${tp} (nn.Linear qkv / proj)` : ''} on every GPU`);
     }
   }
   const weights = linearWeights(model, false);
   if (m) {
     const replicated = weights.filter((w) => /\.(q_a_proj|kv_a_proj_with_mqa)$/.test(w.name));
-    extra += replicated.reduce((sum, w) => sum + linearWeightBytes(model, w, dtype), 0) * (tp - 1);
+    const aProjections = replicated.reduce((sum, w) => sum + linearWeightBytes(model, w, dtype), 0);
+    extra += aProjections * (tp - 1);
+    whole += aProjections;
     parts.push(`MLA ${m.qLoraRank ? 'q_a_proj and ' : ''}kv_a_proj_with_mqa on every GPU (ReplicatedLinear)`);
   } else if (tp > model.numKvHeads && model.numKvHeads > 0) {
     // tp / H_kv copies of each KV head's projections (vLLM asserts tp % H_kv == 0; the profile check refuses the rest).
     const copies = (kvHeadsPerGpu(model, tp) * tp) / model.numKvHeads;
     const kv = weights.filter((w) => /\.(k_proj|v_proj)$/.test(w.name));
     const biases = model.attentionBias ? 2 * model.numKvHeads * model.headDim * b * attentionLayers : 0;
-    extra += (kv.reduce((sum, w) => sum + linearWeightBytes(model, w, dtype), 0) + biases) * (copies - 1);
+    const kvBytes = kv.reduce((sum, w) => sum + linearWeightBytes(model, w, dtype), 0) + biases;
+    extra += kvBytes * (copies - 1);
+    // One KV head: every GPU holds all of it, as a norm; more: each GPU one head's share.
+    if (model.numKvHeads === 1) whole += kvBytes;
+    else kvHeads = { bytes: kvBytes, heads: model.numKvHeads };
     parts.push(`k_proj / v_proj of each of the ${model.numKvHeads} KV heads on ${formatCount(copies)} GPUs (QKVParallelLinear num_kv_head_replicas)`);
   }
-  return { extraBytesPerGpu: Math.ceil(extra / tp), parts };
+  return { extraBytesPerGpu: Math.ceil(extra / tp), wholeBytes: whole, ...(kvHeads ? { kvHeads } : {}), parts };
+}
+
+
+/** Estimate.replicated from {@link replicatedWeights}: absent when tensor parallelism replicates nothing. */
+function tpReplicationOf(r: ReplicatedWeights): { replicated?: TpReplication } {
+  if (r.wholeBytes <= 0 && !r.kvHeads) return {};
+  return { replicated: { wholeBytes: r.wholeBytes, ...(r.kvHeads ? { kvHeads: r.kvHeads } : {}) } };
 }
 
 /**
@@ -1376,7 +1396,7 @@ function sizeStagePool(profile: Profile, st: StageFigures, device: { bytes: numb
         bytes: activationPeakBytes(model, profile.dtype, batched, seqs),
         basis: batchLimitsText(profile),
         source: `modelled: the larger of one forward pass of max_num_batched_tokens tokens and the sampler over max_num_seqs rows (${batchLimitsText(profile)}), the two phases of vLLM's profile_run`,
-      }, `${st.replicated.extraBytesPerGpu > 0 ? ` + ${formatBytes(st.replicated.extraBytesPerGpu)} replicated` : ''}${copies > 0 ? ` + ${formatBytes(copies)} ${profile.dtype} kv_b_proj copies` : ''}${st.offload ? ` − ${formatBytes(st.offload.bytes)} in CPU memory (cpu_offload_gb ${profile.device.cpuOffloadGib})` : ''}`, modelBufferBytes(model, profile.dtype, batched));
+      }, `${tpWeightsFormula('parameters · bytes', tp, st.replicated) || (tp > 1 ? `parameters · bytes ÷ ${tp}` : 'parameters · bytes')}${copies > 0 ? ` + ${formatBytes(copies)} ${profile.dtype} kv_b_proj copies` : ''}${st.offload ? ` − ${formatBytes(st.offload.bytes)} in CPU memory (cpu_offload_gb ${profile.device.cpuOffloadGib})` : ''}`, modelBufferBytes(model, profile.dtype, batched));
       activation = reserve.find((t) => t.key === 'activation')!.bytes;
       engineReserve = subtractedBytes(reserve) - weightsPerGpu - activation;
       budgetBytes = usable - subtractedBytes(reserve);
@@ -1524,8 +1544,8 @@ export function estimate(profile: Profile, opts: { seqLen?: number; batchSize?: 
       notes.push(`${state}. ${layout.basis}; vLLM before ${MAMBA_IN_KV_POOL_SINCE.join('.')} (engine.vllm_version ${profile.engine?.vllmVersion}) kept it outside the KV pool (V0's MambaCacheManager, max_num_seqs states): not modelled, so the pool here is larger than that vLLM's by up to ${formatBytes(mambaState * maxNumSeqsOf(profile))}`);
     }
   }
-  if (replicated.extraBytesPerGpu > 0) notes.push(`weights per GPU${lim.stage ? ` (${stageLabel(lim.stage)})` : ''}: ${formatBytes(weightsPerGpu)} = ${formatBytes(lim.bytes)} ÷ ${tp} + ${formatBytes(replicated.extraBytesPerGpu)} that tensor parallelism does not split${lim.offload ? ` − ${formatBytes(lim.offload.bytes)} in CPU memory (cpu_offload_gb)` : ''} (vLLM: ${replicated.parts.join('; ')})`);
   const copies = mlaDecodeCopies(lim.model, dtype, tp);
+  if (replicated.extraBytesPerGpu > 0) notes.push(`weights per GPU${lim.stage ? ` (${stageLabel(lim.stage)})` : ''}: ${formatBytes(weightsPerGpu)} = ${tpWeightsFormula(lim.bytes, tp, replicated)}${copies.bytesPerGpu > 0 ? ` + ${formatBytes(copies.bytesPerGpu)} kv_b_proj copies` : ''}${lim.offload ? ` − ${formatBytes(lim.offload.bytes)} in CPU memory (cpu_offload_gb)` : ''} (vLLM: ${replicated.parts.join('; ')})`);
   if (copies.bytesPerGpu > 0) notes.push(`weights per GPU include ${formatBytes(copies.bytesPerGpu)} of ${dtype} copies of kv_b_proj's halves W_UK_T and W_UV (${formatParams(copies.params)} quantized kv_b_proj parameters ÷ ${tp}), which vLLM keeps beside the quantized kv_b_proj for MLA's decode ("we currently do not have quantized bmm's", process_weights_after_loading): they come out of the KV pool, and the step time reads them with the other weights`);
   if (lim.offload) {
     const o = lim.offload;
@@ -1565,6 +1585,7 @@ export function estimate(profile: Profile, opts: { seqLen?: number; batchSize?: 
     weightsBytesPerGpu: weightsPerGpu,
     ...(weightsFit ? { weightsFit } : {}),
     kvBProjCopiesBytesPerGpu: copies.bytesPerGpu,
+    ...tpReplicationOf(replicated),
     ...(lim.offload ? { cpuOffloadBytesPerGpu: lim.offload.bytes } : {}),
     pageBytes,
     pageBytesPerLayer: layout.pageSize * perLayer,
@@ -1572,7 +1593,7 @@ export function estimate(profile: Profile, opts: { seqLen?: number; batchSize?: 
       pipeline: {
         size: pp,
         stage: k,
-        stages: stages.map((st, i) => ({ start: st.stage!.start, end: st.stage!.end, weightsBytes: st.bytes, weightsBytesPerGpu: st.weightsPerGpu, kvBProjCopiesBytesPerGpu: mlaDecodeCopies(st.model, dtype, tp).bytesPerGpu, ...(st.offload ? { cpuOffloadBytesPerGpu: st.offload.bytes } : {}), kvBytesPerToken: st.perToken, pageBytes: st.pageBytes, budgetBytes: sized[i].budgetBytes, pages: sized[i].pages, holds: st.holds })),
+        stages: stages.map((st, i) => ({ start: st.stage!.start, end: st.stage!.end, weightsBytes: st.bytes, weightsBytesPerGpu: st.weightsPerGpu, kvBProjCopiesBytesPerGpu: mlaDecodeCopies(st.model, dtype, tp).bytesPerGpu, ...tpReplicationOf(st.replicated), ...(st.offload ? { cpuOffloadBytesPerGpu: st.offload.bytes } : {}), kvBytesPerToken: st.perToken, pageBytes: st.pageBytes, budgetBytes: sized[i].budgetBytes, pages: sized[i].pages, holds: st.holds })),
       },
     } : {}),
     pool: {

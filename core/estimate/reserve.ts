@@ -146,9 +146,9 @@ export function engineEraName(engine: EngineSpec = DEFAULT_ENGINE): string {
 /**
  * The terms a device-derived budget subtracts, per GPU. `weightsBytesPerGpu` and the modelled
  * `activationBytes` (activationPeakBytes) come from the estimate; the engine block may override
- * every term but the weights. `replicatedBasis` is appended to the weights' basis (" + 950 MiB
- * replicated": what replicatedWeights adds per GPU under tensor parallelism, " + 244 MiB bf16
- * kv_b_proj copies": mlaDecodeCopies; written by the caller).
+ * every term but the weights. `weightsBasis`, when given, is the weights' basis ("(parameters · bytes
+ * − 950 MiB) ÷ 8 + 950 MiB replicated on every GPU + 244 MiB bf16 kv_b_proj copies": tpWeightsFormula
+ * and mlaDecodeCopies, written by the caller); otherwise "parameters · bytes ÷ tensor_parallel_size".
  * `buffers`: tensors vLLM allocates while it builds the model (modelBufferBytes), a term of their
  * own after the weights when there are any; vLLM's "Model loading took" figure holds them.
  */
@@ -157,7 +157,7 @@ export function reserveTerms(
   tensorParallelSize: number,
   weightsBytesPerGpu: number,
   activation: { bytes: number; basis: string; source: string },
-  replicatedBasis = '',
+  weightsBasis = '',
   buffers: { bytes: number; basis: string; source: string } = { bytes: 0, basis: '', source: '' },
 ): ReserveTerm[] {
   const era = eraOf(engine.vllmVersion);
@@ -168,7 +168,7 @@ export function reserveTerms(
       : { key, label, bytes: gib(set), subtracted: true, origin: 'profile', basis: `engine.${snake(key)}_gib`, source: `engine.${snake(key)}_gib in the profile` };
   const tp = tensorParallelSize > 1;
   return [
-    { key: 'weights', label: 'model weights', bytes: weightsBytesPerGpu, subtracted: true, origin: 'modelled', basis: tp ? `parameters · bytes ÷ ${tensorParallelSize}${replicatedBasis}` : `parameters · bytes${replicatedBasis}`, source: `parameters · bytes of their dtype (quantized layers at their stored width), ÷ tensor_parallel_size${tp ? ", plus what vLLM keeps whole on every GPU (norms, MoE routers, MLA's q_a_proj / kv_a_proj_with_mqa, KV heads' projections where tensor_parallel_size exceeds the KV heads, the vision tower's unsplit parts)" : ''}, plus MLA's 16-bit copies of a quantized kv_b_proj (vLLM's W_UK_T and W_UV)` },
+    { key: 'weights', label: 'model weights', bytes: weightsBytesPerGpu, subtracted: true, origin: 'modelled', basis: weightsBasis || (tp ? `parameters · bytes ÷ ${tensorParallelSize}` : 'parameters · bytes'), source: `parameters · bytes of their dtype (quantized layers at their stored width), ÷ tensor_parallel_size${tp ? ", plus what vLLM keeps whole on every GPU (norms, MoE routers, MLA's q_a_proj / kv_a_proj_with_mqa, KV heads' projections where tensor_parallel_size exceeds the KV heads, the vision tower's unsplit parts)" : ''}, plus MLA's 16-bit copies of a quantized kv_b_proj (vLLM's W_UK_T and W_UV)` },
     ...(buffers.bytes > 0 ? [{ key: 'buffers' as const, label: 'model buffers', bytes: buffers.bytes, subtracted: true, origin: 'modelled' as const, basis: buffers.basis, source: buffers.source }] : []),
     term('activation', 'activation peak', engine.activationGib, activation.bytes, activation.basis, activation.source),
     term('nonTorch', 'non-torch memory', engine.nonTorchGib, gib(era.nonTorchGib), era.short, `${era.name}: ${era.source}`),

@@ -174,6 +174,17 @@ export interface ParamBreakdown {
   gemma3n?: number;
 }
 
+/**
+ * What tensor parallelism does not split (core/estimate replicatedWeights), in bytes one GPU holds:
+ * the tensors whole on every GPU, and the k/v projections of KV heads that several GPUs share.
+ */
+export interface TpReplication {
+  /** The tensors every GPU holds whole: norms, MoE routers, MLA's q_a_proj / kv_a_proj_with_mqa, a tower's unsplit parts; the k/v projections when H_kv is 1. */
+  wholeBytes: number;
+  /** tensor_parallel_size above H_kv > 1: the k_proj / v_proj weights (and biases) of all H_kv heads; each GPU holds one head's, bytes ÷ heads. */
+  kvHeads?: { bytes: number; heads: number };
+}
+
 /** One pipeline stage's per-GPU figures (Estimate.pipeline). */
 export interface StageEstimate {
   /** Its layers: [start, end), 0-based (vLLM get_pp_indices). */
@@ -185,6 +196,8 @@ export interface StageEstimate {
   weightsBytesPerGpu: number;
   /** Of weightsBytesPerGpu: the stage's 16-bit MLA kv_b_proj copies (mlaDecodeCopies); absent in runs saved before session 39. */
   kvBProjCopiesBytesPerGpu?: number;
+  /** Of weightsBytesPerGpu: what tensor parallelism does not split on the stage (replicatedWeights); absent at tensor_parallel_size 1 and in runs saved before session 49. */
+  replicated?: TpReplication;
   /** Of the stage's weights per GPU, what device.cpu_offload_gb keeps in CPU memory (core/estimate cpuOffload): weightsBytesPerGpu is what stays on the GPU. Absent without offloading. */
   cpuOffloadBytesPerGpu?: number;
   /** KV bytes per token of the stage's layers, per GPU. */
@@ -260,6 +273,13 @@ export interface Estimate {
    * otherwise (and absent from a run saved before it). Under pipeline parallelism, the reported stage's.
    */
   kvBProjCopiesBytesPerGpu?: number;
+  /**
+   * Of weightsBytesPerGpu: what tensor parallelism does not split (replicatedWeights: the bytes every
+   * GPU holds whole, and KV heads' k/v projections several GPUs share; Llama-3.1-8B bf16 at tp 2:
+   * wholeBytes 532,480, its 65 norms of 4,096). Absent at tensor_parallel_size 1 and from runs saved
+   * before session 49. Under pipeline parallelism, the reported stage's.
+   */
+  replicated?: TpReplication;
   /**
    * What one block id costs: one page across all layers, page_size · kvBytesPerToken (Llama-2-7B
    * fp16, 16 tokens: 8 MiB), or for a hybrid layout (pool.layout) one page across one KV-cache

@@ -124,9 +124,9 @@ const DECISIONS: Array<{ what: string; yaml: string; code: 0 | 2; line: RegExp }
   { what: 'max_num_batched_tokens below max_num_seqs (vLLM refuses to start)', yaml: 'workload:\n  requests: 1\n  arrival_rate: 1\n  prompt_len: { dist: fixed, value: 8 }\n  output_len: { dist: fixed, value: 8 }\n  max_num_seqs: 64\n  max_num_batched_tokens: 32\n', code: 2, line: /^p\.attn\.yaml:8:27: max_num_batched_tokens 32 is less than max_num_seqs 64/ },
   { what: 'a min above its max (no length can be drawn)', yaml: 'workload:\n  requests: 1\n  arrival_rate: 1\n  prompt_len: { dist: uniform, min: 9, max: 8 }\n  output_len: { dist: fixed, value: 8 }\n', code: 2, line: /^p\.attn\.yaml:5:37: workload\.prompt_len: min 9 is greater than max 8$/ },
   // 8 GiB × 0.9 = 7.20 GiB < 14.96 GiB: the editor's error, the run's warning.
-  { what: 'weights above the device', yaml: 'device:\n  memory_gib: 8\n', code: 0, line: /^p\.attn\.yaml:3:15: warning: weights 14\.96 GiB exceed 8 GiB × 0\.90 = 7\.20 GiB/ },
+  { what: 'weights above the device', yaml: 'device:\n  memory_gib: 8\n', code: 0, line: /^p\.attn\.yaml:3:15: warning: weights 15 GiB exceed 8 GiB × 0\.90 = 7\.2 GiB/ },
   // 17 GiB × 0.9 = 15.30 GiB < 14.96 + 0.38 activation peak + 0.10 reserves: the editor's error, the run's warning.
-  { what: 'no room for a KV page', yaml: 'device:\n  memory_gib: 17\n', code: 0, line: /^p\.attn\.yaml:3:15: warning: weights 14\.96 GiB \+ activation peak 0\.38 GiB \+ engine reserves 0\.10 GiB leave no room for a KV page/ },
+  { what: 'no room for a KV page', yaml: 'device:\n  memory_gib: 17\n', code: 0, line: /^p\.attn\.yaml:3:15: warning: weights 15 GiB \+ activation peak 392 MiB \+ engine reserves 102 MiB leave no room for a KV page/ },
   { what: 'a pool below one max_model_len sequence', yaml: 'device:\n  memory_gib: 18\n', code: 0, line: /^p\.attn\.yaml:3:15: warning: the KV pool holds 6,224 tokens \(389 pages of 16\), fewer than one max_model_len sequence/ },
   // The CUDA decode kernel takes 8 to 256 tokens per page (core/kernelLimits.json): the editor's error, the run's warning.
   { what: 'page_size past the CUDA kernels under backend cuda', yaml: 'device:\n  backend: cuda\n  memory_gib: 80\nkv_cache:\n  page_size: 512\n', code: 0, line: /^p\.attn\.yaml:6:14: warning: page_size 512 is not supported by the CUDA decode kernel/ },

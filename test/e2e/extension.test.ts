@@ -379,7 +379,7 @@ describe('AttnScope in code-server', { timeout: 1_200_000 }, () => {
     await page.locator(`${editor} .squiggly-warning`).first().waitFor({ timeout: 30_000 });
     assert.equal(await page.locator(`${editor} .squiggly-error`).count(), 0);
     await page.keyboard.press('Control+Shift+M');
-    const message = 'exceed 7 GiB × 0.90 = 6.30 GiB: raise device.tensor_parallel_size (2 fits), device.pipeline_parallel_size (3 fits) or memory_gib';
+    const message = 'exceed 7 GiB × 0.90 = 6.3 GiB: raise device.tensor_parallel_size (2 fits), device.pipeline_parallel_size (3 fits) or memory_gib';
     await page.locator('.markers-panel', { hasText: message }).first().waitFor({ timeout: 30_000 });
     await page.screenshot({ path: join(shots, '02b-pp-weights-warning.png') });
     // The diagnostic is on memory_gib's value (line 4, column 15): Ctrl+. there offers both sizes.

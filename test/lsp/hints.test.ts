@@ -492,8 +492,8 @@ test('hybrid pools: the page_size hint counts blocks, as the CLI does, and gives
   // 24 · (2,880 · 32 + 32), bf16, are whole on both GPUs: + 2,353,728 B per GPU).
   // Weights on one basis with the KV per token beside them: mxfp4 routed experts 19,116,933,120 · 4.25 / 8
   // = 10,155,870,720 B + the rest (attention stays bf16) (20,914,757,184 − 19,116,933,120) · 2 B
-  // = 3,595,648,128 B = 13,751,518,848 B = 12.8 GiB, ÷ 2 = 6,875,759,424 B, + 2,353,728 B replicated
-  // = 6,878,113,152 B = 6.41 GiB per GPU; KV per token
+  // = 3,595,648,128 B = 13,751,518,848 B = 12.8 GiB; per GPU (13,751,518,848 − 4,707,456 whole on both) ÷ 2
+  // + 4,707,456 (4.49 MiB, the norms and routers above) = 6,878,113,152 B = 6.41 GiB; KV per token
   // per GPU 24 · 2 · (8 ÷ 2) · 64 · 1 B = 12,288 B = 12 KiB.
   const uri = fixtureUri('combo-unsaved.attn.yaml');
   const text = ['model: ../../examples/gpt-oss-20b/config.json', 'device: { gpu: H100 SXM, gpu_memory_utilization: 0.9, tensor_parallel_size: 2 }',
@@ -505,7 +505,7 @@ test('hybrid pools: the page_size hint counts blocks, as the CLI does, and gives
   for (const h of combo) assert.ok(label(h).length <= 43, label(h));
   // The Weights row says what weightsBytes charges: only the routed experts at mxfp4's 4.25 bits.
   const md = (combo.find((h) => label(h).startsWith('6.41 GiB weights'))!.tooltip as MarkupContent).value;
-  assert.ok(md.includes('| Weights | routed MoE expert weights 19.1B · 4.25 bits (mxfp4) + the rest 1.8B · 2 B (bf16), ÷ 2 GPUs + 2.24 MiB that tensor parallelism does not split (norms, routers, MLA a-projections, replicated KV heads) | 6.41 GiB per GPU, 12.8 GiB on 2 GPUs |'), md);
+  assert.ok(md.includes('| Weights | routed MoE expert weights 19.1B · 4.25 bits (mxfp4) + the rest 1.8B · 2 B (bf16); per GPU (the weights − 4.49 MiB) ÷ 2 + 4.49 MiB replicated on every GPU (norms, routers, MLA a-projections: what tensor parallelism does not split) | 6.41 GiB per GPU, 12.8 GiB on 2 GPUs |'), md);
   await client.close(uri);
 });
 

@@ -22,14 +22,14 @@ function codes(p: Profile): string[] {
 }
 
 test('weights that exceed the device are a warning naming both numbers and the tensor_parallel_size that fits', () => {
-  // Llama-3.1-70B bf16: 70,553,706,496 · 2 B = 131.42 GiB > 80 GiB · 0.9 = 72 GiB (two decimals, as vLLM prints GiB).
+  // Llama-3.1-70B bf16: 70,553,706,496 · 2 B = 131.42 GiB > 80 GiB · 0.9 = 72 GiB (three significant figures, as the rest of the output: 131 GiB).
   const p = profile('Llama-3.1-70B', (x) => { x.device.memoryGib = 80; });
   const [problem] = checkProfile(p, estimate(p));
   assert.equal(problem!.code, 'weights-exceed-device');
   // tp 2: 65.71 GiB per GPU fits (64 heads, 8 KV heads, intermediate_size 28,672: 2 divides all three). pp 2
   // (test/unit/pipeline.test.ts): stage 1, 40 · 855,654,400 + 1,050,673,152 (embedding) = 35,276,849,152
   // parameters = 65.71 GiB, stage 2 with lm_head and the final norm 8,192 more: both fit.
-  assert.equal(problem!.message, 'weights 131.42 GiB exceed 80 GiB × 0.90 = 72.00 GiB: raise device.tensor_parallel_size (2 fits), device.pipeline_parallel_size (2 fits) or memory_gib');
+  assert.equal(problem!.message, 'weights 131 GiB exceed 80 GiB × 0.90 = 72 GiB: raise device.tensor_parallel_size (2 fits), device.pipeline_parallel_size (2 fits) or memory_gib');
   assert.equal(problem!.severity, 'warning');
   assert.equal(problem!.data?.['tensorParallelSize'], 2);
   assert.equal(problem!.data?.['pipelineParallelSize'], 2);
@@ -52,7 +52,7 @@ test('weights above the device under pipeline parallelism: the heaviest stage, a
   const p = profile('Llama-3.1-70B', (x) => { x.dtype = 'bf16'; x.device.memoryGib = 64; x.device.pipelineParallelSize = 2; });
   const [problem] = checkProfile(p, estimate(p));
   assert.equal(problem!.code, 'weights-exceed-device');
-  assert.equal(problem!.message, 'weights 65.71 GiB per GPU (65.71 GiB of stage 2 of 2, layers 40-79) exceed 64 GiB × 0.90 = 57.60 GiB: raise device.tensor_parallel_size (2 fits), device.pipeline_parallel_size (3 fits) or memory_gib');
+  assert.equal(problem!.message, 'weights 65.7 GiB per GPU (65.7 GiB of stage 2 of 2, layers 40-79) exceed 64 GiB × 0.90 = 57.6 GiB: raise device.tensor_parallel_size (2 fits), device.pipeline_parallel_size (3 fits) or memory_gib');
   assert.deepEqual(problem!.data, { weightsBytes: 70_553_714_688, usableBytes: 61_847_529_062, tensorParallelSize: 2, pipelineParallelSize: 3 });
   // At 48 GiB (43.20 GiB usable) pp 3's 44.99 GiB stage no longer fits; pp 4 (20 layers a stage) does:
   // stage 1 20 · 855,654,400 + 1,050,673,152 = 18,163,761,152 parameters = 33.83 GiB.
@@ -68,7 +68,7 @@ test('weights above the device under pipeline parallelism: the heaviest stage, a
   const se = estimate(s);
   assert.equal(se.pipeline?.stage, 3);
   const [heaviest] = checkProfile(s, se);
-  assert.equal(heaviest!.message, 'weights 22.68 GiB per GPU (22.68 GiB of stage 6 of 6, layers 67-79) exceed 25 GiB × 0.90 = 22.50 GiB: raise device.tensor_parallel_size (2 fits), device.pipeline_parallel_size (7 fits) or memory_gib');
+  assert.equal(heaviest!.message, 'weights 22.7 GiB per GPU (22.7 GiB of stage 6 of 6, layers 67-79) exceed 25 GiB × 0.90 = 22.5 GiB: raise device.tensor_parallel_size (2 fits), device.pipeline_parallel_size (7 fits) or memory_gib');
   // 1 GiB (0.90 GiB usable = 966,367,641 B): the largest tensor_parallel_size vLLM takes, 64 (the heads),
   // leaves stage 2 70,553,714,688 B ÷ 64 = 1.03 GiB per GPU; pp 80 leaves stage 1 one layer (1.59 GiB) and
   // the embedding (1.96 GiB). Neither alone fits: a tp × pp pair (s39 Left 5), tp within an 8-GPU node, on
@@ -81,7 +81,7 @@ test('weights above the device under pipeline parallelism: the heaviest stage, a
   //     pp 27 ([3] · 26 + [2]) is the first that fits: 216 GPUs, more than 164.
   const r = profile('Llama-3.1-70B', (x) => { x.dtype = 'bf16'; x.device.memoryGib = 1; x.device.pipelineParallelSize = 2; });
   const [pair] = checkProfile(r, estimate(r));
-  assert.match(pair!.message, /exceed 1 GiB × 0\.90 = 0\.90 GiB: raise both \(tensor_parallel_size 4 × pipeline_parallel_size 41 fits on 164 GPUs\) or memory_gib$/);
+  assert.match(pair!.message, /exceed 1 GiB × 0\.90 = 922 MiB: raise both \(tensor_parallel_size 4 × pipeline_parallel_size 41 fits on 164 GPUs\) or memory_gib$/);
   assert.equal(pair!.data?.['tensorParallelSize'], undefined);
   assert.equal(pair!.data?.['pipelineParallelSize'], undefined);
   assert.deepEqual(pair!.data?.['pair'], { tensorParallelSize: 4, pipelineParallelSize: 41 });
@@ -93,7 +93,7 @@ test('weights above the device under pipeline parallelism: the heaviest stage, a
   // is told to raise tp / pp or name another GPU, not to raise memory_gib, which the profile does not write.
   const named = profile('Llama-3.1-70B', (x) => { x.dtype = 'bf16'; x.device.memoryGib = null; x.device.gpu = 'A100 80GB'; });
   const msg = checkProfile(named, estimate(named))[0]!.message;
-  assert.match(msg, /^weights 131\.42 GiB exceed 79\.15 GiB \(A100 80GB\) × 0\.90 = 71\.23 GiB: raise device\.tensor_parallel_size \(2 fits\), .*, or name a GPU with more memory \(device\.gpu\)$/);
+  assert.match(msg, /^weights 131 GiB exceed 79\.1 GiB \(A100 80GB\) × 0\.90 = 71\.2 GiB: raise device\.tensor_parallel_size \(2 fits\), .*, or name a GPU with more memory \(device\.gpu\)$/);
   assert.doesNotMatch(msg, /memory_gib/);
 });
 
@@ -122,7 +122,7 @@ test('weights that fit but leave no page: kv-pool-empty, naming the gpu_memory_u
   const p = profile('Llama-3.1-8B', (x) => { x.device.memoryGib = 17; });
   const problems = checkProfile(p, estimate(p));
   assert.deepEqual(problems.map((x) => x.code), ['kv-pool-empty']);
-  assert.match(problems[0]!.message, /leave no room for a KV page in 17 GiB × 0\.90 = 15\.30 GiB: raise device\.gpu_memory_utilization to 0\.91, or raise device\.memory_gib to 18, or raise device\.tensor_parallel_size to 2$/);
+  assert.match(problems[0]!.message, /leave no room for a KV page in 17 GiB × 0\.90 = 15\.3 GiB: raise device\.gpu_memory_utilization to 0\.91, or raise device\.memory_gib to 18, or raise device\.tensor_parallel_size to 2$/);
   assert.deepEqual(problems[0]!.data, { gpuMemoryUtilization: 0.91, memoryGib: 18, tensorParallelSize: 2 });
   // Each named value leaves a page: the check is quiet there.
   for (const change of [(x: Profile) => { x.device.gpuMemoryUtilization = 0.91; }, (x: Profile) => { x.device.memoryGib = 18; }, (x: Profile) => { x.device.tensorParallelSize = 2; }]) {

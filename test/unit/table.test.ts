@@ -173,15 +173,17 @@ describe('formatEstimate KV pool under tensor parallelism', () => {
     assert.equal(empty.split('\n').find((l) => l.startsWith('  KV pool'))!, '  KV pool           0 pages = 0 tokens');
   });
 
-  it('splits the weights per GPU into the sharded share, what every GPU holds whole and the kv_b_proj copies, so the figures add up (s47 newcomer LOW-4)', () => {
+  it('splits the weights per GPU as (checkpoint − what every GPU holds whole) ÷ tp + that + the kv_b_proj copies, so the figures add up (s47 newcomer LOW-4)', () => {
     const base = profileFromModelConfig(loadModel('DeepSeek-V3'), null);
     const profile = { ...base, device: { ...base.device, tensorParallelSize: 8 }, kvCache: { ...base.kvCache, memoryGib: 10 } };
     const e = estimate(profile);
     const line = formatEstimate(e, 'ds', { tensorParallelSize: 8 }).split('\n').find((l) => l.startsWith('  weights'))!;
-    // Was "627 GiB in all, 79.5 GiB per GPU", and 8 × 79.5 = 636 ≠ 627. Now 627 ÷ 8 = 78.3 (of 626.x GiB) sharded + 950 MiB replicated
-    // (norms, routers, q_a_proj, kv_a_proj_with_mqa: the nc47 figure) + the 1.91 GiB of bf16 kv_b_proj copies ÷ 8 = 244 MiB:
-    // 78.3 + 0.93 + 0.24 = 79.5 GiB.
-    assert.equal(line, '  weights           627 GiB in all, 79.5 GiB per GPU (627 GiB ÷ 8 = 78.3 GiB sharded + 950 MiB replicated on every GPU + 244 MiB bf16 kv_b_proj copies)');
+    // Was "627 GiB in all, 79.5 GiB per GPU", and 8 × 79.5 = 636 ≠ 627. What every GPU holds whole (norms, routers,
+    // q_a_proj, kv_a_proj_with_mqa: 1,138,371,584 B = 1.06 GiB, tp-weights.test) is shown as itself, not as the 950 MiB
+    // it adds beyond a 1/8 share (s48 newcomer L1): (627 − 1.06) ÷ 8 + 1.06 + the 1.91 GiB of bf16 kv_b_proj copies
+    // ÷ 8 = 244 MiB: 78.2 + 1.06 + 0.24 = 79.5 GiB.
+    assert.equal(line, '  weights           627 GiB in all, 79.5 GiB per GPU ((627 GiB − 1.06 GiB) ÷ 8 + 1.06 GiB replicated on every GPU + 244 MiB bf16 kv_b_proj copies)');
+    assert.equal(e.replicated!.wholeBytes, 1_138_371_584);
     const replicated = e.weightsBytesPerGpu - Math.ceil(e.weightsBytes / 8) - e.kvBProjCopiesBytesPerGpu!;
     assert.ok(replicated > 940 * 2 ** 20 && replicated < 960 * 2 ** 20, String(replicated));
   });

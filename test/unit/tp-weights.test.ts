@@ -3,7 +3,9 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { profileFromModelConfig, readModelConfig } from '../../core/config/index';
-import { estimate, mlaDecodeCopies, replicatedWeights } from '../../core/estimate/index';
+import { checkProfile, estimate, mlaDecodeCopies, replicatedWeights } from '../../core/estimate/index';
+import { formatEstimate } from '../../runner/table';
+import { formatBytes, tpWeightsFormula } from '../../core/format';
 import { stepTimeModel } from '../../runner/simulate/step-time';
 import { fixtureText, loadModel } from './helpers';
 
@@ -44,6 +46,40 @@ test('Llama-3.1-405B at tp 16 with 8 KV heads: each KV head\'s k_proj / v_proj o
   // tp 8 = H_kv: every KV head on one GPU, only the norms replicate.
   assert.equal(replicatedWeights(p.model, 'bf16', 8).extraBytesPerGpu, (8_290_304 * 7) / 8);
   assert.equal(replicatedWeights(p.model, 'bf16', 1).extraBytesPerGpu, 0);
+});
+
+test('the replicated figure is the bytes every GPU holds whole, not their excess over a 1/tp share: one formula in the note, the fit warning, the table and the reserve (s48 newcomer L1)', () => {
+  // Llama-3.1-8B bf16 at tp 2: 32 layers · 2 RMSNorms + the final one = 65 norms of hidden 4,096, 2 B each:
+  //   65 · 4,096 · 2 = 532,480 B = 520 KiB on both GPUs. The old text said "260 KiB replicated": 532,480 / 2,
+  //   what the norms add beyond each GPU's half. Per GPU (15 GiB − 520 KiB) ÷ 2 + 520 KiB.
+  const l8 = profileFromModelConfig(loadModel('Llama-3.1-8B'), null);
+  l8.dtype = 'bf16';
+  l8.device.tensorParallelSize = 2;
+  const e8 = estimate(l8);
+  assert.deepEqual(e8.replicated, { wholeBytes: 532_480 });
+  assert.equal(e8.weightsBytesPerGpu, Math.ceil(e8.weightsBytes / 2) + 532_480 / 2);
+  const formula8 = '(15 GiB − 520 KiB) ÷ 2 + 520 KiB replicated on every GPU';
+  assert.equal(tpWeightsFormula(e8.weightsBytes, 2, e8.replicated), formula8);
+  assert.ok(e8.notes.includes(`weights per GPU: ${formatBytes(e8.weightsBytesPerGpu)} = ${formula8} (vLLM: norms on every GPU)`), e8.notes.join('\n'));
+  const table = formatEstimate(e8, 'l8', { tensorParallelSize: 2 });
+  assert.ok(table.includes(`7.48 GiB per GPU (${formula8})`), table);
+  assert.ok(!/260 KiB/.test(table + e8.notes.join('\n')));
+  // Llama-3.1-405B bf16 at tp 8 on 80 GiB: (126 · 2 + 1) · 16,384 · 2 B = 8,290,304 B = 7.91 MiB of norms (the old
+  // text: 6.92 MiB = 7.91 · 7/8). 756 GiB ÷ 8 = 94.5 GiB do not fit 80 × 0.9 = 72 GiB: the warning in three figures.
+  const l405 = profileFromModelConfig(loadModel('Llama-3.1-405B'), null);
+  l405.dtype = 'bf16';
+  l405.device.tensorParallelSize = 8;
+  l405.device.memoryGib = 80;
+  const e405 = estimate(l405);
+  assert.deepEqual(e405.replicated, { wholeBytes: 8_290_304 });
+  const fit = checkProfile(l405, e405).find((p) => p.code === 'weights-exceed-device');
+  assert.ok(fit?.message.startsWith('weights 94.5 GiB per GPU ((756 GiB − 7.91 MiB) ÷ 8 + 7.91 MiB replicated on every GPU) exceed 80 GiB × 0.90 = 72 GiB:'), fit?.message);
+  // tp 16 > 8 KV heads: each GPU holds one KV head's k/v projections, 1/8 of 126 · 2 · 8 · 128 · 16,384 · 2 B = 8,455,716,864 B.
+  const r16 = replicatedWeights(l405.model, 'bf16', 16);
+  assert.deepEqual({ wholeBytes: r16.wholeBytes, kvHeads: r16.kvHeads }, { wholeBytes: 8_290_304, kvHeads: { bytes: 8_455_716_864, heads: 8 } });
+  assert.equal(tpWeightsFormula(756 * 2 ** 30, 16, r16), '(756 GiB − 7.91 MiB − 7.88 GiB) ÷ 16 + 7.91 MiB replicated on every GPU + 7.88 GiB ÷ 8 (k_proj / v_proj: one of the 8 KV heads on each GPU)');
+  // Its per-GPU figure is the same sum: (T − R − K)/16 + R + K/8 = T/16 + R·15/16 + K/16 (extraBytesPerGpu).
+  assert.equal(r16.extraBytesPerGpu, Math.ceil((8_290_304 * 15 + 8_455_716_864) / 16));
 });
 
 test('DeepSeek-V3 fp8 at tp 8: vLLM keeps bf16 copies of kv_b_proj (W_UK_T, W_UV) beside the fp8 one: +255,852,544 B per GPU, out of the KV pool', () => {
