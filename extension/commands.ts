@@ -23,7 +23,7 @@ import { showSweep, SweepRun } from './sweep';
 import type { Ctx } from './ctx';
 import { exportRunTo } from './dashboard';
 import { findRun, listRunsIn, newestFirst } from './history';
-import { configPickItem, filePickItem, isTarget, PICK_OPTIONS, targetGlob, type TargetKind } from './pick';
+import { configPickItem, filePickItem, findPickFiles, isTarget, morePickItem, PICK_OPTIONS, showThenFill, targetGlob, type TargetKind } from './pick';
 import type { PickJob } from '../core/validate';
 import { loadSweepReport, namedSkipped, sweepReportsIn, type SweepReportEntry } from './sweepReports';
 import { newProfile, newProfileName, servingTensorParallel, type FittingProfile } from './newProfile';
@@ -40,34 +40,42 @@ type Factory = (ctx: Ctx) => (...args: unknown[]) => unknown;
  * With `job`, the pick shows the files at once and then marks each the command cannot run, with
  * why (core/validate.ts cannotRun, the language server's attnscope/cannotRun), moving them under a
  * separator after the others: broken profiles and encoders were offered to simulate unmarked (s46).
- * Picked anyway, the command refuses it as it does any such file.
+ * Picked anyway, the command refuses it as it does any such file. The pick shows, busy, before the
+ * workspace search (pick.ts showThenFill), and lists up to pick.ts PICK_FILE_LIMIT files, the
+ * top-level ones first (findPickFiles), with a last row saying so past them.
  */
 async function targetFile(arg: unknown, purpose: string, kind: TargetKind, checker?: { ctx: Ctx; job: PickJob }): Promise<vscode.Uri | undefined> {
   if (arg instanceof vscode.Uri) return arg;
   if (typeof arg === 'string' && arg !== '') return vscode.Uri.parse(arg);
   const active = vscode.window.activeTextEditor?.document.uri;
   if (active && isTarget(kind, active.fsPath)) return active;
-  const files = await vscode.workspace.findFiles(targetGlob(kind), '**/{node_modules,.git,.attnscope}/**', 200);
   const what = kind === 'profile' ? 'profile (*.attn.yaml / *.attn.yml / *.attn.json)' : 'profile (*.attn.yaml / *.attn.json) or config.json';
+  type Item = vscode.QuickPickItem & { uri?: vscode.Uri };
+  const pick = vscode.window.createQuickPick<Item>();
+  pick.title = `AttnScope: pick a ${kind === 'profile' ? 'profile' : 'profile or config'} to ${purpose}`;
+  pick.matchOnDescription = true;
+  pick.ignoreFocusOut = PICK_OPTIONS.ignoreFocusOut;
+  const picked = new Promise<Item | undefined>((done) => {
+    pick.onDidAccept(() => done(pick.selectedItems[0]));
+    pick.onDidHide(() => done(undefined));
+  });
+  const found = await showThenFill(pick, `finding the workspace's ${kind === 'profile' ? 'profiles' : 'profiles and configs'}…`, () =>
+    findPickFiles(vscode.workspace.findFiles, targetGlob(kind), (uri) => vscode.workspace.asRelativePath(uri, false)),
+  );
+  if (!found) {
+    pick.dispose();
+    return undefined;
+  }
+  const { files, more } = found;
   if (files.length === 0) {
+    pick.dispose();
     const why = kind === 'profile' ? `; a config.json has no \`workload:\` or \`sweep:\` block, a profile that names it (model: ./config.json) does` : '';
     // s40 newcomer-ed: the message knew what was missing and offered no way to make it.
     void vscode.window.showWarningMessage(`AttnScope: no ${what} in this workspace to ${purpose}${why}.`, 'New profile…').then((c) => c && vscode.commands.executeCommand(Commands.newProfile));
     return undefined;
   }
-  files.sort((a, b) => a.fsPath.localeCompare(b.fsPath));
-  type Item = vscode.QuickPickItem & { uri?: vscode.Uri };
   const items: Item[] = files.map((uri) => ({ ...filePickItem(uri.fsPath, vscode.workspace.asRelativePath(uri, false)), uri }));
-  const pick = vscode.window.createQuickPick<Item>();
-  pick.title = `AttnScope: pick a ${kind === 'profile' ? 'profile' : 'profile or config'} to ${purpose}`;
-  pick.matchOnDescription = true;
-  pick.ignoreFocusOut = PICK_OPTIONS.ignoreFocusOut;
-  pick.items = items;
-  const picked = new Promise<Item | undefined>((done) => {
-    pick.onDidAccept(() => done(pick.selectedItems[0]));
-    pick.onDidHide(() => done(undefined));
-  });
-  pick.show();
+  pick.items = more ? [...items, morePickItem(kind === 'profile' ? 'profiles' : 'profiles and configs')] : items;
   if (checker) void markUnrunnable(checker.ctx, checker.job, purpose, pick, items);
   const chosen = await picked;
   pick.dispose();
@@ -107,6 +115,7 @@ async function markUnrunnable(ctx: Ctx, job: PickJob, purpose: string, pick: vsc
       ...items.filter((i) => !why.has(i)),
       { label: `cannot ${purpose}`, kind: vscode.QuickPickItemKind.Separator },
       ...items.filter((i) => why.has(i)).map((i) => ({ ...i, detail: `$(error) ${why.get(i)}` })),
+      ...pick.items.filter((i) => i.uri === undefined), // targetFile's "only the first N" row, still last
     ];
   } finally {
     closed.dispose();
@@ -497,11 +506,10 @@ async function pickConfig(arg: unknown): Promise<vscode.Uri | undefined> {
   if (arg instanceof vscode.Uri && isConfigPath(arg.fsPath)) return arg;
   const active = vscode.window.activeTextEditor?.document.uri;
   if (active && active.scheme === 'file' && isConfigPath(active.fsPath)) return active;
-  const found = await vscode.workspace.findFiles(`{**/${CONFIG_NAME},**/*.${CONFIG_NAME}}`, '**/{node_modules,.git,.attnscope}/**', 200);
-  found.sort((a, b) => a.fsPath.localeCompare(b.fsPath));
+  const { files: found, more } = await findPickFiles(vscode.workspace.findFiles, `{**/${CONFIG_NAME},**/*.${CONFIG_NAME}}`, (uri) => vscode.workspace.asRelativePath(uri, false));
   const browse = { label: '$(folder-opened) Browse…', description: 'a config.json outside this workspace', uri: undefined };
   const picked = await vscode.window.showQuickPick(
-    [...found.map((uri) => ({ ...configPickItem(uri.fsPath, vscode.workspace.asRelativePath(uri, false)), uri })), browse],
+    [...found.map((uri) => ({ ...configPickItem(uri.fsPath, vscode.workspace.asRelativePath(uri, false)), uri })), ...(more ? [{ ...morePickItem('configs'), uri: undefined }] : []), browse],
     { ...PICK_OPTIONS, title: 'AttnScope: new profile for which model? (its HuggingFace config.json)', matchOnDescription: true },
   );
   if (!picked) return undefined;

@@ -68,3 +68,75 @@ export function isTarget(kind: TargetKind, path: string): boolean {
 export function runButtonFile(kind: TargetKind, last: string | undefined, open: readonly string[]): string | undefined {
   return last !== undefined && isTarget(kind, last) && open.includes(last) ? last : undefined;
 }
+
+/** What a workspace pick's file search leaves out (VS Code's findFiles exclude glob). */
+export const PICK_EXCLUDE = '**/{node_modules,.git,.attnscope}/**';
+
+/**
+ * The most files a workspace pick lists. It was 200, with nothing said past it: of a workspace of
+ * 255 profiles and 20 hf/ configs, the root profiles and every config went unlisted, so they could
+ * not be picked at all (s49 newcomer-ed 1). A quick pick draws only the rows on screen and filters
+ * 5,000 rows as it types; past them a last row says how to reach the rest.
+ */
+export const PICK_FILE_LIMIT = 5000;
+
+/** VS Code's workspace.findFiles, as far as the picks use it (`max`: maxResults). */
+export type FindFiles<U> = (include: string, exclude: string, max: number) => PromiseLike<readonly U[]>;
+
+/**
+ * The workspace's files matching `include`, in the order a pick lists them: a workspace folder's
+ * top-level files first (the ones a newcomer looks for: s49, the root page-size.attn.yaml was
+ * among those cut), then by relative path (`relative`: asRelativePath(uri, false)). At most
+ * PICK_FILE_LIMIT; `more` when the workspace holds more (one more is asked for to know).
+ */
+export async function findPickFiles<U>(find: FindFiles<U>, include: string, relative: (u: U) => string): Promise<{ files: U[]; more: boolean }> {
+  const found = [...(await find(include, PICK_EXCLUDE, PICK_FILE_LIMIT + 1))];
+  const more = found.length > PICK_FILE_LIMIT;
+  const keyed = found.map((u) => ({ u, rel: relative(u) }));
+  const depth = (rel: string): number => (/[\\/]/.test(rel) ? 1 : 0);
+  keyed.sort((a, b) => depth(a.rel) - depth(b.rel) || a.rel.localeCompare(b.rel));
+  return { files: keyed.slice(0, PICK_FILE_LIMIT).map((k) => k.u), more };
+}
+
+/** The last row of a pick that lists PICK_FILE_LIMIT files of more: what is listed, and how to reach another (its code lens, or the command from its editor). */
+export function morePickItem(what: string): { label: string; detail: string } {
+  return {
+    label: `$(info) Only the first ${PICK_FILE_LIMIT.toLocaleString('en-US')} ${what} are listed`,
+    detail: 'open another from the Explorer and run the command from its editor (or its code lens)',
+  };
+}
+
+/** A quick pick as showThenFill uses it (vscode.QuickPick). */
+export interface FillablePick<T> {
+  items: readonly T[];
+  busy: boolean;
+  placeholder: string | undefined;
+  show(): void;
+  onDidHide(listener: () => void): { dispose(): void };
+}
+
+/**
+ * Shows `pick` at once, busy with `searching` as its placeholder, then awaits `find` and ends the
+ * busy state: undefined when the pick was closed meanwhile. The file search came first and the
+ * pick after it, so the first command of a window (VS Code's search warming up) showed nothing for
+ * ~7 s at load 20, the second its pick in 1.4 s (s49 newcomer-ed 2). The caller fills the items.
+ */
+export async function showThenFill<T, R>(pick: FillablePick<T>, searching: string, find: () => PromiseLike<R>): Promise<R | undefined> {
+  let open = true;
+  const hidden = pick.onDidHide(() => {
+    open = false;
+  });
+  pick.busy = true;
+  pick.placeholder = searching;
+  pick.show();
+  try {
+    const found = await find();
+    return open ? found : undefined;
+  } finally {
+    hidden.dispose();
+    if (open) {
+      pick.busy = false;
+      pick.placeholder = undefined;
+    }
+  }
+}

@@ -10,7 +10,7 @@ import { test } from 'node:test';
 import { minimatch } from 'minimatch';
 import type { ProfileHost } from '../../core/config/index';
 import { validateProfileText } from '../../core/validate';
-import { configPickItem, filePickItem, isTarget, runButtonFile, targetGlob } from '../../extension/pick';
+import { configPickItem, filePickItem, findPickFiles, isTarget, PICK_FILE_LIMIT, runButtonFile, showThenFill, targetGlob, type FillablePick, type FindFiles } from '../../extension/pick';
 import { cannotRun } from '../../core/validate';
 import { tempDir } from '../fixtures/tmp';
 
@@ -93,4 +93,88 @@ test('the pick marks a file its command cannot run with the reason the editor an
   const tooBig = resolved('small.attn.yaml', `model: ${llama}\ndtype: bf16\ndevice: { memory_gib: 8 }\n${workload}`);
   assert.equal(cannotRun('bench', tooBig), null);
   assert.match(cannotRun('simulate', tooBig) ?? '', /^the KV pool has no pages: /);
+});
+
+// A workspace of `paths` as VS Code's findFiles searches it: the include glob, the exclude glob, at most `max` in its own order (not sorted).
+const workspaceOf = (paths: readonly string[]): FindFiles<string> => async (include, exclude, max) =>
+  paths.filter((p) => minimatch(p, include, { dot: true }) && !minimatch(p, exclude, { dot: true })).slice(0, max);
+
+// s49 newcomer-ed 1: findFiles(…, 200) cut 255 profiles to 200 with nothing said; the root
+// page-size.attn.yaml and all 20 hf/ configs were unpickable. The workspace as that test built it:
+// examples/' 5 profiles at the root, 50 copies under many/p01..p50, 20 hf/<Model>/config.json.
+test('a pick lists every one of 255 profiles and 20 configs, the top-level ones first (s49: 200 at most, the root ones cut)', async () => {
+  const examples = ['gpt-oss-20b.attn.yaml', 'llama-3.1-8b.attn.yaml', 'page-size.attn.yaml', 'qwen3-30b-a3b.attn.json', 'vllm-llama-3.1-8b-a100-40gb.attn.yaml'];
+  const many = Array.from({ length: 50 }, (_, i) => examples.map((e) => `many/p${String(i + 1).padStart(2, '0')}/${e}`)).flat();
+  const hf = Array.from({ length: 20 }, (_, i) => `hf/Model-${i}/config.json`);
+  // findFiles' order is the search's, here the nested files first: a cap would drop the root ones.
+  const find = workspaceOf([...many, ...hf, ...examples, 'node_modules/x/y.attn.yaml', 'package.json']);
+  const profiles = await findPickFiles(find, targetGlob('profile'), (p) => p);
+  assert.equal(profiles.files.length, 255, '5 + 50 × 5 profiles');
+  assert.equal(profiles.more, false);
+  assert.deepEqual(profiles.files.slice(0, 5), [...examples].sort(), 'the top-level profiles first');
+  assert.equal(profiles.files.at(-1), 'many/p50/vllm-llama-3.1-8b-a100-40gb.attn.yaml', 'the last profile by path is offered');
+  const models = await findPickFiles(find, targetGlob('model'), (p) => p);
+  assert.equal(models.files.length, 275, '255 profiles + 20 configs');
+  assert.ok(hf.every((c) => models.files.includes(c)), 'every hf/ config is offered to show the memory of');
+});
+
+test('past PICK_FILE_LIMIT files a pick says there are more (one more is asked of the search to know)', async () => {
+  const asked: number[] = [];
+  const paths = Array.from({ length: PICK_FILE_LIMIT + 3 }, (_, i) => `d/p${i}.attn.yaml`);
+  const find: FindFiles<string> = async (include, exclude, max) => {
+    asked.push(max);
+    return workspaceOf(paths)(include, exclude, max);
+  };
+  const over = await findPickFiles(find, targetGlob('profile'), (p) => p);
+  assert.deepEqual([over.files.length, over.more, asked], [PICK_FILE_LIMIT, true, [PICK_FILE_LIMIT + 1]]);
+  const exact = await findPickFiles(workspaceOf(paths.slice(0, PICK_FILE_LIMIT)), targetGlob('profile'), (p) => p);
+  assert.deepEqual([exact.files.length, exact.more], [PICK_FILE_LIMIT, false], 'exactly the limit: nothing more to say');
+});
+
+/** A quick pick that records what was shown when, and can be closed by the test (as Escape does). */
+function fakePick(): FillablePick<string> & { log: string[]; hide(): void } {
+  const hides: Array<() => void> = [];
+  const pick = {
+    items: [] as readonly string[],
+    busy: false,
+    placeholder: undefined as string | undefined,
+    log: [] as string[],
+    show() {
+      pick.log.push(`show busy=${pick.busy} placeholder=${pick.placeholder}`);
+    },
+    onDidHide(listener: () => void) {
+      hides.push(listener);
+      return { dispose: () => hides.splice(hides.indexOf(listener), 1) };
+    },
+    hide() {
+      for (const h of [...hides]) h();
+    },
+  };
+  return pick;
+}
+
+// s49 newcomer-ed 2: the search came before the pick, so the first command of a window showed
+// nothing for ~7 s while VS Code's search warmed up.
+test('the pick shows, busy, before the workspace search answers; then it is no longer busy', async () => {
+  const pick = fakePick();
+  let answer!: (files: string[]) => void;
+  const search = new Promise<string[]>((done) => (answer = done));
+  const filled = showThenFill(pick, 'finding profiles…', () => {
+    pick.log.push('search started');
+    return search;
+  });
+  assert.deepEqual(pick.log, ['show busy=true placeholder=finding profiles…', 'search started'], 'shown before the search starts');
+  assert.equal(pick.busy, true, 'busy while the search runs');
+  answer(['a.attn.yaml']);
+  assert.deepEqual(await filled, ['a.attn.yaml']);
+  assert.deepEqual([pick.busy, pick.placeholder], [false, undefined]);
+});
+
+test('a pick closed while the search runs gets no answer', async () => {
+  const pick = fakePick();
+  let answer!: (files: string[]) => void;
+  const filled = showThenFill(pick, 'finding profiles…', () => new Promise<string[]>((done) => (answer = done)));
+  pick.hide();
+  answer(['a.attn.yaml']);
+  assert.equal(await filled, undefined);
 });
