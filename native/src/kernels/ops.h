@@ -28,13 +28,16 @@ struct DecodePagesBf16 {
 // KvCacheLayout::kVnni16 pool, piece i's KV head 0 from k[i] and v[i] (heads 16 d elements apart),
 // slots [lo[i], hi[i]) of it visible (0 <= lo < hi <= 16; a step of fewer than 4 pieces has hi
 // = lo = 0 past them and k, v pointing at piece 0). next_k[i], next_v[i] (or null): a later
-// piece whose lines are requested into L2 beside the loads of piece i's lines.
+// piece whose lines are requested beside the loads of piece i's lines: into L2 (prefetcht1), or
+// into L1 (prefetcht0) when into_l1 (paged_decode.cc vnni16_requests_into_l1: AMD family 26,
+// which requests the pieces only 4 ahead).
 struct DecodePiecesVnni16 {
   const uint16_t* k[4];
   const uint16_t* v[4];
   int lo[4], hi[4];
   const uint16_t* next_k[4];
   const uint16_t* next_v[4];
+  bool into_l1;
 };
 
 struct KernelOps {

@@ -66,6 +66,19 @@ bool amd_family_26() {
 
 int vnni16_step_ahead() { return amd_family_26() ? kVnni16Zen5PrefetchPieces : kBf16StepPrefetchPages; }
 
+// Whether the kVnni16 step requests the later pieces into L1 (prefetcht0) rather than L2
+// (prefetcht1): on AMD family 26, where they are only 4 pieces (256 KiB of K and V at H_kv 8,
+// D 128) ahead and one line is requested beside each line the step loads. Against prefetcht1,
+// bench-decode.ts --layout vnni16 (32k, 16-token pages, scattered, 2 threads, paired process
+// CPU time, 64 pairs), the prefetcht0 build as --base (ratio < 1: prefetcht0 faster), 2-vCPU
+// family 26 model 2 VM idle (load 1-1.6): B = 1 0.94x and 0.94x (p10 0.62-0.84, p90 1.13-1.29),
+// B = 16 0.97x and 0.97x (0.84-0.95, 1.14-1.16), A/A 0.99x and 1.00x twice; under load 3-20
+// (session 48) faster in 6 of 6 runs (1.02-1.05x). Other CPUs request 16 pieces (1 MiB) ahead,
+// more than L1 holds, and keep prefetcht1 (at 16 ahead the NHD step on Zen 4 ran 0.68-0.70x
+// with prefetcht0: kBf16StepPrefetchPages).
+// DESIGN.md, "Decode on Zen 5, session 49".
+bool vnni16_requests_into_l1() { return amd_family_26(); }
+
 // Whether the fused AVX512-BF16 step over NHD pages requests the piece kBf16StepPrefetchPages
 // ahead. Not on AMD family 26 (Zen 5): there the NHD step without them, its read pass kept, ran
 // 1.12x (B = 1, p10 1.01, p90 1.27) and 1.20x (B = 16, 1.08-1.33) at 32k over scattered pages,
@@ -420,6 +433,7 @@ void decode_task(const PagedDecodeParams& p, const KernelOps& ops, const DecodeP
     const int64_t ahead_tokens = int64_t(vnni_ahead) * kPieceTokens;
     using Bf16 = const uint16_t*;
     DecodePiecesVnni16 pieces{};
+    pieces.into_l1 = vnni16_requests_into_l1();
     int gathered = 0;
     for (int64_t t0 = t_begin; t0 < t_end; t0 = piece_end(t0, ps)) {
       const int64_t start = piece_begin(t0, ps);  // the piece's slot 0

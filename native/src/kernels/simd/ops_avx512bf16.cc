@@ -357,12 +357,12 @@ void decode_pages_bf16(int hkv, int g, int d, float scale, const uint16_t* q_hi,
 // token pairs are walked in lockstep (pair i of pieces 0-3, then pair i + 1), each pair's NV
 // vectors in address order and loaded once for all 4 rows, so that a pass over 128 columns
 // reads each piece's V block of this head once, front to back; next_v (or null) of piece c: its
-// lines of the same columns requested beside the loads. At NV = 8 the accumulators of vectors 6
-// and 7 live on the stack (loaded, dotted and stored each token pair): 32 accumulators and the V
-// vector do not fit the 32 zmm registers. Two rows at a time instead (the second pair of rows
+// lines of the same columns requested beside the loads (prefetch hint kHint: _MM_HINT_T0 or
+// T1). At NV = 8 the accumulators of vectors 6 and 7 live on the stack (loaded, dotted and
+// stored each token pair): 32 accumulators and the V vector do not fit the 32 zmm registers. Two rows at a time instead (the second pair of rows
 // reading V again from L1, the memory idle meanwhile) was 1.07-1.09x slower at 32k context
 // (DESIGN.md, "Decode's P V in one pass, session 42").
-template <int NV>
+template <int NV, int kHint>
 inline void values_vnni16(const DecodePiecesVnni16& pc, const uint16_t* const* next_v, int64_t at, int d, int x0,
                           const uint16_t (*pairs)[64], const float* alpha, float* acc, int64_t ldacc) {
   constexpr int kRegs = NV < 6 ? NV : 6;  // vectors whose 4 rows' accumulators stay in registers
@@ -395,7 +395,7 @@ inline void values_vnni16(const DecodePiecesVnni16& pc, const uint16_t* const* n
       for (int j = 0; j < NV; ++j) {
         const __m512i x = _mm512_loadu_si512(vc + 32 * j);
         const __m512bh w = (__m512bh)(keep == 0xffffffffu ? x : _mm512_maskz_mov_epi16(keep, x));
-        if (pf) _mm_prefetch(reinterpret_cast<const char*>(pf + 32 * j), _MM_HINT_T1);
+        if (pf) _mm_prefetch(reinterpret_cast<const char*>(pf + 32 * j), static_cast<decltype(_MM_HINT_T0)>(kHint));
         if (j < kRegs) {
 #pragma GCC unroll 4
           for (int b = 0; b < 4; ++b) a[b][j] = _mm512_dpbf16_ps(a[b][j], pb[b], w);
@@ -424,8 +424,8 @@ inline void values_vnni16(const DecodePiecesVnni16& pc, const uint16_t* const* n
 // row, then the other 256 B) and its K and V interleaved head by head left it at 13 GB/s a core
 // from DRAM with no read pass and no requests (2-vCPU Zen 4, DESIGN.md, "Decode's own walk,
 // session 41"). next_k / next_v (or null) are requested line by line: K in the first block of
-// each head, V in that block's P V.
-template <bool kLo>
+// each head, V in that block's P V, with hint kHint (pc.into_l1: _MM_HINT_T0, else T1).
+template <bool kLo, int kHint>
 void decode_pieces_vnni16_t(int hkv, int g, int d, float scale, const uint16_t* q_hi, const uint16_t* q_lo,
                             const DecodePiecesVnni16& pc, float* m, float* l, float* acc, int64_t ldacc) {
   constexpr float kLog2e = 1.44269504088896341f;
@@ -453,7 +453,8 @@ void decode_pieces_vnni16_t(int hkv, int g, int d, float scale, const uint16_t* 
         __m512bh kv[4];
         for (int c = 0; c < 4; ++c) {
           kv[c] = (__m512bh)_mm512_loadu_si512(pc.k[c] + at + 32 * x);
-          if (first && pc.next_k[c]) _mm_prefetch(reinterpret_cast<const char*>(pc.next_k[c] + at + 32 * x), _MM_HINT_T1);
+          if (first && pc.next_k[c]) _mm_prefetch(reinterpret_cast<const char*>(pc.next_k[c] + at + 32 * x),
+                                                  static_cast<decltype(_MM_HINT_T0)>(kHint));
         }
         for (int b = 0; b < 4; ++b) {
           const __m512bh qb = (__m512bh)_mm512_set1_epi32(static_cast<int>(qh[b * (d / 2) + x]));
@@ -490,22 +491,28 @@ void decode_pieces_vnni16_t(int hkv, int g, int d, float scale, const uint16_t* 
       float* a = acc + int64_t(r0) * ldacc;
       const uint16_t* const* next_v = first ? pc.next_v : no_next;
       int x0 = 0;
-      for (; x0 + 128 <= d; x0 += 128) values_vnni16<8>(pc, next_v, at, d, x0, pairs[k], alpha[k], a, ldacc);
+      for (; x0 + 128 <= d; x0 += 128) values_vnni16<8, kHint>(pc, next_v, at, d, x0, pairs[k], alpha[k], a, ldacc);
       if (x0 + 64 <= d) {
-        values_vnni16<4>(pc, next_v, at, d, x0, pairs[k], alpha[k], a, ldacc);
+        values_vnni16<4, kHint>(pc, next_v, at, d, x0, pairs[k], alpha[k], a, ldacc);
         x0 += 64;
       }
-      if (x0 < d) values_vnni16<2>(pc, next_v, at, d, x0, pairs[k], alpha[k], a, ldacc);
+      if (x0 < d) values_vnni16<2, kHint>(pc, next_v, at, d, x0, pairs[k], alpha[k], a, ldacc);
     }
   }
 }
 
 void decode_pieces_vnni16(int hkv, int g, int d, float scale, const uint16_t* q_hi, const uint16_t* q_lo,
                           const DecodePiecesVnni16& pieces, float* m, float* l, float* acc, int64_t ldacc) {
-  if (q_lo) {
-    decode_pieces_vnni16_t<true>(hkv, g, d, scale, q_hi, q_lo, pieces, m, l, acc, ldacc);
+  if (pieces.into_l1) {
+    if (q_lo) {
+      decode_pieces_vnni16_t<true, _MM_HINT_T0>(hkv, g, d, scale, q_hi, q_lo, pieces, m, l, acc, ldacc);
+    } else {
+      decode_pieces_vnni16_t<false, _MM_HINT_T0>(hkv, g, d, scale, q_hi, q_lo, pieces, m, l, acc, ldacc);
+    }
+  } else if (q_lo) {
+    decode_pieces_vnni16_t<true, _MM_HINT_T1>(hkv, g, d, scale, q_hi, q_lo, pieces, m, l, acc, ldacc);
   } else {
-    decode_pieces_vnni16_t<false>(hkv, g, d, scale, q_hi, q_lo, pieces, m, l, acc, ldacc);
+    decode_pieces_vnni16_t<false, _MM_HINT_T1>(hkv, g, d, scale, q_hi, q_lo, pieces, m, l, acc, ldacc);
   }
 }
 
