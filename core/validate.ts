@@ -325,6 +325,9 @@ export function summarisedElsewhere(p: Problem, all: readonly Problem[]): boolea
 /** What a picked file is for: a benchmark, a serving simulation, a sweep, or a memory estimate (Show memory breakdown). */
 export type PickJob = 'bench' | 'simulate' | 'sweep' | 'estimate';
 
+/** Every PickJob, in one list (the language server keeps a file's answer for each: server/workspace.ts closedFileReasons). */
+export const PICK_JOBS: readonly PickJob[] = ['bench', 'simulate', 'sweep', 'estimate'];
+
 /**
  * Why a command of `job` cannot run the file whose resolve (attnscope/resolveProfile: the
  * language server's Profile and problems) is `resolved`, in the editor's words; null when it runs.

@@ -89,7 +89,8 @@ async function targetFile(arg: unknown, purpose: string, kind: TargetKind, check
  * is marked when the server is not running (the command says why). 200 profiles at load 20
  * (scripts/bench-lsp.ts --pick-only): 0.63-0.92 s of the server's CPU, 7-44 ms of the extension
  * host's, where 200 resolves (each answering its Profile and Estimate, 1.6 MB in all) took
- * 0.88-1.55 s and 208-325 ms.
+ * 0.88-1.55 s and 208-325 ms (s48); 10-20 ms of the server's CPU for files it answered before or
+ * its background pass did (s49: server/workspace.ts closedFileReasons, server/pickPrefill.ts).
  */
 async function markUnrunnable(ctx: Ctx, job: PickJob, purpose: string, pick: vscode.QuickPick<vscode.QuickPickItem & { uri?: vscode.Uri }>, items: ReadonlyArray<vscode.QuickPickItem & { uri?: vscode.Uri }>): Promise<void> {
   const server = await ctx.server();

@@ -381,11 +381,14 @@ async function bigConfigs(): Promise<void> {
 
 /**
  * The command palette's pick check (extension/commands.ts markUnrunnable): the 200 files a pick
- * offers at most (its findFiles limit), none open, resolved through attnscope/resolveProfile one
- * at a time, as the pick marks those the command cannot run. Files: the examples' four profiles
- * (llama-3.1-8b, gpt-oss-20b, qwen3-30b-a3b, page-size) 50 times each, each copy in its own folder
- * with the example's config folders beside it. Prints the wall ms of the 200, the server's and this
- * process's CPU ms (the client decodes each answer), the bytes answered, and the load average.
+ * offers at most (its findFiles limit), none open, answered by one attnscope/cannotRun. Files: the
+ * examples' four profiles (llama-3.1-8b, gpt-oss-20b, qwen3-30b-a3b, page-size) 50 times each, each
+ * copy in its own folder with the example's config folders beside it. Per round: a server with no
+ * workspace folder, whose first pick analyses every file (cold) and whose second finds each answer
+ * kept (warm: Workspace.closedFileReasons, a stat per file read); then a server given the folder,
+ * whose background pass answers the files before the pick (server/pickPrefill.ts; its log line
+ * gives its wall and CPU ms). Prints each pick's wall ms, the server's and this process's CPU ms,
+ * the bytes answered, and the load average.
  */
 async function pickCheck(): Promise<void> {
   const dir = tempDir('attnscope-bench-pick-');
@@ -403,26 +406,32 @@ async function pickCheck(): Promise<void> {
       uris.push(pathToFileURL(join(folder, name)).href);
     }
   }
-  const client = await LspClient.start({ validationDelayMs: 0 });
-  try {
-    await client.resolveProfile(uris[0]!); // the server's first request (its modules warm)
-    // A/B alternated: the 200 resolves the pick sent before, and the one attnscope/cannotRun it sends.
-    for (let round = 0; round < 3; round++) {
-      for (const how of ['resolveProfile × 200', 'cannotRun × 1'] as const) {
-        const load = loadavg()[0]!.toFixed(1);
-        const c0 = client.serverCpuMs();
-        const own0 = process.cpuUsage();
-        const t0 = performance.now();
-        let bytes = 0;
-        if (how === 'cannotRun × 1') bytes = JSON.stringify(await client.cannotRun(uris, 'simulate')).length;
-        else for (const uri of uris) bytes += JSON.stringify(await client.resolveProfile(uri)).length;
-        const wall = performance.now() - t0;
-        const own = process.cpuUsage(own0);
-        console.log(`pick check of ${uris.length} files, ${how.padEnd(21)}: ${wall.toFixed(0).padStart(6)} ms wall, server CPU ${(client.serverCpuMs() - c0).toFixed(0).padStart(5)} ms, client CPU ${((own.user + own.system) / 1000).toFixed(0).padStart(4)} ms, ${(bytes / 1e6).toFixed(2)} MB answered; load ${load}`);
-      }
+  const pick = async (client: LspClient, how: string): Promise<void> => {
+    const load = loadavg()[0]!.toFixed(1);
+    const c0 = client.serverCpuMs();
+    const own0 = process.cpuUsage();
+    const t0 = performance.now();
+    const bytes = JSON.stringify(await client.cannotRun(uris, 'simulate')).length;
+    const wall = performance.now() - t0;
+    const own = process.cpuUsage(own0);
+    console.log(`pick check of ${uris.length} files, ${how.padEnd(10)}: ${wall.toFixed(0).padStart(6)} ms wall, server CPU ${(client.serverCpuMs() - c0).toFixed(0).padStart(5)} ms, client CPU ${((own.user + own.system) / 1000).toFixed(0).padStart(4)} ms, ${(bytes / 1e6).toFixed(3)} MB answered; load ${load}`);
+  };
+  for (let round = 0; round < 3; round++) {
+    const client = await LspClient.start({ validationDelayMs: 0 });
+    try {
+      await client.resolveProfile(uris[0]!); // the server's first request (its modules warm; resolveProfile keeps no answer)
+      await pick(client, 'cold');
+      await pick(client, 'warm');
+    } finally {
+      await client.stop();
     }
-  } finally {
-    await client.stop();
+    const folder = await LspClient.start({ validationDelayMs: 0, workspaceFolders: [dir] });
+    try {
+      console.log(`background pass: ${await folder.logged(/workspace files for the pick/)}; load ${loadavg()[0]!.toFixed(1)}`);
+      await pick(folder, 'prefilled');
+    } finally {
+      await folder.stop();
+    }
   }
 }
 

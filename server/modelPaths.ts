@@ -108,12 +108,37 @@ export function traceFilesNear(profileFile: string): string[] {
   return rel.sort((a, b) => a.split('/').length - b.split('/').length || a.localeCompare(b));
 }
 
+/** How deep below a workspace folder {@link workspaceProfiles} looks. */
+const PROFILES_DEPTH = 8;
+/** Most profiles {@link workspaceProfiles} lists: the command palette's pick offers 200 files (extension/commands.ts targetFile). */
+const MAX_PROFILES = 200;
+
+/**
+ * The profiles (isProfilePath) of the workspace folders ({@link setWorkspaceRoots}), at most
+ * MAX_PROFILES, down to PROFILES_DEPTH folders, hidden folders and node_modules skipped (the pick's
+ * findFiles skips node_modules, .git and .attnscope), in sorted walk order; names only. The
+ * language server's background pass answers the pick's check of these before a pick asks
+ * (pickPrefill.ts). Configs are left to the first pick that offers them (a benchmark's or an
+ * estimate's): with bench:lsp's 150 configs besides its 200 profiles the pass took 2.0-2.5 s of CPU
+ * (load 16), 1.5-2.1 s without them (load 20-24).
+ */
+export function workspaceProfiles(): string[] {
+  const found: string[] = [];
+  const budget = { entries: 0 };
+  for (const root of workspaceRoots) {
+    walkFiles(root, 0, PROFILES_DEPTH, budget, () => found.length >= MAX_PROFILES, (path, name) => {
+      if (isProfilePath(name)) found.push(path);
+    });
+  }
+  return found;
+}
+
 /**
  * Visits the files under `dir` (`depth` folders below the search root) down to `maxDepth`, names
  * in sorted order, folders {@link SKIP_DIR} names skipped: `onFile(path, name)` for each file,
  * until `full()` or `budget.entries` (directory entries read, shared by a search's walks) reaches
  * {@link MAX_ENTRIES}. Unreadable folders and entries gone meanwhile are passed over. The one
- * walk of {@link modelConfigsNear} and {@link traceFilesNear}.
+ * walk of {@link modelConfigsNear}, {@link traceFilesNear} and {@link workspaceProfiles}.
  */
 function walkFiles(dir: string, depth: number, maxDepth: number, budget: { entries: number }, full: () => boolean, onFile: (path: string, name: string) => void): void {
   if (full() || budget.entries >= MAX_ENTRIES) return;

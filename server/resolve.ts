@@ -5,11 +5,11 @@
  * pick's files, from the same analysis.
  */
 import { TextDocument } from 'vscode-languageserver-textdocument';
-import type { Problem } from '../core/config';
+import type { Problem, Profile } from '../core/config';
 import type { CannotRunRequest, ResolveProfileRequest } from '../core/protocol/lsp';
-import { cannotRun, runSeverity } from '../core/validate';
-import { analyze, checkedProblems, type Analysis } from './analysis';
-import type { Workspace } from './workspace';
+import { cannotRun, PICK_JOBS, runSeverity } from '../core/validate';
+import { analyze, checkedProblems, type Analysis, type FileHost } from './analysis';
+import type { PickReasons, Workspace } from './workspace';
 import { uriToPath } from './paths';
 
 /**
@@ -17,11 +17,10 @@ import { uriToPath } from './paths';
  * sweep's points checked (analysis.ts checkedProblems) only when `problems` is called; or the
  * problem why there is none (the file neither open nor readable, or neither a profile nor a config).
  */
-function analysed(workspace: Workspace, uri: string): { analysis: Analysis; problems: () => Problem[] } | { problem: Problem } {
+function analysed(workspace: Workspace, uri: string, host: FileHost = workspace.fileHost()): { analysis: Analysis; problems: () => Problem[] } | { problem: Problem } {
   const open = workspace.problems(uri);
   if (open !== null) return { analysis: open.analysis, problems: () => open.problems };
   const path = uriToPath(uri);
-  const host = workspace.fileHost();
   const text = path === null ? null : host.readFile(path);
   if (text === null) return { problem: { severity: 'error', code: 'file-not-found', message: `${uri} is neither open nor readable`, range: { offset: 0, length: 0 } } };
   const a = analyze(TextDocument.create(uri, path!.endsWith('.json') ? 'json' : 'yaml', 0, text), host);
@@ -49,12 +48,23 @@ export function resolveProfile(workspace: Workspace, params: ResolveProfileReque
  * cost where the answer does not need it: a file whose profile reads needs no sweep-point checks
  * (cannotRun reads problems only when there is no profile), and none when the analysis's own
  * problems hold an error a run stops at (it is found first). page-size.attn.yaml's 4-point sweep
- * took 6-12 ms of a pick's check, a profile without one 2-3 ms.
+ * took 6-12 ms of a pick's check, a profile without one 2-3 ms. An open document is answered from
+ * its analysis of this version (the one its diagnostics read); a closed file from the answer kept
+ * while no file it read changed (Workspace.closedFileReasons), else from a new analysis of it.
  */
 export function cannotRunOf(workspace: Workspace, uri: string, job: CannotRunRequest.Params['job']): string | null {
-  const found = analysed(workspace, uri);
-  if ('problem' in found) return cannotRun(job, { profile: null, problems: [found.problem] });
-  const a = found.analysis;
-  if (a.profile !== null) return cannotRun(job, { profile: a.profile, problems: [] });
-  return cannotRun(job, { profile: null, problems: a.problems.some((p) => runSeverity(p) === 'error') ? a.problems : found.problems() });
+  if (workspace.isOpen(uri)) return reasonsOf(analysed(workspace, uri))[job];
+  return workspace.closedFileReasons(uri, (host) => reasonsOf(analysed(workspace, uri, host)))[job];
+}
+
+/** cannotRun of each PickJob for one analysed file (core/validate.ts PICK_JOBS). */
+function reasonsOf(found: ReturnType<typeof analysed>): PickReasons {
+  let resolved: { profile: Profile | null; problems: readonly Problem[] };
+  if ('problem' in found) resolved = { profile: null, problems: [found.problem] };
+  else if (found.analysis.profile !== null) resolved = { profile: found.analysis.profile, problems: [] };
+  else {
+    const own = found.analysis.problems;
+    resolved = { profile: null, problems: own.some((p) => runSeverity(p) === 'error') ? own : found.problems() };
+  }
+  return Object.fromEntries(PICK_JOBS.map((job) => [job, cannotRun(job, resolved)])) as PickReasons;
 }

@@ -30,11 +30,12 @@ import { hover } from './hover';
 import { inlayHints } from './hints';
 import { hintMode, type HintMode } from './hintView';
 import { codeLenses, estimateSummary, SERVER_COMMANDS } from './lenses';
-import { setWorkspaceRoots } from './modelPaths';
+import { setWorkspaceRoots, workspaceProfiles } from './modelPaths';
 import { uriToPath } from './paths';
 import { cannotRunOf, resolveProfile } from './resolve';
 import { timingEnabled, timingMark } from '../core/timingLog';
 import { cancelled, describeError, guard, runSafe } from './safe';
+import { PickPrefill } from './pickPrefill';
 import { ReadWatcher } from './readWatcher';
 import { simulateProfile } from './simulate';
 import { checkTrace } from './traceCheck';
@@ -84,6 +85,10 @@ export function startServer(connection: Connection): void {
   let runnerPath = join(__dirname, 'runner.js');
   /** Watches the files analyses read when the client does not watch files for the server. */
   let watcher: ReadWatcher | null = null;
+  /** Answers the pick's check of the workspace's files in the background (pickPrefill.ts), kept by the workspace. */
+  const prefill = new PickPrefill((uri) => void cannotRunOf(workspace, uri, 'bench'), (uri) => workspace.isOpen(uri), log);
+  /** Lists the workspace folders' profiles off the initialize path and answers them in the background. */
+  const prefillWorkspace = (): void => void setImmediate(() => guard(log, 'pick prefill', () => prefill.start(workspaceProfiles())));
 
   const scheduler = new ValidationScheduler(
     connection,
@@ -155,12 +160,16 @@ export function startServer(connection: Connection): void {
       connection.workspace.onDidChangeWorkspaceFolders(() =>
         guard(log, 'didChangeWorkspaceFolders', () => {
           void connection.workspace.getWorkspaceFolders()
-            .then((now) => setWorkspaceRoots((now ?? []).map((f) => uriToPath(f.uri)).filter((p) => p !== null)))
+            .then((now) => {
+              setWorkspaceRoots((now ?? []).map((f) => uriToPath(f.uri)).filter((p) => p !== null));
+              prefillWorkspace();
+            })
             .catch((err: unknown) => log.error(`Could not read the workspace folders: ${String(err)}`));
         }),
       );
     }
     void applySettings(undefined).catch((err: unknown) => log.error(`Could not read the settings: ${String(err)}`));
+    prefillWorkspace();
     if (capabilities.workspace?.didChangeWatchedFiles?.dynamicRegistration) {
       void connection.client
         .register(DidChangeWatchedFilesNotification.type, { watchers: [...WATCHED_GLOBS.map((globPattern) => ({ globPattern })), WATCHED_CREATE_DELETE] })
@@ -308,6 +317,7 @@ export function startServer(connection: Connection): void {
   connection.onShutdown(() => {
     scheduler.dispose();
     watcher?.dispose();
+    prefill.dispose();
   });
 
   documents.listen(connection);

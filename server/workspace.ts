@@ -3,7 +3,8 @@
  * document (its latest analysed version) with its inlay hints, and which files each analysis
  * read, so that a profile is re-checked when the config.json it points at changes on disk or in
  * an open editor. A version with an error keeps the previous version's hints that still hold
- * (hints.ts carryHints): the cache is what remembers them.
+ * (hints.ts carryHints): the cache is what remembers them. For files that are not open it keeps
+ * the pick's cannotRun answers, by the stamps of the files each read (closedFileReasons).
  */
 import { statSync } from 'node:fs';
 import { sep } from 'node:path';
@@ -11,6 +12,7 @@ import { fileStamp, readInputText, traceFileStat, type NotRead } from '../core/f
 import type { TextDocuments } from 'vscode-languageserver';
 import type { TextDocument } from 'vscode-languageserver-textdocument';
 import type { ParsedTree, Problem } from '../core/config';
+import type { PickJob } from '../core/validate';
 import { analyze, checkedProblems, type Analysis, type FileHost } from './analysis';
 import { carryHints, documentHints, type AnchoredHint } from './hints';
 import { uriToPath } from './paths';
@@ -38,6 +40,9 @@ export class Workspace {
   private readonly dependents = new Map<string, Set<string>>();
   /** Open documents by absolute path (their unsaved text wins over the disk). */
   private readonly openByPath = new Map<string, string>();
+  /** Which opening of the server's (1, 2, ...) each open document is: its versions count again from each opening. */
+  private readonly openings = new Map<string, number>();
+  private opens = 0;
   /**
    * Texts read from disk by absolute path, with the stat they were read at (least recently used
    * first): a profile's analysis on each keystroke reads its config.json, and reading it again
@@ -53,6 +58,20 @@ export class Workspace {
    * profile costs a stat (traceState), never a read of the trace.
    */
   private readonly traces = new Map<string, { path: string; stamp: string; answer: TraceCheck | null; stop: AbortController }>();
+
+  /**
+   * Why a command cannot run each file that is not open (core/validate.ts cannotRun, every
+   * PickJob), by URI, least recently used first, with the stamp of every file its analysis read
+   * (the file itself, its config.json, a sweep point's): see closedFileReasons.
+   */
+  private readonly closedReasons = new Map<string, { stamps: Map<string, string>; reasons: PickReasons }>();
+
+  /**
+   * How many closed files closedFileReasons analysed (it had no answer, or a file read for it
+   * changed): a pick of files it answered before analyses none (test/lsp/internals.test.ts,
+   * scripts/bench-lsp.ts --pick-only).
+   */
+  closedAnalyses = 0;
 
   /** Called with every file an analysis read (server.ts watches them when the client does not). */
   onRead: ((absPath: string) => void) | null = null;
@@ -71,7 +90,9 @@ export class Workspace {
   /** Records an opened document so that other documents' reads see its unsaved text. */
   opened(uri: string): void {
     const path = uriToPath(uri);
-    if (path !== null) this.openByPath.set(path, uri);
+    if (path === null) return;
+    this.openByPath.set(path, uri);
+    this.openings.set(path, ++this.opens);
   }
 
   /** Forgets a closed document and its cached analysis; returns the documents that read it. */
@@ -88,6 +109,7 @@ export class Workspace {
     const path = uriToPath(uri);
     if (path === null) return [];
     this.openByPath.delete(path);
+    this.openings.delete(path);
     return this.fileChanged(path);
   }
 
@@ -160,6 +182,66 @@ export class Workspace {
       let set = this.dependents.get(path);
       if (set === undefined) this.dependents.set(path, (set = new Set()));
       set.add(uri);
+    }
+  }
+
+  /** True when `uri` is open in the client (its text is the document's, not the disk's). */
+  isOpen(uri: string): boolean {
+    return this.documents.get(uri) !== undefined;
+  }
+
+  /**
+   * `answer`'s reasons for `uri`, a file that is not open, kept while nothing it read changed:
+   * `answer` reads through the host it is given (the file, its config.json, its sweep points'
+   * files), and each path's stamp is taken as it reads it (an open document's version, else the
+   * stat diskText keys a text on: device, inode, size, times; a missing file's "none"). The kept
+   * reasons stand while every stamp is the same, so a pick of files answered before (by an earlier
+   * pick or by the background pass, server/pickPrefill.ts) costs a stat per file read, not a parse;
+   * a file edited, replaced, deleted or created where a read found none, or an open document
+   * read for it edited or closed, is analysed again. The host starts no trace check: cannotRun
+   * does not read one (a profile that reads is answered by its workload and pool alone).
+   * Keeps CLOSED_REASONS_KEPT files; a `uri` that names no file (untitled:) is not kept.
+   */
+  closedFileReasons(uri: string, answer: (host: FileHost) => PickReasons): PickReasons {
+    const path = uriToPath(uri);
+    const kept = this.closedReasons.get(uri);
+    if (kept !== undefined) {
+      this.closedReasons.delete(uri);
+      let same = true;
+      for (const [read, stamp] of kept.stamps) if (this.stampOf(read) !== stamp) same = false;
+      if (same) {
+        this.closedReasons.set(uri, kept);
+        return kept.reasons;
+      }
+    }
+    this.closedAnalyses++;
+    const stamps = new Map<string, string>();
+    const host = this.fileHost();
+    const reasons = answer({
+      readFile: (absPath) => {
+        if (!stamps.has(absPath)) stamps.set(absPath, this.stampOf(absPath)); // before the read: a change during it reads again next time
+        return host.readFile(absPath);
+      },
+      whyNotRead: host.whyNotRead,
+      parsedJson: host.parsedJson,
+    });
+    if (path !== null) {
+      if (!stamps.has(path)) stamps.set(path, this.stampOf(path));
+      if (this.closedReasons.size >= CLOSED_REASONS_KEPT) this.closedReasons.delete(this.closedReasons.keys().next().value!);
+      this.closedReasons.set(uri, { stamps, reasons });
+    }
+    return reasons;
+  }
+
+  /** What closedFileReasons compares: an open document's opening and version, else the file's stat (fileStamp), "none" when there is none. */
+  private stampOf(absPath: string): string {
+    const uri = this.openByPath.get(absPath);
+    const doc = uri === undefined ? undefined : this.documents.get(uri);
+    if (doc !== undefined) return `open ${this.openings.get(absPath)} v${doc.version}`;
+    try {
+      return fileStamp(statSync(absPath));
+    } catch {
+      return 'none';
     }
   }
 
@@ -249,6 +331,12 @@ export class Workspace {
     return text;
   }
 }
+
+/** How many closed files' cannotRun reasons Workspace keeps: a pick offers 200 files at most (extension/commands.ts targetFile). */
+const CLOSED_REASONS_KEPT = 1024;
+
+/** Why a command of each PickJob cannot run a file (core/validate.ts cannotRun; null: it runs). */
+export type PickReasons = Record<PickJob, string | null>;
 
 /** How many files' texts Workspace keeps (the configs a sweep over `model` reads, a few profiles' points). */
 const DISK_TEXTS_KEPT = 16;

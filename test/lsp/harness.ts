@@ -125,12 +125,16 @@ export interface ServerCalls {
   registrations: string[];
   /** window/logMessage messages of type Error. */
   errors: string[];
+  /** window/logMessage messages of type Info. */
+  info: string[];
   /** window/showMessage messages, in order. */
   shown: Array<{ type: number; message: string }>;
 }
 
 export class LspClient {
-  readonly calls: ServerCalls = { inlayHintRefresh: 0, registrations: [], errors: [], shown: [] };
+  readonly calls: ServerCalls = { inlayHintRefresh: 0, registrations: [], errors: [], info: [], shown: [] };
+  /** Waiters for an info log line matching a pattern (logged). */
+  private readonly infoWaiters: Array<{ pattern: RegExp; resolve: (line: string) => void }> = [];
   private readonly versions = new Map<string, number>();
   private readonly published = new Map<string, Diagnostic[]>();
   private readonly waiters = new Map<string, Array<{ resolve: (d: Diagnostic[]) => void; reject: (e: Error) => void }>>();
@@ -165,6 +169,13 @@ export class LspClient {
     });
     connection.onNotification('window/logMessage', (p: { type: number; message: string }) => {
       if (p.type === 1) this.calls.errors.push(p.message);
+      if (p.type === 3) {
+        this.calls.info.push(p.message);
+        for (const w of this.infoWaiters.filter((w) => w.pattern.test(p.message))) {
+          this.infoWaiters.splice(this.infoWaiters.indexOf(w), 1);
+          w.resolve(p.message);
+        }
+      }
     });
     connection.onNotification('window/showMessage', (p: { type: number; message: string }) => {
       this.calls.shown.push(p);
@@ -215,6 +226,13 @@ export class LspClient {
     await Promise.race([initialized, died]);
     await connection.sendNotification(InitializedNotification.type, {});
     return client;
+  }
+
+  /** The first info log line (window/logMessage, type Info) matching `pattern`, logged or to come. */
+  logged(pattern: RegExp): Promise<string> {
+    const seen = this.calls.info.find((m) => pattern.test(m));
+    if (seen !== undefined) return Promise.resolve(seen);
+    return new Promise((resolve) => this.infoWaiters.push({ pattern, resolve }));
   }
 
   /** Resolves once the server has registered `method` dynamically (at once if it has). */

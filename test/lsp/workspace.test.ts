@@ -158,6 +158,32 @@ test('attnscope/cannotRun answers a pick\'s files in one request, each as cannot
   await client.close(good.uri);
 });
 
+test('a server given workspace folders answers the pick\'s check of their profiles in the background; a config.json changed on disk is answered anew', async () => {
+  const folder = tempDir('attnscope-prefill-');
+  mkdirSync(join(folder, 'm'));
+  const configPath = join(folder, 'm', 'config.json');
+  const config = readFileSync(join(dir, 'config.json'), 'utf8');
+  writeFileSync(configPath, config);
+  // Two profiles, one in a hidden folder the pass (and the pick's findFiles: .git, .attnscope) skips.
+  mkdirSync(join(folder, 'sub'));
+  mkdirSync(join(folder, '.hidden'));
+  writeFileSync(join(folder, 'sub', 'a.attn.yaml'), 'model: ../m/config.json\n');
+  writeFileSync(join(folder, 'b.attn.yaml'), 'model: ./m/config.json\n');
+  writeFileSync(join(folder, '.hidden', 'c.attn.yaml'), 'model: ../m/config.json\n');
+  const own = await LspClient.start({ workspaceFolders: [folder] });
+  try {
+    assert.match(await own.logged(/workspace files for the pick/), /^AttnScope: answered 2 workspace files for the pick in \d+ ms \(CPU \d+ ms\)$/);
+    const uris = [pathToFileURL(join(folder, 'sub', 'a.attn.yaml')).href, pathToFileURL(join(folder, 'b.attn.yaml')).href];
+    assert.deepEqual((await own.cannotRun(uris, 'simulate')).reasons, ['no `workload:` block to simulate', 'no `workload:` block to simulate']);
+    // 32 query heads over 5 KV heads (32 = 6 * 5 + 2): each profile's error, from the file on disk now.
+    writeFileSync(configPath, config.replace('"num_key_value_heads": 8', '"num_key_value_heads": 5'));
+    const { reasons } = await own.cannotRun(uris, 'bench');
+    for (const r of reasons) assert.match(r ?? '', /32 attention heads cannot be shared evenly by 5 KV heads/);
+  } finally {
+    assert.equal(await own.stop(), 0);
+  }
+});
+
 test('a config.json resolves to the default profile around it', async () => {
   const f = fixture('configs/Qwen2.5-7B.config.json');
   const r = await client.resolveProfile(f.uri);
