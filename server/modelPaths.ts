@@ -110,7 +110,11 @@ export function traceFilesNear(profileFile: string): string[] {
 
 /** How deep below a workspace folder {@link workspaceProfiles} looks. */
 const PROFILES_DEPTH = 8;
-/** Most profiles {@link workspaceProfiles} lists: the command palette's pick offers 200 files (extension/commands.ts targetFile). */
+/**
+ * Most profiles {@link workspaceProfiles} lists: it bounds the background pass's CPU at the server's
+ * start (~2 s for 200 at load 20); a pick lists up to 5,000 (extension/pick.ts PICK_FILE_LIMIT) and
+ * analyses those past them when it first asks.
+ */
 const MAX_PROFILES = 200;
 
 /**

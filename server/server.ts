@@ -261,8 +261,9 @@ export function startServer(connection: Connection): void {
     ),
   );
 
-  // One file at a time, the event loop free between them (a pick's 200 files take ~1 s of CPU at
-  // load 20): edits and hint requests of open documents are answered in between.
+  // One file at a time, the event loop free between them (200 files not answered before take ~1 s of
+  // CPU at load 20, 10-20 ms when answered before: Workspace.closedFileReasons): edits and hint
+  // requests of open documents are answered in between.
   connection.onRequest(CannotRunRequest.method, async (params: CannotRunRequest.Params, token): Promise<CannotRunRequest.Result | ResponseError<void>> => {
     const reasons: Array<string | null> = [];
     for (const uri of params.uris) {

@@ -332,8 +332,11 @@ export class Workspace {
   }
 }
 
-/** How many closed files' cannotRun reasons Workspace keeps: a pick offers 200 files at most (extension/commands.ts targetFile). */
-const CLOSED_REASONS_KEPT = 1024;
+/**
+ * How many closed files' cannotRun reasons Workspace keeps: as many as a pick lists (extension/pick.ts
+ * PICK_FILE_LIMIT; an entry is a few hundred bytes: the stamps and four reasons, no parse).
+ */
+const CLOSED_REASONS_KEPT = 5000;
 
 /** Why a command of each PickJob cannot run a file (core/validate.ts cannotRun; null: it runs). */
 export type PickReasons = Record<PickJob, string | null>;

@@ -51,9 +51,10 @@ export namespace ResolveProfileRequest {
  * Why a command of `job` cannot run each of the files `uris` (core/validate.ts cannotRun of each
  * one's resolve, as ResolveProfileRequest would give it), in their order: null for one it runs.
  * The command palette's pick marks its files with it (extension/commands.ts markUnrunnable): one
- * request for up to 200 files, not 200 resolves each answering its Profile and Estimate (8 KB
- * each, 1.6 MB in all, encoded by the server and decoded by the extension host). Cancellable
- * between files (the pick closed).
+ * request for all its files (up to extension/pick.ts PICK_FILE_LIMIT, 5,000), not a resolve each
+ * answering its Profile and Estimate (8 KB each, 1.6 MB for 200, encoded by the server and decoded by
+ * the extension host). Cancellable between files (the pick closed). The server answers a file it
+ * answered before from the answer it kept (server/workspace.ts closedFileReasons).
  */
 export namespace CannotRunRequest {
   export const method = 'attnscope/cannotRun' as const;
