@@ -4,7 +4,7 @@
  * each tensor_parallel_size that fits the model, the smallest tensor_parallel_size (or
  * pipeline_parallel_size) at which the weights fit the device,
  * the nearest supported page_size, a missing head_dim, a misspelt or unknown key, an enum value
- * core suggests, a number past an inclusive bound set to the bound, a number written quoted unquoted (also where "auto" or a number is taken), a YAML 1.1 yes / no as true / false, a length cut to the model's limit, a memory_gib cut to the GPU's, a KV budget cut to what fits beside the weights, a max_model_len the KV pool holds, a defaulted prompt_len / output_len written to fit max_model_len, a `model:` path changed to a config on disk, the draw keys a workload.trace replaces removed. A problem in the config.json a profile points
+ * core suggests, a number past an inclusive bound set to the bound, a number written quoted unquoted (also where "auto" or a number is taken), a YAML 1.1 yes / no as true / false, a length cut to the model's limit, a memory_gib cut to the GPU's, a KV budget cut to what fits beside the weights, a max_model_len the KV pool holds, a defaulted prompt_len / output_len written to fit max_model_len, a `model:` path changed to a config on disk, a workload.trace path changed to the trace file beside the profile it is a typo of (core's closestMatch), the draw keys a workload.trace replaces removed. A problem in the config.json a profile points
  * at is fixed in that file. Diagnostics the client sends are matched to the current analysis by
  * the problem key in their `data`, else by code, message and overlapping range, so a stale
  * diagnostic gets no (possibly wrong) edit.
@@ -17,13 +17,13 @@ import {
   type TextEdit,
 } from 'vscode-languageserver';
 import type { TextDocument } from 'vscode-languageserver-textdocument';
-import { lineFeeds, parseJsonTree, propertyWithKeyAt, propertyWithValueAt, type FoundProperty, type Problem, type SourceRange, type ValueNode } from '../core/config';
+import { closestMatch, lineFeeds, parseJsonTree, propertyWithKeyAt, propertyWithValueAt, type FoundProperty, type Problem, type SourceRange, type ValueNode } from '../core/config';
 import { TRACE_REPLACES } from '../core/config/profileChecks';
 import { PROFILE_DEFAULTS } from '../core/config/profileDefaults';
 import { NODE_GPUS } from '../core/estimate/checks';
 import type { Analysis } from './analysis';
 import { DIAGNOSTIC_SOURCE, isLocal, problemKey, readDocument, toDiagnostic } from './diagnostics';
-import { closestModelConfigs, modelConfigsNear } from './modelPaths';
+import { closestModelConfigs, modelConfigsNear, traceFilesNear } from './modelPaths';
 import { uriToPath } from './paths';
 import { flowMapping } from './schema';
 
@@ -348,6 +348,19 @@ const FIXES: Record<string, FixMaker> = {
     const kvEdit = typeof kvDtype === 'string' ? setBlockKey(t, 'kv_cache', 'dtype', literal(t, kvDtype)) : null;
     if (kvEdit) fixes.push({ title: `Set dtype to ${JSON.stringify(suggestion)} and kv_cache.dtype to ${kvDtype} (an fp8 KV cache)`, edits: [replace(t, p.range, literal(t, suggestion)), kvEdit] });
     return fixes;
+  },
+  // A workload.trace that cannot be read: the trace file beside the profile its path is a typo of
+  // (core's closestMatch, the keys' "did you mean"), e.g. ./chat-trace.json -> ./chat-trace.jsonl;
+  // the error had no fix (s49 newcomer-ed 3).
+  'trace-unreadable': (t, p) => {
+    const profile = uriToPath(t.uri);
+    if (profile === null) return [];
+    const written = t.text.slice(p.range.offset, p.range.offset + p.range.length).replace(/^["']|["']$/g, '');
+    const near = traceFilesNear(profile).filter((c) => c !== written);
+    const bare = (path: string): string => path.replace(/^\.\//, '');
+    const match = closestMatch(bare(written), near.map(bare));
+    const path = match === undefined ? undefined : near[near.map(bare).indexOf(match)];
+    return path === undefined ? [] : [{ title: `Change to ${path}`, edits: [replace(t, p.range, literal(t, path))] }];
   },
   // A `model:` path that does not resolve: the model configs near the profile most like it.
   'model-not-found': (t, p) => {

@@ -7,7 +7,11 @@ import assert from 'node:assert/strict';
 import { readModelConfig } from '../../core/config/index';
 import { TextDocument } from 'vscode-languageserver-textdocument';
 import type { CodeAction, Diagnostic } from 'vscode-languageserver-protocol';
+import { writeFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { LspClient, fixture, fixtureUri } from './harness';
+import { tempDir } from '../fixtures/tmp';
 
 let client: LspClient;
 before(async () => {
@@ -454,4 +458,23 @@ test('a number past an inclusive bound: set to the bound; past an exclusive one,
     assert.deepEqual(await client.codeActions(uri, d.range, [d]), [], text);
     await client.close(uri);
   }
+});
+
+// s49 newcomer-ed 3: `trace: ./chat-trace.json` beside chat-trace.jsonl was an error with no fix.
+test('a trace path that cannot be read: change to the trace file beside the profile it is a typo of', async () => {
+  const dir = tempDir('attnscope-trace-fix-');
+  writeFileSync(join(dir, 'chat-trace.jsonl'), '{"arrival_s": 0, "prompt_len": 100, "output_len": 10}\n');
+  writeFileSync(join(dir, 'other.csv'), 'arrival_s,prompt_len,output_len\n0,100,10\n');
+  const uri = pathToFileURL(join(dir, 'typo.attn.yaml')).href;
+  const model = JSON.stringify(resolve('examples/llama-3.1-8b/config.json'));
+  const text = `model: ${model}\ndevice: { gpu: H100 SXM }\nworkload: { trace: ./chat-trace.json, max_model_len: 8192 }\n`;
+  const diags = await client.open(uri, text);
+  const d = diags.find((x) => x.code === 'trace-unreadable');
+  assert.ok(d, JSON.stringify(diags));
+  const actions = ((await client.codeActions(uri, d.range, [d])) ?? []) as CodeAction[];
+  // ./other.csv is no typo's reach of ./chat-trace.json: one fix.
+  assert.deepEqual(actions.map((a) => a.title), ['Change to ./chat-trace.jsonl']);
+  const fixed = TextDocument.applyEdits(TextDocument.create(uri, 'x', 1, text), actions[0]!.edit!.changes![uri]!);
+  assert.equal(fixed, text.replace('./chat-trace.json,', './chat-trace.jsonl,'));
+  await client.close(uri);
 });
