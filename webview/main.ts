@@ -26,7 +26,7 @@ import { buildDifference, comparePools, compareRuns, compareSettings, comparison
 import { composePng, composeTablePng } from './png';
 import { sweepProvenance } from '../core/sweepFigures';
 import { decisionMetric, interruptedText, metricsOf as sweepMetricsOf, otherSweepNote, sweepAxisCharts, sweepChartHeight, sweepCostChart, sweepCostChartHeight, sweepBestText, sweepMarkdown, sweepPointsText, sweepTable, sweepTitle } from './sweep';
-import { benchCancelledText, CHANGE_MEANING, formatCount, formatCountOf, formatDuration, formatLoadNote, formatPercent, loadVerdict, formatRunTime, loadAverageText, perGpuCasesHeader, poolCancelledText, wasmBuildNote } from '../core/format';
+import { benchCancelledText, CHANGE_MEANING, formatCount, formatCountOf, formatDuration, formatLoadNote, formatPercent, loadVerdict, formatRunTime, formatShortRunTime, loadAverageText, perGpuCasesHeader, poolCancelledText, wasmBuildNote } from '../core/format';
 import { comparedRun, compareOptionLabel, listedName, reduce, rerunOf, skippedNote, skippedSweepsNote, startModel, type DashboardModel, type ViewRun } from './model';
 import { readPalette, watchTheme, type Palette } from './theme';
 import { loadState, onMessage, post, saveState, type PersistedState } from './vscodeApi';
@@ -62,6 +62,11 @@ function button(label: string, onClick: () => void, attrs: Record<string, string
 /** A run's time as the reader reads it (formatRunTime), the ISO value in its tooltip and `datetime`. */
 function runTime(iso: string): HTMLElement {
   return el('time', { datetime: iso, title: iso }, formatRunTime(iso));
+}
+
+/** A time in a narrow list (History's Sweeps): formatShortRunTime, to the minute, the ISO value in its tooltip and `datetime`. */
+function shortTime(iso: string): HTMLElement {
+  return el('time', { datetime: iso, title: `${formatRunTime(iso)} (${iso})` }, formatShortRunTime(iso));
 }
 
 /** `parts` with `sep` between each two (text and elements in one line). */
@@ -328,6 +333,8 @@ const sweepCharts = el('div', { id: 'sweep-charts', class: 'chart-grid' });
 const sweepTableBox = el('div', { id: 'sweep-table', role: 'region', 'aria-labelledby': 'sweep-points-heading' });
 // The panel resized, or the Sweep tab shown (its box has no width while hidden): fit the table again.
 new ResizeObserver(() => fitStacked(sweepTableBox)).observe(sweepTableBox);
+// History's Sweeps alike (the History tab shown, or the panel resized).
+new ResizeObserver(() => fitStacked(sweepList)).observe(sweepList);
 /** Where the sweep's figures come from, a line each: the CLI's footer sentences (core/sweepFigures.ts sweepProvenance). */
 const sweepSources = el('div', { id: 'sweep-sources' });
 /** The figure picker and Export CSV, and the table's heading: hidden while no sweep is open (they had nothing to act on). */
@@ -677,8 +684,11 @@ function renderSweepList(): void {
   sweepList.replaceChildren(table({
     // The results folder (`<profile>-<sweep id>`) told two sweeps of one profile apart, as the Open sweep results picker does (s37 newcomer-ed 7).
     columns: ['time', 'name', 'job', 'points', 'folder', ''],
-    rows: sweeps.map((s) => [runTime(s.createdAt), inFolder(s.name, s.folder), s.job, sweepPointsText(s), s.id, button('Open', () => post({ type: 'openSweep', id: s.id }), { secondary: '', 'aria-label': `Open sweep ${s.name}, ${formatRunTime(s.createdAt)}` })]),
+    // The time to the minute, and stacked blocks that wrap (fitStacked) in a panel too narrow for the columns: in a 400 px
+    // side panel the time took four lines and Open was cut off at the right edge (s49 newcomer-ed 7).
+    rows: sweeps.map((s) => [shortTime(s.createdAt), inFolder(s.name, s.folder), s.job, sweepPointsText(s), s.id, button('Open', () => post({ type: 'openSweep', id: s.id }), { secondary: '', 'aria-label': `Open sweep ${s.name}, ${formatRunTime(s.createdAt)}` })]),
   }, 'table-sweeps', (i) => ({ 'data-sweep': sweeps[i]!.id })), ...note);
+  fitStacked(sweepList);
 }
 
 /** "A <name> (time) vs B <name> (time)": the two runs a comparison's table is of, for its caption; each named as History lists it (listedName). */

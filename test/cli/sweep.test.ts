@@ -254,15 +254,16 @@ test('merge --csv writes the Sweep tab\'s Export CSV (core/sweepCsv.ts, one impl
   assert.match(m.stderr, /6 results for 6 of 6 points/);
   const [header, ...rows] = m.stdout.trimEnd().split('\n').map((l) => l.split(','));
   assert.deepEqual(header!.slice(0, 7), ['point', 'point_id', 'kv_cache.page_size', 'workload.max_num_seqs', 'environment', 'status', 'best']);
-  assert.equal(header![7], 'source');
-  for (const c of ['pool_pages', 'kv_bytes_per_token', 'page_bytes', 'output_throughput_tokens_per_s', 'ttft_p99_s', 'gpu', 'gpus', 'compute_efficiency', 'compute_efficiency_from']) assert.ok(header!.includes(c), `${c} in ${header!.join(',')}`);
-  // A modelled simulation: a row per point, each 'modelled'.
+  // One row per point, each figure's source in its header (s49 newcomer-ed 12): no `source` column.
+  assert.ok(!header!.includes('source'));
+  for (const c of ['pool_pages_modelled', 'kv_bytes_per_token_modelled', 'page_bytes_modelled', 'output_throughput_tokens_per_s_modelled', 'ttft_p99_s_modelled', 'gpu', 'gpus', 'compute_efficiency', 'compute_efficiency_from']) assert.ok(header!.includes(c), `${c} in ${header!.join(',')}`);
+  // A modelled simulation: a row per point.
   assert.equal(rows.length, 6);
   const cell = (r: string[], c: string) => r[header!.indexOf(c)];
   const row = rows.find((r) => cell(r, 'kv_cache.page_size') === '16' && cell(r, 'workload.max_num_seqs') === '4')!;
   // By hand (test/fixtures/sweep.ts TINY_CONFIG): 2 layers × 2 KV heads × 64 × 2 (K, V) × 2 B = 1,024 B a token; a 16-token page
   // 16,384 B; the 64 MiB budget 67,108,864 / 16,384 = 4,096 pages; one GPU (no tensor, pipeline or data parallelism).
-  assert.deepEqual(['status', 'source', 'kv_bytes_per_token', 'page_bytes', 'pool_pages', 'gpus'].map((c) => cell(row, c)), ['ok', 'modelled', '1024', '16384', '4096', '1']);
+  assert.deepEqual(['status', 'kv_bytes_per_token_modelled', 'page_bytes_modelled', 'pool_pages_modelled', 'gpus'].map((c) => cell(row, c)), ['ok', '1024', '16384', '4096', '1']);
   // A file, and --csv beside --json on one file refused before any work.
   const file = join(dir, 'sweep.csv');
   assert.equal(cli(['merge', out, '--json', join(dir, 'csv2.json'), '--csv', file]).code, 0);

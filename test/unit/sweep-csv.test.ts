@@ -1,7 +1,7 @@
 /**
  * The Sweep table as CSV (core/sweepCsv.ts sweepToCsv, the dashboard's Export CSV and the CLI's --csv): the run export's conventions
- * (one CSV writer, a `source` column saying modelled or measured, units in the column names),
- * a point's modelled pool figures and measured decode figures on rows of their own, a failed
+ * (one CSV writer, units and source in the column names: `_modelled` / `_measured`), one row per
+ * point with its modelled pool figures and measured decode figures side by side (s49 newcomer-ed 12), a failed
  * point kept, and nothing for a report with no row. Expected text written out by hand.
  */
 import assert from 'node:assert/strict';
@@ -25,21 +25,21 @@ const report: SweepReport = {
 };
 
 describe('sweep CSV export', () => {
-  it('a row per point and source: pool figures modelled, decode figures measured, the other source\'s columns empty; a failed point with no source', () => {
+  it('one row per point: pool figures modelled and decode figures measured side by side, each header saying which; a failed point with its figures empty', () => {
     const { text, rows } = sweepToCsv(report);
     assert.equal(
       text,
       [
-        'point,point_id,kv_cache.page_size,model,environment,machine,status,best,source,occupancy_mean_fraction,output_throughput_tokens_per_s,ttft_p99_s,decode_median_ns_per_token,rejected_requests,decode_p10_ns_per_token,decode_p90_ns_per_token,decode_case',
+        'point,point_id,kv_cache.page_size,model,environment,machine,status,best,occupancy_mean_fraction_modelled,output_throughput_tokens_per_s_modelled,ttft_p99_s_modelled,decode_median_ns_per_token_measured,rejected_requests_modelled,decode_p10_ns_per_token_measured,decode_p90_ns_per_token_measured,decode_case_measured',
         // s31 newcomer-ed 5: the environment in words (the fixture's: AMD EPYC, 2 cores, x64, avx2), not only its key; the best point marked, as the dashboard's ★.
-        'page_size=16 model=./a/config.json,a16,16,./a/config.json,e1,"AMD EPYC (2 cores, x64, avx2)",ok,best,modelled,0.5,7752.5,0.169,,0,,,',
-        'page_size=16 model=./a/config.json,a16,16,./a/config.json,e1,"AMD EPYC (2 cores, x64, avx2)",ok,best,measured,,,,1200,,1100,1300,B=8 context=4096',
+        // s49 newcomer-ed 12: the point's modelled and measured figures on one row (was a row each, `source` modelled / measured).
+        'page_size=16 model=./a/config.json,a16,16,./a/config.json,e1,"AMD EPYC (2 cores, x64, avx2)",ok,best,0.5,7752.5,0.169,1200,0,1100,1300,B=8 context=4096',
         // A comma in a value is quoted (RFC 4180), as in the run export.
-        '"page_size=32 model=./b,c/config.json",b32,32,"./b,c/config.json",e1,"AMD EPYC (2 cores, x64, avx2)",failed,,,,,,,,,,',
+        '"page_size=32 model=./b,c/config.json",b32,32,"./b,c/config.json",e1,"AMD EPYC (2 cores, x64, avx2)",failed,,,,,,,,,',
         '',
       ].join('\n'),
     );
-    assert.equal(rows, 3);
+    assert.equal(rows, 2);
   });
 
   it('a row tied with the best is marked tied', () => {
@@ -48,14 +48,14 @@ describe('sweep CSV export', () => {
   });
 
   // s37 newcomer-ed 9: the table's "keeps up (modelled)" column, which decides the best point, was not in the CSV.
-  it('keeps_up on each modelled row when the runs judged it, and build when the rows come from two builds, as the Sweep table', () => {
+  it('keeps_up_modelled on each row when the runs judged it, and build when the rows come from two builds, as the Sweep table', () => {
     const judged: SweepReport = { ...report, rows: [{ ...report.rows[0]!, keepsUp: false, tool: 'attnscope 0.1.0+aaaa' }, { ...report.rows[1]!, tool: 'attnscope 0.1.0+bbbb' }] };
     const lines = sweepToCsv(judged).text.trimEnd().split('\n');
-    assert.equal(lines[0], 'point,point_id,kv_cache.page_size,model,environment,machine,build,status,best,source,occupancy_mean_fraction,output_throughput_tokens_per_s,ttft_p99_s,decode_median_ns_per_token,rejected_requests,decode_p10_ns_per_token,decode_p90_ns_per_token,decode_case,keeps_up');
-    assert.equal(lines[1], 'page_size=16 model=./a/config.json,a16,16,./a/config.json,e1,"AMD EPYC (2 cores, x64, avx2)",0.1.0+aaaa,ok,best,modelled,0.5,7752.5,0.169,,0,,,,false');
-    // The measured row and the failed point (no run judged it): empty.
-    assert.match(lines[2]!, /,measured,,,,1200,,1100,1300,B=8 context=4096,$/);
-    assert.match(lines[3]!, /,0\.1\.0\+bbbb,failed,,,,,,,,,,,$/);
+    assert.equal(lines[0], 'point,point_id,kv_cache.page_size,model,environment,machine,build,status,best,occupancy_mean_fraction_modelled,output_throughput_tokens_per_s_modelled,ttft_p99_s_modelled,decode_median_ns_per_token_measured,rejected_requests_modelled,decode_p10_ns_per_token_measured,decode_p90_ns_per_token_measured,decode_case_measured,keeps_up_modelled');
+    assert.equal(lines[1], 'page_size=16 model=./a/config.json,a16,16,./a/config.json,e1,"AMD EPYC (2 cores, x64, avx2)",0.1.0+aaaa,ok,best,0.5,7752.5,0.169,1200,0,1100,1300,B=8 context=4096,false');
+    // The failed point (no run judged it): empty.
+    assert.match(lines[2]!, /,0\.1\.0\+bbbb,failed,,,,,,,,,,$/);
+    assert.equal(lines.length, 3);
   });
 
   // s41 newcomer-ed F5: pasted into a design doc, the CSV of a simulate sweep named the CPU that ran the simulator (read as the
@@ -72,9 +72,9 @@ describe('sweep CSV export', () => {
     assert.equal(
       sweepToCsv(sim).text,
       [
-        'point,point_id,device.gpu,environment,status,best,source,ttft_p99_s,slo_attainment_fraction,gpu,slo_ttft_ms,slo_attainment_target_fraction',
-        'gpu=H100 SXM,h,H100 SXM,e1,ok,,modelled,0.448,0.994,H100 SXM,500,0.99',
-        'gpu=MI325X,m,"{""name"":""MI325X""}",e1,ok,,modelled,0.53,0.5,MI325X (user-given),500,0.9',
+        'point,point_id,device.gpu,environment,status,best,ttft_p99_s_modelled,slo_attainment_fraction_modelled,gpu,slo_ttft_ms,slo_attainment_target_fraction',
+        'gpu=H100 SXM,h,H100 SXM,e1,ok,,0.448,0.994,H100 SXM,500,0.99',
+        'gpu=MI325X,m,"{""name"":""MI325X""}",e1,ok,,0.53,0.5,MI325X (user-given),500,0.9',
         '',
       ].join('\n'),
     );
@@ -106,11 +106,11 @@ describe('sweep CSV export', () => {
     assert.equal(
       sweepToCsv(sim).text,
       [
-        'point,point_id,device.tensor_parallel_size,environment,status,best,source,goodput_requests_per_s,goodput_per_gpu_requests_per_s,gpu,gpus,' +
+        'point,point_id,device.tensor_parallel_size,environment,status,best,goodput_requests_per_s_modelled,goodput_per_gpu_requests_per_s_modelled,gpu,gpus,' +
           'compute_efficiency,compute_efficiency_from,memory_efficiency,memory_efficiency_from,overhead_ms,overhead_ms_from,' +
           'all_reduce_one_shot_efficiency,all_reduce_two_shot_efficiency,all_reduce_multimem_efficiency,all_reduce_ring_efficiency,all_reduce_latency_us,all_reduce_from,unmodelled',
-        `tensor_parallel_size=4,t4,4,e1,ok,,modelled,5.89,1.4725,H100 SXM,4,0.6,assumed,0.8,assumed,0,assumed,0.85,0.5,0.55,0.82,10,${from},FlashInfer's all-reduce; the logits' all-gather`,
-        `tensor_parallel_size=8,t8,8,e1,ok,,modelled,9.32,1.165,H100 SXM,8,0.5,profile,0.8,assumed,1.5,profile,0.85,0.5,0.55,0.82,20,profile: step_time.all_reduce.latency_us; the rest assumed (fitted to vLLM PR #24111's H100 SXM timings),`,
+        `tensor_parallel_size=4,t4,4,e1,ok,,5.89,1.4725,H100 SXM,4,0.6,assumed,0.8,assumed,0,assumed,0.85,0.5,0.55,0.82,10,${from},FlashInfer's all-reduce; the logits' all-gather`,
+        `tensor_parallel_size=8,t8,8,e1,ok,,9.32,1.165,H100 SXM,8,0.5,profile,0.8,assumed,1.5,profile,0.85,0.5,0.55,0.82,20,profile: step_time.all_reduce.latency_us; the rest assumed (fitted to vLLM PR #24111's H100 SXM timings),`,
         '',
       ].join('\n'),
     );
@@ -123,8 +123,8 @@ describe('sweep CSV export', () => {
       rows: [{ id: 'tp2', index: 0, values: { 'device.tensor_parallel_size': 2 }, label: 'tensor_parallel_size=2', environmentKey: 'e1', status: 'ok', file: 'tp2.json', gpu: 'H100 SXM', metrics: { gpus: 2, throughputTokensPerSec: 12791, gpuHourUsd: 2.49, usdPerMillionOutputTokens: 0.10816 } }],
     };
     const [header, line] = sweepToCsv(priced).text.split('\n');
-    assert.equal(header, 'point,point_id,device.tensor_parallel_size,environment,status,best,source,usd_per_million_output_tokens,output_throughput_tokens_per_s,gpu,gpus,gpu_hour_usd_user_given');
-    assert.equal(line, 'tensor_parallel_size=2,tp2,2,e1,ok,,modelled,0.10816,12791,H100 SXM,2,2.49');
+    assert.equal(header, 'point,point_id,device.tensor_parallel_size,environment,status,best,usd_per_million_output_tokens_modelled,output_throughput_tokens_per_s_modelled,gpu,gpus,gpu_hour_usd_user_given');
+    assert.equal(line, 'tensor_parallel_size=2,tp2,2,e1,ok,,0.10816,12791,H100 SXM,2,2.49');
   });
 
   it('a report with no row: no data row (the extension writes nothing and says so)', () => {

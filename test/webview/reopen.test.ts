@@ -198,6 +198,32 @@ describe('dashboard reopened, History and Sweep lists, in Chromium', () => {
     }
   });
 
+  // s49 newcomer-ed 7: in a 400 px side panel the Sweeps table's Open was cut off at the right edge and the time took four lines.
+  it('History\'s Sweeps fit a narrow panel: the blocks wrap, Open within the panel, the time to the minute on one line', async () => {
+    const page = await openDashboard(browser, server, 'light', { locale: 'en-US', timezoneId: 'UTC' });
+    try {
+      await page.setViewportSize({ width: 400, height: 800 });
+      await send(page, { type: 'init', runs: [], current: null, currentId: null, sweeps: [{ id: 'page-size-d4cf7d4c', name: 'page-size.attn.yaml', folder: 'nc49-ws', createdAt: '2026-12-06T13:54:30.000Z', job: 'both', points: 5, total: 9, interrupted: true }] });
+      await page.locator('vscode-tab-header').nth(1).click();
+      await page.waitForSelector('#sweep-list table.stacked');
+      const box = await page.$eval('#sweep-list', (list) => {
+        const open = list.querySelector('vscode-button')!.getBoundingClientRect();
+        const time = list.querySelector('time')!;
+        return { right: open.right, panel: list.getBoundingClientRect().right, width: open.width, time: time.textContent, height: time.getBoundingClientRect().height, font: parseFloat(getComputedStyle(time).fontSize), after: getComputedStyle(list.querySelector('vscode-button')!.parentElement!, '::after').content };
+      });
+      assert.ok(box.width > 20 && box.right <= box.panel, `Open ${box.right} px past the list's right edge ${box.panel} px`);
+      // en-US, UTC: 13:54:30 is "Dec 6, 01:54 PM" (month short, day, 2-digit hour and minute), was "Dec 6, 2026, 1:54:30 PM".
+      assert.equal(box.time, 'Dec 6, 01:54 PM');
+      // Open's cell is no best point's ★: no "best" after it (the sweep table's stacked ★ cell reads so).
+      assert.equal(box.after, 'none');
+      // One line: under two font sizes tall (four lines were ~70 px at 13 px).
+      assert.ok(box.height < 2 * box.font, `time ${box.height} px tall at ${box.font} px`);
+      await page.screenshot({ path: join(shots, 'reopen-history-sweeps-400px.png') });
+    } finally {
+      await page.close();
+    }
+  });
+
   // s46 lead: a sweep report that is not JSON was left out of History with no word, where Open sweep results named it.
   it('History names the sweep reports it leaves out, with why, and drops the note when none is', async () => {
     const page = await openDashboard(browser, server, 'dark', { locale: 'en-US' });
