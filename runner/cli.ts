@@ -1,7 +1,7 @@
 /**
  * `attnscope` — the headless front door of the runner (DESIGN.md "Commands").
  *
- *   attnscope bench <config.json | *.attn.yaml | *.attn.json> [--json FILE] [--quick] [--backend auto|cpu|cuda] [--dry-run]
+ *   attnscope bench <config.json | *.attn.yaml | *.attn.json> [--json FILE] [--quick] [--backend auto|cpu|cuda] [--dry-run] [--explain]
  *   attnscope bench - --events          resolved Profile JSON on stdin, NDJSON RunnerEvents on stdout
  *   attnscope estimate <file> [--json]
  *   attnscope simulate <profile> [--trace FILE] [--json FILE] [--slo-ttft-ms MS] [--max-rate] ... (USAGE below)
@@ -27,7 +27,7 @@ import { resolvedProfileChecks, resolvedProfileProblems, withCheckedGpu } from '
 import { createRun, runHeader, traceReplayArgs, type Environment, type EstimateFile, type RunProblem, type PoolResult, type PoolSample, type RunParts, type RunResult, type StepTimeModel, type TraceFile, type TraceSummary } from '../core/protocol/run';
 import { batchLimitsText, estimate, maxModelLenOf, referenceSeqLen } from '../core/estimate';
 import { BENCHMARK_ONLY_CODES, deploymentProblems, POOL_NOT_SIMULABLE, poolCause, runSeverity } from '../core/validate';
-import { deployedGpuCount, formatCount, formatCountOf, formatDuration, formatPercent, formatRequestRate, formatTimeScale, formatTraceSummary, perGpuCasesHeader, poolCancelledText, poolCost, tooShortToTell, wrapLongLines } from '../core/format';
+import { deployedGpuCount, formatCount, formatCountOf, formatDuration, formatPercent, formatRequestRate, formatTimeScale, formatTraceSummary, perGpuCasesHeader, poolCancelledText, poolCost, tooShortToTell, wrapLine, wrapLongLines } from '../core/format';
 import { EXIT_BAD_INPUT, EXIT_INTERNAL, EXIT_OK, type RunnerEvent } from '../core/protocol/runner';
 import { loadAddon, NativeMissingError, outputReaderGone, stopSimulations } from '../native';
 import { checkOutputPath, EXIT_CANCELLED, HelpRequest, namesStdout, parse, shellQuote, writeFailure, writeOutput } from './args';
@@ -54,12 +54,12 @@ import { toolBuild } from './version';
 import { vllmLogReport } from './vllmLog';
 
 const USAGE = `usage:
-  attnscope bench <config.json | *.attn.yaml | *.attn.json> [--json FILE] [--quick] [--backend auto|cpu|cuda] [--dry-run]
+  attnscope bench <config.json | *.attn.yaml | *.attn.json> [--json FILE] [--quick] [--backend auto|cpu|cuda] [--dry-run] [--explain]
   attnscope bench - --events        (a resolved Profile as JSON on stdin; NDJSON events on stdout)
   attnscope estimate <file> [--json]
   attnscope simulate <profile> [--trace FILE] [--trace-format F] [--trace-model M] [--trace-log-type T] [--trace-time-unit s|ms]
                      [--time-scale X] [--slo-ttft-ms MS] [--slo-tpot-ms MS] [--calibrate VLLM_RESULT.json | RUN.json]
-                     [--slo-attainment 0.9] [--max-rate [--rate-tolerance 0.02]] [--json FILE]
+                     [--slo-attainment 0.9] [--max-rate [--rate-tolerance 0.02]] [--json FILE] [--explain]
   attnscope simulate - --events     (a resolved Profile as JSON on stdin; NDJSON events on stdout)
   attnscope simulate RUN.json [flags] (a saved run's profile again; a run that replayed a trace needs --trace: the refusal names the flags)
   attnscope trace FILE [--trace-format F] [--trace-time-unit s|ms] [--trace-model M] [--trace-log-type T] [--json]   (read a trace as simulate does: its requests, span and mean lengths)
@@ -234,6 +234,7 @@ async function benchCancellable(argv: string[], io: CliIo, ac: AbortController &
     backend: { type: 'string' },
     events: { type: 'boolean', default: false },
     'dry-run': { type: 'boolean', default: false },
+    explain: { type: 'boolean', default: false },
   });
   const file = onePositional(positionals, 'bench');
   const dryRun = values['dry-run'] === true;
@@ -345,7 +346,7 @@ async function benchCancellable(argv: string[], io: CliIo, ac: AbortController &
     io.stderr.write(cancelLine('bench', reason, where, outcome));
   }
   if (events) emitLine({ type: 'done', run });
-  else (namesStdout(values.json as string | undefined) ? io.stderr : io.stdout).write(`${formatRun(run)}\n`);
+  else (namesStdout(values.json as string | undefined) ? io.stderr : io.stdout).write(`${formatRun(run, { explain: values.explain === true })}\n`);
   return run.status === 'cancelled' ? EXIT_CANCELLED : EXIT_OK;
 }
 
@@ -836,7 +837,7 @@ async function simulateProfile(file: string, loaded: LoadedProfile, flags: Simul
   }
   const machine = describeMachine();
   if (machine.nativeBuild === 'wasm') head.push(`Simulated by the WebAssembly module (${machine.nativeBuildReason ?? 'ATTNSCOPE_BACKEND=wasm'})`, '');
-  head.push(`Scheduler limits: ${batchLimitsText(profile)}, max_model_len ${formatCount(mml.tokens)} (${mml.source})`);
+  head.push(...wrapLine(`Scheduler limits: ${batchLimitsText(profile)}, max_model_len ${formatCount(mml.tokens)} (${mml.source})`, { keepUnits: true }));
   // A SIGTERM that came after the simulation's last checkpoint (while the warnings above were made) is honoured before
   // anything is written (the cancel test's signal at the paged run's end lost this race once at load ~2, s44 CI).
   try {
@@ -856,7 +857,8 @@ async function simulateProfile(file: string, loaded: LoadedProfile, flags: Simul
     return EXIT_OK;
   }
   const at = result.capacity?.maxRate === null ? 'At the lowest rate tried, which misses the SLO too:' : 'At the highest passing rate:';
-  const body = result.capacity ? `${formatCapacity(result.capacity, profile.device.dataParallelSize)}\n\n${at}\n${formatPoolSummary(result, profile.device)}` : formatPoolSummary(result, profile.device);
+  const summary = formatPoolSummary(result, profile.device, { explain: flags.explain });
+  const body = result.capacity ? `${formatCapacity(result.capacity, profile.device.dataParallelSize)}\n\n${at}\n${summary}` : summary;
   // --json /dev/stdout: stdout holds the JSON alone, the table goes to stderr.
   (namesStdout(flags.json) ? io.stderr : io.stdout).write(`${wrapLongLines([...head, body].join('\n'))}\n`);
   return EXIT_OK;

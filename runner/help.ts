@@ -18,6 +18,7 @@ interface FlagHelp {
 /** The flags every command spells the same way. */
 const COMMON: Record<string, FlagHelp> = {
   json: { value: 'FILE', text: 'write the result as JSON to FILE, atomically (/dev/stdout: the JSON alone on stdout)' },
+  explain: { text: "print the step-time model's derivation (peaks and their sources, coefficients, what each term stands for) under its formula; --json always holds it" },
   quick: { text: 'a short run: the smallest prefill length and decode case, fewer timing samples' },
   backend: { value: 'auto|cpu|cuda', text: "the kernels' backend (default: the profile's device.backend, else auto)" },
   events: { text: 'read a resolved Profile as JSON on stdin (file -), write NDJSON events on stdout (the editor\'s door)' },

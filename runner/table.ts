@@ -263,7 +263,7 @@ export function formatEstimateOf(profile: Profile, e: Estimate, title: string): 
  * The whole run for the terminal: environment line, estimate, kernel table (the cases finished,
  * for a cancelled run: what the command's stderr line says was kept), pool; a failed run's error.
  */
-export function formatRun(run: RunResult): string {
+export function formatRun(run: RunResult, options: { explain?: boolean } = {}): string {
   const env = run.environment;
   const out: string[] = [];
   if (env) {
@@ -295,7 +295,7 @@ export function formatRun(run: RunResult): string {
   if (mla && run.cases.some((c) => c.kernel === 'paged_decode')) out.push(`note: ${mlaDecodeHeadDim(mla).note}`);
   const softcap = run.profile.model.attnLogitSoftcapping;
   if (softcap && run.cases.length > 0) out.push(`note: ${softcapNote(softcap)}`);
-  if (run.pool) out.push('', formatPoolSummary(run.pool, run.profile.device));
+  if (run.pool) out.push('', formatPoolSummary(run.pool, run.profile.device, options));
   // A cancelled run's one message is the CLI's stderr line (runner/errors.ts cancelLine: the signal, how far, what was
   // written), not a second "run cancelled" here on stdout (s47 newcomer: Ctrl-C printed both).
   if (run.status === 'failed') out.push(`\nrun failed${run.error ? `: ${run.error}` : ''}`);

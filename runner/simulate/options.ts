@@ -24,6 +24,7 @@ export const SIMULATE_FLAGS = {
   'slo-attainment': { type: 'string' },
   calibrate: { type: 'string' },
   events: { type: 'boolean', default: false },
+  explain: { type: 'boolean', default: false },
 } as const satisfies NonNullable<ParseArgsConfig['options']>;
 
 export interface SimulateFlags {
@@ -43,6 +44,8 @@ export interface SimulateFlags {
   calibrate?: string;
   /** NDJSON RunnerEvents on stdout instead of the text summary (the editor's "Run serving simulation"). */
   events: boolean;
+  /** Print the step-time model's derivation (StepTimeModel.source) under its formula; --json always holds it. */
+  explain: boolean;
 }
 
 /** @throws UsageError naming the flag and the bad value. */
@@ -78,6 +81,7 @@ export function readSimulateFlags(values: Record<string, string | boolean | unde
     rateTolerance: num('rate-tolerance', (x) => x > 0 && x < 1, 'a fraction in (0, 1), e.g. 0.02'),
     calibrate: str('calibrate'),
     events: values['events'] === true,
+    explain: values['explain'] === true,
   };
   const ttft = num('slo-ttft-ms', positive, 'a positive number of milliseconds');
   const tpot = num('slo-tpot-ms', positive, 'a positive number of milliseconds');

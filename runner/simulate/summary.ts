@@ -1,5 +1,5 @@
 /** Text summary of a pool simulation for `attnscope simulate` (stdout). */
-import { contiguousNotSimulatedText, dataParallelDeployment, dataParallelEngines, deployedGpuCount, dpScopeText, formatCount, formatCountOf, formatDuration, formatLoad, formatLoadSource, formatPercent, formatRequestRate, formatUsd, formatUsdCost, gpuHourUsdText, poolCost, searchedRate, tpotOverheadNote } from '../../core/format';
+import { contiguousNotSimulatedText, dataParallelDeployment, dataParallelEngines, deployedGpuCount, dpScopeText, formatCount, formatCountOf, formatDuration, formatLoad, formatLoadSource, formatPercent, formatRequestRate, wrapLine, formatUsd, formatUsdCost, gpuHourUsdText, poolCost, searchedRate, tpotOverheadNote } from '../../core/format';
 import type { DeviceSpec } from '../../core/config/types';
 import type { PoolResult, StepTimeModel } from '../../core/protocol/run';
 import { formatLatency } from './latency-format';
@@ -52,6 +52,9 @@ function shownProductSign(rateShown: string, tokens: number, product: number): '
   return formatCount(Number(rateShown.replace(/,/g, '')) * Math.round(tokens)) === formatCount(product) ? '=' : '≈';
 }
 
+/** The line in place of the step-time derivation when it is not asked for. */
+export const STEP_TIME_EXPLAIN_HINT = 'how each figure is derived (peaks, sources, coefficients): --explain, or stepTime.source in --json';
+
 /**
  * The timeline summary and both baselines as a fixed-width table:
  * the pool, request counts, the workload simulated and its load (offered and
@@ -60,9 +63,11 @@ function shownProductSign(rateShown: string, tokens: number, product: number): '
  * rejected-or-delayed requests), then paging's occupancy, preemptions and prefix-cache hits, the
  * latency figures, and, when `device` prices its GPU (device.gpu_hour_usd), the cost line ({@link costLine});
  * last, after a blank line, the step-time model (its formula with the figures, what was measured or
- * left out, and its derivation), which for an MLA or tensor-parallel model runs to ~45 lines.
+ * left out, and its derivation, which for an MLA or tensor-parallel model runs to ~40 lines: with
+ * `options.explain` false, the CLI's default, one line naming --explain instead; left out, the
+ * whole derivation, as the unit tests read it).
  */
-export function formatPoolSummary(result: PoolResult, device?: Parameters<typeof costLine>[1]): string {
+export function formatPoolSummary(result: PoolResult, device?: Parameters<typeof costLine>[1], options: { explain?: boolean } = {}): string {
   const s = result.summary;
   const lines: string[] = [];
   // One token figure for the pool, the estimate's and vLLM's "GPU KV cache size" (PoolResult.poolTokens):
@@ -89,7 +94,10 @@ export function formatPoolSummary(result: PoolResult, device?: Parameters<typeof
     const pipeline = m.stages
       ? `per pipeline stage, up to ${m.stages.length} batches in flight: ${m.stages.map((st, k) => `stage ${k + 1} ${stepFormula({ ...m, ...st })}${k + 1 < m.stages!.length ? ` + ${seconds(m.stageSendPerTokenS ?? 0)}/token sent on` : ''}`).join('; ')}`
       : stepFormula(m);
-    stepLines.push(`Step time (modelled): ${pipeline}`, ...(qualifiers ? [`  ${qualifiers}`] : []), `  ${m.source}`);
+    // The derivation (m.source: peaks and their sources, the coefficients, what each term stands for)
+    // runs to ~40 lines for an MLA or tensor-parallel model (s48 newcomer M5): printed with `explain`
+    // (the CLI's --explain); otherwise one line says where it is.
+    stepLines.push(`Step time (modelled): ${pipeline}`, ...(qualifiers ? wrapLine(`  ${qualifiers}`, { keepUnits: true }) : []), options.explain === false ? `  ${STEP_TIME_EXPLAIN_HINT}` : `  ${m.source}`);
   }
   // With a latency section its throughput line says the output throughput (the same figure as
   // s.throughputTokensPerSec, vLLM's definition): once.
@@ -106,7 +114,10 @@ export function formatPoolSummary(result: PoolResult, device?: Parameters<typeof
     );
   }
   // What was simulated (a trace, or the profile's workload drawn) and whether the server kept up with it.
-  if (result.load) lines.push(`Workload: ${formatLoadSource(result.load)}`, ...formatLoad(result.load, s, searchedRate(result)));
+  // Wrapped here at WRAP_COLUMNS (core/format wrapLine, as wrapLongLines would), so bench's table, which
+  // prints this summary without wrapLongLines, does not run past 100 columns either (s48 newcomer L5:
+  // the Load line was 330 there, a trace's Workload line 132 under simulate's 160-column threshold).
+  if (result.load) lines.push(...[`Workload: ${formatLoadSource(result.load)}`, ...formatLoad(result.load, s, searchedRate(result))].flatMap((l) => wrapLine(l, { keepUnits: true })));
   lines.push('');
   const perEngine = dp ? '/engine' : '';
   const header = ['allocation', 'useful tokens', 'internal frag', 'external frag', `mean running${perEngine}`, `peak running${perEngine}`, 'rejected/delayed'];

@@ -1130,6 +1130,22 @@ test('the Step time line leaves out a zero overhead: "max(...)", not "0 s + max(
   assert.ok(rows.slice(at('Step time (modelled)') + 1).every((l) => l.startsWith('  ')), given);
   // One request at one instant is "one request", not "all 1 request arriving at one instant" (s48 newcomer L6).
   assert.match(given, /^Load: one request, /m, given);
+  // The CLI's default (explain: false): the formula and what was measured or left out, then one line naming
+  // --explain in place of the derivation (s48 newcomer M5: DeepSeek-V3 at tp 8, ~40 lines of it).
+  const short = formatPoolSummary(await simulatePool(profile('kv_cache: { page_size: 4, num_pages: 10 }\nworkload: { max_model_len: 16 }\nstep_time: { overhead_ms: 1.5 }\n'), { trace }), undefined, { explain: false }).split('\n');
+  const tail = short.slice(short.findIndex((l) => l.startsWith('Step time (modelled)')));
+  assert.match(tail[0]!, /^Step time \(modelled\): 1\.5 ms \+ max\(\d/);
+  assert.deepEqual(tail.slice(1), ['  how each figure is derived (peaks, sources, coefficients): --explain, or stepTime.source in --json']);
+});
+
+test('the summary\'s Workload and Load lines are wrapped at 100 columns in the summary itself, so bench\'s table (which prints it unwrapped) stays within them too (s48 newcomer L5: Load 330 columns)', async () => {
+  // Two requests 1 s apart: "Load: 1.00 requests/s offered, ... (modelled; offered = (requests − 1) / span of the arrivals; ..."
+  // runs to ~330 characters on one line: 4 lines of at most 100, the later ones indented 4.
+  const summary = formatPoolSummary(await simulatePool(profile('kv_cache: { page_size: 4, num_pages: 10 }\nworkload: { max_model_len: 16 }\n'), { trace: [req(0, 6, 3), req(1, 6, 3)] }));
+  const rows = summary.split('\n');
+  const load = rows.findIndex((l) => l.startsWith('Load: '));
+  assert.ok(load > 0 && rows[load + 1]!.startsWith('    '), summary);
+  for (const l of rows.slice(0, rows.indexOf(''))) assert.ok(l.length <= 100, `${l.length}: ${l}`);
 });
 
 test('the Step time line of a model whose every layer slides (Mistral-7B-v0.1) has no full-attention terms, where it printed "0 s/KV token" and "0 s/query-key pair"', async () => {
