@@ -8,7 +8,7 @@
  */
 import type { Chart, ChartConfiguration, ChartDataset, Plugin, PointStyle, Scale } from 'chart.js';
 import { toFont } from 'chart.js/helpers';
-import { axisValueText, sameAxisValue, durationTicks, durationUnit, formatCount, formatDuration, formatDurationIn, formatPercent, formatRunTime, formatSignificant, formatUsd, formatUsdCost, markdownTable, maxRateLimitText, maxRateText, NS_PER, sloBoundsText } from '../core/format';
+import { axisValueText, sameAxisValue, durationTicks, durationUnit, formatCount, formatDuration, formatDurationIn, formatPercent, formatRate, formatRunTime, formatSignificant, formatUsd, formatUsdCost, markdownTable, maxRateLimitText, maxRateText, NS_PER, sloBoundsText } from '../core/format';
 import type { SweepMetrics, SweepReport, SweepReportRow } from '../core/protocol/sweep';
 import type { SweepListEntry } from '../core/protocol/webview';
 import { allReduceFrom, gpuPrices, missingCells, stepTimeFrom, reportBuilds, rowBuild, rowExclusion, splitByMachine, sweepProvenance, SWEEP_METRICS, TIED_LISTED, type SweepMetric } from '../core/sweepFigures';
@@ -776,7 +776,7 @@ export function sweepAssumptions(report: SweepReport): string[] {
         // In the user's terms (s48): a fixed cost a call plus the bytes over the bus bandwidth, then where both come from.
         // The ring's 3.3 µs a step is runner/simulate/step-time.ts RING_STEP_LATENCY_S (3.325 µs; sweep-view.test checks it).
         ...(ar
-          ? [`an all-reduce costs ${ar.given?.includes('latency_us') ? '' : '~'}${formatDuration(ar.latencyS * 1e9)} a call${ar.ringEfficiency !== undefined && !ar.given?.includes('latency_us') ? " (NCCL's ring past 4 MiB: ~3.3 µs for each of its 2 · (tp − 1) steps)" : ''} + its bytes / bus bandwidth, the interconnect's × ${formatSignificant(ar.oneShotEfficiency)} (one-shot), ${formatSignificant(ar.twoShotEfficiency)} (two-shot, NCCL ring), ${formatSignificant(ar.multimemEfficiency)} (multimem)${ar.ringEfficiency !== undefined ? `, ${formatSignificant(ar.ringEfficiency)} (NCCL ring past 4 MiB)` : ''} (${allReduceFrom(ar)})`]
+          ? [`an all-reduce costs ${ar.given?.includes('latency_us') ? '' : '~'}${formatDuration(ar.latencyS * 1e9)} a call${ar.ringEfficiency !== undefined && !ar.given?.includes('latency_us') ? (ar.nvlsBusBytesPerSec !== undefined ? " (NCCL past 4 MiB: ~3.3 µs for each of its ring's 2 · (tp − 1) steps)" : " (NCCL's ring past 4 MiB: ~3.3 µs for each of its 2 · (tp − 1) steps)") : ''} + its bytes / bus bandwidth, the interconnect's × ${formatSignificant(ar.oneShotEfficiency)} (one-shot), ${formatSignificant(ar.twoShotEfficiency)} (two-shot, NCCL ring), ${formatSignificant(ar.multimemEfficiency)} (multimem)${ar.nvlsBusBytesPerSec !== undefined ? `, and past 4 MiB NCCL's NVLink SHARP all-reduce (NVLS) at ${formatRate(ar.nvlsBusBytesPerSec, 'B/s')} bus bandwidth (nccl-tests' busbw on H100 SXM, NVIDIA/nccl#1455) in place of its ring` : ar.ringEfficiency !== undefined ? `, ${formatSignificant(ar.ringEfficiency)} (NCCL ring past 4 MiB)` : ''} (${allReduceFrom(ar)})`]
           : []),
       ].join(', ');
     }),

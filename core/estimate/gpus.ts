@@ -115,6 +115,23 @@ export interface GpuSpec {
   /** Where {@link ringAllReduceEfficiency} comes from: a measurement (its thread) or the profile's key. */
   ringAllReduceSource?: string;
   /**
+   * NCCL's NVLink SHARP (NVLS) all-reduce's large-message bus bandwidth on this card's NVSwitch
+   * board, bytes/s (SI), by the tp group's GPU count, where it beats the ring's
+   * ({@link ringAllReduceEfficiency}): nccl-tests' all_reduce_perf busbw (2 · (n − 1)/n · size /
+   * time, the ring's bytes, though NVLS moves fewer: "neither the algbw nor busbw correspond to
+   * the bandwidth on the wire", NVIDIA/nccl-tests#212) at GiB messages with NCCL_ALGO=NVLS. NCCL
+   * runs NVLS by default where the device reports CU_DEVICE_ATTRIBUTE_MULTICAST_SUPPORTED
+   * (NCCL_NVLS_ENABLE=2, src/transport/nvls.cc ncclNvlsInit: NVSwitch boards with NVLink SHARP,
+   * {@link nvlinkMulticast}) and its tuner picks it over the ring; vLLM leaves NCCL_NVLS_ENABLE
+   * alone. What the step time charges NCCL past 4 MiB at these group sizes
+   * (runner/simulate/step-time.ts nvlsAllReduce); {@link nvlsAllReduceSource} says where the figures
+   * come from. Absent (or no entry for the group size): NCCL's ring. Set on H100 SXM and H200
+   * ({@link NVLINK4_NVLS_BUS_BYTES_PER_SEC}).
+   */
+  nvlsAllReduceBusBytesPerSec?: Readonly<Partial<Record<number, number>>>;
+  /** Where {@link nvlsAllReduceBusBytesPerSec} comes from: the measurement's thread. */
+  nvlsAllReduceSource?: string;
+  /**
    * The vendor's software stack: 'rocm' for AMD Instinct cards, which vLLM runs through ROCm. What
    * differs there for the model: fp8 is the e4m3fnuz variant (vLLM's normalize_e4m3fn_to_e4m3fnuz
    * doubles an e4m3fn checkpoint's scales, same bytes, same rate), weight-only quantized layers
@@ -329,6 +346,22 @@ export function hostLinkBytesPerSec(gpu: Pick<GpuSpec, 'pcieGen'>): number {
   return gpu.pcieGen === 6 ? 105e9 : gpu.pcieGen === 5 ? 55e9 : 26e9;
 }
 
+/**
+ * NCCL's NVLink SHARP (NVLS) all-reduce's bus bandwidth on fourth-generation NVLink through
+ * third-generation NVSwitch (HGX H100 / H200: 450 GB/s a direction), bytes/s by GPU count
+ * ({@link GpuSpec.nvlsAllReduceBusBytesPerSec}): 8 H100 SXM, all_reduce_perf -b 2G -e 4G with
+ * NCCL_ALGO=NVLS, "Busbw remains about 365-370 GBps when gpus from 2 to 4. However, Busbw increase
+ * from 370 to 420, 440, 460, and 480 GBps when gpus increase from 4 to 5, 6, 7, and 8"
+ * (https://github.com/NVIDIA/nccl/issues/1455); NCCL's maintainer: "allreduce uses NVLink SHARP by
+ * default ... On 8 GPUs, you should reach a peak busBw of ~480GB/s (algbw ~275GB/s). You need to
+ * run on larger sizes though; 256M is too small to reach peak bandwidth"
+ * (https://github.com/NVIDIA/nccl-tests/issues/212), and "476GB/s looks to be in the expected range
+ * for H100" (NVIDIA/nccl-tests#290). 8 H200 with NCCL's default algorithm: peak 475 GB/s
+ * (NVIDIA/nccl-tests#272, NCCL 2.20.3). At 2-4 GPUs NVLS's busbw is the ring's (370, its 0.82 of
+ * 450): no entry, the ring stands.
+ */
+export const NVLINK4_NVLS_BUS_BYTES_PER_SEC: Readonly<Partial<Record<number, number>>> = { 5: 420e9, 6: 440e9, 7: 460e9, 8: 480e9 };
+
 /** Every named GPU, one row each. */
 export const GPUS: readonly GpuSpec[] = [
   {
@@ -350,6 +383,8 @@ export const GPUS: readonly GpuSpec[] = [
     interconnectSource: 'NVIDIA H100 Tensor Core GPU datasheet (H100 SXM: "Interconnect: NVIDIA NVLink: 900GB/s, PCIe Gen5: 128GB/s", both directions together)',
     computeCapability: '9.0',
     nvlinkMulticast: true,
+    nvlsAllReduceBusBytesPerSec: NVLINK4_NVLS_BUS_BYTES_PER_SEC,
+    nvlsAllReduceSource: 'busbw 420 / 440 / 460 / 480 GB/s at 5 / 6 / 7 / 8 H100 SXM at 2-4 GiB messages on NCCL\'s NVLS algorithm, NVIDIA/nccl#1455; ~480 on 8, NCCL\'s maintainer, NVIDIA/nccl-tests#212',
   },
   {
     name: 'H100 PCIe',
@@ -413,6 +448,9 @@ export const GPUS: readonly GpuSpec[] = [
     interconnectSource: 'NVIDIA H200 Tensor Core GPU datasheet (H200 SXM: "Interconnect: NVIDIA NVLink: 900GB/s, PCIe Gen5: 128GB/s", both directions together)',
     computeCapability: '9.0',
     nvlinkMulticast: true,
+    // The H100 SXM's NVLink 4 and NVSwitch: 8 H200 measured 475 GB/s busbw (nccl-tests#272), H100's 480 within 1 %; 5-7 GPUs H100's.
+    nvlsAllReduceBusBytesPerSec: NVLINK4_NVLS_BUS_BYTES_PER_SEC,
+    nvlsAllReduceSource: 'H100 SXM\'s busbw on the same NVLink 4 and NVSwitch, 420 / 440 / 460 / 480 GB/s at 5 / 6 / 7 / 8 GPUs, NVIDIA/nccl#1455; 8 H200 reach 475 GB/s, NVIDIA/nccl-tests#272',
   },
   {
     name: 'H20',

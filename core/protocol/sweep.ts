@@ -238,9 +238,12 @@ export interface SweepStepTimeAssumptions {
    * large-message bus bandwidth for this GPU and tp (runner/simulate/step-time.ts
    * ringAllReduceEfficiency: 0.82 assumed, the table's NVLink-bridged pairs' measured figures, a
    * described GPU's ring_all_reduce_efficiency, or two-shot's where the profile gives it); absent in
-   * reports written before s45. Absent at tp 1.
+   * reports written before s45. `nvlsBusBytesPerSec`: where NCCL runs its NVLink SHARP all-reduce
+   * (NVLS) past 4 MiB in place of the ring, its bus bandwidth, bytes/s (step-time.ts nvlsAllReduce:
+   * H100 SXM and H200 at 5-8 GPUs, 420-480e9); absent: the ring (and in reports written before s49).
+   * Absent at tp 1.
    */
-  allReduce?: { oneShotEfficiency: number; twoShotEfficiency: number; multimemEfficiency: number; ringEfficiency?: number; latencyS: number; given?: string[] };
+  allReduce?: { oneShotEfficiency: number; twoShotEfficiency: number; multimemEfficiency: number; ringEfficiency?: number; nvlsBusBytesPerSec?: number; latencyS: number; given?: string[] };
 }
 
 /** `attnscope merge`'s output (also written by `sweep` and `submit --wait`). */

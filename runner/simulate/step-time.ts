@@ -267,7 +267,8 @@ export const ALL_REDUCE_EFFICIENCY = { oneShot: 0.85, twoShot: 0.5, multimem: 0.
  * 646.53; at the fit's two-shot rate / (450e9 · 0.5) = 1,043.92 µs + 10). vLLM PR #42324 measured
  * pynccl at 561 µs there: at tp 8 on H100 SXM NCCL runs NVLink SHARP (NVLS), whose busbw reaches
  * ~480 GB/s on 8 GPUs (NVIDIA/nccl-tests#212, NVIDIA/nccl#1455), not the ring; the rows from 32 to
- * 128 MiB rise at 479-481 GB/s busbw. Not modelled (DESIGN.md "Tensor parallelism").
+ * 128 MiB rise at 479-481 GB/s busbw. Since s49 the band runs NVLS at its bus bandwidth where the
+ * card has one for the group size ({@link nvlsAllReduce}): 489.33 + 46.55 = 535.88 µs there.
  */
 export const RING_FIT_MAX_BYTES = 4 * 1024 * 1024;
 
@@ -370,10 +371,44 @@ export function ringCallLatencyS(tp: number, link: AllReduceLink): number {
   return link.given.includes('latency_us') ? link.latencyS : 2 * (tp - 1) * RING_STEP_LATENCY_S;
 }
 
+/**
+ * NCCL's NVLink SHARP (NVLS) all-reduce where NCCL would run it on messages past
+ * {@link RING_FIT_MAX_BYTES} in place of the ring: its large-message bus bandwidth, bytes/s, and
+ * where it comes from; undefined where the ring stands. NCCL turns NVLS on by default where the
+ * GPUs report NVLink multicast (NCCL_NVLS_ENABLE=2: src/transport/nvls.cc ncclNvlsInit reads
+ * CU_DEVICE_ATTRIBUTE_MULTICAST_SUPPORTED; GpuSpec.nvlinkMulticast, NVSwitch boards) and its tuner
+ * picks it where its model says it is faster; vLLM does not set NCCL_NVLS_ENABLE. The card's
+ * measured busbw by GPU count (GpuSpec.nvlsAllReduceBusBytesPerSec: H100 SXM and H200 420 / 440 /
+ * 460 / 480 GB/s at 5 / 6 / 7 / 8 GPUs, NVIDIA/nccl#1455; at 2-4 GPUs NVLS's busbw is the ring's,
+ * no entry). Undefined where the profile gives efficiency.two_shot (the user's figure for NCCL at
+ * every size), on a link that is not the card's own NVLink (gpus.ts tpGroupLink), without multicast,
+ * or for a group size the card has no figure for (B200: not published the same way; a described
+ * GPU: none, NCCL's ring).
+ * The α-β model's β is this bus bandwidth over the ring's bytes, 2 · (tp − 1)/tp · M (nccl-tests'
+ * busbw is defined on them whatever the algorithm moves); α stays the ring's
+ * ({@link ringCallLatencyS}), the one NCCL call's latency measured (vLLM PR #24111's pynccl at
+ * 4 MiB). Checked against vLLM PR #42324's pynccl rows on 8 H100 SXM (its last SM 9.0 table): 128 MiB
+ * 1.75 · 134,217,728 B / 480e9 = 489.33 µs + 46.55 = 535.88 µs against 561 measured (−4.5 %; the
+ * ring gave 683.08, +21.8 %); 64 MiB 291.2 against 316 (−7.9 %), 32 MiB 168.9 against 195
+ * (−13 %). The model is under the measurement because 480 is NVLS's peak at GiB messages ("256M
+ * is too small to reach peak bandwidth", nccl-tests#212); NCCL's own tuning model's NVLS latency,
+ * 25 µs a call (src/graph/tuning.cc hwLatencies NVLink NVLS Simple), in place of the ring's α would
+ * put it further under (514.3 µs at 128 MiB, −8.3 %; 147.3 at 32 MiB, −24 %).
+ */
+export function nvlsAllReduce(card: GpuSpec, tp: number, link: AllReduceLink): { busBytesPerSec: number; source: string } | undefined {
+  if (link.given.includes('efficiency.two_shot') || card.nvlinkMulticast !== true) return undefined;
+  if (tpGroupLink(card, tp).interconnect !== 'NVLink') return undefined;
+  const bus = card.nvlsAllReduceBusBytesPerSec?.[tp];
+  return bus === undefined ? undefined : { busBytesPerSec: bus, source: card.nvlsAllReduceSource ?? card.interconnectSource };
+}
+
 /** The profile's all-reduce figures (step_time.all_reduce, else assumed): {@link allReduceLink}. */
 export function profileAllReduceLink(profile: Pick<Profile, 'stepTime'>): AllReduceLink {
   return allReduceLink(profile.stepTime?.allReduce);
 }
+
+/** NCCL's NVLink SHARP all-reduce in the printed words ({@link nvlsAllReduce}). */
+const NVLS_TEXT = "NCCL's NVLink SHARP all-reduce (NVLS)";
 
 /** vLLM's custom all-reduce's largest message, bytes (custom_all_reduce.py CustomAllreduce max_size=8192 * 1024); larger ones go to NCCL. */
 export const CUSTOM_ALL_REDUCE_MAX_BYTES = 8 * 1024 * 1024;
@@ -435,6 +470,8 @@ export interface AllReduceWork {
   perStepRingS: number;
   /** The ring's large-message efficiency and its source ({@link ringAllReduceEfficiency}). */
   ring: { efficiency: number; source: string };
+  /** NCCL's NVLink SHARP all-reduce in place of the ring in that band, its bus bandwidth (bytes/s) and source ({@link nvlsAllReduce}); absent: the ring. */
+  nvls?: { busBytesPerSec: number; source: string };
   /** Which algorithm runs which sizes, in words. */
   algorithm: string;
   /** The link the tp group's all-reduces cross (gpus.ts tpGroupLink): the card's, or less where the group is partly connected. */
@@ -481,15 +518,18 @@ export interface AllReduceWork {
  *   algorithm's efficiency in `link`; default {@link ALL_REDUCE_LATENCY_S} and
  *   {@link ALL_REDUCE_EFFICIENCY}, the profile's step_time.all_reduce where given; NCCL's ring on
  *   messages past {@link RING_FIT_MAX_BYTES} at its large-message bus bandwidth, 0.82, the α-β
- *   model's β, AllReduceWork.ringMinTokens, unless the profile gives efficiency.two_shot), one direction of the GPU's link (GpuSpec interconnect:
+ *   model's β, AllReduceWork.ringMinTokens, unless the profile gives efficiency.two_shot; on NVSwitch
+ *   boards with NVLink multicast at 5-8 GPUs NCCL's NVLink SHARP all-reduce instead, at its measured
+ *   bus bandwidth, {@link nvlsAllReduce}), one direction of the GPU's link (GpuSpec interconnect:
  *   NVLink, or PCIe for cards without it; RTX 4090s have no peer access, so NCCL stages the ring
  *   through host memory over the same PCIe link). Charged serially: vLLM does not overlap the
  *   all-reduce with compute (the next GEMM needs its sum).
  * Llama-3.1-70B bf16 at tp 8 on H100 SXM, 256 tokens: M = 256 · 8,192 · 2 = 4 MiB, multimem,
  * 1.125 · 4,194,304 B / (450e9 · 0.55) = 19.07 µs + 10 µs a call, 161 calls: 4.680 ms a step (on
  * an A100 SXM, two-shot: 1.75 · M / (300e9 · 0.5) = 48.93 µs + 10 µs, 9.488 ms). 8,192 tokens,
- * M = 128 MiB, past the symmetric-memory band's 64 MiB: NCCL's ring, 1.75 · M / (450e9 · 0.82) =
- * 636.53 µs + 10 µs a call, 104.09 ms a step ({@link RING_FIT_MAX_BYTES}).
+ * M = 128 MiB, past the symmetric-memory band's 64 MiB: NCCL's NVLink SHARP all-reduce, 1.75 · M /
+ * 480e9 = 489.33 µs + the ring's 46.55 µs a call, 86.27 ms a step ({@link nvlsAllReduce}; the ring,
+ * 1.75 · M / (450e9 · 0.82) = 636.53 µs + 46.55, 109.98 ms: {@link RING_FIT_MAX_BYTES}).
  * Not modelled: FlashInfer's all-reduce and its all-reduce + RMSNorm fusion, NCCL's
  * symmetric-memory path (both off by default), expert parallelism's all-to-all in place of the MoE
  * all-reduce, the logits' all-gather over the vocabulary shards.
@@ -525,12 +565,13 @@ export function allReduceWork(m: ModelSpec, card: GpuSpec, dtype: Dtype, tp: num
   const ncclFromTokens = !custom ? 1 : band ? band.max + 1 : Math.ceil(customMax / perToken);
   const ringMinTokens = link.given.includes('efficiency.two_shot') ? 0 : Math.max(ncclFromTokens, Math.floor(RING_FIT_MAX_BYTES / perToken) + 1);
   const ring = ringAllReduceEfficiency(card, tp, link);
+  const nvls = ringMinTokens > 0 ? nvlsAllReduce(card, tp, link) : undefined;
   const n = (x: number) => x.toLocaleString('en-US');
   const oneShot = tp === 2 ? `one-shot, M per GPU at tp 2, up to ${n(oneShotTokens)} tokens` : `one-shot, (tp − 1) · M per GPU, up to ${n(oneShotTokens)} tokens`;
   const twoShot = oneShotTokens > 0 && oneShotLimit < customMax ? '; two-shot, 2 · (tp − 1)/tp · M, above' : '';
   const algorithm = custom
-    ? `vLLM's custom all-reduce below ${formatBytes(customMax)} (${oneShot}${twoShot}), ${multimem ? `the symmetric-memory multimem all-reduce (NVLink SHARP, (tp + 1)/tp · M) from ${n(multimem.min)} to ${n(multimem.max)} tokens (vLLM's default on this GPU in bf16), ` : band ? `the symmetric-memory two-shot all-reduce (2 · (tp − 1)/tp · M) from ${n(band.min)} to ${n(band.max)} tokens (vLLM's default on this GPU in bf16), ` : ''}NCCL's ring (2 · (tp − 1)/tp · M) above`
-    : `NCCL's ring, 2 · (tp − 1)/tp · M per GPU (${gpu.interconnect === 'PCIe, no P2P' ? `no peer access between ${gpu.name}s: vLLM's custom all-reduce is off and NCCL goes through host memory` : tp > 2 && !fullyConnected ? 'vLLM\'s custom all-reduce is off for more than 2 PCIe GPUs' : `vLLM's custom all-reduce runs at tp 2, 4, 6 or 8 only`})`;
+    ? `vLLM's custom all-reduce below ${formatBytes(customMax)} (${oneShot}${twoShot}), ${multimem ? `the symmetric-memory multimem all-reduce (NVLink SHARP, (tp + 1)/tp · M) from ${n(multimem.min)} to ${n(multimem.max)} tokens (vLLM's default on this GPU in bf16), ` : band ? `the symmetric-memory two-shot all-reduce (2 · (tp − 1)/tp · M) from ${n(band.min)} to ${n(band.max)} tokens (vLLM's default on this GPU in bf16), ` : ''}${!nvls ? "NCCL's ring (2 · (tp − 1)/tp · M) above" : ringMinTokens > ncclFromTokens ? `NCCL's ring (2 · (tp − 1)/tp · M) above, ${NVLS_TEXT} past 4 MiB` : `${NVLS_TEXT} above`}`
+    : `NCCL's ring, 2 · (tp − 1)/tp · M per GPU (${gpu.interconnect === 'PCIe, no P2P' ? `no peer access between ${gpu.name}s: vLLM's custom all-reduce is off and NCCL goes through host memory` : tp > 2 && !fullyConnected ? 'vLLM\'s custom all-reduce is off for more than 2 PCIe GPUs' : `vLLM's custom all-reduce runs at tp 2, 4, 6 or 8 only`})${nvls ? `, ${NVLS_TEXT} past 4 MiB` : ''}`;
   return {
     calls,
     messageBytesPerToken: perToken,
@@ -542,9 +583,10 @@ export function allReduceWork(m: ModelSpec, card: GpuSpec, dtype: Dtype, tp: num
     multimemMaxTokens: multimem?.max ?? 0,
     perTokenMultimemS: multimem ? (calls * ((tp + 1) / tp) * perToken) / rate('multimem') : 0,
     ringMinTokens,
-    perTokenRingS: ringMinTokens > 0 ? (calls * ((2 * (tp - 1)) / tp) * perToken) / (gpu.interconnectBytesPerSec * ring.efficiency) : 0,
+    perTokenRingS: ringMinTokens > 0 ? (calls * ((2 * (tp - 1)) / tp) * perToken) / (nvls ? nvls.busBytesPerSec : gpu.interconnectBytesPerSec * ring.efficiency) : 0,
     perStepRingS: ringMinTokens > 0 ? calls * ringCallLatencyS(tp, link) : 0,
     ring,
+    ...(nvls ? { nvls } : {}),
     algorithm,
     link: group,
   };
@@ -972,9 +1014,13 @@ function allReduceLine(profile: Profile, w: StepWork): string[] {
   // multimem / symmetric-memory two-shot to 32-128 MiB) keep the fit's efficiencies, extrapolated past 4 MiB.
   const fittedTokens = Math.floor(RING_FIT_MAX_BYTES / a.messageBytesPerToken);
   const n = (x: number) => x.toLocaleString('en-US');
-  const ring = a.ringMinTokens > 0
-    ? `; NCCL's ring on messages past 4 MiB (from ${n(a.ringMinTokens)} tokens here) at ${formatSignificant(a.ring.efficiency)} of it instead, its large-message bus bandwidth as the α-β model's β (${a.ring.source}), plus ${formatSignificant(ringCallLatencyS(tp, l) * 1e6)} µs a call (${l.given.includes('latency_us') ? 'step_time.all_reduce latency_us' : `its 2 · (tp − 1) = ${2 * (tp - 1)} steps at ${formatSignificant(RING_STEP_LATENCY_S * 1e6)} µs, fitted to vLLM PR #24111's pynccl 37 µs at 4 MiB, TP 4`})`
-    : '';
+  const ringLatency = `${formatSignificant(ringCallLatencyS(tp, l) * 1e6)} µs a call (${l.given.includes('latency_us') ? 'step_time.all_reduce latency_us' : `its 2 · (tp − 1) = ${2 * (tp - 1)} steps at ${formatSignificant(RING_STEP_LATENCY_S * 1e6)} µs, fitted to vLLM PR #24111's pynccl 37 µs at 4 MiB, TP 4`})`;
+  // NVLS in place of the ring (nvlsAllReduce): NCCL's default on NVSwitch boards with multicast, at its measured busbw.
+  const ring = a.ringMinTokens <= 0
+    ? ''
+    : a.nvls
+      ? `; ${NVLS_TEXT} on messages past 4 MiB (from ${n(a.ringMinTokens)} tokens here), NCCL's default on this NVSwitch board at tp ${tp}, instead of its ring (modelled: NVLS at its bus bandwidth, ${formatRate(a.nvls.busBytesPerSec, 'B/s')}, over the ring's 2 · (tp − 1)/tp · M as the α-β model's β (${a.nvls.source}), plus the ring's ${ringLatency})`
+      : `; NCCL's ring on messages past 4 MiB (from ${n(a.ringMinTokens)} tokens here) at ${formatSignificant(a.ring.efficiency)} of it instead, its large-message bus bandwidth as the α-β model's β (${a.ring.source}), plus ${ringLatency}`;
   const extrapolated = a.ringMinTokens - 1 > fittedTokens
     ? `; vLLM's kernels' efficiencies were fitted at 0.5-4 MiB messages (up to ${n(fittedTokens)} tokens here) and are extrapolated above, to ${n(a.ringMinTokens - 1)} tokens`
     : '';

@@ -196,10 +196,14 @@ function allReducePlainTerm(m: StepTimeModel): string {
   return band === null ? ' + per token by step size' : ` + ${seconds(m.perTokenAllReduceS ?? 0)}/token${band}`;
 }
 
-/** The ring's large-message band of the step formula (perTokenRingAllReduceS from ringAllReduceMinTokens on, its latency ringAllReduceS where it differs from allReduceS), or ''. */
+/**
+ * NCCL's large-message band of the step formula (perTokenRingAllReduceS from ringAllReduceMinTokens on, its latency ringAllReduceS
+ * where it differs from allReduceS), or '': its ring's, or NVLink SHARP's on NVSwitch boards at 5-8 GPUs (step-time.ts
+ * nvlsAllReduce), which the Step time line names; "NCCL" here for both (the model's band has the same two fields either way).
+ */
 function ringBand(m: StepTimeModel): string {
   const latency = m.ringAllReduceS !== undefined && m.ringAllReduceS !== m.allReduceS ? `, ${seconds(m.ringAllReduceS)} in place of ${seconds(m.allReduceS ?? 0)}` : '';
-  return m.perTokenRingAllReduceS && m.ringAllReduceMinTokens ? ` (${seconds(m.perTokenRingAllReduceS)}/token from ${formatCount(m.ringAllReduceMinTokens)} tokens${latency}, NCCL ring at its large-message rate)` : '';
+  return m.perTokenRingAllReduceS && m.ringAllReduceMinTokens ? ` (${seconds(m.perTokenRingAllReduceS)}/token from ${formatCount(m.ringAllReduceMinTokens)} tokens${latency}, NCCL at its large-message rate)` : '';
 }
 
 /**

@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { runHeader, type Environment, type KernelCase, type RunResult } from '../../core/protocol/run';
 import { CAPACITY_TOLERANCE_DEFAULT, SLO_ATTAINMENT_DEFAULT } from '../../core/protocol/latency';
 import { modelledJob, SWEEP_SCHEMA_VERSION, type SweepMetrics, type SweepPointRef, type SweepPointRun, type SweepReport, type SweepReportRow, type SweepStepTimeAssumptions } from '../../core/protocol/sweep';
-import { profileAllReduceLink, profileGpu, ringAllReduceEfficiency } from '../simulate/step-time';
+import { nvlsAllReduce, profileAllReduceLink, profileGpu, ringAllReduceEfficiency } from '../simulate/step-time';
 import { InputError, readFailure, UsageError } from '../errors';
 import { toolBuild } from '../version';
 import { axisValueText, deployedGpuCount, maxRateText, formatUsd, formatUsdCost, usdPerMillionTokens, formatCount, formatCountOf, formatDuration, formatAttainmentTarget, formatPercent, formatSignificant, formatValueToWrite, keepsUpOf, maxRateLimitText, perGpuRate, sloSampleNote, steadyOutput, tpotOverheadNote } from '../../core/format';
@@ -287,17 +287,22 @@ export function stepTimeAssumptionsOf(run: RunResult): SweepStepTimeAssumptions 
 /**
  * A run's all-reduce figures (SweepStepTimeAssumptions.allReduce): its profile's step_time.all_reduce, the rest this build's defaults,
  * and NCCL's ring's large-message efficiency for its GPU and tensor_parallel_size (step-time.ts ringAllReduceEfficiency; left out for a
+ * GPU name this build's table lacks), and NVLS's bus bandwidth where NCCL runs it past 4 MiB instead (step-time.ts nvlsAllReduce; left out for a
  * GPU name this build's table lacks).
  */
 function allReduceOf(run: RunResult): NonNullable<SweepStepTimeAssumptions['allReduce']> {
   const link = profileAllReduceLink(run.profile);
   let ring: number | undefined;
+  let nvls: number | undefined;
   try {
-    ring = ringAllReduceEfficiency(profileGpu(run.profile), run.profile.device.tensorParallelSize, link).efficiency;
+    const gpu = profileGpu(run.profile);
+    const tp = run.profile.device.tensorParallelSize;
+    ring = ringAllReduceEfficiency(gpu, tp, link).efficiency;
+    nvls = nvlsAllReduce(gpu, tp, link)?.busBytesPerSec;
   } catch {
     ring = undefined;
   }
-  return { oneShotEfficiency: link.efficiency.oneShot, twoShotEfficiency: link.efficiency.twoShot, multimemEfficiency: link.efficiency.multimem, ...(ring !== undefined ? { ringEfficiency: ring } : {}), latencyS: link.latencyS, given: link.given };
+  return { oneShotEfficiency: link.efficiency.oneShot, twoShotEfficiency: link.efficiency.twoShot, multimemEfficiency: link.efficiency.multimem, ...(ring !== undefined ? { ringEfficiency: ring } : {}), ...(nvls !== undefined ? { nvlsBusBytesPerSec: nvls } : {}), latencyS: link.latencyS, given: link.given };
 }
 
 /**

@@ -57,7 +57,7 @@ test('Llama-3.1-70B tp 8, 256 decode tokens: 161 all-reduces of 4 MiB after the 
   const a = { ...chunkAttention(1, 1000, 0), kvTokens: 256_000, decodePairs: 256_000, decodeTokens: 256 };
   const roofline = m.perStepS + Math.max(weightReadSeconds(m, 256, 256) + kvReadSeconds(m, a) + stateSeconds(m, 256), gemmSeconds(m, 256, 256, a) + pairSeconds(m, a));
   close(stepSeconds(m, 256, 256, a) - roofline, allReduceSeconds(m, 256), 'step less its roofline');
-  assert.match(m.source, /tensor parallel 8: .*161 all-reduces a step .*vLLM's custom all-reduce below 256 KiB \(one-shot, \(tp − 1\) · M per GPU, up to 15 tokens\), the symmetric-memory multimem all-reduce \(NVLink SHARP, \(tp \+ 1\)\/tp · M\) from 16 to 4,096 tokens .*, NCCL's ring .* over NVLink 450 GB\/s per direction \(NVIDIA H100 Tensor Core GPU datasheet .*\) at 0\.85 of it one-shot, 0\.5 two-shot or ring, 0\.55 multimem, plus 10 µs a call \(fitted to vLLM PR #24111's H100 SXM all-reduce timings\); NCCL's ring on messages past 4 MiB \(from 4,097 tokens here\) at 0\.82 of it instead, its large-message bus bandwidth as the α-β model's β \(370 GB\/s of 450 on H100 NVLink: NVIDIA\/nccl-tests#212, NVIDIA\/nccl#1455\), plus 46\.5 µs a call \(its 2 · \(tp − 1\) = 14 steps at 3\.32 µs, fitted to vLLM PR #24111's pynccl 37 µs at 4 MiB, TP 4\); added after the max, not overlapped/);
+  assert.match(m.source, /tensor parallel 8: .*161 all-reduces a step .*vLLM's custom all-reduce below 256 KiB \(one-shot, \(tp − 1\) · M per GPU, up to 15 tokens\), the symmetric-memory multimem all-reduce \(NVLink SHARP, \(tp \+ 1\)\/tp · M\) from 16 to 4,096 tokens .*, NCCL's NVLink SHARP all-reduce \(NVLS\) above, over NVLink 450 GB\/s per direction \(NVIDIA H100 Tensor Core GPU datasheet .*\) at 0\.85 of it one-shot, 0\.5 two-shot or ring, 0\.55 multimem, plus 10 µs a call \(fitted to vLLM PR #24111's H100 SXM all-reduce timings\); NCCL's NVLink SHARP all-reduce \(NVLS\) on messages past 4 MiB \(from 4,097 tokens here\), NCCL's default on this NVSwitch board at tp 8, instead of its ring \(modelled: NVLS at its bus bandwidth, 480 GB\/s, over the ring's 2 · \(tp − 1\)\/tp · M as the α-β model's β \(busbw 420 \/ 440 \/ 460 \/ 480 GB\/s at 5 \/ 6 \/ 7 \/ 8 H100 SXM at 2-4 GiB messages on NCCL's NVLS algorithm, NVIDIA\/nccl#1455; ~480 on 8, NCCL's maintainer, NVIDIA\/nccl-tests#212\), plus the ring's 46\.5 µs a call \(its 2 · \(tp − 1\) = 14 steps at 3\.32 µs, fitted to vLLM PR #24111's pynccl 37 µs at 4 MiB, TP 4\)\); added after the max, not overlapped/);
   assert.deepEqual(m.unmodelled, ["FlashInfer's all-reduce (+ RMSNorm fusion) where enabled and the logits' all-gather over the tensor-parallel GPUs"]);
 });
 
@@ -81,11 +81,12 @@ test('NCCL\'s ring past 4 MiB pays its 2 · (tp − 1) steps\' latency, fitted t
   close(allReduceSeconds(m, 32) / 161, (1.5 * 524_288) / 225e9 + 10e-6, 'a 0.5 MiB call');
   // In the band (past multimem's 32 MiB, 2,049 tokens on) every call pays the ring's 19.95 µs.
   close(allReduceSeconds(m, 2_049) / 161, ringLine(2_049), 'a ring step');
-  // At a band edge just past 4 MiB (fp16 at tp 8: no symmetric memory, the custom all-reduce cut to 256 KiB, the ring from
+  // At a band edge just past 4 MiB (fp16 at tp 8: no symmetric memory, the custom all-reduce cut to 256 KiB, NCCL from
   // 257 tokens) the two sides no longer drop by the fit's missing latency: 256 tokens, NCCL's two-shot line 1.75 · 4 MiB /
-  // 225e9 + 10 = 42.62 µs; 257 tokens, the ring 1.75 · 4,210,688 / 369e9 + 14 · 3.325 = 66.52 µs (was 29.97).
+  // 225e9 + 10 = 42.62 µs; 257 tokens, on H100 SXM NCCL's NVLink SHARP all-reduce (s49) at its 480e9 bus bandwidth with the
+  // ring's α, 1.75 · 4,210,688 / 480e9 + 14 · 3.325 = 61.90 µs (the ring's 66.52; 29.97 before s46).
   const fp16 = stepTimeModel({ ...llama70b(8), dtype: 'fp16' });
-  close(allReduceSeconds(fp16, 257) / 161, (1.75 * 4_210_688) / 369e9 + ringLatency(8), 'fp16 tp 8, 257 tokens');
+  close(allReduceSeconds(fp16, 257) / 161, (1.75 * 4_210_688) / 480e9 + ringLatency(8), 'fp16 tp 8, 257 tokens');
   assert.match(m.source, /NCCL's ring on messages past 4 MiB \(from 2,049 tokens here\) .*, plus 19\.9 µs a call \(its 2 · \(tp − 1\) = 6 steps at 3\.32 µs, fitted to vLLM PR #24111's pynccl 37 µs at 4 MiB, TP 4\)/);
   // step_time.all_reduce.latency_us, where given, is every call's, the ring's too.
   const given = llama70b(4);
@@ -122,15 +123,15 @@ test('the algorithm by message size: one-shot 7 · M below 256 KiB at tp 8 (15 t
   assert.equal(m.oneShotAllReduceTokens, 15);
   close(allReduceSeconds(m, 15), 161 * ((7 * 245_760) / 382.5e9 + 10e-6), 'one-shot, 15 tokens');
   close(allReduceSeconds(m, 16), 161 * ((1.125 * 262_144) / 247.5e9 + 10e-6), 'multimem, 16 tokens');
-  // 4,097 tokens: M = 67,125,248 B > 64 MiB: NCCL's ring, 1.75 · M, past 4 MiB at its large-message bus bandwidth
-  // (step-time.ts RING_FIT_MAX_BYTES: 370 GB/s of 450 on H100 NVLink, NVIDIA/nccl-tests#212): 450e9 · 0.82 = 369e9
-  // (was 0.5, 225e9: the small-message fit extrapolated to 64 MiB).
+  // 4,097 tokens: M = 67,125,248 B > 64 MiB: NCCL, 1.75 · M, past 4 MiB at its large-message bus bandwidth: at tp 8 on
+  // H100 SXM its NVLink SHARP all-reduce, 480e9 (s49: NVIDIA/nccl#1455; the ring's 370 GB/s of 450, 369e9, before; 0.5,
+  // 225e9, before s45).
   assert.equal(m.ringAllReduceMinTokens, 4_097);
-  close(allReduceSeconds(m, 4_097), 161 * ((1.75 * 67_125_248) / 369e9 + ringLatency(8)), 'ring, 4,097 tokens');
+  close(allReduceSeconds(m, 4_097), 161 * ((1.75 * 67_125_248) / 480e9 + ringLatency(8)), 'NVLS, 4,097 tokens');
   // 8,192 tokens (an 8k prefill chunk): M = 8,192 · 16,384 = 134,217,728 B = 128 MiB, 1.75 · M = 234,881,024 B
-  // / 369e9 = 636.5340 µs + 14 · 3.3250 = 46.5500 µs = 683.0840 µs a call (was + 10 µs, 646.5340; at two-shot's / 225e9
-  // 1,043.916 µs + 10), × 161 = 109.9765 ms a step (was 104.0920).
-  assert.ok(Math.abs(allReduceSeconds(m, 8_192) - 109.9765e-3) < 1e-7, `${allReduceSeconds(m, 8_192)}`);
+  // / 480e9 = 489.3355 µs + 14 · 3.3250 = 46.5500 µs = 535.8855 µs a call, × 161 = 86.2776 ms a step (the ring's
+  // / 369e9 = 636.5340 + 46.55 = 683.0840 µs, 109.9765 ms; 646.5340 with the fit's 10 µs; two-shot's / 225e9 1,043.916 + 10).
+  assert.ok(Math.abs(allReduceSeconds(m, 8_192) - 86.2776e-3) < 1e-7, `${allReduceSeconds(m, 8_192)}`);
   const a100 = stepTimeModel(llama70b(8, 'A100 80GB'));
   close(allReduceSeconds(a100, 16), 161 * ((1.75 * 262_144) / 150e9 + 10e-6), 'A100 two-shot, 16 tokens');
   // tp 4 on H100: one-shot below 512 KiB ((512 Ki − 1) / 16,384 -> 31 tokens) at 3 · M, the custom
@@ -154,9 +155,9 @@ test('the algorithm by message size: one-shot 7 · M below 256 KiB at tp 8 (15 t
   const fp16 = stepTimeModel({ ...llama70b(8), dtype: 'fp16' });
   assert.equal(fp16.multimemAllReduceMaxTokens, undefined);
   close(allReduceSeconds(fp16, 256), 161 * ((1.75 * 4_194_304) / 225e9 + 10e-6), 'fp16 ring, 256 tokens');
-  // Past 4 MiB (257 tokens on) the ring's large-message rate.
+  // Past 4 MiB (257 tokens on) NCCL's large-message rate: NVLS's 480e9 bus bandwidth at tp 8 on H100 SXM.
   assert.equal(fp16.ringAllReduceMinTokens, 257);
-  close(allReduceSeconds(fp16, 257), 161 * ((1.75 * 257 * 16_384) / 369e9 + ringLatency(8)), 'fp16 ring, 257 tokens');
+  close(allReduceSeconds(fp16, 257), 161 * ((1.75 * 257 * 16_384) / 480e9 + ringLatency(8)), 'fp16 NVLS, 257 tokens');
   // tp 2: custom_all_reduce.cuh allreduce() runs cross_device_reduce_1stage whenever world_size is 2, so the one-shot
   // kernel takes the custom all-reduce's whole range (8 MiB at tp 2 on 9.0: (8 Mi − 1) / 16,384 -> 511 tokens), M per
   // GPU at one-shot's 0.85 (s43 newcomer finding F4: it was charged at two-shot's 0.5). 256 tokens: 4,194,304 B /
@@ -198,17 +199,20 @@ test('the simulator charges the all-reduces: one 1,000-token prompt at tp 8 take
   close(allReduceSeconds(m, 1000), 161 * ((1.125 * 16_384_000) / 247.5e9 + 10e-6), 'all-reduces of 1,000 tokens');
   close(r.summary.simulatedSeconds, stepSeconds(m, 1000, 1, a), 'simulated step');
   // The printed formula labels each all-reduce term by its tokens: one-shot up to floor((256 KiB − 1) / 16,384) = 15,
-  // multimem 16 to 64 MiB / 16,384 = 4,096, the ring's large-message band from 4,097: the plain term has no step size
-  // left (s42 newcomer 7), so it is left out, not printed with a rate no step takes (s45 newcomer), the ring's its own label.
-  assert.match(formatPoolSummary(r), /\+ all-reduces 1\.61 ms \+ per token by step size \([0-9.]+ µs\/token up to 15 tokens, one-shot\) \([0-9.]+ µs\/token from 16 to 4,096 tokens, multimem\) \([0-9.]+ µs\/token from 4,097 tokens, 7\.49 ms in place of 1\.61 ms, NCCL ring at its large-message rate\)/);
-  // The line says what each size rests on: the ring past 4 MiB at its large-message bus bandwidth, vLLM's kernels below
-  // it extrapolated past PR #24111's 4 MiB (4,194,304 / 16,384 = 256 tokens) up to the ring's 4,096.
-  assert.match(m.source, /NCCL's ring on messages past 4 MiB \(from 4,097 tokens here\) at 0\.82 of it instead/);
+  // multimem 16 to 64 MiB / 16,384 = 4,096, NCCL's large-message band from 4,097 (NVLS here, the ring elsewhere: the Step
+  // time line names which): the plain term has no step size left (s42 newcomer 7), so it is left out, not printed with a
+  // rate no step takes (s45 newcomer), NCCL's band its own label.
+  assert.match(formatPoolSummary(r), /\+ all-reduces 1\.61 ms \+ per token by step size \([0-9.]+ µs\/token up to 15 tokens, one-shot\) \([0-9.]+ µs\/token from 16 to 4,096 tokens, multimem\) \([0-9.]+ µs\/token from 4,097 tokens, 7\.49 ms in place of 1\.61 ms, NCCL at its large-message rate\)/);
+  // The line says what each size rests on: NCCL's NVLink SHARP all-reduce past 4 MiB at its bus bandwidth, vLLM's kernels
+  // below it extrapolated past PR #24111's 4 MiB (4,194,304 / 16,384 = 256 tokens) up to NCCL's 4,096.
+  assert.match(m.source, /NCCL's NVLink SHARP all-reduce \(NVLS\) on messages past 4 MiB \(from 4,097 tokens here\), NCCL's default on this NVSwitch board at tp 8, instead of its ring \(modelled: NVLS at its bus bandwidth, 480 GB\/s/);
   assert.match(m.source, /vLLM's kernels' efficiencies were fitted at 0\.5-4 MiB messages \(up to 256 tokens here\) and are extrapolated above, to 4,096 tokens/);
-  // A 6,000-token prompt, one step: M = 98,304,000 B > 64 MiB, NCCL's ring at its large-message rate: the simulator
-  // (native StepSeconds) charges 161 · (1.75 · M / 369e9 + 14 · 3.325 µs) = 82.55 ms of all-reduces (was + 10 µs, 76.67), as allReduceSeconds.
+  // A 6,000-token prompt, one step: M = 98,304,000 B > 64 MiB, NCCL's NVLink SHARP all-reduce at its 480e9 bus bandwidth:
+  // the simulator (native StepSeconds) charges 161 · (1.75 · M / 480e9 + 14 · 3.325 µs) = 65.20 ms of all-reduces (the
+  // ring's 369e9 until s49, 82.55 ms; + 10 µs before s46, 76.67), as allReduceSeconds.
   const long = await simulatePool(p, { trace: [{ arrivalS: 0, promptLen: 6000, outputLen: 1 }] });
-  close(allReduceSeconds(long.stepTime!, 6000), 161 * ((1.75 * 98_304_000) / 369e9 + ringLatency(8)), 'all-reduces of 6,000 tokens');
+  close(allReduceSeconds(long.stepTime!, 6000), 161 * ((1.75 * 98_304_000) / 480e9 + ringLatency(8)), 'all-reduces of 6,000 tokens');
+  assert.ok(Math.abs(allReduceSeconds(long.stepTime!, 6000) - 65.197e-3) < 1e-6, `${allReduceSeconds(long.stepTime!, 6000)}`);
   close(long.summary.simulatedSeconds, stepSeconds(long.stepTime!, 6000, 1, chunkAttention(6000, 6000, 0)), 'simulated 6,000-token step');
   // pp 2: stage 1 holds layers 0-39 and the embedding (81 calls), stage 2 layers 40-79 (80 calls).
   const r2 = await simulatePool(llama70b(4, 'H100 SXM', 2), { trace: [{ arrivalS: 0, promptLen: 1000, outputLen: 1 }] });
@@ -310,7 +314,7 @@ test('a described CUDA GPU at tp 2 (one-shot to 1,023 tokens, the ring from 1,02
   const m = stepTimeModel(p);
   assert.deepEqual([m.oneShotAllReduceTokens, m.ringAllReduceMinTokens], [1023, 1024]);
   const text = formatPoolSummary(await simulatePool(p, { trace: [{ arrivalS: 0, promptLen: 8, outputLen: 1 }] }));
-  assert.match(text, /\+ all-reduces [0-9.]+ [µm]s \+ per token by step size \([0-9.]+ µs\/token up to 1,023 tokens, one-shot\) \([0-9.]+ µs\/token from 1,024 tokens, [0-9.]+ [µm]s in place of [0-9.]+ [µm]s, NCCL ring at its large-message rate\)/);
+  assert.match(text, /\+ all-reduces [0-9.]+ [µm]s \+ per token by step size \([0-9.]+ µs\/token up to 1,023 tokens, one-shot\) \([0-9.]+ µs\/token from 1,024 tokens, [0-9.]+ [µm]s in place of [0-9.]+ [µm]s, NCCL at its large-message rate\)/);
   assert.doesNotMatch(text, /1,024 to 1,023|unused here/);
 });
 
@@ -320,7 +324,7 @@ test('labels where vLLM\'s custom all-reduce is off: A100 PCIe 80GB tp 4 (bridge
   // up to the ring's large-message band (4 MiB / 16,384 B a token = 256 tokens, from 257 on).
   const r = await simulatePool(llama70b(4, 'A100 PCIe 80GB'), { trace: [{ arrivalS: 0, promptLen: 8, outputLen: 1 }] });
   const text = formatPoolSummary(r);
-  assert.match(text, /\+ all-reduces [0-9.]+ [µm]s \+ [0-9.]+ µs\/token \(up to 256 tokens, NCCL ring\) \([0-9.]+ µs\/token from 257 tokens, [0-9.]+ [µm]s in place of [0-9.]+ [µm]s, NCCL ring at its large-message rate\)/);
+  assert.match(text, /\+ all-reduces [0-9.]+ [µm]s \+ [0-9.]+ µs\/token \(up to 256 tokens, NCCL ring\) \([0-9.]+ µs\/token from 257 tokens, [0-9.]+ [µm]s in place of [0-9.]+ [µm]s, NCCL at its large-message rate\)/);
   assert.doesNotMatch(text, /custom all-reduce or NCCL ring/);
   // FlashInfer is CUDA's: on MI300X (ROCm) only the logits' all-gather is not modelled.
   assert.deepEqual(stepTimeModel(llama70b(2, 'MI300X')).unmodelled, ["the logits' all-gather over the tensor-parallel GPUs"]);
@@ -358,4 +362,44 @@ test('NCCL\'s ring past 4 MiB at the link\'s own large-message figure: NVLink-br
   const p = llama70b(2, 'A100 PCIe 80GB');
   p.stepTime = { ...p.stepTime, allReduce: { efficiency: { twoShot: 0.6 } } };
   assert.equal(stepTimeModel(p).ringAllReduceMinTokens, undefined);
+});
+
+test('NCCL\'s NVLink SHARP all-reduce (NVLS) past 4 MiB at tp 8 on H100 SXM: the 128 MiB call within 5 % under vLLM PR #42324\'s pynccl 561 µs (the ring gave 683); tp 4, A100, B200, below the hand-off and two_shot given unchanged', () => {
+  // vLLM PR #42324 (https://github.com/vllm-project/vllm/pull/42324), its last SM 9.0 table (World Size 8 by the sections'
+  // order), pynccl, ms a call: 128 MiB 0.561. NCCL runs NVLS there (its busbw from 32 to 128 MiB rises at 479-481 GB/s,
+  // NCCL's maintainer's ~480 on 8 GPUs, NVIDIA/nccl-tests#212). The model, Llama-3.1-70B bf16 at tp 8, 8,192 tokens: M =
+  // 134,217,728 B, past vLLM's 64 MiB symmetric-memory hand-off, NCCL: 1.75 · M / 480e9 (NVLS's bus bandwidth on 8 H100
+  // SXM at 2-4 GiB, NVIDIA/nccl#1455) = 489.3355 µs + the ring's α 14 · 3.325 = 46.55 µs = 535.8855 µs a call.
+  // Tolerance: within 5 % and under it. 480 GB/s is NVLS's peak at GiB messages, which a 128 MiB call does not reach
+  // ("256M is too small to reach peak bandwidth", #212), so the model must be under the measurement; 5 % is the room the
+  // multimem check above allows, and it rules out the ring (683.08 µs, +21.8 %) and NCCL's own NVLS latency of 25 µs a
+  // call (tuning.cc) in place of the ring's α (514.34 µs, −8.3 %).
+  const m = stepTimeModel(llama70b(8));
+  const call = allReduceSeconds(m, 8_192) / 161;
+  close(call, (1.75 * 134_217_728) / 480e9 + ringLatency(8), '128 MiB at tp 8');
+  assert.ok(call < 561e-6 && (561e-6 - call) / 561e-6 < 0.05, `${call * 1e6} µs vs vLLM PR #42324's pynccl 561`);
+  assert.match(m.source, /modelled: NVLS at its bus bandwidth, 480 GB\/s/);
+  // H200 (the same NVLink 4 and NVSwitch; 8 H200 measured 475 GB/s busbw, NVIDIA/nccl-tests#272): the same call.
+  close(allReduceSeconds(stepTimeModel(llama70b(8, 'H200')), 8_192) / 161, call, 'H200 at tp 8');
+  // tp 6 on H100 SXM: 440e9 (#1455), 5/3 · M / 440e9 + 10 · 3.325 µs.
+  close(allReduceSeconds(stepTimeModel(llama70b(6)), 8_192) / 161, ((5 / 3) * 134_217_728) / 440e9 + ringLatency(6), '128 MiB at tp 6');
+  // Unchanged. tp 4 on H100 SXM: NVLS's busbw at 2-4 GPUs is the ring's 365-370 (#1455), no NVLS figure: the ring,
+  // 1.5 · M / 369e9 + 6 · 3.325 µs = 545.58 + 19.95 = 565.53 µs.
+  const m4 = stepTimeModel(llama70b(4));
+  close(allReduceSeconds(m4, 8_192) / 161, (1.5 * 134_217_728) / 369e9 + ringLatency(4), 'tp 4, the ring');
+  assert.match(m4.source, /NCCL's ring on messages past 4 MiB \(from 2,049 tokens here\) at 0\.82 of it instead/);
+  assert.doesNotMatch(m4.source, /NVLS/);
+  // A100 SXM (NVSwitch without NVLink SHARP): the ring, 1.75 · M / 246e9 + 46.55 µs = 1,001.35 µs.
+  close(allReduceSeconds(stepTimeModel(llama70b(8, 'A100 80GB')), 8_192) / 161, (1.75 * 134_217_728) / 246e9 + ringLatency(8), 'A100 at tp 8');
+  // B200 (NVLink SHARP, but no published NVLS busbw by group size in the same way): the ring past its 128 MiB multimem band.
+  const b200 = stepTimeModel(llama70b(8, 'B200'));
+  close(allReduceSeconds(b200, 8_193) / 161, (1.75 * 8_193 * 16_384) / (900e9 * 0.82) + ringLatency(8), 'B200 at tp 8, the ring');
+  // Below the hand-off (64 MiB, 4,096 tokens) vLLM's multimem kernel, as before: 1.125 · M / 247.5e9 + 10 µs.
+  close(allReduceSeconds(m, 4_096) / 161, (1.125 * 4_096 * 16_384) / 247.5e9 + 10e-6, 'multimem at 4,096 tokens');
+  // The profile's efficiency.two_shot holds for NCCL at every size: no NVLS band, no ring band.
+  const given = llama70b(8);
+  given.stepTime = { ...given.stepTime, allReduce: { efficiency: { twoShot: 0.6 } } };
+  const g = stepTimeModel(given);
+  assert.equal(g.ringAllReduceMinTokens, undefined);
+  close(allReduceSeconds(g, 8_192) / 161, (1.75 * 134_217_728) / 270e9 + 10e-6, 'two_shot given');
 });

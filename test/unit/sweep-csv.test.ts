@@ -116,6 +116,19 @@ describe('sweep CSV export', () => {
     );
   });
 
+  // s49: NCCL's NVLink SHARP all-reduce past 4 MiB (tp 8 on H100 SXM: 480 GB/s bus bandwidth, NVIDIA/nccl#1455) has its column.
+  it('a row whose NCCL band is NVLS says its bus bandwidth in GB/s', () => {
+    const allReduce = { oneShotEfficiency: 0.85, twoShotEfficiency: 0.5, multimemEfficiency: 0.55, ringEfficiency: 0.82, nvlsBusBytesPerSec: 480e9, latencyS: 10e-6 };
+    const sim: SweepReport = {
+      ...report, job: 'simulate', axes: [{ key: 'device.tensor_parallel_size', values: [8] }], total: 1, best: null,
+      rows: [{ id: 't8', index: 0, values: { 'device.tensor_parallel_size': 8 }, label: 'tensor_parallel_size=8', environmentKey: 'e1', status: 'ok', file: 't8.json', gpu: 'H100 SXM', metrics: { gpus: 8, goodputRequestsPerSec: 9.32 }, stepTime: { computeEfficiency: 0.6, memoryEfficiency: 0.8, overheadMs: 0, assumed: [], allReduce } }],
+    };
+    const [header, line] = sweepToCsv(sim).text.split('\n');
+    const cells = Object.fromEntries(header!.split(',').map((h, i) => [h, line!.split(',')[i]]));
+    assert.equal(cells.all_reduce_nvls_bus_gb_s, '480');
+    assert.equal(cells.all_reduce_ring_efficiency, '0.82');
+  });
+
   it('a priced row: its $ per million output tokens among the figures and the user-given price per GPU-hour beside its GPU', () => {
     // 2.49 $/GPU-hour × 2 GPUs / 3600 / 12,791 tokens/s × 10^6 = 0.10816 $ (the report holds it; the CSV writes it as is).
     const priced: SweepReport = {

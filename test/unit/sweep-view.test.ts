@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { SweepReport, SweepReportRow } from '../../core/protocol/sweep';
 import { SWEEP_METRICS, sweepProvenance } from '../../core/sweepFigures';
-import { decimalsFor, decisionMetric, interruptedText, metricHeader, metricScale, metricsOf, otherSweepNote, rankedSweepTable, reportScale, sameValues, sweepCostChart, sweepCostChartHeight, sweepPointsText, sweepAxisCharts, sweepBestText, sweepChartHeight, sweepMarkdown, sweepTable, sweepTitle, sweepXAxis, thinTicks, tickStep } from '../../webview/sweep';
+import { decimalsFor, decisionMetric, interruptedText, metricHeader, metricScale, metricsOf, otherSweepNote, rankedSweepTable, reportScale, sameValues, sweepAssumptions, sweepCostChart, sweepCostChartHeight, sweepPointsText, sweepAxisCharts, sweepBestText, sweepChartHeight, sweepMarkdown, sweepTable, sweepTitle, sweepXAxis, thinTicks, tickStep } from '../../webview/sweep';
 import type { Palette } from '../../webview/theme';
 import { durationTicks, formatDuration, formatDurationIn } from '../../core/format';
 import { ALL_REDUCE_LATENCY_S, RING_STEP_LATENCY_S } from '../../runner/simulate/step-time';
@@ -574,4 +574,18 @@ test('a sweep line\'s markers are drawn whole on the plot\'s edges: the axis end
   const [byGpu] = sweepAxisCharts(gpus, frag, palette);
   assert.equal((byGpu!.config.data.datasets[0] as { pointRadius?: number }).pointRadius, 6);
   assert.ok(((byGpu!.config.data.datasets[0] as { clip?: number }).clip ?? 0) >= 6 + palette.lineWidth);
+});
+
+// s49: past 4 MiB at tp 8 on H100 SXM NCCL runs NVLink SHARP, not its ring: the settings say so, with its bus bandwidth.
+test('the step-time settings name NCCL\'s NVLink SHARP all-reduce past 4 MiB where a row\'s band is NVLS, in place of the ring\'s efficiency', () => {
+  // 480 GB/s: NVLS's busbw on 8 H100 SXM (NVIDIA/nccl#1455); the call's latency stays the ring's 2 · (tp − 1) steps of 3.3 µs.
+  const allReduce = { oneShotEfficiency: 0.85, twoShotEfficiency: 0.5, multimemEfficiency: 0.55, ringEfficiency: 0.82, nvlsBusBytesPerSec: 480e9, latencyS: 10e-6 };
+  const row: SweepReportRow = {
+    id: 't8', index: 0, values: { 'device.tensor_parallel_size': 8 }, label: 'tensor_parallel_size=8', environmentKey: 'e1', status: 'ok', file: 'f', gpu: 'H100 SXM',
+    stepTime: { computeEfficiency: 0.6, memoryEfficiency: 0.8, overheadMs: 0, assumed: ['compute_efficiency', 'memory_efficiency', 'overhead_ms'], allReduce }, metrics: { gpus: 8 },
+  };
+  const lines = sweepAssumptions({ ...report, rows: [row] });
+  const step = lines.find((l) => l.startsWith('step time: '))!;
+  assert.match(step, /an all-reduce costs ~10 µs a call \(NCCL past 4 MiB: ~3\.3 µs for each of its ring's 2 · \(tp − 1\) steps\) \+ its bytes \/ bus bandwidth, the interconnect's × 0\.85 \(one-shot\), 0\.5 \(two-shot, NCCL ring\), 0\.55 \(multimem\), and past 4 MiB NCCL's NVLink SHARP all-reduce \(NVLS\) at 480 GB\/s bus bandwidth \(nccl-tests' busbw on H100 SXM, NVIDIA\/nccl#1455\) in place of its ring \(assumed/);
+  assert.doesNotMatch(step, /0\.82 \(NCCL ring past 4 MiB\)/);
 });

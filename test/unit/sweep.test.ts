@@ -453,6 +453,12 @@ test('a point keeps its step-time settings, each said assumed or the profile\'s,
   const bridged = exampleProfile('model: ./llama-3.1-8b/config.json\ndevice: { gpu: A100 PCIe 80GB, tensor_parallel_size: 2 }\n');
   const bridgedRun = { ...recorded, profile: bridged, pool: { ...recorded.pool!, stepTime: stepTimeModel(bridged) } };
   assert.equal(stepTimeAssumptionsOf(bridgedRun)!.allReduce!.ringEfficiency, 0.69);
+  // tp 8 on H100 SXM: NCCL runs its NVLink SHARP all-reduce past 4 MiB, at 480 GB/s bus bandwidth (NVIDIA/nccl#1455; s49);
+  // the ring's 0.82 stays beside it. tp 2 above has none (NVLS's busbw at 2-4 GPUs is the ring's).
+  const tp8 = exampleProfile('model: ./llama-3.1-8b/config.json\ndevice: { gpu: H100 SXM, tensor_parallel_size: 8 }\n');
+  const tp8Run = { ...recorded, profile: tp8, pool: { ...recorded.pool!, stepTime: stepTimeModel(tp8) } };
+  assert.equal(stepTimeAssumptionsOf(tp8Run)!.allReduce!.nvlsBusBytesPerSec, 480e9);
+  assert.equal(stepTimeAssumptionsOf(tp8Run)!.allReduce!.ringEfficiency, 0.82);
   // Goodput per GPU: goodput / (tp · pp · dp); 6 requests/s on tp 2 × dp 2 is 1.5 per GPU.
   const lat = { ...recorded.pool!.latency!, goodputRequestsPerSec: 6 };
   const four = { ...run, profile: { ...tp2, device: { ...tp2.device, dataParallelSize: 2 } }, pool: { ...run.pool, latency: lat } };
