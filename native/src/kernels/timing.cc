@@ -20,14 +20,17 @@ EM_JS(double, host_cpu_us, (), {
 });
 int64_t process_cpu_ns() { return static_cast<int64_t>(host_cpu_us()) * 1000; }
 #else
-int64_t process_cpu_ns() { return static_cast<int64_t>(std::clock()) * (1000000000 / CLOCKS_PER_SEC); }
+int64_t process_cpu_ns() {
+  return static_cast<int64_t>(std::clock()) * (1000000000 / CLOCKS_PER_SEC);
+}
 #endif
 
 namespace detail {
 namespace {
 
 template <typename Run>
-Status time_loop(const TimingParams& t, std::vector<int64_t>* samples, std::vector<int64_t>* cpu, Run run) {
+Status time_loop(const TimingParams& t, std::vector<int64_t>* samples, std::vector<int64_t>* cpu,
+                 Run run) {
   using Clock = std::chrono::steady_clock;
   samples->clear();
   if (cpu) cpu->clear();
@@ -71,7 +74,8 @@ Status time_checked(const Params& params, Check check, Run run, const TimingPara
 
 Status time_flash_forward(const FlashParams& params, const TimingParams& timing,
                           std::vector<int64_t>* samples_ns, std::vector<int64_t>* cpu_ns) {
-  return detail::time_checked(params, detail::check_flash, detail::run_flash, timing, samples_ns, cpu_ns);
+  return detail::time_checked(params, detail::check_flash, detail::run_flash, timing, samples_ns,
+                              cpu_ns);
 }
 
 Status time_paged_decode(const PagedDecodeParams& params, const TimingParams& timing,

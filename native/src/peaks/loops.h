@@ -12,7 +12,8 @@ namespace peaks {
 
 using ComputeLoop = double (*)(uint64_t iters);
 using ReadLoop = double (*)(const void* data, size_t bytes);
-/** Sums n runs of `bytes` (a multiple of 256) each, 256 B of each run in turn. Returns n * bytes. */
+/** Sums n runs of `bytes` (a multiple of 256) each, 256 B of each run in turn.
+ *  Returns n * bytes. */
 using ReadStreams = double (*)(const void* const* streams, int n, size_t bytes);
 
 #if defined(__x86_64__)

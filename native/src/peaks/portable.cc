@@ -86,7 +86,8 @@ double read_streams_portable(const void* const* streams, int n, size_t bytes) {
   uint64_t s0 = 0, s1 = 0, s2 = 0, s3 = 0;
   for (size_t off = 0; off < bytes; off += 256) {
     for (int j = 0; j < n; ++j) {
-      const uint64_t* p = reinterpret_cast<const uint64_t*>(static_cast<const char*>(streams[j]) + off);
+      const uint64_t* p =
+          reinterpret_cast<const uint64_t*>(static_cast<const char*>(streams[j]) + off);
       for (int i = 0; i < 32; i += 4) {
         s0 += p[i];
         s1 += p[i + 1];
