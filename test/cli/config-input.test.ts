@@ -165,7 +165,7 @@ test('device.gpu described as a mapping: a bad figure is one line file:line:col 
   assert.equal(lines.length, 1, bad.stderr);
   assert.equal(lines[0], `${file}:${at(badText, '-1')}: device.gpu.memory_gib must be > 0, not -1`);
   writeFileSync(file, good);
-  const ok = cli(['simulate', file]);
+  const ok = cli(['simulate', file, '--explain']); // the step time's sources: its derivation, printed with --explain
   assert.equal(ok.code, 0, ok.stderr);
   // The pool from its memory_gib (estimate's device line), the step time from its figures, each said to be the user's.
   const est = cli(['estimate', file]);
