@@ -380,8 +380,9 @@ async function bigConfigs(): Promise<void> {
 }
 
 /**
- * The command palette's pick check (extension/commands.ts markUnrunnable): the 200 files a pick
- * offers at most (its findFiles limit), none open, answered by one attnscope/cannotRun. Files: the
+ * The command palette's pick check (extension/commands.ts markUnrunnable): 200 files (a pick
+ * listed 200 at most before session 49, now extension/pick.ts PICK_FILE_LIMIT; the background pass
+ * answers 200), none open, answered by one attnscope/cannotRun. Files: the
  * examples' four profiles (llama-3.1-8b, gpt-oss-20b, qwen3-30b-a3b, page-size) 50 times each, each
  * copy in its own folder with the example's config folders beside it. Per round: a server with no
  * workspace folder, whose first pick analyses every file (cold) and whose second finds each answer

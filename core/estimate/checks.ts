@@ -265,9 +265,15 @@ function fitProblems(profile: Profile, e: Estimate, reestimate: Reestimate): Pro
     const stageBytes = stage?.weightsBytes ?? e.weightsBytes;
     const copies = (stage ? stage.kvBProjCopiesBytesPerGpu : e.kvBProjCopiesBytesPerGpu) ?? 0;
     const where = stage ? `stage ${s! + 1} of ${pp!.size}, layers ${stage.start}-${stage.end - 1}` : '';
+    // device.cpu_offload_gb: perGpu is what stays on the GPU, so the sum subtracts what leaves it
+    // (the estimate's note and the reserve's basis say the same).
+    const offload = (stage ? stage.cpuOffloadBytesPerGpu : e.cpuOffloadBytesPerGpu) ?? 0;
+    const offloaded = offload > 0 ? ` − ${formatBytes(offload)} kept in CPU memory by cpu_offload_gb ${d.cpuOffloadGib}` : '';
     const formula = tpWeightsFormula(stageBytes, tp, stage ? stage.replicated : e.replicated);
     const split = formula ? `${formula}${where ? ` on ${where}` : ''}` : `${formatBytes(stageBytes)}${where ? ` of ${where}` : ''}${tp > 1 ? ` ÷ ${tp}` : ''}`;
-    return { perGpu, text: tp > 1 || stage ? `weights ${formatBytes(perGpu)} per GPU (${split}${copies > 0 ? ` + ${formatBytes(copies)} ${profile.dtype} kv_b_proj copies` : ''})` : `weights ${formatBytes(perGpu)}${copies > 0 ? ` (${formatBytes(copies)} of them ${profile.dtype} kv_b_proj copies)` : ''}` };
+    const added = `${copies > 0 ? ` + ${formatBytes(copies)} ${profile.dtype} kv_b_proj copies` : ''}${offloaded}`;
+    if (tp > 1 || stage) return { perGpu, text: `weights ${formatBytes(perGpu)} per GPU (${split}${added})` };
+    return { perGpu, text: offload > 0 ? `weights ${formatBytes(perGpu)} (${formatBytes(stageBytes)}${added})` : `weights ${formatBytes(perGpu)}${copies > 0 ? ` (${formatBytes(copies)} of them ${profile.dtype} kv_b_proj copies)` : ''}` };
   };
   const weights = weightsOf(pp?.stage).text;
   // vLLM fails to load on any GPU its stage's weights overfill, whichever stage sizes the pool:

@@ -9,7 +9,7 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { cpuOffload, estimate } from '../../core/estimate/index';
+import { checkProfile, cpuOffload, estimate } from '../../core/estimate/index';
 import { stepTimeModel } from '../../runner/simulate/step-time';
 import { exampleProfile } from '../fixtures/profile';
 
@@ -43,6 +43,26 @@ test('cpu_offload_gb 4 on Llama-3.1-8B: 9 layers and layer 9 but its norms, 4,36
   // An explicit KV budget is not grown.
   const explicit = estimate(profile('{ gpu: H100 SXM, cpu_offload_gb: 4 }\nkv_cache: { memory_gib: 10 }'));
   assert.equal(explicit.pool.budgetBytes, 10 * 2 ** 30);
+});
+
+test('a fit warning under cpu_offload_gb says what leaves the GPU, so its weights add up to the figure it names (s49 review)', () => {
+  // One GPU, cpu_offload_gb 4 (the test above): 16,060,522,496 − 4,362,223,616 = 11,698,298,880 B = 10.9 GiB on the GPU,
+  // above 10 GiB × 0.9 = 9 GiB. The warning said "weights 10.9 GiB" with no word of the 15 GiB checkpoint it came from.
+  const one = profile('{ memory_gib: 10, cpu_offload_gb: 4 }');
+  const [fit] = checkProfile(one, estimate(one));
+  assert.equal(fit!.code, 'weights-exceed-device');
+  assert.match(fit!.message, /^weights 10\.9 GiB \(15 GiB − 4\.06 GiB kept in CPU memory by cpu_offload_gb 4\) exceed 10 GiB × 0\.90 = 9 GiB: /);
+  // tp 2: a layer's share per GPU 25,165,824 (qkv_proj) + 16,777,216 (o_proj) + 117,440,512 (gate_up_proj) + 58,720,256
+  // (down_proj) + 16,384 (its two norms, whole) = 218,120,192 B. 19 layers 4,144,283,648; layer 19's qkv_proj → 4,169,449,472,
+  // o_proj → 4,186,226,688, gate_up_proj → 4,303,667,200 ≥ 4 GiB: the walk stops, 4,303,667,200 B = 4.01 GiB off each GPU.
+  // Per GPU (16,060,522,496 − 532,480 norms whole on both) ÷ 2 + 532,480 − 4,303,667,200 = 3,726,860,288 B = 3.47 GiB
+  // > 3 GiB × 0.9 = 2.7 GiB. The warning read "(15 GiB − 520 KiB) ÷ 2 + 520 KiB replicated on every GPU)": 7.48 GiB, not 3.47.
+  const two = profile('{ memory_gib: 3, tensor_parallel_size: 2, cpu_offload_gb: 4 }');
+  const e2 = estimate(two);
+  assert.equal(e2.cpuOffloadBytesPerGpu, 4_303_667_200);
+  assert.equal(e2.weightsBytesPerGpu, 3_726_860_288);
+  const split = checkProfile(two, e2).find((p) => p.code === 'weights-exceed-device');
+  assert.match(split!.message, /^weights 3\.47 GiB per GPU \(\(15 GiB − 520 KiB\) ÷ 2 \+ 520 KiB replicated on every GPU − 4\.01 GiB kept in CPU memory by cpu_offload_gb 4\) exceed 3 GiB × 0\.90 = 2\.7 GiB: /);
 });
 
 test('cpu_offload_gb: a budget inside one layer stops at the parameter that reaches it; one past the layers moves every decoder layer and nothing else', () => {

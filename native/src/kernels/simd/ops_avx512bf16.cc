@@ -359,8 +359,9 @@ void decode_pages_bf16(int hkv, int g, int d, float scale, const uint16_t* q_hi,
 // reads each piece's V block of this head once, front to back; next_v (or null) of piece c: its
 // lines of the same columns requested beside the loads (prefetch hint kHint: _MM_HINT_T0 or
 // T1). At NV = 8 the accumulators of vectors 6 and 7 live on the stack (loaded, dotted and
-// stored each token pair): 32 accumulators and the V vector do not fit the 32 zmm registers. Two rows at a time instead (the second pair of rows
-// reading V again from L1, the memory idle meanwhile) was 1.07-1.09x slower at 32k context
+// stored each token pair): 32 accumulators and the V vector do not fit the 32 zmm registers.
+// Two rows at a time instead (the second pair of rows reading V again from L1, the memory idle
+// meanwhile) was 1.07-1.09x slower at 32k context
 // (DESIGN.md, "Decode's P V in one pass, session 42").
 template <int NV, int kHint>
 inline void values_vnni16(const DecodePiecesVnni16& pc, const uint16_t* const* next_v, int64_t at, int d, int x0,
