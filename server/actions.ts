@@ -82,7 +82,24 @@ function ownsLines(t: Target, f: FoundProperty): boolean {
   return !t.json && keyStartsLine(t, f) && !/^\s*(-\s+)/.test(t.text.slice(lineStart(t.text, keyStart), keyStart));
 }
 
-/** Deletes a property with its separator (JSON, YAML flow) or its whole lines (YAML block). */
+/**
+ * The end of the comment-only lines from `from` (a line start) that are indented past `keyColumn`:
+ * a removed YAML block key's own comment, wrapped onto the lines below it (examples' arrival_rate
+ * line carries one). A comment line at the key's column or left of it heads the next key and stays.
+ */
+function commentContinuationEnd(text: string, from: number, keyColumn: number): number {
+  let end = from;
+  while (end < text.length) {
+    const nl = text.indexOf('\n', end);
+    const lineEnd = nl < 0 ? text.length : nl + 1;
+    const m = /^( *)#/.exec(text.slice(end, lineEnd));
+    if (m === null || m[1]!.length <= keyColumn) break;
+    end = lineEnd;
+  }
+  return end;
+}
+
+/** Deletes a property with its separator (JSON, YAML flow) or its whole lines (YAML block, with its own comment's wrapped lines). */
 function removeProperty(t: Target, f: FoundProperty): TextEdit {
   const props = f.parent.properties ?? [];
   const i = props.indexOf(f.property);
@@ -92,7 +109,8 @@ function removeProperty(t: Target, f: FoundProperty): TextEdit {
     const start = lineStart(t.text, keyStart);
     // A block value's range already ends after its last line's break (the next key's line is not its own).
     const nl = t.text[valueEnd - 1] === '\n' ? valueEnd - 1 : t.text.indexOf('\n', valueEnd);
-    return replace(t, { offset: start, length: (nl < 0 ? t.text.length : nl + 1) - start }, '');
+    const end = commentContinuationEnd(t.text, nl < 0 ? t.text.length : nl + 1, keyStart - start);
+    return replace(t, { offset: start, length: end - start }, '');
   }
   const next = props[i + 1];
   if (next !== undefined) return replace(t, { offset: keyStart, length: next.keyRange.offset - keyStart }, '');

@@ -96,12 +96,14 @@ test('unknown key: rename to the suggestion, or remove it (YAML block and flow, 
   assert.equal((await fix('p.attn.json', last, 'unknown-key', 'Remove "colour"')).fixed, '{\n  "model": "../../examples/llama-3.1-8b/config.json"\n}\n');
 });
 
-test('draw keys beside workload.trace: "Remove the keys the trace replaces" removes them all in one edit, comments and the scheduler limits kept (YAML block and flow, JSON)', async () => {
+test('draw keys beside workload.trace: "Remove the keys the trace replaces" removes them all in one edit, its own wrapped comment too, the other comments and the scheduler limits kept (YAML block and flow, JSON)', async () => {
   const model = 'model: ../../examples/llama-3.1-8b/config.json\n';
   const yaml = `${model}workload:           # replayed from production\n  trace: ./no-such-trace.jsonl  # exported nightly\n  requests: 2000\n  arrival_rate: 24                # busy enough\n                                  # (a second comment line)\n  prompt_len:\n    dist: lognormal\n    median: 512\n  # the scheduler\n  max_num_seqs: 256\n  max_model_len: 8192\n  seed: 1\n`;
   const block = await fix('p.attn.yaml', yaml, 'unused-with-trace', 'Remove the keys the trace replaces (requests, arrival_rate, prompt_len, seed)');
-  // Every line of the four keys goes (prompt_len's children too); every comment line stays.
-  assert.equal(block.fixed, `${model}workload:           # replayed from production\n  trace: ./no-such-trace.jsonl  # exported nightly\n                                  # (a second comment line)\n  # the scheduler\n  max_num_seqs: 256\n  max_model_len: 8192\n`);
+  // Every line of the four keys goes (prompt_len's children too), and arrival_rate's comment with
+  // its wrapped second line (indented past the key: s48 newcomer-ed 11); "# the scheduler", at the
+  // keys' column, heads max_num_seqs and stays.
+  assert.equal(block.fixed, `${model}workload:           # replayed from production\n  trace: ./no-such-trace.jsonl  # exported nightly\n  # the scheduler\n  max_num_seqs: 256\n  max_model_len: 8192\n`);
   assert.deepEqual(block.titles.slice(0, 2), ['Remove the keys the trace replaces (requests, arrival_rate, prompt_len, seed)', 'Remove "requests"']);
   assert.deepEqual(block.after.filter((d) => d.code === 'unused-with-trace'), []);
   // Flow: neighbouring keys go as one span with their commas (a removal per key would overlap).
