@@ -7,8 +7,8 @@
  */
 import { dirname, relative, sep } from 'node:path';
 import { stringify } from 'yaml';
-import { readProfile, type ProfileHost } from '../core/config/index';
-import type { Problem, Profile } from '../core/config/types';
+import { defaultDtype, readProfile, type ProfileHost } from '../core/config/index';
+import type { ModelSpec, Problem, Profile } from '../core/config/types';
 import { tensorParallelSizes, vllmDefaultPageSize } from '../core/estimate/checks';
 import { checkProfile, estimate } from '../core/estimate/index';
 import { vllmMaxModelLen } from '../core/estimate/maxModelLen';
@@ -84,8 +84,9 @@ export function newProfile(choice: NewProfileChoice, host: ProfileHost): NewProf
   const maxModelLen = Math.min(derived, CHAT_MAX_MODEL_LEN);
   const sizes = tensorParallelSizes(model).filter((t) => t <= MAX_TP);
   const candidates = sizes.length > 0 ? sizes : [1];
+  const dtype = dtypeLines(model);
   const serves = (tp: number, pp = 1): { text: string; profile: Profile | null; blocked?: Problem } => {
-    const text = profileText(choice, tp, { maxModelLen, derived }, vllmDefaultPageSize(model, choice.gpu), pp);
+    const text = profileText(choice, tp, { maxModelLen, derived }, vllmDefaultPageSize(model, choice.gpu), pp, dtype);
     const read = readProfile(text, choice.profilePath, host);
     if (!read.value || read.problems.some((p) => p.severity === 'error')) return { text, profile: null, blocked: read.problems.find((p) => p.severity === 'error') };
     const problems = checkProfile(read.value, estimate(read.value));
@@ -376,7 +377,7 @@ export function wrapComments(text: string, width = PROFILE_LINE_WIDTH): string {
  * which learns the model's own); `pageSize` vLLM's default for the model on the GPU (core/estimate
  * vllmDefaultPageSize).
  */
-function profileText(choice: NewProfileChoice, tp: number, len: { maxModelLen: number; derived: number } | null, pageSize = 16, pp = 1): string {
+function profileText(choice: NewProfileChoice, tp: number, len: { maxModelLen: number; derived: number } | null, pageSize = 16, pp = 1, dtype: string[] = []): string {
   let model = relative(dirname(choice.profilePath), choice.configPath).split(sep).join('/');
   if (!model.startsWith('.') && !model.startsWith('/')) model = `./${model}`;
   const scalar = (s: string) => stringify(s, { lineWidth: 0 }).trimEnd();
@@ -389,6 +390,7 @@ function profileText(choice: NewProfileChoice, tp: number, len: { maxModelLen: n
     '# Code lenses above run a benchmark of the attention kernels on this machine, a simulation of',
     '# serving the workload below, and the dashboard shows the results.',
     `model: ${scalar(model)}`,
+    ...dtype,
     'device:',
     `  gpu: ${scalar(choice.gpu)}`,
     '  gpu_memory_utilization: 0.9     # vLLM --gpu-memory-utilization',
@@ -415,6 +417,19 @@ function profileText(choice: NewProfileChoice, tp: number, len: { maxModelLen: n
     '  tpot_ms: 100',
     '',
   ].filter((l, i, all) => l !== '' || i === all.length - 1).join('\n'));
+}
+
+/**
+ * The top-level `dtype:` line when the loader would otherwise assume one and say so (core/config
+ * defaultDtype: a config with no torch_dtype, gpt-oss-20b, GPT-2, or a float32 one): the file
+ * writes the dtype it is sized in, with why, so that a new profile opens with no dtype-assumed
+ * note (s48 newcomer-ed 10). None when the config's own torch_dtype is used.
+ */
+function dtypeLines(model: ModelSpec): string[] {
+  const d = defaultDtype(model);
+  if (d.note === undefined) return [];
+  const why = model.torchDtype === null ? 'the config names no torch_dtype (float32 to vLLM)' : 'the config says float32';
+  return [`dtype: ${d.dtype}`.padEnd(34) + `# ${why}; served in half precision, as vLLM's --dtype auto does`];
 }
 
 /** Benchmark lengths no longer than the model's max_model_len (GPT-2: 1,024), without repeats. */

@@ -8,7 +8,7 @@ export { CONFIG_NAME, FILE_GLOBS, PROFILE_SUFFIXES, isConfigPath, isProfilePath,
 export { fileLocation, offsetToLineColumn, formatProblem } from './positions';
 export { readModelConfig, readModelConfigTree, modelSpecFromTree, isModelConfigFile } from './model';
 export { readProfile, readProfileTree, readProfileValues, withCrossKeyChecks, parseProfileText, readProfileOrConfigTree, parseProfileOrConfig, type ProfileHost } from './profile';
-export { bareConfigProfileHint, isBareConfig, profileFromModelConfig, PROFILE_DEFAULTS } from './profileDefaults';
+export { bareConfigProfileHint, defaultDtype, isBareConfig, profileFromModelConfig, PROFILE_DEFAULTS } from './profileDefaults';
 export { resolvedProfileProblems } from './resolvedProfile';
 export { closestMatch } from './suggest';
 export { mixerNames } from './mamba';

@@ -118,6 +118,20 @@ test('a model with a short context gets lengths that fit it: GPT-2 (1,024 positi
   assert.deepEqual(problems.filter((p) => p.severity !== 'info').map((p) => p.message), []);
 });
 
+test('gpt-oss-20b and GPT-2, whose configs name no torch_dtype: the profile writes dtype bf16 and why, so it opens with no dtype-assumed note (s48 newcomer-ed 10)', () => {
+  // Neither config has torch_dtype (examples/gpt-oss-20b/config.json, test/fixtures/configs/gpt2.config.json);
+  // vLLM reads a missing one as float32 and its --dtype auto serves float32 in half precision, so
+  // the loader assumes bf16 and says so at `model:` unless the profile writes a dtype.
+  for (const [config, gpu, at] of [['examples/gpt-oss-20b/config.json', 'H100 SXM', 'examples/oss.attn.yaml'], ['test/fixtures/configs/gpt2.config.json', 'L40S', 'test/fixtures/configs/gpt2.attn.yaml']] as const) {
+    const { r, profile, problems } = written(join(ROOT, config), gpu, join(ROOT, at));
+    assert.match(unwrap(r.text), /^dtype: bf16 +# the config names no torch_dtype \(float32 to vLLM\); served in half precision/m, config);
+    assert.equal(profile.dtype, 'bf16');
+    assert.deepEqual(problems.filter((p) => p.code === 'dtype-assumed').map((p) => p.message), [], config);
+  }
+  // A config that names its dtype (Llama-3.1-8B: bfloat16) gets no dtype line: the model's own is read.
+  assert.doesNotMatch(written(join(ROOT, 'examples/llama-3.1-8b/config.json'), 'H100 SXM').r.text, /^dtype:/m);
+});
+
 test('a path with spaces and a folder above is written as YAML reads it back', () => {
   const { profile } = written(join(ROOT, 'examples/llama-3.1-8b/config.json'), 'H200', join(ROOT, 'examples', 'my plans', 'x.attn.yaml'));
   assert.equal(profile.modelPath, join(ROOT, 'examples/llama-3.1-8b/config.json'));
