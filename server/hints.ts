@@ -359,7 +359,7 @@ function computedHints(a: Analysis, invalid: readonly string[]): AnchoredHint[] 
           ? [...raised, `${formatCount(e.pool.tokens)} tokens`, `${formatCount(e.pool.pages)} blocks`, `${formatBytes(e.pageBytes)}/block${gpu}`]
           : e.pool.layout.kind === 'hybrid' || e.pool.layout.kind === 'mamba'
           ? [`${formatCount(e.pool.pages)} blocks = ${formatCount(e.pool.tokens)} tokens`, `${formatBytes(e.pageBytes)}/block${gpu}`]
-          : pageParts(`${formatBytes(e.pageBytes)}/page${gpu}`, `${formatCount(e.pool.pages)} pages`, `${formatCount(e.pool.tokens)} tokens`);
+          : pageParts(formatBytes(e.pageBytes), gpu, `${formatCount(e.pool.pages)} pages`, `${formatCount(e.pool.tokens)} tokens`);
       hints.push(anchoredHint(a, page, parts, terms.poolMarkdown(a), true));
     }
     const contexts = profileKeyRange(a, 'decode.context_lens');
@@ -395,13 +395,19 @@ function computedHints(a: Analysis, invalid: readonly string[]): AnchoredHint[] 
 
 /** "/GPU" where the profile shards the model over more than one GPU (figures of one GPU say so), else "". */
 /**
- * The page_size hint's parts: bytes per page, pages, tokens where all three fit VS Code's default
- * inlay-hint length (MAX_HINT_LENGTH, 43); else the token figure, the pool's capacity, before the
- * page count, which goes to the tooltip ("896 KiB/page · 11,702 pages · 187,232 tokens" is 44 for
- * Qwen2-7B on an H100 SXM: it used to lose its tokens, the figure a page size changes).
+ * The page_size hint's parts from the page's bytes (`bytes`, "2 MiB"), the per-GPU suffix `gpu`
+ * ("" or "/GPU"), the page count and the token capacity: bytes per page, pages, tokens where all
+ * three fit VS Code's default inlay-hint length (MAX_HINT_LENGTH, 43); else the same three
+ * figures in fewer words, "2,387 pages of 4.29 MiB · 152,768 tokens" (40; DeepSeek-V3 at
+ * page_size 64 in 10 GiB, whose "4.29 MiB/page · 2,387 pages · 152,768 tokens" is 44: s48
+ * newcomer-ed 17 found its page count missing); else the token figure, the pool's capacity,
+ * before the page count, which goes to the tooltip (the figure a page size changes stays).
  */
-function pageParts(perPage: string, pages: string, tokens: string): string[] {
-  return fitLabel([perPage, pages, tokens]).dropped.length === 0 ? [perPage, pages, tokens] : [perPage, tokens, pages];
+function pageParts(bytes: string, gpu: string, pages: string, tokens: string): string[] {
+  const perPage = `${bytes}/page${gpu}`;
+  if (fitLabel([perPage, pages, tokens]).dropped.length === 0) return [perPage, pages, tokens];
+  const terse = [`${pages} of ${bytes}${gpu}`, tokens];
+  return fitLabel(terse).dropped.length === 0 ? terse : [perPage, tokens, pages];
 }
 
 /** "/GPU" under tensor parallelism; "/GPU (stage 2 of 2)" under pipeline parallelism, whose per-GPU figures are one stage's (Estimate.pipeline). */

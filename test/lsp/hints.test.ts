@@ -667,6 +667,19 @@ test('max_num_seqs below the sequences the pool fits binds first: the max_model_
   await client.close(uri);
 });
 
+test('DeepSeek-V3 at page_size 64 in 10 GiB: pages, bytes and tokens in 43 characters (s48 newcomer-ed 17: no page count)', async () => {
+  // 61 layers · (512 + 64) · 2 B = 70,272 B/token; · 64 = 4,497,408 B = 4.29 MiB a page;
+  // 10 GiB = 10,737,418,240 B / 4,497,408 = 2,387 pages (floor), · 64 = 152,768 tokens.
+  // "4.29 MiB/page · 2,387 pages · 152,768 tokens" is 44 characters: the same figures, fewer words.
+  const text = 'model: ./configs/DeepSeek-V3.config.json\nkv_cache: { page_size: 64, memory_gib: 10 }\n';
+  const uri = fixtureUri('dsv3-pages.attn.yaml');
+  await client.open(uri, text);
+  const at = rangeOf(text, 'page_size: 64').end;
+  const page = (await client.inlayHints(uri))!.filter((h) => h.position.line === at.line).map(label);
+  await client.close(uri);
+  assert.deepEqual(page, ['2,387 pages of 4.29 MiB · 152,768 tokens']);
+});
+
 test('the page_size hint keeps its token figure within 43 characters for all 20 real configs, on an H100 SXM and at 1, 16 and 64 GiB (s33 newcomer editor finding 8)', async () => {
   // 43: VS Code's default editor.inlayHints.maximumLength (code-server 4.100.3's extension host:
   // `maximumLength:43`). Qwen2-7B on an H100 SXM used to read "896 KiB/page · 11,702 pages",
@@ -684,15 +697,17 @@ test('the page_size hint keeps its token figure within 43 characters for all 20 
       await client.close(uri);
       for (const h of hints) assert.ok(label(h).length <= 43, `${model} ${budget}: "${label(h)}" is ${label(h).length} characters`);
       if (/bert/.test(model)) continue; // an encoder: no KV cache, no pool
-      // A flow mapping's hints sit at the end of its line (server/hintView.ts): the page hint is the one with "/page" or "/block".
+      // A flow mapping's hints sit at the end of its line (server/hintView.ts): the page hint is the one with "/page", "/block" or "pages of".
       const at = rangeOf(text, 'page_size: 16').end;
-      const page = hints.filter((h) => h.position.line === at.line && /\/(page|block)\b/.test(label(h) + (h.tooltip as MarkupContent).value)).map(label);
+      const page = hints.filter((h) => h.position.line === at.line && /\/(page|block)\b| pages of /.test(label(h) + (h.tooltip as MarkupContent).value)).map(label);
       // Weights past an 80 GB H100 (70B, 405B, Mixtral, DeepSeek-V3) leave no pool and no page hint there: an error says so.
       // Where the page hint stays, it says there is no KV budget (s47: it read "0 pages · 0 tokens").
       if (page.length === 0 && budget.startsWith('device')) continue;
       if (budget.startsWith('device') && /^no KV budget(\/GPU)?: weights (\+ activations )?exceed( · |$)/.test(page[0] ?? '')) continue;
       assert.equal(page.length, 1, `${model} ${budget}: ${JSON.stringify(hints.map(label))}`);
       assert.match(page[0]!, / tokens\b/, `${model} ${budget}`);
+      // And the page count beside it (s48 newcomer-ed 17: DeepSeek-V3's read "4.29 MiB/page · 152,768 tokens").
+      assert.match(page[0]!, /\b[\d,]+ (pages|blocks)\b/, `${model} ${budget}`);
       checked++;
     }
   }
