@@ -25,7 +25,7 @@ import { capacityChart, latencyCdfChart, queueChart, sloBadge, stepTimeNote } fr
 import { buildDifference, comparePools, compareRuns, compareSettings, comparisonRows, kindDifference, loadBoundNote, loadDifference, modelDifference, sameRun, sloDifference, tpotNoteText, workloadDifference } from './compare';
 import { composePng, composeTablePng } from './png';
 import { sweepProvenance } from '../core/sweepFigures';
-import { decisionMetric, interruptedText, metricsOf as sweepMetricsOf, otherSweepNote, sweepAxisCharts, sweepChartHeight, sweepCostChart, sweepCostChartHeight, sweepBestText, sweepMarkdown, sweepPointsText, sweepTable, sweepTitle } from './sweep';
+import { decisionMetric, interruptedText, isOwnStoppedReport, metricsOf as sweepMetricsOf, otherSweepNote, sweepAxisCharts, sweepChartHeight, sweepCostChart, sweepCostChartHeight, sweepBestText, sweepMarkdown, sweepPointsText, sweepTable, sweepTitle } from './sweep';
 import { benchCancelledText, CHANGE_MEANING, formatCount, formatCountOf, formatDuration, formatLoadNote, formatPercent, loadVerdict, formatRunTime, formatShortRunTime, loadAverageText, perGpuCasesHeader, poolCancelledText, wasmBuildNote } from '../core/format';
 import { comparedRun, compareOptionLabel, listedName, reduce, rerunOf, skippedNote, skippedSweepsNote, startModel, type DashboardModel, type ViewRun } from './model';
 import { readPalette, watchTheme, type Palette } from './theme';
@@ -598,7 +598,8 @@ function renderHeader(run: ViewRun | null): void {
 /** The Sweep tab's line for the sweep the editor runs: its progress and Cancel while it runs, how it ended after; hidden before any. */
 function renderSweepRun(): void {
   const run = model.sweepRun ?? null;
-  sweepRunBar.hidden = run === null;
+  // Over its own kept points' report, the report's interrupted line says how it ended, with Resume sweep: said once.
+  sweepRunBar.hidden = run === null || (model.sweep !== null && model.sweep !== undefined && isOwnStoppedReport(model.sweep, run));
   if (!run) return;
   const running = run.status === 'running';
   const p = run.progress;
@@ -784,8 +785,10 @@ function renderSweep(): void {
   sweepBar.hidden = !report;
   sweepPointsHeading.hidden = !report;
   if (!report) {
-    // While a sweep runs its line above says so; its table comes when it ends.
-    sweepSummary.textContent = model.sweepRun?.status === 'running' ? '' : 'No sweep open: run one with the Run sweep code lens on a profile\'s sweep: key (or AttnScope: Run sweep), or open a finished one from History (or AttnScope: Open sweep results). From a terminal: attnscope sweep <profile>, or attnscope merge DIR... for shards.';
+    // While a sweep runs its line above says so and its table comes when it ends; one that ended with no report
+    // (a reload, a failure, a refusal) is said by that line too: not "No sweep open" under "interrupted … Resume sweep"
+    // (s48 newcomer-ed 9).
+    sweepSummary.textContent = model.sweepRun ? '' : 'No sweep open: run one with the Run sweep code lens on a profile\'s sweep: key (or AttnScope: Run sweep), or open a finished one from History (or AttnScope: Open sweep results). From a terminal: attnscope sweep <profile>, or attnscope merge DIR... for shards.';
     sweepOther.hidden = true;
     sweepEditedNote.hidden = true;
     sweepInterrupted.hidden = true;
@@ -805,11 +808,11 @@ function renderSweep(): void {
   sweepOther.hidden = other === null;
   sweepEditedNote.textContent = model.sweepProfileEdited ?? '';
   sweepEditedNote.hidden = !model.sweepProfileEdited;
-  const interrupted = interruptedText(report);
+  // The editor's own sweep's kept points: this line alone says how it ended (its run line is hidden, renderSweepRun).
+  const own = isOwnStoppedReport(report, model.sweepRun ?? null);
+  const interrupted = interruptedText(report, own && model.sweepRun?.status === 'cancelled' ? 'cancelled' : 'interrupted');
   sweepInterrupted.hidden = interrupted === null;
   sweepInterruptedText.textContent = interrupted ?? '';
-  // The run line's own Resume sweep, on this sweep interrupted by a reload, is the same button: once.
-  sweepInterruptedResume.hidden = model.sweepRun?.status === 'interrupted' && model.sweepRun.name === report.name;
   sweepInterruptedResume.title = `Run the sweep of ${report.name} again: the ${report.total - report.missing.length} points kept are not run again, only the others`;
   sweepSummary.replaceChildren(`${report.name} · sweep ${report.sweepId}`, ...(report.createdAt ? [' · merged ', runTime(report.createdAt)] : []), ` · job ${report.job} · ${report.rows.length} results for ${report.total - report.missing.length} of ${report.total} points${envs > 1 ? ` on ${envs} kinds of machine` : ''}${report.missing.length > 0 ? ` · missing: ${report.missing.map((m) => m.label).join('; ')}` : ''}`);
   const bestText = sweepBestText(report);

@@ -699,18 +699,29 @@ export function sweepBestText(report: SweepReport): { best: string; notes: strin
 
 /**
  * The line over an interrupted sweep's report (SweepReport.interrupted: cancelled, or its window reloaded, with
- * points kept), "interrupted: 1 of 2 points", saying that the best is of those and that resuming runs the
+ * points kept), "interrupted: 1 of 2 points" ("cancelled: …" with `how` 'cancelled', where the editor's own
+ * sweep was and this is its report), saying that the best is of those and that resuming runs the
  * others (the tab's Resume sweep beside it); null for a finished sweep's report. Points: those with a
  * result (total − missing), as the summary counts them.
  */
-export function interruptedText(report: Pick<SweepReport, 'interrupted' | 'total' | 'missing'> & Partial<Pick<SweepReport, 'axes' | 'rows'>>): string | null {
+export function interruptedText(report: Pick<SweepReport, 'interrupted' | 'total' | 'missing'> & Partial<Pick<SweepReport, 'axes' | 'rows'>>, how: 'interrupted' | 'cancelled' = 'interrupted'): string | null {
   if (!report.interrupted) return null;
   const kept = report.total - report.missing.length;
   const cells = report.axes && report.rows ? missingCells({ axes: report.axes, rows: report.rows, missing: report.missing }) : [];
   // Each value (or pair) on its own: "No point of page_size=32; page_size=64" read as one combination (s44 newcomer-ed F5).
   const list = cells.length > 1 ? `${cells.slice(0, -1).join(', ')} or ${cells.at(-1)}` : cells[0];
   const gone = cells.length > 0 ? ` None of them has ${list}: the best is chosen without ${cells.length === 1 ? 'it' : 'them'}.` : '';
-  return `interrupted: ${kept} of ${report.total} points: the figures and the best point below are of these only; Resume sweep runs the other ${report.missing.length === 1 ? 'point' : `${report.missing.length} points`} (the points kept are not run again).${gone}`;
+  return `${how}: ${kept} of ${report.total} points: the figures and the best point below are of these only; Resume sweep runs the other ${report.missing.length === 1 ? 'point' : `${report.missing.length} points`} (the points kept are not run again).${gone}`;
+}
+
+/**
+ * Whether `report` is the points kept of the editor's sweep `run`, which was cancelled or stopped by a
+ * reload (SweepReport.interrupted, the same profile): the report's interrupted line then says how it
+ * ended, once, and the sweep's own line is not shown beside it (s48 newcomer-ed 9: two paragraphs said
+ * "cancelled; 7 of 9 points are saved … Run sweep again" and "interrupted: 7 of 9 points … Resume sweep").
+ */
+export function isOwnStoppedReport(report: Pick<SweepReport, 'name' | 'interrupted'>, run: { name: string; status: string } | null): boolean {
+  return report.interrupted === true && run !== null && run.name === report.name && (run.status === 'cancelled' || run.status === 'interrupted');
 }
 
 /**
@@ -721,9 +732,7 @@ export function interruptedText(report: Pick<SweepReport, 'interrupted' | 'total
  * as that sweep's result, its Best point too (s37 newcomer-ed 1).
  */
 export function otherSweepNote(report: Pick<SweepReport, 'name' | 'sweepId' | 'createdAt' | 'interrupted'>, run: { name: string; status: string } | null): string | null {
-  if (!run || (run.status === 'finished' && run.name === report.name)) return null;
-  // A sweep cancelled or interrupted with points kept has the report of those (SweepReport.interrupted): its own.
-  if (report.interrupted && run.name === report.name && (run.status === 'cancelled' || run.status === 'interrupted')) return null;
+  if (!run || (run.status === 'finished' && run.name === report.name) || isOwnStoppedReport(report, run)) return null;
   const when = report.createdAt ? ` of ${formatRunTime(report.createdAt)}` : '';
   const how = run.status === 'running' ? 'that is running (its report comes when it ends)' : `that was ${run.status}`;
   return `The report below is another sweep: ${report.name}, sweep ${report.sweepId}${when}; not the sweep of ${run.name} ${how}.`;

@@ -281,6 +281,8 @@ test('an interrupted sweep\'s report says how many points it kept, and is its ow
   const kept = { name: 'b.attn.yaml', sweepId: '986adb4a6eb253ac', createdAt: '', interrupted: true as const, total: 3, missing: [{ id: 'x', index: 2, values: {}, label: 'page_size=64' }] };
   assert.equal(interruptedText(kept), 'interrupted: 2 of 3 points: the figures and the best point below are of these only; Resume sweep runs the other point (the points kept are not run again).');
   assert.equal(interruptedText({ ...kept, interrupted: undefined }), null);
+  // Under the editor's own cancelled sweep, the run's word: its line is the only one saying how it ended (s48 newcomer-ed 9).
+  assert.match(interruptedText(kept, 'cancelled') ?? '', /^cancelled: 2 of 3 points: the figures and the best point below are of these only; Resume sweep runs/);
   for (const status of ['cancelled', 'interrupted']) assert.equal(otherSweepNote(kept, { name: 'b.attn.yaml', status }), null, status);
   // Another profile's interrupted report is still another sweep.
   assert.match(otherSweepNote(kept, { name: 'c.attn.yaml', status: 'cancelled' }) ?? '', /^The report below is another sweep: b\.attn\.yaml/);

@@ -1826,10 +1826,13 @@ describe('dashboard webview in Chromium', () => {
       const kept: SweepReport = { ...logSweep, name: 'sweep.attn.yaml', interrupted: true, total: 7, missing: [{ id: 'm', index: 6, values: {}, label: 'page_size=64' }] };
       await send(fresh, { type: 'showSweep', report: kept });
       await fresh.waitForFunction(() => (document.querySelector('#sweep-interrupted') as HTMLElement | null)?.hidden === false);
-      assert.equal(await fresh.textContent('#sweep-interrupted-text'), 'interrupted: 6 of 7 points: the figures and the best point below are of these only; Resume sweep runs the other point (the points kept are not run again).');
+      // One line says how it ended (s48 newcomer-ed 9: "cancelled; 1 of 4 points are saved … Run sweep again to resume" over
+      // "interrupted: 6 of 7 points … Resume sweep runs the other point", the same thing twice): the report's, in the run's word.
+      assert.equal(await fresh.textContent('#sweep-interrupted-text'), 'cancelled: 6 of 7 points: the figures and the best point below are of these only; Resume sweep runs the other point (the points kept are not run again).');
       assert.equal(await fresh.$$eval('#sweep-table tbody tr', (trs) => trs.length), 6);
       assert.equal(await fresh.isVisible('#sweep-other'), false);
-      assert.equal(await fresh.isVisible('#sweep-run'), true, "the cancelled sweep's line stays over its own report");
+      assert.equal(await fresh.isVisible('#sweep-run'), false, "the cancelled sweep's own line is not repeated over its own report");
+      assert.equal(await fresh.isVisible('#btn-resume-interrupted-sweep'), true);
       await fresh.click('#btn-resume-interrupted-sweep');
       assert.deepEqual((await waitForPosted(fresh, 'resumeSweep')).at(-1), { type: 'resumeSweep', name: 'sweep.attn.yaml' });
       // s42: a report that records its profile (SweepReport.profile, as `attnscope sweep` writes it when interrupted), opened from History
@@ -1871,6 +1874,37 @@ describe('dashboard webview in Chromium', () => {
       assert.equal(await fresh.isVisible('#btn-resume-sweep'), true);
       await fresh.click('#btn-resume-sweep');
       assert.deepEqual((await waitForPosted(fresh, 'resumeSweep')).at(-1), { type: 'resumeSweep', name: 'sweep.attn.yaml' });
+    } finally {
+      await fresh.close();
+    }
+  });
+
+  it('a sweep a reload stopped: the run line\'s "interrupted" and Resume sweep alone, no "No sweep open" under it; its kept points\' report then says it once (s48 newcomer-ed 9, 32-after-reload-30s.png)', async () => {
+    const fresh = await openDashboard(browser, server, 'dark');
+    try {
+      await send(fresh, { type: 'init', runs: [], current: null, currentId: null });
+      await send(fresh, { type: 'sweepStarted', name: 'sweep.attn.yaml' });
+      await fresh.waitForFunction(() => (JSON.parse(sessionStorage.getItem('vscode-state') ?? '{}') as { model?: { sweepRun?: { status?: string } } }).model?.sweepRun?.status === 'running');
+      await fresh.reload();
+      await waitForPosted(fresh, 'ready');
+      await send(fresh, { type: 'init', runs: [], current: null, currentId: null });
+      await fresh.waitForFunction(() => document.querySelector('#sweep-run-status')?.textContent === 'sweep.attn.yaml: interrupted: the window reloaded or closed while it ran');
+      assert.equal(await fresh.isVisible('#btn-resume-sweep'), true);
+      // Was: "No sweep open: run one with the Run sweep code lens …" right under it, which said no sweep was there.
+      assert.equal(await fresh.textContent('#sweep-summary'), '');
+      // The extension then opens the points it kept (a report marked interrupted, of the same profile): its line says
+      // "interrupted" with its Resume sweep, and the run line is not shown beside it (one state, one message).
+      const kept: SweepReport = { ...logSweep, name: 'sweep.attn.yaml', interrupted: true, total: 7, missing: [{ id: 'm', index: 6, values: {}, label: 'page_size=64' }] };
+      await send(fresh, { type: 'showSweep', report: kept });
+      await fresh.waitForFunction(() => (document.querySelector('#sweep-interrupted') as HTMLElement | null)?.hidden === false);
+      assert.match((await fresh.textContent('#sweep-interrupted-text')) ?? '', /^interrupted: 6 of 7 points: /);
+      assert.equal(await fresh.isVisible('#sweep-run'), false);
+      assert.deepEqual(await fresh.$$eval('vscode-button', (bs) => bs.filter((b) => (b as HTMLElement).offsetParent !== null && b.textContent === 'Resume sweep').map((b) => b.id)), ['btn-resume-interrupted-sweep']);
+      // A failed sweep with no report: its line says so, and no "No sweep open" under it either.
+      await send(fresh, { type: 'sweepStarted', name: 'other.attn.yaml' });
+      await send(fresh, { type: 'sweepEnded', status: 'failed', message: 'sweep of other.attn.yaml failed: the runner exited with code 1' });
+      await fresh.waitForFunction(() => document.querySelector('#sweep-run-status')?.textContent?.startsWith('sweep of other.attn.yaml failed'));
+      assert.equal(await fresh.textContent('#sweep-summary'), '');
     } finally {
       await fresh.close();
     }
