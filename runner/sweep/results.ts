@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { runHeader, type Environment, type KernelCase, type RunResult } from '../../core/protocol/run';
 import { CAPACITY_TOLERANCE_DEFAULT, SLO_ATTAINMENT_DEFAULT } from '../../core/protocol/latency';
 import { modelledJob, SWEEP_SCHEMA_VERSION, type SweepMetrics, type SweepPointRef, type SweepPointRun, type SweepReport, type SweepReportRow, type SweepStepTimeAssumptions } from '../../core/protocol/sweep';
-import { nvlsAllReduce, profileAllReduceLink, profileGpu, ringAllReduceEfficiency } from '../simulate/step-time';
+import { nvlsAllReduce, profileAllReduceLink, profileGpu, RING_STEP_LATENCY_S, ringAllReduceEfficiency } from '../simulate/step-time';
 import { InputError, readFailure, UsageError } from '../errors';
 import { toolBuild } from '../version';
 import { axisValueText, deployedGpuCount, maxRateText, formatUsd, formatUsdCost, usdPerMillionTokens, formatCount, formatCountOf, formatDuration, formatAttainmentTarget, formatPercent, formatSignificant, formatValueToWrite, keepsUpOf, maxRateLimitText, perGpuRate, sloSampleNote, steadyOutput, tpotOverheadNote } from '../../core/format';
@@ -302,7 +302,9 @@ function allReduceOf(run: RunResult): NonNullable<SweepStepTimeAssumptions['allR
   } catch {
     ring = undefined;
   }
-  return { oneShotEfficiency: link.efficiency.oneShot, twoShotEfficiency: link.efficiency.twoShot, multimemEfficiency: link.efficiency.multimem, ...(ring !== undefined ? { ringEfficiency: ring } : {}), ...(nvls !== undefined ? { nvlsBusBytesPerSec: nvls } : {}), latencyS: link.latencyS, given: link.given };
+  // The ring's step latency where its calls pay it (step-time.ts ringCallLatencyS: not under the profile's latency_us), so the Sweep tab prints the runner's figure.
+  const ringStep = ring !== undefined && !link.given.includes('latency_us') ? { ringStepLatencyS: RING_STEP_LATENCY_S } : {};
+  return { oneShotEfficiency: link.efficiency.oneShot, twoShotEfficiency: link.efficiency.twoShot, multimemEfficiency: link.efficiency.multimem, ...(ring !== undefined ? { ringEfficiency: ring } : {}), ...(nvls !== undefined ? { nvlsBusBytesPerSec: nvls } : {}), ...ringStep, latencyS: link.latencyS, given: link.given };
 }
 
 /**

@@ -341,7 +341,8 @@ test('a max-rate sweep in the Sweep tab: the max rate and per-GPU columns first,
 // s41 newcomer-ed F5: the Sweep tab had no pasteable table; the CSV said neither the SLO's target, the GPU nor what the step times assumed.
 test('Copy as Markdown: the points ranked by the figure shown, best first, with the SLO and its attainment, the GPU, the step-time assumptions and "modelled"', () => {
   // ringEfficiency: NCCL's ring past 4 MiB on H100 SXM NVLink, 0.82 (370 GB/s of 450, NVIDIA/nccl-tests#212).
-  const allReduce = { oneShotEfficiency: 0.85, twoShotEfficiency: 0.5, multimemEfficiency: 0.55, ringEfficiency: 0.82, latencyS: 10e-6 };
+  // ringStepLatencyS: the runner's RING_STEP_LATENCY_S as the report carries it, (37 µs − 1.5 · 4 MiB / (450 GB/s · 0.82)) / 6 = 3.32499 µs.
+  const allReduce = { oneShotEfficiency: 0.85, twoShotEfficiency: 0.5, multimemEfficiency: 0.55, ringEfficiency: 0.82, ringStepLatencyS: RING_STEP_LATENCY_S, latencyS: 10e-6 };
   const stepTime = { computeEfficiency: 0.6, memoryEfficiency: 0.8, overheadMs: 0, assumed: ['compute_efficiency', 'memory_efficiency', 'overhead_ms'], allReduce };
   const tp = (n: number, attained: number, goodput: number): SweepReportRow => ({
     id: `t${n}`, index: n === 4 ? 0 : 1, values: { 'device.tensor_parallel_size': n }, label: `tensor_parallel_size=${n}`, environmentKey: 'e1', status: 'ok', file: 'f', gpu: 'H100 SXM', stepTime,
@@ -365,7 +366,7 @@ test('Copy as Markdown: the points ranked by the figure shown, best first, with 
       '',
       '- GPU: H100 SXM (the step times modelled for its datasheet peaks, not measured on it)',
       '- SLO: TTFT ≤ 500 ms for 99.0% of requests (the profile\'s slo; "requests meeting the SLO" is the fraction that did)',
-      "- step time: compute_efficiency 0.6 (assumed), memory_efficiency 0.8 (assumed), overhead_ms 0 (assumed), an all-reduce costs ~10 µs a call (NCCL's ring past 4 MiB: ~3.3 µs for each of its 2 · (tp − 1) steps) + its bytes / bus bandwidth, the interconnect's × 0.85 (one-shot), 0.5 (two-shot, NCCL ring), 0.55 (multimem), 0.82 (NCCL ring past 4 MiB) (assumed (fitted to vLLM PR #24111's H100 SXM timings))",
+      "- step time: compute_efficiency 0.6 (assumed), memory_efficiency 0.8 (assumed), overhead_ms 0 (assumed), an all-reduce costs ~10 µs a call (NCCL's ring past 4 MiB: ~3.32 µs for each of its 2 · (tp − 1) steps) + its bytes / bus bandwidth, the interconnect's × 0.85 (one-shot), 0.5 (two-shot, NCCL ring), 0.55 (multimem), 0.82 (NCCL ring past 4 MiB) (assumed (fitted to vLLM PR #24111's H100 SXM timings))",
       '- ranked by goodput (requests/s, modelled), higher first',
       '',
       '| rank | best | device.tensor_parallel_size | requests meeting the SLO (modelled) | goodput (requests/s, modelled) | goodput per GPU (requests/s, modelled) | status |',
@@ -381,8 +382,13 @@ test('Copy as Markdown: the points ranked by the figure shown, best first, with 
   );
   // What the step times leave out is among the sources, as on the tab.
   assert.match(sweepMarkdown(r, goodput), /- not modelled in the step times: FlashInfer's all-reduce\n/);
-  // The figures the all-reduce words name are the model's: 10 µs a call (ALL_REDUCE_LATENCY_S), the ring's ~3.3 µs a step (RING_STEP_LATENCY_S, 3.325 µs).
-  assert.deepEqual([ALL_REDUCE_LATENCY_S * 1e6, (RING_STEP_LATENCY_S * 1e6).toFixed(1)], [10, '3.3']);
+  // The figures the all-reduce words name are the model's: 10 µs a call (ALL_REDUCE_LATENCY_S), the ring's ~3.32 µs a step (RING_STEP_LATENCY_S, 3.32499 µs).
+  assert.deepEqual([ALL_REDUCE_LATENCY_S * 1e6, (RING_STEP_LATENCY_S * 1e6).toFixed(3)], [10, '3.325']);
+  // The ring's figure is the report's, not a literal of the page's: a report carrying 5 µs a step reads 5 µs; one written before s49 (none) names no figure.
+  const carried = (ar: typeof allReduce | Omit<typeof allReduce, 'ringStepLatencyS'>) => sweepMarkdown({ ...r, rows: r.rows.map((row) => ({ ...row, stepTime: { ...stepTime, allReduce: ar } })) }, goodput);
+  assert.match(carried({ ...allReduce, ringStepLatencyS: 5e-6 }), /\(NCCL's ring past 4 MiB: ~5 µs for each of its 2 · \(tp − 1\) steps\)/);
+  const { ringStepLatencyS: _, ...older } = allReduce;
+  assert.doesNotMatch(carried(older), /for each of its 2 · \(tp − 1\) steps/);
   // Per GPU, tp 4 ranks first; a figure with no better way (pool pages) ranks nothing and keeps point order.
   assert.deepEqual(rankedSweepTable(r, SWEEP_METRICS.find((m) => m.key === 'goodputPerGpuRequestsPerSec')!).rows.map((row) => row.slice(0, 3)), [['1', '★', '4'], ['2', '', '8']]);
   const pages = rankedSweepTable({ ...report, best: null }, SWEEP_METRICS.find((m) => m.key === 'poolPages')!);
@@ -580,14 +586,14 @@ test('a sweep line\'s markers are drawn whole on the plot\'s edges: the axis end
 
 // s49: past 4 MiB at tp 8 on H100 SXM NCCL runs NVLink SHARP, not its ring: the settings say so, with its bus bandwidth.
 test('the step-time settings name NCCL\'s NVLink SHARP all-reduce past 4 MiB where a row\'s band is NVLS, in place of the ring\'s efficiency', () => {
-  // 480 GB/s: NVLS's busbw on 8 H100 SXM (NVIDIA/nccl#1455); the call's latency stays the ring's 2 · (tp − 1) steps of 3.3 µs.
-  const allReduce = { oneShotEfficiency: 0.85, twoShotEfficiency: 0.5, multimemEfficiency: 0.55, ringEfficiency: 0.82, nvlsBusBytesPerSec: 480e9, latencyS: 10e-6 };
+  // 480 GB/s: NVLS's busbw on 8 H100 SXM (NVIDIA/nccl#1455); the call's latency stays the ring's 2 · (tp − 1) steps of 3.32 µs (the report's ringStepLatencyS).
+  const allReduce = { oneShotEfficiency: 0.85, twoShotEfficiency: 0.5, multimemEfficiency: 0.55, ringEfficiency: 0.82, nvlsBusBytesPerSec: 480e9, ringStepLatencyS: RING_STEP_LATENCY_S, latencyS: 10e-6 };
   const row: SweepReportRow = {
     id: 't8', index: 0, values: { 'device.tensor_parallel_size': 8 }, label: 'tensor_parallel_size=8', environmentKey: 'e1', status: 'ok', file: 'f', gpu: 'H100 SXM',
     stepTime: { computeEfficiency: 0.6, memoryEfficiency: 0.8, overheadMs: 0, assumed: ['compute_efficiency', 'memory_efficiency', 'overhead_ms'], allReduce }, metrics: { gpus: 8 },
   };
   const lines = sweepAssumptions({ ...report, rows: [row] });
   const step = lines.find((l) => l.startsWith('step time: '))!;
-  assert.match(step, /an all-reduce costs ~10 µs a call \(NCCL past 4 MiB: ~3\.3 µs for each of its ring's 2 · \(tp − 1\) steps\) \+ its bytes \/ bus bandwidth, the interconnect's × 0\.85 \(one-shot\), 0\.5 \(two-shot, NCCL ring\), 0\.55 \(multimem\), and past 4 MiB NCCL's NVLink SHARP all-reduce \(NVLS\) at 480 GB\/s bus bandwidth \(nccl-tests' busbw on H100 SXM, NVIDIA\/nccl#1455\) in place of its ring \(assumed/);
+  assert.match(step, /an all-reduce costs ~10 µs a call \(NCCL past 4 MiB: ~3\.32 µs for each of its ring's 2 · \(tp − 1\) steps\) \+ its bytes \/ bus bandwidth, the interconnect's × 0\.85 \(one-shot\), 0\.5 \(two-shot, NCCL ring\), 0\.55 \(multimem\), and past 4 MiB NCCL's NVLink SHARP all-reduce \(NVLS\) at 480 GB\/s bus bandwidth \(nccl-tests' busbw on H100 SXM, NVIDIA\/nccl#1455\) in place of its ring \(assumed/);
   assert.doesNotMatch(step, /0\.82 \(NCCL ring past 4 MiB\)/);
 });

@@ -16,7 +16,7 @@ import { indexedJobManifest } from '../../runner/sweep/k8s';
 import { parseShard, shardFromEnvironment, shardPoints } from '../../runner/sweep/local';
 import { workerBytes, workerCount } from '../../runner/sweep/cli';
 import { bestRow, environmentKey, formatReport, mergeResults, metricsOf, pointFileName, stepTimeAssumptionsOf } from '../../runner/sweep/results';
-import { stepTimeModel } from '../../runner/simulate/step-time';
+import { RING_STEP_LATENCY_S, stepTimeModel } from '../../runner/simulate/step-time';
 import { exampleProfile } from '../fixtures/profile';
 import { run as recorded } from '../fixtures/run';
 import type { SweepMetrics, SweepReport, SweepReportRow } from '../../core/protocol/sweep';
@@ -453,6 +453,9 @@ test('a point keeps its step-time settings, each said assumed or the profile\'s,
   const bridged = exampleProfile('model: ./llama-3.1-8b/config.json\ndevice: { gpu: A100 PCIe 80GB, tensor_parallel_size: 2 }\n');
   const bridgedRun = { ...recorded, profile: bridged, pool: { ...recorded.pool!, stepTime: stepTimeModel(bridged) } };
   assert.equal(stepTimeAssumptionsOf(bridgedRun)!.allReduce!.ringEfficiency, 0.69);
+  // Its ring calls pay the runner's step latency, which the report carries for the Sweep tab to print (s48 review: it printed a literal "~3.3 µs");
+  // under the profile's latency_us (tp2 above) every call pays that instead, and no step figure is written.
+  assert.equal(stepTimeAssumptionsOf(bridgedRun)!.allReduce!.ringStepLatencyS, RING_STEP_LATENCY_S);
   // tp 8 on H100 SXM: NCCL runs its NVLink SHARP all-reduce past 4 MiB, at 480 GB/s bus bandwidth (NVIDIA/nccl#1455; s49);
   // the ring's 0.82 stays beside it. tp 2 above has none (NVLS's busbw at 2-4 GPUs is the ring's).
   const tp8 = exampleProfile('model: ./llama-3.1-8b/config.json\ndevice: { gpu: H100 SXM, tensor_parallel_size: 8 }\n');
