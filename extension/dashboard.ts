@@ -23,6 +23,7 @@ import { runButtonFile } from './pick';
 import { traceGoneMessage } from './refusal';
 import { ShownRunStore } from './shownRun';
 import { StreamBatcher } from './streamBatcher';
+import { recordLive, replayAfterInit } from './liveReplay';
 import { LiveEditedNotes, profileEditedNote, runEditedNote, type EditedNotes } from './profileEdited';
 import { interruptedProfileOf, interruptedReportOf, namedSkipped, readSweepReport, resumableProfile, resumeArgs, sweepReportsIn } from './sweepReports';
 
@@ -213,9 +214,9 @@ export class Dashboard implements vscode.Disposable {
     }
     if (msg.type === 'runSaved' && this.current) this.current = { ...this.current, id: msg.id };
     if ((this.current?.id ?? null) !== shownBefore) this.rememberShown();
-    // A running sweep's start and latest progress, replayed to a page that opens or reloads while it runs.
+    // A running run's stream and sweep's start and latest progress (Cancel pressed too), replayed to a page that opens or reloads while it runs.
+    ({ live: this.live, sweepLive: this.sweepLive } = recordLive({ live: this.live, sweepLive: this.sweepLive }, msg));
     if (msg.type === 'sweepStarted') {
-      this.sweepLive = [msg];
       this.sweepBeforeStart = this.sweep;
       // The report shown was another sweep's (another profile's, or an earlier sweep of this one): under
       // the running sweep's line it read as this sweep's result (s37 newcomer-ed 1). The page drops it
@@ -226,15 +227,6 @@ export class Dashboard implements vscode.Disposable {
         void this.shownRun?.saveSweep(null, (err) => this.host.log.warn(`could not record the sweep the dashboard shows: ${err instanceof Error ? err.message : String(err)}`));
       }
     }
-    // Its Cancel pressed (runCancelling) stays with the latest progress: a page that opens then shows "Cancelling…".
-    else if (msg.type === 'sweepProgress' && this.sweepLive.length > 0) this.sweepLive = [this.sweepLive[0]!, msg, ...this.sweepLive.filter((m) => m.type === 'runCancelling')];
-    else if (msg.type === 'runCancelling' && this.live.length === 0 && this.sweepLive.length > 0 && this.sweepLive.at(-1)?.type !== 'sweepEnded') this.sweepLive.push(msg);
-    // An ended sweep's start and end stay, so a page that opens after it (the sweep's end opens a
-    // closed dashboard with its report) shows how it ended; the next sweepStarted replaces them.
-    else if (msg.type === 'sweepEnded') this.sweepLive = this.sweepLive.length > 0 ? [this.sweepLive[0]!, msg] : [];
-    if (msg.type === 'runStarted') this.live = [msg];
-    else if (msg.type === 'case' || msg.type === 'environment' || msg.type === 'poolSamples' || msg.type === 'progress' || (msg.type === 'runCancelling' && this.live.length > 0)) this.live.push(msg);
-    else if (msg.type === 'runFinished' || msg.type === 'runRefused') this.live = [];
     if (!this.panel) return;
     if (this.ready) void this.panel.webview.postMessage(msg);
     else this.queue.push(msg);
@@ -485,12 +477,9 @@ export class Dashboard implements vscode.Disposable {
         await this.loadShownSweep();
         const { runs, skipped } = await listRunsIn(places);
         const { sweeps, skipped: sweepsSkipped } = await this.listSweeps();
-        // Everything queued before `ready` is either in `live` (the stream so far), superseded by init, or a view asked for (compare, estimate, sweep): replayed.
-        const replay = [...this.live, ...this.sweepLive, ...this.queue.filter((m) => m.type === 'compare' || m.type === 'showEstimate' || m.type === 'showSweep')];
+        const replay = replayAfterInit({ live: this.live, sweepLive: this.sweepLive }, this.queue);
         // A run streams: its start follows init, which carries no run to show before it (the page says Loading… until then).
         const streaming = this.live.length > 0;
-        // A sweep replayed that has ended: the page stays on the tab it lands on, not that sweep's (model.ts, main.ts onMessage).
-        const sweepEnded = this.sweepLive.at(-1)?.type === 'sweepEnded';
         this.queue = [];
         this.ready = true;
         // Nothing shown here: the newest saved run, for a page with none of its own (model.ts reduce
@@ -507,8 +496,7 @@ export class Dashboard implements vscode.Disposable {
           ...(currentEdited === null || streaming ? {} : { currentProfileEdited: currentEdited }),
           ...(sweepEdited === null ? {} : { sweepProfileEdited: sweepEdited }),
         } satisfies ToWebview);
-        // A replayed start keeps the report sent in init (opened or finished since the start): the page drops it only for a new sweep.
-        for (const m of replay) void this.panel?.webview.postMessage(m.type === 'sweepStarted' ? { ...m, replayed: true, ...(sweepEnded ? { ended: true as const } : {}) } : m);
+        for (const m of replay) void this.panel?.webview.postMessage(m);
         // A new page has the stream so far: what the batcher holds for the page goes after it.
         this.batcher.drawn();
         return;

@@ -14,8 +14,10 @@ import { after, before, describe, it } from 'node:test';
 import type { Browser, Page } from 'playwright-core';
 import type { KernelCase, RunResult } from '../../core/protocol/run';
 import type { SweepReport } from '../../core/protocol/sweep';
+import type { ToWebview } from '../../core/protocol/webview';
 import { vllmPageSizeNote } from '../../core/estimate/checks';
 import { partialRun, runId } from '../../extension/history';
+import { recordLive, replayAfterInit, type LiveMessages } from '../../extension/liveReplay';
 import { bestRow } from '../../runner/sweep/results';
 import { sweepMarkdown } from '../../webview/sweep';
 import { SWEEP_METRICS } from '../../core/sweepFigures';
@@ -1876,6 +1878,42 @@ describe('dashboard webview in Chromium', () => {
       assert.deepEqual((await waitForPosted(fresh, 'resumeSweep')).at(-1), { type: 'resumeSweep', name: 'sweep.attn.yaml' });
     } finally {
       await fresh.close();
+    }
+  });
+
+  it('a page opened while a run or sweep is cancelling: the replay after init shows "Cancelling…", disabled, not an enabled Cancel (s48 review)', async () => {
+    // The messages the dashboard keeps (extension/liveReplay.ts) as the extension sent them: a start, progress, Cancel pressed, more progress.
+    const sweepLists = ([
+      { type: 'sweepStarted', name: 'sweep.attn.yaml' },
+      { type: 'sweepProgress', done: 1, total: 4, message: '1 of 4 points saved' },
+      { type: 'runCancelling' },
+      { type: 'sweepProgress', done: 2, total: 4, message: '2 of 4 points saved' },
+    ] as ToWebview[]).reduce(recordLive, { live: [], sweepLive: [] } as LiveMessages);
+    const runLists = ([
+      { type: 'runStarted', name: 'streaming.attn.yaml', total: 3, profile: run.profile, estimate: run.estimate },
+      { type: 'case', case: run.cases[0]! },
+      { type: 'progress', done: 1, total: 3, message: 'case' },
+      { type: 'runCancelling' },
+    ] as ToWebview[]).reduce(recordLive, { live: [], sweepLive: [] } as LiveMessages);
+    for (const [lists, button, label] of [[sweepLists, '#btn-cancel-sweep', 'Cancel sweep'], [runLists, '#btn-cancel', 'Cancel']] as const) {
+      const fresh = await openDashboard(browser, server, 'dark');
+      try {
+        await send(fresh, { type: 'init', runs: [], current: null, currentId: null });
+        for (const m of replayAfterInit(lists, [])) await send(fresh, m);
+        await fresh.waitForFunction((b) => document.querySelector(b)?.textContent === 'Cancelling…', button);
+        assert.notEqual(await fresh.getAttribute(button, 'disabled'), null, `${button} disabled`);
+        assert.equal(await fresh.getAttribute(button, 'aria-disabled'), 'true');
+        assert.equal(await fresh.textContent('#run-status'), 'cancelling…');
+        // Without the Cancel among them, the same page would offer an enabled Cancel: what the replay keeps is what shows.
+        await fresh.reload();
+        await waitForPosted(fresh, 'ready');
+        await send(fresh, { type: 'init', runs: [], current: null, currentId: null });
+        for (const m of replayAfterInit({ live: lists.live.filter((m) => m.type !== 'runCancelling'), sweepLive: lists.sweepLive.filter((m) => m.type !== 'runCancelling') }, [])) await send(fresh, m);
+        await fresh.waitForFunction(([b, l]) => document.querySelector(b)?.textContent === l, [button, label] as const);
+        assert.equal(await fresh.getAttribute(button, 'disabled'), null);
+      } finally {
+        await fresh.close();
+      }
     }
   });
 
