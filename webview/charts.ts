@@ -982,9 +982,8 @@ export function thinSamples(samples: readonly PoolSample[], max = POOL_CHART_MAX
  * free for allocation, split as vLLM counts them into cached (no holder, kept for the prefix
  * cache, evicted LRU when a page is needed) and free (no holder, no hash). Held pages are filled,
  * the pages free for allocation are not (a dashed line marks where the cached ones end), so the
- * pool looks as full as it is held. The y axis runs to the pool's top, or, where the run's peak
- * stays under POOL_ZOOM_BELOW of the pool, to the data (free pages then left out; the axis title
- * gives the pool and the peak's share). The time axis spans the samples.
+ * pool looks as full as it is held. The y axis runs a step above the run's peak, up to the pool's
+ * top (poolAxisTop; the axis title gives the pool and the peak's share below it). The time axis spans the samples.
  * Internal fragmentation (%) on the right axis, drawn over the areas; preemptions so far
  * (PoolSample.preemptions, counted over every step) on a second right axis. A series that is zero
  * throughout is left out (with its axis). Over POOL_CHART_MAX_POINTS samples, thinSamples picks
@@ -1014,10 +1013,20 @@ export function noPoolText(run: Pick<ViewRun, 'status' | 'profile' | 'poolCancel
 }
 
 /**
- * The share of the pool below which the page-pool chart's axis ends at the run's peak (held +
- * cached pages) rather than at the pool's top, where the data would lie on 0.
+ * The page-pool chart's y axis top, pages: the run's peak (held + cached pages, the stack's top)
+ * with a quarter above it, rounded up to 1, 2, 2.5 or 5 × 10^k, and the pool's size where that
+ * reaches it (`numPages`, when known). A run that holds little of its pool gets an axis to its data
+ * (6 chat requests: 1.3% of 28,363 pages lay on 0 under the pool's axis, s48 newcomer-ed 1).
+ * Within one run the peak only grows as samples stream in, so the top only ever grows, in these
+ * steps, up to the pool: no switch between a zoomed and a pool axis when the peak passed half the
+ * pool (s48 ed2: the streamed chart jumped to the pool's axis, its free pages and title with it).
  */
-export const POOL_ZOOM_BELOW = 0.5;
+export function poolAxisTop(peak: number, numPages: number | undefined): number {
+  const want = Math.max(1, peak * 1.25);
+  const decade = 10 ** Math.floor(Math.log10(want));
+  const top = [1, 2, 2.5, 5, 10].map((m) => m * decade).find((v) => v >= want)!;
+  return numPages !== undefined && numPages > 0 ? Math.min(numPages, top) : top;
+}
 
 /** The pool chart's cached pages, drawn as a dashed line where they end over the held ones. */
 const CACHED_LABEL = 'cached (evictable): to the dashed line';
@@ -1038,12 +1047,13 @@ export function poolTimelineChart(run: ViewRun, p: Palette): ChartSpec {
   // swatch is an outlined, unfilled box (chart.js draws the box from the dataset's border), the
   // way the pages are drawn; a border of 0 left the legend item with no swatch at all.
   const numPages = run.pool?.numPages ?? (samples.length > 0 ? samples[0]!.pagesUsed + samples[0]!.pagesCached + samples[0]!.pagesFree : undefined);
-  // A run that holds little of its pool (6 chat requests: 1.3% of 28,363 pages) drew a line lying on 0
-  // under an axis to the pool's top (s48 newcomer-ed 1): below half the pool the axis ends at the data
-  // (the free pages, the rest, left out of the stack), and its title names the pool and the peak.
+  // The axis ends a step above the peak, or at the pool (poolAxisTop: it only grows as a run streams);
+  // below the pool's top its title names the pool and the peak's share. The free pages, drawn as
+  // nothing, stay in the stack either way (the tooltip gives them; the legend does not change mid-run).
   const peak = samples.reduce((m, s) => Math.max(m, s.pagesUsed + s.pagesCached), 0);
-  const zoomed = numPages !== undefined && numPages > 0 && peak < numPages * POOL_ZOOM_BELOW;
-  if (!zoomed) datasets.push({ ...poolArea(p, 'free', xy((s) => s.pagesFree), p.muted, 0), fill: false, showLine: false, borderWidth: p.lineWidth });
+  const top = numPages !== undefined ? poolAxisTop(peak, numPages) : undefined;
+  const zoomed = numPages !== undefined && numPages > 0 && top !== undefined && top < numPages;
+  datasets.push({ ...poolArea(p, 'free', xy((s) => s.pagesFree), p.muted, 0), fill: false, showLine: false, borderWidth: p.lineWidth });
   const frag = any((s) => s.internalFragmentation);
   if (frag) datasets.push({ type: 'line', label: 'fragmentation %', data: xy((s) => s.internalFragmentation * 100), yAxisID: 'yPct', borderColor: p.series[5], borderWidth: p.lineWidth + 0.5, borderDash: [4, 3], pointRadius: 0, fill: false, order: 0, normalized: true });
   // Cumulative, so the thinned samples draw it right: each carries the count over every step.
@@ -1052,10 +1062,10 @@ export function poolTimelineChart(run: ViewRun, p: Palette): ChartSpec {
   // charts.green differs from charts.blue in hue in all four theme kinds (test/webview/charts.test.ts).
   const preemptions = any((s) => s.preemptions ?? 0);
   if (preemptions) datasets.push({ type: 'line', label: 'preemptions so far (vLLM num_preemptions)', data: xy((s) => s.preemptions ?? 0), yAxisID: 'yCount', stepped: true, borderColor: p.series[2], borderWidth: p.lineWidth + 0.5, pointRadius: 0, fill: false, order: 0, normalized: true });
-  const yTitle = numPages === undefined ? 'pages' : zoomed ? `pages (axis to the peak, ${formatPercent(peak / numPages)} of the pool's ${formatCount(numPages)}; the rest free)` : `pages (pool: ${formatCount(numPages)})`;
+  const yTitle = numPages === undefined ? 'pages' : zoomed ? `pages (axis to ${formatCount(top!)}: the peak is ${formatPercent(peak / numPages)} of the pool's ${formatCount(numPages)}; the rest free)` : `pages (pool: ${formatCount(numPages)})`;
   const scales: Record<string, unknown> = {
     x: simulatedTimeAxis(p, samples),
-    y: axis(p, yTitle, { stacked: true, beginAtZero: true, ...(numPages !== undefined && !zoomed ? { max: numPages } : {}) }),
+    y: axis(p, yTitle, { stacked: true, beginAtZero: true, ...(numPages !== undefined && numPages > 0 ? { max: top } : {}) }),
   };
   if (frag) scales['yPct'] = axis(p, 'fragmentation %', { position: 'right', min: 0, max: 100, grid: { drawOnChartArea: false, color: p.grid } });
   if (preemptions) scales['yCount'] = axis(p, 'preemptions so far', { position: 'right', beginAtZero: true, ticks: { precision: 0, color: p.foreground }, grid: { drawOnChartArea: false, color: p.grid } });

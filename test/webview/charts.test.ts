@@ -43,19 +43,32 @@ describe('pool chart', () => {
     assert.deepEqual([(spec.config.options!.scales!['x'] as { min: number }).min, (spec.config.options!.scales!['x'] as { max: number }).max], [0, 9]);
   });
 
-  it('ends the y axis at the data when the run holds under half the pool (6 chat requests: 1.3% of 28,363 pages)', () => {
+  it('ends the y axis a step above the peak, up to the pool (6 chat requests: 1.3% of 28,363 pages)', () => {
     // s48 newcomer-ed 1: the axis ran to 28,363 pages, the held pages (peak 369) a line lying on 0.
-    // 369 / 28,363 = 1.30%: the axis ends where chart.js fits the held pages, the free ones left out.
+    // 369 · 1.25 = 461.25 -> 500 (1, 2, 2.5, 5 × 10^k); 369 / 28,363 = 1.30%.
     const big = (t: number, used: number): PoolSample => ({ ...sample(t, used), pagesFree: 28363 - used });
     const samples = [big(0, 0), big(1, 200), big(2, 369), big(2.5, 0)];
     const spec = poolTimelineChart({ ...viewOfRun(run, null), pool: null, poolSamples: samples }, palette);
     const y = spec.config.options!.scales!['y'] as { max?: number; title: { text: string } };
-    assert.equal(y.max, undefined);
-    assert.equal(y.title.text, "pages (axis to the peak, 1.3% of the pool's 28,363; the rest free)");
-    assert.ok(!(spec.config.data.datasets as Array<{ label: string }>).some((d) => d.label === 'free'));
-    // At half the pool or more the axis is the pool's: 50 of 100 pages.
+    assert.equal(y.max, 500);
+    assert.equal(y.title.text, "pages (axis to 500: the peak is 1.3% of the pool's 28,363; the rest free)");
+    // 50 of 100 pages: 62.5 -> 100, the pool.
     const half = poolTimelineChart({ ...viewOfRun(run, null), pool: null, poolSamples: [sample(0, 10), sample(1, 50)] }, palette);
     assert.equal((half.config.options!.scales!['y'] as { max: number }).max, 100);
+    assert.equal((half.config.options!.scales!['y'] as { title: { text: string } }).title.text, 'pages (pool: 100)');
+  });
+
+  it('a streamed run\'s y axis only grows, sample by sample, up to the pool: no switch at half the pool (s48 ed2 left it switching)', () => {
+    // A pool of 1,000 pages filled to 900 and drained: each prefix of the samples is what the page drew while it streamed.
+    const used = [0, 40, 120, 300, 480, 520, 700, 900, 600, 100];
+    const samples = used.map((u, t) => ({ ...sample(t, u), pagesFree: 1000 - u }));
+    const tops = samples.map((_, i) => (poolTimelineChart({ ...viewOfRun(run, null), pool: null, poolSamples: samples.slice(0, i + 1) }, palette).config.options!.scales!['y'] as { max: number }).max);
+    // By hand: max(1, 1.25 · peak) rounded up to 1, 2, 2.5, 5 × 10^k, at most 1,000: 0 -> 1; 40 -> 50; 120 -> 150 -> 200;
+    // 300 -> 375 -> 500; 480 -> 600 -> 1,000 (the pool); from then on the pool's.
+    assert.deepEqual(tops, [1, 50, 200, 500, 1000, 1000, 1000, 1000, 1000, 1000]);
+    assert.ok(tops.every((t, i) => i === 0 || t >= tops[i - 1]!), 'never shrinks');
+    // The free pages stay in the stack (drawn as nothing) at every top: the legend does not change mid-run.
+    for (const i of [1, 9]) assert.ok((poolTimelineChart({ ...viewOfRun(run, null), pool: null, poolSamples: samples.slice(0, i + 1) }, palette).config.data.datasets as Array<{ label: string }>).some((d) => d.label === 'free'));
   });
 
   it('draws preemptions so far: thinned by held pages to 400 of 1,324 samples, the line still ends at the run\'s count', () => {
