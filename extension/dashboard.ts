@@ -13,7 +13,7 @@ import type { RunResult } from '../core/protocol/run';
 import type { SweepReport } from '../core/protocol/sweep';
 import type { FromWebview, RunTarget, SweepListEntry, ToWebview } from '../core/protocol/webview';
 import { dashboardHtml, makeNonce } from './dashboardHtml';
-import { runToCsv, runToJson } from './exportRun';
+import { pngSavedMessage, runToCsv, runToJson } from './exportRun';
 import { sweepToCsv } from '../core/sweepCsv';
 import { compareToCsv, compareToMarkdown } from './exportCompare';
 import { CHANGE_MEANING } from '../core/format';
@@ -537,7 +537,7 @@ export class Dashboard implements vscode.Disposable {
         return;
       case 'savePng':
         // Proposed in the workspace folder of the run shown, where it is saved.
-        await savePng(msg.name, msg.dataUrl, this.current?.id ? await findRun(folders, this.current.id).then((f) => f.folder, () => undefined) : undefined);
+        await savePng(this.host.log, msg.name, msg.dataUrl, this.current?.id ? await findRun(folders, this.current.id).then((f) => f.folder, () => undefined) : undefined);
         return;
       case 'runBenchmark': {
         // The file of the run shown (a CLI run's relative path: in the run's own workspace folder,
@@ -703,7 +703,12 @@ async function exportSweepTo(host: Pick<DashboardHost, 'log'>, report: SweepRepo
   void vscode.window.showInformationMessage(`AttnScope: exported the sweep of ${report.name} to ${vscode.workspace.asRelativePath(target)}.`);
 }
 
-async function savePng(name: string, dataUrl: string, folder?: string): Promise<void> {
+/**
+ * Asks where to save the dashboard's PNG (`dataUrl`, the charts of the run or comparison `name`),
+ * proposing `folder`'s export place, writes it and says where, with Open and Reveal in Explorer.
+ * TypeError for a data URL that is no base64 PNG.
+ */
+async function savePng(log: DashboardHost['log'], name: string, dataUrl: string, folder?: string): Promise<void> {
   const m = /^data:image\/png;base64,([A-Za-z0-9+/=]+)$/.exec(dataUrl);
   if (!m) throw new TypeError('the dashboard sent an image that is not a PNG data URL');
   const base = exportBase(folder);
@@ -713,7 +718,17 @@ async function savePng(name: string, dataUrl: string, folder?: string): Promise<
     filters: { PNG: ['png'] },
   });
   if (!target) return;
-  await writeFile(target.fsPath, Buffer.from(m[1]!, 'base64'));
+  const png = Buffer.from(m[1]!, 'base64');
+  await writeFile(target.fsPath, png);
+  log.info(`saved the PNG of ${name} to ${target.fsPath}`);
+  // Said, with where (s48 newcomer-ed 15: the file was written and nothing confirmed it); Reveal only where the Explorer shows the file.
+  const open = 'Open';
+  const reveal = 'Reveal in Explorer';
+  const actions = vscode.workspace.getWorkspaceFolder(target) ? [open, reveal] : [open];
+  void vscode.window.showInformationMessage(pngSavedMessage(name, vscode.workspace.asRelativePath(target), png), ...actions).then((picked) => {
+    if (picked === open) void vscode.commands.executeCommand('vscode.open', target);
+    else if (picked === reveal) void vscode.commands.executeCommand('revealInExplorer', target);
+  });
 }
 
 /** The editor's text of the file `path` when a document of it is open (saved or not: what a run of it would run now); undefined otherwise. */

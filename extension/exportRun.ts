@@ -8,7 +8,7 @@
  */
 import { basename } from 'node:path';
 import { DEFAULT_GPU, gpuLabel } from '../core/estimate/gpus';
-import { BENCHMARK_DURATION, deployedGpuCount, formatCountOf, gpuCount } from '../core/format';
+import { BENCHMARK_DURATION, deployedGpuCount, formatCount, formatCountOf, gpuCount } from '../core/format';
 import type { LatencyStats } from '../core/protocol/latency';
 import type { KernelCase, PoolResult, RunResult, StepTimeModel } from '../core/protocol/run';
 import { describeEnvironment } from '../core/sweepFigures';
@@ -202,4 +202,27 @@ export function runToCsv(run: RunResult): { text: string; rows: number } {
 /** The run as saved in history (2-space JSON). */
 export function runToJson(run: RunResult): string {
   return JSON.stringify(run, null, 2) + '\n';
+}
+
+/**
+ * A PNG's width and height, pixels, from its IHDR chunk (PNG spec §11.2.2: the 8-byte signature,
+ * the chunk's length and type, then width and height as 4-byte big-endian integers at bytes
+ * 16-23); null for bytes that are no PNG.
+ */
+export function pngSize(png: Uint8Array): { width: number; height: number } | null {
+  const signature = [0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a];
+  if (png.length < 24 || signature.some((b, i) => png[i] !== b) || String.fromCharCode(...png.subarray(12, 16)) !== 'IHDR') return null;
+  const view = new DataView(png.buffer, png.byteOffset, png.byteLength);
+  return { width: view.getUint32(16), height: view.getUint32(20) };
+}
+
+/**
+ * The notice after Export PNG wrote `png` (the charts of the run, or the comparison, `name`) to
+ * `shownPath` (the path as the workspace names it): where it went and its size, so that the export
+ * is confirmed (s48 newcomer-ed 15: the file was written and nothing said so). The editor adds
+ * Open and, in a workspace folder, Reveal in Explorer.
+ */
+export function pngSavedMessage(name: string, shownPath: string, png: Uint8Array): string {
+  const size = pngSize(png);
+  return `AttnScope: saved the PNG of ${name}${size ? ` (${formatCount(size.width)} × ${formatCount(size.height)} px)` : ''} to ${shownPath}.`;
 }
