@@ -3,7 +3,8 @@
  * the active editor's text when it holds a vLLM start-up memory line (a pasted log, unsaved
  * counts), else a file picked; the model is a profile or config.json of the workspace, picked
  * (resolved by the language server, so unsaved edits count), or none (the figures alone). The
- * term-by-term comparison (core/vllmlog) opens as a Markdown preview.
+ * term-by-term comparison (core/vllmlog) opens as a Markdown preview, under a notice shown from
+ * the pick on (extension/vllmLogCheck.ts).
  */
 import { basename } from 'node:path';
 import * as vscode from 'vscode';
@@ -11,6 +12,7 @@ import { FILE_GLOBS } from '../core/config/fileKinds';
 import { compareVllmLog, formatComparisonMarkdown, GIVE_STARTUP, logFigureLines, parseVllmLog, UNREAD_WHY, type VllmLog } from '../core/vllmlog';
 import type { Ctx } from './ctx';
 import { filePickItem, PICK_OPTIONS } from './pick';
+import { runVllmLogCheck } from './vllmLogCheck';
 
 /** The log to check and where it came from (for the title), or undefined when the user gave none. */
 async function pickLog(): Promise<{ log: VllmLog; name: string } | undefined> {
@@ -69,25 +71,33 @@ export const checkVllmLog = (ctx: Ctx) => async (): Promise<void> => {
   if (!source) return;
   const model = await pickModel();
   if (model === undefined) return;
-  let markdown: string;
-  if (model === null) {
-    markdown = figuresMarkdown(source.log, source.name);
-  } else {
-    const server = await ctx.server();
-    if ('whyNot' in server) {
-      void vscode.window.showWarningMessage(`AttnScope cannot check the log: ${server.whyNot}.`);
-      return;
-    }
-    await vscode.workspace.openTextDocument(model); // the server resolves open documents
-    const resolved = await ctx.resolveProfile(server.client, model);
-    if (!resolved.profile) {
-      const first = resolved.problems.find((p) => p.severity === 'error') ?? resolved.problems[0];
-      void vscode.window.showErrorMessage(`AttnScope cannot read ${basename(model.fsPath)}: ${first?.message ?? 'it does not describe a model'}`);
-      return;
-    }
-    markdown = formatComparisonMarkdown(compareVllmLog(source.log, resolved.profile), `vLLM log ${source.name} against ${basename(model.fsPath)}`);
+  await runVllmLogCheck({
+    progress: (title, task) => Promise.resolve(vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title }, task)),
+    markdown: () => checkMarkdown(ctx, source, model),
+    showPreview: (markdown) => showPreview(ctx, markdown),
+  }, source.name, model === null ? null : basename(model.fsPath));
+};
+
+/** The check's Markdown: the log's figures alone (`model` null), or each against the model's estimate; null where a warning said why not. */
+async function checkMarkdown(ctx: Ctx, source: { log: VllmLog; name: string }, model: vscode.Uri | null): Promise<string | null> {
+  if (model === null) return figuresMarkdown(source.log, source.name);
+  const server = await ctx.server();
+  if ('whyNot' in server) {
+    void vscode.window.showWarningMessage(`AttnScope cannot check the log: ${server.whyNot}.`);
+    return null;
   }
-  // A file the preview can show, in the extension's own storage (nothing written to the workspace).
+  await vscode.workspace.openTextDocument(model); // the server resolves open documents
+  const resolved = await ctx.resolveProfile(server.client, model);
+  if (!resolved.profile) {
+    const first = resolved.problems.find((p) => p.severity === 'error') ?? resolved.problems[0];
+    void vscode.window.showErrorMessage(`AttnScope cannot read ${basename(model.fsPath)}: ${first?.message ?? 'it does not describe a model'}`);
+    return null;
+  }
+  return formatComparisonMarkdown(compareVllmLog(source.log, resolved.profile), `vLLM log ${source.name} against ${basename(model.fsPath)}`);
+}
+
+/** Writes `markdown` where the preview can show it, in the extension's own storage (nothing written to the workspace), and opens the preview. */
+async function showPreview(ctx: Ctx, markdown: string): Promise<void> {
   const file = vscode.Uri.joinPath(ctx.extension.globalStorageUri, 'vllm-log-check.md');
   await vscode.workspace.fs.createDirectory(ctx.extension.globalStorageUri);
   await vscode.workspace.fs.writeFile(file, new TextEncoder().encode(markdown));
@@ -96,4 +106,4 @@ export const checkVllmLog = (ctx: Ctx) => async (): Promise<void> => {
   } catch {
     await vscode.window.showTextDocument(file); // no Markdown preview here: the text itself
   }
-};
+}
