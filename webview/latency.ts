@@ -134,11 +134,23 @@ export function withTpotNote(line: string, pool: Pick<PoolResult, 'stepTime' | '
  * for a benchmark without a pool simulation (nothing modelled) and for an estimate.
  */
 export function stepTimeNote(run: ViewRun): string | null {
-  const model = run.pool?.stepTime;
-  const how = model ? `modelled, not measured: ${model.source}` : 'modelled, not measured (the model is named when the simulation ends)';
-  if (run.kind === 'simulate') return `Serving simulation: no kernel was timed; step times, latency and throughput are ${how}.`;
-  if (run.status === 'estimate' || !model) return null;
-  return `Kernel timings are measured on this machine; the pool simulation's step times are ${how}.`;
+  const parts = stepTimeNoteParts(run);
+  if (parts === null) return null;
+  return parts.model === null ? `${parts.head} (the model is named when the simulation ends).` : `${parts.head}: ${parts.model}.`;
+}
+
+/**
+ * {@link stepTimeNote} in two parts: `head`, what is measured and what modelled ("…step times are
+ * modelled, not measured"), and `model`, which roofline on which GPU with its figures and sources
+ * (StepTimeModel.source; null while a simulation runs). The Run tab shows the head and folds the
+ * model under it (a five-line paragraph came before any number: s48 newcomer-ed 7); the PNG's
+ * caption writes the whole line.
+ */
+export function stepTimeNoteParts(run: ViewRun): { head: string; model: string | null } | null {
+  const model = run.pool?.stepTime?.source ?? null;
+  if (run.kind === 'simulate') return { head: 'Serving simulation: no kernel was timed; step times, latency and throughput are modelled, not measured', model };
+  if (run.status === 'estimate' || model === null) return null;
+  return { head: "Kernel timings are measured on this machine; the pool simulation's step times are modelled, not measured", model };
 }
 
 /**

@@ -21,7 +21,7 @@ import { Chart, registerables } from 'chart.js';
 import type { ToWebview } from '../core/protocol/webview';
 import { fitTextPlugin } from './fit';
 import { bandLabelPlugin, CHART_IDS, chartInputs, engineOptions, engineView, headerMachineText, NARROW_CHART_PX, narrowOptions, runChart, type ChartId, type ChartSpec } from './charts';
-import { capacityChart, latencyCdfChart, queueChart, sloBadge, stepTimeNote } from './latency';
+import { capacityChart, latencyCdfChart, queueChart, sloBadge, stepTimeNoteParts } from './latency';
 import { buildDifference, comparePools, compareRuns, compareSettings, comparisonRows, kindDifference, loadBoundNote, loadDifference, modelDifference, sameRun, sloDifference, tpotNoteText, workloadDifference } from './compare';
 import { composePng, composeTablePng } from './png';
 import { sweepProvenance } from '../core/sweepFigures';
@@ -135,7 +135,13 @@ const exportPng = button('Export PNG', () => exportChartsPng(), { id: 'btn-expor
  */
 const actions = el('div', { class: 'actions', id: 'run-actions' }, runButton, cancelButton, exportJson, exportCsv, exportPng);
 const environment = el('p', { id: 'run-environment', class: 'muted' });
-const stepTime = el('p', { id: 'run-step-time', class: 'muted' });
+/**
+ * What the run's times are: one line (measured or modelled), with the step-time model's roofline,
+ * GPU figures and sources folded under it (latency.ts stepTimeNoteParts): the numbers come first.
+ */
+const stepTimeHead = el('summary', {});
+const stepTimeModel = el('p', { id: 'run-step-time-model' });
+const stepTime = el('details', { id: 'run-step-time', class: 'muted' }, stepTimeHead, stepTimeModel);
 /** Under the machine line, for a run the WebAssembly module ran: so, why, and what it means for the figures. */
 const buildNote = el('p', { id: 'run-build', class: 'warning' });
 /** Under the machine line, for a run whose kernels were timed while the machine was busy (load above its CPUs): the CLI's load line (core/format loadAverageText). */
@@ -525,8 +531,12 @@ function renderHeader(run: ViewRun | null): void {
   chartGrid.classList.toggle('estimate', run?.status === 'estimate');
   // A serving simulation times no kernel: no kernel cards (CSS), and the note says its times are modelled.
   chartGrid.classList.toggle('simulation', run?.kind === 'simulate');
-  const note = run ? stepTimeNote(run) : null;
-  stepTime.textContent = note ?? '';
+  const note = run ? stepTimeNoteParts(run) : null;
+  // The head ends with ":" where the folded model follows, so the element's text reads as stepTimeNote's line.
+  const head = note === null ? '' : note.model === null ? `${note.head} (the model is named when the simulation ends).` : `${note.head}:`;
+  if (stepTimeHead.textContent !== head) stepTimeHead.textContent = head;
+  stepTimeModel.textContent = note?.model ? ` ${note.model}.` : '';
+  stepTime.classList.toggle('bare', !note?.model);
   stepTime.hidden = note === null;
   const wasm = run && !running ? wasmBuildNote(run.environment, run.kind) : null;
   buildNote.textContent = wasm ?? '';

@@ -839,6 +839,15 @@ describe('dashboard webview in Chromium', () => {
     await send(page, { type: 'showRun', run, id: RUN_ID });
     await page.waitForFunction(() => document.querySelector('#run-step-time')?.textContent?.startsWith('Kernel timings are measured on this machine'));
     assert.equal(await visible('timings'), true);
+    // The numbers first (s48 newcomer-ed 7: a five-line paragraph on the step-time model came before any number): the line
+    // says what is measured and what modelled; the model's roofline, figures and sources are folded under it until asked for.
+    const box = await page.$eval('#run-step-time', (e) => ({ height: e.getBoundingClientRect().height, line: parseFloat(getComputedStyle(e).lineHeight) || 1.4 * parseFloat(getComputedStyle(e).fontSize) }));
+    assert.ok(box.height <= 2.5 * box.line, `the note takes ${box.height} px, ${(box.height / box.line).toFixed(1)} lines`);
+    assert.equal(await page.isVisible(`text=${run.pool!.stepTime!.source.slice(0, 40)}`), false, 'the model folded');
+    assert.equal(await page.textContent('#run-step-time > summary'), "Kernel timings are measured on this machine; the pool simulation's step times are modelled, not measured:");
+    await page.click('#run-step-time > summary');
+    await page.waitForFunction(() => (document.querySelector('#run-step-time-model') as HTMLElement | null)?.offsetParent !== null);
+    assert.equal(await page.textContent('#run-step-time-model'), ` ${run.pool!.stepTime!.source}.`);
   });
 
   it('a data-parallel simulation: the pool and queue charts draw the engine picked in their labelled Engine select, by keyboard (s41 newcomer-ed F2: engine 1 only)', async () => {
