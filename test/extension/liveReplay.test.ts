@@ -28,12 +28,12 @@ describe('live replay', () => {
     assert.deepEqual(replayAfterInit(done, []), [{ ...started, replayed: true, ended: true }, ended]);
   });
 
-  it('a run cancelling: its start, every case and progress, then the Cancel pressed; cleared by its finish', () => {
-    const started: ToWebview = { type: 'runStarted', name: 'r.attn.yaml', total: 2 } as ToWebview;
+  it('a run cancelling: its start, every case and progress, then the Cancel pressed; cleared by its refusal', () => {
+    const started: ToWebview = { type: 'runStarted', name: 'r.attn.yaml', total: 2 };
     const progress: ToWebview = { type: 'progress', done: 1, total: 2, message: 'case' };
     const cancelling: ToWebview = { type: 'runCancelling' };
     const lists = after([started, progress, cancelling]);
     assert.deepEqual(lists, { live: [started, progress, cancelling], sweepLive: [] });
-    assert.deepEqual(after([{ type: 'runRefused', message: 'm' } as ToWebview], lists).live, []);
+    assert.deepEqual(after([{ type: 'runRefused', reason: 'm' }], lists).live, []);
   });
 });
