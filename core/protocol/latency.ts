@@ -125,7 +125,8 @@ export interface CapacityCurve {
    * The load's requests per data-parallel engine (requests / data_parallel_size), set only when
    * below core/format.ts OVERLOAD_MIN_SHARE (40): then no rate's run could show its queue growing
    * (CapacityPoint.overloaded is recorded but not used), a rate keeps up when it is at most μ, and
-   * its latencies are those of a nearly idle engine. Absent at data_parallel_size 1 and before s45.
+   * its latencies are those of a nearly idle engine. At data_parallel_size 1 too since s49; absent when
+   * 40 or more an engine, and before s45.
    */
   requestsPerEngine?: number;
 }

@@ -588,7 +588,8 @@ export interface PoolLoad {
    * The requests per data-parallel engine (requests / data_parallel_size), set only when below
    * core/format.ts OVERLOAD_MIN_SHARE (40): then no engine's share can show a queue, `overloaded`
    * is false (not judged), and the run cannot tell by itself whether the server keeps up
-   * (core/format.ts tooShortToTell). Absent at data_parallel_size 1 and in runs saved before s45.
+   * (core/format.ts tooShortToTell). At data_parallel_size 1 too since s49 (save a burst all at one
+   * instant); absent when 40 or more an engine, and in runs saved before s45.
    */
   requestsPerEngine?: number;
   /**

@@ -5,8 +5,9 @@
  * it (simulatePool's rateScale). A rate passes when (1) at least `attainment` of all requests
  * meet every SLO bound (rejected ones miss it) and (2) it is at most the server's saturated
  * throughput μ ({@link saturatedThroughput}) and its own run's queue did not grow (PoolLoad.overloaded;
- * not asked where the load gives each data-parallel engine fewer than OVERLOAD_MIN_SHARE requests,
- * too few to show a queue: CapacityCurve.requestsPerEngine).
+ * not asked where the load gives each engine, one or more, fewer than OVERLOAD_MIN_SHARE requests,
+ * too few to show a queue: CapacityCurve.requestsPerEngine; s49: a 5-request trace on one engine had
+ * 9.66 requests/s, under μ = 11.5, fail for 3 requests arriving within the last steps).
  *
  * Why (2): a finite load ends before an overloaded server's queue has grown, so (1) alone passes
  * rates far above what the server serves (s29: 41.5 req/s offered to a server that completes
@@ -279,7 +280,7 @@ export async function searchCapacity(profile: Profile, opts: CapacityOptions): P
   // false, not judged: simulate.ts poolLoad): each rate is then judged on μ alone, and the curve says so.
   const dp = profile.device.dataParallelSize ?? 1;
   const share = (opts.requests ? opts.requests.arrivalS.length : (profile.workload?.requests ?? 0)) / dp;
-  const queueTells = dp === 1 || share >= OVERLOAD_MIN_SHARE;
+  const queueTells = share >= OVERLOAD_MIN_SHARE;
   const points: CapacityPoint[] = [];
   let best: { scale: number } | null = null;
   let last: PoolResult | null = null;

@@ -72,8 +72,12 @@ export function formatCapacity(c: CapacityCurve, dataParallelSize = 1): string {
   ];
   if (c.requestsPerEngine !== undefined) {
     const share = c.requestsPerEngine;
+    // One engine (s49): its share is the whole run, said without "each of the 1 engines".
+    const few = dataParallelSize === 1
+      ? `Each rate's run has ${formatCountOf(Math.round(share), 'request')}: too few for a queue to show (the overload test asks 2 waiting and over 5 %, of ${OVERLOAD_MIN_SHARE} requests or more), `
+      : `Each rate's run gives each of the ${formatCount(dataParallelSize)} engines ${share < 10 ? share.toPrecision(2) : formatCount(Math.round(share))} requests on average (${formatCountOf(Math.round(share * dataParallelSize), 'request')}): too few for a queue to show (the overload test asks 2 waiting and over 5 %, an engine's share of ${OVERLOAD_MIN_SHARE} or more), `;
     lines.push(
-      `Each rate's run gives each of the ${formatCount(dataParallelSize)} engines ${share < 10 ? share.toPrecision(2) : formatCount(Math.round(share))} requests on average (${formatCountOf(Math.round(share * dataParallelSize), 'request')}): too few for a queue to show (the overload test asks 2 waiting and over 5 %, an engine's share of ${OVERLOAD_MIN_SHARE} or more), ` +
+      few +
         `so a rate keeps up when it is at most μ, and its TTFT and TPOT are those of a nearly idle engine, not a steady state's: ${formatCountOf(OVERLOAD_MIN_SHARE * dataParallelSize, 'request')} or more (workload.requests, or a longer trace) would tell`,
     );
   }

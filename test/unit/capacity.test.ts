@@ -365,3 +365,38 @@ test('the capacity search writes each rate as every other line does: 3 significa
   assert.deepEqual(text.split('\n').filter((l) => /(pass|fail)$/.test(l)).map((l) => l.trim().split(/ +/)[0]), ['30.1', '30.5']);
   assert.doesNotMatch(text, /30\.05|31\.04/);
 });
+
+test('one engine with fewer than 40 requests is not judged by its queue either: μ tells, as README says (s49 newcomer H1)', async () => {
+  // One engine of one slot (max_num_seqs 1), 10 ms steps, prompt 1, output 100: a request holds the slot 100 steps = 1 s,
+  // so μ = 1 request/s by hand. 5 requests at 0, 10, 20, 20.001 and 20.002 s: offered (5 − 1) / 20.002 = 0.19998/s,
+  // under μ. At the last arrival (20.002 s) the one at 20 s runs and the two after it wait: 2 of 5 (40 %), more
+  // than at the middle (10.001 s: none), so the old test (asked of one engine whatever its requests) said
+  // "Overloaded ... its queue grows without bound". 5 is under OVERLOAD_MIN_SHARE = 40: not judged by the queue
+  // (overloaded false, requestsPerEngine 5), and μ says Kept up: 0.200 <= 1.00. Before the fix, a 5-request Azure
+  // trace had 9.66 requests/s called "keeps up: no" under μ = 11.5.
+  const { checkKeepsUp } = await import('../../runner/simulate/capacity');
+  const { formatLoad } = await import('../../core/format');
+  const profile = exampleProfile('model: ./llama-3.1-8b/config.json\nkv_cache: { page_size: 16, num_pages: 10000 }\nworkload: { max_num_seqs: 1 }\n');
+  const requests = packRequests([0, 10, 20, 20.001, 20.002].map((arrivalS) => ({ arrivalS, promptLen: 1, outputLen: 100 })));
+  const stepTime = { perStepS: 0.01 };
+  const pool = await simulatePool(profile, { requests, stepTime, baselines: false });
+  const load = pool.load!;
+  assert.equal(load.waitingAtLastArrival, 2);
+  assert.equal(load.overloaded, false);
+  assert.equal(load.requestsPerEngine, 5);
+  assert.match(formatLoad(load, pool.summary)[1]!, /^Cannot tell whether the server keeps up: 5 requests are too few for a queue to show \(the overload test asks 40 or more: .*\); more workload\.requests \(40 or more\), or `simulate --max-rate`/);
+  await checkKeepsUp(profile, pool, { requests, simulate: { stepTime } });
+  assert.ok(Math.abs(load.saturatedRequestsPerSec! - 1) < 1e-6, `μ ${load.saturatedRequestsPerSec}`);
+  assert.equal(load.keepsUp, true);
+  const lines = formatLoad(load, pool.summary);
+  assert.match(lines[1]!, /^Kept up: the offered 0\.200 requests\/s is at most the saturated throughput μ = 1\.00 requests\/s/);
+  assert.ok(!lines.some((l) => l.startsWith('Overloaded')), lines.join('\n'));
+  // The search: every rate keeps up exactly when it is at most μ = 1, so the answer is μ itself (the SLO of 100 s holds
+  // at any rate: 5 requests wait at most 4 s); the curve says the run had 5 requests.
+  const { curve } = await searchCapacity(profile, { slo: { ttftMs: 100_000 }, attainment: 0.9, requests, simulate: { stepTime } });
+  assert.equal(curve.requestsPerEngine, 5);
+  for (const p of curve.points) assert.equal(p.keepsUp, p.rate <= 1 + 1e-6, `rate ${p.rate}`);
+  assert.ok(Math.abs(curve.maxRate! - 1) < 1e-6, `max rate ${curve.maxRate}`);
+  const { formatCapacity } = await import('../../runner/simulate/latency-format');
+  assert.match(formatCapacity(curve), /^Each rate's run has 5 requests: too few for a queue to show/m);
+});
