@@ -52,6 +52,15 @@ export const MAX_RATE_ARRIVAL_AXIS_TEXT = "workload.arrival_rate only sets where
 export const OFFERED_RATE_AXIS_TEXT = "workload.arrival_rate is the offered load: a simulated point's throughput follows it until the server saturates, so points are compared at one rate, not by throughput across rates; for the highest rate each point sustains, run a max-rate sweep (--max-rate, with an SLO)";
 
 /**
+ * Why a trace axis ranks nothing across its values (a sweep that simulates): each trace is its own
+ * load, and a point's throughput or goodput follows the load it was offered, so across traces the
+ * "best" is the busiest trace (s49 newcomer M2: "best: trace=azure.csv", 40 output tokens/s against
+ * moon.jsonl's 5, both kept up with). The sweep's warning at the axis and its report
+ * (runner/sweep/results.ts noBestLines: a best point per trace, none across them) say it.
+ */
+export const TRACE_AXIS_TEXT = "workload.trace is the load itself: each trace offers its own rate and lengths, and a simulated point's throughput and goodput follow the load it is offered, so points replaying different traces compare the traces, not the deployments; the report names a best point for each trace, none across them";
+
+/**
  * The profile keys that one part of a run reads and the other does not, by dotted prefix: the
  * kernel benchmark's cases and backend (prefill, decode, device.backend: runner/plan.ts) and the
  * serving simulation's load, SLO and step-time model (workload, slo, step_time: runner/simulate; a
@@ -85,7 +94,8 @@ export function jobReadsKey(job: SweepJob, key: string): boolean {
  * not read ({@link jobReadsKey}: its points are the same run, s48 newcomer M2: decode.context_lens
  * under job simulate gave two identical rows and a "best"), and an arrival-rate axis of a max-rate
  * sweep ({@link MAX_RATE_ARRIVAL_AXIS_TEXT}) or of one that simulates at the profile's load
- * ({@link OFFERED_RATE_AXIS_TEXT}). One check for `attnscope sweep` (its job perhaps --max-rate's,
+ * ({@link OFFERED_RATE_AXIS_TEXT}), and a workload.trace axis of two or more traces under a job that
+ * simulates ({@link TRACE_AXIS_TEXT}). One check for `attnscope sweep` (its job perhaps --max-rate's,
  * its axes perhaps --set's: runner/sweep/spec.ts) and the editor's diagnostics at the axis keys
  * ({@link readSweepBlock}). `jobName`: how the job is named ("job simulate", or "--max-rate").
  */
@@ -101,6 +111,8 @@ export function sweepAxisWarnings(job: SweepJob, axes: readonly SweepAxis[], whe
     } else if (axis.key === 'workload.arrival_rate' && (job === 'max-rate' || axis.values.length > 1)) {
       const message = job === 'max-rate' ? MAX_RATE_ARRIVAL_AXIS_TEXT : job === 'bench' ? null : OFFERED_RATE_AXIS_TEXT;
       if (message) out.push({ severity: 'warning', code: job === 'max-rate' ? 'max-rate-arrival-axis' : 'offered-rate-axis', message, range: where(axis) });
+    } else if (axis.key === 'workload.trace' && axis.values.length > 1) {
+      out.push({ severity: 'warning', code: 'trace-axis', message: TRACE_AXIS_TEXT, range: where(axis) });
     }
   }
   return out;

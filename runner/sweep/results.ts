@@ -527,12 +527,15 @@ function closeText(rows: readonly SweepReportRow[], rate: (r: SweepReportRow) =>
  * cannot tell from the best come with it: a measured decode time within the noise
  * (core/noise.ts withinNoise), a simulated rate within the tolerance. `name` spells a row in the
  * tie sentence (default its label; a report of several environments adds the env letter, else one
- * point on two machines reads as tied with itself).
+ * point on two machines reads as tied with itself). Null too across the traces of a workload.trace
+ * axis: each is its own load ({@link noBestLines} names a best per trace).
  */
 export function bestRow(rows: readonly SweepReportRow[], name: (r: SweepReportRow, best: SweepReportRow) => string = (r) => r.label, runsOnVllm: (r: SweepReportRow) => boolean = () => true): BestRow | null {
   const ok = rows.filter((r) => r.status === 'ok');
   // Points with the same figures are the same run (an axis the job does not read): none is the best, they tie (noBestLines says so).
   if (sameFigures(ok)) return null;
+  // Points replaying different traces serve different loads: no best across them (noBestLines names one per trace; s49 newcomer M2).
+  if (tracesOf(ok).length > 1) return null;
   const pick = (cands: SweepReportRow[], score: (r: SweepReportRow) => number, rule: string, tied: (a: SweepReportRow, b: SweepReportRow) => boolean, tieWords: string) => {
     const best = cands.reduce<SweepReportRow | null>((b, r) => (b === null || score(r) > score(b) ? r : b), null);
     if (!best) return null;
@@ -631,6 +634,11 @@ function offeredRateCompared(rows: readonly SweepReportRow[]): { rate: number; w
   // Rows from point files before s35 were not judged: the highest rate is then all that can be said.
   const judged = rows.some((r) => r.keepsUp !== undefined);
   return { rate, words: `at arrival_rate=${axisValueText(rate)}, the highest offered rate ${judged ? 'a point keeps up with' : 'of the points'} (a simulated rate follows the offered load, so the points are compared at one rate, not across rates)` };
+}
+
+/** The workload.trace values of `rows`' points, each once in row order: [] without a trace axis (s49 newcomer M2). */
+function tracesOf(rows: readonly SweepReportRow[]): string[] {
+  return [...new Set(rows.map((r) => r.values['workload.trace']).filter((v): v is string => typeof v === 'string'))];
 }
 
 /** Whether `rows` (two or more) have the same figures, every one: the same run, so that none is better (s48 newcomer M2). */
@@ -825,7 +833,7 @@ export function mergeResults(dirs: string[], opts: MergeOptions = {}): SweepRepo
     ? { ...ref(best.row), rule: best.rule, ...(best.rule.startsWith(COST_RULE) ? { byCost: true as const } : {}), ...(best.tie ? { tiedWith: best.tiedWith.map(ref), tie: best.tie } : {}), ...(fewRequests ? { fewRequests } : {}), ...(best.close ? { close: best.close } : {}), ...(gpuModels ? { gpuModels } : {}), ...(perSlo.length > 0 ? { perSlo } : {}), ...(across ? { acrossMachines: across } : {}), ...(vllm ? { notOnVllm: vllm } : {}), ...(leftOut ? { leftOut } : {}), ...(tpotOverhead ? { tpotOverhead } : {}) }
     : null;
   report.models = [...new Set([...modelAt].sort(([a], [b]) => a - b).map(([, m]) => m))];
-  const noBest = report.best ? [] : noBestLines(report.rows);
+  const noBest = report.best ? [] : noBestLines(report.rows, (r) => !notOnVllm.has(r.id));
   if (noBest.length > 0) report.noBest = noBest;
   return report;
 }
@@ -872,12 +880,29 @@ export function perSloLines(report: SweepReport, runsOnVllm: (r: SweepReportRow)
 }
 
 /**
- * Why no row is the best, a sentence each: no point meets the SLO (noBestText), and the points the
- * server does not keep up with, each with why (leftOutText); empty when neither is so.
+ * Why no row is the best, a sentence each: the points tie (the same figures); the points replay
+ * different traces (a workload.trace axis, core/config/sweep.ts TRACE_AXIS_TEXT: then the best of
+ * each trace's points, by {@link bestRow}, `runsOnVllm` as there, in one sentence); no point meets
+ * the SLO (noBestText), and the points the server does not keep up with, each with why
+ * (leftOutText); empty when none is so.
  */
-export function noBestLines(rows: readonly SweepReportRow[]): string[] {
+export function noBestLines(rows: readonly SweepReportRow[], runsOnVllm: (r: SweepReportRow) => boolean = () => true): string[] {
   const ok = rows.filter((r) => r.status === 'ok');
   if (sameFigures(ok)) return [`no best point: the ${formatCount(ok.length)} points have the same figures, so they tie (an axis the sweep's job does not read changes nothing: the warning at it says which)`];
+  const traces = tracesOf(ok);
+  if (traces.length > 1) {
+    const why = 'no best point across traces: each trace is its own load (its rate and lengths), which a point\'s throughput and goodput follow, so across traces they compare the traces, not the deployments';
+    const byTrace = traces.map((t) => ok.filter((r) => r.values['workload.trace'] === t));
+    if (byTrace.every((of) => of.length === 1)) return [`${why}; each trace has one point, so none is ranked`];
+    // A point's label without its trace: the trace heads its entry.
+    const own = (r: SweepReportRow) => pointLabel(Object.fromEntries(Object.entries(r.values).filter(([k]) => k !== 'workload.trace'))) || r.label;
+    const each = byTrace.map((of) => {
+      const b = bestRow(of, undefined, runsOnVllm);
+      const best = b ? `${own(b.row)}${b.tiedWith.length > 0 ? ` (tied with ${b.tiedWith.map(own).join(', ')})` : ''}` : 'no point qualifies';
+      return `${pointLabel({ 'workload.trace': of[0]!.values['workload.trace'] })}: ${best}`;
+    });
+    return [`${why}; the best for each trace: ${each.join('; ')}`];
+  }
   const none = noBestText(rows);
   const notKept = rows.filter((r) => r.status === 'ok' && r.keepsUp === false);
   return [...(none ? [none] : []), ...(notKept.length > 0 ? [`no best point: ${leftOutText(notKept)}`] : [])];
@@ -1001,7 +1026,7 @@ export function formatReport(report: SweepReport, shard?: { index: number; count
     if (report.job === 'max-rate' && report.axes.some((a) => a.key === 'workload.arrival_rate')) lines.push(`      its arrival_rate is no choice: ${MAX_RATE_ARRIVAL_AXIS_TEXT}`);
     if (report.best.tpotOverhead) lines.push(`      Note: ${report.best.tpotOverhead}`);
   } else {
-    for (const line of noBestLines(report.rows)) lines.push('', line);
+    for (const line of report.noBest ?? noBestLines(report.rows)) lines.push('', line);
     // Points of a max-rate sweep that differ by arrival_rate alone search to the same rate: they tie, and why is the axis.
     if (report.job === 'max-rate' && report.axes.some((a) => a.key === 'workload.arrival_rate') && sameFigures(report.rows.filter((r) => r.status === 'ok'))) lines.push(`      its arrival_rate is no choice: ${MAX_RATE_ARRIVAL_AXIS_TEXT}`);
   }

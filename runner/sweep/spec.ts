@@ -18,7 +18,7 @@ import {
   type PointNotes, type Problem, type SlurmSettings, type SourceRange, type SweepAxis, type SweepJob, type ValueNode,
 } from '../../core/config';
 import { modelledJob, type SweepPointRef } from '../../core/protocol/sweep';
-import { axisValueText, formatCount } from '../../core/format';
+import { axisValueText, formatCount, wrapLine } from '../../core/format';
 import { fileLocation } from '../../core/config/positions';
 import { readInputText, type NotRead } from '../../core/fileText';
 import { beyondFloatRange } from '../args';
@@ -261,6 +261,12 @@ export function positionRuns(positions: readonly number[]): string {
   return rest > 0 ? `${text} and ${formatCount(rest)} more` : text;
 }
 
+/** Where an axis value's text stands in a note, as a word (not inside a longer number or name): every place. */
+function valuePattern(text: string): RegExp {
+  const escaped = text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+  return new RegExp(`(?<![\\w.])${escaped}(?![\\w.])`, 'g');
+}
+
 /**
  * The sweep's point notes as lines, one per kind (s48 newcomer M4: `--set kv_cache.page_size=1,...,2000`
  * printed 1,995 warnings of ~9 KB, each quoting the whole argument, 18.3 MB before the first point):
@@ -286,9 +292,7 @@ function groupedNotes(placed: readonly Problem[], axes: readonly SweepAxis[], no
     }
     const [k, j] = at;
     // The note in words with this value's text taken out: notes of one kind at different values read alike.
-    const text = axisValueText(toPlain(axes[k]!.values[j]!));
-    const escaped = text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-    const kind = `${k}\u0000${p.severity}\u0000${p.code ?? ''}\u0000${p.message.replace(new RegExp(`(?<![\\w.])${escaped}(?![\\w.])`, 'g'), '\u0001')}`;
+    const kind = `${k}\u0000${p.severity}\u0000${p.code ?? ''}\u0000${p.message.replace(valuePattern(axisValueText(toPlain(axes[k]!.values[j]!))), '\u0001')}`;
     const group = groups.get(kind);
     if (group) {
       group.notes.push(p);
@@ -305,7 +309,12 @@ function groupedNotes(placed: readonly Problem[], axes: readonly SweepAxis[], no
     if (notes.length === 1 || (!fromSet(axes[axis]!) && notes.length <= FILE_NOTES_EACH)) return notes.map(noteOf);
     const first = notes[0]!;
     const sorted = [...positions].sort((a, b) => a - b);
-    return [`${whereText(first)} (values ${positionRuns(sorted)} of ${formatCount(axes[axis]!.values.length)}): ${first.severity}: ${first.message} (the same for each of these ${formatCount(notes.length)} values)`];
+    // The first note's words with its value as "…", which stands for each value named (s49 newcomer M2: "(values 1–2 of 2)"
+    // above "sweep point trace=moon.jsonl: ... replays moon.jsonl", naming one point of the two); wrapped to 100 columns (300 before).
+    const [k, j] = valueAt.get(first.range.offset)!;
+    const message = first.message.replace(valuePattern(axisValueText(toPlain(axes[k]!.values[j]!))), '…');
+    const line = `${whereText(first)} (values ${positionRuns(sorted)} of ${formatCount(axes[axis]!.values.length)}; … stands for each): ${first.severity}: ${message} (the same for each of these ${formatCount(notes.length)} values)`;
+    return [wrapLine(line, { indent: 4 }).join('\n')];
   });
 }
 
@@ -434,7 +443,8 @@ export function loadSweep(file: string, opts: SweepOptions = {}): SweepPlan {
   const sweepNode = getProperty(root, 'sweep')?.value;
   const jobWritten = sweepNode?.type === 'object' && getProperty(sweepNode, 'job') !== undefined;
   if (opts.job !== undefined && jobWritten && read0.job !== opts.job) notes.add(`${opts.job === 'max-rate' ? '--max-rate' : `job ${opts.job}`} replaces the profile's sweep.job: ${read0.job}`);
-  for (const p of sweepAxisWarnings(block.job, axes, axisAt, opts.job === 'max-rate' ? '--max-rate' : undefined)) notes.add(noteOf(p));
+  // Wrapped to 100 columns (s49 newcomer M2: 300-column lines).
+  for (const p of sweepAxisWarnings(block.job, axes, axisAt, opts.job === 'max-rate' ? '--max-rate' : undefined)) notes.add(wrapLine(noteOf(p), { indent: 4 }).join('\n'));
   for (const p of sweepPriceProblems(root, axes)) notes.add(noteOf(p));
   // Each point's price per GPU-hour (user-given): sweep.gpu_hour_usd for its GPU, else the profile's device.gpu_hour_usd on the profile's own GPU.
   const baseGpu = treeGpuName(root);

@@ -1029,7 +1029,7 @@ test('sweep --max-rate over a profile\'s sweep.job says the flag replaced it; an
   assert.equal(r.code, 0, r.stderr);
   assert.match(r.stderr, /^--max-rate replaces the profile's sweep\.job: simulate$/m);
   // The axis key is on line 15 (slo inserted at 11), column 5.
-  assert.match(r.stderr, /^\S*grid\.attn\.yaml:15:5: warning: workload\.arrival_rate only sets where each max-rate point's capacity search starts \(the search finds the rate itself\)/m);
+  assert.match(unwrapped(r.stderr), /^\S*grid\.attn\.yaml:15:5: warning: workload\.arrival_rate only sets where each max-rate point's capacity search starts \(the search finds the rate itself\)/m);
   // The two searches find the same rate: no best, they tie (s48), and the line says why.
   assert.match(unwrapped(r.stdout), /^no best point: the 2 points have the same figures, so they tie .*\n {6}its arrival_rate is no choice: workload\.arrival_rate only sets/m);
   // The same sweep as a profile's own job: max-rate: no flag, no "replaces" line; the warning stays.

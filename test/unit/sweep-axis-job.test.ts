@@ -90,3 +90,31 @@ test('across an arrival-rate axis the points are compared at the highest rate on
   const one = rows.filter((r) => r.values['workload.arrival_rate'] === 20);
   assert.match(bestRow(one)!.rule, /^highest simulated output throughput/);
 });
+
+test('a trace axis: a warning at it, and no best across traces but the best of each trace\'s points (s49 newcomer M2)', () => {
+  // The newcomer's sweep: moon.jsonl offers 5 output tokens/s, azure.csv 40, both kept up with: "best: trace=azure.csv"
+  // named the busier trace, not a better deployment. Here page_size 16 and 32 under each trace: under moon.jsonl
+  // page_size 32 serves more (5.3 against 5.0 tokens/s, past the 1 % tie), under azure.csv page_size 16 (40 against 38);
+  // azure.csv's 40 is the highest figure of all (what the old rule picked).
+  const trace = axis('workload.trace', ['moon.jsonl', 'azure.csv']);
+  assert.deepEqual(sweepAxisWarnings('simulate', [trace], at).map((p) => p.code), ['trace-axis']);
+  assert.deepEqual(sweepAxisWarnings('max-rate', [trace], at).map((p) => p.code), ['trace-axis']);
+  assert.match(sweepAxisWarnings('simulate', [trace], at)[0]!.message, /^workload\.trace is the load itself: .* compare the traces, not the deployments; the report names a best point for each trace, none across them$/);
+  assert.deepEqual(sweepAxisWarnings('bench', [trace], at).map((p) => p.code), ['sweep-axis-not-read']);
+  assert.deepEqual(sweepAxisWarnings('simulate', [axis('workload.trace', ['moon.jsonl'])], at), []);
+  const t = (tokens: number): SweepMetrics => ({ throughputTokensPerSec: tokens, rejected: 0, p99TtftS: 0.1 });
+  const r = (trace: string, page: number, tokens: number) => {
+    const x = row({ 'kv_cache.page_size': page }, t(tokens), true);
+    return { ...x, values: { ...x.values, 'workload.trace': trace }, label: `${x.label} trace=${trace}` };
+  };
+  const rows = [r('moon.jsonl', 16, 5), r('moon.jsonl', 32, 5.3), r('azure.csv', 16, 40), r('azure.csv', 32, 38)];
+  assert.equal(bestRow(rows), null);
+  assert.deepEqual(noBestLines(rows), ['no best point across traces: each trace is its own load (its rate and lengths), which a point\'s throughput and goodput follow, so across traces they compare the traces, not the deployments; the best for each trace: trace=moon.jsonl: page_size=32; trace=azure.csv: page_size=16']);
+  // One point a trace: nothing to rank within a trace.
+  assert.match(noBestLines([rows[0]!, rows[2]!])[0]!, /; each trace has one point, so none is ranked$/);
+  // The report says it in place of a best line.
+  const report = { name: 'p', sweepId: 'x', job: 'simulate', axes: [{ key: 'kv_cache.page_size', values: [16, 32] }, { key: 'workload.trace', values: ['moon.jsonl', 'azure.csv'] }], total: 4, rows, missing: [], duplicates: [], environments: {}, best: null } as unknown as SweepReport;
+  const text = formatReport(report);
+  assert.doesNotMatch(text, /^best/m);
+  assert.match(text, /^no best point across traces: /m);
+});

@@ -1071,13 +1071,15 @@ test('a --set of many values: its point notes one line per kind, naming the valu
   const arg = `kv_cache.page_size=${Array.from({ length: 40 }, (_, i) => i + 1).join(',')}`;
   const plan = loadSweep(file, { set: [arg] });
   // (page_size 1 to 3 also hold less than one max_model_len sequence in the 512 pages: a note each, their figures differ.)
-  const pageNotes = plan.notes.filter((n) => n.startsWith('--set ') && n.includes('is not a block size'));
+  // Each grouped note wrapped to 100 columns (s49): read unwrapped.
+  const pageNotes = plan.notes.filter((n) => n.startsWith('--set ') && n.includes('is not a block size')).map((n) => n.replace(/\n {4}/g, ' '));
+  assert.ok(plan.notes.filter((n) => n.includes(' (values ')).every((n) => n.split('\n').every((l) => l.length <= 100)), plan.notes.join('\n'));
   assert.ok(plan.notes.every((n) => n.length < 1000), plan.notes.join('\n'));
   // vLLM's block sizes 1, 8, 16, 32 run; the other 36 values are warned in 4 lines, one per suggested size
   // (2–4 try 1 or 8: the nearest; by the 4 "try" values: 3 + 7 + 11 + 15 = 36 values).
   assert.equal(pageNotes.length, 4, pageNotes.join('\n'));
   assert.ok(pageNotes.every((n) => !n.includes(arg) && n.startsWith('--set kv_cache.page_size=1, 2, 3, ..., 40 (40 values) (values ')), pageNotes.join('\n'));
-  assert.ok(pageNotes.includes('--set kv_cache.page_size=1, 2, 3, ..., 40 (40 values) (values 13–15, 17–24 of 40): warning: sweep point page_size=13: page_size 13 is not a block size vLLM takes: its --block-size is one of 1, 8, 16, 32, 64, 128, 256 (vllm/config/cache.py BlockSize): try 16 (the same for each of these 11 values)'), pageNotes.join('\n'));
+  assert.ok(pageNotes.includes('--set kv_cache.page_size=1, 2, 3, ..., 40 (40 values) (values 13–15, 17–24 of 40; … stands for each): warning: sweep point page_size=…: page_size … is not a block size vLLM takes: its --block-size is one of 1, 8, 16, 32, 64, 128, 256 (vllm/config/cache.py BlockSize): try 16 (the same for each of these 11 values)'), pageNotes.join('\n'));
   const counted = pageNotes.map((n) => Number(/these (\d+) values\)$/.exec(n)![1]));
   assert.equal(counted.reduce((a, b) => a + b, 0), 36);
   // A note of one value alone keeps its "(value k of n)".
