@@ -9,7 +9,7 @@
  * Exit codes as every command: 0 done, 2 bad input before any work, 1 a point, task or
  * scheduler command failed (or, after --wait, points are missing), 130 cancelled.
  */
-import { existsSync, mkdirSync, readdirSync, rmdirSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, realpathSync, rmdirSync, rmSync } from 'node:fs';
 import { availableParallelism, freemem } from 'node:os';
 import { basename, dirname, join, resolve } from 'node:path';
 import { BACKENDS, isBackend, type Backend } from '../../core/config/types';
@@ -467,10 +467,35 @@ function markOrigins(report: SweepReport, result: LocalSweepResult): void {
   }
 }
 
+/**
+ * The folders `merge` reads, each once: a folder named again (the same path, or another path to
+ * it: a link, `./a` and `a`) is left out and said in `repeated` ("b/ is a/, given twice: read
+ * once"), else every point of it reads as a duplicate of itself (s49 newcomer L5: `merge A A`
+ * listed each point "also in" its own file). A folder that does not resolve stays (mergeResults says why).
+ */
+export function uniqueFolders(dirs: readonly string[]): { dirs: string[]; repeated: string[] } {
+  const seen = new Map<string, string>();
+  const repeated: string[] = [];
+  for (const d of dirs) {
+    let real: string;
+    try {
+      real = realpathSync(d);
+    } catch {
+      real = resolve(d);
+    }
+    const first = seen.get(real);
+    if (first === undefined) seen.set(real, d);
+    else repeated.push(first === d ? `${d} given twice: read once` : `${d} is ${first}, given twice: read once`);
+  }
+  return { dirs: [...seen.values()], repeated };
+}
+
 /** `attnscope merge`. */
 export async function mergeCommand(argv: string[]): Promise<number> {
-  const { values, positionals } = parse(argv, { json: { type: 'string' }, csv: { type: 'string' } });
-  if (positionals.length === 0) throw new UsageError('merge takes one or more results folders');
+  const { values, positionals: given } = parse(argv, { json: { type: 'string' }, csv: { type: 'string' } });
+  if (given.length === 0) throw new UsageError('merge takes one or more results folders');
+  const { dirs: positionals, repeated } = uniqueFolders(given);
+  for (const r of repeated) process.stderr.write(`attnscope: ${r}\n`);
   checkOutputPath(values.json as string | undefined, '--json', resultInputs(positionals));
   checkCsvPath(values, resultInputs(positionals));
   const report = mergeResults(positionals, { onSkip: (f, { why, line = 1, column = 1 }) => process.stderr.write(`${fileLocation(f, line, column)}: warning: skipped: ${why}\n`) });

@@ -118,3 +118,19 @@ test('a trace axis: a warning at it, and no best across traces but the best of e
   assert.doesNotMatch(text, /^best/m);
   assert.match(text, /^no best point across traces: /m);
 });
+
+test('merge DIR DIR: a folder given twice is read once and said once, not every point a duplicate of itself (s49 newcomer L5)', async () => {
+  const { mkdtempSync, mkdirSync, symlinkSync } = await import('node:fs');
+  const { tmpdir } = await import('node:os');
+  const { join } = await import('node:path');
+  const { uniqueFolders } = await import('../../runner/sweep/cli');
+  const root = mkdtempSync(join(tmpdir(), 'attnscope-merge-'));
+  const a = join(root, 'a');
+  const b = join(root, 'b');
+  mkdirSync(a);
+  mkdirSync(b);
+  symlinkSync(a, join(root, 'link'));
+  // a, b, a again, a link to a: two folders read; the repeat and the link each said once.
+  assert.deepEqual(uniqueFolders([a, b, a, join(root, 'link')]), { dirs: [a, b], repeated: [`${a} given twice: read once`, `${join(root, 'link')} is ${a}, given twice: read once`] });
+  assert.deepEqual(uniqueFolders([a, b]), { dirs: [a, b], repeated: [] });
+});
