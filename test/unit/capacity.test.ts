@@ -400,3 +400,17 @@ test('one engine with fewer than 40 requests is not judged by its queue either: 
   const { formatCapacity } = await import('../../runner/simulate/latency-format');
   assert.match(formatCapacity(curve), /^Each rate's run has 5 requests: too few for a queue to show/m);
 });
+
+test('no rate meets the SLO: the line names the bound that would pass at the lowest rate, its p99 there (s49 newcomer L7)', async () => {
+  const { formatCapacity } = await import('../../runner/simulate/latency-format');
+  // The newcomer's run: TTFT <= 0.001 ms, the lowest rate 0.0117 requests/s with p99 TTFT 104.2 ms: the bound that holds
+  // TTFT there is 104.2 ms, written up to three digits: 105 (104 would be under it). TPOT has no bound: not named.
+  const point = (rate: number, ttft: number) => ({ rate, scale: rate / 24, p99TtftS: ttft, p99TpotS: 0.0071, goodputRequestsPerSec: 0, sloAttainment: 0, keepsUp: true, meets: false });
+  const text = formatCapacity({ kind: 'modelled', slo: { ttftMs: 0.001 }, attainmentTarget: 0.9, tolerance: 0.02, points: [point(24, 0.5), point(0.0234, 0.1042), point(0.0117, 0.1042)], maxRate: null, saturatedRate: 31, maxScale: null, unbounded: false });
+  assert.match(text, /^No rate tried meets the SLO: .* At the lowest rate, 0\.0117 requests\/s: p99 TTFT 104 ms \(slo\.ttft_ms >= 105 would hold TTFT there\)\.$/m);
+  // Both bounds over: both named; a bound the p99 meets: not named.
+  const both = formatCapacity({ kind: 'modelled', slo: { ttftMs: 50, tpotMs: 5 }, attainmentTarget: 0.9, tolerance: 0.02, points: [point(1, 0.1042)], maxRate: null, saturatedRate: 31, maxScale: null, unbounded: false });
+  assert.match(both, /At the lowest rate, 1\.00 requests\/s: p99 TTFT 104 ms \(slo\.ttft_ms >= 105 would hold TTFT there\), p99 TPOT 7\.1 ms \(slo\.tpot_ms >= 7\.1 would hold TPOT there\)\.$/m);
+  const met = formatCapacity({ kind: 'modelled', slo: { ttftMs: 200, tpotMs: 5 }, attainmentTarget: 0.9, tolerance: 0.02, points: [point(1, 0.1042)], maxRate: null, saturatedRate: 31, maxScale: null, unbounded: false });
+  assert.doesNotMatch(met, /TTFT 104 ms \(/);
+});
