@@ -347,7 +347,9 @@ test('a --max-rate answer is judged by μ, as the search judged it: its summary 
   });
   assert.ok(Math.abs(result.load!.saturatedRequestsPerSec! - 64) < 1e-6, `μ ${result.load!.saturatedRequestsPerSec}`);
   assert.equal(result.load!.keepsUp, true);
-  const text = formatPoolSummary(result);
+  // The Load and verdict lines wrap at 100 columns (ae5170bb): read unwrapped.
+  const { unwrapped } = await import('../fixtures/unwrap');
+  const text = unwrapped(formatPoolSummary(result));
   assert.match(text, new RegExp(`^Kept up: the searched rate ${curve.maxRate!.toPrecision(3).replace('.', '\\.')} requests/s is at most the saturated throughput μ = 64\\.0 requests/s .*\\(the overload test asks an engine's share of 40 or more: 320 requests\\)$`, 'm'));
   assert.doesNotMatch(text, /Cannot tell|simulate --max-rate/);
 });
