@@ -12,7 +12,7 @@ import type { ModelSpec, Problem, Profile } from '../core/config/types';
 import { tensorParallelSizes, vllmDefaultPageSize } from '../core/estimate/checks';
 import { checkProfile, estimate } from '../core/estimate/index';
 import { vllmMaxModelLen } from '../core/estimate/maxModelLen';
-import { formatAttainmentTarget, formatCount, formatDuration, formatGib, formatPercent, sloNearIdleNote } from '../core/format';
+import { formatAttainmentTarget, formatBytes, formatCount, formatDuration, formatPercent, sloNearIdleNote } from '../core/format';
 import { SLO_ATTAINMENT_DEFAULT } from '../core/protocol/latency';
 import type { PoolResult } from '../core/protocol/run';
 
@@ -314,8 +314,8 @@ function whyNot(sizes: Array<{ tp: number; blocked: Problem | undefined }>, maxM
   const over = sizes.filter((x) => x.blocked?.code === 'weights-exceed-device' && Number(x.blocked.data?.['weightsBytes']) > 0 && Number(x.blocked.data?.['usableBytes']) > 0);
   const clauses: string[] = [];
   if (over.length > 0) {
-    const gib = over.map((x) => formatGib(Number(x.blocked!.data!['weightsBytes'])));
-    const usable = formatGib(Number(over[0]!.blocked!.data!['usableBytes']));
+    const gib = over.map((x) => formatBytes(Number(x.blocked!.data!['weightsBytes'])));
+    const usable = formatBytes(Number(over[0]!.blocked!.data!['usableBytes']));
     clauses.push(over.length === 1
       ? `at ${over[0]!.tp} the weights, ${gib[0]} a GPU, exceed ${usable} usable`
       : `at ${and(over.map((x) => String(x.tp)))} the weights (${gib.join(', ')} a GPU) exceed ${usable} usable`);

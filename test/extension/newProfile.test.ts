@@ -72,13 +72,13 @@ test('Mixtral-8x7B on H100 SXMs: tp 2, and the line says why not 1 (s47 newcomer
   const { r } = written(join(ROOT, 'test/fixtures/configs/Mixtral-8x7B-v0.1.config.json'), 'H100 SXM', join(ROOT, 'test/fixtures/configs/mixtral.attn.yaml'));
   assert.ok(!('error' in r));
   assert.equal(r.tensorParallelSize, 2);
-  assert.match(unwrap(r.text), /^ {2}tensor_parallel_size: 2 +# at 1 the weights, 86\.99 GiB a GPU, exceed 71\.30 GiB usable$/m);
-  assert.match(r.note, /\(at 1 the weights, 86\.99 GiB a GPU, exceed 71\.30 GiB usable\)\.$/);
+  assert.match(unwrap(r.text), /^ {2}tensor_parallel_size: 2 +# at 1 the weights, 87 GiB a GPU, exceed 71\.3 GiB usable$/m);
+  assert.match(r.note, /\(at 1 the weights, 87 GiB a GPU, exceed 71\.3 GiB usable\)\.$/);
   // The serving check's verdict follows it on the same line.
   const chosen = await servingTensorParallel(r, (f) => simulatePool(f.profile, { baselines: false }));
   assert.ok(chosen);
   assert.equal(chosen.tensorParallelSize, 2);
-  assert.match(unwrap(chosen.text), /^ {2}tensor_parallel_size: 2 +# at 1 the weights, 86\.99 GiB a GPU, exceed 71\.30 GiB usable; its simulation of the workload below keeps up: /m);
+  assert.match(unwrap(chosen.text), /^ {2}tensor_parallel_size: 2 +# at 1 the weights, 87 GiB a GPU, exceed 71\.3 GiB usable; its simulation of the workload below keeps up: /m);
 });
 
 test('Llama-3.1-405B on RTX 4090s: no tp up to 8 holds it; tp 8 × pp 5, the weights diagnostic\'s fewest GPUs, is written with a comment', () => {
@@ -186,7 +186,7 @@ test('Llama-3.1-70B on H100 SXMs: the serving check writes tp 4, whose own simul
   // tensor-parallel all-reduces, 47cdded / 0afd29d: the bound, not either figure, is what is held).
   assert.ok(chosen.tries[1].p99TtftS! > 0.1 && chosen.tries[1].p99TtftS! < 1, `tp 4 p99 TTFT ${chosen.tries[1].p99TtftS}`);
   assert.equal(chosen.tensorParallelSize, 4);
-  assert.match(unwrap(chosen.text), /^ {2}tensor_parallel_size: 4 +# at 1 the weights, 131\.42 GiB a GPU, exceed 71\.30 GiB usable; 2 holds the weights, but its simulation of the workload below was overloaded, \d+\.\d% of requests meeting the SLO; it serves up to/m);
+  assert.match(unwrap(chosen.text), /^ {2}tensor_parallel_size: 4 +# at 1 the weights, 131 GiB a GPU, exceed 71\.3 GiB usable; 2 holds the weights, but its simulation of the workload below was overloaded, \d+\.\d% of requests meeting the SLO; it serves up to/m);
   assert.match(chosen.note, /^tensor_parallel_size 4: the smallest at which the workload below is served within its SLO \(modelled: at 2, overloaded, .*; at 4, 100\.0% meeting the SLO \(90% asked\), TTFT p99 \d+ ms\); it serves up to [\d.]+ requests\/s within the SLO \(capacity search\)\.$/);
   const read = readProfile(chosen.text, join(ROOT, 'test/fixtures/configs/70b.attn.yaml'), host);
   assert.equal(read.value?.device.tensorParallelSize, 4);
@@ -204,7 +204,7 @@ test('the serving check when no tp up to 8 serves the load: tp 8 written, its co
   assert.ok(chosen);
   assert.equal(chosen.tensorParallelSize, 8);
   assert.equal(chosen.tries.length, 3);
-  assert.match(unwrap(chosen.text), /^ {2}tensor_parallel_size: 8 +# at 1 the weights, 131\.42 GiB a GPU, exceed 71\.30 GiB usable; no tensor_parallel_size up to 8 serves the workload below within the SLO \(here: overloaded, 50\.0% of requests meeting the SLO\): lower workload\.arrival_rate, or add engines with data_parallel_size$/m);
+  assert.match(unwrap(chosen.text), /^ {2}tensor_parallel_size: 8 +# at 1 the weights, 131 GiB a GPU, exceed 71\.3 GiB usable; no tensor_parallel_size up to 8 serves the workload below within the SLO \(here: overloaded, 50\.0% of requests meeting the SLO\): lower workload\.arrival_rate, or add engines with data_parallel_size$/m);
   assert.match(chosen.note, /^no tensor_parallel_size up to 8 serves the workload/);
 });
 
@@ -241,7 +241,7 @@ test('a load no tp up to 8 serves (Llama-3.1-70B on L4s, 8 requests/s): the capa
   assert.ok(m, chosen.text);
   const rate = Number(m[1]);
   assert.ok(rate > 0 && rate < 8, `rate ${rate}`);
-  assert.match(unwrap(chosen.text), /^ {2}tensor_parallel_size: 8 +# at 1, 2 and 4 the weights \(131\.42 GiB, 65\.71 GiB, 32\.86 GiB a GPU\) exceed 19\.75 GiB usable; no tensor_parallel_size up to 8 serves 8 requests\/s within the SLO \(here: .*\); data_parallel_size engines serve more$/m);
+  assert.match(unwrap(chosen.text), /^ {2}tensor_parallel_size: 8 +# at 1, 2 and 4 the weights \(131 GiB, 65\.7 GiB, 32\.9 GiB a GPU\) exceed 19\.8 GiB usable; no tensor_parallel_size up to 8 serves 8 requests\/s within the SLO \(here: .*\); data_parallel_size engines serve more$/m);
   const read = readProfile(chosen.text, join(ROOT, 'test/fixtures/configs/70b-l4.attn.yaml'), host);
   assert.ok(read.value);
   assert.equal(read.value.workload?.arrivalRate, rate);
@@ -265,7 +265,7 @@ test('the largest size is read off its capacity search\'s first point, not simul
   assert.ok(chosen);
   assert.deepEqual(calls, ['simulate 2', 'simulate 4', 'search 8']);
   assert.deepEqual(chosen.tries.at(-1), { tensorParallelSize: 8, overloaded: false, attainment: 0.95, target: 0.9, p99TtftS: 0.4, serves: true });
-  assert.match(unwrap(chosen.text), /^ {2}tensor_parallel_size: 8 +# at 1 the weights, 131\.42 GiB a GPU, exceed 71\.30 GiB usable; 2 and 4 hold the weights, but its simulation of the workload below was overloaded, 10\.0% of requests meeting the SLO; overloaded, 10\.0% of requests meeting the SLO; it serves up to 12\.3 requests\/s within the SLO \(capacity search\)$/m);
+  assert.match(unwrap(chosen.text), /^ {2}tensor_parallel_size: 8 +# at 1 the weights, 131 GiB a GPU, exceed 71\.3 GiB usable; 2 and 4 hold the weights, but its simulation of the workload below was overloaded, 10\.0% of requests meeting the SLO; overloaded, 10\.0% of requests meeting the SLO; it serves up to 12\.3 requests\/s within the SLO \(capacity search\)$/m);
   // Overloaded at the asked rate: not served; the search already run gives the rate written (no second search).
   calls.length = 0;
   const over = await servingTensorParallel(r, (f) => (calls.push(`simulate ${f.tensorParallelSize}`), Promise.resolve(pool(true, 0.1, 30))), (f) => {
@@ -280,7 +280,7 @@ test('the largest size is read off its capacity search\'s first point, not simul
   const idle = await servingTensorParallel(r, () => Promise.resolve(pool(true, 0.1, 30)), () =>
     Promise.resolve({ capacity: { maxRate: 0.00678, saturatedRate: 1.25, limit: 'slo', points: [{ ...point, overloaded: true, sloAttainment: 0.5 }] } } as unknown as PoolResult));
   assert.match(unwrap(idle!.text), /^ {2}arrival_rate: 0\.00678 +# the capacity search's answer at tensor_parallel_size 8, near idle \(see its comment\); 8 was not served$/m);
-  assert.match(unwrap(idle!.text), /^ {2}tensor_parallel_size: 8 +# at 1 the weights, 131\.42 GiB a GPU, exceed 71\.30 GiB usable; no tensor_parallel_size up to 8 serves 8 requests\/s within the SLO \(here: .*\); the SLO holds only near idle: 0\.00678 requests\/s is 0\.5% of the saturated throughput μ = 1\.25, so the requests that miss it miss it alone/m);
+  assert.match(unwrap(idle!.text), /^ {2}tensor_parallel_size: 8 +# at 1 the weights, 131 GiB a GPU, exceed 71\.3 GiB usable; no tensor_parallel_size up to 8 serves 8 requests\/s within the SLO \(here: .*\); the SLO holds only near idle: 0\.00678 requests\/s is 0\.5% of the saturated throughput μ = 1\.25, so the requests that miss it miss it alone/m);
   assert.match(idle!.note, /, and the SLO holds only near idle: /);
   // A runner before s43 writes no overloaded on its points: tp 8 simulated as before, the search kept for its rate.
   calls.length = 0;
@@ -310,7 +310,7 @@ test('the serving check: kept up but under slo attainment fails; cancelled write
   const stopped = await servingTensorParallel(r, (f) => Promise.resolve(f.tensorParallelSize === 2 ? pool(true, 0.028, 299) : 'the simulation failed (exit code 1)'));
   assert.ok(stopped);
   assert.equal(stopped.tensorParallelSize, 2);
-  assert.match(unwrap(stopped.text), /^ {2}tensor_parallel_size: 2 +# at 1 the weights, 131\.42 GiB a GPU, exceed 71\.30 GiB usable; the check that the workload below is served stopped at 4: the simulation failed \(exit code 1\); at 2: overloaded, 2\.8% of requests meeting the SLO$/m);
+  assert.match(unwrap(stopped.text), /^ {2}tensor_parallel_size: 2 +# at 1 the weights, 131 GiB a GPU, exceed 71\.3 GiB usable; the check that the workload below is served stopped at 4: the simulation failed \(exit code 1\); at 2: overloaded, 2\.8% of requests meeting the SLO$/m);
   assert.match(stopped.note, /The check that its workload is served stopped at tensor_parallel_size 4: the simulation failed \(exit code 1\)\.$/);
 });
 
