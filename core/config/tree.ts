@@ -863,6 +863,26 @@ function indentedFirstKey(text: string): { offset: number; indent: number; keyLe
 }
 
 /**
+ * The first line from the one holding `from` through the one holding `to` written `key:value`
+ * with no space after the colon (`page_size:64`), which YAML reads as one plain scalar, not a key:
+ * yaml then says "Implicit keys need to be on a single line" or "Implicit map keys need to be
+ * followed by map values", neither naming the slip (s49 newcomer-ed 11). The key, the value and the
+ * range of `key:value`; null when no line is so (a value starting with "/" or ":" is left alone: a URL).
+ */
+function gluedKeyValue(text: string, from: number, to: number): { key: string; value: string; range: SourceRange } | null {
+  let offset = text.lastIndexOf('\n', Math.max(0, from - 1)) + 1;
+  while (offset <= Math.min(to, text.length)) {
+    const nl = text.indexOf('\n', offset);
+    const line = text.slice(offset, nl < 0 ? text.length : nl).replace(/\r$/, '');
+    const m = /^(\s*(?:- +)?)([A-Za-z_][\w.-]*):([^\s:/#][^#]*?)\s*(?:#.*)?$/.exec(line);
+    if (m) return { key: m[2]!, value: m[3]!, range: { offset: offset + m[1]!.length, length: m[2]!.length + 1 + m[3]!.length } };
+    if (nl < 0) break;
+    offset = nl + 1;
+  }
+  return null;
+}
+
+/**
  * yaml's errors as problems, worded by yamlErrorMessage: a stray indent before the first key is
  * one error at that key (the errors it causes further down are counted, not listed); otherwise
  * the first MAX_YAML_ERRORS, and one more problem counting the rest.
@@ -889,6 +909,8 @@ function yamlSyntaxProblems(text: string, all: YAML.YAMLError[], docs: readonly 
     const said = e.code === 'DUPLICATE_KEY' ? duplicateKey(docs, e.pos[0]) : e.code === 'BLOCK_AS_IMPLICIT_KEY' ? deeper.get(e.pos[0]) : undefined;
     if (said) return problem(said.message, said.range);
     const hint = e.code === 'TAB_AS_INDENT' ? ': indent with spaces, not tabs' : '';
+    const glued = /^Implicit (?:map )?keys need/.test(e.message) ? gluedKeyValue(text, e.pos[0], e.pos[1]) : null;
+    if (glued) return problem(`YAML syntax error: ${yamlErrorMessage(e.message)} (add a space after the colon: "${glued.key}: ${glued.value}")`, glued.range);
     return problem(`YAML syntax error: ${yamlErrorMessage(e.message)}${hint}`, clampRange(e.pos[0], e.pos[1], text.length));
   });
   const rest = errors.slice(MAX_YAML_ERRORS);

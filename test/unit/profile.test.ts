@@ -392,6 +392,19 @@ test('YAML syntax errors: worded without the parser\'s token names, the first 5 
   assert.equal(yamlErrorMessage('Unexpected flow-map-end token in YAML stream'), 'unexpected "}" here');
 });
 
+// s49 newcomer-ed 11: `page_size:64` (no space after the colon) is one plain scalar to YAML, and
+// the parser's words ("Implicit keys need to be on a single line") did not name the slip.
+test('key:value with no space after the colon: the YAML error says to add one, at that line', () => {
+  const inside = 'model: ./config.json\nkv_cache:\n  page_size:64\n  memory_gib: 4\n';
+  const [first] = parseYamlTree(inside).problems;
+  assert.deepEqual(first, { severity: 'error', code: 'yaml-syntax', message: 'YAML syntax error: Implicit keys need to be on a single line (add a space after the colon: "page_size: 64")', range: { offset: inside.indexOf('page_size'), length: 'page_size:64'.length } });
+  const last = 'model: ./config.json\nkv_cache:\n  memory_gib: 4\n  page_size:64\n';
+  assert.deepEqual(parseYamlTree(last).problems.map((p) => [p.message, p.range.offset]), [['YAML syntax error: Implicit map keys need to be followed by map values (add a space after the colon: "page_size: 64")', last.indexOf('page_size')]]);
+  // A URL's colon is no slip: no hint where the only glued colon is in `http://…`.
+  const url = 'a: 1\nhttp://x\nb: 2\n';
+  for (const p of parseYamlTree(url).problems) assert.doesNotMatch(p.message, /add a space/, p.message);
+});
+
 test('an empty profile or one without model: missing-field for model', () => {
   assert.match(only(read('').problems, 'missing-field').message, /model/);
   const p = only(read('dtype: bf16\n').problems, 'missing-field');
