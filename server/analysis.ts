@@ -37,7 +37,7 @@ import { anchorOf } from '../core/config/profileSchema';
 import type { NotRead } from '../core/fileText';
 import type { Estimate } from '../core/estimate';
 import { DEFAULT_GPU, GPUS } from '../core/estimate/gpus';
-import { sweepPointNoter, validateProfileTree, type PartialProfile } from '../core/validate';
+import { POOL_NOT_SIMULABLE, sweepPointNoter, validateProfileTree, type PartialProfile } from '../core/validate';
 import { caseCountRefusal } from '../core/refusals';
 import { documentName, uriToPath } from './paths';
 import { describeError } from './safe';
@@ -178,7 +178,7 @@ export function analyze(document: TextDocument, host: FileHost, previous?: Analy
     // No axes, no sweep (`attnscope sweep` refuses it; the schema's diagnostic says what to add): no points hint, no lens.
     a.sweep = block && block.axes.length > 0 ? { points: sweepSize(block.axes), job: block.job } : null;
     if (a.kind === 'profile' && a.profile !== null && a.tree !== null) {
-      const assumed = gpuAssumed(a.profile, a.tree);
+      const assumed = gpuAssumed(a.profile, a.tree, a.problems);
       if (assumed !== null) a.problems.push(assumed);
     }
     const trace = a.kind === 'profile' ? a.profile?.workload?.trace : undefined;
@@ -212,8 +212,9 @@ export function analyze(document: TextDocument, host: FileHost, previous?: Analy
  * editor's only: the CLI's simulate prints the GPU on its step-time line ("on H100 SXM (device.gpu
  * not set: the default)").
  */
-function gpuAssumed(profile: Profile, root: ValueNode): Problem | null {
-  if (profile.workload === null || profile.device.gpu || profile.model.isEncoder) return null;
+function gpuAssumed(profile: Profile, root: ValueNode, problems: readonly Problem[]): Problem | null {
+  // A pool the simulation cannot size: its warning says what to set, this would say it again (s49).
+  if (profile.workload === null || profile.device.gpu || profile.model.isEncoder || problems.some((p) => p.code === POOL_NOT_SIMULABLE)) return null;
   return {
     severity: 'info',
     code: GPU_ASSUMED,

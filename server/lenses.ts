@@ -39,6 +39,19 @@ function hasWorkload(a: Analysis): boolean {
 }
 
 /**
+ * Where a profile writes a `workload:` whose pool cannot be simulated (POOL_NOT_SIMULABLE): a lens
+ * with no command (VS Code draws it as plain text) saying why, the warning's words up to their
+ * first colon ("No serving simulation: the KV pool has no pages (see the warning)"), where the
+ * lens vanished without a word (s49 newcomer-ed 4). Null otherwise.
+ */
+function noSimulationLens(a: Analysis, range: CodeLens['range']): CodeLens | null {
+  if (a.kind !== 'profile' || getProperty(a.tree, 'workload') === undefined) return null;
+  const pool = a.problems.find((p) => p.code === POOL_NOT_SIMULABLE);
+  if (pool === undefined) return null;
+  return { range, command: { title: `No serving simulation: ${pool.message.split(': ')[0]} (see the warning)`, command: '' } };
+}
+
+/**
  * "Run sweep" on the line of a profile's `sweep:` key (written, valid or not: the lens stays put
  * while an axis is edited; the runner says what is wrong), with the points it expands to when
  * the block reads (core/config/sweep.ts, as the points hint). Null without a `sweep:` key or
@@ -79,6 +92,7 @@ export function codeLenses(a: Analysis, clientCommands: boolean): CodeLens[] {
   return [
     ...(refused ? [] : [{ range, command: { title: 'Run attention benchmark', command: Commands.runBenchmark, arguments: [a.uri] } }]),
     ...(hasWorkload(a) ? [{ range, command: { title: 'Run serving simulation', command: Commands.runSimulation, arguments: [a.uri] } }] : []),
+    ...[noSimulationLens(a, range)].filter((l) => l !== null),
     { range, command: { title: 'Show memory breakdown', command: Commands.showMemoryBreakdown, arguments: [a.uri] } },
     ...(sweep ? [sweep] : []),
   ];

@@ -100,7 +100,8 @@ export function semanticProblems(root: ValueNode, profile: Profile, invalid: rea
       range: at(budgetKey),
     });
   }
-  if (reads('device.memory_gib', 'device.gpu', 'kv_cache.memory_gib', 'kv_cache.num_pages') && profile.device.memoryGib === null && !profile.device.gpu && profile.kvCache.memoryGib === 'auto' && profile.kvCache.numPages === 'auto' && !m.isEncoder) {
+  if (reads('device.memory_gib', 'device.gpu', 'kv_cache.memory_gib', 'kv_cache.num_pages') && profile.device.memoryGib === null && !profile.device.gpu && profile.kvCache.memoryGib === 'auto' && profile.kvCache.numPages === 'auto' && !m.isEncoder && profile.workload === null) {
+    // With a workload the pool warning (core/estimate poolSizeProblem, no GPU set) says it, once (s49).
     problems.push({
       severity: 'info', code: 'no-memory-budget',
       message: 'neither device.memory_gib nor device.gpu is set, so the KV pool is not sized: set device.gpu ("A100 80GB", "H100 SXM", ...), device.memory_gib or kv_cache.memory_gib',

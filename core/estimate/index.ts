@@ -1816,9 +1816,18 @@ export function poolSizeProblem(profile: Profile): { keys: string[]; message: st
     const noDevice = profile.device.gpu === undefined && profile.device.memoryGib === null;
     // A bare config.json has none of these keys: a profile is what it needs (s47 newcomer).
     if (noDevice && isBareConfig(profile)) return { keys: ['model'], message: `the KV pool has no pages: a config.json names no GPU: ${bareConfigProfileHint(profile.sourcePath!, DEFAULT_GPU)}` };
+    // No device at all: one thing to add, said plainly, at the workload it stops (s49 newcomer-ed 4: the
+    // warning sat on `model:`, its aside "the step time's default H100 SXM does not" read as noise, and two
+    // infos, no-memory-budget and the editor's gpu-assumed, said it again).
+    if (noDevice) {
+      return {
+        keys: ['kv_cache.memory_gib', 'kv_cache', 'workload', 'model'],
+        message: `the KV pool has no pages: no GPU is set; add device: { gpu: ${DEFAULT_GPU} } (the GPU you serve on: its memory sizes the pool), or set kv_cache.memory_gib or kv_cache.num_pages`,
+      };
+    }
     return {
       keys: ['kv_cache.memory_gib', 'device.memory_gib', 'device.gpu', 'kv_cache', 'device', 'model'],
-      message: `the KV pool has no pages: set ${noDevice ? `device.gpu (a GPU of the table, or a mapping describing one: its memory sizes the pool; the step time's default ${DEFAULT_GPU} does not), ` : ''}kv_cache.num_pages or kv_cache.memory_gib, or device.memory_gib large enough for the weights`,
+      message: 'the KV pool has no pages: set kv_cache.num_pages or kv_cache.memory_gib, or device.memory_gib large enough for the weights',
     };
   }
   return pages > MAX_SIMULATED_PAGES ? tooMany(pages, ['kv_cache.memory_gib', 'device.memory_gib', 'kv_cache', 'device', 'model']) : null;

@@ -7,6 +7,7 @@ import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { DiagnosticSeverity, type Diagnostic } from 'vscode-languageserver-protocol';
 import { LspClient, fixture, fixtureUri, hintLabel, positionAt, rangeOf } from './harness';
+import { Commands } from '../../core/protocol/lsp';
 import { mayHaveNvidiaGpu } from '../../server/diagnostics';
 import { aliasBomb } from '../fixtures/yaml';
 
@@ -256,7 +257,7 @@ test("a workload whose KV pool has no pages for want of room: the fit warning al
   // At device.memory_gib's value, not at kv_cache (which has no budget key).
   assert.deepEqual(fit.range, rangeOf(text, '16'));
   assert.deepEqual(diags.filter((x) => x.code === 'pool-not-simulable' || /no pages/.test(String(x.message))), []);
-  assert.deepEqual((await client.codeLenses(uri))!.map((l) => l.command?.title), ['Run attention benchmark', 'Show memory breakdown']);
+  assert.deepEqual((await client.codeLenses(uri))!.map((l) => l.command?.title), ['Run attention benchmark', 'No serving simulation: the KV pool has no pages (see the warning)', 'Show memory breakdown']);
   await client.close(uri);
   // With a KV budget the pool has pages (2 GiB / (32 layers · 2 · 8 · 128 · 4 B · 16 tokens = 2 MiB) = 1,024 pages): no warning, and the lens is back.
   const fixed = text.replace('  page_size: 16\n', '  page_size: 16\n  memory_gib: 2\n');
@@ -269,11 +270,36 @@ test("a workload whose KV pool has no pages for want of room: the fit warning al
   const tight = text.replace('dtype: fp32', 'dtype: bf16').replace('memory_gib: 16', 'memory_gib: 16.8');
   const uri3 = fixtureUri(`planted-${n++}.p.attn.yaml`);
   const d3 = await client.open(uri3, tight);
-  assert.deepEqual((await client.codeLenses(uri3))!.map((l) => l.command?.title), ['Run attention benchmark', 'Show memory breakdown']);
+  assert.deepEqual((await client.codeLenses(uri3))!.map((l) => l.command?.title), ['Run attention benchmark', 'No serving simulation: the KV pool has no pages (see the warning)', 'Show memory breakdown']);
   await client.close(uri3);
   const empty = only(d3, 'kv-pool-empty');
   assert.match(empty.message, /leave no room for a KV page in 16\.8 GiB × 0\.90 = 15\.1 GiB: raise device\.gpu_memory_utilization to 0\.92/);
   assert.deepEqual(d3.filter((x) => x.code === 'pool-not-simulable'), []);
+});
+
+// s49 newcomer-ed 4: a profile with a workload and no device: section had three diagnostics saying it
+// (a warning at model:, with "the step time's default H100 SXM does not", and the infos no-memory-budget
+// and gpu-assumed), and the simulation lens vanished without a word.
+test('a workload with no device: one warning at the workload saying what to add, and a lens saying why there is no simulation', async () => {
+  const text = 'model: ../../examples/llama-3.1-8b/config.json\nworkload:\n  requests: 10\n';
+  const uri = fixtureUri(`planted-${n++}.p.attn.yaml`);
+  const diags = await client.open(uri, text);
+  assert.deepEqual(diags.map((d) => [d.code, d.message, d.range]), [[
+    'pool-not-simulable',
+    'the KV pool has no pages: no GPU is set; add device: { gpu: H100 SXM } (the GPU you serve on: its memory sizes the pool), or set kv_cache.memory_gib or kv_cache.num_pages',
+    { start: { line: 2, character: 2 }, end: { line: 3, character: 0 } }, // the workload block's value (profile ranges are values), not model:
+  ]]);
+  const lenses = (await client.codeLenses(uri))!;
+  assert.deepEqual(lenses.map((l) => [l.command?.title, l.command?.command]), [
+    ['Run attention benchmark', Commands.runBenchmark],
+    ['No serving simulation: the KV pool has no pages (see the warning)', ''],
+    ['Show memory breakdown', Commands.showMemoryBreakdown],
+  ]);
+  // Adding what it says brings the lens back, and no warning.
+  const fixed = text.replace('workload:', 'device: { gpu: H100 SXM }\nworkload:');
+  assert.deepEqual((await client.change(uri, fixed)).filter((d) => d.code === 'pool-not-simulable'), []);
+  assert.ok((await client.codeLenses(uri))!.some((l) => l.command?.title === 'Run serving simulation'));
+  await client.close(uri);
 });
 
 test('a named GPU whose memory the weights overfill: the fit check\'s fix, once, not "device.memory_gib large enough" (s43 newcomer-ed L1, s46)', async () => {

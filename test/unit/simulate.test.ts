@@ -1085,8 +1085,8 @@ test('a profile without workload or pages says what to set, at the right place',
   const r = readProfile(readFileSync(file, 'utf8'), file, { readFile: (p) => readFileSync(p, 'utf8') });
   await assert.rejects(
     simulatePool(r.value!),
-    (e: unknown) => e instanceof PoolConfigError && e.key === 'kv_cache.memory_gib' && e.format() === `${file}:3:11: the KV pool has no pages: set device.gpu (a GPU of the table, or a mapping describing one: its memory sizes the pool; the step time's default H100 SXM does not), kv_cache.num_pages or kv_cache.memory_gib, or device.memory_gib large enough for the weights`,
-    // No device: device.gpu is among the fixes (s42 newcomer 11: it was not, though README called H100 SXM the default).
+    (e: unknown) => e instanceof PoolConfigError && e.key === 'kv_cache.memory_gib' && e.format() === `${file}:3:11: the KV pool has no pages: no GPU is set; add device: { gpu: H100 SXM } (the GPU you serve on: its memory sizes the pool), or set kv_cache.memory_gib or kv_cache.num_pages`,
+    // No device: adding device.gpu is the first fix (s42 newcomer 11: it was not listed; s49: said plainly, what to write).
   );
 });
 
