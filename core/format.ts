@@ -84,6 +84,18 @@ export function formatValueToWrite(x: number): string {
   return Number.isFinite(x) ? sig3(x) : String(x);
 }
 
+/**
+ * A bound to write so that a figure `x` meets it (`key >= bound`), as formatValueToWrite writes
+ * it but rounded up to three significant digits, never below `x`: a p99 TTFT of 104.2 ms needs
+ * slo.ttft_ms 105, not the 104 round-to-nearest gives. The no-best lines of `simulate --max-rate`
+ * and of a sweep report both name their bounds with it.
+ */
+export function boundToWrite(x: number): string {
+  if (!Number.isFinite(x) || x <= 0) return formatValueToWrite(x);
+  const step = 10 ** (Math.floor(Math.log10(x)) - 2);
+  return formatValueToWrite(Math.ceil(x / step - 1e-9) * step);
+}
+
 /** A GPU's datasheet peaks in the units the datasheets use: H100 SXM "3.35 TB/s · 989 TFLOP/s bf16", B200 "8 TB/s · 2,250 TFLOP/s bf16". */
 export function formatGpuPeaks(g: { memoryBytesPerSec: number; bf16FlopsPerSec: number }): string {
   return `${formatSignificant(g.memoryBytesPerSec / 1e12)} TB/s · ${formatSignificant(g.bf16FlopsPerSec / 1e12)} TFLOP/s bf16`;

@@ -1,5 +1,5 @@
 /** The latency part of `attnscope simulate`'s text output, and the capacity search's curve. */
-import { BENCHMARK_DURATION, formatAttainmentTarget, formatCount, formatCountOf, formatDuration, formatPercent, formatRequestRate, formatTimeScale, formatValueToWrite, OVERLOAD_MIN_SHARE, QUEUE_GROWS, sloNearIdleNote, sloVerdict } from '../../core/format';
+import { BENCHMARK_DURATION, formatAttainmentTarget, formatCount, formatCountOf, formatDuration, formatPercent, formatRequestRate, formatTimeScale, boundToWrite, OVERLOAD_MIN_SHARE, QUEUE_GROWS, sloNearIdleNote, sloVerdict } from '../../core/format';
 import type { CapacityCurve, LatencySlo, LatencyStats, LatencySummary } from '../../core/protocol/latency';
 
 /** A latency given in seconds, in the unit its size needs (core/format formatDuration: "42.5 ms", "3.27 h"). */
@@ -53,32 +53,27 @@ export function formatLatency(l: LatencySummary, meanWaiting: number | undefined
 }
 
 /**
- * The capacity search: one line per rate tried, in order, then the answer. Every rate (those tried,
- * μ, the answer) as core/format.ts formatRequestRate writes it, as the sweep table, the cost line and
- * the Kept up line write the same figures (s46: "30.05" here, "30.1" there): 3 significant digits,
- * finer than the search's default 2 % tolerance. `dataParallelSize`:
- * the profile's device.data_parallel_size, whose μ is one engine's times it (capacity.ts saturatedThroughput).
- */
-/**
  * Where no rate passed: the bound each SLO term would need at the lowest rate tried, its p99 there
  * (a nearly idle server's; p99 >= the percentile any attainment up to 99 % asks, so a bound at it
  * passes that term there), as the sweep report's no-best line says (s49 newcomer L7: "TTFT <= 0.001 ms"
  * missed at 0.0117 requests/s, p99 TTFT 104 ms, unnamed). '' when no term's p99 is over its bound.
  */
 function idleBounds(c: CapacityCurve): string {
-  // Up to three significant digits, so that the bound written is not below the p99 (104.2 ms -> 105).
-  const ceil3 = (x: number) => {
-    const step = 10 ** (Math.floor(Math.log10(x)) - 2);
-    return Math.ceil(x / step - 1e-9) * step;
-  };
   const low = c.points.reduce<CapacityCurve['points'][number] | null>((b, p) => (b === null || p.rate < b.rate ? p : b), null);
   if (!low) return '';
   const terms = ([['TTFT', 'slo.ttft_ms', low.p99TtftS, c.slo.ttftMs], ['TPOT', 'slo.tpot_ms', low.p99TpotS, c.slo.tpotMs]] as const)
     .filter(([, , at, bound]) => at !== null && bound !== undefined && at * 1000 > bound)
-    .map(([name, key, at]) => `p99 ${name} ${formatDuration(at! * 1e9)} (${key} >= ${formatValueToWrite(ceil3(at! * 1000))} would hold ${name} there)`);
+    .map(([name, key, at]) => `p99 ${name} ${formatDuration(at! * 1e9)} (${key} >= ${boundToWrite(at! * 1000)} would hold ${name} there)`);
   return terms.length === 0 ? '' : ` At the lowest rate, ${formatRequestRate(low.rate)} requests/s: ${terms.join(', ')}.`;
 }
 
+/**
+ * The capacity search: one line per rate tried, in order, then the answer. Every rate (those tried,
+ * μ, the answer) as core/format.ts formatRequestRate writes it, as the sweep table, the cost line and
+ * the Kept up line write the same figures (s46: "30.05" here, "30.1" there): 3 significant digits,
+ * finer than the search's default 2 % tolerance. `dataParallelSize`:
+ * the profile's device.data_parallel_size, whose μ is one engine's times it (capacity.ts saturatedThroughput).
+ */
 export function formatCapacity(c: CapacityCurve, dataParallelSize = 1): string {
   const header = ['rate (req/s)', 'time scale', 'p99 TTFT', 'p99 TPOT', 'goodput (req/s)', 'meets SLO', 'keeps up', 'verdict'];
   const rows = c.points.map((p) => [rate(p.rate), formatTimeScale(p.scale), p.p99TtftS === null ? 'n/a' : dur(p.p99TtftS), p.p99TpotS === null ? 'n/a' : dur(p.p99TpotS), rate(p.goodputRequestsPerSec), formatPercent(p.sloAttainment), p.keepsUp === false ? 'no' : 'yes', p.meets ? 'pass' : 'fail']);

@@ -14,7 +14,7 @@ import { modelledJob, SWEEP_SCHEMA_VERSION, type SweepMetrics, type SweepPointRe
 import { nvlsAllReduce, profileAllReduceLink, profileGpu, RING_STEP_LATENCY_S, ringAllReduceEfficiency } from '../simulate/step-time';
 import { InputError, readFailure, UsageError } from '../errors';
 import { toolBuild } from '../version';
-import { axisValueText, deployedGpuCount, maxRateText, formatUsd, formatUsdCost, usdPerMillionTokens, formatCount, formatCountOf, formatDuration, formatAttainmentTarget, formatPercent, formatSignificant, formatValueToWrite, keepsUpOf, maxRateLimitText, perGpuRate, sloSampleNote, steadyOutput, tpotOverheadNote } from '../../core/format';
+import { axisValueText, deployedGpuCount, maxRateText, formatUsd, formatUsdCost, usdPerMillionTokens, formatCount, formatCountOf, formatDuration, formatAttainmentTarget, formatPercent, formatSignificant, boundToWrite, keepsUpOf, maxRateLimitText, perGpuRate, sloSampleNote, steadyOutput, tpotOverheadNote } from '../../core/format';
 import { withinNoise, type TimingSpread } from '../../core/noise';
 import { describeEnvironment, gpuPrices, reportBuilds, rowBuild, splitByMachine, sweepProvenance, TIED_LISTED } from '../../core/sweepFigures';
 import { axisIndices, MAX_RATE_ARRIVAL_AXIS_TEXT, offsetToLineColumn, pointLabel } from '../../core/config';
@@ -678,7 +678,7 @@ export function noBestText(rows: readonly SweepReportRow[]): string | null {
   const q = target === 0.9 ? { name: 'p90', ttft: m.p90TtftS, tpot: m.p90TpotS, queue: m.p90QueueS } : target === 0.99 ? { name: 'p99', ttft: m.p99TtftS, tpot: m.p99TpotS, queue: m.p99QueueS } : null;
   for (const [name, key, at, bound] of q ? ([['TTFT', 'slo.ttft_ms', q.ttft, m.sloTtftMs], ['TPOT', 'slo.tpot_ms', q.tpot, m.sloTpotMs]] as const) : []) {
     if (at === undefined || bound === undefined) continue;
-    if (at * 1000 > bound) over.push(`${q!.name} ${name} ${ms(at)} is over its bound by ${ms(at - bound / 1000)} (${key} >= ${formatValueToWrite(at * 1000)} would let ${formatPercent(target, 0)} meet ${name} alone)`);
+    if (at * 1000 > bound) over.push(`${q!.name} ${name} ${ms(at)} is over its bound by ${ms(at - bound / 1000)} (${key} >= ${boundToWrite(at * 1000)} would let ${formatPercent(target, 0)} meet ${name} alone)`);
     else within.push(`${q!.name} ${name} ${ms(at)} is within its bound`);
   }
   const why = [...over, ...within].join('; ');

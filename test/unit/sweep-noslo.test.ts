@@ -5,6 +5,7 @@ import assert from 'node:assert/strict';
 import type { RunResult } from '../../core/protocol/run';
 import type { SweepMetrics, SweepReport, SweepReportRow } from '../../core/protocol/sweep';
 import { bestRow, formatReport, metricsOf, noBestText } from '../../runner/sweep/results';
+import { boundToWrite } from '../../core/format';
 
 const row = (rate: number, metrics: SweepMetrics): SweepReportRow => ({ id: `r${rate}`, index: rate, values: { 'workload.arrival_rate': rate }, label: `arrival_rate=${rate}`, environmentKey: 'e', status: 'ok', metrics, file: `r${rate}.json` });
 // SLO TTFT <= 200 ms and TPOT <= 50 ms. rate 8: 72 % meet it, p90 TTFT 340 ms, p90 TPOT 41 ms; rate 16: 30 %.
@@ -31,6 +32,15 @@ test('no point meets the SLO: the closest point (most requests meeting it), each
   assert.equal(noBestText([...rows, row(4, { ...slo, sloAttainment: 0.95, goodputRequestsPerSec: 3.9 })]), null);
   // Points judged by no SLO: nothing to say.
   assert.equal(noBestText([row(4, { throughputTokensPerSec: 100 })]), null);
+});
+
+test('the bound a no-best line names holds the percentile it quotes: rounded up to three digits, not to the nearest (s49 review)', () => {
+  // p90 TTFT 104.2 ms: slo.ttft_ms 104 would still miss it (104.2 > 104); 105 holds it. The sentence said ">= 104".
+  const close = [row(8, { ...slo, sloAttainment: 0.72, goodputRequestsPerSec: 5.1, p90TtftS: 0.1042, p90TpotS: 0.041 })];
+  const fixed = { ...slo, sloTtftMs: 100 };
+  close[0]!.metrics = { ...close[0]!.metrics, ...fixed };
+  assert.match(noBestText(close)!, /its p90 TTFT 104 ms is over its bound by 4\.2 ms \(slo\.ttft_ms >= 105 would let 90% meet TTFT alone\)/);
+  assert.deepEqual([boundToWrite(104.2), boundToWrite(340), boundToWrite(0.34 * 1000), boundToWrite(7.1), boundToWrite(1.4 * 1000)], ['105', '340', '340', '7.1', '1400']);
 });
 
 test('no point meets the SLO and the TTFT less its queueing still misses it: queueing is not the cause, the prefill is (s41 newcomer-ed F4)', () => {
