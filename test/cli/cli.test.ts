@@ -1967,7 +1967,7 @@ test('pipeline_parallel_size (s38 newcomer 1): estimate gives one stage\'s figur
   writeFileSync(sim, text);
   // Session 38 refused it ("the serving simulation does not model pipeline parallelism"); the batch
   // queue and the stages' step times are in native/src/pool/simulator.h, hand counts in test/unit/simulate.test.ts.
-  const s = cli(['simulate', sim]);
+  const s = cli(['simulate', sim, '--explain']); // the stages' derivation: printed with --explain
   assert.equal(s.code, 0, s.stderr);
   assert.match(unwrapped(s.stdout), /pipeline parallel 2: each stage runs a batch over its own layers \(40 \+ 40, vLLM get_pp_indices\)/);
   assert.match(unwrapped(s.stdout), /Requests: 10 \(completed 10, rejected 0\)/);
