@@ -9,7 +9,7 @@
  * line saying what it is, for every command that reads a profile (refuseToolOutput).
  */
 import { existsSync } from 'node:fs';
-import { basename, relative, resolve } from 'node:path';
+import { basename, isAbsolute, relative, resolve } from 'node:path';
 import { isGivenDescriptor, MAX_INPUT_TEXT_BYTES, readCommandLineText, readInputText, type NotRead } from '../core/fileText';
 import { offsetToLineColumn } from '../core/config';
 import { readsAsProfile } from '../core/config/fileKinds';
@@ -244,6 +244,19 @@ export function formatProblem(p: RunProblem): string {
   return `${p.file}${p.line !== undefined ? `:${p.line}:${p.column ?? 1}` : ''}: ${p.severity}: ${p.message}`;
 }
 
+/**
+ * How a message names a file the tool reached from the one the user named (the config.json of a
+ * profile's model:): as that one was named, absolute when it was given absolute, else relative to
+ * the working directory ("gemma-2-9b.json", "../models/config.json"), so that one run's messages do
+ * not mix the two (s48 newcomer L7: "gemma.attn.yaml:1:8" beside "/tmp/nc48t/gemma-2-9b.json:12:15").
+ * The one rule for it: loadProfile's messages, notes and refusals all pass through here. `path`
+ * absolute (the reader resolves it); `namedAs` the command line's file ("-": stdin, left absolute).
+ */
+export function shownPath(path: string, namedAs: string): string {
+  if (!isAbsolute(path) || isAbsolute(namedAs) || namedAs === '-') return path;
+  return relative(process.cwd(), path) || '.';
+}
+
 /** Files other than the one named (the config.json of model:): core/fileText.ts readInputText, so never a FIFO. */
 function readText(path: string, refused = new Map<string, NotRead>()): string | null {
   return readInputText(path, refused);
@@ -290,7 +303,7 @@ export function loadProfile(file: string, command: ProfileCommand, given?: Profi
   const profile = checked.profile;
   const problems = checked.problems.map((p) => ({ ...p, severity: runSeverity(p) }));
 
-  const display = (p: string) => (p === abs ? file : p);
+  const display = (p: string) => (p === abs ? file : shownPath(p, file));
   // A file that does not parse: its parse errors only, one per place (JSON's "property name
   // expected" and "value expected" at one comma), as the rest is the parser's guess past them.
   const errors = checked.parseErrors.length > 0

@@ -93,7 +93,15 @@ test('errors of the profile and of the config.json it names: the profile\'s line
   const at = r.stderr.trimEnd().split('\n').map((l) => l.split(': ')[0]);
   // The config's error once, at its own line, last: not again as the profile's summary at the
   // model value (1:8, "the model config ... has 1 error; first: ..."), which the editor shows.
-  assert.deepEqual(at, ['mixed.attn.yaml:3:14', 'mixed.attn.yaml:5:14', `${join(dir, 'bad', 'config.json')}:5:25`], r.stderr);
+  // The config.json as the profile was named (s48 newcomer L7: a relative profile's lines beside the config's
+  // absolute path): relative to the working directory here, absolute when the profile is named by its absolute path.
+  assert.deepEqual(at, ['mixed.attn.yaml:3:14', 'mixed.attn.yaml:5:14', join('bad', 'config.json') + ':5:25'], r.stderr);
+  const abs = cli(['estimate', join(dir, 'mixed.attn.yaml')], dir);
+  assert.deepEqual(abs.stderr.trimEnd().split('\n').map((l) => l.split(': ')[0]), [`${join(dir, 'mixed.attn.yaml')}:3:14`, `${join(dir, 'mixed.attn.yaml')}:5:14`, `${join(dir, 'bad', 'config.json')}:5:25`], abs.stderr);
+  const sub = join(dir, 'sub');
+  mkdirSync(sub);
+  const up = cli(['estimate', '../mixed.attn.yaml'], sub);
+  assert.equal(up.stderr.trimEnd().split('\n').at(-1)!.split(': ')[0], `${join('..', 'bad', 'config.json')}:5:25`, up.stderr);
 });
 
 test('a list with hundreds of errors prints three of a kind and a count, not hundreds of lines', () => {
