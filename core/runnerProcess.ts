@@ -296,6 +296,7 @@ export function parseEvent(line: string): RunnerEvent | null {
     case 'error':
     case 'sweepEnd':
     case 'sweepBusy':
+    case 'sweepPoints':
       return value as RunnerEvent;
     default:
       return null;

@@ -22,7 +22,9 @@ export interface LiveMessages {
 export function recordLive(before: LiveMessages, msg: ToWebview): LiveMessages {
   let { live, sweepLive } = before;
   if (msg.type === 'sweepStarted') sweepLive = [msg];
-  else if (msg.type === 'sweepProgress' && sweepLive.length > 0) sweepLive = [sweepLive[0]!, msg, ...sweepLive.filter((m) => m.type === 'runCancelling')];
+  else if (msg.type === 'sweepProgress' && sweepLive.length > 0) sweepLive = [sweepLive[0]!, msg, ...sweepLive.filter((m) => m.type === 'sweepPoints' || m.type === 'runCancelling')];
+  // The points saved so far (sweepPoints), the latest merge only: each holds all before it.
+  else if (msg.type === 'sweepPoints' && sweepLive.length > 0) sweepLive = [...sweepLive.filter((m) => m.type !== 'sweepPoints'), msg];
   else if (msg.type === 'runCancelling' && live.length === 0 && sweepLive.length > 0 && sweepLive.at(-1)?.type !== 'sweepEnded') sweepLive = [...sweepLive, msg];
   else if (msg.type === 'sweepEnded') sweepLive = sweepLive.length > 0 ? [sweepLive[0]!, msg] : [];
   if (msg.type === 'runStarted') live = [msg];

@@ -102,6 +102,10 @@ export class SweepRun extends RunInFlight<SweepReport | null> {
             this.outDir ??= e.outDir ?? null;
             ctx.dashboard.post({ type: 'sweepProgress', done: e.done, total: e.total, message: sweepProgressMessage(e) });
             break;
+          case 'sweepPoints':
+            // The points saved so far: the Sweep tab shows them under the progress, each added as it lands.
+            ctx.dashboard.post({ type: 'sweepPoints', report: e.report });
+            break;
           case 'log': {
             ctx.log[e.level](`[runner] ${e.message}`);
             break;

@@ -19,13 +19,14 @@ import '@vscode-elements/elements/dist/vscode-badge/index.js';
 import '@vscode-elements/elements/dist/vscode-textfield/index.js';
 import { Chart, registerables } from 'chart.js';
 import type { ToWebview } from '../core/protocol/webview';
+import type { SweepReport } from '../core/protocol/sweep';
 import { fitTextPlugin } from './fit';
 import { bandLabelPlugin, CHART_IDS, chartInputs, engineOptions, engineView, headerMachineText, NARROW_CHART_PX, narrowOptions, runChart, type ChartId, type ChartSpec } from './charts';
 import { capacityChart, latencyCdfChart, queueChart, sloBadge, stepTimeNoteParts } from './latency';
 import { buildDifference, comparePools, compareRuns, compareSettings, comparisonRows, kindDifference, loadBoundNote, loadDifference, modelDifference, sameRun, sloDifference, tpotNoteText, workloadDifference } from './compare';
 import { composePng, composeTablePng } from './png';
 import { sweepProvenance } from '../core/sweepFigures';
-import { decisionMetric, interruptedText, isOwnStoppedReport, metricsOf as sweepMetricsOf, otherSweepNote, sweepAxisCharts, sweepChartHeight, sweepCostChart, sweepCostChartHeight, sweepBestText, sweepMarkdown, sweepPointsText, sweepTable, sweepTitle } from './sweep';
+import { decisionMetric, interruptedText, isOwnStoppedReport, metricsOf as sweepMetricsOf, otherSweepNote, sweepAxisCharts, sweepChartHeight, sweepCostChart, sweepCostChartHeight, sweepBestText, sweepCaption, sweepMarkdown, sweepPointsText, sweepTable, sweepTitle } from './sweep';
 import { benchCancelledText, CHANGE_MEANING, formatCount, formatCountOf, formatDuration, formatLoadNote, formatPercent, loadVerdict, formatRunTime, formatShortRunTime, loadAverageText, perGpuCasesHeader, poolCancelledText, wasmBuildNote } from '../core/format';
 import { comparedRun, compareOptionLabel, listedName, reduce, rerunOf, skippedNote, skippedSweepsNote, startModel, type DashboardModel, type ViewRun } from './model';
 import { readPalette, watchTheme, type Palette } from './theme';
@@ -303,10 +304,17 @@ sweepMetric.addEventListener('change', () => {
   renderSweep();
 });
 /** The Sweep table as CSV (the extension writes it: core/sweepCsv.ts); the run's Export buttons are hidden on this tab. */
-const sweepExportCsv = button('Export CSV', () => model.sweep && post({ type: 'exportSweep', report: model.sweep }), { id: 'btn-export-sweep-csv', secondary: '' });
+/**
+ * The report the Sweep tab shows: the one opened or finished (DashboardModel.sweep), else, while the
+ * editor's sweep runs, its points saved so far (SweepRunView.points: s49 newcomer-ed 5); null with neither.
+ */
+function shownSweep(): SweepReport | null {
+  return model.sweep ?? (model.sweepRun?.status === 'running' ? (model.sweepRun.points ?? null) : null);
+}
+const sweepExportCsv = button('Export CSV', () => { const r = shownSweep(); if (r) post({ type: 'exportSweep', report: r }); }, { id: 'btn-export-sweep-csv', secondary: '' });
 /** The Sweep table as Markdown, ranked by the figure shown, with what it assumed (webview/sweep.ts sweepMarkdown), to the clipboard (s41 newcomer-ed F5: nothing pasteable said the SLO, the GPU or the assumptions). */
 const sweepCopyMarkdown = button('Copy as Markdown', () => {
-  const report = model.sweep;
+  const report = shownSweep();
   const metrics = report ? sweepMetricsOf(report) : [];
   const metric = metrics.find((m) => m.key === sweepMetric.dataset.chosen) ?? decisionMetric(metrics, report?.best?.byCost === true);
   if (report && metric) post({ type: 'exportSweep', report, markdown: sweepMarkdown(report, metric) });
@@ -331,6 +339,8 @@ const sweepBestNotes = el('div', { id: 'sweep-best-notes' });
 /** Under the best point, when vLLM would not run it on its GPU: the CLI's line ("not runnable on vLLM: ...", SweepReport best.notOnVllm). */
 const sweepBestVllm = el('p', { id: 'sweep-best-vllm', class: 'warning' });
 const sweepCharts = el('div', { id: 'sweep-charts', class: 'chart-grid' });
+/** Under the charts: what they are of and where each figure comes from (webview/sweep.ts sweepCaption), for a screenshot in a design doc. */
+const sweepCaptionLine = el('p', { id: 'sweep-caption', class: 'muted' });
 /**
  * The Every point table's box: a focusable region named by its heading, so Tab stops at it and the
  * arrow keys scroll it (it had no focus stop: a sighted keyboard user could not reach the table, s41
@@ -373,7 +383,7 @@ const tabs = el('vscode-tabs', { 'selected-index': String(Math.max(0, TABS.index
   el('vscode-tab-panel', {}, el('h2', {}, 'Compare two runs'),
     el('div', { class: 'compare-bar' }, el('label', {}, 'A ', selectA), el('label', {}, 'B ', selectB), compareButton),
     compareResult, compareExport, el('h2', {}, 'Sweeps'), sweepList, el('h2', {}, 'Saved runs'), el('div', { class: 'compare-bar' }, historyFilter, historyCount), historyList, historyMore),
-  el('vscode-tab-panel', {}, sweepRunBar, sweepOther, sweepEditedNote, sweepInterrupted, sweepSummary, sweepBar, sweepBest, sweepBestNotes, sweepBestVllm, sweepCharts, sweepPointsHeading, sweepTableBox, sweepSources),
+  el('vscode-tab-panel', {}, sweepRunBar, sweepOther, sweepEditedNote, sweepInterrupted, sweepSummary, sweepBar, sweepBest, sweepBestNotes, sweepBestVllm, sweepCharts, sweepCaptionLine, sweepPointsHeading, sweepTableBox, sweepSources),
 );
 // vscode-tabs (2.5.1) gives both its header box and the header slot inside it role=tablist, so a screen reader
 // heard a tab list inside a tab list (s41 newcomer-ed F6 e): the slot's role goes; the box's tablist holds the tabs.
@@ -789,13 +799,15 @@ function exportComparePng(): void {
 
 function renderSweep(): void {
   for (const c of sweepCharted.splice(0)) c.destroy();
-  const report = model.sweep;
+  const report = shownSweep();
+  // The running sweep's own points so far, under its progress: no note that it is another sweep's.
+  const live = report !== null && report !== model.sweep;
   sweepExportCsv.toggleAttribute('disabled', !report);
   sweepCopyMarkdown.toggleAttribute('disabled', !report || sweepMetricsOf(report).length === 0);
   sweepBar.hidden = !report;
   sweepPointsHeading.hidden = !report;
   if (!report) {
-    // While a sweep runs its line above says so and its table comes when it ends; one that ended with no report
+    // While a sweep runs its line above says so and its points come as they are saved (SweepRunView.points); one that ended with no report
     // (a reload, a failure, a refusal) is said by that line too: not "No sweep open" under "interrupted … Resume sweep"
     // (s48 newcomer-ed 9).
     sweepSummary.textContent = model.sweepRun ? '' : 'No sweep open: run one with the Run sweep code lens on a profile\'s sweep: key (or AttnScope: Run sweep), or open a finished one from History (or AttnScope: Open sweep results). From a terminal: attnscope sweep <profile>, or attnscope merge DIR... for shards.';
@@ -806,6 +818,7 @@ function renderSweep(): void {
     sweepBestNotes.replaceChildren();
     sweepBestVllm.hidden = true;
     sweepCharts.replaceChildren();
+    sweepCaptionLine.textContent = '';
     sweepTableBox.replaceChildren();
     sweepTableBox.removeAttribute('tabindex');
     sweepSources.replaceChildren();
@@ -813,18 +826,18 @@ function renderSweep(): void {
     return;
   }
   const envs = Object.keys(report.environments).length;
-  const other = otherSweepNote(report, model.sweepRun ?? null);
+  const other = live ? null : otherSweepNote(report, model.sweepRun ?? null);
   sweepOther.textContent = other ?? '';
   sweepOther.hidden = other === null;
-  sweepEditedNote.textContent = model.sweepProfileEdited ?? '';
-  sweepEditedNote.hidden = !model.sweepProfileEdited;
+  sweepEditedNote.textContent = live ? '' : (model.sweepProfileEdited ?? '');
+  sweepEditedNote.hidden = live || !model.sweepProfileEdited;
   // The editor's own sweep's kept points: this line alone says how it ended (its run line is hidden, renderSweepRun).
   const own = isOwnStoppedReport(report, model.sweepRun ?? null);
   const interrupted = interruptedText(report, own && model.sweepRun?.status === 'cancelled' ? 'cancelled' : 'interrupted');
   sweepInterrupted.hidden = interrupted === null;
   sweepInterruptedText.textContent = interrupted ?? '';
   sweepInterruptedResume.title = `Run the sweep of ${report.name} again: the ${report.total - report.missing.length} points kept are not run again, only the others`;
-  sweepSummary.replaceChildren(`${report.name} · sweep ${report.sweepId}`, ...(report.createdAt ? [' · merged ', runTime(report.createdAt)] : []), ` · job ${report.job} · ${report.rows.length} results for ${report.total - report.missing.length} of ${report.total} points${envs > 1 ? ` on ${envs} kinds of machine` : ''}${report.missing.length > 0 ? ` · missing: ${report.missing.map((m) => m.label).join('; ')}` : ''}`);
+  sweepSummary.replaceChildren(...(live ? [`So far, while the others run: ${report.total - report.missing.length} of ${report.total} points saved; the figures and the best point below are of these only. `] : []), `${report.name} · sweep ${report.sweepId}`, ...(report.createdAt && !live ? [' · merged ', runTime(report.createdAt)] : []), ` · job ${report.job} · ${report.rows.length} results for ${report.total - report.missing.length} of ${report.total} points${envs > 1 ? ` on ${envs} kinds of machine` : ''}${report.missing.length > 0 ? ` · missing: ${report.missing.map((m) => m.label).join('; ')}` : ''}`);
   const bestText = sweepBestText(report);
   sweepBest.textContent = bestText.best;
   // The points a tie sentence counts but does not name, listed here: the report's JSON is no page the user has open (s44 newcomer-ed F5).
@@ -856,6 +869,7 @@ function renderSweep(): void {
       sweepCharted.push(new Chart(canvas, spec.config));
     }
   }
+  sweepCaptionLine.textContent = sweepCaption(report);
   sweepTableBox.replaceChildren(table(sweepTable(report), 'table-sweep'));
   sweepTableBox.tabIndex = 0;
   fitStacked(sweepTableBox);
@@ -917,8 +931,8 @@ function render(): void {
     renderHistory();
   }
   // A sweep starting or ending changes the empty Sweep tab's text (none while one runs) and the note over another sweep's report.
-  if (sweepDrawn?.sweep !== model.sweep || sweepDrawn.status !== model.sweepRun?.status) {
-    sweepDrawn = { sweep: model.sweep, status: model.sweepRun?.status };
+  if (sweepDrawn === undefined || sweepDrawn.sweep !== shownSweep() || sweepDrawn.status !== model.sweepRun?.status) {
+    sweepDrawn = { sweep: shownSweep(), status: model.sweepRun?.status };
     renderSweep();
   }
   if (streamUndrawn) {

@@ -102,6 +102,12 @@ export interface SweepRunView {
    * it after the end); absent until then. Another report shown after that, even of the same profile, clears the line.
    */
   sweepId?: string;
+  /**
+   * While it runs: its points saved so far, merged (ToWebview sweepPoints), which the Sweep tab shows under
+   * its progress, each point added as it lands (s49 newcomer-ed 5); absent before the first and once it ended
+   * (its report, or the points kept, come in showSweep).
+   */
+  points?: SweepReport;
 }
 
 /** The sweep line `run` to keep over `report` when that report is shown: a running sweep's stays; an ended one's only over its own report. */
@@ -388,6 +394,8 @@ export function reduce(model: DashboardModel, msg: ToWebview): DashboardModel {
       return { ...model, sweep: msg.replayed ? model.sweep : null, sweepProfileEdited: msg.replayed ? (model.sweepProfileEdited ?? null) : null, sweepRun: { name: msg.name, status: 'running', progress: null, message: null } };
     case 'sweepProgress':
       return model.sweepRun?.status === 'running' ? { ...model, sweepRun: { ...model.sweepRun, progress: { done: msg.done, total: msg.total, message: msg.message } } } : model;
+    case 'sweepPoints':
+      return model.sweepRun?.status === 'running' ? { ...model, sweepRun: { ...model.sweepRun, points: msg.report } } : model;
     case 'sweepEnded':
       return model.sweepRun?.status === 'running' ? { ...model, sweepRun: { name: model.sweepRun.name, status: msg.status, progress: null, message: msg.message } } : model;
     case 'showEstimate':

@@ -11,7 +11,7 @@ import { toFont } from 'chart.js/helpers';
 import { axisValueText, sameAxisValue, durationTicks, durationUnit, formatCount, formatDuration, formatDurationIn, formatPercent, formatRate, formatRunTime, formatSignificant, formatUsd, formatUsdCost, markdownTable, maxRateLimitText, maxRateText, NS_PER, sloBoundsText } from '../core/format';
 import type { SweepMetrics, SweepReport, SweepReportRow } from '../core/protocol/sweep';
 import type { SweepListEntry } from '../core/protocol/webview';
-import { allReduceFrom, gpuPrices, missingCells, stepTimeFrom, reportBuilds, rowBuild, rowExclusion, splitByMachine, sweepProvenance, SWEEP_METRICS, TIED_LISTED, type SweepMetric } from '../core/sweepFigures';
+import { allReduceFrom, describeEnvironment, gpuPrices, missingCells, stepTimeFrom, reportBuilds, rowBuild, rowExclusion, splitByMachine, sweepProvenance, SWEEP_METRICS, TIED_LISTED, type SweepMetric } from '../core/sweepFigures';
 import { ariaList, type ChartTable } from './charts';
 import { withAlpha, type Palette } from './theme';
 
@@ -825,6 +825,30 @@ export function sweepMarkdown(report: SweepReport, metric: SweepMetric): string 
     ...sweepProvenance(report).map((line) => `- ${line}`),
     '',
   ].join('\n');
+}
+
+/**
+ * The Sweep tab's caption under its charts, so that a screenshot in a design doc keeps where its
+ * figures came from (s49 newcomer-ed 6): the model(s), the GPU(s) the modelled figures were modelled
+ * for (SweepReportRow.gpu), the profile, sweep id and job, then which figures are modelled (each
+ * point's simulation) and which measured, and on what machine (describeEnvironment; "N machines"
+ * when several): "Llama-3.1-8B · page-size.attn.yaml · sweep d4cf7d4c (job both) · modelled for H100
+ * SXM: internal fragmentation, … · measured on AMD EPYC (…): decode time per token (median, p10–p90)".
+ */
+export function sweepCaption(report: SweepReport): string {
+  const has = (m: SweepMetric) => report.rows.some((r) => r.metrics[m.key] !== undefined);
+  const of = (source: SweepMetric['source']) => SWEEP_METRICS.filter((m) => m.source === source && has(m)).map((m) => (m.key === 'decodeNsPerToken' && report.rows.some((r) => r.metrics.decodeP10NsPerToken !== undefined) ? `${m.label} (median, p10–p90)` : m.label));
+  const gpus = [...new Set(report.rows.map((r) => r.gpu).filter((g): g is string => g !== undefined))];
+  const envs = Object.values(report.environments);
+  const modelled = of('modelled');
+  const measured = of('measured');
+  return [
+    ...(report.models && report.models.length > 0 ? [report.models.join(', ')] : []),
+    report.name,
+    `sweep ${report.sweepId} (job ${report.job})`,
+    ...(modelled.length > 0 ? [`modelled${gpus.length > 0 ? ` for ${gpus.join(', ')}` : ''}: ${modelled.join(', ')}`] : []),
+    ...(measured.length > 0 ? [`measured on ${envs.length === 1 ? describeEnvironment(envs[0]!) : `${envs.length} machines`}: ${measured.join(', ')}`] : []),
+  ].join(' · ');
 }
 
 /**

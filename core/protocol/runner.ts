@@ -9,6 +9,7 @@
  */
 import type { RefusalCode } from '../refusals';
 import type { Environment, KernelCase, PoolSample, RunResult } from './run';
+import type { SweepReport } from './sweep';
 
 export interface RunnerProgressEvent {
   type: 'progress';
@@ -107,7 +108,20 @@ export interface RunnerSweepBusyEvent {
   message: string;
 }
 
+/**
+ * A sweep's points saved so far (resumed, reused or run now), merged as `attnscope merge` merges
+ * the folder (its `missing`: the points still to come): emitted under --events each time the saved
+ * count grows, the first with the points a resumed sweep found, so that the Sweep tab shows them
+ * and adds each as it lands (s49 newcomer-ed 5: the chart and the saved points went behind a
+ * progress bar until the sweep ended). Not a shard's (its points are one share of the sweep).
+ */
+export interface RunnerSweepPointsEvent {
+  type: 'sweepPoints';
+  report: SweepReport;
+}
+
 export type RunnerEvent =
+  | RunnerSweepPointsEvent
   | RunnerSweepEndEvent
   | RunnerSweepBusyEvent
   | RunnerProgressEvent

@@ -155,6 +155,11 @@ export type ToWebview =
   /** The running sweep's progress: points done of `total`, fractional (the running points' fractions added: the bar), and `message` as the progress notification words it (extension/sweepMessages.ts sweepProgressMessage). */
   | { type: 'sweepProgress'; done: number; total: number; message: string }
   /**
+   * The running sweep's points saved so far, merged (core/protocol/runner.ts RunnerSweepPointsEvent; `missing`:
+   * the points still to come): the Sweep tab shows their chart and table under its progress (SweepRunView.points).
+   */
+  | { type: 'sweepPoints'; report: SweepReport }
+  /**
    * The running sweep ended: `message` is what the editor's toast says (finished, cancelled with
    * the points kept, refused); a finished sweep's report follows in `showSweep`.
    */

@@ -351,6 +351,10 @@ async function runSweepCommand(values: Record<string, unknown>, positionals: str
     if (shard?.from) say(`sweep: ${where} from the environment (${shard.from}): the points of this shard alone are run and reported; merge all shards with attnscope merge, or unset those variables to run the whole sweep here`);
     /** The last progress event's whole percent of points, points saved and message: one event per change. */
     let lastEvent = '';
+    /** The points saved when the last sweepPoints event went: one event each time the count grows. */
+    let pointsSent = 0;
+    // The profile's prices now (a price changes no simulation: points resumed or reused are priced anew).
+    const prices = new Map(plan.points.map((p) => [p.id, p.profile.device.gpuHourUsd]));
     let result;
     try {
       // A signal that came while the profile and points were read (synchronous) reaches its handler
@@ -371,6 +375,15 @@ async function runSweepCommand(values: Record<string, unknown>, positionals: str
           if (key === lastEvent) return;
           lastEvent = key;
           emit({ type: 'progress', done, total, message: points, saved, outDir: resolve(outDir) });
+          // The points saved so far, merged (RunnerSweepPointsEvent): the Sweep tab shows them while the others run.
+          if (!shard && saved > pointsSent) {
+            pointsSent = saved;
+            try {
+              emit({ type: 'sweepPoints', report: mergeResults([outDir], { gpuHourUsd: prices }) });
+            } catch (err) {
+              say(`attnscope: could not merge the points saved so far: ${err instanceof Error ? err.message : String(err)}`, 'warn');
+            }
+          }
         },
         onPoint: (p, outcome) => {
           progress.clear();
@@ -383,8 +396,6 @@ async function runSweepCommand(values: Record<string, unknown>, positionals: str
       progress.clear();
     }
     const inFolder = result.resumed + result.reused + result.written;
-    // The profile's prices now (a price changes no simulation: points resumed or reused are priced anew).
-    const prices = new Map(plan.points.map((p) => [p.id, p.profile.device.gpuHourUsd]));
     const failed = result.failed.map((f) => ({ label: f.point.label, error: f.error }));
     if (result.cancelled) {
       // The points kept, merged into the folder's report marked interrupted, so that History and the Sweep tab show them

@@ -741,6 +741,13 @@ test('sweep --events (the editor\'s door): progress in points naming the running
   assert.deepEqual([end.inFolder, end.total, end.failed, end.cancelled], [2, 2, [], false]);
   assert.deepEqual(readReport(end.reportFile).rows.map((row) => row.values['kv_cache.page_size']).sort((a, b) => Number(a) - Number(b)), [16, 64]);
   assert.match(r.stderr, /^Sweep grid\.attn\.yaml /m);
+  // The points saved so far, merged, each time one more is saved (s49 newcomer-ed 5: the Sweep tab showed none until the end):
+  // the first with page_size 16 alone and 64 missing, the second with both.
+  const points = events.filter((e): e is Extract<RunnerEvent, { type: 'sweepPoints' }> => e.type === 'sweepPoints');
+  assert.deepEqual(points.map((e) => [e.report.rows.map((row) => row.values['kv_cache.page_size']), e.report.missing.map((m) => m.label)]), [[[16], ['page_size=64']], [[16, 64], []]]);
+  // Each after the progress event that counted it saved.
+  const saved = (e: RunnerEvent) => (e.type === 'progress' ? (e.saved ?? 0) : -1);
+  assert.ok(events.findIndex((e) => saved(e) === 1) < events.indexOf(points[0]!));
 });
 
 test('sweep --events --jobs 2: progress counts the points saved (each one\'s file written, its `point` log line) apart from `done`, which adds the running points\' fractions', () => {

@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { SweepReport, SweepReportRow } from '../../core/protocol/sweep';
 import { SWEEP_METRICS, sweepProvenance } from '../../core/sweepFigures';
-import { decimalsFor, decisionMetric, interruptedText, metricHeader, metricScale, metricsOf, otherSweepNote, rankedSweepTable, reportScale, sameValues, sweepAssumptions, sweepCostChart, sweepCostChartHeight, sweepPointsText, sweepAxisCharts, sweepBestText, sweepChartHeight, sweepMarkdown, sweepTable, sweepTitle, sweepXAxis, thinTicks, tickStep } from '../../webview/sweep';
+import { decimalsFor, decisionMetric, interruptedText, metricHeader, metricScale, metricsOf, otherSweepNote, rankedSweepTable, reportScale, sameValues, sweepAssumptions, sweepCostChart, sweepCostChartHeight, sweepPointsText, sweepAxisCharts, sweepBestText, sweepCaption, sweepChartHeight, sweepMarkdown, sweepTable, sweepTitle, sweepXAxis, thinTicks, tickStep } from '../../webview/sweep';
 import type { Palette } from '../../webview/theme';
 import { durationTicks, formatDuration, formatDurationIn } from '../../core/format';
 import { ALL_REDUCE_LATENCY_S, RING_STEP_LATENCY_S } from '../../runner/simulate/step-time';
@@ -596,4 +596,19 @@ test('the step-time settings name NCCL\'s NVLink SHARP all-reduce past 4 MiB whe
   const step = lines.find((l) => l.startsWith('step time: '))!;
   assert.match(step, /an all-reduce costs ~10 µs a call \(NCCL past 4 MiB: ~3\.32 µs for each of its ring's 2 · \(tp − 1\) steps\) \+ its bytes \/ bus bandwidth, the interconnect's × 0\.85 \(one-shot\), 0\.5 \(two-shot, NCCL ring\), 0\.55 \(multimem\), and past 4 MiB NCCL's NVLink SHARP all-reduce \(NVLS\) at 480 GB\/s bus bandwidth \(nccl-tests' busbw on H100 SXM, NVIDIA\/nccl#1455\) in place of its ring \(assumed/);
   assert.doesNotMatch(step, /0\.82 \(NCCL ring past 4 MiB\)/);
+});
+
+// s49 newcomer-ed 6: a screenshot of the Sweep tab's chart lost where it came from (no model, GPU, sweep id, modelled or measured).
+test('sweepCaption names the model, the profile, the sweep id and job, the GPU the modelled figures are for, and the machine the measured ones were timed on', () => {
+  const env = { cpuModel: 'AMD EPYC', cpuCores: 2, arch: 'x64', simd: 'avx2' } as unknown as SweepReport['environments'][string];
+  const both: SweepReport = {
+    schema: 1, kind: 'attnscope-sweep-report', tool: 't', createdAt: '', sweepId: 'd4cf7d4c', name: 'page-size.attn.yaml', job: 'both', models: ['Llama-3.1-8B'],
+    axes: [{ key: 'kv_cache.page_size', values: [1, 16] }], total: 2, missing: [], duplicates: [], environments: { e1: env }, best: null,
+    rows: [1, 16].map((ps, index) => ({ id: `p${ps}`, index, values: { 'kv_cache.page_size': ps }, label: `page_size=${ps}`, environmentKey: 'e1', status: 'ok' as const, file: `p${ps}.json`, gpu: 'H100 SXM',
+      metrics: { internalFragmentation: 0.001 * ps, prefixHitRate: 0.57, decodeNsPerToken: 5.99e6, decodeP10NsPerToken: 1.8e6, decodeP90NsPerToken: 16.7e6 } })),
+  };
+  assert.equal(
+    sweepCaption(both),
+    'Llama-3.1-8B · page-size.attn.yaml · sweep d4cf7d4c (job both) · modelled for H100 SXM: internal fragmentation, prefix-cache hit rate · measured on AMD EPYC (2 cores, x64, avx2): decode time per token (median, p10–p90)',
+  );
 });

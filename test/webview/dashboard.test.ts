@@ -1795,6 +1795,40 @@ describe('dashboard webview in Chromium', () => {
     }
   });
 
+  // s49 newcomer-ed 5: while a sweep ran or resumed, its saved points and chart went behind the progress bar until it ended.
+  it('a running sweep\'s points saved so far show under its progress, chart and table, and each point saved is added', async () => {
+    const fresh = await openDashboard(browser, server, 'dark', { locale: 'en-US', timezoneId: 'UTC' });
+    try {
+      await send(fresh, { type: 'init', runs: [], current: null, currentId: null });
+      await send(fresh, { type: 'sweepStarted', name: 'batched.attn.yaml' });
+      await fresh.waitForFunction(() => document.querySelector('#run-title')?.textContent === 'batched.attn.yaml · sweep');
+      // Resumed with 2 of 6 points in the folder: the merge of those two, the other 4 missing (runner/sweep/cli.ts sweepPoints).
+      const missing = logSweep.rows.slice(2).map((r) => ({ id: r.id, label: r.label, values: r.values }));
+      const partial = (n: number) => ({ ...logSweep, rows: logSweep.rows.slice(0, n), missing: missing.slice(n - 2) });
+      await send(fresh, { type: 'sweepProgress', done: 2, total: 6, message: '2 of 6 points saved · running: max_num_batched_tokens=100 page_size=16 0%' });
+      await send(fresh, { type: 'sweepPoints', report: partial(2) });
+      await fresh.waitForFunction(() => document.querySelectorAll('#sweep-table tbody tr').length === 2);
+      assert.ok(await fresh.isVisible('#sweep-progress'), 'the progress stays, above');
+      assert.ok((await fresh.$$eval('#sweep-charts canvas', (c) => c.length)) >= 1, 'the chart of the points so far');
+      assert.match(await fresh.textContent('#sweep-summary') ?? '', /^So far, while the others run: 2 of 6 points saved;/);
+      // Its own points: no "another sweep" note over them.
+      assert.equal(await fresh.isVisible('#sweep-other'), false);
+      // The progress line sits above the chart.
+      const [bar, chart] = await fresh.$$eval('#sweep-run, #sweep-charts', (els) => els.map((e) => e.getBoundingClientRect().top));
+      assert.ok(bar! < chart!, `progress at ${bar} px above the chart at ${chart} px`);
+      // The next point saved: added.
+      await send(fresh, { type: 'sweepPoints', report: partial(3) });
+      await fresh.waitForFunction(() => document.querySelectorAll('#sweep-table tbody tr').length === 3);
+      await fresh.screenshot({ path: join(shots, 'sweep-running-points.png') });
+      // Its end: the line says how; the finished report follows.
+      await send(fresh, { type: 'sweepEnded', status: 'finished', message: 'sweep of batched.attn.yaml finished: 6 points, report in .attnscope/sweeps/batched-c0ffee.' });
+      await send(fresh, { type: 'showSweep', report: logSweep });
+      await fresh.waitForFunction(() => document.querySelectorAll('#sweep-table tbody tr').length === 6);
+    } finally {
+      await fresh.close();
+    }
+  });
+
   it('a sweep the editor runs switches to the Sweep tab with its progress and a Cancel that asks the extension to cancel it; its end replaces both with how it ended', async () => {
     const fresh = await openDashboard(browser, server, 'dark', { locale: 'en-US', timezoneId: 'Asia/Tokyo' });
     try {
