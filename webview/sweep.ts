@@ -694,7 +694,7 @@ export function sweepBestText(report: SweepReport): { best: string; notes: strin
   // A tie with more points than the sentence names: they are listed under the best, not left to the report's JSON (s44 newcomer-ed F5).
   const listed = b?.tie?.includes(TIED_LISTED) === true && (b.tiedWith?.length ?? 0) > 0;
   if (b) return { best: `Best point: ${b.label} — ${b.rule}${b.tie ? `; ${listed ? b.tie.replace(TIED_LISTED, '(listed below)') : b.tie}` : ''}.`, tied: listed ? b.tiedWith!.map((t) => t.label) : [], notes: [b.fewRequests, b.close, b.gpuModels, ...(b.perSlo ?? []), b.leftOut, b.acrossMachines, b.tpotOverhead && `Note: ${b.tpotOverhead}.`].filter((n): n is string => !!n) };
-  return { best: 'No point qualifies as best.', tied: [], notes: report.noBest ?? ['(Every point rejected requests or missed the SLO; a report merged before s36 does not say which.)'] };
+  return { best: 'No point qualifies as best.', tied: [], notes: report.noBest ?? ['(Every point rejected requests or missed the SLO; this report, merged by an older AttnScope, does not say which.)'] };
 }
 
 /**

@@ -101,6 +101,15 @@ test('the table has the CLI report\'s keeps-up column and, when the points come 
   assert.deepEqual(none, { best: 'No point qualifies as best.', tied: [], notes: ['no best point: left out, the modelled server not keeping up: page_size=8 (queue grew)'] });
 });
 
+test('a report with no best point and no reasons (merged by an older AttnScope) says so without our session numbers', () => {
+  // The fallback read "a report merged before s36": an internal session number on the Sweep tab.
+  const old = sweepBestText({ ...report, best: null, noBest: undefined });
+  assert.equal(old.best, 'No point qualifies as best.');
+  assert.equal(old.notes.length, 1);
+  assert.match(old.notes[0]!, /merged by an older AttnScope/);
+  assert.doesNotMatch(old.notes[0]!, /\bs\d+\b/);
+});
+
 test('a sweep\'s title names its models first, as a run\'s does (s36 sweep36 3)', () => {
   assert.equal(sweepTitle({ ...report, models: ['Llama-3.1-8B'] }), 'Llama-3.1-8B · p.attn.yaml · sweep');
   assert.equal(sweepTitle({ ...report, models: ['tiny', 'deep'] }), 'tiny, deep · p.attn.yaml · sweep');
