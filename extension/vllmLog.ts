@@ -11,7 +11,7 @@ import * as vscode from 'vscode';
 import { FILE_GLOBS } from '../core/config/fileKinds';
 import { compareVllmLog, formatComparisonMarkdown, GIVE_STARTUP, logFigureLines, parseVllmLog, UNREAD_WHY, type VllmLog } from '../core/vllmlog';
 import type { Ctx } from './ctx';
-import { filePickItem, PICK_OPTIONS } from './pick';
+import { filePickItem, findPickFiles, morePickItem, PICK_OPTIONS } from './pick';
 import { runVllmLogCheck } from './vllmLogCheck';
 
 /** The log to check and where it came from (for the title), or undefined when the user gave none. */
@@ -50,11 +50,11 @@ function unreadMessage(name: string, log: VllmLog): string {
 
 /** A profile or config.json of the workspace to compare with, null for "the figures alone", undefined when dismissed. */
 async function pickModel(): Promise<vscode.Uri | null | undefined> {
-  const files = await vscode.workspace.findFiles(`{${FILE_GLOBS.join(',')}}`, '**/{node_modules,.git,.attnscope}/**', 200);
-  files.sort((a, b) => a.fsPath.localeCompare(b.fsPath));
+  // The workspace picks' search (pick.ts findPickFiles): it was findFiles' own 200 with nothing said past it.
+  const { files, more } = await findPickFiles(vscode.workspace.findFiles, `{${FILE_GLOBS.join(',')}}`, (uri) => vscode.workspace.asRelativePath(uri, false));
   const none = { label: 'No profile: list the log\'s figures', uri: null };
   const picked = await vscode.window.showQuickPick(
-    [...files.map((uri) => ({ ...filePickItem(uri.fsPath, vscode.workspace.asRelativePath(uri, false)), uri })), none],
+    [...files.map((uri) => ({ ...filePickItem(uri.fsPath, vscode.workspace.asRelativePath(uri, false)), uri })), ...(more ? [{ ...morePickItem('profiles and configs'), uri: undefined }] : []), none],
     { ...PICK_OPTIONS, title: 'AttnScope: the profile or config.json of the model the log is from', matchOnDescription: true },
   );
   return picked === undefined ? undefined : picked.uri;

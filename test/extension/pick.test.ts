@@ -4,7 +4,7 @@
  * never has (s33 newcomer-ed: "Run serving simulation" offered all 41 files, the 20 config.json too).
  */
 import assert from 'node:assert/strict';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { test } from 'node:test';
 import { minimatch } from 'minimatch';
@@ -177,4 +177,13 @@ test('a pick closed while the search runs gets no answer', async () => {
   pick.hide();
   answer(['a.attn.yaml']);
   assert.equal(await filled, undefined);
+});
+
+test('every workspace file search of the extension goes through findPickFiles (s49: Check vLLM log kept its own cap of 200)', () => {
+  // A pick that calls workspace.findFiles itself lists at most what it asks for, with nothing said past it:
+  // edb3090e raised the palette's picks past 200, and Check vLLM log's model pick still stopped there.
+  const dir = resolve('extension');
+  const callers = readdirSync(dir).filter((f) => f.endsWith('.ts') && f !== 'pick.ts' && /workspace\.findFiles\(/.test(readFileSync(join(dir, f), 'utf8')));
+  assert.deepEqual(callers, []);
+  assert.match(readFileSync(join(dir, 'vllmLog.ts'), 'utf8'), /findPickFiles\(vscode\.workspace\.findFiles,/);
 });
