@@ -15,6 +15,9 @@ import { readFailure } from '../errors';
 
 const CHUNK = 1 << 20;
 
+/** Why a trace must be a regular file (said for a pipe, a device or stdin). */
+const START_READ_TWICE = 'it must be a regular file, whose start is read twice before its lines (its format, then its size)';
+
 /** The TraceError for a file that cannot be opened or read (at 1:1). */
 export function unreadable(path: string, e: unknown): TraceError {
   const folder = (e as NodeJS.ErrnoException).code === 'EISDIR';
@@ -29,6 +32,8 @@ export function unreadable(path: string, e: unknown): TraceError {
  * @throws TraceError naming the file when it cannot be opened or is not a regular file.
  */
 function openTrace(path: string): number {
+  // `-` is stdin for a profile (bench -, simulate -), not for a trace: it was looked up as a file named "-".
+  if (path === '-') throw new TraceError(path, 1, 1, `the trace cannot be stdin ('-'): ${START_READ_TWICE}; save it to a file first (cat … > t.jsonl) and give that file's path`);
   let fd: number;
   try {
     fd = openSync(path, 'r');
@@ -42,7 +47,7 @@ function openTrace(path: string): number {
   const what = st.isFIFO() ? 'a pipe' : st.isSocket() ? 'a socket' : 'a device or terminal';
   throw new TraceError(
     path, 1, 1,
-    `the trace is ${what}: it must be a regular file, whose start is read twice before its lines (its format, then its size); decompress or copy it to a file first (zcat t.csv.gz > t.csv)`,
+    `the trace is ${what}: ${START_READ_TWICE}; decompress or copy it to a file first (zcat t.csv.gz > t.csv)`,
   );
 }
 

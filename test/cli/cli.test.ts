@@ -923,6 +923,18 @@ test('a trace given as a pipe (process substitution) is refused at 1:1 with what
   assert.match(r.stderr, /^\/dev\/fd\/\d+:1:1: the trace is a pipe: it must be a regular file, whose start is read twice before its lines \(its format, then its size\); decompress or copy it to a file first \(zcat t\.csv\.gz > t\.csv\)\n$/);
 });
 
+test('a trace given as - (stdin) is refused at -:1:1 saying to save it to a file, in trace and in simulate --trace (s49 newcomer-cli L4: "no such file")', () => {
+  const { dir } = tmp('t.jsonl', '{"arrival_s": 0, "prompt_len": 100, "output_len": 10}\n');
+  const profile = join(dir, 'p.attn.yaml');
+  writeFileSync(profile, `model: ${JSON.stringify(llamaConfig)}\nkv_cache: { num_pages: 4096 }\nworkload: { max_model_len: 2048 }\n`);
+  const line = /^-:1:1: the trace cannot be stdin \('-'\): it must be a regular file, whose start is read twice before its lines \(its format, then its size\); save it to a file first \(cat … > t\.jsonl\) and give that file's path\n$/;
+  for (const args of [['trace', '-'], ['simulate', profile, '--trace', '-']]) {
+    const r = spawnSync(process.execPath, [runner, ...args], { encoding: 'utf8', input: '{"arrival_s": 0, "prompt_len": 100, "output_len": 10}\n', timeout: 120_000 });
+    assert.equal(r.status, 2, r.stderr);
+    assert.match(r.stderr, line);
+  }
+});
+
 test('a prefill length whose buffers cannot fit is refused at seq_lens (exit 2, one line, no file)', () => {
   const { dir } = tmp('config.json', TINY_CONFIG);
   const profile = join(dir, 'p.attn.yaml');
