@@ -53,7 +53,7 @@ function shownProductSign(rateShown: string, tokens: number, product: number): '
 }
 
 /** The line in place of the step-time derivation when it is not asked for. */
-export const STEP_TIME_EXPLAIN_HINT = 'how each figure is derived (peaks, sources, coefficients): --explain, or stepTime.source in --json';
+export const STEP_TIME_EXPLAIN_HINT = 'how each figure is derived (peaks, sources, coefficients): --explain (a --json file always holds it)';
 
 /**
  * The timeline summary and both baselines as a fixed-width table:

@@ -123,13 +123,13 @@ test('the shipped profiles with a workload of their own keep up at it: their fir
     assert.ok(head.some((l) => l.startsWith('Scheduler limits: ')) && head.some((l) => l.startsWith('Workload: ')), r.stdout);
     for (const l of head) assert.ok(l.length <= 100, `${profile}: ${l.length} columns: ${l}`);
     // The step-time derivation only with --explain (s48 newcomer M5): by default the formula and a line naming the flag.
-    assert.match(r.stdout, /^ {2}how each figure is derived \(peaks, sources, coefficients\): --explain, or stepTime\.source in --json$/m, profile);
+    assert.match(r.stdout, /^ {2}how each figure is derived \(peaks, sources, coefficients\): --explain \(a --json file always holds it\)$/m, profile);
     assert.doesNotMatch(r.stdout, /step = max\(weights/, profile);
   }
   const explained = cli(['simulate', EXAMPLE, '--explain']);
   assert.equal(explained.code, 0, explained.stderr);
   assert.match(explained.stdout.replace(/\n {4,}/g, ' '), /; step = max\(weights \+ KV read at 0\.8 × bandwidth, FLOPs at 0\.6 × bf16 peak\);/);
-  assert.doesNotMatch(explained.stdout, /--explain, or stepTime/);
+  assert.doesNotMatch(explained.stdout, /--explain \(a --json file/);
   // The sweep example's plain run is overloaded, and its row says so (s47: a newcomer's first simulate of it read Overloaded unexplained).
   const row = readFileSync(join(root, 'examples', 'README.md'), 'utf8').split('\n').find((l) => l.startsWith('| `page-size.attn.yaml`'))!;
   assert.match(row, /a plain `attnscope simulate` of it says Overloaded/);

@@ -55,8 +55,9 @@ test('estimate and simulate of tensor-, pipeline-parallel and offloading profile
   // DeepSeek-V3 (MLA, fp8 kv_b_proj): the 16-bit kv_b_proj copies vLLM keeps for decode.
   const deepseek = write('deepseek.attn.yaml', `model: ${join(configs, 'DeepSeek-V3.config.json')}\ndevice: { gpu: H200, tensor_parallel_size: 8, pipeline_parallel_size: 2, cpu_offload_gb: 1 }\n`);
   const seen: string[] = [];
-  for (const args of [['estimate', llama], ['simulate', llama], ['estimate', jamba], ['simulate', jamba], ['estimate', deepseek]]) {
-    // The paths are the test's own (a temp folder's random name, aBcDeF, reads as camelCase): left out of the check.
+  for (const args of [['estimate', llama], ['simulate', llama], ['simulate', llama, '--explain'], ['estimate', jamba], ['simulate', jamba, '--explain'], ['estimate', deepseek]]) {
+    // simulate with --explain: the step time's derivation (where the host link and stage-send notes are) is printed only with it (ae5170bb).
+  // The paths are the test's own (a temp folder's random name, aBcDeF, reads as camelCase): left out of the check.
     const text = printed(args).replaceAll(dir, 'DIR').replaceAll(root, 'ROOT');
     seen.push(text);
     assert.deepEqual(internalWords(text), [], `attnscope ${args.join(' ')}`);

@@ -1135,7 +1135,7 @@ test('the Step time line leaves out a zero overhead: "max(...)", not "0 s + max(
   const short = formatPoolSummary(await simulatePool(profile('kv_cache: { page_size: 4, num_pages: 10 }\nworkload: { max_model_len: 16 }\nstep_time: { overhead_ms: 1.5 }\n'), { trace }), undefined, { explain: false }).split('\n');
   const tail = short.slice(short.findIndex((l) => l.startsWith('Step time (modelled)')));
   assert.match(tail[0]!, /^Step time \(modelled\): 1\.5 ms \+ max\(\d/);
-  assert.deepEqual(tail.slice(1), ['  how each figure is derived (peaks, sources, coefficients): --explain, or stepTime.source in --json']);
+  assert.deepEqual(tail.slice(1), ['  how each figure is derived (peaks, sources, coefficients): --explain (a --json file always holds it)']);
 });
 
 test('the summary\'s Workload and Load lines are wrapped at 100 columns in the summary itself, so bench\'s table (which prints it unwrapped) stays within them too (s48 newcomer L5: Load 330 columns)', async () => {
