@@ -11,7 +11,7 @@ import * as vscode from 'vscode';
 import { FILE_GLOBS } from '../core/config/fileKinds';
 import { compareVllmLog, formatComparisonMarkdown, GIVE_STARTUP, logFigureLines, parseVllmLog, UNREAD_WHY, type VllmLog } from '../core/vllmlog';
 import type { Ctx } from './ctx';
-import { filePickItem, findPickFiles, morePickItem, PICK_OPTIONS } from './pick';
+import { filePickItem, findPickFiles, morePickItem, PICK_OPTIONS, showThenFill } from './pick';
 import { runVllmLogCheck } from './vllmLogCheck';
 
 /** The log to check and where it came from (for the title), or undefined when the user gave none. */
@@ -48,16 +48,33 @@ function unreadMessage(name: string, log: VllmLog): string {
   return `AttnScope: no vLLM memory line of ${name} could be read. Line ${first.line}${more}: ${first.why ?? UNREAD_WHY}: ${first.text.slice(0, 200)} — ${GIVE_STARTUP}.`;
 }
 
-/** A profile or config.json of the workspace to compare with, null for "the figures alone", undefined when dismissed. */
+/**
+ * A profile or config.json of the workspace to compare with, null for "the figures alone", undefined when dismissed.
+ * Shown at once, busy, before the workspace search (pick.ts showThenFill, as the palette's picks), listing what
+ * findPickFiles finds (it kept findFiles' own 200, nothing said past it, and showed nothing until the search ended).
+ */
 async function pickModel(): Promise<vscode.Uri | null | undefined> {
-  // The workspace picks' search (pick.ts findPickFiles): it was findFiles' own 200 with nothing said past it.
-  const { files, more } = await findPickFiles(vscode.workspace.findFiles, `{${FILE_GLOBS.join(',')}}`, (uri) => vscode.workspace.asRelativePath(uri, false));
-  const none = { label: 'No profile: list the log\'s figures', uri: null };
-  const picked = await vscode.window.showQuickPick(
-    [...files.map((uri) => ({ ...filePickItem(uri.fsPath, vscode.workspace.asRelativePath(uri, false)), uri })), ...(more ? [{ ...morePickItem('profiles and configs'), uri: undefined }] : []), none],
-    { ...PICK_OPTIONS, title: 'AttnScope: the profile or config.json of the model the log is from', matchOnDescription: true },
+  type Item = vscode.QuickPickItem & { uri?: vscode.Uri | null };
+  const none: Item = { label: 'No profile: list the log\'s figures', uri: null };
+  const pick = vscode.window.createQuickPick<Item>();
+  pick.title = 'AttnScope: the profile or config.json of the model the log is from';
+  pick.matchOnDescription = true;
+  pick.ignoreFocusOut = PICK_OPTIONS.ignoreFocusOut;
+  const picked = new Promise<Item | undefined>((done) => {
+    pick.onDidAccept(() => done(pick.selectedItems[0]));
+    pick.onDidHide(() => done(undefined));
+  });
+  const found = await showThenFill(pick, "finding the workspace's profiles and configs…", () =>
+    findPickFiles(vscode.workspace.findFiles, `{${FILE_GLOBS.join(',')}}`, (uri) => vscode.workspace.asRelativePath(uri, false)),
   );
-  return picked === undefined ? undefined : picked.uri;
+  if (!found) {
+    pick.dispose();
+    return undefined;
+  }
+  pick.items = [...found.files.map((uri) => ({ ...filePickItem(uri.fsPath, vscode.workspace.asRelativePath(uri, false)), uri })), ...(found.more ? [morePickItem('profiles and configs')] : []), none];
+  const chosen = await picked;
+  pick.dispose();
+  return chosen === undefined ? undefined : chosen.uri;
 }
 
 /** Markdown of the figures alone, each with its line. */
