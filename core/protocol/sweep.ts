@@ -315,8 +315,8 @@ export interface SweepReport {
    * `fewRequests`: when the best's SLO verdict rests on too few requests (core/format sloSampleNote), that sentence.
    * `gpuModels`: when a modelled rate ranks points on different GPU models without a price for each,
    * the sentence saying the ranking counts their GPUs alike and naming the models without one; when
-   * every point is priced (ranked by $ per million output tokens), the user-given prices it used (gpuModelsText). `perSlo`: with an SLO axis, a heading line and
-   * the best of each SLO value (perSloLines). Each absent otherwise.
+   * every point is priced (ranked by $ per million output tokens), the user-given prices it used (gpuModelsText). `perSlo`: a heading line and the best of each
+   * SLO value, only in reports merged before s50 (since, over an SLO axis, `best` is null and `noBest` names them). Each absent otherwise.
    * `byCost`: true when the rule ranked by $ per million output tokens (every point priced: SweepMetrics.usdPerMillionOutputTokens), which the Sweep tab then charts first; absent otherwise.
    * `tpotOverhead`: when the best point's TPOT SLO was judged at small batch with step_time.overhead_ms
    * assumed 0, the note saying what that leaves out (core/format tpotOverheadNote of its run's pool); absent otherwise and in reports merged before s42.

@@ -528,7 +528,9 @@ function closeText(rows: readonly SweepReportRow[], rate: (r: SweepReportRow) =>
  * (core/noise.ts withinNoise), a simulated rate within the tolerance. `name` spells a row in the
  * tie sentence (default its label; a report of several environments adds the env letter, else one
  * point on two machines reads as tied with itself). Null too across the traces of a workload.trace
- * axis: each is its own load ({@link noBestLines} names a best per trace).
+ * axis: each is its own load; and, for a rule judged by the SLO (max rate, goodput), across the
+ * values of an SLO axis: the loosest admits the highest rate by definition ({@link noBestLines}
+ * names a best per trace and per SLO value).
  */
 export function bestRow(rows: readonly SweepReportRow[], name: (r: SweepReportRow, best: SweepReportRow) => string = (r) => r.label, runsOnVllm: (r: SweepReportRow) => boolean = () => true): BestRow | null {
   const ok = rows.filter((r) => r.status === 'ok');
@@ -536,6 +538,8 @@ export function bestRow(rows: readonly SweepReportRow[], name: (r: SweepReportRo
   if (sameFigures(ok)) return null;
   // Points replaying different traces serve different loads: no best across them (noBestLines names one per trace; s49 newcomer M2).
   if (tracesOf(ok).length > 1) return null;
+  // A rule judged by the SLO across SLO values: the loosest admits the highest rate by definition (noBestLines names one per SLO value; s49 newcomer L1).
+  if (sloRanked(ok) && sloKeysOf(ok).length > 0) return null;
   const pick = (cands: SweepReportRow[], score: (r: SweepReportRow) => number, rule: string, tied: (a: SweepReportRow, b: SweepReportRow) => boolean, tieWords: string) => {
     const best = cands.reduce<SweepReportRow | null>((b, r) => (b === null || score(r) > score(b) ? r : b), null);
     if (!best) return null;
@@ -639,6 +643,20 @@ function offeredRateCompared(rows: readonly SweepReportRow[]): { rate: number; w
 /** The workload.trace values of `rows`' points, each once in row order: [] without a trace axis (s49 newcomer M2). */
 function tracesOf(rows: readonly SweepReportRow[]): string[] {
   return [...new Set(rows.map((r) => r.values['workload.trace']).filter((v): v is string => typeof v === 'string'))];
+}
+
+/**
+ * The SLO keys (`slo`, `slo.ttft_ms`, `slo.tpot_ms`, `slo.attainment`) whose values differ among
+ * `rows`' points, in the order first met: [] without an SLO axis of two values among them (s49 newcomer L1).
+ */
+function sloKeysOf(rows: readonly SweepReportRow[]): string[] {
+  const keys = [...new Set(rows.flatMap((r) => Object.keys(r.values).filter((k) => k === 'slo' || k.startsWith('slo.'))))];
+  return keys.filter((k) => new Set(rows.map((r) => canonicalJson(r.values[k] ?? null))).size > 1);
+}
+
+/** Whether {@link bestRow} ranks `rows` by an SLO: a max-rate search's rate, or goodput among points meeting the SLO. */
+function sloRanked(rows: readonly SweepReportRow[]): boolean {
+  return rows.some((r) => r.metrics.maxRateLimit !== undefined || r.metrics.sloAttainment !== undefined);
 }
 
 /** Whether `rows` (two or more) have the same figures, every one: the same run, so that none is better (s48 newcomer M2). */
@@ -827,10 +845,9 @@ export function mergeResults(dirs: string[], opts: MergeOptions = {}): SweepRepo
   const bm = best?.row.metrics;
   const few = bm?.sloRequests !== undefined && bm.sloAttainment !== undefined ? sloSampleNote(bm.sloRequests, attainmentTarget(bm)) : null;
   const fewRequests = few ? `its SLO verdict: ${few}` : '';
-  const perSlo = modelled ? perSloLines(report, (r) => !notOnVllm.has(r.id)) : [];
   const tpotOverhead = best ? tpotNotes.get(best.row.id) : undefined;
   report.best = best
-    ? { ...ref(best.row), rule: best.rule, ...(best.rule.startsWith(COST_RULE) ? { byCost: true as const } : {}), ...(best.tie ? { tiedWith: best.tiedWith.map(ref), tie: best.tie } : {}), ...(fewRequests ? { fewRequests } : {}), ...(best.close ? { close: best.close } : {}), ...(gpuModels ? { gpuModels } : {}), ...(perSlo.length > 0 ? { perSlo } : {}), ...(across ? { acrossMachines: across } : {}), ...(vllm ? { notOnVllm: vllm } : {}), ...(leftOut ? { leftOut } : {}), ...(tpotOverhead ? { tpotOverhead } : {}) }
+    ? { ...ref(best.row), rule: best.rule, ...(best.rule.startsWith(COST_RULE) ? { byCost: true as const } : {}), ...(best.tie ? { tiedWith: best.tiedWith.map(ref), tie: best.tie } : {}), ...(fewRequests ? { fewRequests } : {}), ...(best.close ? { close: best.close } : {}), ...(gpuModels ? { gpuModels } : {}), ...(across ? { acrossMachines: across } : {}), ...(vllm ? { notOnVllm: vllm } : {}), ...(leftOut ? { leftOut } : {}), ...(tpotOverhead ? { tpotOverhead } : {}) }
     : null;
   report.models = [...new Set([...modelAt].sort(([a], [b]) => a - b).map(([, m]) => m))];
   const noBest = report.best ? [] : noBestLines(report.rows, (r) => !notOnVllm.has(r.id));
@@ -858,31 +875,11 @@ export function gpuModelsText(rows: readonly SweepReportRow[]): string {
 }
 
 /**
- * A best point per value of the sweep's SLO axes (slo.ttft_ms, slo.tpot_ms, slo.attainment), as
- * lines: a looser SLO admits a higher rate by definition, so ranking across SLO values names the
- * loosest (s42 newcomer-ed F6: best ttft_ms=2000 of 500, 1000, 2000). First a heading line, then one
- * line a value ("slo.ttft_ms=500: <best label>", or why none, "(tied with N)"); empty without an SLO axis.
- */
-export function perSloLines(report: SweepReport, runsOnVllm: (r: SweepReportRow) => boolean): string[] {
-  const keys = report.axes.filter((a) => a.key.startsWith('slo.') && a.values.length > 1).map((a) => a.key);
-  if (keys.length === 0) return [];
-  const groups = new Map<string, SweepReportRow[]>();
-  for (const r of report.rows) {
-    const k = keys.map((key) => `${key}=${String(r.values[key])}`).join(' ');
-    groups.set(k, [...(groups.get(k) ?? []), r]);
-  }
-  const lines = [...groups].map(([k, rows]) => {
-    const b = bestRow(rows, undefined, runsOnVllm);
-    const none = sameFigures(rows.filter((r) => r.status === 'ok')) ? 'the points tie (the same figures)' : 'no point qualifies';
-    return `${k}: ${b ? `${b.row.label}${b.tiedWith.length > 0 ? ` (tied with ${b.tiedWith.map((r) => r.label).join(', ')})` : ''}` : none}`;
-  });
-  return [`per SLO value (the sweep varies ${keys.join(', ')}: a looser SLO admits a higher rate by definition, so the best across them is the loosest; compare points under one SLO):`, ...lines];
-}
-
-/**
  * Why no row is the best, a sentence each: the points tie (the same figures); the points replay
- * different traces (a workload.trace axis, core/config/sweep.ts TRACE_AXIS_TEXT: then the best of
- * each trace's points, by {@link bestRow}, `runsOnVllm` as there, in one sentence); no point meets
+ * different traces (a workload.trace axis, core/config/sweep.ts TRACE_AXIS_TEXT) or, ranked by an
+ * SLO, are judged by different SLO values (an slo.* axis: a looser SLO admits a higher rate by
+ * definition; s49 newcomer L1): then the best of each trace's (or SLO value's) points, by
+ * {@link bestRow}, `runsOnVllm` as there, in one sentence; no point meets
  * the SLO (noBestText), and the points the server does not keep up with, each with why
  * (leftOutText); empty when none is so.
  */
@@ -890,18 +887,29 @@ export function noBestLines(rows: readonly SweepReportRow[], runsOnVllm: (r: Swe
   const ok = rows.filter((r) => r.status === 'ok');
   if (sameFigures(ok)) return [`no best point: the ${formatCount(ok.length)} points have the same figures, so they tie (an axis the sweep's job does not read changes nothing: the warning at it says which)`];
   const traces = tracesOf(ok);
-  if (traces.length > 1) {
-    const why = 'no best point across traces: each trace is its own load (its rate and lengths), which a point\'s throughput and goodput follow, so across traces they compare the traces, not the deployments';
-    const byTrace = traces.map((t) => ok.filter((r) => r.values['workload.trace'] === t));
-    if (byTrace.every((of) => of.length === 1)) return [`${why}; each trace has one point, so none is ranked`];
-    // A point's label without its trace: the trace heads its entry.
-    const own = (r: SweepReportRow) => pointLabel(Object.fromEntries(Object.entries(r.values).filter(([k]) => k !== 'workload.trace'))) || r.label;
-    const each = byTrace.map((of) => {
+  const sloKeys = sloRanked(ok) ? sloKeysOf(ok) : [];
+  if (traces.length > 1 || sloKeys.length > 0) {
+    // Points replaying different traces, or judged by different SLOs, do not compare: the best of each group instead.
+    const keys = [...(traces.length > 1 ? ['workload.trace'] : []), ...sloKeys];
+    const across = [...(traces.length > 1 ? ['traces'] : []), ...(sloKeys.length > 0 ? ['SLO values'] : [])].join(' or ');
+    const reasons = [
+      ...(traces.length > 1 ? ['each trace is its own load (its rate and lengths), which a point\'s throughput and goodput follow, so across traces they compare the traces, not the deployments'] : []),
+      ...(sloKeys.length > 0 ? [`a looser SLO admits a higher rate by definition, so across ${sloKeys.map((k) => k.replace(/^slo\./, '')).join(', ')} values the loosest would win: compare points under one SLO`] : []),
+    ];
+    const why = `no best point across ${across}: ${reasons.join('; ')}`;
+    const each = traces.length > 1 && sloKeys.length > 0 ? 'trace and SLO value' : traces.length > 1 ? 'trace' : 'SLO value';
+    const groupOf = (r: SweepReportRow) => pointLabel(Object.fromEntries(keys.map((k) => [k, r.values[k]])));
+    const groups = new Map<string, SweepReportRow[]>();
+    for (const r of ok) groups.set(groupOf(r), [...(groups.get(groupOf(r)) ?? []), r]);
+    if ([...groups.values()].every((of) => of.length === 1)) return [`${why}; each ${each} has one point, so none is ranked`];
+    // A point's label without the grouping values: the group heads its entry.
+    const own = (r: SweepReportRow) => pointLabel(Object.fromEntries(Object.entries(r.values).filter(([k]) => !keys.includes(k)))) || r.label;
+    const bests = [...groups].map(([group, of]) => {
       const b = bestRow(of, undefined, runsOnVllm);
-      const best = b ? `${own(b.row)}${b.tiedWith.length > 0 ? ` (tied with ${b.tiedWith.map(own).join(', ')})` : ''}` : 'no point qualifies';
-      return `${pointLabel({ 'workload.trace': of[0]!.values['workload.trace'] })}: ${best}`;
+      const best = b ? `${own(b.row)}${b.tiedWith.length > 0 ? ` (tied with ${b.tiedWith.map(own).join(', ')})` : ''}` : sameFigures(of) ? 'the points tie (the same figures)' : 'no point qualifies';
+      return `${group}: ${best}`;
     });
-    return [`${why}; the best for each trace: ${each.join('; ')}`];
+    return [`${why}; the best for each ${each}: ${bests.join('; ')}`];
   }
   const none = noBestText(rows);
   const notKept = rows.filter((r) => r.status === 'ok' && r.keepsUp === false);
@@ -1020,6 +1028,7 @@ export function formatReport(report: SweepReport, shard?: { index: number; count
     if (report.best.fewRequests) lines.push(`      ${report.best.fewRequests}`);
     if (report.best.close) lines.push(`      ${report.best.close}`);
     if (report.best.gpuModels) lines.push(`      ${report.best.gpuModels}`);
+    // Reports merged before s50 may carry a best of each SLO value under an overall best.
     for (const [i, line] of (report.best.perSlo ?? []).entries()) lines.push(`${i === 0 ? '      ' : '        '}${line}`);
     if (report.best.acrossMachines) lines.push(`      ${report.best.acrossMachines}`);
     if (report.best.leftOut) lines.push(`      ${report.best.leftOut}`);

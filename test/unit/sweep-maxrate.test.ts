@@ -9,7 +9,7 @@ import { join, resolve } from 'node:path';
 import { readSweepBlock } from '../../core/config/sweep';
 import { parseProfileText } from '../../core/config/index';
 import type { SweepPointRun } from '../../core/protocol/sweep';
-import { environmentKey, formatReport, mergeResults, noBestLines, pointFileName } from '../../runner/sweep/results';
+import { bestRow, environmentKey, formatReport, mergeResults, noBestLines, pointFileName } from '../../runner/sweep/results';
 import { shardCommand } from '../../runner/sweep/slurm';
 import { loadSweep } from '../../runner/sweep/spec';
 import { maxRatePoint, searchProgress } from '../../runner/sweep/worker';
@@ -79,9 +79,14 @@ test('a max-rate sweep ranks by the highest rate per GPU: tp 2 sustains more req
   assert.ok(Math.abs(m('tensor_parallel_size=2 ttft_ms=15').maxRatePerGpuRequestsPerSec! - 1000 / 12) < 1e-6);
   assert.equal(m('tensor_parallel_size=1 ttft_ms=5').maxRateLimit, 'unmet');
   assert.equal(m('tensor_parallel_size=1 ttft_ms=5').maxRateRequestsPerSec, undefined);
-  assert.equal(report.best!.label, 'tensor_parallel_size=1 ttft_ms=15');
-  assert.match(report.best!.rule, /^highest max rate per GPU: each point's highest arrival rate at which >= 100% of requests meet the profile's SLO and the modelled server keeps up/);
-  assert.equal(report.best!.tie, undefined);
+  // Two SLO values: no best across them (the looser admits the higher rate by definition; s49 newcomer L1), the best of each.
+  assert.equal(report.best, null);
+  assert.deepEqual(report.noBest, ['no best point across SLO values: a looser SLO admits a higher rate by definition, so across ttft_ms values the loosest would win: compare points under one SLO; the best for each SLO value: ttft_ms=15: tensor_parallel_size=1; ttft_ms=5: no point qualifies']);
+  // Under ttft_ms=15 alone: the per-GPU rule.
+  const at15 = bestRow(report.rows.filter((r) => r.values['slo.ttft_ms'] === 15))!;
+  assert.equal(at15.row.label, 'tensor_parallel_size=1 ttft_ms=15');
+  assert.match(at15.rule, /^highest max rate per GPU: each point's highest arrival rate at which >= 100% of requests meet the profile's SLO and the modelled server keeps up/);
+  assert.equal(at15.tie, '');
   const text = formatReport(report);
   assert.match(text, /job max-rate/);
   assert.match(text, /^tensor_parallel_size +ttft_ms +max req\/s +per GPU +limit /m);
