@@ -1182,11 +1182,16 @@ export function wrapLine(line: string, options: WrapOptions = {}): string[] {
  * caller writes "T ÷ tp"). The one text of this split: the estimate's note, the fit checks, the
  * table's weights line, the reserve's weights basis and the editor's hover all call it. `totalBytes`
  * as a string is written as given ("parameters · bytes"); `format` renders bytes (formatBytes, formatGib).
+ * `parts`, where given, are what the replicated bytes are in vLLM ({@link replicatedWeights} parts:
+ * "norms on every GPU", "k_proj / v_proj of each of the 8 KV heads on 2 GPUs (…)"): the formula then
+ * ends in one parenthesis naming them, "(vLLM: a; b)", in place of the KV heads' own, so a reader
+ * gets one aside, naming this model's parts (the editor's Weights row and the estimate's note).
  */
-export function tpWeightsFormula(totalBytes: number | string, tp: number, r: TpReplication | undefined, format: (bytes: number) => string = formatBytes): string {
+export function tpWeightsFormula(totalBytes: number | string, tp: number, r: TpReplication | undefined, format: (bytes: number) => string = formatBytes, parts: readonly string[] = []): string {
   if (tp <= 1 || !r || (r.wholeBytes <= 0 && !r.kvHeads)) return '';
   const less = [r.wholeBytes, r.kvHeads?.bytes ?? 0].filter((x) => x > 0).map((x) => ` − ${format(x)}`).join('');
   const whole = r.wholeBytes > 0 ? ` + ${format(r.wholeBytes)} replicated on every GPU` : '';
-  const kv = r.kvHeads ? ` + ${format(r.kvHeads.bytes)} ÷ ${r.kvHeads.heads} (k_proj / v_proj: one of the ${r.kvHeads.heads} KV heads on each GPU)` : '';
-  return `(${typeof totalBytes === 'string' ? totalBytes : format(totalBytes)}${less}) ÷ ${tp}${whole}${kv}`;
+  const kv = r.kvHeads ? ` + ${format(r.kvHeads.bytes)} ÷ ${r.kvHeads.heads}${parts.length ? '' : ` (k_proj / v_proj: one of the ${r.kvHeads.heads} KV heads on each GPU)`}` : '';
+  const why = parts.length ? ` (vLLM: ${parts.join('; ')})` : '';
+  return `(${typeof totalBytes === 'string' ? totalBytes : format(totalBytes)}${less}) ÷ ${tp}${whole}${kv}${why}`;
 }

@@ -4,7 +4,7 @@
  * one table; each inlay hint's tooltip shows the rows behind its figure.
  */
 import { mixerNames, type ModelSpec } from '../core/config';
-import { blocksPerRequestFormula, dtypeBytes, engineKeyOf, headsPerGpu, isChunkedLocalAttention, kvBytesForSequence, kvCacheLayerTypes, perGpuModel, kvHeadsPerGpu, kvLayerCount, grouped, mambaStateDtypes, maxNumSeqsOf, poolBlocksText, poolGroupsWhy, poolTokensFormula, quantizedScopeText, quantizedWeights, quantizedWidthText, requestReservation, type AttentionWorkspace, type Estimate } from '../core/estimate';
+import { blocksPerRequestFormula, dtypeBytes, engineKeyOf, headsPerGpu, isChunkedLocalAttention, kvBytesForSequence, kvCacheLayerTypes, perGpuModel, kvHeadsPerGpu, kvLayerCount, grouped, mambaStateDtypes, maxNumSeqsOf, poolBlocksText, poolGroupsWhy, poolTokensFormula, quantizedScopeText, quantizedWeights, quantizedWidthText, replicatedWeights, requestReservation, stageWeights as stageWeightsOf, type AttentionWorkspace, type Estimate } from '../core/estimate';
 import { formatBytes, formatConcurrency, formatCount, formatParams, gpuCount, tpWeightsFormula } from '../core/format';
 import type { Analysis } from './analysis';
 
@@ -97,7 +97,9 @@ export function termRows(a: Analysis): TermRow[] {
   // What tensor parallelism does not split: the tensors vLLM keeps whole on every GPU (core/estimate replicatedWeights).
   const copies = e.kvBProjCopiesBytesPerGpu ?? 0;
   const offloaded = e.cpuOffloadBytesPerGpu ?? 0;
-  const split = tpWeightsFormula('the weights', tp, stage ? stage.replicated : e.replicated);
+  // What each replicated part is in vLLM, this model's (the stage's) own, as the estimate's note names them.
+  const replicatedParts = tp > 1 ? (pipe && stage ? stageWeightsOf(m, p.dtype, tp, { index: pipe.stage, count: pipe.size, start: stage.start, end: stage.end }).replicated : replicatedWeights(m, p.dtype, tp)).parts : [];
+  const split = tpWeightsFormula('the weights', tp, stage ? stage.replicated : e.replicated, formatBytes, replicatedParts);
   // device.cpu_offload_gb: what one GPU keeps in CPU memory instead (core/estimate cpuOffload).
   const offloadText = offloaded > 0 ? ` − ${formatBytes(offloaded)} kept in CPU memory per GPU (cpu_offload_gb ${p.device.cpuOffloadGib}: vLLM's maybe_offload_to_cpu moves decoder layers' parameters, from the first, until the budget is reached; the KV budget gets them, and each forward pass reads them over PCIe)` : '';
   const stageWeights = pipe && stage
@@ -108,7 +110,7 @@ export function termRows(a: Analysis): TermRow[] {
     term: 'Weights',
     // What weightsBytes charges: the quantized parameters (quantizedWeights: gpt-oss's mxfp4 only
     // its routed experts, attention stays in dtype) at their stored width, the rest at the dtype's bytes.
-    formula: `${q && qw ? `${quantizedScopeText(q)} ${formatParams(qw.params)} · ${quantizedWidthText(m, qw)} (${q.method}) + the rest ${formatParams(e.paramsTotal - qw.params)} · ${dtypeBytes(p.dtype)} B (${p.dtype})` : `parameters · ${dtypeBytes(p.dtype)} B (${p.dtype})`}${tp > 1 ? (split ? `; per GPU ${split} (norms, routers, MLA a-projections: what tensor parallelism does not split)` : `, ÷ ${tp} GPUs`) : ''}${copies > 0 ? ` + ${formatBytes(copies)} of ${p.dtype} copies of kv_b_proj's halves W_UK_T and W_UV that vLLM keeps beside the quantized kv_b_proj for MLA's decode (mlaDecodeCopies)` : ''}${offloadText}${stageWeights}`,
+    formula: `${q && qw ? `${quantizedScopeText(q)} ${formatParams(qw.params)} · ${quantizedWidthText(m, qw)} (${q.method}) + the rest ${formatParams(e.paramsTotal - qw.params)} · ${dtypeBytes(p.dtype)} B (${p.dtype})` : `parameters · ${dtypeBytes(p.dtype)} B (${p.dtype})`}${tp > 1 ? (split ? `; per GPU ${split}` : `, ÷ ${tp} GPUs`) : ''}${copies > 0 ? ` + ${formatBytes(copies)} of ${p.dtype} copies of kv_b_proj's halves W_UK_T and W_UV that vLLM keeps beside the quantized kv_b_proj for MLA's decode (mlaDecodeCopies)` : ''}${offloadText}${stageWeights}`,
     value: gpus > 1 ? `${formatBytes(e.weightsBytesPerGpu)}${perGpu}, ${formatBytes(e.weightsBytes)} on ${gpus} GPUs` : formatBytes(e.weightsBytesPerGpu),
     keys: ['dtype', 'torch_dtype', 'quantization_config', 'tensor_parallel_size', 'pipeline_parallel_size', 'cpu_offload_gb', ...shapeKeys],
   });

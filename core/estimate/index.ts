@@ -1545,7 +1545,7 @@ export function estimate(profile: Profile, opts: { seqLen?: number; batchSize?: 
     }
   }
   const copies = mlaDecodeCopies(lim.model, dtype, tp);
-  if (replicated.extraBytesPerGpu > 0) notes.push(`weights per GPU${lim.stage ? ` (${stageLabel(lim.stage)})` : ''}: ${formatBytes(weightsPerGpu)} = ${tpWeightsFormula(lim.bytes, tp, replicated)}${copies.bytesPerGpu > 0 ? ` + ${formatBytes(copies.bytesPerGpu)} kv_b_proj copies` : ''}${lim.offload ? ` − ${formatBytes(lim.offload.bytes)} in CPU memory (cpu_offload_gb)` : ''} (vLLM: ${replicated.parts.join('; ')})`);
+  if (replicated.extraBytesPerGpu > 0) notes.push(`weights per GPU${lim.stage ? ` (${stageLabel(lim.stage)})` : ''}: ${formatBytes(weightsPerGpu)} = ${tpWeightsFormula(lim.bytes, tp, replicated, formatBytes, replicated.parts)}${copies.bytesPerGpu > 0 ? ` + ${formatBytes(copies.bytesPerGpu)} kv_b_proj copies` : ''}${lim.offload ? ` − ${formatBytes(lim.offload.bytes)} in CPU memory (cpu_offload_gb)` : ''}`);
   if (copies.bytesPerGpu > 0) notes.push(`weights per GPU include ${formatBytes(copies.bytesPerGpu)} of ${dtype} copies of kv_b_proj's halves W_UK_T and W_UV (${formatParams(copies.params)} quantized kv_b_proj parameters ÷ ${tp}), which vLLM keeps beside the quantized kv_b_proj for MLA's decode ("we currently do not have quantized bmm's", process_weights_after_loading): they come out of the KV pool, and the step time reads them with the other weights`);
   if (lim.offload) {
     const o = lim.offload;

@@ -505,7 +505,25 @@ test('hybrid pools: the page_size hint counts blocks, as the CLI does, and gives
   for (const h of combo) assert.ok(label(h).length <= 43, label(h));
   // The Weights row says what weightsBytes charges: only the routed experts at mxfp4's 4.25 bits.
   const md = (combo.find((h) => label(h).startsWith('6.41 GiB weights'))!.tooltip as MarkupContent).value;
-  assert.ok(md.includes('| Weights | routed MoE expert weights 19.1B · 4.25 bits (mxfp4) + the rest 1.8B · 2 B (bf16); per GPU (the weights − 4.49 MiB) ÷ 2 + 4.49 MiB replicated on every GPU (norms, routers, MLA a-projections: what tensor parallelism does not split) | 6.41 GiB per GPU, 12.8 GiB on 2 GPUs |'), md);
+  assert.ok(md.includes('| Weights | routed MoE expert weights 19.1B · 4.25 bits (mxfp4) + the rest 1.8B · 2 B (bf16); per GPU (the weights − 4.49 MiB) ÷ 2 + 4.49 MiB replicated on every GPU (vLLM: norms on every GPU; MoE routers on every GPU (ReplicatedLinear gate)) | 6.41 GiB per GPU, 12.8 GiB on 2 GPUs |'), md);
+  await client.close(uri);
+});
+
+test('the Weights row past the KV heads names the model\'s own replicated parts in one parenthesis, not a generic list with MLA for a Llama (s49 review 2)', async () => {
+  // Llama-3.1-70B bf16 at tp 16 > 8 KV heads: each KV head's k_proj / v_proj on 16 / 8 = 2 GPUs.
+  //   k/v: 80 layers · 2 · (8 · 128) · 8,192 · 2 B = 2,684,354,560 B = 2.5 GiB, each GPU one head's: ÷ 8;
+  //   norms: (80 · 2 + 1) · 8,192 · 2 B = 2,637,824 B = 2.52 MiB, whole on every GPU. No router, no MLA.
+  // The old row: "… + 2.5 GiB ÷ 8 (k_proj / v_proj: one of the 8 KV heads on each GPU) (norms, routers, MLA
+  // a-projections: what tensor parallelism does not split)".
+  const uri = fixtureUri('tp16-kv-heads.attn.yaml');
+  const text = 'model: ./configs/Llama-3.1-70B.config.json\ndevice: { memory_gib: 80, tensor_parallel_size: 16 }\n';
+  await client.open(uri, text);
+  const hints = (await client.inlayHints(uri))!;
+  const at = rangeOf(text, './configs/Llama-3.1-70B.config.json').end;
+  const md = (hints.find((h) => h.position.line === at.line && h.position.character === at.character)!.tooltip as MarkupContent).value;
+  const row = md.split('\n').find((l) => l.startsWith('| Weights |'));
+  assert.equal(row?.split(' | ')[1], 'parameters · 2 B (bf16); per GPU (the weights − 2.52 MiB − 2.5 GiB) ÷ 16 + 2.52 MiB replicated on every GPU + 2.5 GiB ÷ 8 (vLLM: norms on every GPU; k_proj / v_proj of each of the 8 KV heads on 2 GPUs (QKVParallelLinear num_kv_head_replicas))', md);
+  assert.doesNotMatch(row!, /\) \(|MLA|router/);
   await client.close(uri);
 });
 

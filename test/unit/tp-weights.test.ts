@@ -78,6 +78,8 @@ test('the replicated figure is the bytes every GPU holds whole, not their excess
   const r16 = replicatedWeights(l405.model, 'bf16', 16);
   assert.deepEqual({ wholeBytes: r16.wholeBytes, kvHeads: r16.kvHeads }, { wholeBytes: 8_290_304, kvHeads: { bytes: 8_455_716_864, heads: 8 } });
   assert.equal(tpWeightsFormula(756 * 2 ** 30, 16, r16), '(756 GiB − 7.91 MiB − 7.88 GiB) ÷ 16 + 7.91 MiB replicated on every GPU + 7.88 GiB ÷ 8 (k_proj / v_proj: one of the 8 KV heads on each GPU)');
+  // With the parts named (the estimate's note, the editor's Weights row): one parenthesis, the KV heads' reason inside it.
+  assert.equal(tpWeightsFormula(756 * 2 ** 30, 16, r16, formatBytes, r16.parts), '(756 GiB − 7.91 MiB − 7.88 GiB) ÷ 16 + 7.91 MiB replicated on every GPU + 7.88 GiB ÷ 8 (vLLM: norms on every GPU; k_proj / v_proj of each of the 8 KV heads on 2 GPUs (QKVParallelLinear num_kv_head_replicas))');
   // Its per-GPU figure is the same sum: (T − R − K)/16 + R + K/8 = T/16 + R·15/16 + K/16 (extraBytesPerGpu).
   assert.equal(r16.extraBytesPerGpu, Math.ceil((8_290_304 * 15 + 8_455_716_864) / 16));
 });
