@@ -74,7 +74,7 @@ async function targetFile(arg: unknown, purpose: string, kind: TargetKind, check
     void vscode.window.showWarningMessage(`AttnScope: no ${what} in this workspace to ${purpose}${why}.`, 'New profile…').then((c) => c && vscode.commands.executeCommand(Commands.newProfile));
     return undefined;
   }
-  const items: Item[] = files.map((uri) => ({ ...filePickItem(uri.fsPath, vscode.workspace.asRelativePath(uri, false)), uri }));
+  const items: Item[] = files.map(({ file: uri, relative }) => ({ ...filePickItem(uri.fsPath, relative), uri }));
   pick.items = more ? [...items, morePickItem(kind === 'profile' ? 'profiles' : 'profiles and configs')] : items;
   if (checker) void markUnrunnable(checker.ctx, checker.job, purpose, pick, items);
   const chosen = await picked;
@@ -510,7 +510,7 @@ async function pickConfig(arg: unknown): Promise<vscode.Uri | undefined> {
   const { files: found, more } = await findPickFiles(vscode.workspace.findFiles, `{**/${CONFIG_NAME},**/*.${CONFIG_NAME}}`, (uri) => vscode.workspace.asRelativePath(uri, false));
   const browse = { label: '$(folder-opened) Browse…', description: 'a config.json outside this workspace', uri: undefined };
   const picked = await vscode.window.showQuickPick(
-    [...found.map((uri) => ({ ...configPickItem(uri.fsPath, vscode.workspace.asRelativePath(uri, false)), uri })), ...(more ? [{ ...morePickItem('configs'), uri: undefined }] : []), browse],
+    [...found.map(({ file: uri, relative }) => ({ ...configPickItem(uri.fsPath, relative), uri })), ...(more ? [{ ...morePickItem('configs'), uri: undefined }] : []), browse],
     { ...PICK_OPTIONS, title: 'AttnScope: new profile for which model? (its HuggingFace config.json)', matchOnDescription: true },
   );
   if (!picked) return undefined;

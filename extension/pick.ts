@@ -1,6 +1,6 @@
 /** What every AttnScope quick pick shares, and which files a command offers (which of them it cannot run: core/validate.ts cannotRun). */
 import { basename, dirname } from 'node:path';
-import { FILE_GLOBS, isConfigPath, isProfilePath, PROFILE_SUFFIXES } from '../core/config/fileKinds';
+import { FILE_GLOBS, isConfigPath, isProfilePath, PROFILE_SUFFIXES, SKIPPED_FOLDERS_GLOB } from '../core/config/fileKinds';
 import { profileModelName } from '../core/modelLabel';
 
 /**
@@ -69,8 +69,12 @@ export function runButtonFile(kind: TargetKind, last: string | undefined, open: 
   return last !== undefined && isTarget(kind, last) && open.includes(last) ? last : undefined;
 }
 
-/** What a workspace pick's file search leaves out (VS Code's findFiles exclude glob). */
-export const PICK_EXCLUDE = '**/{node_modules,.git,.attnscope}/**';
+/**
+ * What a workspace pick's file search leaves out (VS Code's findFiles exclude glob): the folders
+ * core/config/fileKinds.ts SKIPPED_FOLDERS names, which the language server's background pass
+ * skips too (it answers the pick's check of the files the pick lists).
+ */
+export const PICK_EXCLUDE = SKIPPED_FOLDERS_GLOB;
 
 /**
  * The most files a workspace pick lists. It was 200, with nothing said past it: of a workspace of
@@ -83,19 +87,26 @@ export const PICK_FILE_LIMIT = 5000;
 /** VS Code's workspace.findFiles, as far as the picks use it (`max`: maxResults). */
 export type FindFiles<U> = (include: string, exclude: string, max: number) => PromiseLike<readonly U[]>;
 
+/** A file a pick lists, with its workspace-relative path (what the rows show: filePickItem, configPickItem). */
+export interface PickFile<U> {
+  file: U;
+  /** asRelativePath(uri, false), computed once per file (it sorts the list and labels the row). */
+  relative: string;
+}
+
 /**
  * The workspace's files matching `include`, in the order a pick lists them: a workspace folder's
  * top-level files first (the ones a newcomer looks for: s49, the root page-size.attn.yaml was
- * among those cut), then by relative path (`relative`: asRelativePath(uri, false)). At most
- * PICK_FILE_LIMIT; `more` when the workspace holds more (one more is asked for to know).
+ * among those cut), then by relative path (`relative`: asRelativePath(uri, false)), each with
+ * that path. At most PICK_FILE_LIMIT; `more` when the workspace holds more (one more is asked for to know).
  */
-export async function findPickFiles<U>(find: FindFiles<U>, include: string, relative: (u: U) => string): Promise<{ files: U[]; more: boolean }> {
+export async function findPickFiles<U>(find: FindFiles<U>, include: string, relative: (u: U) => string): Promise<{ files: Array<PickFile<U>>; more: boolean }> {
   const found = [...(await find(include, PICK_EXCLUDE, PICK_FILE_LIMIT + 1))];
   const more = found.length > PICK_FILE_LIMIT;
-  const keyed = found.map((u) => ({ u, rel: relative(u) }));
+  const keyed = found.map((file) => ({ file, relative: relative(file) }));
   const depth = (rel: string): number => (/[\\/]/.test(rel) ? 1 : 0);
-  keyed.sort((a, b) => depth(a.rel) - depth(b.rel) || a.rel.localeCompare(b.rel));
-  return { files: keyed.slice(0, PICK_FILE_LIMIT).map((k) => k.u), more };
+  keyed.sort((a, b) => depth(a.relative) - depth(b.relative) || a.relative.localeCompare(b.relative));
+  return { files: keyed.slice(0, PICK_FILE_LIMIT), more };
 }
 
 /** The last row of a pick that lists PICK_FILE_LIMIT files of more: what is listed, and how to reach another (its code lens, or the command from its editor). */

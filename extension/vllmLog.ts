@@ -71,7 +71,7 @@ async function pickModel(): Promise<vscode.Uri | null | undefined> {
     pick.dispose();
     return undefined;
   }
-  pick.items = [...found.files.map((uri) => ({ ...filePickItem(uri.fsPath, vscode.workspace.asRelativePath(uri, false)), uri })), ...(found.more ? [morePickItem('profiles and configs')] : []), none];
+  pick.items = [...found.files.map(({ file: uri, relative }) => ({ ...filePickItem(uri.fsPath, relative), uri })), ...(found.more ? [morePickItem('profiles and configs')] : []), none];
   const chosen = await picked;
   pick.dispose();
   return chosen === undefined ? undefined : chosen.uri;

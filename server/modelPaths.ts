@@ -7,10 +7,8 @@
 import { readdirSync, statSync } from 'node:fs';
 import { readInputText } from '../core/fileText';
 import { basename, dirname, isAbsolute, join, relative, sep } from 'node:path';
-import { isConfigPath, isModelConfigFile, isProfilePath } from '../core/config';
+import { isConfigPath, isModelConfigFile, isProfilePath, isSkippedFolder } from '../core/config';
 
-/** Folders never searched: dependencies, VCS data, our own run history, any hidden folder. */
-const SKIP_DIR = /^(\.|node_modules$|__pycache__$)/;
 /** How deep below each search root configs are looked for (examples/llama-3.1-8b/config.json is 2). */
 const MAX_DEPTH = 4;
 /** Most configs listed: a folder of checkpoints must not turn completion into a disk scan. */
@@ -62,7 +60,7 @@ export function modelConfigsNear(profileFile: string): string[] {
     try {
       for (const name of readdirSync(parent).sort()) {
         const path = join(parent, name);
-        if (path === from || SKIP_DIR.test(name)) continue;
+        if (path === from || isSkippedFolder(name)) continue;
         try {
           if (statSync(path).isDirectory()) walk(path, 1);
           else if (isConfigPath(name)) {
@@ -119,8 +117,8 @@ const MAX_PROFILES = 200;
 
 /**
  * The profiles (isProfilePath) of the workspace folders ({@link setWorkspaceRoots}), at most
- * MAX_PROFILES, down to PROFILES_DEPTH folders, hidden folders and node_modules skipped (the pick's
- * findFiles skips node_modules, .git and .attnscope), in sorted walk order; names only. The
+ * MAX_PROFILES, down to PROFILES_DEPTH folders, hidden folders, node_modules and __pycache__ skipped
+ * (SKIPPED_FOLDERS, the folders the pick's findFiles skips), in sorted walk order; names only. The
  * language server's background pass answers the pick's check of these before a pick asks
  * (pickPrefill.ts). Configs are left to the first pick that offers them (a benchmark's or an
  * estimate's): with bench:lsp's 150 configs besides its 200 profiles the pass took 2.0-2.5 s of CPU
@@ -139,7 +137,8 @@ export function workspaceProfiles(): string[] {
 
 /**
  * Visits the files under `dir` (`depth` folders below the search root) down to `maxDepth`, names
- * in sorted order, folders {@link SKIP_DIR} names skipped: `onFile(path, name)` for each file,
+ * in sorted order, the folders core/config/fileKinds.ts SKIPPED_FOLDERS names skipped (those the
+ * extension's picks skip): `onFile(path, name)` for each file,
  * until `full()` or `budget.entries` (directory entries read, shared by a search's walks) reaches
  * {@link MAX_ENTRIES}. Unreadable folders and entries gone meanwhile are passed over. The one
  * walk of {@link modelConfigsNear}, {@link traceFilesNear} and {@link workspaceProfiles}.
@@ -163,7 +162,7 @@ function walkFiles(dir: string, depth: number, maxDepth: number, budget: { entri
       continue;
     }
     if (isDir) {
-      if (depth < maxDepth && !SKIP_DIR.test(name)) walkFiles(path, depth + 1, maxDepth, budget, full, onFile);
+      if (depth < maxDepth && !isSkippedFolder(name)) walkFiles(path, depth + 1, maxDepth, budget, full, onFile);
     } else onFile(path, name);
   }
 }

@@ -47,3 +47,26 @@ export function isConfigPath(path: string): boolean {
   const base = baseName(path);
   return base === CONFIG_NAME || (base.endsWith(`.${CONFIG_NAME}`) && base.length > CONFIG_NAME.length + 1);
 }
+
+/**
+ * Folders a search of the workspace's files never enters, as glob patterns of a folder's name:
+ * any hidden folder (`.*`: .git, our own run history .attnscope, .venv, a tool's cache),
+ * dependencies (node_modules) and Python's bytecode (__pycache__). The one rule of the
+ * extension's file picks (extension/pick.ts findPickFiles, as {@link SKIPPED_FOLDERS_GLOB}) and
+ * the language server's walks (server/modelPaths.ts: the background pass over the workspace's
+ * profiles, model-path completion, trace names, as {@link isSkippedFolder}). s49: the pick skipped
+ * node_modules, .git and .attnscope and the server every hidden folder, so a profile under another
+ * hidden folder was listed by the pick but not answered before it.
+ */
+export const SKIPPED_FOLDERS: readonly string[] = ['.*', 'node_modules', '__pycache__'];
+
+/** {@link SKIPPED_FOLDERS} as VS Code's findFiles exclude glob: every path under such a folder, at any depth. */
+export const SKIPPED_FOLDERS_GLOB = `**/{${SKIPPED_FOLDERS.join(',')}}/**`;
+
+/** {@link SKIPPED_FOLDERS} as one expression over a folder's name (`*`: any characters). */
+const SKIPPED_FOLDER_NAME = new RegExp(`^(?:${SKIPPED_FOLDERS.map((f) => f.split('*').map((s) => s.replace(/[.+?^${}()|[\]\\]/g, '\\$&')).join('.*')).join('|')})$`);
+
+/** Whether a folder named `name` (its own name, not a path) is one {@link SKIPPED_FOLDERS} names. */
+export function isSkippedFolder(name: string): boolean {
+  return SKIPPED_FOLDER_NAME.test(name);
+}

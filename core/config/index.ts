@@ -4,7 +4,7 @@
  * problem comes back as a value with a code and a range.
  */
 export * from './types';
-export { CONFIG_NAME, FILE_GLOBS, PROFILE_SUFFIXES, isConfigPath, isProfilePath, readsAsProfile } from './fileKinds';
+export { CONFIG_NAME, FILE_GLOBS, PROFILE_SUFFIXES, SKIPPED_FOLDERS, SKIPPED_FOLDERS_GLOB, isConfigPath, isProfilePath, isSkippedFolder, readsAsProfile } from './fileKinds';
 export { fileLocation, offsetToLineColumn, formatProblem } from './positions';
 export { readModelConfig, readModelConfigTree, modelSpecFromTree, isModelConfigFile } from './model';
 export { readProfile, readProfileTree, readProfileValues, withCrossKeyChecks, parseProfileText, readProfileOrConfigTree, parseProfileOrConfig, type ProfileHost } from './profile';

@@ -4,13 +4,14 @@
  * never has (s33 newcomer-ed: "Run serving simulation" offered all 41 files, the 20 config.json too).
  */
 import assert from 'node:assert/strict';
-import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join, relative, resolve, sep } from 'node:path';
 import { test } from 'node:test';
 import { minimatch } from 'minimatch';
 import type { ProfileHost } from '../../core/config/index';
 import { validateProfileText } from '../../core/validate';
 import { configPickItem, filePickItem, findPickFiles, isTarget, PICK_FILE_LIMIT, runButtonFile, showThenFill, targetGlob, type FillablePick, type FindFiles } from '../../extension/pick';
+import { setWorkspaceRoots, workspaceProfiles } from '../../server/modelPaths';
 import { cannotRun } from '../../core/validate';
 import { tempDir } from '../fixtures/tmp';
 
@@ -108,14 +109,45 @@ test('a pick lists every one of 255 profiles and 20 configs, the top-level ones 
   const hf = Array.from({ length: 20 }, (_, i) => `hf/Model-${i}/config.json`);
   // findFiles' order is the search's, here the nested files first: a cap would drop the root ones.
   const find = workspaceOf([...many, ...hf, ...examples, 'node_modules/x/y.attn.yaml', 'package.json']);
-  const profiles = await findPickFiles(find, targetGlob('profile'), (p) => p);
+  // The relative path (asRelativePath in the extension) is asked once per file: it sorts the list and labels its row.
+  let relatives = 0;
+  const relative = (p: string): string => {
+    relatives++;
+    return p.toUpperCase();
+  };
+  const profiles = await findPickFiles(find, targetGlob('profile'), relative);
   assert.equal(profiles.files.length, 255, '5 + 50 × 5 profiles');
+  assert.equal(relatives, 255, 'one relative path per file found');
+  assert.ok(profiles.files.every((f) => f.relative === f.file.toUpperCase()), 'each file comes with its own relative path');
   assert.equal(profiles.more, false);
-  assert.deepEqual(profiles.files.slice(0, 5), [...examples].sort(), 'the top-level profiles first');
-  assert.equal(profiles.files.at(-1), 'many/p50/vllm-llama-3.1-8b-a100-40gb.attn.yaml', 'the last profile by path is offered');
+  assert.deepEqual(profiles.files.slice(0, 5).map((f) => f.file), [...examples].sort(), 'the top-level profiles first');
+  assert.equal(profiles.files.at(-1)?.file, 'many/p50/vllm-llama-3.1-8b-a100-40gb.attn.yaml', 'the last profile by path is offered');
   const models = await findPickFiles(find, targetGlob('model'), (p) => p);
   assert.equal(models.files.length, 275, '255 profiles + 20 configs');
-  assert.ok(hf.every((c) => models.files.includes(c)), 'every hf/ config is offered to show the memory of');
+  assert.ok(hf.every((c) => models.files.some((f) => f.file === c)), 'every hf/ config is offered to show the memory of');
+});
+
+// s49 review: the pick skipped node_modules, .git and .attnscope, the server's background pass every
+// hidden folder (and __pycache__), so a profile under .venv/ was listed but not answered before the
+// pick. Both now read core/config/fileKinds.ts SKIPPED_FOLDERS; this fails when either rule drifts.
+test('a pick lists the profiles the language server\'s background pass answers: both skip the same folders', async (t) => {
+  const dir = tempDir('attnscope-skip-');
+  // Hidden (.git, our .attnscope, .venv, .cache), dependencies and bytecode skipped; names that only look alike are not.
+  const skipped = ['.git', '.attnscope', '.venv', '.cache', 'node_modules', '__pycache__', 'sub/node_modules', 'sub/.hidden'];
+  const kept = ['', 'sub', 'a.b', 'node_modules2', 'x.git', 'pycache', 'sub/deep'];
+  const rel: string[] = [];
+  for (const folder of [...skipped, ...kept]) {
+    mkdirSync(join(dir, folder), { recursive: true });
+    writeFileSync(join(dir, folder, 'p.attn.yaml'), 'model: ./config.json\n');
+    rel.push(folder === '' ? 'p.attn.yaml' : `${folder}/p.attn.yaml`);
+  }
+  const expected = kept.map((f) => (f === '' ? 'p.attn.yaml' : `${f}/p.attn.yaml`)).sort();
+  const picked = (await findPickFiles(workspaceOf(rel), targetGlob('profile'), (p) => p)).files.map((f) => f.file).sort();
+  assert.deepEqual(picked, expected, 'the pick (its findFiles exclude glob)');
+  setWorkspaceRoots([dir]);
+  t.after(() => setWorkspaceRoots([]));
+  const walked = workspaceProfiles().map((p) => relative(dir, p).split(sep).join('/')).sort();
+  assert.deepEqual(walked, expected, 'the background pass (its walk of the workspace folders)');
 });
 
 test('past PICK_FILE_LIMIT files a pick says there are more (one more is asked of the search to know)', async () => {
@@ -186,4 +218,10 @@ test('every workspace file search of the extension goes through findPickFiles (s
   const callers = readdirSync(dir).filter((f) => f.endsWith('.ts') && f !== 'pick.ts' && /workspace\.findFiles\(/.test(readFileSync(join(dir, f), 'utf8')));
   assert.deepEqual(callers, []);
   assert.match(readFileSync(join(dir, 'vllmLog.ts'), 'utf8'), /findPickFiles\(vscode\.workspace\.findFiles,/);
+  // A row's relative path is the one findPickFiles computed (PickFile.relative): asRelativePath ran twice per file.
+  for (const f of readdirSync(dir).filter((f) => f.endsWith('.ts'))) {
+    for (const line of readFileSync(join(dir, f), 'utf8').split('\n').filter((l) => l.includes('workspace.asRelativePath(uri, false)'))) {
+      assert.match(line, /findPickFiles\(/, `${f}: a pick's relative path computed outside findPickFiles: ${line.trim()}`);
+    }
+  }
 });

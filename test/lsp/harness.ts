@@ -85,6 +85,8 @@ export interface ClientOptions {
 }
 
 const fixturesDir = join(root, 'test', 'fixtures');
+/** How long LspClient.logged waits for its line by default, ms of wall time. */
+const LOGGED_TIMEOUT_MS = 120_000;
 
 /** A fixture's URI and text (test/fixtures/<name>). */
 /** An inlay hint's label as one string (it may come as parts). */
@@ -134,7 +136,7 @@ export interface ServerCalls {
 export class LspClient {
   readonly calls: ServerCalls = { inlayHintRefresh: 0, registrations: [], errors: [], info: [], shown: [] };
   /** Waiters for an info log line matching a pattern (logged). */
-  private readonly infoWaiters: Array<{ pattern: RegExp; resolve: (line: string) => void }> = [];
+  private readonly infoWaiters: Array<{ pattern: RegExp; resolve: (line: string) => void; reject: (e: Error) => void }> = [];
   private readonly versions = new Map<string, number>();
   private readonly published = new Map<string, Diagnostic[]>();
   private readonly waiters = new Map<string, Array<{ resolve: (d: Diagnostic[]) => void; reject: (e: Error) => void }>>();
@@ -154,6 +156,7 @@ export class LspClient {
       child.on('exit', (code) => {
         const err = new Error(`the server exited (code ${code}):\n${this.stderrText}`);
         for (const list of [...this.waiters.values(), ...this.nextWaiters.values()]) for (const w of list) w.reject(err);
+        for (const w of this.infoWaiters.splice(0)) w.reject(err);
         this.waiters.clear();
         this.nextWaiters.clear();
         resolve(code);
@@ -228,11 +231,35 @@ export class LspClient {
     return client;
   }
 
-  /** The first info log line (window/logMessage, type Info) matching `pattern`, logged or to come. */
-  logged(pattern: RegExp): Promise<string> {
+  /**
+   * The first info log line (window/logMessage, type Info) matching `pattern`, logged or to come.
+   * Rejects, naming the pattern and the info lines logged so far, when none comes within
+   * `timeoutMs` of wall time (a hang guard, not a speed target: the default is far past the
+   * background pass's 6-12 s over bench:lsp's 200 profiles at load 20-24), or when the server exits.
+   * s49: a wait with no timeout of its own hung until the test file's 120 min timeout.
+   */
+  logged(pattern: RegExp, timeoutMs = LOGGED_TIMEOUT_MS): Promise<string> {
     const seen = this.calls.info.find((m) => pattern.test(m));
     if (seen !== undefined) return Promise.resolve(seen);
-    return new Promise((resolve) => this.infoWaiters.push({ pattern, resolve }));
+    if (!this.alive) return Promise.reject(new Error(`the server is not running:\n${this.stderrText}`));
+    return new Promise((resolve, reject) => {
+      const waiter = {
+        pattern,
+        resolve: (line: string) => {
+          clearTimeout(timer);
+          resolve(line);
+        },
+        reject: (err: Error) => {
+          clearTimeout(timer);
+          reject(err);
+        },
+      };
+      const timer = setTimeout(() => {
+        this.infoWaiters.splice(this.infoWaiters.indexOf(waiter), 1);
+        reject(new Error(`no info log line matching ${pattern} within ${timeoutMs / 1000} s; logged: ${JSON.stringify(this.calls.info)}`));
+      }, timeoutMs);
+      this.infoWaiters.push(waiter);
+    });
   }
 
   /** Resolves once the server has registered `method` dynamically (at once if it has). */

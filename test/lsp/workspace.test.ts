@@ -164,7 +164,7 @@ test('a server given workspace folders answers the pick\'s check of their profil
   const configPath = join(folder, 'm', 'config.json');
   const config = readFileSync(join(dir, 'config.json'), 'utf8');
   writeFileSync(configPath, config);
-  // Two profiles, one in a hidden folder the pass (and the pick's findFiles: .git, .attnscope) skips.
+  // Two profiles, one in a hidden folder the pass skips (as the pick's findFiles does: core/config/fileKinds.ts SKIPPED_FOLDERS).
   mkdirSync(join(folder, 'sub'));
   mkdirSync(join(folder, '.hidden'));
   writeFileSync(join(folder, 'sub', 'a.attn.yaml'), 'model: ../m/config.json\n');
