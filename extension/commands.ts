@@ -23,7 +23,7 @@ import { showSweep, SweepRun } from './sweep';
 import type { Ctx } from './ctx';
 import { exportRunTo } from './dashboard';
 import { findRun, listRunsIn, newestFirst } from './history';
-import { configPickItem, filePickItem, findPickFiles, isTarget, morePickItem, PICK_OPTIONS, showThenFill, targetGlob, type TargetKind } from './pick';
+import { acceptedItem, configPickItem, filePickItem, findPickFiles, isTarget, MORE_HOW, morePickItem, PICK_OPTIONS, showThenFill, targetGlob, type TargetKind } from './pick';
 import type { PickJob } from '../core/validate';
 import { loadSweepReport, namedSkipped, sweepReportsIn, type SweepReportEntry } from './sweepReports';
 import { newProfile, newProfileName, servingTensorParallel, type FittingProfile } from './newProfile';
@@ -32,6 +32,9 @@ import { launchFor } from './runLaunch';
 import { checkVllmLog } from './vllmLog';
 
 type Factory = (ctx: Ctx) => (...args: unknown[]) => unknown;
+
+/** A row of a workspace file pick: a file's (`uri`), or pick.ts morePickItem's (`more`), or a separator. */
+type PickItem = vscode.QuickPickItem & { uri?: vscode.Uri; more?: string };
 
 /**
  * The file a command acts on: its argument (code lens, explorer), the active editor's when it is
@@ -50,15 +53,12 @@ async function targetFile(arg: unknown, purpose: string, kind: TargetKind, check
   const active = vscode.window.activeTextEditor?.document.uri;
   if (active && isTarget(kind, active.fsPath)) return active;
   const what = kind === 'profile' ? 'profile (*.attn.yaml / *.attn.yml / *.attn.json)' : 'profile (*.attn.yaml / *.attn.json) or config.json';
-  type Item = vscode.QuickPickItem & { uri?: vscode.Uri };
+  type Item = PickItem;
   const pick = vscode.window.createQuickPick<Item>();
   pick.title = `AttnScope: pick a ${kind === 'profile' ? 'profile' : 'profile or config'} to ${purpose}`;
   pick.matchOnDescription = true;
   pick.ignoreFocusOut = PICK_OPTIONS.ignoreFocusOut;
-  const picked = new Promise<Item | undefined>((done) => {
-    pick.onDidAccept(() => done(pick.selectedItems[0]));
-    pick.onDidHide(() => done(undefined));
-  });
+  const picked = acceptedItem(pick, (message) => void vscode.window.showInformationMessage(message));
   const found = await showThenFill(pick, `finding the workspace's ${kind === 'profile' ? 'profiles' : 'profiles and configs'}…`, () =>
     findPickFiles(vscode.workspace.findFiles, targetGlob(kind), (uri) => vscode.workspace.asRelativePath(uri, false)),
   );
@@ -75,7 +75,7 @@ async function targetFile(arg: unknown, purpose: string, kind: TargetKind, check
     return undefined;
   }
   const items: Item[] = files.map(({ file: uri, relative }) => ({ ...filePickItem(uri.fsPath, relative), uri }));
-  pick.items = more ? [...items, morePickItem(kind === 'profile' ? 'profiles' : 'profiles and configs')] : items;
+  pick.items = more ? [...items, morePickItem(kind === 'profile' ? 'profiles' : 'profiles and configs', MORE_HOW.command)] : items;
   if (checker) void markUnrunnable(checker.ctx, checker.job, purpose, pick, items);
   const chosen = await picked;
   pick.dispose();
@@ -92,7 +92,7 @@ async function targetFile(arg: unknown, purpose: string, kind: TargetKind, check
  * 0.88-1.55 s and 208-325 ms (s48); 10-20 ms of the server's CPU for files it answered before or
  * its background pass did (s49: server/workspace.ts closedFileReasons, server/pickPrefill.ts).
  */
-async function markUnrunnable(ctx: Ctx, job: PickJob, purpose: string, pick: vscode.QuickPick<vscode.QuickPickItem & { uri?: vscode.Uri }>, items: ReadonlyArray<vscode.QuickPickItem & { uri?: vscode.Uri }>): Promise<void> {
+async function markUnrunnable(ctx: Ctx, job: PickJob, purpose: string, pick: vscode.QuickPick<PickItem>, items: readonly PickItem[]): Promise<void> {
   const server = await ctx.server();
   if ('whyNot' in server) return;
   pick.busy = true;
@@ -508,11 +508,16 @@ async function pickConfig(arg: unknown): Promise<vscode.Uri | undefined> {
   const active = vscode.window.activeTextEditor?.document.uri;
   if (active && active.scheme === 'file' && isConfigPath(active.fsPath)) return active;
   const { files: found, more } = await findPickFiles(vscode.workspace.findFiles, `{**/${CONFIG_NAME},**/*.${CONFIG_NAME}}`, (uri) => vscode.workspace.asRelativePath(uri, false));
-  const browse = { label: '$(folder-opened) Browse…', description: 'a config.json outside this workspace', uri: undefined };
-  const picked = await vscode.window.showQuickPick(
-    [...found.map(({ file: uri, relative }) => ({ ...configPickItem(uri.fsPath, relative), uri })), ...(more ? [{ ...morePickItem('configs'), uri: undefined }] : []), browse],
-    { ...PICK_OPTIONS, title: 'AttnScope: new profile for which model? (its HuggingFace config.json)', matchOnDescription: true },
-  );
+  const browse: PickItem = { label: '$(folder-opened) Browse…', description: 'a config.json outside this workspace' };
+  const pick = vscode.window.createQuickPick<PickItem>();
+  pick.title = 'AttnScope: new profile for which model? (its HuggingFace config.json)';
+  pick.matchOnDescription = true;
+  pick.ignoreFocusOut = PICK_OPTIONS.ignoreFocusOut;
+  pick.items = [...found.map(({ file: uri, relative }) => ({ ...configPickItem(uri.fsPath, relative), uri })), ...(more ? [morePickItem('configs', MORE_HOW.newProfile)] : []), browse];
+  const accepted = acceptedItem(pick, (message) => void vscode.window.showInformationMessage(message));
+  pick.show();
+  const picked = await accepted;
+  pick.dispose();
   if (!picked) return undefined;
   if (picked.uri) return picked.uri;
   const chosen = await vscode.window.showOpenDialog({ canSelectMany: false, openLabel: 'Use this config', filters: { 'HuggingFace config': ['json'] } });

@@ -109,12 +109,55 @@ export async function findPickFiles<U>(find: FindFiles<U>, include: string, rela
   return { files: keyed.slice(0, PICK_FILE_LIMIT), more };
 }
 
-/** The last row of a pick that lists PICK_FILE_LIMIT files of more: what is listed, and how to reach another (its code lens, or the command from its editor). */
-export function morePickItem(what: string): { label: string; detail: string } {
-  return {
-    label: `$(info) Only the first ${PICK_FILE_LIMIT.toLocaleString('en-US')} ${what} are listed`,
-    detail: 'open another from the Explorer and run the command from its editor (or its code lens)',
-  };
+/**
+ * The last row of a pick that lists PICK_FILE_LIMIT files of more: what is listed (`what`, plural:
+ * "profiles") and `how` to reach another, as its detail. `more` is what picking the row says
+ * ({@link acceptedItem}): it is no pick; it returned nothing, silently, and in New profile's config
+ * pick opened Browse…, as a row with no file (s49 review 3).
+ */
+export function morePickItem(what: string, how: string): { label: string; detail: string; more: string } {
+  const listed = `the first ${PICK_FILE_LIMIT.toLocaleString('en-US')} ${what} are listed`;
+  return { label: `$(info) Only ${listed}`, detail: how, more: `AttnScope: only ${listed}; ${how}.` };
+}
+
+/**
+ * How each pick's user reaches a file past the listed ones ({@link morePickItem}'s `how`): the
+ * commands act on the active editor's file, New profile on the active editor's config.json too;
+ * Check vLLM log's model pick has no editor to read, and lists a folder's top-level files first.
+ */
+export const MORE_HOW = {
+  command: 'open another from the Explorer and run the command from its editor (or its code lens)',
+  newProfile: 'open another config.json from the Explorer and run New profile from its editor, or pick Browse… and choose it',
+  vllmLog: "open the folder that holds the model's profile or config.json (File > Open Folder…): its top-level files are listed first",
+} as const;
+
+/** A quick pick as acceptedItem uses it (vscode.QuickPick). */
+export interface AcceptingPick<T> {
+  readonly selectedItems: readonly T[];
+  onDidAccept(listener: () => void): { dispose(): void };
+  onDidHide(listener: () => void): { dispose(): void };
+}
+
+/**
+ * The row `pick` is accepted on, undefined when it is closed first. Accepting a {@link morePickItem}
+ * row is no pick: `say` is called with its `more` and the pick stays open, so the user can pick a
+ * listed file or close it.
+ */
+export function acceptedItem<T extends { more?: string }>(pick: AcceptingPick<T>, say: (message: string) => void): Promise<T | undefined> {
+  return new Promise((done) => {
+    const subs = [
+      pick.onDidAccept(() => {
+        const item = pick.selectedItems[0];
+        if (item?.more !== undefined) say(item.more);
+        else finish(item);
+      }),
+      pick.onDidHide(() => finish(undefined)),
+    ];
+    function finish(item: T | undefined): void {
+      for (const sub of subs) sub.dispose();
+      done(item);
+    }
+  });
 }
 
 /** A quick pick as showThenFill uses it (vscode.QuickPick). */

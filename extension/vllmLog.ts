@@ -11,7 +11,7 @@ import * as vscode from 'vscode';
 import { FILE_GLOBS } from '../core/config/fileKinds';
 import { compareVllmLog, formatComparisonMarkdown, GIVE_STARTUP, logFigureLines, parseVllmLog, UNREAD_WHY, type VllmLog } from '../core/vllmlog';
 import type { Ctx } from './ctx';
-import { filePickItem, findPickFiles, morePickItem, PICK_OPTIONS, showThenFill } from './pick';
+import { acceptedItem, filePickItem, findPickFiles, MORE_HOW, morePickItem, PICK_OPTIONS, showThenFill } from './pick';
 import { runVllmLogCheck } from './vllmLogCheck';
 
 /** The log to check and where it came from (for the title), or undefined when the user gave none. */
@@ -54,16 +54,13 @@ function unreadMessage(name: string, log: VllmLog): string {
  * findPickFiles finds (it kept findFiles' own 200, nothing said past it, and showed nothing until the search ended).
  */
 async function pickModel(): Promise<vscode.Uri | null | undefined> {
-  type Item = vscode.QuickPickItem & { uri?: vscode.Uri | null };
+  type Item = vscode.QuickPickItem & { uri?: vscode.Uri | null; more?: string };
   const none: Item = { label: 'No profile: list the log\'s figures', uri: null };
   const pick = vscode.window.createQuickPick<Item>();
   pick.title = 'AttnScope: the profile or config.json of the model the log is from';
   pick.matchOnDescription = true;
   pick.ignoreFocusOut = PICK_OPTIONS.ignoreFocusOut;
-  const picked = new Promise<Item | undefined>((done) => {
-    pick.onDidAccept(() => done(pick.selectedItems[0]));
-    pick.onDidHide(() => done(undefined));
-  });
+  const picked = acceptedItem(pick, (message) => void vscode.window.showInformationMessage(message));
   const found = await showThenFill(pick, "finding the workspace's profiles and configs…", () =>
     findPickFiles(vscode.workspace.findFiles, `{${FILE_GLOBS.join(',')}}`, (uri) => vscode.workspace.asRelativePath(uri, false)),
   );
@@ -71,7 +68,7 @@ async function pickModel(): Promise<vscode.Uri | null | undefined> {
     pick.dispose();
     return undefined;
   }
-  pick.items = [...found.files.map(({ file: uri, relative }) => ({ ...filePickItem(uri.fsPath, relative), uri })), ...(found.more ? [morePickItem('profiles and configs')] : []), none];
+  pick.items = [...found.files.map(({ file: uri, relative }) => ({ ...filePickItem(uri.fsPath, relative), uri })), ...(found.more ? [morePickItem('profiles and configs', MORE_HOW.vllmLog)] : []), none];
   const chosen = await picked;
   pick.dispose();
   return chosen === undefined ? undefined : chosen.uri;

@@ -10,7 +10,7 @@ import { test } from 'node:test';
 import { minimatch } from 'minimatch';
 import type { ProfileHost } from '../../core/config/index';
 import { validateProfileText } from '../../core/validate';
-import { configPickItem, filePickItem, findPickFiles, isTarget, PICK_FILE_LIMIT, runButtonFile, showThenFill, targetGlob, type FillablePick, type FindFiles } from '../../extension/pick';
+import { acceptedItem, configPickItem, filePickItem, findPickFiles, isTarget, MORE_HOW, morePickItem, PICK_FILE_LIMIT, runButtonFile, showThenFill, targetGlob, type AcceptingPick, type FillablePick, type FindFiles } from '../../extension/pick';
 import { setWorkspaceRoots, workspaceProfiles } from '../../server/modelPaths';
 import { cannotRun } from '../../core/validate';
 import { tempDir } from '../fixtures/tmp';
@@ -223,5 +223,76 @@ test('every workspace file search of the extension goes through findPickFiles (s
     for (const line of readFileSync(join(dir, f), 'utf8').split('\n').filter((l) => l.includes('workspace.asRelativePath(uri, false)'))) {
       assert.match(line, /findPickFiles\(/, `${f}: a pick's relative path computed outside findPickFiles: ${line.trim()}`);
     }
+  }
+});
+
+/** A quick pick the test accepts on a row (Enter) or closes (Escape), as VS Code's QuickPick does. */
+function acceptingPick<T>(): AcceptingPick<T> & { accept(item: T): void; hide(): void } {
+  const accepts: Array<() => void> = [];
+  const hides: Array<() => void> = [];
+  const on = (list: Array<() => void>) => (listener: () => void) => {
+    list.push(listener);
+    return { dispose: () => list.splice(list.indexOf(listener), 1) };
+  };
+  let selected: T[] = [];
+  return {
+    get selectedItems() {
+      return selected;
+    },
+    onDidAccept: on(accepts),
+    onDidHide: on(hides),
+    accept(item: T) {
+      selected = [item];
+      for (const a of [...accepts]) a();
+    },
+    hide() {
+      for (const h of [...hides]) h();
+    },
+  };
+}
+
+// s49 review 3: picking "Only the first 5,000 … are listed" returned nothing, silently (a command's
+// pick, Check vLLM log's), and in New profile's config pick opened Browse…, a row with no file as it.
+test('picking the "Only the first 5,000" row is no pick: it says how to reach another file and the pick stays open for a listed one', async () => {
+  type Row = { label: string; uri?: string; more?: string };
+  const file: Row = { label: 'a.attn.yaml', uri: '/ws/a.attn.yaml' };
+  const more: Row = morePickItem('profiles', MORE_HOW.command);
+  const said: string[] = [];
+  const pick = acceptingPick<Row>();
+  let answer: Row | undefined | 'pending' = 'pending';
+  const picked = acceptedItem(pick, (m) => said.push(m)).then((r) => (answer = r));
+  pick.accept(more);
+  await Promise.resolve();
+  assert.equal(answer, 'pending', 'the row answers nothing: the pick stays open');
+  assert.deepEqual(said, ['AttnScope: only the first 5,000 profiles are listed; open another from the Explorer and run the command from its editor (or its code lens).']);
+  pick.accept(file);
+  assert.equal(await picked, file, 'a listed file picked after it is the answer');
+
+  // New profile: the row is not Browse… (no file either), and it says Browse… is the way.
+  const browse: Row = { label: '$(folder-opened) Browse…' };
+  const configs = acceptingPick<Row>();
+  const chosen = acceptedItem(configs, (m) => said.push(m));
+  configs.accept(morePickItem('configs', MORE_HOW.newProfile));
+  assert.match(said.at(-1)!, /^AttnScope: only the first 5,000 configs are listed; .*run New profile from its editor, or pick Browse…/);
+  configs.accept(browse);
+  assert.equal(await chosen, browse);
+
+  // Closed after it: no answer, as Escape on any pick.
+  const closed = acceptingPick<Row>();
+  const none = acceptedItem(closed, (m) => said.push(m));
+  closed.accept(morePickItem('profiles and configs', MORE_HOW.vllmLog));
+  closed.hide();
+  assert.equal(await none, undefined);
+  assert.match(said.at(-1)!, /^AttnScope: only the first 5,000 profiles and configs are listed; open the folder that holds/);
+});
+
+test('every workspace pick answers through acceptedItem, so none acts on the "Only the first" row (s49 review 3)', () => {
+  // A pick that resolves on onDidAccept itself, or a showQuickPick, returns the row like any other.
+  for (const f of ['commands.ts', 'vllmLog.ts']) {
+    const text = readFileSync(join(resolve('extension'), f), 'utf8');
+    const rows = (text.match(/morePickItem\(/g) ?? []).length;
+    assert.ok(rows > 0, f);
+    assert.equal((text.match(/acceptedItem\(pick,/g) ?? []).length, rows, `${f}: each pick with the row accepts through acceptedItem`);
+    assert.doesNotMatch(text, /onDidAccept\(\(\) => done/, f);
   }
 });
