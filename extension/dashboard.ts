@@ -536,8 +536,8 @@ export class Dashboard implements vscode.Disposable {
         await exportCompareTo(this.host, msg);
         return;
       case 'savePng':
-        // Proposed in the workspace folder of the run shown, where it is saved.
-        await savePng(this.host.log, msg.name, msg.dataUrl, this.current?.id ? await findRun(folders, this.current.id).then((f) => f.folder, () => undefined) : undefined);
+        // Proposed in the workspace folder of the sweep's report (the Sweep tab's), else of the run shown, where it is saved.
+        await savePng(this.host.log, msg.name, msg.dataUrl, msg.sweepId !== undefined ? (this.sweep?.report.sweepId === msg.sweepId ? this.sweep.file : undefined) : this.current?.id ? await findRun(folders, this.current.id).then((f) => f.folder, () => undefined) : undefined);
         return;
       case 'runBenchmark': {
         // The file of the run shown (a CLI run's relative path: in the run's own workspace folder,

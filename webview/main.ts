@@ -17,16 +17,16 @@ import '@vscode-elements/elements/dist/vscode-single-select/index.js';
 import '@vscode-elements/elements/dist/vscode-option/index.js';
 import '@vscode-elements/elements/dist/vscode-badge/index.js';
 import '@vscode-elements/elements/dist/vscode-textfield/index.js';
-import { Chart, registerables } from 'chart.js';
+import { Chart, registerables, type ChartConfiguration } from 'chart.js';
 import type { ToWebview } from '../core/protocol/webview';
 import type { SweepReport } from '../core/protocol/sweep';
 import { fitTextPlugin } from './fit';
 import { bandLabelPlugin, CHART_IDS, chartInputs, engineOptions, engineView, headerMachineText, NARROW_CHART_PX, narrowOptions, runChart, type ChartId, type ChartSpec } from './charts';
 import { capacityChart, latencyCdfChart, queueChart, sloBadge, stepTimeNoteParts } from './latency';
 import { buildDifference, comparePools, compareRuns, compareSettings, comparisonRows, kindDifference, loadBoundNote, loadDifference, modelDifference, sameRun, sloDifference, tpotNoteText, workloadDifference } from './compare';
-import { composePng, composeTablePng } from './png';
+import { composeChartsPng, composePng, composeTablePng, type PngChart } from './png';
 import { sweepProvenance } from '../core/sweepFigures';
-import { decisionMetric, interruptedText, isOwnStoppedReport, metricsOf as sweepMetricsOf, otherSweepNote, sweepAxisCharts, sweepChartHeight, sweepCostChart, sweepCostChartHeight, sweepBestText, sweepCaption, sweepMarkdown, sweepPointsText, sweepTable, sweepTitle } from './sweep';
+import { decisionMetric, interruptedText, isOwnStoppedReport, metricsOf as sweepMetricsOf, otherSweepNote, sweepAxisCharts, sweepChartHeight, sweepCostChart, sweepCostChartHeight, sweepBestText, sweepCaption, sweepMarkdown, sweepPngCaption, sweepPointsText, sweepTable, sweepTitle } from './sweep';
 import { benchCancelledText, CHANGE_MEANING, formatCount, formatCountOf, formatDuration, formatLoadNote, formatPercent, loadVerdict, formatRunTime, formatShortRunTime, loadAverageText, perGpuCasesHeader, poolCancelledText, wasmBuildNote } from '../core/format';
 import { comparedRun, compareOptionLabel, listedName, reduce, rerunOf, skippedNote, skippedSweepsNote, startModel, type DashboardModel, type ViewRun } from './model';
 import { readPalette, watchTheme, type Palette } from './theme';
@@ -319,6 +319,8 @@ const sweepCopyMarkdown = button('Copy as Markdown', () => {
   const metric = metrics.find((m) => m.key === sweepMetric.dataset.chosen) ?? decisionMetric(metrics, report?.best?.byCost === true);
   if (report && metric) post({ type: 'exportSweep', report, markdown: sweepMarkdown(report, metric) });
 }, { id: 'btn-sweep-md', secondary: '', title: 'The sweep\'s points ranked by the figure shown, with its SLO, GPU and step-time assumptions, as Markdown, to the clipboard' });
+/** The Sweep tab's charts as one PNG under its caption (model, profile, sweep id, GPU, machine: webview/sweep.ts sweepPngCaption), saved as the run's Export PNG is. */
+const sweepExportPng = button('Export PNG', () => exportSweepPng(), { id: 'btn-sweep-png', secondary: '', title: 'The sweep\'s charts as a PNG image, captioned with the model, profile, sweep, GPU and machine' });
 const sweepSummary = el('p', { id: 'sweep-summary' });
 /** Over a report opened while the editor's sweep runs, or after it was cancelled, failed or refused: which sweep the report is, and that it is not that one's. */
 const sweepOther = el('p', { id: 'sweep-other', class: 'warning' });
@@ -354,7 +356,7 @@ new ResizeObserver(() => fitStacked(sweepList)).observe(sweepList);
 /** Where the sweep's figures come from, a line each: the CLI's footer sentences (core/sweepFigures.ts sweepProvenance). */
 const sweepSources = el('div', { id: 'sweep-sources' });
 /** The figure picker and Export CSV, and the table's heading: hidden while no sweep is open (they had nothing to act on). */
-const sweepBar = el('div', { class: 'compare-bar', id: 'sweep-bar' }, el('label', {}, 'Figure ', sweepMetric), sweepCopyMarkdown, sweepExportCsv);
+const sweepBar = el('div', { class: 'compare-bar', id: 'sweep-bar' }, el('label', {}, 'Figure ', sweepMetric), sweepCopyMarkdown, sweepExportCsv, sweepExportPng);
 const sweepPointsHeading = el('h2', { id: 'sweep-points-heading' }, 'Every point');
 // A sweep the editor runs: its progress and a Cancel that ends it as the notification's Cancel does
 // (cancelRun: the extension's Cancel run command, which ends the one run in flight, the sweep).
@@ -369,6 +371,8 @@ const sweepCancel = button('Cancel sweep', () => post({ type: 'cancelRun' }), { 
 const sweepResume = button('Resume sweep', () => model.sweepRun && post({ type: 'resumeSweep', name: model.sweepRun.name }), { id: 'btn-resume-sweep' });
 const sweepRunBar = el('div', { class: 'compare-bar', id: 'sweep-run' }, sweepRunText, sweepProgress, sweepCancel, sweepResume);
 const sweepCharted: Chart[] = [];
+/** What the Sweep tab charts, for its Export PNG: each chart's config and the CSS height it is shown at, in the grid's order. */
+let sweepPngCharts: PngChart[] = [];
 const TABS: Array<PersistedState['tab']> = ['run', 'history', 'sweep'];
 
 // A tab header sets aria-selected and tabindex only when its `active` attribute changes (vscode-tab-header's
@@ -799,10 +803,12 @@ function exportComparePng(): void {
 
 function renderSweep(): void {
   for (const c of sweepCharted.splice(0)) c.destroy();
+  sweepPngCharts = [];
   const report = shownSweep();
   // The running sweep's own points so far, under its progress: no note that it is another sweep's.
   const live = report !== null && report !== model.sweep;
   sweepExportCsv.toggleAttribute('disabled', !report);
+  sweepExportPng.toggleAttribute('disabled', !report || report.rows.length === 0);
   sweepCopyMarkdown.toggleAttribute('disabled', !report || sweepMetricsOf(report).length === 0);
   sweepBar.hidden = !report;
   sweepPointsHeading.hidden = !report;
@@ -858,6 +864,7 @@ function renderSweep(): void {
     box.style.height = `${sweepCostChartHeight(cost.bars, palette.fontSize, cost.labelLines)}px`;
     sweepCharts.append(el('section', { class: 'card' }, box));
     sweepCharted.push(new Chart(canvas, cost.config) as unknown as Chart);
+    sweepPngCharts.push({ spec: { config: cost.config as ChartConfiguration }, cssHeight: sweepCostChartHeight(cost.bars, palette.fontSize, cost.labelLines), wide: true });
   }
   if (chosen) {
     for (const [i, spec] of sweepAxisCharts(report, chosen, palette).entries()) {
@@ -867,6 +874,7 @@ function renderSweep(): void {
       box.style.height = `${sweepChartHeight(spec.lines + (spec.leftOut ? 1 : 0), palette.fontSize)}px`;
       sweepCharts.append(el('section', { class: 'card' }, box));
       sweepCharted.push(new Chart(canvas, spec.config));
+      sweepPngCharts.push({ spec: { config: spec.config as ChartConfiguration }, cssHeight: sweepChartHeight(spec.lines + (spec.leftOut ? 1 : 0), palette.fontSize) });
     }
   }
   sweepCaptionLine.textContent = sweepCaption(report);
@@ -966,6 +974,21 @@ function exportChartsPng(): void {
   const out = composePng(run, visible.map((c) => ({ spec: c.spec!, cssHeight: c.box.clientHeight || c.canvas.clientHeight })), palette, window.devicePixelRatio || 1, cssWidth);
   post({ type: 'savePng', name: run.name, dataUrl: out.toDataURL('image/png') });
 }
+
+/**
+ * The Sweep tab's charts as one PNG (png.ts composeChartsPng, the run's Export PNG's writer): the
+ * cost bars a row of their own, the figures against each axis side by side as the grid lays them,
+ * at least 1,200 px wide, under the caption (sweepPngCaption); the extension saves it (savePng).
+ */
+function exportSweepPng(): void {
+  const report = shownSweep();
+  if (!report || sweepPngCharts.length === 0) return;
+  const out = composeChartsPng(sweepPngCaption(report), sweepPngCharts, palette, window.devicePixelRatio || 1, Math.max(sweepCharts.clientWidth, 1200), SWEEP_PNG_COLUMNS);
+  post({ type: 'savePng', name: `${report.name} sweep ${report.sweepId}`, dataUrl: out.toDataURL('image/png'), sweepId: report.sweepId });
+}
+
+/** Charts a row in the Sweep tab's PNG: three small multiples across its 1,200 px and more. */
+const SWEEP_PNG_COLUMNS = 3;
 
 /** Shows tab `t`, as a click on its header does. */
 function showTab(t: PersistedState['tab']): void {

@@ -46,10 +46,12 @@ export function wrapText(text: string, maxWidth: number, measure: (s: string) =>
   return lines;
 }
 
-/** One chart to export: its spec (redrawn from it) and the CSS height it is shown at. */
+/** One chart to export: its spec (redrawn from it: its config, and its summary line over it) and the CSS height it is shown at. */
 export interface PngChart {
-  spec: ChartSpec;
+  spec: Pick<ChartSpec, 'config' | 'summary'>;
   cssHeight: number;
+  /** Drawn across the whole width, a row of its own, however many `columns` the others share (the Sweep tab's cost bars). */
+  wide?: boolean;
 }
 
 /**
@@ -69,10 +71,22 @@ function paintBackground(out: HTMLCanvasElement, width: number, height: number, 
 
 /**
  * The PNG of `charts` for `run`: `cssWidth` (at least PNG_MIN_CSS_WIDTH) wide in CSS px, drawn at
- * `scale` device pixels per CSS px, on the palette's background. Each chart is a fresh chart.js
- * chart of its spec on an offscreen canvas (the page's own stay as they are).
+ * `scale` device pixels per CSS px, on the palette's background, under pngCaption(run)
+ * (composeChartsPng).
  */
 export function composePng(run: ViewRun, charts: readonly PngChart[], p: Palette, scale: number, cssWidth: number): HTMLCanvasElement {
+  return composeChartsPng(pngCaption(run), charts, p, scale, cssWidth);
+}
+
+/**
+ * The one chart-image writer (the run's Export PNG and the Sweep tab's): `caption` at the top (its
+ * first line bold and larger, the next muted, the rest plain, each wrapped to the width), then each
+ * chart under its summary line, stacked, or `columns` a row (the Sweep tab's small multiples: a
+ * row as tall as its tallest chart). `cssWidth` (at least PNG_MIN_CSS_WIDTH) wide in CSS px, drawn
+ * at `scale` device pixels per CSS px, on the palette's background. Each chart is a fresh chart.js
+ * chart of its spec on an offscreen canvas (the page's own stay as they are).
+ */
+export function composeChartsPng(captionLines: readonly string[], charts: readonly PngChart[], p: Palette, scale: number, cssWidth: number, columns = 1): HTMLCanvasElement {
   const width = Math.max(PNG_MIN_CSS_WIDTH, Math.round(cssWidth));
   const pad = 12;
   const out = document.createElement('canvas');
@@ -83,37 +97,53 @@ export function composePng(run: ViewRun, charts: readonly PngChart[], p: Palette
     measureCtx.font = font(size, bold);
     return wrapText(text, width - 2 * pad, (s) => measureCtx.measureText(s).width).map((t) => ({ text: t, size, bold, muted }));
   };
-  const [name, ...rest] = pngCaption(run);
-  const caption = [...wrapped(name!, p.fontSize + 3, true, false), ...rest.flatMap((line, i) => wrapped(line, p.fontSize, false, i === 0))];
+  const [name, ...rest] = captionLines;
+  const caption = [...wrapped(name ?? '', p.fontSize + 3, true, false), ...rest.flatMap((line, i) => wrapped(line, p.fontSize, false, i === 0))];
+  const cols = Math.max(1, Math.min(columns, charts.filter((c) => !c.wide).length));
+  const cellWidth = Math.floor((width - pad * (cols - 1)) / cols);
   const blocks = charts.map((c) => ({ chart: c, lines: c.spec.summary ? wrapped(c.spec.summary, p.fontSize, false, true) : [] }));
   const lineHeight = (l: Line) => Math.round(l.size * 1.35);
   const textHeight = (lines: readonly Line[]) => lines.reduce((h, l) => h + lineHeight(l), 0);
-  const height = pad + textHeight(caption) + pad + blocks.reduce((h, b) => h + (b.lines.length ? textHeight(b.lines) + pad / 2 : 0) + b.chart.cssHeight + pad, 0);
+  const blockHeight = (b: (typeof blocks)[number]) => (b.lines.length ? textHeight(b.lines) + pad / 2 : 0) + b.chart.cssHeight;
+  // Rows of `cols` charts; a wide chart a row of its own.
+  const rows: Array<typeof blocks> = [];
+  for (const b of blocks) {
+    const last = rows.at(-1);
+    if (b.chart.wide || !last || last.length === cols || last[0]!.chart.wide) rows.push([b]);
+    else last.push(b);
+  }
+  const height = pad + textHeight(caption) + pad + rows.reduce((h, r) => h + Math.max(...r.map(blockHeight)) + pad, 0);
   const ctx = paintBackground(out, width, height, scale, p.background);
   let y = pad;
-  const draw = (lines: readonly Line[]) => {
+  const draw = (lines: readonly Line[], x: number) => {
     for (const l of lines) {
       ctx.font = font(l.size, l.bold);
       ctx.fillStyle = l.muted ? p.muted : p.foreground;
-      ctx.fillText(l.text, pad, y);
+      ctx.fillText(l.text, x, y);
       y += lineHeight(l);
     }
   };
-  draw(caption);
+  draw(caption, pad);
   y += pad;
-  for (const b of blocks) {
-    if (b.lines.length) {
-      draw(b.lines);
-      y += pad / 2;
-    }
-    const canvas = document.createElement('canvas');
-    canvas.width = width;
-    canvas.height = b.chart.cssHeight;
-    const config = b.chart.spec.config;
-    const chart = new Chart(canvas, { ...config, options: { ...config.options, responsive: false, maintainAspectRatio: false, animation: false, devicePixelRatio: scale } } as ChartConfiguration);
-    ctx.drawImage(canvas, 0, y, width, b.chart.cssHeight);
-    chart.destroy();
-    y += b.chart.cssHeight + pad;
+  for (const row of rows) {
+    const top = y;
+    row.forEach((b, k) => {
+      y = top;
+      const x = k * (cellWidth + pad);
+      if (b.lines.length) {
+        draw(b.lines, x + pad);
+        y += pad / 2;
+      }
+      const w = cols === 1 || b.chart.wide ? width : cellWidth;
+      const canvas = document.createElement('canvas');
+      canvas.width = w;
+      canvas.height = b.chart.cssHeight;
+      const config = b.chart.spec.config;
+      const chart = new Chart(canvas, { ...config, options: { ...config.options, responsive: false, maintainAspectRatio: false, animation: false, devicePixelRatio: scale } } as ChartConfiguration);
+      ctx.drawImage(canvas, x, y, w, b.chart.cssHeight);
+      chart.destroy();
+    });
+    y = top + Math.max(...row.map(blockHeight)) + pad;
   }
   return out;
 }

@@ -852,6 +852,25 @@ export function sweepCaption(report: SweepReport): string {
 }
 
 /**
+ * What the Sweep tab's Export PNG says about itself, a line each, drawn over its charts
+ * (webview/png.ts composeChartsPng): the title (sweepTitle), the caption (sweepCaption: the model,
+ * profile, sweep id and job, the GPU the modelled figures are for, the machine the measured ones
+ * were timed on), the points it holds and how many were not run, the merge's date in UTC, and the best point's line
+ * (sweepBestText). An image pasted into a design doc carries no other context.
+ */
+export function sweepPngCaption(report: SweepReport): string[] {
+  const kept = report.total - report.missing.length;
+  // The date in UTC, as an image is read anywhere: "2026-12-06 13:54 UTC".
+  const merged = report.createdAt && /^\d{4}-\d\d-\d\dT\d\d:\d\d/.test(report.createdAt) ? ` · merged ${report.createdAt.slice(0, 10)} ${report.createdAt.slice(11, 16)} UTC` : '';
+  return [
+    sweepTitle(report),
+    sweepCaption(report),
+    `${formatCount(kept)} of ${formatCount(report.total)} points${report.missing.length > 0 ? `; not run: ${report.missing.length === 1 ? 'the other' : `the other ${formatCount(report.missing.length)}`}${report.interrupted ? ' (the sweep was interrupted)' : ''}` : ''}${merged}`,
+    sweepBestText(report).best,
+  ];
+}
+
+/**
  * History's points cell of a sweep: "24" when every point has a result, "9 of 24" when some are
  * missing (a shard's merge), "interrupted, 9 of 24 points" for the report of a sweep cancelled or
  * interrupted with points kept (SweepListEntry.interrupted), which a plain count did not tell from

@@ -226,7 +226,8 @@ export type FromWebview =
    * its assumptions, webview/sweep.ts sweepMarkdown), which the extension puts on the clipboard.
    */
   | { type: 'exportSweep'; report: SweepReport; markdown?: string }
-  | { type: 'savePng'; name: string; dataUrl: string }
+  /** Export PNG's image (`sweepId`: of the Sweep tab's sweep, saved where its report's workspace folder is; else the run shown's). */
+  | { type: 'savePng'; name: string; dataUrl: string; sweepId?: string }
   /**
    * Compare's own export (webview/compare.ts comparisonRows): `csv` asks where to save the rows as
    * CSV, `markdown` copies them to the clipboard as a Markdown table (extension/exportCompare.ts).
