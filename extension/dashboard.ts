@@ -347,9 +347,10 @@ export class Dashboard implements vscode.Disposable {
    * remembers it: a reopened dashboard and a reloaded window show it again. The History list of
    * sweeps is sent again (a sweep that just ended is new there). `preserveFocus`: the panel comes
    * to the front without the keyboard (a sweep that ended while the user typed elsewhere; s40
-   * newcomer-ed: its reveal took the focus, and the next keystrokes went to the dashboard).
+   * newcomer-ed: its reveal took the focus, and the next keystrokes went to the dashboard). `ended`: the
+   * report of the editor's own sweep that just ended (ToWebview showSweep's `ended`), not one the user opened.
    */
-  showSweep(report: SweepReport, file: string, preserveFocus = false): void {
+  showSweep(report: SweepReport, file: string, preserveFocus = false, ended = false): void {
     this.sweep = { report, file };
     this.sweepBeforeStart = null;
     // An ended sweep's line is replayed only over its own table (the page clears it alike: webview/model.ts showSweep).
@@ -358,7 +359,7 @@ export class Dashboard implements vscode.Disposable {
     this.shownSweepLoaded = true; // supersedes what the last extension host kept
     void this.shownRun?.saveSweep(file, (err) => this.host.log.warn(`could not record the sweep the dashboard shows: ${err instanceof Error ? err.message : String(err)}`));
     this.show(preserveFocus);
-    this.post({ type: 'showSweep', report });
+    this.post({ type: 'showSweep', report, ...(ended ? { ended: true as const } : {}) });
     void this.refreshSweeps();
   }
 

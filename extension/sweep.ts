@@ -34,8 +34,8 @@ const SWEEP_KILL_AFTER_MS = 10_000;
  * window shows it again (Dashboard.showSweep). `preserveFocus` for a sweep that ended on its own:
  * the keyboard stays where the user is typing.
  */
-export function showSweep(ctx: Ctx, report: SweepReport, file: string, preserveFocus = false): void {
-  ctx.dashboard.showSweep(report, file, preserveFocus);
+export function showSweep(ctx: Ctx, report: SweepReport, file: string, preserveFocus = false, ended = false): void {
+  ctx.dashboard.showSweep(report, file, preserveFocus, ended);
 }
 
 export class SweepRun extends RunInFlight<SweepReport | null> {
@@ -158,7 +158,7 @@ export class SweepRun extends RunInFlight<SweepReport | null> {
       void vscode.window.showInformationMessage(message);
       // The points kept, merged by the runner into a report marked interrupted: the Sweep tab shows them, with Resume sweep.
       const kept = end?.reportFile ? await readSweepReport(end.reportFile) : null;
-      if (kept) showSweep(ctx, kept, end!.reportFile!, true);
+      if (kept) showSweep(ctx, kept, end!.reportFile!, true, true);
       return null;
     }
     const report = end?.reportFile ? await readSweepReport(end.reportFile) : null;
@@ -172,7 +172,7 @@ export class SweepRun extends RunInFlight<SweepReport | null> {
     }
     const message = sweepEndMessage(name, end, vscode.workspace.asRelativePath(end.outDir));
     this.ended('finished', message);
-    showSweep(ctx, report, end.reportFile!, true);
+    showSweep(ctx, report, end.reportFile!, true, true);
     ctx.log.info(message);
     if (end.failed.length > 0) {
       for (const f of end.failed) ctx.log.error(`sweep ${name}: point ${f.label} failed: ${f.error}`);

@@ -69,9 +69,13 @@ export function shortenText(text: string, width: number, measure: Measure): stri
   return `${first.slice(0, 1)}…`;
 }
 
-/** A chart title within `width`: whole, else without its parenthesised parts, else that wrapped onto lines. */
-export function fitTitle(text: string, width: number, measure: Measure): string | string[] {
+/**
+ * A chart title within `width`: whole, else without its parenthesised parts, else that wrapped onto lines;
+ * `keepAsides` (a title whose parentheses say the unit and source, the Sweep tab's small multiples): whole or wrapped.
+ */
+export function fitTitle(text: string, width: number, measure: Measure, keepAsides = false): string | string[] {
   if (measure(text) <= width) return text;
+  if (keepAsides) return wrapWords(text, width, measure);
   const bare = withoutAsides(text);
   if (bare !== '' && measure(bare) <= width) return bare;
   return wrapWords(bare === '' ? text : bare, width, measure);
@@ -79,6 +83,8 @@ export function fitTitle(text: string, width: number, measure: Measure): string 
 
 interface Fitted {
   text?: string | string[];
+  /** Wrap the title whole, never dropping its parenthesised parts (fitTitle's keepAsides). */
+  keepAsides?: boolean;
   /** The config's own text, kept on the first draw: each draw fits it again. */
   fullText?: string | string[];
   display?: boolean;
@@ -113,7 +119,7 @@ export const fitTextPlugin: Plugin = {
     const title = raw?.title as Fitted | undefined;
     // The title block's width is the canvas's, less a little for its edges.
     if (title && title.display !== false && (title.text !== undefined || title.fullText !== undefined)) {
-      title.text = fitTitle(fullTextOf(title), chart.width - 8, measurer(chart, chart.options.plugins?.title?.font));
+      title.text = fitTitle(fullTextOf(title), chart.width - 8, measurer(chart, chart.options.plugins?.title?.font), title.keepAsides === true);
     }
     const legend = raw?.legend as { labels?: LegendLabels; title?: Fitted } | undefined;
     if (legend?.title?.display && (legend.title.text !== undefined || legend.title.fullText !== undefined)) {

@@ -26,7 +26,7 @@ import { capacityChart, latencyCdfChart, queueChart, sloBadge, stepTimeNoteParts
 import { buildDifference, comparePools, compareRuns, compareSettings, comparisonRows, kindDifference, loadBoundNote, loadDifference, modelDifference, sameRun, sloDifference, tpotNoteText, workloadDifference } from './compare';
 import { composeChartsPng, composePng, composeTablePng, type PngChart } from './png';
 import { sweepProvenance } from '../core/sweepFigures';
-import { decisionMetric, interruptedText, isOwnStoppedReport, metricsOf as sweepMetricsOf, otherSweepNote, sweepAxisCharts, sweepChartHeight, sweepCostChart, sweepCostChartHeight, sweepBestText, sweepCaption, sweepMarkdown, sweepPngCaption, sweepPointsText, sweepTable, sweepTitle } from './sweep';
+import { decisionMetric, interruptedText, isOwnStoppedReport, metricsOf as sweepMetricsOf, otherSweepNote, sweepAxisCharts, sweepChartHeight, sweepCostChart, sweepCostChartHeight, sweepBestText, sweepCaption, sweepMarkdown, sweepPngCaption, sweepPointsText, sweepTable, sweepTitle, chartedFigures } from './sweep';
 import { benchCancelledText, CHANGE_MEANING, formatCount, formatCountOf, formatDuration, formatLoadNote, formatPercent, loadVerdict, formatRunTime, formatShortRunTime, loadAverageText, perGpuCasesHeader, poolCancelledText, wasmBuildNote } from '../core/format';
 import { comparedRun, compareOptionLabel, listedName, reduce, rerunOf, skippedNote, skippedSweepsNote, startModel, type DashboardModel, type ViewRun } from './model';
 import { readPalette, watchTheme, type Palette } from './theme';
@@ -321,7 +321,8 @@ const sweepCopyMarkdown = button('Copy as Markdown', () => {
 }, { id: 'btn-sweep-md', secondary: '', title: 'The sweep\'s points ranked by the figure shown, with its SLO, GPU and step-time assumptions, as Markdown, to the clipboard' });
 /** The Sweep tab's charts as one PNG under its caption (model, profile, sweep id, GPU, machine: webview/sweep.ts sweepPngCaption), saved as the run's Export PNG is. */
 const sweepExportPng = button('Export PNG', () => exportSweepPng(), { id: 'btn-sweep-png', secondary: '', title: 'The sweep\'s charts as a PNG image, captioned with the model, profile, sweep, GPU and machine' });
-const sweepSummary = el('p', { id: 'sweep-summary' });
+/** Focused (not tabbable) when a report is opened, so a screen reader says which sweep came. */
+const sweepSummary = el('p', { id: 'sweep-summary', tabindex: '-1' });
 /** Over a report opened while the editor's sweep runs, or after it was cancelled, failed or refused: which sweep the report is, and that it is not that one's. */
 const sweepOther = el('p', { id: 'sweep-other', class: 'warning' });
 /** Over a report whose profile was edited after its sweep started (DashboardModel.sweepProfileEdited), as the Run tab's #run-profile-edited. */
@@ -866,9 +867,14 @@ function renderSweep(): void {
     sweepCharted.push(new Chart(canvas, cost.config) as unknown as Chart);
     sweepPngCharts.push({ spec: { config: cost.config as ChartConfiguration }, cssHeight: sweepCostChartHeight(cost.bars, palette.fontSize, cost.labelLines), wide: true });
   }
-  if (chosen) {
-    for (const [i, spec] of sweepAxisCharts(report, chosen, palette).entries()) {
-      const canvas = el('canvas', { id: `chart-sweep-${i}`, role: 'img', 'aria-label': spec.ariaLabel, 'data-axis': spec.axis });
+  // The picked figure's chart against each axis, then the key figures' (chartedFigures): small multiples side by side.
+  const figures = chartedFigures(report, chosen);
+  // Narrower cards (300 px) for several figures side by side; one figure against several axes keeps the 420 px cards its legend of up to 12 lines needs.
+  sweepCharts.classList.toggle('multiples', figures.length > 1);
+  for (const [k, figure] of figures.entries()) {
+    for (const [j, spec] of sweepAxisCharts(report, figure, palette).entries()) {
+      const i = k * report.axes.length + j;
+      const canvas = el('canvas', { id: `chart-sweep-${i}`, role: 'img', 'aria-label': spec.ariaLabel, 'data-axis': spec.axis, 'data-figure': figure.key });
       const box = el('div', { class: 'chart-box' }, canvas);
       // Through the CSSOM: the page's CSP refuses style attributes.
       box.style.height = `${sweepChartHeight(spec.lines + (spec.leftOut ? 1 : 0), palette.fontSize)}px`;
@@ -918,6 +924,9 @@ let chartTimer: ReturnType<typeof setTimeout> | undefined;
 let historyDrawn: { runs: DashboardModel['runs']; sweeps: DashboardModel['sweeps']; skippedSweeps: DashboardModel['skippedSweeps']; compare: DashboardModel['compare'] } | null = null;
 let sweepDrawn: { sweep: DashboardModel['sweep']; status: string | undefined } | undefined;
 
+/** A sweep report the user opened arrived since the last render: the page goes to the Sweep tab's top (render). */
+let sweepOpened = false;
+
 /** Streamed messages arrived since the last render: the extension waits for `streamDrawn` to send more (extension/streamBatcher.ts). */
 let streamUndrawn = false;
 
@@ -942,6 +951,11 @@ function render(): void {
   if (sweepDrawn === undefined || sweepDrawn.sweep !== shownSweep() || sweepDrawn.status !== model.sweepRun?.status) {
     sweepDrawn = { sweep: shownSweep(), status: model.sweepRun?.status };
     renderSweep();
+  }
+  if (sweepOpened) {
+    sweepOpened = false;
+    window.scrollTo({ top: 0 });
+    sweepSummary.focus({ preventScroll: true });
   }
   if (streamUndrawn) {
     streamUndrawn = false;
@@ -998,7 +1012,9 @@ function showTab(t: PersistedState['tab']): void {
 
 onMessage((msg: ToWebview) => {
   // The report of the sweep the editor ran, sent right after its end (finished, or cancelled with points kept): not one opened.
-  const sweepEnd = msg.type === 'showSweep' && (model.sweepRun?.status === 'finished' || model.sweepRun?.status === 'cancelled') && model.sweepRun.sweepId === undefined && model.sweepRun.name === msg.report.name;
+  // Said by the extension (showSweep's `ended`): guessed from the sweep's name, an earlier report of a cancelled sweep's profile
+  // opened from the palette read as its end and left the page on the tab picked meanwhile (s49 newcomer-ed 10).
+  const sweepEnd = msg.type === 'showSweep' && msg.ended === true;
   model = reduce(model, msg);
   if (msg.type === 'runStarted') pickedSinceRun = false;
   if (msg.type === 'sweepStarted' && !msg.replayed) pickedSinceSweep = false;
@@ -1009,6 +1025,9 @@ onMessage((msg: ToWebview) => {
   // a dashboard reopened while a run streamed landed on the Sweep tab of a sweep that had ended before (s46).
   const sweepStart = msg.type === 'sweepStarted' && (!msg.replayed || (!msg.ended && model.current?.status !== 'running' && model.awaiting !== 'run'));
   if (sweepStart || (msg.type === 'showSweep' && !(sweepEnd && pickedSinceSweep))) showTab('sweep');
+  // A report the user opened (Open sweep results, History's Open): at its top, the summary naming it focused. Opened over the
+  // same report scrolled down to its table, nothing on screen changed and the command seemed to do nothing (s49 newcomer-ed 10).
+  if (msg.type === 'showSweep' && !sweepEnd) sweepOpened = true;
   // What the user asked for on the Run tab: a run's start, a run opened, Show memory breakdown's estimate; the
   // run's end (its result or a refusal's reason) unless the user picked a tab while it ran (s44 newcomer-ed F11).
   // With the Sweep tab showing, a finished simulation and the lens's breakdown stayed behind it: the lens seemed to

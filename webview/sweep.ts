@@ -384,7 +384,13 @@ export function sweepAxisCharts(report: SweepReport, metric: SweepMetric, p: Pal
       const head = kept.some((y) => y !== null) ? `${lineAria(name, kept, xTexts, shortKey(axis.key), metric, spoken)}${out.length > 0 ? ' among the points kept for the best' : ''}` : `${name ? `${name}: ` : ''}no point kept for the best`;
       return out.length > 0 ? `${head}; left out of the best: ${out.join(', ')}` : head;
     });
-    const ariaLabel = `${metric.label} (${metric.source}) vs ${axis.key}: ${lines.length === 1 ? lineItems[0] : `${formatCount(lines.length)} lines; ${ariaList(lineItems, 'the Every point table')}`}`;
+    // The points not run (the report's `missing`: a cancelled or partial sweep), a ✕ at the axis's foot at each one's value on
+    // this axis, with a legend swatch: they read as x ticks with nothing over them (s49 newcomer-ed 6).
+    const notRunValues = order.filter((v) => report.missing.some((m) => m.values[axis.key] !== undefined && sameAxisValue(m.values[axis.key], v)));
+    const notRunCount = report.missing.filter((m) => m.values[axis.key] !== undefined).length;
+    const notRun = notRunValues.map((v) => (x.type === 'category' ? order.indexOf(v) : (v as number)));
+    const notRunText = notRunValues.length === 0 ? '' : `; not run: ${shortKey(axis.key)} ${notRunValues.length > 1 ? `${notRunValues.slice(0, -1).map(text).join(', ')} and ${text(notRunValues.at(-1))}` : text(notRunValues[0])}`;
+    const ariaLabel = `${metric.label} (${metric.source}) vs ${axis.key}: ${lines.length === 1 ? lineItems[0] : `${formatCount(lines.length)} lines; ${ariaList(lineItems, 'the Every point table')}`}${notRunText}`;
     const title = (text: string) => ({ display: true, text, color: p.foreground, font });
     const [min, max] = [x.values[0], x.values[x.values.length - 1]];
     const xScale = x.type === 'category'
@@ -418,29 +424,33 @@ export function sweepAxisCharts(report: SweepReport, metric: SweepMetric, p: Pal
       config: {
         type: 'line',
         data: x.type === 'category' ? { labels: axis.values.map(text), datasets: [...datasets, ...bands] } : { datasets: [...datasets, ...bands] },
+        ...(notRun.length > 0 ? { plugins: [notRunPlugin as Plugin<'line'>] } : {}),
         options: {
           responsive: true,
           maintainAspectRatio: false,
           animation: false,
           plugins: {
-            title: { display: true, text: `${metric.label} vs ${axis.key} (${metric.source}${leftOut ? '; hatched grey: left out of the best' : ''})`, color: p.foreground, font: { ...font, weight: 'bold' } },
+            // Wrapped whole in a narrow card: its unit and source are in the parentheses (webview/fit.ts keepAsides).
+            title: { display: true, text: sweepChartTitle(metric, unit, axis.key, leftOut), keepAsides: true, color: p.foreground, font: { ...font, weight: 'bold' } } as NonNullable<NonNullable<ChartConfiguration<'line'>['options']>['plugins']>['title'],
+            ...(notRun.length > 0 ? { attnscopeNotRun: { xs: notRun, color: p.muted, lineWidth: p.lineWidth } satisfies NotRunOptions } : {}),
             ...(leftOut ? { tooltip: { callbacks: { afterLabel: (item: { datasetIndex: number; dataIndex: number }) => { const w = whyAt[item.datasetIndex]?.[item.dataIndex]; return w ? `left out of the best: ${w}` : ''; } } } } : {}),
             // Legend in the lines' order (chart.js lists by `order`, which puts a dashed twin first).
             // The bands (after the lines) are not legend items: the table's p10–p90 column names them.
             // Each line's swatch in its colour: chart.js takes it from the line's first point, which may be a grey left-out one (s45 newcomer-ed N1).
             // With points left out, a swatch for them too (a narrow panel's fitted title drops its "hatched grey" part), and a click on it hides nothing.
             legend: {
-              display: datasets.length > 1 || leftOut,
+              display: datasets.length > 1 || leftOut || notRun.length > 0,
               labels: {
                 color: p.foreground, font, usePointStyle: true, pointStyleWidth: 22, filter: (item) => (item.datasetIndex ?? 0) < datasets.length, sort: (a, b) => (a.datasetIndex ?? datasets.length) - (b.datasetIndex ?? datasets.length),
-                ...(leftOut ? {
+                ...(leftOut || notRun.length > 0 ? {
                   generateLabels: (chart: Chart) => [
                     ...datasets.map((d, i) => ({ text: d.label!, fillStyle: d.backgroundColor as string, strokeStyle: d.borderColor as string, lineWidth: p.lineWidth, pointStyle: d.pointStyle as PointStyle, fontColor: p.foreground, hidden: !chart.isDatasetVisible(i), datasetIndex: i })),
-                    { text: `${LEFT_OUT} (why on hover)`, fillStyle: excludedFill, strokeStyle: p.muted, lineWidth: p.lineWidth, pointStyle: 'circle' as const, fontColor: p.foreground, hidden: false },
+                    ...(leftOut ? [{ text: `${LEFT_OUT} (why on hover)`, fillStyle: excludedFill, strokeStyle: p.muted, lineWidth: p.lineWidth, pointStyle: 'circle' as const, fontColor: p.foreground, hidden: false }] : []),
+                    ...(notRun.length > 0 ? [{ text: notRunLegend(notRunCount), fillStyle: 'transparent', strokeStyle: p.muted, lineWidth: p.lineWidth, pointStyle: 'crossRot' as const, fontColor: p.foreground, hidden: false }] : []),
                   ],
                 } : {}),
               },
-              ...(leftOut ? { onClick: (_e: unknown, item: { datasetIndex?: number }, legend: { chart: Chart }) => { const i = item.datasetIndex; if (i === undefined) return; if (legend.chart.isDatasetVisible(i)) legend.chart.hide(i); else legend.chart.show(i); } } : {}),
+              ...(leftOut || notRun.length > 0 ? { onClick: (_e: unknown, item: { datasetIndex?: number }, legend: { chart: Chart }) => { const i = item.datasetIndex; if (i === undefined) return; if (legend.chart.isDatasetVisible(i)) legend.chart.hide(i); else legend.chart.show(i); } } : {}),
               title: { display: others.length === 1, text: others.length === 1 ? legendTitle(others[0]!.key) : '', color: p.foreground, font } },
           },
           scales: {
@@ -457,6 +467,75 @@ export function sweepAxisCharts(report: SweepReport, metric: SweepMetric, p: Pal
     };
   });
 }
+
+/**
+ * A sweep chart's title: the figure with its unit and source, against the axis ("internal fragmentation (%, modelled) vs
+ * kv_cache.page_size", "decode time per token (ms, measured) vs kv_cache.page_size"): side by side, each small multiple
+ * says what it is without its y axis's title; a fraction's unit is %, a rate's its unit, a duration's the table's
+ * (`unit`, MetricScale.unit; none on a log duration axis, each tick in its own), a count's its own. `leftOut`: the
+ * cost chart's note that hatched grey points are left out of the best.
+ */
+export function sweepChartTitle(metric: SweepMetric, unit: string | undefined, axisKey: string, leftOut = false): string {
+  const shown = metric.kind === 'fraction' ? '%' : metric.key === 'usdPerMillionOutputTokens' ? '$ per 1M output tokens' : unit;
+  return `${metric.label} (${shown ? `${shown}, ` : ''}${metric.source}${leftOut ? '; hatched grey: left out of the best' : ''}) vs ${axisKey}`;
+}
+
+/**
+ * The figures the Sweep tab charts against each axis, side by side as small multiples: `chosen` (the Figure picker's,
+ * the one the table is ranked by) first, then the key figures of a page-size design (s49 newcomer-ed 6: fragmentation,
+ * prefix-cache hit rate and decode time per token, one at a time behind the picker), and goodput where the sweep was
+ * judged by an SLO, each that some row has (metricsOf), each once.
+ */
+export function chartedFigures(report: SweepReport, chosen: SweepMetric | undefined): SweepMetric[] {
+  const slo = report.rows.some((r) => r.metrics.sloAttainment !== undefined);
+  const keys: ReadonlyArray<SweepMetric['key']> = ['internalFragmentation', 'prefixHitRate', 'decodeNsPerToken', ...(slo ? ['goodputRequestsPerSec' as const] : [])];
+  const metrics = metricsOf(report);
+  const key = keys.flatMap((k) => metrics.filter((m) => m.key === k && m !== chosen));
+  return chosen ? [chosen, ...key] : key;
+}
+
+/** The legend's swatch (a grey ✕) for the points not run: "not run (4 points)". */
+export function notRunLegend(points: number): string {
+  return `not run (${points === 1 ? '1 point' : `${formatCount(points)} points`})`;
+}
+
+/** The not-run plugin's options (options.plugins.attnscopeNotRun): the x values (a category axis's indices) not run, the ✕'s colour and line width. */
+export interface NotRunOptions {
+  xs: number[];
+  color: string;
+  lineWidth: number;
+}
+
+/** Half a not-run ✕'s width, px. */
+const NOT_RUN_HALF = 5;
+
+/**
+ * Draws a ✕ at the foot of the plot at each x value not run (NotRunOptions), as barValuePlugin writes
+ * the cost bars' values: no dataset, so no y value is made up for a point that has none.
+ */
+const notRunPlugin: Plugin<'line'> = {
+  id: 'attnscopeNotRun',
+  afterDatasetsDraw(chart, _args, o: NotRunOptions) {
+    const scale = chart.scales.x;
+    if (!scale || !o?.xs) return;
+    const { ctx, chartArea } = chart;
+    const y = chartArea.bottom - NOT_RUN_HALF - 3;
+    ctx.save();
+    ctx.strokeStyle = o.color;
+    ctx.lineWidth = o.lineWidth;
+    for (const v of o.xs) {
+      const x = scale.getPixelForValue(v);
+      if (!Number.isFinite(x)) continue;
+      ctx.beginPath();
+      ctx.moveTo(x - NOT_RUN_HALF, y - NOT_RUN_HALF);
+      ctx.lineTo(x + NOT_RUN_HALF, y + NOT_RUN_HALF);
+      ctx.moveTo(x + NOT_RUN_HALF, y - NOT_RUN_HALF);
+      ctx.lineTo(x - NOT_RUN_HALF, y + NOT_RUN_HALF);
+      ctx.stroke();
+    }
+    ctx.restore();
+  },
+};
 
 /** How far (px) a sweep line's markers may reach past the plot's edge: the largest radius (6, a category axis's) and its border, and a little. */
 export const SWEEP_POINT_CLIP = 8;

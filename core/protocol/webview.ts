@@ -143,7 +143,12 @@ export type ToWebview =
    * profile was edited after the sweep started (SweepReport.profile against the text now), the note
    * saying so, as runFinished's.
    */
-  | { type: 'showSweep'; report: SweepReport; profileEdited?: string }
+  /**
+   * A sweep report for the Sweep tab: `ended` when it is the report of the editor's own sweep that just ended (finished, or
+   * its points kept after a cancel), which leaves the page on a tab the user picked while it ran; without it the user asked
+   * for it (Open sweep results, History's Open) and the page turns to it, at its top.
+   */
+  | { type: 'showSweep'; report: SweepReport; profileEdited?: string; ended?: true }
   /**
    * A sweep the editor runs (extension/sweep.ts SweepRun) started: the Sweep tab shows its progress and a Cancel, and drops the report it
    * showed (another sweep's). `name`: its profile's file name. `replayed`: sent again after `init` to a page that opened or reloaded

@@ -42,7 +42,8 @@ test('one chart per axis; a line per value of the other axis; values in axis ord
   // 4 and 64: 1.2 decades, linear.
   assert.equal((bySeqs!.config.options!.scales!.x as { type: string }).type, 'linear');
   assert.equal(bySeqs!.lines, 3);
-  assert.match(String(byPage!.config.options!.plugins!.title!.text), /internal fragmentation vs kv_cache\.page_size \(modelled\)/);
+  // Its unit and source in the title (small multiples side by side: s50 sweepchart).
+  assert.equal(String(byPage!.config.options!.plugins!.title!.text), 'internal fragmentation (%, modelled) vs kv_cache.page_size');
 });
 
 test('each chart is named by its lines and their best values, not "N lines" (s34 ui34)', () => {
@@ -522,7 +523,7 @@ test('the cost chart: a bar per priced point, cheapest first, from $0, a colour 
   // In the axis's order: H100, A100 in the line's colour; L4, RTX 4090 grey.
   assert.deepEqual(points.pointBorderColor, [points.borderColor, points.borderColor, palette.muted, palette.muted]);
   assert.match(line.ariaLabel, /lowest \$0\.165 [^;]* at gpu A100 80GB among the points kept for the best; left out of the best: gpu L4 \$0\.563 \(fails SLO \(0\.0%\), does not keep up\), gpu RTX 4090 \$0\.0863 \(fails SLO \(8\.5%\), does not keep up\)/);
-  assert.match((line.config.options!.plugins!.title as { text: string }).text, /; hatched grey: left out of the best\)$/);
+  assert.equal((line.config.options!.plugins!.title as { text: string }).text, '$ / 1M output tokens ($ per 1M output tokens, modelled; hatched grey: left out of the best) vs device.gpu');
   const tip = (line.config.options!.plugins!.tooltip as { callbacks: { afterLabel: (i: { datasetIndex: number; dataIndex: number }) => string } }).callbacks.afterLabel;
   assert.equal(tip({ datasetIndex: 0, dataIndex: 3 }), 'left out of the best: fails SLO (8.5%), does not keep up');
   assert.equal(tip({ datasetIndex: 0, dataIndex: 1 }), '');

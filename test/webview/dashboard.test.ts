@@ -1237,8 +1237,8 @@ describe('dashboard webview in Chromium', () => {
     const [, copied] = (await waitForPosted(page, 'exportSweep', 2)) as Array<{ report: SweepReport; markdown?: string }>;
     assert.equal(copied!.markdown, sweepMarkdown(report, SWEEP_METRICS.find((m) => m.key === 'throughputTokensPerSec')!));
     assert.match(copied!.markdown!, /^### llama-3\.1-8b\.attn\.yaml · sweep \(modelled\)\n[^]*\n- ranked by output throughput \(tokens\/s, modelled\), higher first\n\n\| rank \| best \| kv_cache\.page_size \| output throughput \(tokens\/s, modelled\) \| status \|\n/);
-    // Tab from Export CSV stops at the Every point table (no stop before s41 newcomer-ed F7: Tab left the webview), a region named by its heading.
-    await page.focus('#btn-export-sweep-csv');
+    // Tab from the bar's last button (Export PNG, after Export CSV) stops at the Every point table (no stop before s41 newcomer-ed F7: Tab left the webview), a region named by its heading.
+    await page.focus('#btn-sweep-png');
     await page.keyboard.press('Tab');
     assert.deepEqual(await page.evaluate(() => [document.activeElement?.id, document.activeElement?.getAttribute('role')]), ['sweep-table', 'region']);
     assert.match(await page.locator('#sweep-table').ariaSnapshot(), /^- region "Every point":/);
@@ -1778,7 +1778,7 @@ describe('dashboard webview in Chromium', () => {
       await fresh.waitForFunction(() => document.querySelector('#run-title')?.textContent === 'batched.attn.yaml · sweep');
       await fresh.click('vscode-tab-header:nth-of-type(1)');
       await send(fresh, { type: 'sweepEnded', status: 'finished', message: 'sweep of batched.attn.yaml finished: 6 points, report in .attnscope/sweeps/batched-c0ffee.' });
-      await send(fresh, { type: 'showSweep', report: logSweep });
+      await send(fresh, { type: 'showSweep', report: logSweep, ended: true });
       await fresh.waitForFunction(() => JSON.parse(sessionStorage.getItem('vscode-state') ?? '{}').model?.sweep?.sweepId === 'c0ffee');
       assert.deepEqual(await shown(), ['Run']);
       await send(fresh, { type: 'sweepStarted', name: 'batched.attn.yaml' });
@@ -1787,7 +1787,7 @@ describe('dashboard webview in Chromium', () => {
       await fresh.waitForFunction(() => document.querySelector('#run-status')?.textContent === 'ok');
       assert.deepEqual(await shown(), ['Run']);
       await send(fresh, { type: 'sweepEnded', status: 'finished', message: 'sweep of batched.attn.yaml finished: 6 points, report in .attnscope/sweeps/batched-c0ffee.' });
-      await send(fresh, { type: 'showSweep', report: logSweep });
+      await send(fresh, { type: 'showSweep', report: logSweep, ended: true });
       await fresh.waitForFunction(() => document.querySelector('#run-title')?.textContent === 'batched.attn.yaml · sweep');
       assert.deepEqual(await shown(), ['Sweep']);
     } finally {
@@ -1822,7 +1822,7 @@ describe('dashboard webview in Chromium', () => {
       await fresh.screenshot({ path: join(shots, 'sweep-running-points.png') });
       // Its end: the line says how; the finished report follows.
       await send(fresh, { type: 'sweepEnded', status: 'finished', message: 'sweep of batched.attn.yaml finished: 6 points, report in .attnscope/sweeps/batched-c0ffee.' });
-      await send(fresh, { type: 'showSweep', report: logSweep });
+      await send(fresh, { type: 'showSweep', report: logSweep, ended: true });
       await fresh.waitForFunction(() => document.querySelectorAll('#sweep-table tbody tr').length === 6);
     } finally {
       await fresh.close();
@@ -1869,7 +1869,7 @@ describe('dashboard webview in Chromium', () => {
       // s41: the cancelled sweep's points kept, merged into a report marked interrupted (extension/sweep.ts finish): shown as its own
       // sweep's (no other-sweep note), with how many of its points and a Resume sweep that runs its profile again.
       const kept: SweepReport = { ...logSweep, name: 'sweep.attn.yaml', interrupted: true, total: 7, missing: [{ id: 'm', index: 6, values: {}, label: 'page_size=64' }] };
-      await send(fresh, { type: 'showSweep', report: kept });
+      await send(fresh, { type: 'showSweep', report: kept, ended: true });
       await fresh.waitForFunction(() => (document.querySelector('#sweep-interrupted') as HTMLElement | null)?.hidden === false);
       // One line says how it ended (s48 newcomer-ed 9: "cancelled; 1 of 4 points are saved … Run sweep again to resume" over
       // "interrupted: 6 of 7 points … Resume sweep runs the other point", the same thing twice): the report's, in the run's word.

@@ -30,5 +30,8 @@ describe('fit', () => {
     assert.equal(fitTitle('Roofline (roofs: this machine’s measured peaks)', 200, measure), 'Roofline');
     assert.deepEqual(fitTitle('internal fragmentation vs workload.max_num_batched_tokens (modelled)', 239, measure), ['internal fragmentation vs', 'workload.max_num_batched_tokens']);
     assert.equal(fitTitle('Latency CDF (modelled)', 400, measure), 'Latency CDF (modelled)');
+    // A Sweep tab small multiple's title keeps its unit and source, wrapped (at 7 px a character, 300 px holds 42): it read
+    // "decode time per token vs kv_cache.page_size", the ms and "measured" dropped (s50 sweepchart).
+    assert.deepEqual(fitTitle('decode time per token (ms, measured) vs kv_cache.page_size', 300, measure, true), ['decode time per token (ms, measured) vs', 'kv_cache.page_size']);
   });
 });

@@ -66,4 +66,52 @@ describe('the Sweep tab as a figure, in Chromium', () => {
       await page.close();
     }
   });
+
+  // s49 newcomer-ed 10: Open sweep results with the panel already on that sweep, scrolled down to its table, changed nothing on screen.
+  it('a sweep opened over the same one scrolled down goes to its top, the summary focused; one opened after a cancel with no report turns to the Sweep tab', async () => {
+    const page = await sweepPage(browser, server, 'dark', 600);
+    try {
+      await page.evaluate(() => window.scrollTo({ top: document.documentElement.scrollHeight }));
+      await page.waitForFunction(() => window.scrollY > 300);
+      await send(page, { type: 'showSweep', report: pageSizeSweep });
+      await page.waitForFunction(() => window.scrollY === 0, undefined, { timeout: 5000 }).catch(() => assert.fail(`still scrolled to ${String(window.scrollY)} px`));
+      assert.equal(await page.evaluate(() => document.activeElement?.id), 'sweep-summary');
+      // The editor's sweep of this profile cancelled before any point (no report of its own), the user on History:
+      // an earlier report of the profile opened from the palette is no end of that sweep, and comes forward.
+      await send(page, { type: 'sweepStarted', name: 'page-size.attn.yaml' });
+      await send(page, { type: 'sweepEnded', status: 'cancelled', message: 'sweep of page-size.attn.yaml cancelled before any point finished.' });
+      await page.click('vscode-tab-header:nth-of-type(2)');
+      await page.waitForFunction(() => document.querySelector('vscode-tabs')?.getAttribute('selected-index') === '1');
+      await send(page, { type: 'showSweep', report: pageSizeSweep });
+      await page.waitForFunction(() => document.querySelector('vscode-tabs')?.getAttribute('selected-index') === '2', undefined, { timeout: 5000 }).catch(() => assert.fail('the page stayed on History'));
+      // The end's own report (the extension says `ended`) still leaves the tab the user picked while the sweep ran.
+      await send(page, { type: 'sweepStarted', name: 'page-size.attn.yaml' });
+      await page.click('vscode-tab-header:nth-of-type(2)');
+      await send(page, { type: 'sweepEnded', status: 'finished', message: 'sweep of page-size.attn.yaml finished: 9 points.' });
+      await send(page, { type: 'showSweep', report: pageSizeSweep, ended: true });
+      await page.waitForFunction(() => (JSON.parse(sessionStorage.getItem('vscode-state') ?? '{}') as { model?: { sweepRun?: { sweepId?: string } } }).model?.sweepRun?.sweepId === 'd4cf7d4c');
+      assert.equal(await page.getAttribute('vscode-tabs', 'selected-index'), '1');
+    } finally {
+      await page.close();
+    }
+  });
+
+  // s49 newcomer-ed 6: one figure at a time behind the Figure picker; points not run read as empty x ticks.
+  it('at 1,280 px the key figures stand side by side in one row, each naming the points not run', async () => {
+    for (const theme of ['light', 'dark'] as const) {
+      const page = await sweepPage(browser, server, theme);
+      try {
+        const charts = await page.$$eval('#sweep-charts canvas', (cs) => cs.map((c) => ({ figure: c.getAttribute('data-figure'), top: Math.round(c.getBoundingClientRect().top), aria: c.getAttribute('aria-label') ?? '' })));
+        assert.deepEqual(charts.map((c) => c.figure), ['internalFragmentation', 'prefixHitRate', 'decodeNsPerToken']);
+        assert.equal(new Set(charts.map((c) => c.top)).size, 1, `one row: tops ${charts.map((c) => c.top).join(', ')}`);
+        for (const c of charts) assert.match(c.aria, /; not run: page_size 32, 64, 128 and 256$/);
+        await page.screenshot({ path: join(shots, `sweep-chart-${theme}-1280.png`), fullPage: true });
+        await page.setViewportSize({ width: 600, height: 900 });
+        await page.waitForFunction(() => { const cs = [...document.querySelectorAll('#sweep-charts canvas')]; return cs.length === 3 && cs[1]!.getBoundingClientRect().top > cs[0]!.getBoundingClientRect().bottom; });
+        await page.screenshot({ path: join(shots, `sweep-chart-${theme}-600.png`), fullPage: true });
+      } finally {
+        await page.close();
+      }
+    }
+  });
 });
