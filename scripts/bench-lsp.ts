@@ -22,8 +22,8 @@
  * document over 4 MiB whole, deferredSync.ts), and in a comment (the YAML parsed again); wall and the
  * server's CPU ms. Not in the overall median.
  * Then the 256-point sweep's editor cost (sweepCost): the server's CPU ms per edit. Not in the overall median.
- * --pick-only: the command palette's pick check of 200 profiles (pickCheck).
- * Usage: npm run bench:lsp [-- --edits N] [--labels 60000,200000] [--big-only | --huge-only | --sweep-only | --pick-only]
+ * --pick-only: the command palette's pick check of 200 profiles (pickCheck; --pick-files N for another count).
+ * Usage: npm run bench:lsp [-- --edits N] [--labels 60000,200000] [--big-only | --huge-only | --sweep-only | --pick-only [--pick-files N]]
  */
 import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
@@ -42,6 +42,9 @@ const EDITS = editsArg > 0 ? Number(process.argv[editsArg + 1]) : 40;
 const WARMUP = 5;
 const labelsArg = process.argv.indexOf('--labels');
 const BIG_LABELS = labelsArg > 0 ? process.argv[labelsArg + 1]!.split(',').map(Number) : [60_000, 200_000];
+const pickFilesArg = process.argv.indexOf('--pick-files');
+/** How many profiles pickCheck's pick checks (s49 newcomer-ed's workspace had 255; the background pass answers 200). */
+const PICK_FILES = pickFilesArg > 0 ? Number(process.argv[pickFilesArg + 1]) : 200;
 /** Edits timed per big-config case (each may parse megabytes). */
 const BIG_EDITS = Math.min(EDITS, 10);
 
@@ -380,11 +383,11 @@ async function bigConfigs(): Promise<void> {
 }
 
 /**
- * The command palette's pick check (extension/commands.ts markUnrunnable): 200 files (a pick
- * listed 200 at most before session 49, now extension/pick.ts PICK_FILE_LIMIT; the background pass
- * answers 200), none open, answered by one attnscope/cannotRun. Files: the
- * examples' four profiles (llama-3.1-8b, gpt-oss-20b, qwen3-30b-a3b, page-size) 50 times each, each
- * copy in its own folder with the example's config folders beside it. Per round: a server with no
+ * The command palette's pick check (extension/commands.ts markUnrunnable): PICK_FILES files, 200
+ * by default (a pick listed 200 at most before session 49, now extension/pick.ts PICK_FILE_LIMIT;
+ * the background pass answers 200), none open, answered by one attnscope/cannotRun. Files: the
+ * examples' four profiles (llama-3.1-8b, gpt-oss-20b, qwen3-30b-a3b, page-size) in turn, each
+ * four in their own folder with the example's config folders beside them. Per round: a server with no
  * workspace folder, whose first pick analyses every file (cold) and whose second finds each answer
  * kept (warm: Workspace.closedFileReasons, a stat per file read); then a server given the folder,
  * whose background pass answers the files before the pick (server/pickPrefill.ts; its log line
@@ -396,13 +399,13 @@ async function pickCheck(): Promise<void> {
   const examples = join(root, 'examples');
   const profiles = ['llama-3.1-8b.attn.yaml', 'gpt-oss-20b.attn.yaml', 'qwen3-30b-a3b.attn.json', 'page-size.attn.yaml'];
   const uris: string[] = [];
-  for (let i = 0; i < 50; i++) {
+  for (let i = 0; i < Math.ceil(PICK_FILES / profiles.length); i++) {
     const folder = join(dir, `p${String(i).padStart(2, '0')}`);
     for (const model of ['llama-3.1-8b', 'gpt-oss-20b', 'qwen3-30b-a3b']) {
       mkdirSync(join(folder, model), { recursive: true });
       writeFileSync(join(folder, model, 'config.json'), readFileSync(join(examples, model, 'config.json')));
     }
-    for (const name of profiles) {
+    for (const name of profiles.slice(0, PICK_FILES - uris.length)) {
       writeFileSync(join(folder, name), readFileSync(join(examples, name)));
       uris.push(pathToFileURL(join(folder, name)).href);
     }

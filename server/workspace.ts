@@ -207,9 +207,7 @@ export class Workspace {
     const kept = this.closedReasons.get(uri);
     if (kept !== undefined) {
       this.closedReasons.delete(uri);
-      let same = true;
-      for (const [read, stamp] of kept.stamps) if (this.stampOf(read) !== stamp) same = false;
-      if (same) {
+      if (this.stampsHold(kept.stamps)) {
         this.closedReasons.set(uri, kept);
         return kept.reasons;
       }
@@ -231,6 +229,12 @@ export class Workspace {
       this.closedReasons.set(uri, { stamps, reasons });
     }
     return reasons;
+  }
+
+  /** Whether every file of `stamps` still has its stamp (stampOf); stops at the first that changed (its answer is made again anyway). */
+  private stampsHold(stamps: ReadonlyMap<string, string>): boolean {
+    for (const [read, stamp] of stamps) if (this.stampOf(read) !== stamp) return false;
+    return true;
   }
 
   /** What closedFileReasons compares: an open document's opening and version, else the file's stat (fileStamp), "none" when there is none. */
