@@ -57,6 +57,15 @@ export function cannotRunOf(workspace: Workspace, uri: string, job: CannotRunReq
   return workspace.closedFileReasons(uri, (host) => reasonsOf(analysed(workspace, uri, host)))[job];
 }
 
+/**
+ * cannotRun of each PickJob for the file of `analysis`, its sweep's points checked through `host`
+ * only when the answer needs them (reasonsOf): Workspace.reasonsOfAnalysis, which keeps a closed
+ * document's answer from its last analysis.
+ */
+export function analysisReasons(analysis: Analysis, host: FileHost): PickReasons {
+  return reasonsOf({ analysis, problems: () => checkedProblems(analysis, host) });
+}
+
 /** cannotRun of each PickJob for one analysed file (core/validate.ts PICK_JOBS). */
 function reasonsOf(found: ReturnType<typeof analysed>): PickReasons {
   let resolved: { profile: Profile | null; problems: readonly Problem[] };

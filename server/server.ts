@@ -32,7 +32,7 @@ import { hintMode, type HintMode } from './hintView';
 import { codeLenses, estimateSummary, SERVER_COMMANDS } from './lenses';
 import { setWorkspaceRoots, workspaceProfiles } from './modelPaths';
 import { uriToPath } from './paths';
-import { cannotRunOf, resolveProfile } from './resolve';
+import { analysisReasons, cannotRunOf, resolveProfile } from './resolve';
 import { timingEnabled, timingMark } from '../core/timingLog';
 import { cancelled, describeError, guard, runSafe } from './safe';
 import { PickPrefill } from './pickPrefill';
@@ -76,6 +76,8 @@ export function startServer(connection: Connection): void {
   const documents = new TextDocuments(TextDocument);
   const log = connection.console;
   const workspace = new Workspace(documents, log);
+  // A document's analysis answers the pick's check of its file once it closes (kept by the stamps of what it read).
+  workspace.reasonsOfAnalysis = analysisReasons;
   let capabilities: ClientCapabilities = {};
   /** The `attnscope.hints` setting: from initializationOptions, then the client's `attnscope` settings. */
   let hints: HintMode = 'all';

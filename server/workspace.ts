@@ -26,6 +26,11 @@ interface Cached {
   carried: AnchoredHint[];
   /** documentHints of this version, computed on the first request. */
   hints?: AnchoredHint[];
+  /**
+   * The stamp (Workspace.stampOf) of each file this analysis and its sweep's checks read, taken
+   * before the read: what the pick's answer is kept by when the document closes (Workspace.closed).
+   */
+  stamps: Map<string, string>;
 }
 
 export class Workspace {
@@ -76,6 +81,14 @@ export class Workspace {
   /** Called with every file an analysis read (server.ts watches them when the client does not). */
   onRead: ((absPath: string) => void) | null = null;
 
+  /**
+   * Why a command cannot run the file of `analysis` (server/resolve.ts analysisReasons; `host` reads
+   * what its sweep's checks still need): set by server.ts (resolve.ts imports this module, so this
+   * one cannot import it). With it, a document's analysis is handed to closedFileReasons when it
+   * closes; null: a closed document is analysed again on the pick's first ask.
+   */
+  reasonsOfAnalysis: ((analysis: Analysis, host: FileHost) => PickReasons) | null = null;
+
   /** Reads a trace file off the server's thread (server/traceCheck.ts checkTrace); null: traces are not checked. */
   traceChecker: ((absPath: string, settings: TraceSettings, signal: AbortSignal) => Promise<TraceCheck>) | null = null;
 
@@ -95,8 +108,13 @@ export class Workspace {
     this.openings.set(path, ++this.opens);
   }
 
-  /** Forgets a closed document and its cached analysis; returns the documents that read it. */
+  /**
+   * Forgets a closed document and its cached analysis, handing the pick's answer from that
+   * analysis to closedFileReasons when it holds for the file on disk (keepClosedAnswer); returns
+   * the documents that read it.
+   */
   closed(uri: string): string[] {
+    const entry = this.outdated.has(uri) ? undefined : this.cache.get(uri);
     this.cache.delete(uri);
     this.outdated.delete(uri);
     for (const set of this.dependents.values()) set.delete(uri);
@@ -110,7 +128,25 @@ export class Workspace {
     if (path === null) return [];
     this.openByPath.delete(path);
     this.openings.delete(path);
+    if (entry !== undefined) this.keepClosedAnswer(uri, path, entry);
     return this.fileChanged(path);
+  }
+
+  /**
+   * Keeps the pick's answer (reasonsOfAnalysis) from the analysis of a document just closed, as
+   * closedFileReasons would keep its own, when the file on disk holds the text that analysis is
+   * of (not when it closed with unsaved edits, or past a version not yet analysed): by the stamps
+   * the analysis took before each read (Cached.stamps; a file changed since then, its watcher
+   * event still on its way, has another stamp now) and the file's own, taken before it is read
+   * here. s49: the analysis was dropped at close and the next pick analysed the file again.
+   */
+  private keepClosedAnswer(uri: string, path: string, entry: Cached): void {
+    if (this.reasonsOfAnalysis === null || entry.analysis.kind === 'other') return;
+    const stamps = new Map(entry.stamps);
+    stamps.set(path, this.stampOf(path));
+    if (readInputText(path, new Map()) !== entry.analysis.document.getText()) return;
+    const reasons = this.reasonsOfAnalysis(entry.analysis, this.stampingHost(stamps, this.closedHost()));
+    this.keepReasons(uri, stamps, reasons);
   }
 
   /**
@@ -144,7 +180,7 @@ export class Workspace {
     const a = entry.analysis;
     const unchecked = a.sweepChecked === null;
     const before = a.reads.length;
-    const problems = checkedProblems(a, this.fileHost());
+    const problems = checkedProblems(a, this.stampingHost(entry.stamps, this.fileHost()));
     if (unchecked) this.record(uri, a.reads.slice(before), a.sweepChecked!);
     return { analysis: a, problems };
   }
@@ -163,12 +199,13 @@ export class Workspace {
     const cached = this.cache.get(uri);
     if (cached !== undefined && cached.analysis.version === doc.version && !this.outdated.has(uri)) return cached;
     const previous = cached?.analysis;
-    const result = analyze(doc, this.fileHost(), previous);
+    const stamps = new Map<string, string>();
+    const result = analyze(doc, this.stampingHost(stamps, this.fileHost()), previous);
     this.outdated.delete(uri);
     const carried = result.profile === null && previous !== undefined && previous.file === result.file
       ? carryHints(previous, cached!.hints ?? documentHints(previous, cached!.carried), result)
       : [];
-    const entry: Cached = { analysis: result, carried };
+    const entry: Cached = { analysis: result, carried, stamps };
     this.cache.set(uri, entry);
     this.record(uri, result.reads, result.problems);
     return entry;
@@ -196,7 +233,8 @@ export class Workspace {
    * files), and each path's stamp is taken as it reads it (an open document's version, else the
    * stat diskText keys a text on: device, inode, size, times; a missing file's "none"). The kept
    * reasons stand while every stamp is the same, so a pick of files answered before (by an earlier
-   * pick or by the background pass, server/pickPrefill.ts) costs a stat per file read, not a parse;
+   * pick, by the background pass, server/pickPrefill.ts, or by the file's own analysis while it was
+   * open, handed over at its close: keepClosedAnswer) costs a stat per file read, not a parse;
    * a file edited, replaced, deleted or created where a read found none, or an open document
    * read for it edited or closed, is analysed again. The host starts no trace check: cannotRun
    * does not read one (a profile that reads is answered by its workload and pool alone).
@@ -214,21 +252,39 @@ export class Workspace {
     }
     this.closedAnalyses++;
     const stamps = new Map<string, string>();
-    const host = this.fileHost();
-    const reasons = answer({
-      readFile: (absPath) => {
-        if (!stamps.has(absPath)) stamps.set(absPath, this.stampOf(absPath)); // before the read: a change during it reads again next time
-        return host.readFile(absPath);
-      },
-      whyNotRead: host.whyNotRead,
-      parsedJson: host.parsedJson,
-    });
+    const reasons = answer(this.stampingHost(stamps, this.closedHost()));
     if (path !== null) {
       if (!stamps.has(path)) stamps.set(path, this.stampOf(path));
-      if (this.closedReasons.size >= CLOSED_REASONS_KEPT) this.closedReasons.delete(this.closedReasons.keys().next().value!);
-      this.closedReasons.set(uri, { stamps, reasons });
+      this.keepReasons(uri, stamps, reasons);
     }
     return reasons;
+  }
+
+  /** Keeps `reasons` for the closed file `uri` by `stamps` (closedFileReasons), the least recently used dropped past CLOSED_REASONS_KEPT. */
+  private keepReasons(uri: string, stamps: Map<string, string>, reasons: PickReasons): void {
+    this.closedReasons.delete(uri);
+    if (this.closedReasons.size >= CLOSED_REASONS_KEPT) this.closedReasons.delete(this.closedReasons.keys().next().value!);
+    this.closedReasons.set(uri, { stamps, reasons });
+  }
+
+  /** fileHost less its trace checks: a closed file's pick answer reads no trace (cannotRun does not), so it starts no runner child. */
+  private closedHost(): FileHost {
+    const { readFile, whyNotRead, parsedJson } = this.fileHost();
+    return { readFile, whyNotRead, parsedJson };
+  }
+
+  /**
+   * `host`, recording in `stamps` the stamp (stampOf) of each file it reads, taken before its
+   * first read: a change during the read gives another stamp next time, so it is read again.
+   */
+  private stampingHost(stamps: Map<string, string>, host: FileHost): FileHost {
+    return {
+      ...host,
+      readFile: (absPath) => {
+        if (!stamps.has(absPath)) stamps.set(absPath, this.stampOf(absPath));
+        return host.readFile(absPath);
+      },
+    };
   }
 
   /** Whether every file of `stamps` still has its stamp (stampOf); stops at the first that changed (its answer is made again anyway). */

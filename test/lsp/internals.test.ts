@@ -5,7 +5,7 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { CancellationTokenSource, LSPErrorCodes, ResponseError, type TextDocuments } from 'vscode-languageserver';
@@ -14,7 +14,7 @@ import { parseProfileOrConfig } from '../../core/config';
 import { analyze, reuseTree, type FileHost } from '../../server/analysis';
 import { carryHints, documentHints } from '../../server/hints';
 import { codeLenses } from '../../server/lenses';
-import { cannotRunOf } from '../../server/resolve';
+import { analysisReasons, cannotRunOf } from '../../server/resolve';
 import { runSafe } from '../../server/safe';
 import { Workspace } from '../../server/workspace';
 import { fixture } from './harness';
@@ -166,12 +166,16 @@ test("typing in a profile with a sweep reads none of its points for hints, lense
   const config = fixture('../../examples/llama-3.1-8b/config.json').text;
   const docs = new Map<string, TextDocument>();
   const reads = new Map<string, number>();
-  const documents = { get: (uri: string) => ((reads.set(uri, (reads.get(uri) ?? 0) + 1)), docs.get(uri)) } as unknown as TextDocuments<TextDocument>;
+  const documents = { get: (uri: string) => docs.get(uri) } as unknown as TextDocuments<TextDocument>;
+  // A read of an open config is its text asked for (Workspace.fileHost); its stamp (its version) is no read.
+  const counted = (doc: TextDocument): TextDocument => Object.assign(Object.create(doc) as TextDocument, {
+    getText: (range?: Parameters<TextDocument['getText']>[0]) => (reads.set(doc.uri, (reads.get(doc.uri) ?? 0) + 1), doc.getText(range)),
+  });
   const workspace = new Workspace(documents, log());
   const configUri = (name: string): string => `file:///w/${name}/config.json`;
   for (const name of ['m0', 'm1', 'm2', 'm3']) {
     // m3 has 7 KV heads for 32 query heads: an error of its points only.
-    docs.set(configUri(name), TextDocument.create(configUri(name), 'json', 1, name === 'm3' ? config.replace('"num_key_value_heads": 8', '"num_key_value_heads": 7') : config));
+    docs.set(configUri(name), counted(TextDocument.create(configUri(name), 'json', 1, name === 'm3' ? config.replace('"num_key_value_heads": 8', '"num_key_value_heads": 7') : config)));
     workspace.opened(configUri(name));
   }
   const uri = 'file:///w/typing.attn.yaml';
@@ -265,4 +269,63 @@ test("the pick's check of a closed file is kept while no file it read changes: a
   const analysed = workspace.closedAnalyses;
   assert.equal(cannotRunOf(workspace, uri(files.later), 'bench'), null);
   assert.equal(workspace.closedAnalyses, analysed);
+});
+
+test("a document's analysis answers the pick once it closes: no new analysis; closed with unsaved edits, or a file it read changed since its analysis, it is analysed again", () => {
+  // s49: the analysis was dropped at close, so the next pick analysed the file once more (~5 ms).
+  const dir = tempDir('attnscope-close-');
+  mkdirSync(join(dir, 'm'));
+  const configPath = join(dir, 'm', 'config.json');
+  const config = fixture('../../examples/llama-3.1-8b/config.json').text;
+  writeFileSync(configPath, config);
+  const example = fixture('../../examples/llama-3.1-8b.attn.yaml').text.replace('./llama-3.1-8b/config.json', './m/config.json');
+  const noWorkload = example.replace(/^workload:[\s\S]*?(?=^\S|(?![\s\S]))/m, '');
+  const good = join(dir, 'good.attn.yaml');
+  const bare = join(dir, 'bare.attn.yaml');
+  writeFileSync(good, example);
+  writeFileSync(bare, 'model: ./m/config.json\n');
+  const uri = (path: string): string => pathToFileURL(path).href;
+  const docs = new Map<string, TextDocument>();
+  const workspace = new Workspace({ get: (u: string) => docs.get(u) } as unknown as TextDocuments<TextDocument>, log());
+  workspace.reasonsOfAnalysis = analysisReasons; // as server.ts sets it
+  // Opened as the client does (TextDocuments holds it, then didOpen), checked as its diagnostics are, closed as TextDocuments does (gone, then didClose).
+  const open = (path: string, text = readFileSync(path, 'utf8')): void => {
+    docs.set(uri(path), TextDocument.create(uri(path), 'yaml', 1, text));
+    workspace.opened(uri(path));
+    workspace.problems(uri(path));
+  };
+  const close = (path: string): void => {
+    docs.delete(uri(path));
+    workspace.closed(uri(path));
+  };
+
+  open(good);
+  open(bare);
+  close(good);
+  close(bare);
+  // The example writes a workload; bare.attn.yaml writes none (the answers a fresh analysis gives: the test above).
+  assert.deepEqual([good, bare].map((p) => cannotRunOf(workspace, uri(p), 'simulate')), [null, 'no `workload:` block to simulate']);
+  assert.equal(workspace.closedAnalyses, 0, 'both answered from the analyses made while they were open');
+
+  // Closed with unsaved edits (its workload deleted in the editor): the disk's text, which writes one, is analysed.
+  const edited = join(dir, 'edited.attn.yaml');
+  writeFileSync(edited, example);
+  open(edited, noWorkload);
+  close(edited);
+  assert.equal(cannotRunOf(workspace, uri(edited), 'simulate'), null);
+  assert.equal(workspace.closedAnalyses, 1);
+  // good.attn.yaml so closed: the answer kept from its first close still holds for the disk's text.
+  open(good, noWorkload);
+  close(good);
+  assert.equal(cannotRunOf(workspace, uri(good), 'simulate'), null);
+  assert.equal(workspace.closedAnalyses, 1);
+
+  // The config.json changed on disk after bare's analysis, its watcher event not yet come (no fileChanged) when bare
+  // closes: 32 query heads over 6 KV heads (32 = 5 * 6 + 2) is an error, found by a new analysis. (A space more: another
+  // size, so the stamp differs whatever the file system's time resolution.)
+  open(bare);
+  writeFileSync(configPath, config.replace('"num_key_value_heads": 8', '"num_key_value_heads":  6'));
+  close(bare);
+  assert.match(cannotRunOf(workspace, uri(bare), 'bench') ?? '', /32 attention heads cannot be shared evenly by 6 KV heads/);
+  assert.equal(workspace.closedAnalyses, 2);
 });
