@@ -705,14 +705,15 @@ async function exportSweepTo(host: Pick<DashboardHost, 'log'>, report: SweepRepo
 }
 
 /**
- * Asks where to save the dashboard's PNG (`dataUrl`, the charts of the run or comparison `name`),
- * proposing `folder`'s export place, writes it and says where, with Open and Reveal in Explorer.
+ * Asks where to save the dashboard's PNG (`dataUrl`, the charts of the run, comparison or sweep `name`),
+ * proposing the workspace folder of `saved` (the history folder of the run shown, or the Sweep tab's report file:
+ * exportBase), writes it and says where, with Open and Reveal in Explorer.
  * TypeError for a data URL that is no base64 PNG.
  */
-async function savePng(log: DashboardHost['log'], name: string, dataUrl: string, folder?: string): Promise<void> {
+async function savePng(log: DashboardHost['log'], name: string, dataUrl: string, saved?: string): Promise<void> {
   const m = /^data:image\/png;base64,([A-Za-z0-9+/=]+)$/.exec(dataUrl);
   if (!m) throw new TypeError('the dashboard sent an image that is not a PNG data URL');
-  const base = exportBase(folder);
+  const base = exportBase(saved);
   const target = await vscode.window.showSaveDialog({
     title: 'Export charts as PNG',
     defaultUri: base ? vscode.Uri.joinPath(base, `${name.replace(/[^A-Za-z0-9._-]+/g, '_')}.png`) : undefined,

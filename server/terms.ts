@@ -110,7 +110,7 @@ export function termRows(a: Analysis): TermRow[] {
     term: 'Weights',
     // What weightsBytes charges: the quantized parameters (quantizedWeights: gpt-oss's mxfp4 only
     // its routed experts, attention stays in dtype) at their stored width, the rest at the dtype's bytes.
-    formula: `${q && qw ? `${quantizedScopeText(q)} ${formatParams(qw.params)} · ${quantizedWidthText(m, qw)} (${q.method}) + the rest ${formatParams(e.paramsTotal - qw.params)} · ${dtypeBytes(p.dtype)} B (${p.dtype})` : `parameters · ${dtypeBytes(p.dtype)} B (${p.dtype})`}${tp > 1 ? (split ? `; per GPU ${split}` : `, ÷ ${tp} GPUs`) : ''}${copies > 0 ? ` + ${formatBytes(copies)} of ${p.dtype} copies of kv_b_proj's halves W_UK_T and W_UV that vLLM keeps beside the quantized kv_b_proj for MLA's decode (mlaDecodeCopies)` : ''}${offloadText}${stageWeights}`,
+    formula: `${q && qw ? `${quantizedScopeText(q)} ${formatParams(qw.params)} · ${quantizedWidthText(m, qw)} (${q.method}) + the rest ${formatParams(e.paramsTotal - qw.params)} · ${dtypeBytes(p.dtype)} B (${p.dtype})` : `parameters · ${dtypeBytes(p.dtype)} B (${p.dtype})`}${tp > 1 ? (split ? `; per GPU ${split}` : `, ÷ ${tp} GPUs`) : ''}${copies > 0 ? ` + ${formatBytes(copies)} of ${p.dtype} copies of kv_b_proj's halves W_UK_T and W_UV that vLLM keeps beside the quantized kv_b_proj for MLA's decode (its process_weights_after_loading)` : ''}${offloadText}${stageWeights}`,
     value: gpus > 1 ? `${formatBytes(e.weightsBytesPerGpu)}${perGpu}, ${formatBytes(e.weightsBytes)} on ${gpus} GPUs` : formatBytes(e.weightsBytesPerGpu),
     keys: ['dtype', 'torch_dtype', 'quantization_config', 'tensor_parallel_size', 'pipeline_parallel_size', 'cpu_offload_gb', ...shapeKeys],
   });

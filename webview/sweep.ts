@@ -472,8 +472,8 @@ export function sweepAxisCharts(report: SweepReport, metric: SweepMetric, p: Pal
  * A sweep chart's title: the figure with its unit and source, against the axis ("internal fragmentation (%, modelled) vs
  * kv_cache.page_size", "decode time per token (ms, measured) vs kv_cache.page_size"): side by side, each small multiple
  * says what it is without its y axis's title; a fraction's unit is %, a rate's its unit, a duration's the table's
- * (`unit`, MetricScale.unit; none on a log duration axis, each tick in its own), a count's its own. `leftOut`: the
- * cost chart's note that hatched grey points are left out of the best.
+ * (`unit`, MetricScale.unit; none on a log duration axis, each tick in its own), a count's its own. `leftOut`: some
+ * of the chart's points are left out of the best (sweepAxisCharts' hatched grey points), which the title then says.
  */
 export function sweepChartTitle(metric: SweepMetric, unit: string | undefined, axisKey: string, leftOut = false): string {
   const shown = metric.kind === 'fraction' ? '%' : metric.key === 'usdPerMillionOutputTokens' ? '$ per 1M output tokens' : unit;

@@ -527,6 +527,23 @@ test('the Weights row past the KV heads names the model\'s own replicated parts 
   await client.close(uri);
 });
 
+test('the Weights row of an fp8 MLA model names vLLM\'s source of the kv_b_proj copies, no identifier of this tool (s50 review: "(mlaDecodeCopies)")', async () => {
+  // DeepSeek-V3 fp8 at tp 8: the bf16 copies of kv_b_proj's halves W_UK_T and W_UV, 2,046,820,352 B (61 · 512 · 128 ·
+  // (128 + 128) · 2 B, the config.json hint above) ÷ 8 = 255,852,544 B = 244 MiB per GPU (vLLM's MLA
+  // process_weights_after_loading). The row ended "(mlaDecodeCopies)", a function of this tool's estimate.
+  const uri = fixtureUri('tp8-mla-copies.attn.yaml');
+  const text = 'model: ./configs/DeepSeek-V3.config.json\ndevice: { memory_gib: 141, tensor_parallel_size: 8 }\n';
+  await client.open(uri, text);
+  const hints = (await client.inlayHints(uri))!;
+  const at = rangeOf(text, './configs/DeepSeek-V3.config.json').end;
+  const md = (hints.find((h) => h.position.line === at.line && h.position.character === at.character)!.tooltip as MarkupContent).value;
+  const row = md.split('\n').find((l) => l.startsWith('| Weights |'))!;
+  assert.match(row, / \+ 244 MiB of bf16 copies of kv_b_proj's halves W_UK_T and W_UV that vLLM keeps beside the quantized kv_b_proj for MLA's decode \(its process_weights_after_loading\)/, row);
+  // No camelCase word of ours ("vLLM" is the engine's name).
+  assert.deepEqual((row.match(/\b[a-z]+[A-Z][A-Za-z0-9]*\b/g) ?? []).filter((w) => w !== 'vLLM'), [], row);
+  await client.close(uri);
+});
+
 test('the Parameters row of a multimodal config adds the vision tower and projector, so its terms sum to the value (s37 newcomer 7: 27.01B of terms beside 27.4B)', async () => {
   // google/gemma-3-12b-it's config.json (as test/unit/model-config.test.ts GEMMA3_12B_IT): SigLIP 416,866,032 +
   // projector 4,424,832 = 421,290,864 (421M), total 12,187,325,040 (the card's 12.2B).
