@@ -104,6 +104,8 @@ const MODELLED_FOR: ReadonlyArray<{ column: string; value: (r: SweepReportRow) =
   { column: 'all_reduce_ring_efficiency', value: (r) => r.stepTime?.allReduce?.ringEfficiency },
   // NCCL's NVLink SHARP all-reduce past 4 MiB in place of the ring, its bus bandwidth (GB/s; SweepStepTimeAssumptions.allReduce.nvlsBusBytesPerSec).
   { column: 'all_reduce_nvls_bus_gb_s', value: (r) => (r.stepTime?.allReduce?.nvlsBusBytesPerSec !== undefined ? r.stepTime.allReduce.nvlsBusBytesPerSec / 1e9 : undefined) },
+  // Its latency a call, µs to the nanosecond (SweepStepTimeAssumptions.allReduce.nvlsLatencyS; absent before s50 and under latency_us).
+  { column: 'all_reduce_nvls_latency_us', value: (r) => (r.stepTime?.allReduce?.nvlsLatencyS !== undefined ? Math.round(r.stepTime.allReduce.nvlsLatencyS * 1e9) / 1e3 : undefined) },
   // To the nanosecond: 20 µs is 20 * 1e-6 s, which reads back as 19.999999999999996.
   { column: 'all_reduce_latency_us', value: (r) => (r.stepTime?.allReduce ? Math.round(r.stepTime.allReduce.latencyS * 1e9) / 1e3 : undefined) },
   { column: 'all_reduce_from', value: (r) => (r.stepTime?.allReduce ? allReduceFrom(r.stepTime.allReduce) : undefined) },

@@ -132,6 +132,16 @@ export interface GpuSpec {
   /** Where {@link nvlsAllReduceBusBytesPerSec} comes from: the measurement's thread. */
   nvlsAllReduceSource?: string;
   /**
+   * NCCL's NVLS all-reduce's latency a call, seconds: the α of its α-β line, whose β is
+   * {@link nvlsAllReduceBusBytesPerSec} (the peak), so that a message of M bytes at n GPUs takes
+   * α + 2 · (n − 1)/n · M / busbw and its busbw ramps up to the peak with size. Absent: the ring's
+   * (runner/simulate/step-time.ts ringCallLatencyS). Set on H100 SXM and H200
+   * ({@link NVLINK4_NVLS_LATENCY_S}, fitted to a published per-size table).
+   */
+  nvlsAllReduceLatencyS?: number;
+  /** Where {@link nvlsAllReduceLatencyS} comes from: the table it was fitted to. */
+  nvlsAllReduceLatencySource?: string;
+  /**
    * The vendor's software stack: 'rocm' for AMD Instinct cards, which vLLM runs through ROCm. What
    * differs there for the model: fp8 is the e4m3fnuz variant (vLLM's normalize_e4m3fn_to_e4m3fnuz
    * doubles an e4m3fn checkpoint's scales, same bytes, same rate), weight-only quantized layers
@@ -362,6 +372,29 @@ export function hostLinkBytesPerSec(gpu: Pick<GpuSpec, 'pcieGen'>): number {
  */
 export const NVLINK4_NVLS_BUS_BYTES_PER_SEC: Readonly<Partial<Record<number, number>>> = { 5: 420e9, 6: 440e9, 7: 460e9, 8: 480e9 };
 
+/**
+ * NCCL's NVLS all-reduce's latency a call on fourth-generation NVLink through NVSwitch, seconds:
+ * 56.7 µs ({@link GpuSpec.nvlsAllReduceLatencyS}), the α that puts the α-β line α + 1.75 · M /
+ * 480e9 (β: {@link NVLINK4_NVLS_BUS_BYTES_PER_SEC}'s peak at 8 GPUs) closest, in least squares of
+ * the relative error, to a published per-size NVLS table: Azure's ND H200 v5 results (8 H200, NCCL
+ * 2.20.5, all_reduce_perf in place, "NCCL AllReduce (NVLS algorithm)", Azure/AI-benchmarking-guide
+ * Azure_Results/ND_H200_v5_results.md), busbw 181.94 / 240.41 / 300.91 / 368.11 / 412.45 /
+ * 432.24 / 442.72 GB/s at 8 / 16 / 32 / 64 / 128 / 256 / 512 MiB (8 GiB: 479.98, the peak), i.e.
+ * 1.75 · M / busbw = 80.7 / 122.1 / 195.1 / 319.0 / 569.5 / 1,086.8 / 2,122.2 µs. Closed form:
+ * α = Σ (1 − b_k/t_k)/t_k / Σ 1/t_k², b_k = 1.75 · M_k / 480e9, over those seven rows: 56.73 µs
+ * (the line then reads +8.2 / −3.5 / −8.2 / −5.5 / −4.1 / −4.7 / −5.1 % of them). The sizes are
+ * those a serving step all-reduces past 4 MiB (an 8,192-token chunk of Llama-3.1-70B: 128 MiB;
+ * Llama-3.1-405B's 16,384: 512 MiB); the 4 MiB row (138.44 GB/s, 53.0 µs) is below NCCL's band
+ * and the line's 87 µs would be 64 % over it. One table, at 8 GPUs: applied at 5-7 GPUs too
+ * (NCCL's own tuning model charges NVLS one latency whatever the GPU count, src/graph/tuning.cc),
+ * unmeasured there. Checked apart from the fit against vLLM PR #42324's pynccl rows on 8 H100 SXM:
+ * test/unit/step-time-tp.test.ts.
+ */
+export const NVLINK4_NVLS_LATENCY_S = 56.7e-6;
+
+/** Where {@link NVLINK4_NVLS_LATENCY_S} comes from, in the Step time line's words. */
+const NVLINK4_NVLS_LATENCY_SOURCE = "fitted to Azure's published NVLS table on 8 H200, busbw 182 / 240 / 301 / 368 / 412 GB/s at 8 / 16 / 32 / 64 / 128 MiB, Azure/AI-benchmarking-guide ND_H200_v5_results.md";
+
 /** Every named GPU, one row each. */
 export const GPUS: readonly GpuSpec[] = [
   {
@@ -385,6 +418,8 @@ export const GPUS: readonly GpuSpec[] = [
     nvlinkMulticast: true,
     nvlsAllReduceBusBytesPerSec: NVLINK4_NVLS_BUS_BYTES_PER_SEC,
     nvlsAllReduceSource: 'busbw 420 / 440 / 460 / 480 GB/s at 5 / 6 / 7 / 8 H100 SXM at 2-4 GiB messages on NCCL\'s NVLS algorithm, NVIDIA/nccl#1455; ~480 on 8, NCCL\'s maintainer, NVIDIA/nccl-tests#212',
+    nvlsAllReduceLatencyS: NVLINK4_NVLS_LATENCY_S,
+    nvlsAllReduceLatencySource: NVLINK4_NVLS_LATENCY_SOURCE,
   },
   {
     name: 'H100 PCIe',
@@ -451,6 +486,8 @@ export const GPUS: readonly GpuSpec[] = [
     // The H100 SXM's NVLink 4 and NVSwitch: 8 H200 measured 475 GB/s busbw (nccl-tests#272), H100's 480 within 1 %; 5-7 GPUs H100's.
     nvlsAllReduceBusBytesPerSec: NVLINK4_NVLS_BUS_BYTES_PER_SEC,
     nvlsAllReduceSource: 'H100 SXM\'s busbw on the same NVLink 4 and NVSwitch, 420 / 440 / 460 / 480 GB/s at 5 / 6 / 7 / 8 GPUs, NVIDIA/nccl#1455; 8 H200 reach 475 GB/s, NVIDIA/nccl-tests#272',
+    nvlsAllReduceLatencyS: NVLINK4_NVLS_LATENCY_S,
+    nvlsAllReduceLatencySource: NVLINK4_NVLS_LATENCY_SOURCE,
   },
   {
     name: 'H20',

@@ -225,7 +225,8 @@ export interface AllReduceStepTime {
    * ringAllReduceMinTokens tokens or more (NCCL's ring on messages past the 4 MiB the small-message
    * fit covers, at its large-message bus bandwidth: step-time.ts ALL_REDUCE_EFFICIENCY.ring, or
    * since s49 its NVLink SHARP all-reduce's on H100 SXM / H200 at 5-8 GPUs, step-time.ts
-   * nvlsAllReduce; and its calls' latency, the ring's 2 · (tp − 1) steps: RING_STEP_LATENCY_S). Each absent at tp 1
+   * nvlsAllReduce; and its calls' latency, the ring's 2 · (tp − 1) steps: RING_STEP_LATENCY_S, or since s50
+   * NVLS's own, GpuSpec.nvlsAllReduceLatencyS). Each absent at tp 1
    * and in runs saved before them, which charged no all-reduce (or, before the ring band, the ring
    * at perTokenAllReduceS whatever its size; before ringAllReduceS, the ring band at allReduceS)
    * and replay so: 0, ringAllReduceS allReduceS's. Under pipeline parallelism a stage's rates are

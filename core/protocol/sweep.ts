@@ -241,12 +241,16 @@ export interface SweepStepTimeAssumptions {
    * reports written before s45. `nvlsBusBytesPerSec`: where NCCL runs its NVLink SHARP all-reduce
    * (NVLS) past 4 MiB in place of the ring, its bus bandwidth, bytes/s (step-time.ts nvlsAllReduce:
    * H100 SXM and H200 at 5-8 GPUs, 420-480e9); absent: the ring (and in reports written before s49).
+   * `nvlsLatencyS`: NVLS's own latency a call, seconds, where its calls pay it in place of the
+   * ring's steps (GpuSpec.nvlsAllReduceLatencyS: 56.7e-6 on H100 SXM and H200, fitted to Azure's
+   * per-size NVLS table on 8 H200); absent under the profile's latency_us, without NVLS, and in
+   * reports written before s50 (whose NVLS calls paid the ring's steps).
    * `ringStepLatencyS`: the ring's latency a step, seconds, where a call past 4 MiB costs
    * 2 · (tp − 1) of them (step-time.ts RING_STEP_LATENCY_S, 3.325 µs, fitted to vLLM PR #24111's
    * 37 µs at 4 MiB, TP 4; NVLS keeps it); absent where the profile's latency_us is every call's,
    * with no ring, and in reports written before s49. Absent at tp 1.
    */
-  allReduce?: { oneShotEfficiency: number; twoShotEfficiency: number; multimemEfficiency: number; ringEfficiency?: number; nvlsBusBytesPerSec?: number; ringStepLatencyS?: number; latencyS: number; given?: string[] };
+  allReduce?: { oneShotEfficiency: number; twoShotEfficiency: number; multimemEfficiency: number; ringEfficiency?: number; nvlsBusBytesPerSec?: number; nvlsLatencyS?: number; ringStepLatencyS?: number; latencyS: number; given?: string[] };
 }
 
 /** `attnscope merge`'s output (also written by `sweep` and `submit --wait`). */

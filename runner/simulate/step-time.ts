@@ -268,7 +268,8 @@ export const ALL_REDUCE_EFFICIENCY = { oneShot: 0.85, twoShot: 0.5, multimem: 0.
  * pynccl at 561 µs there: at tp 8 on H100 SXM NCCL runs NVLink SHARP (NVLS), whose busbw reaches
  * ~480 GB/s on 8 GPUs (NVIDIA/nccl-tests#212, NVIDIA/nccl#1455), not the ring; the rows from 32 to
  * 128 MiB rise at 479-481 GB/s busbw. Since s49 the band runs NVLS at its bus bandwidth where the
- * card has one for the group size ({@link nvlsAllReduce}): 489.33 + 46.55 = 535.88 µs there.
+ * card has one for the group size ({@link nvlsAllReduce}): 489.33 + 46.55 = 535.88 µs there; since
+ * s50 plus NVLS's own fitted latency in place of the ring's, 489.33 + 56.7 = 546.03 µs.
  */
 export const RING_FIT_MAX_BYTES = 4 * 1024 * 1024;
 
@@ -385,21 +386,45 @@ export function ringCallLatencyS(tp: number, link: AllReduceLink): number {
  * or for a group size the card has no figure for (B200: not published the same way; a described
  * GPU: none, NCCL's ring).
  * The α-β model's β is this bus bandwidth over the ring's bytes, 2 · (tp − 1)/tp · M (nccl-tests'
- * busbw is defined on them whatever the algorithm moves); α stays the ring's
- * ({@link ringCallLatencyS}), the one NCCL call's latency measured (vLLM PR #24111's pynccl at
- * 4 MiB). Checked against vLLM PR #42324's pynccl rows on 8 H100 SXM (its last SM 9.0 table): 128 MiB
- * 1.75 · 134,217,728 B / 480e9 = 489.33 µs + 46.55 = 535.88 µs against 561 measured (−4.5 %; the
- * ring gave 683.08, +21.8 %); 64 MiB 291.2 against 316 (−7.9 %), 32 MiB 168.9 against 195
- * (−13 %). The model is under the measurement because 480 is NVLS's peak at GiB messages ("256M
- * is too small to reach peak bandwidth", nccl-tests#212); NCCL's own tuning model's NVLS latency,
- * 25 µs a call (src/graph/tuning.cc hwLatencies NVLink NVLS Simple), in place of the ring's α would
- * put it further under (514.3 µs at 128 MiB, −8.3 %; 147.3 at 32 MiB, −24 %).
+ * busbw is defined on them whatever the algorithm moves), the peak NVLS reaches at GiB messages
+ * ("256M is too small to reach peak bandwidth", nccl-tests#212); α is the card's NVLS latency
+ * (GpuSpec.nvlsAllReduceLatencyS: 56.7 µs on H100 SXM / H200, gpus.ts NVLINK4_NVLS_LATENCY_S,
+ * fitted to Azure's per-size NVLS table on 8 H200 at 8-512 MiB), so that the busbw ramps with size
+ * ({@link nvlsBusAt}: 249 GB/s at 16 MiB, 430 at 128 at tp 8); the profile's latency_us where
+ * given; else the ring's ({@link ringCallLatencyS}). Checked apart from the fit against vLLM PR
+ * #42324's pynccl rows on 8 H100 SXM (its last SM 9.0 table), 8 / 16 / 32 / 64 / 128 MiB measured
+ * 76 / 121 / 195 / 316 / 561 µs: 87.3 / 117.9 / 179.0 / 301.4 / 546.0 (+14.8 / −2.6 / −8.2 /
+ * −4.6 / −2.7 %; with s49's α, the ring's 46.55 µs: 77.1 / 107.7 / 168.9 / 291.2 / 535.9, +1.4 /
+ * −11 / −13 / −7.8 / −4.5 %; the ring: 683.1 at 128 MiB, +21.8 %). The line is over at 8 MiB
+ * (Azure's row too, +8.2 %), where NVLS's busbw rises faster than an α-β line, and under at 32
+ * MiB, where it rises slower; the sizes bf16 hands NCCL on H100 at tp 6 and 8 (past vLLM's 64 MiB
+ * symmetric-memory limit) read 2.7-5.1 % under (vLLM's 128 MiB row; Azure's 128-512 MiB rows). NCCL's own tuning model's NVLS latency, 25 µs a
+ * call (src/graph/tuning.cc hwLatencies NVLink NVLS Simple), would put every size under (514.3 µs
+ * at 128 MiB, −8.3 %; 147.3 at 32 MiB, −24 %).
  */
-export function nvlsAllReduce(card: GpuSpec, tp: number, link: AllReduceLink): { busBytesPerSec: number; source: string } | undefined {
+export function nvlsAllReduce(card: GpuSpec, tp: number, link: AllReduceLink): { busBytesPerSec: number; source: string; latencyS: number; latencySource: string } | undefined {
   if (link.given.includes('efficiency.two_shot') || card.nvlinkMulticast !== true) return undefined;
   if (tpGroupLink(card, tp).interconnect !== 'NVLink') return undefined;
   const bus = card.nvlsAllReduceBusBytesPerSec?.[tp];
-  return bus === undefined ? undefined : { busBytesPerSec: bus, source: card.nvlsAllReduceSource ?? card.interconnectSource };
+  if (bus === undefined) return undefined;
+  // α: the profile's latency_us where given (every NCCL call's), else the card's fitted NVLS latency, else the ring's.
+  const latency = link.given.includes('latency_us')
+    ? { latencyS: link.latencyS, latencySource: 'step_time.all_reduce latency_us' }
+    : card.nvlsAllReduceLatencyS !== undefined
+      ? { latencyS: card.nvlsAllReduceLatencyS, latencySource: card.nvlsAllReduceLatencySource ?? card.nvlsAllReduceSource ?? card.interconnectSource }
+      : { latencyS: ringCallLatencyS(tp, link), latencySource: "the ring's" };
+  return { busBytesPerSec: bus, source: card.nvlsAllReduceSource ?? card.interconnectSource, ...latency };
+}
+
+/**
+ * The bus bandwidth NVLS's α-β line gives a message of `bytes` at `tp` GPUs, bytes/s: the ring's
+ * bytes over the call's time, 2 · (tp − 1)/tp · M / (α + 2 · (tp − 1)/tp · M / busbw), which rises
+ * with size to the peak busbw ({@link nvlsAllReduce}). H100 SXM at tp 8, 16 MiB: 29.36 MB /
+ * (56.7 + 61.17 µs) = 249 GB/s (Azure's 8-H200 table: 240).
+ */
+export function nvlsBusAt(nvls: { busBytesPerSec: number; latencyS: number }, tp: number, bytes: number): number {
+  const ringBytes = ((2 * (tp - 1)) / tp) * bytes;
+  return ringBytes / (nvls.latencyS + ringBytes / nvls.busBytesPerSec);
 }
 
 /** The profile's all-reduce figures (step_time.all_reduce, else assumed): {@link allReduceLink}. */
@@ -471,7 +496,7 @@ export interface AllReduceWork {
   /** The ring's large-message efficiency and its source ({@link ringAllReduceEfficiency}). */
   ring: { efficiency: number; source: string };
   /** NCCL's NVLink SHARP all-reduce in place of the ring in that band, its bus bandwidth (bytes/s) and source ({@link nvlsAllReduce}); absent: the ring. */
-  nvls?: { busBytesPerSec: number; source: string };
+  nvls?: { busBytesPerSec: number; source: string; latencyS: number; latencySource: string };
   /** Which algorithm runs which sizes, in words. */
   algorithm: string;
   /** The link the tp group's all-reduces cross (gpus.ts tpGroupLink): the card's, or less where the group is partly connected. */
@@ -528,7 +553,7 @@ export interface AllReduceWork {
  * 1.125 · 4,194,304 B / (450e9 · 0.55) = 19.07 µs + 10 µs a call, 161 calls: 4.680 ms a step (on
  * an A100 SXM, two-shot: 1.75 · M / (300e9 · 0.5) = 48.93 µs + 10 µs, 9.488 ms). 8,192 tokens,
  * M = 128 MiB, past the symmetric-memory band's 64 MiB: NCCL's NVLink SHARP all-reduce, 1.75 · M /
- * 480e9 = 489.33 µs + the ring's 46.55 µs a call, 86.27 ms a step ({@link nvlsAllReduce}; the ring,
+ * 480e9 = 489.33 µs + its 56.7 µs a call, 87.91 ms a step ({@link nvlsAllReduce}; the ring,
  * 1.75 · M / (450e9 · 0.82) = 636.53 µs + 46.55, 109.98 ms: {@link RING_FIT_MAX_BYTES}).
  * Not modelled: FlashInfer's all-reduce and its all-reduce + RMSNorm fusion, NCCL's
  * symmetric-memory path (both off by default), expert parallelism's all-to-all in place of the MoE
@@ -584,7 +609,7 @@ export function allReduceWork(m: ModelSpec, card: GpuSpec, dtype: Dtype, tp: num
     perTokenMultimemS: multimem ? (calls * ((tp + 1) / tp) * perToken) / rate('multimem') : 0,
     ringMinTokens,
     perTokenRingS: ringMinTokens > 0 ? (calls * ((2 * (tp - 1)) / tp) * perToken) / (nvls ? nvls.busBytesPerSec : gpu.interconnectBytesPerSec * ring.efficiency) : 0,
-    perStepRingS: ringMinTokens > 0 ? calls * ringCallLatencyS(tp, link) : 0,
+    perStepRingS: ringMinTokens > 0 ? calls * (nvls ? nvls.latencyS : ringCallLatencyS(tp, link)) : 0,
     ring,
     ...(nvls ? { nvls } : {}),
     algorithm,
@@ -1019,7 +1044,7 @@ function allReduceLine(profile: Profile, w: StepWork): string[] {
   const ring = a.ringMinTokens <= 0
     ? ''
     : a.nvls
-      ? `; ${NVLS_TEXT} on messages past 4 MiB (from ${n(a.ringMinTokens)} tokens here), NCCL's default on this NVSwitch board at tp ${tp}, instead of its ring (modelled: NVLS at its bus bandwidth, ${formatRate(a.nvls.busBytesPerSec, 'B/s')}, over the ring's 2 · (tp − 1)/tp · M as the α-β model's β (${a.nvls.source}), plus the ring's ${ringLatency})`
+      ? `; ${NVLS_TEXT} on messages past 4 MiB (from ${n(a.ringMinTokens)} tokens here), NCCL's default on this NVSwitch board at tp ${tp}, instead of its ring (modelled: NVLS at its peak bus bandwidth, ${formatRate(a.nvls.busBytesPerSec, 'B/s')}, over the ring's 2 · (tp − 1)/tp · M as the α-β model's β (${a.nvls.source}), plus ${a.nvls.latencySource === "the ring's" ? `the ring's ${ringLatency}` : `${formatSignificant(a.nvls.latencyS * 1e6)} µs a call (${a.nvls.latencySource}${a.nvls.latencySource.startsWith('step_time') ? '' : `${tp === 8 ? '' : `, measured at tp 8, assumed at tp ${tp}`}; the bus bandwidth so ramps with size, ${formatRate(nvlsBusAt(a.nvls, tp, 16 * MiB), 'B/s')} at 16 MiB`})`})`
       : `; NCCL's ring on messages past 4 MiB (from ${n(a.ringMinTokens)} tokens here) at ${formatSignificant(a.ring.efficiency)} of it instead, its large-message bus bandwidth as the α-β model's β (${a.ring.source}), plus ${ringLatency}`;
   const extrapolated = a.ringMinTokens - 1 > fittedTokens
     ? `; vLLM's kernels' efficiencies were fitted at 0.5-4 MiB messages (up to ${n(fittedTokens)} tokens here) and are extrapolated above, to ${n(a.ringMinTokens - 1)} tokens`

@@ -287,24 +287,26 @@ export function stepTimeAssumptionsOf(run: RunResult): SweepStepTimeAssumptions 
 /**
  * A run's all-reduce figures (SweepStepTimeAssumptions.allReduce): its profile's step_time.all_reduce, the rest this build's defaults,
  * and NCCL's ring's large-message efficiency for its GPU and tensor_parallel_size (step-time.ts ringAllReduceEfficiency; left out for a
- * GPU name this build's table lacks), and NVLS's bus bandwidth where NCCL runs it past 4 MiB instead (step-time.ts nvlsAllReduce; left out for a
- * GPU name this build's table lacks).
+ * GPU name this build's table lacks), and NVLS's bus bandwidth and latency a call where NCCL runs it past 4 MiB instead (step-time.ts
+ * nvlsAllReduce; left out for a GPU name this build's table lacks).
  */
 function allReduceOf(run: RunResult): NonNullable<SweepStepTimeAssumptions['allReduce']> {
   const link = profileAllReduceLink(run.profile);
   let ring: number | undefined;
-  let nvls: number | undefined;
+  let nvls: ReturnType<typeof nvlsAllReduce>;
   try {
     const gpu = profileGpu(run.profile);
     const tp = run.profile.device.tensorParallelSize;
     ring = ringAllReduceEfficiency(gpu, tp, link).efficiency;
-    nvls = nvlsAllReduce(gpu, tp, link)?.busBytesPerSec;
+    nvls = nvlsAllReduce(gpu, tp, link);
   } catch {
     ring = undefined;
   }
   // The ring's step latency where its calls pay it (step-time.ts ringCallLatencyS: not under the profile's latency_us), so the Sweep tab prints the runner's figure.
   const ringStep = ring !== undefined && !link.given.includes('latency_us') ? { ringStepLatencyS: RING_STEP_LATENCY_S } : {};
-  return { oneShotEfficiency: link.efficiency.oneShot, twoShotEfficiency: link.efficiency.twoShot, multimemEfficiency: link.efficiency.multimem, ...(ring !== undefined ? { ringEfficiency: ring } : {}), ...(nvls !== undefined ? { nvlsBusBytesPerSec: nvls } : {}), ...ringStep, latencyS: link.latencyS, given: link.given };
+  // NVLS's own latency a call where its calls pay it (step-time.ts nvlsAllReduce: the card's fitted α, not under latency_us).
+  const nvlsLatency = nvls !== undefined && !link.given.includes('latency_us') ? { nvlsLatencyS: nvls.latencyS } : {};
+  return { oneShotEfficiency: link.efficiency.oneShot, twoShotEfficiency: link.efficiency.twoShot, multimemEfficiency: link.efficiency.multimem, ...(ring !== undefined ? { ringEfficiency: ring } : {}), ...(nvls !== undefined ? { nvlsBusBytesPerSec: nvls.busBytesPerSec } : {}), ...nvlsLatency, ...ringStep, latencyS: link.latencyS, given: link.given };
 }
 
 /**

@@ -127,6 +127,14 @@ describe('sweep CSV export', () => {
     const cells = Object.fromEntries(header!.split(',').map((h, i) => [h, line!.split(',')[i]]));
     assert.equal(cells.all_reduce_nvls_bus_gb_s, '480');
     assert.equal(cells.all_reduce_ring_efficiency, '0.82');
+    // A report before s50 carries no NVLS latency: no column.
+    assert.equal(header!.split(',').includes('all_reduce_nvls_latency_us'), false);
+    // s50: NVLS's own latency a call, µs (56.7e-6 s: 56.7, not 56.699999...).
+    const s50: SweepReport = { ...sim, rows: sim.rows.map((r) => ({ ...r, stepTime: { ...r.stepTime!, allReduce: { ...allReduce, nvlsLatencyS: 56.7e-6 } } })) };
+    const [h50, l50] = sweepToCsv(s50).text.split('\n');
+    const c50 = Object.fromEntries(h50!.split(',').map((h, i) => [h, l50!.split(',')[i]]));
+    assert.equal(c50.all_reduce_nvls_latency_us, '56.7');
+    assert.ok(h50!.indexOf('all_reduce_nvls_bus_gb_s,all_reduce_nvls_latency_us,all_reduce_latency_us') >= 0, h50);
   });
 
   it('a priced row: its $ per million output tokens among the figures and the user-given price per GPU-hour beside its GPU', () => {

@@ -606,6 +606,11 @@ test('the step-time settings name NCCL\'s NVLink SHARP all-reduce past 4 MiB whe
   const step = lines.find((l) => l.startsWith('step time: '))!;
   assert.match(step, /an all-reduce costs ~10 µs a call \(NCCL past 4 MiB: ~3\.32 µs for each of its ring's 2 · \(tp − 1\) steps\) \+ its bytes \/ bus bandwidth, the interconnect's × 0\.85 \(one-shot\), 0\.5 \(two-shot, NCCL ring\), 0\.55 \(multimem\), and past 4 MiB NCCL's NVLink SHARP all-reduce \(NVLS\) at 480 GB\/s bus bandwidth \(nccl-tests' busbw on H100 SXM, NVIDIA\/nccl#1455\) in place of its ring \(assumed/);
   assert.doesNotMatch(step, /0\.82 \(NCCL ring past 4 MiB\)/);
+  // s50: a report carrying NVLS's own latency a call (56.7 µs, fitted to Azure's 8-H200 table) names it in place of the
+  // ring's steps, and its bandwidth as the peak; the report above (written before s50, no nvlsLatencyS) keeps its words.
+  const s50 = sweepAssumptions({ ...report, rows: [{ ...row, stepTime: { ...row.stepTime!, allReduce: { ...allReduce, nvlsLatencyS: 56.7e-6 } } }] }).find((l) => l.startsWith('step time: '))!;
+  assert.match(s50, /an all-reduce costs ~10 µs a call \(NCCL past 4 MiB: ~56\.7 µs, its NVLink SHARP all-reduce's\) \+ its bytes \/ bus bandwidth, .*, and past 4 MiB NCCL's NVLink SHARP all-reduce \(NVLS\) at 480 GB\/s peak bus bandwidth \(nccl-tests' busbw on H100 SXM, NVIDIA\/nccl#1455; its latency a call fitted to Azure's published NVLS table on 8 H200\) in place of its ring \(assumed/);
+  assert.doesNotMatch(s50, /steps\)/);
 });
 
 // s49 newcomer-ed 6: a screenshot of the Sweep tab's chart lost where it came from (no model, GPU, sweep id, modelled or measured).

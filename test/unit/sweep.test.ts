@@ -461,6 +461,12 @@ test('a point keeps its step-time settings, each said assumed or the profile\'s,
   const tp8 = exampleProfile('model: ./llama-3.1-8b/config.json\ndevice: { gpu: H100 SXM, tensor_parallel_size: 8 }\n');
   const tp8Run = { ...recorded, profile: tp8, pool: { ...recorded.pool!, stepTime: stepTimeModel(tp8) } };
   assert.equal(stepTimeAssumptionsOf(tp8Run)!.allReduce!.nvlsBusBytesPerSec, 480e9);
+  // s50: its calls pay NVLS's own 56.7 µs (fitted to Azure's 8-H200 table), which the report carries; under latency_us none.
+  assert.equal(stepTimeAssumptionsOf(tp8Run)!.allReduce!.nvlsLatencyS, 56.7e-6);
+  const tp8Lat = exampleProfile('model: ./llama-3.1-8b/config.json\ndevice: { gpu: H100 SXM, tensor_parallel_size: 8 }\nstep_time: { all_reduce: { latency_us: 8 } }\n');
+  const tp8LatRun = { ...recorded, profile: tp8Lat, pool: { ...recorded.pool!, stepTime: stepTimeModel(tp8Lat) } };
+  assert.equal(stepTimeAssumptionsOf(tp8LatRun)!.allReduce!.nvlsBusBytesPerSec, 480e9);
+  assert.equal(stepTimeAssumptionsOf(tp8LatRun)!.allReduce!.nvlsLatencyS, undefined);
   assert.equal(stepTimeAssumptionsOf(tp8Run)!.allReduce!.ringEfficiency, 0.82);
   // Goodput per GPU: goodput / (tp · pp · dp); 6 requests/s on tp 2 × dp 2 is 1.5 per GPU.
   const lat = { ...recorded.pool!.latency!, goodputRequestsPerSec: 6 };
