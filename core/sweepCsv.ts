@@ -75,13 +75,19 @@ const settingFrom = (r: SweepReportRow, name: string): CsvCell | undefined => (r
 
 
 /**
- * The columns after keeps_up (sweepToCsv): the GPU a row's step times were modelled for, the SLO it
- * was judged by, the GPUs it uses (tensor_parallel_size × pipeline_parallel_size ×
- * data_parallel_size), the user's price of one of them an hour (SweepMetrics.gpuHourUsd), the step-time settings it assumed, each with where it comes from
+ * The columns after keeps_up (sweepToCsv): the row's dtype, KV dtype and workload (a trace, or requests drawn at a
+ * rate), the GPU its step times were modelled for, the SLO it was judged by, the GPUs it uses (tensor_parallel_size ×
+ * pipeline_parallel_size × data_parallel_size), the user's price of one of them an hour (SweepMetrics.gpuHourUsd), the step-time settings it assumed, each with where it comes from
  * (SweepReportRow.stepTime), and what its step times leave out (SweepReportRow.unmodelled, "; "
  * between them).
  */
 const MODELLED_FOR: ReadonlyArray<{ column: string; value: (r: SweepReportRow) => CsvCell | undefined }> = [
+  // What the point ran on (SweepReportRow.dtype, kvDtype, workload: s50 sweepchart), so a spreadsheet of the file names its dtype and load.
+  { column: 'dtype', value: (r) => r.dtype },
+  { column: 'kv_dtype', value: (r) => r.kvDtype },
+  { column: 'workload_trace', value: (r) => r.workload?.trace },
+  { column: 'workload_requests', value: (r) => r.workload?.requests },
+  { column: 'workload_arrival_rate_requests_per_s', value: (r) => r.workload?.arrivalRate },
   { column: 'gpu', value: (r) => r.gpu },
   { column: 'gpus', value: (r) => (r.gpu === undefined ? undefined : r.metrics.gpus) },
   { column: 'gpu_hour_usd_user_given', value: (r) => r.metrics.gpuHourUsd },

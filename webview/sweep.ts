@@ -9,7 +9,7 @@
 import type { Chart, ChartConfiguration, ChartDataset, Plugin, PointStyle, Scale } from 'chart.js';
 import { toFont } from 'chart.js/helpers';
 import { axisValueText, sameAxisValue, durationTicks, durationUnit, formatCount, formatDuration, formatDurationIn, formatPercent, formatRate, formatRunTime, formatSignificant, formatUsd, formatUsdCost, markdownTable, maxRateLimitText, maxRateText, NS_PER, sloBoundsText } from '../core/format';
-import type { SweepMetrics, SweepReport, SweepReportRow } from '../core/protocol/sweep';
+import type { SweepMetrics, SweepReport, SweepReportRow, SweepWorkload } from '../core/protocol/sweep';
 import type { SweepListEntry } from '../core/protocol/webview';
 import { allReduceFrom, describeEnvironment, gpuPrices, missingCells, stepTimeFrom, reportBuilds, rowBuild, rowExclusion, splitByMachine, sweepProvenance, SWEEP_METRICS, TIED_LISTED, type SweepMetric } from '../core/sweepFigures';
 import { ariaList, type ChartTable } from './charts';
@@ -910,7 +910,7 @@ export function sweepMarkdown(report: SweepReport, metric: SweepMetric): string 
 /**
  * The Sweep tab's caption under its charts, so that a screenshot in a design doc keeps where its
  * figures came from (s49 newcomer-ed 6): the model(s), the GPU(s) the modelled figures were modelled
- * for (SweepReportRow.gpu), the profile, sweep id and job, then which figures are modelled (each
+ * for (SweepReportRow.gpu), the profile, sweep id and job, the dtype and workload (s50), then which figures are modelled (each
  * point's simulation) and which measured, and on what machine (describeEnvironment; "N machines"
  * when several): "Llama-3.1-8B · page-size.attn.yaml · sweep d4cf7d4c (job both) · modelled for H100
  * SXM: internal fragmentation, … · measured on AMD EPYC (…): decode time per token (median, p10–p90)".
@@ -922,13 +922,25 @@ export function sweepCaption(report: SweepReport): string {
   const envs = Object.values(report.environments);
   const modelled = of('modelled');
   const measured = of('measured');
+  const distinct = (texts: Array<string | undefined>): string[] => [...new Set(texts.filter((t): t is string => t !== undefined))];
+  // Its dtype and workload (SweepReportRow.dtype, kvDtype, workload; each value once where an axis varies it): s50 sweepchart.
+  const dtypes = distinct(report.rows.map((r) => (r.dtype === undefined ? undefined : r.kvDtype !== undefined && r.kvDtype !== r.dtype ? `${r.dtype} (KV ${r.kvDtype})` : r.dtype)));
+  const workloads = distinct(report.rows.map((r) => (r.workload ? workloadText(r.workload) : undefined)));
   return [
     ...(report.models && report.models.length > 0 ? [report.models.join(', ')] : []),
     report.name,
     `sweep ${report.sweepId} (job ${report.job})`,
+    ...(dtypes.length > 0 ? [`dtype ${dtypes.join(', ')}`] : []),
+    ...(workloads.length > 0 ? [`workload ${workloads.join('; ')}`] : []),
     ...(modelled.length > 0 ? [`modelled${gpus.length > 0 ? ` for ${gpus.join(', ')}` : ''}: ${modelled.join(', ')}`] : []),
     ...(measured.length > 0 ? [`measured on ${envs.length === 1 ? describeEnvironment(envs[0]!) : `${envs.length} machines`}: ${measured.join(', ')}`] : []),
   ].join(' · ');
+}
+
+/** A point's workload in brief (SweepReportRow.workload): "trace chat-trace.jsonl", "600 requests at 20 requests/s". */
+export function workloadText(w: SweepWorkload): string {
+  if (w.trace !== undefined) return `trace ${w.trace}`;
+  return [w.requests !== undefined ? `${formatCount(w.requests)} requests` : undefined, w.arrivalRate !== undefined ? `at ${formatSignificant(w.arrivalRate)} requests/s` : undefined].filter((t) => t !== undefined).join(' ');
 }
 
 /**

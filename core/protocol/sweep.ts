@@ -210,6 +210,25 @@ export interface SweepReportRow extends SweepPointRef {
   gpu?: string;
   /** What the point's step times assumed (its run's pool.stepTime), so that an export of the row stands alone; absent for a point without a simulation and in reports merged before s42. */
   stepTime?: SweepStepTimeAssumptions;
+  /** The point's profile's dtype (Q/K/V/O: kernels and the estimate), "bf16"; absent in reports merged before s50. */
+  dtype?: string;
+  /** Its KV cache's dtype (kv_cache.dtype, 'auto' resolved to `dtype`), "fp8"; absent in reports merged before s50. */
+  kvDtype?: string;
+  /**
+   * The workload its simulation ran (the profile's workload): a trace replayed (workload.trace as written) or requests drawn
+   * at an arrival rate (requests/s); absent for a point without a workload (job bench) and in reports merged before s50.
+   */
+  workload?: SweepWorkload;
+}
+
+/** A sweep point's workload in brief (SweepReportRow.workload): what the caption and the CSV name the load by. */
+export interface SweepWorkload {
+  /** workload.trace as the profile writes it, when it replays one (requests and arrival_rate are then not read). */
+  trace?: string;
+  /** workload.requests (drawn). */
+  requests?: number;
+  /** workload.arrival_rate, requests/s (drawn; the offered load). */
+  arrivalRate?: number;
 }
 
 /**

@@ -26,7 +26,7 @@ import { Progress } from '../progress';
 import { indexedJobManifest, k8sNameProblem, k8sResultsDir, ManifestError } from './k8s';
 import { parseShard, runSweepLocally, shardFromEnvironment, shardPoints, type LocalSweepResult, type Shard } from './local';
 import { fileLocation } from '../../core/config/positions';
-import { checkReportFile, checkResultsFolder, formatReport, listResultFiles, mergeResults, REPORT_FILE } from './results';
+import { checkReportFile, checkResultsFolder, formatReport, listResultFiles, mergeResults, PointFileCache, REPORT_FILE } from './results';
 import { cancelJob, JobCannotRunError, onPath, sbatchScript, SlurmError, submitBatch, taskEnds, waitForJob } from './slurm';
 import { loadSweep, throwPointErrors, type SweepPlan } from './spec';
 import { runWorker } from './worker';
@@ -353,6 +353,8 @@ async function runSweepCommand(values: Record<string, unknown>, positionals: str
     let lastEvent = '';
     /** The points saved when the last sweepPoints event went: one event each time the count grows. */
     let pointsSent = 0;
+    /** The point files the sweepPoints merges read: each later merge reads only the files new or changed since. */
+    const pointFiles = new PointFileCache();
     // The profile's prices now (a price changes no simulation: points resumed or reused are priced anew).
     const prices = new Map(plan.points.map((p) => [p.id, p.profile.device.gpuHourUsd]));
     let result;
@@ -379,7 +381,7 @@ async function runSweepCommand(values: Record<string, unknown>, positionals: str
           if (!shard && saved > pointsSent) {
             pointsSent = saved;
             try {
-              emit({ type: 'sweepPoints', report: mergeResults([outDir], { gpuHourUsd: prices }) });
+              emit({ type: 'sweepPoints', report: mergeResults([outDir], { gpuHourUsd: prices, cache: pointFiles }) });
             } catch (err) {
               say(`attnscope: could not merge the points saved so far: ${err instanceof Error ? err.message : String(err)}`, 'warn');
             }

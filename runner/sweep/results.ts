@@ -730,6 +730,41 @@ export interface MergeOptions {
    * anew. Without it (`attnscope merge`) each row takes its file's (its run's device.gpu_hour_usd).
    */
   gpuHourUsd?: ReadonlyMap<string, number | undefined>;
+  /**
+   * The point files an earlier merge of these folders read (a running sweep's `sweepPoints` merges after each point saved):
+   * a file whose stamp (device, inode, size, mtime) is unchanged is not read again. A point file is written whole under a
+   * temporary name and renamed, so a rewritten one has a new inode. Without it every file is read.
+   */
+  cache?: PointFileCache;
+}
+
+/**
+ * The point files a merge read, by path, each with the stamp it was read at (MergeOptions.cache), and how many files
+ * were read through it (`reads`). Each sweepPoints event re-read and parsed every point file: fine for tens of points,
+ * a sweep of thousands read them all after each one saved (s49 sweepv's left item 7).
+ */
+export class PointFileCache {
+  readonly files = new Map<string, { stamp: string; point: SweepPointRun | NotAPoint }>();
+  /** Files read (and parsed) through this cache so far. */
+  reads = 0;
+
+  /** `file` as readPointFile reads it, read again only when its stamp changed since the last read. */
+  read(file: string): SweepPointRun | NotAPoint {
+    let stamp: string;
+    try {
+      const st = statSync(file);
+      stamp = `${st.dev}:${st.ino}:${st.size}:${st.mtimeMs}`;
+    } catch {
+      this.reads++;
+      return readPointFile(file);
+    }
+    const hit = this.files.get(file);
+    if (hit && hit.stamp === stamp) return hit.point;
+    this.reads++;
+    const point = readPointFile(file);
+    this.files.set(file, { stamp, point });
+    return point;
+  }
 }
 
 /**
@@ -760,7 +795,7 @@ export function mergeResults(dirs: string[], opts: MergeOptions = {}): SweepRepo
       throw new InputError(code === 'ENOTDIR' ? 'is a file: give the results folder' : readFailure(e, 'folder'), path ?? dir);
     }
     for (const file of files) {
-      const point = readPointFile(file);
+      const point = opts.cache ? opts.cache.read(file) : readPointFile(file);
       if (isNotAPoint(point)) {
         opts.onSkip?.(file, point);
         continue;
@@ -815,6 +850,7 @@ export function mergeResults(dirs: string[], opts: MergeOptions = {}): SweepRepo
       if (gpu !== undefined) row.gpu = gpu;
       const stepTime = stepTimeAssumptionsOf(point);
       if (stepTime) row.stepTime = stepTime;
+      Object.assign(row, pointInputsOf(point.profile));
       seen.set(key, row);
       report.rows.push(row);
       const labelKey = point.profile.modelPath ?? `inline ${point.profile.model.modelType}`;
@@ -1044,4 +1080,15 @@ export function formatReport(report: SweepReport, shard?: { index: number; count
   const notes = sweepProvenance(report);
   if (notes.length > 0) lines.push('', ...notes);
   return lines.join('\n');
+}
+
+/**
+ * What a point ran on, for the report's caption and CSV (s50 sweepchart: a design doc's figure names its dtype and
+ * workload): the profile's dtype, its KV cache's ('auto' is the dtype), and its workload in brief, a trace as the profile
+ * writes it or the requests drawn and their arrival rate; no workload for a point without one (job bench).
+ */
+export function pointInputsOf(profile: Pick<SweepPointRun['profile'], 'dtype' | 'kvCache' | 'workload'>): Pick<SweepReportRow, 'dtype' | 'kvDtype' | 'workload'> {
+  const w = profile.workload;
+  const workload = !w ? undefined : w.trace ? { trace: w.trace.path } : { requests: w.requests, arrivalRate: w.arrivalRate };
+  return { dtype: profile.dtype, kvDtype: profile.kvCache.dtype === 'auto' ? profile.dtype : profile.kvCache.dtype, ...(workload ? { workload } : {}) };
 }

@@ -5,15 +5,17 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { SWEEP_METRICS } from '../../core/sweepFigures';
-import { chartedFigures, decisionMetric, metricsOf, sweepAxisCharts, sweepPngCaption, type SweepAxisChart } from '../../webview/sweep';
+import { sweepToCsv } from '../../core/sweepCsv';
+import { pointInputsOf } from '../../runner/sweep/results';
+import { chartedFigures, decisionMetric, metricsOf, sweepAxisCharts, sweepCaption, sweepPngCaption, type SweepAxisChart } from '../../webview/sweep';
 import type { Palette } from '../../webview/theme';
 import { pageSizeSweep } from '../fixtures/sweep';
 
-test('the sweep PNG\'s caption names the model, profile, sweep id and job, the GPU modelled for and the machine measured on', () => {
+test('the sweep PNG\'s caption names the model, profile, sweep id and job, dtype and workload, the GPU modelled for and the machine measured on', () => {
   // Written out from the fixture: models, name, sweepId, job, each row's gpu, the one environment (run.environment: AMD EPYC, 2 cores, x64, avx2).
   assert.deepEqual(sweepPngCaption(pageSizeSweep), [
     'Llama-3.1-8B · page-size.attn.yaml · sweep',
-    'Llama-3.1-8B · page-size.attn.yaml · sweep d4cf7d4c (job both) · modelled for H100 SXM: internal fragmentation, prefix-cache hit rate · measured on AMD EPYC (2 cores, x64, avx2): decode time per token (median, p10–p90)',
+    'Llama-3.1-8B · page-size.attn.yaml · sweep d4cf7d4c (job both) · dtype bf16 · workload 600 requests at 20 requests/s · modelled for H100 SXM: internal fragmentation, prefix-cache hit rate · measured on AMD EPYC (2 cores, x64, avx2): decode time per token (median, p10–p90)',
     '5 of 9 points; not run: the other 4 (the sweep was interrupted) · merged 2026-12-06 13:54 UTC',
     'Best point: page_size=16 — the lowest measured decode time per token.',
   ]);
@@ -58,4 +60,21 @@ test('the points not run are a ✕ at the axis foot at each value, with a legend
   const [whole] = sweepAxisCharts({ ...pageSizeSweep, missing: [] }, figure('internalFragmentation'), palette);
   assert.equal(whole!.config.plugins, undefined);
   assert.equal((whole!.config.options!.plugins!.legend as { display: boolean }).display, false);
+});
+
+// s49 newcomer-ed 6: the caption named no dtype or workload, so a screenshot lost them.
+test('the caption and the CSV name each point\'s dtype, KV dtype and workload; an axis over them lists each value once', () => {
+  const rows = pageSizeSweep.rows.map((r) => ({ ...r, dtype: 'bf16', kvDtype: r.index < 2 ? 'bf16' : 'fp8', workload: { requests: 600, arrivalRate: 20 } }));
+  const caption = sweepCaption({ ...pageSizeSweep, rows });
+  assert.match(caption, / · sweep d4cf7d4c \(job both\) · dtype bf16, bf16 \(KV fp8\) · workload 600 requests at 20 requests\/s · modelled for /);
+  assert.match(sweepCaption({ ...pageSizeSweep, rows: rows.map((r) => ({ ...r, kvDtype: 'bf16', workload: { trace: './chat-trace.jsonl' } })) }), / · dtype bf16 · workload trace \.\/chat-trace\.jsonl · /);
+  // A report merged before s50: neither.
+  assert.doesNotMatch(sweepCaption({ ...pageSizeSweep, rows: pageSizeSweep.rows.map(({ dtype: _d, kvDtype: _k, workload: _w, ...r }) => r) }), /dtype|workload/);
+  const [header, first, , third] = sweepToCsv({ ...pageSizeSweep, rows }).text.trimEnd().split('\n').map((l) => l.split(/,(?=(?:[^"]*"[^"]*")*[^"]*$)/)); // commas outside quotes (the machine's own are quoted)
+  const cell = (r: string[], c: string) => r[header!.indexOf(c)];
+  // page_size 1 and 4 (rows 0 and 2): KV bf16 and fp8; no trace column where no row replays one.
+  assert.deepEqual(['dtype', 'kv_dtype', 'workload_requests', 'workload_arrival_rate_requests_per_s'].map((c) => [cell(first!, c), cell(third!, c)]), [['bf16', 'bf16'], ['bf16', 'fp8'], ['600', '600'], ['20', '20']]);
+  assert.ok(!header!.includes('workload_trace'));
+  assert.deepEqual(pointInputsOf({ dtype: 'fp16', kvCache: { dtype: 'auto' }, workload: { trace: { path: 'a.csv' } } } as never), { dtype: 'fp16', kvDtype: 'fp16', workload: { trace: 'a.csv' } });
+  assert.deepEqual(pointInputsOf({ dtype: 'bf16', kvCache: { dtype: 'fp8' }, workload: null } as never), { dtype: 'bf16', kvDtype: 'fp8' });
 });

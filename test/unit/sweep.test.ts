@@ -5,7 +5,7 @@
  */
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
-import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import * as YAML from 'yaml';
@@ -15,7 +15,7 @@ import { InputError, InputErrors, UsageError } from '../../runner/errors';
 import { indexedJobManifest } from '../../runner/sweep/k8s';
 import { parseShard, shardFromEnvironment, shardPoints } from '../../runner/sweep/local';
 import { workerBytes, workerCount } from '../../runner/sweep/cli';
-import { bestRow, environmentKey, formatReport, mergeResults, metricsOf, pointFileName, stepTimeAssumptionsOf } from '../../runner/sweep/results';
+import { bestRow, environmentKey, formatReport, mergeResults, metricsOf, PointFileCache, pointFileName, stepTimeAssumptionsOf } from '../../runner/sweep/results';
 import { RING_STEP_LATENCY_S, stepTimeModel } from '../../runner/simulate/step-time';
 import { exampleProfile } from '../fixtures/profile';
 import { run as recorded } from '../fixtures/run';
@@ -89,6 +89,9 @@ test('a merged report names the models of its points, in point order, each once:
   for (const i of [3, 0, 1]) writePoint(out, plan, i, ENV_A);
   const r = mergeResults([out]);
   assert.deepEqual(r.models, ['Deep-4L', 'tiny']);
+  // Each row's dtype, KV dtype and workload (s50 sweepchart, for the caption and CSV): the config's torch_dtype bfloat16 -> bf16,
+  // kv_cache.dtype's default auto -> the dtype, BASE's 50 requests at the schema's default arrival_rate, 8 requests/s.
+  assert.deepEqual(r.rows.map((row) => [row.dtype, row.kvDtype, row.workload]), Array(3).fill(['bf16', 'bf16', { requests: 50, arrivalRate: 8 }]));
   assert.match(formatReport(r), /^Sweep p\.attn\.yaml of Deep-4L, tiny \(/m);
   // Every point here rejects nothing at 10 tokens/s: a best, so no noBest.
   assert.ok(r.best);
@@ -249,6 +252,35 @@ function writePoint(dir: string, plan: SweepPlan, index: number, env: Environmen
   writeFileSync(file, JSON.stringify(run));
   return file;
 }
+
+// s49 sweepv's left item 7: each sweepPoints event (a running sweep's points so far) re-read every point file.
+test('merge through a PointFileCache reads only the point files new or changed since its last merge, and merges the same report', () => {
+  const plan = loadSweep(workspace(`${BASE}sweep:\n  axes:\n    kv_cache.page_size: [8, 16, 32, 64]\n`).file);
+  const out = tempDir('attnscope-cache-');
+  const cache = new PointFileCache();
+  writePoint(out, plan, 0, ENV_A);
+  writePoint(out, plan, 1, ENV_A);
+  mergeResults([out], { cache });
+  assert.equal(cache.reads, 2);
+  // A third point saved: one read more, not three.
+  writePoint(out, plan, 2, ENV_A);
+  const r3 = mergeResults([out], { cache });
+  assert.equal(cache.reads, 3);
+  assert.deepEqual(r3.rows.map((r) => r.metrics.poolPages), [1000, 1001, 1002]);
+  // Nothing new: no read. A point rewritten (another machine's file of point 0 replaced under the same name): read again.
+  mergeResults([out], { cache });
+  assert.equal(cache.reads, 3);
+  const file = writePoint(out, plan, 0, ENV_A);
+  const point = JSON.parse(readFileSync(file, 'utf8')) as SweepPointRun;
+  point.pool!.numPages = 4242;
+  writeFileSync(`${file}.tmp`, JSON.stringify(point));
+  renameSync(`${file}.tmp`, file);
+  const again = mergeResults([out], { cache });
+  assert.equal(cache.reads, 4);
+  assert.deepEqual(again.rows.map((r) => r.metrics.poolPages), [4242, 1001, 1002]);
+  // The same report as a merge that reads every file, but for its creation time.
+  assert.deepEqual({ ...again, createdAt: '' }, { ...mergeResults([out]), createdAt: '' });
+});
 
 test('merge: rows in point order, missing and duplicated points listed, environments of a measured sweep kept apart', () => {
   const plan = loadSweep(workspace(`${BASE}sweep:\n  job: both\n  axes:\n    kv_cache.page_size: [8, 16, 32, 64]\n`).file);
