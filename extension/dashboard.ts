@@ -19,7 +19,7 @@ import { compareToCsv, compareToMarkdown } from './exportCompare';
 import { CHANGE_MEANING } from '../core/format';
 import { FolderWatch, type WatchedFolder } from './folderWatch';
 import { findRun, listRunsIn, newestFirst, rerunSource, type HistoryPlace } from './history';
-import { runButtonFile } from './pick';
+import { runButtonFile, sweepProfileText } from './pick';
 import { traceGoneMessage } from './refusal';
 import { ShownRunStore } from './shownRun';
 import { StreamBatcher } from './streamBatcher';
@@ -102,6 +102,8 @@ export class Dashboard implements vscode.Disposable {
         this.postRunTarget();
       }),
       vscode.workspace.onDidCloseTextDocument((d) => d.uri.fsPath === this.lastEditorFile && this.postRunTarget()),
+      // A `sweep:` block written or removed: the button sweeps the file, or no longer (RunTarget.sweep).
+      vscode.workspace.onDidSaveTextDocument((d) => d.uri.fsPath === this.lastEditorFile && this.postRunTarget()),
       // A folder added or removed, or another history folder set: other folders to list and watch.
       vscode.workspace.onDidChangeWorkspaceFolders(() => this.rewatchHistory()),
       vscode.workspace.onDidChangeConfiguration((e) => e.affectsConfiguration('attnscope.historyFolder') && this.rewatchHistory()),
@@ -116,14 +118,16 @@ export class Dashboard implements vscode.Disposable {
   private runTarget(): RunTarget | null {
     const open = vscode.workspace.textDocuments.filter((d) => d.uri.scheme === 'file').map((d) => d.uri.fsPath);
     const path = runButtonFile('model', this.lastEditorFile, open);
-    return path === undefined ? null : { path, label: vscode.workspace.asRelativePath(path) };
+    if (path === undefined) return null;
+    const doc = vscode.workspace.textDocuments.find((d) => d.uri.scheme === 'file' && d.uri.fsPath === path);
+    return { path, label: vscode.workspace.asRelativePath(path), ...(doc && sweepProfileText(path, doc.getText()) ? { sweep: true as const } : {}) };
   }
 
   /** Sends the Run button's file to an open page when it changed since last sent. */
   private postRunTarget(): void {
     if (!this.panel) return;
     const target = this.runTarget();
-    if (target?.path === this.sentRunTarget?.path) return;
+    if (target?.path === this.sentRunTarget?.path && target?.sweep === this.sentRunTarget?.sweep) return;
     this.sentRunTarget = target;
     this.post({ type: 'runTarget', target });
   }
@@ -559,6 +563,12 @@ export class Dashboard implements vscode.Disposable {
           return;
         }
         await vscode.commands.executeCommand(msg.kind === 'simulate' ? Commands.runSimulation : Commands.runBenchmark, source);
+        return;
+      }
+      case 'runSweep': {
+        // The button over a sweep profile (RunTarget.sweep): that file, else the command's pick.
+        const last = this.runTarget()?.path;
+        await vscode.commands.executeCommand(Commands.runSweep, last === undefined ? undefined : vscode.Uri.file(last));
         return;
       }
       case 'cancelRun':

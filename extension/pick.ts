@@ -1,6 +1,7 @@
 /** What every AttnScope quick pick shares, and which files a command offers (which of them it cannot run: core/validate.ts cannotRun). */
 import { basename, dirname } from 'node:path';
 import { FILE_GLOBS, isConfigPath, isProfilePath, PROFILE_SUFFIXES, SKIPPED_FOLDERS_GLOB } from '../core/config/fileKinds';
+import { getProperty, parseProfileText } from '../core/config';
 import { profileModelName } from '../core/modelLabel';
 
 /**
@@ -67,6 +68,14 @@ export function isTarget(kind: TargetKind, path: string): boolean {
  */
 export function runButtonFile(kind: TargetKind, last: string | undefined, open: readonly string[]): string | undefined {
   return last !== undefined && isTarget(kind, last) && open.includes(last) ? last : undefined;
+}
+
+/**
+ * Whether `text`, the file at `path`, is a profile with a `sweep:` key (valid or not, as the "Run
+ * sweep" lens, server/lenses.ts): the dashboard's Run button then sweeps it (RunTarget.sweep).
+ */
+export function sweepProfileText(path: string, text: string): boolean {
+  return isProfilePath(path) && getProperty(parseProfileText(text, path).root, 'sweep') !== undefined;
 }
 
 /**

@@ -122,8 +122,9 @@ const sloStatus = el('span', { id: 'run-slo', class: 'status', hidden: '' });
 const loadStatus = el('span', { id: 'run-keeps-up', class: 'status', hidden: '' });
 const progress = el('progress', { id: 'run-progress', max: '1', value: '0' });
 const runButton = button('Run benchmark', () => {
-  const { source, kind, replay } = rerunOf(model.current, model.runTarget ?? null);
-  post(source ? { type: 'runBenchmark', source, kind, ...(replay ? { replay } : {}) } : { type: 'runBenchmark', ...(kind ? { kind } : {}) });
+  const { source, kind, replay, sweep } = rerunOf(model.current, model.runTarget ?? null);
+  if (sweep) post({ type: 'runSweep' });
+  else post(source ? { type: 'runBenchmark', source, kind, ...(replay ? { replay } : {}) } : { type: 'runBenchmark', ...(kind ? { kind } : {}) });
 }, { id: 'btn-run' });
 const cancelButton = button('Cancel', () => post({ type: 'cancelRun' }), { id: 'btn-cancel', secondary: '' });
 const exportJson = button('Export JSON', () => model.current?.id && post({ type: 'export', id: model.current.id, format: 'json' }), { id: 'btn-export-json', secondary: '' });

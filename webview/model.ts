@@ -159,7 +159,7 @@ export function skippedSweepsNote(skipped: readonly string[] | undefined): strin
  * runs with that trace again (`replay`), named on the label ("Run simulation: p.attn.yaml with trace
  * mooncake.jsonl"): run alone, its profile would draw its workload instead, silently another load.
  */
-export function rerunOf(run: ViewRun | null, target: RunTarget | null = null): { label: string; title: string; source?: string; kind?: RunKind; replay?: TraceRerun } {
+export function rerunOf(run: ViewRun | null, target: RunTarget | null = null): { label: string; title: string; source?: string; kind?: RunKind; replay?: TraceRerun; sweep?: true } {
   const source = run?.latest ? undefined : run?.profile?.sourcePath;
   if (!run || !source) {
     // A run refused before its profile resolved has no file of its own but the kind asked for: a
@@ -167,6 +167,8 @@ export function rerunOf(run: ViewRun | null, target: RunTarget | null = null): {
     const asked: RunKind | undefined = run && !run.latest && run.kind === 'simulate' ? 'simulate' : undefined;
     const verb = asked ? 'Run simulation' : 'Run benchmark';
     const of = asked ? { kind: asked } : {};
+    // A sweep profile is swept, as the user did (s49 newcomer-ed 9: "Run benchmark: page-size.attn.yaml" after its sweep).
+    if (target?.sweep && !asked) return { label: `Run sweep: ${target.label}`, title: `Run the sweep of ${target.path} (its sweep block), the file of the editor active last`, sweep: true };
     return target
       ? { label: `${verb}: ${target.label}`, title: `${verb} of ${target.path}, the file of the editor active last`, ...of }
       : { label: verb, title: `${asked ? 'Simulate' : 'Benchmark'} the profile in the active editor`, ...of };

@@ -68,6 +68,12 @@ export type ForwardedRunnerEvent = RunnerProgressEvent | RunnerEnvironmentEvent 
 export interface RunTarget {
   path: string;
   label: string;
+  /**
+   * The file is a profile with a `sweep:` block (extension/pick.ts sweepProfileText): the button
+   * sweeps it, "Run sweep: <label>" (it read "Run benchmark: page-size.attn.yaml" after the user
+   * swept that file, s49 newcomer-ed 9). Absent otherwise.
+   */
+  sweep?: true;
 }
 
 /** extension -> webview */
@@ -245,6 +251,8 @@ export type FromWebview =
    * trace runs with that trace again (the extension asks first when the file is gone).
    */
   | { type: 'runBenchmark'; source?: string; kind?: RunKind; replay?: TraceRerun }
+  /** The Run button of a page that shows no run of its own, over a sweep profile (`runTarget`'s `sweep`): sweeps that file. */
+  | { type: 'runSweep' }
   | { type: 'cancelRun' }
   /**
    * The Sweep tab's Resume sweep, on a sweep a window reload interrupted: runs the sweep of the

@@ -10,7 +10,7 @@ import { test } from 'node:test';
 import { minimatch } from 'minimatch';
 import type { ProfileHost } from '../../core/config/index';
 import { validateProfileText } from '../../core/validate';
-import { acceptedItem, configPickItem, filePickItem, findPickFiles, isTarget, MORE_HOW, morePickItem, PICK_FILE_LIMIT, runButtonFile, showThenFill, targetGlob, type AcceptingPick, type FillablePick, type FindFiles } from '../../extension/pick';
+import { acceptedItem, configPickItem, filePickItem, findPickFiles, isTarget, MORE_HOW, morePickItem, PICK_FILE_LIMIT, runButtonFile, showThenFill, sweepProfileText, targetGlob, type AcceptingPick, type FillablePick, type FindFiles } from '../../extension/pick';
 import { setWorkspaceRoots, workspaceProfiles } from '../../server/modelPaths';
 import { cannotRun } from '../../core/validate';
 import { tempDir } from '../fixtures/tmp';
@@ -295,4 +295,12 @@ test('every workspace pick answers through acceptedItem, so none acts on the "On
     assert.equal((text.match(/acceptedItem\(pick,/g) ?? []).length, rows, `${f}: each pick with the row accepts through acceptedItem`);
     assert.doesNotMatch(text, /onDidAccept\(\(\) => done/, f);
   }
+});
+
+test('a profile with a sweep: key, valid or not, is one the dashboard\'s Run button sweeps; none other is (s49 newcomer-ed 9)', () => {
+  assert.equal(sweepProfileText('/ws/page-size.attn.yaml', 'model: ./llama/config.json\nsweep:\n  axes: { kv_cache.page_size: [16, 32] }\n'), true);
+  assert.equal(sweepProfileText('/ws/p.attn.json', '{ "model": "./c.json", "sweep": { "axes": {} } }'), true, 'an empty block still reads as a sweep, as its lens and error do');
+  assert.equal(sweepProfileText('/ws/llama.attn.yaml', 'model: ./llama/config.json\n# sweep: later\nworkload: { requests: 10 }\n'), false, 'a comment is no key');
+  assert.equal(sweepProfileText('/ws/llama.attn.yaml', 'model: ./llama/config.json\nworkload: { sweep: 1 }\n'), false, 'a nested key is not the block');
+  assert.equal(sweepProfileText('/ws/config.json', '{ "sweep": 1 }'), false, 'a config.json is no profile');
 });

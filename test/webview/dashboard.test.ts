@@ -1040,6 +1040,27 @@ describe('dashboard webview in Chromium', () => {
     }
   });
 
+  // s49 newcomer-ed 9: after sweeping page-size.attn.yaml, History's header read "Run benchmark: page-size.attn.yaml".
+  it('over a sweep profile the Run button of a page with no run of its own names and posts the sweep, on History too', async () => {
+    const fresh = await openDashboard(browser, server, 'light');
+    try {
+      await send(fresh, { type: 'init', runs: [], current: null, currentId: null, runTarget: { path: '/ws/page-size.attn.yaml', label: 'page-size.attn.yaml', sweep: true } });
+      await fresh.locator('vscode-tab-header', { hasText: 'History' }).click();
+      await fresh.waitForFunction(() => document.querySelector('#btn-run')?.textContent === 'Run sweep: page-size.attn.yaml');
+      assert.equal(await fresh.isVisible('#btn-run'), true, 'the header keeps its Run button on History');
+      assert.equal(await fresh.getAttribute('#btn-run', 'title'), 'Run the sweep of /ws/page-size.attn.yaml (its sweep block), the file of the editor active last');
+      await fresh.locator('header.toolbar').screenshot({ path: join(shots, 'history-run-sweep.png') });
+      await fresh.click('#btn-run');
+      assert.deepEqual((await waitForPosted(fresh, 'runSweep')).at(-1), { type: 'runSweep' });
+      assert.equal((await fresh.evaluate(() => (window as unknown as { __posted: Array<{ type: string }> }).__posted.filter((m) => m.type === 'runBenchmark').length)), 0, 'no benchmark posted');
+      // The sweep block removed (saved): a benchmark again.
+      await send(fresh, { type: 'runTarget', target: { path: '/ws/page-size.attn.yaml', label: 'page-size.attn.yaml' } });
+      await fresh.waitForFunction(() => document.querySelector('#btn-run')?.textContent === 'Run benchmark: page-size.attn.yaml');
+    } finally {
+      await fresh.close();
+    }
+  });
+
   it('with no run says so once, in place of the cards; a run shown brings the cards back (s34 newcomer-ed: "No run yet" nine times)', async () => {
     const fresh = await openDashboard(browser, server, 'dark');
     try {

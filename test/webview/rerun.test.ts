@@ -111,3 +111,24 @@ describe('a simulation refused for its profile\'s errors (s48 newcomer-ed 4)', (
     assert.equal(latencyCdfChart(view, palette).empty, REFUSED_TEXT);
   });
 });
+
+// s49 newcomer-ed 9: after sweeping page-size.attn.yaml, History's header offered "Run benchmark:
+// page-size.attn.yaml", a run the user had not made, under a header that had named the sweep.
+describe('the Run button over a sweep profile, with no run of the page\'s own shown', () => {
+  const target = { path: '/ws/page-size.attn.yaml', label: 'page-size.attn.yaml', sweep: true as const };
+  it('names and runs the sweep, as the user ran it', () => {
+    const r = rerunOf(null, target);
+    assert.deepEqual([r.label, r.sweep, r.source, r.kind], ['Run sweep: page-size.attn.yaml', true, undefined, undefined]);
+    assert.equal(r.title, 'Run the sweep of /ws/page-size.attn.yaml (its sweep block), the file of the editor active last');
+    // The newest saved run shown (a reloaded window's): the button runs the editor's file, so sweeps it too.
+    const latest = reduce(emptyModel, { type: 'init', runs: [], current: null, latest: { run, id: 'x' }, runTarget: target });
+    assert.equal(rerunOf(latest.current, latest.runTarget).label, 'Run sweep: page-size.attn.yaml');
+  });
+  it('a profile without a sweep block is benchmarked; a run the page shows is run again as it was', () => {
+    assert.equal(rerunOf(null, { path: '/ws/llama.attn.yaml', label: 'llama.attn.yaml' }).label, 'Run benchmark: llama.attn.yaml');
+    const shown = reduce(emptyModel, { type: 'showRun', run, id: 'x' });
+    const r = rerunOf(shown.current, target);
+    assert.equal(r.sweep, undefined);
+    assert.match(r.label, /^Run benchmark: /);
+  });
+});
