@@ -24,6 +24,7 @@ import {
   readProfileOrConfigTree,
   readProfileValues,
   readsAsProfile,
+  getProperty,
   parseProfileOrConfig,
   parseProfileText,
   type ParsedTree,
@@ -32,6 +33,7 @@ import {
   type ProfileHost,
   type PropertyNode,
   type Severity,
+  type SourceRange,
   type ValueNode,
   withCrossKeyChecks,
 } from './config/index';
@@ -89,16 +91,34 @@ export interface ValidateOptions {
  * below max_model_len, vLLM version) and, for a profile with a workload, the pool its
  * simulation cannot size ({@link POOL_NOT_SIMULABLE}, at the first key of poolSizeProblem's
  * the profile holds, else 0). For a profile with no text to place them in (`bench -`'s resolved
- * Profile on stdin) as well as for a file.
+ * Profile on stdin) as well as for a file. `blockKeyRange`, where the caller has the text's tree
+ * ({@link blockKeyRangeIn}): a key whose value is a block (`workload:`, `kv_cache:`, `device:`)
+ * places the problem on the key, not over the whole block (s49 newcomer-ed 4: the no-device warning
+ * underlined every line of the workload, and its line:col was the block's first key's).
  */
-export function deploymentProblems(profile: Profile, e: Estimate = estimate(profile)): Problem[] {
+export function deploymentProblems(profile: Profile, e: Estimate = estimate(profile), blockKeyRange: (path: string) => SourceRange | undefined = () => undefined): Problem[] {
   const problems = checkProfile(profile, e);
   const pool = profile.workload ? poolSizeProblem(profile) : null;
   if (pool) {
     const at = pool.keys.find((k) => profile.ranges[k] !== undefined);
-    problems.push({ severity: 'warning', code: POOL_NOT_SIMULABLE, message: pool.message, range: at !== undefined ? profile.ranges[at]! : { offset: 0, length: 0 }, ...(pool.cause !== undefined ? { data: { cause: pool.cause } } : {}) });
+    const range = at === undefined ? { offset: 0, length: 0 } : (blockKeyRange(at) ?? profile.ranges[at]!);
+    problems.push({ severity: 'warning', code: POOL_NOT_SIMULABLE, message: pool.message, range, ...(pool.cause !== undefined ? { data: { cause: pool.cause } } : {}) });
   }
   return problems;
+}
+
+/**
+ * The key's range of the property at dotted `path` in `root` ("workload", "kv_cache"), where its
+ * value is a block (a mapping); undefined for a scalar or list value, or a path not written.
+ */
+export function blockKeyRangeIn(root: ValueNode | null, path: string): SourceRange | undefined {
+  let node: ValueNode | null | undefined = root;
+  let found: PropertyNode | undefined;
+  for (const key of path.split('.')) {
+    found = getProperty(node, key);
+    node = found?.value;
+  }
+  return found?.value.type === 'object' ? found.keyRange : undefined;
 }
 
 /**
@@ -174,7 +194,7 @@ export function validateProfileTree(parsed: ParsedTree, file: string, host: Prof
   const out: ProfileValidation = { profile: read.value, estimate: null, partial: null, problems: read.problems, parseErrors };
   if (out.profile !== null) {
     out.estimate = estimate(out.profile);
-    out.problems.push(...deploymentProblems(out.profile, out.estimate));
+    out.problems.push(...deploymentProblems(out.profile, out.estimate, (path) => blockKeyRangeIn(parsed.root, path)));
   } else if (values !== null) {
     const without = readWithoutInvalidKeys(parsed, out.problems, file, host);
     // Keys with schema errors stopped the read before the cross-key checks: those that read none of them.

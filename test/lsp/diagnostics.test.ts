@@ -287,8 +287,14 @@ test('a workload with no device: one warning at the workload saying what to add,
   assert.deepEqual(diags.map((d) => [d.code, d.message, d.range]), [[
     'pool-not-simulable',
     'the KV pool has no pages: no GPU is set; add device: { gpu: H100 SXM } (the GPU you serve on: its memory sizes the pool), or set kv_cache.memory_gib or kv_cache.num_pages',
-    { start: { line: 2, character: 2 }, end: { line: 3, character: 0 } }, // the workload block's value (profile ranges are values), not model:
+    // The `workload:` key (s50), not its block's value (which underlined every line of the workload from its first key) nor model:.
+    { start: { line: 1, character: 0 }, end: { line: 1, character: 8 } },
   ]]);
+  // A flow mapping too: the key, not the braces.
+  const flow = 'model: ../../examples/llama-3.1-8b/config.json\nworkload: { requests: 10, arrival_rate: 2 }\n';
+  const furi = fixtureUri(`planted-${n++}.p.attn.yaml`);
+  assert.deepEqual((await client.open(furi, flow)).filter((d) => d.code === 'pool-not-simulable').map((d) => d.range), [{ start: { line: 1, character: 0 }, end: { line: 1, character: 8 } }]);
+  await client.close(furi);
   const lenses = (await client.codeLenses(uri))!;
   assert.deepEqual(lenses.map((l) => [l.command?.title, l.command?.command]), [
     ['Run attention benchmark', Commands.runBenchmark],
