@@ -886,7 +886,9 @@ function poolArea(p: Palette, label: string, data: Array<{ x: number; y: number 
 }
 
 /**
- * The pool's summary in one line: peak and mean occupancy (held pages / pool), preemptions, the
+ * The pool's summary in one line: peak and mean occupancy (held pages / pool, said "held": the
+ * pool chart's axis names its own peak, held + cached pages, apart; one word for both read as two
+ * figures for one thing, "the peak is 20.8%" under "peak occupancy 1.2%", s49), preemptions, the
  * prefix-cache hit rate; from the run's PoolSummary, or from the samples while the run streams.
  */
 export function poolSummaryLine(run: ViewRun): string | null {
@@ -897,7 +899,7 @@ export function poolSummaryLine(run: ViewRun): string | null {
     const dp = run.pool?.dataParallel;
     const parts = [
       ...(dp ? [`${dataParallelDeployment(dp)} (data_parallel_size ${dp.size}): ${dpScopeText(dp)}`] : []),
-      `peak occupancy ${formatPercent(s.peakOccupancy)} (mean ${formatPercent(s.meanOccupancy)})${dp ? ' per engine' : ''}`,
+      `peak occupancy ${formatPercent(s.peakOccupancy)} held (mean ${formatPercent(s.meanOccupancy)})${dp ? ' per engine' : ''}`,
       `${formatCount(s.preemptions)} preemption${s.preemptions === 1 ? '' : 's'}`,
       `prefix-cache hit rate ${formatPercent(s.prefixHitRate)}`,
     ];
@@ -910,7 +912,7 @@ export function poolSummaryLine(run: ViewRun): string | null {
   const last = samples[samples.length - 1]!;
   const pool = last.pagesUsed + last.pagesCached + last.pagesFree;
   const peak = samples.reduce((m, x) => Math.max(m, x.pagesUsed), 0); // not Math.max(...): a long run's samples overflow the stack
-  return `so far: peak occupancy ${formatPercent(pool > 0 ? peak / pool : 0)} · ${formatCount(last.preempted)} preempted now · prefix-cache hit rate ${formatPercent(last.prefixHitRate)}`;
+  return `so far: peak occupancy ${formatPercent(pool > 0 ? peak / pool : 0)} held · ${formatCount(last.preempted)} preempted now · prefix-cache hit rate ${formatPercent(last.prefixHitRate)}`;
 }
 
 /**
@@ -983,7 +985,7 @@ export function thinSamples(samples: readonly PoolSample[], max = POOL_CHART_MAX
  * cache, evicted LRU when a page is needed) and free (no holder, no hash). Held pages are filled,
  * the pages free for allocation are not (a dashed line marks where the cached ones end), so the
  * pool looks as full as it is held. The y axis runs a step above the run's peak, up to the pool's
- * top (poolAxisTop; the axis title gives the pool and the peak's share below it). The time axis spans the samples.
+ * top (poolAxisTop; the axis title gives the pool and the share of the held + cached peak below it). The time axis spans the samples.
  * Internal fragmentation (%) on the right axis, drawn over the areas; preemptions so far
  * (PoolSample.preemptions, counted over every step) on a second right axis. A series that is zero
  * throughout is left out (with its axis). Over POOL_CHART_MAX_POINTS samples, thinSamples picks
@@ -1048,7 +1050,7 @@ export function poolTimelineChart(run: ViewRun, p: Palette): ChartSpec {
   // way the pages are drawn; a border of 0 left the legend item with no swatch at all.
   const numPages = run.pool?.numPages ?? (samples.length > 0 ? samples[0]!.pagesUsed + samples[0]!.pagesCached + samples[0]!.pagesFree : undefined);
   // The axis ends a step above the peak, or at the pool (poolAxisTop: it only grows as a run streams);
-  // below the pool's top its title names the pool and the peak's share. The free pages, drawn as
+  // below the pool's top its title names the pool and the held + cached peak's share (not the summary's held peak). The free pages, drawn as
   // nothing, stay in the stack either way (the tooltip gives them; the legend does not change mid-run).
   const peak = samples.reduce((m, s) => Math.max(m, s.pagesUsed + s.pagesCached), 0);
   const top = numPages !== undefined ? poolAxisTop(peak, numPages) : undefined;
@@ -1062,7 +1064,7 @@ export function poolTimelineChart(run: ViewRun, p: Palette): ChartSpec {
   // charts.green differs from charts.blue in hue in all four theme kinds (test/webview/charts.test.ts).
   const preemptions = any((s) => s.preemptions ?? 0);
   if (preemptions) datasets.push({ type: 'line', label: 'preemptions so far (vLLM num_preemptions)', data: xy((s) => s.preemptions ?? 0), yAxisID: 'yCount', stepped: true, borderColor: p.series[2], borderWidth: p.lineWidth + 0.5, pointRadius: 0, fill: false, order: 0, normalized: true });
-  const yTitle = numPages === undefined ? 'pages' : zoomed ? `pages (axis to ${formatCount(top!)}: the peak is ${formatPercent(peak / numPages)} of the pool's ${formatCount(numPages)}; the rest free)` : `pages (pool: ${formatCount(numPages)})`;
+  const yTitle = numPages === undefined ? 'pages' : zoomed ? `pages (axis to ${formatCount(top!)}: held + cached peak at ${formatPercent(peak / numPages)} of the pool's ${formatCount(numPages)}; the rest free)` : `pages (pool: ${formatCount(numPages)})`;
   const scales: Record<string, unknown> = {
     x: simulatedTimeAxis(p, samples),
     y: axis(p, yTitle, { stacked: true, beginAtZero: true, ...(numPages !== undefined && numPages > 0 ? { max: top } : {}) }),

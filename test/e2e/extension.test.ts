@@ -720,7 +720,7 @@ describe('AttnScope in code-server', { timeout: 1_200_000 }, () => {
     // The header shows 'ok' first and the charts with their summaries follow in later tasks (main.ts
     // scheduleRender): wait for the finished run's summaries (the pool's replaces the streamed "so far:" one).
     await frame.waitForFunction(() => /^peak occupancy/.test(document.querySelector('#summary-poolTimeline')?.textContent ?? '') && /^modelled:/.test(document.querySelector('#summary-latencyCdf')?.textContent ?? ''));
-    assert.match((await frame.textContent('#summary-poolTimeline')) ?? '', /^peak occupancy [\d.]+% \(mean [\d.]+%\) · \d+ preemptions? · prefix-cache hit rate [\d.]+% · 200 of 200 requests completed$/);
+    assert.match((await frame.textContent('#summary-poolTimeline')) ?? '', /^peak occupancy [\d.]+% held \(mean [\d.]+%\) · \d+ preemptions? · prefix-cache hit rate [\d.]+% · 200 of 200 requests completed$/);
     assert.match((await frame.textContent('#summary-latencyCdf')) ?? '', /^modelled: TTFT p50 [\d.]+ ms, p99 [\d.]+ ms · TPOT p50 [\d.]+ ms, p99 [\d.]+ ms/);
     assert.equal(await frame.$eval('section[data-chart="timings"]', (c) => (c as HTMLElement).offsetParent !== null), false, 'no kernel card');
     await page.screenshot({ path: join(shots, '09-simulation.png') });

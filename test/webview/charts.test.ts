@@ -4,7 +4,7 @@ import { describe, it } from 'node:test';
 import { BasePlatform, Chart, registerables, type ChartConfiguration, type LegendItem } from 'chart.js';
 import type { PoolCancelled, PoolSample } from '../../core/protocol/run';
 import type { Estimate } from '../../core/protocol/webview';
-import { caseTickLines, ceilings, deviceLinePlugin, type DeviceLineOptions, durationLogTick, engineOptions, engineView, headerMachineText, logTick, machineText, memoryChart, narrowOptions, bandwidthLabelPlaces, computeLabelPlaces, labelCorners, placeLabels, poolBaselinesChart, poolTimelineChart, rooflineChart, thinSamples, throughputChart, timingsChart } from '../../webview/charts';
+import { caseTickLines, ceilings, poolSummaryLine, deviceLinePlugin, type DeviceLineOptions, durationLogTick, engineOptions, engineView, headerMachineText, logTick, machineText, memoryChart, narrowOptions, bandwidthLabelPlaces, computeLabelPlaces, labelCorners, placeLabels, poolBaselinesChart, poolTimelineChart, rooflineChart, thinSamples, throughputChart, timingsChart } from '../../webview/charts';
 import { capacityChart, ecdfSteps, latencyCdfChart, queueChart } from '../../webview/latency';
 import { pngCaption, wrapText } from '../../webview/png';
 import { decisionMetric } from '../../webview/sweep';
@@ -43,6 +43,23 @@ describe('pool chart', () => {
     assert.deepEqual([(spec.config.options!.scales!['x'] as { min: number }).min, (spec.config.options!.scales!['x'] as { max: number }).max], [0, 9]);
   });
 
+  // s49 newcomer-ed: the axis said "the peak is 20.8%" while the summary said "peak occupancy 1.2%", two peaks
+  // under one word. The 6-request chat trace (examples/llama-3.1-8b.attn.yaml --trace examples/chat-trace.jsonl,
+  // its --json samples): held pages peak at 361, held + cached at 409, of 28,363.
+  it('the axis and the summary name their two peaks apart: held + cached on the axis, held in the summary', () => {
+    const s = (t: number, used: number, cached: number): PoolSample => ({ ...sample(t, used), pagesCached: cached, pagesFree: 28363 - used - cached });
+    const samples = [s(0, 75, 0), s(1, 361, 0), s(2, 300, 109), s(3, 0, 120)];
+    const view = { ...viewOfRun(run, null), pool: null, poolSamples: samples };
+    // 409 · 1.25 = 511.25 -> 1,000; 409 / 28,363 = 1.442% -> 1.4%; 361 / 28,363 = 1.273% -> 1.3%.
+    const y = poolTimelineChart(view, palette).config.options!.scales!['y'] as { max?: number; title: { text: string } };
+    assert.equal(y.title.text, "pages (axis to 1,000: held + cached peak at 1.4% of the pool's 28,363; the rest free)");
+    assert.match(poolSummaryLine(view)!, /^so far: peak occupancy 1\.3% held · /);
+    // A finished run's summary (PoolSummary.peakOccupancy, held pages / pool) says held too.
+    const finished = viewOfRun(run, null);
+    assert.ok(finished.pool?.summary, 'the fixture run has a pool summary');
+    assert.match(poolSummaryLine(finished)!, /peak occupancy [\d.]+% held \(mean /);
+  });
+
   it('ends the y axis a step above the peak, up to the pool (6 chat requests: 1.3% of 28,363 pages)', () => {
     // s48 newcomer-ed 1: the axis ran to 28,363 pages, the held pages (peak 369) a line lying on 0.
     // 369 · 1.25 = 461.25 -> 500 (1, 2, 2.5, 5 × 10^k); 369 / 28,363 = 1.30%.
@@ -51,7 +68,7 @@ describe('pool chart', () => {
     const spec = poolTimelineChart({ ...viewOfRun(run, null), pool: null, poolSamples: samples }, palette);
     const y = spec.config.options!.scales!['y'] as { max?: number; title: { text: string } };
     assert.equal(y.max, 500);
-    assert.equal(y.title.text, "pages (axis to 500: the peak is 1.3% of the pool's 28,363; the rest free)");
+    assert.equal(y.title.text, "pages (axis to 500: held + cached peak at 1.3% of the pool's 28,363; the rest free)");
     // 50 of 100 pages: 62.5 -> 100, the pool.
     const half = poolTimelineChart({ ...viewOfRun(run, null), pool: null, poolSamples: [sample(0, 10), sample(1, 50)] }, palette);
     assert.equal((half.config.options!.scales!['y'] as { max: number }).max, 100);

@@ -244,7 +244,7 @@ describe('dashboard webview in Chromium', () => {
     // The run's summary above the chart, percentages to one decimal.
     const pct = (x: number): string => `${(100 * x).toFixed(1)}%`;
     const sum = pool.summary;
-    assert.equal(await page.textContent('#summary-poolTimeline'), `peak occupancy ${pct(sum.peakOccupancy)} (mean ${pct(sum.meanOccupancy)}) · ${sum.preemptions} preemptions · prefix-cache hit rate ${pct(sum.prefixHitRate)} · ${sum.completed} of ${sum.requests} requests completed`);
+    assert.equal(await page.textContent('#summary-poolTimeline'), `peak occupancy ${pct(sum.peakOccupancy)} held (mean ${pct(sum.meanOccupancy)}) · ${sum.preemptions} preemptions · prefix-cache hit rate ${pct(sum.prefixHitRate)} · ${sum.completed} of ${sum.requests} requests completed`);
     // Cached pages are free for allocation (vLLM's count): free + cached = pool (2,048 pages) − held, in every sample.
     const rows = await tableRows(page, 'table-poolTimeline');
     assert.equal(rows.length, n, 'the table lists every sample');
@@ -812,7 +812,7 @@ describe('dashboard webview in Chromium', () => {
     // 1,839 samples, thinned to the chart's 400 points.
     assert.equal((await drawnPoints(page, 'poolTimeline'))['free'], Math.min(400, run.pool!.samples.length));
     // The summary above the pool: the recorded peak occupancy 0.5908203125 (1,210 of 2,048 pages), no preemption, no prefix hit.
-    assert.equal(await page.textContent('#summary-poolTimeline'), `peak occupancy ${percent(run.pool!.summary.peakOccupancy)} (mean ${percent(run.pool!.summary.meanOccupancy)}) · 0 preemptions · prefix-cache hit rate 0.0% · 400 of 400 requests completed`);
+    assert.equal(await page.textContent('#summary-poolTimeline'), `peak occupancy ${percent(run.pool!.summary.peakOccupancy)} held (mean ${percent(run.pool!.summary.meanOccupancy)}) · 0 preemptions · prefix-cache hit rate 0.0% · 400 of 400 requests completed`);
     // The latency above its chart, in ms from the recorded seconds.
     const l = run.pool!.latency!;
     // Three significant digits in the largest unit the value reaches (these are all under a minute).
