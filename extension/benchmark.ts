@@ -14,18 +14,16 @@ import type { Profile } from '../core/config/types';
 import type { Estimate } from '../core/estimate/types';
 import type { TraceRerun } from '../core/protocol/webview';
 import { wasmBuildNote } from '../core/format';
-import { keptInHistory, traceReplayArgs, type Environment, type KernelCase, type RunKind, type RunResult } from '../core/protocol/run';
+import { INTERRUPTED, keptInHistory, traceReplayArgs, type Environment, type KernelCase, type RunKind, type RunResult } from '../core/protocol/run';
 import { EXIT_BAD_INPUT, type RunnerEvent } from '../core/protocol/runner';
 import type { Ctx } from './ctx';
 import { partialRun, saveRun, saveRunSync } from './history';
-import { benchCancelledMessage, crashMessage, finishedMessage, refusalOf, SIMULATION_NOT_SAVED, simulationStoppedMessage, type Refusal } from './refusal';
+import { benchCancelledMessage, crashMessage, finishedMessage, interruptedMessage, refusalOf, SIMULATION_NOT_SAVED, simulationStoppedMessage, type Refusal } from './refusal';
 import { runName } from './runName';
 import { EDITOR_RUN_UI, launchFor, launchSettingsRefused } from './runLaunch';
 import { RunInFlight } from './runInFlight';
 import type { RunnerOutcome } from '../core/runnerProcess';
 
-/** The `error` of a run that a window reload (or close) ended, saved by BenchmarkRun.interrupt. */
-export const INTERRUPTED = 'interrupted (window reloaded or closed)';
 
 export class BenchmarkRun extends RunInFlight<RunResult | null> {
   private readonly cases: KernelCase[] = [];
@@ -93,17 +91,19 @@ export class BenchmarkRun extends RunInFlight<RunResult | null> {
     const { ctx, name } = this;
     if (this.interrupted || this.saving) return;
     this.interrupted = true;
+    // What the next window's toast's Run again runs.
+    const rerun = { source: this.source.toString(), job: this.job };
     // The workbench's side of the API may be gone already: only the file system, then the log.
     try {
-      if (this.job === 'simulate' && !this.shown) {
-        ctx.dashboard.noticeAfterReload(simulationStoppedMessage(name, 'interrupted'));
-        ctx.log.info(`run ${name}: ${INTERRUPTED}; a simulation stopped before its end is not saved`);
-        return;
-      }
       // The runner's `done` came (its run is shown) but finish() has not saved it yet: that run.
-      const run = this.shown ?? this.unsaved('cancelled', `${INTERRUPTED} after ${this.cases.length} case(s)`);
-      if (!keptInHistory(run)) {
-        ctx.log.info(`run ${name}: ${INTERRUPTED} before its first case; nothing measured, not saved`);
+      const run = this.shown ?? this.unsaved('cancelled', this.job === 'simulate' ? `${INTERRUPTED}; not saved: ${SIMULATION_NOT_SAVED}` : `${INTERRUPTED} after ${this.cases.length} case(s)`);
+      const notice = interruptedMessage(this.job, name, this.cases.length, this.shown !== null);
+      if ((this.job === 'simulate' && !this.shown) || !keptInHistory(run)) {
+        // Not saved (a simulation before its end, a benchmark before its first case): the next
+        // window's dashboard shows this stopped run, not the older run it showed before (s50
+        // newcomer-ed 1: another model's run from before, as if current), and the toast says so.
+        ctx.dashboard.interruptedAfterReload(run, notice, rerun);
+        ctx.log.info(`run ${name}: ${INTERRUPTED}; ${this.job === 'simulate' ? 'a simulation stopped before its end' : 'nothing measured before its first case'}, not saved`);
         return;
       }
       const folder = ctx.historyFolder(this.source).fsPath;
@@ -114,9 +114,7 @@ export class BenchmarkRun extends RunInFlight<RunResult | null> {
         ctx.log.error(`run ${name}: ${INTERRUPTED}; could not save to ${folder}: ${err instanceof Error ? err.message : String(err)}`);
         return;
       }
-      ctx.dashboard.showAfterReload(id, this.shown
-        ? `AttnScope: ${this.job === 'simulate' ? name : `the benchmark of ${name}`} finished as the window reloaded or closed; it is saved.`
-        : `AttnScope: the benchmark of ${name} was interrupted when the window reloaded or closed; the ${this.cases.length} case(s) measured before are saved as a cancelled run.`);
+      ctx.dashboard.showAfterReload(id, notice, rerun);
       ctx.log.info(`run ${name}: ${INTERRUPTED}; saved ${id}.json in ${folder}`);
     } finally {
       this.cancel();

@@ -21,7 +21,7 @@ import { FolderWatch, type WatchedFolder } from './folderWatch';
 import { findRun, listRunsIn, newestFirst, rerunSource, type HistoryPlace } from './history';
 import { runButtonFile, sweepProfileText } from './pick';
 import { traceGoneMessage } from './refusal';
-import { ShownRunStore } from './shownRun';
+import { ShownRunStore, type Rerun } from './shownRun';
 import { StreamBatcher } from './streamBatcher';
 import { recordLive, replayAfterInit } from './liveReplay';
 import { LiveEditedNotes, profileEditedNote, runEditedNote, type EditedNotes } from './profileEdited';
@@ -278,7 +278,15 @@ export class Dashboard implements vscode.Disposable {
     if (this.shownRunLoaded) return;
     this.shownRunLoaded = true;
     const id = await this.shownRun?.load();
-    if (!id || this.current) return;
+    if (this.current) return;
+    const stopped = id ? null : await this.shownRun?.loadInterrupted();
+    if (stopped) {
+      // A run the reload stopped, not saved: shown (its error says how it ended), not the newest saved run of another profile.
+      this.current = { run: stopped, id: null };
+      this.host.log.info(`dashboard: showing ${stopped.name}, which the window's reload interrupted (not saved)`);
+      return;
+    }
+    if (!id) return;
     try {
       this.current = { run: (await findRun(folders, id)).run, id };
       this.host.log.info(`dashboard: showing ${id}, the run shown before the window reloaded`);
@@ -292,9 +300,23 @@ export class Dashboard implements vscode.Disposable {
    * the next extension host's dashboard shows, and `notice` what it tells the user
    * (ShownRunStore.saveSync). A failed write is logged.
    */
-  showAfterReload(id: string, notice: string): void {
+  showAfterReload(id: string, notice: string, rerun?: Rerun): void {
     try {
-      this.shownRun?.saveSync(id, notice);
+      this.shownRun?.saveSync(id, notice, undefined, rerun ? { rerun } : {});
+    } catch (err) {
+      this.host.log.warn(`could not record the interrupted run for the next window: ${err instanceof Error ? err.message : String(err)}`);
+    }
+  }
+
+  /**
+   * For deactivate(), synchronously: `run`, which the reload stopped and which is not saved (a
+   * benchmark before its first case, a simulation before its end), is what the next extension
+   * host's dashboard shows (ShownRunStore.saveSync's `stopped`), `notice` what it tells the user,
+   * with a Run again that runs `rerun`. A failed write is logged.
+   */
+  interruptedAfterReload(run: RunResult, notice: string, rerun: Rerun): void {
+    try {
+      this.shownRun?.saveSync(null, notice, undefined, { run, rerun });
     } catch (err) {
       this.host.log.warn(`could not record the interrupted run for the next window: ${err instanceof Error ? err.message : String(err)}`);
     }
@@ -343,7 +365,11 @@ export class Dashboard implements vscode.Disposable {
       if (await vscode.window.showInformationMessage(left.notice, resume)) await this.resumeSweep(basename(left.resumeSweep));
       return;
     }
-    if (await vscode.window.showInformationMessage(left.notice, 'Open dashboard')) this.show(false);
+    const again = 'Run again';
+    const rerun = left.rerun;
+    const picked = await vscode.window.showInformationMessage(left.notice, ...(rerun ? [again] : []), 'Open dashboard');
+    if (picked === again && rerun) await vscode.commands.executeCommand(rerun.job === 'simulate' ? Commands.runSimulation : Commands.runBenchmark, rerun.source); // the code lens's argument: the URI as a string
+    else if (picked) this.show(false);
   }
 
   /**

@@ -14,7 +14,7 @@ import { MAX_EDITOR_RESULT_TEXT_BYTES, readRegularTextAsync } from '../core/file
 import { machineIdentity } from '../core/machine';
 import { kernelBuildText } from '../core/format';
 import type { Estimate } from '../core/estimate/types';
-import { createRun, RUN_SCHEMA_VERSION, runKind, type Environment, type KernelCase, type RunKind, type RunResult, type RunStatus } from '../core/protocol/run';
+import { createRun, isInterrupted, RUN_SCHEMA_VERSION, runKind, type Environment, type KernelCase, type RunKind, type RunResult, type RunStatus } from '../core/protocol/run';
 import type { RunListEntry } from '../core/protocol/webview';
 import { forgetFolder, listFiles } from './listedFiles';
 import { distinctRunNames, listedRunName, runSetup } from './runName';
@@ -135,7 +135,7 @@ export async function listRuns(folder: string): Promise<{ runs: RunListEntry[]; 
     async (name): Promise<RunListEntry> => {
       const id = name.slice(0, -'.json'.length);
       const run = await loadRun(folder, id);
-      return { id, name: listedRunName(run, cliFolder(folder)), setup: runSetup(run), createdAt: run.createdAt, status: run.status, ...(run.poolCancelled ? { poolCancelled: run.poolCancelled } : {}), cases: run.cases.length, kind: runKind(run), build: run.environment ? kernelBuildText(run.environment, run.cases) : '' };
+      return { id, name: listedRunName(run, cliFolder(folder)), setup: runSetup(run), createdAt: run.createdAt, status: run.status, ...(run.poolCancelled ? { poolCancelled: run.poolCancelled } : {}), ...(isInterrupted(run) ? { interrupted: true as const } : {}), cases: run.cases.length, kind: runKind(run), build: run.environment ? kernelBuildText(run.environment, run.cases) : '' };
     },
     (name, err) => `${name}: ${skipReason(err)}`,
   );

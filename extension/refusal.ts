@@ -100,6 +100,23 @@ export function simulationStoppedMessage(name: string, how: 'cancelled' | 'inter
 }
 
 /**
+ * The next window's toast about a run the window's reload (or close) stopped (BenchmarkRun.interrupt),
+ * shown with Run again: a benchmark with `cases` measured (saved, History lists it as interrupted)
+ * or none (nothing measured, nothing saved); a simulation before its end (nothing saved, and why);
+ * a run whose `done` came (`finished`: saved whole). `name` is the run's name (model · profile · mode).
+ * "AttnScope: the benchmark of Mixtral-8x7B-v0.1 · m.attn.yaml · full was interrupted when the window
+ * reloaded or closed, before its first case: nothing was measured, nothing is saved."
+ */
+export function interruptedMessage(job: RunKind, name: string, cases: number, finished: boolean): string {
+  const what = job === 'simulate' ? name : `the benchmark of ${name}`;
+  if (finished) return `AttnScope: ${what} finished as the window reloaded or closed; it is saved.`;
+  if (job === 'simulate') return simulationStoppedMessage(name, 'interrupted');
+  return cases === 0
+    ? `AttnScope: ${what} was interrupted when the window reloaded or closed, before its first case: nothing was measured, nothing is saved.`
+    : `AttnScope: ${what} was interrupted when the window reloaded or closed; the ${cases} case(s) measured before are saved, listed in History as interrupted.`;
+}
+
+/**
  * The toast of a run that finished: "AttnScope: <name> finished: <outcome>." (a simulation's name
  * already ends in "simulation": "simulation of X · simulation finished" said it twice), the
  * pool's outcome with its p99 TTFT in the unit its size needs (core/format formatPoolOutcome).

@@ -15,19 +15,32 @@
 import { mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import type { RunKind, RunResult } from '../core/protocol/run';
 
 /**
  * The file's content: `{"shownRunId": "<history id>" | null, "shownSweepFile"?: "<path>" | null,
  * "notice"?: "<sentence>", "resumeSweep"?: "<profile path>"}`. `shownSweepFile`: the absolute
  * path of the sweep-report.json the Sweep tab shows. `notice`: what the next extension host
  * tells the user once (a run the reload interrupted, saved; a sweep it interrupted, with
- * `resumeSweep`, the profile whose sweep a rerun resumes).
+ * `resumeSweep`, the profile whose sweep a rerun resumes). `interruptedRun`: the run a reload stopped
+ * that is not in history (a benchmark before its first case, a simulation before its end), which the
+ * next dashboard shows in place of an older run (s50 newcomer-ed 1: it showed another model's run
+ * from before as if current); dropped by the next save. `rerun`: the file and job the notice's
+ * Run again runs.
  */
 interface ShownRunFile {
   shownRunId: string | null;
   shownSweepFile?: string | null;
   notice?: string;
   resumeSweep?: string;
+  interruptedRun?: RunResult;
+  rerun?: Rerun;
+}
+
+/** What a notice's Run again runs: the profile (or config.json) `source` (a URI string) and the job. */
+export interface Rerun {
+  source: string;
+  job: RunKind;
 }
 
 /** What the previous extension host left for the user once (ShownRunStore.takeNotice). */
@@ -35,6 +48,8 @@ export interface LastWindowNotice {
   notice: string;
   /** The profile whose sweep the reload interrupted (running it again resumes); null for a run. */
   resumeSweep: string | null;
+  /** The run the reload interrupted, to run again; null for a sweep or a notice without one. */
+  rerun: Rerun | null;
 }
 
 /** The fields of `raw` (parsed JSON) this store wrote; nothing of anything else. */
@@ -46,6 +61,10 @@ function parsed(raw: unknown): Partial<ShownRunFile> {
   if (typeof r.shownSweepFile === 'string') out.shownSweepFile = r.shownSweepFile;
   if (typeof r.notice === 'string') out.notice = r.notice;
   if (typeof r.resumeSweep === 'string') out.resumeSweep = r.resumeSweep;
+  const run = r.interruptedRun as Partial<RunResult> | undefined;
+  if (run && typeof run === 'object' && typeof run.name === 'string' && typeof run.status === 'string' && Array.isArray(run.cases)) out.interruptedRun = run as RunResult;
+  const rerun = r.rerun as Partial<Rerun> | undefined;
+  if (rerun && typeof rerun === 'object' && typeof rerun.source === 'string' && (rerun.job === 'bench' || rerun.job === 'simulate')) out.rerun = { source: rerun.source, job: rerun.job };
   return out;
 }
 
@@ -88,7 +107,7 @@ export class ShownRunStore {
    * the sweep recorded. A failed write is passed to `onError` and leaves the previous file.
    */
   save(id: string | null, onError: (err: unknown) => void = () => undefined): Promise<void> {
-    return this.patch({ shownRunId: id }, [], onError);
+    return this.patch({ shownRunId: id }, ['interruptedRun'], onError);
   }
 
   /** Records `file` (a sweep-report.json; null: none, a sweep of the editor's runs) as the sweep the Sweep tab shows, keeping the run recorded; errors as save(). */
@@ -100,9 +119,10 @@ export class ShownRunStore {
    * Records `id` (null: no saved run shown) and a `notice` for the next extension host at once,
    * synchronously: for deactivate(), when the window reloads (its host does not wait for
    * promises). `resumeSweep`: the profile of a sweep the reload interrupted. The sweep shown
-   * stays recorded. Throws what the file system throws.
+   * stays recorded. `stopped`: a run the reload interrupted that is not in history (shown next in
+   * place of run `id`, which is then null) and what the notice's Run again runs. Throws what the file system throws.
    */
-  saveSync(id: string | null, notice: string, resumeSweep?: string): void {
+  saveSync(id: string | null, notice: string, resumeSweep?: string, stopped: { run?: RunResult; rerun?: Rerun } = {}): void {
     const tmp = `${this.file}.${process.pid}.tmp`;
     let old: unknown = null;
     try {
@@ -113,6 +133,10 @@ export class ShownRunStore {
     const next: ShownRunFile = { ...parsed(old), shownRunId: id, notice };
     if (resumeSweep === undefined) delete next.resumeSweep;
     else next.resumeSweep = resumeSweep;
+    delete next.interruptedRun;
+    delete next.rerun;
+    if (stopped.run) next.interruptedRun = stopped.run;
+    if (stopped.rerun) next.rerun = stopped.rerun;
     try {
       mkdirSync(this.folder, { recursive: true });
       writeFileSync(tmp, JSON.stringify(next) + '\n', 'utf8');
@@ -137,6 +161,11 @@ export class ShownRunStore {
     return (await this.read()).shownRunId ?? null;
   }
 
+  /** The run a reload interrupted that is not in history (saveSync's `stopped.run`), until the next save; null when none. */
+  async loadInterrupted(): Promise<RunResult | null> {
+    return (await this.read()).interruptedRun ?? null;
+  }
+
   /** The sweep report file saved last (saveSweep), or null when none. */
   async loadSweep(): Promise<string | null> {
     return (await this.read()).shownSweepFile ?? null;
@@ -144,9 +173,9 @@ export class ShownRunStore {
 
   /** The notice saveSync left, once: it is removed from the file (the run and sweep shown stay); null when none. */
   async takeNotice(): Promise<LastWindowNotice | null> {
-    const { notice, resumeSweep } = await this.read();
+    const { notice, resumeSweep, rerun } = await this.read();
     if (notice === undefined) return null;
-    await this.patch({}, ['notice', 'resumeSweep'], () => undefined);
-    return { notice, resumeSweep: resumeSweep ?? null };
+    await this.patch({}, ['notice', 'resumeSweep', 'rerun'], () => undefined);
+    return { notice, resumeSweep: resumeSweep ?? null, rerun: rerun ?? null };
   }
 }

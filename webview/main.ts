@@ -679,7 +679,7 @@ function renderHistory(): void {
   } else {
     historyList.replaceChildren(table({
       columns: ['time', 'name', 'status', 'cases', ''],
-      rows: shown.map((r) => [runTime(r.createdAt), inFolder(r.name, r.folder), r.poolCancelled ? `${r.status} ${poolCancelledText(r.poolCancelled)}` : r.status, r.kind === 'simulate' ? 'simulation' : formatCount(r.cases), button('Open', () => post({ type: 'openRun', id: r.id }), { secondary: '', 'aria-label': `Open run ${r.name}, ${formatRunTime(r.createdAt)}` })]),
+      rows: shown.map((r) => [runTime(r.createdAt), inFolder(r.name, r.folder), r.interrupted ? 'interrupted (window reloaded)' : r.poolCancelled ? `${r.status} ${poolCancelledText(r.poolCancelled)}` : r.status, r.kind === 'simulate' ? 'simulation' : formatCount(r.cases), button('Open', () => post({ type: 'openRun', id: r.id }), { secondary: '', 'aria-label': `Open run ${r.name}, ${formatRunTime(r.createdAt)}` })]),
     }, 'table-history', (i) => ({ 'data-run': shown[i]!.id }), { text: ['Saved runs, newest first'], hidden: true }));
   }
   if (note) historyList.append(el('p', { class: 'note', id: 'history-skipped' }, note));

@@ -22,6 +22,8 @@ export interface RunListEntry {
   status: RunResult['status'];
   /** A bench cancelled during its pool simulation: how far it got (RunResult.poolCancelled). */
   poolCancelled?: PoolCancelled;
+  /** Stopped by a window reload (or close), its cases so far saved (extension/benchmark.ts INTERRUPTED in its error): History says "interrupted", not "cancelled". */
+  interrupted?: true;
   cases: number;
   /** What made it (RunResult.kind; absent: bench). */
   kind?: RunKind;

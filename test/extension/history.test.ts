@@ -239,6 +239,19 @@ describe('run history', () => {
   });
 });
 
+describe('an interrupted run in History', () => {
+  // s50 newcomer-ed 1: History said "cancelled" for a run a window reload stopped, as for one the user cancelled.
+  it('lists a run a reload stopped (its error INTERRUPTED) as interrupted, a cancelled one not', async () => {
+    const dir = tempDir('attnscope-history-');
+    const cut = partialRun({ name: 'p.attn.yaml', kind: 'bench', toolVersion: '0.1.0', profile: run.profile, estimate: run.estimate, cases: run.cases.slice(0, 2), status: 'cancelled', error: 'interrupted (window reloaded or closed) after 2 case(s)' });
+    const idI = saveRunSync(dir, cut);
+    const idC = saveRunSync(dir, { ...cut, createdAt: '2026-11-29T10:00:00.000Z', error: 'cancelled' });
+    const { runs } = await listRuns(dir);
+    assert.equal(runs.find((r) => r.id === idI)?.interrupted, true);
+    assert.equal(runs.find((r) => r.id === idC)?.interrupted, undefined);
+  });
+});
+
 describe('kernel build in the run pickers', () => {
   // s27 newcomer-ed 11: History/Compare entries of a simulation said '· native addon · avx2 · 2 threads'.
   it('names the build of a run that timed kernels, and "no kernel timed" for one that timed none', () => {

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
-import { benchCancelledMessage, busyMessage, crashMessage, finishedMessage, refusalOf, simulationStoppedMessage, traceGoneMessage } from '../../extension/refusal';
+import { benchCancelledMessage, busyMessage, crashMessage, finishedMessage, refusalOf, interruptedMessage, simulationStoppedMessage, traceGoneMessage } from '../../extension/refusal';
 import type { PoolResult } from '../../core/protocol/run';
 import { distinctRunNames, modelLabel, runName, runSetup } from '../../extension/runName';
 import { listRunsIn, runId, saveRun } from '../../extension/history';
@@ -162,6 +162,16 @@ describe('refused runs', () => {
     );
     assert.equal(benchCancelledMessage(name, { status: 'cancelled', cases }), `AttnScope: benchmark of ${name} cancelled after 2 case(s); the partial run is saved.`);
     assert.equal(benchCancelledMessage(name, { status: 'cancelled', cases: [] }), `AttnScope: benchmark of ${name} cancelled before its first case: nothing was measured, nothing is saved in History.`);
+  });
+
+  it('the next window\'s toast after a reload stopped a run says what was kept, a benchmark before its first case too', () => {
+    // s50 newcomer-ed 1: a Mixtral benchmark reloaded at "0/8 · measuring this machine" left no word at all.
+    const name = 'Mixtral-8x7B-v0.1 · Mixtral-8x7B-v0.1.attn.yaml · full';
+    assert.equal(interruptedMessage('bench', name, 0, false), `AttnScope: the benchmark of ${name} was interrupted when the window reloaded or closed, before its first case: nothing was measured, nothing is saved.`);
+    assert.equal(interruptedMessage('bench', name, 3, false), `AttnScope: the benchmark of ${name} was interrupted when the window reloaded or closed; the 3 case(s) measured before are saved, listed in History as interrupted.`);
+    assert.equal(interruptedMessage('bench', name, 8, true), `AttnScope: the benchmark of ${name} finished as the window reloaded or closed; it is saved.`);
+    const sim = 'llama-3.1-8b · e2e.attn.yaml · simulation';
+    assert.equal(interruptedMessage('simulate', sim, 0, false), simulationStoppedMessage(sim, 'interrupted'));
   });
 
   it('a run asked for while another runs: names both, and what to do', () => {

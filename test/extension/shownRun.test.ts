@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { ShownRunStore } from '../../extension/shownRun';
 import { tempDir } from '../fixtures/tmp';
+import { run } from '../fixtures/run';
 
 const folder = (): string => join(tempDir('attnscope-shown-'), 'workspaceStorage', 'attnscope');
 
@@ -51,7 +52,7 @@ describe('ShownRunStore', () => {
     await host1.save('20261202-055400-a');
     host1.saveSync('20261202-060000-b', 'the benchmark of b was interrupted');
     const host2 = new ShownRunStore(dir);
-    assert.deepEqual(await host2.takeNotice(), { notice: 'the benchmark of b was interrupted', resumeSweep: null });
+    assert.deepEqual(await host2.takeNotice(), { notice: 'the benchmark of b was interrupted', resumeSweep: null, rerun: null });
     assert.equal(await host2.takeNotice(), null, 'told once');
     assert.equal(await new ShownRunStore(dir).takeNotice(), null, 'not by the host after either');
     assert.equal(await new ShownRunStore(dir).load(), '20261202-060000-b');
@@ -64,7 +65,7 @@ describe('ShownRunStore', () => {
     host1.saveSync(null, 'the simulation was interrupted; nothing is saved');
     const host2 = new ShownRunStore(dir);
     assert.equal(await host2.load(), null);
-    assert.deepEqual(await host2.takeNotice(), { notice: 'the simulation was interrupted; nothing is saved', resumeSweep: null });
+    assert.deepEqual(await host2.takeNotice(), { notice: 'the simulation was interrupted; nothing is saved', resumeSweep: null, rerun: null });
     assert.equal(await new ShownRunStore(dir).takeNotice(), null, 'told once');
   });
 
@@ -91,10 +92,30 @@ describe('ShownRunStore', () => {
     const dir = folder();
     new ShownRunStore(dir).saveSync(null, 'the sweep of combo.attn.yaml was interrupted', '/ws/combo.attn.yaml');
     const host2 = new ShownRunStore(dir);
-    assert.deepEqual(await host2.takeNotice(), { notice: 'the sweep of combo.attn.yaml was interrupted', resumeSweep: '/ws/combo.attn.yaml' });
+    assert.deepEqual(await host2.takeNotice(), { notice: 'the sweep of combo.attn.yaml was interrupted', resumeSweep: '/ws/combo.attn.yaml', rerun: null });
     assert.equal(await host2.takeNotice(), null, 'told once');
     // A later notice without a sweep does not carry the old profile.
     host2.saveSync(null, 'the simulation was interrupted');
-    assert.deepEqual(await new ShownRunStore(dir).takeNotice(), { notice: 'the simulation was interrupted', resumeSweep: null });
+    assert.deepEqual(await new ShownRunStore(dir).takeNotice(), { notice: 'the simulation was interrupted', resumeSweep: null, rerun: null });
+  });
+
+  // s50 newcomer-ed 1: a benchmark reloaded before its first case left nothing, and the next dashboard showed another model's older run as if current.
+  it('hands the next host a stopped run that is not in history, shown until the next save, and the notice\'s Run again', async () => {
+    const dir = folder();
+    const host1 = new ShownRunStore(dir);
+    await host1.save('20261202-055400-llama');
+    const stopped = { ...run, name: 'Mixtral-8x7B-v0.1 · m.attn.yaml · full', status: 'cancelled' as const, cases: [], error: 'interrupted (window reloaded or closed) after 0 case(s)' };
+    host1.saveSync(null, 'the benchmark of Mixtral was interrupted', undefined, { run: stopped, rerun: { source: 'file:///ws/m.attn.yaml', job: 'bench' } });
+    const host2 = new ShownRunStore(dir);
+    assert.equal(await host2.load(), null, 'not the llama run shown before');
+    assert.deepEqual(await host2.loadInterrupted(), stopped);
+    assert.deepEqual(await host2.takeNotice(), { notice: 'the benchmark of Mixtral was interrupted', resumeSweep: null, rerun: { source: 'file:///ws/m.attn.yaml', job: 'bench' } });
+    assert.deepEqual(await new ShownRunStore(dir).loadInterrupted(), stopped, 'still shown by a host after the notice was told');
+    await host2.save('20261202-061000-next');
+    assert.equal(await new ShownRunStore(dir).loadInterrupted(), null, 'a run shown since replaces it');
+    // A later reload's notice with a saved run carries no stopped run of before.
+    host2.saveSync('20261202-061000-next', 'the benchmark of next was interrupted', undefined, { rerun: { source: 'file:///ws/n.attn.yaml', job: 'simulate' } });
+    assert.equal(await new ShownRunStore(dir).loadInterrupted(), null);
+    assert.deepEqual((await new ShownRunStore(dir).takeNotice())?.rerun, { source: 'file:///ws/n.attn.yaml', job: 'simulate' });
   });
 });

@@ -680,16 +680,18 @@ describe('dashboard webview in Chromium', () => {
     ]);
   });
 
-  it('History says where a benchmark cancelled during its pool simulation stopped', async () => {
+  it('History says where a benchmark cancelled during its pool simulation stopped, and which runs a window reload interrupted', async () => {
     // s34 newcomer-ed 2: such a run listed as plain "cancelled", and its cards said "cancelled before its pool simulation".
     const runs = [
       { id: '20261204-155557-pool', name: 'long.attn.yaml', createdAt: '2026-12-04T15:55:57.000Z', status: 'cancelled' as const, poolCancelled: { finished: 9123, requests: 40000 }, cases: 9 },
       { id: '20261204-155000-cases', name: 'long.attn.yaml', createdAt: '2026-12-04T15:50:00.000Z', status: 'cancelled' as const, cases: 2 },
+      // s50 newcomer-ed 1: a run a window reload stopped was listed as "cancelled", as if the user had cancelled it.
+      { id: '20261204-154000-reload', name: 'long.attn.yaml', createdAt: '2026-12-04T15:40:00.000Z', status: 'cancelled' as const, interrupted: true as const, cases: 3 },
     ];
     await send(page, { type: 'runs', runs });
     await page.waitForFunction(() => document.querySelector('table.table-history tbody tr td:nth-child(3)')?.textContent?.includes('9,123'));
     const status = await page.$$eval('table.table-history tbody tr td:nth-child(3)', (tds) => tds.map((td) => td.textContent ?? ''));
-    assert.deepEqual(status, ['cancelled during its pool simulation (at 9,123 of 40,000 requests); the partial pool was not kept', 'cancelled']);
+    assert.deepEqual(status, ['cancelled during its pool simulation (at 9,123 of 40,000 requests); the partial pool was not kept', 'cancelled', 'interrupted (window reloaded)']);
   });
 
   it('compares two runs, flagging only changes beyond the p10–p90 spread', async () => {
