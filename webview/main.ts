@@ -18,6 +18,7 @@ import '@vscode-elements/elements/dist/vscode-option/index.js';
 import '@vscode-elements/elements/dist/vscode-badge/index.js';
 import '@vscode-elements/elements/dist/vscode-textfield/index.js';
 import { Chart, registerables, type ChartConfiguration } from 'chart.js';
+import { LineWithErrorBarsController, PointWithErrorBar } from 'chartjs-chart-error-bars';
 import type { ToWebview } from '../core/protocol/webview';
 import type { SweepReport } from '../core/protocol/sweep';
 import { fitTextPlugin } from './fit';
@@ -34,7 +35,8 @@ import { loadState, onMessage, post, saveState, type PersistedState } from './vs
 
 // fitTextPlugin: every chart's title, axis titles and legend fitted to its width (a narrow panel cut them off);
 // bandLabelPlugin: a narrow bar chart's category labels above its bars (charts.ts narrowOptions).
-Chart.register(...registerables, fitTextPlugin, bandLabelPlugin);
+// chartjs-chart-error-bars: the Sweep tab's p10–p90 bars on measured decode times (webview/sweep.ts SWEEP_ERROR_BARS_TYPE).
+Chart.register(...registerables, fitTextPlugin, bandLabelPlugin, LineWithErrorBarsController, PointWithErrorBar);
 
 const restored = loadState();
 // A run saved as running ended with the window that reloaded (model.ts restoredModel): not shown running, and until `init` says how it ended, restoring.

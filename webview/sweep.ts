@@ -356,21 +356,21 @@ export function sweepAxisCharts(report: SweepReport, metric: SweepMetric, p: Pal
         spanGaps: false,
       };
     });
-    // A measured decode time: each line's p10-p90 spread as a band under it (fill between its p10 and p90), the spread the best
-    // point's ties are judged by (core/noise.ts withinNoise), which the chart of medians did not show (s37 newcomer-ed 10).
+    // A measured decode time: each point's p10–p90 spread as an error bar (chartjs-chart-error-bars' lineWithErrorBars: yMin and
+    // yMax beside y), the spread the best point's ties are judged by (core/noise.ts withinNoise), which the chart of medians did
+    // not show (s37 newcomer-ed 10); a band filled between the p10 and p90 lines drew one point's spread as a slope to the next (s50).
     const spread = metric.key === 'decodeNsPerToken' ? SPREAD_OF[metric.key] : undefined;
-    const bands: Array<ChartDataset<'line'>> = spread === undefined ? [] : lines.flatMap(({ label, rows }, i) => {
-      const [lo, hi] = [at(rows, spread.p10), at(rows, spread.p90)];
-      if (lo.every((y) => y === null) || hi.every((y) => y === null)) return [];
-      const colour = datasets[i]!.borderColor as string;
-      const xy = (ys: Array<number | null>) => (x.type === 'category' ? ys : ys.map((y, j) => ({ x: order[j] as number, y }))) as number[];
-      const base = { borderWidth: 0, pointRadius: 0, pointHitRadius: 0, spanGaps: false, order: 10 };
-      return [
-        { ...base, label: `${label} p10`, data: xy(lo), borderColor: colour, backgroundColor: 'transparent', fill: false },
-        // chart.js's fill to an absolute dataset index: the p10 line just before it.
-        { ...base, label: `${label} p10–p90`, data: xy(hi), borderColor: colour, backgroundColor: withAlpha(colour, 0.15), fill: lines.length + 2 * i },
-      ];
-    });
+    const spreads = spread === undefined ? [] : lines.map(({ rows }) => ({ lo: at(rows, spread.p10), hi: at(rows, spread.p90) }));
+    const errorBars = spreads.some((sp) => sp.lo.some((y, j) => y !== null && sp.hi[j] !== null));
+    if (errorBars) {
+      datasets.forEach((d, i) => {
+        const { lo, hi } = spreads[i]!;
+        const ys = lines[i]!.ys;
+        d.data = ys.map((y, j) => ({ x: x.type === 'category' ? text(order[j]) : order[j], y, ...(y !== null && lo[j] !== null && hi[j] !== null ? { yMin: lo[j], yMax: hi[j] } : {}) })) as unknown as number[];
+        const colour = d.borderColor as string;
+        Object.assign(d, { errorBarColor: colour, errorBarWhiskerColor: colour, errorBarLineWidth: Math.max(1, p.lineWidth * 0.75), errorBarWhiskerLineWidth: Math.max(1, p.lineWidth * 0.75), errorBarWhiskerSize: 10 });
+      });
+    }
     const font = { family: p.fontFamily, size: p.fontSize };
     const { unit, tick, show, logTicks } = reportScale(report, metric);
     // A rate's or count's cells write no unit (the column header has it); the name says it.
@@ -422,8 +422,9 @@ export function sweepAxisCharts(report: SweepReport, metric: SweepMetric, p: Pal
       leftOut,
       ariaLabel,
       config: {
-        type: 'line',
-        data: x.type === 'category' ? { labels: axis.values.map(text), datasets: [...datasets, ...bands] } : { datasets: [...datasets, ...bands] },
+        // chartjs-chart-error-bars' line controller (registered in main.ts) where there are p10–p90 bars: a line chart with whiskers.
+        type: (errorBars ? SWEEP_ERROR_BARS_TYPE : 'line') as 'line',
+        data: x.type === 'category' ? { labels: axis.values.map(text), datasets } : { datasets },
         ...(notRun.length > 0 ? { plugins: [notRunPlugin as Plugin<'line'>] } : {}),
         options: {
           responsive: true,
@@ -431,11 +432,11 @@ export function sweepAxisCharts(report: SweepReport, metric: SweepMetric, p: Pal
           animation: false,
           plugins: {
             // Wrapped whole in a narrow card: its unit and source are in the parentheses (webview/fit.ts keepAsides).
-            title: { display: true, text: sweepChartTitle(metric, unit, axis.key, leftOut), keepAsides: true, color: p.foreground, font: { ...font, weight: 'bold' } } as NonNullable<NonNullable<ChartConfiguration<'line'>['options']>['plugins']>['title'],
+            title: { display: true, text: sweepChartTitle(metric, unit, axis.key, leftOut, errorBars), keepAsides: true, color: p.foreground, font: { ...font, weight: 'bold' } } as NonNullable<NonNullable<ChartConfiguration<'line'>['options']>['plugins']>['title'],
             ...(notRun.length > 0 ? { attnscopeNotRun: { xs: notRun, color: p.muted, lineWidth: p.lineWidth } satisfies NotRunOptions } : {}),
             ...(leftOut ? { tooltip: { callbacks: { afterLabel: (item: { datasetIndex: number; dataIndex: number }) => { const w = whyAt[item.datasetIndex]?.[item.dataIndex]; return w ? `left out of the best: ${w}` : ''; } } } } : {}),
             // Legend in the lines' order (chart.js lists by `order`, which puts a dashed twin first).
-            // The bands (after the lines) are not legend items: the table's p10–p90 column names them.
+            // Only the lines are legend items.
             // Each line's swatch in its colour: chart.js takes it from the line's first point, which may be a grey left-out one (s45 newcomer-ed N1).
             // With points left out, a swatch for them too (a narrow panel's fitted title drops its "hatched grey" part), and a click on it hides nothing.
             legend: {
@@ -473,12 +474,16 @@ export function sweepAxisCharts(report: SweepReport, metric: SweepMetric, p: Pal
  * kv_cache.page_size", "decode time per token (ms, measured) vs kv_cache.page_size"): side by side, each small multiple
  * says what it is without its y axis's title; a fraction's unit is %, a rate's its unit, a duration's the table's
  * (`unit`, MetricScale.unit; none on a log duration axis, each tick in its own), a count's its own. `leftOut`: some
- * of the chart's points are left out of the best (sweepAxisCharts' hatched grey points), which the title then says.
+ * of the chart's points are left out of the best (sweepAxisCharts' hatched grey points), which the title then says;
+ * `errorBars`: the points are medians with p10–p90 bars.
  */
-export function sweepChartTitle(metric: SweepMetric, unit: string | undefined, axisKey: string, leftOut = false): string {
+export function sweepChartTitle(metric: SweepMetric, unit: string | undefined, axisKey: string, leftOut = false, errorBars = false): string {
   const shown = metric.kind === 'fraction' ? '%' : metric.key === 'usdPerMillionOutputTokens' ? '$ per 1M output tokens' : unit;
-  return `${metric.label} (${shown ? `${shown}, ` : ''}${metric.source}${leftOut ? '; hatched grey: left out of the best' : ''}) vs ${axisKey}`;
+  return `${metric.label} (${shown ? `${shown}, ` : ''}${metric.source}${errorBars ? ', median; bars: p10–p90' : ''}${leftOut ? '; hatched grey: left out of the best' : ''}) vs ${axisKey}`;
 }
+
+/** The chart type of chartjs-chart-error-bars' line with error bars (its LineWithErrorBarsController.id), which main.ts registers. */
+export const SWEEP_ERROR_BARS_TYPE = 'lineWithErrorBars';
 
 /**
  * The figures the Sweep tab charts against each axis, side by side as small multiples: `chosen` (the Figure picker's,

@@ -39,7 +39,7 @@ test('the key figures are charted side by side after the one picked, each titled
     'requests meeting the SLO (%, modelled) vs kv_cache.page_size',
     'internal fragmentation (%, modelled) vs kv_cache.page_size',
     'prefix-cache hit rate (%, modelled) vs kv_cache.page_size',
-    'decode time per token (ms, measured) vs kv_cache.page_size',
+    'decode time per token (ms, measured, median; bars: p10–p90) vs kv_cache.page_size',
     'goodput (requests/s, modelled) vs kv_cache.page_size',
   ]);
 });

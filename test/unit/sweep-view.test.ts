@@ -257,20 +257,22 @@ test('twelve lines: no two share colour and marker; the chart is tall enough for
 
 // s37 newcomer-ed 10: a job: both sweep's decode chart and table showed medians only, while the best point's ties are
 // judged by the p10-p90 spread (a median inside the other's range).
-test('measured decode time: each line with its p10-p90 band, the table with a p10-p90 column', () => {
+test('measured decode time: each point with its p10-p90 error bar, the table with a p10-p90 column', () => {
   const dec = (ps: number, seqs: number, med: number): SweepReportRow => ({ ...row(ps, seqs, 0), metrics: { decodeNsPerToken: med, decodeP10NsPerToken: med - 100, decodeP90NsPerToken: med + 100 } });
   const r: SweepReport = { ...report, rows: [dec(8, 4, 1200), dec(16, 4, 1500), dec(32, 4, 1800), dec(8, 64, 2200), dec(16, 64, 2500), dec(32, 64, 2800)], missing: [], best: null };
   const metric = SWEEP_METRICS.find((m) => m.key === 'decodeNsPerToken')!;
   const [byPage] = sweepAxisCharts(r, metric, palette);
-  const ds = byPage!.config.data.datasets as Array<{ label?: string; data: Array<{ x: number; y: number | null }>; fill?: unknown }>;
-  // Two lines (max_num_seqs 4, 64), then each one's p10 and p90, the p90 filled down to its p10.
+  const ds = byPage!.config.data.datasets as Array<{ label?: string; data: Array<{ x: number; y: number | null; yMin?: number; yMax?: number }>; errorBarColor?: string; borderColor: string }>;
+  // Two lines (max_num_seqs 4, 64), each point with its p10 and p90 as yMin and yMax (median ± 100 ns), on chartjs-chart-error-bars' line type.
   assert.equal(byPage!.lines, 2);
-  assert.deepEqual(ds.map((d) => d.label), ['4', '64', '4 p10', '4 p10–p90', '64 p10', '64 p10–p90']);
-  assert.deepEqual(ds[3]!.data.map((pt) => pt.y), [1300, 1600, 1900]);
-  assert.deepEqual([ds[3]!.fill, ds[5]!.fill], [2, 4]);
-  // Only the lines in the legend.
-  const filter = byPage!.config.options!.plugins!.legend!.labels!.filter!;
-  assert.deepEqual([0, 1, 2, 3].map((i) => filter({ datasetIndex: i } as never, byPage!.config.data as never)), [true, true, false, false]);
+  assert.equal(byPage!.config.type, 'lineWithErrorBars');
+  assert.deepEqual(ds.map((d) => d.label), ['4', '64']);
+  assert.deepEqual(ds[1]!.data, [{ x: 8, y: 2200, yMin: 2100, yMax: 2300 }, { x: 16, y: 2500, yMin: 2400, yMax: 2600 }, { x: 32, y: 2800, yMin: 2700, yMax: 2900 }]);
+  assert.equal(ds[1]!.errorBarColor, ds[1]!.borderColor);
+  assert.equal(String(byPage!.config.options!.plugins!.title!.text), 'decode time per token (µs, measured, median; bars: p10–p90) vs kv_cache.page_size');
+  // No spread (an older report): a plain line.
+  const [plain] = sweepAxisCharts({ ...r, rows: r.rows.map((x) => ({ ...x, metrics: { decodeNsPerToken: x.metrics.decodeNsPerToken } })) }, metric, palette);
+  assert.equal(plain!.config.type, 'line');
   const t = sweepTable(r);
   const col = t.columns.indexOf('decode time per token p10–p90 (measured)');
   assert.equal(t.columns[col - 1], 'decode time per token (µs, measured)');
