@@ -235,14 +235,16 @@ export async function servingTensorParallel(
     // How far the written size goes: its capacity search's highest rate within the SLO (the one already run, on the largest size).
     const cap = lastSearch ?? (maxRate ? await maxRate(f) : null);
     if (maxRate && cap === null) return null;
-    const upTo = cap && typeof cap !== 'string' && cap.capacity?.maxRate ? `; it serves up to ${roundDown(cap.capacity.maxRate, 3)} requests/s within the SLO (capacity search)` : '';
+    // Each figure names its size: "it serves up to 16.2" after TP 1's verdict read as TP 1's (s50 newcomer-ed 2, gemma-2-9b).
+    const upTo = cap && typeof cap !== 'string' && cap.capacity?.maxRate ? `; at ${tp} it serves up to ${roundDown(cap.capacity.maxRate, 3)} requests/s within the SLO (capacity search)` : '';
     if (failed.length === 0) return { text: commentTensorParallel(f.text, `its simulation of the workload below keeps up: ${said(t)} (modelled)${upTo}`), tensorParallelSize: tp, note: `${made.note} Its simulation of the workload keeps up: ${said(t)} (modelled)${upTo}.`, tries };
     const smaller = failed.map((x) => x.tensorParallelSize).join(' and ');
-    const comment = `${smaller} ${failed.length > 1 ? 'hold' : 'holds'} the weights, but its simulation of the workload below was ${failed.map(said).join('; ')}${upTo}`;
+    const each = [...failed, t].map((x) => `at ${x.tensorParallelSize}, ${said(x)}`).join('; ');
+    const comment = `${smaller} ${failed.length > 1 ? 'hold' : 'holds'} the weights but ${failed.length > 1 ? 'do' : 'does'} not serve the workload below (modelled: ${each})${upTo}`;
     return {
       text: commentTensorParallel(f.text, comment),
       tensorParallelSize: tp,
-      note: `tensor_parallel_size ${tp}: the smallest at which the workload below is served within its SLO (modelled: at ${failed.map((x) => `${x.tensorParallelSize}, ${said(x)}`).join('; at ')}; at ${tp}, ${said(t)})${upTo}.`,
+      note: `tensor_parallel_size ${tp}: the smallest at which the workload below is served within its SLO (modelled: ${each})${upTo}.`,
       tries,
     };
   }
@@ -264,7 +266,7 @@ export async function servingTensorParallel(
     const idle = typeof cap !== 'string' && cap.capacity ? sloNearIdleNote(cap.capacity) : null;
     const withRate = last.text.replace(/^( {2}arrival_rate: )\S+( +# .*)?$/m, (_l, head: string) => `${head}${rate}`.padEnd(34) + (idle ? `# the capacity search's answer at tensor_parallel_size ${tp}, near idle (see its comment); ${asked} was not served` : `# the highest rate tensor_parallel_size ${tp} serves (${limit} bounds it; modelled capacity search, simulate --max-rate); ${asked} was not`));
     return {
-      text: commentTensorParallel(withRate, idle ? `no tensor_parallel_size up to ${tp} serves ${asked} requests/s within the SLO (here: ${said(t)}); ${idle}` : `no tensor_parallel_size up to ${tp} serves ${asked} requests/s within the SLO (here: ${said(t)}); data_parallel_size engines serve more`),
+      text: commentTensorParallel(withRate, idle ? `no tensor_parallel_size up to ${tp} serves ${asked} requests/s within the SLO (at ${tp}: ${said(t)}); ${idle}` : `no tensor_parallel_size up to ${tp} serves ${asked} requests/s within the SLO (at ${tp}: ${said(t)}); data_parallel_size engines serve more`),
       tensorParallelSize: tp,
       note: idle
         ? `no tensor_parallel_size up to ${tp} serves ${asked} requests/s within its SLO on these GPUs (modelled, at ${tp}: ${said(t)}), and ${idle}; the file's arrival_rate is ${rate}, the capacity search's answer.`
@@ -274,7 +276,7 @@ export async function servingTensorParallel(
   }
   const what = 'lower workload.arrival_rate, or add engines with data_parallel_size';
   return {
-    text: commentTensorParallel(last.text, `no tensor_parallel_size up to ${last.tensorParallelSize} serves the workload below within the SLO (here: ${said(t)}): ${what}`),
+    text: commentTensorParallel(last.text, `no tensor_parallel_size up to ${last.tensorParallelSize} serves the workload below within the SLO (at ${tp}: ${said(t)}): ${what}`),
     tensorParallelSize: last.tensorParallelSize,
     note: `no tensor_parallel_size up to ${last.tensorParallelSize} serves the workload within its SLO on these GPUs (modelled, at ${last.tensorParallelSize}: ${said(t)}); ${what}.`,
     tries,

@@ -177,7 +177,7 @@ test('Llama-3.1-70B on H100 SXMs: the serving check writes tp 4, whose own simul
   // --max-rate` on the written file read 11.77, SLO-bound, μ 12.44; 12.7 since NCCL's ring past 4 MiB
   // runs at its large-message rate, 5a73e5e), above the 8 asked and at most the search's μ.
   assert.deepEqual(searched, [4]);
-  const upTo = /; it serves up to (\S+) requests\/s within the SLO \(capacity search\)$/m.exec(unwrap(chosen.text));
+  const upTo = /; at 4 it serves up to (\S+) requests\/s within the SLO \(capacity search\)$/m.exec(unwrap(chosen.text));
   assert.ok(upTo, chosen.text);
   assert.ok(typeof mu === 'number' && Number(upTo[1]) > 8 && Number(upTo[1]) <= mu, `${upTo[1]} of μ ${mu}`);
   assert.ok(chosen.tries[0].attainment! < 0.1, `tp 2 attainment ${chosen.tries[0].attainment}`);
@@ -186,8 +186,8 @@ test('Llama-3.1-70B on H100 SXMs: the serving check writes tp 4, whose own simul
   // tensor-parallel all-reduces, 47cdded / 0afd29d: the bound, not either figure, is what is held).
   assert.ok(chosen.tries[1].p99TtftS! > 0.1 && chosen.tries[1].p99TtftS! < 1, `tp 4 p99 TTFT ${chosen.tries[1].p99TtftS}`);
   assert.equal(chosen.tensorParallelSize, 4);
-  assert.match(unwrap(chosen.text), /^ {2}tensor_parallel_size: 4 +# at 1 the weights, 131 GiB a GPU, exceed 71\.3 GiB usable; 2 holds the weights, but its simulation of the workload below was overloaded, \d+\.\d% of requests meeting the SLO; it serves up to/m);
-  assert.match(chosen.note, /^tensor_parallel_size 4: the smallest at which the workload below is served within its SLO \(modelled: at 2, overloaded, .*; at 4, 100\.0% meeting the SLO \(90% asked\), TTFT p99 \d+ ms\); it serves up to [\d.]+ requests\/s within the SLO \(capacity search\)\.$/);
+  assert.match(unwrap(chosen.text), /^ {2}tensor_parallel_size: 4 +# at 1 the weights, 131 GiB a GPU, exceed 71\.3 GiB usable; 2 holds the weights but does not serve the workload below \(modelled: at 2, overloaded, \d+\.\d% of requests meeting the SLO; at 4, 100\.0% meeting the SLO \(90% asked\), TTFT p99 \d+ ms\); at 4 it serves up to/m);
+  assert.match(chosen.note, /^tensor_parallel_size 4: the smallest at which the workload below is served within its SLO \(modelled: at 2, overloaded, .*; at 4, 100\.0% meeting the SLO \(90% asked\), TTFT p99 \d+ ms\); at 4 it serves up to [\d.]+ requests\/s within the SLO \(capacity search\)\.$/);
   const read = readProfile(chosen.text, join(ROOT, 'test/fixtures/configs/70b.attn.yaml'), host);
   assert.equal(read.value?.device.tensorParallelSize, 4);
   assert.deepEqual(read.problems.filter((p) => p.severity !== 'info').map((p) => p.message), []);
@@ -204,7 +204,7 @@ test('the serving check when no tp up to 8 serves the load: tp 8 written, its co
   assert.ok(chosen);
   assert.equal(chosen.tensorParallelSize, 8);
   assert.equal(chosen.tries.length, 3);
-  assert.match(unwrap(chosen.text), /^ {2}tensor_parallel_size: 8 +# at 1 the weights, 131 GiB a GPU, exceed 71\.3 GiB usable; no tensor_parallel_size up to 8 serves the workload below within the SLO \(here: overloaded, 50\.0% of requests meeting the SLO\): lower workload\.arrival_rate, or add engines with data_parallel_size$/m);
+  assert.match(unwrap(chosen.text), /^ {2}tensor_parallel_size: 8 +# at 1 the weights, 131 GiB a GPU, exceed 71\.3 GiB usable; no tensor_parallel_size up to 8 serves the workload below within the SLO \(at 8: overloaded, 50\.0% of requests meeting the SLO\): lower workload\.arrival_rate, or add engines with data_parallel_size$/m);
   assert.match(chosen.note, /^no tensor_parallel_size up to 8 serves the workload/);
 });
 
@@ -241,7 +241,7 @@ test('a load no tp up to 8 serves (Llama-3.1-70B on L4s, 8 requests/s): the capa
   assert.ok(m, chosen.text);
   const rate = Number(m[1]);
   assert.ok(rate > 0 && rate < 8, `rate ${rate}`);
-  assert.match(unwrap(chosen.text), /^ {2}tensor_parallel_size: 8 +# at 1, 2 and 4 the weights \(131 GiB, 65\.7 GiB, 32\.9 GiB a GPU\) exceed 19\.8 GiB usable; no tensor_parallel_size up to 8 serves 8 requests\/s within the SLO \(here: .*\); data_parallel_size engines serve more$/m);
+  assert.match(unwrap(chosen.text), /^ {2}tensor_parallel_size: 8 +# at 1, 2 and 4 the weights \(131 GiB, 65\.7 GiB, 32\.9 GiB a GPU\) exceed 19\.8 GiB usable; no tensor_parallel_size up to 8 serves 8 requests\/s within the SLO \(at 8: .*\); data_parallel_size engines serve more$/m);
   const read = readProfile(chosen.text, join(ROOT, 'test/fixtures/configs/70b-l4.attn.yaml'), host);
   assert.ok(read.value);
   assert.equal(read.value.workload?.arrivalRate, rate);
@@ -265,7 +265,7 @@ test('the largest size is read off its capacity search\'s first point, not simul
   assert.ok(chosen);
   assert.deepEqual(calls, ['simulate 2', 'simulate 4', 'search 8']);
   assert.deepEqual(chosen.tries.at(-1), { tensorParallelSize: 8, overloaded: false, attainment: 0.95, target: 0.9, p99TtftS: 0.4, serves: true });
-  assert.match(unwrap(chosen.text), /^ {2}tensor_parallel_size: 8 +# at 1 the weights, 131 GiB a GPU, exceed 71\.3 GiB usable; 2 and 4 hold the weights, but its simulation of the workload below was overloaded, 10\.0% of requests meeting the SLO; overloaded, 10\.0% of requests meeting the SLO; it serves up to 12\.3 requests\/s within the SLO \(capacity search\)$/m);
+  assert.match(unwrap(chosen.text), /^ {2}tensor_parallel_size: 8 +# at 1 the weights, 131 GiB a GPU, exceed 71\.3 GiB usable; 2 and 4 hold the weights but do not serve the workload below \(modelled: at 2, overloaded, 10\.0% of requests meeting the SLO; at 4, overloaded, 10\.0% of requests meeting the SLO; at 8, .*\); at 8 it serves up to 12\.3 requests\/s within the SLO \(capacity search\)$/m);
   // Overloaded at the asked rate: not served; the search already run gives the rate written (no second search).
   calls.length = 0;
   const over = await servingTensorParallel(r, (f) => (calls.push(`simulate ${f.tensorParallelSize}`), Promise.resolve(pool(true, 0.1, 30))), (f) => {
@@ -274,13 +274,13 @@ test('the largest size is read off its capacity search\'s first point, not simul
   });
   assert.deepEqual(calls, ['simulate 2', 'simulate 4', 'search 8']);
   assert.match(unwrap(over!.text), /^ {2}arrival_rate: 5\.5 +# the highest rate tensor_parallel_size 8 serves \(the SLO bounds it/m);
-  assert.match(unwrap(over!.text), /\(here: overloaded, 50\.0% of requests meeting the SLO\)/);
+  assert.match(unwrap(over!.text), /\(at 8: overloaded, 50\.0% of requests meeting the SLO\)/);
   // An answer bounded by the SLO under 5 % of μ (the s44 newcomer-ed F13 figures: 0.00678 of μ 1.25, 0.5 %): written as the
   // search's answer near idle, not as a capacity more engines would add to.
   const idle = await servingTensorParallel(r, () => Promise.resolve(pool(true, 0.1, 30)), () =>
     Promise.resolve({ capacity: { maxRate: 0.00678, saturatedRate: 1.25, limit: 'slo', points: [{ ...point, overloaded: true, sloAttainment: 0.5 }] } } as unknown as PoolResult));
   assert.match(unwrap(idle!.text), /^ {2}arrival_rate: 0\.00678 +# the capacity search's answer at tensor_parallel_size 8, near idle \(see its comment\); 8 was not served$/m);
-  assert.match(unwrap(idle!.text), /^ {2}tensor_parallel_size: 8 +# at 1 the weights, 131 GiB a GPU, exceed 71\.3 GiB usable; no tensor_parallel_size up to 8 serves 8 requests\/s within the SLO \(here: .*\); the SLO holds only near idle: 0\.00678 requests\/s is 0\.5% of the saturated throughput μ = 1\.25, so the requests that miss it miss it alone/m);
+  assert.match(unwrap(idle!.text), /^ {2}tensor_parallel_size: 8 +# at 1 the weights, 131 GiB a GPU, exceed 71\.3 GiB usable; no tensor_parallel_size up to 8 serves 8 requests\/s within the SLO \(at 8: .*\); the SLO holds only near idle: 0\.00678 requests\/s is 0\.5% of the saturated throughput μ = 1\.25, so the requests that miss it miss it alone/m);
   assert.match(idle!.note, /, and the SLO holds only near idle: /);
   // A runner before s43 writes no overloaded on its points: tp 8 simulated as before, the search kept for its rate.
   calls.length = 0;
@@ -288,7 +288,7 @@ test('the largest size is read off its capacity search\'s first point, not simul
   const before = await servingTensorParallel(r, (f) => (calls.push(`simulate ${f.tensorParallelSize}`), Promise.resolve(f.tensorParallelSize === 8 ? pool(false, 0.95, 0.4) : pool(true, 0.1, 30))), (f) => (calls.push(`search ${f.tensorParallelSize}`), Promise.resolve(search(old))));
   assert.deepEqual(calls, ['simulate 2', 'simulate 4', 'search 8', 'simulate 8']);
   assert.equal(before!.tensorParallelSize, 8);
-  assert.match(unwrap(before!.text), /it serves up to 12\.3 requests\/s/);
+  assert.match(unwrap(before!.text), /at 8 it serves up to 12\.3 requests\/s/);
 });
 
 test('the serving check: kept up but under slo attainment fails; cancelled writes nothing; a failed run writes the memory choice with a comment saying so', async () => {
