@@ -155,8 +155,9 @@ export function sweepProvenance(report: SweepReport): string[] {
   }
   if (has(['decodeNsPerToken'])) {
     const envs = Object.values(report.environments);
-    const machine = envs.length === 1 ? describeEnvironment(envs[0]!) : 'its env';
-    notes.push(`decode time per token: measured, the paged_decode median on ${machine} / batch size, at the largest decode case (${report.rows.find((r) => r.metrics.decodeCase)?.metrics.decodeCase ?? '-'})`);
+    const machine = envs.length === 1 ? describeEnvironment(envs[0]!) : "each point's machine (its env letter)";
+    const decodeCase = report.rows.find((r) => r.metrics.decodeCase)?.metrics.decodeCase;
+    notes.push(`decode time per token: measured, the paged_decode median on ${machine} / batch size, at the largest decode case${decodeCase ? ` (${decodeCase})` : ''}`);
   }
   if (has(['maxRateLimit'])) {
     notes.push(

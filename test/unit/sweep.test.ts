@@ -524,7 +524,10 @@ test('where the figures come from: one set of sentences (core/sweepFigures sweep
   assert.deepEqual(formatReport(report).split('\n').slice(-3), sources);
   // A simulation without latency: the pool sentence alone; two machine kinds: the row's env.
   assert.deepEqual(sweepProvenance({ ...report, rows: [row(16, { throughputTokensPerSec: 10 })] }), sources.slice(0, 1));
-  assert.match(sweepProvenance({ ...report, environments: { a: ENV_A, b: ENV_B } })[1]!, /median on its env \/ batch size/);
+  assert.match(sweepProvenance({ ...report, environments: { a: ENV_A, b: ENV_B } })[1]!, /median on each point's machine \(its env letter\) \/ batch size/);
+  // A report whose rows name no decode case (older reports): the sentence ends at "case", with no "(-)" for the unknown.
+  const noCase = { ...report, rows: [{ ...report.rows[0]!, metrics: { ...report.rows[0]!.metrics, decodeCase: undefined } }] };
+  assert.equal(sweepProvenance(noCase)[1], sources[1]!.replace(' (B=8 context=4096)', ''));
   // s46: the GPU the step times were modelled for is the rows' own (SweepReportRow.gpu): a sweep over device.gpu
   // (H100 SXM, A100 80GB, as `sweep --set 'device.gpu=H100 SXM,A100 80GB'` ran) has each point's, where it said "the profile's GPU".
   const [first] = report.rows;
