@@ -325,8 +325,16 @@ function computedHints(a: Analysis, invalid: readonly string[]): AnchoredHint[] 
     // it): the budget, page and concurrency hints say so in words, not "0 B KV budget", "0 pages ·
     // 0 tokens", "0.00x" that read as figures (s47 newcomer-ed LOW 4; the weights error stands at device.gpu).
     // First in each label, so it shows within the 43 characters; the figure beside it goes to the tooltip where it does not fit.
+    // With its figures, what exceeds what (s50 newcomer-ed 9: "weights exceed" stopped there): "no KV
+    // budget/GPU: weights 158 > 126 GiB", the usable memory after the ">"; where the weights fit but
+    // not with activations and engine reserves, their sum: "no KV budget: needs 36.5 > 36 GiB".
+    // One unit where both share it ("79.5 > 71.3 GiB": DeepSeek-V3 at tp 8 on H100s in 41 characters, 45 with two).
+    const weightsOver = e.weightsBytesPerGpu > e.pool.usableBytes;
+    const [over, usable] = [formatBytes(weightsOver ? e.weightsBytesPerGpu : e.weightsBytesPerGpu + e.pool.activationPeakBytes + e.pool.engineReserveBytes), formatBytes(e.pool.usableBytes)];
+    const unit = / \S+$/.exec(usable)![0];
+    const overShort = over.endsWith(unit) ? over.slice(0, -unit.length) : over;
     const noBudget = e.pool.budgetSource === 'device' && e.pool.budgetBytes <= 0
-      ? `no KV budget${gpu}: ${e.weightsBytesPerGpu > e.pool.usableBytes ? 'weights exceed' : 'weights + activations exceed'}`
+      ? `no KV budget${gpu}: ${weightsOver ? `weights ${overShort}` : `needs ${overShort}`} > ${usable}`
       : null;
     const maxPos = model.sourceKeys.maxPositionEmbeddings;
     const maxPosRange = modelIsHere && maxPos !== undefined ? modelKeyRange(a, maxPos) : undefined;
