@@ -518,7 +518,12 @@ export function sloNearIdleNote(c: Pick<CapacityCurve, 'maxRate' | 'saturatedRat
   return `the SLO holds only near idle: ${formatRequestRate(c.maxRate)} requests/s is ${formatPercent(c.maxRate / c.saturatedRate)} of the saturated throughput μ = ${formatRequestRate(c.saturatedRate)}, so the requests that miss it miss it alone, by their own prefill or decode: raise the bound or lower slo.attainment (or use faster GPUs)`;
 }
 
-/** Requests (or tokens) per second: 3 significant digits below 100, whole above ("28.7", "8.00", "1,000"). */
+/**
+ * Requests (or tokens) per second: 3 significant digits below 100, zeros kept, whole and grouped
+ * above ("28.7", "8.00", "25.0", "0.500", "1,000"). The one format of a request rate wherever one
+ * is printed: simulate's summary and capacity search, the sweep table's max rate, per-GPU rate and
+ * goodput columns, the sweep's progress line, the Sweep tab (s49 newcomer L2: goodput "25" beside "26.8").
+ */
 export function formatRequestRate(perSecond: number): string {
   return perSecond >= 100 ? formatCount(perSecond) : perSecond.toPrecision(3);
 }
@@ -1001,14 +1006,14 @@ export function gpuHourUsdText(gpuHourUsd: number): string {
 }
 
 /**
- * A max-rate row's max rate (SweepMetrics.maxRateRequestsPerSec, maxRateLimit) as the table shows it ({@link formatSignificant}), ">= " before a lower
+ * A max-rate row's max rate (SweepMetrics.maxRateRequestsPerSec, maxRateLimit) as the table shows it ({@link formatRequestRate}), ">= " before a lower
  * bound (maxRateLimit 'unbounded'), "SLO unmet at any rate" when no rate met it; "-" for another row.
  * The one wording of the CLI's table and the dashboard's Sweep tab (webview/sweep.ts), and the reason a row is not ranked.
  */
 export function maxRateText(m: { maxRateLimit?: string; maxRateRequestsPerSec?: number }): string {
   if (m.maxRateLimit === 'unmet') return 'SLO unmet at any rate';
   if (m.maxRateRequestsPerSec === undefined) return '-';
-  return `${m.maxRateLimit === 'unbounded' ? '>= ' : ''}${formatSignificant(m.maxRateRequestsPerSec)}`;
+  return `${m.maxRateLimit === 'unbounded' ? '>= ' : ''}${formatRequestRate(m.maxRateRequestsPerSec)}`;
 }
 
 /**

@@ -8,7 +8,7 @@
  */
 import type { Chart, ChartConfiguration, ChartDataset, Plugin, PointStyle, Scale } from 'chart.js';
 import { toFont } from 'chart.js/helpers';
-import { axisValueText, sameAxisValue, durationTicks, durationUnit, formatCount, formatDuration, formatDurationIn, formatPercent, formatRate, formatRunTime, formatSignificant, formatUsd, formatUsdCost, markdownTable, maxRateLimitText, maxRateText, NS_PER, sloBoundsText } from '../core/format';
+import { axisValueText, sameAxisValue, durationTicks, durationUnit, formatCount, formatDuration, formatDurationIn, formatPercent, formatRate, formatRequestRate, formatRunTime, formatSignificant, formatUsd, formatUsdCost, markdownTable, maxRateLimitText, maxRateText, NS_PER, sloBoundsText } from '../core/format';
 import type { SweepMetrics, SweepReport, SweepReportRow, SweepWorkload } from '../core/protocol/sweep';
 import type { SweepListEntry } from '../core/protocol/webview';
 import { allReduceFrom, describeEnvironment, gpuPrices, missingCells, stepTimeFrom, reportBuilds, rowBuild, rowExclusion, splitByMachine, sweepProvenance, SWEEP_METRICS, TIED_LISTED, type SweepMetric } from '../core/sweepFigures';
@@ -103,7 +103,8 @@ export function metricScale(metric: SweepMetric, values: readonly number[]): Met
       // A cost as the CLI's $/1M out column and the cost chart's bars write it: 3 significant digits, zeros kept ($0.180 beside
       // $0.332; formatSignificant wrote $0.18, dash44's left item); its ticks round values with the $ (as the cost chart's).
       if (metric.key === 'usdPerMillionOutputTokens') return { unit: metric.unit, show: formatUsdCost, tick: (v, step) => (step > 0 ? `$${fixed(v, tickDecimals(step))}` : formatUsdCost(v)) };
-      const show = formatSignificant;
+      // A request rate as the CLI writes one (core/format.ts formatRequestRate: "25.0" beside "26.8"); other rates 3 significant digits.
+      const show = metric.unit === 'requests/s' ? formatRequestRate : formatSignificant;
       return { unit: metric.unit, show, tick: (v, step) => (step > 0 ? fixed(v, tickDecimals(step)) : show(v)) };
     }
   }

@@ -14,7 +14,7 @@ import { modelledJob, SWEEP_SCHEMA_VERSION, type SweepMetrics, type SweepPointRe
 import { nvlsAllReduce, profileAllReduceLink, profileGpu, RING_STEP_LATENCY_S, ringAllReduceEfficiency } from '../simulate/step-time';
 import { InputError, readFailure, UsageError } from '../errors';
 import { toolBuild } from '../version';
-import { axisValueText, deployedGpuCount, maxRateText, formatUsd, formatUsdCost, usdPerMillionTokens, formatCount, formatCountOf, formatDuration, formatAttainmentTarget, formatPercent, formatSignificant, boundToWrite, keepsUpOf, maxRateLimitText, perGpuRate, sloSampleNote, steadyOutput, tpotOverheadNote } from '../../core/format';
+import { axisValueText, deployedGpuCount, maxRateText, formatUsd, formatUsdCost, usdPerMillionTokens, formatCount, formatCountOf, formatDuration, formatAttainmentTarget, formatPercent, formatRequestRate, boundToWrite, keepsUpOf, maxRateLimitText, perGpuRate, sloSampleNote, steadyOutput, tpotOverheadNote } from '../../core/format';
 import { withinNoise, type TimingSpread } from '../../core/noise';
 import { describeEnvironment, gpuPrices, reportBuilds, rowBuild, splitByMachine, sweepProvenance, TIED_LISTED } from '../../core/sweepFigures';
 import { axisIndices, MAX_RATE_ARRIVAL_AXIS_TEXT, offsetToLineColumn, pointLabel } from '../../core/config';
@@ -981,7 +981,7 @@ const ns = (x: number | undefined): string => (x === undefined ? '-' : formatDur
 /** The metric columns of the table, in order: header, how a row shows it. */
 const COLUMNS: Array<{ header: string; key: keyof SweepMetrics; show: (m: SweepMetrics) => string }> = [
   { header: 'max req/s', key: 'maxRateLimit', show: maxRateText },
-  { header: 'per GPU', key: 'maxRatePerGpuRequestsPerSec', show: (m) => (m.maxRatePerGpuRequestsPerSec === undefined ? '-' : formatSignificant(m.maxRatePerGpuRequestsPerSec)) },
+  { header: 'per GPU', key: 'maxRatePerGpuRequestsPerSec', show: (m) => (m.maxRatePerGpuRequestsPerSec === undefined ? '-' : formatRequestRate(m.maxRatePerGpuRequestsPerSec)) },
   { header: 'limit', key: 'maxRateLimit', show: maxRateLimitText },
   { header: '$/1M out', key: 'usdPerMillionOutputTokens', show: (m) => (m.usdPerMillionOutputTokens === undefined ? '-' : formatUsdCost(m.usdPerMillionOutputTokens)) },
   { header: 'internal frag', key: 'internalFragmentation', show: (m) => pct(m.internalFragmentation) },
@@ -994,7 +994,7 @@ const COLUMNS: Array<{ header: string; key: keyof SweepMetrics; show: (m: SweepM
   { header: 'p99 TTFT', key: 'p99TtftS', show: (m) => (m.p99TtftS === undefined ? '-' : formatDuration(m.p99TtftS * 1e9)) },
   { header: 'p99 TPOT', key: 'p99TpotS', show: (m) => (m.p99TpotS === undefined ? '-' : formatDuration(m.p99TpotS * 1e9)) },
   { header: 'SLO met', key: 'sloAttainment', show: (m) => pct(m.sloAttainment) },
-  { header: 'goodput req/s', key: 'goodputRequestsPerSec', show: (m) => (m.goodputRequestsPerSec === undefined ? '-' : formatSignificant(m.goodputRequestsPerSec)) },
+  { header: 'goodput req/s', key: 'goodputRequestsPerSec', show: (m) => (m.goodputRequestsPerSec === undefined ? '-' : formatRequestRate(m.goodputRequestsPerSec)) },
   { header: 'decode/token', key: 'decodeNsPerToken', show: (m) => ns(m.decodeNsPerToken) },
 ];
 

@@ -16,7 +16,7 @@ import { simulatePool } from '../simulate';
 import { checkKeepsUp, searchCapacity, type CapacityOptions, type KnownSaturation } from '../simulate/capacity';
 import { readProfileTrace, traceReplay } from '../simulate/traces';
 import { toolBuild } from '../version';
-import { formatSignificant } from '../../core/format';
+import { formatRequestRate } from '../../core/format';
 
 /** Parent -> worker: the point to run. */
 export interface PointJob {
@@ -150,7 +150,7 @@ export async function maxRatePoint(profile: Profile, name: string, simulate: Non
       },
       onPoint: (p) => {
         step++;
-        last = `; last ${formatSignificant(p.rate)} requests/s ${p.meets ? 'passed' : 'failed'}`;
+        last = `; last ${formatRequestRate(p.rate)} requests/s ${p.meets ? 'passed' : 'failed'}`;
       },
     });
     if (profileTrace && result.load) result.load.trace = traceReplay(profileTrace.read, trace!.path, 'workload.trace', trace!.resolvedPath, profileTrace.filters);

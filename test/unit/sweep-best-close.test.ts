@@ -48,3 +48,17 @@ test('a max-rate sweep over slo.ttft_ms names no best across SLO values, the bes
   assert.doesNotMatch(text, /^best/m);
   assert.match(text, /\n\nno best point across SLO values: /);
 });
+
+test('a request rate reads alike in every column of the table: 3 significant digits, zeros kept (s49 newcomer L2: goodput "25" beside "26.8")', () => {
+  // tp 2 at 50 requests/s: 50 / 2 = 25 per GPU, goodput 25; tp 1 at 30.1 (30.1 per GPU), goodput 0.5.
+  const a = row(2, 'H100 SXM', 50, 1000);
+  a.metrics.goodputRequestsPerSec = 25;
+  const b = row(1, 'H100 SXM', 30.1, 1000);
+  b.metrics.goodputRequestsPerSec = 0.5;
+  const report = { schema: 1, kind: 'attnscope-sweep-report', tool: 't', createdAt: '', sweepId: 's', name: 'p.attn.yaml', job: 'max-rate', total: 2, rows: [a, b], missing: [], duplicates: [], environments: {},
+    axes: [{ key: 'device.tensor_parallel_size', values: [2, 1] }], best: null } as unknown as SweepReport;
+  const text = formatReport(report);
+  // max req/s, per GPU, ..., goodput req/s: 50.0, 25.0 and 25.0 (formatSignificant wrote "50", "25", "25"); 0.500 (was "0.5").
+  assert.match(text, /^2 +50\.0 +25\.0 +SLO .* 25\.0\b/m, text);
+  assert.match(text, /^1 +30\.1 +30\.1 +SLO .* 0\.500\b/m, text);
+});

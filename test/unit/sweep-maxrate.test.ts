@@ -62,7 +62,7 @@ test('a max-rate sweep ranks by the highest rate per GPU: tp 2 sustains more req
       // slo.attainment is the search's target; the progress says which search step runs (step 1: μ).
       assert.equal(run.pool!.capacity!.attainmentTarget, 1);
       assert.match(steps[0]!, /^search step 1 \(saturated throughput μ\): /);
-      assert.ok(steps.some((s) => /^search step 3: .*; last 50 requests\/s (passed|failed)$/.test(s)), steps.join('\n'));
+      assert.ok(steps.some((s) => /^search step 3: .*; last 50\.0 requests\/s (passed|failed)$/.test(s)), steps.join('\n'));
       const values = { 'device.tensor_parallel_size': tp, 'slo.ttft_ms': ttft };
       const label = `tensor_parallel_size=${tp} ttft_ms=${ttft}`;
       const id = `${tp}${ttft}`.padEnd(12, '0');
