@@ -90,14 +90,10 @@ export function formatPoolSummary(result: PoolResult, device?: Parameters<typeof
     const measured = m.measured && m.measured.length > 0 ? `${m.measured.map((c) => c.coefficient).join(', ')} measured` : '';
     const unmodelled = m.unmodelled && m.unmodelled.length > 0 ? `${m.unmodelled.join(', ')} not modelled` : '';
     const qualifiers = [measured, unmodelled].filter((q) => q).join('; ');
-    // Under pipeline parallelism each stage's own step (its layers), then the send to the next stage.
-    const pipeline = m.stages
-      ? `per pipeline stage, up to ${m.stages.length} batches in flight: ${m.stages.map((st, k) => `stage ${k + 1} ${stepFormula({ ...m, ...st })}${k + 1 < m.stages!.length ? ` + ${seconds(m.stageSendPerTokenS ?? 0)}/token sent on` : ''}`).join('; ')}`
-      : stepFormula(m);
     // The derivation (m.source: peaks and their sources, the coefficients, what each term stands for)
     // runs to ~40 lines for an MLA or tensor-parallel model (s48 newcomer M5): printed with `explain`
     // (the CLI's --explain); otherwise one line says where it is.
-    stepLines.push(`Step time (modelled): ${pipeline}`, ...(qualifiers ? wrapLine(`  ${qualifiers}`, { keepUnits: true }) : []), options.explain === false ? `  ${STEP_TIME_EXPLAIN_HINT}` : `  ${m.source}`);
+    stepLines.push(...stepTermLines(m), ...(qualifiers ? wrapLine(`  ${qualifiers}`, { keepUnits: true }) : []), options.explain === false ? `  ${STEP_TIME_EXPLAIN_HINT}` : `  ${m.source}`);
   }
   // With a latency section its throughput line says the output throughput (the same figure as
   // s.throughputTokensPerSec, vLLM's definition): once.
@@ -206,12 +202,25 @@ function ringBand(m: StepTimeModel): string {
   return m.perTokenRingAllReduceS && m.ringAllReduceMinTokens ? ` (${seconds(m.perTokenRingAllReduceS)}/token from ${formatCount(m.ringAllReduceMinTokens)} tokens${latency}, NCCL at its large-message rate)` : '';
 }
 
+/** One step's modelled time as its terms (runner/simulate/step-time.ts StepTimeModel), each the figures of m in words. */
+interface StepTerms {
+  /** The fixed time a step (step_time.overhead_ms), null when 0 (the assumed overhead is no term). */
+  overhead: string | null;
+  /** What a step reads: the weights, the KV cache per token, recurrent state and MLA context per request or token. */
+  memory: string;
+  /** What a step computes: the GEMMs per token, lm_head per request, attention per query-key pair. */
+  compute: string;
+  /** The tensor-parallel all-reduces after the max, by step size; null without tensor parallelism. */
+  allReduces: string | null;
+}
+
 /**
- * One step's formula in words, "max(weights + KV read, GEMMs + attention)" with m's coefficients
- * (overhead first when it is not 0): the full layers' terms, then the sliding-window (or chunked)
- * layers' over their window (chunk), then the recurrent state read and written per request.
+ * One step's terms, step = overhead + max(memory, compute) + all-reduces, with m's coefficients: the
+ * memory arm's full layers' terms, then the sliding-window (or chunked) layers' over their window
+ * (chunk), then the recurrent state read and written per request; the compute arm's tokens, lm_head
+ * and query-key pairs.
  */
-function stepFormula(m: StepTimeModel): string {
+function stepTerms(m: StepTimeModel): StepTerms {
   const window = m.slidingWindow
     ? ` in the ${formatCount(m.slidingWindow)}-token window`
     : m.attentionChunkSize ? ` in the query's ${formatCount(m.attentionChunkSize)}-token chunk` : '';
@@ -226,17 +235,46 @@ function stepFormula(m: StepTimeModel): string {
     : m.perDecodePairS !== undefined && m.perDecodePairS !== m.perPairS
       ? ` + ${seconds(m.perPairS)}/prefill query-key pair + ${seconds(m.perDecodePairS)}/decode query-key pair`
       : ` + ${seconds(m.perPairS)}/query-key pair`;
-  // A zero overhead (the assumed one) is no term: 'max(...)', not '0 s + max(...)'.
-  return `${m.perStepS > 0 ? `${seconds(m.perStepS)} + ` : ''}max(${seconds(m.weightsS)}${m.decodeWeightsS ? ` + ${seconds(m.decodeWeightsS)} with decode tokens (W_UK_T, W_UV) + ${seconds(m.prefillWeightsS ?? 0)} with prefill tokens (kv_b_proj)` : ''}${m.expertWeightsS ? ` + ${seconds(m.expertWeightsS)} × (1 − (1 − ${m.numExpertsPerTok}/${m.numExperts})^tokens)` : ''}${fullKv}${slidingKv}` +
+  const memory = `${seconds(m.weightsS)}${m.decodeWeightsS ? ` + ${seconds(m.decodeWeightsS)} with decode tokens (W_UK_T, W_UV) + ${seconds(m.prefillWeightsS ?? 0)} with prefill tokens (kv_b_proj)` : ''}${m.expertWeightsS ? ` + ${seconds(m.expertWeightsS)} × (1 − (1 − ${m.numExpertsPerTok}/${m.numExperts})^tokens)` : ''}${fullKv}${slidingKv}` +
     // Recurrent-state layers: each scheduled request's state read and written (perRequestStateS).
     `${m.perRequestStateS ? ` + ${seconds(m.perRequestStateS)}/request (recurrent state)` : ''}` +
     // MLA: a prefill chunk's context K/V up-projected, written and read again (perPrefillContextKvS).
-    `${m.perPrefillContextKvS ? ` + ${seconds(m.perPrefillContextKvS)}/prefill context token (MLA K/V)` : ''}, ` +
-    // MLA W8A8: decode tokens at their own cost (perDecodeTokenS); MLA: the prefill context's up-projection.
-    `${seconds(m.perTokenS)}/${m.perDecodeTokenS !== undefined && m.perDecodeTokenS !== m.perTokenS ? `prefill token + ${seconds(m.perDecodeTokenS)}/decode token` : 'token'}` +
+    `${m.perPrefillContextKvS ? ` + ${seconds(m.perPrefillContextKvS)}/prefill context token (MLA K/V)` : ''}`;
+  // MLA W8A8: decode tokens at their own cost (perDecodeTokenS); MLA: the prefill context's up-projection.
+  const compute = `${seconds(m.perTokenS)}/${m.perDecodeTokenS !== undefined && m.perDecodeTokenS !== m.perTokenS ? `prefill token + ${seconds(m.perDecodeTokenS)}/decode token` : 'token'}` +
     `${m.perPrefillContextTokenS ? ` + ${seconds(m.perPrefillContextTokenS)}/prefill context token (MLA kv_b_proj)` : ''}` +
-    `${m.perLogitsS ? ` + ${seconds(m.perLogitsS)}/request (lm_head)` : ''}${fullPairs}${slidingPairs})` +
-    // Tensor parallelism: the all-reduces after the max (allReduceS + tokens · perTokenAllReduceS; one-shot up to oneShotAllReduceTokens).
-    `${m.allReduceS ? ` + all-reduces ${seconds(m.allReduceS)}${allReducePlainTerm(m)}${m.perTokenOneShotAllReduceS ? ` (${seconds(m.perTokenOneShotAllReduceS)}/token up to ${formatCount(m.oneShotAllReduceTokens ?? 0)} tokens, one-shot)` : ''}` +
-      `${m.perTokenMultimemAllReduceS ? ` (${seconds(m.perTokenMultimemAllReduceS)}/token from ${formatCount(m.multimemAllReduceMinTokens ?? 0)} to ${formatCount(m.multimemAllReduceMaxTokens ?? 0)} tokens, multimem)` : ''}${ringBand(m)}` : ''}`;
+    `${m.perLogitsS ? ` + ${seconds(m.perLogitsS)}/request (lm_head)` : ''}${fullPairs}${slidingPairs}`;
+  // Tensor parallelism: the all-reduces after the max (allReduceS + tokens · perTokenAllReduceS; one-shot up to oneShotAllReduceTokens).
+  const allReduces = m.allReduceS
+    ? `${seconds(m.allReduceS)}${allReducePlainTerm(m)}${m.perTokenOneShotAllReduceS ? ` (${seconds(m.perTokenOneShotAllReduceS)}/token up to ${formatCount(m.oneShotAllReduceTokens ?? 0)} tokens, one-shot)` : ''}` +
+      `${m.perTokenMultimemAllReduceS ? ` (${seconds(m.perTokenMultimemAllReduceS)}/token from ${formatCount(m.multimemAllReduceMinTokens ?? 0)} to ${formatCount(m.multimemAllReduceMaxTokens ?? 0)} tokens, multimem)` : ''}${ringBand(m)}`
+    : null;
+  // A zero overhead (the assumed one) is no term: 'max(...)', not '0 s + max(...)'.
+  return { overhead: m.perStepS > 0 ? seconds(m.perStepS) : null, memory, compute, allReduces };
+}
+
+/**
+ * The step-time block's lines for model m (s49 cli's left item: one wrapped expression of up to 7
+ * lines for DeepSeek-V3 at tp 8): a header naming the terms, "Step time (modelled) = overhead +
+ * max(memory, compute) + all-reduces" (each term only where the model has it), then one line a term,
+ * "  memory: 5.84 ms + 23.5 µs/KV token", each wrapped at 100 columns with its figures kept whole.
+ * Under pipeline parallelism the header says "of each of the 2 pipeline stages", each stage's terms come in
+ * turn ("  stage 1 memory: …"), then its send to the next ("  stage 1 send: 72.8 ns/token to stage 2"),
+ * and last the batches in flight.
+ */
+function stepTermLines(m: StepTimeModel): string[] {
+  const stages = m.stages ? m.stages.map((st) => stepTerms({ ...m, ...st })) : [stepTerms(m)];
+  const names = (['overhead', 'memory', 'compute', 'allReduces'] as const).filter((k) => stages.some((t) => t[k] !== null));
+  const formula = `${names.includes('overhead') ? 'overhead + ' : ''}max(memory, compute)${names.includes('allReduces') ? ' + all-reduces' : ''}`;
+  const header = m.stages
+    ? `Step time (modelled) of each of the ${m.stages.length} pipeline stages = ${formula}`
+    : `Step time (modelled) = ${formula}`;
+  const label: Record<(typeof names)[number], string> = { overhead: 'overhead', memory: 'memory', compute: 'compute', allReduces: 'all-reduces' };
+  const body = stages.flatMap((t, k) => {
+    const stage = m.stages ? `stage ${k + 1} ` : '';
+    const send = m.stages && k + 1 < m.stages.length ? [`  ${stage}send: ${seconds(m.stageSendPerTokenS ?? 0)}/token to stage ${k + 2}`] : [];
+    return [...names.filter((n) => t[n] !== null).map((n) => `  ${stage}${label[n]}: ${t[n]!}`), ...send];
+  });
+  const inFlight = m.stages ? [`  up to ${m.stages.length} batches in flight, one in each stage`] : [];
+  return [...wrapLine(header, { keepUnits: true }), ...[...body, ...inFlight].flatMap((l) => wrapLine(l, { keepUnits: true }))];
 }

@@ -87,7 +87,7 @@ test('simulate --calibrate with a real CPU bench run: refused as it is, fitted e
   assert.ok(Math.abs(pairs.efficiency / (pairs.rate / 989e12) - 1) < 1e-9);
   assert.ok(Math.abs(kv.efficiency / (kv.rate / 3.35e12) - 1) < 1e-9);
   assert.match(r.stdout, /^Calibration from .*cuda-run\.json \(kernel timings on H100 SXM\):$/m);
-  assert.match(r.stdout, /^Step time \(modelled\): .*\n {2}perPairS, perKvTokenS measured\n/m);
+  assert.match(r.stdout, /^Step time \(modelled\) = max\(memory, compute\)\n {2}memory: .*\n {2}compute: .*\n {2}perPairS, perKvTokenS measured\n/m);
   // The run's latency is on that clock: every completed request has a TTFT.
   assert.ok(saved.pool!.latency!.ttft !== null && saved.pool!.latency!.requests > 0);
 });

@@ -1645,7 +1645,7 @@ test('simulate --calibrate RUN.json measures the attention coefficients from CUD
   assert.equal(r.code, 0, r.stderr);
   assert.match(r.stdout, /^ {2}measured perKvTokenS: paged_decode 2\.01 TB\/s = 60\.0% of the published bandwidth over 2 cases \(fit error mean 0\.0%, max 0\.0%\)$/m);
   assert.match(r.stdout, /^ {2}modelled perStepS, weightsS, perTokenS, perLogitsS, perPairS: /m);
-  assert.match(unwrapped(r.stdout), /^Step time \(modelled\): .*\n {2}perKvTokenS measured\n/m);
+  assert.match(unwrapped(r.stdout), /^Step time \(modelled\) = max\(memory, compute\)\n {2}memory: .*\n {2}compute: .*\n {2}perKvTokenS measured\n/m);
   const saved = JSON.parse(readFileSync(out, 'utf8')) as RunResult;
   assert.equal(saved.pool?.stepTime?.measured?.[0].coefficient, 'perKvTokenS');
   // 131,072 KV bytes per token (Llama-3.1-8B bf16: 32 layers × 8 heads × 128 × 2 × 2 B) / 2.01e12 B/s.
@@ -1921,7 +1921,7 @@ test('simulate says nothing about kernels it does not run: no "benchmarked on th
   const sim = cli(['simulate', file]);
   assert.equal(sim.code, 0, sim.stderr);
   assert.doesNotMatch(sim.stderr, /benchmarked on the CPU|head_dim 256 has no CUDA kernel|soft-caps its attention logits/);
-  assert.match(unwrapped(sim.stdout), /^Step time \(modelled\): /m);
+  assert.match(unwrapped(sim.stdout), /^Step time \(modelled\) = max\(memory, compute\)$/m);
   // Neither does estimate, which benchmarks nothing either (s48 newcomer L7: estimate of DeepSeek-V3 printed
   // how its MLA decode is benchmarked); bench --dry-run, which plans the benchmark, says both.
   const est = cli(['estimate', file]);
@@ -1988,7 +1988,8 @@ test('pipeline_parallel_size (s38 newcomer 1): estimate gives one stage\'s figur
   // 8,192 · 2 B / 4 = 525,336,576 B): 17,114,071,040 B = 6.39 ms; and the hidden states sent on,
   // 2 · 8,192 · 2 B / tp 4 = 8,192 B a token, and all-gathered by stage 2's GPUs, 2 · 3/4 · 16,384 =
   // 24,576 B, both over NVLink (8 GPUs: one node) at 450e9 · 0.5 B/s: 146 ns.
-  assert.match(unwrapped(s.stdout), /per pipeline stage, up to 2 batches in flight: stage 1 max\(6\.39 ms .*\) \+ 146 ns\/token sent on; stage 2 max\(6\.58 ms .*885 ns\/request \(lm_head\)/);
+  assert.match(s.stdout, /^Step time \(modelled\) of each of the 2 pipeline stages = max\(memory, compute\) \+ all-reduces\n {2}stage 1 memory: 6\.39 ms .*\n(.*\n)* {2}stage 1 send: 146 ns\/token to stage 2\n {2}stage 2 memory: 6\.58 ms .*\n {2}stage 2 compute: .*885 ns\/request \(lm_head\)/m);
+  assert.match(s.stdout, /^ {2}up to 2 batches in flight, one in each stage$/m);
 });
 
 test('a profile whose workload.trace names a trace (relative to the profile) replays it as --trace does: the same pool and latency, the run naming where the trace came from; a missing trace is an error at the key, a bad row at its own file:line:col', () => {

@@ -1108,17 +1108,20 @@ test('the summary table shows paging beside both baselines', async () => {
   assert.equal(text.match(/output tokens\/s/g)?.length, 1, text);
 });
 
-test('the Step time line leaves out a zero overhead: "max(...)", not "0 s + max(...)"; a nonzero one stays its first term', async () => {
+test('the Step time block leaves out a zero overhead: "max(memory, compute)", not "0 s + max(...)"; a nonzero one stays its first term, one term a line', async () => {
   // No step_time: the assumed overhead_ms 0 (step-time.ts ASSUMED_STEP_TIME) is no term, in the
   // Step time line and in the model's source; overhead_ms 1.5 is 1.5 ms in both.
   const trace = [req(0, 6, 3)];
   const line = (text: string) => text.split('\n').find((l) => l.startsWith('Step time'))!;
   const assumed = formatPoolSummary(await simulatePool(profile('kv_cache: { page_size: 4, num_pages: 10 }\nworkload: { max_model_len: 16 }\n'), { trace }));
-  assert.match(line(assumed), /^Step time \(modelled\): max\(\d/, assumed);
+  // The header names the terms; each comes on its own line under it (s49 cli's left item: one wrapped expression).
+  assert.equal(line(assumed), 'Step time (modelled) = max(memory, compute)', assumed);
+  assert.match(assumed, /^Step time \(modelled\) = max\(memory, compute\)\n {2}memory: \d.*\n {2}compute: \d.*\/token /m, assumed);
+  assert.doesNotMatch(assumed, /^ {2}overhead: /m);
   assert.doesNotMatch(assumed, /\b0 s \+ max|\b0 ms \+ max/);
   assert.match(assumed, /; step = max\(weights \+ KV read at 0\.8 × bandwidth, FLOPs at 0\.6 × bf16 peak\);/);
   const given = formatPoolSummary(await simulatePool(profile('kv_cache: { page_size: 4, num_pages: 10 }\nworkload: { max_model_len: 16 }\nstep_time: { overhead_ms: 1.5 }\n'), { trace }));
-  assert.match(line(given), /^Step time \(modelled\): 1\.5 ms \+ max\(\d/, given);
+  assert.match(given, /^Step time \(modelled\) = overhead \+ max\(memory, compute\)\n {2}overhead: 1\.5 ms\n {2}memory: \d/m, given);
   assert.match(given, /; step = 1\.5 ms \+ max\(weights/);
   // The step-time model comes after every result (s48 newcomer M5: ~45 lines of it for DeepSeek-V3 at tp 8 before the first):
   // after the allocation table and the latency section, last of all, behind a blank line; the KV pool line still first.
@@ -1134,8 +1137,9 @@ test('the Step time line leaves out a zero overhead: "max(...)", not "0 s + max(
   // --explain in place of the derivation (s48 newcomer M5: DeepSeek-V3 at tp 8, ~40 lines of it).
   const short = formatPoolSummary(await simulatePool(profile('kv_cache: { page_size: 4, num_pages: 10 }\nworkload: { max_model_len: 16 }\nstep_time: { overhead_ms: 1.5 }\n'), { trace }), undefined, { explain: false }).split('\n');
   const tail = short.slice(short.findIndex((l) => l.startsWith('Step time (modelled)')));
-  assert.match(tail[0]!, /^Step time \(modelled\): 1\.5 ms \+ max\(\d/);
-  assert.deepEqual(tail.slice(1), ['  how each figure is derived (peaks, sources, coefficients): --explain (a --json file always holds it)']);
+  assert.equal(tail[0], 'Step time (modelled) = overhead + max(memory, compute)');
+  assert.deepEqual(tail.slice(1, 4).map((l) => l.slice(0, l.indexOf(':') + 1)), ['  overhead:', '  memory:', '  compute:']);
+  assert.deepEqual(tail.slice(4), ['  how each figure is derived (peaks, sources, coefficients): --explain (a --json file always holds it)']);
 });
 
 test('the summary\'s Workload and Load lines are wrapped at 100 columns in the summary itself, so bench\'s table (which prints it unwrapped) stays within them too (s48 newcomer L5: Load 330 columns)', async () => {
@@ -1159,11 +1163,14 @@ test('the Step time line of a model whose every layer slides (Mistral-7B-v0.1) h
     'workload: { max_model_len: 1024 }',
   ].join('\n'));
   const text = formatPoolSummary(await simulatePool(p, { trace: [req(0, 6, 3)] }));
-  const line = text.split('\n').find((l) => l.startsWith('Step time'))!;
-  assert.match(line, /^Step time \(modelled\): max\([\d.]+ ms \+ 80\.4 ns\/KV token in the 4,096-token window, [\d.]+ µs\/token \+ 1\.4 µs\/request \(lm_head\) \+ 2\.8 ns\/query-key pair in the 4,096-token window\)$/, text);
+  // A term's line, its wrapped continuations (a newline and 4 or more spaces) joined back.
+  const term = (t: string, name: string) => t.replace(/\n {4,}/g, ' ').split('\n').find((l) => l.startsWith(`  ${name}: `));
+  assert.match(term(text, 'memory')!, /^ {2}memory: [\d.]+ ms \+ 80\.4 ns\/KV token in the 4,096-token window$/, text);
+  assert.match(term(text, 'compute')!, /^ {2}compute: [\d.]+ µs\/token \+ 1\.4 µs\/request \(lm_head\) \+ 2\.8 ns\/query-key pair in the 4,096-token window$/, text);
   // A model with full layers keeps their terms (Llama-3.1-8B: no window, one KV and one pair term).
   const llama = formatPoolSummary(await simulatePool(profile('kv_cache: { page_size: 4, num_pages: 10 }\nworkload: { max_model_len: 16 }\n'), { trace: [req(0, 6, 3)] }));
-  assert.match(llama.split('\n').find((l) => l.startsWith('Step time'))!, /^Step time \(modelled\): max\([^,]+ \+ [\d.]+ ns\/KV token, [^,]+\/token \+ [\d.]+ µs\/request \(lm_head\) \+ [\d.]+ \S+\/query-key pair\)$/);
+  assert.match(term(llama, 'memory')!, /^ {2}memory: [\d.]+ \S+ \+ [\d.]+ ns\/KV token$/, llama);
+  assert.match(term(llama, 'compute')!, /^ {2}compute: [\d.]+ \S+\/token \+ [\d.]+ µs\/request \(lm_head\) \+ [\d.]+ \S+\/query-key pair$/, llama);
 });
 
 test('a tiny throughput is written in significant digits for requests and output tokens alike, not "0 output tokens/s"', async () => {

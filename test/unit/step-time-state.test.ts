@@ -85,6 +85,7 @@ test('the Step time line names the state term: LFM2-1.2B on an L40S, 237 ns a re
     'workload: { max_model_len: 256 }',
   ].join('\n'));
   const text = formatPoolSummary(await simulatePool(p, { trace: [{ arrivalS: 0, promptLen: 6, outputLen: 3 }] }));
-  const line = text.split('\n').find((l) => l.startsWith('Step time'))!;
-  assert.match(line, /^Step time \(modelled\): max\([^,]+ \+ 237 ns\/request \(recurrent state\), /, text);
+  // The block's memory term (what a step reads): the state read and written per request after the weights and KV.
+  const memory = text.split('\n').find((l) => l.startsWith('  memory: '))!;
+  assert.match(memory, /^ {2}memory: [^,]+ \+ 237 ns\/request \(recurrent state\)$/, text);
 });

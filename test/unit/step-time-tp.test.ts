@@ -9,6 +9,9 @@ import { loadModel } from './helpers';
 import { exampleProfile } from '../fixtures/profile';
 import { simulatePool } from '../../runner/simulate/index';
 import { formatPoolSummary } from '../../runner/simulate/summary';
+
+/** A report with each wrapped line joined back (core/format wrapLine's continuations: a newline and 4 or more spaces). */
+const unwrapped = (text: string): string => text.replace(/\n {4,}/g, ' ');
 import { allReduceSeconds, chunkAttention, gemmSeconds, kvReadSeconds, pairSeconds, RING_STEP_LATENCY_S, stateSeconds, stepSeconds, stepTimeModel, tpAllReduceCalls, weightReadSeconds } from '../../runner/simulate/step-time';
 
 /** Llama-3.1-70B in bf16 on `gpu` at tensor parallel `tp`, 80 GiB a GPU. */
@@ -210,7 +213,7 @@ test('the simulator charges the all-reduces: one 1,000-token prompt at tp 8 take
   // multimem 16 to 64 MiB / 16,384 = 4,096, NCCL's large-message band from 4,097 (NVLS here, the ring elsewhere: the Step
   // time line names which): the plain term has no step size left (s42 newcomer 7), so it is left out, not printed with a
   // rate no step takes (s45 newcomer), NCCL's band its own label.
-  assert.match(formatPoolSummary(r), /\+ all-reduces 1\.61 ms \+ per token by step size \([0-9.]+ µs\/token up to 15 tokens, one-shot\) \([0-9.]+ µs\/token from 16 to 4,096 tokens, multimem\) \([0-9.]+ µs\/token from 4,097 tokens, 9\.13 ms in place of 1\.61 ms, NCCL at its large-message rate\)/);
+  assert.match(unwrapped(formatPoolSummary(r)), /^ {2}all-reduces: 1\.61 ms \+ per token by step size \([0-9.]+ µs\/token up to 15 tokens, one-shot\) \([0-9.]+ µs\/token from 16 to 4,096 tokens, multimem\) \([0-9.]+ µs\/token from 4,097 tokens, 9\.13 ms in place of 1\.61 ms, NCCL at its large-message rate\)/m);
   // The line says what each size rests on: NCCL's NVLink SHARP all-reduce past 4 MiB at its bus bandwidth, vLLM's kernels
   // below it extrapolated past PR #24111's 4 MiB (4,194,304 / 16,384 = 256 tokens) up to NCCL's 4,096.
   assert.match(m.source, /NCCL's NVLink SHARP all-reduce \(NVLS\) on messages past 4 MiB \(from 4,097 tokens here\), NCCL's default on this NVSwitch board at tp 8, instead of its ring \(modelled: NVLS at its peak bus bandwidth, 480 GB\/s/);
@@ -321,8 +324,8 @@ test('a described CUDA GPU at tp 2 (one-shot to 1,023 tokens, the ring from 1,02
   const p = exampleProfile('model: ./llama-3.1-8b/config.json\ndtype: bf16\ndevice: { tensor_parallel_size: 2, gpu: { name: X4, platform: cuda, bf16_tflops: 900, memory_bandwidth_gb_s: 3000, memory_gib: 80, interconnect: Infinity Fabric, interconnect_gb_s: 448 } }\n');
   const m = stepTimeModel(p);
   assert.deepEqual([m.oneShotAllReduceTokens, m.ringAllReduceMinTokens], [1023, 1024]);
-  const text = formatPoolSummary(await simulatePool(p, { trace: [{ arrivalS: 0, promptLen: 8, outputLen: 1 }] }));
-  assert.match(text, /\+ all-reduces [0-9.]+ [µm]s \+ per token by step size \([0-9.]+ µs\/token up to 1,023 tokens, one-shot\) \([0-9.]+ µs\/token from 1,024 tokens, [0-9.]+ [µm]s in place of [0-9.]+ [µm]s, NCCL at its large-message rate\)/);
+  const text = unwrapped(formatPoolSummary(await simulatePool(p, { trace: [{ arrivalS: 0, promptLen: 8, outputLen: 1 }] })));
+  assert.match(text, /^ {2}all-reduces: [0-9.]+ [µm]s \+ per token by step size \([0-9.]+ µs\/token up to 1,023 tokens, one-shot\) \([0-9.]+ µs\/token from 1,024 tokens, [0-9.]+ [µm]s in place of [0-9.]+ [µm]s, NCCL at its large-message rate\)/m);
   assert.doesNotMatch(text, /1,024 to 1,023|unused here/);
 });
 
@@ -331,8 +334,8 @@ test('labels where vLLM\'s custom all-reduce is off: A100 PCIe 80GB tp 4 (bridge
   // (world_size > 2 and not fully_connected), so no one-shot band, and the plain term is NCCL's ring over PCIe,
   // up to the ring's large-message band (4 MiB / 16,384 B a token = 256 tokens, from 257 on).
   const r = await simulatePool(llama70b(4, 'A100 PCIe 80GB'), { trace: [{ arrivalS: 0, promptLen: 8, outputLen: 1 }] });
-  const text = formatPoolSummary(r);
-  assert.match(text, /\+ all-reduces [0-9.]+ [µm]s \+ [0-9.]+ µs\/token \(up to 256 tokens, NCCL ring\) \([0-9.]+ µs\/token from 257 tokens, [0-9.]+ [µm]s in place of [0-9.]+ [µm]s, NCCL at its large-message rate\)/);
+  const text = unwrapped(formatPoolSummary(r));
+  assert.match(text, /^ {2}all-reduces: [0-9.]+ [µm]s \+ [0-9.]+ µs\/token \(up to 256 tokens, NCCL ring\) \([0-9.]+ µs\/token from 257 tokens, [0-9.]+ [µm]s in place of [0-9.]+ [µm]s, NCCL at its large-message rate\)/m);
   assert.doesNotMatch(text, /custom all-reduce or NCCL ring/);
   // FlashInfer is CUDA's: on MI300X (ROCm) only the logits' all-gather is not modelled.
   assert.deepEqual(stepTimeModel(llama70b(2, 'MI300X')).unmodelled, ["the logits' all-gather over the tensor-parallel GPUs"]);
