@@ -1088,12 +1088,12 @@ export function markdownTable(header: readonly string[], rows: ReadonlyArray<rea
 /** Columns a long report line ({@link wrapLongLines}) and every line of --help (runner/help.ts; s47 newcomer LOW-8: --max-rate's was 383) are wrapped at. */
 export const WRAP_COLUMNS = 100;
 /**
- * Lines up to this many characters are left whole ({@link wrapLongLines}): the allocation and
- * latency tables (up to ~130) keep their rows; the prose lines above it, a result and then its
- * derivation, were up to 2,400 characters (s47: a tensor-parallel profile's step-time source) and
- * are wrapped.
+ * Lines up to this many characters are left whole ({@link wrapLongLines}), {@link WRAP_COLUMNS}: a
+ * prose line past 100 columns is wrapped (s49: bench's legend, estimate and CPU lines ran to 110-160
+ * under the 160 this was); the tables (allocation and latency up to ~130 columns, a sweep's 200 and
+ * more) keep their rows by their column gaps, whatever their length.
  */
-export const WRAP_ABOVE = 160;
+export const WRAP_ABOVE = WRAP_COLUMNS;
 
 /**
  * A report's text for a terminal: each line longer than {@link WRAP_ABOVE} characters broken by

@@ -287,7 +287,7 @@ async function benchCancellable(argv: string[], io: CliIo, ac: AbortController &
   if (shortened.length > 0) {
     const line = `--quick shortened ${shortened.join(', ')}`;
     if (events) emitLine({ type: 'log', level: 'info', message: line });
-    else io.stderr.write(`${line}\n`);
+    else io.stderr.write(`${wrapLongLines(line)}\n`);
   }
   const covered = windowCoverage(profile, quick);
   if (covered) {
@@ -346,7 +346,8 @@ async function benchCancellable(argv: string[], io: CliIo, ac: AbortController &
     io.stderr.write(cancelLine('bench', reason, where, outcome));
   }
   if (events) emitLine({ type: 'done', run });
-  else (namesStdout(values.json as string | undefined) ? io.stderr : io.stdout).write(`${formatRun(run, { explain: values.explain === true })}\n`);
+  // Wrapped as simulate's report is: prose past 100 columns (the CPU line, the estimate's, the legend), tables whole.
+  else (namesStdout(values.json as string | undefined) ? io.stderr : io.stdout).write(`${wrapLongLines(formatRun(run, { explain: values.explain === true }))}\n`);
   return run.status === 'cancelled' ? EXIT_CANCELLED : EXIT_OK;
 }
 

@@ -53,7 +53,7 @@ function shownProductSign(rateShown: string, tokens: number, product: number): '
 }
 
 /** The line in place of the step-time derivation when it is not asked for. */
-export const STEP_TIME_EXPLAIN_HINT = 'how each figure is derived (peaks, sources, coefficients): --explain (a --json file always holds it)';
+export const STEP_TIME_EXPLAIN_HINT = 'how each figure is derived (peaks, sources, coefficients): --explain (a --json file holds it too)';
 
 /**
  * The timeline summary and both baselines as a fixed-width table:
@@ -110,9 +110,9 @@ export function formatPoolSummary(result: PoolResult, device?: Parameters<typeof
     );
   }
   // What was simulated (a trace, or the profile's workload drawn) and whether the server kept up with it.
-  // Wrapped here at WRAP_COLUMNS (core/format wrapLine, as wrapLongLines would), so bench's table, which
-  // prints this summary without wrapLongLines, does not run past 100 columns either (s48 newcomer L5:
-  // the Load line was 330 there, a trace's Workload line 132 under simulate's 160-column threshold).
+  // Wrapped here at WRAP_COLUMNS (core/format wrapLine, as wrapLongLines would), so the summary stays
+  // within 100 columns wherever it is printed (s48 newcomer L5: the Load line was 330 in bench's table,
+  // a trace's Workload line 132).
   if (result.load) lines.push(...[`Workload: ${formatLoadSource(result.load)}`, ...formatLoad(result.load, s, searchedRate(result))].flatMap((l) => wrapLine(l, { keepUnits: true })));
   lines.push('');
   const perEngine = dp ? '/engine' : '';

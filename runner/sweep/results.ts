@@ -1035,7 +1035,7 @@ export function formatReport(report: SweepReport, shard?: { index: number; count
   const buildColumn = builds ? header.indexOf('build') : -1;
   const fmt = (r: string[]) => r.map((x, c) => (c < report.axes.length || c === resultColumn || c === buildColumn ? x.padEnd(widths[c]!) : x.padStart(widths[c]!))).join('  ').trimEnd();
   const lines = [
-    `Sweep ${report.name}${report.models && report.models.length > 0 ? ` of ${report.models.join(', ')}` : ''} (${report.sweepId}, job ${report.job}): ${formatCountOf(report.rows.length, 'result')} for ${shard ? `the ${formatCountOf(shard.points, 'point')} of shard ${shard.index}/${shard.count} (of ${formatCountOf(report.total, 'point')}; the rest are other shards)` : `${report.total - report.missing.length} of ${formatCountOf(report.total, 'point')}`}`,
+    `Sweep ${report.name}${report.models && report.models.length > 0 ? ` of ${report.models.join(', ')}` : ''} (${report.sweepId}, job ${report.job}): ${shard ? `${formatCountOf(report.rows.length, 'result')} for the ${formatCountOf(shard.points, 'point')} of shard ${shard.index}/${shard.count} (of ${formatCountOf(report.total, 'point')}; the rest are other shards)` : `${report.rows.length === report.total - report.missing.length ? '' : `${formatCountOf(report.rows.length, 'result')} for `}${report.total - report.missing.length} of ${formatCountOf(report.total, 'point')}`}`,
     '',
     fmt(header),
     ...rows.map(fmt),

@@ -120,7 +120,7 @@ test('estimate says which weights a quantization_config covers: gpt-oss\'s mxfp4
   // (modules_to_not_convert): 12.8 GiB = 19,116,933,120 experts · 4.25 / 8 + 1,797,824,064 others · 2 B.
   const r = cli(['estimate', join(root, 'examples', 'gpt-oss-20b.attn.yaml')]);
   assert.equal(r.code, 0, r.stderr);
-  assert.match(r.stdout, /weights bf16 \(routed MoE expert weights mxfp4 at 4\.25 bits\)/);
+  assert.match(unwrapped(r.stdout), /weights bf16 \(routed MoE expert weights mxfp4 at 4\.25 bits\)/);
   assert.match(r.stdout, /weights\s+12\.8 GiB/);
 });
 
@@ -329,8 +329,8 @@ test('bench --quick on a small fp32 model: both kernels timed, errors within 1e-
   // 0.2 s, at most 2 s: runner/plan.ts timingBudget) to 10 samples and 0.1 s, at most 0.5 s, and says so.
   const timing = 'timing per case until 30 samples and 0.2 s, at most 2 s -> until 10 samples and 0.1 s, at most 0.5 s';
   assert.deepEqual(run.quick, { shortened: [timing] });
-  assert.match(r.stderr, new RegExp(`^--quick shortened ${timing.replace(/[.]/g, '\\.')}$`, 'm'));
-  assert.match(r.stdout, /samples \(--quick: each case timed until 10 samples and 0\.1 s, at most 0\.5 s, not until 30 samples and 0\.2 s, at most 2 s\)/);
+  assert.match(unwrapped(r.stderr), new RegExp(`^--quick shortened ${timing.replace(/[.]/g, '\\.')}$`, 'm'));
+  assert.match(unwrapped(r.stdout), /samples \(--quick: each case timed until 10 samples and 0\.1 s, at most 0\.5 s, not until 30 samples and 0\.2 s, at most 2 s\)/);
 });
 
 test('events mode: a resolved profile on stdin gives NDJSON progress, cases and done', async () => {
@@ -1533,7 +1533,7 @@ test('estimate: "1 whole sequence fits at once" in the singular', () => {
   writeFileSync(profile, 'model: ./config.json\nkv_cache: { num_pages: 300, page_size: 16 }\n');
   const r = cli(['estimate', profile]);
   assert.equal(r.code, 0, r.stderr);
-  assert.match(r.stdout, /max concurrency\s+1\.17x for 4,096 tokens per request .*; 1 whole sequence fits at once$/m);
+  assert.match(r.stdout, /max concurrency\s+1\.17x for 4,096 tokens per request [\s\S]*?;\s+1 whole sequence fits at once$/m);
 });
 
 test('a one-request trace is "1 request", not "1 requests"', () => {
@@ -1550,7 +1550,7 @@ test('bench --dry-run plans and preflights without timing a case; --quick says w
   const r = cli(['bench', profile, '--quick', '--dry-run', '--backend', 'cpu']);
   assert.equal(r.code, 0, r.stderr);
   // examples/llama-3.1-8b.attn.yaml: seq_lens [512, 1024], batch_sizes [1, 8], context_lens [1024, 4096].
-  assert.match(r.stderr, /^--quick shortened prefill\.seq_lens \[512, 1024\] -> \[512\], decode\.batch_sizes \[1, 8\] -> \[1\], decode\.context_lens \[1024, 4096\] -> \[1024\], timing per case until 30 samples and 0\.2 s, at most 2 s -> until 10 samples and 0\.1 s, at most 0\.5 s$/m);
+  assert.match(unwrapped(r.stderr), /^--quick shortened prefill\.seq_lens \[512, 1024\] -> \[512\], decode\.batch_sizes \[1, 8\] -> \[1\], decode\.context_lens \[1024, 4096\] -> \[1024\], timing per case until 30 samples and 0\.2 s, at most 2 s -> until 10 samples and 0\.1 s, at most 0\.5 s$/m);
   assert.equal(r.stdout, 'dry run: 2 cases on cpu and a page-pool simulation of 2,000 requests; no case timed\n  flash_fwd B=1 N=512 H=32/8 D=128 causal bf16\n  paged_decode B=1 ctx=1024 H=32/8 D=128 page=16 bf16\n');
   const full = cli(['bench', profile, '--dry-run', '--backend', 'cpu']);
   assert.equal(full.code, 0, full.stderr);
@@ -1643,7 +1643,7 @@ test('simulate --calibrate RUN.json measures the attention coefficients from CUD
   const out = join(dir, 'sim.json');
   const r = cli(['simulate', profile, '--calibrate', file, '--json', out]);
   assert.equal(r.code, 0, r.stderr);
-  assert.match(r.stdout, /^ {2}measured perKvTokenS: paged_decode 2\.01 TB\/s = 60\.0% of the published bandwidth over 2 cases \(fit error mean 0\.0%, max 0\.0%\)$/m);
+  assert.match(unwrapped(r.stdout), /^ {2}measured perKvTokenS: paged_decode 2\.01 TB\/s = 60\.0% of the published bandwidth over 2 cases \(fit error mean 0\.0%, max 0\.0%\)$/m);
   assert.match(r.stdout, /^ {2}modelled perStepS, weightsS, perTokenS, perLogitsS, perPairS: /m);
   assert.match(unwrapped(r.stdout), /^Step time \(modelled\) = max\(memory, compute\)\n {2}memory: .*\n {2}compute: .*\n {2}perKvTokenS measured\n/m);
   const saved = JSON.parse(readFileSync(out, 'utf8')) as RunResult;
@@ -1971,7 +1971,7 @@ test('pipeline_parallel_size (s38 newcomer 1): estimate gives one stage\'s figur
   const e = cli(['estimate', profile]);
   assert.equal(e.code, 0, e.stderr);
   assert.equal(e.stderr, '');
-  assert.match(e.stdout, /tensor parallel 4 × pipeline parallel 2 \(8 GPUs\)/);
+  assert.match(unwrapped(e.stdout), /tensor parallel 4 × pipeline parallel 2 \(8 GPUs\)/);
   assert.match(e.stdout, /weights {11}131 GiB in all, 16\.4 GiB per GPU \(stage 2 of 2\)/);
   assert.match(e.stdout, /KV per token {6}40 KiB per GPU \(stage 2 of 2\) \(40,960 B; 1 KiB per layer\)/);
   const sim = join(dir, 'sim.attn.yaml');

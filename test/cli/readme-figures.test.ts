@@ -123,7 +123,7 @@ test('the shipped profiles with a workload of their own keep up at it: their fir
     assert.ok(head.some((l) => l.startsWith('Scheduler limits: ')) && head.some((l) => l.startsWith('Workload: ')), r.stdout);
     for (const l of head) assert.ok(l.length <= 100, `${profile}: ${l.length} columns: ${l}`);
     // The step-time derivation only with --explain (s48 newcomer M5): by default the formula and a line naming the flag.
-    assert.match(r.stdout, /^ {2}how each figure is derived \(peaks, sources, coefficients\): --explain \(a --json file always holds it\)$/m, profile);
+    assert.match(r.stdout, /^ {2}how each figure is derived \(peaks, sources, coefficients\): --explain \(a --json file holds it too\)$/m, profile);
     assert.doesNotMatch(r.stdout, /step = max\(weights/, profile);
   }
   const explained = cli(['simulate', EXAMPLE, '--explain']);

@@ -120,7 +120,7 @@ test('a second invocation resumes: nothing is run again, the files stay as they 
   const header = lines.findIndex((l) => /^page_size\s+max_num_seqs\s+result\s/.test(l));
   assert.ok(header >= 0, r.stdout);
   assert.deepEqual(lines.slice(header + 1, header + 7).map((l) => l.split(/\s+/)[2]), Array(6).fill('resumed'));
-  assert.match(r.stdout, /^result: resumed = already in the results folder from an earlier run of this sweep by this build, not run again$/m);
+  assert.match(unwrapped(r.stdout), /^result: resumed = already in the results folder from an earlier run of this sweep by this build, not run again$/m);
   assert.deepEqual(readReport(join(out, 'sweep-report.json')).rows.map((row) => row.origin), Array(6).fill('resumed'));
   // The first invocation ran every point: its report says 'run', and its table has no such column.
   assert.deepEqual(local!.report.rows.map((row) => row.origin), Array(6).fill('run'));
@@ -224,7 +224,7 @@ test('shards run as separate processes (--shard and SLURM_ARRAY_TASK_ID) merge i
   assert.equal(r0.code, 0, r0.stderr);
   assert.match(r0.stdout, /shard 0\/3 \(2 of 6 points\) done/);
   // s40 newcomer 10: the header and the best line say the report is one shard's ("2 results for 6 of 6 points" was).
-  assert.match(r0.stdout, /: 2 results for the 2 points of shard 0\/3 \(of 6 points; the rest are other shards\)\n/);
+  assert.match(unwrapped(r0.stdout), /: 2 results for the 2 points of shard 0\/3 \(of 6 points; the rest are other shards\)\n/);
   assert.match(r0.stdout, /\nbest of this shard: /);
   assert.doesNotMatch(r0.stderr, /from the environment/, '--shard given: no word of the environment');
   for (const i of [1, 2]) {
@@ -242,7 +242,7 @@ test('shards run as separate processes (--shard and SLURM_ARRAY_TASK_ID) merge i
   const m = cli(['merge', ...shardDirs, '--json', join(dir, 'merged.json')]);
   assert.equal(m.code, 0, m.stderr);
   assert.deepEqual(comparable(readReport(join(dir, 'merged.json'))), comparable(report));
-  assert.match(m.stdout, /6 results for 6 of 6 points/);
+  assert.match(m.stdout, /\): 6 of 6 points\n/);
 });
 
 test('merge --csv writes the Sweep tab\'s Export CSV (core/sweepCsv.ts, one implementation): its columns, a hand-checked row; /dev/stdout holds the CSV alone (s44 newcomer LOW-12)', () => {
@@ -251,7 +251,7 @@ test('merge --csv writes the Sweep tab\'s Export CSV (core/sweepCsv.ts, one impl
   assert.equal(m.code, 0, m.stderr);
   // The same text as the dashboard's export of the same report, and the table on stderr.
   assert.equal(m.stdout, sweepToCsv(readReport(join(dir, 'csv.json'))).text);
-  assert.match(m.stderr, /6 results for 6 of 6 points/);
+  assert.match(m.stderr, /\): 6 of 6 points\n/);
   const [header, ...rows] = m.stdout.trimEnd().split('\n').map((l) => l.split(','));
   assert.deepEqual(header!.slice(0, 7), ['point', 'point_id', 'kv_cache.page_size', 'workload.max_num_seqs', 'environment', 'status', 'best']);
   // One row per point, each figure's source in its header (s49 newcomer-ed 12): no `source` column.

@@ -81,7 +81,7 @@ test('a 6-point sweep as a 3-task Slurm array: every point, merged, equal to the
   assert.deepEqual(merged.missing, []);
   assert.deepEqual(merged.rows.map((r) => r.values['kv_cache.page_size']), [1, 8, 16, 32, 64, 256]);
   assert.deepEqual(comparable(merged), comparable(localReport));
-  assert.match(stdout, /6 results for 6 of 6 points/);
+  assert.match(stdout, /\): 6 of 6 points\n/);
 
   // A partition the cluster lacks: slurmctld refuses the job, and the --out folder submit made goes with its script.
   const refused = spawnSync(process.execPath, [runner, 'submit', '--slurm', profile, '--partition', 'nope', '--out', join(work, 'refused')], { cwd: work, env: cluster.env, encoding: 'utf8', timeout: 60_000 });

@@ -301,15 +301,19 @@ test("wrapLine: --help's options: an explicit indent, breaks before '[' / '(' or
   assert.deepEqual(wrapLine('  --a      text', { width: 8, indent: 4 }), ['  --a', '    text']);
 });
 
-test('wrapLongLines: a line over 160 characters breaks at spaces into lines of at most 100, continued 4 further in; shorter lines (tables) stay whole (s47)', () => {
+test('wrapLongLines: a line over 100 characters breaks at spaces into lines of at most 100, continued 4 further in; shorter lines and table rows stay whole (s47, s49)', () => {
   // 50 words "00w".."49w" of 3 characters: 2 + 6 + 50 · 4 − 1 = 207 characters. First line: "  Load:" (7)
   // + " NNw" (4 each) while <= 100: k = 23 words (99 characters); then "      " (6) + 4k − 1 <= 100 -> k = 23
   // words (97), and the last 4 words (6 + 15 = 21).
   const words = Array.from({ length: 50 }, (_, i) => `${String(i).padStart(2, '0')}w`);
   const line = `  Load: ${words.join(' ')}`;
   assert.ok(line.length > WRAP_ABOVE);
-  const out = wrapLongLines(`table row kept ${'x'.repeat(140)}\n${line}`).split('\n');
-  assert.deepEqual(out.map((l) => l.length), [155, 99, 97, 21]);
+  const out = wrapLongLines(`${'k'.repeat(100)}\n${line}`).split('\n');
+  assert.deepEqual(out.map((l) => l.length), [100, 99, 97, 21]);
+  // 101 characters of prose are wrapped (s49: bench's legend and CPU lines, 110-160, were left whole under a 160 threshold):
+  // "ab" 33 times is 33 · 3 − 1 = 98 characters, then "cd" on a line of its own, 4 in.
+  assert.equal(WRAP_ABOVE, 100);
+  assert.deepEqual(wrapLongLines(`${'ab '.repeat(33)}cd`).split('\n'), [`${'ab '.repeat(32)}ab`, '    cd']);
   assert.equal(out[1], `  Load: ${words.slice(0, 23).join(' ')}`);
   assert.equal(out[2], `      ${words.slice(23, 46).join(' ')}`);
   assert.equal(out[3], `      ${words.slice(46).join(' ')}`);

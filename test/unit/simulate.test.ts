@@ -1139,7 +1139,7 @@ test('the Step time block leaves out a zero overhead: "max(memory, compute)", no
   const tail = short.slice(short.findIndex((l) => l.startsWith('Step time (modelled)')));
   assert.equal(tail[0], 'Step time (modelled) = overhead + max(memory, compute)');
   assert.deepEqual(tail.slice(1, 4).map((l) => l.slice(0, l.indexOf(':') + 1)), ['  overhead:', '  memory:', '  compute:']);
-  assert.deepEqual(tail.slice(4), ['  how each figure is derived (peaks, sources, coefficients): --explain (a --json file always holds it)']);
+  assert.deepEqual(tail.slice(4), ['  how each figure is derived (peaks, sources, coefficients): --explain (a --json file holds it too)']);
 });
 
 test('the summary\'s Workload and Load lines are wrapped at 100 columns in the summary itself, so bench\'s table (which prints it unwrapped) stays within them too (s48 newcomer L5: Load 330 columns)', async () => {

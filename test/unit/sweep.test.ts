@@ -618,7 +618,7 @@ test('merge of a simulate sweep from two machines: one row per point whatever ma
   const text = formatReport(r);
   // The model: the folder of ./tiny/config.json, whose config has no _name_or_path (core/modelLabel.ts).
   assert.deepEqual(r.models, ['tiny']);
-  assert.match(text, /^Sweep p\.attn\.yaml of tiny \([0-9a-f]{16}, job simulate\): 3 results for 3 of 4 points$/m);
+  assert.match(text, /^Sweep p\.attn\.yaml of tiny \([0-9a-f]{16}, job simulate\): 3 of 4 points$/m);
   // No env column, no letters; the machines named once.
   assert.match(text, /^page_size +internal frag/m);
   assert.doesNotMatch(text, /\benv [AB]\b/);
