@@ -18,7 +18,7 @@ import type { SweepReport } from '../core/protocol/sweep';
 import type { RunListEntry, TraceRerun } from '../core/protocol/webview';
 import { RunnerProcess, type RunnerJob } from '../core/runnerProcess';
 import { BenchmarkRun } from './benchmark';
-import { busyMessage, jobNoun } from './refusal';
+import { busyMessage, jobNoun, noRunsMessage } from './refusal';
 import { showSweep, SweepRun } from './sweep';
 import type { Ctx } from './ctx';
 import { exportRunTo } from './dashboard';
@@ -174,7 +174,8 @@ async function pickRuns(ctx: Ctx, title: string, many: boolean): Promise<RunList
     // Counted, the first few named: each is in the output log (40 of them made a message of ~3,800 characters).
     const named = fewAndCount(skipped, 3) + (skipped.length > 3 ? ', each in the AttnScope output log' : '');
     const unreadable = skipped.length > 0 ? ` (${skipped.length} unreadable: ${named})` : '';
-    void vscode.window.showInformationMessage(`AttnScope: ${many ? 'comparing needs two saved runs' : 'no saved runs yet'} in ${places.map((p) => vscode.workspace.asRelativePath(p.path)).join(', ')}${unreadable}; run a benchmark or a simulation first.`);
+    const folders = (vscode.workspace.workspaceFolders ?? []).length === 0 ? null : places.map((p) => vscode.workspace.asRelativePath(p.path));
+    void vscode.window.showInformationMessage(noRunsMessage(many, folders, unreadable));
     return undefined;
   }
   type Item = vscode.QuickPickItem & { run?: RunListEntry };

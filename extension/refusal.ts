@@ -146,3 +146,16 @@ export function benchCancelledMessage(name: string, run: Pick<RunResult, 'status
 export function traceGoneMessage(profile: string, trace: Pick<TraceReplay, 'path' | 'resolvedPath'>): string {
   return `AttnScope: the trace ${trace.path} this run replayed is no longer at ${trace.resolvedPath}, so it cannot be replayed. Simulating ${profile} instead draws the profile's workload: another load, whose figures are not comparable with the trace's.`;
 }
+
+/**
+ * Compare runs' / Export run's message when History has too few runs (`many`: Compare, which needs
+ * two). `folders`: the workspace's history folders, relative ("llama/.attnscope/runs"); null with no
+ * folder open, where runs go to the editor's own storage, whose path is no place a user looks (s50
+ * newcomer-ed 14 read "…/User/globalStorage/attnscope.attnscope/runs"): then how to make one instead.
+ * `unreadable`: " (2 unreadable: …)" or "".
+ */
+export function noRunsMessage(many: boolean, folders: string[] | null, unreadable: string): string {
+  const what = many ? 'comparing needs two saved runs' : 'no saved runs yet';
+  if (folders === null) return `AttnScope: ${what}${unreadable}; open a profile (.attn.yaml) or a model's config.json and run a benchmark or a simulation from its code lens first.`;
+  return `AttnScope: ${what} in ${folders.join(', ')}${unreadable}; run a benchmark or a simulation first.`;
+}

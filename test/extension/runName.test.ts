@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
-import { benchCancelledMessage, busyMessage, crashMessage, finishedMessage, refusalOf, interruptedMessage, simulationStoppedMessage, traceGoneMessage } from '../../extension/refusal';
+import { benchCancelledMessage, busyMessage, crashMessage, finishedMessage, refusalOf, interruptedMessage, noRunsMessage, simulationStoppedMessage, traceGoneMessage } from '../../extension/refusal';
 import type { PoolResult } from '../../core/protocol/run';
 import { distinctRunNames, modelLabel, runName, runSetup } from '../../extension/runName';
 import { listRunsIn, runId, saveRun } from '../../extension/history';
@@ -172,6 +172,13 @@ describe('refused runs', () => {
     assert.equal(interruptedMessage('bench', name, 8, true), `AttnScope: the benchmark of ${name} finished as the window reloaded or closed; it is saved.`);
     const sim = 'llama-3.1-8b · e2e.attn.yaml · simulation';
     assert.equal(interruptedMessage('simulate', sim, 0, false), simulationStoppedMessage(sim, 'interrupted'));
+  });
+
+  it('Compare runs / Export run with too few runs: in an empty window, how to make one, not the editor\'s storage path', () => {
+    // s50 newcomer-ed 14: "no saved runs yet in /tmp/nc50-cs/ud/User/globalStorage/attnscope.attnscope/runs".
+    assert.equal(noRunsMessage(false, null, ''), "AttnScope: no saved runs yet; open a profile (.attn.yaml) or a model's config.json and run a benchmark or a simulation from its code lens first.");
+    assert.equal(noRunsMessage(true, null, ''), "AttnScope: comparing needs two saved runs; open a profile (.attn.yaml) or a model's config.json and run a benchmark or a simulation from its code lens first.");
+    assert.equal(noRunsMessage(false, ['.attnscope/runs'], ''), 'AttnScope: no saved runs yet in .attnscope/runs; run a benchmark or a simulation first.');
   });
 
   it('a run asked for while another runs: names both, and what to do', () => {
