@@ -595,7 +595,12 @@ export function formatLoad(load: PoolLoad, summary: Pick<PoolSummary, 'requests'
   const below = load.offeredRequestsPerSec !== null && load.servedRequestsPerSec < load.offeredRequestsPerSec;
   const tail = below ? ', which takes in the service of the requests still running at the last arrival: below the offered rate even when the server keeps up' : '';
   // The two rates first, their definitions after (s47: the served rate came 100 characters in).
-  const lines = [`Load: ${offered}, ${formatRequestRate(load.servedRequestsPerSec)} requests/s served (modelled; ${offeredIs}served = completed / ${BENCHMARK_DURATION}${tail})`];
+  // A capacity search's rate is the asked one (workload.arrival_rate × time scale); the arrivals drawn at it offer a
+  // little more or less (s50 newcomer LOW-7: "Highest rate meeting the SLO: 30.1" beside "Load: 30.0 offered"), said here.
+  const asked = searchedRate !== undefined && load.offeredRequestsPerSec !== null && formatRequestRate(searchedRate) !== formatRequestRate(load.offeredRequestsPerSec)
+    ? ` (searched at ${formatRequestRate(searchedRate)}: the random arrivals drawn at a rate offer a little more or less)`
+    : '';
+  const lines = [`Load: ${offered}${asked}, ${formatRequestRate(load.servedRequestsPerSec)} requests/s served (modelled; ${offeredIs}served = completed / ${BENCHMARK_DURATION}${tail})`];
   const mu = load.saturatedRequestsPerSec;
   // The rate judged against μ: a capacity search's own (its rate, as the search judged it), else the offered one.
   const rateText = searchedRate !== undefined ? `searched rate ${formatRequestRate(searchedRate)} requests/s` : `offered ${formatRequestRate(load.offeredRequestsPerSec ?? 0)} requests/s`;

@@ -151,6 +151,12 @@ test("Load: served is the throughput over vllm bench serve's duration, said so, 
   // "below the offered rate" clause (s42 newcomer 9: it was printed there too).
   const sparse = formatLoad({ ...load, offeredRequestsPerSec: 0.1, servedRequestsPerSec: 2 / 10.1, waitingAtLastArrival: 0 }, { requests: 2, completed: 2, rejected: 0 });
   assert.equal(sparse[0], 'Load: 0.100 requests/s offered, 0.198 requests/s served (modelled; offered = (requests − 1) / span of the arrivals; served = completed / the time from 0 s to the last request\'s end (vllm bench serve\'s benchmark duration))');
+  // A capacity search's answer (simulate --max-rate, s50 newcomer LOW-7): asked 24 × 1.2523 = 30.055 -> "30.1", its
+  // drawn arrivals offered (2,000 − 1) / 66.57 s = 30.03 -> "30.0": the Load line names the searched rate beside it.
+  const searched = formatLoad({ ...load, offeredRequestsPerSec: 1999 / 66.57 }, all, 24 * 1.2523)[0]!;
+  assert.match(searched, /^Load: 30\.0 requests\/s offered \(searched at 30\.1: the random arrivals drawn at a rate offer a little more or less\), 3\.66 requests\/s served/);
+  // Where the two read alike, nothing is added.
+  assert.match(formatLoad(load, all, 49 / 10.77)[0]!, /^Load: 4\.55 requests\/s offered, 3\.66/);
   // Overloaded: the Overloaded line, no Kept up line.
   const over = formatLoad({ ...load, waitingAtLastArrival: 20, overloaded: true }, all);
   assert.equal(over.length, 2);
