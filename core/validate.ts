@@ -265,7 +265,16 @@ export function runSeverity(p: Problem): Severity {
  * so `simulate` and a `job: simulate` sweep leave them out (s34 newcomer-cli 14: "it is benchmarked
  * on the CPU" under simulate).
  */
-export const BENCHMARK_ONLY_CODES: ReadonlySet<string> = new Set(['head-dim-unsupported', 'page-size-unsupported', 'dtype-unsupported', 'mla-prefill-head-dim', 'mla-decode-head-dim', 'attn-logit-softcapping']);
+export const BENCHMARK_ONLY_CODES: ReadonlySet<string> = new Set(['head-dim-unsupported', 'page-size-unsupported', 'dtype-unsupported', 'mla-prefill-head-dim', 'mla-decode-head-dim', 'attn-logit-softcapping', 'kv-dtype-estimate-only']);
+
+/**
+ * Those of {@link BENCHMARK_ONLY_CODES} that are warnings about the benchmark alone, left out by
+ * `estimate` and `simulate` whatever their severity (the others' warnings, a kernel that cannot run
+ * the profile's page_size on its own backend, are still said there): an fp8 KV cache that "the
+ * benchmark runs in bf16" is no concern of a command that runs no kernel and counts 1 byte per
+ * element (s50 newcomer LOW-9). The editor says it, the profile being the benchmark's too.
+ */
+export const BENCHMARK_ONLY_WARNINGS: ReadonlySet<string> = new Set(['kv-dtype-estimate-only']);
 
 /** True for a problem of {@link deploymentProblems} (a code of CHECK_KEYS, or the pool a simulation cannot size). */
 export function isDeploymentProblem(p: Problem): boolean {

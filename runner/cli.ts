@@ -26,7 +26,7 @@ import { unusedWithTraceMessage } from '../core/config/profileChecks';
 import { resolvedProfileChecks, resolvedProfileProblems, withCheckedGpu } from '../core/config/resolvedProfile';
 import { createRun, runHeader, traceReplayArgs, type Environment, type EstimateFile, type RunProblem, type PoolResult, type PoolSample, type RunParts, type RunResult, type StepTimeModel, type TraceFile, type TraceSummary } from '../core/protocol/run';
 import { batchLimitsText, estimate, maxModelLenOf, referenceSeqLen } from '../core/estimate';
-import { BENCHMARK_ONLY_CODES, deploymentProblems, POOL_NOT_SIMULABLE, poolCause, runSeverity } from '../core/validate';
+import { BENCHMARK_ONLY_CODES, BENCHMARK_ONLY_WARNINGS, deploymentProblems, POOL_NOT_SIMULABLE, poolCause, runSeverity } from '../core/validate';
 import { deployedGpuCount, formatCount, formatCountOf, formatDuration, formatPercent, formatRequestRate, formatTimeScale, formatTraceSummary, perGpuCasesHeader, poolCancelledText, poolCost, tooShortToTell, wrapLine, wrapLongLines } from '../core/format';
 import { EXIT_BAD_INPUT, EXIT_INTERNAL, EXIT_OK, type RunnerEvent } from '../core/protocol/runner';
 import { loadAddon, NativeMissingError, outputReaderGone, stopSimulations } from '../native';
@@ -61,7 +61,7 @@ const USAGE = `usage:
                      [--time-scale X] [--slo-ttft-ms MS] [--slo-tpot-ms MS] [--calibrate VLLM_RESULT.json | RUN.json]
                      [--slo-attainment 0.9] [--max-rate [--rate-tolerance 0.02]] [--json FILE] [--explain]
   attnscope simulate - --events     (a resolved Profile as JSON on stdin; NDJSON events on stdout)
-  attnscope simulate RUN.json [flags] (a saved run's profile again; a run that replayed a trace needs --trace: the refusal names the flags)
+  attnscope simulate RUN.json [flags] (a saved run's profile again, with its --time-scale and SLO unless given; a run that replayed a trace needs --trace: the refusal names the flags)
   attnscope trace FILE [--trace-format F] [--trace-time-unit s|ms] [--trace-model M] [--trace-log-type T] [--json]   (read a trace as simulate does: its requests, span and mean lengths)
   attnscope sweep <profile> [--set key=v1,v2]... [--max-rate] [--jobs N] [--shard i/N] [--out DIR] [--json FILE] [--csv FILE] [--quick] [--backend B] [--events]
   attnscope merge DIR... [--json FILE] [--csv FILE]
@@ -399,13 +399,13 @@ function aboutTheDraws(profile: Profile, problem: Problem): boolean {
  * the kernels' info notes are not said (BENCHMARK_ONLY_CODES at severity info; s48 newcomer L7:
  * estimate of DeepSeek-V3 said which head_dim its decode is benchmarked at); a kernel warning (a
  * page_size past the CUDA kernels under the profile's own backend: cuda) is still said, as the
- * editor says it.
+ * editor says it, but for BENCHMARK_ONLY_WARNINGS (the fp8 KV cache the benchmark runs in bf16).
  * @returns the lines written, located, for the run's JSON (RunResult.problems, estimate --json's problems).
  */
 function printNotes(loaded: LoadedProfile, write: (line: string, level: 'info' | 'warn') => void, noDraws = false, simulating = false, benchmarks = !simulating): RunProblem[] {
   // The device-fit warning a simulation's refusal repeats (the pool has no pages for its cause: core/validate.ts poolCause) is said once, by the refusal.
   const refused = simulating ? loaded.problems.map((p) => poolCause(p, loaded.problems)).filter((p) => p !== undefined) : [];
-  const problems = loaded.problems.filter((p) => p.code !== POOL_NOT_SIMULABLE && !refused.includes(p) && !(noDraws && aboutTheDraws(loaded.profile, p)) && !(!benchmarks && p.severity === 'info' && BENCHMARK_ONLY_CODES.has(p.code)));
+  const problems = loaded.problems.filter((p) => p.code !== POOL_NOT_SIMULABLE && !refused.includes(p) && !(noDraws && aboutTheDraws(loaded.profile, p)) && !(!benchmarks && BENCHMARK_ONLY_CODES.has(p.code) && (p.severity === 'info' || BENCHMARK_ONLY_WARNINGS.has(p.code))));
   return writeProblems(loaded, capRepeats(problems), write);
 }
 
@@ -435,7 +435,7 @@ function checkCalibrationFile(path: string): void {
     accessSync(path, constants.R_OK);
   } catch (e) {
     if (e instanceof InputError) throw e;
-    throw new InputError(`cannot read the calibration file: ${readFailure(e)}`, path);
+    throw new InputError(`cannot read the calibration file: ${readFailure(e, 'file', path)}`, path);
   }
 }
 
@@ -475,6 +475,10 @@ async function simulateCommand(argv: string[], io: CliIo): Promise<number> {
     const input = file === '-' ? null : readProfileInput(file);
     // A saved run: its resolved profile again (the one command that takes a run; loadProfile refuses one).
     if (input?.run) checkSavedRunTrace(file, input.run, flags);
+    if (input?.run) {
+      const restored = restoreSavedRunFlags(input.run, flags, values['time-scale'] !== undefined);
+      if (restored) lineWriter(io, flags.events)(`${file}: ${restored}`);
+    }
     loaded = input === null ? profileFromStdin(await readStdinUnlessCancelled(ac.signal)) : input.run ? profileFromStdin(JSON.stringify(input.run.profile), file) : loadProfile(file, profileCommand('simulate'), input);
     await cancelPoint(ac.signal);
     return await simulateProfile(file, loaded, flags, io, ac.signal, phase, input?.run ?? undefined);
@@ -520,6 +524,40 @@ function checkSavedRunTrace(file: string, run: RunResult, flags: SimulateFlags):
     `${file} is a run that replayed ${what}; its profile holds the workload, not the trace, so alone it would draw the workload instead. To replay the same trace: attnscope simulate ${shellQuote(file)} ${flagsOf.join(' ')}`,
     false,
   );
+}
+
+/**
+ * `simulate RUN.json`: the run's --time-scale (pool.load.timeScale) and SLO (pool.latency.slo, else
+ * the capacity search's) where its profile does not hold them (they came from flags), so the run
+ * is simulated again as it was; a flag given now wins, bound by bound. A --max-rate run's time
+ * scale is its answer, not a flag: it is restored only without --max-rate now (the answer's rate
+ * again). Sets `flags` in place.
+ * @returns the info line naming what was restored ("restored from the run: --time-scale 1.25 …"),
+ *   or null when nothing was.
+ */
+function restoreSavedRunFlags(run: RunResult, flags: SimulateFlags, timeScaleGiven: boolean): string | null {
+  const pool = run.pool;
+  const restored: string[] = [];
+  const scale = pool?.load?.timeScale;
+  if (!timeScaleGiven && !flags.maxRate && scale !== undefined && scale !== 1) {
+    flags.timeScale = scale;
+    restored.push(`--time-scale ${scale}`);
+  }
+  const saved = pool?.latency?.slo ?? pool?.capacity?.slo;
+  const own = run.profile.slo;
+  const bounds = [
+    ['ttftMs', '--slo-ttft-ms'],
+    ['tpotMs', '--slo-tpot-ms'],
+    ['attainment', '--slo-attainment'],
+  ] as const;
+  for (const [k, flag] of bounds) {
+    const v = saved?.[k];
+    if (v === undefined || flags.slo[k] !== undefined || own?.[k] === v) continue;
+    flags.slo[k] = v;
+    restored.push(`${flag} ${v}`);
+  }
+  if (restored.length === 0) return null;
+  return `restored from the run: ${restored.join(' ')} (the flags it was simulated with; a flag given now wins)`;
 }
 
 /**
@@ -919,7 +957,7 @@ function traceSummary(read: TraceRead): TraceSummary {
     output += outputLen[i]!;
   }
   const n = Math.max(read.count, 1);
-  return { format: read.format, timeUnit: read.timeUnit, requests: read.count, spanS: arrivalSpan(arrivalS), meanPromptTokens: prompt / n, meanOutputTokens: output / n, dropped: read.dropped };
+  return { format: read.format, timeColumn: read.timeColumn, timeUnit: read.stampUnit, requests: read.count, spanS: arrivalSpan(arrivalS), meanPromptTokens: prompt / n, meanOutputTokens: output / n, dropped: read.dropped };
 }
 
 /** The commands `main` runs (the names its switch handles). */

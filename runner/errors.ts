@@ -2,6 +2,7 @@
  * Errors the CLI reports as bad input (exit 2, one line `file:line:col: message` on stderr,
  * no output file written) as opposed to internal failures (exit 1).
  */
+import { isAbsolute } from 'node:path';
 import { fileLocation } from '../core/config/positions';
 import { formatCount } from '../core/format';
 
@@ -47,10 +48,15 @@ export class PointInputError extends InputError {
 
 /**
  * Every error of an input at once (a profile with three errors is three lines), sorted by the
- * thrower; the first stands for all where one is read (file, line, column, message).
+ * thrower; the first stands for all where one is read (file, line, column, message). `warnings`:
+ * lines printed after the errors, each "file:line:col: warning: message" (a profile's unknown keys,
+ * which would otherwise surface only once its errors are fixed: s50 newcomer LOW-5).
  */
 export class InputErrors extends InputError {
-  constructor(readonly errors: readonly InputError[]) {
+  constructor(
+    readonly errors: readonly InputError[],
+    readonly warnings: readonly InputError[] = [],
+  ) {
     const first = errors[0];
     if (first === undefined) throw new RangeError('InputErrors: errors must hold at least one InputError');
     super(first.message, first.file, first.line, first.column);
@@ -59,7 +65,7 @@ export class InputErrors extends InputError {
 
   /** One line `file:line:col: message` per error, in order. */
   override format(): string {
-    return this.errors.map((e) => e.format()).join('\n');
+    return [...this.errors.map((e) => e.format()), ...this.warnings.map((w) => `${fileLocation(w.file, w.line, w.column)}: warning: ${w.message}`)].join('\n');
   }
 }
 
@@ -72,12 +78,15 @@ export function eachInputError(e: InputError): readonly InputError[] {
  * Why a file or folder could not be opened, in words, from the Node error's code: the one wording
  * of every reader (profile, config.json, trace, vLLM log, calibration file, results folder), where
  * Node's text ("ELOOP: too many symbolic links encountered, stat '/abs/x'") names the system call.
- * `kind` words ENOENT ('file': "no such file", 'folder': "no such folder").
+ * `kind` words ENOENT ('file': "no such file", 'folder': "no such folder"); with the `path` as
+ * given, ENOENT says what to do: "no such file: check the path (relative to the working folder
+ * /home/u)", the folder for a relative path only (s50 newcomer LOW-8: the one bad-input message
+ * that said nothing of what to do).
  */
-export function readFailure(e: unknown, kind: 'file' | 'folder' = 'file'): string {
+export function readFailure(e: unknown, kind: 'file' | 'folder' = 'file', path?: string): string {
   const code = (e as NodeJS.ErrnoException).code;
   switch (code) {
-    case 'ENOENT': return `no such ${kind}`;
+    case 'ENOENT': return path === undefined ? `no such ${kind}` : `no such ${kind}: check the path${isAbsolute(path) ? '' : ` (relative to the working folder ${process.cwd()})`}`;
     case 'EISDIR': return 'is a folder, not a file';
     case 'ENOTDIR': return kind === 'folder' ? 'is a file: give the folder' : 'a part of the path is a file, not a folder';
     case 'ELOOP': return 'symbolic link loop: a link on the path leads back to itself; point it at the file';

@@ -43,14 +43,15 @@ export interface LoadedProfile {
  * end, up to the same. A FIFO named by its own path (it waits for a writer: for ever with none), a
  * device (/dev/zero, /dev/urandom: endless) and a socket are refused unread. The config.json a
  * profile's model: names is read by {@link loadProfile}'s host, which refuses a pipe too.
+ * @param given the path as the user gave it (relative or not), for the "no such file" hint.
  * @throws Error whose message says why, after the path ("is a folder, not a file", "no such file", ...).
  */
-function readTextFile(path: string): string {
+function readTextFile(path: string, given = path): string {
   let text;
   try {
     text = readCommandLineText(path, MAX_INPUT_TEXT_BYTES);
   } catch (e) {
-    throw new Error(readFailure(e), { cause: e });
+    throw new Error(readFailure(e, 'file', given), { cause: e });
   }
   if (typeof text === 'string') return text;
   if (text.kind === 'size') throw new Error(`is ${text.bytes !== undefined && !isGivenDescriptor(path) ? formatBytes(text.bytes) : `more than ${formatBytes(MAX_INPUT_TEXT_BYTES)}`}: too big for a profile or config.json (at most ${formatBytes(MAX_INPUT_TEXT_BYTES)}; a weights file?)`);
@@ -67,7 +68,7 @@ function readTextFile(path: string): string {
  */
 function readInputFile(file: string): string {
   try {
-    return readTextFile(resolve(file));
+    return readTextFile(resolve(file), file);
   } catch (e) {
     throw new InputError((e as Error).message, file);
   }
@@ -324,10 +325,13 @@ export function loadProfile(file: string, command: ProfileCommand, given?: Profi
       throw new InputError(`not a model's config.json: none of a HuggingFace config's keys (model_type, architectures, hidden_size, num_hidden_layers, num_attention_heads, vocab_size) is here; give ${command.takes} a model's config.json (or its folder) or a profile (*.attn.yaml)`, file);
     }
     const sorted = (errors.length > 0 ? errors : [first!]).sort((x, y) => Number(fileOf(y) === abs) - Number(fileOf(x) === abs) || fileOf(x).localeCompare(fileOf(y)) || x.range.offset - y.range.offset);
-    throw new InputErrors(capRepeats(sorted).map((p) => {
+    const located = (p: Problem) => {
       const at = locate(p, abs, text, texts);
       return new InputError(p.message, display(at.file), at.line, at.column);
-    }));
+    };
+    // The unknown keys too (a typo beside the errors, "pagesize"): said now, not after the errors are fixed.
+    const unknownKeys = errors.length > 0 ? problems.filter((p) => p.code === 'unknown-key' && p.severity !== 'error') : [];
+    throw new InputErrors(capRepeats(sorted).map(located), capRepeats(unknownKeys).map(located));
   }
   const locateProblem = (p: Problem): RunProblem => {
     const at = locate(p, abs, text, texts);

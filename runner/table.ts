@@ -189,7 +189,7 @@ export function formatEstimate(e: Estimate, title: string, opts: { tensorParalle
   const weightsDtype = q ? `${m.dtype} (${quantizedScopeText(q.spec)} ${q.spec.method} at ${q.width})` : m.dtype;
   lines.push(`${title}: ${m.attention.toUpperCase()} L=${m.numLayers} H=${m.numHeads} H_kv=${m.numKvHeads} head_dim=${m.headDim} hidden=${m.hiddenSize}${m.slidingWindow ? ` sliding_window=${m.slidingWindow}` : ''}${m.attentionChunkSize ? ` attention_chunk_size=${m.attentionChunkSize} (chunked attention)` : ''}, weights ${weightsDtype}${e.hasKvCache ? `, KV ${e.kvDtype}` : ', no KV cache'}${pp ? `, tensor parallel ${tp} × pipeline parallel ${pp.size} (${formatCount(tp * pp.size)} GPUs)` : tp > 1 ? `, tensor parallel ${tp}` : ''}`);
   const params = e.paramsActive !== e.paramsTotal
-    ? `${formatCount(e.paramsTotal)} total, ${formatCount(e.paramsActive)} active per token without the input embedding (${formatCount(e.paramsTotal - e.params.experts + e.params.expertsActive)} with it)`
+    ? `${formatCount(e.paramsTotal)} total, ${formatCount(e.paramsActive)} active per token without the input embedding (${formatCount(e.paramsActiveWithEmbedding ?? e.paramsTotal - e.params.experts + e.params.expertsActive)} with it)`
     : formatCount(e.paramsTotal);
   lines.push(`  parameters        ${params}`);
   lines.push(`  weights           ${weightsText(e, perGpu, tp)}`);
@@ -205,7 +205,7 @@ export function formatEstimate(e: Estimate, title: string, opts: { tensorParalle
     // The exact byte count only where the unit rounds it (s47 newcomer LOW-12: "512 B (512 B; ...)").
     const exact = formatBytes(e.kvBytesPerToken) === `${formatCount(e.kvBytesPerToken)} B` ? '' : `${formatCount(e.kvBytesPerToken)} B; `;
     lines.push(`  KV per token      ${formatBytes(e.kvBytesPerToken)}${perGpu} (${exact}${formatBytes(e.kvBytesPerTokenPerLayer)} per layer)`);
-    if (stateLine) lines.push(`${stateLine}${perGpu} per sequence, whatever its length (${formatCount(e.mambaStateBytesPerSeq!)} B; ${e.pool.layout.kind === 'mamba' ? `held in the pool as ${e.pool.layout.mambaCacheMode === 'all' ? 'one block per block of tokens (mamba_cache_mode "all")' : `${e.pool.layout.stateBlocks} block(s)`} per Mamba group: see the note` : 'not in the pool: see the note'})`);
+    if (stateLine) lines.push(`${stateLine}${perGpu} per sequence, whatever its length (${formatCount(e.mambaStateBytesPerSeq!)} B; ${e.pool.layout.kind === 'mamba' ? `held in the pool as ${e.pool.layout.mambaCacheMode === 'all' ? 'one block per block of tokens (mamba_cache_mode "all")' : formatCountOf(e.pool.layout.stateBlocks, 'block')} per Mamba group: see the note` : 'not in the pool: see the note'})`);
     const hybrid = grouped(e.pool.layout);
     lines.push(`  page              ${formatBytes(e.pageBytes)}${perGpu} ${hybrid ? `per block, ${e.pool.layout.groupSize} layers of one KV-cache group${e.pool.layout.kind === 'mamba' ? ` (${formatCount(e.pool.layout.pageSize)} tokens of attention, or one Mamba state each)` : ''}` : pp ? `for all ${e.pool.layout.groupSize} layers of the stage` : 'for all layers'} (${formatBytes(e.pageBytesPerLayer)} per layer)`);
     if (e.pool.budgetSource === 'none') {

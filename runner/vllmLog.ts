@@ -31,7 +31,7 @@ function readLog(file: string): string {
   try {
     text = readCommandLineText(file, MAX_LOG_BYTES);
   } catch (e) {
-    throw new InputError(readFailure(e), file);
+    throw new InputError(readFailure(e, 'file', file), file);
   }
   // An empty file (0 bytes, or only blank lines) holds no line to look for: say so, not that no memory line was found (s44 newcomer LOW-11).
   if (typeof text === 'string' && text.trim() === '') throw new InputError(`the file is empty${text.length === 0 ? '' : ` (${text.split('\n').length - 1} blank lines)`}: give the log vLLM's server printed (its start-up lines up to "Maximum concurrency")`, file);

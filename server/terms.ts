@@ -5,7 +5,7 @@
  */
 import { mixerNames, type ModelSpec } from '../core/config';
 import { blocksPerRequestFormula, dtypeBytes, engineKeyOf, headsPerGpu, isChunkedLocalAttention, kvBytesForSequence, kvCacheLayerTypes, perGpuModel, kvHeadsPerGpu, kvLayerCount, grouped, mambaStateDtypes, maxNumSeqsOf, poolBlocksText, poolGroupsWhy, poolTokensFormula, quantizedScopeText, quantizedWeights, quantizedWidthText, replicatedWeights, requestReservation, stageWeights as stageWeightsOf, type AttentionWorkspace, type Estimate } from '../core/estimate';
-import { formatBytes, formatConcurrency, formatCount, formatParams, gpuCount, tpWeightsFormula } from '../core/format';
+import { formatBytes, formatConcurrency, formatCount, formatCountOf, formatParams, gpuCount, tpWeightsFormula } from '../core/format';
 import type { Analysis } from './analysis';
 
 export type TermId = 'params' | 'active' | 'weights' | 'kvLayer' | 'kvToken' | 'mambaState' | 'page' | 'budget' | 'pool' | 'reserved' | 'concurrency' | 'naive' | 'flash';
@@ -156,7 +156,7 @@ export function termRows(a: Analysis): TermRow[] {
     rows.push({
       id: 'mambaState',
       term: `${names.short} state per sequence`,
-      formula: `${names.layer} layers · (${per})${tp > 1 ? ', ÷ tensor_parallel_size' : ''} (${names.states.map((s, i) => `${s} ${i === 0 ? d.conv : d.ssm}`).join(', ')}; vLLM mamba_utils.py shapes), whatever the length; ${e.pool.layout.kind === 'mamba' ? `held in the pool as ${e.pool.layout.mambaCacheMode === 'all' ? 'one block per block of tokens (mamba_cache_mode "all")' : `${e.pool.layout.stateBlocks} block(s)`} per Mamba group, each layer's state padded to an attention page of ${formatCount(e.pool.layout.pageSize)} tokens (${formatBytes(e.pool.layout.mambaPageBytes)} → ${formatBytes(e.pageBytesPerLayer)}; HybridAttentionMambaModelConfig)` : `not in the pages below: this vLLM release kept it outside the KV pool (see notes)`}`,
+      formula: `${names.layer} layers · (${per})${tp > 1 ? ', ÷ tensor_parallel_size' : ''} (${names.states.map((s, i) => `${s} ${i === 0 ? d.conv : d.ssm}`).join(', ')}; vLLM mamba_utils.py shapes), whatever the length; ${e.pool.layout.kind === 'mamba' ? `held in the pool as ${e.pool.layout.mambaCacheMode === 'all' ? 'one block per block of tokens (mamba_cache_mode "all")' : formatCountOf(e.pool.layout.stateBlocks, 'block')} per Mamba group, each layer's state padded to an attention page of ${formatCount(e.pool.layout.pageSize)} tokens (${formatBytes(e.pool.layout.mambaPageBytes)} → ${formatBytes(e.pageBytesPerLayer)}; HybridAttentionMambaModelConfig)` : `not in the pages below: this vLLM release kept it outside the KV pool (see notes)`}`,
       value: `${mamba.layers.length} layers · ${bytesAndCount((e.mambaStateBytesPerSeq ?? 0) / mamba.layers.length)} = ${bytesAndCount(e.mambaStateBytesPerSeq ?? 0)}${tp > 1 ? ' per GPU' : ''}`,
       keys: ['mamba_d_state', 'ssm_state_size', 'mamba_d_conv', 'conv_kernel', 'mamba_expand', 'mamba_n_heads', 'mamba_num_heads', 'mamba_d_head', 'mamba_head_dim', 'n_groups', 'mamba_n_groups',
         'linear_num_key_heads', 'linear_num_value_heads', 'linear_key_head_dim', 'linear_value_head_dim', 'linear_conv_kernel_dim', 'num_attention_heads', 'head_dim', 'conv_dim', 'conv_L_cache', 'dtype', 'tensor_parallel_size'],

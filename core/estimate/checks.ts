@@ -840,7 +840,7 @@ function hybridManagerProblems(profile: Profile, e: Estimate): Problem[] {
   return [{
     severity: 'error',
     code: 'hybrid-manager-required',
-    message: `engine.disable_hybrid_kv_cache_manager true: vLLM refuses to start this hybrid (${l.fullGroups} attention and ${l.mambaGroups} ${names.layer} KV-cache group(s)) with the hybrid KV-cache manager off, as its attention and ${names.layer} layers cannot share one KV-cache spec (kv_cache_utils.unify_hybrid_kv_cache_specs raises "Hybrid KV cache manager is disabled but failed to convert the KV cache specs to one unified type.", vLLM issue #42911 on 0.19.1; the state is in the KV pool from 0.10.0); remove the key or set it to false`,
+    message: `engine.disable_hybrid_kv_cache_manager true: vLLM refuses to start this hybrid (${l.fullGroups} attention and ${l.mambaGroups} ${names.layer} KV-cache ${l.fullGroups + l.mambaGroups === 1 ? 'group' : 'groups'}) with the hybrid KV-cache manager off, as its attention and ${names.layer} layers cannot share one KV-cache spec (kv_cache_utils.unify_hybrid_kv_cache_specs raises "Hybrid KV cache manager is disabled but failed to convert the KV cache specs to one unified type.", vLLM issue #42911 on 0.19.1; the state is in the KV pool from 0.10.0); remove the key or set it to false`,
     range: profileKey(profile, 'engine.disable_hybrid_kv_cache_manager', 'engine'),
   }];
 }

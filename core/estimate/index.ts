@@ -338,7 +338,7 @@ export function kvPoolLayout(model: ModelSpec, dtype: Dtype, kvDtype: KvDtype, t
       window: 0,
       maxNumBatchedTokens: 0,
       blockBytes: groupSize * blockSize * perLayer,
-      basis: `vLLM >= ${MAMBA_IN_KV_POOL_SINCE.join('.')} keeps the Mamba state in the KV pool: ${fullGroups} attention and ${mambaGroups} Mamba KV-cache group(s) of ${groupSize} layers, ${held}`,
+      basis: `vLLM >= ${MAMBA_IN_KV_POOL_SINCE.join('.')} keeps the Mamba state in the KV pool: ${fullGroups} attention and ${mambaGroups} Mamba KV-cache ${fullGroups + mambaGroups === 1 ? 'group' : 'groups'} of ${groupSize} layers, ${held}`,
     };
   }
   let full = 0;
@@ -373,7 +373,7 @@ export function kvPoolLayout(model: ModelSpec, dtype: Dtype, kvDtype: KvDtype, t
       window: 0,
       maxNumBatchedTokens,
       blockBytes: groupSize * pageSize * perLayer,
-      basis: `${disableHybrid === false ? 'engine.disable_hybrid_kv_cache_manager false: vLLM\'s hybrid KV-cache manager on for chunked local attention (VLLM_ALLOW_CHUNKED_LOCAL_ATTN_WITH_HYBRID_KV_CACHE=1)' : `vLLM >= ${CHUNKED_HYBRID_DEFAULT_SINCE.join('.')} hybrid KV-cache manager, on for chunked local attention by default (VLLM_ALLOW_CHUNKED_LOCAL_ATTN_WITH_HYBRID_KV_CACHE=1, PR #29627)`}: ${fullGroups} full-attention and ${chunkedGroups} chunked-attention group(s) of ${groupSize} layers`,
+      basis: `${disableHybrid === false ? 'engine.disable_hybrid_kv_cache_manager false: vLLM\'s hybrid KV-cache manager on for chunked local attention (VLLM_ALLOW_CHUNKED_LOCAL_ATTN_WITH_HYBRID_KV_CACHE=1)' : `vLLM >= ${CHUNKED_HYBRID_DEFAULT_SINCE.join('.')} hybrid KV-cache manager, on for chunked local attention by default (VLLM_ALLOW_CHUNKED_LOCAL_ATTN_WITH_HYBRID_KV_CACHE=1, PR #29627)`}: ${fullGroups} full-attention and ${chunkedGroups} chunked-attention ${fullGroups + chunkedGroups === 1 ? 'group' : 'groups'} of ${groupSize} layers`,
     };
   }
   if (onlySliding && vllmAtLeast(vllmVersion, SLIDING_ONLY_WINDOWED_SINCE)) {
@@ -413,7 +413,7 @@ export function kvPoolLayout(model: ModelSpec, dtype: Dtype, kvDtype: KvDtype, t
     window: model.slidingWindow!,
     maxNumBatchedTokens,
     blockBytes: groupSize * pageSize * perLayer,
-    basis: `vLLM >= ${HYBRID_KV_MANAGER_SINCE.join('.')} hybrid KV-cache manager: ${Math.ceil(full / groupSize)} full-attention and ${Math.ceil(sliding / groupSize)} sliding-window group(s) of ${groupSize} layers`,
+    basis: `vLLM >= ${HYBRID_KV_MANAGER_SINCE.join('.')} hybrid KV-cache manager: ${Math.ceil(full / groupSize)} full-attention and ${Math.ceil(sliding / groupSize)} sliding-window ${Math.ceil(full / groupSize) + Math.ceil(sliding / groupSize) === 1 ? 'group' : 'groups'} of ${groupSize} layers`,
   };
 }
 
@@ -1579,6 +1579,7 @@ export function estimate(profile: Profile, opts: { seqLen?: number; batchSize?: 
     mambaStateBytesPerSeq: mambaState,
     paramsTotal: params.total,
     paramsActive: params.active,
+    paramsActiveWithEmbedding: params.total - params.breakdown.experts + params.breakdown.expertsActive,
     paramsActiveCompute: params.activeCompute,
     params: params.breakdown,
     weightsBytes: weights,

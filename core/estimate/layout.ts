@@ -5,6 +5,7 @@
  * block size for a hybrid Mamba model).
  */
 import type { KvPoolLayout } from './types';
+import { formatCountOf } from '../format';
 
 /**
  * KV-cache groups of the pool: full-attention + sliding-window + chunked local-attention + Mamba
@@ -70,16 +71,16 @@ export function requestReservation(layout: KvPoolLayout, seqLen: number): { bloc
  * How {@link blocksPerRequest} counts, in words with the layout's figures, for the CLI and the
  * editor's hover: "1 full-attention group · ceil(N / page_size) + 1 sliding-window group ·
  * (ceil(min(128 − 1 + 2,048, N) / page_size) + 1)", or for a Mamba layout
- * "1 attention group(s) · ceil(N / 80) + 7 Mamba group(s) · 1".
+ * "1 attention group · ceil(N / 80) + 7 Mamba groups · 1".
  */
 export function blocksPerRequestFormula(layout: KvPoolLayout): string {
   if (layout.kind === 'uniform') return 'ceil(N / page_size)';
-  if (layout.kind === 'mamba') return `${layout.fullGroups} attention group(s) · ceil(N / ${layout.pageSize}) + ${layout.mambaGroups} Mamba group(s) · ${layout.mambaCacheMode === 'all' ? `ceil(N / ${layout.pageSize})` : layout.stateBlocks}`;
+  if (layout.kind === 'mamba') return `${formatCountOf(layout.fullGroups, 'attention group')} · ceil(N / ${layout.pageSize}) + ${formatCountOf(layout.mambaGroups, 'Mamba group')} · ${layout.mambaCacheMode === 'all' ? `ceil(N / ${layout.pageSize})` : layout.stateBlocks}`;
   const slid = `(ceil(min(${layout.window} − 1 + ${layout.maxNumBatchedTokens}, N) / page_size) + 1)`;
   if (layout.kind === 'sliding') return slid.slice(1, -1);
-  const parts = [`${layout.fullGroups} full-attention group(s) · ceil(N / page_size)`];
-  if (layout.slidingGroups > 0) parts.push(`${layout.slidingGroups} sliding-window group(s) · ${slid}`);
-  if ((layout.chunkedGroups ?? 0) > 0) parts.push(`${layout.chunkedGroups} chunked-attention group(s) · ceil(min(${layout.chunk} + ${layout.maxNumBatchedTokens}, N) / page_size)`);
+  const parts = [`${formatCountOf(layout.fullGroups, 'full-attention group')} · ceil(N / page_size)`];
+  if (layout.slidingGroups > 0) parts.push(`${formatCountOf(layout.slidingGroups, 'sliding-window group')} · ${slid}`);
+  if ((layout.chunkedGroups ?? 0) > 0) parts.push(`${formatCountOf(layout.chunkedGroups!, 'chunked-attention group')} · ceil(min(${layout.chunk} + ${layout.maxNumBatchedTokens}, N) / page_size)`);
   return parts.join(' + ');
 }
 
@@ -111,7 +112,7 @@ export function poolBlocksFormula(layout: KvPoolLayout, tokens: string, pageSize
 
 /** Why a grouped pool's token count divides by the groups ('' for one group), after its formula. */
 export function poolGroupsWhy(layout: KvPoolLayout): string {
-  if (layout.kind === 'mamba') return ` (vLLM divides the blocks by all ${kvCacheGroups(layout)} groups, the ${layout.mambaGroups} Mamba groups' included, though a request holds only ${layout.stateBlocks} block(s) of each Mamba group)`;
+  if (layout.kind === 'mamba') return ` (vLLM divides the blocks by all ${kvCacheGroups(layout)} groups, ${layout.mambaGroups === 1 ? 'the Mamba group\'s' : `the ${layout.mambaGroups} Mamba groups'`} included, though a request holds only ${formatCountOf(layout.stateBlocks, 'block')} of each Mamba group)`;
   return layout.kind === 'hybrid' ? ` (a token takes a block slot in each of the ${kvCacheGroups(layout)} groups)` : '';
 }
 

@@ -241,6 +241,13 @@ export interface Estimate {
   paramsTotal: number;
   /** Active parameters per token (MoE): without the routed experts a token skips and without the input-embedding lookup, for every family (paramCounts); dense: paramsTotal. */
   paramsActive: number;
+  /**
+   * Active parameters per token with the input embedding: paramsTotal − the routed experts + those a
+   * token uses (params.experts, params.expertsActive): the figure model cards publish (Qwen3-30B-A3B's
+   * "3.3B activated", Mixtral's 12.9B, DeepSeek-V3's 37B); paramsTotal for a dense model. The text's
+   * "(… with it)". Absent in runs saved before s50 (s50 newcomer LOW-4).
+   */
+  paramsActiveWithEmbedding?: number;
   /** Weights one token is multiplied by (no embedding lookups; tied lm_head counted): 2 · this = FLOPs per token outside attention. */
   paramsActiveCompute: number;
   params: ParamBreakdown;

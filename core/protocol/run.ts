@@ -506,8 +506,15 @@ export interface TraceReplay {
 export interface TraceSummary {
   /** The format read (runner/simulate/traces.ts TraceFormat). */
   format: string;
-  /** The unit its time stamps were read in. */
-  timeUnit: string;
+  /** The column the arrivals were read from ("arrival_s", "TIMESTAMP"); null when the trace has none (a `vllm bench serve` result without start_times: arrivals from its request_rate). */
+  timeColumn: string | null;
+  /**
+   * The unit that column's time stamps were read in, as --trace-time-unit spells it: 's' or 'ms'
+   * (the format's own, or --trace-time-unit / workload.trace_time_unit), 'datetime' for Azure's
+   * TIMESTAMP (a date and time, UTC); null without a column. Before s50 one text with the column,
+   * "arrival_s, seconds" (s50 newcomer LOW-3).
+   */
+  timeUnit: 's' | 'ms' | 'datetime' | null;
   /** Rows read as requests. */
   requests: number;
   /** Seconds from the first arrival to the last, as recorded. */
@@ -609,7 +616,8 @@ export interface PoolLoad {
   /**
    * The server keeps up: the load's offered rate as measured (offeredRequestsPerSec; a capacity
    * search's answer: its searched rate) is at most saturatedRequestsPerSec, and the run is not
-   * overloaded (capacity.ts checkKeepsUp, as --max-rate judges a rate); set with saturatedRequestsPerSec.
+   * overloaded (capacity.ts checkKeepsUp, as --max-rate judges a rate); set with saturatedRequestsPerSec,
+   * and false whenever `overloaded` (the text's Overloaded line; simulate.ts poolLoad), μ measured or not.
    */
   keepsUp?: boolean;
 }

@@ -21,7 +21,7 @@ const START_READ_TWICE = 'it must be a regular file, whose start is read twice b
 /** The TraceError for a file that cannot be opened or read (at 1:1). */
 export function unreadable(path: string, e: unknown): TraceError {
   const folder = (e as NodeJS.ErrnoException).code === 'EISDIR';
-  return new TraceError(path, 1, 1, `cannot read the trace: ${folder ? 'it is a folder, not a file' : readFailure(e)}`);
+  return new TraceError(path, 1, 1, `cannot read the trace: ${folder ? 'it is a folder, not a file' : readFailure(e, 'file', path)}`);
 }
 
 /**

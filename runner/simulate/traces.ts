@@ -128,7 +128,12 @@ export interface TraceRead {
   /** The 1-based line each request of `requests` was read at (same order), for warnings about one request. */
   lines: Int32Array;
   format: TraceFormat;
+  /** The time stamps in words: their column and unit, and the setting that gave the unit ("arrival_s, milliseconds (--trace-time-unit ms)"). */
   timeUnit: string;
+  /** The column the arrivals were read from ("arrival_s", "TIMESTAMP"); null when none (a vllm bench serve result without start_times). */
+  timeColumn: string | null;
+  /** The unit that column was read in, as --trace-time-unit spells it ('datetime': Azure's TIMESTAMP); null with no column. */
+  stampUnit: TraceTimeUnit | 'datetime' | null;
   /** Rows read as requests. */
   count: number;
   /** Rows left out, by reason ("0 response tokens (failed)": 12). */
@@ -448,7 +453,9 @@ export function readTraceFile(path: string, opts: TraceReadOptions): TraceRead {
   const unitText = opts.timeUnit !== undefined && ownUnit !== null && opts.timeUnit !== ownUnit
     ? `${TRACE_TIME_UNITS[format].replace(/,.*$/, '')}, ${opts.timeUnit === 'ms' ? 'milliseconds' : 'seconds'} (${traceSetting('timeUnit', opts.settingsFrom, opts.timeUnit)})`
     : TRACE_TIME_UNITS[format];
-  return { requests, lines, format, timeUnit: stamped ? unitText : 'no start_times: arrivals from request_rate', count, dropped, notes };
+  const timeColumn = stamped ? TRACE_TIME_UNITS[format].replace(/,.*$/, '') : null;
+  const stampUnit = !stamped ? null : ownUnit === null ? 'datetime' : (opts.timeUnit ?? ownUnit);
+  return { requests, lines, format, timeUnit: stamped ? unitText : 'no start_times: arrivals from request_rate', timeColumn, stampUnit, count, dropped, notes };
 }
 
 /**

@@ -792,7 +792,7 @@ export function mergeResults(dirs: string[], opts: MergeOptions = {}): SweepRepo
     } catch (e) {
       const { code, path } = e as NodeJS.ErrnoException;
       // The folder that could not be read, which is a sub-folder of `dir` as often as `dir` (s40 newcomer 15: merge / named /).
-      throw new InputError(code === 'ENOTDIR' ? 'is a file: give the results folder' : readFailure(e, 'folder'), path ?? dir);
+      throw new InputError(code === 'ENOTDIR' ? 'is a file: give the results folder' : readFailure(e, 'folder', path ?? dir), path ?? dir);
     }
     for (const file of files) {
       const point = opts.cache ? opts.cache.read(file) : readPointFile(file);

@@ -61,6 +61,10 @@ test('trace, estimate and vllm-log --json open with the header and their kind', 
   assertHeader(trace, 'trace', 'chat-trace.jsonl', 'trace --json');
   // The six requests of examples/chat-trace.jsonl (examples/README.md), after the header.
   assert.equal((JSON.parse(trace) as { requests: number }).requests, 6);
+  // The time stamps' column and unit apart, the unit as --trace-time-unit spells it (s50 newcomer LOW-3: "arrival_s, seconds").
+  const stamps = (t: string) => { const j = JSON.parse(t) as { timeColumn: unknown; timeUnit: unknown }; return [j.timeColumn, j.timeUnit]; };
+  assert.deepEqual(stamps(trace), ['arrival_s', 's']);
+  assert.deepEqual(stamps(cli(['trace', join(examples, 'chat-trace.jsonl'), '--trace-time-unit', 'ms', '--json'], dir)), ['arrival_s', 'ms']);
   // Given where a profile goes, the file is told by its kind (read as a config.json it gave "none of a HuggingFace config's keys").
   writeFileSync(join(dir, 'trace.json'), trace);
   const refused = spawnSync(process.execPath, [runner, 'estimate', 'trace.json'], { encoding: 'utf8', cwd: dir });

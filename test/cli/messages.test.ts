@@ -367,3 +367,17 @@ test('a bare config.json, which names no GPU, is told which profile to write (th
   assert.equal(sized.code, 0, sized.stderr);
   assert.match(sized.stdout, /^ {2}KV pool {11}[\d,]+ pages = [\d,]+ tokens/m);
 });
+
+test('a profile with errors names its unknown keys too, after the errors (s50 newcomer LOW-5: the typo "pagesize" surfaced only once the two errors were fixed)', () => {
+  const dir = tempDir('attnscope-msg-');
+  const profile = join(dir, 'p.attn.yaml');
+  writeFileSync(profile, `model: ${llamaConfig}\ndevice: { gpu: H100 SXMM }\nkv_cache: { pagesize: 16, dtype: fp9 }\n`);
+  const r = cli(['estimate', profile]);
+  assert.equal(r.code, 2);
+  const lines = r.stderr.trim().split('\n');
+  assert.equal(lines.length, 3, r.stderr);
+  assert.match(lines[0]!, /p\.attn\.yaml:2:16: device\.gpu must be one of .* did you mean "H100 SXM"\?$/);
+  assert.match(lines[1]!, /p\.attn\.yaml:3:34: kv_cache\.dtype must be one of .* did you mean "fp8"\?$/);
+  // Column 13: the key "pagesize" in `kv_cache: { pagesize: …`.
+  assert.equal(lines[2], `${profile}:3:13: warning: unknown key "pagesize" in kv_cache: did you mean "page_size"?`);
+});

@@ -8,7 +8,7 @@
  */
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { writeFileSync } from 'node:fs';
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { tempDir } from '../fixtures/tmp';
@@ -69,4 +69,18 @@ test('estimate and simulate of tensor-, pipeline-parallel and offloading profile
   assert.match(all, /the send of each token's hidden states to the next stage/);
   assert.match(all, /copies of kv_b_proj's halves W_UK_T and W_UV/);
   assert.match(all, /keep a constant state per sequence/);
+});
+
+test('the example profiles\' comments name no source or test file of this tool (s50 newcomer LOW-6: "test/cli/readme-figures.test.ts"): what a user runs instead', () => {
+  const examples = join(root, 'examples');
+  const profiles = readdirSync(examples).filter((f) => /\.attn\.(ya?ml|json)$/.test(f));
+  assert.ok(profiles.length >= 4, profiles.join(', '));
+  for (const f of profiles) {
+    // The YAML comments (a JSON profile has none; its text is read whole).
+    const text = readFileSync(join(examples, f), 'utf8');
+    const comments = f.endsWith('.json') ? text : text.split('\n').map((l) => (l.includes('#') ? l.slice(l.indexOf('#')) : '')).join('\n');
+    assert.deepEqual(comments.match(/[\w./-]+\.(?:ts|mjs|cjs)\b/g) ?? [], [], f);
+  }
+  // The saturated throughput the comment quotes is what the command it names prints (test/cli/readme-figures.test.ts runs it).
+  assert.match(readFileSync(join(examples, 'llama-3.1-8b.attn.yaml'), 'utf8'), /# modelled saturated throughput, 31\.0 requests\/s: its μ line under `attnscope simulate llama-3\.1-8b\.attn\.yaml --max-rate --slo-ttft-ms 1000`/);
 });

@@ -443,7 +443,7 @@ test('Llama 4 chunked attention: the hover names attention_chunk_size; vLLM 0.13
   // a request reserves ceil(32,768 / 16) = 2,048 + 3 · ceil(min(8,192 + 8,192, 32,768) / 16) = 3 · 1,024 -> 5,120 blocks = 3.75 GiB
   // (max_num_batched_tokens 8,192: vLLM's default on a >= 70 GiB card).
   const now = await hoverOf('');
-  assert.match(now, /\| \**Reserved per request at N = 32,768\** \| 5,120 blocks \(1 full-attention group\(s\) · ceil\(N \/ page_size\) \+ 3 chunked-attention group\(s\) · ceil\(min\(8192 \+ 8192, N\) \/ page_size\)\) · 768 KiB per block; more than the 2\.63 GiB the sequence holds at steady state \(chunked-attention layers keep at most attention_chunk_size = 8,192 tokens\): the pool sets aside attention_chunk_size \+ max_num_batched_tokens tokens for them .*\| \**3\.75 GiB/);
+  assert.match(now, /\| \**Reserved per request at N = 32,768\** \| 5,120 blocks \(1 full-attention group · ceil\(N \/ page_size\) \+ 3 chunked-attention groups · ceil\(min\(8192 \+ 8192, N\) \/ page_size\)\) · 768 KiB per block; more than the 2\.63 GiB the sequence holds at steady state \(chunked-attention layers keep at most attention_chunk_size = 8,192 tokens\): the pool sets aside attention_chunk_size \+ max_num_batched_tokens tokens for them .*\| \**3\.75 GiB/);
   assert.doesNotMatch(now, /sliding-window|window − 1/);
 });
 
@@ -771,7 +771,7 @@ test('a hybrid Mamba config (Jamba-v0.1): KV of its 4 attention layers, the Mamb
   assert.ok(md.includes('| 28 layers · 304 KiB (311,296 B) = 8.31 MiB (8,716,288 B) |'), md);
   // vLLM keeps the state in the KV pool (the current release: mamba_cache_mode "align", 2 blocks per Mamba group),
   // each layer's 304 KiB padded to an attention page of 80 tokens · 4 KiB = 320 KiB.
-  assert.ok(md.includes('held in the pool as 2 block(s) per Mamba group, each layer\'s state padded to an attention page of 80 tokens (304 KiB → 320 KiB'), md);
+  assert.ok(md.includes('held in the pool as 2 blocks per Mamba group, each layer\'s state padded to an attention page of 80 tokens (304 KiB → 320 KiB'), md);
   assert.match(md, /28 Mamba layers keep a constant state per sequence, whatever its length: 8\.31 MiB .*raises the attention block size from page_size 16 to 80 tokens/);
   assert.doesNotMatch(md, /not modelled here/);
   await client.close(uri);

@@ -297,6 +297,15 @@ test('activeCompute leaves embedding lookups out and counts a tied lm_head: dens
   }
 });
 
+test('estimate --json carries the active parameters with the input embedding, the figure the text prints beside paramsActive (s50 newcomer LOW-4)', () => {
+  // Qwen3-30B-A3B: 3,041,867,776 active without the embedding + the 151,936 · 2,048 = 311,164,928 table = 3,353,032,704
+  // (the card's "3.3B activated"); dense Llama-3.1-8B: all 8,030,261,248.
+  const qwen = estimate(profileFromModelConfig(loadModel('Qwen3-30B-A3B'), null));
+  assert.equal(qwen.paramsActive, 3_041_867_776);
+  assert.equal(qwen.paramsActiveWithEmbedding, 3_041_867_776 + 151_936 * 2_048);
+  assert.equal(estimate(profileFromModelConfig(loadModel('Llama-3.1-8B'), null)).paramsActiveWithEmbedding, 8_030_261_248);
+});
+
 /**
  * Published counts, each within 1% unless noted. `active` is counted one way for every family
  * (without the input-embedding lookup, as OpenAI and DeepSeek count); where a card adds the

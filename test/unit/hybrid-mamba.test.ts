@@ -191,7 +191,7 @@ test('engine.disable_hybrid_kv_cache_manager true on Jamba: an error at the key,
   const found = checkProfile(p, estimate(p)).filter((x) => x.code === 'hybrid-manager-required');
   assert.equal(found.length, 1);
   assert.equal(found[0]!.severity, 'error');
-  assert.match(found[0]!.message, /^engine\.disable_hybrid_kv_cache_manager true: vLLM refuses to start this hybrid \(1 attention and 7 Mamba KV-cache group\(s\)\) .*"Hybrid KV cache manager is disabled but failed to convert the KV cache specs to one unified type\."/);
+  assert.match(found[0]!.message, /^engine\.disable_hybrid_kv_cache_manager true: vLLM refuses to start this hybrid \(1 attention and 7 Mamba KV-cache groups\) .*"Hybrid KV cache manager is disabled but failed to convert the KV cache specs to one unified type\."/);
   assert.equal(text.slice(found[0]!.range.offset, found[0]!.range.offset + found[0]!.range.length), 'true');
   // A deployment check: in a CLI run a warning, the estimate still printed; README says both (s41 newcomer F12: it said "an error at the key" alone).
   assert.equal(runSeverity(found[0]!), 'warning');

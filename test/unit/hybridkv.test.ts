@@ -124,7 +124,7 @@ test('simulate: a hybrid pool is simulated block by block, every group charged, 
   assert.equal(hybrid.numPages, 14_563);
   assert.equal(hybrid.poolBlocks, 14_563);
   assert.equal(hybrid.poolGroups, 2);
-  assert.match(hybrid.poolLayout ?? '', /^vLLM's hybrid KV-cache manager \(HybridKVCacheCoordinator\): a block holds 16 tokens of one KV-cache group's 18 layers; 1 full-attention and 1 sliding-window group\(s\) take their blocks from the one pool\. .*max\(0, computed − 128 \+ 1\) \.\. computed \+ scheduled − 1 .*a hit is as long as every group has it .*the last 8 sliding-window blocks in a row that are cached \(ceil\(\(128 − 1\) \/ 16\), SlidingWindowManager\)/); // ceil(127 / 16) = 8 blocks (vLLM sliding_window_contiguous_blocks)
+  assert.match(hybrid.poolLayout ?? '', /^vLLM's hybrid KV-cache manager \(HybridKVCacheCoordinator\): a block holds 16 tokens of one KV-cache group's 18 layers; 1 full-attention and 1 sliding-window groups take their blocks from the one pool\. .*max\(0, computed − 128 \+ 1\) \.\. computed \+ scheduled − 1 .*a hit is as long as every group has it .*the last 8 sliding-window blocks in a row that are cached \(ceil\(\(128 − 1\) \/ 16\), SlidingWindowManager\)/); // ceil(127 / 16) = 8 blocks (vLLM sliding_window_contiguous_blocks)
   assert.doesNotMatch(hybrid.poolLayout ?? '', /upper bound/);
   // The one request of 32 + 2 tokens: 3 full-attention blocks + 3 sliding-window blocks at its
   // last step (positions 0 .. 33, its window starts at 0), of 14,563.
@@ -277,7 +277,7 @@ test('Llama-4-Scout, current vLLM: the chunked layers are KV-cache groups of the
   assert.equal(e.pool.tokens, 218_448);
   const text = formatEstimate(e, 'scout');
   assert.match(text, /KV pool {11}54,613 blocks of 16 tokens of one KV-cache group's 12 layers: vLLM's log says floor\(54,613 \/ 4 groups\) · 16 = 218,448 tokens/);
-  assert.match(text, /max concurrency {3}4\.85x for 131,072 tokens per request \(vLLM's figure: blocks \/ 11,264 blocks a request reserves = 1 full-attention group\(s\) · ceil\(N \/ page_size\) \+ 3 chunked-attention group\(s\) · ceil\(min\(8192 \+ 8192, N\) \/ page_size\)\)/);
+  assert.match(text, /max concurrency {3}4\.85x for 131,072 tokens per request \(vLLM's figure: blocks \/ 11,264 blocks a request reserves = 1 full-attention group · ceil\(N \/ page_size\) \+ 3 chunked-attention groups · ceil\(min\(8192 \+ 8192, N\) \/ page_size\)\)/);
   assert.doesNotMatch(text, /sliding/);
 });
 
@@ -302,7 +302,7 @@ test('simulate Llama-4-Scout: the pool is vLLM\'s 4 groups\' blocks, a chunked g
   assert.equal(r.poolGroups, 4);
   assert.equal(r.poolTokens, 218_448);
   assert.equal(r.summary.peakOccupancy, 12 / 54_613);
-  assert.match(r.poolLayout ?? '', /1 full-attention and 3 chunked-attention group\(s\) take their blocks from the one pool\. .*in each chunked group, only the current 8,192-token chunk's: the blocks of positions floor\(computed \/ 8,192\) · 8,192 \.\. computed \+ scheduled − 1/);
+  assert.match(r.poolLayout ?? '', /1 full-attention and 3 chunked-attention groups take their blocks from the one pool\. .*in each chunked group, only the current 8,192-token chunk's: the blocks of positions floor\(computed \/ 8,192\) · 8,192 \.\. computed \+ scheduled − 1/);
   assert.doesNotMatch(r.poolLayout ?? '', /upper bound|sliding window/);
   // A long prompt of 20,000 tokens, output 2, prefilled in chunks of max_num_batched_tokens 8,192 (chunk C = 8,192
   // tokens = 512 blocks of 16), by hand (vLLM frees a chunked group's blocks before floor(c / C) · C, then allocates):

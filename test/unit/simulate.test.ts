@@ -1071,7 +1071,7 @@ test('trace lines are read, and a bad line is an error naming file:line:column',
   const dir = tempDir('attnscope-trace-');
   writeFileSync(join(dir, 'a.jsonl'), good);
   assert.equal(readTraceFile(join(dir, 'a.jsonl'), { maxModelLen: 8192 }).count, 3);
-  assert.match(cliLine(() => readTraceFile(join(dir, 'missing.jsonl'), { maxModelLen: 8192 })), /missing\.jsonl:1:1: cannot read the trace: no such file$/);
+  assert.match(cliLine(() => readTraceFile(join(dir, 'missing.jsonl'), { maxModelLen: 8192 })), /missing\.jsonl:1:1: cannot read the trace: no such file: check the path$/);
   assert.match(cliLine(() => readTraceFile(dir, { maxModelLen: 8192, format: 'attnscope' })), /:1:1: cannot read the trace: it is a folder, not a file$/);
 });
 

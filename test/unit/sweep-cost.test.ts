@@ -10,7 +10,7 @@ import { writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { parseProfileText } from '../../core/config/index';
 import { pointGpuHourUsd, readSweepBlock, treeGpuName } from '../../core/config/sweep';
-import { formatUsd, formatUsdCost, poolCost, usdPerMillionTokens } from '../../core/format';
+import { formatLoad, formatUsd, formatUsdCost, poolCost, usdPerMillionTokens } from '../../core/format';
 import type { PoolResult, RunResult } from '../../core/protocol/run';
 import type { SweepMetrics, SweepReport, SweepReportRow } from '../../core/protocol/sweep';
 import { gpuPrices, sweepProvenance } from '../../core/sweepFigures';
@@ -102,6 +102,25 @@ test('poolLoad: the mean output tokens over completed requests, and the requests
   assert.equal(load.inFlightAtMiddleArrival, 1);
   assert.equal(load.inFlightAtLastArrival, 1);
   assert.equal(load.waitingAtLastArrival, 0);
+});
+
+test('poolLoad: a run whose queue grew says keepsUp false in its JSON where its Load text says Overloaded (s50 newcomer LOW-1: keepsUp was absent)', () => {
+  // 40 requests arriving 0, 1, …, 39 s (middle 19.5 s); the first 10 scheduled on arrival, the other 30 at 100 s and
+  // after: 30 waiting at the last arrival (75 %, over 5 %), 10 at the middle (requests 10–19), so the queue grew.
+  const n = 40;
+  const arrivalS = Float64Array.from({ length: n }, (_, i) => i);
+  const scheduledS = Float64Array.from({ length: n }, (_, i) => (i < 10 ? i : 100 + i));
+  const times = { scheduledS, firstTokenS: scheduledS.map((x) => x + 0.1), finishS: scheduledS.map((x) => x + 1), outputLen: new Int32Array(n).fill(10) };
+  const load = poolLoad({ arrivalS } as ServingSimRequests, times, { requestsPerSec: 0.28 } as LatencySummary, 1, 'workload');
+  assert.equal(load.waitingAtLastArrival, 30);
+  assert.equal(load.waitingAtMiddleArrival, 10);
+  assert.equal(load.overloaded, true);
+  assert.equal(load.keepsUp, false);
+  assert.ok(formatLoad(load, { requests: n, completed: n, rejected: 0 }).some((l) => l.startsWith('Overloaded: at the last arrival 30 of the 40 requests')));
+  // Kept up (every request scheduled on arrival): no verdict without μ, as before.
+  const kept = poolLoad({ arrivalS } as ServingSimRequests, { ...times, scheduledS: arrivalS, finishS: arrivalS.map((x) => x + 0.5) }, { requestsPerSec: 1 } as LatencySummary, 1, 'workload');
+  assert.equal(kept.overloaded, false);
+  assert.equal(kept.keepsUp, undefined);
 });
 
 /** A max-rate row: `rate` requests/s on `tp` GPUs of `gpu` at `tokens` output tokens/s there, limited by the SLO. */

@@ -65,6 +65,7 @@ test('stamps in milliseconds read as seconds are refused at the latest arrival: 
   const ms = readTraceFile(file, { maxModelLen: 8192, timeUnit: 'ms' });
   assert.equal(ms.requests.arrivalS[29], 29);
   assert.equal(ms.timeUnit, 'arrival_s, milliseconds (--trace-time-unit ms)');
+  assert.deepEqual([ms.timeColumn, ms.stampUnit], ['arrival_s', 'ms']);
   const s = readTraceFile(file, { maxModelLen: 8192, timeUnit: 's' });
   assert.equal(s.requests.arrivalS[29], 29_000);
   // Under the span (300 requests 61 s apart: 5.07 h) or with most gaps short, seconds are believed.

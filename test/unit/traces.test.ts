@@ -130,6 +130,7 @@ test('Azure CSV: datetime stamps to seconds from the first, lengths, max_model_l
   const r = readTraceFile(fixture('azure-code.csv'), { maxModelLen: 8192, warnings });
   assert.equal(r.format, 'azure');
   assert.equal(r.timeUnit, 'TIMESTAMP, datetime (UTC)');
+  assert.deepEqual([r.timeColumn, r.stampUnit], ['TIMESTAMP', 'datetime']);
   assert.equal(r.count, 5);
   [0, 4.314579, 4.56941, 5.31941, 5.81941].forEach((t, i) => assert.ok(Math.abs(r.requests.arrivalS[i] - t) < 1e-6, `arrival ${i}: ${r.requests.arrivalS[i]}`));
   assert.deepEqual([...r.requests.promptLen], [4808, 3180, 110, 9000, 7000]);
@@ -218,6 +219,7 @@ test('Mooncake JSONL: ms stamps, and shared leading hash_ids blocks become prefi
   // Shared hit rate = hits / prompt tokens at first admission (1200 + 1100 + 600 + 300 = 3200).
   const r = readTraceFile(fixture('mooncake.jsonl'), { maxModelLen: 8192 });
   assert.equal(r.timeUnit, 'timestamp, milliseconds');
+  assert.deepEqual([r.timeColumn, r.stampUnit], ['timestamp', 'ms']);
   assert.deepEqual([...r.requests.arrivalS], [0, 1.5, 3, 4.5]);
   assert.deepEqual([...r.requests.segmentStart], [0, 3, 6, 8, 9]);
   assert.deepEqual([...r.requests.segmentEnd], [512, 1024, 1200, 512, 1024, 1100, 512, 600, 300]);
@@ -265,6 +267,7 @@ test('vllm bench serve result: start_times, failed requests dropped, or even spa
   // The label says what the arrivals came from: start_times, or request_rate when there are none.
   assert.equal(a.timeUnit, 'start_times, seconds');
   assert.equal(b.timeUnit, 'no start_times: arrivals from request_rate');
+  assert.deepEqual([a.timeColumn, a.stampUnit, b.timeColumn, b.stampUnit], ['start_times', 's', null, null]);
   // A syntax error is reported where it is: line 4, column 3 (the missing comma before "output_lens"),
   // not 1:1 with a character offset.
   const broken = write('bench-d.json', '{\n  "request_rate": 4,\n  "input_lens": [1, 2]\n  "output_lens": [3, 4]\n}\n');
