@@ -329,8 +329,9 @@ export function loadProfile(file: string, command: ProfileCommand, given?: Profi
       const at = locate(p, abs, text, texts);
       return new InputError(p.message, display(at.file), at.line, at.column);
     };
-    // The unknown keys too (a typo beside the errors, "pagesize"): said now, not after the errors are fixed.
-    const unknownKeys = errors.length > 0 ? problems.filter((p) => p.code === 'unknown-key' && p.severity !== 'error') : [];
+    // The unknown keys too (a typo beside the errors, "pagesize"): said now, not after the errors are
+    // fixed; not past a syntax error, where the keys are the parser's guess.
+    const unknownKeys = errors.length > 0 && checked.parseErrors.length === 0 ? problems.filter((p) => p.code === 'unknown-key' && p.severity !== 'error') : [];
     throw new InputErrors(capRepeats(sorted).map(located), capRepeats(unknownKeys).map(located));
   }
   const locateProblem = (p: Problem): RunProblem => {
