@@ -782,6 +782,18 @@ describe('dashboard webview in Chromium', () => {
     // Time and kind first, the name after (s48 newcomer-ed 5: runs of one profile read alike where the picker cut the name).
     assert.match(options[0]!, /^[^·]*2099[^·]* · benchmark · w\.attn\.yaml · WebAssembly, 1 thread · simd128$/);
     assert.ok(options[1]!.endsWith(' · avx2 · 2 threads'), options[1]);
+    // Wide enough to show the name after time and kind (s50 newcomer-ed 4: at 280 px "Dec 6, 2026, 5:12:49 PM · simulatio…"):
+    // the picker is at least as wide as its picked option's text up to the name, and never wider than the page.
+    const fit = await page.$eval('#compare-a', (sel) => {
+      const probe = document.createElement('span');
+      probe.style.cssText = 'position:absolute;visibility:hidden;white-space:nowrap;font:inherit';
+      probe.textContent = 'Dec 16, 2026, 12:12:49 PM · simulation · llama-3.1-8b · llama-3.1-8b.attn.yaml';
+      sel.parentElement!.append(probe);
+      const need = probe.getBoundingClientRect().width;
+      probe.remove();
+      return { width: sel.getBoundingClientRect().width, need, page: document.documentElement.clientWidth };
+    });
+    assert.ok(fit.width >= fit.need && fit.width <= fit.page, JSON.stringify(fit));
     await send(page, { type: 'compare', a: run, b: { ...run, createdAt: wasm.createdAt } });
     await page.waitForSelector('table.table-compare');
     assert.equal(await page.$('#compare-build'), null, 'one build: no warning');
