@@ -16,14 +16,7 @@ import { timingBudget, timingBudgetText } from './plan';
 import { NOISY_MARK_NOTE, noisyMark, PERCENTILE_MIN_SAMPLES, spreadName, spreadsName } from '../core/noise';
 import { formatPoolSummary } from './simulate';
 import { cpuName } from '../core/sweepFigures';
-
-/** Left-aligns text columns and right-aligns numeric ones (those whose header starts with a space marker). */
-export function renderTable(header: string[], rows: string[][], rightAligned: boolean[]): string {
-  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
-  const fmt = (cells: string[]) =>
-    cells.map((c, i) => (rightAligned[i] ? c.padStart(widths[i]!) : c.padEnd(widths[i]!))).join('  ').trimEnd();
-  return [fmt(header), widths.map((w) => '-'.repeat(w)).join('  '), ...rows.map(fmt)].join('\n');
-}
+import { renderTable, TABLE_WIDTH } from '../core/textTable';
 
 function ms(ns: number): string {
   const v = ns / 1e6;
@@ -59,9 +52,10 @@ function pathText(c: KernelCase): string {
  * The kernel table: kernel, shape, dtype, the path that ran, n (samples timed), median ms, the
  * spread (p10–p90, or min–max of fewer than PERCENTILE_MIN_SAMPLES samples: core/noise.ts spreadName), the rate of
  * the roof that bounds the case (GFLOP/s for a compute-bound one, GB/s for a memory-bound one),
- * % of that roof, the roof with which bound it is, max |err|, lse err.
+ * % of that roof, the roof with which bound it is, max |err|, lse err. Past `width` columns
+ * (core/textTable.ts TABLE_WIDTH, 100) stacked parts, each repeating kernel and shape.
  */
-export function formatCases(cases: KernelCase[]): string {
+export function formatCases(cases: KernelCase[], width = TABLE_WIDTH): string {
   // One name for the column where every case's spread is the same kind; else each min–max cell says so.
   const names = new Set(cases.map((c) => spreadName(c.samplesNs.length)));
   const header = ['kernel', 'shape', 'dtype', 'path', 'n', 'median ms', `${names.size === 1 ? [...names][0] : 'p10–p90'} ms`, 'rate', '% of peak', 'peak', 'max |err|', 'lse err'];
@@ -85,7 +79,8 @@ export function formatCases(cases: KernelCase[]): string {
     sci(c.maxAbsErr),
     sci(c.lseMaxAbsErr),
   ]);
-  return renderTable(header, rows, [false, false, false, false, true, true, true, true, true, false, true, true]);
+  // Past 100 columns: stacked parts, each repeating kernel and shape (core/textTable.ts).
+  return renderTable(header, rows, [false, false, false, false, true, true, true, true, true, false, true, true], { keys: 2, width });
 }
 
 /**

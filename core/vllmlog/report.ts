@@ -6,6 +6,7 @@ import { formatConcurrency, formatCount, formatGib } from '../format';
 import type { ComparisonRow, LogComparison } from './compare';
 import { missingKvNote, stopNote } from './notes';
 import { isDataParallel, NAMED_RANK_TERMS, type LogFigure, type RankedKey, type VllmLog, type VllmLogFigures } from './parse';
+import { renderTable, TABLE_WIDTH } from '../textTable';
 
 const LABELS: Array<[keyof VllmLogFigures, string, 'bytes' | 'count' | 'x' | 'ratio']> = [
   ['totalGpuMemoryBytes', 'device memory (total_gpu_memory)', 'bytes'],
@@ -109,23 +110,23 @@ export function logFigureLines(log: VllmLog, opts: { notes?: boolean } = {}): st
   return out;
 }
 
-/** The comparison as aligned text columns: term, vLLM, estimate, difference, then why under each row. */
 /** A row's difference cell: '=' only where both sides are known and agree; '—' where one is unknown. */
 function difference(r: ComparisonRow): string {
   if (r.difference) return r.difference;
   return r.log === null || r.estimate === '—' ? '—' : '=';
 }
 
-export function formatComparisonText(c: LogComparison): string {
+/**
+ * The comparison as text: term, vLLM log, estimate, difference, and why under each row; past
+ * `width` columns (core/textTable.ts TABLE_WIDTH, 100) stacked parts, each repeating the term,
+ * the why lines under the last.
+ */
+export function formatComparisonText(c: LogComparison, width = TABLE_WIDTH): string {
   const head = ['term', 'vLLM log', 'estimate', 'difference'];
   const cells = c.rows.map((r) => [r.term, r.log === null ? '—' : `${r.log}${r.logLine !== null ? ` [${r.logLine}]` : ''}`, r.estimate, difference(r)]);
-  const widths = head.map((h, i) => Math.max(h.length, ...cells.map((row) => row[i]!.length)));
-  const line = (row: string[]) => row.map((x, i) => x.padEnd(widths[i]!)).join('  ').trimEnd();
-  const out = [...(c.deviceCaveat ? [`note: ${c.deviceCaveat}`, ''] : []), line(head), widths.map((w) => '-'.repeat(w)).join('  ')];
-  c.rows.forEach((r, i) => {
-    out.push(line(cells[i]!));
-    out.push(`    ${r.why}`);
-  });
+  // Past 100 columns: stacked parts, each repeating the term; why under each row of the last (core/textTable.ts).
+  const table = renderTable(head, cells, head.map(() => false), { notes: c.rows.map((r) => `    ${r.why}`), width });
+  const out = [...(c.deviceCaveat ? [`note: ${c.deviceCaveat}`, ''] : []), ...table.split('\n')];
   out.push('', `settings from the log: ${c.fromLog.length ? c.fromLog.join(', ') : 'none'}`);
   out.push(`settings from the profile: ${c.fromProfile.length ? c.fromProfile.join(', ') : 'none'}`);
   for (const n of c.notes) out.push(`note: ${n}`);

@@ -1,5 +1,6 @@
 /** The latency part of `attnscope simulate`'s text output, and the capacity search's curve. */
 import { BENCHMARK_DURATION, formatAttainmentTarget, formatCount, formatCountOf, formatDuration, formatPercent, formatRequestRate, formatTimeScale, boundToWrite, OVERLOAD_MIN_SHARE, QUEUE_GROWS, sloNearIdleNote, sloVerdict } from '../../core/format';
+import { renderTable } from '../../core/textTable';
 import type { CapacityCurve, LatencySlo, LatencyStats, LatencySummary } from '../../core/protocol/latency';
 
 /** A latency given in seconds, in the unit its size needs (core/format formatDuration: "42.5 ms", "3.27 h"). */
@@ -23,9 +24,7 @@ export function formatLatency(l: LatencySummary, meanWaiting: number | undefined
   const header = ['latency (modelled)', 'mean', 'p50', 'p90', 'p99', 'max'];
   const row = (name: string, x: LatencyStats | null): string[] => (x ? [name, dur(x.mean), dur(x.p50), dur(x.p90), dur(x.p99), dur(x.max)] : [name, 'n/a', 'n/a', 'n/a', 'n/a', 'n/a']);
   const rows = [row('queueing delay', l.queue), row('TTFT', l.ttft), row('TPOT', l.tpot), row('end-to-end', l.e2e)];
-  const widths = header.map((h, c) => Math.max(h.length, ...rows.map((r) => r[c].length)));
-  const fmt = (r: string[]): string => r.map((x, c) => (c === 0 ? x.padEnd(widths[c]) : x.padStart(widths[c]))).join('  ');
-  const lines = [fmt(header), ...rows.map(fmt)];
+  const lines = renderTable(header, rows, header.map((_, c) => c > 0), { rule: false }).split('\n');
   // One line per distinct reason: "n/a: TTFT, TPOT, …: no request completed: all 20 were rejected".
   const reasons = new Map<string, string[]>();
   const names = { queue: 'queueing delay', ttft: 'TTFT', tpot: 'TPOT', e2e: 'end-to-end' } as const;
@@ -77,8 +76,6 @@ function idleBounds(c: CapacityCurve): string {
 export function formatCapacity(c: CapacityCurve, dataParallelSize = 1): string {
   const header = ['rate (req/s)', 'time scale', 'p99 TTFT', 'p99 TPOT', 'goodput (req/s)', 'meets SLO', 'keeps up', 'verdict'];
   const rows = c.points.map((p) => [rate(p.rate), formatTimeScale(p.scale), p.p99TtftS === null ? 'n/a' : dur(p.p99TtftS), p.p99TpotS === null ? 'n/a' : dur(p.p99TpotS), rate(p.goodputRequestsPerSec), formatPercent(p.sloAttainment), p.keepsUp === false ? 'no' : 'yes', p.meets ? 'pass' : 'fail']);
-  const widths = header.map((h, col) => Math.max(h.length, ...rows.map((r) => r[col].length)));
-  const fmt = (r: string[]): string => r.map((x, col) => x.padStart(widths[col])).join('  ');
   const lines = [
     `Capacity search (modelled): ${formatSlo(c.slo)} for at least ${formatAttainmentTarget(c.attainmentTarget)} of requests, and the server keeping up; bisection to a relative tolerance of ${formatPercent(c.tolerance)}`,
     c.saturatedRate
@@ -96,7 +93,8 @@ export function formatCapacity(c: CapacityCurve, dataParallelSize = 1): string {
         `so a rate keeps up when it is at most μ, and its TTFT and TPOT are those of a nearly idle engine, not a steady state's: ${formatCountOf(OVERLOAD_MIN_SHARE * dataParallelSize, 'request')} or more (workload.requests, or a longer trace) would tell`,
     );
   }
-  lines.push(fmt(header), ...rows.map(fmt));
+  // Past 100 columns: stacked parts, each repeating the rate (core/textTable.ts).
+  lines.push(...renderTable(header, rows, header.map(() => true), { rule: false }).split('\n'));
   if (c.unbounded) {
     lines.push(`Every rate tried meets the SLO, up to ${rate(c.maxRate!)} requests/s, where all requests arrive within one step, and the saturated throughput could not be measured: the load is too small to find the limit (a longer trace or more workload requests would).`);
     return lines.join('\n');

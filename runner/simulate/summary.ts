@@ -3,6 +3,7 @@ import { contiguousNotSimulatedText, dataParallelDeployment, dataParallelEngines
 import type { DeviceSpec } from '../../core/config/types';
 import type { PoolResult, StepTimeModel } from '../../core/protocol/run';
 import { formatLatency } from './latency-format';
+import { renderTable } from '../../core/textTable';
 
 const pct = (x: number): string => formatPercent(x);
 /** A mean count: 1 decimal, 3 significant digits below 10 (0.0431, not 0.0). */
@@ -129,10 +130,8 @@ export function formatPoolSummary(result: PoolResult, device?: Parameters<typeof
       int(b.rejectedOrDelayed),
     ]),
   ];
-  const widths = header.map((h, c) => Math.max(h.length, ...rows.map((r) => r[c].length)));
-  const fmt = (r: string[]): string => r.map((x, c) => (c === 0 ? x.padEnd(widths[c]) : x.padStart(widths[c]))).join('  ');
-  lines.push(fmt(header));
-  for (const r of rows) lines.push(fmt(r));
+  // Past 100 columns: stacked parts, each repeating the allocation (core/textTable.ts).
+  lines.push(...renderTable(header, rows, header.map((_, c) => c > 0), { rule: false }).split('\n'));
   // Said, not left out silently (s41 newcomer F11): simulateDataParallel runs the paged pool only.
   if (dp) lines.push(`(${contiguousNotSimulatedText(dp.size)})`);
   lines.push('');

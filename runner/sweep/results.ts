@@ -22,6 +22,7 @@ import { jsonErrorText } from '../../core/config/tree';
 import { deviceGpu, flashMlaPageSizeNote, vllmPageSizeNote } from '../../core/estimate';
 import { modelLabel } from '../../core/modelLabel';
 import { canonicalJson, pointId } from './spec';
+import { renderTable } from '../../core/textTable';
 
 /** The report's file name inside a results folder (merge skips it when reading points). */
 export const REPORT_FILE = 'sweep-report.json';
@@ -1029,16 +1030,16 @@ export function formatReport(report: SweepReport, shard?: { index: number; count
     ...(keeps ? [r.keepsUp === undefined ? '-' : r.keepsUp ? 'yes' : 'no'] : []),
     ...(header.at(-1) === 'status' ? [r.status] : []),
   ]);
-  const widths = header.map((h, c) => Math.max(h.length, ...rows.map((r) => r[c]!.length)));
   // Words left-aligned (axis values, the result column), figures right-aligned.
   const resultColumn = origins ? header.indexOf('result') : -1;
   const buildColumn = builds ? header.indexOf('build') : -1;
-  const fmt = (r: string[]) => r.map((x, c) => (c < report.axes.length || c === resultColumn || c === buildColumn ? x.padEnd(widths[c]!) : x.padStart(widths[c]!))).join('  ').trimEnd();
+  const right = header.map((_, c) => !(c < report.axes.length || c === resultColumn || c === buildColumn));
+  // Past 100 columns: stacked parts, each repeating the axis values and env (core/textTable.ts).
+  const table = renderTable(header, rows, right, { keys: report.axes.length + (multiEnv ? 1 : 0), rule: false });
   const lines = [
     `Sweep ${report.name}${report.models && report.models.length > 0 ? ` of ${report.models.join(', ')}` : ''} (${report.sweepId}, job ${report.job}): ${shard ? `${formatCountOf(report.rows.length, 'result')} for the ${formatCountOf(shard.points, 'point')} of shard ${shard.index}/${shard.count} (of ${formatCountOf(report.total, 'point')}; the rest are other shards)` : `${report.rows.length === report.total - report.missing.length ? '' : `${formatCountOf(report.rows.length, 'result')} for `}${report.total - report.missing.length} of ${formatCountOf(report.total, 'point')}`}`,
     '',
-    fmt(header),
-    ...rows.map(fmt),
+    ...table.split('\n'),
   ];
   if (multiEnv) {
     lines.push('');

@@ -23,7 +23,7 @@ describe('formatCases', () => {
     // The newcomer's row: p10-p90 0.426-15.97 ms: 15.97 / 0.426 = 37.49 -> "noisy 37.5x"; a 1.0-1.9 ms row (1.9x) is not marked.
     const noisy = { ...base, medianNs: 1.2e6, p10Ns: 0.426e6, p90Ns: 15.97e6, samplesNs: Array(20).fill(1e6) };
     const quiet = { ...base, medianNs: 1.2e6, p10Ns: 1.0e6, p90Ns: 1.9e6, samplesNs: Array(20).fill(1e6) };
-    const [, , row, quietRow] = formatCases([noisy, quiet]).split('\n');
+    const [, , row, quietRow] = formatCases([noisy, quiet], Infinity).split('\n');
     assert.match(row!, / noisy 37\.5x /);
     assert.doesNotMatch(quietRow!, /noisy/);
     const caption = casesCaption({ cases: [noisy], environment: undefined as unknown as Environment });
@@ -35,7 +35,7 @@ describe('formatCases', () => {
     const text = formatCases([
       { ...base, simdPath: 'avx2', productUnit: 'fp32-fma', ceiling: 'fp32 FMA peak' },
       { ...base, backend: 'cuda', fractionOfPeak: null },
-    ]);
+    ], Infinity);
     const [header, , cpu, cuda] = text.split('\n');
     assert.match(header!, /path .*% of peak +peak/);
     assert.match(cpu!, /avx2 fp32-fma .* 50% +fp32 FMA peak/);
@@ -49,15 +49,36 @@ describe('formatCases', () => {
       gflops: 268, gbps: 1.28, fractionOfPeak: 0.335, ceiling: 'AVX512-BF16 peak', bound: 'compute',
     };
     const gqa: KernelCase = { ...mla, shape: { ...mla.shape, numHeads: 32, numKvHeads: 8, headDim: 128, mlaLatentDim: undefined }, gbps: 20, fractionOfPeak: 0.5, ceiling: 'DRAM read bandwidth', bound: 'memory' };
-    const [, , m, g] = formatCases([mla, gqa]).split('\n');
+    const [, , m, g] = formatCases([mla, gqa], Infinity).split('\n');
     assert.match(m!, / 268 GFLOP\/s +34% +AVX512-BF16 peak \(compute-bound\)/);
     assert.match(g!, / 20\.0 GB\/s +50% +DRAM read bandwidth \(memory-bound\)/);
   });
 
   it('groups a rate of 1,000 and more as every other figure (core/format formatSignificant): 2,250 GFLOP/s, not 2250', () => {
-    const [, , fast, wide] = formatCases([{ ...base, gflops: 2250.3 }, { ...base, gflops: 12_345.6, kernel: 'paged_decode', bound: 'memory', gbps: 1049.7 }]).split('\n');
+    const [, , fast, wide] = formatCases([{ ...base, gflops: 2250.3 }, { ...base, gflops: 12_345.6, kernel: 'paged_decode', bound: 'memory', gbps: 1049.7 }], Infinity).split('\n');
     assert.match(fast!, / 2,250 GFLOP\/s /);
     assert.match(wide!, / 1,050 GB\/s /);
+  });
+  it('fits 100 columns on a wide case (MLA shape, noisy spread, path, bound), every cell still printed, kernel and shape in each part', () => {
+    // Unsplit, this row is over 190 columns (kernel 12 + shape 46 + path 22 + spread 32 + peak 32 + the rest).
+    const wide: KernelCase = {
+      ...base, kernel: 'paged_decode', kvDtype: 'bf16', simdPath: 'avx512bf16', productUnit: 'avx512-bf16',
+      shape: { batchSize: 1, numHeads: 128, numKvHeads: 1, headDim: 512, seqLenQ: 1, seqLenK: 4096, causal: true, slidingWindow: null, pageSize: 64, mlaLatentDim: 576 },
+      samplesNs: Array(20).fill(1e6), medianNs: 1.2e6, p10Ns: 0.426e6, p90Ns: 15.97e6,
+      gflops: 268, gbps: 1.28, fractionOfPeak: 0.335, ceiling: 'AVX512-BF16 peak', bound: 'compute', maxAbsErr: 1.3e-3, lseMaxAbsErr: 5.3e-7,
+    };
+    const text = formatCases([wide]);
+    const lines = text.split('\n');
+    assert.ok(Math.max(...lines.map((l) => l.length)) <= 100, text);
+    assert.ok(formatCases([wide], Infinity).split('\n')[0]!.length > 100, 'the case is wide');
+    // Every cell of the full-width row is in some part: a split that dropped a column would miss one.
+    const full = formatCases([wide], Infinity).split('\n')[2]!.split(/ {2,}/);
+    for (const cell of full) assert.ok(text.includes(cell.trim()), `"${cell}" is not printed`);
+    for (const figure of ['noisy 37.5x', '268 GFLOP/s', '34%', 'AVX512-BF16 peak (compute-bound)', '1.3e-3', '5.3e-7', 'avx512bf16 avx512-bf16']) assert.ok(text.includes(figure), figure);
+    // Each part's rows start with the kernel and its shape.
+    const rows = lines.filter((l) => l.startsWith('paged_decode'));
+    assert.ok(rows.length >= 2, text);
+    for (const r of rows) assert.match(r, /^paged_decode +B=1 ctx=4096 H=128\/1 /);
   });
 });
 
@@ -78,10 +99,10 @@ describe('the spread of few samples', () => {
   });
 
   it('the table gives each case its n and calls a 4-sample spread min–max', () => {
-    const [header, , a] = formatCases([few]).split('\n');
+    const [header, , a] = formatCases([few], Infinity).split('\n');
     assert.match(header!, / n +median ms +min–max ms /);
     assert.match(a!, / 4 +2\.50 +1\.00-4\.00 /);
-    const [mixedHeader, , b, c] = formatCases([few, many]).split('\n');
+    const [mixedHeader, , b, c] = formatCases([few, many], Infinity).split('\n');
     assert.match(mixedHeader!, / n +median ms +p10–p90 ms /);
     assert.match(b!, / 4 +2\.50 +1\.00-4\.00 \(min–max\) /);
     assert.match(c!, / 10 +5\.50 +1\.00-9\.00 /);

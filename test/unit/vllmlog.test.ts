@@ -366,7 +366,8 @@ test('figures the log does not print are unknown, not equal; the KV gap the prin
   const withDevice = profileFromModelConfig(loadModel('Llama-3.1-8B'), null);
   withDevice.device.memoryGib = 80;
   const c = compareVllmLog(read('v1-llama-3.1-8b-eager.log'), withDevice);
-  const text = formatComparisonText(c);
+  // Full width: each row's cells on one line (at 100 columns the log and estimate columns are stacked parts).
+  const text = formatComparisonText(c, Infinity);
   for (const term of ['device memory \\(total_gpu_memory\\)', 'usable \\(× gpu_memory_utilization\\)', 'activation peak \\(PyTorch\\)', 'non-torch memory \\(incl\\. NCCL\\)']) {
     assert.match(text, new RegExp(`^${term}\\s+—\\s+\\S+ GiB\\s+—$`, 'm'), `${term} in\n${text}`);
   }
@@ -407,7 +408,7 @@ test('a log that prints total_gpu_memory and gpu_memory_utilization but no usabl
   assert.equal(usable.estimate, '19.78 GiB');
   assert.equal(usable.difference, '');
   assert.match(usable.why, /derived as its total_gpu_memory 21\.98 GiB \(line 5\) × gpu_memory_utilization 0\.9 \(line 2\)/);
-  assert.match(formatComparisonText(c), /^usable \(× gpu_memory_utilization\)\s+19\.78 GiB \(derived\) \[5\]\s+19\.78 GiB\s+=$/m);
+  assert.match(formatComparisonText(c, Infinity), /^usable \(× gpu_memory_utilization\)\s+19\.78 GiB \(derived\) \[5\]\s+19\.78 GiB\s+=$/m);
   // The A10 log prints the product itself ("... = 19.86GiB", line 3): that figure, not derived.
   const a10 = compareVllmLog(read('a10-llama-3.1-8b-v0.log'), profileFromModelConfig(loadModel('Llama-3.1-8B'), null));
   assert.equal(a10.rows.find((r) => r.term === 'usable (× gpu_memory_utilization)')!.log, '19.86 GiB');

@@ -1,0 +1,63 @@
+/**
+ * The CLI's text tables fit 100 columns (core/textTable.ts TABLE_WIDTH): a table wider than that
+ * is printed as stacked parts, each repeating the columns that name a row, so every figure of the
+ * full-width row is still printed (s50 newcomer MEDIUM-2: a 2-axis sweep's rows were 143 columns,
+ * the vLLM-log comparison 120, simulate's allocation table 116). Through the built dist/runner.js.
+ */
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { join } from 'node:path';
+import { test } from 'node:test';
+import { tempDir } from '../fixtures/tmp';
+
+const root = join(__dirname, '..', '..');
+const runner = join(root, 'dist', 'runner.js');
+const profile = join(root, 'examples', 'llama-3.1-8b.attn.yaml');
+
+function cli(args: string[]): string {
+  const r = spawnSync(process.execPath, [runner, ...args], { encoding: 'utf8', timeout: 300_000, cwd: root });
+  assert.equal(r.status, 0, r.stderr);
+  return r.stdout;
+}
+
+const widest = (lines: string[]): number => Math.max(...lines.map((l) => l.length));
+
+test('sweep: a 2-axis report (11 figure columns, 143 columns in one) is stacked parts within 100 columns, each row in each part with its axis values, every figure printed', () => {
+  const out = cli(['sweep', profile, '--set', 'kv_cache.page_size=8,16', '--set', 'workload.max_num_seqs=64,256', '--out', join(tempDir('attnscope-width-'), 'sweep')]);
+  const table = out.slice(out.indexOf('\npage_size  max_num_seqs') + 1, out.indexOf('\nbest:')).split('\n').filter((l) => l !== '');
+  assert.ok(widest(table) <= 100, table.join('\n'));
+  const headers = table.filter((l) => l.startsWith('page_size  max_num_seqs'));
+  assert.ok(headers.length >= 2, table.join('\n'));
+  // Every column of the full-width form, each once.
+  for (const h of ['internal frag', 'prefix hits', 'preemptions', 'pool pages', 'occupancy', 'tokens/s (sim)', 'rejected', 'p99 TTFT', 'p99 TPOT', 'keeps up']) {
+    assert.equal(headers.filter((l) => l.includes(h)).length, 1, `${h}: ${headers.join(' | ')}`);
+  }
+  // page_size 8 halves page_size 16's 28,363 pages (README's figures: 56,726); max_num_seqs 64 does
+  // not keep up (17.9 s p99 TTFT): figures from both sides of a split, each on a row naming its point.
+  const rows = (p: string) => table.filter((l) => new RegExp(`^${p}`).test(l));
+  assert.equal(rows('8 +64 ').length, headers.length);
+  assert.ok(rows('8 +64 ').some((l) => / 56,726 /.test(l)), table.join('\n'));
+  assert.ok(rows('8 +64 ').some((l) => / 17\.9 s .* no$/.test(l)), table.join('\n'));
+});
+
+test('simulate: the allocation table (116 columns in one) fits 100, every baseline row in each part', () => {
+  const out = cli(['simulate', profile]).split('\n');
+  const table = out.filter((l) => /^(allocation|paged \(|contiguous, )/.test(l));
+  assert.ok(widest(table) <= 100, table.join('\n'));
+  assert.ok(table.some((l) => l.includes('rejected/delayed')) && table.some((l) => l.includes('useful tokens')));
+  // README's figures: max_model_len each rejects or delays 1,761 requests, 12.0% useful tokens.
+  assert.ok(table.some((l) => /^contiguous, max_model_len each .* 1,761$/.test(l)), table.join('\n'));
+  assert.ok(table.some((l) => /^contiguous, max_model_len each +12\.0% /.test(l)), table.join('\n'));
+});
+
+test('vllm-log: the comparison (120 columns in one) fits 100, every term in each part and its why under the last', () => {
+  const out = cli(['vllm-log', join(root, 'examples', 'vllm-llama-3.1-8b.log'), '--profile', join(root, 'examples', 'vllm-llama-3.1-8b-a100-40gb.attn.yaml')]);
+  const table = out.slice(out.indexOf('\nterm ') + 1, out.indexOf('\nsettings from the log')).split('\n').filter((l) => l !== '' && !l.startsWith('    '));
+  assert.ok(widest(table) <= 100, table.join('\n'));
+  // The log's 9,871 blocks against the estimate's 10,291 (+420, +4.3%), and the log's per-token bytes
+  // with how they were derived: both sides of the split.
+  assert.ok(table.some((l) => /^GPU blocks \(tokens \/ block size\) +9,871 \[5\]$/.test(l)), table.join('\n'));
+  assert.ok(table.some((l) => /^GPU blocks \(tokens \/ block size\) .*10,291 +\+420 \(\+4\.3%\)$/.test(l)), table.join('\n'));
+  assert.ok(table.some((l) => l.includes('131,077 B (KV cache memory / tokens) [4]')));
+  assert.equal(out.split('\n').filter((l) => l.startsWith('GPU blocks')).length, 2);
+});
