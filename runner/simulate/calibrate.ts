@@ -523,11 +523,25 @@ export function formatCalibration(fit: CalibrationFit, file: string): string[] {
     `  step_time: { compute_efficiency: ${s.computeEfficiency.toPrecision(4)}, memory_efficiency: ${s.memoryEfficiency.toPrecision(4)}, overhead_ms: ${s.overheadMs.toPrecision(4)}${s.allReduce ? `, all_reduce: ${allReduceText(s.allReduce)}` : ''} }`,
     `  one-step model's fit error (each TTFT one prefill step, each TPOT one decode step at concurrency ${fit.concurrency.toPrecision(3)}; not the simulation's: see the replay) |modelled − measured| / measured: TTFT mean ${pct(fit.ttftError.mean)}, max ${pct(fit.ttftError.max)}; TPOT ${fit.tpotError ? `mean ${pct(fit.tpotError.mean)}, max ${pct(fit.tpotError.max)}` : NO_ITL}`,
   ];
+  const unsure = unsureComment(fit);
+  if (unsure) lines.splice(1, 0, unsure);
   const fitted = fit.parameters.filter((p) => p.fitted && !p.throughBound);
   if (fitted.length > 0) lines.push(`  determined by the data: ${fitted.map((p) => `${p.key} (standard error ${pct(p.relativeSe!)})`).join(', ')}`);
   for (const p of fit.parameters) if (p.throughBound) lines.push(`  ${p.key} ${p.throughBound}`);
   for (const p of fit.parameters) if (!p.fitted) lines.push(`  ${p.key} ${p.why}`);
   return lines;
+}
+
+/**
+ * A YAML comment line put above the paste-ready step_time line, naming its keys the data did not fit (s50 newcomer
+ * LOW-11: two 4-digit guesses read as figures, the caveat lines below them): "  # not determined by this data:
+ * compute_efficiency, memory_efficiency (see below)", or '' when every key was fitted. A line of its own, so that
+ * wrapping at 100 columns never breaks the snippet. Held keys (at a bound, or no step bound by them) and keys fitted
+ * only through the held ones ({@link CalibratedParameter.throughBound}) both count.
+ */
+function unsureComment(fit: CalibrationFit): string {
+  const unsure = fit.parameters.filter((p) => !p.fitted || p.throughBound).map((p) => p.key);
+  return unsure.length > 0 ? `  # not determined by this data: ${unsure.join(', ')} (see below); paste it, or set them yourself` : '';
 }
 
 /** A profile's step_time.all_reduce as the profile writes it: "{ efficiency: { two_shot: 0.4 }, latency_us: 12 }". */

@@ -349,6 +349,9 @@ test("a low-load result (near-constant decode batch) keeps memory_efficiency at 
   // The CLI's lines say which keys the data determined and which were held.
   const lines = formatCalibration(fit, 'vb4.json');
   assert.match(lines.join('\n'), /\n {2}determined by the data: overhead_ms \(standard error [\d.]+%\), compute_efficiency \(standard error [\d.]+%\)\n {2}memory_efficiency held at its bound 1; /);
+  // The comment above its paste-ready line names the one held key, memory_efficiency, and no fitted one.
+  assert.match(lines[1]!, /^ {2}# not determined by this data: memory_efficiency \(see below\)/);
+  assert.match(lines[2]!, /^ {2}step_time: \{/);
 });
 
 test('50 identical requests determine no factor: with overhead_ms at its bound 0 (all 50) or memory_efficiency at its bound 1 (3 dropped) the others are said to rest on that bound, not "determined by the data" (s45 newcomer MEDIUM-4)', () => {
@@ -375,6 +378,9 @@ test('50 identical requests determine no factor: with overhead_ms at its bound 0
     const fit = calibrateStepTime(llamaOnH100(), readVllmResult(file));
     const text = formatCalibration(fit, file).join('\n');
     assert.doesNotMatch(text, /^ {2}determined by the data:/m, text);
+    // A YAML comment line above the paste-ready line says so (s50 newcomer LOW-11: "compute_efficiency: 0.1632" read as a figure).
+    assert.match(text.split('\n')[1]!, /^ {2}# not determined by this data: (\w+, )*compute_efficiency(, \w+)* \(see below\); paste it, or set them yourself$/);
+    assert.match(text.split('\n')[2]!, /^ {2}step_time: \{ .* \}$/);
     // Every factor is either held at a bound or said to rest on one; compute_efficiency is fitted through a bound in both.
     for (const p of fit.parameters) assert.ok(!p.fitted || p.throughBound !== undefined, `${file}: ${p.key}`);
     assert.match(text, /^ {2}compute_efficiency [\d.]+ is not determined by the data: .*\(every request alike\); the value is the fit's with (overhead_ms held at 0|memory_efficiency held at 1), and its standard error [\d.]+% assumes that$/m);
@@ -455,7 +461,8 @@ test('the profile\'s step_time.all_reduce is what the fit takes off its targets,
   const given = calibrateStepTime(exampleProfile(`${base}step_time: { all_reduce: { latency_us: 30 } }\n`), readVllmResult(file));
   assert.ok(Math.abs(assumed.spec.overheadMs - given.spec.overheadMs - 1.3) < 1e-9, `${assumed.spec.overheadMs} − ${given.spec.overheadMs}`);
   assert.deepEqual(given.spec.allReduce, { latencyUs: 30 });
-  assert.match(formatCalibration(given, 'bench.json')[1]!, /^ {2}step_time: \{ compute_efficiency: [\d.]+, memory_efficiency: [\d.]+, overhead_ms: [\d.]+, all_reduce: \{ latency_us: 30 \} \}$/);
+  assert.match(formatCalibration(given, 'bench.json')[1]!, /^ {2}# not determined by this data: compute_efficiency, memory_efficiency \(see below\)/);
+  assert.match(formatCalibration(given, 'bench.json')[2]!, /^ {2}step_time: \{ compute_efficiency: [\d.]+, memory_efficiency: [\d.]+, overhead_ms: [\d.]+, all_reduce: \{ latency_us: 30 \} \}$/);
   assert.doesNotMatch(formatCalibration(assumed, 'bench.json')[1]!, /all_reduce/);
 });
 
@@ -522,7 +529,7 @@ test('a result with no inter-token latencies (every output_len 1): TPOT is n/a i
   const lines = formatCalibration(fit, 'r.json');
   // 49 · 0.05 / 15.5 = 0.158 (the null-TTFT request has no e2e).
   assert.match(lines[0]!, /^Calibration from r\.json \(49 requests of 50, left out: 1 with no TTFT \(ttfts\[3\] is null\); concurrency 1\.00 from Little's law over the result's duration 15\.5 s, which gives 0\.158 /);
-  assert.match(lines[2]!, /; TPOT n\/a \(no inter-token latencies in the result\)$/);
+  assert.match(lines.find((l) => l.includes("one-step model's fit error"))!, /; TPOT n\/a \(no inter-token latencies in the result\)$/);
   assert.doesNotMatch(lines.join('\n'), /TPOT mean 0\.0%/);
 });
 
