@@ -117,7 +117,7 @@ export function formatPoolSummary(result: PoolResult, device?: Parameters<typeof
   if (result.load) lines.push(...[`Workload: ${formatLoadSource(result.load)}`, ...formatLoad(result.load, s, searchedRate(result))].flatMap((l) => wrapLine(l, { keepUnits: true })));
   lines.push('');
   const perEngine = dp ? '/engine' : '';
-  const header = ['allocation', 'useful tokens', 'internal frag', 'external frag', `mean running${perEngine}`, `peak running${perEngine}`, 'rejected/delayed'];
+  const header = ['allocation (modelled)', 'useful tokens', 'internal frag', 'external frag', `mean running${perEngine}`, `peak running${perEngine}`, 'rejected/delayed'];
   const rows: string[][] = [
     [`paged (${result.pageSize}-token pages)`, pct(s.usefulTokenFraction), pct(s.meanInternalFragmentation), '-', mean(s.meanConcurrency), int(s.peakConcurrency), int(s.rejected + (s.delayed ?? 0))],
     ...result.baselines.map((b) => [
@@ -136,9 +136,9 @@ export function formatPoolSummary(result: PoolResult, device?: Parameters<typeof
   if (dp) lines.push(`(${contiguousNotSimulatedText(dp.size)})`);
   lines.push('');
   lines.push(
-    `Paging: occupancy${dp ? ' per engine' : ''} mean ${pct(s.meanOccupancy)}, peak ${pct(s.peakOccupancy)}${dp ? ' (the busiest engine)' : ''}; ` +
+    `Paging (modelled): occupancy${dp ? ' per engine' : ''} mean ${pct(s.meanOccupancy)}, peak ${pct(s.peakOccupancy)}${dp ? ' (the busiest engine)' : ''}; ` +
       `preemptions${dp ? ' (all engines)' : ''} ${int(s.preemptions)}${s.preemptedTokens ? ` (${int(s.preemptedTokens)} KV tokens to recompute, ${int(s.preemptedTokensCached ?? 0)} of them found again in the cache)` : ''}`,
-    `Prefix cache: ${pct(s.prefixHitRate)} of prompt tokens shared between requests (hits at first admission / prompt tokens)`,
+    `Prefix cache (modelled): ${pct(s.prefixHitRate)} of prompt tokens shared between requests (hits at first admission / prompt tokens)`,
   );
   lines.push(
     'useful tokens = KV slots holding a token / slots reserved, time-averaged; internal frag = the rest: reserved, empty.',

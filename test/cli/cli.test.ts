@@ -1318,7 +1318,7 @@ test('simulate on a Mooncake trace prints latency, goodput and the queue; --max-
   assert.match(unwrapped(r.stdout), /^Goodput \(modelled\): [\d.]+ requests\/s meet TTFT <= 500 ms, TPOT <= 50 ms \(100\.0% of all requests; the SLO asks 90% \(slo\.attainment unset: the default 0\.9\): met, but on 4 requests only: a 90% target needs 100 to leave 10 outside it \(the p90 of 4 is about their maximum\)\)$/m);
   // Waiting is counted after a step's admissions, and the queueing delay says it includes the step in flight (s33 newcomer: '0 at most' beside a non-zero delay read as a contradiction).
   assert.match(unwrapped(r.stdout), /^Queue: [\d.]+ requests queued after a step's admissions on average, \d+ at most \(an arrival during a step, admitted at the next, is not counted here\); queueing delay \(arrival to the step that admits it, the step in flight included\) p99 /m);
-  assert.match(r.stdout, /^Prefix cache: 48\.0% of prompt tokens shared between requests/m);
+  assert.match(r.stdout, /^Prefix cache \(modelled\): 48\.0% of prompt tokens shared between requests/m);
   // Four requests: a small batch, the TPOT bound judged with overhead_ms assumed 0: the note says so (summary.ts tpotOverheadNote).
   assert.match(unwrapped(r.stdout), /^Note: TPOT <= 50 ms is judged on steps of [\d.]+ running sequences on average with no per-step overhead \(step_time\.overhead_ms assumed 0\)/m);
   const search = cli(['simulate', profile, '--trace', trace, '--slo-ttft-ms', '500', '--max-rate']);

@@ -122,7 +122,7 @@ test('simulate runs data_parallel_size engines, each request to the engine with 
   assert.match(text, /peak running\/engine/);
   // The baselines the dp run leaves out (r.baselines []), said under the table's one row.
   assert.match(text, /^paged \(16-token pages\) .*\n\(contiguous-allocation baselines: not simulated at data parallel 2, whose engines run the paged pool only; data_parallel_size 1 simulates them\)\n/m);
-  assert.match(text, /^Paging: occupancy per engine mean [\d.]+%, peak [\d.]+% \(the busiest engine\); preemptions \(all engines\) 0/m);
+  assert.match(text, /^Paging \(modelled\): occupancy per engine mean [\d.]+%, peak [\d.]+% \(the busiest engine\); preemptions \(all engines\) 0/m);
   // One engine, for contrast: all four in one pool.
   const one = await simulatePool(profile('{ gpu: H100 SXM }\nkv_cache: { page_size: 16, num_pages: 64 }'), { stepTime: { perTokenS: 1 / 64 }, watermark: 0, trace: [{ arrivalS: 0, promptLen: 8, outputLen: 33 }, { arrivalS: 0, promptLen: 8, outputLen: 1 }] });
   assert.equal(one.dataParallel, undefined);
