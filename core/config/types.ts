@@ -48,10 +48,15 @@ export type AttentionKind = 'mha' | 'gqa' | 'mqa' | 'mla';
 
 /** Multi-head latent attention (DeepSeek-V2/V3): the KV cache holds a compressed latent. */
 export interface MlaSpec {
+  /** Rank of the compressed KV latent (kv_lora_rank), a count of elements. */
   kvLoraRank: number;
+  /** Rank of the compressed query (q_lora_rank), a count of elements; null when queries are not compressed. */
   qLoraRank: number | null;
+  /** Rotary part of each query/key head (qk_rope_head_dim), elements. */
   qkRopeHeadDim: number;
+  /** Non-rotary part of each query/key head (qk_nope_head_dim), elements. */
   qkNopeHeadDim: number;
+  /** Value head dimension (v_head_dim), elements. */
   vHeadDim: number;
 }
 
@@ -90,7 +95,9 @@ export interface MambaSpec {
   dtRank: number;
   /** Mamba-2's heads, head dim and B/C groups (Gated DeltaNet: value heads, value head dim, key heads); 0 for Mamba-1. */
   numHeads: number;
+  /** Head dimension of the mixer (mamba_head_dim or the family's key), elements. */
   headDim: number;
+  /** Groups of the B and C projections (n_groups), a count. */
   nGroups: number;
   convBias: boolean;
   /** Biases on in_proj and out_proj. */
@@ -159,7 +166,12 @@ export interface TowerReplication {
    * tensor_parallel_size (intern_vit.py InternSdpaAttention, nn.Linear qkv and proj); absent for
    * towers whose attention vLLM always splits (it asserts divisibility there).
    */
-  unsplitAttention?: { heads: number; params: number };
+  unsplitAttention?: {
+    /** The tower's attention heads, a count. */
+    heads: number;
+    /** Parameters of the attention weights built whole, a count. */
+    params: number;
+  };
   /** What they are, with the vLLM file that builds them, for the estimate's note. */
   what: string;
 }
@@ -173,6 +185,7 @@ export interface MoeSpec {
   expertIntermediateSize: number;
   /** Always-active shared experts (n_shared_experts / shared_expert_intermediate_size). */
   numSharedExperts: number;
+  /** Intermediate size of the shared experts together, elements; 0 without shared experts. */
   sharedExpertIntermediateSize: number;
   /** Leading layers that are dense, not MoE (first_k_dense_replace). */
   firstDenseLayers: number;
@@ -254,6 +267,7 @@ export interface LayerSkips {
  * (int32-packed qzeros), and GPTQ's g_idx, one int32 per input.
  */
 export interface GroupedQuantization {
+  /** Bits per quantized weight (e.g. 4, 8). */
   bits: number;
   /** Inputs sharing one scale; null: one group over the whole input (GPTQ group_size -1, compressed-tensors strategy "channel"). */
   groupSize: number | null;
@@ -287,13 +301,23 @@ export interface ContextLengthKeys {
    * max_target_positions, max_sequence_length, max_seq_length, seq_len); a length transformers'
    * config class supplies where the file leaves it out is listed under max_position_embeddings.
    */
-  lengths: Array<{ key: string; tokens: number }>;
+  lengths: Array<{
+    key: string;
+    /** The length the key gives, tokens. */
+    tokens: number;
+  }>;
   /**
    * rope_scaling (or transformers v5's rope_parameters): one entry, or one per layer type;
    * `ropeType` from rope_type or type ("default" when neither), `factor` and
    * `originalMaxPositionEmbeddings` null where not given. Empty when the config has none.
    */
-  rope: Array<{ ropeType: string; factor: number | null; originalMaxPositionEmbeddings: number | null }>;
+  rope: Array<{
+    ropeType: string;
+    /** rope_scaling's factor, a ratio (the scaled length / the original); null where not given. */
+    factor: number | null;
+    /** rope_scaling's original_max_position_embeddings, tokens; null where not given. */
+    originalMaxPositionEmbeddings: number | null;
+  }>;
   /** The config's own original_max_position_embeddings (outside rope_scaling): LongRoPE's default length. */
   originalMaxPositionEmbeddings: number | null;
 }
@@ -308,7 +332,9 @@ export interface ModelSpec {
   architectures: string[];
   /** True for encoder-only models (BERT...): no KV cache exists. */
   isEncoder: boolean;
+  /** Hidden size (hidden_size), elements. */
   hiddenSize: number;
+  /** Decoder layers (num_hidden_layers), a count. */
   numLayers: number;
   /** Query heads, H. */
   numHeads: number;
@@ -320,8 +346,11 @@ export interface ModelSpec {
   headDimExplicit: boolean;
   attention: AttentionKind;
   mla: MlaSpec | null;
+  /** MLP intermediate size (intermediate_size), elements. */
   intermediateSize: number;
+  /** Vocabulary size (vocab_size), tokens. */
   vocabSize: number;
+  /** Longest sequence the model is configured for (max_position_embeddings), tokens; null when the config does not say. */
   maxPositionEmbeddings: number | null;
   /**
    * The keys vLLM derives max_model_len from, as the config writes them; core/estimate
@@ -443,7 +472,9 @@ export interface DeviceSpec {
   backend: Backend;
   /** Device memory in GiB; null = unknown (then device.gpu's memory, else kv_cache.memory_gib sizes the pool). */
   memoryGib: number | null;
+  /** Fraction 0-1 of device memory vLLM may use (vLLM's gpu_memory_utilization). */
   gpuMemoryUtilization: number;
+  /** Tensor-parallel GPUs (tensor_parallel_size), a count. */
   tensorParallelSize: number;
   /**
    * Pipeline stages (vLLM --pipeline-parallel-size): the layers are split over them
@@ -502,8 +533,11 @@ export interface SloSpec {
  * stated assumptions; `attnscope simulate --calibrate` fits all three.
  */
 export interface StepTimeSpec {
+  /** Achieved fraction (0, 1] of the GPU's compute peak (profile step_time.compute_efficiency). */
   computeEfficiency?: number;
+  /** Achieved fraction (0, 1] of the GPU's memory bandwidth (profile step_time.memory_efficiency). */
   memoryEfficiency?: number;
+  /** Fixed cost per step, milliseconds (profile step_time.overhead_ms). */
   overheadMs?: number;
   /** The tensor-parallel all-reduces' link figures (profile `step_time.all_reduce`); not fitted by calibration. */
   allReduce?: AllReduceSpec;
@@ -521,7 +555,14 @@ export type StepTimeFactors = Omit<StepTimeSpec, 'allReduce'>;
  */
 export interface AllReduceSpec {
   /** Achieved fraction (0, 1] of the interconnect's per-direction bandwidth on the bytes each algorithm moves per GPU: one-shot, two-shot (NCCL's ring too, at every size: given, it replaces the ring's large-message 0.82 past 4 MiB), multimem. */
-  efficiency?: { oneShot?: number; twoShot?: number; multimem?: number };
+  efficiency?: {
+    /** One-shot all-reduce's achieved fraction (0, 1] of the link bandwidth. */
+    oneShot?: number;
+    /** Two-shot (and NCCL ring) all-reduce's achieved fraction (0, 1] of the link bandwidth. */
+    twoShot?: number;
+    /** Multimem (symmetric-memory) all-reduce's achieved fraction (0, 1] of the link bandwidth. */
+    multimem?: number;
+  };
   /** One all-reduce call's fixed latency, microseconds (≥ 0). */
   latencyUs?: number;
 }
@@ -531,12 +572,14 @@ export interface KvCacheSpec {
   pageSize: number;
   /** 'auto' = the profile's dtype. */
   dtype: KvDtype | 'auto';
+  /** Pages in the KV pool, a count; 'auto' = what the KV budget fits. */
   numPages: number | 'auto';
   /** Explicit KV budget in GiB (vLLM "Available KV cache memory"), else derived from the device. */
   memoryGib: number | 'auto';
 }
 
 export interface PrefillSpec {
+  /** Sequences per prefill case, a count. */
   batchSize: number;
   seqLens: number[];
   causal: boolean;
@@ -548,12 +591,37 @@ export interface DecodeSpec {
 }
 
 export type LengthDist =
-  | { dist: 'fixed'; value: number }
-  | { dist: 'uniform'; min: number; max: number }
-  | { dist: 'lognormal'; median: number; sigma?: number; max: number }
-  | { dist: 'exponential'; mean: number; max: number };
+  | {
+      dist: 'fixed';
+      /** Every length, tokens. */
+      value: number;
+    }
+  | {
+      dist: 'uniform';
+      /** Shortest length, tokens. */
+      min: number;
+      /** Longest length, tokens. */
+      max: number;
+    }
+  | {
+      dist: 'lognormal';
+      /** Median length, tokens. */
+      median: number;
+      /** Standard deviation of the length's natural log (dimensionless). */
+      sigma?: number;
+      /** Longest length (draws above are clipped), tokens. */
+      max: number;
+    }
+  | {
+      dist: 'exponential';
+      /** Mean length, tokens. */
+      mean: number;
+      /** Longest length (draws above are clipped), tokens. */
+      max: number;
+    };
 
 export interface WorkloadSpec {
+  /** Requests drawn, a count. */
   requests: number;
   /** Requests per second, Poisson arrivals. */
   arrivalRate: number;
@@ -566,7 +634,15 @@ export interface WorkloadSpec {
   /** Absent: vLLM's default for the device (core/estimate maxNumBatchedTokensOf). */
   maxNumBatchedTokens?: number;
   /** Optional prefix sharing: requests fall into groups that share a common prompt prefix. */
-  prefixSharing?: { groups: number; prefixLen: number; fraction: number };
+  prefixSharing?: {
+    /** Groups of requests, each with its own shared prefix, a count. */
+    groups: number;
+    /** Length of the shared prefix, tokens. */
+    prefixLen: number;
+    /** Fraction 0-1 of the requests that share a group's prefix. */
+    fraction: number;
+  };
+  /** Seed of the random draws (arrivals and lengths), an integer. */
   seed?: number;
   /**
    * Key workload.trace: a request trace to replay instead of drawing requests (any format

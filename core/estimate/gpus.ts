@@ -172,14 +172,22 @@ export interface GpuSpec {
  */
 export interface UserGpuFields {
   name: string;
+  /** Dense bf16 tensor peak, TFLOP/s (10^12 FLOP/s). */
   bf16_tflops: number;
+  /** Memory bandwidth, GB/s (10^9 bytes/s). */
   memory_bandwidth_gb_s: number;
+  /** Device memory, GiB (2^30 bytes). */
   memory_gib: number;
+  /** Dense fp32 (non-tensor) peak, TFLOP/s (10^12 FLOP/s). */
   fp32_tflops?: number;
+  /** Dense fp8 tensor peak, TFLOP/s (10^12 FLOP/s). */
   fp8_tflops?: number;
+  /** Dense int8 tensor peak, TOP/s (10^12 OP/s). */
   int8_tops?: number;
+  /** PCIe generation of the host link (4, 5 or 6). */
   pcie_gen?: 4 | 5 | 6;
   interconnect?: GpuSpec['interconnect'];
+  /** Interconnect bandwidth between GPUs, one direction, GB/s (10^9 bytes/s). */
   interconnect_gb_s?: number;
   compute_capability?: string;
   nvlink_multicast?: boolean;

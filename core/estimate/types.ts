@@ -6,11 +6,17 @@ import type { AttentionKind, Dtype, KvDtype, MambaCacheMode } from '../config/ty
 import type { ReserveTerm } from './reserve';
 
 export interface EstimateModel {
+  /** Layers, a count. */
   numLayers: number;
+  /** Attention (query) heads, a count. */
   numHeads: number;
+  /** KV heads, a count. */
   numKvHeads: number;
+  /** Head dimension, elements. */
   headDim: number;
+  /** Hidden size, elements. */
   hiddenSize: number;
+  /** Vocabulary size, tokens. */
   vocabSize: number;
   attention: AttentionKind;
   /** sliding_window in tokens, or null (none, or Llama 4's chunked attention: attentionChunkSize). */
@@ -142,6 +148,7 @@ export interface AttentionWorkspace {
   naiveBytes: number;
   /** Flash: O(B·H·N): running max m, running sum l and lse, fp32 each (3 · B · H · N · 4). */
   flashBytes: number;
+  /** Sequence length the workspace is computed for, tokens. */
   seqLen: number;
 }
 
@@ -159,6 +166,7 @@ export interface ParamBreakdown {
   experts: number;
   /** The routed experts one token uses (num_experts_per_tok per MoE layer). */
   expertsActive: number;
+  /** Shared experts of all MoE layers (always active), parameters. */
   sharedExperts: number;
   /** Routers [h, E] (and their bias), and Qwen2-MoE's shared-expert gates [h, 1]. */
   router: number;
@@ -182,13 +190,19 @@ export interface TpReplication {
   /** The tensors every GPU holds whole: norms, MoE routers, MLA's q_a_proj / kv_a_proj_with_mqa, a tower's unsplit parts; the k/v projections when H_kv is 1. */
   wholeBytes: number;
   /** tensor_parallel_size above H_kv > 1: the k_proj / v_proj weights (and biases) of all H_kv heads; each GPU holds one head's, bytes ÷ heads. */
-  kvHeads?: { bytes: number; heads: number };
+  kvHeads?: {
+    /** The k_proj / v_proj weights and biases of all KV heads, bytes. */
+    bytes: number;
+    /** KV heads (H_kv), a count. */
+    heads: number;
+  };
 }
 
 /** One pipeline stage's per-GPU figures (Estimate.pipeline). */
 export interface StageEstimate {
   /** Its layers: [start, end), 0-based (vLLM get_pp_indices). */
   start: number;
+  /** One past the stage's last layer (exclusive), 0-based. */
   end: number;
   /** The stage's weights, its tensor-parallel GPUs together. */
   weightsBytes: number;
@@ -228,6 +242,7 @@ export interface Estimate {
   hasKvCache: boolean;
   /** All layers, K and V, per GPU under tensor parallelism; 0 for encoders. */
   kvBytesPerToken: number;
+  /** KV bytes per token of one attention layer, K and V, per GPU. */
   kvBytesPerTokenPerLayer: number;
   /** Bytes one sequence of attention.seqLen tokens really needs (sliding-window layers hold at most the window). */
   kvBytesForSeqLen: number;
@@ -238,6 +253,7 @@ export interface Estimate {
    * Absent in runs saved before it was counted.
    */
   mambaStateBytesPerSeq?: number;
+  /** All parameters, a count. */
   paramsTotal: number;
   /** Active parameters per token (MoE): without the routed experts a token skips and without the input-embedding lookup, for every family (paramCounts); dense: paramsTotal. */
   paramsActive: number;
@@ -273,7 +289,18 @@ export interface Estimate {
    * GPUs, then the smallest pp (checks.ts parallelFit); each absent when none fits. Absent in runs
    * saved before session 39 (`pair` before session 40).
    */
-  weightsFit?: { tensorParallelSize?: number; pipelineParallelSize?: number; pair?: { tensorParallelSize: number; pipelineParallelSize: number } };
+  weightsFit?: {
+    /** Smallest tensor_parallel_size at which the weights fit, a count of GPUs. */
+    tensorParallelSize?: number;
+    /** Smallest pipeline_parallel_size at which the weights fit, a count of stages. */
+    pipelineParallelSize?: number;
+    pair?: {
+      /** The pair's tensor_parallel_size, a count of GPUs. */
+      tensorParallelSize: number;
+      /** The pair's pipeline_parallel_size, a count of stages. */
+      pipelineParallelSize: number;
+    };
+  };
   /**
    * Of weightsBytesPerGpu: the 16-bit copies of a quantized MLA kv_b_proj's halves W_UK_T and W_UV
    * vLLM keeps for the decode's bmm's (mlaDecodeCopies; DeepSeek-V3 fp8 at tp 8: 255,852,544 B); 0

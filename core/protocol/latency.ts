@@ -7,16 +7,23 @@
 
 /** Mean and percentiles of one per-request quantity, seconds; percentiles interpolate linearly between order statistics (numpy's default, as `vllm bench serve`). */
 export interface LatencyStats {
+  /** Mean over the requests, seconds. */
   mean: number;
+  /** Median (50th percentile), seconds. */
   p50: number;
+  /** 90th percentile, seconds. */
   p90: number;
+  /** 99th percentile, seconds. */
   p99: number;
+  /** Largest value over the requests, seconds. */
   max: number;
 }
 
 /** The SLO a run was judged by; a bound left out is not checked. */
 export interface LatencySlo {
+  /** Bound on the 99th-percentile time to first token, milliseconds (profile slo.ttft_ms or --slo-ttft-ms). */
   ttftMs?: number;
+  /** Bound on the 99th-percentile time per output token, milliseconds (profile slo.tpot_ms or --slo-tpot-ms). */
   tpotMs?: number;
   /** Fraction of requests that must meet the bounds for the run to meet the SLO (profile slo.attainment or --slo-attainment); absent = SLO_ATTAINMENT_DEFAULT. Absent in runs before s40. */
   attainment?: number;
@@ -30,7 +37,9 @@ export const CAPACITY_TOLERANCE_DEFAULT = 0.02;
 
 /** Points of an empirical CDF: value (seconds) and the fraction of requests at or below it. */
 export interface CdfPoint {
+  /** The value, seconds. */
   s: number;
+  /** Fraction 0-1 of the requests at or below the value. */
   fraction: number;
 }
 
@@ -78,8 +87,11 @@ export interface CapacityPoint {
   scale: number;
   /** Null when no request of the point completed (TTFT) or none had two output tokens (TPOT). */
   p99TtftS: number | null;
+  /** 99th-percentile time per output token, seconds; null when no request had two output tokens. */
   p99TpotS: number | null;
+  /** Requests that met every SLO bound / the simulated seconds, requests/s. */
   goodputRequestsPerSec: number;
+  /** Fraction 0-1 of the completed requests that met every SLO bound. */
   sloAttainment: number;
   /** rate <= the curve's saturatedRate (the server keeps up in a steady state); absent in runs before s29. */
   keepsUp?: boolean;
@@ -105,6 +117,7 @@ export interface CapacityCurve {
   points: CapacityPoint[];
   /** Highest rate that passed (null when even the lowest tried failed). */
   maxRate: number | null;
+  /** Trace time scale of maxRate (null when even the lowest tried failed). */
   maxScale: number | null;
   /**
    * The modelled server's saturated throughput μ, requests/s (runner/simulate/capacity.ts

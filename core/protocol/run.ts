@@ -15,15 +15,20 @@ export type KernelName = 'flash_fwd' | 'paged_decode' | 'reference';
 
 /** Shape of one case. Prefill: B, N_q = N_k = seqLen. Decode: B sequences of contextLen, one query each. */
 export interface CaseShape {
+  /** Sequences in the kernel call, a count. */
   batchSize: number;
+  /** Query heads, a count. */
   numHeads: number;
+  /** KV heads, a count. */
   numKvHeads: number;
+  /** Head dimension, elements. */
   headDim: number;
   /** Query tokens per sequence (prefill: N; decode: 1). */
   seqLenQ: number;
   /** Key tokens per sequence (prefill: N; decode: context length). */
   seqLenK: number;
   causal: boolean;
+  /** Sliding window, tokens each query attends back to; null for full attention. */
   slidingWindow: number | null;
   /** Decode only: tokens per page. */
   pageSize?: number;
@@ -50,8 +55,11 @@ export interface KernelCase {
   kvDtype?: Dtype;
   /** Every timed repetition, nanoseconds. */
   samplesNs: number[];
+  /** Median of the timed repetitions, nanoseconds. */
   medianNs: number;
+  /** 10th percentile of the timed repetitions, nanoseconds. */
   p10Ns: number;
+  /** 90th percentile of the timed repetitions, nanoseconds. */
   p90Ns: number;
   /** 4 · B · H · N_q · N_k_eff · D (N_k_eff from causal / window geometry). */
   flops: number;
@@ -103,6 +111,7 @@ export interface Environment {
    * say (macOS, Windows) and in runs written before s39.
    */
   cpuSignature?: string;
+  /** Logical CPUs the OS reports, a count. */
   cpuCores: number;
   /**
    * Highest SIMD path the kernels used: 'avx512' | 'avx2' | 'neon' | 'scalar' | ...; '' when not
@@ -112,6 +121,7 @@ export interface Environment {
   simd: string;
   /** CPU features that matter (avx512f, avx512_bf16, avx512_fp16, amx_bf16, ...). */
   cpuFeatures: string[];
+  /** Threads the CPU kernels ran on, a count. */
   threads: number;
   /** The SIMD path and product unit the CPU kernels take per (kernel, operand dtype), chosen once per process. */
   simdDispatch?: Array<{ kernel: 'flash_fwd' | 'paged_decode'; dtype: 'fp32' | 'fp16' | 'bf16'; path: string; unit: string }>;
@@ -125,16 +135,32 @@ export interface Environment {
   loadAverage?: [number, number, number];
   nodeVersion: string;
   toolVersion: string;
-  gpu?: { name: string; smCount: number; memoryBytes: number; driver: string; runtime: string; clockMhz?: number; memClockMhz?: number };
+  gpu?: {
+    name: string;
+    /** Streaming multiprocessors, a count. */
+    smCount: number;
+    /** Device memory, bytes. */
+    memoryBytes: number;
+    driver: string;
+    runtime: string;
+    /** SM clock the driver reports, MHz. */
+    clockMhz?: number;
+    /** Memory clock the driver reports, MHz. */
+    memClockMhz?: number;
+  };
   /** Peaks measured by the runner (FLOP/s and bytes/s, SI). */
   peaks?: {
+    /** The CPU's measured fp32 peak, all threads, FLOP/s. */
     fp32FlopsPerSec?: number;
+    /** The CPU's measured AMX bf16 peak, all threads, FLOP/s; absent without AMX. */
     bf16AmxFlopsPerSec?: number;
+    /** The CPU's measured memory read bandwidth, all threads, bytes/s. */
     readBytesPerSec?: number;
     /** The GPU's dense bf16 tensor-core peak, computed from its SM count and clock (native/cuda.ts). */
     gpuFlopsPerSec?: number;
     /** The GPU's fp32 (non-tensor) peak, the datasheet's of its row in core/estimate/gpus.ts (computePeak 'fp32'); absent for a GPU not in the table. */
     gpuFp32FlopsPerSec?: number;
+    /** The GPU's measured device-to-device copy bandwidth, bytes/s. */
     gpuCopyBytesPerSec?: number;
     /** AVX512-BF16 (vdpbf16ps) peak, FLOP/s: the bf16 ceiling of CPUs without AMX. */
     avx512Bf16FlopsPerSec?: number;
@@ -150,6 +176,7 @@ export interface PoolSample {
   pagesUsed: number;
   /** Pages held only by the prefix cache (evictable). */
   pagesCached: number;
+  /** Pages neither used nor cached, a count. */
   pagesFree: number;
   /** Token slots filled. */
   tokens: number;
@@ -173,19 +200,25 @@ export interface PoolSample {
 }
 
 export interface PoolSummary {
+  /** Requests in the workload, a count. */
   requests: number;
+  /** Requests that finished, a count. */
   completed: number;
   /** Requests that could never be served (prompt >= max_model_len, or larger than the pool); completed + rejected = requests. */
   rejected: number;
   /** Admitted requests that had to wait for memory at least once (pages short of the watermark). */
   delayed?: number;
+  /** Modelled time from 0 to the last request's end, seconds. */
   simulatedSeconds: number;
+  /** Fraction 0-1 of the pool's pages holding a running sequence's tokens (pagesUsed / pages), time-averaged. */
   meanOccupancy: number;
+  /** Largest fraction 0-1 of the pool's pages holding a running sequence's tokens at once. */
   peakOccupancy: number;
   /** Mean internal fragmentation (waste inside allocated pages). */
   meanInternalFragmentation: number;
   /** Fraction of reserved slots (pages held · page_size) holding a token, time-averaged. */
   usefulTokenFraction: number;
+  /** Times a running request was preempted for memory, a count. */
   preemptions: number;
   /** KV tokens preemptions dropped, to be recomputed. */
   preemptedTokens?: number;
@@ -195,6 +228,7 @@ export interface PoolSummary {
   prefixHitRate: number;
   /** Requests left waiting after each step's admissions, time-averaged and at most (a request that arrives during a step and is admitted at the next is not counted; its wait is in the queueing delay). */
   meanWaiting?: number;
+  /** Most requests left waiting after a step's admissions, a count. */
   peakWaiting?: number;
   /** Completed requests' output tokens / 0 s to the last request's end, tokens/s: `vllm bench serve`'s output_throughput, the same figure as latency.outputTokensPerSec (runner/simulate/latency.ts; runs saved before session 41: tokens generated / the end of the last step). */
   throughputTokensPerSec: number;
@@ -205,6 +239,7 @@ export interface PoolSummary {
    * busiest engine's; the request counts, preemptions and throughput are over all engines.
    */
   meanConcurrency: number;
+  /** Most requests running at once, a count. */
   peakConcurrency: number;
 }
 
@@ -233,14 +268,23 @@ export interface AllReduceStepTime {
    * its own layers', its token bands the model's.
    */
   allReduceS?: number;
+  /** Two-shot / ring all-reduce bytes per scheduled token / interconnect bandwidth, seconds per token (see allReduceS). */
   perTokenAllReduceS?: number;
+  /** One-shot all-reduce, seconds per scheduled token, for steps of at most oneShotAllReduceTokens tokens. */
   perTokenOneShotAllReduceS?: number;
+  /** Largest step, tokens, that uses the one-shot all-reduce. */
   oneShotAllReduceTokens?: number;
+  /** Multimem (symmetric-memory) all-reduce, seconds per scheduled token, for steps in its token band. */
   perTokenMultimemAllReduceS?: number;
+  /** Smallest step, tokens, in the multimem all-reduce's band. */
   multimemAllReduceMinTokens?: number;
+  /** Largest step, tokens, in the multimem all-reduce's band. */
   multimemAllReduceMaxTokens?: number;
+  /** NCCL ring (or NVLS) all-reduce at its large-message bandwidth, seconds per scheduled token, for steps of ringAllReduceMinTokens or more. */
   perTokenRingAllReduceS?: number;
+  /** Smallest step, tokens, in the ring all-reduce's band. */
   ringAllReduceMinTokens?: number;
+  /** The ring band's all-reduce calls' latency per step, seconds. */
   ringAllReduceS?: number;
 }
 
@@ -251,6 +295,7 @@ export interface AllReduceStepTime {
  * An optional one absent costs what its comment says (the addon's defaults: native/src/napi/simulator.cc).
  */
 export interface StepTimeCoefficients {
+  /** Fixed cost per step (profile step_time.overhead_ms), seconds. */
   perStepS: number;
   /** Weights read every step: all but the routed experts' and the two below (dense models: all), plus those device.cpu_offload_gb keeps in CPU memory read over the host link (StepWork hostReadS). */
   weightsS: number;
@@ -261,6 +306,7 @@ export interface StepTimeCoefficients {
    * otherwise and in runs saved before them (then in weightsS, read every step).
    */
   decodeWeightsS?: number;
+  /** The quantized kv_b_proj (MLA W8A8), read only by a step with a prefill chunk, bytes per GPU / effective bandwidth, seconds; absent otherwise. */
   prefillWeightsS?: number;
   /**
    * MoE: all routed experts' weights; a step of T tokens reads the expected share
@@ -269,6 +315,7 @@ export interface StepTimeCoefficients {
   expertWeightsS?: number;
   /** MoE: routed experts per layer E (num_experts) and experts per token k (num_experts_per_tok). */
   numExperts?: number;
+  /** Experts per token k (num_experts_per_tok), a count. */
   numExpertsPerTok?: number;
   /** Full-attention layers' KV bytes per token / effective bandwidth (every attention layer without a window). */
   perKvTokenS: number;
@@ -325,6 +372,7 @@ export interface StepTimeCoefficients {
   perDecodePairS?: number;
   /** The sliding-window (or chunked) layers' KV bytes per token and FLOPs per query-key pair, as perKvTokenS and perPairS; absent without them. */
   perSlidingKvTokenS?: number;
+  /** Sliding-window layers' FLOPs per query-key pair / effective FLOP/s, seconds per pair. */
   perSlidingPairS?: number;
 }
 
@@ -366,7 +414,9 @@ export interface StepTimeModel extends AllReduceStepTime, StepTimeCoefficients {
    * runs saved before it and for coefficients given outright (simulate's stepTime option).
    */
   gpuFigures?: GpuFigures;
+  /** Achieved fraction (0, 1] of the compute peak the FLOP coefficients assume. */
   computeEfficiency?: number;
+  /** Achieved fraction (0, 1] of the memory bandwidth the byte coefficients assume. */
   memoryEfficiency?: number;
   /** Which of the profile's step_time keys were assumed (not in the profile), by their profile names: compute_efficiency, memory_efficiency, overhead_ms, and under tensor or pipeline parallelism those of all_reduce the model uses (all_reduce.latency_us, all_reduce.efficiency.two_shot, .one_shot, .multimem). */
   assumed?: string[];
@@ -403,18 +453,25 @@ export type GpuFigureOrigin = 'datasheet' | 'user-given' | 'derived';
 export interface GpuFigures {
   /** Peak memory bandwidth, bytes/s. */
   memoryBytesPerSec: number;
+  /** Where memoryBytesPerSec comes from. */
   memoryOrigin: GpuFigureOrigin;
   /** The dense peak the attention FLOPs and the unquantized linear layers divide by, FLOP/s, and its name ("bf16 peak", "fp32 peak": gpus.ts computePeak). */
   computeFlopsPerSec: number;
+  /** Which peak computeFlopsPerSec (FLOP/s) is, in words ("bf16 peak", "fp32 peak"). */
   computePeak: string;
+  /** Where computeFlopsPerSec comes from. */
   computeOrigin: GpuFigureOrigin;
   /** A W8A8 checkpoint's quantized GEMMs' dense peak, FLOP/s (OP/s for int8), and its name ("fp8 peak", "int8 peak": gpus.ts quantizedGemmPeak); absent otherwise. */
   gemmFlopsPerSec?: number;
+  /** Which peak gemmFlopsPerSec (FLOP/s; OP/s for int8) is, in words ("fp8 peak", "int8 peak"). */
   gemmPeak?: string;
+  /** Where gemmFlopsPerSec comes from. */
   gemmOrigin?: GpuFigureOrigin;
   /** The link the tensor-parallel all-reduces cross (GpuSpec.interconnect) and its bandwidth a direction, bytes/s. */
   interconnect: string;
+  /** That link's bandwidth, one direction, bytes/s. */
   interconnectBytesPerSec: number;
+  /** Where interconnectBytesPerSec comes from. */
   interconnectOrigin: GpuFigureOrigin;
   /** Where the peaks are copied from, in words (GpuSpec.source, or the fp32 / low-precision source of the peak used). */
   source: string;
@@ -424,15 +481,25 @@ export interface GpuFigures {
 
 /** One pipeline stage's step-time coefficients (seconds per unit, as StepTimeModel's fields of the same names; its all-reduce rates its own layers', its token bands the model's). */
 export interface StageStepTime extends AllReduceStepTime {
+  /** Fixed cost per step, seconds. */
   perStepS: number;
+  /** Weights read every step / effective bandwidth, seconds. */
   weightsS: number;
+  /** All routed experts' weights / effective bandwidth, seconds (0 for dense models). */
   expertWeightsS: number;
+  /** Full-attention layers' KV bytes per token / effective bandwidth, seconds per KV token attended. */
   perKvTokenS: number;
+  /** Linear layers but lm_head, seconds per scheduled token. */
   perTokenS: number;
+  /** lm_head's FLOPs per logits row / effective FLOP/s, seconds per request scheduled. */
   perLogitsS: number;
+  /** Full-attention layers' FLOPs per query-key pair of a prefill chunk / effective FLOP/s, seconds per pair. */
   perPairS: number;
+  /** Full-attention layers' FLOPs per query-key pair of a decode query / effective FLOP/s, seconds per pair. */
   perDecodePairS: number;
+  /** Sliding-window layers' KV bytes per token / effective bandwidth, seconds per KV token attended in the window. */
   perSlidingKvTokenS: number;
+  /** Sliding-window layers' FLOPs per query-key pair / effective FLOP/s, seconds per pair. */
   perSlidingPairS: number;
   /** As StepTimeModel's: absent but for an MLA W8A8 checkpoint (and in runs saved before it), then perTokenS. */
   perDecodeTokenS?: number;
@@ -444,6 +511,7 @@ export interface StageStepTime extends AllReduceStepTime {
   perPrefillContextKvS?: number;
   /** As StepTimeModel's: absent but for an MLA W8A8 checkpoint (and in runs saved before them), then 0. */
   decodeWeightsS?: number;
+  /** As StepTimeModel's: the quantized kv_b_proj read by a step with a prefill chunk, seconds; absent but for an MLA W8A8 checkpoint, then 0. */
   prefillWeightsS?: number;
 }
 
@@ -459,13 +527,20 @@ export interface MeasuredCoefficient {
   ceiling: string;
   /** Seconds per kernel call the rate does not explain (not used by the model). */
   fixedS: number;
+  /** Kernel cases the fit covers, a count. */
   cases: number;
   /** |fit − measured| / measured over the cases. */
-  error: { mean: number; max: number };
+  error: {
+    /** Mean relative error over the cases, a fraction. */
+    mean: number;
+    /** Largest relative error over the cases, a fraction. */
+    max: number;
+  };
 }
 
 export interface PoolBaseline {
   name: 'contiguous_max_model_len' | 'contiguous_prompt_plus_output';
+  /** Fraction 0-1 of reserved slots holding a token, time-averaged. */
   usefulTokenFraction: number;
   /**
    * Free slots that the next request could not use because they were split into holes (first-fit
@@ -475,8 +550,11 @@ export interface PoolBaseline {
   externalFragmentation: number;
   /** Reserved-but-unused slots / reserved slots. */
   internalFragmentation: number;
+  /** Most requests running at once, a count. */
   peakConcurrency: number;
+  /** Requests running, time-averaged (a mean count). */
   meanConcurrency: number;
+  /** Requests rejected or made to wait for memory, a count. */
   rejectedOrDelayed: number;
 }
 
@@ -584,6 +662,7 @@ export interface PoolLoad {
    * the in-flight count grows where the waiting one does not (core/format.ts formatLoad's "Cannot tell").
    */
   inFlightAtLastArrival?: number;
+  /** Requests in flight at the middle of the arrivals, a count. */
   inFlightAtMiddleArrival?: number;
   /**
    * The waiting queue grew through the run: at the last arrival at least 2 were waiting, more than at
@@ -628,7 +707,9 @@ export interface PoolResult {
   /** The load simulated (absent in runs saved before it). */
   load?: PoolLoad;
   baselines: PoolBaseline[];
+  /** Token slots per page (vLLM block_size), tokens. */
   pageSize: number;
+  /** Pages in the simulated pool, a count. */
   numPages: number;
   /**
    * How the simulated pool relates to vLLM's where a block is not one block of every layer (a
@@ -710,7 +791,25 @@ export interface DataParallelResult {
    * kept, and in runs before s42): the dashboard's pool and queue charts draw the engine picked
    * (s41 newcomer-ed F2: engine 1 only).
    */
-  replicas: Array<{ requests: number; completed: number; outputTokensPerSec: number; requestsPerSec: number; meanConcurrency?: number; peakConcurrency?: number; peakWaiting?: number; peakOccupancy?: number; samples?: PoolSample[] }>;
+  replicas: Array<{
+    /** Requests routed to the engine, a count. */
+    requests: number;
+    /** Of those, completed, a count. */
+    completed: number;
+    /** Output tokens / the span, tokens/s. */
+    outputTokensPerSec: number;
+    /** Completed requests / the span, requests/s. */
+    requestsPerSec: number;
+    /** Running sequences, time-averaged over the span (a mean count). */
+    meanConcurrency?: number;
+    /** Most sequences running at once, a count. */
+    peakConcurrency?: number;
+    /** Most requests waiting after a step's admissions, a count. */
+    peakWaiting?: number;
+    /** Largest fraction 0-1 of its own pool's pages in use. */
+    peakOccupancy?: number;
+    samples?: PoolSample[];
+  }>;
   /**
    * The span each engine's rates and running mean divide by. 'run': the whole run's (0 s to the
    * last request's end of any engine, vllm bench serve's benchmark duration), so the engines' rates
@@ -740,7 +839,9 @@ export type RunStatus = 'ok' | 'cancelled' | 'failed';
  * partial pool is not kept: its figures would be of part of the workload.
  */
 export interface PoolCancelled {
+  /** Requests finished (completed or rejected) when the cancel was seen, a count. */
   finished: number;
+  /** Requests in the workload, a count. */
   requests: number;
 }
 
@@ -803,7 +904,9 @@ export interface RunProblem {
   code: string;
   message: string;
   file: string;
+  /** Line of the problem in its file, 1-based. */
   line?: number;
+  /** Column of the problem in its line, 1-based. */
   column?: number;
 }
 
