@@ -263,3 +263,13 @@ export function rowExclusion(r: Pick<SweepReportRow, 'metrics' | 'keepsUp'>): st
   ];
   return why.length > 0 ? why.join(', ') : null;
 }
+
+/**
+ * The file name stem of a sweep's exports, "<profile stem>-sweep-<sweepId>" ("page-size-sweep-d4cf7d4c" for
+ * page-size.attn.yaml): the CSV adds ".csv", the chart image ".png", so the two sit side by side in a folder
+ * (the image was "page-size.attn.yaml_sweep_d4cf7d4c.png"). Characters other than letters, digits, ".", "_", "-" become "_".
+ */
+export function sweepExportStem(report: Pick<SweepReport, 'name' | 'sweepId'>): string {
+  const stem = report.name.replace(/\.attn\.(ya?ml|json)$/, '').replace(/[^A-Za-z0-9._-]+/g, '_');
+  return `${stem}-sweep-${report.sweepId.replace(/[^A-Za-z0-9._-]+/g, '_')}`;
+}

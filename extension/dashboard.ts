@@ -15,6 +15,7 @@ import type { FromWebview, RunTarget, SweepListEntry, ToWebview } from '../core/
 import { dashboardHtml, makeNonce } from './dashboardHtml';
 import { pngSavedMessage, runToCsv, runToJson } from './exportRun';
 import { sweepToCsv } from '../core/sweepCsv';
+import { sweepExportStem } from '../core/sweepFigures';
 import { compareToCsv, compareToMarkdown } from './exportCompare';
 import { CHANGE_MEANING } from '../core/format';
 import { FolderWatch, type WatchedFolder } from './folderWatch';
@@ -728,10 +729,9 @@ async function exportSweepTo(host: Pick<DashboardHost, 'log'>, report: SweepRepo
     return;
   }
   const base = exportBase(file);
-  const stem = report.name.replace(/\.attn\.(ya?ml|json)$/, '').replace(/[^A-Za-z0-9._-]+/g, '_');
   const target = await vscode.window.showSaveDialog({
     title: `Export sweep ${report.name} as CSV`,
-    defaultUri: base ? vscode.Uri.joinPath(base, `${stem}-sweep-${report.sweepId}.csv`) : undefined,
+    defaultUri: base ? vscode.Uri.joinPath(base, `${sweepExportStem(report)}.csv`) : undefined,
     filters: { CSV: ['csv'] },
   });
   if (!target) return;

@@ -26,7 +26,7 @@ import { bandLabelPlugin, CHART_IDS, chartInputs, engineOptions, engineView, hea
 import { capacityChart, latencyCdfChart, queueChart, sloBadge, stepTimeNoteParts } from './latency';
 import { buildDifference, comparePools, compareRuns, compareSettings, comparisonRows, kindDifference, loadBoundNote, loadDifference, modelDifference, sameRun, sloDifference, tpotNoteText, workloadDifference } from './compare';
 import { composeChartsPng, composePng, composeTablePng, type PngChart } from './png';
-import { sweepProvenance } from '../core/sweepFigures';
+import { sweepExportStem, sweepProvenance } from '../core/sweepFigures';
 import { decisionMetric, interruptedText, isOwnStoppedReport, metricsOf as sweepMetricsOf, otherSweepNote, sweepAxisCharts, sweepChartHeight, sweepCostChart, sweepCostChartHeight, sweepBestText, sweepCaption, sweepMarkdown, sweepPngCaption, sweepPointsText, sweepTable, sweepTitle, chartedFigures } from './sweep';
 import { benchCancelledText, CHANGE_MEANING, formatCount, formatCountOf, formatDuration, formatLoadNote, formatPercent, loadVerdict, formatRunTime, formatShortRunTime, loadAverageText, perGpuCasesHeader, poolCancelledText, wasmBuildNote } from '../core/format';
 import { comparedRun, compareOptionLabel, listedName, reduce, rerunOf, skippedNote, skippedSweepsNote, startModel, type DashboardModel, type ViewRun } from './model';
@@ -1001,7 +1001,7 @@ function exportSweepPng(): void {
   const report = shownSweep();
   if (!report || sweepPngCharts.length === 0) return;
   const out = composeChartsPng(sweepPngCaption(report), sweepPngCharts, palette, window.devicePixelRatio || 1, Math.max(sweepCharts.clientWidth, 1200), SWEEP_PNG_COLUMNS);
-  post({ type: 'savePng', name: `${report.name} sweep ${report.sweepId}`, dataUrl: out.toDataURL('image/png'), sweepId: report.sweepId });
+  post({ type: 'savePng', name: sweepExportStem(report), dataUrl: out.toDataURL('image/png'), sweepId: report.sweepId });
 }
 
 /** Charts a row in the Sweep tab's PNG: three small multiples across its 1,200 px and more. */

@@ -49,7 +49,9 @@ describe('the Sweep tab as a figure, in Chromium', () => {
     try {
       await page.click('#btn-sweep-png');
       const [png] = (await waitForPosted(page, 'savePng')) as Array<{ name: string; dataUrl: string; sweepId?: string }>;
-      assert.equal(png!.name, 'page-size.attn.yaml sweep d4cf7d4c');
+      // The name the CSV export takes too, less its extension (s50 review: the image was "page-size.attn.yaml_sweep_d4cf7d4c.png"
+      // beside "page-size-sweep-d4cf7d4c.csv").
+      assert.equal(png!.name, 'page-size-sweep-d4cf7d4c');
       assert.equal(png!.sweepId, 'd4cf7d4c');
       assert.match(png!.dataUrl, /^data:image\/png;base64,iVBORw0KGgo/);
       const bytes = Buffer.from(png!.dataUrl.slice('data:image/png;base64,'.length), 'base64');
