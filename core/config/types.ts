@@ -82,6 +82,7 @@ export interface MlaSpec {
  * I = intermediateSize, N = stateSize, K = convKernel, R = dtRank, G = nGroups, nh = numHeads.
  */
 export interface MambaSpec {
+  /** The recurrent mixer family. */
   kind: 'mamba1' | 'mamba2' | 'gdn' | 'lightning' | 'shortconv';
   /** 0-based layers with a Mamba mixer. */
   layers: number[];
@@ -344,6 +345,7 @@ export interface ModelSpec {
   headDim: number;
   /** True when head_dim came from the config rather than hiddenSize / numHeads. */
   headDimExplicit: boolean;
+  /** Attention kind: 'mha', 'gqa', 'mqa' (from the head counts) or 'mla'. */
   attention: AttentionKind;
   mla: MlaSpec | null;
   /** MLP intermediate size (intermediate_size), elements. */
@@ -369,6 +371,7 @@ export interface ModelSpec {
    */
   layerTypes: Array<'full' | 'sliding' | 'linear'>;
   moe: MoeSpec | null;
+  /** lm_head shares the token embedding's weights (tie_word_embeddings). */
   tieWordEmbeddings: boolean;
   /** Gated MLP (SwiGLU/GeGLU: 3 matrices) vs plain (2 matrices). */
   gatedMlp: boolean;
@@ -376,6 +379,7 @@ export interface ModelSpec {
   attentionBias: boolean;
   /** Bias on the output projection o_proj (Llama-style attention_bias: true sets both). */
   attentionOutputBias: boolean;
+  /** The MLP projections have biases (mlp_bias). */
   mlpBias: boolean;
   /** LayerNorm (weight + bias: GPT-2, BERT) or RMSNorm (weight only: Llama and most decoders). */
   norm: 'layernorm' | 'rmsnorm';
@@ -469,6 +473,7 @@ export function isBackend(s: string): s is Backend {
 }
 
 export interface DeviceSpec {
+  /** Where the kernels run: 'cpu', 'cuda', or 'auto' (CUDA when a device is there and its kernels take every case, else the CPU). */
   backend: Backend;
   /** Device memory in GiB; null = unknown (then device.gpu's memory, else kv_cache.memory_gib sizes the pool). */
   memoryGib: number | null;
@@ -582,6 +587,7 @@ export interface PrefillSpec {
   /** Sequences per prefill case, a count. */
   batchSize: number;
   seqLens: number[];
+  /** True when each query attends only to keys at or before its position. */
   causal: boolean;
 }
 

@@ -171,6 +171,7 @@ export interface GpuSpec {
  * total_gpu_memory). The schema (schemas/attn-profile.schema.json device.gpu) validates it.
  */
 export interface UserGpuFields {
+  /** The GPU's name, as the run and tables show it. */
   name: string;
   /** Dense bf16 tensor peak, TFLOP/s (10^12 FLOP/s). */
   bf16_tflops: number;
@@ -186,6 +187,7 @@ export interface UserGpuFields {
   int8_tops?: number;
   /** PCIe generation of the host link (4, 5 or 6). */
   pcie_gen?: 4 | 5 | 6;
+  /** The link between the GPUs. */
   interconnect?: GpuSpec['interconnect'];
   /** Interconnect bandwidth between GPUs, one direction, GB/s (10^9 bytes/s). */
   interconnect_gb_s?: number;

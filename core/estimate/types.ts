@@ -18,6 +18,7 @@ export interface EstimateModel {
   hiddenSize: number;
   /** Vocabulary size, tokens. */
   vocabSize: number;
+  /** Attention kind: 'mha', 'gqa', 'mqa' (from the head counts) or 'mla'. */
   attention: AttentionKind;
   /** sliding_window in tokens, or null (none, or Llama 4's chunked attention: attentionChunkSize). */
   slidingWindow: number | null;
@@ -26,6 +27,7 @@ export interface EstimateModel {
    * keys of its own chunk); null without it. Absent in runs saved before it was told apart from slidingWindow.
    */
   attentionChunkSize?: number | null;
+  /** The weights' dtype. */
   dtype: Dtype;
 }
 
@@ -237,6 +239,7 @@ export interface PipelineEstimate {
 
 export interface Estimate {
   model: EstimateModel;
+  /** The KV cache dtype the estimate sizes the cache in. */
   kvDtype: KvDtype;
   /** False for encoders (BERT...): they keep no KV cache, and every KV and pool figure is 0. */
   hasKvCache: boolean;

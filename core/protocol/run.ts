@@ -27,6 +27,7 @@ export interface CaseShape {
   seqLenQ: number;
   /** Key tokens per sequence (prefill: N; decode: context length). */
   seqLenK: number;
+  /** True when each query attends only to keys at or before its position. */
   causal: boolean;
   /** Sliding window, tokens each query attends back to; null for full attention. */
   slidingWindow: number | null;
@@ -47,9 +48,12 @@ export interface CaseShape {
 }
 
 export interface KernelCase {
+  /** The kernel timed. */
   kernel: KernelName;
+  /** Where it ran: CPU or CUDA. */
   backend: KernelBackendName;
   shape: CaseShape;
+  /** The operands' dtype (Q, and K and V but for decode's kvDtype). */
   dtype: Dtype;
   /** KV dtype for decode (may differ from dtype). */
   kvDtype?: Dtype;
@@ -102,8 +106,11 @@ export type PageOrder = 'consecutive' | 'scattered';
 
 /** What was measured about the machine, so that two runs can be compared. */
 export interface Environment {
+  /** The OS (Node's os.platform() and release). */
   os: string;
+  /** The CPU architecture (Node's process.arch: 'x64', 'arm64'). */
   arch: string;
+  /** The CPU model name the OS reports. */
   cpuModel: string;
   /**
    * The CPU's generation where its name may not tell it (core/machine.ts cpuSignature): x86
@@ -133,7 +140,9 @@ export interface Environment {
   nativeBuildReason?: string;
   /** 1, 5 and 15 minute load averages when the environment was measured (os.loadavg()). */
   loadAverage?: [number, number, number];
+  /** The Node.js version the runner ran on. */
   nodeVersion: string;
+  /** AttnScope's build: its version + a hash of the runner bundle and native build ('+source' under tsx). */
   toolVersion: string;
   gpu?: {
     name: string;
@@ -517,7 +526,9 @@ export interface StageStepTime extends AllReduceStepTime {
 
 /** A step-time coefficient derived from kernel timings: t = fixedS + x / rate over the kernel's cases. */
 export interface MeasuredCoefficient {
+  /** The step-time coefficient the fit gives. */
   coefficient: 'perPairS' | 'perKvTokenS';
+  /** The kernel whose cases it is fitted on. */
   kernel: 'flash_fwd' | 'paged_decode';
   /** Marginal FLOP/s (flash_fwd) or bytes/s read (paged_decode). */
   rate: number;
@@ -539,6 +550,7 @@ export interface MeasuredCoefficient {
 }
 
 export interface PoolBaseline {
+  /** The contiguous allocator compared: a slot of max_model_len per request, or of its prompt + output. */
   name: 'contiguous_max_model_len' | 'contiguous_prompt_plus_output';
   /** Fraction 0-1 of reserved slots holding a token, time-averaged. */
   usefulTokenFraction: number;
@@ -899,10 +911,13 @@ export type TraceFile = RunHeader & { kind: 'trace' } & TraceSummary;
  * resolved Profile read there (no line or column then); line and column count from 1.
  */
 export interface RunProblem {
+  /** How bad the problem is. */
   severity: Severity;
   /** The problem's code (core/validate.ts, core/config): 'unknown-key', 'exceeds-max-model-len', ... */
   code: string;
+  /** The problem, in words. */
   message: string;
+  /** The file it is in, as given. */
   file: string;
   /** Line of the problem in its file, 1-based. */
   line?: number;
