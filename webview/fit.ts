@@ -121,6 +121,12 @@ export const fitTextPlugin: Plugin = {
     if (title && title.display !== false && (title.text !== undefined || title.fullText !== undefined)) {
       title.text = fitTitle(fullTextOf(title), chart.width - 8, measurer(chart, chart.options.plugins?.title?.font), title.keepAsides === true);
     }
+    // A subtitle (a sweep decode chart's note of what its error bars are) wrapped at word breaks to the canvas's width.
+    const subtitle = raw?.subtitle as Fitted | undefined;
+    if (subtitle && subtitle.display !== false && (subtitle.text !== undefined || subtitle.fullText !== undefined)) {
+      const lines = wrapWords(fullTextOf(subtitle), chart.width - 8, measurer(chart, chart.options.plugins?.subtitle?.font));
+      subtitle.text = lines.length === 1 ? lines[0]! : lines;
+    }
     const legend = raw?.legend as { labels?: LegendLabels; title?: Fitted } | undefined;
     if (legend?.title?.display && (legend.title.text !== undefined || legend.title.fullText !== undefined)) {
       legend.title.text = shortenText(fullTextOf(legend.title), chart.width - 8, measurer(chart, chart.options.plugins?.legend?.title?.font));

@@ -97,14 +97,32 @@ function breakable(text: string): Array<Node | string> {
 
 /**
  * Stacks the table in `box` (each row a block of "column  value" lines, CSS .stacked) when its
- * columns, headers wrapped, do not fit the box's width: the sweep's table, a column per axis and
- * figure, scrolled sideways below ~650 px and showed one column at 320 px.
+ * columns, headers wrapped, do not fit the box's width: History's Sweeps (the sweep's own table is
+ * transposed instead, fitTransposed).
  */
 function fitStacked(box: HTMLElement): void {
   const t = box.querySelector('table');
   if (!t || box.clientWidth === 0) return;
   t.classList.remove('stacked');
   t.classList.toggle('stacked', box.scrollWidth > box.clientWidth + 1);
+}
+
+/**
+ * Shows the sweep's table in `box` transposed (CSS .transposed: each point a column, each axis and
+ * figure a row, their names in a first column that stays while the box scrolls sideways) when its
+ * columns, headers wrapped, do not fit the box's width. The DOM keeps a row per point; a CSS grid
+ * fills its cells a column at a time, `grid-template-rows` one track per column of the table. Stacked
+ * 12-line cards (fitStacked) could not be compared point by point at 600 px (s50 newcomer-ed 3).
+ */
+function fitTransposed(box: HTMLElement): void {
+  const t = box.querySelector('table');
+  if (!t || box.clientWidth === 0) return;
+  t.classList.remove('transposed');
+  t.style.removeProperty('grid-template-rows');
+  if (box.scrollWidth <= box.clientWidth + 1) return;
+  t.classList.add('transposed');
+  // Through the CSSOM: the page's CSP refuses style attributes. One grid row per column of the table (the header row's cells).
+  t.style.gridTemplateRows = `repeat(${t.tHead?.rows[0]?.cells.length ?? 1}, auto)`;
 }
 
 // ---- static layout ------------------------------------------------------------------------
@@ -354,7 +372,13 @@ const sweepCaptionLine = el('p', { id: 'sweep-caption', class: 'muted' });
  */
 const sweepTableBox = el('div', { id: 'sweep-table', role: 'region', 'aria-labelledby': 'sweep-points-heading' });
 // The panel resized, or the Sweep tab shown (its box has no width while hidden): fit the table again.
-new ResizeObserver(() => fitStacked(sweepTableBox)).observe(sweepTableBox);
+// Its width alone: showing the other layout changes its height, which would call this again.
+let sweepTableWidth = -1;
+new ResizeObserver(() => {
+  if (sweepTableBox.clientWidth === sweepTableWidth) return;
+  sweepTableWidth = sweepTableBox.clientWidth;
+  fitTransposed(sweepTableBox);
+}).observe(sweepTableBox);
 // History's Sweeps alike (the History tab shown, or the panel resized).
 new ResizeObserver(() => fitStacked(sweepList)).observe(sweepList);
 /** Where the sweep's figures come from, a line each: the CLI's footer sentences (core/sweepFigures.ts sweepProvenance). */
@@ -880,16 +904,24 @@ function renderSweep(): void {
       const canvas = el('canvas', { id: `chart-sweep-${i}`, role: 'img', 'aria-label': spec.ariaLabel, 'data-axis': spec.axis, 'data-figure': figure.key });
       const box = el('div', { class: 'chart-box' }, canvas);
       // Through the CSSOM: the page's CSP refuses style attributes.
-      box.style.height = `${sweepChartHeight(spec.lines + (spec.leftOut ? 1 : 0), palette.fontSize)}px`;
+      // Its error bars' subtitle (up to three lines in a 300 px card) on top of the legend's room.
+      const height = sweepChartHeight(spec.lines + (spec.leftOut ? 1 : 0), palette.fontSize) + (spec.errorBars ? 3 * (palette.fontSize + 4) : 0);
+      box.style.height = `${height}px`;
       sweepCharts.append(el('section', { class: 'card' }, box));
       sweepCharted.push(new Chart(canvas, spec.config));
-      sweepPngCharts.push({ spec: { config: spec.config as ChartConfiguration }, cssHeight: sweepChartHeight(spec.lines + (spec.leftOut ? 1 : 0), palette.fontSize) });
+      sweepPngCharts.push({ spec: { config: spec.config as ChartConfiguration }, cssHeight: height });
     }
   }
   sweepCaptionLine.textContent = sweepCaption(report);
-  sweepTableBox.replaceChildren(table(sweepTable(report), 'table-sweep'));
+  const points = table(sweepTable(report), 'table-sweep');
+  // Its roles written out: a table laid out as a grid (transposed) loses them in Chromium, and a screen reader would read a list of cells.
+  points.setAttribute('role', 'table');
+  for (const tr of points.querySelectorAll('tr')) tr.setAttribute('role', 'row');
+  for (const th of points.querySelectorAll('th')) th.setAttribute('role', 'columnheader');
+  for (const td of points.querySelectorAll('td')) td.setAttribute('role', 'cell');
+  sweepTableBox.replaceChildren(points);
   sweepTableBox.tabIndex = 0;
-  fitStacked(sweepTableBox);
+  fitTransposed(sweepTableBox);
   sweepSources.replaceChildren(...sweepProvenance(report).map((line) => el('p', { class: 'muted' }, line)));
 }
 

@@ -235,6 +235,8 @@ export interface SweepAxisChart {
   lines: number;
   /** Whether some point is drawn as left out of the best (the cost chart: rowExclusion); its legend then has a swatch for them, a row more. */
   leftOut: boolean;
+  /** What its error bars are (errorBarsNote), drawn as its subtitle; absent with none. Its lines take room above the plot (main.ts adds it to the card's height). */
+  errorBars?: string;
   /**
    * The chart's accessible name: the figure against the axis, then each line by name with its best
    * value and where ("max_num_seqs=4: highest 1,230 tokens/s at page_size 16"; a figure with no
@@ -417,10 +419,12 @@ export function sweepAxisCharts(report: SweepReport, metric: SweepMetric, p: Pal
           },
           grid: { color: p.grid },
         };
+    const barsNote = errorBars ? errorBarsNote(report) : undefined;
     return {
       axis: axis.key,
       lines: datasets.length,
       leftOut,
+      ...(barsNote ? { errorBars: barsNote } : {}),
       ariaLabel,
       config: {
         // chartjs-chart-error-bars' line controller (registered in main.ts) where there are p10–p90 bars: a line chart with whiskers.
@@ -434,6 +438,8 @@ export function sweepAxisCharts(report: SweepReport, metric: SweepMetric, p: Pal
           plugins: {
             // Wrapped whole in a narrow card: its unit and source are in the parentheses (webview/fit.ts keepAsides).
             title: { display: true, text: sweepChartTitle(metric, unit, axis.key, leftOut, errorBars), keepAsides: true, color: p.foreground, font: { ...font, weight: 'bold' } } as NonNullable<NonNullable<ChartConfiguration<'line'>['options']>['plugins']>['title'],
+            // What the whiskers are, under the title (wrapped by fit.ts): the title's "bars: p10–p90" said not of what nor where (s50 newcomer-ed 3).
+            ...(barsNote ? { subtitle: { display: true, text: barsNote, color: p.foreground, font, padding: { bottom: 6 } } } : {}),
             ...(notRun.length > 0 ? { attnscopeNotRun: { xs: notRun, color: p.muted, lineWidth: p.lineWidth } satisfies NotRunOptions } : {}),
             ...(leftOut ? { tooltip: { callbacks: { afterLabel: (item: { datasetIndex: number; dataIndex: number }) => { const w = whyAt[item.datasetIndex]?.[item.dataIndex]; return w ? `left out of the best: ${w}` : ''; } } } } : {}),
             // Legend in the lines' order (chart.js lists by `order`, which puts a dashed twin first).
@@ -736,7 +742,7 @@ export function sweepTable(report: SweepReport): ChartTable {
   ].filter((x) => x.shown);
   const extrasAfter = (key: string | null) => extras.filter((x) => (key === null ? !metrics.some((m) => m.key === x.after) : x.after === key));
   return {
-    columns: ['', ...report.axes.map((a) => a.key), ...(multiEnv ? ['env'] : []), ...(builds ? ['build'] : []), ...metrics.flatMap((m, i) => [metricHeader(m, scales[i]!.unit), ...(spreadOf(m) ? [`${m.label} p10–p90 (${m.source})`] : []), ...extrasAfter(m.key).map((x) => x.header)]), ...extrasAfter(null).map((x) => x.header), ...(keeps ? ['keeps up (modelled)'] : []), 'status'],
+    columns: ['', ...report.axes.map((a) => a.key), ...(multiEnv ? ['env'] : []), ...(builds ? ['build'] : []), ...metrics.flatMap((m, i) => [metricHeader(m, scales[i]!.unit), ...(spreadOf(m) ? [metricHeader({ ...m, label: `${m.label} p10–p90` }, scales[i]!.unit)] : []), ...extrasAfter(m.key).map((x) => x.header)]), ...extrasAfter(null).map((x) => x.header), ...(keeps ? ['keeps up (modelled)'] : []), 'status'],
     rows: report.rows.map((r) => [
       report.best && report.best.id === r.id && report.best.environmentKey === r.environmentKey ? '★' : '',
       ...report.axes.map((a) => text(r.values[a.key])),
@@ -911,6 +917,16 @@ export function sweepMarkdown(report: SweepReport, metric: SweepMetric): string 
     ...sweepProvenance(report).map((line) => `- ${line}`),
     '',
   ].join('\n');
+}
+
+/**
+ * What a decode chart's error bars are, its subtitle: "dots: medians; bars: p10–p90 of each point's
+ * decode-time samples in its benchmark, measured on AMD EPYC 9B45 (…)" (describeEnvironment; "on N
+ * machines" when the report's rows ran on several).
+ */
+export function errorBarsNote(report: Pick<SweepReport, 'environments'>): string {
+  const envs = Object.values(report.environments);
+  return `dots: medians; bars: p10–p90 of each point's decode-time samples in its benchmark, measured on ${envs.length === 1 ? describeEnvironment(envs[0]!) : `${envs.length} machines`}`;
 }
 
 /**

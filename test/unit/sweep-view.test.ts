@@ -270,11 +270,15 @@ test('measured decode time: each point with its p10-p90 error bar, the table wit
   assert.deepEqual(ds[1]!.data, [{ x: 8, y: 2200, yMin: 2100, yMax: 2300 }, { x: 16, y: 2500, yMin: 2400, yMax: 2600 }, { x: 32, y: 2800, yMin: 2700, yMax: 2900 }]);
   assert.equal(ds[1]!.errorBarColor, ds[1]!.borderColor);
   assert.equal(String(byPage!.config.options!.plugins!.title!.text), 'decode time per token (µs, measured, median; bars: p10–p90) vs kv_cache.page_size');
+  // The whiskers said as what and where, under the title: the fixture's one machine (cpuModel c, 2 cores, x64, avx2), written out by hand.
+  assert.equal(byPage!.errorBars, 'dots: medians; bars: p10–p90 of each point\'s decode-time samples in its benchmark, measured on c (2 cores, x64, avx2)');
+  assert.equal((byPage!.config.options!.plugins as { subtitle?: { text?: string } }).subtitle?.text, byPage!.errorBars);
   // No spread (an older report): a plain line.
   const [plain] = sweepAxisCharts({ ...r, rows: r.rows.map((x) => ({ ...x, metrics: { decodeNsPerToken: x.metrics.decodeNsPerToken } })) }, metric, palette);
   assert.equal(plain!.config.type, 'line');
   const t = sweepTable(r);
-  const col = t.columns.indexOf('decode time per token p10–p90 (measured)');
+  // Its unit in its name, as the median's (s50 sweeptable: a transposed table's row names are all a reader has).
+  const col = t.columns.indexOf('decode time per token p10–p90 (µs, measured)');
   assert.equal(t.columns[col - 1], 'decode time per token (µs, measured)');
   // 1,100-1,300 ns in the column's unit (µs, the largest median's, 2.8 µs).
   assert.equal(t.rows[0]![col], '1.1 µs–1.3 µs');

@@ -23,7 +23,7 @@ import { sweepMarkdown } from '../../webview/sweep';
 import { SWEEP_METRICS } from '../../core/sweepFigures';
 import { run } from '../fixtures/run';
 import { logSweep } from '../fixtures/sweep';
-import { CHROMIUM, launchChromium, openDashboard, root, send, serveDashboard, setTheme, THEMES, waitForPosted, type DashboardServer } from './harness';
+import { CHROMIUM, launchChromium, openDashboard, root, seenSweepTable, send, serveDashboard, setTheme, THEMES, waitForPosted, type DashboardServer } from './harness';
 
 // What the page must show is worked out here from the recorded run's figures, by arithmetic of
 // its own (not the webview's formatters), so recording the run again needs no edit below.
@@ -1608,12 +1608,15 @@ describe('dashboard webview in Chromium', () => {
               if (!paged || !last || !label('max_model_len')) found.push(`${theme} ${width} px poolBaselines: allocation labels ${bars.map((t) => t.text).join(' | ')}`);
               else if (Math.abs(last.corners[0]!.y - last.corners[1]!.y) > 0.5 || last.corners[0]!.y - paged.corners[0]!.y < 100 * (await fresh.evaluate(() => devicePixelRatio))) found.push(`${theme} ${width} px poolBaselines: labels rotated or groups ${(last.corners[0]!.y - paged.corners[0]!.y).toFixed(0)} px apart`);
             } else {
-              // s31 newcomers: the sweep's table scrolled sideways below ~650 px (one column showing at 320 px): it stacks where its columns do not fit.
-              const fits = await fresh.waitForFunction(() => { const b = document.getElementById('sweep-table')!; return b.clientWidth > 0 && b.scrollWidth <= b.clientWidth + 1; }, null, { timeout: 5000 }).then(() => true, () => false);
-              const t = await fresh.$eval('#sweep-table', (b) => ({ scroll: b.scrollWidth, client: b.clientWidth, stacked: b.querySelector('table')!.classList.contains('stacked') }));
+              // s31 newcomers: the sweep's table scrolled sideways below ~650 px (one column showing at 320 px), its names gone with
+              // the first column. Where its columns do not fit it is transposed (s50): it may scroll, the names column staying.
+              const fits = await fresh.waitForFunction(() => { const b = document.getElementById('sweep-table')!; return b.clientWidth > 0 && (b.scrollWidth <= b.clientWidth + 1 || b.querySelector('table')!.classList.contains('transposed')); }, null, { timeout: 5000 }).then(() => true, () => false);
+              const t = await fresh.$eval('#sweep-table', (b) => ({ scroll: b.scrollWidth, client: b.clientWidth }));
+              const seen = await seenSweepTable(fresh);
               if (!fits) found.push(`${theme} ${width} px: the sweep table scrolls sideways (${t.scroll} px in ${t.client})`);
-              // Where its six columns fit, it stays a table.
-              if (width === 1000 && t.stacked) found.push(`${theme} ${width} px: the sweep table stacked where it fits`);
+              if (seen.transposed && !seen.sticky) found.push(`${theme} ${width} px: the transposed sweep table's names scroll away`);
+              // Where its six columns fit, it stays a point a row.
+              if (width === 1000 && seen.transposed) found.push(`${theme} ${width} px: the sweep table transposed where it fits`);
             }
             const controls = await fresh.$$eval('vscode-button, vscode-single-select, vscode-tab-header, #sweep-run-status', (els) => els
               .filter((e) => (e as HTMLElement).offsetParent !== null)
@@ -1701,15 +1704,23 @@ describe('dashboard webview in Chromium', () => {
           for (const o of overlappingTexts(texts)) found.push(`${where}: ${o}`);
           await fresh.locator('section.card:has(#chart-sweep-1)').screenshot({ path: join(shots, `sweep-36-${theme}-${width}.png`) });
         }
-        // A stacked table's blocks side by side where there is room: 36 blocks of 17 lines were 612 lines in one column.
-        const firstTwo = async () => fresh.$$eval('table.table-sweep tbody tr', (trs) => trs.slice(0, 2).map((tr) => Math.round(tr.getBoundingClientRect().top)));
-        // Every figure, as the newcomer's job: both sweep had (16 columns): stacked at 1,220 px too, the blocks side by side.
+        // Every figure, as the newcomer's job: both sweep had (16 columns): too wide at 1,220 px, so transposed, a point a column
+        // (s50 newcomer-ed 3: stacked blocks of 17 lines could not be compared point by point).
         const figures = { internalFragmentation: 0.1, prefixHitRate: 0, preemptions: 0, poolPages: 1952, meanOccupancy: 0.5, throughputTokensPerSec: 1234, p99TtftS: 0.114, p99TpotS: 0.02, sloAttainment: 0.9, goodputRequestsPerSec: 2, decodeNsPerToken: 1200, decodeP10NsPerToken: 1100, decodeP90NsPerToken: 1300 };
         await send(fresh, { type: 'showSweep', report: { ...big, rows: big.rows.map((r) => ({ ...r, keepsUp: true, metrics: { ...figures, p99TtftS: r.metrics.p99TtftS } })) } });
         await fresh.setViewportSize({ width: 1220, height: 900 });
-        await fresh.waitForFunction(() => document.querySelectorAll('#sweep-table th').length >= 16 && document.querySelector('table.table-sweep')?.classList.contains('stacked'));
-        const [c, d] = await firstTwo();
-        assert.equal(c, d, '1,220 px: stacked blocks side by side');
+        await fresh.waitForFunction(() => document.querySelectorAll('#sweep-table th').length >= 16 && document.querySelector('table.table-sweep')?.classList.contains('transposed'));
+        const seen = await seenSweepTable(fresh);
+        const line = (name: RegExp) => seen.lines.find((l) => name.test(l.name))?.cells ?? [];
+        // The points in the report's order, page_size slowest: 8 × 9, 16 × 9, … under 36 columns; p99 TTFT along its line as
+        // built above: arrival_rate 2, 8, 32 at page_size 8, max_num_seqs 16 = 114 ms, 750 ms, 289.2 s (4.82 min); the 36th
+        // (64, 256, 32) 289.2 − 20·3 − 30·2 = 169.2 s (2.82 min).
+        assert.deepEqual(line(/^kv_cache\.page_size$/), [8, 16, 32, 64].flatMap((ps) => Array<string>(9).fill(String(ps))));
+        assert.deepEqual(line(/^workload\.arrival_rate$/).slice(0, 4), ['2', '8', '32', '2']);
+        const ttft = line(/^p99 TTFT/);
+        assert.equal(ttft.length, 36);
+        assert.deepEqual([...ttft.slice(0, 3), ttft[35]], ['114 ms', '750 ms', '4.82 min', '2.82 min']);
+        assert.equal(seen.sticky, true, '1,220 px: the names column stays while the table scrolls');
         await fresh.locator('#sweep-table').screenshot({ path: join(shots, `sweep-36-table-${theme}-1220.png`) });
         await send(fresh, { type: 'showSweep', report: big });
         await fresh.waitForFunction(() => document.querySelectorAll('#sweep-table th').length < 10);

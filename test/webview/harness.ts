@@ -131,3 +131,34 @@ export async function waitForPosted(page: Page, type: string, count = 1): Promis
   );
   return page.evaluate((type) => (window as unknown as { __posted: Array<{ type: string }> }).__posted.filter((m) => m.type === type), type);
 }
+
+/**
+ * The sweep's "Every point" table as it is seen, transposed or not: a line per header cell (its text, "" for the ★
+ * column's), each with the texts of the cells beside it in reading order — for a transposed table, the cells whose
+ * middle lies on the header's line, left to right; `sticky`: whether each header cell stays at the box's left edge
+ * with the box scrolled to its right end (the names column of a transposed table). Read from where the cells are drawn,
+ * not from the DOM's rows, so a wrong transposition (cells filled row by row, or a grid track short) reads wrong.
+ */
+export async function seenSweepTable(page: Page): Promise<{ transposed: boolean; lines: Array<{ name: string; cells: string[] }>; sticky: boolean }> {
+  return page.$eval('#sweep-table', (box) => {
+    const t = box.querySelector('table')!;
+    const transposed = t.classList.contains('transposed');
+    const ths = [...t.querySelectorAll('th')];
+    const tds = [...t.querySelectorAll('td')];
+    // No named function in here: the test's transform would wrap it in a helper the page lacks.
+    const lines = ths.map((th) => {
+      const r = th.getBoundingClientRect();
+      const cells = tds.map((td) => ({ td, r: td.getBoundingClientRect() }))
+        .filter(({ r: c }) => (transposed ? Math.abs((c.top + c.bottom) / 2 - (r.top + r.bottom) / 2) < 2 : Math.abs((c.left + c.right) / 2 - (r.left + r.right) / 2) < 2))
+        .sort((a, b) => (transposed ? a.r.left - b.r.left : a.r.top - b.r.top))
+        .map(({ td }) => td.textContent ?? '');
+      return { name: th.textContent ?? '', cells };
+    });
+    const before = box.scrollLeft;
+    box.scrollLeft = box.scrollWidth;
+    const left = box.getBoundingClientRect().left + box.clientLeft;
+    const sticky = ths.every((th) => Math.abs(th.getBoundingClientRect().left - left) < 1.5);
+    box.scrollLeft = before;
+    return { transposed, lines, sticky };
+  });
+}

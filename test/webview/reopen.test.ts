@@ -19,7 +19,7 @@ import { partialRun, runId } from '../../extension/history';
 import { emptyModel, reduce, startModel, STOPPED_BY_RELOAD } from '../../webview/model';
 import { run } from '../fixtures/run';
 import { logSweep as sweep } from '../fixtures/sweep';
-import { CHROMIUM, launchChromium, openDashboard, root, send, serveDashboard, waitForPosted, type DashboardServer } from './harness';
+import { CHROMIUM, launchChromium, openDashboard, root, seenSweepTable, send, serveDashboard, waitForPosted, type DashboardServer } from './harness';
 
 const shots = join(root, 'test-results', 'webview');
 const timed = run.cases.filter((c) => c.kernel !== 'reference');
@@ -274,29 +274,33 @@ describe('dashboard reopened, History and Sweep lists, in Chromium', () => {
   });
 
   // s46 lead: the legend and the table wrote 30000 beside the x axis's "30,000".
-  // s47 newcomer-ed 8: in the stacked table the best point's ★ (a column with no name) took a line of its own, its block a line taller.
-  it('the best point\'s block in the stacked sweep table is as tall as the others, its ★ on its top border', async () => {
+  // s47 newcomer-ed 8: in the stacked table the best point's ★ took a line of its own. s50 newcomer-ed 3: the stacked blocks could
+  // not be compared point by point; too narrow for its columns, the table is transposed: a point a column, the ★ over the best's.
+  it('the sweep table too narrow for its columns is transposed: a point a column under its ★, the names column staying while it scrolls', async () => {
     const page = await openDashboard(browser, server, 'dark', { locale: 'en-US' });
     try {
       await page.setViewportSize({ width: 420, height: 800 });
       const best = sweep.rows[2]!;
       await send(page, { type: 'init', runs: [], current: null, currentId: null, sweep: { ...sweep, best: { id: best.id, environmentKey: 'e1', label: best.label, rule: 'highest modelled output throughput' } } });
       await page.locator('vscode-tab-header').nth(2).click();
-      await page.waitForFunction(() => document.querySelector('table.table-sweep')?.classList.contains('stacked') && document.querySelectorAll('#sweep-table tbody tr').length === 6);
-      const blocks = await page.$$eval('#sweep-table tbody tr', (trs) => trs.map((tr) => {
-        const box = tr.getBoundingClientRect();
-        const star = tr.querySelector('td[data-label=""]')!;
-        const first = tr.querySelector('td:not([data-label=""])')!.getBoundingClientRect();
-        const s = star.getBoundingClientRect();
-        return { height: Math.round(box.height), firstTop: Math.round(first.top - box.top), star: star.textContent, starMiddle: Math.round((s.top + s.bottom) / 2 - box.top) };
-      }));
-      assert.deepEqual(blocks.map((b) => b.star), ['', '', '★', '', '', '']);
-      // Same cells in every block (two axes, two figures, status): the same height and the first line at the same place.
-      assert.deepEqual(new Set(blocks.map((b) => b.height)).size, 1, JSON.stringify(blocks));
-      assert.deepEqual(new Set(blocks.map((b) => b.firstTop)).size, 1, JSON.stringify(blocks));
-      // The ★ on the block's top border (its middle within a few px of it), not on a line inside.
-      assert.ok(Math.abs(blocks[2]!.starMiddle) <= 4, JSON.stringify(blocks[2]));
+      await page.waitForFunction(() => document.querySelector('table.table-sweep')?.classList.contains('transposed') && document.querySelectorAll('#sweep-table tbody tr').length === 6);
+      const seen = await seenSweepTable(page);
+      assert.equal(seen.transposed, true);
+      const line = (name: RegExp) => seen.lines.find((l) => name.test(l.name))?.cells;
+      // The fixture's points in its order (max_num_batched_tokens 50, 100, 30000 × page_size 16, 32), the best the third
+      // (100, 16): its ★ over its column, its throughput 100 + 1 (the fixture's 100 + i for the second max_num_batched_tokens).
+      assert.deepEqual(seen.lines[0], { name: '', cells: ['', '', '★', '', '', ''] });
+      assert.deepEqual(line(/^workload\.max_num_batched_tokens$/), ['50', '50', '100', '100', '30,000', '30,000']);
+      assert.deepEqual(line(/^kv_cache\.page_size$/), ['16', '32', '16', '32', '16', '32']);
+      assert.deepEqual(line(/^output throughput/), ['100', '100', '101', '101', '102', '102']);
+      assert.deepEqual(line(/^status$/), ['ok', 'ok', 'ok', 'ok', 'ok', 'ok']);
+      // Scrolled to its right end, each figure's name still at the box's left edge.
+      assert.equal(seen.sticky, true);
       await page.locator('#sweep-table').screenshot({ path: join(shots, 'reopen-sweep-best-420.png') });
+      // Where its columns fit, a point a row again.
+      await page.setViewportSize({ width: 1280, height: 800 });
+      await page.waitForFunction(() => !document.querySelector('table.table-sweep')!.classList.contains('transposed'));
+      assert.deepEqual((await seenSweepTable(page)).lines[0], { name: '', cells: ['', '', '★', '', '', ''] });
     } finally {
       await page.close();
     }
