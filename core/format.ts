@@ -111,6 +111,23 @@ export function isMemoryBound(c: Pick<KernelCase, 'bound' | 'kernel'>): boolean 
 }
 
 /**
+ * Why a case's % of the DRAM read peak is not a DRAM figure, or null: a memory-bound CPU decode
+ * case (paged_decode, not 'cuda') whose bytes (runner/measure.ts attentionBytes) are at most the
+ * run's last-level cache (Environment.lastLevelCache) is timed by calling the kernel again and
+ * again on the same pages, so after the first call it reads them from that cache, faster than
+ * DRAM; serving reads 32+ layers' distinct KV a step, which no cache holds. Its GB/s stands, its
+ * fraction is marked. Null where the cache is unknown: no claim.
+ * e.g. bytes 4 MiB, an L3 of 32 MiB -> "from cache: reads 4 MiB, within the 32 MiB L3; not a DRAM figure".
+ */
+export function fromCacheText(
+  c: Pick<KernelCase, 'kernel' | 'backend' | 'bytes' | 'bound'>,
+  cache: Environment['lastLevelCache'],
+): string | null {
+  if (!cache || c.kernel !== 'paged_decode' || c.backend === 'cuda' || !isMemoryBound(c) || !(c.bytes <= cache.bytes)) return null;
+  return `from cache: reads ${formatBytes(c.bytes)}, within the ${formatBytes(cache.bytes)} L${cache.level}; not a DRAM figure`;
+}
+
+/**
  * An integer count with thousands separators: 1952 -> "1,952", 8030261248 -> "8,030,261,248".
  * Beyond 2^53 a float64 count is no longer exact (its last digits are rounding), so it is written
  * to three significant digits: 1759239785677848600 -> "1.76e18".

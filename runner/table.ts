@@ -8,8 +8,8 @@ import { isBareConfig } from '../core/config/profileDefaults';
 import type { Estimate, KvPoolLayout } from '../core/estimate/types';
 import { kvHeadsPerGpu, quantizedScopeText, quantizedWidthText } from '../core/estimate';
 import { blocksPerRequestFormula, grouped, poolBlocksText } from '../core/estimate/layout';
-import { formatBytes, formatConcurrency, formatCount, formatCountOf, formatPercent, formatRate, fractionText, formatSignificant, isMemoryBound, loadAverageText, perGpuCaseText, perGpuCasesHeader, tpWeightsFormula } from '../core/format';
-import type { KernelCase, RunResult } from '../core/protocol/run';
+import { formatBytes, formatConcurrency, formatCount, formatCountOf, formatPercent, formatRate, fractionText, formatSignificant, fromCacheText, isMemoryBound, loadAverageText, perGpuCaseText, perGpuCasesHeader, tpWeightsFormula } from '../core/format';
+import type { Environment, KernelCase, RunResult } from '../core/protocol/run';
 import { mlaDecodeHeadDim, mlaPrefillHeadDim, softcapNote } from '../core/kernelLimits';
 import { ceilingFor, computeCeiling } from './measure';
 import { timingBudget, timingBudgetText } from './plan';
@@ -52,10 +52,12 @@ function pathText(c: KernelCase): string {
  * The kernel table: kernel, shape, dtype, the path that ran, n (samples timed), median ms, the
  * spread (p10–p90, or min–max of fewer than PERCENTILE_MIN_SAMPLES samples: core/noise.ts spreadName), the rate of
  * the roof that bounds the case (GFLOP/s for a compute-bound one, GB/s for a memory-bound one),
- * % of that roof, the roof with which bound it is, max |err|, lse err. Past `width` columns
- * (core/textTable.ts TABLE_WIDTH, 100) stacked parts, each repeating kernel and shape.
+ * % of that roof ("(from cache)" after it for a decode case within `cache`, the run's last-level
+ * cache: core/format.ts fromCacheText; the run's notes say why), the roof with which bound it is,
+ * max |err|, lse err. Past `width` columns (core/textTable.ts TABLE_WIDTH, 100) stacked parts,
+ * each repeating kernel and shape.
  */
-export function formatCases(cases: KernelCase[], width = TABLE_WIDTH): string {
+export function formatCases(cases: KernelCase[], width = TABLE_WIDTH, cache?: Environment['lastLevelCache']): string {
   // One name for the column where every case's spread is the same kind; else each min–max cell says so.
   const names = new Set(cases.map((c) => spreadName(c.samplesNs.length)));
   const header = ['kernel', 'shape', 'dtype', 'path', 'n', 'median ms', `${names.size === 1 ? [...names][0] : 'p10–p90'} ms`, 'rate', '% of peak', 'peak', 'max |err|', 'lse err'];
@@ -74,7 +76,7 @@ export function formatCases(cases: KernelCase[], width = TABLE_WIDTH): string {
     ms(c.medianNs),
     spread(c),
     isMemoryBound(c) ? `${rate(c.gbps)} GB/s` : `${rate(c.gflops)} GFLOP/s`,
-    c.fractionOfPeak === null ? '-' : fractionText(c.fractionOfPeak, (f) => formatPercent(f, 0)),
+    c.fractionOfPeak === null ? '-' : `${fractionText(c.fractionOfPeak, (f) => formatPercent(f, 0))}${fromCacheText(c, cache) === null ? '' : ' (from cache)'}`,
     c.fractionOfPeak === null ? '-' : `${c.ceiling ?? '?'}${c.bound ? ` (${c.bound}-bound)` : ''}`,
     sci(c.maxAbsErr),
     sci(c.lseMaxAbsErr),
@@ -283,7 +285,12 @@ export function formatRun(run: RunResult, options: { explain?: boolean } = {}): 
   const caption = casesCaption(run);
   if (caption) out.push(caption);
   // A run cancelled before its first case has no rows: no table header over nothing (s46 newcomer46 L4).
-  if (run.cases.length > 0) out.push(formatCases(run.cases));
+  if (run.cases.length > 0) out.push(formatCases(run.cases, TABLE_WIDTH, run.environment?.lastLevelCache));
+  // A decode case its cache holds: its % of the DRAM read peak is a cache figure (core/format.ts fromCacheText).
+  for (const c of run.cases) {
+    const fromCache = fromCacheText(c, run.environment?.lastLevelCache);
+    if (fromCache) out.push(`note: ${c.kernel} ${shapeText(c)}: ${fromCache}`);
+  }
   const mla = run.profile.model.mla;
   const prefillNote = mla ? mlaPrefillHeadDim(mla).note : null;
   if (prefillNote && run.cases.some((c) => c.kernel === 'flash_fwd')) out.push(`note: ${prefillNote}`);

@@ -140,6 +140,18 @@ export interface Environment {
   nativeBuildReason?: string;
   /** 1, 5 and 15 minute load averages when the environment was measured (os.loadavg()). */
   loadAverage?: [number, number, number];
+  /**
+   * cpu0's last-level cache, read from Linux's sysfs (cache/index<N>: the data or unified cache of
+   * the highest level): `level` (3 for an L3) and `bytes`, its size in bytes (sysfs "32768K" =
+   * 33554432). Absent where sysfs lists none (other OSes, guests without cache entries) and in runs
+   * saved before s50: unknown, and no decode case is marked as read from cache.
+   */
+  lastLevelCache?: {
+    /** The cache's level, a count (3 for an L3). */
+    level: number;
+    /** Its size, bytes (sysfs "32768K" = 33554432). */
+    bytes: number;
+  };
   /** The Node.js version the runner ran on. */
   nodeVersion: string;
   /** AttnScope's build: its version + a hash of the runner bundle and native build ('+source' under tsx). */

@@ -5,7 +5,8 @@ import { describe, it } from 'node:test';
 import type { KernelCase } from '../../core/protocol/run';
 import { profileFromModelConfig } from '../../core/config/index';
 import { estimate } from '../../core/estimate/index';
-import { casesCaption, formatCases, formatEstimate } from '../../runner/table';
+import { casesCaption, formatCases, formatEstimate, formatRun } from '../../runner/table';
+import { run as fixtureRun } from '../fixtures/run';
 import { loadModel } from './helpers';
 import { sampleStats } from '../../runner/measure';
 import { spreadName } from '../../core/noise';
@@ -235,5 +236,33 @@ describe('formatEstimate KV pool under tensor parallelism', () => {
     const l70 = poolLine('Llama-3.1-70B', 16);
     assert.match(l70.kv, /\(40,960 B;/);
     assert.match(l70.pool, /: each holds 1 of the 8 KV heads \(16 GPUs on 8 KV heads: vLLM replicates them\) of every one of these tokens \(not 16 × /);
+  });
+});
+
+// s50 newcomer-ed 15: decode B=1 ctx=1024 read ~71 % of the DRAM read peak: its 4 MiB sit in the L3 after the first call.
+describe('a decode case within the last-level cache (CLI table and notes)', () => {
+  // The fixture's decode case: B=1 ctx=1024 H=32/8 D=128 bf16, bytes 4,218,880 (K + V 4 MiB + Q 8 KiB + O 16 KiB) = 4.02 MiB.
+  // The table's part with the rate and % of peak (past 100 columns it is stacked in parts, each repeating the case).
+  const decodeRow = (text: string): string => text.split('\n').find((line) => line.startsWith('paged_decode') && line.includes('GB/s'))!;
+
+  it('with a 32 MiB L3: its % of peak says "(from cache)" and a note says why; its GB/s stays', () => {
+    const withL3 = { ...fixtureRun, environment: { ...fixtureRun.environment!, lastLevelCache: { level: 3, bytes: 33_554_432 } } };
+    const text = formatRun(withL3);
+    // fractionOfPeak 0.3189 -> "32%"; gbps 10.65 -> "10.7 GB/s", as without the cache.
+    assert.match(decodeRow(text), /10\.7 GB\/s +32% \(from cache\) +DRAM read bandwidth/);
+    assert.match(text, /^note: paged_decode B=1 ctx=1024 H=32\/8 D=128 page=16: from cache: reads 4\.02 MiB, within the 32 MiB L3; not a DRAM figure$/m);
+    // The prefill case (compute-bound) is not marked.
+    assert.doesNotMatch(text.split('\n').filter((line) => line.startsWith('flash_fwd')).join('\n'), /from cache/);
+  });
+
+  it('a case of 64 MiB with that L3 is not marked, nor one with the cache unknown', () => {
+    const l3 = { level: 3, bytes: 33_554_432 };
+    // B=16: 16 x 4,218,880 = 67,502,080 B (64.4 MiB) > 33,554,432.
+    const big = { ...fixtureRun, environment: { ...fixtureRun.environment!, lastLevelCache: l3 }, cases: fixtureRun.cases.map((c) => (c.kernel === 'paged_decode' ? { ...c, bytes: 67_502_080 } : c)) };
+    assert.doesNotMatch(formatRun(big), /from cache/);
+    // The fixture's environment has no lastLevelCache (sysfs listed none): no claim.
+    assert.equal(fixtureRun.environment!.lastLevelCache, undefined);
+    assert.doesNotMatch(formatRun(fixtureRun), /from cache/);
+    assert.match(decodeRow(formatRun(fixtureRun)), / 32% +DRAM read bandwidth/);
   });
 });

@@ -728,6 +728,28 @@ describe('kernel charts', () => {
     assert.doesNotMatch(throughputChart(view, palette).summary ?? '', /noisy/);
   });
 
+  // s50 newcomer-ed 15: decode B=1 ctx=1024 at ~71 % of the DRAM read peak, its 4 MiB read from the L3 call after call.
+  it('throughput: a decode case within the last-level cache says "from cache" where its % of peak is shown; a 64 MiB one and an unknown cache do not', () => {
+    const view = viewOfRun(run, null);
+    // The fixture's decode case reads 4,218,880 B (K + V 4 MiB + Q 8 KiB + O 16 KiB) = 4.02 MiB <= 32 MiB = 33,554,432 B.
+    const withL3 = { ...view, environment: { ...view.environment!, lastLevelCache: { level: 3, bytes: 33_554_432 } } };
+    const spec = throughputChart(withL3, palette);
+    const note = 'from cache: reads 4.02 MiB, within the 32 MiB L3; not a DRAM figure';
+    const pct = `${(view.cases[1]!.fractionOfPeak! * 100).toFixed(1)}%`;
+    assert.equal(spec.table!.rows[1]![2], `${pct} (${note})`);
+    assert.doesNotMatch(spec.table!.rows[0]![2]!, /cache/, 'the compute-bound prefill case');
+    assert.match(spec.summary!, /Read from the 32 MiB L3, not DRAM: .*ctx.*1024/);
+    assert.ok(spec.ariaLabel.includes(`${pct} of DRAM read bandwidth (${note})`), spec.ariaLabel);
+    const tooltip = (spec.config.options!.plugins!.tooltip as unknown as { callbacks: { label: (item: { dataIndex: number }) => string } }).callbacks.label({ dataIndex: 1 });
+    assert.ok(tooltip.endsWith(`of DRAM read bandwidth 33.4 GB/s (${note})`), tooltip);
+    // B=16: 16 x 4,218,880 = 67,502,080 B (64.4 MiB) > 33,554,432: not marked.
+    const big = throughputChart({ ...withL3, cases: [view.cases[0]!, { ...view.cases[1]!, bytes: 67_502_080 }] }, palette);
+    assert.equal(big.table!.rows[1]![2], pct);
+    assert.doesNotMatch(big.summary ?? '', /cache/);
+    // The fixture's environment has no lastLevelCache (unknown): no claim.
+    assert.doesNotMatch(JSON.stringify(throughputChart(view, palette).table) + (throughputChart(view, palette).summary ?? ''), /cache/);
+  });
+
   it('throughput table: the peak column gives the roof\'s value beside its name, as the CLI\'s caption does', () => {
     // s34 newcomer-ed 7: it named the roof only. The fixture's peaks (test/fixtures/run.ts environment):
     // fp32 FMA 191,764,315,075 FLOP/s, DRAM read 33,394,709,280 B/s; achieved / fractionOfPeak gives them back.
