@@ -4,10 +4,14 @@
  * Chromium with a stub of the webview API: posted messages land in `window.__posted`, the
  * persisted state in sessionStorage (so it survives a reload as VS Code keeps it).
  */
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
+import { after, before } from 'node:test';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { dashboardHtml } from '../../extension/dashboardHtml';
 
@@ -49,6 +53,35 @@ export async function serveDashboard(): Promise<DashboardServer> {
 
 export async function launchChromium(): Promise<Browser> {
   return chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS, headless: true });
+}
+
+/** The served dashboard and the browser of one describe block ({@link chromiumSuite}), set in its before hook. */
+export interface ChromiumSuite {
+  server: DashboardServer;
+  browser: Browser;
+}
+
+/**
+ * Registers, in the calling describe block, the hooks every Chromium suite needs: before, Chromium is
+ * checked for (failing with the command that installs it), the bundles built, `shots` made, the
+ * dashboard served and Chromium launched; after, both closed. The returned object holds the two once
+ * the before hook has run (read them inside `it`, not at describe time).
+ */
+export function chromiumSuite(shots: string): ChromiumSuite {
+  const suite = {} as ChromiumSuite;
+  before(async () => {
+    assert.ok(existsSync(CHROMIUM), `Chromium not found at ${CHROMIUM}: run scripts/e2e-setup.sh (apt-get install chromium)`);
+    const build = spawnSync(process.execPath, [join(root, 'scripts', 'build.mjs'), '--bundles'], { cwd: root, encoding: 'utf8' });
+    assert.equal(build.status, 0, `build failed:\n${build.stderr}`);
+    mkdirSync(shots, { recursive: true });
+    suite.server = await serveDashboard();
+    suite.browser = await launchChromium();
+  });
+  after(async () => {
+    await suite.browser?.close();
+    await suite.server?.close();
+  });
+  return suite;
 }
 
 /** Theme variables as VS Code sets them on <html>, and the <body> class of each theme kind. */

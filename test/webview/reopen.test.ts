@@ -8,18 +8,16 @@
  * Chromium (test/webview/harness.ts); screenshots in test-results/webview/reopen-*.png.
  */
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { after, before, describe, it } from 'node:test';
-import type { Browser, Page } from 'playwright-core';
+import { describe, it } from 'node:test';
+import type { Page } from 'playwright-core';
 import type { RunResult } from '../../core/protocol/run';
 import type { RunListEntry } from '../../core/protocol/webview';
 import { partialRun, runId } from '../../extension/history';
 import { emptyModel, reduce, startModel, STOPPED_BY_RELOAD } from '../../webview/model';
 import { run } from '../fixtures/run';
 import { logSweep as sweep } from '../fixtures/sweep';
-import { CHROMIUM, launchChromium, openDashboard, root, seenSweepTable, send, serveDashboard, waitForPosted, type DashboardServer } from './harness';
+import { chromiumSuite, openDashboard, root, seenSweepTable, send, waitForPosted } from './harness';
 
 const shots = join(root, 'test-results', 'webview');
 const timed = run.cases.filter((c) => c.kernel !== 'reference');
@@ -92,27 +90,12 @@ describe('the model a page starts from and init', () => {
 });
 
 describe('dashboard reopened, History and Sweep lists, in Chromium', () => {
-  let server: DashboardServer;
-  let browser: Browser;
-
-  before(async () => {
-    assert.ok(existsSync(CHROMIUM), `Chromium not found at ${CHROMIUM}: run scripts/e2e-setup.sh (apt-get install chromium)`);
-    const build = spawnSync(process.execPath, [join(root, 'scripts', 'build.mjs'), '--bundles'], { cwd: root, encoding: 'utf8' });
-    assert.equal(build.status, 0, `build failed:\n${build.stderr}`);
-    mkdirSync(shots, { recursive: true });
-    server = await serveDashboard();
-    browser = await launchChromium();
-  });
-
-  after(async () => {
-    await browser?.close();
-    await server?.close();
-  });
+  const chromium = chromiumSuite(shots);
 
   // s46 lead: after a reload the page read "cancelled · cancelled before any kernel finished" until init brought the run with its cases.
   it('a page reloaded while a benchmark ran says it is restoring it, not how it ended, until init brings the saved run', async () => {
     for (const [width, height] of [[1280, 800], [600, 371]] as const) {
-      const page = await openDashboard(browser, server, 'dark', { locale: 'en-US' });
+      const page = await openDashboard(chromium.browser, chromium.server, 'dark', { locale: 'en-US' });
       try {
         await page.setViewportSize({ width, height });
         await send(page, { type: 'init', runs: [], current: null, currentId: null });
@@ -144,7 +127,7 @@ describe('dashboard reopened, History and Sweep lists, in Chromium', () => {
   });
 
   it('a simulation the reload stopped (not saved: init brings none) is shown stopped by the reload once init comes', async () => {
-    const page = await openDashboard(browser, server, 'dark', { locale: 'en-US' });
+    const page = await openDashboard(chromium.browser, chromium.server, 'dark', { locale: 'en-US' });
     try {
       await send(page, { type: 'init', runs: [], current: null, currentId: null });
       await send(page, { ...started, name: 'llama.attn.yaml · simulation', kind: 'simulate' });
@@ -162,7 +145,7 @@ describe('dashboard reopened, History and Sweep lists, in Chromium', () => {
 
   // s46 lead: opened mid-run, the page said "No run yet" (and then showed the newest saved run) until the run's start came, and landed on the Sweep tab.
   it('a dashboard opened mid-run says Loading… until the run\'s start, and lands on the Run tab, not on a sweep that ended before', async () => {
-    const page = await openDashboard(browser, server, 'dark', { locale: 'en-US' });
+    const page = await openDashboard(chromium.browser, chromium.server, 'dark', { locale: 'en-US' });
     try {
       await page.setViewportSize({ width: 1280, height: 800 });
       assert.equal(await page.textContent('#run-empty'), 'Loading…');
@@ -185,7 +168,7 @@ describe('dashboard reopened, History and Sweep lists, in Chromium', () => {
       await page.close();
     }
     // Opened while a sweep runs (no run streams): its tab.
-    const sweeping = await openDashboard(browser, server, 'dark', { locale: 'en-US' });
+    const sweeping = await openDashboard(chromium.browser, chromium.server, 'dark', { locale: 'en-US' });
     try {
       await send(sweeping, { type: 'init', runs: [], current: null, currentId: null });
       await send(sweeping, { type: 'sweepStarted', name: 'batched.attn.yaml', replayed: true });
@@ -200,7 +183,7 @@ describe('dashboard reopened, History and Sweep lists, in Chromium', () => {
 
   // s49 newcomer-ed 7: in a 400 px side panel the Sweeps table's Open was cut off at the right edge and the time took four lines.
   it('History\'s Sweeps fit a narrow panel: the blocks wrap, Open within the panel, the time to the minute on one line', async () => {
-    const page = await openDashboard(browser, server, 'light', { locale: 'en-US', timezoneId: 'UTC' });
+    const page = await openDashboard(chromium.browser, chromium.server, 'light', { locale: 'en-US', timezoneId: 'UTC' });
     try {
       await page.setViewportSize({ width: 400, height: 800 });
       await send(page, { type: 'init', runs: [], current: null, currentId: null, sweeps: [{ id: 'page-size-d4cf7d4c', name: 'page-size.attn.yaml', folder: 'nc49-ws', createdAt: '2026-12-06T13:54:30.000Z', job: 'both', points: 5, total: 9, interrupted: true }] });
@@ -226,7 +209,7 @@ describe('dashboard reopened, History and Sweep lists, in Chromium', () => {
 
   // s46 lead: a sweep report that is not JSON was left out of History with no word, where Open sweep results named it.
   it('History names the sweep reports it leaves out, with why, and drops the note when none is', async () => {
-    const page = await openDashboard(browser, server, 'dark', { locale: 'en-US' });
+    const page = await openDashboard(chromium.browser, chromium.server, 'dark', { locale: 'en-US' });
     try {
       const bad = ['.attnscope/sweeps/broken-1234/sweep-report.json: not JSON (Unexpected end of JSON input)', '.attnscope/sweeps/old-5678/sweep-report.json: not a sweep report (kind "attnscope-sweep-report" with rows)'];
       await send(page, { type: 'init', runs: [], current: null, currentId: null, sweeps: [{ id: 'batched-c0ffee', name: 'batched.attn.yaml', createdAt: sweep.createdAt, job: 'simulate', points: 6, total: 6 }], sweepsSkipped: bad });
@@ -248,7 +231,7 @@ describe('dashboard reopened, History and Sweep lists, in Chromium', () => {
 
   // s46 lead: at a 371 px high panel the Saved runs list's scrollbar was ~1,800 px down, at the foot of its 50 rows.
   it('History\'s saved runs scroll inside a box within a 371 px panel, under a header that stays', async () => {
-    const page = await openDashboard(browser, server, 'dark', { locale: 'en-US' });
+    const page = await openDashboard(chromium.browser, chromium.server, 'dark', { locale: 'en-US' });
     try {
       await send(page, { type: 'init', runs: manyRuns, current: null, currentId: null });
       await page.locator('vscode-tab-header').nth(1).click();
@@ -277,7 +260,7 @@ describe('dashboard reopened, History and Sweep lists, in Chromium', () => {
   // s47 newcomer-ed 8: in the stacked table the best point's ★ took a line of its own. s50 newcomer-ed 3: the stacked blocks could
   // not be compared point by point; too narrow for its columns, the table is transposed: a point a column, the ★ over the best's.
   it('the sweep table too narrow for its columns is transposed: a point a column under its ★, the names column staying while it scrolls', async () => {
-    const page = await openDashboard(browser, server, 'dark', { locale: 'en-US' });
+    const page = await openDashboard(chromium.browser, chromium.server, 'dark', { locale: 'en-US' });
     try {
       await page.setViewportSize({ width: 420, height: 800 });
       const best = sweep.rows[2]!;
@@ -307,7 +290,7 @@ describe('dashboard reopened, History and Sweep lists, in Chromium', () => {
   });
 
   it('the Sweep tab writes swept values grouped in its legend and table, as on its x axis', async () => {
-    const page = await openDashboard(browser, server, 'dark', { locale: 'en-US' });
+    const page = await openDashboard(chromium.browser, chromium.server, 'dark', { locale: 'en-US' });
     try {
       await page.setViewportSize({ width: 1280, height: 800 });
       await send(page, { type: 'init', runs: [], current: null, currentId: null, sweep });

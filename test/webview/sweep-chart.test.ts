@@ -5,13 +5,12 @@
  * Every point table at 600 px. Screenshots go to test-results/webview/.
  */
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { after, before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import type { Browser, Page } from 'playwright-core';
 import { pageSizeSweep } from '../fixtures/sweep';
-import { CHROMIUM, launchChromium, openDashboard, root, send, serveDashboard, waitForPosted, type DashboardServer, type ThemeName } from './harness';
+import { chromiumSuite, openDashboard, root, send, waitForPosted, type DashboardServer, type ThemeName } from './harness';
 
 const shots = join(root, 'test-results', 'webview');
 
@@ -26,26 +25,11 @@ async function sweepPage(browser: Browser, server: DashboardServer, theme: Theme
 }
 
 describe('the Sweep tab as a figure, in Chromium', () => {
-  let server: DashboardServer;
-  let browser: Browser;
-
-  before(async () => {
-    assert.ok(existsSync(CHROMIUM), `Chromium not found at ${CHROMIUM}: run scripts/e2e-setup.sh (apt-get install chromium)`);
-    const build = spawnSync(process.execPath, [join(root, 'scripts', 'build.mjs'), '--bundles'], { cwd: root, encoding: 'utf8' });
-    assert.equal(build.status, 0, `build failed:\n${build.stderr}`);
-    mkdirSync(shots, { recursive: true });
-    server = await serveDashboard();
-    browser = await launchChromium();
-  });
-
-  after(async () => {
-    await browser?.close();
-    await server?.close();
-  });
+  const chromium = chromiumSuite(shots);
 
   // s49 newcomer-ed 6: the sweep view had Copy as Markdown and Export CSV, no image.
   it('Export PNG posts the sweep\'s charts as one PNG, at least 1,200 px wide, with room for its caption over them', async () => {
-    const page = await sweepPage(browser, server, 'light', 600);
+    const page = await sweepPage(chromium.browser, chromium.server, 'light', 600);
     try {
       await page.click('#btn-sweep-png');
       const [png] = (await waitForPosted(page, 'savePng')) as Array<{ name: string; dataUrl: string; sweepId?: string }>;
@@ -71,7 +55,7 @@ describe('the Sweep tab as a figure, in Chromium', () => {
 
   // s49 newcomer-ed 10: Open sweep results with the panel already on that sweep, scrolled down to its table, changed nothing on screen.
   it('a sweep opened over the same one scrolled down goes to its top, the summary focused; one opened after a cancel with no report turns to the Sweep tab', async () => {
-    const page = await sweepPage(browser, server, 'dark', 600);
+    const page = await sweepPage(chromium.browser, chromium.server, 'dark', 600);
     try {
       await page.evaluate(() => window.scrollTo({ top: document.documentElement.scrollHeight }));
       await page.waitForFunction(() => window.scrollY > 300);
@@ -101,7 +85,7 @@ describe('the Sweep tab as a figure, in Chromium', () => {
   // s49 newcomer-ed 6: one figure at a time behind the Figure picker; points not run read as empty x ticks.
   it('at 1,280 px the key figures stand side by side in one row, each naming the points not run', async () => {
     for (const theme of ['light', 'dark'] as const) {
-      const page = await sweepPage(browser, server, theme);
+      const page = await sweepPage(chromium.browser, chromium.server, theme);
       try {
         const charts = await page.$$eval('#sweep-charts canvas', (cs) => cs.map((c) => ({ figure: c.getAttribute('data-figure'), top: Math.round(c.getBoundingClientRect().top), aria: c.getAttribute('aria-label') ?? '' })));
         assert.deepEqual(charts.map((c) => c.figure), ['internalFragmentation', 'prefixHitRate', 'decodeNsPerToken']);
