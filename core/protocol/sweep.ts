@@ -262,8 +262,9 @@ export interface SweepStepTimeAssumptions {
    * H100 SXM and H200 at 5-8 GPUs, 420-480e9); absent: the ring (and in reports written before s49).
    * `nvlsLatencyS`: NVLS's own latency a call, seconds, where its calls pay it in place of the
    * ring's steps (GpuSpec.nvlsAllReduceLatencyS: 56.7e-6 on H100 SXM and H200, fitted to Azure's
-   * per-size NVLS table on 8 H200); absent under the profile's latency_us, without NVLS, and in
-   * reports written before s50 (whose NVLS calls paid the ring's steps).
+   * per-size NVLS table on 8 H200); absent under the profile's latency_us, without NVLS, on a card
+   * with an NVLS bus bandwidth but no NVLS α of its own (its calls pay the ring's steps,
+   * `ringStepLatencyS`), and in reports written before s50 (whose NVLS calls paid the ring's steps).
    * `ringStepLatencyS`: the ring's latency a step, seconds, where a call past 4 MiB costs
    * 2 · (tp − 1) of them (step-time.ts RING_STEP_LATENCY_S, 3.325 µs, fitted to vLLM PR #24111's
    * 37 µs at 4 MiB, TP 4; NVLS keeps it); absent where the profile's latency_us is every call's,

@@ -402,18 +402,38 @@ export function ringCallLatencyS(tp: number, link: AllReduceLink): number {
  * call (src/graph/tuning.cc hwLatencies NVLink NVLS Simple), would put every size under (514.3 µs
  * at 128 MiB, −8.3 %; 147.3 at 32 MiB, −24 %).
  */
-export function nvlsAllReduce(card: GpuSpec, tp: number, link: AllReduceLink): { busBytesPerSec: number; source: string; latencyS: number; latencySource: string } | undefined {
+export function nvlsAllReduce(card: GpuSpec, tp: number, link: AllReduceLink): NvlsAllReduce | undefined {
   if (link.given.includes('efficiency.two_shot') || card.nvlinkMulticast !== true) return undefined;
   if (tpGroupLink(card, tp).interconnect !== 'NVLink') return undefined;
   const bus = card.nvlsAllReduceBusBytesPerSec?.[tp];
   if (bus === undefined) return undefined;
-  // α: the profile's latency_us where given (every NCCL call's), else the card's fitted NVLS latency, else the ring's.
-  const latency = link.given.includes('latency_us')
-    ? { latencyS: link.latencyS, latencySource: 'step_time.all_reduce latency_us' }
+  // α: the profile's latency_us where given (every NCCL call's), else the card's fitted NVLS latency, else the ring's
+  // (a card with an NVLS bus bandwidth but no fitted α: its calls priced, and named, as the ring's).
+  const latency: Pick<NvlsAllReduce, 'latencyS' | 'latencySource' | 'latencyFrom'> = link.given.includes('latency_us')
+    ? { latencyS: link.latencyS, latencySource: 'step_time.all_reduce latency_us', latencyFrom: 'latency_us' }
     : card.nvlsAllReduceLatencyS !== undefined
-      ? { latencyS: card.nvlsAllReduceLatencyS, latencySource: card.nvlsAllReduceLatencySource ?? card.nvlsAllReduceSource ?? card.interconnectSource }
-      : { latencyS: ringCallLatencyS(tp, link), latencySource: "the ring's" };
+      ? { latencyS: card.nvlsAllReduceLatencyS, latencySource: card.nvlsAllReduceLatencySource ?? card.nvlsAllReduceSource ?? card.interconnectSource, latencyFrom: 'nvls' }
+      : { latencyS: ringCallLatencyS(tp, link), latencySource: "the ring's", latencyFrom: 'ring' };
   return { busBytesPerSec: bus, source: card.nvlsAllReduceSource ?? card.interconnectSource, ...latency };
+}
+
+/** NCCL's NVLS all-reduce as the step time models it ({@link nvlsAllReduce}). */
+export interface NvlsAllReduce {
+  /** Its peak bus bandwidth at this group size, bytes/s: the α-β line's β (GpuSpec.nvlsAllReduceBusBytesPerSec). */
+  busBytesPerSec: number;
+  /** Where {@link busBytesPerSec} comes from, in words. */
+  source: string;
+  /** A call's latency, seconds: the α-β line's α. */
+  latencyS: number;
+  /** Where {@link latencyS} comes from, in words. */
+  latencySource: string;
+  /**
+   * Whose α {@link latencyS} is: 'nvls' the card's own fitted NVLS latency (GpuSpec.nvlsAllReduceLatencyS),
+   * 'latency_us' the profile's step_time.all_reduce latency_us (every NCCL call's), 'ring' the ring's
+   * 2 · (tp − 1) steps ({@link ringCallLatencyS}) on a card with no NVLS α of its own, which no report
+   * may call NVLS's.
+   */
+  latencyFrom: 'nvls' | 'latency_us' | 'ring';
 }
 
 /**
@@ -496,7 +516,7 @@ export interface AllReduceWork {
   /** The ring's large-message efficiency and its source ({@link ringAllReduceEfficiency}). */
   ring: { efficiency: number; source: string };
   /** NCCL's NVLink SHARP all-reduce in place of the ring in that band, its bus bandwidth (bytes/s) and source ({@link nvlsAllReduce}); absent: the ring. */
-  nvls?: { busBytesPerSec: number; source: string; latencyS: number; latencySource: string };
+  nvls?: NvlsAllReduce;
   /** Which algorithm runs which sizes, in words. */
   algorithm: string;
   /** The link the tp group's all-reduces cross (gpus.ts tpGroupLink): the card's, or less where the group is partly connected. */
@@ -1044,7 +1064,7 @@ function allReduceLine(profile: Profile, w: StepWork): string[] {
   const ring = a.ringMinTokens <= 0
     ? ''
     : a.nvls
-      ? `; ${NVLS_TEXT} on messages past 4 MiB (from ${n(a.ringMinTokens)} tokens here), NCCL's default on this NVSwitch board at tp ${tp}, instead of its ring (modelled: NVLS at its peak bus bandwidth, ${formatRate(a.nvls.busBytesPerSec, 'B/s')}, over the ring's 2 · (tp − 1)/tp · M as the α-β model's β (${a.nvls.source}), plus ${a.nvls.latencySource === "the ring's" ? `the ring's ${ringLatency}` : `${formatSignificant(a.nvls.latencyS * 1e6)} µs a call (${a.nvls.latencySource}${a.nvls.latencySource.startsWith('step_time') ? '' : `${tp === 8 ? '' : `, measured at tp 8, assumed at tp ${tp}`}; the bus bandwidth so ramps with size, ${formatRate(nvlsBusAt(a.nvls, tp, 16 * MiB), 'B/s')} at 16 MiB`})`})`
+      ? `; ${NVLS_TEXT} on messages past 4 MiB (from ${n(a.ringMinTokens)} tokens here), NCCL's default on this NVSwitch board at tp ${tp}, instead of its ring (modelled: NVLS at its peak bus bandwidth, ${formatRate(a.nvls.busBytesPerSec, 'B/s')}, over the ring's 2 · (tp − 1)/tp · M as the α-β model's β (${a.nvls.source}), plus ${a.nvls.latencyFrom === 'ring' ? `the ring's ${ringLatency}` : `${formatSignificant(a.nvls.latencyS * 1e6)} µs a call (${a.nvls.latencySource}${a.nvls.latencyFrom === 'latency_us' ? '' : `${tp === 8 ? '' : `, measured at tp 8, assumed at tp ${tp}`}; the bus bandwidth so ramps with size, ${formatRate(nvlsBusAt(a.nvls, tp, 16 * MiB), 'B/s')} at 16 MiB`})`})`
       : `; NCCL's ring on messages past 4 MiB (from ${n(a.ringMinTokens)} tokens here) at ${formatSignificant(a.ring.efficiency)} of it instead, its large-message bus bandwidth as the α-β model's β (${a.ring.source}), plus ${ringLatency}`;
   const extrapolated = a.ringMinTokens - 1 > fittedTokens
     ? `; vLLM's kernels' efficiencies were fitted at 0.5-4 MiB messages (up to ${n(fittedTokens)} tokens here) and are extrapolated above, to ${n(a.ringMinTokens - 1)} tokens`

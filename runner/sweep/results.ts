@@ -305,8 +305,9 @@ function allReduceOf(run: RunResult): NonNullable<SweepStepTimeAssumptions['allR
   }
   // The ring's step latency where its calls pay it (step-time.ts ringCallLatencyS: not under the profile's latency_us), so the Sweep tab prints the runner's figure.
   const ringStep = ring !== undefined && !link.given.includes('latency_us') ? { ringStepLatencyS: RING_STEP_LATENCY_S } : {};
-  // NVLS's own latency a call where its calls pay it (step-time.ts nvlsAllReduce: the card's fitted α, not under latency_us).
-  const nvlsLatency = nvls !== undefined && !link.given.includes('latency_us') ? { nvlsLatencyS: nvls.latencyS } : {};
+  // NVLS's own latency a call where its calls pay it (step-time.ts nvlsAllReduce: the card's fitted α; not under latency_us, nor
+  // on a card with no NVLS α, whose calls pay the ring's steps: ringStepLatencyS).
+  const nvlsLatency = nvls?.latencyFrom === 'nvls' ? { nvlsLatencyS: nvls.latencyS } : {};
   return { oneShotEfficiency: link.efficiency.oneShot, twoShotEfficiency: link.efficiency.twoShot, multimemEfficiency: link.efficiency.multimem, ...(ring !== undefined ? { ringEfficiency: ring } : {}), ...(nvls !== undefined ? { nvlsBusBytesPerSec: nvls.busBytesPerSec } : {}), ...nvlsLatency, ...ringStep, latencyS: link.latencyS, given: link.given };
 }
 

@@ -12,7 +12,8 @@ import { formatPoolSummary } from '../../runner/simulate/summary';
 
 /** A report with each wrapped line joined back (core/format wrapLine's continuations: a newline and 4 or more spaces). */
 const unwrapped = (text: string): string => text.replace(/\n {4,}/g, ' ');
-import { allReduceSeconds, chunkAttention, gemmSeconds, kvReadSeconds, pairSeconds, RING_STEP_LATENCY_S, stateSeconds, stepSeconds, stepTimeModel, tpAllReduceCalls, weightReadSeconds } from '../../runner/simulate/step-time';
+import { allReduceSeconds, chunkAttention, gemmSeconds, kvReadSeconds, nvlsAllReduce, pairSeconds, profileAllReduceLink, RING_STEP_LATENCY_S, stateSeconds, stepSeconds, stepTimeModel, tpAllReduceCalls, weightReadSeconds } from '../../runner/simulate/step-time';
+import { gpuByName, type GpuSpec } from '../../core/estimate/gpus';
 
 /** Llama-3.1-70B in bf16 on `gpu` at tensor parallel `tp`, 80 GiB a GPU. */
 function llama70b(tp: number, gpu = 'H100 SXM', pp = 1): Profile {
@@ -424,6 +425,25 @@ test('NCCL\'s NVLink SHARP all-reduce (NVLS) past 4 MiB at tp 8 on H100 SXM: the
   const g = stepTimeModel(given);
   assert.equal(g.ringAllReduceMinTokens, undefined);
   close(allReduceSeconds(g, 8_192) / 161, (1.75 * 134_217_728) / 270e9 + 10e-6, 'two_shot given');
+});
+
+// s51 review of s50's NVLS α: a card with an NVLS bus bandwidth but no fitted α of its own priced its calls at the ring's α,
+// and the sweep report carried that α as NVLS's own (test/unit/sweep.test.ts reads the report's side).
+test('a hypothetical GPU with an NVLS bus bandwidth but no fitted NVLS α pays the ring\'s 2 · (tp − 1) steps a call, and the Step time line names them the ring\'s', () => {
+  // H100 SXM's row less nvlsAllReduceLatencyS (no table has such a row today): the 128 MiB call at tp 8 is 1.75 · M / 480e9 =
+  // 489.3355 µs + the ring's 14 steps of 3.325 µs = 46.55 µs, 535.8855 µs (H100 SXM itself: + 56.7, 546.0355).
+  const { nvlsAllReduceLatencyS: _alpha, nvlsAllReduceLatencySource: _alphaSource, ...h100 } = gpuByName('H100 SXM')!;
+  const spec: GpuSpec = { ...h100, name: 'H100 SXM without an NVLS α' };
+  const p = llama70b(8);
+  p.device = { ...p.device, gpu: spec.name, gpuSpec: spec };
+  const m = stepTimeModel(p);
+  close(allReduceSeconds(m, 8_192) / 161, (1.75 * 134_217_728) / 480e9 + ringLatency(8), '128 MiB at tp 8, the ring\'s α');
+  const nvls = nvlsAllReduce(spec, 8, profileAllReduceLink(p));
+  assert.equal(nvls?.latencyFrom, 'ring');
+  assert.match(m.source, /modelled: NVLS at its peak bus bandwidth, 480 GB\/s, .*, plus the ring's 46\.5 µs a call \(its 2 · \(tp − 1\) = 14 steps at 3\.32 µs, fitted to vLLM PR #24111's pynccl 37 µs at 4 MiB, TP 4\)\)/);
+  assert.doesNotMatch(m.source, /Azure|ramps with size/);
+  // H100 SXM's own row: its α, said to be NVLS's.
+  assert.equal(nvlsAllReduce(gpuByName('H100 SXM')!, 8, profileAllReduceLink(llama70b(8)))?.latencyFrom, 'nvls');
 });
 
 test('NVLS\'s α on H100 SXM / H200 is the least-squares fit to Azure\'s 8-H200 table at 8-512 MiB; the ramp it gives reads vLLM PR #42324\'s pynccl column on 8 H100 within 9 % at 16-128 MiB, closer than s49\'s ring α at each', () => {

@@ -17,6 +17,7 @@ import { parseShard, shardFromEnvironment, shardPoints } from '../../runner/swee
 import { workerBytes, workerCount } from '../../runner/sweep/cli';
 import { bestRow, environmentKey, formatReport, mergeResults, metricsOf, PointFileCache, pointFileName, stepTimeAssumptionsOf } from '../../runner/sweep/results';
 import { RING_STEP_LATENCY_S, stepTimeModel } from '../../runner/simulate/step-time';
+import { gpuByName } from '../../core/estimate/gpus';
 import { exampleProfile } from '../fixtures/profile';
 import { run as recorded } from '../fixtures/run';
 import type { SweepMetrics, SweepReport, SweepReportRow } from '../../core/protocol/sweep';
@@ -500,6 +501,14 @@ test('a point keeps its step-time settings, each said assumed or the profile\'s,
   assert.equal(stepTimeAssumptionsOf(tp8LatRun)!.allReduce!.nvlsBusBytesPerSec, 480e9);
   assert.equal(stepTimeAssumptionsOf(tp8LatRun)!.allReduce!.nvlsLatencyS, undefined);
   assert.equal(stepTimeAssumptionsOf(tp8Run)!.allReduce!.ringEfficiency, 0.82);
+  // s51: a card with NVLS's bus bandwidth but no fitted NVLS α (H100 SXM's row less it, hypothetical) pays the ring's steps:
+  // the report carries the ring's step latency and no NVLS α, so the Sweep tab names the ring's steps, not NVLS's latency.
+  const { nvlsAllReduceLatencyS: _alpha, nvlsAllReduceLatencySource: _alphaSource, ...h100 } = gpuByName('H100 SXM')!;
+  const noAlpha = { ...tp8, device: { ...tp8.device, gpu: 'H100 SXM without an NVLS α', gpuSpec: { ...h100, name: 'H100 SXM without an NVLS α' } } };
+  const noAlphaReport = stepTimeAssumptionsOf({ ...recorded, profile: noAlpha, pool: { ...recorded.pool!, stepTime: stepTimeModel(noAlpha) } })!.allReduce!;
+  assert.equal(noAlphaReport.nvlsBusBytesPerSec, 480e9);
+  assert.equal(noAlphaReport.nvlsLatencyS, undefined);
+  assert.equal(noAlphaReport.ringStepLatencyS, RING_STEP_LATENCY_S);
   // Goodput per GPU: goodput / (tp · pp · dp); 6 requests/s on tp 2 × dp 2 is 1.5 per GPU.
   const lat = { ...recorded.pool!.latency!, goodputRequestsPerSec: 6 };
   const four = { ...run, profile: { ...tp2, device: { ...tp2.device, dataParallelSize: 2 } }, pool: { ...run.pool, latency: lat } };
