@@ -546,6 +546,22 @@ export function formatRequestRate(perSecond: number): string {
 }
 
 /**
+ * The highest rate at most `perSecond` (requests/s, positive and finite) that has 3 significant
+ * digits, so that {@link formatRequestRate} prints it exactly and a profile can carry it as
+ * written: 0.20394 -> 0.203, 272.6 -> 272, 12,978 -> 12,900, 8 -> 8. What the capacity search
+ * simulates last, so that the rate it answers is one it ran (s51: New profile wrote 0.203 rounded
+ * down from the search's 0.20394, which met 90.0 % of the SLO where 0.203 met 89.9 %). A value a
+ * few ulps under a 3-digit one (0.203 / 8 × 8) counts as it. NaN for a non-positive input.
+ */
+export function requestRateDown(perSecond: number): number {
+  if (!(perSecond > 0 && Number.isFinite(perSecond))) return NaN;
+  const exp = Math.floor(Math.log10(perSecond)) - 2;
+  // Divide or multiply by an exact power of ten, so that 0.203 stays 0.203 (203 × 0.001 is 0.20300000000000001).
+  const steps = exp < 0 ? Math.floor(perSecond * 10 ** -exp * (1 + 1e-12)) / 10 ** -exp : Math.floor((perSecond / 10 ** exp) * (1 + 1e-12)) * 10 ** exp;
+  return steps;
+}
+
+/**
  * Where a pool simulation's requests came from, in one line (simulate's summary, the dashboard's
  * run header): the trace replayed (as given, format, rows read and dropped, filters), or the
  * profile's workload drawn; and the time scale when it is not 1.

@@ -12,8 +12,8 @@ import type { ModelSpec, Problem, Profile } from '../core/config/types';
 import { tensorParallelSizes, vllmDefaultPageSize } from '../core/estimate/checks';
 import { checkProfile, estimate } from '../core/estimate/index';
 import { vllmMaxModelLen } from '../core/estimate/maxModelLen';
-import { formatAttainmentTarget, formatBytes, formatCount, formatDuration, formatPercent, sloNearIdleNote } from '../core/format';
-import { SLO_ATTAINMENT_DEFAULT } from '../core/protocol/latency';
+import { formatAttainmentTarget, formatBytes, formatCount, formatDuration, formatPercent, requestRateDown, sloNearIdleNote } from '../core/format';
+import { SLO_ATTAINMENT_DEFAULT, type CapacityCurve } from '../core/protocol/latency';
 import type { PoolResult } from '../core/protocol/run';
 
 /** What the user chose. */
@@ -236,7 +236,8 @@ export async function servingTensorParallel(
     const cap = lastSearch ?? (maxRate ? await maxRate(f) : null);
     if (maxRate && cap === null) return null;
     // Each figure names its size: "it serves up to 16.2" after TP 1's verdict read as TP 1's (s50 newcomer-ed 2, gemma-2-9b).
-    const upTo = cap && typeof cap !== 'string' && cap.capacity?.maxRate ? `; at ${tp} it serves up to ${roundDown(cap.capacity.maxRate, 3)} requests/s within the SLO (capacity search)` : '';
+    const served = cap && typeof cap !== 'string' ? askedMaxRate(cap.capacity) : null;
+    const upTo = served ? `; at ${tp} it serves up to ${requestRateDown(served)} requests/s within the SLO (capacity search)` : '';
     if (failed.length === 0) return { text: commentTensorParallel(f.text, `its simulation of the workload below keeps up: ${said(t)} (modelled)${upTo}`), tensorParallelSize: tp, note: `${made.note} Its simulation of the workload keeps up: ${said(t)} (modelled)${upTo}.`, tries };
     const smaller = failed.map((x) => x.tensorParallelSize).join(' and ');
     const each = [...failed, t].map((x) => `at ${x.tensorParallelSize}, ${said(x)}`).join('; ');
@@ -257,10 +258,10 @@ export async function servingTensorParallel(
   // of the one it does not.
   const cap = lastSearch ?? (maxRate ? await maxRate(last) : 'no capacity search');
   if (cap === null) return null;
-  const found = typeof cap === 'string' ? null : cap.capacity?.maxRate ?? null;
+  const found = typeof cap === 'string' ? null : askedMaxRate(cap.capacity);
   const asked = last.profile.workload?.arrivalRate;
   if (found !== null && found > 0 && asked !== undefined && found < asked) {
-    const rate = roundDown(found, 3);
+    const rate = requestRateDown(found);
     const limit = typeof cap !== 'string' && cap.capacity?.limit === 'capacity' ? 'the saturated throughput' : 'the SLO';
     // An answer at near idle is no capacity: data_parallel_size engines would not serve more within the SLO either.
     const idle = typeof cap !== 'string' && cap.capacity ? sloNearIdleNote(cap.capacity) : null;
@@ -283,6 +284,16 @@ export async function servingTensorParallel(
   };
 }
 
+/**
+ * A capacity search's answer as an arrival_rate to write (requests/s): the rate asked of the drawn
+ * workload at the answer (CapacityPoint.askedRate, arrival_rate × time scale), where its draws
+ * offered another (CapacityCurve.maxRate, the offered rate since s51); else maxRate. Null without one.
+ */
+function askedMaxRate(c: CapacityCurve | undefined): number | null {
+  if (!c?.maxRate) return null;
+  return c.points.find((p) => p.meets && p.rate === c.maxRate)?.askedRate ?? c.maxRate;
+}
+
 /** What the serving check reads of a run at the asked rate: the queue's verdict and the latency's share and p99 TTFT. */
 type AskedRateRun = { load?: { overloaded: boolean }; latency?: { sloAttainment?: number; ttft?: { p99: number } | null } };
 
@@ -299,11 +310,6 @@ function askedRateRun(search: PoolResult): AskedRateRun | null {
   return { load: { overloaded: p.overloaded }, latency: { sloAttainment: p.sloAttainment, ttft: p.p99TtftS === null ? null : { p99: p.p99TtftS } } };
 }
 
-/** `x` rounded down to `digits` significant digits (a passing rate stays at or below the one found). */
-function roundDown(x: number, digits: number): number {
-  const scale = 10 ** (digits - 1 - Math.floor(Math.log10(x)));
-  return Math.floor(x * scale * (1 + 1e-12)) / scale;
-}
 
 /**
  * Why the tensor_parallel_sizes in `sizes` do not fit, from the problem that blocked each

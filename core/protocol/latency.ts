@@ -81,8 +81,18 @@ export interface LatencySummary {
 
 /** One simulation of the capacity search. */
 export interface CapacityPoint {
-  /** Arrival rate, requests/s (Poisson workloads), or the trace's mean rate after scaling. */
+  /**
+   * The offered rate of the point's run, requests/s: (requests − 1) / span of its arrivals, as its
+   * Load line counts it (PoolLoad.offeredRequestsPerSec): a trace's mean rate after scaling, or the
+   * drawn arrivals' of a workload (since s51; before, a workload's arrival_rate × scale). Where no
+   * two arrivals differ, the asked rate.
+   */
   rate: number;
+  /**
+   * A drawn workload's asked rate, workload.arrival_rate × scale, requests/s, where it differs from
+   * `rate` (the draws' offered rate); absent for a trace (the same figure) and before s51.
+   */
+  askedRate?: number;
   /** Trace time scale (1 = as recorded; 2 = twice the rate); for workloads rate / arrival_rate. */
   scale: number;
   /** Null when no request of the point completed (TTFT) or none had two output tokens (TPOT). */
@@ -115,7 +125,7 @@ export interface CapacityCurve {
   /** Relative tolerance on the rate: the search stops when hi / lo − 1 < this. */
   tolerance: number;
   points: CapacityPoint[];
-  /** Highest rate that passed (null when even the lowest tried failed). */
+  /** Highest rate that passed, its run's offered rate as CapacityPoint.rate; since s51 the point whose asked rate (a trace's: this rate) is 3 significant digits, rounded down from the bisection's (null when even the lowest tried failed). */
   maxRate: number | null;
   /** Trace time scale of maxRate (null when even the lowest tried failed). */
   maxScale: number | null;

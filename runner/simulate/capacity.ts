@@ -39,7 +39,7 @@ import type { Profile } from '../../core/config/types';
 import { CAPACITY_TOLERANCE_DEFAULT, SLO_ATTAINMENT_DEFAULT, type CapacityCurve, type CapacityPoint, type LatencySlo } from '../../core/protocol/latency';
 import type { PoolResult } from '../../core/protocol/run';
 import { maxNumSeqsOf } from '../../core/estimate/index';
-import { OVERLOAD_MIN_SHARE } from '../../core/format';
+import { OVERLOAD_MIN_SHARE, requestRateDown } from '../../core/format';
 import type { ServingSimRequests, ServingSimTimes } from '../../native';
 import { simulatePool, type SimulateOptions } from './simulate';
 import { weightReadSeconds } from './step-time';
@@ -246,14 +246,20 @@ export function saturationKey(profile: Profile): string {
   return JSON.stringify({ ...profile, sourcePath: null, ranges: {}, workload: w && { ...w, requests: 0, arrivalRate: positive ? 'finite, positive' : w.arrivalRate } });
 }
 
-/** The base rate (scale 1): workload arrival_rate, or a trace's mean rate (n − 1) / span. */
+/**
+ * The base rate (scale 1), requests/s: the offered rate (n − 1) / span of the arrivals the run
+ * replays, a trace's or the profile's workload drawn at scale 1 (its arrivals scale as 1 / scale:
+ * workload.ts endSendsAtRate), so that rate × scale is what each run's Load line says it offered
+ * (s49 newcomer L3: 30.1 = arrival_rate 24 × 1.2523 beside the run's 30.0 offered). Infinity
+ * without two distinct arrival times (every request at 0 s, no arrival_rate).
+ */
 export function baseRate(profile: Profile, requests?: ServingSimRequests): number {
-  if (requests) {
-    const n = requests.arrivalS.length;
-    const span = requests.arrivalS[n - 1] - requests.arrivalS[0];
-    return n > 1 && span > 0 ? (n - 1) / span : Infinity;
-  }
-  return profile.workload?.arrivalRate ?? Infinity;
+  const w = profile.workload;
+  const arrivals = requests?.arrivalS ?? (w && Number.isFinite(w.arrivalRate) && w.arrivalRate > 0 ? generateRequests(w, 1).arrivalS : null);
+  if (!arrivals) return Infinity;
+  const n = arrivals.length;
+  const span = n > 1 ? arrivals[n - 1] - arrivals[0] : 0;
+  return n > 1 && span > 0 ? (n - 1) / span : Infinity;
 }
 
 /**
@@ -270,6 +276,9 @@ export async function searchCapacity(profile: Profile, opts: CapacityOptions): P
   if (!(attainment > 0 && attainment <= 1)) throw new RangeError(`attainment must be in (0, 1], got ${attainment}`);
   if (!(tolerance > 0 && tolerance < 1)) throw new RangeError(`tolerance must be in (0, 1), got ${tolerance}`);
   const rate0 = baseRate(profile, opts.requests);
+  // A drawn workload's arrival_rate where its draws offer another rate (CapacityPoint.askedRate); a trace's is rate0.
+  const arrivalRate = opts.requests ? undefined : profile.workload?.arrivalRate;
+  const asked0 = arrivalRate !== undefined && Math.abs(arrivalRate / rate0 - 1) > 1e-9 ? arrivalRate : undefined;
   if (!Number.isFinite(rate0)) throw new RangeError('the load has no finite arrival rate to scale (every arrival at the same time)');
   const start = opts.startScale ?? 1;
   if (!(start > 0 && Number.isFinite(start))) throw new RangeError(`the starting time scale must be a positive number, got ${start}`);
@@ -290,14 +299,18 @@ export async function searchCapacity(profile: Profile, opts: CapacityOptions): P
   const run = async (scale: number): Promise<boolean> => {
     const result = await simulateAt(scale, RATE_SAMPLES);
     const l = result.latency!;
+    // The rate the run saw, rate0 × scale: its arrivals' (n − 1) / span, as its Load line says; a drawn
+    // workload's asked rate, arrival_rate × scale, beside it where the draws make them differ.
+    const offered = rate0 * scale;
     const point: CapacityPoint = {
-      rate: rate0 * scale,
+      rate: offered,
+      ...(asked0 !== undefined ? { askedRate: asked0 * scale } : {}),
       scale,
       p99TtftS: l.ttft?.p99 ?? null,
       p99TpotS: l.tpot?.p99 ?? null,
       goodputRequestsPerSec: l.goodputRequestsPerSec ?? 0,
       sloAttainment: l.sloAttainment ?? 0,
-      keepsUp: rate0 * scale <= mu * (1 + 1e-12) && !result.load?.overloaded,
+      keepsUp: offered <= mu * (1 + 1e-12) && !result.load?.overloaded,
       ...(result.load ? { overloaded: result.load.overloaded } : {}),
       meets: false,
     };
@@ -380,14 +393,37 @@ export async function searchCapacity(profile: Profile, opts: CapacityOptions): P
       else hi = mid;
     }
   }
-  const b = best as { scale: number } | null;
+  const found = best as { scale: number } | null;
   // What bounds the answer: μ when the answer is μ itself, or when the lowest rate above it that
   // failed met the SLO and failed only for not keeping up; else the SLO.
   let limit: CapacityCurve['limit'];
-  if (b && !unbounded) {
-    const answer = rate0 * b.scale;
+  if (found && !unbounded) {
+    const answer = rate0 * found.scale;
     const above = points.filter((p) => !p.meets && p.rate > answer).sort((x, y) => x.rate - y.rate)[0];
     limit = (Number.isFinite(mu) && answer >= mu * (1 - 1e-9)) || (above !== undefined && above.keepsUp === false && above.sloAttainment >= attainment) ? 'capacity' : 'slo';
+  }
+  // The answer as a user writes it: the rate they set (a workload's arrival_rate × scale, a trace's
+  // offered rate) rounded down to 3 significant digits, and run at that figure, so that the rate
+  // answered is one the search simulated. Attainment near the target is not monotone in the rate
+  // (s51, Llama-3.1-70B tp 8 on L4s: 0.1996 and 0.2039 asked met 90.0 %, 0.203 between them 89.9 %),
+  // so a figure rounded after the search could miss the SLO the answer claims. Where the rounded
+  // rate fails, the next passing rate tried below it is rounded in turn (each step strictly lower).
+  let b = found;
+  if (b && !unbounded) {
+    const user0 = asked0 ?? rate0;
+    for (let from = b.scale; ; ) {
+      const scale = requestRateDown(user0 * from) / user0;
+      const tried = points.find((p) => Math.abs(p.scale / scale - 1) <= 1e-12);
+      if (tried ? tried.meets : await run(scale)) {
+        b = { scale: tried ? tried.scale : scale };
+        break;
+      }
+      const below = points.filter((p) => p.meets && p.scale < scale * (1 - 1e-12)).sort((x, y) => y.scale - x.scale)[0];
+      // None (rare: the lowest rate that passed was not a 3-digit figure, and its rounding failed):
+      // the answer stays the passing rate the search found, a rate it ran, though of more digits.
+      if (!below) break;
+      from = below.scale;
+    }
   }
   const curve: CapacityCurve = {
     kind: 'modelled',

@@ -95,6 +95,7 @@ export function formatCapacity(c: CapacityCurve, dataParallelSize = 1): string {
   }
   // Past 100 columns: stacked parts, each repeating the rate (core/textTable.ts).
   lines.push(...renderTable(header, rows, header.map(() => true), { rule: false }).split('\n'));
+  if (c.points.some((p) => p.askedRate !== undefined)) lines.push("rate = each run's offered rate, (requests − 1) / span of its drawn arrivals, as its Load line counts it (workload.arrival_rate × time scale asks a little more or less: the draws)");
   if (c.unbounded) {
     lines.push(`Every rate tried meets the SLO, up to ${rate(c.maxRate!)} requests/s, where all requests arrive within one step, and the saturated throughput could not be measured: the load is too small to find the limit (a longer trace or more workload requests would).`);
     return lines.join('\n');
@@ -103,8 +104,12 @@ export function formatCapacity(c: CapacityCurve, dataParallelSize = 1): string {
     lines.push(`No rate tried meets the SLO: even the lowest load misses it (the step time alone is too long, or requests are rejected); the search stops once halving the rate no longer changes the p99s.${idleBounds(c)}`);
     return lines.join('\n');
   }
-  const answer = `${rate(c.maxRate)} requests/s (time scale ${formatTimeScale(c.maxScale!)})`;
   const at = c.points.find((p) => p.meets && p.rate === c.maxRate);
+  // A drawn workload's offered rate beside the rate asked of it (arrival_rate × time scale), the one a load generator is given.
+  const asked = at?.askedRate;
+  const answer = asked !== undefined
+    ? `${rate(c.maxRate)} requests/s offered (${rate(asked)} asked: workload.arrival_rate × time scale ${formatTimeScale(c.maxScale!)})`
+    : `${rate(c.maxRate)} requests/s (time scale ${formatTimeScale(c.maxScale!)})`;
   lines.push(
     c.limit === 'capacity'
       ? `Highest rate the server keeps up with: ${answer}; capacity is the limit, not the SLO: ${at ? `${formatPercent(at.sloAttainment)} of requests meet the SLO there, and ` : ''}no rate above the saturated throughput μ keeps up`

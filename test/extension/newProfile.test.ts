@@ -235,7 +235,8 @@ test('a load no tp up to 8 serves (Llama-3.1-70B on L4s, 8 requests/s): the capa
   const t8 = chosen.tries.at(-1)!;
   assert.deepEqual([t8.overloaded, t8.attainment, t8.p99TtftS], [plain.load!.overloaded, plain.latency!.sloAttainment, plain.latency!.ttft!.p99]);
   assert.equal(t8.overloaded, true);
-  // 0.183 requests/s since NCCL's ring past 4 MiB runs at its large-message rate (5a73e5e; 0.00678 before, 0.5 % of μ:
+  // 0.191 requests/s since s51 (the search runs its answer rounded to 3 digits: 0.203 and 0.199 met 89.9 %); 0.183 since
+  // NCCL's ring past 4 MiB runs at its large-message rate (5a73e5e; 0.00678 before, 0.5 % of μ:
   // near idle, which the fake search below keeps testing).
   const m = /^ {2}arrival_rate: (\S+) +# the highest rate tensor_parallel_size 8 serves \((the SLO|the saturated throughput) bounds it; modelled capacity search, simulate --max-rate\); 8 was not$/m.exec(unwrap(chosen.text));
   assert.ok(m, chosen.text);

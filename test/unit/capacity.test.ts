@@ -3,6 +3,9 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { packRequests, searchCapacity, simulatePool } from '../../runner/simulate/index';
+import { generateRequests } from '../../runner/simulate/workload';
+import { formatCapacity } from '../../runner/simulate/latency-format';
+import { formatRequestRate } from '../../core/format';
 import { exampleProfile } from '../fixtures/profile';
 
 
@@ -415,4 +418,31 @@ test('no rate meets the SLO: the line names the bound that would pass at the low
   assert.match(both, /At the lowest rate, 1\.00 requests\/s: p99 TTFT 104 ms \(slo\.ttft_ms >= 105 would hold TTFT there\), p99 TPOT 7\.1 ms \(slo\.tpot_ms >= 7\.1 would hold TPOT there\)\.$/m);
   const met = formatCapacity({ kind: 'modelled', slo: { ttftMs: 200, tpotMs: 5 }, attainmentTarget: 0.9, tolerance: 0.02, points: [point(1, 0.1042)], maxRate: null, saturatedRate: 31, maxScale: null, unbounded: false });
   assert.doesNotMatch(met, /TTFT 104 ms \(/);
+});
+
+test('a drawn workload\'s max rate is its run\'s offered rate, (n − 1) / span of its drawn arrivals, as the Load line counts it; the asked arrival_rate × time scale beside it (s49 newcomer L3)', async () => {
+  // 5 requests drawn at arrival_rate 1, seed 3: vllm bench serve's normalisation puts the last at n / (λ · s) = 5 / s s
+  // exactly (workload.ts endSendsAtRate), the first at t₁ / s, t₁ the first arrival drawn at scale 1. By hand the run at
+  // scale s offers (5 − 1) / ((5 − t₁) / s) = 4 s / (5 − t₁) requests/s, not the asked λ · s = s. Seed 3 draws
+  // t₁ = 1.4004 s, so scale 1 offers 4 / 3.5996 = 1.11 (the curve's first row); the bisection ends at scale 15.62
+  // (asked 1 × 15.62; 15.81 failed), which the search rounds down to 3 significant digits and runs again (s51):
+  // 15.6 asked, 4 · 15.6 / (5 − 1.4004) = 62.4 / 3.5996 = 17.3 offered.
+  // The answer, its run's Load line and the curve's point are that one figure (s49: 30.1 asked beside Load's 30.0).
+  const profile = exampleProfile('model: ./llama-3.1-8b/config.json\nkv_cache: { page_size: 16, num_pages: 100 }\nworkload: { requests: 5, arrival_rate: 1, seed: 3, prompt_len: { dist: fixed, value: 16 }, output_len: { dist: fixed, value: 2 }, max_num_seqs: 1 }\n');
+  const t1 = generateRequests(profile.workload!, 1).arrivalS[0]!;
+  assert.ok(Math.abs(t1 - 1.4004) < 1e-4, String(t1));
+  const { curve, result } = await searchCapacity(profile, { slo: { ttftMs: 15 }, attainment: 1, simulate: { stepTime: { perStepS: 0.01 } } });
+  const s = curve.maxScale!;
+  assert.ok(Math.abs(s - 15.6) < 1e-12, `answer's scale ${s}: 15.62 rounded down to 3 significant digits`);
+  assert.ok(curve.points.some((p) => p.scale === s && p.meets), 'the rounded answer is a rate the search ran and passed');
+  const offered = (4 * s) / (5 - t1);
+  assert.ok(Math.abs(curve.maxRate! / offered - 1) < 1e-9, `max rate ${curve.maxRate} vs 4 s / (5 − t₁) = ${offered}`);
+  assert.ok(Math.abs(result.load!.offeredRequestsPerSec! / curve.maxRate! - 1) < 1e-12, `Load ${result.load!.offeredRequestsPerSec} vs ${curve.maxRate}`);
+  const at = curve.points.find((p) => p.rate === curve.maxRate)!;
+  assert.ok(Math.abs(at.askedRate! - s) < 1e-12, `asked ${at.askedRate} vs 1 × ${s}`);
+  const text = formatCapacity(curve);
+  assert.ok(text.includes(`${formatRequestRate(offered)} requests/s offered (${formatRequestRate(s)} asked: workload.arrival_rate × time scale`), text);
+  assert.equal(curve.points[0]!.rate.toFixed(3), (4 / (5 - t1)).toFixed(3));
+  assert.match(text, /^Highest rate meeting the SLO: 17\.3 requests\/s offered \(15\.6 asked: workload\.arrival_rate × time scale 15\.6\)/m);
+  assert.match(text, /^rate = each run's offered rate, \(requests − 1\) \/ span of its drawn arrivals/m);
 });

@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { dataParallelEngines, fewAndCount, formatAttainedBelow, formatAttainmentTarget, formatBytes, formatCount, formatCountOf, formatGrouped, formatTimeScale, formatDuration, formatGib, formatLoad, loadVerdict, formatMs, formatParams, formatPercent, formatGpuPeaks, formatRate, formatRequestRate, formatRunTime, formatSignificant, indefiniteArticle, sloNearIdleNote, sloSampleNote, sloTargetText, sloVerdict, shownFileName, wasmBuildNote, wrapLine, wrapLongLines, WRAP_ABOVE } from '../../core/format';
+import { dataParallelEngines, fewAndCount, formatAttainedBelow, formatAttainmentTarget, formatBytes, formatCount, formatCountOf, formatGrouped, formatTimeScale, formatDuration, formatGib, formatLoad, loadVerdict, formatMs, formatParams, formatPercent, formatGpuPeaks, formatRate, formatRequestRate, formatRunTime, requestRateDown, formatSignificant, indefiniteArticle, sloNearIdleNote, sloSampleNote, sloTargetText, sloVerdict, shownFileName, wasmBuildNote, wrapLine, wrapLongLines, WRAP_ABOVE } from '../../core/format';
 import { rowExclusion } from '../../core/sweepFigures';
 import { GPUS } from '../../core/estimate/gpus';
 import { skippedNote } from '../../webview/model';
@@ -96,6 +96,20 @@ test('figures of 1,000 and more are grouped wherever they are written (s45 newco
   assert.equal(formatBytes(1000), '1,000 B');
   // A capacity rate of 12,345.6 requests/s (toPrecision(4) wrote "1.235e+4"): grouped.
   assert.equal(formatRequestRate(12_345.6), '12,346');
+});
+
+test('requestRateDown: the highest 3-significant-digit rate at or below, printed exactly by formatRequestRate', () => {
+  // By hand: 0.20394 -> 0.203 (not 0.204, which would claim more than was found); 272.6 -> 272; 12,978 -> 12,900; 15.62 -> 15.6.
+  assert.equal(requestRateDown(0.20394), 0.203);
+  assert.equal(formatRequestRate(requestRateDown(0.20394)), '0.203');
+  assert.equal(requestRateDown(272.6), 272);
+  assert.equal(requestRateDown(12_978), 12_900);
+  assert.equal(formatRequestRate(requestRateDown(12_978)), '12,900');
+  assert.equal(requestRateDown(15.62), 15.6);
+  // Already 3 digits, or a few ulps under (0.203 / 8 × 8): unchanged.
+  assert.equal(requestRateDown(8), 8);
+  assert.equal(requestRateDown((0.203 / 8) * 8), 0.203);
+  assert.ok(Number.isNaN(requestRateDown(0)));
 });
 
 test('formatCountOf: singular for exactly one, plural otherwise, irregular plurals given', () => {

@@ -37,9 +37,10 @@ test('a max-rate sweep ranks by the highest rate per GPU: tp 2 sustains more req
   //   tp 1: μ = 100 requests/s. Below μ nobody waits (gap >= step): TTFT = 10 ms <= 15 ms, so every
   //         rate up to μ meets the SLO, and above μ the server does not keep up: max rate 100/s
   //         (capacity the limit), 100 per GPU.
-  //   tp 2: μ = 1 / 6 ms = 166.7/s, TTFT 6 ms: max rate 166.7/s, 83.3 per GPU.
+  //   tp 2: μ = 1 / 6 ms = 166.7/s, TTFT 6 ms: max rate 166/s (μ rounded down to 3 significant digits, the
+  //         rate the search runs last and answers, s51), 83.0 per GPU.
   //   TTFT <= 5 ms (either tp): one step alone is longer, at any rate: no max rate.
-  // The raw rate would pick tp 2 (166.7 > 100); per GPU tp 1 (100 > 83.3, outside the 2 % tie).
+  // The raw rate would pick tp 2 (166 > 100); per GPU tp 1 (100 > 83.0, outside the 2 % tie).
   const axes = [{ key: 'device.tensor_parallel_size', values: [1, 2] }, { key: 'slo.ttft_ms', values: [15, 5] }];
   const out = join(dir, 'points');
   mkdirSync(out);
@@ -75,8 +76,8 @@ test('a max-rate sweep ranks by the highest rate per GPU: tp 2 sustains more req
   const m = (label: string) => report.rows.find((r) => r.label === label)!.metrics;
   assert.ok(Math.abs(m('tensor_parallel_size=1 ttft_ms=15').maxRateRequestsPerSec! - 100) < 1e-6, String(m('tensor_parallel_size=1 ttft_ms=15').maxRateRequestsPerSec));
   assert.equal(m('tensor_parallel_size=1 ttft_ms=15').maxRateLimit, 'capacity');
-  assert.ok(Math.abs(m('tensor_parallel_size=2 ttft_ms=15').maxRateRequestsPerSec! - 1000 / 6) < 1e-6);
-  assert.ok(Math.abs(m('tensor_parallel_size=2 ttft_ms=15').maxRatePerGpuRequestsPerSec! - 1000 / 12) < 1e-6);
+  assert.ok(Math.abs(m('tensor_parallel_size=2 ttft_ms=15').maxRateRequestsPerSec! - 166) < 1e-6);
+  assert.ok(Math.abs(m('tensor_parallel_size=2 ttft_ms=15').maxRatePerGpuRequestsPerSec! - 83) < 1e-6);
   assert.equal(m('tensor_parallel_size=1 ttft_ms=5').maxRateLimit, 'unmet');
   assert.equal(m('tensor_parallel_size=1 ttft_ms=5').maxRateRequestsPerSec, undefined);
   // Two SLO values: no best across them (the looser admits the higher rate by definition; s49 newcomer L1), the best of each.
@@ -91,7 +92,7 @@ test('a max-rate sweep ranks by the highest rate per GPU: tp 2 sustains more req
   assert.match(text, /job max-rate/);
   assert.match(text, /^tensor_parallel_size +ttft_ms +max req\/s +per GPU +limit /m);
   assert.match(text, /^1 +15 +100 +100 +capacity /m);
-  assert.match(text, /^2 +15 +167 +83\.3 +capacity /m);
+  assert.match(text, /^2 +15 +166 +83\.0 +capacity /m);
   assert.match(text, /^1 +5 +SLO unmet at any rate +- +- /m);
   assert.match(text, /^max rate: modelled, each point's capacity search/m);
 
