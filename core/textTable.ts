@@ -1,13 +1,37 @@
 /**
  * The one renderer of the CLI's text tables (kernel table, sweep report, simulate and capacity
- * tables, the vLLM-log comparison). A table wider than `width` columns (TABLE_WIDTH, 100: what
- * pastes into a design doc without reflowing) is split into stacked tables, each repeating the
- * leading `keys` columns, so every figure is still printed and each line fits. --csv/--json
- * keep the full-width form.
+ * tables, the vLLM-log comparison). A table wider than `width` columns ({@link tableWidth}: the
+ * terminal's width, COLUMNS, else TABLE_WIDTH, 100: what pastes into a design doc without
+ * reflowing) is split into stacked tables, each repeating the leading `keys` columns, so every
+ * figure is still printed and each line fits. --csv/--json keep the full-width form.
  */
 
-/** The widest line a text table prints, in columns (characters). */
+/** The widest line a text table prints where no terminal says otherwise, in columns (characters). */
 export const TABLE_WIDTH = 100;
+
+/** The narrowest width {@link tableWidth} gives (a key column and a figure still fit). */
+export const MIN_TABLE_WIDTH = 40;
+
+/** What {@link tableWidth} reads: the environment's COLUMNS and the output stream. */
+export interface OutputSize {
+  env?: { COLUMNS?: string | undefined };
+  stdout?: { isTTY?: boolean; columns?: number };
+}
+
+/**
+ * The width the CLI's text tables render at, in columns — the one place that decides it:
+ * COLUMNS when it is a whole number (the user's say, piped or not: COLUMNS=60 narrows), else a
+ * terminal's width (stdout a TTY: process.stdout.columns, so a 160-column terminal gets fewer
+ * stacked parts), else TABLE_WIDTH (100: piped output, a file, the editor, the tests). Never under
+ * MIN_TABLE_WIDTH. Where there is no `process` (a browser bundle), TABLE_WIDTH.
+ * e.g. tableWidth({ env: {}, stdout: { isTTY: true, columns: 160 } }) -> 160; with COLUMNS '60' -> 60.
+ */
+export function tableWidth(size: OutputSize = typeof process === 'undefined' ? {} : { env: process.env, stdout: process.stdout }): number {
+  const given = size.env?.COLUMNS?.trim();
+  const fromEnv = given !== undefined && /^\d+$/.test(given) ? Number(given) : undefined;
+  const tty = size.stdout?.isTTY === true && Number.isInteger(size.stdout.columns) && size.stdout.columns! > 0 ? size.stdout.columns : undefined;
+  return Math.max(MIN_TABLE_WIDTH, fromEnv ?? tty ?? TABLE_WIDTH);
+}
 
 /** How a table is laid out; every field optional. */
 export interface TableOptions {
@@ -15,7 +39,7 @@ export interface TableOptions {
   keys?: number;
   /** A dashed rule under the header (default true). */
   rule?: boolean;
-  /** The widest line, in columns (default TABLE_WIDTH). */
+  /** The widest line, in columns (default {@link tableWidth}: COLUMNS, a terminal's width, else TABLE_WIDTH). */
   width?: number;
   /** A line printed under row i (indented by its text), in the last part only; undefined for none. */
   notes?: readonly (string | undefined)[];
@@ -52,7 +76,7 @@ function parts(widths: number[], keys: number, width: number): number[][] {
 export function renderTable(header: readonly string[], rows: readonly (readonly string[])[], rightAligned: readonly boolean[], opts: TableOptions = {}): string {
   const keys = Math.min(opts.keys ?? 1, header.length);
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
-  const split = parts(widths, keys, opts.width ?? TABLE_WIDTH);
+  const split = parts(widths, keys, opts.width ?? tableWidth());
   const blocks = split.map((cols, p) => {
     const fmt = (cells: readonly string[]) => cols.map((i) => (rightAligned[i] ? cells[i]!.padStart(widths[i]!) : cells[i]!.padEnd(widths[i]!))).join('  ').trimEnd();
     const lines = [fmt(header)];

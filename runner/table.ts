@@ -16,7 +16,7 @@ import { timingBudget, timingBudgetText } from './plan';
 import { NOISY_MARK_NOTE, noisyMark, PERCENTILE_MIN_SAMPLES, spreadName, spreadsName } from '../core/noise';
 import { formatPoolSummary } from './simulate';
 import { cpuName } from '../core/sweepFigures';
-import { renderTable, TABLE_WIDTH } from '../core/textTable';
+import { renderTable } from '../core/textTable';
 
 function ms(ns: number): string {
   const v = ns / 1e6;
@@ -54,10 +54,10 @@ function pathText(c: KernelCase): string {
  * the roof that bounds the case (GFLOP/s for a compute-bound one, GB/s for a memory-bound one),
  * % of that roof ("(from cache)" after it for a decode case within `cache`, the run's last-level
  * cache: core/format.ts fromCacheText; the run's notes say why), the roof with which bound it is,
- * max |err|, lse err. Past `width` columns (core/textTable.ts TABLE_WIDTH, 100) stacked parts,
+ * max |err|, lse err. Past `width` columns (default core/textTable.ts tableWidth: the terminal's, else 100) stacked parts,
  * each repeating kernel and shape.
  */
-export function formatCases(cases: KernelCase[], width = TABLE_WIDTH, cache?: Environment['lastLevelCache']): string {
+export function formatCases(cases: KernelCase[], width?: number, cache?: Environment['lastLevelCache']): string {
   // One name for the column where every case's spread is the same kind; else each min–max cell says so.
   const names = new Set(cases.map((c) => spreadName(c.samplesNs.length)));
   const header = ['kernel', 'shape', 'dtype', 'path', 'n', 'median ms', `${names.size === 1 ? [...names][0] : 'p10–p90'} ms`, 'rate', '% of peak', 'peak', 'max |err|', 'lse err'];
@@ -81,7 +81,7 @@ export function formatCases(cases: KernelCase[], width = TABLE_WIDTH, cache?: En
     sci(c.maxAbsErr),
     sci(c.lseMaxAbsErr),
   ]);
-  // Past 100 columns: stacked parts, each repeating kernel and shape (core/textTable.ts).
+  // Past the table width (core/textTable.ts tableWidth: 100 piped): stacked parts, each repeating kernel and shape.
   return renderTable(header, rows, [false, false, false, false, true, true, true, true, true, false, true, true], { keys: 2, width });
 }
 
@@ -285,7 +285,7 @@ export function formatRun(run: RunResult, options: { explain?: boolean } = {}): 
   const caption = casesCaption(run);
   if (caption) out.push(caption);
   // A run cancelled before its first case has no rows: no table header over nothing (s46 newcomer46 L4).
-  if (run.cases.length > 0) out.push(formatCases(run.cases, TABLE_WIDTH, run.environment?.lastLevelCache));
+  if (run.cases.length > 0) out.push(formatCases(run.cases, undefined, run.environment?.lastLevelCache));
   // A decode case its cache holds: its % of the DRAM read peak is a cache figure (core/format.ts fromCacheText).
   for (const c of run.cases) {
     const fromCache = fromCacheText(c, run.environment?.lastLevelCache);

@@ -6,7 +6,7 @@ import { formatConcurrency, formatCount, formatGib } from '../format';
 import type { ComparisonRow, LogComparison } from './compare';
 import { missingKvNote, stopNote } from './notes';
 import { isDataParallel, NAMED_RANK_TERMS, type LogFigure, type RankedKey, type VllmLog, type VllmLogFigures } from './parse';
-import { renderTable, TABLE_WIDTH } from '../textTable';
+import { renderTable } from '../textTable';
 
 const LABELS: Array<[keyof VllmLogFigures, string, 'bytes' | 'count' | 'x' | 'ratio']> = [
   ['totalGpuMemoryBytes', 'device memory (total_gpu_memory)', 'bytes'],
@@ -118,13 +118,13 @@ function difference(r: ComparisonRow): string {
 
 /**
  * The comparison as text: term, vLLM log, estimate, difference, and why under each row; past
- * `width` columns (core/textTable.ts TABLE_WIDTH, 100) stacked parts, each repeating the term,
+ * `width` columns (default core/textTable.ts tableWidth: the terminal's, else 100) stacked parts, each repeating the term,
  * the why lines under the last.
  */
-export function formatComparisonText(c: LogComparison, width = TABLE_WIDTH): string {
+export function formatComparisonText(c: LogComparison, width?: number): string {
   const head = ['term', 'vLLM log', 'estimate', 'difference'];
   const cells = c.rows.map((r) => [r.term, r.log === null ? '—' : `${r.log}${r.logLine !== null ? ` [${r.logLine}]` : ''}`, r.estimate, difference(r)]);
-  // Past 100 columns: stacked parts, each repeating the term; why under each row of the last (core/textTable.ts).
+  // Past the table width (core/textTable.ts tableWidth: 100 piped): stacked parts, each repeating the term; why under each row of the last.
   const table = renderTable(head, cells, head.map(() => false), { notes: c.rows.map((r) => `    ${r.why}`), width });
   const out = [...(c.deviceCaveat ? [`note: ${c.deviceCaveat}`, ''] : []), ...table.split('\n')];
   out.push('', `settings from the log: ${c.fromLog.length ? c.fromLog.join(', ') : 'none'}`);

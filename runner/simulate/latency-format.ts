@@ -93,7 +93,7 @@ export function formatCapacity(c: CapacityCurve, dataParallelSize = 1): string {
         `so a rate keeps up when it is at most μ, and its TTFT and TPOT are those of a nearly idle engine, not a steady state's: ${formatCountOf(OVERLOAD_MIN_SHARE * dataParallelSize, 'request')} or more (workload.requests, or a longer trace) would tell`,
     );
   }
-  // Past 100 columns: stacked parts, each repeating the rate (core/textTable.ts).
+  // Past the table width (100 piped; core/textTable.ts tableWidth): stacked parts, each repeating the rate.
   lines.push(...renderTable(header, rows, header.map(() => true), { rule: false }).split('\n'));
   if (c.points.some((p) => p.askedRate !== undefined)) lines.push("rate = each run's offered rate, (requests − 1) / span of its drawn arrivals, as its Load line counts it (workload.arrival_rate × time scale asks a little more or less: the draws)");
   if (c.unbounded) {

@@ -130,7 +130,7 @@ export function formatPoolSummary(result: PoolResult, device?: Parameters<typeof
       int(b.rejectedOrDelayed),
     ]),
   ];
-  // Past 100 columns: stacked parts, each repeating the allocation (core/textTable.ts).
+  // Past the table width (core/textTable.ts tableWidth: 100 piped): stacked parts, each repeating the allocation.
   lines.push(...renderTable(header, rows, header.map((_, c) => c > 0), { rule: false }).split('\n'));
   // Said, not left out silently (s41 newcomer F11): simulateDataParallel runs the paged pool only.
   if (dp) lines.push(`(${contiguousNotSimulatedText(dp.size)})`);

@@ -1035,7 +1035,7 @@ export function formatReport(report: SweepReport, shard?: { index: number; count
   const resultColumn = origins ? header.indexOf('result') : -1;
   const buildColumn = builds ? header.indexOf('build') : -1;
   const right = header.map((_, c) => !(c < report.axes.length || c === resultColumn || c === buildColumn));
-  // Past 100 columns: stacked parts, each repeating the axis values and env (core/textTable.ts).
+  // Past the table width (core/textTable.ts tableWidth: 100 piped): stacked parts, each repeating the axis values and env.
   const table = renderTable(header, rows, right, { keys: report.axes.length + (multiEnv ? 1 : 0), rule: false });
   const lines = [
     `Sweep ${report.name}${report.models && report.models.length > 0 ? ` of ${report.models.join(', ')}` : ''} (${report.sweepId}, job ${report.job}): ${shard ? `${formatCountOf(report.rows.length, 'result')} for the ${formatCountOf(shard.points, 'point')} of shard ${shard.index}/${shard.count} (of ${formatCountOf(report.total, 'point')}; the rest are other shards)` : `${report.rows.length === report.total - report.missing.length ? '' : `${formatCountOf(report.rows.length, 'result')} for `}${report.total - report.missing.length} of ${formatCountOf(report.total, 'point')}`}`,

@@ -1,5 +1,6 @@
 /**
- * The CLI's text tables fit 100 columns (core/textTable.ts TABLE_WIDTH): a table wider than that
+ * The CLI's text tables fit 100 columns when piped (core/textTable.ts TABLE_WIDTH), COLUMNS or a terminal's width
+ * when there is one (tableWidth, s51): a table wider than that
  * is printed as stacked parts, each repeating the columns that name a row, so every figure of the
  * full-width row is still printed (s50 newcomer MEDIUM-2: a 2-axis sweep's rows were 143 columns,
  * the vLLM-log comparison 120, simulate's allocation table 116). Through the built dist/runner.js.
@@ -14,8 +15,12 @@ const root = join(__dirname, '..', '..');
 const runner = join(root, 'dist', 'runner.js');
 const profile = join(root, 'examples', 'llama-3.1-8b.attn.yaml');
 
-function cli(args: string[]): string {
-  const r = spawnSync(process.execPath, [runner, ...args], { encoding: 'utf8', timeout: 300_000, cwd: root });
+/** The CLI's stdout, piped (no terminal), with COLUMNS as given: unset unless `columns` says. */
+function cli(args: string[], columns?: string): string {
+  const env = { ...process.env };
+  delete env.COLUMNS;
+  if (columns !== undefined) env.COLUMNS = columns;
+  const r = spawnSync(process.execPath, [runner, ...args], { encoding: 'utf8', timeout: 300_000, cwd: root, env });
   assert.equal(r.status, 0, r.stderr);
   return r.stdout;
 }
@@ -60,4 +65,24 @@ test('vllm-log: the comparison (120 columns in one) fits 100, every term in each
   assert.ok(table.some((l) => /^GPU blocks \(tokens \/ block size\) .*10,291 +\+420 \(\+4\.3%\)$/.test(l)), table.join('\n'));
   assert.ok(table.some((l) => l.includes('131,077 B (KV cache memory / tokens) [4]')));
   assert.equal(out.split('\n').filter((l) => l.startsWith('GPU blocks')).length, 2);
+});
+
+test('simulate: the allocation table follows COLUMNS (s51): 200 prints its 7 columns (116 wide) as one; 60 stacks 5 parts of at most 60; unset, piped: 100', () => {
+  const table = (out: string) => out.split('\n').filter((l) => /^(allocation|paged \(|contiguous, )/.test(l));
+  const headers = (t: string[]) => t.filter((l) => l.startsWith('allocation'));
+  // 116 columns in one (s50's count): key 32 + 6 figure columns; at 200 one part, every header on its line.
+  const wide = table(cli(['simulate', profile], '200'));
+  assert.equal(headers(wide).length, 1, wide.join('\n'));
+  assert.match(headers(wide)[0]!, /useful tokens +internal frag +external frag +mean running +peak running +rejected\/delayed$/);
+  assert.ok(widest(wide) > 100 && widest(wide) <= 200, wide.join('\n'));
+  // At 60: the key (32) and one figure column of 13-16 fit, two do not (32 + 2 + 13 + 2 + 13 = 62): mean and peak
+  // running (12 each: 32 + 2 + 12 + 2 + 12 = 60) share a part; 5 parts, each line at most 60.
+  const narrow = table(cli(['simulate', profile], '60'));
+  assert.equal(headers(narrow).length, 5, narrow.join('\n'));
+  assert.ok(widest(narrow) <= 60, narrow.join('\n'));
+  assert.ok(narrow.some((l) => /^contiguous, max_model_len each +1,761$/.test(l)), narrow.join('\n'));
+  // Piped with COLUMNS unset: 100, as every test above reads (2 parts).
+  const piped = table(cli(['simulate', profile]));
+  assert.equal(headers(piped).length, 2, piped.join('\n'));
+  assert.ok(widest(piped) <= 100, piped.join('\n'));
 });

@@ -1,6 +1,6 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { renderTable, TABLE_WIDTH } from '../../core/textTable';
+import { MIN_TABLE_WIDTH, renderTable, TABLE_WIDTH, tableWidth } from '../../core/textTable';
 
 describe('renderTable', () => {
   it('prints a narrow table as one, right-aligning figures', () => {
@@ -21,5 +21,33 @@ describe('renderTable', () => {
     assert.equal(text.split('\n').filter((l) => l === '  why 0').length, 1);
     assert.match(parts[3]!, /r0c11\n {2}why 0\n\.+r1c0/);
     assert.equal(TABLE_WIDTH, 100);
+  });
+});
+
+describe('tableWidth: the one place that decides how wide the CLI\'s tables print', () => {
+  it('a terminal wider than 100 gives its width; piped output without COLUMNS 100; COLUMNS wins, piped or not; never under 40', () => {
+    assert.equal(tableWidth({ env: {}, stdout: { isTTY: true, columns: 160 } }), 160);
+    assert.equal(tableWidth({ env: {}, stdout: { isTTY: false, columns: 160 } }), TABLE_WIDTH);
+    assert.equal(tableWidth({ env: {}, stdout: {} }), 100);
+    assert.equal(tableWidth({ env: { COLUMNS: '60' }, stdout: {} }), 60);
+    assert.equal(tableWidth({ env: { COLUMNS: '60' }, stdout: { isTTY: true, columns: 160 } }), 60);
+    assert.equal(tableWidth({ env: { COLUMNS: 'wide' }, stdout: {} }), 100);
+    assert.equal(tableWidth({ env: { COLUMNS: '10' }, stdout: {} }), MIN_TABLE_WIDTH);
+    assert.equal(MIN_TABLE_WIDTH, 40);
+  });
+
+  it('renderTable without a width follows it: the 142-column table of 12 columns is one part at 160, 4 parts at COLUMNS 50', () => {
+    const header = Array.from({ length: 12 }, (_, i) => `col${i}`.padEnd(10, '_'));
+    const rows = [Array.from({ length: 12 }, (_, i) => `r0c${i}`.padStart(10, '.'))];
+    const saved = process.env.COLUMNS;
+    try {
+      process.env.COLUMNS = '160';
+      assert.equal(renderTable(header, rows, header.map(() => true), { rule: false }).split('\n\n').length, 1);
+      process.env.COLUMNS = '50';
+      assert.equal(renderTable(header, rows, header.map(() => true), { rule: false }).split('\n\n').length, 4);
+    } finally {
+      if (saved === undefined) delete process.env.COLUMNS;
+      else process.env.COLUMNS = saved;
+    }
   });
 });
