@@ -3,7 +3,8 @@
  * `attnscope bench --json`, `simulate --json` and each sweep point write — generated from
  * core/protocol/run.ts RunResult and core/protocol/sweep.ts SweepPointRun with TypeScript's own
  * type checker, so it cannot drift from them: every interface a `definitions` entry, each
- * property's doc comment (units, formula source) its description, optional properties not
+ * property's doc comment (units, formula source) its description (a map's keys, which have none of
+ * their own, the map's `@entry` tag with `{key}` for each), optional properties not
  * required, and no property the types do not name (additionalProperties false), so a field
  * renamed on one side only fails test/cli/run-schema.test.ts.
  *
@@ -49,15 +50,24 @@ export function runSchema(): Schema {
     return symbol.getName();
   };
 
-  const objectSchema = (type: ts.Type, where: string): Schema => {
+  /**
+   * A map's `@entry` tag: the description of each of its keys' values, `{key}` standing for the key
+   * (a Partial<Record<keyof T, string>> has no doc comment of its own per key), or undefined.
+   */
+  const entryTag = (symbol: ts.Symbol): string | undefined => {
+    const tag = symbol.getJsDocTags(checker).find((t) => t.name === 'entry');
+    return tag ? ts.displayPartsToString(tag.text).replace(/\s+/g, ' ').trim() : undefined;
+  };
+
+  const objectSchema = (type: ts.Type, where: string, entry?: string): Schema => {
     if (type.getCallSignatures().length > 0) throw new Error(`${where}: a function has no JSON form`);
     const properties: Record<string, Schema> = {};
     const required: string[] = [];
     for (const prop of checker.getPropertiesOfType(type)) {
       const decl = prop.valueDeclaration ?? prop.declarations?.[0];
       const propType = decl ? checker.getTypeOfSymbolAtLocation(prop, decl) : checker.getTypeOfSymbol(prop);
-      const s = schemaOf(propType, `${where}.${prop.getName()}`);
-      const description = doc(prop);
+      const s = schemaOf(propType, `${where}.${prop.getName()}`, entryTag(prop));
+      const description = doc(prop) || (entry?.replaceAll('{key}', prop.getName()) ?? '');
       properties[prop.getName()] = description ? { description, ...s } : s;
       if (!(prop.flags & ts.SymbolFlags.Optional)) required.push(prop.getName());
     }
@@ -70,7 +80,7 @@ export function runSchema(): Schema {
     };
   };
 
-  const schemaOf = (type: ts.Type, where: string): Schema => {
+  const schemaOf = (type: ts.Type, where: string, entry?: string): Schema => {
     const f = type.flags;
     if (f & (ts.TypeFlags.Any | ts.TypeFlags.Unknown)) return {};
     if (f & ts.TypeFlags.Null) return { type: 'null' };
@@ -94,16 +104,16 @@ export function runSchema(): Schema {
       }
       return { $ref: `#/definitions/${named.get(type)}` };
     }
-    return schemaUnnamed(type, where);
+    return schemaUnnamed(type, where, entry);
   };
 
-  const schemaUnnamed = (type: ts.Type, where: string): Schema => {
+  const schemaUnnamed = (type: ts.Type, where: string, entry?: string): Schema => {
     if (type.isUnion()) {
       const members = type.types.filter((t) => !(t.flags & (ts.TypeFlags.Undefined | ts.TypeFlags.Void)));
       // true | false (TypeScript's boolean as a union, with null or literals beside it).
       const bools = members.filter((t) => t.flags & ts.TypeFlags.BooleanLiteral);
       const rest = bools.length === 2 ? members.filter((t) => !(t.flags & ts.TypeFlags.BooleanLiteral)) : members;
-      const schemas = [...(bools.length === 2 ? [{ type: 'boolean' }] : []), ...rest.map((t) => schemaOf(t, where))];
+      const schemas = [...(bools.length === 2 ? [{ type: 'boolean' }] : []), ...rest.map((t) => schemaOf(t, where, entry))];
       const consts = schemas.filter((s) => 'const' in s && Object.keys(s).length === 1);
       if (consts.length === schemas.length) return { enum: consts.map((s) => s.const) };
       if (schemas.length === 1) return schemas[0]!;
@@ -114,7 +124,7 @@ export function runSchema(): Schema {
       return { type: 'array', items, minItems: items.length, maxItems: items.length, additionalItems: false };
     }
     if (checker.isArrayType(type)) return { type: 'array', items: schemaOf(checker.getTypeArguments(type as ts.TypeReference)[0]!, `${where}[]`) };
-    if (type.flags & ts.TypeFlags.Object || type.isIntersection()) return objectSchema(type, where);
+    if (type.flags & ts.TypeFlags.Object || type.isIntersection()) return objectSchema(type, where, entry);
     throw new Error(`${where}: ${checker.typeToString(type)} is not read (flags ${type.flags})`);
   };
 

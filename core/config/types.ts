@@ -100,6 +100,7 @@ export interface MambaSpec {
   headDim: number;
   /** Groups of the B and C projections (n_groups), a count. */
   nGroups: number;
+  /** A bias on the causal conv1d (use_conv_bias / conv_bias): its I parameters a layer more (shortconv: biases on in_proj, conv and out_proj). */
   convBias: boolean;
   /** Biases on in_proj and out_proj. */
   projBias: boolean;
@@ -256,8 +257,11 @@ export interface QuantizationSpec {
  * experts together, unquantized when any listed expert name contains that prefix).
  */
 export interface LayerSkips {
+  /** Substrings: a layer whose name contains one stays unquantized (AWQ modules_to_not_convert and the like). */
   notConverted: string[];
+  /** Regexes (Python re.match: anchored at the start) of layers that stay unquantized (GPTQ dynamic "-:" keys, compressed-tensors ignore). */
   notConvertedPatterns: string[];
+  /** Expert names: a routed expert's FusedMoE module (model.layers.3.mlp.experts) stays unquantized when one contains its prefix; absent: none. */
   fusedMoe?: string[];
 }
 
@@ -303,6 +307,7 @@ export interface ContextLengthKeys {
    * config class supplies where the file leaves it out is listed under max_position_embeddings.
    */
   lengths: Array<{
+    /** The config key, as vLLM names it ("max_position_embeddings", "seq_length", ...). */
     key: string;
     /** The length the key gives, tokens. */
     tokens: number;
@@ -313,6 +318,7 @@ export interface ContextLengthKeys {
    * `originalMaxPositionEmbeddings` null where not given. Empty when the config has none.
    */
   rope: Array<{
+    /** The RoPE scaling kind: rope_scaling's rope_type or type ("linear", "dynamic", "yarn", "llama3", ...), "default" when neither. */
     ropeType: string;
     /** rope_scaling's factor, a ratio (the scaled length / the original); null where not given. */
     factor: number | null;
@@ -330,6 +336,7 @@ export interface ContextLengthKeys {
 export interface ModelSpec {
   /** model_type, e.g. "llama"; architectures[0] when model_type is absent. */
   modelType: string;
+  /** The config's architectures list ("LlamaForCausalLM"), as written; empty when absent. */
   architectures: string[];
   /** True for encoder-only models (BERT...): no KV cache exists. */
   isEncoder: boolean;
@@ -347,6 +354,7 @@ export interface ModelSpec {
   headDimExplicit: boolean;
   /** Attention kind: 'mha', 'gqa', 'mqa' (from the head counts) or 'mla'. */
   attention: AttentionKind;
+  /** Multi-head latent attention's dimensions (DeepSeek-V2/V3: kv_lora_rank, rope head dim); null for other attention. */
   mla: MlaSpec | null;
   /** MLP intermediate size (intermediate_size), elements. */
   intermediateSize: number;
@@ -370,6 +378,7 @@ export interface ModelSpec {
    * All 'full' without a window or layer_types.
    */
   layerTypes: Array<'full' | 'sliding' | 'linear'>;
+  /** Mixture of experts: experts, experts per token, shared experts, their sizes and which layers; null for a dense model. */
   moe: MoeSpec | null;
   /** lm_head shares the token embedding's weights (tie_word_embeddings). */
   tieWordEmbeddings: boolean;
@@ -427,7 +436,12 @@ export interface ModelSpec {
    * logits computed from `hidden_states.float()`) and MoE gates (`ReplicatedLinear(...,
    * params_dtype=torch.float32)`).
    */
-  fp32Weights?: { lmHead: boolean; router: boolean };
+  fp32Weights?: {
+    /** lm_head held in fp32 (MiniMax-Text-01 / MiniMax-M1). */
+    lmHead: boolean;
+    /** MoE router (gate) weights held in fp32. */
+    router: boolean;
+  };
   /** Per layer, whether it has an MLP (Nemotron-H's Mamba and attention blocks have none); absent: every layer. */
   mlpLayers?: boolean[];
   /**
@@ -453,7 +467,10 @@ export interface ModelSpec {
    * profile the offsets are into the profile's text.
    */
   ranges: Record<string, SourceRange>;
-  /** Which JSON path each ModelSpec field was read from (hiddenSize -> "n_embd"); absent = default. */
+  /**
+   * Which JSON path each ModelSpec field was read from (hiddenSize -> "n_embd"); absent = default.
+   * @entry The config's JSON path the model's {key} was read from, as written ("n_embd", "text_config.head_dim"); absent: a default or derived value.
+   */
   sourceKeys: Partial<Record<keyof ModelSpec, string>>;
 }
 
@@ -586,23 +603,28 @@ export interface KvCacheSpec {
 export interface PrefillSpec {
   /** Sequences per prefill case, a count. */
   batchSize: number;
+  /** Sequence lengths of the prefill cases, tokens, one case each. */
   seqLens: number[];
   /** True when each query attends only to keys at or before its position. */
   causal: boolean;
 }
 
 export interface DecodeSpec {
+  /** Batch sizes of the decode cases (sequences decoding one token together), counts; each pairs with every context length. */
   batchSizes: number[];
+  /** Context lengths of the decode cases (tokens in each sequence's KV cache), tokens. */
   contextLens: number[];
 }
 
 export type LengthDist =
   | {
+      /** 'fixed': every length the same, `value`. */
       dist: 'fixed';
       /** Every length, tokens. */
       value: number;
     }
   | {
+      /** 'uniform': lengths drawn evenly from `min` to `max`, whole tokens. */
       dist: 'uniform';
       /** Shortest length, tokens. */
       min: number;
@@ -610,6 +632,7 @@ export type LengthDist =
       max: number;
     }
   | {
+      /** 'lognormal': lengths whose natural log is normal around ln(`median`) with `sigma`, clipped at `max`. */
       dist: 'lognormal';
       /** Median length, tokens. */
       median: number;
@@ -619,6 +642,7 @@ export type LengthDist =
       max: number;
     }
   | {
+      /** 'exponential': lengths drawn exponentially with `mean`, clipped at `max`. */
       dist: 'exponential';
       /** Mean length, tokens. */
       mean: number;
@@ -631,7 +655,9 @@ export interface WorkloadSpec {
   requests: number;
   /** Requests per second, Poisson arrivals. */
   arrivalRate: number;
+  /** How each request's prompt length is drawn, tokens (LengthDist). */
   promptLen: LengthDist;
+  /** How each request's output length is drawn, tokens (LengthDist). */
   outputLen: LengthDist;
   /** Absent: vLLM's default for the device (core/estimate maxNumSeqsOf). */
   maxNumSeqs?: number;
@@ -721,13 +747,19 @@ export interface Profile {
   sourcePath: string | null;
   /** The model; when read from a path, modelPath is its absolute path. */
   model: ModelSpec;
+  /** Absolute path of the model's config.json when the profile names one; null for a model written inline. */
   modelPath: string | null;
   /** Q/K/V/O dtype for kernels and the estimate (default: the config's torch_dtype, else bf16). */
   dtype: Dtype;
+  /** The GPU and how the model is spread over GPUs: gpu, tensor / pipeline / data parallel sizes, gpu_memory_utilization (DeviceSpec). */
   device: DeviceSpec;
+  /** The KV cache: page_size, dtype, pages or a GiB budget (KvCacheSpec). */
   kvCache: KvCacheSpec;
+  /** The prefill kernel cases bench times (PrefillSpec). */
   prefill: PrefillSpec;
+  /** The decode kernel cases bench times (DecodeSpec). */
   decode: DecodeSpec;
+  /** The load simulate replays: requests drawn or a trace, rate, lengths, scheduler limits; null when the profile has none. */
   workload: WorkloadSpec | null;
   /** Engine reserves; absent (a profile written before the key existed) = all 'auto'. */
   engine?: EngineSpec;

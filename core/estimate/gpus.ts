@@ -191,8 +191,11 @@ export interface UserGpuFields {
   interconnect?: GpuSpec['interconnect'];
   /** Interconnect bandwidth between GPUs, one direction, GB/s (10^9 bytes/s). */
   interconnect_gb_s?: number;
+  /** The GPU's CUDA compute capability as vLLM's tables write it ("9.0", "10.0"); left out: none (no custom all-reduce tables, symmetric memory off). */
   compute_capability?: string;
+  /** NVLink SHARP multicast through NVSwitch (HGX boards): vLLM's symmetric-memory all-reduce and NCCL's NVLS run; left out, false. */
   nvlink_multicast?: boolean;
+  /** NVLink bridges join the boards in pairs only (H100 NVL): past tp 2 the all-reduces cross PCIe; left out, false. Needs interconnect NVLink. */
   nvlink_bridged_pairs?: boolean;
   /** NCCL's ring all-reduce's large-message bus bandwidth over interconnect_gb_s, a fraction (0, 1] ({@link GpuSpec.ringAllReduceEfficiency}); left out, 0.82 (H100 SXM NVLink's), assumed. */
   ring_all_reduce_efficiency?: number;

@@ -21,6 +21,7 @@ export type ReserveKey = 'weights' | 'buffers' | 'activation' | 'nonTorch' | 'nc
 
 /** One term of the device budget. */
 export interface ReserveTerm {
+  /** Which reserve: 'weights', 'buffers' (the model's non-parameter buffers, which vLLM counts with the weights), 'activation' (the profiling run's peak), 'nonTorch' (CUDA context and the like), 'nccl' (NCCL's buffers), 'cudaGraph' (captured graphs). */
   key: ReserveKey;
   /** The name vLLM's log uses for it ("model weights", "non_torch_memory", ...). */
   label: string;

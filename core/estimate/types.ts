@@ -54,6 +54,7 @@ export interface EstimateModel {
  *   group and `stateBlocks` blocks in each Mamba group, whatever its length (MambaSpec).
  */
 export interface KvPoolLayout {
+  /** The pool's layout: 'uniform' (every layer full attention, one page size), 'sliding' (some layers windowed), 'hybrid' (full and windowed or linear layers in KV-cache groups), 'mamba' (attention beside Mamba layers, whose state takes whole blocks). */
   kind: 'uniform' | 'hybrid' | 'sliding' | 'mamba';
   /**
    * Tokens one block holds (vLLM's cache_config.block_size): kv_cache.page_size, or for a 'mamba'
@@ -234,10 +235,12 @@ export interface PipelineEstimate {
   size: number;
   /** 0-based index of the stage the per-GPU figures are of: the fewest blocks (ties: the most weights per GPU). */
   stage: number;
+  /** Every pipeline stage's figures, in order: its layers, weights and KV bytes per GPU, blocks (StageEstimate). */
   stages: StageEstimate[];
 }
 
 export interface Estimate {
+  /** The model as the estimate reads it: its dtype, attention kind, head counts and sizes (EstimateModel). */
   model: EstimateModel;
   /** The KV cache dtype the estimate sizes the cache in. */
   kvDtype: KvDtype;
@@ -269,6 +272,7 @@ export interface Estimate {
   paramsActiveWithEmbedding?: number;
   /** Weights one token is multiplied by (no embedding lookups; tied lm_head counted): 2 · this = FLOPs per token outside attention. */
   paramsActiveCompute: number;
+  /** The parameter count by part: embeddings, attention, MLP or experts, norms, lm_head (ParamBreakdown). */
   params: ParamBreakdown;
   /** All weights, every GPU together (quantized layers at their stored width). */
   weightsBytes: number;
@@ -297,6 +301,7 @@ export interface Estimate {
     tensorParallelSize?: number;
     /** Smallest pipeline_parallel_size at which the weights fit, a count of stages. */
     pipelineParallelSize?: number;
+    /** The smallest tensor_parallel_size × pipeline_parallel_size pair at which the weights fit, where neither alone up to the GPUs given does; absent otherwise. */
     pair?: {
       /** The pair's tensor_parallel_size, a count of GPUs. */
       tensorParallelSize: number;
@@ -325,6 +330,7 @@ export interface Estimate {
   pageBytes: number;
   /** One layer's page: page_size · kvBytesPerTokenPerLayer. */
   pageBytesPerLayer: number;
+  /** The KV page pool vLLM would allocate: budget, blocks, tokens, layout (PoolEstimate). */
   pool: PoolEstimate;
   /**
    * Pipeline parallelism (device.pipeline_parallel_size > 1; absent otherwise): every stage's
@@ -334,6 +340,7 @@ export interface Estimate {
    * that block count (get_kv_cache_configs). weightsBytes stays the whole model's.
    */
   pipeline?: PipelineEstimate;
+  /** Attention's workspace for one layer on one GPU: naive attention's S and P against FlashAttention's running statistics, bytes, at a sequence length (AttentionWorkspace). */
   attention: AttentionWorkspace;
   /** Facts a reader should know about these numbers (assumed dtype, encoder, sliding window, no budget). */
   notes: string[];

@@ -59,7 +59,10 @@ export interface LatencySummary {
   tpot: LatencyStats | null;
   /** Arrival to the last token; null when no request completed. */
   e2e: LatencyStats | null;
-  /** Why a statistic above is null, in words ("no request completed: all 20 were rejected"). */
+  /**
+   * Why a statistic above is null, in words ("no request completed: all 20 were rejected").
+   * @entry Why the {key} statistic is null, in words (e.g. "no request completed: all 20 were rejected"); absent where it was measured.
+   */
   unmeasured?: Partial<Record<'queue' | 'ttft' | 'tpot' | 'e2e', string>>;
   /**
    * Completed requests / `vllm bench serve`'s benchmark duration: 0 s (where the arrivals' clock
@@ -69,6 +72,7 @@ export interface LatencySummary {
   requestsPerSec: number;
   /** Completed requests' output tokens / the same duration: vLLM's output_throughput. */
   outputTokensPerSec: number;
+  /** The SLO the requests were judged by (bounds and attainment target); absent without one (no goodput). */
   slo?: LatencySlo;
   /** Requests meeting the SLO / the same duration: vLLM's request_goodput (set with an SLO). */
   goodputRequestsPerSec?: number;
@@ -76,6 +80,7 @@ export interface LatencySummary {
   sloAttainment?: number;
   /** Downsampled CDFs (<= 200 points each) for the dashboard. */
   ttftCdf: CdfPoint[];
+  /** Downsampled CDF of TPOT (<= 200 points), seconds against the fraction 0-1 of requests at or below, for the dashboard. */
   tpotCdf: CdfPoint[];
 }
 
@@ -118,12 +123,15 @@ export interface CapacityPoint {
 
 /** The bisection's walk, in the order run, and its answer. */
 export interface CapacityCurve {
+  /** Always 'modelled': each rate's run is a page-pool simulation on the step-time model. */
   kind: 'modelled';
+  /** The SLO each rate is judged by: TTFT and/or TPOT bounds in ms and the attainment target. */
   slo: LatencySlo;
   /** The fraction of requests that must meet the SLO for a rate to pass. */
   attainmentTarget: number;
   /** Relative tolerance on the rate: the search stops when hi / lo − 1 < this. */
   tolerance: number;
+  /** Every rate the search ran, in the order run (doublings or halvings, bisection, then the answer rounded to 3 digits). */
   points: CapacityPoint[];
   /** Highest rate that passed, its run's offered rate as CapacityPoint.rate; since s51 the point whose asked rate (a trace's: this rate) is 3 significant digits, rounded down from the bisection's (null when even the lowest tried failed). */
   maxRate: number | null;

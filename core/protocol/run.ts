@@ -52,6 +52,7 @@ export interface KernelCase {
   kernel: KernelName;
   /** Where it ran: CPU or CUDA. */
   backend: KernelBackendName;
+  /** The case's shape: batch, sequence or context lengths, heads, head dim, page size (CaseShape). */
   shape: CaseShape;
   /** The operands' dtype (Q, and K and V but for decode's kvDtype). */
   dtype: Dtype;
@@ -131,7 +132,16 @@ export interface Environment {
   /** Threads the CPU kernels ran on, a count. */
   threads: number;
   /** The SIMD path and product unit the CPU kernels take per (kernel, operand dtype), chosen once per process. */
-  simdDispatch?: Array<{ kernel: 'flash_fwd' | 'paged_decode'; dtype: 'fp32' | 'fp16' | 'bf16'; path: string; unit: string }>;
+  simdDispatch?: Array<{
+    /** The CPU kernel: 'flash_fwd' (prefill's FlashAttention forward) or 'paged_decode' (PagedAttention decode). */
+    kernel: 'flash_fwd' | 'paged_decode';
+    /** The operand dtype the choice is for: 'fp32', 'fp16' or 'bf16'. */
+    dtype: 'fp32' | 'fp16' | 'bf16';
+    /** The SIMD path taken, as the native build names it: "scalar", "avx2", "avx512", "avx512bf16", "amx", "amx-model", "simd128", "neon". */
+    path: string;
+    /** The unit that does its products, whose peak its FLOP rate is divided by: "amx-bf16" (TDPBF16PS), "avx512-bf16" (vdpbf16ps), "fp32-fma" (vector FMA; bf16 / fp16 widened first), "scalar". */
+    unit: string;
+  }>;
   /** How simdDispatch was chosen (calibration figures, or ATTNSCOPE_SIMD). */
   simdDispatchReason?: string;
   /** Build of the CPU kernels, allocator and simulator: the native addon, or the WebAssembly module (one thread). */
@@ -156,13 +166,17 @@ export interface Environment {
   nodeVersion: string;
   /** AttnScope's build: its version + a hash of the runner bundle and native build ('+source' under tsx). */
   toolVersion: string;
+  /** The GPU the CUDA kernels ran on, as the driver reports it; absent on a CPU-only run. */
   gpu?: {
+    /** The GPU's name as the CUDA driver reports it ("NVIDIA H100 80GB HBM3"). */
     name: string;
     /** Streaming multiprocessors, a count. */
     smCount: number;
     /** Device memory, bytes. */
     memoryBytes: number;
+    /** The CUDA version the driver supports, as cudaDriverGetVersion gives it: 1000 · major + 10 · minor, written as text ("13000" for 13.0). */
     driver: string;
+    /** The CUDA runtime version the native library was built with, as cudaRuntimeGetVersion gives it ("12040" for 12.4). */
     runtime: string;
     /** SM clock the driver reports, MHz. */
     clockMhz?: number;
@@ -185,7 +199,10 @@ export interface Environment {
     gpuCopyBytesPerSec?: number;
     /** AVX512-BF16 (vdpbf16ps) peak, FLOP/s: the bf16 ceiling of CPUs without AMX. */
     avx512Bf16FlopsPerSec?: number;
-    /** For each CPU peak: how it was measured, or "unavailable: <why>" when it is absent. */
+    /**
+     * For each CPU peak: how it was measured, or "unavailable: <why>" when it is absent.
+     * @entry How the {key} peak was measured (threads, instruction, buffer size), or "unavailable: <why>" when that peak is absent.
+     */
     notes?: Partial<Record<'fp32FlopsPerSec' | 'bf16AmxFlopsPerSec' | 'avx512Bf16FlopsPerSec' | 'readBytesPerSec', string>>;
   };
 }
@@ -601,7 +618,12 @@ export interface TraceReplay {
   /** Rows left out, by reason ("0 response tokens (failed)": 12); {} when none. */
   dropped: Record<string, number>;
   /** BurstGPT rows kept: --trace-model and --trace-log-type, when given. */
-  filters?: { model?: string; logType?: string };
+  filters?: {
+    /** --trace-model: only the rows of this model (BurstGPT's Model column, e.g. "ChatGPT"). */
+    model?: string;
+    /** --trace-log-type: only the rows of this log type (BurstGPT's Log Type column, e.g. "Conversation log"). */
+    logType?: string;
+  };
 }
 
 /** What a trace holds (the server's hover on workload.trace; `attnscope trace FILE --json` prints it in a {@link TraceFile}). */
@@ -726,10 +748,13 @@ export interface PoolLoad {
 }
 
 export interface PoolResult {
+  /** The pool over time: pages used, cached and free, tokens, fragmentation, running and waiting sequences at sampled steps (at most the simulation's maxSamples, 2,000 unless given), for the dashboard's charts. */
   samples: PoolSample[];
+  /** The pool's figures over the run: time-averaged occupancy, fragmentation, prefix hits, preemptions, rejections (PoolSummary). */
   summary: PoolSummary;
   /** The load simulated (absent in runs saved before it). */
   load?: PoolLoad;
+  /** The same requests under contiguous allocation (max_model_len each, prompt + output each), for the allocation table; empty where they were not simulated (a capacity search's rates, a data-parallel pool's engines). */
   baselines: PoolBaseline[];
   /** Token slots per page (vLLM block_size), tokens. */
   pageSize: number;
@@ -832,6 +857,7 @@ export interface DataParallelResult {
     peakWaiting?: number;
     /** Largest fraction 0-1 of its own pool's pages in use. */
     peakOccupancy?: number;
+    /** The engine's pool over time, as PoolResult.samples; only for the engines kept (DataParallelResult.sampledEngines), absent for the others. */
     samples?: PoolSample[];
   }>;
   /**
@@ -939,6 +965,7 @@ export interface RunProblem {
 
 /** The fields every run file opens with: a RunResult's and `npm run bench:kernels`' alike. */
 export interface RunHeader {
+  /** The run file's format version: 1. */
   schema: typeof RUN_SCHEMA_VERSION;
   /** "attnscope <version>". */
   tool: string;
@@ -951,22 +978,31 @@ export interface RunHeader {
 export interface RunResult extends RunHeader {
   /** What made it (RunKind; absent: bench). */
   kind?: RunKind;
+  /** The resolved profile the run used: model read, defaults filled (Profile). */
   profile: Profile;
+  /** The machine that ran it: CPU, threads, SIMD paths, GPU, measured peaks, tool version (Environment). */
   environment: Environment;
+  /** The memory estimate of the profile: weights, KV bytes per token, the page pool vLLM would allocate (Estimate). */
   estimate: Estimate;
+  /** The attention kernel cases timed (bench), one per shape and backend; empty for simulate. */
   cases: KernelCase[];
+  /** The page-pool simulation of the profile's workload (simulate, and bench with a workload); absent without one. */
   pool?: PoolResult;
   /**
    * `bench --quick`: what it shortened: the profile's case lists ("prefill.seq_lens [1024, 4096] -> [512]",
    * none when already quick), and last, always, the timing budget per case
    * ("timing per case until 30 samples and 0.2 s, at most 2 s -> until 10 samples and 0.1 s, at most 0.5 s").
    */
-  quick?: { shortened: string[] };
+  quick?: {
+    /** What --quick shortened, one line each (a case list "before -> after"), the timing budget per case last. */
+    shortened: string[];
+  };
   /**
    * The profile's warnings and infos the CLI printed before the run (RunProblem), in its order;
    * absent in runs before s39 and in runs the editor puts together (its Problems panel shows them).
    */
   problems?: RunProblem[];
+  /** How the run ended: 'ok' (finished), 'cancelled' (stopped by the user; the figures so far kept), 'failed' (an error ended it). */
   status: RunStatus;
   /** A bench cancelled during its pool simulation (status 'cancelled', no `pool`): how far it got. */
   poolCancelled?: PoolCancelled;

@@ -37,6 +37,7 @@ export interface SweepPointRef {
 
 /** The `sweep` block of a point's run JSON. */
 export interface SweepPointInfo extends SweepPointRef {
+  /** The sweep block's format version: 1. */
   schema: typeof SWEEP_SCHEMA_VERSION;
   /** Identity of the sweep (base profile, model config, axes, job, options): 16 hex digits of SHA-256. */
   sweepId: string;
@@ -48,17 +49,24 @@ export interface SweepPointInfo extends SweepPointRef {
   inputsId?: string;
   /** The sweep's display name: the profile file name. */
   name: string;
+  /** What each point ran: 'simulate' (page-pool simulation), 'max-rate' (capacity search), 'bench' (kernels), 'both' (bench and simulate). */
   job: SweepJob;
   /** Points in the whole sweep. */
   total: number;
   /** The axes in order with all their values, so a merge can list missing points. */
-  axes: Array<{ key: string; values: unknown[] }>;
+  axes: Array<{
+    /** The axis's profile key, dotted as the profile writes it ("kv_cache.page_size", "device.gpu"). */
+    key: string;
+    /** The axis's values in sweep order, as written (numbers, strings, booleans). */
+    values: unknown[];
+  }>;
   /** environmentKey(run.environment): results of one point on two kinds of machine are kept apart. */
   environmentKey: string;
 }
 
 /** A point's result file: a run (core/protocol/run.ts) with its place in the sweep. */
 export interface SweepPointRun extends RunResult {
+  /** The point's place in its sweep: the sweep's id, name, job, axes and the point's values (SweepPointInfo). */
   sweep: SweepPointInfo;
 }
 

@@ -1,6 +1,6 @@
 /**
  * schemas/run.schema.json says each figure's unit (s50 schemadoc; README: "every field, with its
- * unit in its description"): every numeric property of the run schema — a number, a number or
+ * unit in its description"), and every other field what it is and its values (s51): every numeric property of the run schema — a number, a number or
  * null, a number or 'auto', an enum of numbers — at any depth (definitions, inline objects, array
  * items, union members) carries a description, which scripts/run-schema.ts takes from the
  * property's doc comment in the types. test/cli/run-schema.test.ts checks that the committed file
@@ -57,6 +57,22 @@ test('every numeric property of the run schema has a description (its unit), but
   assert.deepEqual(added, [], 'numeric fields with no doc comment: give each one (what it is, its unit), then `npm run schema:run`');
   const fixed = KNOWN_UNDESCRIBED.filter((p) => !undescribed.includes(p));
   assert.deepEqual(fixed, [], 'these now have a description: delete them from KNOWN_UNDESCRIBED');
+});
+
+test('every property of the run schema, numeric or not, has a description (what it is, its values) (s51: 130 strings, booleans, enums, arrays and references had none)', () => {
+  // The walk reaches non-numeric fields at every depth: a reference, an array's items, an inline object's, a union member's, a map's keys.
+  for (const path of ['RunResult.profile', 'SweepPointInfo.axes[].key', 'Environment.simdDispatch[].unit', 'LengthDist.dist', 'ModelSpec.sourceKeys.hiddenSize', 'Environment.peaks.notes.readBytesPerSec']) {
+    assert.ok(all.some((p) => p.path === path), `the walk reaches ${path}`);
+  }
+  assert.ok(all.length > 700, `the schema has its hundreds of fields (776 in s51): ${all.length}`);
+  const none = [...new Set(all.filter((p) => !p.schema.description).map((p) => p.path))].sort();
+  assert.deepEqual(none, [], 'fields with no doc comment: give each one (what it is, its values; a map\'s keys: an @entry tag on the map), then `npm run schema:run`');
+  // A map's keys are described from its @entry tag (scripts/run-schema.ts), each naming its key.
+  const description = (path: string): string => String(all.find((p) => p.path === path)?.schema.description ?? '');
+  assert.match(description('ModelSpec.sourceKeys.hiddenSize'), /^The config's JSON path the model's hiddenSize was read from/);
+  assert.match(description('LatencySummary.unmeasured.ttft'), /^Why the ttft statistic is null/);
+  // Each member of a union keeps its own: LengthDist's four 'dist' values, four descriptions.
+  assert.equal(new Set(all.filter((p) => p.path === 'LengthDist.dist').map((p) => p.schema.description)).size, 4);
 });
 
 test('the units the README names are in the descriptions the newcomer found missing', () => {
