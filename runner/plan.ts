@@ -240,18 +240,37 @@ export function planCases(profile: Profile, opts: PlanOptions): PlannedCase[] {
   return cases;
 }
 
+/** One part of the memory a case holds while it runs: what it is, and its bytes. */
+export interface CasePart {
+  what: string;
+  bytes: number;
+}
+
 /**
- * Bytes a case holds while it runs: inputs generated as fp32 and, for fp16/bf16, converted
- * (both live at once), plus the fp32 output. Prefill: Q, K, V, O; decode: Q, the K and V page
- * pools, O.
+ * The memory a case holds while it runs, part by part (bytes): Q in the compute dtype, K and V in
+ * the KV dtype (decode: the page pools, whole pages), and the kernel's fp32 outputs O and lse.
+ * The timed runs fill K and V in place from one 2^20-value block (runner/inputs.ts fillTiled), so
+ * no fp32 copy of a pool is held; that block (6 MiB at most), the per-thread scratch and the check's
+ * small shape are left out. Decode B=64 ctx=16,384, 8 KV heads, D 128, bf16: K and V
+ * 2 · 64 · 16,384 · 8 · 128 · 2 B = 4 GiB.
  */
-export function caseBytes(c: PlannedCase): number {
+export function caseParts(c: PlannedCase): CasePart[] {
   const s = c.shape;
-  const perElement = (dtype: Dtype) => 4 + (dtype === 'fp32' ? 0 : 2);
+  const size = (dtype: Dtype) => (dtype === 'fp32' ? 4 : 2);
   const q = s.batchSize * s.seqLenQ * s.numHeads * s.headDim;
   const kvTokens = c.kernel === 'paged_decode' ? s.batchSize * Math.ceil(s.seqLenK / (s.pageSize ?? 16)) * (s.pageSize ?? 16) : s.batchSize * s.seqLenK;
   const kv = 2 * kvTokens * s.numKvHeads * s.headDim;
-  return q * perElement(c.dtype) + kv * perElement(c.kvDtype) + q * 4;
+  const lse = s.batchSize * s.seqLenQ * s.numHeads;
+  return [
+    { what: `K and V ${c.kvDtype}`, bytes: kv * size(c.kvDtype) },
+    { what: `Q ${c.dtype}`, bytes: q * size(c.dtype) },
+    { what: 'O and lse fp32', bytes: (q + lse) * 4 },
+  ];
+}
+
+/** Bytes a case holds while it runs: the sum of caseParts. */
+export function caseBytes(c: PlannedCase): number {
+  return caseParts(c).reduce((sum, p) => sum + p.bytes, 0);
 }
 
 /** Largest case a run takes: half of this machine's memory, and no typed array over 2^31 elements. */
@@ -293,7 +312,14 @@ export function planProblems(profile: Profile, quick: boolean, memoryLimit = cas
     if (bytes <= memoryLimit && elements < 2 ** 31) continue;
     const key = c.kernel === 'flash_fwd' ? 'prefill.seq_lens' : 'decode.context_lens';
     const what = c.kernel === 'flash_fwd' ? `prefill N=${s.seqLenQ}` : `decode B=${s.batchSize} ctx=${s.seqLenK}`;
-    add(key, `${what} needs ${formatBytes(bytes)} of inputs and outputs, more than the ${formatBytes(memoryLimit)} a case may use on this machine: lower it`);
+    const lower = c.kernel === 'flash_fwd' ? `lower the sequence length ${s.seqLenQ}` : `lower the context ${s.seqLenK} or the batch size ${s.batchSize}`;
+    if (elements >= 2 ** 31) {
+      // Past any machine's help: said first, as a larger machine would not take it either.
+      add(key, `${what} holds ${formatCount(elements)} values in one K array, more than the ${formatCount(2 ** 31 - 1)} an array takes: ${lower}`);
+    } else {
+      const parts = caseParts(c).map((p) => `${p.what} ${formatBytes(p.bytes)}`).join(', ');
+      add(key, `${what} needs ${formatBytes(bytes)} of memory (${parts}), more than the ${formatBytes(memoryLimit)} a case may use on this machine (half its memory): ${lower}`);
+    }
   }
   return problems;
 }

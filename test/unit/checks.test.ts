@@ -7,7 +7,7 @@ import { checkProfile, DEFAULT_ENGINE, estimate, nearestPageSize, pageSizesFor, 
 import { vllmDefaultPageSize } from '../../core/estimate/checks';
 import { userGpu, type UserGpuFields } from '../../core/estimate/gpus';
 import { fixtureText, loadModel } from './helpers';
-import { planCases, windowCoverage } from '../../runner/plan';
+import { caseParts, planCases, planProblems, windowCoverage } from '../../runner/plan';
 import { formatEstimateOf } from '../../runner/table';
 import { backendCases, describeCase } from '../../runner/bench';
 
@@ -524,4 +524,24 @@ test('a page_size vLLM\'s CUDA backends do not run (not a multiple of 16) on a p
   assert.equal(at(8, (x) => { x.device.backend = 'cuda'; }).length, 1);
   const four = profile('Llama-3.1-8B', (x) => { x.kvCache.pageSize = 4; x.device.backend = 'cuda'; });
   assert.deepEqual(checkProfile(four, estimate(four)).filter((x) => /page-size/.test(x.code)).map((x) => x.code), ['page-size-unsupported']);
+});
+
+test('bench\'s memory refusal counts what a case holds (no fp32 copy of the pools), part by part, and names what to lower (s51 nc-cli #21)', () => {
+  // Llama-3.1-8B bf16: 32 heads, 8 KV heads, D 128. Decode B=64 ctx=16,384 (1,024 pages of 16 each):
+  // K and V 2 · 64 · 16,384 · 8 · 128 · 2 B = 4 GiB; Q 64 · 32 · 128 · 2 B = 512 KiB;
+  // O and lse fp32 (64 · 32 · 128 + 64 · 32) · 4 B = 1,056,768 B = 1.01 MiB.
+  // The old count held every input as fp32 beside its bf16 copy, 6 B a value: 12 GiB + 5 MiB, so
+  // a machine lending a case 11.8 GiB refused a 4 GiB case.
+  const p = profile('Llama-3.1-8B', (x) => { x.prefill.seqLens = [512]; x.decode.batchSizes = [64]; x.decode.contextLens = [16384]; });
+  const decode = planCases(p, { quick: false }).find((c) => c.kernel === 'paged_decode')!;
+  assert.deepEqual(caseParts(decode), [
+    { what: 'K and V bf16', bytes: 2 ** 32 },
+    { what: 'Q bf16', bytes: 524_288 },
+    { what: 'O and lse fp32', bytes: 1_056_768 },
+  ]);
+  assert.deepEqual(planProblems(p, false, 11.8 * 2 ** 30), []);
+  assert.deepEqual(planProblems(p, false, 3 * 2 ** 30), [{
+    key: 'decode.context_lens',
+    message: 'decode B=64 ctx=16384 needs 4 GiB of memory (K and V bf16 4 GiB, Q bf16 512 KiB, O and lse fp32 1.01 MiB), more than the 3 GiB a case may use on this machine (half its memory): lower the context 16384 or the batch size 64',
+  }]);
 });
