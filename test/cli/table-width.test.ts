@@ -31,6 +31,10 @@ test('sweep: a 2-axis report (11 figure columns, 143 columns in one) is stacked 
   const out = cli(['sweep', profile, '--set', 'kv_cache.page_size=8,16', '--set', 'workload.max_num_seqs=64,256', '--out', join(tempDir('attnscope-width-'), 'sweep')]);
   const table = out.slice(out.indexOf('\npage_size  max_num_seqs') + 1, out.indexOf('\nbest:')).split('\n').filter((l) => l !== '');
   assert.ok(widest(table) <= 100, table.join('\n'));
+  // The prose around it too (s51 brief: the title and the best line, ~500 characters in one, go through the one
+  // prose wrapper, core/format.ts wrapLongLines): every line of stdout, in characters (μ and · are one each).
+  assert.ok(out.split('\n').every((l) => [...l].length <= 100), out);
+  assert.match(out, /^best: page_size=\d+ max_num_seqs=\d+ — .*\n {4}\S/m);
   const headers = table.filter((l) => l.startsWith('page_size  max_num_seqs'));
   assert.ok(headers.length >= 2, table.join('\n'));
   // Every column of the full-width form, each once.
@@ -59,6 +63,9 @@ test('vllm-log: the comparison (120 columns in one) fits 100, every term in each
   const out = cli(['vllm-log', join(root, 'examples', 'vllm-llama-3.1-8b.log'), '--profile', join(root, 'examples', 'vllm-llama-3.1-8b-a100-40gb.attn.yaml')]);
   const table = out.slice(out.indexOf('\nterm ') + 1, out.indexOf('\nsettings from the log')).split('\n').filter((l) => l !== '' && !l.startsWith('    '));
   assert.ok(widest(table) <= 100, table.join('\n'));
+  // The why lines under the rows (the activation peak's is 118 characters in one) are wrapped at 100, continued 8 in.
+  assert.ok(out.split('\n').every((l) => [...l].length <= 100), out);
+  assert.match(out, /^ {4}modelled at max_num_batched_tokens .*\n {8}\S/m);
   // The log's 9,871 blocks against the estimate's 10,291 (+420, +4.3%), and the log's per-token bytes
   // with how they were derived: both sides of the split.
   assert.ok(table.some((l) => /^GPU blocks \(tokens \/ block size\) +9,871 \[5\]$/.test(l)), table.join('\n'));
