@@ -467,8 +467,8 @@ export function sweepAxisCharts(report: SweepReport, metric: SweepMetric, p: Pal
             y: logTicks && logTicks.length > 1
               // Durations over two decades and more: a log axis, ticks at round durations each in its own unit (MetricScale.logTicks).
               ? { type: 'logarithmic', min: logTicks[0], max: logTicks[logTicks.length - 1], title: title(`${metric.label} (log)`), ticks: { color: p.foreground, font, autoSkip: false, callback: (v) => tick(Number(v), 0) }, afterBuildTicks: (scale: Scale) => { scale.ticks = logTicks.map((value) => ({ value })); }, grid: { color: p.grid } }
-              // A rate from 0 (s42 newcomer-ed F3: a max rate per GPU axis from 2.50 to 2.90 drew a 2 % gap as a large one).
-              : { ...(metric.kind === 'rate' ? { beginAtZero: true } : {}), title: title(metric.axisTitle ?? (unit ? `${metric.label} (${unit})` : metric.label)), ticks: { color: p.foreground, font, ...(metric.kind === 'count' ? { precision: 0 } : {}), callback: (v, _i, ticks) => tick(Number(v), tickStep(ticks ?? [])) }, grid: { color: p.grid } },
+              // A rate or a percentage from 0 (startsAtZero): a zoomed axis drew a 2 % gap as a large one.
+              : { ...(startsAtZero(metric) ? { beginAtZero: true } : {}), title: title(metric.axisTitle ?? (unit ? `${metric.label} (${unit})` : metric.label)), ticks: { color: p.foreground, font, ...(metric.kind === 'count' ? { precision: 0 } : {}), callback: (v, _i, ticks) => tick(Number(v), tickStep(ticks ?? [])) }, grid: { color: p.grid } },
           },
         },
       },
@@ -484,6 +484,17 @@ export function sweepAxisCharts(report: SweepReport, metric: SweepMetric, p: Pal
  * of the chart's points are left out of the best (sweepAxisCharts' hatched grey points), which the title then says;
  * `errorBars`: the points are medians with p10–p90 bars.
  */
+/**
+ * Whether `metric`'s sweep chart has a y axis from 0: a rate (s42 newcomer-ed F3: a max rate per
+ * GPU from 2.50 to 2.90 drew a 2 % gap as a large one) and every percentage (s51 newcomer-ed M3: a
+ * prefix-cache hit rate from 57.4 % to 58.1 % drew bottom to top). The rule of every percentage
+ * chart of the dashboard: the pool chart's fragmentation and the KV-share bars are 0-100 %, the
+ * throughput chart's % of peak from 0. Durations and counts keep the axis chart.js fits to them.
+ */
+export function startsAtZero(metric: Pick<SweepMetric, 'kind'>): boolean {
+  return metric.kind === 'rate' || metric.kind === 'fraction';
+}
+
 export function sweepChartTitle(metric: SweepMetric, unit: string | undefined, axisKey: string, leftOut = false, errorBars = false): string {
   const shown = metric.kind === 'fraction' ? '%' : metric.key === 'usdPerMillionOutputTokens' ? '$ per 1M output tokens' : unit;
   return `${metric.label} (${shown ? `${shown}, ` : ''}${metric.source}${errorBars ? ', median; bars: p10–p90' : ''}${leftOut ? '; hatched grey: left out of the best' : ''}) vs ${axisKey}`;

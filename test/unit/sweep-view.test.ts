@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { SweepReport, SweepReportRow } from '../../core/protocol/sweep';
 import { SWEEP_METRICS, sweepProvenance } from '../../core/sweepFigures';
-import { decimalsFor, decisionMetric, interruptedText, metricHeader, metricScale, metricsOf, otherSweepNote, rankedSweepTable, reportScale, sameValues, sweepAssumptions, sweepCostChart, sweepCostChartHeight, sweepPointsText, sweepAxisCharts, sweepBestText, sweepCaption, sweepChartHeight, sweepMarkdown, sweepTable, sweepTitle, sweepXAxis, thinTicks, tickStep } from '../../webview/sweep';
+import { decimalsFor, decisionMetric, interruptedText, metricHeader, metricScale, metricsOf, otherSweepNote, rankedSweepTable, reportScale, sameValues, sweepAssumptions, sweepCostChart, sweepCostChartHeight, sweepPointsText, sweepAxisCharts, sweepBestText, sweepCaption, sweepChartHeight, sweepMarkdown, sweepTable, startsAtZero, sweepTitle, sweepXAxis, thinTicks, tickStep } from '../../webview/sweep';
 import type { Palette } from '../../webview/theme';
 import { durationTicks, formatDuration, formatDurationIn } from '../../core/format';
 import { ALL_REDUCE_LATENCY_S, RING_STEP_LATENCY_S } from '../../runner/simulate/step-time';
@@ -62,9 +62,16 @@ test('each chart is named by its lines and their best values, not "N lines" (s34
   const oneAxis: SweepReport = { ...report, axes: [{ key: 'kv_cache.page_size', values: [8, 16, 32] }], total: 3, missing: [],
     rows: [[8, 1200], [16, 1500], [32, 1500]].map(([ps, t]) => ({ ...row(ps!, 4, 0), id: `${ps}`, values: { 'kv_cache.page_size': ps }, metrics: { throughputTokensPerSec: t } })) };
   assert.equal(sweepAxisCharts(oneAxis, tput, palette)[0]!.ariaLabel, 'output throughput (modelled) vs kv_cache.page_size: highest 1,500 tokens/s at page_size 16 and 32');
-  // A rate's y-axis starts at 0, so 1,200 against 1,500 looks like 20 % (s42 newcomer-ed F3: 2.50-2.90 made a 2 % gap look large); a fraction's need not.
+  // A rate's y-axis starts at 0, so 1,200 against 1,500 looks like 20 % (s42 newcomer-ed F3: 2.50-2.90 made a 2 % gap look large).
   assert.equal((sweepAxisCharts(oneAxis, tput, palette)[0]!.config.options!.scales!.y as { beginAtZero?: boolean }).beginAtZero, true);
-  assert.equal((sweepAxisCharts(report, frag, palette)[0]!.config.options!.scales!.y as { beginAtZero?: boolean }).beginAtZero, undefined);
+  // A percentage's too (s51 newcomer-ed M3: a prefix-cache hit rate of 57.4 % and 58.1 % drew bottom to top): 0.7 points of 58 % is 1.2 % of the height.
+  const hit = SWEEP_METRICS.find((m) => m.key === 'prefixHitRate')!;
+  const hits: SweepReport = { ...oneAxis, rows: oneAxis.rows.map((r, i) => ({ ...r, metrics: { prefixHitRate: [0.574, 0.581, 0.578][i]! } })) };
+  assert.equal((sweepAxisCharts(hits, hit, palette)[0]!.config.options!.scales!.y as { beginAtZero?: boolean }).beginAtZero, true);
+  assert.equal((sweepAxisCharts(report, frag, palette)[0]!.config.options!.scales!.y as { beginAtZero?: boolean }).beginAtZero, true);
+  // A duration keeps its fitted axis (its log axis over two decades has no 0).
+  const decode = SWEEP_METRICS.find((m) => m.kind === 'ns' || m.kind === 's')!;
+  assert.equal(startsAtZero(decode), false);
 });
 
 test('the table: every row, the best starred, only the figures the rows have', () => {
