@@ -19,7 +19,7 @@ import type { Ctx } from './ctx';
 import { EDITOR_RUN_UI, launchFor, launchSettingsRefused } from './runLaunch';
 import { RunInFlight } from './runInFlight';
 import { crashMessage } from './refusal';
-import { sweepBusyMessage, sweepEndMessage, sweepInputError, sweepInterruptedMessage, sweepProgressMessage, sweepRefusalMessage, type SweepInputError } from './sweepMessages';
+import { EXAMPLE_SWEEP_BLOCK, hasNoSweepBlock, noSweepMessage, sweepBusyMessage, sweepEndMessage, sweepInputError, sweepInterruptedMessage, sweepProgressMessage, sweepRefusalMessage, type SweepInputError } from './sweepMessages';
 import { readSweepReport } from './sweepReports';
 
 /**
@@ -36,6 +36,44 @@ const SWEEP_KILL_AFTER_MS = 10_000;
  */
 export function showSweep(ctx: Ctx, report: SweepReport, file: string, preserveFocus = false, ended = false): void {
   ctx.dashboard.showSweep(report, file, preserveFocus, ended);
+}
+
+/**
+ * "Run sweep" on a profile with no `sweep:` block (sweepMessages.ts hasNoSweepBlock, on the text
+ * the editor shows, else the file): nothing starts (no "running" state); an error says what to add,
+ * and for a YAML profile its Add example block appends EXAMPLE_SWEEP_BLOCK, saves the file and shows
+ * the block. Resolves true when it refused.
+ */
+async function noSweepBlockRefused(ctx: Ctx, source: vscode.Uri): Promise<boolean> {
+  const open = vscode.workspace.textDocuments.find((d) => d.uri.toString() === source.toString());
+  let text: string;
+  try {
+    text = open ? open.getText() : new TextDecoder().decode(await vscode.workspace.fs.readFile(source));
+  } catch {
+    return false; // a file the editor cannot read: the runner says why
+  }
+  if (!hasNoSweepBlock(text, source.fsPath)) return false;
+  const name = basename(source.fsPath);
+  const json = source.fsPath.toLowerCase().endsWith('.json');
+  const message = noSweepMessage(name, json);
+  ctx.log.warn(message);
+  const add = 'Add example block';
+  void vscode.window.showErrorMessage(message, ...(json ? [] : [add])).then(async (choice) => {
+    if (choice !== add) return;
+    const doc = await vscode.workspace.openTextDocument(source);
+    const end = doc.lineAt(doc.lineCount - 1).range.end;
+    const lead = doc.getText().length === 0 || doc.getText().endsWith('\n') ? '' : '\n';
+    const edit = new vscode.WorkspaceEdit();
+    edit.insert(source, end, lead + EXAMPLE_SWEEP_BLOCK);
+    if (!(await vscode.workspace.applyEdit(edit))) return;
+    await doc.save();
+    const editor = await vscode.window.showTextDocument(doc);
+    const first = doc.lineCount - 1 - EXAMPLE_SWEEP_BLOCK.split('\n').length + 1;
+    const range = new vscode.Range(first, 0, doc.lineCount - 1, 0);
+    editor.selection = new vscode.Selection(range.start, range.end);
+    editor.revealRange(range);
+  });
+  return true;
 }
 
 export class SweepRun extends RunInFlight<SweepReport | null> {
@@ -66,6 +104,7 @@ export class SweepRun extends RunInFlight<SweepReport | null> {
    * `args`: flags after the file (Resume of a sweep run with --set / --max-rate: sweepReports.ts resumeArgs).
    */
   static async start(ctx: Ctx, source: vscode.Uri, args: readonly string[] = []): Promise<SweepReport | null> {
+    if (args.length === 0 && (await noSweepBlockRefused(ctx, source))) return null;
     if (launchSettingsRefused(ctx, source)) return null;
     return new SweepRun(ctx, source, basename(source.fsPath), args).hold(ctx);
   }

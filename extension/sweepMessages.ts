@@ -5,6 +5,7 @@
  * input placed at the CLI's file:line:col. No `vscode` import.
  */
 import type { RunnerErrorEvent, RunnerProgressEvent, RunnerSweepBusyEvent, RunnerSweepEndEvent } from '../core/protocol/runner';
+import { getProperty, parseProfileText } from '../core/config';
 
 /** Points, in words: "1 point", "2 points". */
 const points = (n: number): string => `${n} ${n === 1 ? 'point' : 'points'}`;
@@ -80,4 +81,29 @@ export function sweepRefusalMessage(name: string, error: SweepInputError, where:
 export function sweepBusyMessage(name: string, busy: Pick<RunnerSweepBusyEvent, 'owner'>, folder: string): string {
   const who = busy.owner ? `process ${busy.owner.pid} on ${busy.owner.host}, since ${busy.owner.startedAt}` : 'a runner starting now';
   return `AttnScope: the sweep of ${name} is already running (${who}: another window or a terminal), so it was not started again. Its points land in ${folder} as they finish, and History lists its report when it ends; run the sweep again then to resume any points it left.`;
+}
+
+/**
+ * Whether the profile `text` (its path `file`, YAML or JSON by its name) has no `sweep:` key, so
+ * "Run sweep" has nothing to run: checked before the sweep starts (s51 newcomer-ed M2: the runner's
+ * refusal came after the dashboard said "running", and named a CLI flag). False for text that does
+ * not parse or is not a mapping, and for a `sweep:` of any shape: the runner places those errors.
+ */
+export function hasNoSweepBlock(text: string, file: string): boolean {
+  const parsed = parseProfileText(text, file);
+  if (parsed.problems.some((p) => p.severity === 'error')) return false;
+  const root = parsed.root;
+  return root !== null && root.type === 'object' && getProperty(root, 'sweep') === undefined;
+}
+
+/** The example block the no-sweep toast offers to add to a YAML profile (its own lines, no trailing comment: pasted as is). */
+export const EXAMPLE_SWEEP_BLOCK = 'sweep:\n  axes:\n    kv_cache.page_size: [8, 16, 32]\n';
+
+/**
+ * The toast of "Run sweep" on a profile with no `sweep:` block (hasNoSweepBlock), before anything
+ * runs: what to add, in the file's own syntax (`json`: a .json profile), and that the button adds it.
+ */
+export function noSweepMessage(name: string, json: boolean): string {
+  const example = json ? '"sweep": {"axes": {"kv_cache.page_size": [8, 16, 32]}}' : 'sweep: {axes: {kv_cache.page_size: [8, 16, 32]}}';
+  return `AttnScope: ${name} has no sweep: block, so there is nothing to sweep. Add one that lists the values to try for a key, e.g. ${example}, then run the sweep again${json ? '' : ' (Add example block puts that one at the end of the file)'}.`;
 }

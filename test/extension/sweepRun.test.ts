@@ -12,8 +12,9 @@ import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import type { RunnerEvent, RunnerProgressEvent } from '../../core/protocol/runner';
 import { RunnerProcess, runnerLaunch, type RunnerOutcome } from '../../core/runnerProcess';
-import { sweepBusyMessage, sweepEndMessage, sweepInputError, sweepInterruptedMessage, sweepProgressMessage, sweepRefusalMessage } from '../../extension/sweepMessages';
+import { EXAMPLE_SWEEP_BLOCK, hasNoSweepBlock, noSweepMessage, sweepBusyMessage, sweepEndMessage, sweepInputError, sweepInterruptedMessage, sweepProgressMessage, sweepRefusalMessage } from '../../extension/sweepMessages';
 import { readSweepReport } from '../../extension/sweepReports';
+import { loadSweep } from '../../runner/sweep/spec';
 import { sweepWorkspace } from '../fixtures/sweep';
 
 const RUNNER = join(__dirname, '..', '..', 'dist', 'runner.js');
@@ -155,6 +156,27 @@ describe('Run sweep', () => {
       'AttnScope: the sweep of bad.attn.yaml was not run: bad.attn.yaml:12:30: sweep point page_size=3000000000: kv_cache.page_size must be <= 4,096, not 3000000000. Change the value there (it is marked in the Problems view) and run the sweep again.',
     );
     assert.ok(!existsSync(join(dir, '.attnscope')));
+  });
+
+  it('a profile with no sweep: block is refused before anything starts, and the example block the toast offers is a sweep the runner takes', () => {
+    // s51 newcomer-ed M2: the dashboard said "running", then the runner's refusal named --set, a CLI flag.
+    const { file } = sweepWorkspace(BASE, 'plain.attn.yaml', 'attnscope-nosweep-');
+    assert.equal(hasNoSweepBlock(BASE, file), true);
+    // The runner's own check agrees on that file (runner/sweep/spec.ts: "has no sweep").
+    assert.throws(() => loadSweep(file), /has no sweep/);
+    // The block Add example block appends: 3 points, page_size 8 / 16 / 32, each read as a number.
+    const added = `${BASE}${EXAMPLE_SWEEP_BLOCK}`;
+    assert.equal(hasNoSweepBlock(added, file), false);
+    writeFileSync(file, added);
+    const plan = loadSweep(file);
+    assert.deepEqual([plan.axes, plan.points.length], [[{ key: 'kv_cache.page_size', values: [8, 16, 32] }], 3]);
+    // A sweep: block of another shape, or text that does not parse: not ours to refuse (the runner places those errors).
+    assert.equal(hasNoSweepBlock(`${BASE}sweep: 3\n`, file), false);
+    assert.equal(hasNoSweepBlock('model: [', file), false);
+    // JSON: the same check, the example in JSON, no button.
+    assert.equal(hasNoSweepBlock('{"model": "./tiny/config.json"}', 'p.attn.json'), true);
+    assert.equal(noSweepMessage('p.attn.json', true), 'AttnScope: p.attn.json has no sweep: block, so there is nothing to sweep. Add one that lists the values to try for a key, e.g. "sweep": {"axes": {"kv_cache.page_size": [8, 16, 32]}}, then run the sweep again.');
+    assert.doesNotMatch(noSweepMessage('plain.attn.yaml', false), /--set/);
   });
 
   it('the progress line: points saved, then the running points\' values', () => {
