@@ -14,9 +14,14 @@ const SI = ['', 'k', 'M', 'G', 'T', 'P', 'E'];
 
 /** Three significant digits, trailing zeros dropped: 3.8125 -> "3.81", 128 -> "128", 2 -> "2". */
 function sig3(x: number): string {
+  return sigN(x, 3);
+}
+
+/** `n` significant digits (at least the whole part), trailing zeros dropped: sigN(36.0123, 4) -> "36.01". */
+function sigN(x: number, n: number): string {
   if (x === 0) return '0';
   // At most 20 decimals (toFixed's limit is 100): a tiny value (1e-300 GiB) must not throw.
-  const digits = Math.min(20, Math.max(0, 2 - Math.floor(Math.log10(Math.abs(x)))));
+  const digits = Math.min(20, Math.max(0, n - 1 - Math.floor(Math.log10(Math.abs(x)))));
   return String(Number(x.toFixed(digits)));
 }
 
@@ -54,6 +59,27 @@ export function formatBytes(bytes: number): string {
   if (!Number.isFinite(bytes)) return String(bytes);
   const [v, i] = scale(bytes, 1024, IEC.length - 1);
   return `${grouped(i === 0 ? String(Math.round(v)) : sig3(v))} ${IEC[i]}`;
+}
+
+/**
+ * Two byte figures compared, "79.5 > 71.3 GiB", so that the comparison reads true as printed: the
+ * sign is the exact figures' (">", "<", or "=" when equal), and each figure has three significant
+ * digits as {@link formatBytes} writes it, or more where three would print the two equal or the
+ * wrong way round: 38,654,705,664 B against 38,646,317,056 B read "needs 36 > 36 GiB" (s50
+ * review), here "36 > 35.99 GiB". The unit is written once where both share it, after the second
+ * ("36.5 > 36 GiB"); else each has its own ("1,010 MiB > 1 GiB"). Bytes in, text out.
+ */
+export function formatBytesVs(a: number, b: number): string {
+  const sign = a > b ? '>' : a < b ? '<' : '=';
+  const text = (x: number, n: number): { text: string; value: number; unit: string } => {
+    const [v, i] = scale(x, 1024, IEC.length - 1);
+    const shown = i === 0 ? String(Math.round(v)) : sigN(v, n);
+    return { text: grouped(shown), value: Number(shown) * 1024 ** i, unit: IEC[i]! };
+  };
+  let [x, y] = [text(a, 3), text(b, 3)];
+  // Up to 17 digits: two different doubles print apart by then; equal figures stay at three.
+  for (let n = 4; n <= 17 && sign !== '=' && (sign === '>' ? !(x.value > y.value) : !(x.value < y.value)); n++) [x, y] = [text(a, n), text(b, n)];
+  return x.unit === y.unit ? `${x.text} ${sign} ${y.text} ${y.unit}` : `${x.text} ${x.unit} ${sign} ${y.text} ${y.unit}`;
 }
 
 /**
@@ -186,6 +212,17 @@ export function formatParams(n: number): string {
  */
 export function formatConcurrency(x: number): string {
   return Number.isFinite(x) ? `${grouped(x.toFixed(2))}x` : String(x);
+}
+
+/**
+ * vLLM's start-up line for its max concurrency, word for word and in its own format, to quote
+ * beside our figure: "Maximum concurrency for 8,192 tokens per request: 164.40x" (vllm/v1/core/
+ * kv_cache_utils.py logs `"Maximum concurrency for %s tokens per request: %.2fx"` with the length
+ * as f"{max_model_len:,}": the length grouped, the factor %.2f, not grouped, unlike
+ * {@link formatConcurrency}). `seqLen` in tokens, `x` the factor.
+ */
+export function vllmConcurrencyLine(seqLen: number, x: number): string {
+  return `Maximum concurrency for ${formatCount(seqLen)} tokens per request: ${Number.isFinite(x) ? x.toFixed(2) : String(x)}x`;
 }
 
 /**

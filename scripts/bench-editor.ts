@@ -29,9 +29,9 @@ const arg = (name: string): string | undefined => {
 const PORT = arg('--port') === undefined ? undefined : Number(arg('--port'));
 const EDITS = Number(arg('--edits') ?? 4);
 const HUGE = 'examples/bench-huge.attn.yaml';
-/** The page_size line of the llama example (1-based), and the hint on it for 16 and 32 tokens a page: Llama-3.1-8B, 128 KiB of KV per token. */
+/** The page_size line of the llama example (1-based), and the hint on it for 16 and 32 tokens a page ("T tokens · P × 2 MiB"): Llama-3.1-8B, 128 KiB of KV per token. */
 const PAGE_SIZE_LINE = 12;
-const HINT = { '16': '2 MiB/page', '32': '4 MiB/page' } as const;
+const HINT = { '16': '× 2 MiB', '32': '× 4 MiB' } as const;
 /** The window an edit's CPU is summed over, ms from its keystroke: the same for the profile (hint drawn within it at load ~20) and the controls. */
 const EDIT_WINDOW_MS = 5000;
 /** The same text under names the extension does nothing with (VS Code's own cost of the file): a YAML file that is no profile, and plain text. */

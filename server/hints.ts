@@ -5,8 +5,8 @@
  * figure is formatted by core/format (IEC bytes, thousands separators). Each label is parts,
  * figure first, cut to VS Code's default hint length by hintView.ts (the rest in the tooltip):
  *   num_key_value_heads / head_dim  ->  128 KiB KV/token                          (key figure)
- *   kv_cache.page_size              ->  2 MiB/page · 1,952 pages · 31,232 tokens  (key figure;
- *                                       a hybrid pool: 18,424 blocks = 147,392 tokens · 384 KiB/block)
+ *   kv_cache.page_size              ->  31,232 tokens · 1,952 × 2 MiB (key figure: tokens, pages × a page's bytes;
+ *                                       a hybrid pool's page is a block in each group: 147,392 tokens · 9,212 × 768 KiB)
  *   model (profile) / model_type    ->  15 GiB weights · 8.03B params (MoE: 87 GiB weights · 12.7B of 46.7B active) (key)
  *   device.memory_gib               ->  57.6 GiB KV budget (usable − weights − activations in the tooltip) (key)
  *   device.cpu_offload_gb           ->  4.06 GiB weights in CPU memory · 10.9 GiB on the GPU, KV budget +4.06 GiB (key)
@@ -14,7 +14,8 @@
  *   decode.context_lens             ->  KV one sequence of the longest length holds (387 MiB KV held/seq at 16,384;
  *                                       sliding-window layers: their window)
  *   max_position_embeddings         ->  what one request of that length reserves in the pool (16 GiB reserved/seq)
- *   workload.max_model_len          ->  the same reservation · max concurrency · the sequences of that length that fit (1 GiB reserved/seq · 3.81x · 3 at 8,192)
+ *   workload.max_model_len          ->  the same reservation · the sequences of that length that fit (1 GiB reserved/seq · 3 seqs fit;
+ *                                       vLLM's "Maximum concurrency ... 3.81x" in the tooltip)
  * "held" and "reserved" differ for sliding-window models (vLLM reserves window − 1 +
  * max_num_batched_tokens tokens for each sliding layer, more than the window it holds): two
  * figures, two words. The reservation hints name no N: it is the value they stand after.
@@ -37,10 +38,10 @@
  */
 import type { InlayHint, Range } from 'vscode-languageserver';
 import { getProperty, keyPathsOverlap, mixerNames, propertyWithValueAt, type ModelSpec, type Profile, type PropertyNode, type SourceRange, type ValueNode } from '../core/config';
-import { attentionWorkspace, gpuNamePicksSmallBatch, headsPerGpu, kvBytesForSequence, maxNumSeqsOf, perGpuModel, requestReservation, type Estimate } from '../core/estimate';
-import { formatBytes, formatConcurrency, formatCount, formatParams, gpuCount } from '../core/format';
+import { attentionWorkspace, gpuNamePicksSmallBatch, headsPerGpu, kvBytesForSequence, maxNumSeqsOf, perGpuModel, poolTokenPages, requestReservation, tokenPageBytes, type Estimate } from '../core/estimate';
+import { formatBytes, formatBytesVs, formatCount, formatParams, gpuCount } from '../core/format';
 import { changedRegion, modelKeyRange, profileKeyRange, type Analysis } from './analysis';
-import { fitLabel, presentHints, type HintMode } from './hintView';
+import { presentHints, type HintMode } from './hintView';
 import * as terms from './terms';
 
 /** After a value, up to the end of its line: blanks and commas, then a comment or nothing — the hint stays after the value. */
@@ -307,9 +308,23 @@ function computedHints(a: Analysis, invalid: readonly string[]): AnchoredHint[] 
     // MoE: "12.7B of 46.7B active", which fits 43 characters beside the weights where "30.5B params,
     // 3.04B active" did not (Qwen3-30B-A3B's and gpt-oss's showed no parameter count at all); the
     // tooltip's Active parameters row says the count leaves out the input embedding and gives it with.
-    const parts = [`${formatBytes(e.weightsBytesPerGpu)} weights${gpus > 1 ? gpu : ''}`, model.moe !== null ? `${formatParams(e.paramsActive)} of ${formatParams(e.paramsTotal)} active` : `${formatParams(e.paramsTotal)} params`];
-    if (gpus > 1) parts.push(`${formatBytes(e.weightsBytes)} on ${gpus} GPUs`);
-    if (!modelIsHere) parts.splice(1, 0, kvLabel);
+    const params = model.moe !== null ? `${formatParams(e.paramsActive)} of ${formatParams(e.paramsTotal)} active` : `${formatParams(e.paramsTotal)} params`;
+    const total = gpus > 1 ? [`${formatBytes(e.weightsBytes)} on ${gpus} GPUs`] : [];
+    // A profile whose model is a file elsewhere: its model line is where the KV per token shows, one
+    // rule for every size, the pair "W weights, K KV/token" as one part (each "/GPU" on more than one
+    // GPU), so it always shows. It was a part of its own, kept while it fitted 43 characters: DeepSeek-V3
+    // showed it at tp 4 ("158 GiB weights/GPU · 68.6 KiB KV/token/GPU", 43) and not at tp 8
+    // ("79.5 GiB weights/GPU", as " · 68.6 KiB KV/token/GPU" made 44; s50 newcomer-ed 10). The
+    // comma saves the character: the pair is at most 43 for every hf-config at tp 1 to 8. Under
+    // pipeline parallelism the stage ("stage 2 of 2": whose GPU the figures are) is the next part,
+    // in the label where it fits and always in the tooltip's Weights row, and a hybrid Mamba model's
+    // state per sequence after it.
+    const g = gpus > 1 ? '/GPU' : '';
+    const pair = e.hasKvCache ? `${formatBytes(e.weightsBytesPerGpu)} weights${g}, ${formatBytes(e.kvBytesPerToken)} KV/token${g}` : `${formatBytes(e.weightsBytesPerGpu)} weights${g}, no KV cache (encoder)`;
+    const state = (e.mambaStateBytesPerSeq ?? 0) > 0 ? [`${formatBytes(e.mambaStateBytesPerSeq!)} ${profile.model.mamba ? mixerNames(profile.model.mamba).short : 'Mamba'}/seq${g}`] : [];
+    const parts = modelIsHere
+      ? [`${formatBytes(e.weightsBytesPerGpu)} weights${gpus > 1 ? gpu : ''}`, params, ...total]
+      : [pair, ...(e.pipeline ? [`stage ${e.pipeline.stage + 1} of ${e.pipeline.size}`] : []), ...state, params, ...total];
     hints.push(anchoredHint(a, weights, parts, terms.weightsMarkdown(a, !modelIsHere && e.hasKvCache), true));
   }
   // device.cpu_offload_gb: what it takes off each GPU and gives the pool (core/estimate cpuOffload).
@@ -329,12 +344,12 @@ function computedHints(a: Analysis, invalid: readonly string[]): AnchoredHint[] 
     // budget/GPU: weights 158 > 126 GiB", the usable memory after the ">"; where the weights fit but
     // not with activations and engine reserves, their sum: "no KV budget: needs 36.5 > 36 GiB".
     // One unit where both share it ("79.5 > 71.3 GiB": DeepSeek-V3 at tp 8 on H100s in 41 characters, 45 with two).
+    // The comparison reads true as printed (core/format formatBytesVs: more digits where three would
+    // print "needs 36 > 36 GiB", s50 review; "=" where the two are equal, a budget of exactly 0).
     const weightsOver = e.weightsBytesPerGpu > e.pool.usableBytes;
-    const [over, usable] = [formatBytes(weightsOver ? e.weightsBytesPerGpu : e.weightsBytesPerGpu + e.pool.activationPeakBytes + e.pool.engineReserveBytes), formatBytes(e.pool.usableBytes)];
-    const unit = / \S+$/.exec(usable)![0];
-    const overShort = over.endsWith(unit) ? over.slice(0, -unit.length) : over;
+    const over = weightsOver ? e.weightsBytesPerGpu : e.weightsBytesPerGpu + e.pool.activationPeakBytes + e.pool.engineReserveBytes;
     const noBudget = e.pool.budgetSource === 'device' && e.pool.budgetBytes <= 0
-      ? `no KV budget${gpu}: ${weightsOver ? `weights ${overShort}` : `needs ${overShort}`} > ${usable}`
+      ? `no KV budget${gpu}: ${weightsOver ? 'weights' : 'needs'} ${formatBytesVs(over, e.pool.usableBytes)}`
       : null;
     const maxPos = model.sourceKeys.maxPositionEmbeddings;
     const maxPosRange = modelIsHere && maxPos !== undefined ? modelKeyRange(a, maxPos) : undefined;
@@ -351,23 +366,25 @@ function computedHints(a: Analysis, invalid: readonly string[]): AnchoredHint[] 
     }
     const page = profileKeyRange(a, 'kv_cache.page_size');
     if (page !== undefined && valid(pool)) {
-      // A hybrid pool (full-attention and sliding-window groups) counts blocks, as the CLI does, and
-      // its token figure comes first: a token takes a block in every group (poolTokens), so
-      // blocks · page_size would be the groups' multiple of the capacity ("384 KiB/page · 18,424
-      // pages" was read as 294,784 tokens for gpt-oss-20b's 147,392). The block's bytes follow
-      // where they fit the 43 characters; the tooltip's Page pool row has the formula.
-      // A hybrid Mamba pool's block size is vLLM's raised one ("80-token blocks (Mamba)"): said
-      // first, as the page_size written is not what vLLM runs; the tooltip's rows say why.
-      const raised = e.pool.layout.pageSize > profile.kvCache.pageSize ? [`${formatCount(e.pool.layout.pageSize)}-token blocks (Mamba)`] : [];
+      // One format for every pool: "31,232 tokens · 1,952 × 2 MiB", the token capacity (vLLM's "GPU KV
+      // cache size"), then its pages times one page's bytes, so that both products read true as
+      // written: pages · page_size = tokens and pages · bytes = the pool. A grouped pool (hybrid:
+      // full-attention and sliding-window groups; Mamba) counts a page as a block in each group
+      // (poolTokenPages, tokenPageBytes): gemma-2-9b's "48,123 blocks = 384,976 tokens" read as wrong
+      // arithmetic (s50 newcomer-ed 5; 48,123 · 16 = 769,968), now "384,976 tokens · 24,061 × 2.63
+      // MiB/GPU"; the tooltip's Page pool row gives vLLM's blocks beside them. Within 43 characters
+      // for every hf-config at tensor_parallel_size 1 to 8 (the word "pages" after the count would pass
+      // it under tensor parallelism; the tooltip's Page and Page pool rows name them). Four formats
+      // before, some without the page count, some without the page's bytes. A hybrid Mamba pool's block size is vLLM's raised one
+      // ("80-token pages (Mamba)"): said first, as the page_size written is not what vLLM runs.
+      const l = e.pool.layout;
+      const perPage = formatBytes(tokenPageBytes(l, e.pageBytes));
+      const raised = l.pageSize > profile.kvCache.pageSize ? [`${formatCount(l.pageSize)}-token pages (Mamba)`] : [];
       const parts = noBudget
-        ? [noBudget, `${formatBytes(e.pageBytes)}/${raised.length > 0 ? 'block' : 'page'}${gpu}`]
+        ? [noBudget, `${perPage}/page${gpu}`]
         : e.pool.budgetSource === 'none'
-        ? [...raised, `${formatBytes(e.pageBytes)}/${raised.length > 0 ? 'block' : 'page'}${gpu}`, 'pool not sized', 'set device.gpu, device.memory_gib or kv_cache.memory_gib']
-        : raised.length > 0
-          ? [...raised, `${formatCount(e.pool.tokens)} tokens`, `${formatCount(e.pool.pages)} blocks`, `${formatBytes(e.pageBytes)}/block${gpu}`]
-          : e.pool.layout.kind === 'hybrid' || e.pool.layout.kind === 'mamba'
-          ? [`${formatCount(e.pool.pages)} blocks = ${formatCount(e.pool.tokens)} tokens`, `${formatBytes(e.pageBytes)}/block${gpu}`]
-          : pageParts(formatBytes(e.pageBytes), gpu, `${formatCount(e.pool.pages)} pages`, `${formatCount(e.pool.tokens)} tokens`);
+          ? [...raised, `${perPage}/page${gpu}`, 'pool not sized', 'set device.gpu, device.memory_gib or kv_cache.memory_gib']
+          : [...raised, `${formatCount(e.pool.tokens)} tokens`, `${formatCount(poolTokenPages(l, e.pool.pages))} × ${perPage}${gpu}`];
       hints.push(anchoredHint(a, page, parts, terms.poolMarkdown(a), true));
     }
     const contexts = profileKeyRange(a, 'decode.context_lens');
@@ -378,16 +395,18 @@ function computedHints(a: Analysis, invalid: readonly string[]): AnchoredHint[] 
     const maxModelLen = profileKeyRange(a, 'workload.max_model_len');
     if (maxModelLen !== undefined && profile.workload !== null && e.pool.budgetSource !== 'none' && valid(pool)) {
       const n = profile.workload.maxModelLen;
-      // The concurrency is in the first part, which always shows: it is the figure a user of a
-      // long-context model looks for (it was a second part, dropped past 43 characters).
-      // Where max_num_seqs is below the sequences the pool fits, it binds first: the second part says so
-      // (it shows where it fits the 43 characters; the tooltip's Max concurrency row always says it).
-      // The sequences that fit are those of max_model_len tokens each, "55 at 8,192" beside
-      // `max_model_len: 8192`: "55 at once" read as the engine's cap, while shorter requests run
-      // more at once (s46 newcomer: the same profile's simulation peaked at 156 running).
+      // How many requests of max_model_len tokens fit in the pool at once, in the first part, which always
+      // shows: the figure a user of a long-context model looks for. A count, "164 seqs fit", the whole
+      // sequences (floor of vLLM's max concurrency): the bare "164.40x" copied vLLM's "Maximum concurrency
+      // for 8,192 tokens per request: 164.40x" without its words, and two decimals on a count of
+      // sequences read odd (s50 newcomer-ed 11); the tooltip and hover quote vLLM's line and give its
+      // formula. "fit", not "at once": "55 at once" read as the engine's cap (s46 newcomer), while shorter
+      // requests run more at once. Where max_num_seqs is below it, it binds first: the second part says
+      // so (where it fits the 43 characters; the tooltip's Max concurrency row always says it).
       const cap = maxNumSeqsOf(profile);
-      const atOnce = cap < e.pool.sequencesAtOnce ? `max_num_seqs ${formatCount(cap)} binds` : `${formatCount(e.pool.sequencesAtOnce)} at ${formatCount(n)}`;
-      hints.push(anchoredHint(a, maxModelLen, noBudget ? [noBudget, reservationLabel(a, n)] : [`${reservationLabel(a, n)} · ${formatConcurrency(e.pool.maxConcurrency)}`, atOnce], terms.concurrencyMarkdown(a), false));
+      const fit = `${formatCount(e.pool.sequencesAtOnce)} ${e.pool.sequencesAtOnce === 1 ? 'seq fits' : 'seqs fit'}`;
+      const binds = cap < e.pool.sequencesAtOnce ? [`max_num_seqs ${formatCount(cap)} binds`] : [];
+      hints.push(anchoredHint(a, maxModelLen, noBudget ? [noBudget, reservationLabel(a, n)] : [`${reservationLabel(a, n)} · ${fit}`, ...binds], terms.concurrencyMarkdown(a), false));
     }
   }
 
@@ -399,23 +418,6 @@ function computedHints(a: Analysis, invalid: readonly string[]): AnchoredHint[] 
     hints.push(anchoredHint(a, seqLens, [`${formatBytes(w.naiveBytes)} S+P${gpu} vs ${formatBytes(w.flashBytes)} flash at ${formatCount(n)}`], terms.workspaceMarkdown(a, w), false));
   }
   return hints.sort((x, y) => x.offset - y.offset);
-}
-
-/** "/GPU" where the profile shards the model over more than one GPU (figures of one GPU say so), else "". */
-/**
- * The page_size hint's parts from the page's bytes (`bytes`, "2 MiB"), the per-GPU suffix `gpu`
- * ("" or "/GPU"), the page count and the token capacity: bytes per page, pages, tokens where all
- * three fit VS Code's default inlay-hint length (MAX_HINT_LENGTH, 43); else the same three
- * figures in fewer words, "2,387 pages of 4.29 MiB · 152,768 tokens" (40; DeepSeek-V3 at
- * page_size 64 in 10 GiB, whose "4.29 MiB/page · 2,387 pages · 152,768 tokens" is 44: s48
- * newcomer-ed 17 found its page count missing); else the token figure, the pool's capacity,
- * before the page count, which goes to the tooltip (the figure a page size changes stays).
- */
-function pageParts(bytes: string, gpu: string, pages: string, tokens: string): string[] {
-  const perPage = `${bytes}/page${gpu}`;
-  if (fitLabel([perPage, pages, tokens]).dropped.length === 0) return [perPage, pages, tokens];
-  const terse = [`${pages} of ${bytes}${gpu}`, tokens];
-  return fitLabel(terse).dropped.length === 0 ? terse : [perPage, tokens, pages];
 }
 
 /** "/GPU" under tensor parallelism; "/GPU (stage 2 of 2)" under pipeline parallelism, whose per-GPU figures are one stage's (Estimate.pipeline). */

@@ -4,8 +4,8 @@
  * one table; each inlay hint's tooltip shows the rows behind its figure.
  */
 import { mixerNames, type ModelSpec } from '../core/config';
-import { blocksPerRequestFormula, dtypeBytes, engineKeyOf, headsPerGpu, isChunkedLocalAttention, kvBytesForSequence, kvCacheLayerTypes, perGpuModel, kvHeadsPerGpu, kvLayerCount, grouped, mambaStateDtypes, maxNumSeqsOf, poolBlocksText, poolGroupsWhy, poolTokensFormula, quantizedScopeText, quantizedWeights, quantizedWidthText, replicatedWeights, requestReservation, stageWeights as stageWeightsOf, type AttentionWorkspace, type Estimate } from '../core/estimate';
-import { formatBytes, formatConcurrency, formatCount, formatCountOf, formatParams, gpuCount, tpWeightsFormula } from '../core/format';
+import { blocksPerRequestFormula, dtypeBytes, engineKeyOf, headsPerGpu, isChunkedLocalAttention, kvBytesForSequence, kvCacheLayerTypes, perGpuModel, kvHeadsPerGpu, kvLayerCount, kvCacheGroups, grouped, mambaStateDtypes, poolTokenPages, tokenPageBytes, maxNumSeqsOf, poolBlocksText, poolGroupsWhy, poolTokensFormula, quantizedScopeText, quantizedWeights, quantizedWidthText, requestReservation, type AttentionWorkspace, type Estimate } from '../core/estimate';
+import { formatBytes, formatCount, formatCountOf, formatParams, gpuCount, tpWeightsFormula, vllmConcurrencyLine } from '../core/format';
 import type { Analysis } from './analysis';
 
 export type TermId = 'params' | 'active' | 'weights' | 'kvLayer' | 'kvToken' | 'mambaState' | 'page' | 'budget' | 'pool' | 'reserved' | 'concurrency' | 'naive' | 'flash';
@@ -97,9 +97,10 @@ export function termRows(a: Analysis): TermRow[] {
   // What tensor parallelism does not split: the tensors vLLM keeps whole on every GPU (core/estimate replicatedWeights).
   const copies = e.kvBProjCopiesBytesPerGpu ?? 0;
   const offloaded = e.cpuOffloadBytesPerGpu ?? 0;
-  // What each replicated part is in vLLM, this model's (the stage's) own, as the estimate's note names them.
-  const replicatedParts = tp > 1 ? (pipe && stage ? stageWeightsOf(m, p.dtype, tp, { index: pipe.stage, count: pipe.size, start: stage.start, end: stage.end }).replicated : replicatedWeights(m, p.dtype, tp)).parts : [];
-  const split = tpWeightsFormula('the weights', tp, stage ? stage.replicated : e.replicated, formatBytes, replicatedParts);
+  // What each replicated part is in vLLM, this model's (the stage's) own, as the estimate carries them
+  // with their bytes (TpReplication.parts) and its note names them.
+  const replication = stage ? stage.replicated : e.replicated;
+  const split = tpWeightsFormula('the weights', tp, replication, formatBytes, replication?.parts ?? []);
   // device.cpu_offload_gb: what one GPU keeps in CPU memory instead (core/estimate cpuOffload).
   const offloadText = offloaded > 0 ? ` − ${formatBytes(offloaded)} kept in CPU memory per GPU (cpu_offload_gb ${p.device.cpuOffloadGib}: vLLM's maybe_offload_to_cpu moves decoder layers' parameters, from the first, until the budget is reached; the KV budget gets them, and each forward pass reads them over PCIe)` : '';
   const stageWeights = pipe && stage
@@ -162,19 +163,22 @@ export function termRows(a: Analysis): TermRow[] {
         'linear_num_key_heads', 'linear_num_value_heads', 'linear_key_head_dim', 'linear_value_head_dim', 'linear_conv_kernel_dim', 'num_attention_heads', 'head_dim', 'conv_dim', 'conv_L_cache', 'dtype', 'tensor_parallel_size'],
     });
   }
+  // A grouped pool's page is a block in each KV-cache group (core/estimate poolTokenPages): the page_size
+  // hint's "× 2.63 MiB" is this row's value; vLLM's block (one group's layers) is in its formula.
+  const groups = kvCacheGroups(e.pool.layout);
   rows.push({
     id: 'page',
-    term: grouped(e.pool.layout) ? 'Page (one block)' : 'Page (all layers)',
+    term: grouped(e.pool.layout) ? `Page (a block in each of the ${groups} KV-cache groups)` : 'Page (all layers)',
     formula: grouped(e.pool.layout)
-      ? `${pageSizeTerm(e, p.kvCache.pageSize)} · group size · KV per token per layer = ${formatCount(e.pool.layout.pageSize)} · ${e.pool.layout.groupSize} · ${formatBytes(e.kvBytesPerTokenPerLayer)} (${e.pool.layout.basis})`
+      ? `groups · block = ${groups} · ${formatBytes(e.pageBytes)}; a block (vLLM's) = ${pageSizeTerm(e, p.kvCache.pageSize)} · group size · KV per token per layer = ${formatCount(e.pool.layout.pageSize)} · ${e.pool.layout.groupSize} · ${formatBytes(e.kvBytesPerTokenPerLayer)} (${e.pool.layout.basis})`
       : `page_size · KV per token = ${p.kvCache.pageSize} · ${formatBytes(e.kvBytesPerToken)}`,
-    value: `${bytesAndCount(e.pageBytes)}${perGpu}`,
+    value: `${bytesAndCount(tokenPageBytes(e.pool.layout, e.pageBytes))}${perGpu}`,
     keys: ['page_size', ...kvKeys, 'kv_cache.dtype', 'pipeline_parallel_size'],
   });
   let budget: string;
   switch (e.pool.budgetSource) {
     case 'explicit':
-      budget = typeof p.kvCache.numPages === 'number' ? `kv_cache.num_pages · page = ${formatCount(p.kvCache.numPages)} · ${formatBytes(e.pageBytes)}` : `kv_cache.memory_gib = ${String(p.kvCache.memoryGib)} GiB`;
+      budget = typeof p.kvCache.numPages === 'number' ? `kv_cache.num_pages · ${grouped(e.pool.layout) ? 'block' : 'page'} = ${formatCount(p.kvCache.numPages)} · ${formatBytes(e.pageBytes)}` : `kv_cache.memory_gib = ${String(p.kvCache.memoryGib)} GiB`;
       break;
     case 'device':
       // The terms, each with its value and source, are a table of their own (budgetMarkdown).
@@ -200,20 +204,31 @@ export function termRows(a: Analysis): TermRow[] {
     formula: grouped(e.pool.layout)
       ? `floor(budget / block) blocks of ${blocks.block}; tokens as vLLM's log counts them: ${tokens}`
       : `floor(budget / page) pages of ${blocks.block}; tokens: ${tokens}`,
-    value: sized ? `${formatCount(e.pool.pages)} ${grouped(e.pool.layout) ? 'blocks' : 'pages'} · ${formatCount(e.pool.tokens)} tokens` : 'not sized (no budget)',
+    value: sized
+      ? grouped(e.pool.layout)
+        ? `${formatCount(e.pool.pages)} blocks = ${formatCount(poolTokenPages(e.pool.layout, e.pool.pages))} pages (a block in each of the ${groups} groups) · ${formatCount(e.pool.tokens)} tokens`
+        : `${formatCount(e.pool.pages)} pages · ${formatCount(e.pool.tokens)} tokens`
+      : 'not sized (no budget)',
     keys: ['page_size', 'memory_gib', 'gpu', 'gpu_memory_utilization', 'num_pages', 'cpu_offload_gb', ...kvKeys, 'kv_cache.dtype'],
   });
   rows.push(reservationRow(a, e.pool.concurrencySeqLen));
   // The pool's concurrency is vLLM's figure; the scheduler runs at most max_num_seqs at once.
   const seqCap = maxNumSeqsOf(p);
   const capped = sized && seqCap < e.pool.sequencesAtOnce ? `; max_num_seqs ${formatCount(seqCap)}${p.workload?.maxNumSeqs === undefined ? " (vLLM's default)" : ''} binds first: the engine runs at most ${formatCount(seqCap)} at once` : '';
+  // vLLM's max concurrency, with its start-up line quoted in its own words and format, and the whole
+  // sequences (its floor) the editor's max_model_len hint shows ("164 seqs fit": s50 newcomer-ed 11 read
+  // the bare "164.40x" as an unexplained figure).
+  const N = e.pool.concurrencySeqLen;
+  const l = e.pool.layout;
+  const source = "vLLM's get_max_concurrency_for_kv_cache_config, vllm/v1/core/kv_cache_utils.py, which its start-up log prints";
+  const blocksNow = sized ? formatCount(e.pool.pages) : grouped(l) ? 'blocks' : 'pages';
   rows.push({
     id: 'concurrency',
     term: 'Max concurrency',
-    formula: e.pool.layout.kind !== 'uniform'
-      ? `pages / blocks one request reserves = pages / ${formatCount(e.pool.blocksPerSeq)} at N = ${formatCount(e.pool.concurrencySeqLen)}: ${blocksPerRequestFormula(e.pool.layout)} (${e.pool.layout.basis}; vLLM's "Maximum concurrency for N tokens per request", get_max_concurrency_for_kv_cache_config); floor of it = whole sequences at once`
-      : `pages / ceil(N / page_size) at N = ${formatCount(e.pool.concurrencySeqLen)} (vLLM's "Maximum concurrency for N tokens per request"); floor of it = whole sequences at once`,
-    value: sized ? `${formatConcurrency(e.pool.maxConcurrency)} · ${formatCount(e.pool.sequencesAtOnce)} sequences of ${formatCount(e.pool.concurrencySeqLen)} tokens at once${capped}` : 'not sized (no budget)',
+    formula: l.kind !== 'uniform'
+      ? `blocks / blocks one request reserves = ${blocksNow} / ${formatCount(e.pool.blocksPerSeq)} at N = ${formatCount(N)}: ${blocksPerRequestFormula(l)} (${l.basis}; ${source}); its floor = whole sequences at once`
+      : `pages / ceil(N / page_size) = ${blocksNow} / ceil(${formatCount(N)} / ${l.pageSize}) = ${blocksNow} / ${formatCount(e.pool.blocksPerSeq)} (${source}); its floor = whole sequences at once`,
+    value: sized ? `${formatCount(e.pool.sequencesAtOnce)} sequences of ${formatCount(N)} tokens at once (vLLM's "${vllmConcurrencyLine(N, e.pool.maxConcurrency)}")${capped}` : 'not sized (no budget)',
     keys: ['max_model_len', key(m, 'maxPositionEmbeddings', 'max_position_embeddings'), 'page_size', 'memory_gib', 'gpu', 'max_num_seqs', 'kv_cache.dtype', ...windowKeys(m)],
   });
   const w = e.attention;

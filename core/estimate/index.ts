@@ -21,7 +21,7 @@ import { checkProfile as checkProfileWith, checksIndependentOf as checksIndepend
 import type { AttentionWorkspace, Estimate, KvPoolLayout, ParamBreakdown, PoolEstimate, TpReplication } from './types';
 
 export * from './types';
-export { blocksPerRequest, blocksPerRequestFormula, grouped, kvCacheGroups, poolBlocksFormula, poolBlocksText, poolGroupsWhy, poolTokens, poolTokensFormula, requestReservation } from './layout';
+export { blocksPerRequest, blocksPerRequestFormula, grouped, kvCacheGroups, poolBlocksFormula, poolBlocksText, poolGroupsWhy, poolTokens, poolTokensFormula, poolTokenPages, requestReservation, tokenPageBytes } from './layout';
 export { CHECK_KEYS, flashMlaPageSizeNote, nearestPageSize, KERNEL_LIMITS, pageSizesFor, vllmBlockSizesText, vllmPageSizeNote, VLLM_BLOCK_SIZES, VLLM_CUDA_BLOCK_MULTIPLE } from './checks';
 export { maxModelLenOf, referenceSeqLen, vllmMaxModelLen } from './maxModelLen';
 export { DEFAULT_GPU, deviceGpu, GPUS, gpuByName, gpuLabel, type GpuSpec } from './gpus';
@@ -833,7 +833,7 @@ function linearWeightBytes(model: ModelSpec, w: LinearWeight, dtype: Dtype): num
 export interface ReplicatedWeights extends TpReplication {
   /** Bytes one GPU holds beyond weightsBytes / tp: (wholeBytes · (tp − 1) + kvHeads.bytes · (tp ÷ heads − 1)) ÷ tp, rounded up. */
   extraBytesPerGpu: number;
-  /** What is replicated and where, in words, for the estimate's note ("norms on every GPU", "MoE routers on every GPU (ReplicatedLinear gate)"). */
+  /** What is replicated and where, in words (TpReplication.parts), always listed here. */
   parts: string[];
 }
 
@@ -959,7 +959,7 @@ export function replicatedWeights(model: ModelSpec, dtype: Dtype, tp: number, pa
 /** Estimate.replicated from {@link replicatedWeights}: absent when tensor parallelism replicates nothing. */
 function tpReplicationOf(r: ReplicatedWeights): { replicated?: TpReplication } {
   if (r.wholeBytes <= 0 && !r.kvHeads) return {};
-  return { replicated: { wholeBytes: r.wholeBytes, ...(r.kvHeads ? { kvHeads: r.kvHeads } : {}) } };
+  return { replicated: { wholeBytes: r.wholeBytes, ...(r.kvHeads ? { kvHeads: r.kvHeads } : {}), parts: r.parts } };
 }
 
 /**

@@ -90,7 +90,28 @@ export function blocksPerRequestFormula(layout: KvPoolLayout): string {
  * Mamba groups included).
  */
 export function poolTokens(layout: KvPoolLayout, blocks: number): number {
-  return Math.floor(blocks / kvCacheGroups(layout)) * layout.pageSize;
+  return poolTokenPages(layout, blocks) * layout.pageSize;
+}
+
+/**
+ * Pages of `blocks` as the token count counts them: a page is a block in every KV-cache group
+ * (layout.pageSize tokens of every layer), floor(blocks / groups), so pages · block size =
+ * {@link poolTokens} with nothing else in between; a uniform pool's pages are its blocks. The
+ * editor's page_size hint counts these, so that its figures multiply out as written (s50
+ * newcomer-ed 5: gemma-2-9b's "48,123 blocks = 384,976 tokens" read as wrong arithmetic, 48,123
+ * · 16 = 769,968): gemma-2-9b at tp 2, 2 groups: floor(48,123 / 2) = 24,061 pages · 16 = 384,976.
+ */
+export function poolTokenPages(layout: KvPoolLayout, blocks: number): number {
+  return Math.floor(blocks / kvCacheGroups(layout));
+}
+
+/**
+ * Bytes of one {@link poolTokenPages} page on one GPU: `blockBytes` (Estimate.pageBytes, a
+ * block of one group's layers) · the groups; a uniform pool's block. gemma-2-9b at tp 2, bf16:
+ * 2 · 16 · 21 layers · 4,096 B = 2,752,512 B (2.63 MiB).
+ */
+export function tokenPageBytes(layout: KvPoolLayout, blockBytes: number): number {
+  return blockBytes * kvCacheGroups(layout);
 }
 
 /**

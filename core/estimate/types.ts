@@ -199,6 +199,13 @@ export interface TpReplication {
     /** KV heads (H_kv), a count. */
     heads: number;
   };
+  /**
+   * What the replicated bytes are in vLLM, in words, one entry a part ("norms on every GPU", "MoE
+   * routers on every GPU (ReplicatedLinear gate)", "k_proj / v_proj of each of the 8 KV heads on 2
+   * GPUs (QKVParallelLinear num_kv_head_replicas)"): the estimate's note and the editor's Weights row
+   * name them from here. Absent in runs saved before session 51.
+   */
+  parts?: string[];
 }
 
 /** One pipeline stage's per-GPU figures (Estimate.pipeline). */

@@ -358,8 +358,8 @@ describe('AttnScope in code-server', { timeout: 1_200_000 }, () => {
 
   it('shows hints and the planted diagnostic on a profile', async () => {
     await openFile(page, 'e2e.attn.yaml', 'dtpye');
-    // page 16 tokens · 128 KiB/token = 2 MiB per page (all layers).
-    await page.locator('.editor-group-container.active .monaco-editor .view-lines', { hasText: '2 MiB/page' }).first().waitFor({ timeout: 60_000 });
+    // page 16 tokens · 128 KiB/token = 2 MiB per page (all layers): the page hint's "T tokens · P × 2 MiB".
+    await page.locator('.editor-group-container.active .monaco-editor .view-lines', { hasText: '× 2 MiB' }).first().waitFor({ timeout: 60_000 });
     await page.locator('.editor-group-container.active .squiggly-warning').first().waitFor({ timeout: 30_000 });
     await page.keyboard.press('Control+Shift+M');
     await page.locator('.markers-panel', { hasText: 'did you mean "dtype"' }).first().waitFor({ timeout: 30_000 });
@@ -375,7 +375,9 @@ describe('AttnScope in code-server', { timeout: 1_200_000 }, () => {
     await openNewFile(page, 'pp-fit.attn.yaml', 'pipeline_parallel_size');
     const editor = '.editor-group-container.active .monaco-editor';
     // A string, not a RegExp: the hint's spaces are drawn as no-break spaces, which only a string match normalizes.
-    await page.locator(`${editor} .view-lines`, { hasText: '7.48 GiB weights/GPU (stage 2 of 2)' }).first().waitFor({ timeout: 60_000 });
+    // The model line's pair (weights and KV per token, one GPU's: 16 layers · 2 · 8 · 128 · 2 B = 64 KiB); the stage it is of
+    // is the hint's next part, in its tooltip where the label has no room, and in the budget hint below.
+    await page.locator(`${editor} .view-lines`, { hasText: '7.48 GiB weights/GPU, 64 KiB KV/token/GPU' }).first().waitFor({ timeout: 60_000 });
     await page.locator(`${editor} .squiggly-warning`).first().waitFor({ timeout: 30_000 });
     assert.equal(await page.locator(`${editor} .squiggly-error`).count(), 0);
     await page.keyboard.press('Control+Shift+M');
@@ -393,7 +395,8 @@ describe('AttnScope in code-server', { timeout: 1_200_000 }, () => {
     await page.locator('.action-widget .monaco-list-row.focused[aria-label="Set tensor_parallel_size to 2"]').first().waitFor({ timeout: 30_000 });
     await page.keyboard.press('Enter');
     await page.locator(`${editor} .view-lines`, { hasText: 'tensor_parallel_size: 2' }).first().waitFor({ timeout: 30_000 });
-    await page.locator(`${editor} .view-lines`, { hasText: '3.74 GiB weights/GPU (stage 2 of 2)' }).first().waitFor({ timeout: 60_000 });
+    await page.locator(`${editor} .view-lines`, { hasText: '3.74 GiB weights/GPU, 32 KiB KV/token/GPU' }).first().waitFor({ timeout: 60_000 });
+    await page.locator(`${editor} .view-lines`, { hasText: 'KV budget/GPU (stage 2 of 2)' }).first().waitFor({ timeout: 60_000 });
     await page.locator('.markers-panel', { hasText: message }).waitFor({ state: 'detached', timeout: 30_000 });
     await page.screenshot({ path: join(shots, '02c-pp-weights-fixed.png') });
     await runCommand(page, 'View: Hide Panel');
@@ -918,7 +921,7 @@ describe('AttnScope in an untrusted workspace', { timeout: 300_000 }, () => {
     await dialog.waitFor({ timeout: 60_000 });
     await dialog.locator('.monaco-button', { hasText: "No, I don't trust the authors" }).click();
     await openFile(page, 'e2e.attn.yaml', 'dtpye');
-    await page.locator('.editor-group-container.active .monaco-editor .view-lines', { hasText: '2 MiB/page' }).first().waitFor({ timeout: 60_000 });
+    await page.locator('.editor-group-container.active .monaco-editor .view-lines', { hasText: '× 2 MiB' }).first().waitFor({ timeout: 60_000 });
     // No run lens that would be refused: one lens says why, beside the memory breakdown, which works here.
     const lenses = page.locator('.editor-group-container.active .codelens-decoration');
     await lenses.locator('a', { hasText: 'Runs need a trusted workspace' }).first().waitFor({ timeout: 60_000 });
@@ -963,7 +966,7 @@ describe('AttnScope when the workspace search finds no profile', { timeout: 300_
     await openFile(page, join(outside, 'e2e.attn.yaml'), 'dtpye');
     await server.extensionLogLine(/language server: starting for .*e2e\.attn\.yaml/, 60_000);
     // page 16 tokens · 128 KiB/token = 2 MiB per page (all layers), as in the workspace's own profile.
-    await page.locator('.editor-group-container.active .monaco-editor .view-lines', { hasText: '2 MiB/page' }).first().waitFor({ timeout: 60_000 });
+    await page.locator('.editor-group-container.active .monaco-editor .view-lines', { hasText: '× 2 MiB' }).first().waitFor({ timeout: 60_000 });
     await page.locator('.editor-group-container.active .squiggly-warning').first().waitFor({ timeout: 30_000 });
     await page.screenshot({ path: join(shots, '11-activated-by-opening.png') });
   });

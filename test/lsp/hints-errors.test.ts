@@ -59,11 +59,11 @@ function errors(diags: Diagnostic[]): Diagnostic[] {
 // page 16 · 128 KiB = 2 MiB, floor(3.8125 GiB / 2 MiB) = 1,952 pages = 31,232 tokens;
 // N = 4096: naive 2 · 32 · 4096² · 2 B = 2 GiB, flash 3 · 32 · 4096 · 4 B = 1.5 MiB;
 // KV of 8,192 tokens = 8,192 · 128 KiB = 1 GiB; floor(1,952 / (8,192 / 16)) = 3 sequences.
-const WEIGHTS = '15 GiB weights · 128 KiB KV/token';
-const PAGE = '2 MiB/page · 1,952 pages · 31,232 tokens';
+const WEIGHTS = '15 GiB weights, 128 KiB KV/token';
+const PAGE = '31,232 tokens · 1,952 × 2 MiB';
 const WORKSPACE = '2 GiB S+P vs 1.5 MiB flash at 4,096';
 const CONTEXT = '1 GiB KV held/seq at 8,192';
-const MAX_MODEL_LEN = '1 GiB reserved/seq · 3.81x · 3 at 8,192';
+const MAX_MODEL_LEN = '1 GiB reserved/seq · 3 seqs fit';
 const MODEL = '../../examples/llama-3.1-8b/config.json';
 
 /** The fixture profile's hints, placed in `text`. */
@@ -118,7 +118,7 @@ test('an invalid device.gpu: only the hints that need the GPU go (with memory_gi
   // both take vLLM's large batch defaults (>= 70 GiB, not an A100), so every figure is the same.
   const valid = await shown(profile('H200', true));
   assert.deepEqual(valid.errors, []);
-  assert.ok(valid.hints.some((h) => h.includes('KV budget')) && valid.hints.some((h) => h.includes('/page · ')), valid.hints.join('\n'));
+  assert.ok(valid.hints.some((h) => h.includes('KV budget')) && valid.hints.some((h) => / tokens · [\d,]+ × /.test(h)), valid.hints.join('\n'));
   const text = profile('Z900', true);
   const z900 = await shown(text);
   assert.deepEqual(z900.hints, valid.hints);
@@ -135,7 +135,7 @@ test('an invalid device.gpu: only the hints that need the GPU go (with memory_gi
   // "A100" (no such row: "A100 80GB" or "A100 40GB") with memory_gib: an A100 takes vLLM's smaller
   // batch defaults, which size the activation peak, so the budget needs the GPU after all.
   const a100 = await shown(profile('A100', true));
-  assert.deepEqual(a100.hints.filter((h) => h.includes('KV budget') || h.includes('/page')), []);
+  assert.deepEqual(a100.hints.filter((h) => h.includes('KV budget') || / tokens · [\d,]+ × /.test(h)), []);
   assert.ok(a100.hints.some((h) => h.includes(WEIGHTS)), a100.hints.join('\n'));
 });
 
@@ -290,8 +290,8 @@ test('a profile keeps its hints while the config.json it reads is mid-edit in an
   // 62,464 tokens are fewer than one sequence of max_position_embeddings 131,072: the one warning.
   assert.deepEqual((await fixed).diagnostics.map((d) => d.code), ['pool-below-max-model-len']);
   assert.deepEqual(picture((await client.inlayHints(uri))!), [
-    placed(text, MODEL, '14.7 GiB weights · 64 KiB KV/token'),
-    placedAtLineEnd(text, 'page_size: 16', '1 MiB/page · 3,904 pages · 62,464 tokens'),
+    placed(text, MODEL, '14.7 GiB weights, 64 KiB KV/token'),
+    placedAtLineEnd(text, 'page_size: 16', '62,464 tokens · 3,904 × 1 MiB'),
   ]);
   await client.close(config.uri);
   await client.close(uri);

@@ -41,7 +41,7 @@ test('a profile is re-checked when its config.json changes on disk', async () =>
   const text = 'model: ./config.json\nkv_cache: { page_size: 16, memory_gib: 3.8125 }\n';
   // 3.8125 GiB holds 31,232 tokens, less than one sequence of max_position_embeddings 131,072 (16 GiB): warned.
   assert.deepEqual((await client.open(uri, text)).map((d) => d.code), ['pool-below-max-model-len']);
-  assert.ok((await client.inlayHints(uri))!.map(label).includes('15 GiB weights · 128 KiB KV/token'));
+  assert.ok((await client.inlayHints(uri))!.map(label).includes('15 GiB weights, 128 KiB KV/token'));
   try {
     writeFileSync(configPath, original.replace('"num_key_value_heads": 8', '"num_key_value_heads": 6'));
     const refreshes = client.calls.inlayHintRefresh;
@@ -61,8 +61,8 @@ test('a profile is re-checked when its config.json changes on disk', async () =>
     // floor(3.8125 GiB / 1 MiB) = 3,904 pages = 62,464 tokens. Weights: 4 fewer KV heads drop
     // 32 layers · 2 (k, v) · 4096 · 4 · 128 = 134,217,728 parameters: 7,896,043,520 (7.9B) · 2 B = 14.7 GiB.
     const hints = (await client.inlayHints(uri))!.map(label);
-    assert.ok(hints.includes('14.7 GiB weights · 64 KiB KV/token'), JSON.stringify(hints));
-    assert.ok(hints.includes('1 MiB/page · 3,904 pages · 62,464 tokens'), JSON.stringify(hints));
+    assert.ok(hints.includes('14.7 GiB weights, 64 KiB KV/token'), JSON.stringify(hints));
+    assert.ok(hints.includes('62,464 tokens · 3,904 × 1 MiB'), JSON.stringify(hints));
   } finally {
     writeFileSync(configPath, original);
     await client.close(uri);

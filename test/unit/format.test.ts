@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { dataParallelEngines, fewAndCount, formatAttainedBelow, formatAttainmentTarget, formatBytes, formatCount, formatCountOf, formatGrouped, formatTimeScale, formatDuration, formatGib, formatLoad, loadVerdict, formatMs, formatParams, formatPercent, formatGpuPeaks, formatRate, formatRequestRate, formatRunTime, requestRateDown, formatSignificant, indefiniteArticle, sloNearIdleNote, sloSampleNote, sloTargetText, sloVerdict, shownFileName, wasmBuildNote, wrapLine, wrapLongLines, WRAP_ABOVE } from '../../core/format';
+import { dataParallelEngines, fewAndCount, formatAttainedBelow, formatAttainmentTarget, formatBytes, formatBytesVs, formatCount, formatCountOf, formatGrouped, formatTimeScale, formatDuration, formatGib, formatLoad, loadVerdict, formatMs, formatParams, formatPercent, formatGpuPeaks, formatRate, formatRequestRate, formatRunTime, requestRateDown, formatSignificant, indefiniteArticle, sloNearIdleNote, sloSampleNote, sloTargetText, sloVerdict, shownFileName, vllmConcurrencyLine, wasmBuildNote, wrapLine, wrapLongLines, WRAP_ABOVE } from '../../core/format';
 import { rowExclusion } from '../../core/sweepFigures';
 import { GPUS } from '../../core/estimate/gpus';
 import { skippedNote } from '../../webview/model';
@@ -363,4 +363,24 @@ test('limits and time scales in messages are grouped in thousands, decimals and 
   assert.equal(formatGrouped(4096), '4,096');
   assert.equal(formatTimeScale(100_000), '100,000');
   assert.equal(formatTimeScale(2.5), '2.5');
+});
+
+test('formatBytesVs: a printed comparison reads true at the precision printed (s50 review: "needs 36 > 36 GiB")', () => {
+  const GIB = 2 ** 30;
+  // 38,654,705,664 B = 36 GiB exactly; 38,646,317,056 B = 35.9921875 GiB: "36" both at three digits, four give 35.99.
+  assert.equal(formatBytesVs(38_654_705_664, 38_646_317_056), '36 > 35.99 GiB');
+  // 36.0000001 GiB against 36 GiB: digits until they part (36.0000001 at 9 significant digits).
+  assert.equal(formatBytesVs(36 * GIB + 108, 36 * GIB), '36.0000001 > 36 GiB');
+  // Equal figures (a budget of exactly 0): "=", never ">".
+  assert.equal(formatBytesVs(36 * GIB, 36 * GIB), '36 = 36 GiB');
+  // Three digits where they already differ; the unit once where both share it, else each its own.
+  assert.equal(formatBytesVs(79.5 * GIB, 71.3 * GIB), '79.5 > 71.3 GiB');
+  assert.equal(formatBytesVs(1010 * 2 ** 20, GIB), '1,010 MiB < 1 GiB');
+});
+
+test('vllmConcurrencyLine quotes vLLM\'s start-up line in its own format: the length grouped, the factor %.2f without grouping', () => {
+  // vllm/v1/core/kv_cache_utils.py: "Maximum concurrency for %s tokens per request: %.2fx" with f"{max_model_len:,}".
+  // 1,952 pages / 512 per request = 3.8125 -> "3.81x"; 4,470.123 -> "4470.12x" (formatConcurrency writes 4,470.12x).
+  assert.equal(vllmConcurrencyLine(8192, 1952 / 512), 'Maximum concurrency for 8,192 tokens per request: 3.81x');
+  assert.equal(vllmConcurrencyLine(512, 4470.123), 'Maximum concurrency for 512 tokens per request: 4470.12x');
 });

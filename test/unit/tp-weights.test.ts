@@ -56,7 +56,7 @@ test('the replicated figure is the bytes every GPU holds whole, not their excess
   l8.dtype = 'bf16';
   l8.device.tensorParallelSize = 2;
   const e8 = estimate(l8);
-  assert.deepEqual(e8.replicated, { wholeBytes: 532_480 });
+  assert.deepEqual(e8.replicated, { wholeBytes: 532_480, parts: ['norms on every GPU'] });
   assert.equal(e8.weightsBytesPerGpu, Math.ceil(e8.weightsBytes / 2) + 532_480 / 2);
   const formula8 = '(15 GiB − 520 KiB) ÷ 2 + 520 KiB replicated on every GPU';
   assert.equal(tpWeightsFormula(e8.weightsBytes, 2, e8.replicated), formula8);
@@ -71,7 +71,7 @@ test('the replicated figure is the bytes every GPU holds whole, not their excess
   l405.device.tensorParallelSize = 8;
   l405.device.memoryGib = 80;
   const e405 = estimate(l405);
-  assert.deepEqual(e405.replicated, { wholeBytes: 8_290_304 });
+  assert.deepEqual(e405.replicated, { wholeBytes: 8_290_304, parts: ['norms on every GPU'] });
   const fit = checkProfile(l405, e405).find((p) => p.code === 'weights-exceed-device');
   assert.ok(fit?.message.startsWith('weights 94.5 GiB per GPU ((756 GiB − 7.91 MiB) ÷ 8 + 7.91 MiB replicated on every GPU) exceed 80 GiB × 0.90 = 72 GiB:'), fit?.message);
   // tp 16 > 8 KV heads: each GPU holds one KV head's k/v projections, 1/8 of 126 · 2 · 8 · 128 · 16,384 · 2 B = 8,455,716,864 B.
@@ -123,4 +123,23 @@ test('an fp8 model without MLA (Llama-3.1-8B, quant_method fp8): no kv_b_proj co
   const e = estimate(p);
   assert.equal(e.weightsBytesPerGpu, Math.ceil(e.weightsBytes / 2) + replicatedWeights(model, p.dtype, 2).extraBytesPerGpu);
   assert.ok(!e.notes.some((n) => /W_UK_T/.test(n)));
+});
+
+test('the estimate carries what its replicated bytes are (TpReplication.parts), the stage\'s own under pipeline parallelism: the editor\'s Weights row names them from there (s50 review 1)', () => {
+  // DeepSeek-V3 at tp 8 (the first test): a-projections, routers and norms replicated; the parts as
+  // replicatedWeights lists them, carried beside their bytes (1,138,371,584 B whole on every GPU).
+  const p = profileFromModelConfig(loadModel('DeepSeek-V3'), null);
+  p.device.gpu = 'H200';
+  p.device.tensorParallelSize = 8;
+  const e = estimate(p);
+  assert.equal(e.replicated?.wholeBytes, 1_138_371_584);
+  assert.deepEqual(e.replicated?.parts, ['norms on every GPU', 'MoE routers on every GPU (ReplicatedLinear gate)', 'MLA q_a_proj and kv_a_proj_with_mqa on every GPU (ReplicatedLinear)']);
+  // Llama-3.1-70B at tp 4 × pp 2: the limiting stage (2 of 2, layers 40-79) replicates its norms only
+  // (8 KV heads, tp 4: no k/v copies).
+  const q = profileFromModelConfig(loadModel('Llama-3.1-70B'), null);
+  q.device.memoryGib = 80;
+  q.device.tensorParallelSize = 4;
+  q.device.pipelineParallelSize = 2;
+  const s = estimate(q).pipeline!;
+  assert.deepEqual(s.stages[s.stage]!.replicated?.parts, ['norms on every GPU']);
 });
