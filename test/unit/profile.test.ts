@@ -673,7 +673,9 @@ test('the flagship example is one device, an H100 SXM: its CUDA memory sizes the
   const readme = readFileSync(resolve(import.meta.dirname, '../../README.md'), 'utf8');
   assert.match(readme, /\n16 +64 +0\.8% +0\.0% +0 +28,363 /);
   assert.match(readme, /\n16 +0\.8% +0\.0% +0 +28,363 /);
-  assert.match(readme, /`1 GiB reserved\/seq · 55\.40x · 55 at 8,192`/);
+  // The max_model_len hint counts the whole sequences (floor 55.396 = 55); its tooltip quotes vLLM's 55.40x.
+  assert.match(readme, /`1 GiB reserved\/seq · 55 seqs fit`/);
+  assert.match(readme, /"Maximum concurrency for 8,192 tokens per request: 55\.40x"/);
   assert.doesNotMatch(readme, /28,722 |56\.10x/);
 });
 
