@@ -427,10 +427,16 @@ export function tpotOverheadNote(pool: Pick<PoolResult, 'stepTime' | 'latency' |
 /**
  * A case's fraction of its peak for a table (the CLI's, runner/table.ts; the dashboard's throughput
  * table, webview/charts.ts): "225% (peak under-measured: load?)" above 100 %, which no kernel
- * reaches: the peak was measured low (under load), not the kernel fast.
+ * reaches: the peak was measured low (under load), not the kernel fast; "<1%" for a nonzero
+ * fraction that `format` rounds to zero.
  */
 export function fractionText(fraction: number, format: (f: number) => string): string {
-  return fraction > 1 ? `${format(fraction)} (peak under-measured: load?)` : format(fraction);
+  if (fraction > 1) return `${format(fraction)} (peak under-measured: load?)`;
+  const text = format(fraction);
+  // A nonzero fraction that rounds to zero reads "<1%" (or "<0.1%" at one decimal), not "0%".
+  const zero = /^0(?:\.(0+))?%$/.exec(text);
+  if (fraction > 0 && zero) return `<${format(10 ** -(zero[1]?.length ?? 0) / 100)}`;
+  return text;
 }
 
 /**

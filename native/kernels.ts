@@ -191,8 +191,14 @@ export interface CpuInfo {
   features: string[];
   /** The path 'auto' takes per (kernel, operand dtype), chosen once per process. */
   dispatch: DispatchChoice[];
-  /** How those choices were made, with the calibration figures when one ran. */
+  /** How those choices were made: ATTNSCOPE_SIMD, the table of known CPUs, or the calibration's figures. */
   dispatchReason: string;
+  /**
+   * ATTNSCOPE_SIMD when set (absent when unset or blank): `value` as set; `applied` whether the
+   * kernels take the path it names (case-insensitive); `warning`, one sentence naming this CPU's
+   * paths, when it is ignored (a name of no path, or a path this CPU lacks).
+   */
+  simdOverride?: { value: string; applied: boolean; warning?: string };
   /** Which build runs the kernels: the native addon, or the WebAssembly module (one thread). */
   build: NativeBuild;
   /** Why the WebAssembly module runs: ATTNSCOPE_BACKEND, or why the native addon did not load. */
@@ -223,6 +229,7 @@ interface RawKernels {
   /** Native addon only: the WebAssembly build has no counterpart. */
   kernelsTimePagedRead?(spec: object, timing: object): Promise<number[]>;
   kernelsCpuInfo(): Omit<CpuInfo, 'build' | 'buildReason'>;
+  kernelsChooseBf16(input: Bf16ChoiceInput): Bf16Choice;
   /** Absent in the WebAssembly build (one thread: its calls block the JS thread anyway). */
   kernelsCancel?(): void;
   kernelsAllocatePagePool(bytes: number, zero?: boolean): { buffer: ArrayBuffer; hugePages: boolean; external: boolean };
@@ -659,6 +666,45 @@ export function dispatchFor(kernel: DispatchChoice['kernel'], dtype: AttnDType):
   const choice = cpuInfo().dispatch.find((c) => c.kernel === kernel && c.dtype === dtype);
   if (!choice) throw new RangeError(`no dispatch entry for ${kernel} on ${dtype}`);
   return choice;
+}
+
+/** What the bf16 dispatch decides from: the CPU's CPUID vendor and display family, and one-thread FLOP/s of alternated calibration rounds. */
+export interface Bf16ChoiceInput {
+  /** CPUID vendor string, e.g. 'AuthenticAMD', 'GenuineIntel'. */
+  vendor: string;
+  /** x86 display family (AMD Zen 4: 25, Zen 5: 26). */
+  family: number;
+  /** vdpbf16ps FLOP/s of each calibration round on one thread. */
+  dotRounds: number[];
+  /** fp32 FMA FLOP/s of each round, taken in alternation with dotRounds. */
+  fmaRounds: number[];
+}
+
+/** The bf16 dispatch's decision: the path, how it was made, and the best round of each loop (FLOP/s; 0 unless measured). */
+export interface Bf16Choice {
+  path: 'avx512bf16' | 'avx512';
+  how: 'table' | 'measured' | 'none';
+  dotFlopsPerSec: number;
+  fmaFlopsPerSec: number;
+}
+
+/**
+ * The rule by which 'auto' picks the bf16 path on an AVX512-BF16 CPU, on given figures (nothing is
+ * measured; kernels.h choose_bf16_path): 'table' for a CPU whose answer is known (AMD family 25
+ * and 26: vdpbf16ps, whatever the rounds say); else 'measured': vdpbf16ps where the best of
+ * `dotRounds` is at least 1.2x the best of `fmaRounds`; 'none' (the FMA path) when either has no
+ * positive round. The process's own choice is cpuInfo().dispatchReason.
+ * @throws TypeError when a field has the wrong type.
+ */
+export function chooseBf16Path(input: Bf16ChoiceInput): Bf16Choice {
+  const rounds = (name: 'dotRounds' | 'fmaRounds'): number[] => {
+    const v = input[name];
+    if (!Array.isArray(v) || !v.every((x) => typeof x === 'number')) throw new TypeError(`${name} must be an array of numbers`);
+    return v;
+  };
+  if (typeof input.vendor !== 'string') throw new TypeError('vendor must be a string');
+  if (!Number.isInteger(input.family)) throw new TypeError('family must be an integer');
+  return raw().kernelsChooseBf16({ vendor: input.vendor, family: input.family, dotRounds: rounds('dotRounds'), fmaRounds: rounds('fmaRounds') });
 }
 
 function halfDtype(dtype: unknown): number {

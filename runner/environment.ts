@@ -38,6 +38,7 @@ export function describeMachine(threads = 0): Environment {
     threads: threads || features.logicalCores,
     simdDispatch: cpu.dispatch.map(({ kernel, dtype, path, unit }) => ({ kernel, dtype, path, unit })),
     simdDispatchReason: cpu.dispatchReason,
+    ...(cpu.simdOverride ? { simdOverride: { ...cpu.simdOverride } } : {}),
     nativeBuild: cpu.build,
     ...(cpu.buildReason ? { nativeBuildReason: cpu.buildReason } : {}),
     loadAverage: [load1, load5, load15],

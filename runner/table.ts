@@ -42,10 +42,18 @@ function sci(x: number | null): string {
   return x === 0 ? '0' : x.toExponential(1);
 }
 
-/** "avx2 fp32-fma" for a CPU case (its SIMD path and product unit), the backend otherwise. */
-function pathText(c: KernelCase): string {
-  if (c.simdPath) return c.productUnit ? `${c.simdPath} ${c.productUnit}` : c.simdPath;
-  return c.backend;
+/** The unit a CPU path's name implies: its products run there unless the case says otherwise. */
+const PATH_UNIT: Record<string, string> = { scalar: 'scalar', avx512bf16: 'avx512-bf16', amx: 'amx-bf16' };
+
+/**
+ * A CPU case's path, one token where the path's name says which unit did the products ("avx2",
+ * "avx512bf16", "scalar"), else the path with that unit in parentheses ("amx (avx512-bf16)": bf16
+ * decode on an AMX CPU, "avx512bf16 (fp32-fma)": fp32 forced onto that path); the backend for a GPU case.
+ */
+export function pathText(c: Pick<KernelCase, 'simdPath' | 'productUnit' | 'backend'>): string {
+  if (!c.simdPath) return c.backend;
+  const implied = PATH_UNIT[c.simdPath] ?? 'fp32-fma';
+  return c.productUnit && c.productUnit !== implied ? `${c.simdPath} (${c.productUnit})` : c.simdPath;
 }
 
 /**
@@ -118,7 +126,8 @@ export function casesCaption(run: Pick<RunResult, 'cases' | 'environment' | 'qui
   const spread = spreadsName(run.cases.map((c) => c.samplesNs.length));
   const fewer = spread === 'p10–p90' ? '' : ` (nearest-rank p10 and p90 of fewer than ${PERCENTILE_MIN_SAMPLES} samples are their min and max)`;
   const noisy = run.cases.some((c) => noisyMark({ p10: c.p10Ns, p90: c.p90Ns }) !== null) ? `; ${NOISY_MARK_NOTE}` : '';
-  return `Kernel timings, measured on ${where}${perGpu ? `, ${perGpu}` : ''}: median and ${spread} of each case's n samples${fewer}${samples}${noisy}; rate: FLOPs (4·B·H·N_q·N_k·D over the mask) or bytes (K + V + Q + O${mla}) of the shape / median; ${against}`;
+  const unit = run.cases.some((c) => pathText(c).includes('(')) ? '; path: the SIMD path that ran, and in parentheses the unit that did the products where the path\'s name does not say it' : '';
+  return `Kernel timings, measured on ${where}${perGpu ? `, ${perGpu}` : ''}: median and ${spread} of each case's n samples${fewer}${samples}${noisy}${unit}; rate: FLOPs (4·B·H·N_q·N_k·D over the mask) or bytes (K + V + Q + O${mla}) of the shape / median; ${against}`;
 }
 
 /**
@@ -257,6 +266,17 @@ export function formatEstimateOf(profile: Profile, e: Estimate, title: string): 
 }
 
 /**
+ * " (avx2 loop, as ATTNSCOPE_SIMD=avx2)" where ATTNSCOPE_SIMD made the kernels take a narrower
+ * path and the fp32 FMA peak was measured on that path's loop (native/src/peaks/peaks.h), so the
+ * reader knows which unit's peak the forced path's % divides by; "" otherwise.
+ */
+function fmaPeakIsa(env: NonNullable<RunResult['environment']>): string {
+  const o = env.simdOverride;
+  if (!o?.applied || (env.simd !== 'avx2' && env.simd !== 'scalar')) return '';
+  return ` (${env.simd === 'avx2' ? 'avx2' : 'portable'} loop, as ATTNSCOPE_SIMD=${o.value})`;
+}
+
+/**
  * The whole run for the terminal: environment line, estimate, kernel table (the cases finished,
  * for a cancelled run: what the command's stderr line says was kept), pool; a failed run's error.
  */
@@ -266,7 +286,7 @@ export function formatRun(run: RunResult, options: { explain?: boolean } = {}): 
   if (env) {
     const p = env.peaks ?? {};
     const peaks = [
-      p.fp32FlopsPerSec ? `fp32 FMA ${formatRate(p.fp32FlopsPerSec, 'FLOP/s')}` : null,
+      p.fp32FlopsPerSec ? `fp32 FMA ${formatRate(p.fp32FlopsPerSec, 'FLOP/s')}${fmaPeakIsa(env)}` : null,
       p.bf16AmxFlopsPerSec ? `AMX bf16 ${formatRate(p.bf16AmxFlopsPerSec, 'FLOP/s')}` : null,
       p.avx512Bf16FlopsPerSec ? `AVX512-BF16 ${formatRate(p.avx512Bf16FlopsPerSec, 'FLOP/s')}` : null,
       p.gpuFlopsPerSec ? `GPU bf16 ${formatRate(p.gpuFlopsPerSec, 'FLOP/s')}` : null,
@@ -276,6 +296,7 @@ export function formatRun(run: RunResult, options: { explain?: boolean } = {}): 
     out.push(`${env.gpu ? `${env.gpu.name} (${env.gpu.smCount} SMs) · ` : ''}${cpuName(env)} · ${formatCountOf(env.threads, 'thread')} · ${env.simd}${env.nativeBuild === 'wasm' ? ' (WebAssembly)' : ''}${peaks.length ? ` · peaks: ${peaks.join(', ')}` : ''}`);
     const load = loadAverageText(env);
     if (load) out.push(load.text);
+    if (env.simdOverride?.warning) out.push(`warning: ${env.simdOverride.warning}`);
     if (env.simdDispatchReason) out.push(`CPU kernels' paths: ${env.simdDispatchReason}`);
     if (env.nativeBuild === 'wasm') out.push(`CPU kernels, allocator and simulator: WebAssembly module, one thread (${env.nativeBuildReason ?? 'ATTNSCOPE_BACKEND=wasm'})`);
     out.push('');

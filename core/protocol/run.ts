@@ -142,8 +142,20 @@ export interface Environment {
     /** The unit that does its products, whose peak its FLOP rate is divided by: "amx-bf16" (TDPBF16PS), "avx512-bf16" (vdpbf16ps), "fp32-fma" (vector FMA; bf16 / fp16 widened first), "scalar". */
     unit: string;
   }>;
-  /** How simdDispatch was chosen (calibration figures, or ATTNSCOPE_SIMD). */
+  /** How simdDispatch was chosen (ATTNSCOPE_SIMD, the table of known CPUs, or the calibration's figures). */
   simdDispatchReason?: string;
+  /**
+   * ATTNSCOPE_SIMD when the run had it set: `value` as set, `applied` whether the kernels took the
+   * path it names, `warning` why it was ignored (no such path, or a path this CPU lacks). Absent when unset.
+   */
+  simdOverride?: {
+    /** ATTNSCOPE_SIMD as set, spaces trimmed (e.g. "avx2", "AVX2", "amx"). */
+    value: string;
+    /** Whether the kernels took the path it names (false: it was ignored, and `warning` says why). */
+    applied: boolean;
+    /** One sentence naming this CPU's paths, when the value was ignored. */
+    warning?: string;
+  };
   /** Build of the CPU kernels, allocator and simulator: the native addon, or the WebAssembly module (one thread). */
   nativeBuild?: 'native' | 'wasm';
   /** Why the WebAssembly module ran: ATTNSCOPE_BACKEND=wasm, or why the native addon did not load. */

@@ -208,6 +208,16 @@ EMSCRIPTEN_KEEPALIVE void attnscope_from_half_bits(int dtype, const uint16_t* sr
   for (int i = 0; i < n; ++i) dst[i] = dtype == 1 ? attnscope::half_to_float(src[i]) : attnscope::bf16_to_float(src[i]);
 }
 
+/** cpuInfo's simdOverride: null when ATTNSCOPE_SIMD is unset. */
+static std::string simd_override_json() {
+  const attnscope::SimdOverride o = attnscope::simd_override();
+  if (o.value.empty()) return "null";
+  Json j;
+  j.str("value", o.value).boolean("applied", o.path != SimdPath::kAuto);
+  if (!o.warning.empty()) j.str("warning", o.warning);
+  return j.done();
+}
+
 /** CpuInfo of native/kernels.ts as JSON (as napi/kernels.cc CpuInfo). */
 EMSCRIPTEN_KEEPALIVE const char* attnscope_cpu_info() {
   std::vector<std::string> paths;
@@ -232,6 +242,20 @@ EMSCRIPTEN_KEEPALIVE const char* attnscope_cpu_info() {
                   .strings("features", attnscope::simd_feature_names())
                   .raw("dispatch", dispatch + "]")
                   .str("dispatchReason", attnscope::dispatch_reason())
+                  .raw("simdOverride", simd_override_json())
+                  .done());
+}
+
+/** choose_bf16_path on given figures (napi/kernels.cc ChooseBf16), as JSON. */
+EMSCRIPTEN_KEEPALIVE const char* attnscope_choose_bf16(const char* vendor, int family, const double* dot, int n_dot,
+                                                       const double* fma, int n_fma) {
+  const attnscope::Bf16Choice c = attnscope::choose_bf16_path(vendor, family, std::vector<double>(dot, dot + n_dot),
+                                                              std::vector<double>(fma, fma + n_fma));
+  return text(Json()
+                  .str("path", attnscope::simd_path_name(c.path))
+                  .str("how", c.how)
+                  .num("dotFlopsPerSec", c.dot_flops)
+                  .num("fmaFlopsPerSec", c.fma_flops)
                   .done());
 }
 

@@ -252,7 +252,15 @@ export function kernelsTimePagedDecode(spec: Spec, timing: Spec): Promise<number
 
 export function kernelsCpuInfo(): object {
   syncEnv();
-  return json(fn('cpu_info')());
+  const info = json<Record<string, unknown>>(fn('cpu_info')());
+  if (info.simdOverride === null) delete info.simdOverride;  // as the addon: absent when unset
+  return info;
+}
+
+export function kernelsChooseBf16(input: { vendor: string; family: number; dotRounds: number[]; fmaRounds: number[] }): object {
+  return withScratch((s) =>
+    json<object>(fn('choose_bf16')(s.str(input.vendor), input.family, s.put(Float64Array.from(input.dotRounds)), input.dotRounds.length,
+      s.put(Float64Array.from(input.fmaRounds)), input.fmaRounds.length)));
 }
 
 /** A page pool's memory: a plain ArrayBuffer (no huge pages: the module's heap is its own), zero-filled whatever `_zero` asks. */

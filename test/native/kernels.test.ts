@@ -6,6 +6,7 @@ import { cpus } from 'node:os';
 import { describe, it } from 'node:test';
 
 import {
+  chooseBf16Path,
   type AttnDType,
   type FlashForwardArgs,
   type PagedDecodeArgs,
@@ -334,6 +335,64 @@ describe('cpuInfo', () => {
     }
     // Read again once the variable is gone: the choice comes back.
     if (saved === undefined) assert.equal(cpuInfo().simd, paths.at(-1) === 'avx512bf16' ? 'avx512' : paths.at(-1));
+  });
+
+  // s51 newcomer (a) 1: ATTNSCOPE_SIMD=amx (no AMX here), =bogus and =AVX2 were silently ignored.
+  it('ATTNSCOPE_SIMD: any case; a name of no path or a path this CPU lacks is ignored with a warning naming the paths it has', () => {
+    const saved = process.env.ATTNSCOPE_SIMD;
+    const unset = cpuInfo().dispatch;
+    const withSimd = (value: string) => {
+      process.env.ATTNSCOPE_SIMD = value;
+      return cpuInfo();
+    };
+    try {
+      const upper = withSimd(' SCALAR ');
+      assert.deepEqual(new Set(upper.dispatch.map((c) => c.path)), new Set(['scalar']));
+      assert.deepEqual(upper.simdOverride, { value: 'SCALAR', applied: true });
+      const has = `(it has ${paths.join(', ')})`;
+      const bogus = withSimd('bogus');
+      assert.deepEqual(bogus.dispatch, unset);
+      assert.equal(bogus.simdOverride?.applied, false);
+      assert.equal(bogus.simdOverride?.warning, `ATTNSCOPE_SIMD=bogus names no path (this CPU has ${paths.join(', ')}); ignored`);
+      const lacked = (['amx', 'neon', 'avx512bf16', 'avx2'] as const).find((p) => !paths.includes(p))!;
+      const lacking = withSimd(lacked);
+      assert.deepEqual(lacking.dispatch, unset);
+      assert.equal(lacking.simdOverride?.warning, `ATTNSCOPE_SIMD=${lacked}: this CPU has no ${lacked} path ${has}; ignored`);
+      assert.doesNotMatch(lacking.dispatchReason, /ATTNSCOPE_SIMD/);
+    } finally {
+      if (saved === undefined) delete process.env.ATTNSCOPE_SIMD;
+      else process.env.ATTNSCOPE_SIMD = saved;
+    }
+    if (saved === undefined) assert.equal(cpuInfo().simdOverride, undefined);
+  });
+
+  // s51 newcomer (a) 2: a one-thread calibration under load flipped bf16 between vdpbf16ps and FMA
+  // (403.8 vs 204.4 GFLOP/s in one run, 113.1 vs ~200 in the next). Figures injected: nothing is timed.
+  it('chooses the bf16 path from the table for known CPUs, else from the best of alternated rounds with a 1.2x margin', () => {
+    // Zen 5 and Zen 4 (AMD family 26, 25): vdpbf16ps whatever a loaded calibration would say.
+    for (const family of [25, 26]) {
+      const c = chooseBf16Path({ vendor: 'AuthenticAMD', family, dotRounds: [1.131e11], fmaRounds: [2.044e11] });
+      assert.deepEqual(c, { path: 'avx512bf16', how: 'table', dotFlopsPerSec: 0, fmaFlopsPerSec: 0 });
+    }
+    const intel = (dotRounds: number[], fmaRounds: number[]) => chooseBf16Path({ vendor: 'GenuineIntel', family: 6, dotRounds, fmaRounds });
+    // A neighbour's burst in one vdpbf16ps round (1.131e11) does not decide: the best round does, 4.038e11 >= 1.2 · 2.044e11 = 2.453e11.
+    assert.deepEqual(intel([1.131e11, 4.038e11, 3.9e11], [2.0e11, 2.044e11, 1.1e11]), { path: 'avx512bf16', how: 'measured', dotFlopsPerSec: 4.038e11, fmaFlopsPerSec: 2.044e11 });
+    // 1.15x (2.3e11 / 2.0e11) is inside the margin: the FMA path. A third of the FMA rate (Sapphire Rapids-like): FMA.
+    assert.equal(intel([2.3e11, 2.2e11], [2.0e11, 1.9e11]).path, 'avx512');
+    assert.equal(intel([0.7e11], [2.1e11]).path, 'avx512');
+    // No usable round: the FMA path, said as such.
+    assert.deepEqual(intel([], []), { path: 'avx512', how: 'none', dotFlopsPerSec: 0, fmaFlopsPerSec: 0 });
+    assert.equal(intel([3e11], [0]).how, 'none');
+    assert.throws(() => chooseBf16Path({ vendor: 'GenuineIntel', family: 6, dotRounds: ['1'] as unknown as number[], fmaRounds: [] }), TypeError);
+  });
+
+  it('on a CPU in the table, takes vdpbf16ps for bf16 without measuring, and says so', { skip: wasm || !paths.includes('avx512bf16') }, () => {
+    const cpuinfo = existsSync('/proc/cpuinfo') ? readFileSync('/proc/cpuinfo', 'utf8') : '';
+    const family = Number(/^cpu family\s*:\s*(\d+)/m.exec(cpuinfo)?.[1]);
+    if (cpuFeatures().vendor !== 'AuthenticAMD' || (family !== 25 && family !== 26) || process.env.ATTNSCOPE_SIMD) return;
+    const info = cpuInfo();
+    assert.equal(dispatchFor('paged_decode', 'bf16').path, 'avx512bf16');
+    assert.match(info.dispatchReason, new RegExp(`^bf16 on avx512bf16: from the table of known CPUs \\(AuthenticAMD family ${family}: .*not measured in this process`));
   });
 });
 

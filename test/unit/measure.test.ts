@@ -184,6 +184,11 @@ test('a case above 100 % of a peak measured at the start: the peaks measured aga
   assert.equal(fractionText(12 / 5.34, pct), '225% (peak under-measured: load?)');
   assert.equal(fractionText(0.24, pct), '24%');
   assert.equal(fractionText(1, pct), '100%');
+  // s51 newcomer: scalar decode at 0.0350 GB/s of a 56.9 GB/s read peak (0.06 %) read "0%".
+  assert.equal(fractionText(0.035 / 56.9, pct), '<1%');
+  assert.equal(fractionText(0, pct), '0%');
+  assert.equal(fractionText(0.0004, (f) => `${(f * 100).toFixed(1)}%`), '<0.1%');
+  assert.equal(fractionText(0.006, pct), '1%');
 });
 
 test('a CUDA fp32 case is held against the GPU\'s fp32 peak without tensor cores (gpus.ts computePeak), not the bf16 tensor-core one', async () => {

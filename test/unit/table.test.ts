@@ -39,8 +39,24 @@ describe('formatCases', () => {
     ], Infinity);
     const [header, , cpu, cuda] = text.split('\n');
     assert.match(header!, /path .*% of peak +peak/);
-    assert.match(cpu!, /avx2 fp32-fma .* 50% +fp32 FMA peak/);
+    // One token where the path's name says the unit (avx2 multiplies on its FMA unit): not "avx2 fp32-fma".
+    assert.match(cpu!, /bf16 +avx2 +\d .* 50% +fp32 FMA peak/);
+    assert.doesNotMatch(cpu!, /fp32-fma/);
     assert.match(cuda!, /cuda .* - +- /);
+  });
+
+  it('names the product unit beside the path only where the path\'s name does not say it, and the caption says what the parentheses are', () => {
+    const scalar: KernelCase = { ...base, simdPath: 'scalar', productUnit: 'scalar' };
+    const dot: KernelCase = { ...base, simdPath: 'avx512bf16', productUnit: 'avx512-bf16' };
+    // bf16 decode on an AMX CPU runs vdpbf16ps (kernels.h product_unit): the path alone would suggest tiles.
+    const amxDecode: KernelCase = { ...base, kernel: 'paged_decode', simdPath: 'amx', productUnit: 'avx512-bf16' };
+    const [, , s, d, a] = formatCases([scalar, dot, amxDecode], Infinity).split('\n');
+    assert.match(s!, /bf16 +scalar +\d/);
+    assert.match(d!, /bf16 +avx512bf16 +\d/);
+    assert.match(a!, /bf16 +amx \(avx512-bf16\) +\d/);
+    const say = /path: the SIMD path that ran, and in parentheses the unit that did the products/;
+    assert.match(casesCaption({ cases: [amxDecode], environment: undefined as unknown as Environment }), say);
+    assert.doesNotMatch(casesCaption({ cases: [scalar, dot], environment: undefined as unknown as Environment }), say);
   });
 
   it('shows a compute-bound decode row (MLA: 128 heads on one latent) in GFLOP/s against the compute peak, saying so', () => {
@@ -75,7 +91,7 @@ describe('formatCases', () => {
     // Every cell of the full-width row is in some part: a split that dropped a column would miss one.
     const full = formatCases([wide], Infinity).split('\n')[2]!.split(/ {2,}/);
     for (const cell of full) assert.ok(text.includes(cell.trim()), `"${cell}" is not printed`);
-    for (const figure of ['noisy 37.5x', '268 GFLOP/s', '34%', 'AVX512-BF16 peak (compute-bound)', '1.3e-3', '5.3e-7', 'avx512bf16 avx512-bf16']) assert.ok(text.includes(figure), figure);
+    for (const figure of ['noisy 37.5x', '268 GFLOP/s', '34%', 'AVX512-BF16 peak (compute-bound)', '1.3e-3', '5.3e-7', 'avx512bf16']) assert.ok(text.includes(figure), figure);
     // Each part's rows start with the kernel and its shape.
     const rows = lines.filter((l) => l.startsWith('paged_decode'));
     assert.ok(rows.length >= 2, text);
@@ -236,6 +252,29 @@ describe('formatEstimate KV pool under tensor parallelism', () => {
     const l70 = poolLine('Llama-3.1-70B', 16);
     assert.match(l70.kv, /\(40,960 B;/);
     assert.match(l70.pool, /: each holds 1 of the 8 KV heads \(16 GPUs on 8 KV heads: vLLM replicates them\) of every one of these tokens \(not 16 × /);
+  });
+});
+
+// s51 newcomer (a) 1-3: an ATTNSCOPE_SIMD the kernels ignored was silent; a forced narrower path's peak did not say its loop.
+describe('formatRun and ATTNSCOPE_SIMD', () => {
+  const withEnv = (extra: Partial<Environment>) => {
+    const r = structuredClone(fixtureRun);
+    r.environment = { ...r.environment!, ...extra };
+    return formatRun(r).split('\n');
+  };
+  it('prints the warning of an ignored ATTNSCOPE_SIMD on its own line before the paths line', () => {
+    const warning = 'ATTNSCOPE_SIMD=amx: this CPU has no amx path (it has scalar, avx2, avx512, avx512bf16); ignored';
+    const lines = withEnv({ simdOverride: { value: 'amx', applied: false, warning } });
+    const at = lines.indexOf(`warning: ${warning}`);
+    assert.ok(at > 0, lines.slice(0, 6).join('\n'));
+    assert.match(lines[at + 1]!, /^CPU kernels' paths: /);
+    assert.ok(!withEnv({}).some((l) => l.startsWith('warning: ATTNSCOPE_SIMD')));
+  });
+  it('names the loop of the fp32 FMA peak when ATTNSCOPE_SIMD forced avx2, and only then', () => {
+    const forced = withEnv({ simd: 'avx2', simdOverride: { value: 'AVX2', applied: true }, peaks: { fp32FlopsPerSec: 1.95e11 } });
+    assert.match(forced[0]!, /peaks: fp32 FMA 195 GFLOP\/s \(avx2 loop, as ATTNSCOPE_SIMD=AVX2\)/);
+    const auto = withEnv({ simd: 'avx2', peaks: { fp32FlopsPerSec: 1.95e11 } });
+    assert.match(auto[0]!, /peaks: fp32 FMA 195 GFLOP\/s$/);
   });
 });
 

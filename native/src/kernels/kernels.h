@@ -89,9 +89,9 @@ const char* kernel_kind_name(KernelKind kernel);
  * pages): `requested` itself unless kAuto; else the path ATTNSCOPE_SIMD names where this CPU has
  * it; else the fastest here, not the newest: fp32 and fp16 take the widest FMA path (fp16 is
  * widened to fp32: rounding it to bf16 would drop three mantissa bits); bf16 takes avx512bf16
- * (vdpbf16ps) only where a calibration on one thread measured vdpbf16ps at >= 1.2x the FLOP
- * rate of the FMA loop, else the FMA path (bf16 widened to fp32 once per KV head, exactly).
- * The calibration runs once per process (about 60 ms, on the first call that needs it).
+ * (vdpbf16ps) only where it beats the FMA loop, else the FMA path (bf16 widened to fp32 once per
+ * KV head, exactly). The bf16 choice is choose_bf16_path's, made once per process: from a table for CPUs whose
+ * answer is known, else from a calibration (about 100 ms, on the first call that needs it).
  */
 SimdPath dispatch_path(SimdPath requested, KernelKind kernel, DType dtype);
 
@@ -104,6 +104,40 @@ const char* product_unit(SimdPath path, KernelKind kernel, DType dtype);
 
 /** How dispatch_path chooses on this CPU, with the calibration figures when it ran; one sentence. */
 std::string dispatch_reason();
+
+/**
+ * Whether bf16 products take vdpbf16ps (kAvx512Bf16) or the FMA path (kAvx512, bf16 widened to
+ * fp32) on an AVX512-BF16 CPU, and how that was decided.
+ *   how "table": a CPU whose answer is known from idle measurements (AMD family 25, Zen 4, and
+ *     26, Zen 5: vdpbf16ps about 2x the fp32 FMA rate on one thread; DESIGN.md, "Decode on Zen 5,
+ *     session 43"); no calibration runs, so the choice cannot flip on a busy machine.
+ *   how "measured": other CPUs; `dot_rounds` and `fma_rounds` are FLOP/s of one-thread windows
+ *     taken in alternation (A B A B ...), so a neighbour's burst lowers both; the best of each is
+ *     compared, and vdpbf16ps is taken from kBf16DotMargin (1.2x) of the FMA rate (Sapphire Rapids
+ *     runs it at about a third of its FMA rate, so a wrong flip there costs ~3x).
+ *   how "none": no usable round (every one 0 or missing): the FMA path.
+ */
+struct Bf16Choice {
+  SimdPath path = SimdPath::kAvx512;
+  std::string how;              // "table" | "measured" | "none"
+  double dot_flops = 0, fma_flops = 0;  // best round of each, FLOP/s on one thread ("measured" only)
+};
+constexpr double kBf16DotMargin = 1.2;
+/** The decision rule of the bf16 dispatch, pure (no measurement): vendor / family as CpuFeatures. */
+Bf16Choice choose_bf16_path(const std::string& vendor, int family, const std::vector<double>& dot_rounds,
+                            const std::vector<double>& fma_rounds);
+
+/**
+ * ATTNSCOPE_SIMD as read now: `value` as set ("" when unset or blank), `path` the supported path it
+ * names (case-insensitive, spaces trimmed; kAuto when unset, "auto", unknown, or a path this CPU
+ * lacks), and `warning` one sentence when it is set but ignored, naming the paths this CPU has.
+ */
+struct SimdOverride {
+  std::string value;
+  SimdPath path = SimdPath::kAuto;
+  std::string warning;
+};
+SimdOverride simd_override();
 
 /**
  * FlashAttention forward (Dao et al. 2022, Algorithm 1; FlashAttention-2 loop order: the outer

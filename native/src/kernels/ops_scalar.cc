@@ -2,6 +2,8 @@
 // x86-64, NEON on arm64). The reference semantics of every KernelOps entry.
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
+#include <cstring>
 #include <limits>
 
 #include "kernels/ops.h"
@@ -83,24 +85,61 @@ void softmax_tile(int rows, int n, int n_pad, float scale, float* s, int64_t lds
   }
 }
 
+// One K or V row as fp32, converted once for all g query heads of its group (the per-element
+// load_element of the loops below was a call and a dtype switch per product, g times per row:
+// scalar decode ran ~10x slower per FLOP than scalar flash, which packs its operands once).
+// Rows are converted in blocks of kRowBlock elements, so any head dimension fits the stack.
+constexpr int kRowBlock = 256;
+
+void load_block(DType dtype, const void* base, int64_t index, int n, float* dst) {
+  switch (dtype) {
+    case DType::kF16: {
+      const uint16_t* h = static_cast<const uint16_t*>(base) + index;
+      for (int i = 0; i < n; ++i) dst[i] = half_to_float(h[i]);
+      break;
+    }
+    case DType::kBF16: {
+      const uint16_t* h = static_cast<const uint16_t*>(base) + index;
+      for (int i = 0; i < n; ++i) {
+        const uint32_t bits = uint32_t(h[i]) << 16;
+        std::memcpy(dst + i, &bits, 4);
+      }
+      break;
+    }
+    default: std::memcpy(dst, static_cast<const float*>(base) + index, size_t(n) * 4);
+  }
+}
+
 void scores(int g, int t, int d, const float* q, int64_t ldq, DType kv_dtype, const void* k,
             int64_t ldk, float* s, int64_t lds) {
-  for (int gi = 0; gi < g; ++gi) {
-    for (int ti = 0; ti < t; ++ti) {
-      float acc = 0.f;
-      for (int di = 0; di < d; ++di) acc += q[gi * ldq + di] * load_element(kv_dtype, k, ti * ldk + di);
-      s[gi * lds + ti] = acc;
+  float row[kRowBlock];
+  for (int ti = 0; ti < t; ++ti) {
+    for (int gi = 0; gi < g; ++gi) s[gi * lds + ti] = 0.f;
+    for (int d0 = 0; d0 < d; d0 += kRowBlock) {
+      const int n = std::min(kRowBlock, d - d0);
+      load_block(kv_dtype, k, ti * ldk + d0, n, row);
+      for (int gi = 0; gi < g; ++gi) {
+        float acc = s[gi * lds + ti];  // the products summed in order, as before the blocks
+        const float* qi = q + gi * ldq + d0;
+        for (int di = 0; di < n; ++di) acc += qi[di] * row[di];
+        s[gi * lds + ti] = acc;
+      }
     }
   }
 }
 
 void accumulate_values(int g, int t, int d, const float* p, int64_t ldp, DType kv_dtype,
                        const void* v, int64_t ldv, float* acc, int64_t ldacc) {
+  float row[kRowBlock];
   for (int ti = 0; ti < t; ++ti) {
-    for (int gi = 0; gi < g; ++gi) {
-      const float w = p[gi * ldp + ti];
-      float* a = acc + gi * ldacc;
-      for (int di = 0; di < d; ++di) a[di] += w * load_element(kv_dtype, v, ti * ldv + di);
+    for (int d0 = 0; d0 < d; d0 += kRowBlock) {
+      const int n = std::min(kRowBlock, d - d0);
+      load_block(kv_dtype, v, ti * ldv + d0, n, row);
+      for (int gi = 0; gi < g; ++gi) {
+        const float w = p[gi * ldp + ti];
+        float* a = acc + gi * ldacc + d0;
+        for (int di = 0; di < n; ++di) a[di] += w * row[di];
+      }
     }
   }
 }

@@ -1,6 +1,8 @@
 // The choice of the kernels' SIMD path from the CPU's features (cpu_features.h).
 #include <cstdio>
 #include <cstdlib>
+#include <algorithm>
+#include <cctype>
 #include <cstring>
 #include <mutex>
 #include <utility>
@@ -43,30 +45,27 @@ bool path_supported(SimdPath path) {
   }
 }
 
-// Whether vdpbf16ps beats the FMA path for bf16 on this CPU, measured once: the peaks' loops on
-// one thread, 30 ms each (Sapphire Rapids runs vdpbf16ps at a third of its fp32 FMA rate;
-// Zen 4 / Zen 5 above it). A 1.2x margin keeps a noisy window from flipping the choice.
-struct Bf16Calibration {
-  bool ran = false;
-  bool dot_wins = false;
-  double dot_flops = 0, fma_flops = 0;  // FLOP/s on one thread
-};
-
-constexpr double kDotMargin = 1.2;
-
-const Bf16Calibration& bf16_calibration() {
-  static Bf16Calibration c;
+// The bf16 choice of this CPU, made once: choose_bf16_path from the table, or from a calibration
+// of the peaks' loops on one thread where the table has no entry.
+const Bf16Choice& bf16_choice() {
+  static Bf16Choice c;
   static std::once_flag once;
   std::call_once(once, [] {
 #if defined(ATTNSCOPE_X86_PATHS)
-    if (!avx512bf16_path(cpu_features())) return;
-    const peaks::PeakParams params{1, 0.03};
-    const peaks::PeakResult dot = peaks::measure_avx512_bf16_peak(params);
-    const peaks::PeakResult fma = peaks::measure_fp32_fma_peak(params);
-    c.ran = dot.available && fma.available;
-    c.dot_flops = dot.value;
-    c.fma_flops = fma.value;
-    c.dot_wins = c.ran && dot.value >= kDotMargin * fma.value;
+    const CpuFeatures& f = cpu_features();
+    if (!avx512bf16_path(f)) return;
+    std::vector<double> dot, fma;
+    if (choose_bf16_path(f.vendor, f.family, {}, {}).how != "table") {
+      // 5 rounds of 10 ms windows, vdpbf16ps then FMA in each (about 100 ms in all).
+      const peaks::PeakParams params{1, 0.01};
+      for (int round = 0; round < 5; ++round) {
+        const peaks::PeakResult d = peaks::measure_avx512_bf16_peak(params);
+        const peaks::PeakResult m = peaks::measure_fp32_fma_peak_on("avx512", params);
+        dot.push_back(d.available ? d.value : 0);
+        fma.push_back(m.available ? m.value : 0);
+      }
+    }
+    c = choose_bf16_path(f.vendor, f.family, dot, fma);
 #endif
   });
   return c;
@@ -91,20 +90,60 @@ SimdPath fastest_path(KernelKind kernel, DType dtype) {
   if (!has_path(SimdPath::kAvx512)) return supported_simd_paths().back();
   if (dtype != DType::kBF16) return SimdPath::kAvx512;
   if (kernel == KernelKind::kFlashFwd && has_path(SimdPath::kAmx)) return SimdPath::kAmx;
-  return has_path(SimdPath::kAvx512Bf16) && bf16_calibration().dot_wins ? SimdPath::kAvx512Bf16 : SimdPath::kAvx512;
+  return has_path(SimdPath::kAvx512Bf16) ? bf16_choice().path : SimdPath::kAvx512;
 }
 
-SimdPath env_path() {
-  const char* env = std::getenv("ATTNSCOPE_SIMD");
-  SimdPath from_env = SimdPath::kAuto;
-  if (env != nullptr && parse_simd_path(env, &from_env) && from_env != SimdPath::kAuto &&
-      path_supported(from_env)) {
-    return from_env;
-  }
-  return SimdPath::kAuto;
+SimdPath env_path() { return simd_override().path; }
+
+std::string supported_names() {
+  std::string out;
+  for (SimdPath p : supported_simd_paths()) out += std::string(out.empty() ? "" : ", ") + simd_path_name(p);
+  return out;
 }
 
 }  // namespace
+
+Bf16Choice choose_bf16_path(const std::string& vendor, int family, const std::vector<double>& dot_rounds,
+                            const std::vector<double>& fma_rounds) {
+  Bf16Choice c;
+  if (vendor == "AuthenticAMD" && (family == 25 || family == 26)) {
+    c.path = SimdPath::kAvx512Bf16;
+    c.how = "table";
+    return c;
+  }
+  for (double v : dot_rounds) c.dot_flops = std::max(c.dot_flops, v);
+  for (double v : fma_rounds) c.fma_flops = std::max(c.fma_flops, v);
+  if (!(c.dot_flops > 0) || !(c.fma_flops > 0)) {
+    c.how = "none";
+    return c;
+  }
+  c.how = "measured";
+  c.path = c.dot_flops >= kBf16DotMargin * c.fma_flops ? SimdPath::kAvx512Bf16 : SimdPath::kAvx512;
+  return c;
+}
+
+SimdOverride simd_override() {
+  SimdOverride o;
+  const char* env = std::getenv("ATTNSCOPE_SIMD");
+  if (env == nullptr) return o;
+  std::string v = env;
+  const size_t a = v.find_first_not_of(" \t"), z = v.find_last_not_of(" \t");
+  v = a == std::string::npos ? "" : v.substr(a, z - a + 1);
+  if (v.empty()) return o;
+  o.value = v;
+  std::string lower = v;
+  for (char& ch : lower) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+  SimdPath p = SimdPath::kAuto;
+  if (!parse_simd_path(lower.c_str(), &p)) {
+    o.warning = "ATTNSCOPE_SIMD=" + v + " names no path (this CPU has " + supported_names() + "); ignored";
+  } else if (p != SimdPath::kAuto && !path_supported(p)) {
+    o.warning = "ATTNSCOPE_SIMD=" + v + ": this CPU has no " + simd_path_name(p) + " path (it has " +
+                supported_names() + "); ignored";
+  } else {
+    o.path = p;
+  }
+  return o;
+}
 
 const char* kernel_kind_name(KernelKind kernel) {
   return kernel == KernelKind::kFlashFwd ? "flash_fwd" : "paged_decode";
@@ -124,18 +163,27 @@ const char* product_unit(SimdPath path, KernelKind kernel, DType dtype) {
 }
 
 std::string dispatch_reason() {
-  if (env_path() != SimdPath::kAuto)
-    return std::string("ATTNSCOPE_SIMD=") + simd_path_name(env_path()) + " for every kernel and dtype";
-  if (supported_simd_paths().back() != SimdPath::kAvx512Bf16)
+  const SimdOverride o = simd_override();
+  if (o.path != SimdPath::kAuto)
+    return "ATTNSCOPE_SIMD=" + o.value + " for every kernel and dtype";
+  // An ignored ATTNSCOPE_SIMD is said by its own warning (SimdOverride), not here.
+  if (supported_simd_paths().back() != SimdPath::kAvx512Bf16 && !has_path(SimdPath::kAmx))
     return std::string("the widest path this CPU has (") + simd_path_name(supported_simd_paths().back()) +
            ") for every dtype; bf16 and fp16 are widened to fp32 (no AVX512-BF16)";
-  const Bf16Calibration& c = bf16_calibration();
+  const Bf16Choice& c = bf16_choice();
   const std::string amx = has_path(SimdPath::kAmx) ? "bf16 flash on amx tiles; " : "";
-  if (!c.ran) return amx + "avx512 for the rest: the vdpbf16ps calibration could not run";
-  return amx + (amx.empty() ? "bf16 on " : "bf16 decode on ") +
-         (c.dot_wins ? "avx512bf16" : "avx512 (widened to fp32)") + ": vdpbf16ps " +
-         format_gflops(c.dot_flops) + " vs fp32 FMA " + format_gflops(c.fma_flops) +
-         " on one thread (vdpbf16ps taken from 1.2x); fp32 and fp16 on avx512";
+  const bool dot = c.path == SimdPath::kAvx512Bf16;
+  const std::string head = amx + (amx.empty() ? "bf16 on " : "bf16 decode on ") +
+                           (dot ? "avx512bf16" : "avx512 (widened to fp32)");
+  const std::string tail = "; fp32 and fp16 on avx512";
+  const CpuFeatures& f = cpu_features();
+  if (c.how == "table")
+    return head + ": from the table of known CPUs (" + f.vendor + " family " + std::to_string(f.family) +
+           ": vdpbf16ps about 2x the fp32 FMA rate, measured idle), not measured in this process" + tail;
+  if (c.how == "none") return head + ": the vdpbf16ps calibration could not run" + tail;
+  return head + ": measured, vdpbf16ps " + format_gflops(c.dot_flops) + " vs fp32 FMA " +
+         format_gflops(c.fma_flops) + " on one thread, best of 5 alternated rounds (vdpbf16ps taken from 1.2x)" +
+         tail;
 }
 
 std::vector<std::string> simd_feature_names() {

@@ -261,6 +261,36 @@ Napi::Value CpuInfo(const Napi::CallbackInfo& info) {
   }
   out.Set("dispatch", dispatch);
   out.Set("dispatchReason", attnscope::dispatch_reason());
+  const attnscope::SimdOverride o = attnscope::simd_override();
+  if (!o.value.empty()) {
+    Napi::Object ov = Napi::Object::New(env);
+    ov.Set("value", o.value);
+    ov.Set("applied", o.path != attnscope::SimdPath::kAuto);
+    if (!o.warning.empty()) ov.Set("warning", o.warning);
+    out.Set("simdOverride", ov);
+  }
+  return out;
+}
+
+// ({ vendor, family, dotRounds: number[], fmaRounds: number[] }) -> { path, how, dotFlopsPerSec, fmaFlopsPerSec }:
+// choose_bf16_path on given figures (no measurement). Argument types are checked in native/kernels.ts.
+Napi::Value ChooseBf16(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  Napi::Object in = info[0].As<Napi::Object>();
+  auto rounds = [&](const char* name) {
+    std::vector<double> v;
+    Napi::Array a = in.Get(name).As<Napi::Array>();
+    for (uint32_t i = 0; i < a.Length(); ++i) v.push_back(a.Get(i).As<Napi::Number>().DoubleValue());
+    return v;
+  };
+  const attnscope::Bf16Choice c = attnscope::choose_bf16_path(
+      in.Get("vendor").As<Napi::String>().Utf8Value(), in.Get("family").As<Napi::Number>().Int32Value(),
+      rounds("dotRounds"), rounds("fmaRounds"));
+  Napi::Object out = Napi::Object::New(env);
+  out.Set("path", attnscope::simd_path_name(c.path));
+  out.Set("how", c.how);
+  out.Set("dotFlopsPerSec", c.dot_flops);
+  out.Set("fmaFlopsPerSec", c.fma_flops);
   return out;
 }
 
@@ -319,6 +349,7 @@ Napi::Object InitKernels(Napi::Env env, Napi::Object exports) {
   exports.Set("kernelsTimePagedRead", Napi::Function::New(env, TimePagedRead, "kernelsTimePagedRead"));
   exports.Set("kernelsCancel", Napi::Function::New(env, Cancel, "kernelsCancel"));
   exports.Set("kernelsCpuInfo", Napi::Function::New(env, CpuInfo, "kernelsCpuInfo"));
+  exports.Set("kernelsChooseBf16", Napi::Function::New(env, ChooseBf16, "kernelsChooseBf16"));
   exports.Set("kernelsAllocatePagePool", Napi::Function::New(env, AllocatePagePool, "kernelsAllocatePagePool"));
   exports.Set("kernelsToHalfBits", Napi::Function::New(env, HalfBits, "kernelsToHalfBits"));
   exports.Set("kernelsFromHalfBits", Napi::Function::New(env, FromHalfBits, "kernelsFromHalfBits"));

@@ -20,6 +20,7 @@
 
 #include "kernels/cpu_features.h"
 #include "kernels/cpu_time.h"
+#include "kernels/kernels.h"
 #include "kernels/threads.h"
 #include "peaks/peaks.h"
 #include "peaks/loops.h"
@@ -170,16 +171,16 @@ struct FreeDeleter {
 
 }  // namespace
 
-PeakResult measure_fp32_fma_peak(const PeakParams& params) {
+PeakResult measure_fp32_fma_peak_on(const std::string& isa, const PeakParams& params) {
   const CpuFeatures& f = cpu_features();
   (void)f;
 #if defined(__x86_64__)
-  if (f.avx512f) {
+  if (f.avx512f && isa == "avx512") {
     return compute_peak(fma_loop_avx512, "avx512",
                         "16 independent zmm FMA chains (vfmadd, 16 fp32 lanes, 2 FLOP per lane) per thread",
                         params);
   }
-  if (f.avx2 && f.fma) {
+  if (f.avx2 && f.fma && isa != "portable") {
     return compute_peak(fma_loop_avx2, "avx2",
                         "12 independent ymm FMA chains (vfmadd, 8 fp32 lanes, 2 FLOP per lane) per thread",
                         params);
@@ -187,6 +188,12 @@ PeakResult measure_fp32_fma_peak(const PeakParams& params) {
 #endif
   return compute_peak(fma_loop_portable, portable_isa_name(),
                       "independent 4-lane fp32 multiply-add chains (2 FLOP per lane) per thread", params);
+}
+
+PeakResult measure_fp32_fma_peak(const PeakParams& params) {
+  const SimdPath forced = simd_override().path;
+  const char* isa = forced == SimdPath::kAvx2 ? "avx2" : forced == SimdPath::kScalar ? "portable" : "avx512";
+  return measure_fp32_fma_peak_on(isa, params);
 }
 
 PeakResult measure_avx512_bf16_peak(const PeakParams& params) {

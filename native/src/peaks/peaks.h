@@ -34,8 +34,16 @@ struct PeakResult {
   std::string reason;      // set when !available
 };
 
-/** fp32 FMA peak: independent FMA chains on zmm (AVX-512), else ymm (AVX2+FMA), else portable. */
+/**
+ * fp32 FMA peak: independent FMA chains on zmm (AVX-512), else ymm (AVX2+FMA), else portable;
+ * where ATTNSCOPE_SIMD makes the kernels take a narrower path (kernels.h simd_override: avx2, or
+ * scalar, whose loops the compiler vectorizes for the baseline ISA), the loop of that path, so
+ * that a forced path's rate is held against the peak of the unit it ran on.
+ */
 PeakResult measure_fp32_fma_peak(const PeakParams& params);
+
+/** The fp32 FMA peak on the loop `isa` names ("avx512", "avx2", "portable"), or the widest below it this CPU has. */
+PeakResult measure_fp32_fma_peak_on(const std::string& isa, const PeakParams& params);
 
 /** bf16 dot-product peak through vdpbf16ps on zmm (AVX512-BF16); unavailable without it. */
 PeakResult measure_avx512_bf16_peak(const PeakParams& params);
