@@ -28,7 +28,7 @@
  * its range and the A/A ratio of the same rounds. Then the WebAssembly build beside the native addon on small
  * shapes, with the ratio (scripts/bench-wasm.ts). --quick runs only N = 1k and context 4k (a smoke test);
  * --decode only the peaks and the decode rows (no flash, onnxruntime or WebAssembly cases: a
- * decode figure in minutes on a shared machine; the flash targets then read "not measured").
+ * decode figure in minutes on a shared machine; the flash targets then read "not run", as the targets --quick leaves out do).
  * --json FILE writes the run (environment with peaks, KernelCase per case, peer figures,
  * skipped figures with reasons) atomically. Exit 0 when every case ran, 1 on an error, 2 on
  * bad arguments.
@@ -269,6 +269,18 @@ const fmtPct = (f: number | null): string => (f === null ? '-' : formatPercent(f
 const fmtErr = (e: number | null): string => (e === null ? '-' : e.toExponential(1));
 const kLabel = (n: number): string => (n % 1024 === 0 ? `${n / 1024}k` : String(n));
 
+/**
+ * A row's shape as `bench` writes it (runner/bench.ts describeCase: batch, length, heads as H=query/KV,
+ * head_dim), lengths in k: "flash B=1 N=1k H=8/8 D=128 causal", "decode B=1 ctx=4k H=32/8 D=128 p16
+ * scattered NHD" (page size, page order, pool layout), so a row's GFLOP/s or GB/s is reproducible
+ * from the row alone (s51 nc-cli #11: flash rows named neither batch nor heads).
+ */
+export function rowLabel(shape: CaseShape, decode?: { pageOrder: string; layout: string }): string {
+  const heads = `H=${shape.numHeads}/${shape.numKvHeads} D=${shape.headDim}`;
+  if (decode) return `decode B=${shape.batchSize} ctx=${kLabel(shape.seqLenK)} ${heads} p${shape.pageSize ?? 16} ${decode.pageOrder} ${decode.layout}`;
+  return `flash B=${shape.batchSize} N=${kLabel(shape.seqLenQ)} ${heads}${shape.causal ? ' causal' : ''}`;
+}
+
 /** The decode cases' block-table orders (KernelCase.pageOrder). */
 const PAGE_ORDERS: readonly PageOrder[] = ['consecutive', 'scattered'];
 
@@ -461,7 +473,7 @@ async function main(): Promise<void> {
         const checkN = Math.min(n, 256);
         const checkShape: CaseShape = { ...shape, seqLenQ: checkN, seqLenK: checkN };
         const flops = attentionFlops(shape);
-        const label = `flash N=${kLabel(n)} D=${d}${causal ? ' causal' : ''}`;
+        const label = rowLabel(shape);
         const f32 = { q: qAll.subarray(0, n * H * d), k: kAll.subarray(0, n * H * d), v: vAll.subarray(0, n * H * d) };
         const c32 = { q: qAll.subarray(0, checkN * H * d), k: kAll.subarray(0, checkN * H * d), v: vAll.subarray(0, checkN * H * d) };
         const geometry = { batch: 1, numHeads: H, numKvHeads: H, headDim: d, causal, threads };
@@ -636,7 +648,7 @@ async function main(): Promise<void> {
         const shape: CaseShape = { batchSize: batch, numHeads: DH, numKvHeads: DHKV, headDim: DD, seqLenQ: 1, seqLenK: ctx, causal: false, slidingWindow: null, pageSize };
         const pagesPerSeq = ctx / pageSize;
         const numPages = batch * pagesPerSeq;
-        const label = `decode B=${batch} ctx=${kLabel(ctx)} p${pageSize} ${pageOrder} ${layout}`;
+        const label = rowLabel(shape, { pageOrder, layout });
         const row: Row = { label, dtype: 'bf16/bf16', layout, peerSkip: 'see note: no decode peer' };
         rows.push(row);
         const blockTable = pageOrder === 'scattered' ? shuffledPages(numPages, 17 + ctx) : freshPoolTables(batch, ctx, numPages, pageSize);
@@ -765,7 +777,7 @@ async function main(): Promise<void> {
   );
 
   const cpuTime = cpuFigures(rows, threads);
-  const targets = checkTargets(rows, cpuTime);
+  const targets = checkTargets(rows, cpuTime, { quick: opts.quick, decodeOnly: opts.decode });
   printReport(environment, rows, notes, targets, cpuTime);
   log('the WebAssembly build beside native ...');
   const wasm = opts.decode ? 'not measured: --decode' : await compareWasm(threads);
@@ -902,8 +914,12 @@ function printReport(env: Environment, rows: Row[], notes: string[], targets: st
  * onnxruntime / ours) are judged on their paired figures (Row.vsFp32, Row.vsPeer;
  * pairedVerdict) where the runs were paired, and say "unpaired" where not.
  */
-export function checkTargets(rows: Row[], cpuTime: CpuTimeFigure[]): string[] {
+export function checkTargets(rows: Row[], cpuTime: CpuTimeFigure[], run: { quick?: boolean; decodeOnly?: boolean } = {}): string[] {
   const out: string[] = [];
+  // A target whose case this run's flags leave out was not run, which is not a measurement that failed.
+  const QUICK = 'not run (--quick runs N=1k and ctx 4k only)';
+  const flashNotRun = run.decodeOnly ? 'not run (--decode runs decode only)' : run.quick ? QUICK : null;
+  const decodeNotRun = run.quick ? QUICK : null;
   const judge = (achieved: number | null | undefined, goal: number): string =>
     achieved === null || achieved === undefined
       ? 'not measured'
@@ -913,19 +929,25 @@ export function checkTargets(rows: Row[], cpuTime: CpuTimeFigure[]): string[] {
   const ratio = (achieved: number | null | undefined): string =>
     achieved === null || achieved === undefined ? 'not measured' : `${achieved >= 1 ? 'met' : 'MISSED'} (${achieved.toFixed(2)}x)`;
   const cpuOf = (r: Row | undefined) => (r ? cpuTime.find((c) => c.case === r.label && c.dtype === r.dtype) : undefined);
-  const verdict = (what: string, r: Row | undefined, goal: number): string =>
-    `${what}: ${judge(r?.kernel?.fractionOfPeak, goal)} by wall time; ${judge(cpuOf(r)?.kernelFraction, goal)} by CPU time`;
+  const verdict = (what: string, r: Row | undefined, goal: number, notRun: string | null = null): string =>
+    !r && notRun
+      ? `${what}: ${notRun}`
+      : `${what}: ${judge(r?.kernel?.fractionOfPeak, goal)} by wall time; ${judge(cpuOf(r)?.kernelFraction, goal)} by CPU time`;
   const flash = (dtype: string, causal: boolean, n = 4096) =>
     rows.find((r) => r.kernel?.kernel === 'flash_fwd' && r.dtype === dtype && r.kernel.shape.seqLenQ === n && r.kernel.shape.headDim === 128 && r.kernel.shape.causal === causal);
   for (const n of [4096, 16384]) {
     for (const causal of [false, true]) {
-      out.push(verdict(`flash fp32 N=${kLabel(n)} D=128${causal ? ' causal' : ''} vs fp32 FMA peak`, flash('fp32', causal, n), 0.6));
+      out.push(verdict(`flash fp32 N=${kLabel(n)} D=128${causal ? ' causal' : ''} vs fp32 FMA peak`, flash('fp32', causal, n), 0.6, flashNotRun));
     }
   }
   for (const causal of [false, true]) {
     const bf16 = flash('bf16', causal);
     const fp32 = flash('fp32', causal);
     const what = `flash bf16 N=4k D=128${causal ? ' causal' : ''}`;
+    if (!bf16 && !fp32 && flashNotRun) {
+      out.push(`${what} no slower than fp32: ${flashNotRun}`);
+      continue;
+    }
     // Against the peak of the unit that ran (AMX, AVX512-BF16); on every path no slower than fp32.
     const unit = bf16?.kernel?.productUnit;
     if (unit === 'amx-bf16' || unit === 'avx512-bf16') out.push(verdict(`${what} vs ${bf16!.kernel!.ceiling ?? 'its peak'}`, bf16, 0.25));
@@ -957,7 +979,7 @@ export function checkTargets(rows: Row[], cpuTime: CpuTimeFigure[]): string[] {
     const shape = r.kernel!.shape;
     out.push(verdict(`decode B=${shape.batchSize} ctx=32k ${shape.pageSize ? `p${shape.pageSize} ` : ''}${r.kernel!.pageOrder ?? ''}${r.layout ? ` ${r.layout}` : ''} vs ${r.kernel!.ceiling ?? 'DRAM read bandwidth'}`, r, 0.8) + alone);
   }
-  if (decode32k.length === 0) out.push(verdict('decode ctx=32k vs DRAM read bandwidth', undefined, 0.8));
+  if (decode32k.length === 0) out.push(verdict('decode ctx=32k vs DRAM read bandwidth', undefined, 0.8, decodeNotRun));
   const pairedRaces = rows.filter((r) => r.vsPeer);
   if (pairedRaces.length > 0) {
     const verdicts = pairedRaces.map((r) => ({ r, v: pairedVerdict(r.vsPeer!) }));

@@ -27,7 +27,7 @@ test('bench:lsp names a config without a layer count instead of crashing on null
   assert.throws(() => configDocs(dir), /nolayers\.config\.json: no num_hidden_layers or n_layer/);
 });
 
-test('bench:kernels targets: a case that did not run (--quick) says not measured, with no "on ?" placeholder', async () => {
+test('bench:kernels targets: a case that did not run says not measured, with no "on ?" placeholder', async () => {
   const { checkTargets } = await import('../../scripts/bench-kernels');
   const lines = checkTargets([], []);
   const bf16 = lines.filter((l) => l.startsWith('flash bf16 N=4k D=128'));
@@ -36,6 +36,40 @@ test('bench:kernels targets: a case that did not run (--quick) says not measured
     'flash bf16 N=4k D=128 causal no slower than fp32 (fp32 time / bf16 time): not measured by wall time; not measured by CPU time',
   ]);
   for (const l of lines) assert.doesNotMatch(l, /\?/, l);
+});
+
+test('bench:kernels targets under --quick (N=1k, ctx 4k only) and --decode say the case was not run, not that its measurement failed (s51 nc-cli #12)', async () => {
+  const { checkTargets } = await import('../../scripts/bench-kernels');
+  const quick = checkTargets([], [], { quick: true });
+  // 4 flash fp32 lines (N 4k and 16k, causal or not), 2 bf16 lines, 1 decode 32k line; the onnxruntime line
+  // is about shapes that ran, so it keeps its own words.
+  assert.deepEqual(quick.slice(0, 7), [
+    'flash fp32 N=4k D=128 vs fp32 FMA peak: not run (--quick runs N=1k and ctx 4k only)',
+    'flash fp32 N=4k D=128 causal vs fp32 FMA peak: not run (--quick runs N=1k and ctx 4k only)',
+    'flash fp32 N=16k D=128 vs fp32 FMA peak: not run (--quick runs N=1k and ctx 4k only)',
+    'flash fp32 N=16k D=128 causal vs fp32 FMA peak: not run (--quick runs N=1k and ctx 4k only)',
+    'flash bf16 N=4k D=128 no slower than fp32: not run (--quick runs N=1k and ctx 4k only)',
+    'flash bf16 N=4k D=128 causal no slower than fp32: not run (--quick runs N=1k and ctx 4k only)',
+    'decode ctx=32k vs DRAM read bandwidth: not run (--quick runs N=1k and ctx 4k only)',
+  ]);
+  for (const l of quick) assert.doesNotMatch(l, /not measured by/, l);
+  const decodeOnly = checkTargets([], [], { decodeOnly: true });
+  assert.equal(decodeOnly[0], 'flash fp32 N=4k D=128 vs fp32 FMA peak: not run (--decode runs decode only)');
+  // Without --quick a missing 32k decode row is a case that should have run: still "not measured".
+  assert.equal(decodeOnly[6], 'decode ctx=32k vs DRAM read bandwidth: not measured by wall time; not measured by CPU time');
+});
+
+test('bench:kernels rows name batch, heads and head_dim as bench writes its shapes, so a rate is reproducible from its row (s51 nc-cli #11)', async () => {
+  const { rowLabel } = await import('../../scripts/bench-kernels');
+  // The flash rows: B=1, 8 heads (MHA), N=1k, D=128: 4 · 1 · 8 · 1,024² · 128 = 4.29 GFLOP, so 17.9 GFLOP/s
+  // is 240 ms, as the nc-cli run printed; the old label ("flash N=1k D=128") named neither B nor H.
+  assert.equal(rowLabel({ batchSize: 1, numHeads: 8, numKvHeads: 8, headDim: 128, seqLenQ: 1024, seqLenK: 1024, causal: false, slidingWindow: null }), 'flash B=1 N=1k H=8/8 D=128');
+  assert.equal(rowLabel({ batchSize: 1, numHeads: 8, numKvHeads: 8, headDim: 64, seqLenQ: 16384, seqLenK: 16384, causal: true, slidingWindow: null }), 'flash B=1 N=16k H=8/8 D=64 causal');
+  // Decode at Llama-3.1-8B's heads (32/8, D 128): K+V 2 · 4,096 · 8 · 128 · 2 B = 16 MiB a sequence.
+  assert.equal(
+    rowLabel({ batchSize: 1, numHeads: 32, numKvHeads: 8, headDim: 128, seqLenQ: 1, seqLenK: 4096, causal: false, slidingWindow: null, pageSize: 16 }, { pageOrder: 'scattered', layout: 'NHD' }),
+    'decode B=1 ctx=4k H=32/8 D=128 p16 scattered NHD',
+  );
 });
 
 test('bench:kernels targets: each decode 32k verdict names its page size (16 and 128 tokens run side by side) and its pool layout, and sets the pages read alone against the read bandwidth by wall and by CPU time', async () => {
