@@ -93,10 +93,12 @@ export const SIMULATION_NOT_SAVED = 'a simulation is saved only when it ends: it
 
 /**
  * The toast of a serving simulation (`name`, which names it a simulation) that stopped before
- * its end: `how` it stopped, that nothing is saved, and why (SIMULATION_NOT_SAVED).
+ * its end: `how` it stopped and that nothing is saved, in one sentence (s51 newcomer-ed L1: with
+ * the reason it was a 60-word paragraph). The reason, SIMULATION_NOT_SAVED, is in the dashboard's
+ * line for the stopped run and in DESIGN.md.
  */
 export function simulationStoppedMessage(name: string, how: 'cancelled' | 'interrupted'): string {
-  return `AttnScope: ${name} was ${how === 'cancelled' ? 'cancelled' : 'interrupted when the window reloaded or closed'}; nothing is saved: ${SIMULATION_NOT_SAVED}.`;
+  return `AttnScope: ${name} was ${how === 'cancelled' ? 'cancelled' : 'interrupted when the window reloaded or closed'}; nothing is saved (a simulation is saved only when it ends).`;
 }
 
 /**

@@ -589,7 +589,7 @@ describe('AttnScope in code-server', { timeout: 1_200_000 }, () => {
     await frame.waitForFunction(() => document.querySelector('#run-title')?.textContent === 'llama-3.1-8b · e2e.attn.yaml · simulation' && document.querySelector('#run-status')?.textContent === 'running', undefined, { timeout: 60_000 });
     await page.reload();
     await page.waitForSelector('.monaco-workbench', { timeout: 60_000 });
-    await notification(page, /llama-3\.1-8b · e2e\.attn\.yaml · simulation was interrupted when the window reloaded or closed; nothing is saved: a simulation is saved only when it ends/, 60_000);
+    await notification(page, /llama-3\.1-8b · e2e\.attn\.yaml · simulation was interrupted when the window reloaded or closed; nothing is saved \(a simulation is saved only when it ends\)\./, 60_000);
     assert.equal(savedRuns(ws).length, before, 'nothing saved');
     // The run the previous step left shown is not handed to the new host as the one shown: the
     // page showed the simulation (extension/dashboard.ts noticeAfterReload records none while a
