@@ -223,8 +223,8 @@ export function caseChartHeight(cases: number, p: Palette, layout: { xAxes: numb
 
 /**
  * Median per shape with its spread as a floating bar: p10–p90, or min–max for a case of fewer
- * than 10 samples (core/noise.ts spreadName, the name the terminal table gives it; the legend
- * says "spread" when the cases have both kinds, the title which is which); one row per case, its label on the
+ * than 10 samples (core/noise.ts spreadName, the name the terminal table gives it; the legend and
+ * the title say "p10–p90, min–max where n < 10" when the cases have both kinds); one row per case, its label on the
  * left (readable at any count: side by side under the bars they crowded the dashboard's
  * default width), time on a log axis.
  */
@@ -241,7 +241,8 @@ export function timingsChart(run: ViewRun, p: Palette): ChartSpec {
       datasets: [
         {
           type: 'bar',
-          label: names.size > 1 ? 'spread' : [...names][0] ?? 'p10–p90',
+          // The title's name for the spread, also where the cases have both kinds (it said "spread", unexplained, and a narrow panel's fitted title drops its parenthesis: s51 newcomer-ed L2).
+          label: spreadsName(counts),
           data: cases.map((c) => [ms(c.p10Ns), ms(Math.max(c.p90Ns, c.p10Ns * 1.0001))]),
           backgroundColor: withAlpha(p.series[0]!, 0.35),
           borderColor: p.series[0],
@@ -277,8 +278,8 @@ export function timingsChart(run: ViewRun, p: Palette): ChartSpec {
     ariaLabel: `Kernel time per shape: ${ariaList(cases.map((c) => `${caseLabel(c)} median ${formatDuration(c.medianNs)}, ${spreadName(c.samplesNs.length)} ${formatDuration(c.p10Ns)} to ${formatDuration(c.p90Ns)}`))}`,
     empty: cases.length === 0 ? noCasesText(run) : null,
     summary: noisyNote(cases),
-    // 'p10–p90' (or 'min–max', 'spread') and 'median' fit on one legend line at 340 px.
-    height: caseChartHeight(cases.length, p, { xAxes: 1, legendLines: 1 }),
+    // 'p10–p90' (or 'min–max') and 'median' fit on one legend line at 340 px; with both kinds' longer name, two.
+    height: caseChartHeight(cases.length, p, { xAxes: 1, legendLines: names.size > 1 ? 2 : 1 }),
     config,
     table: {
       columns: ['case', 'median', 'spread', 'from', 'to', 'n (samples)', 'max |err|'],

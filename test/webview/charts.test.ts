@@ -682,7 +682,8 @@ describe('kernel charts', () => {
     const slow = { ...flash, samplesNs: flash.samplesNs.slice(0, 4) };
     assert.equal(label([slow]), 'min–max');
     const both = timingsChart({ ...view, cases: [flash, slow] }, palette);
-    assert.equal((both.config.data.datasets[0] as { label: string }).label, 'spread');
+    // The legend names both, as the title does (s51 newcomer-ed L2: "spread", unexplained, where a narrow panel's title had dropped its parenthesis).
+    assert.equal((both.config.data.datasets[0] as { label: string }).label, 'p10–p90, min–max where n < 10');
     assert.match(JSON.stringify(both.config.options), /Kernel time per shape \(median, p10–p90, min–max where n < 10\)/);
     assert.deepEqual(both.table.rows.map((r) => [r[2], r[5]]), [['p10–p90', '10'], ['min–max', '4']]);
   });
