@@ -46,7 +46,10 @@ export function mlaPrefillHeadDim(mla: MlaSpec): { headDim: number; note: string
  * part's share of the q·k FLOPs is left out, and the output is exact. The kernels read K and V
  * as two copies of the kv_lora_rank latent (2 · 512 values a token) where the model reads its
  * 576-value latent once (1.78× the model's bytes); a run's bytes count the model's latent
- * (runner/measure.ts attentionBytes), so its rate is the model's effective bandwidth.
+ * (runner/measure.ts attentionBytes), so its rate is the model's effective bandwidth. The note
+ * states that count whole (s51 nc-cli #15: "its rate counts the model's 576 values a token" left out
+ * Q and O): DeepSeek-V3 bf16 B=1 ctx=1,024, 128 heads: 1,024 · 576 · 2 + Q 128 · 512 · 2 + O
+ * 128 · 512 · 4 = 1,572,864 B, the run JSON's.
  */
 export function mlaDecodeHeadDim(mla: MlaSpec): { headDim: number; note: string } {
   const qk = mla.kvLoraRank + mla.qkRopeHeadDim;
@@ -55,7 +58,7 @@ export function mlaDecodeHeadDim(mla: MlaSpec): { headDim: number; note: string 
   const share = `${Math.round((100 * left) / qk)}%`;
   return {
     headDim,
-    note: `MLA decode is benchmarked at head_dim ${headDim}, not ${qk}: the model attends over its latent with q·k in ${qk} dims (kv_lora_rank ${mla.kvLoraRank} + qk_rope_head_dim ${mla.qkRopeHeadDim}) and v in ${mla.kvLoraRank}, while the paged decode kernels take one head_dim for K and V (at most ${KERNEL_LIMITS.cpu.maxHeadDim} on the CPU), so ${left} of the ${qk} q·k dims (${share} of its FLOPs) are left out; and the kernels read K and V as two copies of the ${headDim}-dim latent, ${(2 * headDim).toLocaleString('en-US')} values a token against the ${qk}-value latent the model reads once (${(2 * headDim / qk).toFixed(2)}× its bytes), so the case reads more bytes than the model, not fewer: its rate counts the model's ${qk} values a token`,
+    note: `MLA decode is benchmarked at head_dim ${headDim}, not ${qk}: the model attends over its latent with q·k in ${qk} dims (kv_lora_rank ${mla.kvLoraRank} + qk_rope_head_dim ${mla.qkRopeHeadDim}) and v in ${mla.kvLoraRank}, while the paged decode kernels take one head_dim for K and V (at most ${KERNEL_LIMITS.cpu.maxHeadDim} on the CPU), so ${left} of the ${qk} q·k dims (${share} of its FLOPs) are left out; and the kernels read K and V as two copies of the ${headDim}-dim latent, ${(2 * headDim).toLocaleString('en-US')} values a token against the ${qk}-value latent the model reads once (${(2 * headDim / qk).toFixed(2)}× its bytes), so the case reads more bytes than the model, not fewer: the bytes it is credited with (the run's, and its GB/s where memory-bound) count the model's ${qk}-value latent once a token in the KV dtype, plus Q in the dtype and O in fp32 at head_dim ${headDim} for every query head`,
   };
 }
 

@@ -119,7 +119,7 @@ export function casesCaption(run: Pick<RunResult, 'cases' | 'environment' | 'qui
   const against = peaks.size > 0
     ? `% of peak: rate / the roof that bounds the case (roofline): its compute peak where its FLOP/byte reaches the ridge point, peak / bandwidth${ridge}, else the bandwidth; each named beside it (${[...peaks].map(([name, value]) => `${name} ${value}`).join('; ')})`
     : '% of peak: no peak was measured in this run';
-  const mla = run.cases.some((c) => c.shape.mlaLatentDim) ? '; MLA decode: the latent, kv_lora_rank + qk_rope_head_dim, read once, + Q + O' : '';
+  const mla = run.cases.some((c) => c.shape.mlaLatentDim) ? '; MLA decode: the latent, kv_lora_rank + qk_rope_head_dim values a token, read once, in place of K + V' : '';
   // A --quick run's cases had the shorter timing budget: said where the figures are read.
   const samples = run.quick ? ` (--quick: each case timed ${timingBudgetText(timingBudget(true))}, not ${timingBudgetText(timingBudget(false))})` : ` (each case timed ${timingBudgetText(timingBudget(false))})`;
   const perGpu = perGpuCasesHeader(run.cases.map((c) => c.shape));
@@ -127,7 +127,7 @@ export function casesCaption(run: Pick<RunResult, 'cases' | 'environment' | 'qui
   const fewer = spread === 'p10–p90' ? '' : ` (nearest-rank p10 and p90 of fewer than ${PERCENTILE_MIN_SAMPLES} samples are their min and max)`;
   const noisy = run.cases.some((c) => noisyMark({ p10: c.p10Ns, p90: c.p90Ns }) !== null) ? `; ${NOISY_MARK_NOTE}` : '';
   const unit = run.cases.some((c) => pathText(c).includes('(')) ? '; path: the SIMD path that ran, and in parentheses the unit that did the products where the path\'s name does not say it' : '';
-  return `Kernel timings, measured on ${where}${perGpu ? `, ${perGpu}` : ''}: median and ${spread} of each case's n samples${fewer}${samples}${noisy}${unit}; rate: FLOPs (4·B·H·N_q·N_k·D over the mask) or bytes (K + V + Q + O${mla}) of the shape / median; ${against}`;
+  return `Kernel timings, measured on ${where}${perGpu ? `, ${perGpu}` : ''}: median and ${spread} of each case's n samples${fewer}${samples}${noisy}${unit}; rate: FLOPs (4·B·H·N_q·N_k·D over the mask) or bytes (K + V + Q in their dtypes + O in fp32${mla}) of the shape / median; ${against}`;
 }
 
 /**

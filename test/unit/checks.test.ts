@@ -8,6 +8,7 @@ import { vllmDefaultPageSize } from '../../core/estimate/checks';
 import { userGpu, type UserGpuFields } from '../../core/estimate/gpus';
 import { fixtureText, loadModel } from './helpers';
 import { caseParts, planCases, planProblems, windowCoverage } from '../../runner/plan';
+import { attentionBytes } from '../../runner/measure';
 import { formatEstimateOf } from '../../runner/table';
 import { backendCases, describeCase } from '../../runner/bench';
 
@@ -264,9 +265,14 @@ test('DeepSeek-V3 (MLA) decode: benchmarked at head_dim 512, and an info says wh
   assert.deepEqual(info.range, p.model.ranges['kv_lora_rank']);
   // 64 of 576 dims = 11.1%; K and V as two 512-value copies: 1,024 values a token against the
   // model's one 576-value latent (512 + 64), 1024 / 576 = 1.78× its bytes.
-  assert.match(info.message, /^MLA decode is benchmarked at head_dim 512, not 576: .*kv_lora_rank 512 \+ qk_rope_head_dim 64.* 64 of the 576 q·k dims \(11% of its FLOPs\) are left out; and the kernels read K and V as two copies of the 512-dim latent, 1,024 values a token against the 576-value latent the model reads once \(1\.78× its bytes\), so the case reads more bytes than the model, not fewer: its rate counts the model's 576 values a token$/);
+  assert.match(info.message, /^MLA decode is benchmarked at head_dim 512, not 576: .*kv_lora_rank 512 \+ qk_rope_head_dim 64.* 64 of the 576 q·k dims \(11% of its FLOPs\) are left out; and the kernels read K and V as two copies of the 512-dim latent, 1,024 values a token against the 576-value latent the model reads once \(1\.78× its bytes\), so the case reads more bytes than the model, not fewer: the bytes it is credited with \(the run's, and its GB\/s where memory-bound\) count the model's 576-value latent once a token in the KV dtype, plus Q in the dtype and O in fp32 at head_dim 512 for every query head$/);
   // The decode shape carries the latent its bytes are counted at: kv_lora_rank 512 + qk_rope_head_dim 64.
   assert.deepEqual(decode.map((c) => c.shape.mlaLatentDim), [576]);
+  // The note's rule is the count the run uses (s51 nc-cli #15: a reader got 1,458,176 from "576 values a
+  // token" against the JSON's 1,572,864): bf16, B=1 ctx=1,024, 128 heads: latent 1,024 · 576 · 2 = 1,179,648
+  // + Q 128 · 512 · 2 = 131,072 + O 128 · 512 · 4 = 262,144 = 1,572,864 B.
+  assert.equal(decode[0]!.shape.numHeads, 128);
+  assert.equal(attentionBytes({ ...decode[0]!.shape, seqLenK: 1024 }, 'bf16'), 1_572_864);
   assert.equal(planCases(profile('Llama-3.1-8B'), { quick: true }).find((c) => c.kernel === 'paged_decode')!.shape.mlaLatentDim, undefined);
   // Not an MLA model: no such note.
   assert.equal(checkProfile(profile('Llama-3.1-8B'), estimate(profile('Llama-3.1-8B'))).some((x) => x.code === 'mla-decode-head-dim'), false);

@@ -144,10 +144,10 @@ describe('casesCaption', () => {
     assert.match(text, /^Kernel timings, measured on this CPU \(AMD EPYC, 2 threads\)/);
     // The run's own peaks, as measured: 1.5e11 FLOP/s and 4e10 B/s.
     assert.match(text, /% of peak: rate \/ the roof that bounds the case \(roofline\): its compute peak where its FLOP\/byte reaches the ridge point, peak \/ bandwidth \(fp32 FMA peak: 3\.75 FLOP\/byte\), else the bandwidth; each named beside it \(fp32 FMA peak 150 GFLOP\/s, measured in this run; DRAM read bandwidth 40 GB\/s, measured in this run\)$/);
-    assert.match(text, /bytes \(K \+ V \+ Q \+ O\) of the shape/);
+    assert.match(text, /bytes \(K \+ V \+ Q in their dtypes \+ O in fp32\) of the shape/);
     // An MLA decode case: the caption says its bytes are the latent read once.
     const mla = casesCaption({ cases: [{ ...decode, shape: { ...decode.shape, mlaLatentDim: 576 } }], environment: env });
-    assert.match(mla, /bytes \(K \+ V \+ Q \+ O; MLA decode: the latent, kv_lora_rank \+ qk_rope_head_dim, read once, \+ Q \+ O\) of the shape/);
+    assert.match(mla, /bytes \(K \+ V \+ Q in their dtypes \+ O in fp32; MLA decode: the latent, kv_lora_rank \+ qk_rope_head_dim values a token, read once, in place of K \+ V\) of the shape/);
   });
 
   it('holds a CUDA case against the GPU, its FLOP peak said to be computed, not the CPU\'s', () => {
