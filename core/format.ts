@@ -71,15 +71,28 @@ export function formatBytes(bytes: number): string {
  */
 export function formatBytesVs(a: number, b: number): string {
   const sign = a > b ? '>' : a < b ? '<' : '=';
-  const text = (x: number, n: number): { text: string; value: number; unit: string } => {
+  const [x, y] = formatBytesApart(a, b);
+  const [ux, uy] = [/ \S+$/.exec(x)![0], / \S+$/.exec(y)![0]];
+  return ux === uy ? `${x.slice(0, -ux.length)} ${sign} ${y}` : `${x} ${sign} ${y}`;
+}
+
+/**
+ * `a` and `b` as {@link formatBytes} writes them, each with its unit, and with more significant
+ * digits (the same for both) where three would print them equal or in the wrong order, so that a
+ * message comparing them reads true ("weights 14.957 GiB exceed ... = 14.955 GiB", not "15 ... 15
+ * GiB"). Equal figures stay at three digits. The one rule behind {@link formatBytesVs}.
+ */
+export function formatBytesApart(a: number, b: number): [string, string] {
+  const text = (x: number, n: number): { text: string; value: number } => {
     const [v, i] = scale(x, 1024, IEC.length - 1);
     const shown = i === 0 ? String(Math.round(v)) : sigN(v, n);
-    return { text: grouped(shown), value: Number(shown) * 1024 ** i, unit: IEC[i]! };
+    return { text: `${grouped(shown)} ${IEC[i]}`, value: Number(shown) * 1024 ** i };
   };
+  const apart = (x: { value: number }, y: { value: number }): boolean => (a > b ? x.value > y.value : a < b ? x.value < y.value : true);
   let [x, y] = [text(a, 3), text(b, 3)];
-  // Up to 17 digits: two different doubles print apart by then; equal figures stay at three.
-  for (let n = 4; n <= 17 && sign !== '=' && (sign === '>' ? !(x.value > y.value) : !(x.value < y.value)); n++) [x, y] = [text(a, n), text(b, n)];
-  return x.unit === y.unit ? `${x.text} ${sign} ${y.text} ${y.unit}` : `${x.text} ${x.unit} ${sign} ${y.text} ${y.unit}`;
+  // Up to 17 digits: two different doubles print apart by then.
+  for (let n = 4; n <= 17 && !apart(x, y); n++) [x, y] = [text(a, n), text(b, n)];
+  return [x.text, y.text];
 }
 
 /**

@@ -292,7 +292,7 @@ function computedHints(a: Analysis, invalid: readonly string[]): AnchoredHint[] 
   const pool = [...KV_KEYS, ...budget, 'kv_cache'];
   // Under tensor parallelism every figure that is one GPU's says so: the weights, KV per token,
   // per page, per sequence, the budget, the prefill workspace (heads ÷ tp).
-  const gpu = perGpuSuffix(profile, e);
+  const gpu = perGpuSuffix(profile);
   const kvLabel = e.hasKvCache
     ? `${formatBytes(e.kvBytesPerToken)} KV/token${gpu}${(e.mambaStateBytesPerSeq ?? 0) > 0 ? ` · ${formatBytes(e.mambaStateBytesPerSeq!)} ${profile.model.mamba ? mixerNames(profile.model.mamba).short : 'Mamba'}/seq` : ''}`
     : 'no KV cache (encoder)';
@@ -324,7 +324,7 @@ function computedHints(a: Analysis, invalid: readonly string[]): AnchoredHint[] 
     const state = (e.mambaStateBytesPerSeq ?? 0) > 0 ? [`${formatBytes(e.mambaStateBytesPerSeq!)} ${profile.model.mamba ? mixerNames(profile.model.mamba).short : 'Mamba'}/seq${g}`] : [];
     const parts = modelIsHere
       ? [`${formatBytes(e.weightsBytesPerGpu)} weights${gpus > 1 ? gpu : ''}`, params, ...total]
-      : [pair, ...(e.pipeline ? [`stage ${e.pipeline.stage + 1} of ${e.pipeline.size}`] : []), ...state, params, ...total];
+      : [pair, ...stagePart(e), ...state, params, ...total];
     hints.push(anchoredHint(a, weights, parts, terms.weightsMarkdown(a, !modelIsHere && e.hasKvCache), true));
   }
   // device.cpu_offload_gb: what it takes off each GPU and gives the pool (core/estimate cpuOffload).
@@ -361,7 +361,7 @@ function computedHints(a: Analysis, invalid: readonly string[]): AnchoredHint[] 
       const reserve = e.pool.engineReserveBytes > 0 ? ` − engine ${formatBytes(e.pool.engineReserveBytes)}` : '';
       // The second part is a label part of its own (joined with " · " where it fits, and in the
       // tooltip's heading), so it reads alone: no leading "=" (it read "budget · = 72 GiB usable").
-      const parts = [noBudget ?? `${formatBytes(e.pool.budgetBytes)} KV budget${gpu}`, `usable ${formatBytes(e.pool.usableBytes)} − weights ${formatBytes(e.weightsBytesPerGpu)} − activations ${formatBytes(e.pool.activationPeakBytes)}${reserve}`];
+      const parts = [noBudget ?? `${formatBytes(e.pool.budgetBytes)} KV budget${gpu}`, ...stagePart(e), `usable ${formatBytes(e.pool.usableBytes)} − weights ${formatBytes(e.weightsBytesPerGpu)} − activations ${formatBytes(e.pool.activationPeakBytes)}${reserve}`];
       hints.push(anchoredHint(a, memory, parts, terms.poolMarkdown(a), true));
     }
     const page = profileKeyRange(a, 'kv_cache.page_size');
@@ -420,10 +420,21 @@ function computedHints(a: Analysis, invalid: readonly string[]): AnchoredHint[] 
   return hints.sort((x, y) => x.offset - y.offset);
 }
 
-/** "/GPU" under tensor parallelism; "/GPU (stage 2 of 2)" under pipeline parallelism, whose per-GPU figures are one stage's (Estimate.pipeline). */
-function perGpuSuffix(profile: Profile, e: Estimate | null): string {
-  if (e?.pipeline) return `/GPU (stage ${e.pipeline.stage + 1} of ${e.pipeline.size})`;
+/**
+ * "/GPU" on more than one GPU (tensor or pipeline parallelism), else "". Under pipeline parallelism
+ * the per-GPU figures are one stage's (Estimate.pipeline: the stage with the fewest KV blocks); which
+ * stage is a part of its own on the model and KV budget hints ({@link stagePart}) and in every
+ * tooltip's rows ("per GPU (stage 2 of 2)"), not in each label: "/GPU (stage 2 of 2)" in every
+ * label put the seq_lens, context_lens and max_model_len hints and a no-budget label past 43
+ * characters (Llama-3.1-70B at tp 4 × pp 2: "320 MiB reserved/seq/GPU (stage 2 of 2) · 171 seqs fit", 56).
+ */
+function perGpuSuffix(profile: Profile): string {
   return gpuCount(profile.device) > 1 ? '/GPU' : '';
+}
+
+/** ["stage 2 of 2"] under pipeline parallelism (whose GPU the "/GPU" figures are), else []. */
+function stagePart(e: Estimate): string[] {
+  return e.pipeline ? [`stage ${e.pipeline.stage + 1} of ${e.pipeline.size}`] : [];
 }
 
 /**
@@ -434,7 +445,7 @@ function perGpuSuffix(profile: Profile, e: Estimate | null): string {
  */
 function reservationLabel(a: Analysis, n: number): string {
   const p = a.profile!;
-  return `${formatBytes(requestReservation(a.estimate!.pool.layout, n).bytes)} reserved/seq${perGpuSuffix(p, a.estimate)}`;
+  return `${formatBytes(requestReservation(a.estimate!.pool.layout, n).bytes)} reserved/seq${perGpuSuffix(p)}`;
 }
 
 /**
@@ -444,5 +455,5 @@ function reservationLabel(a: Analysis, n: number): string {
 function seqKvLabel(a: Analysis, n: number): string {
   const p = a.profile!;
   const bytes = kvBytesForSequence(perGpuModel(p.model, a.estimate!), n, a.estimate!.kvDtype, p.device.tensorParallelSize);
-  return `${formatBytes(bytes)} KV held/seq${perGpuSuffix(p, a.estimate)} at ${formatCount(n)}`;
+  return `${formatBytes(bytes)} KV held/seq${perGpuSuffix(p)} at ${formatCount(n)}`;
 }

@@ -10,7 +10,7 @@ import { divisors } from '../config/model';
 import { quantizationAlignment } from '../config/quantization';
 import { KERNEL_LIMITS, mlaDecodeHeadDim, mlaPrefillHeadDim, softcapNote } from '../kernelLimits';
 import { mixerNames } from '../config/mamba';
-import { formatBytes, formatCount, formatCountOf, tpWeightsFormula } from '../format';
+import { formatBytes, formatBytesApart, formatCount, formatCountOf, tpWeightsFormula } from '../format';
 import { deviceGpu, gpuByName, pcieX16BytesPerSec, type GpuSpec } from './gpus';
 import { blocksPerRequest } from './layout';
 import { PP_FIT_SEARCH_MAX } from './pipeline';
@@ -259,7 +259,8 @@ function fitProblems(profile: Profile, e: Estimate, reestimate: Reestimate): Pro
   const tp = d.tensorParallelSize;
   const pp = e.pipeline;
   // One GPU's weights in words; under pipeline parallelism those of stage `s`.
-  const weightsOf = (s: number | undefined): { perGpu: number; text: string } => {
+  // `shown`: the per-GPU figure as the message prints it (formatBytes, or more digits beside the usable memory it is compared with).
+  const weightsOf = (s: number | undefined, shown: (bytes: number) => string = formatBytes): { perGpu: number; text: string } => {
     const stage = pp && s !== undefined ? pp.stages[s] : undefined;
     const perGpu = stage?.weightsBytesPerGpu ?? e.weightsBytesPerGpu;
     const stageBytes = stage?.weightsBytes ?? e.weightsBytes;
@@ -272,8 +273,8 @@ function fitProblems(profile: Profile, e: Estimate, reestimate: Reestimate): Pro
     const formula = tpWeightsFormula(stageBytes, tp, stage ? stage.replicated : e.replicated);
     const split = formula ? `${formula}${where ? ` on ${where}` : ''}` : `${formatBytes(stageBytes)}${where ? ` of ${where}` : ''}${tp > 1 ? ` ÷ ${tp}` : ''}`;
     const added = `${copies > 0 ? ` + ${formatBytes(copies)} ${profile.dtype} kv_b_proj copies` : ''}${offloaded}`;
-    if (tp > 1 || stage) return { perGpu, text: `weights ${formatBytes(perGpu)} per GPU (${split}${added})` };
-    return { perGpu, text: offload > 0 ? `weights ${formatBytes(perGpu)} (${formatBytes(stageBytes)}${added})` : `weights ${formatBytes(perGpu)}${copies > 0 ? ` (${formatBytes(copies)} of them ${profile.dtype} kv_b_proj copies)` : ''}` };
+    if (tp > 1 || stage) return { perGpu, text: `weights ${shown(perGpu)} per GPU (${split}${added})` };
+    return { perGpu, text: offload > 0 ? `weights ${shown(perGpu)} (${formatBytes(stageBytes)}${added})` : `weights ${shown(perGpu)}${copies > 0 ? ` (${formatBytes(copies)} of them ${profile.dtype} kv_b_proj copies)` : ''}` };
   };
   const weights = weightsOf(pp?.stage).text;
   // vLLM fails to load on any GPU its stage's weights overfill, whichever stage sizes the pool:
@@ -292,7 +293,11 @@ function fitProblems(profile: Profile, e: Estimate, reestimate: Reestimate): Pro
     const remedy = raise.length > 0
       ? `raise ${raise.join(', ')}${d.memoryGib === null && d.gpu ? ', or name' : ' or'} ${more}`
       : `${d.memoryGib === null && d.gpu ? 'name' : 'raise'} ${more}: no larger tensor_parallel_size this model takes, and no larger pipeline_parallel_size up to ${Math.min(profile.model.numLayers, PP_FIT_SEARCH_MAX)}, fits the weights alone`;
-    return [{ severity: 'warning', code: 'weights-exceed-device', message: `${worst.text} exceed ${limit}: ${remedy}`, range: at, data: { weightsBytes: worst.perGpu, usableBytes: Math.floor(usable), ...fit } }];
+    // The two figures printed so that "exceed" reads true (core/format formatBytesApart: 5 digits where 3 print "15 ... 15 GiB").
+    const [overText, usableText] = formatBytesApart(worst.perGpu, usable);
+    const printed = weightsOf(heaviest, (bytes) => (bytes === worst.perGpu ? overText : formatBytes(bytes))).text;
+    const over = `${device} × ${d.gpuMemoryUtilization.toFixed(2)} = ${usableText}`;
+    return [{ severity: 'warning', code: 'weights-exceed-device', message: `${printed} exceed ${over}: ${remedy}`, range: at, data: { weightsBytes: worst.perGpu, usableBytes: Math.floor(usable), ...fit } }];
   }
   const activation = e.pool.activationPeakBytes;
   if (e.pool.budgetSource === 'device' && e.hasKvCache && e.pool.pages === 0) {

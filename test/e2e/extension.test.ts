@@ -396,7 +396,7 @@ describe('AttnScope in code-server', { timeout: 1_200_000 }, () => {
     await page.keyboard.press('Enter');
     await page.locator(`${editor} .view-lines`, { hasText: 'tensor_parallel_size: 2' }).first().waitFor({ timeout: 30_000 });
     await page.locator(`${editor} .view-lines`, { hasText: '3.74 GiB weights/GPU, 32 KiB KV/token/GPU' }).first().waitFor({ timeout: 60_000 });
-    await page.locator(`${editor} .view-lines`, { hasText: 'KV budget/GPU (stage 2 of 2)' }).first().waitFor({ timeout: 60_000 });
+    await page.locator(`${editor} .view-lines`, { hasText: 'KV budget/GPU · stage 2 of 2' }).first().waitFor({ timeout: 60_000 });
     await page.locator('.markers-panel', { hasText: message }).waitFor({ state: 'detached', timeout: 30_000 });
     await page.screenshot({ path: join(shots, '02c-pp-weights-fixed.png') });
     await runCommand(page, 'View: Hide Panel');

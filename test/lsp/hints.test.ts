@@ -193,7 +193,7 @@ test('a profile\'s model line shows the KV per token beside the weights at every
   }
 });
 
-test('pipeline parallelism: the figures are one stage\'s, say which, and the tooltip names the stage\'s layers', async () => {
+test('pipeline parallelism: the figures are one stage\'s, say which, and the tooltip names the stage\'s layers; every label within 43 characters', async () => {
   const uri = fixtureUri('pp2-unsaved.attn.yaml');
   const text = 'model: ./configs/Llama-3.1-70B.config.json\ndevice: { memory_gib: 80, tensor_parallel_size: 4, pipeline_parallel_size: 2 }\n';
   const diagnostics = await client.open(uri, text);
@@ -211,6 +211,25 @@ test('pipeline parallelism: the figures are one stage\'s, say which, and the too
   assert.ok(md.includes('pipeline_parallel_size 2: stage 2 of 2 holds layers 40-79 and the final norm and lm_head'), md);
   assert.ok(md.includes('| 40 KiB (40,960 B) per GPU (stage 2 of 2) |'), md);
   await client.close(uri);
+
+  // Every label within 43 characters: "/GPU" (stage 2's GPU), the stage a part of its own on the budget hint. With
+  // "/GPU (stage 2 of 2)" in each label the workspace hint read "1 GiB S+P/GPU (stage 2 of 2) vs 768 KiB flash at
+  // 4,096" (55) and the max_model_len one "320 MiB reserved/seq/GPU (stage 2 of 2) · 171.xx" (over 43), cut by VS Code.
+  const full = 'model: ./configs/Llama-3.1-70B.config.json\ndevice: { memory_gib: 80, tensor_parallel_size: 4, pipeline_parallel_size: 2 }\n' +
+    'kv_cache: { page_size: 16 }\nprefill: { batch_size: 1, seq_lens: [4096] }\ndecode: { batch_sizes: [1], context_lens: [1024] }\nworkload: { max_model_len: 8192 }\n';
+  const furi = fixtureUri('pp2-labels.attn.yaml');
+  await client.open(furi, full);
+  const all = (await client.inlayHints(furi))!;
+  await client.close(furi);
+  const on = (needle: string): string => label(all.find((h) => h.position.line === rangeOf(full, needle).start.line)!);
+  for (const h of all) assert.ok(label(h).length <= 43, `"${label(h)}" is ${label(h).length} characters`);
+  assert.match(on('memory_gib'), /^[\d.]+ GiB KV budget\/GPU · stage 2 of 2$/);
+  // Stage 2's 40 KiB a token: a page 16 · 40 KiB = 640 KiB; a 8,192-token request ceil(8,192 / 16) = 512 pages = 320 MiB;
+  // 1,024 tokens hold 40 MiB; H/tp = 64 / 4 = 16 heads: S+P 2 · 1 · 16 · 4,096² · 2 B = 1 GiB, flash 3 · 16 · 4,096 · 4 B = 768 KiB.
+  assert.match(on('page_size'), /^[\d,]+ tokens · [\d,]+ × 640 KiB\/GPU$/);
+  assert.match(on('max_model_len'), /^320 MiB reserved\/seq\/GPU · [\d,]+ seqs fit$/);
+  assert.equal(on('context_lens'), '40 MiB KV held/seq/GPU at 1,024');
+  assert.equal(on('seq_lens'), '1 GiB S+P/GPU vs 768 KiB flash at 4,096');
 });
 
 test('weights above the device: the budget, page and max_model_len hints say there is no KV budget, not 0 B / 0 pages / 0.00x (s47 newcomer-ed LOW 4)', async () => {

@@ -98,6 +98,15 @@ test('weights above the device under pipeline parallelism: the heaviest stage, a
   assert.doesNotMatch(msg, /memory_gib/);
 });
 
+test('weights-exceed-device prints its two figures so that "exceed" reads true: more digits where three would print the same (s50 review: "36 > 36 GiB")', () => {
+  // Llama-3.1-8B bf16: 8,030,261,248 · 2 B = 16,060,522,496 B = 14.95753 GiB of weights; memory_gib 16.6167 · 0.90 =
+  // 14.95503 GiB usable. Both read "15 GiB" at three digits ("weights 15 GiB exceed ... = 15 GiB"), and "14.96" at
+  // four; at five 14.958 > 14.955.
+  const p = profile('Llama-3.1-8B', (x) => { x.dtype = 'bf16'; x.device.memoryGib = 16.6167; });
+  const problem = checkProfile(p, estimate(p)).find((x) => x.code === 'weights-exceed-device');
+  assert.match(problem!.message, /^weights 14\.958 GiB exceed 16\.6167 GiB × 0\.90 = 14\.955 GiB: /);
+});
+
 test('weights-exceed-device: when neither tensor_parallel_size nor pipeline_parallel_size alone fits on an 8-GPU node, the tp × pp pair on the fewest GPUs', () => {
   // Llama-3.1-405B bf16 at tp 2 on 80 GiB (72 GiB usable = 77,309,411,328 B). A layer is 3,187,703,808 parameters,
   // the embedding 2,101,346,304 (test/lsp/actions.test.ts). Alone: tp 16 (16 GPUs), or pp 6 at tp 2 (12 GPUs):
