@@ -150,20 +150,65 @@ export function isMemoryBound(c: Pick<KernelCase, 'bound' | 'kernel'>): boolean 
 }
 
 /**
- * Why a case's % of the DRAM read peak is not a DRAM figure, or null: a memory-bound CPU decode
- * case (paged_decode, not 'cuda') whose bytes (runner/measure.ts attentionBytes) are at most the
- * run's last-level cache (Environment.lastLevelCache) is timed by calling the kernel again and
- * again on the same pages, so after the first call it reads them from that cache, faster than
- * DRAM; serving reads 32+ layers' distinct KV a step, which no cache holds. Its GB/s stands, its
- * fraction is marked. Null where the cache is unknown: no claim.
- * e.g. bytes 4 MiB, an L3 of 32 MiB -> "from cache: reads 4 MiB, within the 32 MiB L3; not a DRAM figure".
+ * Pages read alone faster than this multiple of the run's DRAM read peak came from cache. From
+ * DRAM they reached at most 0.97x of it by wall time (1.05x by CPU time; 16 decode rows of 128 MiB
+ * to 2 GiB a call), the 16 MiB rows, from cache, 1.67-2.26x (the lead's idle bench:kernels
+ * --decode of session 43, AMD EPYC family 26). bench:kernels and `attnscope bench` both judge by it.
+ */
+export const CACHED_READ_RATIO = 1.25;
+
+/**
+ * Whether pages read alone at `readAloneBytesPerSec` (B/s) came from cache: more than
+ * {@link CACHED_READ_RATIO} x the DRAM read peak `readPeakBytesPerSec` (B/s) measured in the same
+ * run. False where either is missing or not positive. e.g. 50e9 against a 20e9 peak: true (2.5x);
+ * 24e9: false (1.2x).
+ */
+export function readAloneFromCache(readAloneBytesPerSec: number | undefined, readPeakBytesPerSec: number | undefined): boolean {
+  if (!(readAloneBytesPerSec !== undefined && readAloneBytesPerSec > 0) || !(readPeakBytesPerSec !== undefined && readPeakBytesPerSec > 0)) return false;
+  return readAloneBytesPerSec > CACHED_READ_RATIO * readPeakBytesPerSec;
+}
+
+/**
+ * Which evidence says a memory-bound CPU decode case (paged_decode, not 'cuda') was read from
+ * cache, not DRAM (KernelCase.fromCache), or null: 'cache-size' where its bytes (runner/measure.ts
+ * attentionBytes) are at most the run's last-level cache (Environment.lastLevelCache; unknown:
+ * no claim), 'read-rate' where its pages read alone in the same run (KernelCase.
+ * readAloneBytesPerSec) came at more than CACHED_READ_RATIO x the run's DRAM read peak
+ * (peaks.readBytesPerSec; {@link readAloneFromCache}), 'both' where both hold. The timing calls
+ * the kernel again and again on the same pages, so a case the cache holds is read from it after
+ * the first call, faster than DRAM; serving reads 32+ layers' distinct KV a step, which no cache
+ * holds. e.g. 4.02 MiB against a 32 MiB L3 -> 'cache-size'; 64.4 MiB, read alone at 2x the peak -> 'read-rate'.
+ */
+export function fromCacheBy(
+  c: Pick<KernelCase, 'kernel' | 'backend' | 'bytes' | 'bound' | 'readAloneBytesPerSec'>,
+  environment: Pick<Environment, 'lastLevelCache' | 'peaks'> | undefined,
+): NonNullable<KernelCase['fromCache']> | null {
+  if (c.kernel !== 'paged_decode' || c.backend === 'cuda' || !isMemoryBound(c)) return null;
+  const cache = environment?.lastLevelCache;
+  const bySize = !!cache && c.bytes <= cache.bytes;
+  const byRate = readAloneFromCache(c.readAloneBytesPerSec, environment?.peaks?.readBytesPerSec);
+  return bySize && byRate ? 'both' : bySize ? 'cache-size' : byRate ? 'read-rate' : null;
+}
+
+/**
+ * Why a case's % of the DRAM read peak is not a DRAM figure ({@link fromCacheBy}), in words that
+ * say which evidence, or null: by size "from cache: reads 4.02 MiB, within the 32 MiB L3; not a
+ * DRAM figure"; by rate "from cache: its pages read alone came at 2.5x the DRAM read peak (50 GB/s
+ * against 20 GB/s); not a DRAM figure"; both joined by "and".
  */
 export function fromCacheText(
-  c: Pick<KernelCase, 'kernel' | 'backend' | 'bytes' | 'bound'>,
-  cache: Environment['lastLevelCache'],
+  c: Pick<KernelCase, 'kernel' | 'backend' | 'bytes' | 'bound' | 'readAloneBytesPerSec'>,
+  environment: Pick<Environment, 'lastLevelCache' | 'peaks'> | undefined,
 ): string | null {
-  if (!cache || c.kernel !== 'paged_decode' || c.backend === 'cuda' || !isMemoryBound(c) || !(c.bytes <= cache.bytes)) return null;
-  return `from cache: reads ${formatBytes(c.bytes)}, within the ${formatBytes(cache.bytes)} L${cache.level}; not a DRAM figure`;
+  const by = fromCacheBy(c, environment);
+  if (by === null) return null;
+  const cache = environment?.lastLevelCache;
+  const peak = environment?.peaks?.readBytesPerSec;
+  const size = cache ? `reads ${formatBytes(c.bytes)}, within the ${formatBytes(cache.bytes)} L${cache.level}` : '';
+  const rate = c.readAloneBytesPerSec && peak
+    ? `its pages read alone came at ${formatSignificant(c.readAloneBytesPerSec / peak)}x the DRAM read peak (${formatRate(c.readAloneBytesPerSec, 'B/s')} against ${formatRate(peak, 'B/s')})`
+    : '';
+  return `from cache: ${by === 'both' ? `${size}, and ${rate}` : by === 'cache-size' ? size : rate}; not a DRAM figure`;
 }
 
 /**

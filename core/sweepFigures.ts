@@ -27,7 +27,7 @@ export interface SweepFigure {
  * a percentage, 'count' whole numbers, 'rate' three significant digits in `unit`.
  */
 export interface SweepMetric extends SweepFigure {
-  key: Exclude<keyof SweepMetrics, 'decodeCase' | 'maxRateLimit' | 'gpuHourUsd'>;
+  key: Exclude<keyof SweepMetrics, 'decodeCase' | 'decodeFromCache' | 'maxRateLimit' | 'gpuHourUsd'>;
   label: string;
   kind: 'ns' | 's' | 'fraction' | 'count' | 'rate';
   /** The unit of a 'count' or 'rate' figure, for the axis title ("tokens/s"); none for a plain count. */
@@ -60,7 +60,7 @@ export const SWEEP_METRICS: readonly SweepMetric[] = [
   { key: 'decodeNsPerToken', label: 'decode time per token', kind: 'ns', better: 'lower', source: 'measured', column: 'decode_median_ns_per_token' },
 ];
 
-/** Every figure a row may have, in the CSV's order: the dashboard's, then what bounds a max rate (SweepMetrics.maxRateLimit), the rejected requests, the KV bytes per token and of a page (the memory estimate's) and the decode figure's spread and case. */
+/** Every figure a row may have, in the CSV's order: the dashboard's, then what bounds a max rate (SweepMetrics.maxRateLimit), the rejected requests, the KV bytes per token and of a page (the memory estimate's) and the decode figure's spread, case and whether that case was read from cache (decode_from_cache_measured: 'cache-size', 'read-rate' or 'both'). */
 export const SWEEP_FIGURES: readonly SweepFigure[] = [
   ...SWEEP_METRICS,
   { key: 'maxRateLimit', source: 'modelled', column: 'max_rate_limit' },
@@ -70,6 +70,8 @@ export const SWEEP_FIGURES: readonly SweepFigure[] = [
   { key: 'decodeP10NsPerToken', source: 'measured', column: 'decode_p10_ns_per_token' },
   { key: 'decodeP90NsPerToken', source: 'measured', column: 'decode_p90_ns_per_token' },
   { key: 'decodeCase', source: 'measured', column: 'decode_case' },
+  // 'cache-size' | 'read-rate' | 'both': that case read from cache, not DRAM (SweepMetrics.decodeFromCache).
+  { key: 'decodeFromCache', source: 'measured', column: 'decode_from_cache' },
 ];
 
 /**

@@ -44,11 +44,16 @@ export interface CpuFeatureSet {
   /** CPUs this process may run on (its affinity mask). */
   logicalCores: number;
   /**
-   * Bytes of the largest data or unified cache level (Linux sysfs cache/index<N>, else glibc's
-   * sysconf L3 / L2); 0 when unknown (WebAssembly, other OSes). In a VM this may be the host
-   * socket's whole L3 rather than the share this guest's cores reach.
+   * Bytes of the last-level cache a core of this process sits in (the one reader of it,
+   * {@link lastLevelCacheOf} over cpu0's sysfs folder, then this CPU's CPUID cache leaves: AMD
+   * 0x8000001D, Intel 4); 0 when unknown (other OSes, a guest whose sysfs lists no caches and
+   * whose CPUID hides those leaves, as the 2-vCPU Zen 5 VM of session 51).
    */
   lastLevelCacheBytes: number;
+  /** Its level, 3 for an L3; 0 when unknown. */
+  lastLevelCacheLevel: number;
+  /** Where that came from: 'sysfs', 'cpuid', or '' when unknown. */
+  lastLevelCacheSource: '' | 'sysfs' | 'cpuid';
   /** Whether the OS enables AMX tile state in XCR0 (Linux still needs a per-process request). */
   amxOsState: boolean;
 }
@@ -70,8 +75,19 @@ export interface MeasurePeaksOptions {
 
 type PeakKind = 'fp32_fma' | 'avx512_bf16' | 'amx_bf16' | 'read_bandwidth' | 'core_clock';
 
+/** A last-level cache as {@link lastLevelCacheOf} finds it: level 0 and bytes 0 when unknown. */
+export interface CacheSize {
+  /** The cache's level, 3 for an L3; 0 when unknown. */
+  level: number;
+  /** Its size, bytes. */
+  bytes: number;
+  /** 'sysfs' or 'cpuid'; '' when unknown. */
+  source: '' | 'sysfs' | 'cpuid';
+}
+
 interface PeaksAddon {
   cpuFeatures(): CpuFeatureSet;
+  lastLevelCacheOf?(sysfsDir: string, leaves: number[]): CacheSize;
   measurePeak(kind: PeakKind, threads: number, durationMs: number, bufferBytes: number): Promise<PeakMeasurement>;
 }
 
@@ -98,6 +114,20 @@ function checkDuration(name: string, ms: unknown, fallback: number): number {
 /** CPUID features, vendor, model and usable cores of this machine (synchronous, microseconds). */
 export function cpuFeatures(): CpuFeatureSet {
   return addon().cpuFeatures();
+}
+
+/**
+ * The cache reader cpuFeatures uses (C++ last_level_cache_of), on given inputs: the highest data
+ * or unified level `sysfsDir` lists (index<N>/{level,type,size}, "32768K" = 33554432 bytes), else
+ * the highest of `leaves`, CPUID deterministic cache subleaves as EAX, EBX, ECX triples (AMD
+ * 0x8000001D and Intel leaf 4 share the layout: bytes = ways x partitions x line size x sets).
+ * e.g. no folder and the Zen 5 L3 leaf [0x3c163, 0x03c0003f, 0x7fff] -> { level 3, 33554432, 'cpuid' }.
+ * @throws TypeError / RangeError for bad arguments; Error in the WebAssembly build, which has no such entry.
+ */
+export function lastLevelCacheOf(sysfsDir: string, leaves: number[] = []): CacheSize {
+  const a = addon();
+  if (!a.lastLevelCacheOf) throw new Error('lastLevelCacheOf needs the native addon: the WebAssembly build has no such entry');
+  return a.lastLevelCacheOf(sysfsDir, leaves);
 }
 
 /**

@@ -6,8 +6,8 @@
  */
 import type { Backend, Dtype, KernelBackendName, Profile } from '../core/config/types';
 import { estimate, poolSizeProblem } from '../core/estimate';
-import { formatBytes, formatCount, formatDuration, formatRate, perGpuCaseText } from '../core/format';
-import { createRun, type CaseShape, type Environment, type PoolCancelled, type RunProblem, type RunResult } from '../core/protocol/run';
+import { formatBytes, formatCount, formatDuration, formatRate, fromCacheBy, perGpuCaseText } from '../core/format';
+import { createRun, type CaseShape, type Environment, type KernelCase, type PoolCancelled, type RunProblem, type RunResult } from '../core/protocol/run';
 import type { RunnerEvent } from '../core/protocol/runner';
 import * as native from '../native';
 import { cpuCasePath, measureEnvironment, measureGpu } from './environment';
@@ -196,14 +196,38 @@ async function checkCase(backend: KernelBackend, c: PlannedCase, seed: number, s
 /**
  * Times the case's full shape. A case whose one call takes longer than the loop's time budget
  * even at its roof (roofSeconds, a lower bound) gets no warm-up call: the loop then stops after
- * its first sample, and at N = 128k a warm-up would double minutes of work.
+ * its first sample, and at N = 128k a warm-up would double minutes of work. A GQA decode case on
+ * the native CPU build also has its pages read alone right after, on the same pages
+ * (native timePagedRead: the same bytes, order and threads, no arithmetic; {@link readAloneTiming}):
+ * `readAloneNs`, the fastest call's ns, what core/format.ts fromCacheBy holds against the DRAM
+ * read peak, itself the fastest of its passes (native/peaks.ts), to tell a case read from cache:
+ * a preempted call only slows, never speeds (on a 2-vCPU machine at load 26 the median call of
+ * B=1 ctx=1024's pages read alone came at 0.52x and 2.06x the peak in two runs a minute apart).
  */
-async function timeCase(backend: KernelBackend, c: PlannedCase, quick: boolean, seed: number, peaks: Environment['peaks'], signal: AbortSignal | undefined): Promise<number[]> {
+async function timeCase(backend: KernelBackend, c: PlannedCase, quick: boolean, seed: number, peaks: Environment['peaks'], signal: AbortSignal | undefined): Promise<{ samplesNs: number[]; readAloneNs?: number }> {
   const budget = timingBudget(quick);
   const roof = roofSeconds(c, backend.name, peaks);
-  const timing = roof && roof.seconds * 1e3 > budget.maxTimeMs ? { ...budget, warmup: 0 } : budget;
-  if (c.kernel === 'flash_fwd') return (await backend.timeFlashForward(await flashArgs(c.shape, c.dtype, seed, tiledValues(signal)), timing)).samplesNs;
-  return (await backend.timePagedDecode(await decodeArgs(c.shape, c.dtype, c.kvDtype, seed, signal), timing)).samplesNs;
+  const slow = !!roof && roof.seconds * 1e3 > budget.maxTimeMs;
+  const timing = slow ? { ...budget, warmup: 0 } : budget;
+  if (c.kernel === 'flash_fwd') return { samplesNs: (await backend.timeFlashForward(await flashArgs(c.shape, c.dtype, seed, tiledValues(signal)), timing)).samplesNs };
+  const args = await decodeArgs(c.shape, c.dtype, c.kvDtype, seed, signal);
+  const samplesNs = (await backend.timePagedDecode(args, timing)).samplesNs;
+  // MLA reads one latent for K and V, the read loop two pools: not the same bytes.
+  if (backend.name !== 'cpu' || native.loadedBuild().build !== 'native' || c.shape.mlaLatentDim) return { samplesNs };
+  const read = await native.timePagedRead(args, readAloneTiming(budget, slow));
+  return { samplesNs, readAloneNs: read.samplesNs.reduce((a, b) => Math.min(a, b), Infinity) };
+}
+
+/**
+ * The budget of a decode case's pages read alone (timeCase): the kernel's minimum time (0.2 s;
+ * --quick 0.1 s) and at least 5 calls, at most half its maximum (1 s; 0.25 s), one warm-up call
+ * unless the kernel had none (a call past the budget at its roof), so that the read, like the
+ * kernel's timed calls, finds the pages where the calls before left them. Many calls, because
+ * only the fastest counts: at load 20 on 2 vCPUs, B=1 ctx=1024's 4 MiB read in 30 µs in some
+ * calls and 100-150 µs in most (a thread waiting for a CPU), and none of 216 calls in one run was fast.
+ */
+export function readAloneTiming(budget: ReturnType<typeof timingBudget>, slow: boolean) {
+  return { warmup: slow ? 0 : 1, minReps: 5, minTimeMs: budget.minTimeMs, maxTimeMs: budget.maxTimeMs / 2 };
 }
 
 /** One call of a case past this many seconds at the machine's roof is said before it runs. */
@@ -290,7 +314,7 @@ export async function runBench(profile: Profile, opts: BenchOptions): Promise<Ru
       const err = await checkCase(backend, c, seed, opts.signal);
       throwIfAborted(opts.signal);
       opts.emit({ type: 'progress', done, total, message: `${label}: timing` });
-      const samplesNs = await timeCase(backend, c, opts.quick, seed, environment.peaks, opts.signal);
+      const { samplesNs, readAloneNs } = await timeCase(backend, c, opts.quick, seed, environment.peaks, opts.signal);
       throwIfAborted(opts.signal);
       seed += 7;
       const kc = summarizeCase(
@@ -308,6 +332,8 @@ export async function runBench(profile: Profile, opts: BenchOptions): Promise<Ru
         samplesNs,
         run.environment.peaks,
       );
+      if (readAloneNs && readAloneNs > 0 && Number.isFinite(readAloneNs)) kc.readAloneBytesPerSec = kc.bytes / (readAloneNs * 1e-9);
+      markFromCache(kc, run.environment);
       run.cases.push(kc);
       // Above 100 % of a CPU peak of this run: the peak was measured under other conditions (load).
       // Measured again once, now, and every case so far rated against the better of the two.
@@ -318,6 +344,8 @@ export async function runBench(profile: Profile, opts: BenchOptions): Promise<Ru
         const better = withRemeasuredPeaks(run.cases, run.environment.peaks ?? {}, again, `after ${label}`);
         run.environment.peaks = better.peaks;
         run.cases = better.cases;
+        // A higher DRAM read peak moves the read-rate test.
+        for (const prior of run.cases) markFromCache(prior, run.environment);
       }
       done++;
       opts.emit({ type: 'case', case: run.cases[run.cases.length - 1]! });
@@ -355,6 +383,17 @@ export async function runBench(profile: Profile, opts: BenchOptions): Promise<Ru
     opts.signal?.removeEventListener('abort', stopKernels);
   }
   return run;
+}
+
+/**
+ * Sets `c.fromCache` (in place) to what core/format.ts fromCacheBy says of it against `environment`
+ * (its last-level cache, its DRAM read peak), or removes it where neither evidence holds: the
+ * field the run's --json and a sweep's CSV carry.
+ */
+export function markFromCache(c: KernelCase, environment: Pick<Environment, 'lastLevelCache' | 'peaks'>): void {
+  const by = fromCacheBy(c, environment);
+  if (by === null) delete c.fromCache;
+  else c.fromCache = by;
 }
 
 /** "flash_fwd B=1 N=1024 H=32/8 D=128 causal bf16", "paged_decode B=1 ctx=512 window=128 H=64/8 D=64 page=16 bf16"; under TP 2: "flash_fwd B=1 N=256 H=32/4 (per GPU at TP 2) D=64 causal bf16" */

@@ -3,7 +3,6 @@
  * do, measured in the same process as the cases, so two runs can be compared and every case's
  * fractionOfPeak has its ceiling beside it.
  */
-import { readdirSync, readFileSync } from 'node:fs';
 import { availableParallelism, loadavg } from 'node:os';
 
 import { machineIdentity } from '../core/machine';
@@ -28,7 +27,10 @@ export function describeMachine(threads = 0): Environment {
   const features = cpuFeatures();
   const [load1, load5, load15] = loadavg() as [number, number, number];
   const cpu = cpuInfo();
-  const cache = readLastLevelCache();
+  // The one reader of the cache's size (native cpu_features: sysfs, then CPUID's cache leaves).
+  const cache: Environment['lastLevelCache'] = features.lastLevelCacheLevel > 0 && features.lastLevelCacheBytes > 0 && features.lastLevelCacheSource !== ''
+    ? { level: features.lastLevelCacheLevel, bytes: features.lastLevelCacheBytes, source: features.lastLevelCacheSource }
+    : undefined;
   return {
     ...machineIdentity(),
     // The WebAssembly build runs one thread; the machine still has its cores (load average).
@@ -46,43 +48,6 @@ export function describeMachine(threads = 0): Environment {
     nodeVersion: process.version,
     toolVersion: toolBuild(),
   };
-}
-
-/** Multipliers of the suffixes of sysfs cache sizes ("32768K", "1M"): binary, as the kernel writes them. */
-const SIZE_UNIT: Record<string, number> = { '': 1, K: 1024, M: 1024 ** 2, G: 1024 ** 3 };
-
-/**
- * The last-level cache of cpu0 as Linux's sysfs lists it: of the data and unified caches under
- * `dir`/index<N> (files `level`, `type`, `size`), the one of the highest level, its size in bytes
- * ("32768K" -> 33554432). Only sysfs: glibc's sysconf read 320 MiB for the 32 MiB L3 of an EPYC
- * guest (test/native/peaks.test.ts), so no other source is asked. Undefined where the folder is
- * absent or lists no readable data or unified cache (macOS, Windows, guests without cache
- * entries, as this 2-vCPU Zen 5 one): unknown, and no case is said to be read from cache. A guest
- * may still list its host's cache; a size it cannot parse skips that entry.
- * @param dir the cache folder of one CPU (a test passes a fixture folder).
- */
-export function readLastLevelCache(dir = '/sys/devices/system/cpu/cpu0/cache'): Environment['lastLevelCache'] {
-  let entries: string[];
-  try {
-    entries = readdirSync(dir).filter((d) => /^index\d+$/.test(d));
-  } catch {
-    return undefined;
-  }
-  let best: NonNullable<Environment['lastLevelCache']> | undefined;
-  for (const entry of entries) {
-    try {
-      const read = (file: string): string => readFileSync(`${dir}/${entry}/${file}`, 'utf8').trim();
-      if (!/^(Data|Unified)$/.test(read('type'))) continue;
-      const size = /^(\d+)([KMG]?)$/.exec(read('size'));
-      const level = Number(read('level'));
-      if (!size || !Number.isInteger(level) || level < 1) continue;
-      const bytes = Number(size[1]) * SIZE_UNIT[size[2]!]!;
-      if (bytes > 0 && (!best || level > best.level)) best = { level, bytes };
-    } catch {
-      continue; // an entry without one of its files: not a cache this can size
-    }
-  }
-  return best;
 }
 
 /**

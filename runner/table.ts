@@ -8,7 +8,7 @@ import { isBareConfig } from '../core/config/profileDefaults';
 import type { Estimate, KvPoolLayout } from '../core/estimate/types';
 import { kvHeadsPerGpu, quantizedScopeText, quantizedWidthText } from '../core/estimate';
 import { blocksPerRequestFormula, grouped, poolBlocksText } from '../core/estimate/layout';
-import { formatBytes, formatConcurrency, formatCount, formatCountOf, formatPercent, formatRate, fractionText, formatSignificant, fromCacheText, isMemoryBound, loadAverageText, perGpuCaseText, perGpuCasesHeader, tpWeightsFormula } from '../core/format';
+import { formatBytes, formatConcurrency, formatCount, formatCountOf, formatPercent, formatRate, fractionText, formatSignificant, fromCacheBy, fromCacheText, isMemoryBound, loadAverageText, perGpuCaseText, perGpuCasesHeader, tpWeightsFormula } from '../core/format';
 import type { Environment, KernelCase, RunResult } from '../core/protocol/run';
 import { mlaDecodeHeadDim, mlaPrefillHeadDim, softcapNote } from '../core/kernelLimits';
 import { ceilingFor, computeCeiling } from './measure';
@@ -60,12 +60,13 @@ export function pathText(c: Pick<KernelCase, 'simdPath' | 'productUnit' | 'backe
  * The kernel table: kernel, shape, dtype, the path that ran, n (samples timed), median ms, the
  * spread (p10–p90, or min–max of fewer than PERCENTILE_MIN_SAMPLES samples: core/noise.ts spreadName), the rate of
  * the roof that bounds the case (GFLOP/s for a compute-bound one, GB/s for a memory-bound one),
- * % of that roof ("(from cache)" after it for a decode case within `cache`, the run's last-level
- * cache: core/format.ts fromCacheText; the run's notes say why), the roof with which bound it is,
+ * % of that roof ("(from cache)" after it for a decode case `environment` says was read from cache,
+ * by its last-level cache's size or by its pages' read-alone rate against its DRAM read peak:
+ * core/format.ts fromCacheBy; the run's notes say which), the roof with which bound it is,
  * max |err|, lse err. Past `width` columns (default core/textTable.ts tableWidth: the terminal's, else 100) stacked parts,
  * each repeating kernel and shape.
  */
-export function formatCases(cases: KernelCase[], width?: number, cache?: Environment['lastLevelCache']): string {
+export function formatCases(cases: KernelCase[], width?: number, environment?: Pick<Environment, 'lastLevelCache' | 'peaks'>): string {
   // One name for the column where every case's spread is the same kind; else each min–max cell says so.
   const names = new Set(cases.map((c) => spreadName(c.samplesNs.length)));
   const header = ['kernel', 'shape', 'dtype', 'path', 'n', 'median ms', `${names.size === 1 ? [...names][0] : 'p10–p90'} ms`, 'rate', '% of peak', 'peak', 'max |err|', 'lse err'];
@@ -84,7 +85,7 @@ export function formatCases(cases: KernelCase[], width?: number, cache?: Environ
     ms(c.medianNs),
     spread(c),
     isMemoryBound(c) ? `${rate(c.gbps)} GB/s` : `${rate(c.gflops)} GFLOP/s`,
-    c.fractionOfPeak === null ? '-' : `${fractionText(c.fractionOfPeak, (f) => formatPercent(f, 0))}${fromCacheText(c, cache) === null ? '' : ' (from cache)'}`,
+    c.fractionOfPeak === null ? '-' : `${fractionText(c.fractionOfPeak, (f) => formatPercent(f, 0))}${fromCacheBy(c, environment) === null ? '' : ' (from cache)'}`,
     c.fractionOfPeak === null ? '-' : `${c.ceiling ?? '?'}${c.bound ? ` (${c.bound}-bound)` : ''}`,
     sci(c.maxAbsErr),
     sci(c.lseMaxAbsErr),
@@ -306,10 +307,10 @@ export function formatRun(run: RunResult, options: { explain?: boolean } = {}): 
   const caption = casesCaption(run);
   if (caption) out.push(caption);
   // A run cancelled before its first case has no rows: no table header over nothing (s46 newcomer46 L4).
-  if (run.cases.length > 0) out.push(formatCases(run.cases, undefined, run.environment?.lastLevelCache));
-  // A decode case its cache holds: its % of the DRAM read peak is a cache figure (core/format.ts fromCacheText).
+  if (run.cases.length > 0) out.push(formatCases(run.cases, undefined, run.environment));
+  // A decode case read from cache: its % of the DRAM read peak is a cache figure (core/format.ts fromCacheText says by what).
   for (const c of run.cases) {
-    const fromCache = fromCacheText(c, run.environment?.lastLevelCache);
+    const fromCache = fromCacheText(c, run.environment);
     if (fromCache) out.push(`note: ${c.kernel} ${shapeText(c)}: ${fromCache}`);
   }
   const mla = run.profile.model.mla;

@@ -37,7 +37,7 @@ import { readFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { resolve } from 'node:path';
 
-import { formatBytes, formatDuration, formatPercent, formatRate, formatSignificant } from '../core/format';
+import { formatBytes, formatDuration, formatPercent, formatRate, formatSignificant, fromCacheBy, fromCacheText } from '../core/format';
 import type { CaseShape, Environment, KernelCase, PageOrder } from '../core/protocol/run';
 import { runHeader, type RunHeader } from '../core/protocol/run';
 import {
@@ -384,28 +384,6 @@ const DECODE_LAYOUTS: readonly KvCacheLayout[] = ['NHD', 'vnni16'];
 const DECODE_BOUND_ROUNDS = 5;
 
 /**
- * Pages read alone faster than this multiple of the DRAM read peak came from cache. From DRAM
- * they reached at most 0.97x of it by wall time (1.05x by CPU time; 16 decode rows of 128 MiB to
- * 2 GiB a call), the 16 MiB rows, from cache, 1.67-2.26x (the lead's idle bench:kernels --decode
- * of session 43, AMD EPYC family 26).
- */
-export const CACHED_READ_RATIO = 1.25;
-
-/**
- * Whether a memory-bound row is read from cache when timed back to back (so its %BW of DRAM read
- * can pass 100 %): its pages, read alone in the same run (Row.pageReadNs, wall ns), came at more
- * than CACHED_READ_RATIO x the DRAM read peak (readBytesPerSec, B/s). Measured rather than
- * inferred from the last-level cache's size: a guest may report its host's (sysconf said 508 MiB
- * on a 2-vCPU Zen 5 VM whose CCD has 32 MiB of L3). False without a kernel or a read-alone time.
- */
-export function readFromCache(r: Pick<Row, 'kernel' | 'pageReadNs'>, readBytesPerSec: number): boolean {
-  const k = r.kernel;
-  if (!k || k.bound !== 'memory' || !(r.pageReadNs && r.pageReadNs > 0) || !(readBytesPerSec > 0)) return false;
-  const bytes = k.gbps * k.medianNs;  // GB/s x ns = bytes per call
-  return bytes / (r.pageReadNs * 1e-9) > CACHED_READ_RATIO * readBytesPerSec;
-}
-
-/**
  * The decode row's limit, from its three times (ns, the same bytes): the pages read alone (R),
  * the arithmetic over pages held in L2 (C) and the kernel (K). If reading and arithmetic did not
  * overlap at all, K would be R + C; if they overlapped fully, max(R, C). Returns the rates
@@ -702,6 +680,10 @@ async function main(): Promise<void> {
           row.pageComputeNs = median(computeBlocks!.map((t) => t.wall));
           row.pageReadCpuNs = median(readBlocks!.map((t) => t.cpu));
           row.pageKernelCpuNs = median(kernelBlocks!.map((t) => t.cpu));
+          // The --json's case carries its read-alone rate and, where cached, the mark (as `attnscope bench`'s).
+          row.kernel.readAloneBytesPerSec = row.kernel.bytes / (row.pageReadNs * 1e-9);
+          const fromCache = fromCacheBy(row.kernel, environment);
+          if (fromCache) row.kernel.fromCache = fromCache;
           const kvBytes = 2 * batch * ctx * DHKV * DD * 2;
           const readBw = peaks.readBytesPerSec;
           const b = decodeBounds(kvBytes, row.pageReadNs, row.pageComputeNs, row.pageKernelNs);
@@ -869,9 +851,11 @@ function printReport(env: Environment, rows: Row[], notes: string[], targets: st
     if (!footnotes.includes(text)) footnotes.push(text);
     return `[${footnotes.indexOf(text) + 1}]`;
   };
+  // A row read from cache (core/format.ts fromCacheText: by the last-level cache's size, or its pages read alone at
+  // more than CACHED_READ_RATIO x the DRAM read peak): calls timed back to back read its pages from cache, not DRAM.
   const cacheMark = (r: Row) => {
-    if (!bw || !readFromCache(r, bw)) return '';
-    return mark(`${formatBytes(r.kernel!.gbps * r.kernel!.medianNs)} per call: its pages read alone came at more than ${CACHED_READ_RATIO}x the DRAM read peak, so calls timed back to back read them from cache, not DRAM`);
+    const why = r.kernel ? fromCacheText(r.kernel, env) : null;
+    return why ? mark(`${r.label}: ${why} (calls timed back to back read its pages from cache)`) : '';
   };
   for (const r of rows) {
     const k = r.kernel;

@@ -323,8 +323,9 @@ export function peakText(c: KernelCase): string {
  * kinds share. GB/s on a top axis over GFLOP/s at the bottom in one grid read decode bars against
  * the wrong axis (s48 newcomer-ed 6: 63 for ~40 GB/s). The rates and roofs are in the tooltip and
  * the table; a case with no measured roof has no bar, and the summary names it. A CPU decode case
- * whose bytes fit the run's last-level cache (core/format.ts fromCacheText) keeps its bar and rate,
- * but its tooltip, table row and the summary say it was read from cache: not a DRAM figure.
+ * read from cache, by the run's last-level cache's size or its pages' read-alone rate against the
+ * DRAM read peak (core/format.ts fromCacheBy), keeps its bar and rate, but its tooltip, table row
+ * and the summary say it was read from cache and by what: not a DRAM figure.
  */
 export function throughputChart(run: ViewRun, p: Palette): ChartSpec {
   const cases = timedCases(run);
@@ -336,8 +337,8 @@ export function throughputChart(run: ViewRun, p: Palette): ChartSpec {
   const percent = (c: KernelCase): number | null => (c.fractionOfPeak === null || c.fractionOfPeak === undefined ? null : c.fractionOfPeak * 100);
   const rateOf = (c: KernelCase): string => (isMemoryBound(c) ? formatRate(c.gbps * 1e9, 'B/s') : formatRate(c.gflops * 1e9, 'FLOP/s'));
   const unpeaked = cases.filter((c) => percent(c) === null);
-  // A decode case the last-level cache holds: its share of the DRAM read peak is a cache figure (core/format.ts fromCacheText).
-  const cache = run.environment?.lastLevelCache;
+  // A decode case read from cache: its share of the DRAM read peak is a cache figure (core/format.ts fromCacheText says by what).
+  const cache = run.environment ?? undefined;
   const fractionOf = (c: KernelCase): string => {
     const fromCache = fromCacheText(c, cache);
     return `${peakFractionText(c.fractionOfPeak)}${fromCache ? ` (${fromCache})` : ''}`;
@@ -369,7 +370,7 @@ export function throughputChart(run: ViewRun, p: Palette): ChartSpec {
   const lines = [
     against.length > 0 ? `Each bar: the case's achieved rate as a share of this machine's measured ${against.join('; ')}; the rates are in the tooltip and table.` : null,
     unpeaked.length > 0 ? `No measured peak for ${ariaList(unpeaked.map(caseLabel))}: no bar (its rate is in the table).` : null,
-    cached.length > 0 && cache ? `Read from the ${formatBytes(cache.bytes)} L${cache.level}, not DRAM: ${ariaList(cached.map(caseLabel))}, timed on the same pages call after call; serving reads every layer's KV, which no cache holds.` : null,
+    cached.length > 0 ? `Read from cache, not DRAM: ${ariaList(cached.map((c) => `${caseLabel(c)} (${fromCacheText(c, cache)!.replace(/^from cache: /, '').replace(/; not a DRAM figure$/, '')})`))}, timed on the same pages call after call; serving reads every layer's KV, which no cache holds.` : null,
     noisyNote(cases),
   ];
   return {

@@ -100,6 +100,22 @@ export interface KernelCase {
    * a fresh pool; 'scattered': a random permutation of the whole pool (a long-running pool).
    */
   pageOrder?: PageOrder;
+  /**
+   * CPU decode: its pages read alone in the same run (native timePagedRead: the same K and V
+   * bytes, block-table order and threads as the kernel, with the read-bandwidth peak's loads and
+   * no arithmetic, right after the kernel's timed calls), B/s: `bytes` over its fastest call's time
+   * (`attnscope bench`; the DRAM read peak is the fastest of its passes too) or its median in rounds
+   * with the kernel (bench:kernels). Absent where not timed (flash, MLA, CUDA, the WebAssembly
+   * build, runs saved before s51).
+   */
+  readAloneBytesPerSec?: number;
+  /**
+   * Why its fraction of the DRAM read peak is not a DRAM figure (core/format.ts fromCacheBy), an
+   * enum: 'cache-size' (its bytes are at most Environment.lastLevelCache), 'read-rate' (its pages
+   * read alone came at more than 1.25x the run's DRAM read peak, readAloneBytesPerSec over
+   * peaks.readBytesPerSec), 'both'. Absent where neither holds or neither is known.
+   */
+  fromCache?: 'cache-size' | 'read-rate' | 'both';
 }
 
 /** Block-table orders a decode case is timed with (KernelCase.pageOrder). */
@@ -163,16 +179,20 @@ export interface Environment {
   /** 1, 5 and 15 minute load averages when the environment was measured (os.loadavg()). */
   loadAverage?: [number, number, number];
   /**
-   * cpu0's last-level cache, read from Linux's sysfs (cache/index<N>: the data or unified cache of
-   * the highest level): `level` (3 for an L3) and `bytes`, its size in bytes (sysfs "32768K" =
-   * 33554432). Absent where sysfs lists none (other OSes, guests without cache entries) and in runs
-   * saved before s50: unknown, and no decode case is marked as read from cache.
+   * The last-level cache a core of this run sits in (native/peaks.ts cpuFeatures, one reader):
+   * Linux's sysfs for cpu0 (cache/index<N>: the data or unified cache of the highest level, "32768K"
+   * = 33554432 bytes), else CPUID's deterministic cache leaves (AMD 0x8000001D, Intel 4), which
+   * describe the cache the core sits in (a Zen CCX's 32 MiB L3), not a host socket's sum. Absent
+   * where neither says (other OSes; guests whose sysfs lists no caches and whose CPUID hides those
+   * leaves) and in runs saved before s50: unknown, and no case is marked by its size.
    */
   lastLevelCache?: {
     /** The cache's level, a count (3 for an L3). */
     level: number;
     /** Its size, bytes (sysfs "32768K" = 33554432). */
     bytes: number;
+    /** Where the size came from: 'sysfs' (Linux's cache folder) or 'cpuid' (the CPU's cache leaves); absent in runs saved in s50 (sysfs). */
+    source?: 'sysfs' | 'cpuid';
   };
   /** The Node.js version the runner ran on. */
   nodeVersion: string;

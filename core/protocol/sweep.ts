@@ -176,6 +176,14 @@ export interface SweepMetrics {
   decodeP90NsPerToken?: number;
   /** The decode case that figure comes from: "B=8 context=4096". */
   decodeCase?: string;
+  /**
+   * That case read from cache, not DRAM (its KernelCase.fromCache, core/format.ts fromCacheBy), an
+   * enum: 'cache-size' (its bytes fit the machine's last-level cache), 'read-rate' (its pages read
+   * alone came at more than 1.25x the run's DRAM read peak) or 'both'; absent where neither holds
+   * or neither is known. Its time per token is then faster than serving's, which reads every
+   * layer's KV from DRAM.
+   */
+  decodeFromCache?: 'cache-size' | 'read-rate' | 'both';
 }
 
 /** One row of a report: a point measured on one kind of machine (job bench or both), or a point's simulation (job simulate: one row whatever machine ran it). */

@@ -269,6 +269,8 @@ EMSCRIPTEN_KEEPALIVE const char* attnscope_cpu_features() {
                   .str("model", f.model)
                   .num("logicalCores", f.logical_cores)
                   .num("lastLevelCacheBytes", static_cast<double>(f.last_level_cache_bytes))
+                  .num("lastLevelCacheLevel", f.last_level_cache_level)
+                  .str("lastLevelCacheSource", f.last_level_cache_source)
                   .boolean("amxOsState", f.amx_os_state)
                   .done());
 }

@@ -14,7 +14,7 @@ import { modelledJob, SWEEP_SCHEMA_VERSION, type SweepMetrics, type SweepPointRe
 import { nvlsAllReduce, profileAllReduceLink, profileGpu, RING_STEP_LATENCY_S, ringAllReduceEfficiency } from '../simulate/step-time';
 import { InputError, readFailure, UsageError } from '../errors';
 import { toolBuild } from '../version';
-import { axisValueText, deployedGpuCount, maxRateText, formatUsd, formatUsdCost, usdPerMillionTokens, formatCount, formatCountOf, formatDuration, formatAttainmentTarget, formatPercent, formatRequestRate, boundToWrite, keepsUpOf, maxRateLimitText, perGpuRate, sloSampleNote, steadyOutput, tpotOverheadNote } from '../../core/format';
+import { axisValueText, deployedGpuCount, maxRateText, formatUsd, formatUsdCost, usdPerMillionTokens, formatCount, formatCountOf, formatDuration, formatAttainmentTarget, formatPercent, formatRequestRate, boundToWrite, fromCacheBy, keepsUpOf, maxRateLimitText, perGpuRate, sloSampleNote, steadyOutput, tpotOverheadNote } from '../../core/format';
 import { withinNoise, type TimingSpread } from '../../core/noise';
 import { describeEnvironment, gpuPrices, reportBuilds, rowBuild, splitByMachine, sweepProvenance, TIED_LISTED } from '../../core/sweepFigures';
 import { axisIndices, MAX_RATE_ARRIVAL_AXIS_TEXT, offsetToLineColumn, pointLabel } from '../../core/config';
@@ -370,6 +370,9 @@ export function metricsOf(run: RunResult): SweepMetrics {
     m.decodeP10NsPerToken = dc.p10Ns / dc.shape.batchSize;
     m.decodeP90NsPerToken = dc.p90Ns / dc.shape.batchSize;
     m.decodeCase = `B=${dc.shape.batchSize} context=${dc.shape.seqLenK}`;
+    // Read from cache, not DRAM: by the run's cache size or its pages' read-alone rate (core/format.ts fromCacheBy).
+    const fromCache = fromCacheBy(dc, run.environment);
+    if (fromCache) m.decodeFromCache = fromCache;
   }
   return m;
 }

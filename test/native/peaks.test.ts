@@ -5,10 +5,12 @@
 import { strict as assert } from 'node:assert';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
+import { fileURLToPath } from 'node:url';
 import { describe, it } from 'node:test';
 
 import {
   cpuFeatures,
+  lastLevelCacheOf,
   measureAmxBf16Peak,
   measureAvx512Bf16Peak,
   measureCoreClockHz,
@@ -73,6 +75,41 @@ function sysfsLastLevelCache(): number | null {
 describe('cpuFeatures lastLevelCacheBytes', () => {
   it('is the largest cache level sysfs lists for cpu0 (glibc sysconf read 320 MiB for a 32 MiB L3 on an EPYC guest)', { skip: wasm || sysfsLastLevelCache() === null ? 'no sysfs cache directory (or WebAssembly)' : false }, () => {
     assert.equal(cpuFeatures().lastLevelCacheBytes, sysfsLastLevelCache());
+    assert.equal(cpuFeatures().lastLevelCacheSource, 'sysfs');
+  });
+
+  it('is never the 508 MiB that glibc\'s sysconf (CPUID 0x80000006, the host socket\'s L3) reports to a 2-vCPU Zen 5 guest', () => {
+    // No CCX, Zen 1 to 5, has more than 32 MiB of L3 without 3D V-Cache (96 MiB with it): anything larger is a socket's sum.
+    const f = cpuFeatures();
+    assert.ok(f.lastLevelCacheBytes <= 96 * 2 ** 20 || f.vendor !== 'AuthenticAMD', `${f.lastLevelCacheBytes} B from ${f.lastLevelCacheSource}`);
+    assert.equal(f.lastLevelCacheBytes === 0, f.lastLevelCacheSource === '');
+  });
+});
+
+describe('lastLevelCacheOf: sysfs, then CPUID cache leaves (hand values)', { skip: wasm ? 'the WebAssembly build has no such entry' : false }, () => {
+  const dir = (name: string) => fileURLToPath(new URL(`../fixtures/sysfs-cache/${name}`, import.meta.url));
+  // Zen 5's L3 as Fn8000_001D subleaf 3 reports it (AMD APM Vol. 3): EAX type 3 (unified) | level 3 << 5 | self-init
+  // 1 << 8 | (16 threads sharing - 1) << 14 = 0x3c163; EBX (16 ways - 1) << 22 | (1 partition - 1) << 12 | (64 B
+  // line - 1) = 0x03c0003f; ECX 32768 sets - 1 = 0x7fff: 16 x 1 x 64 x 32768 = 33,554,432 B (32 MiB).
+  const zen5L3 = [0x3c163, 0x03c0003f, 0x7fff];
+  // Its L2: type 3, level 2 (0x43 | 0x100 | 1 << 14 for 2 threads = 0x4143), 8 ways, 64 B lines, 2048 sets: 1 MiB.
+  const zen5L2 = [0x4143, 0x01c0003f, 0x7ff];
+
+  it('takes the data or unified cache of the highest level sysfs lists: L3 32768K = 33,554,432 B on a Zen 5 cpu0', () => {
+    // The fixture lists L1d 48K, L1i 32K, L2 1024K, L3 32768K (Zen 5's per CCX): 32768 x 1024 = 33,554,432. Sysfs wins over leaves.
+    assert.deepEqual({ ...lastLevelCacheOf(dir('zen5-cpu0'), zen5L2) }, { level: 3, bytes: 33_554_432, source: 'sysfs' });
+  });
+
+  it('falls back to the CPUID leaves where sysfs lists none: the highest level, ways x partitions x line x sets', () => {
+    assert.deepEqual({ ...lastLevelCacheOf(dir('absent'), [...zen5L2, ...zen5L3]) }, { level: 3, bytes: 33_554_432, source: 'cpuid' });
+    assert.deepEqual({ ...lastLevelCacheOf(dir('instruction-only'), zen5L2) }, { level: 2, bytes: 1_048_576, source: 'cpuid' });
+    // A type-0 subleaf ends the list; an instruction cache (type 2) is skipped.
+    assert.deepEqual({ ...lastLevelCacheOf(dir('absent'), [0x4122, 0x01c0003f, 0x3f, 0, 0, 0, ...zen5L3]) }, { level: 0, bytes: 0, source: '' });
+  });
+
+  it('is unknown with neither (the 2-vCPU Zen 5 guest: no sysfs cache folder, leaf 0x8000001D all zeros)', () => {
+    assert.deepEqual({ ...lastLevelCacheOf(dir('absent'), [0, 0, 0]) }, { level: 0, bytes: 0, source: '' });
+    assert.throws(() => lastLevelCacheOf(dir('absent'), [1, 2]), RangeError);
   });
 });
 

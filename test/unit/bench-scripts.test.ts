@@ -118,22 +118,21 @@ test('bench:kernels decode bounds: where the kernel lies between max(read, arith
   assert.equal(decodeBounds(65536, 2000, 1000, 2000).overlap, 0); // all hidden
 });
 
-test('bench:kernels cache footnote: a row is marked read from cache by its pages read alone, not by the reported last-level cache', async () => {
-  const { readFromCache } = await import('../../scripts/bench-kernels');
-  type Row = Parameters<typeof readFromCache>[0];
-  // 16 MiB a call (16.777216 GB/s x 1 ms); read peak 80 GB/s. Read alone in 0.1 ms: 168 GB/s,
-  // 2.1x the peak (cache). In 0.25 ms: 67 GB/s, 0.84x (DRAM: the 2-vCPU Zen 5 guest reports a
-  // 508 MiB "L3", the host's, which every such call "fits"). In 0.16 ms: 105 GB/s, 1.31x > 1.25x.
-  // In 0.17 ms: 98.7 GB/s, 1.23x, under the threshold.
-  const row = (pageReadNs: number | undefined, bound = 'memory') =>
-    ({ kernel: { bound, gbps: 16.777216, medianNs: 1e6 }, pageReadNs }) as unknown as Row;
-  assert.equal(readFromCache(row(0.1e6), 80e9), true);
-  assert.equal(readFromCache(row(0.25e6), 80e9), false);
-  assert.equal(readFromCache(row(0.16e6), 80e9), true);
-  assert.equal(readFromCache(row(0.17e6), 80e9), false);
-  assert.equal(readFromCache(row(0.1e6, 'compute'), 80e9), false); // flash rows: never
-  assert.equal(readFromCache(row(undefined), 80e9), false); // no read-alone time
-  assert.equal(readFromCache(row(0.1e6), 0), false); // no read peak
+test('bench:kernels cache footnote: a row is marked read from cache by its pages read alone against the DRAM read peak (core/format.ts fromCacheBy)', async () => {
+  const { fromCacheBy } = await import('../../core/format');
+  // 16 MiB a call (16,777,216 B); read peak 80 GB/s. Read alone in 0.1 ms: 168 GB/s,
+  // 2.1x the peak (cache). In 0.25 ms: 67 GB/s, 0.84x (DRAM). In 0.16 ms: 105 GB/s, 1.31x > 1.25x.
+  // In 0.17 ms: 98.7 GB/s, 1.23x, under the threshold. bench:kernels sets readAloneBytesPerSec = bytes / its read's median.
+  const row = (pageReadNs: number | undefined, bound: 'memory' | 'compute' = 'memory') =>
+    ({ kernel: 'paged_decode' as const, backend: 'cpu' as const, bound, bytes: 16_777_216, ...(pageReadNs ? { readAloneBytesPerSec: 16_777_216 / (pageReadNs * 1e-9) } : {}) });
+  const env = (readBytesPerSec: number) => ({ peaks: { readBytesPerSec } });
+  assert.equal(fromCacheBy(row(0.1e6), env(80e9)), 'read-rate');
+  assert.equal(fromCacheBy(row(0.25e6), env(80e9)), null);
+  assert.equal(fromCacheBy(row(0.16e6), env(80e9)), 'read-rate');
+  assert.equal(fromCacheBy(row(0.17e6), env(80e9)), null);
+  assert.equal(fromCacheBy(row(0.1e6, 'compute'), env(80e9)), null); // flash rows: never
+  assert.equal(fromCacheBy(row(undefined), env(80e9)), null); // no read-alone time
+  assert.equal(fromCacheBy(row(0.1e6), env(0)), null); // no read peak
 });
 
 test('paired timing (scripts/ab.ts): variants run in turn round by round, ratios per round', async () => {

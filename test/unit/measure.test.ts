@@ -1,9 +1,8 @@
 // Case work and timing summaries of the benchmark method, against hand-counted values.
 import { strict as assert } from 'node:assert';
 import { describe, it, test } from 'node:test';
-import { fileURLToPath } from 'node:url';
 
-import { fractionText, fromCacheText } from '../../core/format';
+import { fractionText, fromCacheBy, fromCacheText, readAloneFromCache } from '../../core/format';
 import type { CaseShape } from '../../core/protocol/run';
 import { attentionBytes, attentionFlops, ceilingFor, computeCeiling, sampleStats, summarizeCase, visibleKeyPairs, withRemeasuredPeaks } from '../../runner/measure';
 
@@ -209,49 +208,53 @@ test('a CUDA fp32 case is held against the GPU\'s fp32 peak without tensor cores
 
 // s50 newcomer-ed 15: decode B=1 ctx=1024 read ~71 % of the DRAM read peak, B=8 ~6 %: the timing calls the kernel
 // again and again on the same pages, so a case whose bytes fit the last-level cache is read from it after the first call.
-describe('a decode case read from the last-level cache', () => {
+describe('a decode case read from cache: by the last-level cache\'s size or by its pages\' read-alone rate', () => {
   const shape = (batchSize: number): CaseShape => ({ batchSize, numHeads: 32, numKvHeads: 8, headDim: 128, seqLenQ: 1, seqLenK: 1024, causal: true, slidingWindow: null, pageSize: 16 });
-  const decode = (batchSize: number) => {
+  const decode = (batchSize: number, readAloneBytesPerSec?: number) => {
     const bytes = attentionBytes(shape(batchSize), 'bf16');
-    return { kernel: 'paged_decode' as const, backend: 'cpu' as const, bytes, bound: 'memory' as const };
+    return { kernel: 'paged_decode' as const, backend: 'cpu' as const, bytes, bound: 'memory' as const, ...(readAloneBytesPerSec === undefined ? {} : { readAloneBytesPerSec }) };
   };
   const l3 = { level: 3, bytes: 32 * 2 ** 20 }; // 32 MiB = 33,554,432 B
+  const peaks = { readBytesPerSec: 20e9 }; // a DRAM read peak of 20 GB/s
+  const env = { lastLevelCache: l3, peaks };
 
-  it('a case of 4 MiB with a 32 MiB L3 is marked; its bytes by hand', () => {
+  it('a case of 4 MiB with a 32 MiB L3 is marked by size; its bytes by hand', () => {
     // B=1 ctx=1024 H=32/8 D=128 bf16: K + V = 2 x 1024 x 8 x 128 x 2 B = 4,194,304 (4 MiB), Q = 32 x 128 x 2 = 8,192,
     // O (fp32) = 32 x 128 x 4 = 16,384: 4,218,880 B = 4.02 MiB <= 33,554,432.
     const c = decode(1);
     assert.equal(c.bytes, 4_218_880);
-    assert.equal(fromCacheText(c, l3), 'from cache: reads 4.02 MiB, within the 32 MiB L3; not a DRAM figure');
+    assert.equal(fromCacheBy(c, env), 'cache-size');
+    assert.equal(fromCacheText(c, env), 'from cache: reads 4.02 MiB, within the 32 MiB L3; not a DRAM figure');
   });
 
-  it('a case of 64 MiB is not, nor one with the cache unknown, a CUDA one or a compute-bound one', () => {
-    // B=16: 16 x 4,218,880 = 67,502,080 B (64.4 MiB) > 33,554,432.
+  it('a case of 64 MiB is marked by rate where its pages read alone came at more than 1.25x the DRAM read peak, not at 1.2x', () => {
+    // B=16: 16 x 4,218,880 = 67,502,080 B (64.4 MiB) > 33,554,432: not by size.
     const big = decode(16);
     assert.equal(big.bytes, 67_502_080);
-    assert.equal(fromCacheText(big, l3), null);
-    // Sysfs listed no cache (this 2-vCPU Zen 5 guest's has none): no claim, even for 4 MiB.
+    assert.equal(fromCacheBy(big, env), null);
+    // Read alone at 50 GB/s against a 20 GB/s peak: 2.5x > 1.25x.
+    assert.equal(fromCacheBy(decode(16, 50e9), env), 'read-rate');
+    assert.equal(fromCacheText(decode(16, 50e9), env), 'from cache: its pages read alone came at 2.5x the DRAM read peak (50 GB/s against 20 GB/s); not a DRAM figure');
+    // 24 GB/s = 1.2x and 25 GB/s = 1.25x: DRAM reads reached up to 1.05x (s43), so neither is claimed.
+    assert.equal(fromCacheBy(decode(16, 24e9), env), null);
+    assert.equal(fromCacheBy(decode(16, 25e9), env), null);
+    assert.equal(readAloneFromCache(25.01e9, 20e9), true);
+    // No peak measured, or no read timed: no claim by rate.
+    assert.equal(fromCacheBy(decode(16, 50e9), { lastLevelCache: l3 }), null);
+    assert.equal(readAloneFromCache(undefined, 20e9), false);
+  });
+
+  it('both where both hold; the cache unknown leaves the rate; a CUDA or compute-bound case never', () => {
+    assert.equal(fromCacheBy(decode(1, 50e9), env), 'both');
+    assert.equal(fromCacheText(decode(1, 50e9), env), 'from cache: reads 4.02 MiB, within the 32 MiB L3, and its pages read alone came at 2.5x the DRAM read peak (50 GB/s against 20 GB/s); not a DRAM figure');
+    // Neither sysfs nor CPUID gave a cache (this 2-vCPU Zen 5 guest): no claim by size, even for 4 MiB; the rate still judges.
+    assert.equal(fromCacheBy(decode(1), { peaks }), null);
+    assert.equal(fromCacheBy(decode(1, 50e9), { peaks }), 'read-rate');
     assert.equal(fromCacheText(decode(1), undefined), null);
     // Not a fraction of the CPU's DRAM: a GPU case, and one held against its compute peak.
-    assert.equal(fromCacheText({ ...decode(1), backend: 'cuda' }, l3), null);
-    assert.equal(fromCacheText({ ...decode(1), bound: 'compute' }, l3), null);
+    assert.equal(fromCacheBy({ ...decode(1, 50e9), backend: 'cuda' }, env), null);
+    assert.equal(fromCacheBy({ ...decode(1, 50e9), bound: 'compute' }, env), null);
     // At the cache's size exactly: within it (bytes <= size).
-    assert.match(fromCacheText({ ...decode(1), bytes: l3.bytes }, l3) ?? '', /reads 32 MiB, within the 32 MiB L3/);
-  });
-});
-
-describe('readLastLevelCache (sysfs)', () => {
-  const dir = (name: string) => fileURLToPath(new URL(`../fixtures/sysfs-cache/${name}`, import.meta.url));
-
-  it('takes the data or unified cache of the highest level: L3 32768K = 33,554,432 B on a Zen 5 cpu0', async () => {
-    const { readLastLevelCache } = await import('../../runner/environment');
-    // The fixture lists L1d 48K, L1i 32K, L2 1024K, L3 32768K (Zen 5's per CCX): 32768 x 1024 = 33,554,432.
-    assert.deepEqual(readLastLevelCache(dir('zen5-cpu0')), { level: 3, bytes: 33_554_432 });
-  });
-
-  it('is undefined (unknown) for a folder with no data or unified cache, and for none', async () => {
-    const { readLastLevelCache } = await import('../../runner/environment');
-    assert.equal(readLastLevelCache(dir('instruction-only')), undefined);
-    assert.equal(readLastLevelCache(dir('absent')), undefined);
+    assert.match(fromCacheText({ ...decode(1), bytes: l3.bytes }, env) ?? '', /reads 32 MiB, within the 32 MiB L3/);
   });
 });

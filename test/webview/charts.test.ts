@@ -739,7 +739,7 @@ describe('kernel charts', () => {
     const pct = `${(view.cases[1]!.fractionOfPeak! * 100).toFixed(1)}%`;
     assert.equal(spec.table!.rows[1]![2], `${pct} (${note})`);
     assert.doesNotMatch(spec.table!.rows[0]![2]!, /cache/, 'the compute-bound prefill case');
-    assert.match(spec.summary!, /Read from the 32 MiB L3, not DRAM: .*ctx.*1024/);
+    assert.match(spec.summary!, /Read from cache, not DRAM: .*ctx.*1024.* \(reads 4\.02 MiB, within the 32 MiB L3\), timed on the same pages/);
     assert.ok(spec.ariaLabel.includes(`${pct} of DRAM read bandwidth (${note})`), spec.ariaLabel);
     const tooltip = (spec.config.options!.plugins!.tooltip as unknown as { callbacks: { label: (item: { dataIndex: number }) => string } }).callbacks.label({ dataIndex: 1 });
     assert.ok(tooltip.endsWith(`of DRAM read bandwidth 33.4 GB/s (${note})`), tooltip);
@@ -747,6 +747,10 @@ describe('kernel charts', () => {
     const big = throughputChart({ ...withL3, cases: [view.cases[0]!, { ...view.cases[1]!, bytes: 67_502_080 }] }, palette);
     assert.equal(big.table!.rows[1]![2], pct);
     assert.doesNotMatch(big.summary ?? '', /cache/);
+    // Its pages read alone at 2.5x the fixture's 33.4 GB/s DRAM read peak (83,486,773,200 B/s): marked by that rate.
+    const rated = throughputChart({ ...withL3, cases: [view.cases[0]!, { ...view.cases[1]!, bytes: 67_502_080, readAloneBytesPerSec: 83_486_773_200 }] }, palette);
+    assert.equal(rated.table!.rows[1]![2], `${pct} (from cache: its pages read alone came at 2.5x the DRAM read peak (83.5 GB/s against 33.4 GB/s); not a DRAM figure)`);
+    assert.match(rated.summary!, /Read from cache, not DRAM: .*\(its pages read alone came at 2\.5x the DRAM read peak/);
     // The fixture's environment has no lastLevelCache (unknown): no claim.
     assert.doesNotMatch(JSON.stringify(throughputChart(view, palette).table) + (throughputChart(view, palette).summary ?? ''), /cache/);
   });

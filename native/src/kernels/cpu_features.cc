@@ -102,36 +102,39 @@ int affinity_cpus() {
   return n > 0 ? static_cast<int>(n) : 1;
 }
 
-/**
- * Largest data or unified cache cpu0 sees, in bytes: sysfs cache/index<N> (level, type, size
- * "32768K"), then sysconf's L3 and L2; 0 when none answers. See CpuFeatures::last_level_cache_bytes.
- */
-uint64_t last_level_cache() {
-#if defined(__linux__)
-  int best_level = 0;
-  uint64_t best = 0;
-  for (int i = 0; i < 16; ++i) {
-    const std::string dir = "/sys/devices/system/cpu/cpu0/cache/index" + std::to_string(i) + "/";
-    std::ifstream level_in(dir + "level"), type_in(dir + "type"), size_in(dir + "size");
-    int level = 0;
-    std::string type, size;
-    if (!(level_in >> level) || !(type_in >> type) || !(size_in >> size)) continue;
-    if (type != "Data" && type != "Unified") continue;
-    char* end = nullptr;
-    const unsigned long long n = std::strtoull(size.c_str(), &end, 10);
-    if (end == size.c_str()) continue;
-    const uint64_t scale = *end == 'K' ? 1024 : *end == 'M' ? 1024 * 1024 : *end == 'G' ? 1024ull << 20 : 1;
-    if (level > best_level) best_level = level, best = n * scale;
-  }
-  if (best > 0) return best;
+#if defined(__EMSCRIPTEN__)
+// A text file's contents through Node's fs ("" when unreadable or in a browser): WebAssembly has
+// no file system of its own, and Linux's sysfs is where the cache sizes are.
+EM_JS(char*, read_text_file_js, (const char* path), {
+  let text = "";
+  try { text = require('fs').readFileSync(UTF8ToString(path), 'utf8'); } catch (e) {}
+  const size = lengthBytesUTF8(text) + 1;
+  const out = _malloc(size);
+  stringToUTF8(text, out, size);
+  return out;
+});
 #endif
-#if defined(__linux__) && defined(_SC_LEVEL3_CACHE_SIZE)
-  const long l3 = sysconf(_SC_LEVEL3_CACHE_SIZE);
-  if (l3 > 0) return static_cast<uint64_t>(l3);
-  const long l2 = sysconf(_SC_LEVEL2_CACHE_SIZE);
-  if (l2 > 0) return static_cast<uint64_t>(l2);
+
+/** A small text file's contents, "" when absent or unreadable (Node's fs in WebAssembly). */
+std::string read_text_file(const std::string& path) {
+#if defined(__EMSCRIPTEN__)
+  char* s = read_text_file_js(path.c_str());
+  std::string text(s);
+  std::free(s);
+  return text;
+#else
+  std::ifstream in(path);
+  std::string text, line;
+  while (std::getline(in, line)) text += line + "\n";
+  return text;
 #endif
-  return 0;
+}
+
+/** The first whitespace-separated word of `text`, "" when none. */
+std::string first_word(const std::string& text) {
+  const size_t b = text.find_first_not_of(" \t\r\n");
+  if (b == std::string::npos) return "";
+  return text.substr(b, text.find_first_of(" \t\r\n", b) - b);
 }
 
 CpuFeatures detect() {
@@ -187,7 +190,10 @@ CpuFeatures detect() {
   if (f.model.empty()) f.model = proc_cpuinfo_model();
   if (f.model.empty()) f.model = "unknown CPU";
   f.logical_cores = affinity_cpus();
-  f.last_level_cache_bytes = last_level_cache();
+  const CacheSize llc = last_level_cache_of("/sys/devices/system/cpu/cpu0/cache", cpuid_cache_leaves());
+  f.last_level_cache_bytes = llc.bytes;
+  f.last_level_cache_level = llc.level;
+  f.last_level_cache_source = llc.source;
   const std::pair<bool, const char*> named[] = {
       {f.avx2, "avx2"},           {f.fma, "fma"},           {f.avx512f, "avx512f"},
       {f.avx512bw, "avx512bw"},   {f.avx512vl, "avx512vl"}, {f.avx512_bf16, "avx512_bf16"},
@@ -201,6 +207,66 @@ CpuFeatures detect() {
 }
 
 }  // namespace
+
+CacheSize last_level_cache_of(const std::string& sysfs_dir, const std::vector<CacheLeaf>& leaves) {
+  CacheSize best;
+  for (int i = 0; i < 16; ++i) {
+    const std::string dir = sysfs_dir + "/index" + std::to_string(i) + "/";
+    const std::string type = first_word(read_text_file(dir + "type"));
+    const std::string size = first_word(read_text_file(dir + "size"));
+    const std::string level_text = first_word(read_text_file(dir + "level"));
+    if (type != "Data" && type != "Unified") continue;
+    char* end = nullptr;
+    const long level = std::strtol(level_text.c_str(), &end, 10);
+    if (end == level_text.c_str() || *end != '\0' || level < 1) continue;
+    const unsigned long long n = std::strtoull(size.c_str(), &end, 10);
+    if (end == size.c_str()) continue;
+    const std::string unit(end);
+    const uint64_t scale = unit.empty() ? 1 : unit == "K" ? 1024 : unit == "M" ? 1024 * 1024 : unit == "G" ? 1024ull << 20 : 0;
+    if (scale == 0 || n == 0) continue;  // a size it cannot parse skips that entry
+    if (level > best.level) best = {static_cast<int>(level), n * scale, "sysfs"};
+  }
+  if (best.level > 0) return best;
+  for (const CacheLeaf& leaf : leaves) {
+    const uint32_t type = leaf.eax & 0x1f;
+    if (type == 0) break;
+    if (type != 1 && type != 3) continue;  // data or unified
+    const int level = static_cast<int>((leaf.eax >> 5) & 0x7);
+    const uint64_t line = (leaf.ebx & 0xfff) + 1;
+    const uint64_t partitions = ((leaf.ebx >> 12) & 0x3ff) + 1;
+    const uint64_t ways = ((leaf.ebx >> 22) & 0x3ff) + 1;
+    const uint64_t sets = uint64_t{leaf.ecx} + 1;
+    if (level > best.level) best = {level, ways * partitions * line * sets, "cpuid"};
+  }
+  return best;
+}
+
+std::vector<CacheLeaf> cpuid_cache_leaves() {
+  std::vector<CacheLeaf> out;
+#if defined(__x86_64__)
+  unsigned a = 0, b = 0, c = 0, d = 0;
+  if (!__get_cpuid(0, &a, &b, &c, &d)) return out;
+  const unsigned max_leaf = a;
+  char vendor[13];
+  std::memcpy(vendor, &b, 4);
+  std::memcpy(vendor + 4, &d, 4);
+  std::memcpy(vendor + 8, &c, 4);
+  vendor[12] = '\0';
+  unsigned leaf = 0;
+  if (std::strcmp(vendor, "AuthenticAMD") == 0 || std::strcmp(vendor, "HygonGenuine") == 0) {
+    // Fn8000_001D exists only where Fn8000_0001 ECX[22] TopologyExtensions is set (AMD APM Vol. 3).
+    if (__get_cpuid_max(0x80000000u, nullptr) >= 0x8000001Du && __get_cpuid(0x80000001u, &a, &b, &c, &d) && (c & (1u << 22))) leaf = 0x8000001Du;
+  } else if (max_leaf >= 4) {
+    leaf = 4;
+  }
+  for (unsigned sub = 0; leaf != 0 && sub < 16; ++sub) {
+    __cpuid_count(leaf, sub, a, b, c, d);
+    if ((a & 0x1f) == 0) break;
+    out.push_back({a, b, c});
+  }
+#endif
+  return out;
+}
 
 const CpuFeatures& cpu_features() {
   static const CpuFeatures features = detect();

@@ -36,19 +36,53 @@ struct CpuFeatures {
   int family = 0;            // x86 display family, CPUID.1:EAX base + extended (AMD Zen 4: 25, Zen 5: 26); 0 elsewhere
   int logical_cores = 1;     // CPUs this process may run on (affinity mask)
   /**
-   * Size in bytes of the largest data (or unified) cache level cpu0 sees, from Linux's
-   * /sys/devices/system/cpu/cpu0/cache/index<N>/{level,type,size}; sysconf(_SC_LEVEL3_CACHE_SIZE),
-   * then L2, where sysfs has no cache directory; 0 when unknown (WebAssembly, other OSes).
-   * sysfs comes first because glibc's sysconf misreports some AMD guests: 320 MiB for the
-   * 32 MiB L3 of a 2-vCPU EPYC (family 25 model 17) VM, where sysfs and lscpu say 32 MiB.
+   * The last-level cache a core of this process sits in (last_level_cache_of over cpu0's sysfs
+   * folder and this CPU's deterministic cache leaves): its size in bytes, its level (3 for an L3)
+   * and where that came from, "sysfs" or "cpuid"; 0, 0 and "" when unknown (other OSes, and the
+   * 2-vCPU Zen 5 guest whose sysfs lists no caches and whose CPUID hides leaf 0x8000001D).
+   * Never glibc's sysconf: it reads leaf 0x80000006 on AMD, which a guest fills with its host
+   * socket's whole L3 (320 MiB for the 32 MiB of an EPYC family 25 VM, 508 MiB on a Zen 5 one).
    */
   uint64_t last_level_cache_bytes = 0;
+  int last_level_cache_level = 0;
+  std::string last_level_cache_source;
   /**
    * Present features by their /proc/cpuinfo names, from: avx2, fma, avx512f, avx512bw,
    * avx512vl, avx512_bf16, avx512_fp16, amx_tile, amx_bf16, amx_int8, neon, simd128 (the peaks' list).
    */
   std::vector<std::string> names;
 };
+
+/** One subleaf of CPUID's deterministic cache parameters (AMD 0x8000001D, Intel 4): EAX, EBX, ECX. */
+struct CacheLeaf {
+  uint32_t eax = 0, ebx = 0, ecx = 0;
+};
+
+/** A cache level and its size (last_level_cache_of); level 0 and bytes 0 when unknown. */
+struct CacheSize {
+  int level = 0;
+  uint64_t bytes = 0;
+  std::string source;  // "sysfs", "cpuid", or "" when unknown
+};
+
+/**
+ * The last-level data or unified cache: first Linux's sysfs folder of one CPU, `sysfs_dir`
+ * (index<N>/{level,type,size}, size "32768K" = 33554432 bytes; the highest level wins), else the
+ * CPUID leaves given, whose layout AMD's 0x8000001D and Intel's leaf 4 share (AMD APM Vol. 3,
+ * CPUID Fn8000_001D; Intel SDM Vol. 2A, CPUID leaf 04H): EAX[4:0] type (1 data, 2 instruction,
+ * 3 unified, 0 = no more), EAX[7:5] level, EBX[11:0] line size - 1, EBX[21:12] partitions - 1,
+ * EBX[31:22] ways - 1, ECX sets - 1; bytes = ways x partitions x line x sets. Both describe the
+ * cache the calling core sits in (a Zen CCX's 32 MiB L3, EAX[25:14] + 1 threads sharing it), not
+ * the socket's sum. Unknown (level 0) when neither lists one. Pure but for reading the folder.
+ */
+CacheSize last_level_cache_of(const std::string& sysfs_dir, const std::vector<CacheLeaf>& leaves);
+
+/**
+ * This CPU's deterministic cache leaves: AMD / Hygon 0x8000001D where CPUID 0x80000001 ECX[22]
+ * (TopologyExtensions) says they exist, Intel leaf 4; subleaves up to the first of type 0. Empty
+ * off x86-64 and where the CPU (or a hypervisor hiding topoext, as the 2-vCPU Zen 5 guest's) has none.
+ */
+std::vector<CacheLeaf> cpuid_cache_leaves();
 
 /** Detected once per process; cheap after the first call. */
 const CpuFeatures& cpu_features();

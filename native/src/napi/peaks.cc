@@ -78,7 +78,8 @@ class PeakWorker : public Napi::AsyncWorker {
   PeakResult result_;
 };
 
-// cpuFeatures() -> { names: string[], vendor, model, logicalCores, lastLevelCacheBytes, amxOsState }
+// cpuFeatures() -> { names: string[], vendor, model, logicalCores, lastLevelCacheBytes,
+//   lastLevelCacheLevel, lastLevelCacheSource, amxOsState }
 Napi::Value CpuFeatures(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
   const attnscope::CpuFeatures& f = attnscope::cpu_features();
@@ -90,7 +91,41 @@ Napi::Value CpuFeatures(const Napi::CallbackInfo& info) {
   out.Set("model", f.model);
   out.Set("logicalCores", f.logical_cores);
   out.Set("lastLevelCacheBytes", static_cast<double>(f.last_level_cache_bytes));
+  out.Set("lastLevelCacheLevel", f.last_level_cache_level);
+  out.Set("lastLevelCacheSource", f.last_level_cache_source);
   out.Set("amxOsState", f.amx_os_state);
+  return out;
+}
+
+// lastLevelCacheOf(sysfsDir: string, leaves: number[] (EAX, EBX, ECX of each CPUID cache subleaf))
+//   -> { level, bytes, source }: attnscope::last_level_cache_of on given inputs (the tests' fixtures).
+Napi::Value LastLevelCacheOf(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  if (info.Length() < 2 || !info[0].IsString() || !info[1].IsArray()) {
+    Napi::TypeError::New(env, "lastLevelCacheOf(sysfsDir: string, leaves: number[])").ThrowAsJavaScriptException();
+    return env.Null();
+  }
+  const Napi::Array regs = info[1].As<Napi::Array>();
+  if (regs.Length() % 3 != 0) {
+    Napi::RangeError::New(env, "leaves must hold EAX, EBX, ECX per subleaf (a multiple of 3 numbers)").ThrowAsJavaScriptException();
+    return env.Null();
+  }
+  std::vector<attnscope::CacheLeaf> leaves(regs.Length() / 3);
+  for (uint32_t i = 0; i < regs.Length(); ++i) {
+    const Napi::Value v = regs.Get(i);
+    if (!v.IsNumber()) {
+      Napi::TypeError::New(env, "leaves must be numbers").ThrowAsJavaScriptException();
+      return env.Null();
+    }
+    const uint32_t r = v.As<Napi::Number>().Uint32Value();
+    attnscope::CacheLeaf& leaf = leaves[i / 3];
+    (i % 3 == 0 ? leaf.eax : i % 3 == 1 ? leaf.ebx : leaf.ecx) = r;
+  }
+  const attnscope::CacheSize c = attnscope::last_level_cache_of(info[0].As<Napi::String>().Utf8Value(), leaves);
+  Napi::Object out = Napi::Object::New(env);
+  out.Set("level", c.level);
+  out.Set("bytes", static_cast<double>(c.bytes));
+  out.Set("source", c.source);
   return out;
 }
 
@@ -133,6 +168,7 @@ Napi::Value MeasurePeak(const Napi::CallbackInfo& info) {
 
 Napi::Object InitPeaks(Napi::Env env, Napi::Object exports) {
   exports.Set("cpuFeatures", Napi::Function::New(env, CpuFeatures, "cpuFeatures"));
+  exports.Set("lastLevelCacheOf", Napi::Function::New(env, LastLevelCacheOf, "lastLevelCacheOf"));
   exports.Set("measurePeak", Napi::Function::New(env, MeasurePeak, "measurePeak"));
   return exports;
 }
