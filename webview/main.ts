@@ -27,7 +27,7 @@ import { capacityChart, latencyCdfChart, queueChart, sloBadge, stepTimeNoteParts
 import { buildDifference, comparePools, compareRuns, compareSettings, comparisonRows, kindDifference, loadBoundNote, loadDifference, modelDifference, sameRun, sloDifference, tpotNoteText, workloadDifference } from './compare';
 import { composeChartsPng, composePng, composeTablePng, type PngChart } from './png';
 import { sweepExportStem, sweepProvenance } from '../core/sweepFigures';
-import { decisionMetric, interruptedText, isOwnStoppedReport, metricsOf as sweepMetricsOf, otherSweepNote, sweepAxisCharts, sweepChartHeight, sweepCostChart, sweepCostChartHeight, sweepBestText, sweepCaption, sweepMarkdown, sweepPngCaption, sweepPointsText, sweepTable, sweepTitle, chartedFigures } from './sweep';
+import { decisionMetric, interruptedText, isOwnStoppedReport, metricsOf as sweepMetricsOf, otherSweepNote, sweepAxisCharts, sweepChartHeight, sweepCostChart, sweepCostChartHeight, sweepBestText, sweepCaption, sweepChip, sweepMarkdown, sweepPngCaption, sweepPointsText, sweepTable, sweepTitle, chartedFigures } from './sweep';
 import { benchCancelledText, CHANGE_MEANING, formatCount, formatCountOf, formatDuration, formatLoadNote, formatPercent, loadVerdict, formatRunTime, formatShortRunTime, loadAverageText, perGpuCasesHeader, poolCancelledText, wasmBuildNote } from '../core/format';
 import { comparedRun, compareOptionLabel, listedName, reduce, rerunOf, skippedNote, skippedSweepsNote, startModel, type DashboardModel, type ViewRun } from './model';
 import { readPalette, watchTheme, type Palette } from './theme';
@@ -636,8 +636,9 @@ function renderHeader(run: ViewRun | null): void {
   if (onSweep) {
     const sweeping = model.sweepRun?.status === 'running' ? model.sweepRun : null;
     title.textContent = sweeping ? `${sweeping.name} · sweep` : model.sweep ? sweepTitle(model.sweep) : 'AttnScope · sweep';
-    status.textContent = sweeping ? (sweeping.cancelling ? 'cancelling…' : 'running') : '';
-    status.className = `status status-${sweeping ? 'running' : 'none'}`;
+    const chip = sweepChip(model.sweepRun ?? null, model.sweep ?? null);
+    status.textContent = chip?.text ?? '';
+    status.className = `status ${chip?.cls ?? 'status-none'}`;
     status.hidden = false;
     sloStatus.hidden = true;
     loadStatus.hidden = true;

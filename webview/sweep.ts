@@ -817,6 +817,24 @@ export function interruptedText(report: Pick<SweepReport, 'interrupted' | 'total
 }
 
 /**
+ * The Sweep tab's header chip, as the Run tab's says how a run stands (s51 newcomer-ed M1: a sweep
+ * a reload stopped had none, so a user not reading the tab's body never learnt it stopped): the
+ * editor's sweep running ('running', 'cancelling…'), else how the sweep shown stopped: the
+ * editor's own sweep that ended so ('cancelled', 'interrupted', 'failed', 'refused'), else a shown
+ * report marked interrupted ('interrupted': its points kept, Resume sweep beside them); `cls` the
+ * chip's status class (the Run tab's: status-running, status-cancelled, status-failed,
+ * status-refused). Null for a finished sweep or none.
+ */
+export function sweepChip(run: { name: string; status: string; cancelling?: boolean } | null, report: Pick<SweepReport, 'name' | 'interrupted'> | null): { text: string; cls: string } | null {
+  if (run?.status === 'running') return { text: run.cancelling ? 'cancelling…' : 'running', cls: 'status-running' };
+  const own = run !== null && (report === null || run.name === report.name);
+  if (own && (run.status === 'cancelled' || run.status === 'interrupted')) return { text: run.status, cls: 'status-cancelled' };
+  if (own && (run.status === 'failed' || run.status === 'refused')) return { text: run.status, cls: `status-${run.status}` };
+  if (report?.interrupted) return { text: 'interrupted', cls: 'status-cancelled' };
+  return null;
+}
+
+/**
  * Whether `report` is the points kept of the editor's sweep `run`, which was cancelled or stopped by a
  * reload (SweepReport.interrupted, the same profile): the report's interrupted line then says how it
  * ended, once, and the sweep's own line is not shown beside it (s48 newcomer-ed 9: two paragraphs said

@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { SweepReport, SweepReportRow } from '../../core/protocol/sweep';
 import { SWEEP_METRICS, sweepProvenance } from '../../core/sweepFigures';
-import { decimalsFor, decisionMetric, interruptedText, metricHeader, metricScale, metricsOf, otherSweepNote, rankedSweepTable, reportScale, sameValues, sweepAssumptions, sweepCostChart, sweepCostChartHeight, sweepPointsText, sweepAxisCharts, sweepBestText, sweepCaption, sweepChartHeight, sweepMarkdown, sweepTable, startsAtZero, sweepTitle, sweepXAxis, thinTicks, tickStep } from '../../webview/sweep';
+import { decimalsFor, decisionMetric, interruptedText, metricHeader, metricScale, metricsOf, otherSweepNote, rankedSweepTable, reportScale, sameValues, sweepAssumptions, sweepCostChart, sweepCostChartHeight, sweepPointsText, sweepAxisCharts, sweepBestText, sweepCaption, sweepChartHeight, sweepChip, sweepMarkdown, sweepTable, startsAtZero, sweepTitle, sweepXAxis, thinTicks, tickStep } from '../../webview/sweep';
 import type { Palette } from '../../webview/theme';
 import { durationTicks, formatDuration, formatDurationIn } from '../../core/format';
 import { ALL_REDUCE_LATENCY_S, RING_STEP_LATENCY_S } from '../../runner/simulate/step-time';
@@ -309,6 +309,23 @@ test('an interrupted sweep\'s report says how many points it kept, and is its ow
   for (const status of ['cancelled', 'interrupted']) assert.equal(otherSweepNote(kept, { name: 'b.attn.yaml', status }), null, status);
   // Another profile's interrupted report is still another sweep.
   assert.match(otherSweepNote(kept, { name: 'c.attn.yaml', status: 'cancelled' }) ?? '', /^The report below is another sweep: b\.attn\.yaml/);
+});
+
+// s51 newcomer-ed M1: after a reload stopped a sweep, the Sweep tab's header had no chip (a benchmark's and a simulation's had one).
+test('the Sweep tab\'s header chip: running, then how the sweep shown stopped; none for a finished one', () => {
+  const kept = { name: 'page-size.attn.yaml', interrupted: true as const };
+  // The next window after the reload: no sweep of the editor's (a fresh page), the kept points' report shown.
+  assert.deepEqual(sweepChip(null, kept), { text: 'interrupted', cls: 'status-cancelled' });
+  // The page's own state restored: the editor's sweep marked interrupted, over its kept report.
+  assert.deepEqual(sweepChip({ name: 'page-size.attn.yaml', status: 'interrupted' }, kept), { text: 'interrupted', cls: 'status-cancelled' });
+  assert.deepEqual(sweepChip({ name: 'page-size.attn.yaml', status: 'cancelled' }, kept), { text: 'cancelled', cls: 'status-cancelled' });
+  assert.deepEqual(sweepChip({ name: 'page-size.attn.yaml', status: 'running' }, null), { text: 'running', cls: 'status-running' });
+  assert.deepEqual(sweepChip({ name: 'page-size.attn.yaml', status: 'running', cancelling: true }, kept), { text: 'cancelling…', cls: 'status-running' });
+  assert.deepEqual(sweepChip({ name: 'l8b.attn.yaml', status: 'failed' }, null), { text: 'failed', cls: 'status-failed' });
+  // A finished sweep's report, or another profile's ended sweep beside it: no chip.
+  assert.equal(sweepChip({ name: 'page-size.attn.yaml', status: 'finished' }, { name: 'page-size.attn.yaml' }), null);
+  assert.equal(sweepChip({ name: 'other.attn.yaml', status: 'cancelled' }, { name: 'page-size.attn.yaml' }), null);
+  assert.equal(sweepChip(null, null), null);
 });
 
 // s31 newcomer: a page-size sweep whose pool never filled had the same preemptions (0) at every
