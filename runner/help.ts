@@ -21,7 +21,7 @@ const COMMON: Record<string, FlagHelp> = {
   explain: { text: "print the step-time model's derivation (peaks and their sources, coefficients, what each term stands for) under its formula; --json always holds it" },
   quick: { text: 'a short run: the smallest prefill length and decode case, fewer timing samples' },
   backend: { value: 'auto|cpu|cuda', text: "the kernels' backend (default: the profile's device.backend, else auto)" },
-  events: { text: 'read a resolved Profile as JSON on stdin (file -), write NDJSON events on stdout (the editor\'s door)' },
+  events: { text: 'for a program that drives the run, as the editor does: read the profile, already resolved, as JSON on stdin (file -) and write progress, results and the end as NDJSON events on stdout, one JSON object a line' },
   set: { value: 'key=v1,v2', text: "add or replace a sweep axis: a profile key and its values (repeatable); a list key's values as lists in one list: --set 'decode.context_lens=[[512],[2048]]'" },
   csv: { value: 'FILE', text: "also write the report's table as CSV to FILE, the Sweep tab's Export CSV (a row per point and source, units in the column names; /dev/stdout: the CSV alone on stdout)" },
   out: { value: 'DIR', text: 'the results folder (default .attnscope/sweeps/<profile>-<sweep id>; created, its parent must exist)' },
@@ -53,7 +53,7 @@ const BY_COMMAND: Record<string, Record<string, FlagHelp>> = {
     'max-rate': { text: "job max-rate (as the profile's sweep.job: max-rate): each point's highest arrival rate meeting the profile's slo, the capacity search of simulate --max-rate; the best point has the highest rate per GPU, or, with a price per GPU-hour for every point's GPU (device.gpu_hour_usd, sweep.gpu_hour_usd), the lowest modelled $ per 1M output tokens at its max rate" },
     jobs: { value: 'N', text: 'points run at once (default: 1 for benchmarks, every core for simulations)' },
     shard: { value: 'i/N', text: 'run only shard i of N (from 0); merge the shards with attnscope merge' },
-    events: { text: "write NDJSON events on stdout (points done, the running points' values, failures, the end with the report's path); the table goes to stderr (the editor's door)" },
+    events: { text: "write NDJSON events on stdout (points done, the running points' values, failures, the end with the report's path); the table goes to stderr; for a program that drives the sweep, as the editor does" },
   },
   trace: {
     'trace-format': { value: 'F', text: `the trace format, one of ${TRACE_FORMATS.join(', ')}, when detecting it from the file is not wanted` },

@@ -75,7 +75,11 @@ export function formatCases(cases: KernelCase[], width?: number, environment?: P
     const mark = noisyMark({ p10: c.p10Ns, p90: c.p90Ns });
     return mark === null ? '' : ` ${mark}`;
   };
-  const spread = (c: KernelCase): string => `${ms(c.p10Ns)}-${ms(c.p90Ns)}${names.size > 1 && spreadName(c.samplesNs.length) === 'min–max' ? ' (min–max)' : ''}${noisy(c)}`;
+  // One sample has no spread: "561.3-561.3" read as a measured, tight one (s51 nc-cli #14).
+  const spread = (c: KernelCase): string =>
+    c.samplesNs.length === 1
+      ? '1 sample: no spread'
+      : `${ms(c.p10Ns)}-${ms(c.p90Ns)}${names.size > 1 && spreadName(c.samplesNs.length) === 'min–max' ? ' (min–max)' : ''}${noisy(c)}`;
   const rows = cases.map((c) => [
     c.kernel,
     shapeText(c),

@@ -89,3 +89,11 @@ test('every --help wraps its usage, flag and example lines at 100 columns', () =
     assert.deepEqual(r.stdout.split('\n').filter((l) => l.length > 100), [], `attnscope ${command} --help`);
   }
 });
+
+test('--events says what it does for a user, not "the editor\'s door" (s51 nc-cli #19)', () => {
+  for (const command of ['bench', 'simulate', 'sweep']) {
+    const help = cli([command, '--help']).stdout.replace(/\n {2,}/g, ' ');
+    assert.doesNotMatch(help, /door/, command);
+    assert.match(help, /--events .*for a program that drives the (run|sweep), as the editor does/, command);
+  }
+});

@@ -20,6 +20,15 @@ const base: KernelCase = {
 };
 
 describe('formatCases', () => {
+  it('a one-sample case says it has no spread, not "561.3-561.3" (s51 nc-cli #14: DeepSeek-V3 flash under --quick, n 1)', () => {
+    const one = { ...base, medianNs: 561.3e6, p10Ns: 561.3e6, p90Ns: 561.3e6, samplesNs: [561.3e6] };
+    const two = { ...base, medianNs: 561.3e6, p10Ns: 560e6, p90Ns: 562.6e6, samplesNs: [560e6, 562.6e6] };
+    const [, , oneRow, twoRow] = formatCases([one, two], Infinity).split('\n');
+    assert.match(oneRow!, / 1 sample: no spread /);
+    assert.doesNotMatch(oneRow!, /561\.3-561\.3/);
+    assert.match(twoRow!, / 560\.0-562\.6 /);
+  });
+
   it('marks a row whose p90 / p10 reaches 2 as noisy, with the ratio, and the caption says what that means (s47 newcomer LOW)', () => {
     // The newcomer's row: p10-p90 0.426-15.97 ms: 15.97 / 0.426 = 37.49 -> "noisy 37.5x"; a 1.0-1.9 ms row (1.9x) is not marked.
     const noisy = { ...base, medianNs: 1.2e6, p10Ns: 0.426e6, p90Ns: 15.97e6, samplesNs: Array(20).fill(1e6) };
