@@ -50,7 +50,8 @@ export function hover(a: Analysis, position: Position): Hover | null {
   // figures, which error keeps them from being computed (s46 newcomer-ed L7: page_size 17 beside
   // a tensor_parallel_size error showed the documentation alone, as if the key had no figure).
   if (a.estimate === null) {
-    const why = a.problems.some((p) => p.severity === 'error') ? [`No estimate, so no figure here: this file has ${firstErrorText(a)}. The figures show once it is fixed.`] : [];
+    // The hints keep the last valid version's figures, each marked ⚠ (stale): the hover says whose they are, not "no figure" beside them (s51 newcomer-ed L4).
+    const why = a.problems.some((p) => p.severity === 'error') ? [`No figure for this version: this file has ${firstErrorText(a)}. Figures marked ⚠ beside the keys are from the last version without an error; they update once it is fixed.`] : [];
     const lines = [...heading, ...why];
     return lines.length === 0 ? null : { contents: { kind: MarkupKind.Markdown, value: lines.join('\n').trimEnd() }, range };
   }
