@@ -25,6 +25,7 @@ import {
   readProfileValues,
   readsAsProfile,
   getProperty,
+  nodeAtPath,
   parseProfileOrConfig,
   parseProfileText,
   type ParsedTree,
@@ -112,12 +113,8 @@ export function deploymentProblems(profile: Profile, e: Estimate = estimate(prof
  * value is a block (a mapping); undefined for a scalar or list value, or a path not written.
  */
 export function blockKeyRangeIn(root: ValueNode | null, path: string): SourceRange | undefined {
-  let node: ValueNode | null | undefined = root;
-  let found: PropertyNode | undefined;
-  for (const key of path.split('.')) {
-    found = getProperty(node, key);
-    node = found?.value;
-  }
+  const keys = path.split('.');
+  const found = getProperty(nodeAtPath(root, keys.slice(0, -1)), keys.at(-1)!);
   return found?.value.type === 'object' ? found.keyRange : undefined;
 }
 
