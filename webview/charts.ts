@@ -64,7 +64,12 @@ function partFill(p: Palette, fill: string, mark: Mark): string | CanvasPattern 
   return p.marked ? p.marked(fill, mark) : fill;
 }
 
-function baseOptions(p: Palette, title: string): NonNullable<ChartConfiguration['options']> {
+/**
+ * Chart.js options every chart of the Run view starts from (these, latency.ts's CDF, capacity and
+ * queue charts): sized by its box, not animated, the theme's colours and font, `title` bold one
+ * point larger, the legend in the theme's font, tooltips on.
+ */
+export function baseOptions(p: Palette, title: string): NonNullable<ChartConfiguration['options']> {
   return {
     responsive: true,
     maintainAspectRatio: false,

@@ -12,30 +12,16 @@ import type { CdfPoint, LatencyStats, LatencySummary } from '../core/protocol/la
 import type { PoolLoad, PoolResult } from '../core/protocol/run';
 import { durationTicks, formatCount, formatMs, formatPercent, formatRequestRate, formatSignificant, formatTimeScale, poolCancelledText, sloMet, sloVerdict, tpotOverheadNote } from '../core/format';
 import type { ViewRun } from './model';
-import { axis, durationLogTick, engineOfSamples, legendAsDrawn, noPoolText, REFUSED_TEXT, simulatedTimeAxis, type ChartSpec } from './charts';
+import { axis, baseOptions, durationLogTick, engineOfSamples, legendAsDrawn, noPoolText, REFUSED_TEXT, simulatedTimeAxis, type ChartSpec } from './charts';
 import { thinTicks } from './sweep';
 import { withAlpha, type Palette } from './theme';
 
 /** A latency given in seconds, as core/format writes durations ("42.5 ms", "3.27 h"). */
 const dur = (s: number): string => formatMs(s * 1000);
 
-/** Chart.js options shared with charts.ts's look: theme colours and fonts. */
+/** Chart.js options with charts.ts's look (its baseOptions: theme colours and fonts) and these `scales`. */
 function options(p: Palette, title: string, scales: Record<string, unknown>): ChartConfiguration['options'] {
-  const font = { family: p.fontFamily, size: p.fontSize };
-  return {
-    responsive: true,
-    maintainAspectRatio: false,
-    animation: false,
-    color: p.foreground,
-    borderColor: p.grid,
-    font,
-    plugins: {
-      title: { display: true, text: title, color: p.foreground, font: { ...font, size: p.fontSize + 1, weight: 'bold' } },
-      legend: { labels: { color: p.foreground, font } },
-      tooltip: { enabled: true },
-    },
-    scales,
-  } as ChartConfiguration['options'];
+  return { ...baseOptions(p, title), scales } as ChartConfiguration['options'];
 }
 
 /** A log axis of milliseconds whose ticks read as durations (charts.ts durationLogTick), unrotated, skipped where they would collide. */
