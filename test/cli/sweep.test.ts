@@ -1044,7 +1044,7 @@ test('sweep --max-rate over a profile\'s sweep.job says the flag replaced it; an
   const o = cli(['sweep', own.file, '--out', join(own.dir, 'out')]);
   assert.equal(o.code, 0, o.stderr);
   assert.doesNotMatch(o.stderr, /replaces the profile's sweep\.job/);
-  assert.match(o.stderr, /grid\.attn\.yaml:15:5: warning: workload\.arrival_rate only sets/);
+  assert.match(unwrapped(o.stderr), /grid\.attn\.yaml:15:5: warning: workload\.arrival_rate only sets/);
 });
 
 test('prices per GPU-hour: a sweep over GPU models with a price for each ranks by $ per million output tokens; a new price re-ranks the points already run (none run again); a model without one keeps the per-GPU ranking and is named; simulate prints the cost line', () => {
