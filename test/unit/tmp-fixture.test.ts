@@ -1,5 +1,6 @@
 // test/fixtures/tmp.ts: the folders tempDir makes are gone once the process that made them
-// ends, whether it ends normally, by process.exit or by an uncaught error, and nothing else in
+// ends, whether it ends normally, by process.exit, by an uncaught error or by SIGTERM, SIGINT or
+// SIGHUP (s51: a run killed so left every folder its files had made), and nothing else in
 // the temp folder is touched. Each case runs in a child process whose TMPDIR is a folder of its
 // own, so what is left there afterwards is exactly what the child left.
 import { test } from 'node:test';
@@ -12,7 +13,7 @@ import { tempDir } from '../fixtures/tmp';
 const fixture = join(__dirname, '..', 'fixtures', 'tmp.ts');
 
 /** Runs `end` in a child after it made two folders (one with a read-only subfolder) and a bystander file. */
-function runChild(end: string): { tmp: string; made: string[]; status: number | null; stderr: string } {
+function runChild(end: string): { tmp: string; made: string[]; stdout: string[]; status: number | null; signal: NodeJS.Signals | null; stderr: string } {
   const tmp = tempDir('attnscope-tmpcheck-');
   writeFileSync(join(tmp, 'bystander.txt'), 'not the fixture\'s');
   const script = `
@@ -24,17 +25,25 @@ function runChild(end: string): { tmp: string; made: string[]; status: number | 
     console.log(JSON.stringify([a, b].filter((d) => fs.existsSync(d))));
     ${end}`;
   const r = spawnSync(process.execPath, ['--import', 'tsx', '-e', script], { env: { ...process.env, TMPDIR: tmp }, encoding: 'utf8' });
-  return { tmp, made: JSON.parse(r.stdout.trim().split('\n')[0] ?? '[]') as string[], status: r.status, stderr: r.stderr };
+  const stdout = r.stdout.trim().split('\n');
+  return { tmp, made: JSON.parse(stdout[0] ?? '[]') as string[], stdout, status: r.status, signal: r.signal, stderr: r.stderr };
 }
 
-for (const [how, end, status] of [
-  ['ends normally', '', 0],
-  ['calls process.exit(3)', 'process.exit(3);', 3],
-  ['throws', 'throw new Error("boom");', 1],
+// A signal the process is sent while it waits (a timer keeps it alive): it still ends by that signal.
+const signalled = (signal: NodeJS.Signals) => `process.kill(process.pid, '${signal}'); setTimeout(() => undefined, 60_000);`;
+
+for (const [how, end, status, signal] of [
+  ['ends normally', '', 0, null],
+  ['calls process.exit(3)', 'process.exit(3);', 3, null],
+  ['throws', 'throw new Error("boom");', 1, null],
+  ['is sent SIGTERM', signalled('SIGTERM'), null, 'SIGTERM'],
+  ['is sent SIGINT', signalled('SIGINT'), null, 'SIGINT'],
+  ['is sent SIGHUP', signalled('SIGHUP'), null, 'SIGHUP'],
 ] as const) {
   test(`tempDir's folders are removed when the process ${how}; the rest of TMPDIR stays`, () => {
     const r = runChild(end);
     assert.equal(r.status, status, r.stderr);
+    assert.equal(r.signal, signal, r.stderr);
     // Both were made, in TMPDIR, and existed while the process ran.
     assert.equal(r.made.length, 2, r.stderr);
     for (const dir of r.made) assert.ok(dir.startsWith(join(r.tmp, 'attnscope-')), dir);
@@ -45,3 +54,13 @@ for (const [how, end, status] of [
     assert.ok(left.includes('bystander.txt'), left.join(', '));
   });
 }
+
+test('a SIGINT that another handler in the process takes (the runner\'s cancel, which cancel.test.ts emits in-process) leaves the folders to it: they stay until the process ends', () => {
+  const r = runChild(`process.on('SIGINT', () => undefined); process.emit('SIGINT', 'SIGINT');
+    console.log(JSON.stringify([a, b].filter((d) => fs.existsSync(d))));`);
+  assert.equal(r.status, 0, r.stderr);
+  assert.equal(r.made.length, 2, r.stderr);
+  // Both still there after the emit, and gone once the process ended.
+  assert.deepEqual(JSON.parse(r.stdout[1] ?? '[]'), r.made);
+  assert.ok(r.made.every((dir) => !existsSync(dir)));
+});
