@@ -4,8 +4,8 @@
 // fake checker's promises settle on the abort signals, the real runner's child on its exit.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tempDir } from '../fixtures/tmp';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { TextDocuments } from 'vscode-languageserver';
@@ -25,7 +25,7 @@ function log() {
 
 /** A folder with the example Llama config and a profile that replays ./t.jsonl; the profile is an open document of `workspace`. */
 function setup(checker: (path: string, settings: TraceSettings, signal: AbortSignal) => Promise<TraceCheck>) {
-  const dir = mkdtempSync(join(tmpdir(), 'attnscope-trace-check-'));
+  const dir = tempDir('attnscope-trace-check-');
   writeFileSync(join(dir, 'config.json'), readFileSync(join(root, 'examples', 'llama-3.1-8b', 'config.json')));
   const tracePath = join(dir, 't.jsonl');
   writeFileSync(tracePath, ROW);
@@ -83,7 +83,7 @@ test('a check that ran out of time: an info diagnostic at workload.trace and the
 });
 
 test('checkTrace on a generated 48 MiB trace: past its time limit the runner is killed and the answer says after how long and how big; an abort kills it too', async () => {
-  const dir = mkdtempSync(join(tmpdir(), 'attnscope-trace-big-'));
+  const dir = tempDir('attnscope-trace-big-');
   try {
     // 48 MiB of one 56-byte row repeated: 898,779 rows (no reader gets through it before a 1 ms limit).
     const big = join(dir, 'big.jsonl');
@@ -107,7 +107,7 @@ test('checkTrace on a generated 48 MiB trace: past its time limit the runner is 
 });
 
 test("the editor's check reads the trace with the profile's workload.trace_time_unit / trace_model: a trace in milliseconds is refused naming the key, replayed with trace_time_unit: ms; a refused setting is said at its key", async () => {
-  const dir = mkdtempSync(join(tmpdir(), 'attnscope-trace-keys-'));
+  const dir = tempDir('attnscope-trace-keys-');
   try {
     writeFileSync(join(dir, 'config.json'), readFileSync(join(root, 'examples', 'llama-3.1-8b', 'config.json')));
     // 10 requests 100,000 apart: milliseconds written where seconds are read (250 h, every gap over 60 s).
@@ -148,7 +148,7 @@ test("the editor's check reads the trace with the profile's workload.trace_time_
 });
 
 test("every bad row of a profile's trace: the runner's answer carries each (file:line:col), and the editor shows them in one diagnostic at workload.trace, a line each", async () => {
-  const dir = mkdtempSync(join(tmpdir(), 'attnscope-trace-rows-'));
+  const dir = tempDir('attnscope-trace-rows-');
   try {
     writeFileSync(join(dir, 'config.json'), readFileSync(join(root, 'examples', 'llama-3.1-8b', 'config.json')));
     const tracePath = join(dir, 't.jsonl');

@@ -6,6 +6,7 @@ import assert from 'node:assert/strict';
 import type { SweepMetrics, SweepReport, SweepReportRow } from '../../core/protocol/sweep';
 import { jobReadsKey, sweepAxisWarnings, type SweepAxis } from '../../core/config/sweep';
 import { bestRow, formatReport, noBestLines, sameFigures } from '../../runner/sweep/results';
+import { tempDir } from '../fixtures/tmp';
 
 const axis = (key: string, values: unknown[]): SweepAxis => ({
   key, keyRange: { offset: key.length, length: 0 }, values: values.map((v, i) => ({ type: 'number', range: { offset: 100 + i, length: 1 }, value: v as number })),
@@ -120,11 +121,11 @@ test('a trace axis: a warning at it, and no best across traces but the best of e
 });
 
 test('merge DIR DIR: a folder given twice is read once and said once, not every point a duplicate of itself (s49 newcomer L5)', async () => {
-  const { mkdtempSync, mkdirSync, symlinkSync } = await import('node:fs');
-  const { tmpdir } = await import('node:os');
+  const { mkdirSync, symlinkSync } = await import('node:fs');
   const { join } = await import('node:path');
   const { uniqueFolders } = await import('../../runner/sweep/cli');
-  const root = mkdtempSync(join(tmpdir(), 'attnscope-merge-'));
+  // tempDir, not mkdtempSync: this folder was never removed, one attnscope-merge-* left in TMPDIR by every passing run (s51).
+  const root = tempDir('attnscope-merge-');
   const a = join(root, 'a');
   const b = join(root, 'b');
   mkdirSync(a);
