@@ -5,7 +5,7 @@
 // own, so what is left there afterwards is exactly what the child left.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { tempDir } from '../fixtures/tmp';
@@ -63,4 +63,39 @@ test('a SIGINT that another handler in the process takes (the runner\'s cancel, 
   // Both still there after the emit, and gone once the process ended.
   assert.deepEqual(JSON.parse(r.stdout[1] ?? '[]'), r.made);
   assert.ok(r.made.every((dir) => !existsSync(dir)));
+});
+
+test('a test file\'s process whose node --test has ended (orphaned: the runner was killed) removes its folders and ends at its next tempDir call, instead of running its remaining tests', async () => {
+  const tmp = tempDir('attnscope-tmpcheck-');
+  // The test file: a folder, then, once its parent (standing in for node --test) has ended, another tempDir call. Its parent's
+  // end has no event here; it polls process.ppid every 20 ms, for 30 s at most.
+  const file = `
+    const { tempDir } = require(${JSON.stringify(fixture)});
+    const a = tempDir('attnscope-a-');
+    console.log(JSON.stringify([a]));
+    process.send('made', () => process.disconnect());
+    const runner = process.ppid, until = Date.now() + 30_000;
+    const poll = setInterval(() => {
+      if (process.ppid === runner && Date.now() < until) return;
+      clearInterval(poll);
+      tempDir('attnscope-b-');
+      console.log('not ended');
+    }, 20);`;
+  // The runner starts it (NODE_TEST_CONTEXT set, as node --test sets it) and ends once it made its first folder (its
+  // message); the file's process keeps this test's stdout pipe, which closes when that process ends.
+  const fileScript = join(tmp, 'file.cjs');
+  writeFileSync(fileScript, file);
+  const runner = `require('node:child_process').spawn(process.execPath, ['--import', 'tsx', ${JSON.stringify(fileScript)}], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] }).on('message', () => process.exit(0));`;
+  const child = spawn(process.execPath, ['-e', runner], { env: { ...process.env, TMPDIR: tmp, NODE_TEST_CONTEXT: 'child' }, stdio: ['ignore', 'pipe', 'pipe'] });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
+  child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+  await new Promise((resolve) => child.stdout.on('close', resolve));
+  const lines = stdout.trim().split('\n');
+  const made = JSON.parse(lines[0] ?? '[]') as string[];
+  assert.equal(made.length, 1, stderr);
+  assert.deepEqual(lines.slice(1), [], 'the orphaned process went on past tempDir');
+  assert.ok(!existsSync(made[0]!), made[0]);
+  assert.deepEqual(readdirSync(tmp).filter((name) => name.startsWith('attnscope-')), [], stderr);
 });
