@@ -647,6 +647,31 @@ export function formatRequestRate(perSecond: number): string {
 }
 
 /**
+ * Several request rates (requests/s) as one list or table prints them: each as
+ * {@link formatRequestRate} writes it, but where two different rates would print alike, every rate
+ * of such a pair with the fewest more significant digits (4 to 6) that print them apart. The
+ * capacity search runs both a rate the bisection chose and the 3-digit rate rounded down from it
+ * (requestRateDown), whose runs offer rates that can differ in the 4th digit only (s51: two rows
+ * "0.199", one passing, one failing; now "0.1994" and "0.1987"). Rates that are equal print alike.
+ * Same length and order as `rates`.
+ */
+export function formatRequestRates(rates: readonly number[]): string[] {
+  const out = rates.map(formatRequestRate);
+  const apart = (a: number, b: number) => Math.abs(a - b) > 1e-9 * Math.max(Math.abs(a), Math.abs(b));
+  for (let digits = 4; digits <= 6; digits++) {
+    const clash = out.map((t, i) => Number.isFinite(rates[i]) && rates[i]! > 0 && out.some((u, j) => u === t && apart(rates[i]!, rates[j]!)));
+    if (!clash.some((x) => x)) break;
+    clash.forEach((c, i) => {
+      if (!c) return;
+      const r = rates[i]!;
+      // toFixed, not toPrecision: 12,978.4 to 6 digits is "12,978.4", not "1.29784e+4".
+      out[i] = grouped(r.toFixed(Math.max(0, digits - 1 - Math.floor(Math.log10(r)))));
+    });
+  }
+  return out;
+}
+
+/**
  * The highest rate at most `perSecond` (requests/s, positive and finite) that has 3 significant
  * digits, so that {@link formatRequestRate} prints it exactly and a profile can carry it as
  * written: 0.20394 -> 0.203, 272.6 -> 272, 12,978 -> 12,900, 8 -> 8. What the capacity search
@@ -814,13 +839,15 @@ export function loadVerdict(load: PoolLoad, summary: Pick<PoolSummary, 'requests
   if (rates.length > 1) {
     const over = rates.filter((p) => p.keepsUp === false).length;
     const kind: LoadVerdictKind = over > 0 ? 'overloaded' : 'kept-up';
-    const answer = capacity?.maxRate != null ? `At the highest rate meeting the SLO, ${formatRequestRate(capacity.maxRate)} requests/s (the run shown): ` : 'The run shown: ';
+    const printed = formatRequestRates(rates.map((p) => p.rate));
+    const answerAt = rates.findIndex((p) => p.meets && p.rate === capacity?.maxRate);
+    const answer = capacity?.maxRate != null ? `At the highest rate meeting the SLO, ${answerAt >= 0 ? printed[answerAt] : formatRequestRate(capacity.maxRate)} requests/s (the run shown): ` : 'The run shown: ';
     return {
       kind,
       badge: `${over > 0 ? 'overloaded' : 'kept up'} (${over > 0 ? over : rates.length} of ${formatCountOf(rates.length, 'rate')})`,
       lines: [
         ...own.map((l, i) => (i === 0 ? `${answer}${l}` : l)),
-        ...rates.map((p) => `${formatRequestRate(p.rate)} requests/s: ${p.keepsUp ? 'kept up' : 'did not keep up'} (${p.keepsUp ? 'at most μ, its queue not growing' : 'above μ, or its queue grew'}), ${p.meets ? 'passes' : 'fails'}`),
+        ...rates.map((p, i) => `${printed[i]} requests/s: ${p.keepsUp ? 'kept up' : 'did not keep up'} (${p.keepsUp ? 'at most μ, its queue not growing' : 'above μ, or its queue grew'}), ${p.meets ? 'passes' : 'fails'}`),
       ],
     };
   }

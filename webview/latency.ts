@@ -10,7 +10,7 @@ import type { ChartConfiguration, ChartDataset, Scale } from 'chart.js';
 import { toFont } from 'chart.js/helpers';
 import type { CdfPoint, LatencyStats, LatencySummary } from '../core/protocol/latency';
 import type { PoolLoad, PoolResult } from '../core/protocol/run';
-import { durationTicks, formatCount, formatMs, formatPercent, formatRequestRate, formatSignificant, formatTimeScale, poolCancelledText, sloMet, sloVerdict, tpotOverheadNote } from '../core/format';
+import { durationTicks, formatCount, formatMs, formatPercent, formatRequestRate, formatRequestRates, formatSignificant, formatTimeScale, poolCancelledText, sloMet, sloVerdict, tpotOverheadNote } from '../core/format';
 import type { ViewRun } from './model';
 import { axis, baseOptions, durationLogTick, engineOfSamples, legendAsDrawn, noPoolText, REFUSED_TEXT, simulatedTimeAxis, type ChartSpec } from './charts';
 import { thinTicks } from './sweep';
@@ -216,6 +216,9 @@ export function capacityChart(run: ViewRun, p: Palette): ChartSpec {
   if (c?.slo.ttftMs !== undefined) datasets.push(bound(`SLO TTFT ${formatMs(c.slo.ttftMs)}`, c.slo.ttftMs, p.series[0]!));
   if (c?.slo.tpotMs !== undefined) datasets.push(bound(`SLO TPOT ${formatMs(c.slo.tpotMs)}`, c.slo.tpotMs, p.series[1]!));
   const title = c?.maxRate != null ? `Capacity (modelled): highest rate meeting the SLO ${formatRequestRate(c.maxRate)} req/s` : 'Capacity (modelled)';
+  // Rates that print alike but differ (the search's point and the 3-digit rate rounded from it) with the digits that tell them apart, as the CLI's table.
+  const sortedRates = formatRequestRates(points.map((x) => x.rate));
+  const tableRates = formatRequestRates((c?.points ?? []).map((x) => x.rate));
   const config: ChartConfiguration = {
     type: 'line',
     data: { datasets } as ChartConfiguration['data'],
@@ -227,12 +230,12 @@ export function capacityChart(run: ViewRun, p: Palette): ChartSpec {
   return {
     id: 'capacity',
     title: 'Capacity',
-    ariaLabel: `${title}: p99 TTFT and TPOT at ${points.length} arrival rates: ${points.map((x) => `${formatRequestRate(x.rate)} req/s ${x.meets ? 'meets' : 'misses'} the SLO`).join('; ')}`,
+    ariaLabel: `${title}: p99 TTFT and TPOT at ${points.length} arrival rates: ${points.map((x, i) => `${sortedRates[i]} req/s ${x.meets ? 'meets' : 'misses'} the SLO`).join('; ')}`,
     empty: c ? null : 'No capacity search in this run (attnscope simulate --max-rate --json FILE records one).',
     config,
     table: {
       columns: ['rate (req/s)', 'time scale', 'p99 TTFT (modelled)', 'p99 TPOT (modelled)', 'meets SLO', 'verdict'],
-      rows: (c?.points ?? []).map((x) => [formatRequestRate(x.rate), formatTimeScale(x.scale), x.p99TtftS === null ? 'n/a' : dur(x.p99TtftS), x.p99TpotS === null ? 'n/a' : dur(x.p99TpotS), formatPercent(x.sloAttainment), x.meets ? 'pass' : 'fail']),
+      rows: (c?.points ?? []).map((x, i) => [tableRates[i]!, formatTimeScale(x.scale), x.p99TtftS === null ? 'n/a' : dur(x.p99TtftS), x.p99TpotS === null ? 'n/a' : dur(x.p99TpotS), formatPercent(x.sloAttainment), x.meets ? 'pass' : 'fail']),
     },
   };
 }

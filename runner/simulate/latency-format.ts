@@ -1,5 +1,5 @@
 /** The latency part of `attnscope simulate`'s text output, and the capacity search's curve. */
-import { BENCHMARK_DURATION, formatAttainmentTarget, formatCount, formatCountOf, formatDuration, formatPercent, formatRequestRate, formatTimeScale, boundToWrite, OVERLOAD_MIN_SHARE, QUEUE_GROWS, sloNearIdleNote, sloVerdict } from '../../core/format';
+import { BENCHMARK_DURATION, formatAttainmentTarget, formatCount, formatCountOf, formatDuration, formatPercent, formatRequestRate, formatRequestRates, formatTimeScale, boundToWrite, OVERLOAD_MIN_SHARE, QUEUE_GROWS, sloNearIdleNote, sloVerdict } from '../../core/format';
 import { renderTable } from '../../core/textTable';
 import type { CapacityCurve, LatencySlo, LatencyStats, LatencySummary } from '../../core/protocol/latency';
 
@@ -75,7 +75,9 @@ function idleBounds(c: CapacityCurve): string {
  */
 export function formatCapacity(c: CapacityCurve, dataParallelSize = 1): string {
   const header = ['rate (req/s)', 'time scale', 'p99 TTFT', 'p99 TPOT', 'goodput (req/s)', 'meets SLO', 'keeps up', 'verdict'];
-  const rows = c.points.map((p) => [rate(p.rate), formatTimeScale(p.scale), p.p99TtftS === null ? 'n/a' : dur(p.p99TtftS), p.p99TpotS === null ? 'n/a' : dur(p.p99TpotS), rate(p.goodputRequestsPerSec), formatPercent(p.sloAttainment), p.keepsUp === false ? 'no' : 'yes', p.meets ? 'pass' : 'fail']);
+  // Rates that print alike but differ (a bisection's point and the 3-digit rate rounded from it) get the digits that tell them apart.
+  const rates = formatRequestRates(c.points.map((p) => p.rate));
+  const rows = c.points.map((p, i) => [rates[i]!, formatTimeScale(p.scale), p.p99TtftS === null ? 'n/a' : dur(p.p99TtftS), p.p99TpotS === null ? 'n/a' : dur(p.p99TpotS), rate(p.goodputRequestsPerSec), formatPercent(p.sloAttainment), p.keepsUp === false ? 'no' : 'yes', p.meets ? 'pass' : 'fail']);
   const lines = [
     `Capacity search (modelled): ${formatSlo(c.slo)} for at least ${formatAttainmentTarget(c.attainmentTarget)} of requests, and the server keeping up; bisection to a relative tolerance of ${formatPercent(c.tolerance)}`,
     c.saturatedRate
@@ -104,12 +106,15 @@ export function formatCapacity(c: CapacityCurve, dataParallelSize = 1): string {
     lines.push(`No rate tried meets the SLO: even the lowest load misses it (the step time alone is too long, or requests are rejected); the search stops once halving the rate no longer changes the p99s.${idleBounds(c)}`);
     return lines.join('\n');
   }
-  const at = c.points.find((p) => p.meets && p.rate === c.maxRate);
+  const atIndex = c.points.findIndex((p) => p.meets && p.rate === c.maxRate);
+  const at = atIndex >= 0 ? c.points[atIndex] : undefined;
+  // The answer as its row prints it (more digits where another row would print alike).
+  const answerRate = at ? rates[atIndex]! : rate(c.maxRate);
   // A drawn workload's offered rate beside the rate asked of it (arrival_rate × time scale), the one a load generator is given.
   const asked = at?.askedRate;
   const answer = asked !== undefined
-    ? `${rate(c.maxRate)} requests/s offered (${rate(asked)} asked: workload.arrival_rate × time scale ${formatTimeScale(c.maxScale!)})`
-    : `${rate(c.maxRate)} requests/s (time scale ${formatTimeScale(c.maxScale!)})`;
+    ? `${answerRate} requests/s offered (${rate(asked)} asked: workload.arrival_rate × time scale ${formatTimeScale(c.maxScale!)})`
+    : `${answerRate} requests/s (time scale ${formatTimeScale(c.maxScale!)})`;
   lines.push(
     c.limit === 'capacity'
       ? `Highest rate the server keeps up with: ${answer}; capacity is the limit, not the SLO: ${at ? `${formatPercent(at.sloAttainment)} of requests meet the SLO there, and ` : ''}no rate above the saturated throughput μ keeps up`

@@ -371,6 +371,22 @@ test('the capacity search writes each rate as every other line does: 3 significa
   assert.doesNotMatch(text, /30\.05|31\.04/);
 });
 
+test('two rates of the curve that print alike but differ are printed apart, the answer as its row (s51 cli: "0.199" pass beside "0.199" fail)', async () => {
+  const { formatCapacity } = await import('../../runner/simulate/latency-format');
+  // The bisection passes at 0.19943 offered; the 3-digit rate rounded down from its asked rate, 0.199 asked, offers
+  // 0.19871 (its draws) and fails; the next passing rate rounds to 0.191, which passes (the answer). By hand, to 4
+  // digits: 0.1994 and 0.1987; 0.191 is alone at 3 digits and stays "0.191".
+  const point = (rate: number, asked: number, meets: boolean) => ({ rate, askedRate: asked, scale: asked / 0.2, p99TtftS: 1, p99TpotS: 0.03, goodputRequestsPerSec: rate, sloAttainment: meets ? 0.9 : 0.899, keepsUp: true, meets });
+  const points = [point(0.19943, 0.19962, true), point(0.20511, 0.20394, false), point(0.19871, 0.199, false), point(0.19102, 0.191, true)];
+  const text = formatCapacity({ kind: 'modelled', slo: { ttftMs: 1000 }, attainmentTarget: 0.9, tolerance: 0.02, points, maxRate: 0.19102, saturatedRate: 1, maxScale: 0.955, unbounded: false, limit: 'slo' });
+  const rows = text.split('\n').filter((l) => /(pass|fail)$/.test(l)).map((l) => [l.trim().split(/ +/)[0], l.trim().split(/ +/).at(-1)]);
+  assert.deepEqual(rows, [['0.1994', 'pass'], ['0.205', 'fail'], ['0.1987', 'fail'], ['0.191', 'pass']]);
+  assert.match(text, /^Highest rate meeting the SLO: 0\.191 requests\/s offered \(0\.191 asked: /m);
+  // Where the answer is one of the pair, the answer line prints it as its row does.
+  const first = formatCapacity({ kind: 'modelled', slo: { ttftMs: 1000 }, attainmentTarget: 0.9, tolerance: 0.02, points, maxRate: 0.19943, saturatedRate: 1, maxScale: 0.9981, unbounded: false, limit: 'slo' });
+  assert.match(first, /^Highest rate meeting the SLO: 0\.1994 requests\/s offered \(0\.200 asked: /m);
+});
+
 test('one engine with fewer than 40 requests is not judged by its queue either: μ tells, as README says (s49 newcomer H1)', async () => {
   // One engine of one slot (max_num_seqs 1), 10 ms steps, prompt 1, output 100: a request holds the slot 100 steps = 1 s,
   // so μ = 1 request/s by hand. 5 requests at 0, 10, 20, 20.001 and 20.002 s: offered (5 − 1) / 20.002 = 0.19998/s,

@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { dataParallelEngines, fewAndCount, formatAttainedBelow, formatAttainmentTarget, formatBytes, formatBytesVs, formatCount, formatCountOf, formatGrouped, formatTimeScale, formatDuration, formatGib, formatLoad, loadVerdict, formatMs, formatParams, formatPercent, formatGpuPeaks, formatRate, formatRequestRate, formatRunTime, requestRateDown, formatSignificant, indefiniteArticle, sloNearIdleNote, sloSampleNote, sloTargetText, sloVerdict, shownFileName, vllmConcurrencyLine, wasmBuildNote, wrapLine, wrapLongLines, WRAP_ABOVE } from '../../core/format';
+import { dataParallelEngines, fewAndCount, formatAttainedBelow, formatAttainmentTarget, formatBytes, formatBytesVs, formatCount, formatCountOf, formatGrouped, formatTimeScale, formatDuration, formatGib, formatLoad, loadVerdict, formatMs, formatParams, formatPercent, formatGpuPeaks, formatRate, formatRequestRate, formatRequestRates, formatRunTime, requestRateDown, formatSignificant, indefiniteArticle, sloNearIdleNote, sloSampleNote, sloTargetText, sloVerdict, shownFileName, vllmConcurrencyLine, wasmBuildNote, wrapLine, wrapLongLines, WRAP_ABOVE } from '../../core/format';
 import { rowExclusion } from '../../core/sweepFigures';
 import { GPUS } from '../../core/estimate/gpus';
 import { skippedNote } from '../../webview/model';
@@ -110,6 +110,17 @@ test('requestRateDown: the highest 3-significant-digit rate at or below, printed
   assert.equal(requestRateDown(8), 8);
   assert.equal(requestRateDown((0.203 / 8) * 8), 0.203);
   assert.ok(Number.isNaN(requestRateDown(0)));
+});
+
+test('formatRequestRates: rates that would print alike but differ get the digits that tell them apart (s51: two capacity rows "0.199")', () => {
+  // By hand: 0.19943 and 0.19871 are both "0.199" to 3 digits, "0.1994" and "0.1987" to 4; 0.191 prints as before.
+  assert.deepEqual(formatRequestRates([0.19943, 0.19871, 0.191]), ['0.1994', '0.1987', '0.191']);
+  // Equal rates stay alike; no clash, no change.
+  assert.deepEqual(formatRequestRates([0.199, 0.199, 30.05479]), ['0.199', '0.199', '30.1']);
+  // 166.44 / 166.38: "166" both, "166.4" both to 4 digits, "166.44" / "166.38" to 5.
+  assert.deepEqual(formatRequestRates([166.44, 166.38]), ['166.44', '166.38']);
+  // Grouped and never in exponent form: 12,978.4 / 12,978.2 need 6 digits.
+  assert.deepEqual(formatRequestRates([12_978.4, 12_978.2]), ['12,978.4', '12,978.2']);
 });
 
 test('formatCountOf: singular for exactly one, plural otherwise, irregular plurals given', () => {
@@ -230,6 +241,10 @@ test('the dashboard\'s keeps-up badge is formatLoad\'s verdict, its lines word f
   const twoOver = loadVerdict(kept, all, { points: [point(12, true), point(24, false), point(20, false)], maxRate: 12 })!;
   assert.equal(twoOver.badge, 'overloaded (2 of 3 rates)');
   assert.equal(loadVerdict(kept, all, { points: [point(12, true), point(16, true)], maxRate: 16 })!.badge, 'kept up (2 of 2 rates)');
+  // Two rates that print alike to 3 digits (16.04 passes, 15.98 fails; s51: "0.199" pass beside "0.199" fail): 4 digits, the answer as its line.
+  const apart = loadVerdict(kept, all, { points: [point(16.04, true), point(15.98, false)], maxRate: 16.04 })!;
+  assert.match(apart.lines[0]!, /^At the highest rate meeting the SLO, 16\.04 requests\/s \(the run shown\)/);
+  assert.deepEqual(apart.lines.slice(1).map((l) => l.split(':')[0]), ['16.04 requests/s', '15.98 requests/s']);
   // All at one instant and not overloaded: formatLoad judges nothing, no badge.
   assert.equal(loadVerdict({ ...load, offeredRequestsPerSec: null, inFlightAtLastArrival: undefined, inFlightAtMiddleArrival: undefined }, all), null);
 });

@@ -662,6 +662,16 @@ describe('capacity chart', () => {
     const spec = capacityChart({ ...base, pool: { ...base.pool!, capacity } }, palette);
     assert.deepEqual(spec.table!.rows.map((r) => r[1]), ['3', '2.84']);
   });
+
+  it('prints two rates apart where they would print alike, as the CLI table does (s51: "0.199" pass beside "0.199" fail)', () => {
+    const base = viewOfRun(run, null);
+    const point = (rate: number, meets: boolean) => ({ rate, scale: rate / 0.2, p99TtftS: 0.1, p99TpotS: 0.01, goodputRequestsPerSec: rate, sloAttainment: meets ? 0.9 : 0.899, keepsUp: true, meets });
+    // By hand: 0.19943 and 0.19871 are both 0.199 to 3 digits, 0.1994 and 0.1987 to 4; 0.191 stays 0.191.
+    const capacity = { kind: 'modelled' as const, slo: { ttftMs: 500 }, attainmentTarget: 0.9, tolerance: 0.02, points: [point(0.19943, true), point(0.19871, false), point(0.19102, true)], maxRate: 0.19102, maxScale: 0.9551 };
+    const spec = capacityChart({ ...base, pool: { ...base.pool!, capacity } }, palette);
+    assert.deepEqual(spec.table!.rows.map((r) => r[0]), ['0.1994', '0.1987', '0.191']);
+    assert.match(spec.ariaLabel, /0\.191 req\/s meets the SLO; 0\.1987 req\/s misses the SLO; 0\.1994 req\/s meets the SLO/);
+  });
 });
 
 describe('kernel charts', () => {
