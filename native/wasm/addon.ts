@@ -257,6 +257,7 @@ export function kernelsCpuInfo(): object {
   return info;
 }
 
+/** The bf16 dispatch's rule on given figures (kernels.h choose_bf16_path, no measurement), as the addon's: { path, how, dotFlopsPerSec, fmaFlopsPerSec } (FLOP/s). Types are checked by native/kernels.ts chooseBf16Path. */
 export function kernelsChooseBf16(input: { vendor: string; family: number; dotRounds: number[]; fmaRounds: number[] }): object {
   return withScratch((s) =>
     json<object>(fn('choose_bf16')(s.str(input.vendor), input.family, s.put(Float64Array.from(input.dotRounds)), input.dotRounds.length,
