@@ -508,6 +508,29 @@ export function poolCancelledText(at: PoolCancelled): string {
 }
 
 /**
+ * The start of the `error` of a run that a window reload (or close) stopped in the editor
+ * (extension/benchmark.ts BenchmarkRun.interrupt; a page that restored a run as running and got no
+ * run back, webview/model.ts STOPPED_BY_RELOAD): its status stays 'cancelled' in the run file, and
+ * every view says "interrupted" (runStateWord).
+ */
+export const INTERRUPTED = 'interrupted (window reloaded or closed)';
+
+/** Whether `run` is one a window reload (or close) stopped: its error starts with INTERRUPTED. */
+export function isInterrupted(run: { error?: string | null }): boolean {
+  return run.error?.startsWith(INTERRUPTED) === true;
+}
+
+/**
+ * How a run stands, in the one word every view of it says (the dashboard's status badge, its cards,
+ * History): "interrupted" for a run a window reload stopped (isInterrupted; saved as 'cancelled'),
+ * else its status as it is ("ok", "cancelled", "failed", "running", ...). The badge read
+ * "cancelled" over a line saying "interrupted (window reloaded or closed)" (s50 newcomer-ed 1).
+ */
+export function runStateWord(run: { status: string; error?: string | null }): string {
+  return run.status === 'cancelled' && isInterrupted(run) ? 'interrupted' : run.status;
+}
+
+/**
  * What a benchmark cancelled from the editor kept, after "cancelled": "after 2 case(s); the partial
  * run is saved", "during its pool simulation (...); its 2 case(s) are saved", or "before its first
  * case: nothing was measured, nothing is saved in History" (core/protocol/run.ts keptInHistory).

@@ -13,12 +13,12 @@ import * as vscode from 'vscode';
 import type { Profile } from '../core/config/types';
 import type { Estimate } from '../core/estimate/types';
 import type { TraceRerun } from '../core/protocol/webview';
-import { wasmBuildNote } from '../core/format';
-import { INTERRUPTED, keptInHistory, traceReplayArgs, type Environment, type KernelCase, type RunKind, type RunResult } from '../core/protocol/run';
+import { INTERRUPTED, wasmBuildNote } from '../core/format';
+import { keptInHistory, traceReplayArgs, type Environment, type KernelCase, type RunKind, type RunResult } from '../core/protocol/run';
 import { EXIT_BAD_INPUT, type RunnerEvent } from '../core/protocol/runner';
 import type { Ctx } from './ctx';
 import { partialRun, saveRun, saveRunSync } from './history';
-import { benchCancelledMessage, crashMessage, finishedMessage, interruptedMessage, refusalOf, SIMULATION_NOT_SAVED, simulationStoppedMessage, type Refusal } from './refusal';
+import { benchCancelledMessage, crashMessage, finishedMessage, interruptedError, interruptedMessage, refusalOf, SIMULATION_NOT_SAVED, simulationStoppedMessage, type Refusal } from './refusal';
 import { runName } from './runName';
 import { EDITOR_RUN_UI, launchFor, launchSettingsRefused } from './runLaunch';
 import { RunInFlight } from './runInFlight';
@@ -96,7 +96,7 @@ export class BenchmarkRun extends RunInFlight<RunResult | null> {
     // The workbench's side of the API may be gone already: only the file system, then the log.
     try {
       // The runner's `done` came (its run is shown) but finish() has not saved it yet: that run.
-      const run = this.shown ?? this.unsaved('cancelled', this.job === 'simulate' ? `${INTERRUPTED}; not saved: ${SIMULATION_NOT_SAVED}` : `${INTERRUPTED} after ${this.cases.length} case(s)`);
+      const run = this.shown ?? this.unsaved('cancelled', interruptedError(this.job, this.cases.length));
       const notice = interruptedMessage(this.job, name, this.cases.length, this.shown !== null);
       if ((this.job === 'simulate' && !this.shown) || !keptInHistory(run)) {
         // Not saved (a simulation before its end, a benchmark before its first case): the next

@@ -5,7 +5,7 @@
  * `device.backend`, so the reason names the one that asked for it. No `vscode` import.
  */
 import type { Backend, Profile } from '../core/config/types';
-import { benchCancelledText, formatPoolOutcome } from '../core/format';
+import { benchCancelledText, formatPoolOutcome, INTERRUPTED } from '../core/format';
 import type { RunKind, RunResult, TraceReplay } from '../core/protocol/run';
 import { encoderBenchRefusal } from '../core/refusals';
 import type { RunnerJob, RunnerOutcome } from '../core/runnerProcess';
@@ -99,6 +99,18 @@ export const SIMULATION_NOT_SAVED = 'a simulation is saved only when it ends: it
  */
 export function simulationStoppedMessage(name: string, how: 'cancelled' | 'interrupted'): string {
   return `AttnScope: ${name} was ${how === 'cancelled' ? 'cancelled' : 'interrupted when the window reloaded or closed'}; nothing is saved (a simulation is saved only when it ends).`;
+}
+
+/**
+ * The `error` of a run a window reload (or close) stopped (BenchmarkRun.interrupt), which the next
+ * window's dashboard shows on its header line (its badge says "interrupted": core/format
+ * runStateWord): a benchmark "after 2 case(s)" (saved), or "before its first case: nothing was
+ * measured, nothing is saved" (the toast's words; it read "after 0 case(s)"), a simulation not
+ * saved and why (SIMULATION_NOT_SAVED).
+ */
+export function interruptedError(job: RunKind, cases: number): string {
+  if (job === 'simulate') return `${INTERRUPTED}; not saved: ${SIMULATION_NOT_SAVED}`;
+  return cases === 0 ? `${INTERRUPTED} before its first case: nothing was measured, nothing is saved` : `${INTERRUPTED} after ${cases} case(s)`;
 }
 
 /**

@@ -7,7 +7,7 @@
 import type { Chart, ChartConfiguration, ChartDataset, Plugin } from 'chart.js';
 import type { KernelCase, PoolSample } from '../core/protocol/run';
 import { caseLabel } from './compare';
-import { contiguousNotSimulatedText, dataParallelDeployment, dataParallelEngines, dpScopeText, DP_SAMPLED_ENGINES, formatBytes, formatCount, formatCountOf, gpuCount, formatDuration, formatGib, formatMs, formatParams, formatPercent, formatRate, formatSignificant, fractionText, fromCacheText, isMemoryBound, nativeBuildLabel, poolCancelledText } from '../core/format';
+import { contiguousNotSimulatedText, dataParallelDeployment, dataParallelEngines, dpScopeText, DP_SAMPLED_ENGINES, formatBytes, formatCount, formatCountOf, gpuCount, formatDuration, formatGib, formatMs, formatParams, formatPercent, formatRate, formatSignificant, fractionText, fromCacheText, INTERRUPTED, isInterrupted, isMemoryBound, nativeBuildLabel, poolCancelledText } from '../core/format';
 import type { ViewRun } from './model';
 import { withAlpha, type Mark, type Palette } from './theme';
 import { NOISY_MARK_NOTE, noisyMark, spreadName, spreadsName } from '../core/noise';
@@ -60,8 +60,8 @@ const GIB = 1024 ** 3;
  * differ by pattern (in greyscale, in High Contrast); the plain colour where the palette has no
  * marks. The legend's swatches are drawn with the same fill.
  */
-function partFill(p: Palette, fill: string, mark: Mark): string | CanvasPattern {
-  return p.marked ? p.marked(fill, mark) : fill;
+function partFill(p: Palette, fill: string, mark: Mark, ink?: string): string | CanvasPattern {
+  return p.marked ? p.marked(fill, mark, ink) : fill;
 }
 
 /**
@@ -586,6 +586,9 @@ interface RoofLabelOptions {
  */
 const ROOF_LABEL_GAP = 5;
 
+/** Pixels from a compute roof's label's ink to the plot's right edge where it has a clear place there: its halo (2 px) and 6 px clear of the border line. */
+export const ROOF_LABEL_EDGE = 8;
+
 const roofLabelPlugin: Plugin = {
   id: 'attnscopeRoofLabels',
   afterDatasetsDraw(chart, _args, options: RoofLabelOptions) {
@@ -606,9 +609,15 @@ const roofLabelPlugin: Plugin = {
       .map(({ ds, roof }) => ({ roof, colour: String(ds.borderColor), pts: (ds.data as Array<{ x: number; y: number }>).map((q) => ({ x: x.getPixelForValue(q.x), y: y.getPixelForValue(q.y) })) }));
     const segments = roofs.flatMap(({ pts }) => pts.slice(1).map((b, k) => ({ x1: pts[k]!.x, y1: pts[k]!.y, x2: b.x, y2: b.y })));
     const compute = roofs.filter((r) => r.roof.compute).sort((r, s) => r.pts[r.pts.length - 1]!.y - s.pts[s.pts.length - 1]!.y);
-    const right = Math.min(area.right, ...compute.map((r) => r.pts[r.pts.length - 1]!.x)) - 4;
+    // ROOF_LABEL_EDGE in from the plot's right edge: at 4 px the label's halo touched the border line there (s50 newcomer-ed 8,
+    // at 602 px). 4 px where that side of the roof has no clear place at 8 (a bf16 roof's label above it in a 340 px panel
+    // crossed its slope at 8, and below it took the fp32 label's room): each text above its roof, at 8 then 4, then below.
+    const right = Math.min(area.right, ...compute.map((r) => r.pts[r.pts.length - 1]!.x));
     const labelled = [
-      ...compute.map((r) => ({ colour: r.colour, places: r.roof.compute!.flatMap((text) => computeLabelPlaces(text, measure(text), r.pts[r.pts.length - 1]!.y, right, ROOF_LABEL_GAP)) })),
+      ...compute.map((r) => ({ colour: r.colour, places: r.roof.compute!.flatMap((text) => {
+        const [far, near] = [ROOF_LABEL_EDGE, 4].map((edge) => computeLabelPlaces(text, measure(text), r.pts[r.pts.length - 1]!.y, right - edge, ROOF_LABEL_GAP));
+        return [far![0]!, near![0]!, far![1]!, near![1]!];
+      }) })),
       ...roofs.filter((r) => r.roof.bandwidth && r.pts.length >= 2).map((r) => ({
         colour: r.colour,
         places: bandwidthLabelPlaces(r.roof.bandwidth!.map((text) => ({ text, m: measure(text) })), r.pts[0]!, r.pts[1]!, ROOF_LABEL_GAP),
@@ -777,6 +786,9 @@ export const deviceLinePlugin: Plugin = {
   },
 };
 
+/** A memory part no part of vLLM's holds (free, left alone): drawn as an outline, not a fill (memoryChart). */
+const OUTLINED = 'outlined';
+
 /**
  * One device's memory split: weights (its 1/tp share under tensor parallelism) / KV pool /
  * activation peak / engine reserves / free, in GiB (one stacked bar). When the pool is not sized (a bare config.json: no device memory, GPU or KV
@@ -829,12 +841,17 @@ export function memoryChart(run: ViewRun, p: Palette): ChartSpec {
         const under = util < 1 ? ` under gpu_memory_utilization ${util}` : '';
         const rest = given === null ? `free${under ? ` (${under.trim()})` : ''}` : `rest${under}: activations, reserves, free (not modelled: ${given} is given)`;
         const usable = device.bytes * util;
-        parts.push([rest, Math.max(0, usable - needed), withAlpha(p.muted, 0.35), 'none']);
-        if (util < 1) parts.push([`left alone (1 − gpu_memory_utilization)`, Math.max(0, device.bytes - Math.max(usable, needed)), withAlpha(p.muted, 0.12), 'horizontal']);
+        parts.push([rest, Math.max(0, usable - needed), OUTLINED, 'none']);
+        if (util < 1) parts.push([`left alone (1 − gpu_memory_utilization)`, Math.max(0, device.bytes - Math.max(usable, needed)), OUTLINED, 'horizontal']);
       }
     }
-    // Parts parted by a line: the foreground's in high contrast, else the background's.
-    datasets = parts.map(([label, bytes, color, mark]) => ({ label, data: [bytes / GIB], backgroundColor: partFill(p, color, mark), borderColor: p.kind.startsWith('high') ? p.foreground : p.background, borderWidth: p.kind.startsWith('high') ? 2 : 1 }));
+    // Parts parted by a line: the foreground's in high contrast, else the background's. Memory no part of vLLM's holds (free, left
+    // alone) is drawn as the pool chart draws its free pages: an outline in the theme's muted text colour, unfilled, the part left
+    // alone ruled in that colour too. Filled with that colour at 35 % and 12 % they were 1.8:1 and 1.2:1 against Dark Modern's
+    // #1f1f1f, nearly invisible (s50 newcomer-ed 7); the muted text colour is 6.1:1 there, 4.9:1 in Light Modern (charts.test).
+    datasets = parts.map(([label, bytes, color, mark]) => color === OUTLINED
+      ? { label, data: [bytes / GIB], backgroundColor: mark === 'none' ? withAlpha(p.background, 0) : partFill(p, p.background, mark, p.muted), borderColor: p.muted, borderWidth: p.lineWidth, borderSkipped: false }
+      : { label, data: [bytes / GIB], backgroundColor: partFill(p, color, mark), borderColor: p.kind.startsWith('high') ? p.foreground : p.background, borderWidth: p.kind.startsWith('high') ? 2 : 1 });
   }
   // Parts that need more than the device (DeepSeek-V3's 627 GiB of weights on 80 GiB): the bar
   // runs past it, so the device's capacity is drawn as a line across it and the summary says so.
@@ -1022,13 +1039,22 @@ export const REFUSED_TEXT = 'Not run: the profile has errors (the first is named
  * (REFUSED_TEXT: its profile's workload is not read then, s48 newcomer-ed 4); else that the
  * profile has none to simulate, or that none was simulated.
  */
-export function noPoolText(run: Pick<ViewRun, 'status' | 'profile' | 'poolCancelled' | 'samplesEngine'>): string {
+export function noPoolText(run: Pick<ViewRun, 'status' | 'error' | 'profile' | 'poolCancelled' | 'samplesEngine'>): string {
   if (run.status === 'refused') return REFUSED_TEXT;
   if (run.samplesEngine !== undefined) return `This run keeps engine 1's pool samples only (saved before each engine's were kept): pick engine 1, or run it again.`;
   if (run.status === 'running') return 'Waiting for the pool simulation…';
   if (run.status === 'cancelled' && run.poolCancelled) return `This run was cancelled ${poolCancelledText(run.poolCancelled)}.`;
-  if (run.status === 'failed' || run.status === 'cancelled') return `This run ${run.status === 'failed' ? 'failed' : 'was cancelled'} before its pool simulation ended.`;
+  if (run.status === 'failed' || run.status === 'cancelled') return `This run ${stoppedHow(run)} before its pool simulation ended.`;
   return run.profile?.workload ? 'This run has no pool simulation.' : 'This run has no pool simulation (add a workload to the profile).';
+}
+
+/**
+ * How a run that ended early ended, after "This run": "failed", "was cancelled", or "was interrupted
+ * (window reloaded or closed)" for one a reload stopped (core/format isInterrupted: saved as
+ * cancelled, said "interrupted" everywhere it shows).
+ */
+export function stoppedHow(run: { status: string; error?: string | null }): string {
+  return run.status === 'failed' ? 'failed' : isInterrupted(run) ? `was ${INTERRUPTED}` : 'was cancelled';
 }
 
 /**
@@ -1081,7 +1107,8 @@ export function poolTimelineChart(run: ViewRun, p: Palette): ChartSpec {
   // charts.green differs from charts.blue in hue in all four theme kinds (test/webview/charts.test.ts).
   const preemptions = any((s) => s.preemptions ?? 0);
   if (preemptions) datasets.push({ type: 'line', label: 'preemptions so far (vLLM num_preemptions)', data: xy((s) => s.preemptions ?? 0), yAxisID: 'yCount', stepped: true, borderColor: p.series[2], borderWidth: p.lineWidth + 0.5, pointRadius: 0, fill: false, order: 0, normalized: true });
-  const yTitle = numPages === undefined ? 'pages' : zoomed ? `pages (axis to ${formatCount(top!)}: held + cached peak at ${formatPercent(peak / numPages)} of the pool's ${formatCount(numPages)}; the rest free)` : `pages (pool: ${formatCount(numPages)})`;
+  // Zoomed, "axis to N" outside the parentheses: where the title has room for one short line (fit.ts), it keeps that the axis is not the pool's.
+  const yTitle = numPages === undefined ? 'pages' : zoomed ? `pages, axis to ${formatCount(top!)} (held + cached peak at ${formatPercent(peak / numPages)} of the pool's ${formatCount(numPages)}; the rest free)` : `pages (pool: ${formatCount(numPages)})`;
   const scales: Record<string, unknown> = {
     x: simulatedTimeAxis(p, samples),
     y: axis(p, yTitle, { stacked: true, beginAtZero: true, ...(numPages !== undefined && numPages > 0 ? { max: top } : {}) }),

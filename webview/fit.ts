@@ -12,7 +12,7 @@
  *   full names are in the chart's data table and tooltips).
  */
 import { Chart, type LegendItem, type Plugin, type Scale } from 'chart.js';
-import { toFont } from 'chart.js/helpers';
+import { toFont, toPadding } from 'chart.js/helpers';
 
 /** Measures a text's width in px in the font set. */
 export type Measure = (text: string) => number;
@@ -109,6 +109,23 @@ function measurer(chart: Chart, font: unknown): Measure {
   };
 }
 
+/**
+ * Pixels across a vertical axis left for its title's lines: the width Chart.js gives the axis at most (Scale.maxWidth) less
+ * its tick marks, its widest tick label with the labels' padding, and the title's padding (Chart.js's Scale.fit adds these).
+ */
+function titleRoom(scale: Scale): number {
+  const opts = scale.options as unknown as { grid?: { drawTicks?: boolean; tickLength?: number }; ticks: { display?: boolean; padding?: number; font?: unknown }; title: { padding?: unknown } };
+  let labels = 0;
+  if (opts.ticks.display !== false && scale.ticks.length > 0) {
+    // The ticks' labels before Chart.js writes them (it does again after this hook), measured in the ticks' font.
+    scale.generateTickLabels(scale.ticks);
+    const measure = measurer(scale.chart, opts.ticks.font);
+    labels = Math.max(...scale.ticks.map((t) => Math.max(0, ...[t.label ?? ''].flat().map((line) => measure(String(line)))))) + 2 * (opts.ticks.padding ?? 3);
+  }
+  const tickMarks = opts.grid?.drawTicks === false ? 0 : (opts.grid?.tickLength ?? 8);
+  return scale.maxWidth - tickMarks - labels - toPadding(opts.title.padding as Parameters<typeof toPadding>[0]).height;
+}
+
 type LegendLabels = { generateLabels?: (chart: Chart) => LegendItem[]; fitted?: boolean };
 
 /** The plugin (id 'attnscopeFitText'); see the file's comment. */
@@ -155,8 +172,31 @@ export const fitTextPlugin: Plugin = {
     const raw = (chart.config.options?.scales as Record<string, { title?: Fitted }> | undefined)?.[scale.id]?.title;
     if (!raw) return;
     const length = scale.isHorizontal() ? scale.maxWidth : scale.maxHeight;
-    const lines = wrapWords(fullTextOf(raw), length - 8, measurer(chart, title.font));
+    const measure = measurer(chart, title.font);
+    const full = fullTextOf(raw);
+    let lines = wrapWords(full, length - 8, measure);
+    // A vertical axis's title lines stack across the axis's width, which Chart.js caps (half the chart shared among the
+    // vertical axes: ~90 px each for the pool chart's three at 600 px) without shortening the title: its lines past that width
+    // were drawn over the tick labels (a zoomed pool's "pages (axis to 20,000: …)" in three lines, s50 newcomer-ed 8). As many
+    // lines as fit beside the tick labels; past that, the title without its parenthesised parts, else cut with "…".
+    if (!scale.isHorizontal()) {
+      const most = Math.max(1, Math.floor(titleRoom(scale) / toFont(title.font as Parameters<typeof toFont>[0]).lineHeight));
+      if (lines.length > most) lines = wrapWords(withoutAsides(full) || full, length - 8, measure);
+      if (lines.length > most) lines = [...lines.slice(0, most - 1), shortenText(lines.slice(most - 1).join(' '), length - 8, measure)];
+    }
     // Through the resolved options (it caches what it read), and the config for the next draw's start.
     title.text = lines.length === 1 ? lines[0]! : lines;
+  },
+};
+
+/**
+ * Writes where the last draw put a chart's plot (Chart.chartArea: left top right bottom, CSS px) on its canvas as `data-plot`,
+ * for the tests that hold texts clear of the plot's edges (test/webview/dashboard.test.ts: the roof labels at 600 px).
+ */
+export const plotAreaPlugin: Plugin = {
+  id: 'attnscopePlotArea',
+  afterDraw(chart) {
+    const a = chart.chartArea;
+    if (a) chart.canvas.dataset.plot = [a.left, a.top, a.right, a.bottom].map((v) => v.toFixed(1)).join(' ');
   },
 };

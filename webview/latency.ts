@@ -12,7 +12,7 @@ import type { CdfPoint, LatencyStats, LatencySummary } from '../core/protocol/la
 import type { PoolLoad, PoolResult } from '../core/protocol/run';
 import { durationTicks, formatCount, formatMs, formatPercent, formatRequestRate, formatRequestRates, formatSignificant, formatTimeScale, poolCancelledText, sloMet, sloVerdict, tpotOverheadNote } from '../core/format';
 import type { ViewRun } from './model';
-import { axis, baseOptions, durationLogTick, engineOfSamples, legendAsDrawn, noPoolText, REFUSED_TEXT, simulatedTimeAxis, type ChartSpec } from './charts';
+import { axis, baseOptions, durationLogTick, engineOfSamples, legendAsDrawn, noPoolText, REFUSED_TEXT, simulatedTimeAxis, stoppedHow, type ChartSpec } from './charts';
 import { thinTicks } from './sweep';
 import { withAlpha, type Palette } from './theme';
 
@@ -195,7 +195,7 @@ export function latencyCdfChart(run: ViewRun, p: Palette): ChartSpec {
         : run.status === 'cancelled' && run.poolCancelled
           ? `This run was cancelled ${poolCancelledText(run.poolCancelled)}: no latency.`
           : run.status === 'failed' || run.status === 'cancelled'
-            ? `This run ${run.status === 'failed' ? 'failed' : 'was cancelled'} before its simulation ended: no latency.`
+            ? `This run ${stoppedHow(run)} before its simulation ended: no latency.`
           : 'This run has no latency (a pool simulation of this version records it).',
     config,
     table: { columns: ['modelled', 'mean', 'p50', 'p90', 'p99', 'max'], rows },

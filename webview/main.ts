@@ -21,22 +21,23 @@ import { Chart, registerables, type ChartConfiguration } from 'chart.js';
 import { LineWithErrorBarsController, PointWithErrorBar } from 'chartjs-chart-error-bars';
 import type { ToWebview } from '../core/protocol/webview';
 import type { SweepReport } from '../core/protocol/sweep';
-import { fitTextPlugin } from './fit';
+import { fitTextPlugin, plotAreaPlugin } from './fit';
 import { bandLabelPlugin, CHART_IDS, chartInputs, engineOptions, engineView, headerMachineText, NARROW_CHART_PX, narrowOptions, runChart, type ChartId, type ChartSpec } from './charts';
 import { capacityChart, latencyCdfChart, queueChart, sloBadge, stepTimeNoteParts } from './latency';
 import { buildDifference, comparePools, compareRuns, compareSettings, comparisonRows, kindDifference, loadBoundNote, loadDifference, modelDifference, sameRun, sloDifference, tpotNoteText, workloadDifference } from './compare';
 import { composeChartsPng, composePng, composeTablePng, type PngChart } from './png';
 import { sweepExportStem, sweepProvenance } from '../core/sweepFigures';
 import { decisionMetric, interruptedText, isOwnStoppedReport, metricsOf as sweepMetricsOf, otherSweepNote, sweepAxisCharts, sweepChartHeight, sweepCostChart, sweepCostChartHeight, sweepBestText, sweepCaption, sweepChip, sweepMarkdown, sweepPngCaption, sweepPointsText, sweepTable, sweepTitle, chartedFigures } from './sweep';
-import { benchCancelledText, CHANGE_MEANING, formatCount, formatCountOf, formatDuration, formatLoadNote, formatPercent, loadVerdict, formatRunTime, formatShortRunTime, loadAverageText, perGpuCasesHeader, poolCancelledText, wasmBuildNote } from '../core/format';
-import { comparedRun, compareOptionLabel, listedName, reduce, rerunOf, skippedNote, skippedSweepsNote, startModel, type DashboardModel, type ViewRun } from './model';
+import { benchCancelledText, CHANGE_MEANING, formatCount, formatCountOf, formatDuration, formatLoadNote, formatPercent, INTERRUPTED, isInterrupted, loadVerdict, formatRunTime, formatShortRunTime, loadAverageText, perGpuCasesHeader, poolCancelledText, runStateWord, wasmBuildNote } from '../core/format';
+import { comparedRun, compareOptionLabel, listedName, reduce, rerunOf, runKindWord, skippedNote, skippedSweepsNote, startModel, type DashboardModel, type ViewRun } from './model';
 import { readPalette, watchTheme, type Palette } from './theme';
 import { loadState, onMessage, post, saveState, type PersistedState } from './vscodeApi';
 
 // fitTextPlugin: every chart's title, axis titles and legend fitted to its width (a narrow panel cut them off);
 // bandLabelPlugin: a narrow bar chart's category labels above its bars (charts.ts narrowOptions).
 // chartjs-chart-error-bars: the Sweep tab's p10–p90 bars on measured decode times (webview/sweep.ts SWEEP_ERROR_BARS_TYPE).
-Chart.register(...registerables, fitTextPlugin, bandLabelPlugin, LineWithErrorBarsController, PointWithErrorBar);
+// plotAreaPlugin: where each chart's plot lies, for the tests (as data-drawn is).
+Chart.register(...registerables, fitTextPlugin, bandLabelPlugin, LineWithErrorBarsController, PointWithErrorBar, plotAreaPlugin);
 
 const restored = loadState();
 // A run saved as running ended with the window that reloaded (model.ts restoredModel): not shown running, and until `init` says how it ended, restoring.
@@ -67,7 +68,10 @@ function runTime(iso: string): HTMLElement {
   return el('time', { datetime: iso, title: iso }, formatRunTime(iso));
 }
 
-/** A time in a narrow list (History's Sweeps): formatShortRunTime, to the minute, the ISO value in its tooltip and `datetime`. */
+/**
+ * A time in History's lists, runs and sweeps alike (one format for every row; the runs' read "Dec 6, 2026, 5:13:32 PM" beside the
+ * sweeps' "Dec 6, 05:02 PM", s50 newcomer-ed 12): formatShortRunTime, to the minute, the full time and ISO value in its tooltip and `datetime`.
+ */
 function shortTime(iso: string): HTMLElement {
   return el('time', { datetime: iso, title: `${formatRunTime(iso)} (${iso})` }, formatShortRunTime(iso));
 }
@@ -381,6 +385,7 @@ new ResizeObserver(() => {
 }).observe(sweepTableBox);
 // History's Sweeps alike (the History tab shown, or the panel resized).
 new ResizeObserver(() => fitStacked(sweepList)).observe(sweepList);
+new ResizeObserver(() => fitStacked(historyList)).observe(historyList);
 /** Where the sweep's figures come from, a line each: the CLI's footer sentences (core/sweepFigures.ts sweepProvenance). */
 const sweepSources = el('div', { id: 'sweep-sources' });
 /** The figure picker and Export CSV, and the table's heading: hidden while no sweep is open (they had nothing to act on). */
@@ -536,7 +541,10 @@ function renderHeader(run: ViewRun | null): void {
   title.title = name;
   // Cancel pressed: "cancelling…" until the runner has ended (~5 s at load 20), as the status bar says.
   const cancelling = run?.status === 'running' && run.cancelling === true;
-  status.textContent = run ? (run.status === 'restoring' ? 'restoring…' : cancelling ? 'cancelling…' : run.status) : '';
+  // One word for how the run stands, the one History and its cards say: "interrupted" for a run a window reload stopped
+  // (saved as cancelled; the badge read "cancelled" beside its "interrupted (window reloaded or closed)" line, s50 newcomer-ed 1).
+  status.textContent = run ? (run.status === 'restoring' ? 'restoring…' : cancelling ? 'cancelling…' : runStateWord(run)) : '';
+  status.title = run && isInterrupted(run) ? 'The window reloaded or closed while this run ran, which ended it' : '';
   status.className = `status status-${run?.status ?? 'none'}`;
   const slo = run && run.status !== 'running' ? sloBadge(run.pool?.latency, run.pool?.load) : null;
   // An ok run's verdict says more than its "ok", read first in grey beside "SLO not met" (s44 newcomer-ed F19); a
@@ -610,7 +618,7 @@ function renderHeader(run: ViewRun | null): void {
   cancelButton.setAttribute('aria-disabled', String(!running || cancelling));
   setCancelLabel(cancelButton, cancelling ? CANCELLING : 'Cancel');
   // What a cancelled benchmark kept, in the toast's words; not for one a reload stopped (its error says so) nor a simulation (its error says nothing is saved, and why).
-  const kept = run?.status === 'cancelled' && run.kind !== 'simulate' && !run.error?.startsWith('interrupted')
+  const kept = run?.status === 'cancelled' && run.kind !== 'simulate' && !isInterrupted(run)
     ? `Cancelled ${benchCancelledText({ status: run.status, cases: run.cases, ...(run.pool ? { pool: run.pool } : {}), ...(run.poolCancelled ? { poolCancelled: run.poolCancelled } : {}) })}.`
     : null;
   cancelledNote.textContent = kept ?? '';
@@ -639,6 +647,7 @@ function renderHeader(run: ViewRun | null): void {
     const chip = sweepChip(model.sweepRun ?? null, model.sweep ?? null);
     status.textContent = chip?.text ?? '';
     status.className = `status ${chip?.cls ?? 'status-none'}`;
+    status.title = '';
     status.hidden = false;
     sloStatus.hidden = true;
     loadStatus.hidden = true;
@@ -680,9 +689,13 @@ function setCancelLabel(b: HTMLElement, label: string): void {
   b.title = label === CANCELLING ? 'Waiting for the runner to stop' : '';
 }
 
-/** For a benchmark cancelled or failed before its first kernel case finished, that it was (its header would otherwise show only the machine); else null. */
+/**
+ * For a benchmark cancelled or failed before its first kernel case finished, that it was (its header would otherwise show only the
+ * machine); else null. Not for one a window reload stopped: its error says so ("cancelled before any kernel finished" beside it
+ * read as two endings).
+ */
 function stoppedEarly(run: ViewRun): string | null {
-  if (run.kind === 'simulate' || run.cases.length > 0) return null;
+  if (run.kind === 'simulate' || run.cases.length > 0 || isInterrupted(run)) return null;
   return run.status === 'cancelled' ? 'cancelled before any kernel finished' : run.status === 'failed' ? 'failed before any kernel finished' : null;
 }
 
@@ -705,9 +718,12 @@ function renderHistory(): void {
     historyList.replaceChildren(el('p', { class: 'empty' }, `No saved run's name contains "${historyFilter.value.trim()}".`));
   } else {
     historyList.replaceChildren(table({
-      columns: ['time', 'name', 'status', 'cases', ''],
-      rows: shown.map((r) => [runTime(r.createdAt), inFolder(r.name, r.folder), r.interrupted ? 'interrupted (window reloaded)' : r.poolCancelled ? `${r.status} ${poolCancelledText(r.poolCancelled)}` : r.status, r.kind === 'simulate' ? 'simulation' : formatCount(r.cases), button('Open', () => post({ type: 'openRun', id: r.id }), { secondary: '', 'aria-label': `Open run ${r.name}, ${formatRunTime(r.createdAt)}` })]),
+      // The kind in its own column and the kernel cases counted in theirs (a simulation's 0): "cases" read "6" in one row and
+      // "simulation" in the next (s50 newcomer-ed 12). Stacked where the columns do not fit (fitStacked), as the Sweeps are.
+      columns: ['time', 'name', 'kind', 'status', 'cases', ''],
+      rows: shown.map((r) => [shortTime(r.createdAt), inFolder(r.name, r.folder), runKindWord(r.kind), r.interrupted ? INTERRUPTED : r.poolCancelled ? `${r.status} ${poolCancelledText(r.poolCancelled)}` : r.status, formatCount(r.cases), button('Open', () => post({ type: 'openRun', id: r.id }), { secondary: '', 'aria-label': `Open run ${r.name}, ${formatShortRunTime(r.createdAt)}` })]),
     }, 'table-history', (i) => ({ 'data-run': shown[i]!.id }), { text: ['Saved runs, newest first'], hidden: true }));
+    fitStacked(historyList);
   }
   if (note) historyList.append(el('p', { class: 'note', id: 'history-skipped' }, note));
   // Until the user picks: A = the previous run (baseline), B = the newest. The choice is marked on the option
@@ -737,10 +753,11 @@ function renderSweepList(): void {
   }
   sweepList.replaceChildren(table({
     // The results folder (`<profile>-<sweep id>`) told two sweeps of one profile apart, as the Open sweep results picker does (s37 newcomer-ed 7).
-    columns: ['time', 'name', 'job', 'points', 'folder', ''],
+    // The kind in the column the runs' list has it in: "sweep (job: both)", the profile's sweep job as it writes it.
+    columns: ['time', 'name', 'kind', 'points', 'folder', ''],
     // The time to the minute, and stacked blocks that wrap (fitStacked) in a panel too narrow for the columns: in a 400 px
     // side panel the time took four lines and Open was cut off at the right edge (s49 newcomer-ed 7).
-    rows: sweeps.map((s) => [shortTime(s.createdAt), inFolder(s.name, s.folder), s.job, sweepPointsText(s), s.id, button('Open', () => post({ type: 'openSweep', id: s.id }), { secondary: '', 'aria-label': `Open sweep ${s.name}, ${formatRunTime(s.createdAt)}` })]),
+    rows: sweeps.map((s) => [shortTime(s.createdAt), inFolder(s.name, s.folder), `sweep (job: ${s.job})`, sweepPointsText(s), s.id, button('Open', () => post({ type: 'openSweep', id: s.id }), { secondary: '', 'aria-label': `Open sweep ${s.name}, ${formatShortRunTime(s.createdAt)}` })]),
   }, 'table-sweeps', (i) => ({ 'data-sweep': sweeps[i]!.id })), ...note);
   fitStacked(sweepList);
 }

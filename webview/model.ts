@@ -6,7 +6,7 @@
 import type { Environment, KernelCase, PoolCancelled, PoolResult, PoolSample, RunKind, RunResult, RunStatus } from '../core/protocol/run';
 import type { SweepReport } from '../core/protocol/sweep';
 import type { ComparedRun, Estimate, Profile, RunListEntry, RunTarget, SweepListEntry, SweepRunStatus, ToWebview, TraceRerun } from '../core/protocol/webview';
-import { fewAndCount, formatCountOf, formatRunTime, shownFileName } from '../core/format';
+import { fewAndCount, formatCountOf, formatRunTime, INTERRUPTED, shownFileName } from '../core/format';
 
 export interface ViewRun {
   /** History id once saved; null while streaming. */
@@ -136,7 +136,12 @@ export function skippedNote(skipped: readonly string[] | undefined): string | nu
  * first every option read "llama-3.1-8b · llama-3.1-8b.attn.ya…" (s48 newcomer-ed 5).
  */
 export function compareOptionLabel(r: Pick<RunListEntry, 'createdAt' | 'kind' | 'build'>, shown: string): string {
-  return [formatRunTime(r.createdAt), r.kind === 'simulate' ? 'simulation' : 'benchmark', shown, r.build].filter((part) => part).join(' · ');
+  return [formatRunTime(r.createdAt), runKindWord(r.kind), shown, r.build].filter((part) => part).join(' · ');
+}
+
+/** A run's kind as History and the Compare pickers name it: "simulation" (RunResult.kind 'simulate'), else "benchmark" (absent: a bench). */
+export function runKindWord(kind: RunKind | undefined): 'simulation' | 'benchmark' {
+  return kind === 'simulate' ? 'simulation' : 'benchmark';
 }
 
 /**
@@ -253,7 +258,7 @@ function streaming(model: DashboardModel): ViewRun | null {
 }
 
 /** The error of a run the page restored as running after its window reloaded: the run ended with that window's extension host. */
-export const STOPPED_BY_RELOAD = 'interrupted: the window reloaded or closed while it ran';
+export const STOPPED_BY_RELOAD = `${INTERRUPTED} while it ran`;
 
 /**
  * The model a page starts from, restored from its saved state (`saved`), or the one `init` finds:

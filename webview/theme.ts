@@ -19,10 +19,10 @@ export interface Palette {
   /** Line width for series: thicker in high contrast. */
   lineWidth: number;
   /**
-   * A bar part's fill with its mark (markedFill, marks in the background colour); absent where
-   * there is no DOM canvas (the unit tests' palettes): the plain colour is used.
+   * A bar part's fill with its mark (markedFill, marks in `ink`, the background colour unless
+   * given); absent where there is no DOM canvas (the unit tests' palettes): the plain colour is used.
    */
-  marked?: (fill: string, mark: Mark) => string | CanvasPattern;
+  marked?: (fill: string, mark: Mark, ink?: string) => string | CanvasPattern;
 }
 
 /**
@@ -100,9 +100,9 @@ export function readPalette(): Palette {
   const background = cssVar(style, '--vscode-editor-background', kind === 'light' ? '#ffffff' : '#1e1e1e');
   // One pattern per fill and mark for this palette (a theme change reads a new palette).
   const patterns = new Map<string, string | CanvasPattern>();
-  const marked = (fill: string, mark: Mark): string | CanvasPattern => {
-    const key = `${fill} ${mark}`;
-    if (!patterns.has(key)) patterns.set(key, markedFill(fill, mark, background));
+  const marked = (fill: string, mark: Mark, ink = background): string | CanvasPattern => {
+    const key = `${fill} ${mark} ${ink}`;
+    if (!patterns.has(key)) patterns.set(key, markedFill(fill, mark, ink));
     return patterns.get(key)!;
   };
   return {

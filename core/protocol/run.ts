@@ -939,14 +939,6 @@ export function runKind(run: Pick<RunResult, 'kind'>): RunKind {
   return run.kind ?? 'bench';
 }
 
-/** The start of the `error` of a run that a window reload (or close) stopped in the editor (extension/benchmark.ts BenchmarkRun.interrupt). */
-export const INTERRUPTED = 'interrupted (window reloaded or closed)';
-
-/** Whether `run` is one a window reload (or close) stopped (its error starts with INTERRUPTED): History lists it as interrupted. */
-export function isInterrupted(run: Pick<RunResult, 'error'>): boolean {
-  return run.error?.startsWith(INTERRUPTED) === true;
-}
-
 /**
  * Whether a run goes into history: one that finished, and one that failed or was cancelled with
  * something to show (a kernel case, a pool simulation). A run that ended early with neither (its

@@ -22,7 +22,7 @@ export interface RunListEntry {
   status: RunResult['status'];
   /** A bench cancelled during its pool simulation: how far it got (RunResult.poolCancelled). */
   poolCancelled?: PoolCancelled;
-  /** Stopped by a window reload (or close), its cases so far saved (its error starts with core/protocol/run.ts INTERRUPTED: isInterrupted): History says "interrupted", not "cancelled". */
+  /** Stopped by a window reload (or close), its cases so far saved (its error starts with core/format INTERRUPTED: isInterrupted): History says "interrupted", not "cancelled". */
   interrupted?: true;
   cases: number;
   /** What made it (RunResult.kind; absent: bench). */

@@ -570,7 +570,7 @@ describe('AttnScope in code-server', { timeout: 1_200_000 }, () => {
     // running, as "restoring…", its saved cases lagging the run's), then the saved run when `init` comes
     // (3-15 s after a reload on a busy machine): wait for the saved run's own line (CI read the page's
     // state once, before `init`, at load ~2).
-    await after.waitForFunction(() => document.querySelector('#run-status')?.textContent === 'cancelled' && /interrupted \(window reloaded or closed\)/.test(document.querySelector('#run-environment')?.textContent ?? ''), undefined, { timeout: 60_000 });
+    await after.waitForFunction(() => document.querySelector('#run-status')?.textContent === 'interrupted' && /interrupted \(window reloaded or closed\)/.test(document.querySelector('#run-environment')?.textContent ?? ''), undefined, { timeout: 60_000 });
     assert.equal(await after.textContent('#run-title'), 'llama-3.1-8b · e2e.attn.yaml · full');
     await page.screenshot({ path: join(shots, '05b-interrupted-by-reload.png') });
   });

@@ -52,7 +52,7 @@ describe('pool chart', () => {
     const view = { ...viewOfRun(run, null), pool: null, poolSamples: samples };
     // 409 · 1.25 = 511.25 -> 1,000; 409 / 28,363 = 1.442% -> 1.4%; 361 / 28,363 = 1.273% -> 1.3%.
     const y = poolTimelineChart(view, palette).config.options!.scales!['y'] as { max?: number; title: { text: string } };
-    assert.equal(y.title.text, "pages (axis to 1,000: held + cached peak at 1.4% of the pool's 28,363; the rest free)");
+    assert.equal(y.title.text, "pages, axis to 1,000 (held + cached peak at 1.4% of the pool's 28,363; the rest free)");
     assert.match(poolSummaryLine(view)!, /^so far: peak occupancy 1\.3% held · /);
     // A finished run's summary (PoolSummary.peakOccupancy, held pages / pool) says held too.
     const finished = viewOfRun(run, null);
@@ -68,7 +68,7 @@ describe('pool chart', () => {
     const spec = poolTimelineChart({ ...viewOfRun(run, null), pool: null, poolSamples: samples }, palette);
     const y = spec.config.options!.scales!['y'] as { max?: number; title: { text: string } };
     assert.equal(y.max, 500);
-    assert.equal(y.title.text, "pages (axis to 500: held + cached peak at 1.3% of the pool's 28,363; the rest free)");
+    assert.equal(y.title.text, "pages, axis to 500 (held + cached peak at 1.3% of the pool's 28,363; the rest free)");
     // 50 of 100 pages: 62.5 -> 100, the pool.
     const half = poolTimelineChart({ ...viewOfRun(run, null), pool: null, poolSamples: [sample(0, 10), sample(1, 50)] }, palette);
     assert.equal((half.config.options!.scales!['y'] as { max: number }).max, 100);
@@ -799,11 +799,12 @@ describe('kernel charts', () => {
  * #0F4A85: a navy), charts.red = editorError.foreground, charts.yellow = editorWarning.foreground;
  * green and purple given per kind. Backgrounds: Dark Modern's editor #1f1f1f, white, black.
  */
+// muted: each theme's descriptionForeground (VS Code 1.100.3's Light Modern, Dark Modern, High Contrast, High Contrast Light; harness.ts THEMES).
 const VS_CODE_PALETTES: Record<'light' | 'dark' | 'high-contrast' | 'high-contrast-light', Palette> = {
-  light: { ...palette, kind: 'light', foreground: '#616161', background: '#ffffff', series: ['#1a85ff', '#d18616', '#388a34', '#652d90', '#e51400', '#bf8803'] },
-  dark: { ...palette, kind: 'dark', background: '#1f1f1f', series: ['#3794ff', '#d18616', '#89d185', '#b180d7', '#f14c4c', '#cca700'] },
-  'high-contrast': { ...palette, kind: 'high-contrast', foreground: '#ffffff', background: '#000000', series: ['#3794ff', '#ab5a00', '#89d185', '#b180d7', '#f48771', '#ffd370'], lineWidth: 3 },
-  'high-contrast-light': { ...palette, kind: 'high-contrast-light', foreground: '#292929', background: '#ffffff', series: ['#1a85ff', '#0f4a85', '#374e06', '#652d90', '#b5200d', '#895503'], lineWidth: 3 },
+  light: { ...palette, kind: 'light', foreground: '#616161', muted: '#717171', background: '#ffffff', series: ['#1a85ff', '#d18616', '#388a34', '#652d90', '#e51400', '#bf8803'], lineWidth: 1.5 },
+  dark: { ...palette, kind: 'dark', muted: '#9d9d9d', background: '#1f1f1f', series: ['#3794ff', '#d18616', '#89d185', '#b180d7', '#f14c4c', '#cca700'], lineWidth: 1.5 },
+  'high-contrast': { ...palette, kind: 'high-contrast', foreground: '#ffffff', muted: '#ffffff', background: '#000000', series: ['#3794ff', '#ab5a00', '#89d185', '#b180d7', '#f48771', '#ffd370'], lineWidth: 3 },
+  'high-contrast-light': { ...palette, kind: 'high-contrast-light', foreground: '#292929', muted: '#292929', background: '#ffffff', series: ['#1a85ff', '#0f4a85', '#374e06', '#652d90', '#b5200d', '#895503'], lineWidth: 3 },
 };
 
 /** [r, g, b] in 0–1 of '#rrggbb', or of 'rgba(r, g, b, a)' composited over `under` ('#rrggbb'). */
@@ -864,9 +865,40 @@ describe('bar parts without colour', () => {
     const estimate = { ...run.estimate, pool: { ...run.estimate.pool, budgetSource: 'device' as const, activationPeakBytes: 2 * 1024 ** 3, engineReserveBytes: 1024 ** 3 } };
     const spec = memoryChart({ ...viewOfRun(run, null), estimate }, marking);
     const byPart = marks(spec.config);
-    assert.deepEqual(byPart, { weights: 'none', 'KV pool': 'diagonal', 'activations (peak)': 'dots', 'engine reserves': 'cross', 'free (under gpu_memory_utilization 0.9)': 'none', 'left alone (1 − gpu_memory_utilization)': 'horizontal' });
-    // The two unmarked parts: weights in a full colour, free in the muted colour at 35 %: apart by lightness too.
+    // Free is no fill at all (its outline, the next test): apart from the filled weights without a mark.
+    assert.deepEqual(byPart, { weights: 'none', 'KV pool': 'diagonal', 'activations (peak)': 'dots', 'engine reserves': 'cross', 'free (under gpu_memory_utilization 0.9)': '0)', 'left alone (1 − gpu_memory_utilization)': 'horizontal' });
     assert.ok((spec.config.data.datasets as Array<{ borderWidth: number }>).every((d) => d.borderWidth >= 1));
+  });
+
+  // s50 newcomer-ed 7: in Dark Modern the legend's "free" and "left alone" swatches (the muted colour at 35 % and 12 % over the
+  // background) were dark grey on dark grey. Both are now outlines, and the part left alone ruled, in the muted text colour
+  // (--vscode-descriptionForeground), held to WCAG 2.1 1.4.11's 3:1 against the panel's background. Measured (WCAG relative
+  // luminance, the contrast() below): Dark Modern #9d9d9d on #1f1f1f 6.08:1 (was 1.83:1 and 1.22:1 for the fills), Light Modern
+  // #717171 on #ffffff 4.88:1 (0.1652 luminance: 1.05 / 0.2152), High Contrast #ffffff on #000000 21:1, High Contrast Light #292929 on #ffffff 14.55:1.
+  it('draws free and left-alone memory as outlines (the left alone ruled) in the muted text colour, 3:1 or more against the background in all four theme kinds', () => {
+    const estimate = { ...run.estimate, pool: { ...run.estimate.pool, budgetSource: 'device' as const, activationPeakBytes: 2 * 1024 ** 3, engineReserveBytes: 1024 ** 3 } };
+    const ratios: Record<string, string> = {};
+    for (const [kind, base] of Object.entries(VS_CODE_PALETTES)) {
+      const inks: string[] = [];
+      const p: Palette = { ...base, marked: (fill, mark, ink) => { if (ink) inks.push(ink); return `${fill} ${mark}`; } };
+      const parts = Object.fromEntries((memoryChart({ ...viewOfRun(run, null), estimate }, p).config.data.datasets as Array<{ label: string; backgroundColor: string; borderColor: string; borderWidth: number; borderSkipped?: boolean }>).map((d) => [d.label, d]));
+      const free = parts['free (under gpu_memory_utilization 0.9)']!;
+      const alone = parts['left alone (1 − gpu_memory_utilization)']!;
+      // Unfilled: the background shows through; the part left alone ruled over the background in the outline's colour.
+      assert.equal(rgbOf(free.backgroundColor, p.background).every((v, i) => Math.abs(v - rgbOf(p.background)[i]!) < 1e-9), true, `${kind}: free unfilled`);
+      assert.equal(alone.backgroundColor, `${p.background} horizontal`);
+      assert.deepEqual(inks, [p.muted], `${kind}: the rules in the muted colour`);
+      for (const d of [free, alone]) {
+        assert.equal(d.borderColor, p.muted);
+        assert.ok(d.borderWidth >= 1.5 && d.borderSkipped === false, `${kind}: a whole outline`);
+        const ratio = contrast(rgbOf(d.borderColor), rgbOf(p.background));
+        assert.ok(ratio >= 3, `${kind} ${d.label}: ${ratio.toFixed(2)}:1`);
+        ratios[kind] = ratio.toFixed(2);
+      }
+      // The pool chart's free pages: the same outline, the same ratio.
+      assert.equal((poolTimelineChart(viewOfRun(run, null), p).config.data.datasets as Array<{ label: string; borderColor: string }>).find((d) => d.label === 'free')!.borderColor, p.muted);
+    }
+    assert.deepEqual(ratios, { light: '4.88', dark: '6.08', 'high-contrast': '21.00', 'high-contrast-light': '14.55' });
   });
 
   it('gives useful, internal and external fragmentation bars three different marks', () => {

@@ -7,11 +7,10 @@
  * Bundles the sources first (scripts/build.mjs --bundles); needs /usr/bin/chromium.
  */
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { after, before, describe, it } from 'node:test';
-import type { Browser, Page } from 'playwright-core';
+import { before, describe, it } from 'node:test';
+import type { Page } from 'playwright-core';
 import type { KernelCase, RunResult } from '../../core/protocol/run';
 import type { SweepReport } from '../../core/protocol/sweep';
 import type { ToWebview } from '../../core/protocol/webview';
@@ -23,7 +22,7 @@ import { sweepMarkdown } from '../../webview/sweep';
 import { SWEEP_METRICS } from '../../core/sweepFigures';
 import { run } from '../fixtures/run';
 import { logSweep } from '../fixtures/sweep';
-import { CHROMIUM, launchChromium, openDashboard, root, seenSweepTable, send, serveDashboard, setTheme, THEMES, waitForPosted, type DashboardServer } from './harness';
+import { chromiumSuite, openDashboard, root, seenSweepTable, send, setTheme, THEMES, waitForPosted } from './harness';
 
 // What the page must show is worked out here from the recorded run's figures, by arithmetic of
 // its own (not the webview's formatters), so recording the run again needs no edit below.
@@ -170,29 +169,17 @@ function overlappingTexts(texts: readonly DrawnText[]): string[] {
 }
 
 describe('dashboard webview in Chromium', () => {
-  let browser: Browser;
-  let server: DashboardServer;
+  // Chromium checked, the current sources bundled (the page under test is what `npm run package` would ship), the dashboard served.
+  const chromium = chromiumSuite(shots);
   let page: Page;
   const requests: string[] = [];
 
   before(async () => {
-    assert.ok(existsSync(CHROMIUM), `Chromium not found at ${CHROMIUM}: run scripts/e2e-setup.sh (apt-get install chromium)`);
-    // Bundle the current sources, so the page under test is what `npm run package` would ship.
-    const build = spawnSync(process.execPath, [join(root, 'scripts', 'build.mjs'), '--bundles'], { cwd: root, encoding: 'utf8' });
-    assert.equal(build.status, 0, `build failed:\n${build.stderr}`);
-    mkdirSync(shots, { recursive: true });
-    server = await serveDashboard();
-    browser = await launchChromium();
     // Dates read as in Tokyo in US English, whatever this machine's zone: the expected times below are worked out by hand.
-    page = await openDashboard(browser, server, 'dark', { locale: 'en-US', timezoneId: 'Asia/Tokyo' });
+    page = await openDashboard(chromium.browser, chromium.server, 'dark', { locale: 'en-US', timezoneId: 'Asia/Tokyo' });
     page.on('request', (r) => requests.push(r.url()));
     await send(page, { type: 'init', runs: [{ id: RUN_ID, name: run.name, createdAt: run.createdAt, status: 'ok', cases: run.cases.length }], current: run, currentId: RUN_ID });
     await page.waitForFunction(() => document.querySelector('#chart-poolTimeline')?.getAttribute('data-drawn')?.includes('points'));
-  });
-
-  after(async () => {
-    await browser?.close();
-    await server?.close();
   });
 
   it('draws every timed case in the timings chart, with the fixture medians in its table', async () => {
@@ -340,7 +327,7 @@ describe('dashboard webview in Chromium', () => {
     });
     assert.equal(outcome.ran, false, 'the inline script must not run');
     assert.equal(outcome.directive, 'script-src-elem');
-    assert.ok(requests.every((u) => u.startsWith(server.origin) || u.startsWith('data:')), `remote loads: ${requests.join(', ')}`);
+    assert.ok(requests.every((u) => u.startsWith(chromium.server.origin) || u.startsWith('data:')), `remote loads: ${requests.join(', ')}`);
   });
 
   it('in a narrow panel the kernel charts stay inside their cards (screenshots narrow-*.png)', async () => {
@@ -514,7 +501,7 @@ describe('dashboard webview in Chromium', () => {
   // page; it drew the header and persisted per message and showed the finish 33-116 s late, saying
   // "running 52%" meanwhile. A backlog must be reduced at once and drawn once, the finish in it.
   it('a backlog of 1,000 progress and sample messages and the finish is drawn once, with the finish, and acknowledged once', async () => {
-    const fresh = await openDashboard(browser, server, 'dark');
+    const fresh = await openDashboard(chromium.browser, chromium.server, 'dark');
     try {
       await send(fresh, { type: 'runStarted', name: 'backlog.attn.yaml', total: 1000, kind: 'simulate', profile: run.profile, estimate: run.estimate });
       await fresh.waitForFunction(() => document.querySelector('#run-status')?.textContent === 'running');
@@ -555,7 +542,7 @@ describe('dashboard webview in Chromium', () => {
 
   // s31 newcomer: the roofline drew its roofs only when the run ended; the runner measures the peaks before any kernel.
   it('draws the roofline\'s roofs from the runner\'s environment message on, before the first case (roofline-streaming.png)', async () => {
-    const fresh = await openDashboard(browser, server, 'dark', { locale: 'en-US', timezoneId: 'Asia/Tokyo' });
+    const fresh = await openDashboard(chromium.browser, chromium.server, 'dark', { locale: 'en-US', timezoneId: 'Asia/Tokyo' });
     try {
       await recordTexts(fresh);
       await fresh.setViewportSize({ width: 1000, height: 900 });
@@ -664,20 +651,29 @@ describe('dashboard webview in Chromium', () => {
     assert.equal(await page.isVisible('#run-load'), false);
   });
 
-  it('History shows each run\'s time as the reader reads it, the ISO value in its tooltip', async () => {
+  // s50 newcomer-ed 12: the runs read "Dec 6, 2026, 5:13:32 PM" and the sweeps "Dec 6, 05:02 PM"; "cases" held "6" in one row and
+  // "simulation" in the next. One format for every row (to the minute, the whole time in the tooltip), the kind in a column of its own.
+  it('History shows each run\'s and sweep\'s time in one format as the reader reads it, the whole time in its tooltip, and each run\'s kind apart from its case count', async () => {
     const runs = [
       // By hand, in Tokyo (UTC+9): 23:30 UTC on 31 December is 08:30 on 1 January; 22:02:29 UTC on 1 December is 07:02:29 on the 2nd.
-      { id: '20261231-233000-new', name: 'new.attn.yaml', createdAt: '2026-12-31T23:30:00.000Z', status: 'ok' as const, cases: 2 },
+      { id: '20261231-233000-new', name: 'new.attn.yaml · simulation', createdAt: '2026-12-31T23:30:00.000Z', status: 'ok' as const, cases: 0, kind: 'simulate' as const },
       { id: RUN_ID, name: run.name, createdAt: run.createdAt, status: 'ok' as const, cases: run.cases.length },
     ];
     assert.equal(run.createdAt, '2026-12-01T22:02:29.363Z', 'the recorded run\'s time, which the hand calculation above reads');
+    // 17:05 UTC on 1 December is 02:05 on the 2nd in Tokyo.
+    await send(page, { type: 'sweeps', sweeps: [{ id: 'page-size-d4cf7d4c', name: 'page-size.attn.yaml', createdAt: '2026-12-01T17:05:00.000Z', job: 'both', points: 9, total: 9 }] });
     await send(page, { type: 'runs', runs });
     await page.waitForSelector('table.table-history[data-rows="2"]', { state: 'attached' });
-    const cells = await page.$$eval('table.table-history tbody tr td:first-child', (tds) => tds.map((td) => [td.textContent ?? '', td.querySelector('time')?.getAttribute('title') ?? '']));
-    assert.deepEqual(cells.map(([text, title]) => [spaced(text!), title]), [
-      ['Jan 1, 2027, 8:30:00 AM', '2026-12-31T23:30:00.000Z'],
-      ['Dec 2, 2026, 7:02:29 AM', run.createdAt],
-    ]);
+    // Runs, then sweeps (the page lists the sweeps above the runs): each cell's text, the time cell's tooltip.
+    const rowsOf = (table: string) => page.$$eval(`table.${table} tbody tr`, (trs) => trs.map((tr) => [...tr.querySelectorAll('td')].map((td) => td.querySelector('time')?.getAttribute('title') ?? td.textContent ?? '')));
+    const timesOf = (table: string) => page.$$eval(`table.${table} tbody tr td:first-child`, (tds) => tds.map((td) => td.textContent ?? ''));
+    const cells = [...await rowsOf('table-history'), ...await rowsOf('table-sweeps')];
+    const times = [...await timesOf('table-history'), ...await timesOf('table-sweeps')];
+    assert.deepEqual(times.map(spaced), ['Jan 1, 08:30 AM', 'Dec 2, 07:02 AM', 'Dec 2, 02:05 AM']);
+    assert.deepEqual(cells.map((r) => spaced(r[0]!)), ['Jan 1, 2027, 8:30:00 AM (2026-12-31T23:30:00.000Z)', `Dec 2, 2026, 7:02:29 AM (${run.createdAt})`, 'Dec 2, 2026, 2:05:00 AM (2026-12-01T17:05:00.000Z)']);
+    // Columns: time, name, kind, status, cases (a count, 0 for a simulation: it times no kernel), Open; the sweep's kind in the same column.
+    assert.deepEqual(cells.map((r) => r.slice(2, 5)), [['simulation', 'ok', '0'], ['benchmark', 'ok', String(run.cases.length)], ['sweep (job: both)', '9', 'page-size-d4cf7d4c']]);
+    await send(page, { type: 'sweeps', sweeps: [] });
   });
 
   it('History says where a benchmark cancelled during its pool simulation stopped, and which runs a window reload interrupted', async () => {
@@ -689,9 +685,9 @@ describe('dashboard webview in Chromium', () => {
       { id: '20261204-154000-reload', name: 'long.attn.yaml', createdAt: '2026-12-04T15:40:00.000Z', status: 'cancelled' as const, interrupted: true as const, cases: 3 },
     ];
     await send(page, { type: 'runs', runs });
-    await page.waitForFunction(() => document.querySelector('table.table-history tbody tr td:nth-child(3)')?.textContent?.includes('9,123'));
-    const status = await page.$$eval('table.table-history tbody tr td:nth-child(3)', (tds) => tds.map((td) => td.textContent ?? ''));
-    assert.deepEqual(status, ['cancelled during its pool simulation (at 9,123 of 40,000 requests); the partial pool was not kept', 'cancelled', 'interrupted (window reloaded)']);
+    await page.waitForFunction(() => document.querySelector('table.table-history tbody tr td:nth-child(4)')?.textContent?.includes('9,123'));
+    const status = await page.$$eval('table.table-history tbody tr td:nth-child(4)', (tds) => tds.map((td) => td.textContent ?? ''));
+    assert.deepEqual(status, ['cancelled during its pool simulation (at 9,123 of 40,000 requests); the partial pool was not kept', 'cancelled', 'interrupted (window reloaded or closed)']);
   });
 
   it('compares two runs, flagging only changes beyond the p10–p90 spread', async () => {
@@ -935,7 +931,7 @@ describe('dashboard webview in Chromium', () => {
   });
 
   it('Compare of tp 1 against tp 2: the pickers show the two runs, the settings that differ, throughput per GPU, its own exports; the run\'s exports off the tab (s39 newcomer-ed 1-3, 8)', async () => {
-    const fresh = await openDashboard(browser, server, 'light');
+    const fresh = await openDashboard(chromium.browser, chromium.server, 'light');
     try {
       const sim = (tp: number, createdAt: string, tokensPerS: number): RunResult => ({
         ...run, kind: 'simulate', cases: [], name: `tp${tp}.attn.yaml · simulation`, createdAt,
@@ -1028,7 +1024,7 @@ describe('dashboard webview in Chromium', () => {
   // folder's in a two-folder workspace. Now the run shows as one the page did not make, and the button
   // names and runs the active editor's file.
   it('a page with no run of its own shows the newest saved run, and its Run button names and runs the active editor\'s file, not that run\'s', async () => {
-    const fresh = await openDashboard(browser, server, 'dark');
+    const fresh = await openDashboard(chromium.browser, chromium.server, 'dark');
     try {
       const runs = [{ id: RUN_ID, name: run.name, createdAt: run.createdAt, status: 'ok', cases: run.cases.length, folder: 'alpha' }, { id: '20000101-000000-old', name: 'old.attn.yaml', createdAt: '2000-01-01T00:00:00.000Z', status: 'ok', cases: 1, folder: 'beta' }];
       await send(fresh, { type: 'init', runs, current: null, currentId: null, latest: { run, id: RUN_ID }, runTarget: { path: '/ws/beta/e2e.attn.yaml', label: 'beta/e2e.attn.yaml' } });
@@ -1056,7 +1052,7 @@ describe('dashboard webview in Chromium', () => {
 
   // s49 newcomer-ed 9: after sweeping page-size.attn.yaml, History's header read "Run benchmark: page-size.attn.yaml".
   it('over a sweep profile the Run button of a page with no run of its own names and posts the sweep, on History too', async () => {
-    const fresh = await openDashboard(browser, server, 'light');
+    const fresh = await openDashboard(chromium.browser, chromium.server, 'light');
     try {
       await send(fresh, { type: 'init', runs: [], current: null, currentId: null, runTarget: { path: '/ws/page-size.attn.yaml', label: 'page-size.attn.yaml', sweep: true } });
       await fresh.locator('vscode-tab-header', { hasText: 'History' }).click();
@@ -1076,7 +1072,7 @@ describe('dashboard webview in Chromium', () => {
   });
 
   it('with no run says so once, in place of the cards; a run shown brings the cards back (s34 newcomer-ed: "No run yet" nine times)', async () => {
-    const fresh = await openDashboard(browser, server, 'dark');
+    const fresh = await openDashboard(chromium.browser, chromium.server, 'dark');
     try {
       await send(fresh, { type: 'init', runs: [], current: null, currentId: null });
       await fresh.waitForFunction(() => document.querySelector('#run-title')?.textContent === 'AttnScope');
@@ -1241,9 +1237,10 @@ describe('dashboard webview in Chromium', () => {
     assert.notEqual(await page.getAttribute('#btn-cancel', 'disabled'), null, 'no Cancel before init');
     await setTheme(page, 'dark');
     await send(page, { type: 'init', runs: [], current: null, currentId: null });
-    await page.waitForFunction(() => document.querySelector('#run-status')?.textContent === 'cancelled');
+    // s50 newcomer-ed 1: its badge said "cancelled" beside the line's "interrupted": one word for it, as History says.
+    await page.waitForFunction(() => document.querySelector('#run-status')?.textContent === 'interrupted');
     assert.equal(await page.textContent('#run-title'), 'sim.attn.yaml · simulation');
-    assert.match((await page.textContent('#run-environment')) ?? '', /interrupted: the window reloaded or closed while it ran/);
+    assert.match((await page.textContent('#run-environment')) ?? '', /interrupted \(window reloaded or closed\) while it ran/);
     assert.notEqual(await page.getAttribute('#btn-cancel', 'disabled'), null, 'no Cancel for a run nothing runs');
     // A run the extension still streams replays its runStarted after init: running again.
     await send(page, { type: 'runStarted', name: 'live.attn.yaml', total: 3, profile: run.profile, estimate: run.estimate });
@@ -1423,7 +1420,7 @@ describe('dashboard webview in Chromium', () => {
   // s28 newcomer-ed 5: after a reload or a closed and reopened dashboard the Sweep tab sent the user
   // to the CLI, under an empty Figure picker and an empty "Every point" heading; History listed no sweep.
   it('the Sweep tab with no sweep: advice naming the Run sweep lens first, no picker or heading; the extension\'s sweep in init shown, History listing sweeps to open', async () => {
-    const fresh = await openDashboard(browser, server, 'dark', { locale: 'en-US', timezoneId: 'Asia/Tokyo' });
+    const fresh = await openDashboard(chromium.browser, chromium.server, 'dark', { locale: 'en-US', timezoneId: 'Asia/Tokyo' });
     try {
       await send(fresh, { type: 'init', runs: [], current: null, currentId: null });
       await fresh.locator('vscode-tab-header').nth(2).click();
@@ -1448,9 +1445,9 @@ describe('dashboard webview in Chromium', () => {
       assert.equal(await fresh.textContent('#run-title'), 'combo.attn.yaml · sweep');
       for (const id of ['sweep-metric', 'btn-export-sweep-csv', 'sweep-points-heading']) assert.equal(await fresh.isVisible(`#${id}`), true, `#${id} with a sweep`);
       await fresh.locator('vscode-tab-header').nth(1).click();
-      // Columns: time, name, job, points (with a result, of the sweep's), Open.
+      // Columns: time, name, kind (the sweep's job), points (with a result, of the sweep's), Open.
       const rows = await tableRows(fresh, 'table-sweeps');
-      assert.deepEqual(rows.map((r) => r.slice(1, 4)), [['combo.attn.yaml', 'simulate', '2'], ['grid.attn.yaml', 'bench', '3 of 4'], ['grid.attn.yaml', 'simulate', 'interrupted, 9 of 24 points']]);
+      assert.deepEqual(rows.map((r) => r.slice(1, 4)), [['combo.attn.yaml', 'sweep (job: simulate)', '2'], ['grid.attn.yaml', 'sweep (job: bench)', '3 of 4'], ['grid.attn.yaml', 'sweep (job: simulate)', 'interrupted, 9 of 24 points']]);
       await fresh.locator('tr[data-sweep="grid-0badcafe"] vscode-button').click();
       assert.deepEqual(await waitForPosted(fresh, 'openSweep'), [{ type: 'openSweep', id: 'grid-0badcafe' }]);
       await fresh.screenshot({ path: join(shots, 'history-sweeps.png') });
@@ -1462,7 +1459,7 @@ describe('dashboard webview in Chromium', () => {
   // s37 newcomer-ed 7: 343 runs put Sweeps and Compare ~340 rows down with no filter, Open wrapped "Op / en"
   // at the side panel's width, and two sweeps of one profile read alike.
   it('History of 343 runs: Compare and Sweeps above the runs, the newest 50 shown with Show more, a name filter, Open on one line, each sweep\'s folder', async () => {
-    const fresh = await openDashboard(browser, server, 'highContrast', { locale: 'en-US', timezoneId: 'Asia/Tokyo' });
+    const fresh = await openDashboard(chromium.browser, chromium.server, 'highContrast', { locale: 'en-US', timezoneId: 'Asia/Tokyo' });
     try {
       await fresh.setViewportSize({ width: 570, height: 900 });
       const runs = Array.from({ length: 343 }, (_, i) => ({ id: `r${i}`, name: `${i % 7 === 0 ? 'qwen' : 'llama-3.1-8b-instruct'}-${i}.attn.yaml`, createdAt: new Date(Date.UTC(2026, 11, 4) - i * 60_000).toISOString(), status: 'ok' as const, cases: 6, folder: i % 2 ? 'a' : 'b' }));
@@ -1504,7 +1501,7 @@ describe('dashboard webview in Chromium', () => {
   // s33 newcomer-ed: in a ~190 px panel the pool chart's three axes left its left one too narrow for "2,048", the memory bar's
   // "device 80 GiB" ran past the canvas's left edge, legends were cut.
   it('in a 190 px panel every chart of a run writes its texts inside its canvas: legend below, fewer ticks, no right axes (narrow-190-*.png)', async () => {
-    const fresh = await openDashboard(browser, server, 'dark', { locale: 'en-US', timezoneId: 'Asia/Tokyo' });
+    const fresh = await openDashboard(chromium.browser, chromium.server, 'dark', { locale: 'en-US', timezoneId: 'Asia/Tokyo' });
     try {
       await recordTexts(fresh);
       await fresh.setViewportSize({ width: 190, height: 900 });
@@ -1535,7 +1532,7 @@ describe('dashboard webview in Chromium', () => {
   // s36 newcomer-ed: at 200 % zoom (a 600 px panel is 300 CSS px) the bar charts are drawn narrow, and their category
   // labels were mirrored onto the plot at the bars' centre, over the fills; #chart-capacity had no accessible name.
   it('at 200 % zoom the bar charts write each category label above its bars, not over them, and every chart canvas is named (zoom-200.png)', async () => {
-    const fresh = await openDashboard(browser, server, 'dark', { deviceScaleFactor: 2 });
+    const fresh = await openDashboard(chromium.browser, chromium.server, 'dark', { deviceScaleFactor: 2 });
     try {
       await fresh.setViewportSize({ width: 300, height: 900 });
       await send(fresh, { type: 'init', runs: [], current: run, currentId: RUN_ID });
@@ -1563,7 +1560,7 @@ describe('dashboard webview in Chromium', () => {
   // s30 newcomers: in an editor split (~350–500 px) chart titles, axis titles and legend items ran
   // past the canvas's edge (cut off), and the Run button's label past the panel's.
   it('at 320, 400, 600 and 1000 px, dark and light, no chart writes a text past its canvas\'s edge and no control lies past the panel\'s (narrow-*.png)', async () => {
-    const fresh = await openDashboard(browser, server, 'dark', { locale: 'en-US', timezoneId: 'Asia/Tokyo' });
+    const fresh = await openDashboard(chromium.browser, chromium.server, 'dark', { locale: 'en-US', timezoneId: 'Asia/Tokyo' });
     try {
       await recordTexts(fresh);
       // The recorded run, run from a file whose name makes the Run button "Run benchmark: llama-3.1-8b-instruct.attn.yaml" (wider than 288 px).
@@ -1633,10 +1630,72 @@ describe('dashboard webview in Chromium', () => {
     }
   });
 
+  // s50 newcomer-ed 8, at a 602 px webview: the page-pool chart's axis titles clipped, the roofline's peak label touched the plot's
+  // right edge, the Data tables were wider than the panel. A llama-like pool (28,363 pages, held + cached peak 20 %: the axis zoomed
+  // to 10,000, its title the long one) with fragmentation and preemptions (three vertical axes, ~90 px each), in both themes.
+  it('at 600 px no chart text is clipped or over another, the roof labels keep off the plot\'s edges, and the Data tables scroll in their own box', async () => {
+    const fresh = await openDashboard(chromium.browser, chromium.server, 'dark', { locale: 'en-US', timezoneId: 'Asia/Tokyo' });
+    try {
+      await recordTexts(fresh);
+      const pages = 28_363;
+      // Held pages scaled from the fixture's 2,048-page pool; the peak, 59 % of it, is ~8 % of 28,363 (+ cached to 20 %): poolAxisTop 10,000.
+      const samples = run.pool!.samples.map((x, i) => { const held = Math.round(x.pagesUsed * 2.7); const cached = Math.round(held * 0.5); return { ...x, pagesUsed: held, tokens: held * 14, pagesCached: cached, pagesFree: pages - held - cached, preemptions: Math.floor(i / 50) }; });
+      const llama = { ...run, pool: { ...run.pool!, numPages: pages, samples } };
+      await send(fresh, { type: 'init', runs: [], current: llama, currentId: RUN_ID });
+      await fresh.waitForFunction(() => document.querySelector('#chart-poolTimeline')?.getAttribute('data-drawn')?.includes('preemptions'));
+      const found: string[] = [];
+      for (const theme of ['dark', 'light'] as const) {
+        await setTheme(fresh, theme);
+        await fresh.setViewportSize({ width: 600, height: 900 });
+        const ids = await fresh.$$eval('canvas[id^="chart-"]', (cs) => cs.filter((c) => (c as HTMLElement).offsetParent !== null).map((c) => c.id.slice('chart-'.length)));
+        assert.ok(['roofline', 'memory', 'poolTimeline'].every((id) => ids.includes(id)), `charts ${ids.join(', ')}`);
+        for (const id of ids) {
+          const texts = await lastDrawnTexts(fresh, id, 580);
+          const size = await fresh.$eval(`#chart-${id}`, (c) => ({ w: (c as HTMLCanvasElement).width, h: (c as HTMLCanvasElement).height }));
+          for (const t of texts.filter((x) => x.corners.some((c) => c.x < -0.5 || c.y < -0.5 || c.x > size.w + 0.5 || c.y > size.h + 0.5))) found.push(`${theme} ${id}: '${t.text}' past the canvas`);
+          for (const o of overlappingTexts(texts)) found.push(`${theme} ${id}: ${o}`);
+          if (id === 'poolTimeline') {
+            // The pool's axis title says the axis is not the pool's, whole or shortened to its first part.
+            const title = texts.filter((t) => t.text.startsWith('pages')).map((t) => t.text).join(' ');
+            if (!title.startsWith('pages, axis to 10,000')) found.push(`${theme} poolTimeline: y title '${title}'`);
+          }
+        }
+        // The roof labels: their ink (their halo 2 px round it) 6 px or more inside the plot's left and right edges.
+        const roof = await lastDrawnTexts(fresh, 'roofline', 580);
+        const [left, , right] = ((await fresh.getAttribute('#chart-roofline', 'data-plot')) ?? '').split(' ').map(Number);
+        const peaks = run.environment.peaks!;
+        const [fma, bw] = [si(peaks.fp32FlopsPerSec!, 'FLOP/s'), si(peaks.readBytesPerSec!, 'B/s')];
+        const labels = roof.filter((t) => [`fp32 FMA peak ${fma}`, `fp32 ${fma}`, `read bandwidth ${bw}`, bw].includes(t.text));
+        if (labels.length !== 2) found.push(`${theme} roofline: labels ${roof.map((t) => t.text).join(' | ')}`);
+        for (const label of labels) {
+          const xs = label.corners.map((c) => c.x);
+          if (Math.max(...xs) > right! - 8 || Math.min(...xs) < left! + 2) found.push(`${theme} roofline: '${label.text}' at ${Math.min(...xs).toFixed(1)}..${Math.max(...xs).toFixed(1)} in the plot ${left}..${right}`);
+        }
+        // Every Data table open: wider than its card, it scrolls inside its own box; the page never scrolls sideways.
+        await fresh.$$eval('section.card details', (ds) => ds.forEach((d) => ((d as HTMLDetailsElement).open = true)));
+        await fresh.waitForFunction(() => [...document.querySelectorAll('section.card:not(.is-empty) details')].every((d) => d.querySelector('table') !== null));
+        const boxes = await fresh.$$eval('section.card:not(.is-empty) .chart-data', (els) => els.filter((e) => (e as HTMLElement).offsetParent !== null).map((e) => {
+          const card = e.closest('section')!.getBoundingClientRect();
+          const box = e.getBoundingClientRect();
+          return { chart: e.closest('section')!.getAttribute('data-chart'), table: e.querySelector('table')!.getBoundingClientRect().width, box: box.width, inside: box.left >= card.left - 0.5 && box.right <= card.right + 0.5, scrolls: getComputedStyle(e).overflowX };
+        }));
+        assert.ok(boxes.some((b) => b.table > b.box + 1), `${theme}: a table wider than its box (the pool's 11 columns): ${JSON.stringify(boxes)}`);
+        for (const b of boxes) if (!b.inside || (b.table > b.box + 1 && b.scrolls !== 'auto')) found.push(`${theme} ${b.chart}: Data table ${b.table.toFixed(0)} px in a ${b.box.toFixed(0)} px box ${b.inside ? '' : 'past its card'} (overflow-x ${b.scrolls})`);
+        const page600 = await fresh.evaluate(() => ({ scroll: document.documentElement.scrollWidth, client: document.documentElement.clientWidth }));
+        if (page600.scroll > page600.client) found.push(`${theme}: the page scrolls sideways (${page600.scroll} px in ${page600.client})`);
+        for (const id of ['roofline', 'memory', 'poolTimeline']) await fresh.locator(`section[data-chart="${id}"]`).screenshot({ path: join(shots, `600-${theme}-${id}.png`) });
+        await fresh.$$eval('section.card details', (ds) => ds.forEach((d) => ((d as HTMLDetailsElement).open = false)));
+      }
+      assert.deepEqual(found, []);
+    } finally {
+      await fresh.close();
+    }
+  });
+
   // s30 newcomers: the sweep chart's x axis put 50, 100 and 30,000 evenly apart (a category axis),
   // and its y ticks read "99.3%" six times (the table's one decimal for ticks 0.01% apart).
   it('the sweep chart puts swept values along a log axis and writes each y tick once, with the decimals its step needs', async () => {
-    const fresh = await openDashboard(browser, server, 'light', { locale: 'en-US', timezoneId: 'Asia/Tokyo' });
+    const fresh = await openDashboard(chromium.browser, chromium.server, 'light', { locale: 'en-US', timezoneId: 'Asia/Tokyo' });
     try {
       await recordTexts(fresh);
       await fresh.setViewportSize({ width: 1000, height: 900 });
@@ -1679,7 +1738,7 @@ describe('dashboard webview in Chromium', () => {
     const big: SweepReport = { schema: 1, kind: 'attnscope-sweep-report', tool: 't', createdAt: '2026-12-04T00:00:00.000Z', sweepId: '986adb4a6eb253ac', name: 'sweep.attn.yaml', job: 'simulate', axes, total: 36, rows, missing: [], duplicates: [], environments: { e1: run.environment }, best: null };
     const found: string[] = [];
     for (const theme of ['light', 'dark', 'highContrast'] as const) {
-      const fresh = await openDashboard(browser, server, theme, { locale: 'en-US', timezoneId: 'Asia/Tokyo' });
+      const fresh = await openDashboard(chromium.browser, chromium.server, theme, { locale: 'en-US', timezoneId: 'Asia/Tokyo' });
       try {
         await recordTexts(fresh);
         await send(fresh, { type: 'init', runs: [], current: null, currentId: null, sweep: big });
@@ -1738,7 +1797,7 @@ describe('dashboard webview in Chromium', () => {
   // s31 newcomer: two sweep lines with the same values lay on one path, the one drawn last hiding
   // the other: the chart showed one line, its legend two.
   it('a sweep line with the same values as another is drawn dashed over it, both colours showing, and its legend item says so (sweep-twins.png)', async () => {
-    const fresh = await openDashboard(browser, server, 'highContrast', { locale: 'en-US', timezoneId: 'Asia/Tokyo' });
+    const fresh = await openDashboard(chromium.browser, chromium.server, 'highContrast', { locale: 'en-US', timezoneId: 'Asia/Tokyo' });
     try {
       await recordTexts(fresh);
       await fresh.setViewportSize({ width: 1000, height: 900 });
@@ -1773,7 +1832,7 @@ describe('dashboard webview in Chromium', () => {
 
   // s30 newcomers: a sweep run from the editor left the dashboard on its Run tab with Cancel off; only the toast and status bar could stop it.
   it('a run, simulation or memory breakdown the user asks for while the Sweep tab shows brings the Run tab forward with it (s43 newcomer-ed M8: the panel kept the sweep)', async () => {
-    const fresh = await openDashboard(browser, server, 'dark');
+    const fresh = await openDashboard(chromium.browser, chromium.server, 'dark');
     try {
       await send(fresh, { type: 'init', runs: [], current: run, currentId: RUN_ID });
       const shown = () => fresh.$$eval('vscode-tab-header', (hs) => hs.filter((h) => h.getAttribute('aria-selected') === 'true').map((h) => h.textContent));
@@ -1844,7 +1903,7 @@ describe('dashboard webview in Chromium', () => {
 
   // s49 newcomer-ed 5: while a sweep ran or resumed, its saved points and chart went behind the progress bar until it ended.
   it('a running sweep\'s points saved so far show under its progress, chart and table, and each point saved is added', async () => {
-    const fresh = await openDashboard(browser, server, 'dark', { locale: 'en-US', timezoneId: 'UTC' });
+    const fresh = await openDashboard(chromium.browser, chromium.server, 'dark', { locale: 'en-US', timezoneId: 'UTC' });
     try {
       await send(fresh, { type: 'init', runs: [], current: null, currentId: null });
       await send(fresh, { type: 'sweepStarted', name: 'batched.attn.yaml' });
@@ -1877,7 +1936,7 @@ describe('dashboard webview in Chromium', () => {
   });
 
   it('a sweep the editor runs switches to the Sweep tab with its progress and a Cancel that asks the extension to cancel it; its end replaces both with how it ended', async () => {
-    const fresh = await openDashboard(browser, server, 'dark', { locale: 'en-US', timezoneId: 'Asia/Tokyo' });
+    const fresh = await openDashboard(chromium.browser, chromium.server, 'dark', { locale: 'en-US', timezoneId: 'Asia/Tokyo' });
     try {
       await send(fresh, { type: 'init', runs: [], current: run, currentId: RUN_ID });
       // s31 newcomer-ed 10: a tab header never selected had no aria-selected and no tabindex (vscode-tab-header sets them when `active` changes).
@@ -1957,10 +2016,10 @@ describe('dashboard webview in Chromium', () => {
       await fresh.reload();
       await waitForPosted(fresh, 'ready');
       // Interrupted at once, not "running" with Cancel until init (s37 newcomer-ed 5).
-      assert.equal(await fresh.textContent('#sweep-run-status'), 'sweep.attn.yaml: interrupted: the window reloaded or closed while it ran');
+      assert.equal(await fresh.textContent('#sweep-run-status'), 'sweep.attn.yaml: interrupted (window reloaded or closed) while it ran');
       assert.equal(await fresh.textContent('#sweep-other'), 'The report below is another sweep: batched.attn.yaml, sweep c0ffee of ' + (await fresh.$eval('#sweep-summary time', (t) => t.textContent)) + '; not the sweep of sweep.attn.yaml that was interrupted.');
       await send(fresh, { type: 'init', runs: [], current: null, currentId: null });
-      await fresh.waitForFunction(() => document.querySelector('#sweep-run-status')?.textContent === 'sweep.attn.yaml: interrupted: the window reloaded or closed while it ran');
+      await fresh.waitForFunction(() => document.querySelector('#sweep-run-status')?.textContent === 'sweep.attn.yaml: interrupted (window reloaded or closed) while it ran');
       assert.equal(await fresh.isVisible('#btn-cancel-sweep'), false);
       // Its Resume sweep runs it again, as the reloaded window's toast does (s40 newcomer-ed F8: the toast hid itself, the banner had no button).
       assert.equal(await fresh.isVisible('#btn-resume-sweep'), true);
@@ -1986,7 +2045,7 @@ describe('dashboard webview in Chromium', () => {
       { type: 'runCancelling' },
     ] as ToWebview[]).reduce(recordLive, { live: [], sweepLive: [] } as LiveMessages);
     for (const [lists, button, label] of [[sweepLists, '#btn-cancel-sweep', 'Cancel sweep'], [runLists, '#btn-cancel', 'Cancel']] as const) {
-      const fresh = await openDashboard(browser, server, 'dark');
+      const fresh = await openDashboard(chromium.browser, chromium.server, 'dark');
       try {
         await send(fresh, { type: 'init', runs: [], current: null, currentId: null });
         for (const m of replayAfterInit(lists, [])) await send(fresh, m);
@@ -2008,7 +2067,7 @@ describe('dashboard webview in Chromium', () => {
   });
 
   it('a sweep a reload stopped: the run line\'s "interrupted" and Resume sweep alone, no "No sweep open" under it; its kept points\' report then says it once (s48 newcomer-ed 9, 32-after-reload-30s.png)', async () => {
-    const fresh = await openDashboard(browser, server, 'dark');
+    const fresh = await openDashboard(chromium.browser, chromium.server, 'dark');
     try {
       await send(fresh, { type: 'init', runs: [], current: null, currentId: null });
       await send(fresh, { type: 'sweepStarted', name: 'sweep.attn.yaml' });
@@ -2016,7 +2075,7 @@ describe('dashboard webview in Chromium', () => {
       await fresh.reload();
       await waitForPosted(fresh, 'ready');
       await send(fresh, { type: 'init', runs: [], current: null, currentId: null });
-      await fresh.waitForFunction(() => document.querySelector('#sweep-run-status')?.textContent === 'sweep.attn.yaml: interrupted: the window reloaded or closed while it ran');
+      await fresh.waitForFunction(() => document.querySelector('#sweep-run-status')?.textContent === 'sweep.attn.yaml: interrupted (window reloaded or closed) while it ran');
       assert.equal(await fresh.isVisible('#btn-resume-sweep'), true);
       // Was: "No sweep open: run one with the Run sweep code lens …" right under it, which said no sweep was there.
       assert.equal(await fresh.textContent('#sweep-summary'), '');
@@ -2039,7 +2098,7 @@ describe('dashboard webview in Chromium', () => {
   });
 
   it('a result whose profile was edited after its run started says so over it, on the Run tab and the Sweep tab alike; a result that reads the same says nothing (s44 newcomer-ed F3, profile-edited-*.png)', async () => {
-    const fresh = await openDashboard(browser, server, 'dark');
+    const fresh = await openDashboard(chromium.browser, chromium.server, 'dark');
     try {
       // The extension's note (extension/profileEdited.ts profileEditedText), which the page shows as sent.
       const simNote = 'profile edited since this simulation started: the figures below are of the earlier text of llama-3.1-8b.attn.yaml; run the simulation again for the file as it is now';
@@ -2080,7 +2139,7 @@ describe('dashboard webview in Chromium', () => {
   });
 
   it('a Run sweep refused at its start gives the interrupted sweep\'s view back, its Resume sweep too, under the refusal (s44 newcomer-ed F4)', async () => {
-    const fresh = await openDashboard(browser, server, 'dark', { locale: 'en-US', timezoneId: 'Asia/Tokyo' });
+    const fresh = await openDashboard(chromium.browser, chromium.server, 'dark', { locale: 'en-US', timezoneId: 'Asia/Tokyo' });
     try {
       await send(fresh, { type: 'init', runs: [], current: run, currentId: RUN_ID });
       const kept: SweepReport = { ...logSweep, interrupted: true, total: 7, missing: [{ id: 'm', index: 6, values: {}, label: 'page_size=64' }] };

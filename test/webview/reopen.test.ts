@@ -13,10 +13,14 @@ import { describe, it } from 'node:test';
 import type { Page } from 'playwright-core';
 import type { RunResult } from '../../core/protocol/run';
 import type { RunListEntry } from '../../core/protocol/webview';
+import { keptInHistory } from '../../core/protocol/run';
 import { partialRun, runId } from '../../extension/history';
+import { interruptedError, interruptedMessage } from '../../extension/refusal';
+import { ShownRunStore } from '../../extension/shownRun';
 import { emptyModel, reduce, startModel, STOPPED_BY_RELOAD } from '../../webview/model';
 import { run } from '../fixtures/run';
 import { logSweep as sweep } from '../fixtures/sweep';
+import { tempDir } from '../fixtures/tmp';
 import { chromiumSuite, openDashboard, root, seenSweepTable, send, waitForPosted } from './harness';
 
 const shots = join(root, 'test-results', 'webview');
@@ -25,10 +29,12 @@ const timed = run.cases.filter((c) => c.kernel !== 'reference');
 const started = { type: 'runStarted', name: 'llama.attn.yaml · benchmark', total: 8, kind: 'bench', profile: run.profile, estimate: run.estimate } as const;
 /** What the extension saved of it when the reload stopped it (BenchmarkRun.interrupt: partialRun with the cases measured). */
 const interrupted: RunResult = {
-  ...partialRun({ name: started.name, kind: 'bench', toolVersion: '0.1.0', profile: run.profile, estimate: run.estimate, cases: timed.slice(0, 2), status: 'cancelled', error: 'interrupted (window reloaded or closed) after 2 case(s)', environment: run.environment }),
+  ...partialRun({ name: started.name, kind: 'bench', toolVersion: '0.1.0', profile: run.profile, estimate: run.estimate, cases: timed.slice(0, 2), status: 'cancelled', error: interruptedError('bench', 2), environment: run.environment }),
   createdAt: '2026-12-05T09:00:00.000Z',
 };
 const INTERRUPTED_ID = runId(interrupted.createdAt, interrupted.name);
+/** The recorded run's history id: the run the window showed before the reload. */
+const RUN_ID = runId(run.createdAt, run.name);
 
 /** 60 saved runs of long names (the History list's first page is 50): ~1,800 px of rows at 600 px wide. */
 const manyRuns: RunListEntry[] = Array.from({ length: 60 }, (_, i) => {
@@ -114,15 +120,65 @@ describe('dashboard reopened, History and Sweep lists, in Chromium', () => {
         await page.screenshot({ path: join(shots, `reopen-restoring-${width}x${height}.png`) });
         // init brings the run the reload stopped, saved with its two cases: its own line, not "before any kernel finished".
         await send(page, { type: 'init', runs: [], current: interrupted, currentId: INTERRUPTED_ID });
-        await page.waitForFunction(() => document.querySelector('#run-status')?.textContent === 'cancelled');
+        // s50 newcomer-ed 1: the badge read "cancelled" beside the line's "interrupted (window reloaded or closed)": one word.
+        await page.waitForFunction(() => document.querySelector('#run-status')?.textContent === 'interrupted');
         const line = (await page.textContent('#run-environment')) ?? '';
         assert.ok(line.includes('interrupted (window reloaded or closed) after 2 case(s)'), line);
         assert.ok(!line.includes('before any kernel finished'), line);
+        assert.deepEqual(await shownWith(page, 'cancelled'), [], 'no word of a cancellation anywhere on the Run tab');
         assert.equal(await page.isVisible('#run-empty'), false);
         await page.screenshot({ path: join(shots, `reopen-restored-${width}x${height}.png`) });
       } finally {
         await page.close();
       }
+    }
+  });
+
+  // s50 newcomer-ed 1: a Mixtral benchmark reloaded at "0/8 · measuring this machine" left no word, and the next window showed
+  // llama's older run as if current. What BenchmarkRun.interrupt leaves (not saved: nothing was measured) goes through the store the
+  // next extension host reads (extension/shownRun.ts), then to a page reloaded mid-run as Dashboard's init sends it: the same
+  // interrupted state as a run stopped after a case (the test above), with Run again on the toast and the Run button on that file.
+  it('a benchmark the reload stopped before its first case: the next window shows it interrupted, with Run again, not the run before', async () => {
+    const dir = join(tempDir('attnscope-reopen-'), 'workspaceStorage', 'attnscope');
+    const name = 'Mixtral-8x7B-v0.1 · Mixtral-8x7B-v0.1.attn.yaml · full';
+    const file = '/ws/hf/Mixtral-8x7B-v0.1.attn.yaml';
+    const stopped = partialRun({ name, kind: 'bench', toolVersion: '0.1.0', profile: { ...run.profile, sourcePath: file }, estimate: run.estimate, cases: [], status: 'cancelled', error: interruptedError('bench', 0), environment: run.environment });
+    assert.equal(keptInHistory(stopped), false, 'nothing measured: History does not keep it');
+    const before = new ShownRunStore(dir);
+    await before.save(RUN_ID);
+    before.saveSync(null, interruptedMessage('bench', name, 0, false), undefined, { run: stopped, rerun: { source: `file://${file}`, job: 'bench' } });
+    // The next host: no saved run to show (not the llama run shown before), the stopped one, and a toast with Run again on the file.
+    const next = new ShownRunStore(dir);
+    assert.equal(await next.load(), null);
+    const shown = await next.loadInterrupted();
+    assert.ok(shown);
+    assert.deepEqual(await next.takeNotice(), { notice: `AttnScope: the benchmark of ${name} was interrupted when the window reloaded or closed, before its first case: nothing was measured, nothing is saved.`, resumeSweep: null, rerun: { source: `file://${file}`, job: 'bench' } });
+    const page = await openDashboard(chromium.browser, chromium.server, 'dark', { locale: 'en-US' });
+    try {
+      await page.setViewportSize({ width: 600, height: 900 });
+      await send(page, { type: 'init', runs: [], current: null, currentId: null });
+      await send(page, { ...started, name, profile: shown.profile });
+      await page.waitForFunction(() => (JSON.parse(sessionStorage.getItem('vscode-state') ?? '{}') as { model?: { current?: { status?: string } } }).model?.current?.status === 'running');
+      await page.reload();
+      await waitForPosted(page, 'ready');
+      const llama: RunListEntry = { id: RUN_ID, name: run.name, createdAt: run.createdAt, status: 'ok', cases: run.cases.length, kind: 'bench' };
+      await send(page, { type: 'init', runs: [llama], current: shown, currentId: null });
+      await page.waitForFunction(() => document.querySelector('#run-status')?.textContent === 'interrupted');
+      assert.equal(await page.getAttribute('#run-title', 'title'), name);
+      const line = (await page.textContent('#run-environment')) ?? '';
+      assert.ok(line.includes('interrupted (window reloaded or closed) before its first case: nothing was measured, nothing is saved'), line);
+      assert.ok(!line.includes('before any kernel finished'), line);
+      assert.deepEqual(await shownWith(page, 'cancelled'), [], 'no word of a cancellation: the badge, line and cards say interrupted');
+      assert.equal(await page.textContent('section[data-chart="poolTimeline"] .empty'), 'Page pool: This run was interrupted (window reloaded or closed) before its pool simulation ended.');
+      assert.equal(await page.isVisible('#run-latest'), false, 'not the newest saved run of another model');
+      // The Run button runs that file again, as the toast's Run again does.
+      assert.equal((await page.textContent('#btn-run'))?.trim(), 'Run benchmark: Mixtral-8x7B-v0.1.attn.yaml');
+      await page.click('#btn-run');
+      const [posted] = await waitForPosted(page, 'runBenchmark');
+      assert.deepEqual(posted, { type: 'runBenchmark', source: file, kind: 'bench' });
+      await page.screenshot({ path: join(shots, 'reopen-interrupted-before-first-case-600.png') });
+    } finally {
+      await page.close();
     }
   });
 
@@ -136,8 +192,9 @@ describe('dashboard reopened, History and Sweep lists, in Chromium', () => {
       await waitForPosted(page, 'ready');
       assert.equal(await page.textContent('#run-status'), 'restoring…');
       await send(page, { type: 'init', runs: [], current: null, currentId: null });
-      await page.waitForFunction(() => document.querySelector('#run-status')?.textContent === 'cancelled');
+      await page.waitForFunction(() => document.querySelector('#run-status')?.textContent === 'interrupted');
       assert.equal(await page.textContent('#run-environment'), STOPPED_BY_RELOAD);
+      assert.equal(STOPPED_BY_RELOAD, 'interrupted (window reloaded or closed) while it ran', 'the words of a run the reload stopped, as the saved one says them');
     } finally {
       await page.close();
     }
@@ -182,13 +239,32 @@ describe('dashboard reopened, History and Sweep lists, in Chromium', () => {
   });
 
   // s49 newcomer-ed 7: in a 400 px side panel the Sweeps table's Open was cut off at the right edge and the time took four lines.
-  it('History\'s Sweeps fit a narrow panel: the blocks wrap, Open within the panel, the time to the minute on one line', async () => {
+  // s50 newcomer-ed 12: the saved runs' Open was past the edge there (the table scrolled sideways), their time in another format.
+  it('History\'s Sweeps and saved runs fit a narrow panel: the blocks wrap, Open within the panel, the time to the minute on one line, kind and cases apart', async () => {
     const page = await openDashboard(chromium.browser, chromium.server, 'light', { locale: 'en-US', timezoneId: 'UTC' });
     try {
       await page.setViewportSize({ width: 400, height: 800 });
-      await send(page, { type: 'init', runs: [], current: null, currentId: null, sweeps: [{ id: 'page-size-d4cf7d4c', name: 'page-size.attn.yaml', folder: 'nc49-ws', createdAt: '2026-12-06T13:54:30.000Z', job: 'both', points: 5, total: 9, interrupted: true }] });
+      const runs: RunListEntry[] = [
+        { id: 'r1', name: 'llama-3.1-8b · llama-3.1-8b.attn.yaml · simulation', createdAt: '2026-12-06T16:58:19.000Z', status: 'ok', cases: 0, kind: 'simulate' },
+        { id: 'r2', name: 'Mixtral-8x7B-v0.1 · Mixtral-8x7B-v0.1.attn.yaml · full', createdAt: '2026-12-06T16:40:00.000Z', status: 'cancelled', interrupted: true, cases: 3, kind: 'bench' },
+      ];
+      await send(page, { type: 'init', runs, current: null, currentId: null, sweeps: [{ id: 'page-size-d4cf7d4c', name: 'page-size.attn.yaml', folder: 'nc49-ws', createdAt: '2026-12-06T13:54:30.000Z', job: 'both', points: 5, total: 9, interrupted: true }] });
       await page.locator('vscode-tab-header').nth(1).click();
       await page.waitForSelector('#sweep-list table.stacked');
+      await page.waitForSelector('#history-list table.stacked');
+      // Every cell of the saved runs within the list's box (none past its right edge, nothing to scroll to sideways), each labelled by its column.
+      const cells = await page.$eval('#history-list', (list) => {
+        const right = list.getBoundingClientRect().right;
+        return { scrolls: list.scrollWidth > list.clientWidth + 1, rows: [...list.querySelectorAll('tbody tr')].map((tr) => [...tr.querySelectorAll('td')].map((td) => ({ label: td.getAttribute('data-label'), text: td.textContent, past: td.getBoundingClientRect().right > right + 0.5, lines: Math.round(td.querySelector('time')?.getBoundingClientRect().height ?? 0) }))) };
+      });
+      assert.equal(cells.scrolls, false, 'the runs do not scroll sideways');
+      for (const cell of cells.rows.flat()) assert.equal(cell.past, false, `${cell.label} '${cell.text}' past the list's right edge`);
+      // 16:58:19 UTC in en-US: "Dec 6, 04:58 PM", the sweeps' format, on one line (under two font sizes, 13 px).
+      assert.deepEqual(cells.rows.map((r) => r.map((c) => [c.label, c.text])), [
+        [['time', 'Dec 6, 04:58 PM'], ['name', runs[0]!.name], ['kind', 'simulation'], ['status', 'ok'], ['cases', '0'], ['', 'Open']],
+        [['time', 'Dec 6, 04:40 PM'], ['name', runs[1]!.name], ['kind', 'benchmark'], ['status', 'interrupted (window reloaded or closed)'], ['cases', '3'], ['', 'Open']],
+      ]);
+      for (const cell of cells.rows.flat().filter((c) => c.label === 'time')) assert.ok(cell.lines > 0 && cell.lines < 26, `time ${cell.lines} px tall`);
       const box = await page.$eval('#sweep-list', (list) => {
         const open = list.querySelector('vscode-button')!.getBoundingClientRect();
         const time = list.querySelector('time')!;
@@ -238,6 +314,8 @@ describe('dashboard reopened, History and Sweep lists, in Chromium', () => {
       for (const width of [600, 320]) {
         await page.setViewportSize({ width, height: 371 });
         await page.waitForFunction(() => document.querySelectorAll('#history-list tr[data-run]').length === 50);
+        // At 320 px the columns do not fit: a block a run (fitStacked), each value labelled, no header row to keep.
+        const stacked = await page.waitForFunction((w) => document.querySelector('#history-list table')?.classList.contains('stacked') === (w < 400), width).then(() => width < 400);
         await page.$eval('#history-list', (box) => box.scrollIntoView());
         const box = await page.$eval('#history-list', (b) => ({ top: b.getBoundingClientRect().top, bottom: b.getBoundingClientRect().bottom, client: b.clientHeight, scroll: b.scrollHeight, view: innerHeight }));
         // The whole box, its scrollbars with it, on screen at once; its 50 rows (each two lines or more, ~35 px) scroll inside it.
@@ -246,10 +324,12 @@ describe('dashboard reopened, History and Sweep lists, in Chromium', () => {
         assert.ok(box.scroll > box.client, `${width} px: the rows (${box.scroll} px) scroll inside the box (${box.client} px)`);
         await page.screenshot({ path: join(shots, `reopen-history-${width}x371.png`) });
         // Scrolled down the list, its header row is still at the box's top.
-        await page.$eval('#history-list', (b) => (b.scrollTop = 400));
-        const header = await page.$eval('#history-list', (b) => b.querySelector('thead th')!.getBoundingClientRect().top - b.getBoundingClientRect().top);
-        assert.ok(Math.abs(header) <= 1, `${width} px: the header ${header} px from the box's top`);
-        await page.$eval('#history-list', (b) => (b.scrollTop = 0));
+        if (!stacked) {
+          await page.$eval('#history-list', (b) => (b.scrollTop = 400));
+          const header = await page.$eval('#history-list', (b) => b.querySelector('thead th')!.getBoundingClientRect().top - b.getBoundingClientRect().top);
+          assert.ok(Math.abs(header) <= 1, `${width} px: the header ${header} px from the box's top`);
+          await page.$eval('#history-list', (b) => (b.scrollTop = 0));
+        }
       }
     } finally {
       await page.close();
