@@ -1,19 +1,35 @@
 import { clearLine, cursorTo } from 'node:readline';
 import { formatCount, formatCountOf, formatDuration } from '../core/format';
+import { tableWidth } from '../core/textTable';
 import type { PoolProgress } from './simulate';
 
 /**
- * Progress on stderr: one rewritten line on a terminal; elsewhere plain lines (logs, CI, the
- * extension's output channel), or nothing when `plainLines` is false (output that is piped
- * stays clean).
+ * `line` cut to fit one terminal row of `width` columns: at most width − 1 characters (a line of
+ * exactly `width` leaves some terminals' cursor on the next row, where the `\r` redraw would
+ * start), its end replaced by '…' when cut. s51 newcomer nc-cli 7: progress lines of 69-92
+ * characters wrapped on a 60-column terminal, and the `\r` redraw rewrote only the last row, so
+ * the wrapped heads piled up.
+ * e.g. fitRow('[ 17%] simulating 2,000 requests', 20) -> '[ 17%] simulating …' (19 characters).
+ */
+export function fitRow(line: string, width: number): string {
+  const room = Math.max(1, width - 1);
+  return line.length <= room ? line : `${line.slice(0, room - 1)}…`;
+}
+
+/**
+ * Progress on stderr: one rewritten line on a terminal, cut to its width (core/textTable.ts
+ * tableWidth of the stream: COLUMNS, else the terminal's columns, as the tables use; fitRow);
+ * elsewhere plain lines, whole (logs, CI, the extension's output channel), or nothing when
+ * `plainLines` is false (output that is piped stays clean).
  */
 export class Progress {
   private lastLen = 0;
   private readonly tty: boolean;
 
   constructor(
-    private readonly out: NodeJS.WritableStream & { isTTY?: boolean },
+    private readonly out: NodeJS.WritableStream & { isTTY?: boolean; columns?: number },
     private readonly plainLines = true,
+    private readonly env: { COLUMNS?: string | undefined } = process.env,
   ) {
     this.tty = out.isTTY === true;
   }
@@ -21,12 +37,15 @@ export class Progress {
   /** Shows `[ pct%] message`, pct = floor(100 · done / total); `done` may be fractional. */
   update(done: number, total: number, message: string): void {
     const pct = total > 0 ? Math.floor((100 * done) / total) : 0;
-    const line = `[${String(pct).padStart(3)}%] ${message}`;
+    const whole = `[${String(pct).padStart(3)}%] ${message}`;
     if (this.tty) {
-      this.out.write(`\r${line.padEnd(this.lastLen)}`);
+      // The width is read at each update: a terminal resized during a run gets lines that fit it.
+      const width = tableWidth({ env: this.env, stdout: this.out });
+      const line = fitRow(whole, width);
+      this.out.write(`\r${line.padEnd(Math.min(this.lastLen, width - 1))}`);
       this.lastLen = line.length;
     } else if (this.plainLines) {
-      this.out.write(`${line}\n`);
+      this.out.write(`${whole}\n`);
     }
   }
 

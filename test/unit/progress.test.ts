@@ -5,7 +5,8 @@
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { PLAN_NOTE_DECODE_TOKENS, remainingText, simulationPlanNote, simulationProgressText } from '../../runner/progress';
+import { Writable } from 'node:stream';
+import { PLAN_NOTE_DECODE_TOKENS, Progress, remainingText, simulationPlanNote, simulationProgressText } from '../../runner/progress';
 import { simulatePool, type PoolProgress } from '../../runner/simulate/simulate';
 import { exampleProfile } from '../fixtures/profile';
 
@@ -66,4 +67,41 @@ test('a few huge requests: the progress reports tokens done, the simulated time 
     simulationProgressText(r, 60),
     'simulating 2 requests: 0 done, 4,048 of 202,000 tokens, 1,024 s of serving, about 48.9 min left at the rate so far',
   );
+});
+
+/** A stream that says it is a terminal of `columns` columns and keeps what is written to it. */
+function terminal(columns: number): Writable & { isTTY: boolean; columns: number; text: string } {
+  const out = new Writable({
+    write(chunk: Buffer, _enc, done) {
+      out.text += chunk.toString();
+      done();
+    },
+  }) as Writable & { isTTY: boolean; columns: number; text: string };
+  Object.assign(out, { isTTY: true, columns, text: '' });
+  return out;
+}
+
+test('on a 60-column terminal each progress redraw fits one row (at most 59 characters), cut with …; piped lines stay whole (s51 nc-cli 7)', async () => {
+  // The newcomer's line, 92 characters: on a 60-column terminal it wrapped to 2 rows and the \r redraw rewrote only the second.
+  const message = 'simulating 2,000 requests: 257 done, 380,295 of 2,157,212 tokens, 15 s of serving, about 3 s left';
+  const out = terminal(60);
+  const p = new Progress(out, true, {});
+  p.update(17, 100, message);
+  p.update(18, 100, message.replace('257', '300'));
+  p.finish();
+  await new Promise<void>((r) => out.end(r));
+  const rows = out.text.split('\r').filter((r) => r !== '');
+  assert.equal(rows.length, 2);
+  for (const r of rows) assert.ok(r.replace(/\n$/, '').length <= 59, `${r.length} characters: ${JSON.stringify(r)}`);
+  // 58 characters of '[ 17%] ' + the message, then '…': 59 in all.
+  assert.equal(rows[0], `[ 17%] ${message}`.slice(0, 58) + '…');
+  // COLUMNS is the user's say over the terminal's, as for the tables: 80 gives rows of up to 79.
+  const wide = terminal(60);
+  new Progress(wide, true, { COLUMNS: '80' }).update(17, 100, message);
+  assert.equal(wide.text, `\r[ 17%] ${message}`.slice(0, 79) + '…');
+  // Not a terminal: the plain line, whole (a log keeps every figure).
+  const log = terminal(60);
+  log.isTTY = false;
+  new Progress(log, true, {}).update(17, 100, message);
+  assert.equal(log.text, `[ 17%] ${message}\n`);
 });
