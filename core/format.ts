@@ -1300,8 +1300,21 @@ export const WRAP_ABOVE = WRAP_COLUMNS;
 export function wrapLongLines(text: string, width = WRAP_COLUMNS): string {
   return text
     .split('\n')
-    .map((line) => (line.length <= WRAP_ABOVE || / {2,}\S.* {2}/.test(line.trimStart()) ? line : wrapLine(line, { width, keepUnits: true }).join('\n')))
+    .map((line) => (line.length <= WRAP_ABOVE || / {2,}\S.* {2}/.test(line.trimStart()) ? line : wrapComment(line, width) ?? wrapLine(line, { width, keepUnits: true }).join('\n')))
     .join('\n');
+}
+
+/**
+ * A YAML comment line (`  # text`, e.g. the comments above `simulate --calibrate`'s step_time snippet) wrapped as
+ * comment lines, each continuation `  # ` at the same indent, so that pasting them with the snippet stays valid
+ * YAML (a plain continuation would be read as a key); null for a line that is not a comment.
+ * e.g. wrapComment('  # aa bb cc', 9) -> '  # aa bb\n  # cc'.
+ */
+function wrapComment(line: string, width: number): string | null {
+  const m = /^( *)# /.exec(line);
+  if (!m) return null;
+  const own = m[1]!;
+  return wrapLine(line, { width, indent: own.length + 2, keepUnits: true }).map((l, i) => (i === 0 ? l : `${own}# ${l.slice(own.length + 2)}`)).join('\n');
 }
 
 /** How {@link wrapLine} breaks a line. */

@@ -44,7 +44,7 @@ import { formatCapacity } from './simulate/latency-format';
 import { readSimulateFlags, SIMULATE_FLAGS, type SimulateFlags } from './simulate/options';
 import { arrivalSpan, describeDropped, readTraceFile, readVllmResult, TRACE_FORMATS, traceReplay, traceSetting, TRACE_TIME_UNIT_SECONDS, type TraceFormat, type TraceRead, type TraceReadOptions, type TraceTimeUnit, type VllmBenchResult } from './simulate/traces';
 import { MAX_TRACE_TOKENS } from './simulate/trace';
-import { calibrateByReplay, formatCalibrationReplay, formatReplayRounds } from './simulate/calibrate-replay';
+import { calibrateByReplay, formatCalibrationReplay, formatReplayRounds, replayCaution } from './simulate/calibrate-replay';
 import { mergeCommand, submitCommand, sweepCommand } from './sweep';
 import { capRepeats, formatProblem, loadProfile, profileCommand, profileInputs, readProfileInput, type LoadedProfile } from './load';
 import { benchPreflight, placeRefusals } from './preflight';
@@ -730,7 +730,7 @@ async function simulateProfile(file: string, loaded: LoadedProfile, flags: Simul
     }
     stepTime = c.fit.spec;
     stepTimeSource = `calibration from ${basename(flags.calibrate!)}${heldParametersText(c.fit)}`;
-    head.push(...formatCalibration(c.fit, flags.calibrate!), ...formatReplayRounds(c), ...formatCalibrationReplay(c.replay, flags.calibrate!), ...calibrationReplay.notes.map((n) => `    note: ${n}`), '');
+    head.push(...formatCalibration(c.fit, flags.calibrate!, replayCaution(c)), ...formatReplayRounds(c), ...formatCalibrationReplay(c.replay, flags.calibrate!), ...calibrationReplay.notes.map((n) => `    note: ${n}`), '');
   }
   phase.doing = null;
   // A terminal shows one line rewritten in place and erased at the end; piped stderr gets nothing.

@@ -23,7 +23,7 @@ import { latencyStats } from './latency';
 import { simulatePool, type SimulateOptions } from './simulate';
 import type { ServingSimRequests, ServingSimTimes } from '../../native';
 import { vllmBenchArrivals, type VllmBenchResult } from './traces';
-import { calibrateStepTime, NO_ITL, type CalibrationFit } from './calibrate';
+import { calibrateStepTime, NO_ITL, snippetSpec, type CalibrationFit } from './calibrate';
 import { packRequests } from './workload';
 
 /** Measured and replayed statistics of one latency, seconds. */
@@ -174,6 +174,8 @@ export async function calibrateByReplay(profile: Profile, bench: VllmBenchResult
         throw e;
       }
     }
+    // The factors as the snippet prints them (SNIPPET_DIGITS): the replay, the kept fit and the run that follows use what a paste gives.
+    fit = { ...fit, spec: snippetSpec(fit.spec) };
     let times: ServingSimTimes | undefined;
     const replay = await replayCalibration(profile, bench, requests, fit.spec, signal, (_, t) => (times = t));
     fits.push(fit);
@@ -206,6 +208,21 @@ export async function calibrateByReplay(profile: Profile, bench: VllmBenchResult
 function refusalHead(message: string): string {
   const at = message.indexOf('): ');
   return (at >= 0 ? message.slice(0, at + 1) : message).replace(/\.$/, '');
+}
+
+/**
+ * The comment put above the snippet to paste (formatCalibration's `caution`) when the kept round's replay is off the
+ * measured mean TTFT or TPOT by more than REPLAY_TOLERANCE (±3%, the refit's own aim; the verdict line's "not
+ * within"), else null: "caution: this step_time replays the benchmark TTFT +82.0%, TPOT +49.8% off the measured
+ * (more than ±3%: see the refit below)". s51 newcomer nc-cli 10: the verdict was two lines under the snippet, which
+ * carried no mark of it.
+ */
+export function replayCaution(c: ReplayCalibration): string | null {
+  if (c.converged) return null;
+  const signed = (x: number) => `${x >= 0 ? '+' : '−'}${(100 * Math.abs(x)).toFixed(1)}%`;
+  const kept = c.rounds[c.kept]!;
+  const off = `TTFT ${signed(kept.ttftError)}${kept.tpotError === null ? '' : `, TPOT ${signed(kept.tpotError)}`}`;
+  return `caution: this step_time replays the benchmark ${off} off the measured (more than ±${(100 * REPLAY_TOLERANCE).toFixed(0)}%: see the refit below)`;
 }
 
 /** The refit's rounds as lines for the CLI, between formatCalibration's and the replay's. */

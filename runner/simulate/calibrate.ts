@@ -514,17 +514,40 @@ export function calibrationModelMismatch(profile: Pick<Profile, 'modelPath'>, be
   return `the result is of model_id "${id}", the profile's model is ${name} (${profile.modelPath}): the fit gives that model's efficiencies through this model's FLOPs and bytes, which describe neither; calibrate on a vllm bench serve result of this model`;
 }
 
-/** The fit as lines for the CLI: the profile snippet to paste, its error, which keys the data determined and which were held, and why. */
-export function formatCalibration(fit: CalibrationFit, file: string): string[] {
-  const s = fit.spec;
+/**
+ * Significant digits of the fitted step_time's factors as the snippet prints them and the run uses them
+ * ({@link snippetValue}): enough that pasting the snippet into the profile reproduces the calibrated run's figures
+ * exactly (the run simulates with these very values), and a factor rounded to 6 digits moves a step time by at most
+ * 5e-6 of itself. s51 newcomer nc-cli 9: the snippet printed 4 (0.1732, 3.955) while the run used the full fit, and
+ * the pasted profile gave 2,781 output tokens/s against the calibrated run's 2,780.
+ */
+export const SNIPPET_DIGITS = 6;
+
+/** `x` rounded to {@link SNIPPET_DIGITS} significant digits, the value the snippet prints (as String(value): 0.173215, 1, 3.95512). */
+export function snippetValue(x: number): number {
+  return Number(x.toPrecision(SNIPPET_DIGITS));
+}
+
+/** A fitted step_time with each factor as the snippet prints it ({@link snippetValue}); all_reduce (the profile's, never fitted) as it was. */
+export function snippetSpec<T extends Required<StepTimeFactors>>(spec: T): T {
+  return { ...spec, computeEfficiency: snippetValue(spec.computeEfficiency), memoryEfficiency: snippetValue(spec.memoryEfficiency), overheadMs: snippetValue(spec.overheadMs) };
+}
+
+/**
+ * The fit as lines for the CLI: the profile snippet to paste, its error, which keys the data determined and which
+ * were held, and why. `caution` (calibrate-replay.ts replayCaution: the replay is off the measured beyond the
+ * refit's tolerance) is put as a comment line of its own above the snippet, with the one naming undetermined keys.
+ */
+export function formatCalibration(fit: CalibrationFit, file: string, caution: string | null = null): string[] {
+  const s = snippetSpec(fit.spec);
   const pct = (x: number) => formatPercent(x);
   const lines = [
     `Calibration from ${file} (${fit.leftOut.length > 0 ? `${formatCountOf(fit.requests, 'request')} of ${formatCount(fit.resultRequests)}, left out: ${fit.leftOut.join(', ')}` : formatCountOf(fit.requests, 'request')}; concurrency ${fit.concurrency.toPrecision(3)} from ${fit.concurrencySource}):`,
-    `  step_time: { compute_efficiency: ${s.computeEfficiency.toPrecision(4)}, memory_efficiency: ${s.memoryEfficiency.toPrecision(4)}, overhead_ms: ${s.overheadMs.toPrecision(4)}${s.allReduce ? `, all_reduce: ${allReduceText(s.allReduce)}` : ''} }`,
+    `  step_time: { compute_efficiency: ${s.computeEfficiency}, memory_efficiency: ${s.memoryEfficiency}, overhead_ms: ${s.overheadMs}${s.allReduce ? `, all_reduce: ${allReduceText(s.allReduce)}` : ''} }`,
     `  one-step model's fit error (each TTFT one prefill step, each TPOT one decode step at concurrency ${fit.concurrency.toPrecision(3)}; not the simulation's: see the replay) |modelled − measured| / measured: TTFT mean ${pct(fit.ttftError.mean)}, max ${pct(fit.ttftError.max)}; TPOT ${fit.tpotError ? `mean ${pct(fit.tpotError.mean)}, max ${pct(fit.tpotError.max)}` : NO_ITL}`,
   ];
   const unsure = unsureComment(fit);
-  if (unsure) lines.splice(1, 0, unsure);
+  lines.splice(1, 0, ...[unsure, caution === null ? '' : `  # ${caution}`].filter((l) => l !== ''));
   const fitted = fit.parameters.filter((p) => p.fitted && !p.throughBound);
   if (fitted.length > 0) lines.push(`  determined by the data: ${fitted.map((p) => `${p.key} (standard error ${pct(p.relativeSe!)})`).join(', ')}`);
   for (const p of fit.parameters) if (p.throughBound) lines.push(`  ${p.key} ${p.throughBound}`);

@@ -2083,3 +2083,70 @@ test('a profile whose workload.trace names a trace (relative to the profile) rep
   assert.equal(bad.status, 2, bad.stderr);
   assert.match(bad.stderr.trim().split('\n').at(-1)!, new RegExp(`^${join(dir, 'traces', 'bad.jsonl').replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')}:2:\\d+: .*prompt_len`));
 });
+
+/** The comment lines just above the `  step_time: { ... }` snippet, wrapped comment lines joined back ('  # a' + '  # b' -> 'a b'). */
+function snippetComments(stdout: string): { comments: string; snippet: string } {
+  const lines = stdout.split('\n');
+  const at = lines.findIndex((l) => l.startsWith('  step_time: {'));
+  assert.ok(at > 0, stdout);
+  let first = at;
+  while (first > 0 && lines[first - 1]!.startsWith('  # ')) first--;
+  // Above the comments, the header: no wrapped prose line between them that a paste would read as YAML.
+  assert.match(lines[first - 1]!, /^Calibration from /, stdout);
+  return { comments: lines.slice(first, at).map((l) => l.slice(4)).join(' '), snippet: lines[at]! };
+}
+
+test('--calibrate whose replay stays off the measured: the comment above the snippet says so, with the kept round\'s errors; every comment line stays a YAML comment (s51 nc-cli 10)', () => {
+  const dir = tempDir('attnscope-cli-');
+  const profile = join(dir, 'p.attn.yaml');
+  writeFileSync(profile, `model: ${JSON.stringify(llamaConfig)}\ndevice: { gpu: H100 SXM }\nworkload: { requests: 50, arrival_rate: 4 }\n`);
+  // test/unit/calibrate-replay.test.ts's 60 requests all sent at 0 s, each timed as if it ran alone: the replay
+  // queues them (TTFT some +3,000%) and round 2's refit refuses its targets, so round 1 is kept, not within ±3%.
+  const n = 60;
+  const inputLens = Array.from({ length: n }, (_, i) => 2000 + (i % 7) * 300);
+  const outputLens = Array.from({ length: n }, (_, i) => 50 + (i % 5) * 10);
+  const file = join(dir, 'alone.json');
+  writeFileSync(file, JSON.stringify({
+    request_rate: null, model_id: 'meta-llama/Llama-3.1-8B', max_concurrency: null, input_lens: inputLens, output_lens: outputLens,
+    ttfts: inputLens.map((p) => 0.01 + p * 0.00005), itls: outputLens.map((o) => Array(o - 1).fill(0.008)), start_times: Array(n).fill(0), errors: Array(n).fill(''),
+  }));
+  const r = cli(['simulate', profile, '--calibrate', file]);
+  assert.equal(r.code, 0, r.stderr);
+  const verdict = /its replay still TTFT (\S+), TPOT (\S+) off the measured$/m.exec(unwrapped(r.stdout));
+  assert.ok(verdict, r.stdout);
+  const { comments, snippet } = snippetComments(r.stdout);
+  assert.ok(comments.includes(`caution: this step_time replays the benchmark TTFT ${verdict[1]}, TPOT ${verdict[2]} off the measured (more than ±3%: see the refit below)`), comments);
+  // The snippet line itself carries no comment, and every line of the block above it is a comment (wrapping included).
+  assert.match(snippet, /^ {2}step_time: \{ [^#]*\}$/);
+});
+
+test('--calibrate: the pasted snippet reproduces the calibrated run\'s figures exactly (s51 nc-cli 9: 4 digits gave 2,781 output tokens/s against 2,780)', () => {
+  const dir = tempDir('attnscope-cli-');
+  const base = `model: ${JSON.stringify(llamaConfig)}\ndevice: { gpu: H100 SXM }\nworkload: { requests: 300, arrival_rate: 8 }\n`;
+  const profile = join(dir, 'p.attn.yaml');
+  writeFileSync(profile, base);
+  // The s29 vb.json of the test above: 50 requests, TTFT 50 ms, ITL 10 ms, one every 250 ms (converges).
+  const n = 50;
+  const file = join(dir, 'vb.json');
+  writeFileSync(file, JSON.stringify({
+    request_rate: 4, model_id: 'meta-llama/Llama-3.1-8B', max_concurrency: null,
+    input_lens: Array(n).fill(500), output_lens: Array(n).fill(100), ttfts: Array(n).fill(0.05),
+    itls: Array.from({ length: n }, () => Array(99).fill(0.01)), start_times: Array.from({ length: n }, (_, i) => i * 0.25), errors: Array(n).fill(''),
+  }));
+  const calibrated = join(dir, 'calibrated.json');
+  const r = cli(['simulate', profile, '--calibrate', file, '--json', calibrated]);
+  assert.equal(r.code, 0, r.stderr);
+  const { comments, snippet } = snippetComments(r.stdout);
+  assert.doesNotMatch(comments, /caution/);
+  // Pasted as the user would: the snippet line, unindented, at the end of the profile.
+  const pasted = join(dir, 'pasted.attn.yaml');
+  writeFileSync(pasted, `${base}${snippet.trim()}\n`);
+  const again = join(dir, 'again.json');
+  const p = cli(['simulate', pasted, '--json', again]);
+  assert.equal(p.code, 0, p.stderr);
+  const [a, b] = [calibrated, again].map((f) => (JSON.parse(readFileSync(f, 'utf8')) as RunResult).pool!);
+  // Every latency figure and the throughput, to the last bit.
+  assert.deepEqual(b.latency, a.latency);
+  assert.deepEqual(b.load, a.load);
+  assert.equal(/^Throughput \(modelled\): .*$/m.exec(p.stdout)![0], /^Throughput \(modelled\): .*$/m.exec(r.stdout)![0]);
+});

@@ -3,7 +3,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { packRequests } from '../../runner/simulate/index';
-import { calibrateByReplay, formatCalibrationReplay, formatReplayRounds, MAX_REPLAY_ROUNDS, REPLAY_TOLERANCE, replayCalibration, replayMeanError } from '../../runner/simulate/calibrate-replay';
+import { calibrateByReplay, formatCalibrationReplay, formatReplayRounds, MAX_REPLAY_ROUNDS, REPLAY_TOLERANCE, replayCalibration, replayCaution, replayMeanError } from '../../runner/simulate/calibrate-replay';
 import { readVllmResult } from '../../runner/simulate/traces';
 import { lowLoadResult } from '../fixtures/vllm-bench';
 import { simulatePool } from '../../runner/simulate/simulate';
@@ -110,6 +110,8 @@ test("the fixtures vb.json (s29: TTFT 50 ms, ITL 10 ms, 4 at once) and vb2.json 
   // vb2.json as test/unit/calibrate.test.ts writes it (lowLoadResult with a flat 7.5 ms ITL).
   const c2 = await calibrateByReplay(profile, readVllmResult(lowLoadResult(() => 0.0075)));
   assert.ok(c2.converged, JSON.stringify(c2.rounds));
+  // Within ±3%: no caution above the snippet.
+  assert.equal(replayCaution(c), null);
 });
 
 test('a refit that refuses its rescaled targets stops the rounds early, and the verdict says why, with the kept round\'s residual', async () => {
@@ -131,6 +133,9 @@ test('a refit that refuses its rescaled targets stops the rounds early, and the 
   assert.deepEqual({ ...c.stop, message: undefined }, { reason: 'refit-failed', round: 2, message: undefined });
   assert.equal(c.rounds.length, 1);
   const verdict = formatReplayRounds(c)[0]!;
+  // The comment above the snippet carries the same residual as the verdict (s51 nc-cli 10).
+  const signed = (x: number) => `${x >= 0 ? '+' : '−'}${(100 * Math.abs(x)).toFixed(1)}%`;
+  assert.equal(replayCaution(c), `caution: this step_time replays the benchmark TTFT ${signed(c.rounds[0]!.ttftError)}, TPOT ${signed(c.rounds[0]!.tpotError!)} off the measured (more than ±3%: see the refit below)`);
   assert.match(verdict, /not within ±3%: stopped after 1 round, before the 8 allowed: round 2's refit refused its rescaled targets \(the step-time model fitted to these 60 requests misses their own timings \(mean error TTFT [\d.]+%, TPOT [\d.]+%; at most 50% is accepted\)\); round 1 kept \(the least largest error\), its replay still TTFT \+[\d.]+%, TPOT \+[\d.]+% off the measured$/, verdict);
   // The rounds allowed all run, unconverged: said as such (a hand-made record: no small result does it).
   const spent = { ...c, rounds: Array.from({ length: MAX_REPLAY_ROUNDS }, () => c.rounds[0]!), kept: 0, stop: { reason: 'max-rounds' as const } };

@@ -399,3 +399,10 @@ test('vllmConcurrencyLine quotes vLLM\'s start-up line in its own format: the le
   assert.equal(vllmConcurrencyLine(8192, 1952 / 512), 'Maximum concurrency for 8,192 tokens per request: 3.81x');
   assert.equal(vllmConcurrencyLine(512, 4470.123), 'Maximum concurrency for 512 tokens per request: 4470.12x');
 });
+
+test('wrapLongLines: a YAML comment line over 100 characters continues as comment lines at its indent (s51: the --calibrate snippet\'s comments wrapped into plain text)', () => {
+  const line = `  # not determined by this data: overhead_ms, compute_efficiency, memory_efficiency (see below); paste it, or set them yourself`;
+  const out = wrapLongLines(line).split('\n');
+  assert.deepEqual(out, ['  # not determined by this data: overhead_ms, compute_efficiency, memory_efficiency (see below);', '  # paste it, or set them yourself']);
+  for (const l of out) assert.ok(l.length <= 100);
+});
