@@ -23,10 +23,13 @@ const MAX_LOG_BYTES = 256 * 1024 * 1024;
  * The log's text (core/fileText.ts readCommandLineText): a regular file, refused by its size past
  * MAX_LOG_BYTES before a byte is read; a pipe or terminal the shell hands over (`cmd | attnscope
  * vllm-log /dev/stdin`, `<(...)`) read to its end, refused one byte past it. A FIFO named by its own
- * path (it waits for a writer), a device (/dev/zero never ends) and a folder are refused unread.
+ * path (it waits for a writer), a device (/dev/zero never ends) and a folder are refused unread; `-`
+ * is refused with the /dev/stdin line (estimate's `-` refusal's rule).
  * @throws InputError at `file` saying why.
  */
 function readLog(file: string): string {
+  // `-` as a file name read "-:1:1: no such file" (s51 nc-cli 17); the pipe is /dev/stdin, as README shows.
+  if (file === '-') throw new InputError('attnscope vllm-log does not read - as stdin: pipe the log in as /dev/stdin (cat LOG | attnscope vllm-log /dev/stdin), or give the log file\'s path', file);
   let text;
   try {
     text = readCommandLineText(file, MAX_LOG_BYTES);

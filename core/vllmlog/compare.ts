@@ -349,6 +349,21 @@ function encoderWhy(modelType: string): { short: string; long: string; logPool: 
 }
 
 /**
+ * The log's KV bytes per token, its "KV cache memory" (printed to 0.01 GiB: ± LOG_ROUNDING_BYTES) over its `tokens`,
+ * at the precision that rounding allows: the half-width u = LOG_ROUNDING_BYTES / tokens, the figure rounded to the
+ * power of ten at or above u (whole bytes below 1). s51 nc-cli 18: Llama-3.1-8B's 19.28 GiB / 157,936 tokens
+ * printed 131,077 B, its last two digits noise (u = 0.005 · 2^30 / 157,936 = 34 B; true 131,072).
+ * `text` is the table's cell, `why` the clause its why line starts with.
+ * e.g. (131,076.8, 157,936) -> { bytes: 131,100, text: '≈ 131,100 B (KV cache memory / tokens)', why: '±34 B a token: the log's KV cache memory is rounded to 0.01 GiB' }.
+ */
+export function logBytesPerToken(implied: number, tokens: number): { bytes: number; text: string; why: string } {
+  const u = LOG_ROUNDING_BYTES / tokens;
+  const step = u >= 1 ? 10 ** Math.ceil(Math.log10(u)) : 1;
+  const bytes = Math.round(implied / step) * step;
+  return { bytes, text: `≈ ${formatCount(bytes)} B (KV cache memory / tokens)`, why: `±${formatCount(Math.max(1, Math.round(u)))} B a token: the log's KV cache memory is rounded to 0.01 GiB` };
+}
+
+/**
  * Bytes of the KV pool per token of vLLM's "GPU KV cache size" line, per GPU, and how they add up
  * ('' for one group). vLLM counts floor(blocks / groups) · block_size tokens
  * (kv_cache_utils._report_kv_cache_config), and a block holds block_size tokens of one group's
@@ -612,16 +627,17 @@ export function compareVllmLog(log: VllmLog, profile: Profile): LogComparison {
     const implied = f.kvCacheBytes.value / logTokens;
     const perToken = poolBytesPerReportedToken(e);
     const same = Math.abs(implied - perToken.bytes) <= (LOG_ROUNDING_BYTES / logTokens) + 1 + 0.02 * perToken.bytes;
+    const shown = logBytesPerToken(implied, logTokens);
     rows.push({
       term: 'KV bytes per token',
-      log: `${formatCount(Math.round(implied))} B (KV cache memory / tokens)`,
+      log: shown.text,
       logLine: f.kvCacheBytes.line,
       estimate: `${formatCount(perToken.bytes)} B${perToken.text ? ` (${perToken.text})` : ''}`,
-      difference: same ? '' : signedCount(perToken.bytes - Math.round(implied)),
-      why: same
-        ? `the same model, dtype and tensor parallelism (the log's budget is rounded to 0.01 GiB, and vLLM's pool is whole blocks${groups > 1 ? `; vLLM counts floor(blocks / ${groups} groups) · block size tokens, so a token it counts stands for a block slot in each group` : ''})`
+      difference: same ? '' : signedCount(perToken.bytes - shown.bytes),
+      why: `${shown.why}; ` + (same
+        ? `the same model, dtype and tensor parallelism (vLLM's pool is whole blocks${groups > 1 ? `; vLLM counts floor(blocks / ${groups} groups) · block size tokens, so a token it counts stands for a block slot in each group` : ''})`
         : encoder ? `${encoder.short}: the log's pool holds another model's`
-          : `the log's pool holds another KV size per token: check the model (the profile's is ${profile.model.modelType}), kv_cache_dtype (${e.kvDtype}), tensor_parallel_size (${p.device.tensorParallelSize}) and pipeline_parallel_size (${p.device.pipelineParallelSize ?? 1})`,
+          : `the log's pool holds another KV size per token: check the model (the profile's is ${profile.model.modelType}), kv_cache_dtype (${e.kvDtype}), tensor_parallel_size (${p.device.tensorParallelSize}) and pipeline_parallel_size (${p.device.pipelineParallelSize ?? 1})`),
     });
     if (!same && !encoder) notes.push('KV bytes per token differ: the log is not of this profile\'s model and settings, so the block counts cannot agree');
   }

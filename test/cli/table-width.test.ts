@@ -70,7 +70,9 @@ test('vllm-log: the comparison (120 columns in one) fits 100, every term in each
   // with how they were derived: both sides of the split.
   assert.ok(table.some((l) => /^GPU blocks \(tokens \/ block size\) +9,871 \[5\]$/.test(l)), table.join('\n'));
   assert.ok(table.some((l) => /^GPU blocks \(tokens \/ block size\) .*10,291 +\+420 \(\+4\.3%\)$/.test(l)), table.join('\n'));
-  assert.ok(table.some((l) => l.includes('131,077 B (KV cache memory / tokens) [4]')));
+  assert.ok(table.some((l) => l.includes('≈ 131,100 B (KV cache memory / tokens) [4]')), table.join('\n'));
+  // Its why line says how far the log's rounding leaves it: 0.005 GiB / 157,936 tokens = 34 B (s51 nc-cli 18).
+  assert.match(out, /^ {4}±34 B a token: the log's KV cache memory is rounded to 0\.01 GiB; the same model/m);
   assert.equal(out.split('\n').filter((l) => l.startsWith('GPU blocks')).length, 2);
 });
 

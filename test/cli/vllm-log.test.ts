@@ -230,3 +230,9 @@ test('examples/README\'s vllm-log demo pairs the log with a profile of the GPU i
   const readme = readFileSync(join(root, 'examples', 'README.md'), 'utf8');
   assert.match(readme, /`attnscope vllm-log vllm-llama-3\.1-8b\.log --profile vllm-llama-3\.1-8b-a100-40gb\.attn\.yaml`/);
 });
+
+test('vllm-log - is refused in one line naming /dev/stdin, the way to pipe a log in, not read as a file named "-" (s51 nc-cli 17)', () => {
+  const r = cli(['vllm-log', '-']);
+  assert.equal(r.code, 2, r.stdout);
+  assert.equal(r.stderr, "-:1:1: attnscope vllm-log does not read - as stdin: pipe the log in as /dev/stdin (cat LOG | attnscope vllm-log /dev/stdin), or give the log file's path\n");
+});

@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import { profileFromModelConfig, readModelConfig } from '../../core/config/index';
 import { v0MaxNumBatchedTokens } from '../../core/estimate/index';
 import { compareVllmLog, formatComparisonMarkdown, formatComparisonText, logFigureLines, parseVllmLog, rankNotes } from '../../core/vllmlog/index';
+import { logBytesPerToken } from '../../core/vllmlog/compare';
 import { MEMORY_LINE_CUES } from '../../core/vllmlog/parse';
 import { loadModel } from './helpers';
 import { SCOUT_TEXT } from '../fixtures/llama4';
@@ -876,4 +877,14 @@ test('vllm-log: cpu_offload_gb in the args is applied to the estimate compared; 
   assert.match(w.why, /less 4\.06 GiB kept in CPU memory \(cpu_offload_gb 4/);
   assert.doesNotMatch(w.why, /not modelled: the estimate counts every weight/);
   if (!/within 1%/.test(w.why)) assert.match(w.why, /the log's speculative_config \(line 2\) loads a draft model .*; else another checkpoint/);
+});
+
+test('the log\'s KV bytes per token is printed at the precision its 0.01 GiB figure allows (s51 nc-cli 18: 131,077 B from 19.28 GiB)', () => {
+  // examples/vllm-llama-3.1-8b.log: 19.28 GiB / 157,936 tokens = 20,701,742,366.72 / 157,936 = 131,076.8 B (printed
+  // 131,077 before); 0.005 GiB / 157,936 = 5,368,709 / 157,936 = 33.99 B either way, so the figure is good to the
+  // hundred: 131,100 (the true 2 · 32 layers · 8 heads · 128 · 2 B = 131,072 lies within ±34 of 131,076.8).
+  const bytes = 19.28 * 2 ** 30;
+  assert.deepEqual(logBytesPerToken(bytes / 157_936, 157_936), { bytes: 131_100, text: '≈ 131,100 B (KV cache memory / tokens)', why: "±34 B a token: the log's KV cache memory is rounded to 0.01 GiB" });
+  // 50,000,000 tokens: ±0.11 B, whole bytes (said as ±1 B).
+  assert.deepEqual(logBytesPerToken(1234.4, 5e7), { bytes: 1234, text: '≈ 1,234 B (KV cache memory / tokens)', why: "±1 B a token: the log's KV cache memory is rounded to 0.01 GiB" });
 });
