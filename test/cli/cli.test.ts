@@ -2091,8 +2091,8 @@ function snippetComments(stdout: string): { comments: string; snippet: string } 
   assert.ok(at > 0, stdout);
   let first = at;
   while (first > 0 && lines[first - 1]!.startsWith('  # ')) first--;
-  // Above the comments, the header: no wrapped prose line between them that a paste would read as YAML.
-  assert.match(lines[first - 1]!, /^Calibration from /, stdout);
+  // Above the comments, the header (or its wrapped end, 4 in): no 2-in prose line between them that a paste would read as YAML.
+  assert.match(lines[first - 1]!, /^(Calibration from | {4}\S)/, stdout);
   return { comments: lines.slice(first, at).map((l) => l.slice(4)).join(' '), snippet: lines[at]! };
 }
 
