@@ -1970,7 +1970,8 @@ describe('dashboard webview in Chromium', () => {
       await fresh.waitForFunction(() => document.querySelector('#sweep-run-status')?.textContent?.startsWith('sweep of sweep.attn.yaml cancelled; 1 of 4 points are saved'));
       assert.equal(await fresh.isVisible('#btn-cancel-sweep'), false);
       assert.equal(await fresh.isVisible('#sweep-progress'), false);
-      assert.equal(await fresh.textContent('#run-status'), '');
+      // The header's chip says how the sweep ended, as the Run tab's does for a run (933af3d9; it was emptied).
+      assert.equal(await fresh.textContent('#run-status'), 'cancelled');
       assert.equal(await fresh.isVisible('#sweep-interrupted'), false);
       // s41: the cancelled sweep's points kept, merged into a report marked interrupted (extension/sweep.ts finish): shown as its own
       // sweep's (no other-sweep note), with how many of its points and a Resume sweep that runs its profile again.
