@@ -198,13 +198,16 @@ describe('bf16 peaks', () => {
 
 describe('read bandwidth', () => {
   it('streams a DRAM-sized buffer slower than a cache-sized one, at a plausible rate', async () => {
-    const cores = availableParallelism();
     // 2 MiB per thread stays in L2/L3 on every current server and laptop CPU.
-    const cached = await measureReadBandwidth({ durationMs: 100, bufferBytes: cores * 2 * 2 ** 20 });
+    const cached = await measureReadBandwidth({ durationMs: 100, bufferBytes: buildCores * 2 * 2 ** 20 });
     const dram = await measureReadBandwidth({ durationMs: 400 });
     assert.ok(cached.available && dram.available, `${cached.reason} ${dram.reason}`);
     assert.match(dram.method, /(256|[3-9]\d\d|\d{4,}) MiB buffer/);
-    assert.ok(dram.value < cached.value, `DRAM ${dram.value} B/s >= cache ${cached.value} B/s`);
+    // The WebAssembly build reads on one thread through simd128 loads, whose own rate bounds it from
+    // cache and DRAM alike (s51 CI on the Zen 5 VM: DRAM 26.8 GB/s, cache 26.5 GB/s; it passed in
+    // earlier runs by noise): there DRAM must not be faster than the cache beyond noise (1.25x).
+    const bound = wasm ? 1.25 * cached.value : cached.value;
+    assert.ok(dram.value < bound, `DRAM ${dram.value} B/s >= ${wasm ? '1.25x ' : ''}cache ${cached.value} B/s`);
     // Unit check: 0.5 GB/s (slower than any DRAM since DDR2) .. 5 TB/s (above any CPU socket).
     assert.ok(dram.value > 5e8 && dram.value < 5e12, `${dram.value} B/s`);
   });
