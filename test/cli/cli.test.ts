@@ -1760,6 +1760,22 @@ test('sweep --out a folder that cannot be written in, or made, is refused before
   assert.doesNotMatch(existing.stderr, /sweep point/, 'no point ran');
 });
 
+/**
+ * The newcomer's vb.json (s29), a `vllm bench serve --save-detailed` result written to `dir`: 50
+ * requests of 500 prompt and 100 output tokens, every TTFT 50 ms and ITL 10 ms, one every 250 ms.
+ * Returns its path.
+ */
+function steadyBenchResult(dir: string): string {
+  const n = 50;
+  const file = join(dir, 'vb.json');
+  writeFileSync(file, JSON.stringify({
+    request_rate: 4, model_id: 'meta-llama/Llama-3.1-8B', max_concurrency: null,
+    input_lens: Array(n).fill(500), output_lens: Array(n).fill(100), ttfts: Array(n).fill(0.05),
+    itls: Array.from({ length: n }, () => Array(99).fill(0.01)), start_times: Array.from({ length: n }, (_, i) => i * 0.25), errors: Array(n).fill(''),
+  }));
+  return file;
+}
+
 test('--calibrate with a vllm bench serve result of another model: fitted, with a warning at its model_id naming both models', () => {
   const dir = tempDir('attnscope-cli-');
   const profile = join(dir, 'p.attn.yaml');
@@ -1910,13 +1926,7 @@ test('--calibrate with a vllm bench serve result: the fit error is labelled as t
   // 50 ms and ITL 10 ms, one every 250 ms. The one-step fit reproduces that exactly (fit error
   // 0.0%); the replay batches overlapping requests (each lasts 50 + 99 · 10 = 1,040 ms, so about
   // 4 run at once) and puts the others' prefills into a request's decode steps: above 50 / 10 ms.
-  const n = 50;
-  const file = join(dir, 'vb.json');
-  writeFileSync(file, JSON.stringify({
-    request_rate: 4, model_id: 'meta-llama/Llama-3.1-8B', max_concurrency: null,
-    input_lens: Array(n).fill(500), output_lens: Array(n).fill(100), ttfts: Array(n).fill(0.05),
-    itls: Array.from({ length: n }, () => Array(99).fill(0.01)), start_times: Array.from({ length: n }, (_, i) => i * 0.25), errors: Array(n).fill(''),
-  }));
+  const file = steadyBenchResult(dir);
   const r = cli(['simulate', profile, '--trace', file, '--calibrate', file]);
   assert.equal(r.code, 0, r.stderr);
   assert.match(unwrapped(r.stdout), /^ {2}one-step model's fit error \(each TTFT one prefill step, each TPOT one decode step at concurrency [\d.]+; not the simulation's: see the replay\) \|modelled − measured\| \/ measured: TTFT mean 0\.0%, max 0\.0%; TPOT mean 0\.0%, max 0\.0%$/m);
@@ -2126,13 +2136,7 @@ test('--calibrate: the pasted snippet reproduces the calibrated run\'s figures e
   const profile = join(dir, 'p.attn.yaml');
   writeFileSync(profile, base);
   // The s29 vb.json of the test above: 50 requests, TTFT 50 ms, ITL 10 ms, one every 250 ms (converges).
-  const n = 50;
-  const file = join(dir, 'vb.json');
-  writeFileSync(file, JSON.stringify({
-    request_rate: 4, model_id: 'meta-llama/Llama-3.1-8B', max_concurrency: null,
-    input_lens: Array(n).fill(500), output_lens: Array(n).fill(100), ttfts: Array(n).fill(0.05),
-    itls: Array.from({ length: n }, () => Array(99).fill(0.01)), start_times: Array.from({ length: n }, (_, i) => i * 0.25), errors: Array(n).fill(''),
-  }));
+  const file = steadyBenchResult(dir);
   const calibrated = join(dir, 'calibrated.json');
   const r = cli(['simulate', profile, '--calibrate', file, '--json', calibrated]);
   assert.equal(r.code, 0, r.stderr);
