@@ -135,7 +135,7 @@ export async function listRuns(folder: string): Promise<{ runs: RunListEntry[]; 
     async (name): Promise<RunListEntry> => {
       const id = name.slice(0, -'.json'.length);
       const run = await loadRun(folder, id);
-      return { id, name: listedRunName(run, cliFolder(folder)), setup: runSetup(run), createdAt: run.createdAt, status: run.status, ...(run.poolCancelled ? { poolCancelled: run.poolCancelled } : {}), ...(isInterrupted(run) ? { interrupted: true as const } : {}), cases: run.cases.length, kind: runKind(run), build: run.environment ? kernelBuildText(run.environment, run.cases) : '' };
+      return { id, name: listedRunName(run, cliFolder(folder)), setup: runSetup(run), createdAt: run.createdAt, status: run.status, ...(run.poolCancelled ? { poolCancelled: run.poolCancelled } : {}), ...(isInterrupted(run) ? { interrupted: true as const } : {}), cases: run.cases.length, ...(runKind(run) === 'simulate' && run.pool ? { requests: run.pool.summary.requests } : {}), kind: runKind(run), build: run.environment ? kernelBuildText(run.environment, run.cases) : '' };
     },
     (name, err) => `${name}: ${skipReason(err)}`,
   );

@@ -29,7 +29,7 @@ import { composeChartsPng, composePng, composeTablePng, type PngChart } from './
 import { sweepExportStem, sweepProvenance } from '../core/sweepFigures';
 import { decisionMetric, interruptedText, isOwnStoppedReport, metricsOf as sweepMetricsOf, otherSweepNote, sweepAxisCharts, sweepChartHeight, sweepCostChart, sweepCostChartHeight, sweepBestText, sweepCaption, sweepChip, sweepMarkdown, sweepPngCaption, sweepPointsText, sweepTable, sweepTitle, chartedFigures } from './sweep';
 import { benchCancelledText, CHANGE_MEANING, formatCount, formatCountOf, formatDuration, formatLoadNote, formatPercent, INTERRUPTED, isInterrupted, loadVerdict, formatRunTime, formatShortRunTime, loadAverageText, perGpuCasesHeader, poolCancelledText, runStateWord, wasmBuildNote } from '../core/format';
-import { comparedRun, compareOptionLabel, listedName, reduce, rerunOf, runKindWord, skippedNote, skippedSweepsNote, startModel, type DashboardModel, type ViewRun } from './model';
+import { comparedRun, compareOptionLabel, listedName, reduce, rerunOf, runCountText, runKindWord, runTimeTooltip, skippedNote, skippedSweepsNote, startModel, type DashboardModel, type ViewRun } from './model';
 import { readPalette, watchTheme, type Palette } from './theme';
 import { loadState, onMessage, post, saveState, type PersistedState } from './vscodeApi';
 
@@ -73,7 +73,7 @@ function runTime(iso: string): HTMLElement {
  * sweeps' "Dec 6, 05:02 PM", s50 newcomer-ed 12): formatShortRunTime, to the minute, the full time and ISO value in its tooltip and `datetime`.
  */
 function shortTime(iso: string): HTMLElement {
-  return el('time', { datetime: iso, title: `${formatRunTime(iso)} (${iso})` }, formatShortRunTime(iso));
+  return el('time', { datetime: iso, title: runTimeTooltip(iso) }, formatShortRunTime(iso));
 }
 
 /** `parts` with `sep` between each two (text and elements in one line). */
@@ -718,10 +718,11 @@ function renderHistory(): void {
     historyList.replaceChildren(el('p', { class: 'empty' }, `No saved run's name contains "${historyFilter.value.trim()}".`));
   } else {
     historyList.replaceChildren(table({
-      // The kind in its own column and the kernel cases counted in theirs (a simulation's 0): "cases" read "6" in one row and
-      // "simulation" in the next (s50 newcomer-ed 12). Stacked where the columns do not fit (fitStacked), as the Sweeps are.
-      columns: ['time', 'name', 'kind', 'status', 'cases', ''],
-      rows: shown.map((r) => [shortTime(r.createdAt), inFolder(r.name, r.folder), runKindWord(r.kind), r.interrupted ? INTERRUPTED : r.poolCancelled ? `${r.status} ${poolCancelledText(r.poolCancelled)}` : r.status, formatCount(r.cases), button('Open', () => post({ type: 'openRun', id: r.id }), { secondary: '', 'aria-label': `Open run ${r.name}, ${formatShortRunTime(r.createdAt)}` })]),
+      // The kind in its own column and what the run counts in theirs (model.ts runCountText: "6 cases", "200 requests"): "cases" read
+      // "6" in one row and "simulation" in the next (s50 newcomer-ed 12), then "0" for a simulation (s51). Stacked where the columns
+      // do not fit (fitStacked), as the Sweeps are.
+      columns: ['time', 'name', 'kind', 'status', 'count', ''],
+      rows: shown.map((r) => [shortTime(r.createdAt), inFolder(r.name, r.folder), runKindWord(r.kind), r.interrupted ? INTERRUPTED : r.poolCancelled ? `${r.status} ${poolCancelledText(r.poolCancelled)}` : r.status, runCountText(r), button('Open', () => post({ type: 'openRun', id: r.id }), { secondary: '', 'aria-label': `Open run ${r.name}, ${formatShortRunTime(r.createdAt)}` })]),
     }, 'table-history', (i) => ({ 'data-run': shown[i]!.id }), { text: ['Saved runs, newest first'], hidden: true }));
     fitStacked(historyList);
   }
@@ -735,7 +736,8 @@ function renderHistory(): void {
   for (const [select, fallback, compared] of [[selectA, model.runs[1]?.id, idOf(cmp?.a, cmp?.aId)], [selectB, model.runs[0]?.id, idOf(cmp?.b, cmp?.bId)]] as const) {
     const keep = compared ?? (select.dataset.chosen ? select.value : undefined);
     const want = keep && model.runs.some((r) => r.id === keep) ? keep : fallback;
-    select.replaceChildren(...model.runs.map((r) => el('vscode-option', r.id === want ? { value: r.id, selected: '' } : { value: r.id }, compareOptionLabel(r, inFolder(r.name, r.folder)))));
+    // Each option's whole time (with its year) as its description, which the open list shows under it for the option pointed at.
+    select.replaceChildren(...model.runs.map((r) => el('vscode-option', { value: r.id, description: runTimeTooltip(r.createdAt), ...(r.id === want ? { selected: '' } : {}) }, compareOptionLabel(r, inFolder(r.name, r.folder)))));
   }
   compareButton.toggleAttribute('disabled', model.runs.length < 2);
   renderSweepList();

@@ -6,7 +6,7 @@
 import type { Environment, KernelCase, PoolCancelled, PoolResult, PoolSample, RunKind, RunResult, RunStatus } from '../core/protocol/run';
 import type { SweepReport } from '../core/protocol/sweep';
 import type { ComparedRun, Estimate, Profile, RunListEntry, RunTarget, SweepListEntry, SweepRunStatus, ToWebview, TraceRerun } from '../core/protocol/webview';
-import { fewAndCount, formatCountOf, formatRunTime, INTERRUPTED, shownFileName } from '../core/format';
+import { fewAndCount, formatCountOf, formatRunTime, formatShortRunTime, INTERRUPTED, shownFileName } from '../core/format';
 
 export interface ViewRun {
   /** History id once saved; null while streaming. */
@@ -133,10 +133,32 @@ export function skippedNote(skipped: readonly string[] | undefined): string | nu
  * A saved run as History's Compare pickers (A, B) list it: its time and kind first, then its name
  * (`shown`: after its workspace folder's where the workspace has several) and build. The picker
  * shows ~40 characters of the one picked, and runs of one profile share their name: with the name
- * first every option read "llama-3.1-8b · llama-3.1-8b.attn.ya…" (s48 newcomer-ed 5).
+ * first every option read "llama-3.1-8b · llama-3.1-8b.attn.ya…" (s48 newcomer-ed 5). The time as
+ * History's lists write it (formatShortRunTime, to the minute: the pickers had the seconds and year
+ * beside History's "Dec 6, 01:54 PM", s51); the whole time is the option's description ({@link runTimeTooltip}).
  */
 export function compareOptionLabel(r: Pick<RunListEntry, 'createdAt' | 'kind' | 'build'>, shown: string): string {
-  return [formatRunTime(r.createdAt), runKindWord(r.kind), shown, r.build].filter((part) => part).join(' · ');
+  return [formatShortRunTime(r.createdAt), runKindWord(r.kind), shown, r.build].filter((part) => part).join(' · ');
+}
+
+/**
+ * The whole time of a run or sweep (ISO 8601) where a list shows it to the minute (formatShortRunTime):
+ * the date with its year and the time to the second (formatRunTime), then the ISO value, "Dec 2, 2026,
+ * 7:02:29 AM (2026-12-01T22:02:29.363Z)". History's time cells carry it as their tooltip, the Compare
+ * pickers' options as their description (shown under the list for the option pointed at).
+ */
+export function runTimeTooltip(iso: string): string {
+  return `${formatRunTime(iso)} (${iso})`;
+}
+
+/**
+ * What a saved run counts, as History's "count" column writes it: a benchmark's kernel cases ("6 cases"), a
+ * simulation's requests ("200 requests"; it times no kernel, and its "0" cases read as a run that did nothing,
+ * s51), '' for a simulation whose request count the list entry lacks.
+ */
+export function runCountText(r: Pick<RunListEntry, 'cases' | 'kind' | 'requests'>): string {
+  if (r.kind !== 'simulate') return formatCountOf(r.cases, 'case');
+  return r.requests === undefined ? '' : formatCountOf(r.requests, 'request');
 }
 
 /** A run's kind as History and the Compare pickers name it: "simulation" (RunResult.kind 'simulate'), else "benchmark" (absent: a bench). */

@@ -24,7 +24,10 @@ export interface RunListEntry {
   poolCancelled?: PoolCancelled;
   /** Stopped by a window reload (or close), its cases so far saved (its error starts with core/format INTERRUPTED: isInterrupted): History says "interrupted", not "cancelled". */
   interrupted?: true;
+  /** Kernel cases timed, a count (0 for a simulation: it times no kernel). */
   cases: number;
+  /** A simulation's requests, a count (its pool summary's `requests`: the workload's, or the trace's); absent for a benchmark and in runs without a pool. */
+  requests?: number;
   /** What made it (RunResult.kind; absent: bench). */
   kind?: RunKind;
   /** What ran its kernels (core/format kernelBuildText: "native addon · avx2 · 2 threads"); '' or absent when unknown. */

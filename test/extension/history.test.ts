@@ -114,7 +114,10 @@ describe('run history', () => {
     writeFileSync(join(dir, 'drawn.json'), JSON.stringify({ ...cli, createdAt: '2026-11-29T13:00:00.000Z', pool: { ...run.pool!, load: { ...load, source: 'workload', trace: undefined } } }));
     // An editor run's name is kept, with the trace added when it does not name it.
     writeFileSync(join(dir, 'editor.json'), JSON.stringify({ ...cli, createdAt: '2026-11-29T12:00:00.000Z', name: 'm · qwen-tiny.attn.yaml · simulation' }));
-    const names = Object.fromEntries((await listRuns(dir)).runs.map((r) => [r.id, r.name]));
+    const listed = (await listRuns(dir)).runs;
+    const names = Object.fromEntries(listed.map((r) => [r.id, r.name]));
+    // What a simulation counts, for History (s51: it read "cases 0"): the recorded pool's 400 requests (its profile's workload.requests, 400).
+    assert.deepEqual(listed.map((r) => [r.cases, r.requests]), [[0, 400], [0, 400], [0, 400]]);
     // The model by its config's _name_or_path ("Qwen/Qwen2.5-7B" -> Qwen2.5-7B), read in the workspace the CLI ran in.
     assert.deepEqual(names, {
       'trace-mooncake': 'Qwen2.5-7B · qwen-tiny.attn.yaml · simulation · trace mooncake.jsonl',

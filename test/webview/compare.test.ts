@@ -4,9 +4,9 @@ import { describe, it } from 'node:test';
 import type { KernelCase } from '../../core/protocol/run';
 import type { PoolLoad, RunResult } from '../../core/protocol/run';
 import { buildDifference, caseLabel, comparePools, compareRuns, compareSettings, comparisonRows, keepsUpText, loadBoundNote, loadDifference, modelDifference, sameRun, sloDifference, tpotNoteText, workloadDifference } from '../../webview/compare';
-import { formatRunTime, tpotOverheadNote } from '../../core/format';
+import { formatShortRunTime, tpotOverheadNote } from '../../core/format';
 import { run } from '../fixtures/run';
-import { comparedRun, compareOptionLabel } from '../../webview/model';
+import { comparedRun, compareOptionLabel, runTimeTooltip } from '../../webview/model';
 
 // The recorded run's prefill case (test/fixtures/run.attn.yaml --quick: B=1, N=512) and decode
 // case (B=1, ctx=1024, 16-token pages), with times set here so the thresholds are known.
@@ -364,8 +364,18 @@ describe('Compare pickers (s48 newcomer-ed 5)', () => {
   it('list each run by time and kind before the name the runs of one profile share', () => {
     const name = 'llama-3.1-8b · llama-3.1-8b.attn.yaml · full';
     const at = '2026-12-06T10:20:00.000Z';
-    assert.equal(compareOptionLabel({ createdAt: at, kind: 'simulate' }, name), `${formatRunTime(at)} · simulation · ${name}`);
+    assert.equal(compareOptionLabel({ createdAt: at, kind: 'simulate' }, name), `${formatShortRunTime(at)} · simulation · ${name}`);
     // A run saved before RunResult.kind is a benchmark; its build last.
-    assert.equal(compareOptionLabel({ createdAt: at, build: 'avx2 · 2 threads' }, name), `${formatRunTime(at)} · benchmark · ${name} · avx2 · 2 threads`);
+    assert.equal(compareOptionLabel({ createdAt: at, build: 'avx2 · 2 threads' }, name), `${formatShortRunTime(at)} · benchmark · ${name} · avx2 · 2 threads`);
+  });
+
+  // s51: the pickers read "Dec 6, 2026, 10:20:00 AM" where History's lists read "Dec 6, 10:20 AM".
+  it('write the time as History does, to the minute and without the year, the whole time in the option\'s description', () => {
+    const at = '2026-12-06T10:20:35.000Z';
+    const label = compareOptionLabel({ createdAt: at, kind: 'simulate' }, 'x.attn.yaml');
+    assert.doesNotMatch(label, /2026|:35/, label);
+    assert.ok(label.startsWith(`${formatShortRunTime(at)} · `), label);
+    // The year and the seconds where History's time cell has them (its tooltip), then the ISO value.
+    assert.match(runTimeTooltip(at), /2026.*35.* \(2026-12-06T10:20:35\.000Z\)$/);
   });
 });

@@ -656,7 +656,7 @@ describe('dashboard webview in Chromium', () => {
   it('History shows each run\'s and sweep\'s time in one format as the reader reads it, the whole time in its tooltip, and each run\'s kind apart from its case count', async () => {
     const runs = [
       // By hand, in Tokyo (UTC+9): 23:30 UTC on 31 December is 08:30 on 1 January; 22:02:29 UTC on 1 December is 07:02:29 on the 2nd.
-      { id: '20261231-233000-new', name: 'new.attn.yaml · simulation', createdAt: '2026-12-31T23:30:00.000Z', status: 'ok' as const, cases: 0, kind: 'simulate' as const },
+      { id: '20261231-233000-new', name: 'new.attn.yaml · simulation', createdAt: '2026-12-31T23:30:00.000Z', status: 'ok' as const, cases: 0, requests: 1200, kind: 'simulate' as const },
       { id: RUN_ID, name: run.name, createdAt: run.createdAt, status: 'ok' as const, cases: run.cases.length },
     ];
     assert.equal(run.createdAt, '2026-12-01T22:02:29.363Z', 'the recorded run\'s time, which the hand calculation above reads');
@@ -671,8 +671,9 @@ describe('dashboard webview in Chromium', () => {
     const times = [...await timesOf('table-history'), ...await timesOf('table-sweeps')];
     assert.deepEqual(times.map(spaced), ['Jan 1, 08:30 AM', 'Dec 2, 07:02 AM', 'Dec 2, 02:05 AM']);
     assert.deepEqual(cells.map((r) => spaced(r[0]!)), ['Jan 1, 2027, 8:30:00 AM (2026-12-31T23:30:00.000Z)', `Dec 2, 2026, 7:02:29 AM (${run.createdAt})`, 'Dec 2, 2026, 2:05:00 AM (2026-12-01T17:05:00.000Z)']);
-    // Columns: time, name, kind, status, cases (a count, 0 for a simulation: it times no kernel), Open; the sweep's kind in the same column.
-    assert.deepEqual(cells.map((r) => r.slice(2, 5)), [['simulation', 'ok', '0'], ['benchmark', 'ok', String(run.cases.length)], ['sweep (job: both)', '9', 'page-size-d4cf7d4c']]);
+    // Columns: time, name, kind, status, count (a benchmark's kernel cases; a simulation's requests, s51: it read "0" cases), Open;
+    // the sweep's kind in the same column.
+    assert.deepEqual(cells.map((r) => r.slice(2, 5)), [['simulation', 'ok', '1,200 requests'], ['benchmark', 'ok', `${run.cases.length} cases`], ['sweep (job: both)', '9', 'page-size-d4cf7d4c']]);
     await send(page, { type: 'sweeps', sweeps: [] });
   });
 
@@ -775,8 +776,12 @@ describe('dashboard webview in Chromium', () => {
     await page.locator('vscode-tab-header', { hasText: 'History' }).click();
     await page.waitForFunction(() => document.querySelectorAll('#compare-a vscode-option').length === 2);
     const options = await page.$$eval('#compare-a vscode-option', (os) => os.map((o) => o.textContent ?? ''));
+    const descriptions = await page.$$eval('#compare-a vscode-option', (os) => os.map((o) => o.getAttribute('description') ?? ''));
     // Time and kind first, the name after (s48 newcomer-ed 5: runs of one profile read alike where the picker cut the name).
-    assert.match(options[0]!, /^[^·]*2099[^·]* · benchmark · w\.attn\.yaml · WebAssembly, 1 thread · simd128$/);
+    // The time as History's lists write it, to the minute (s51: the pickers had "Jan 1, 2099, 9:00:00 AM"): by hand, 00:00 UTC
+    // on 1 January is 09:00 in Tokyo; the year and seconds in the option's description, as in History's tooltip.
+    assert.match(spaced(options[0]!), /^Jan 1, 09:00 AM · benchmark · w\.attn\.yaml · WebAssembly, 1 thread · simd128$/);
+    assert.equal(spaced(descriptions[0]!), 'Jan 1, 2099, 9:00:00 AM (2099-01-01T00:00:00.000Z)');
     assert.ok(options[1]!.endsWith(' · avx2 · 2 threads'), options[1]);
     // Wide enough to show the name after time and kind (s50 newcomer-ed 4: at 280 px "Dec 6, 2026, 5:12:49 PM · simulatio…"):
     // the picker is at least as wide as its picked option's text up to the name, and never wider than the page.

@@ -245,7 +245,7 @@ describe('dashboard reopened, History and Sweep lists, in Chromium', () => {
     try {
       await page.setViewportSize({ width: 400, height: 800 });
       const runs: RunListEntry[] = [
-        { id: 'r1', name: 'llama-3.1-8b · llama-3.1-8b.attn.yaml · simulation', createdAt: '2026-12-06T16:58:19.000Z', status: 'ok', cases: 0, kind: 'simulate' },
+        { id: 'r1', name: 'llama-3.1-8b · llama-3.1-8b.attn.yaml · simulation', createdAt: '2026-12-06T16:58:19.000Z', status: 'ok', cases: 0, requests: 200, kind: 'simulate' },
         { id: 'r2', name: 'Mixtral-8x7B-v0.1 · Mixtral-8x7B-v0.1.attn.yaml · full', createdAt: '2026-12-06T16:40:00.000Z', status: 'cancelled', interrupted: true, cases: 3, kind: 'bench' },
       ];
       await send(page, { type: 'init', runs, current: null, currentId: null, sweeps: [{ id: 'page-size-d4cf7d4c', name: 'page-size.attn.yaml', folder: 'nc49-ws', createdAt: '2026-12-06T13:54:30.000Z', job: 'both', points: 5, total: 9, interrupted: true }] });
@@ -261,8 +261,8 @@ describe('dashboard reopened, History and Sweep lists, in Chromium', () => {
       for (const cell of cells.rows.flat()) assert.equal(cell.past, false, `${cell.label} '${cell.text}' past the list's right edge`);
       // 16:58:19 UTC in en-US: "Dec 6, 04:58 PM", the sweeps' format, on one line (under two font sizes, 13 px).
       assert.deepEqual(cells.rows.map((r) => r.map((c) => [c.label, c.text])), [
-        [['time', 'Dec 6, 04:58 PM'], ['name', runs[0]!.name], ['kind', 'simulation'], ['status', 'ok'], ['cases', '0'], ['', 'Open']],
-        [['time', 'Dec 6, 04:40 PM'], ['name', runs[1]!.name], ['kind', 'benchmark'], ['status', 'interrupted (window reloaded or closed)'], ['cases', '3'], ['', 'Open']],
+        [['time', 'Dec 6, 04:58 PM'], ['name', runs[0]!.name], ['kind', 'simulation'], ['status', 'ok'], ['count', '200 requests'], ['', 'Open']],
+        [['time', 'Dec 6, 04:40 PM'], ['name', runs[1]!.name], ['kind', 'benchmark'], ['status', 'interrupted (window reloaded or closed)'], ['count', '3 cases'], ['', 'Open']],
       ]);
       for (const cell of cells.rows.flat().filter((c) => c.label === 'time')) assert.ok(cell.lines > 0 && cell.lines < 26, `time ${cell.lines} px tall`);
       const box = await page.$eval('#sweep-list', (list) => {
