@@ -12,7 +12,7 @@ import type { ModelSpec, Problem, Profile } from '../core/config/types';
 import { tensorParallelSizes, vllmDefaultPageSize } from '../core/estimate/checks';
 import { checkProfile, estimate } from '../core/estimate/index';
 import { vllmMaxModelLen } from '../core/estimate/maxModelLen';
-import { formatAttainmentTarget, formatBytes, formatCount, formatDuration, formatPercent, requestRateDown, sloNearIdleNote } from '../core/format';
+import { formatAttainmentTarget, formatBytesApart, formatCount, formatDuration, formatPercent, requestRateDown, sloNearIdleNote } from '../core/format';
 import { SLO_ATTAINMENT_DEFAULT, type CapacityCurve } from '../core/protocol/latency';
 import type { PoolResult } from '../core/protocol/run';
 
@@ -315,15 +315,20 @@ function askedRateRun(search: PoolResult): AskedRateRun | null {
  * Why the tensor_parallel_sizes in `sizes` do not fit, from the problem that blocked each
  * (newProfile's `serves`): the sizes whose weights a GPU exceed the usable memory in one clause
  * (weights-exceed-device's data: bytes a GPU, usable bytes), then one clause a size for no room
- * for a KV page, a pool below one `maxModelLen` sequence, or another problem's message.
+ * for a KV page, a pool below one `maxModelLen` sequence, or another problem's message. Each
+ * weights figure reads above the usable one as printed (more digits where three print them equal).
  */
-function whyNot(sizes: Array<{ tp: number; blocked: Problem | undefined }>, maxModelLen: number): string {
+export function whyNot(sizes: Array<{ tp: number; blocked: Problem | undefined }>, maxModelLen: number): string {
   const and = (xs: string[]) => (xs.length > 1 ? `${xs.slice(0, -1).join(', ')} and ${xs.at(-1)}` : xs[0] ?? '');
   const over = sizes.filter((x) => x.blocked?.code === 'weights-exceed-device' && Number(x.blocked.data?.['weightsBytes']) > 0 && Number(x.blocked.data?.['usableBytes']) > 0);
   const clauses: string[] = [];
   if (over.length > 0) {
-    const gib = over.map((x) => formatBytes(Number(x.blocked!.data!['weightsBytes'])));
-    const usable = formatBytes(Number(over[0]!.blocked!.data!['usableBytes']));
+    // Each size's weights and the usable memory printed so that "exceed" reads true (core/format formatBytesApart: "36 GiB a GPU,
+    // exceed 35.99 GiB usable", not "36 ... 36", s51); the usable memory, printed once, with the most digits any size needed.
+    const usableBytes = Number(over[0]!.blocked!.data!['usableBytes']);
+    const pairs = over.map((x) => formatBytesApart(Number(x.blocked!.data!['weightsBytes']), usableBytes));
+    const gib = pairs.map(([w]) => w);
+    const usable = pairs.map(([, u]) => u).reduce((a, b) => (b.length > a.length ? b : a));
     clauses.push(over.length === 1
       ? `at ${over[0]!.tp} the weights, ${gib[0]} a GPU, exceed ${usable} usable`
       : `at ${and(over.map((x) => String(x.tp)))} the weights (${gib.join(', ')} a GPU) exceed ${usable} usable`);

@@ -307,7 +307,8 @@ function fitProblems(profile: Profile, e: Estimate, reestimate: Reestimate): Pro
     const sizes = deviceSizesThatFit(profile, e.pool.deviceMemoryBytes, short, (x) => x.pool.pages > 0, reestimate);
     return [{ severity: 'warning', code: 'kv-pool-empty', message: `${weights} + activation peak ${formatBytes(activation)}${reserve} leave no room for a KV page in ${limit}${sizes.text.length > 0 ? `: ${sizes.text.join(', or ')}` : ''}`, range: at, data: sizes.data }];
   }
-  if (e.pool.budgetSource === 'explicit' && e.weightsBytesPerGpu + e.pool.budgetBytes > usable) {
+  const withBudget = e.weightsBytesPerGpu + e.pool.budgetBytes;
+  if (e.pool.budgetSource === 'explicit' && withBudget > usable) {
     // The largest budget that fits beside the weights (usable − weights per GPU), in the unit of
     // the key written: pages, or GiB rounded down to 0.01. Dropping the key lets
     // the device size the pool (kv_cache.memory_gib "auto"), unless the other explicit key
@@ -321,10 +322,13 @@ function fitProblems(profile: Profile, e: Estimate, reestimate: Reestimate): Pro
     const fits = pagesKey ? (pageBytes > 0 ? Math.floor(room / pageBytes) : 0) : bytesKey ? Math.max(0, Math.floor(room)) : Math.floor((room / 2 ** 30) * 100) / 100;
     const removable = pagesKey ? typeof profile.kvCache.memoryGib !== 'number' : true;
     const fixes = [...(fits > 0 ? [`set ${key} to at most ${pagesKey ? formatCount(fits) : fits}`] : []), ...(removable ? [`drop it (device.${profile.device.memoryGib !== null ? 'memory_gib' : 'gpu'} then sizes the pool)`] : [])];
+    const [sumText, usableText] = formatBytesApart(withBudget, usable);
     return [{
       severity: 'warning',
       code: 'kv-budget-exceeds-device',
-      message: `KV budget ${formatBytes(e.pool.budgetBytes)} + ${weights} exceed ${limit}${fixes.length > 0 ? `: ${fixes.join(', or ')}` : ''}`,
+      // The sum and the usable memory printed so that "exceed" reads true (core/format formatBytesApart, as weights-exceed-device's):
+      // 6.65 GiB of budget beside Llama-3.1-8B's 14.96 GiB on 24 GiB × 0.90 is 21.61 GiB, at three digits "21.6 exceed 21.6" (s51).
+      message: `KV budget ${formatBytes(e.pool.budgetBytes)} + ${weights} = ${sumText} exceed ${device} × ${d.gpuMemoryUtilization.toFixed(2)} = ${usableText}${fixes.length > 0 ? `: ${fixes.join(', or ')}` : ''}`,
       range: profileKey(profile, key),
       data: { key, ...(fits > 0 ? { fits } : {}), removable },
     }];

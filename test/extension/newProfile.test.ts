@@ -10,7 +10,7 @@ import { test } from 'node:test';
 import { readProfile, type ProfileHost } from '../../core/config/index';
 import { checkProfile, estimate } from '../../core/estimate/index';
 import type { PoolResult } from '../../core/protocol/run';
-import { newProfile, newProfileName, PROFILE_LINE_WIDTH, servingTensorParallel, wrapComments, type FittingProfile } from '../../extension/newProfile';
+import { newProfile, newProfileName, PROFILE_LINE_WIDTH, servingTensorParallel, whyNot, wrapComments, type FittingProfile } from '../../extension/newProfile';
 import { searchCapacity } from '../../runner/simulate/capacity';
 import { simulatePool } from '../../runner/simulate/simulate';
 
@@ -79,6 +79,16 @@ test('Mixtral-8x7B on H100 SXMs: tp 2, and the line says why not 1 (s47 newcomer
   assert.ok(chosen);
   assert.equal(chosen.tensorParallelSize, 2);
   assert.match(unwrap(chosen.text), /^ {2}tensor_parallel_size: 2 +# at 1 the weights, 87 GiB a GPU, exceed 71\.3 GiB usable; its simulation of the workload below keeps up: /m);
+});
+
+test('why a size does not fit: the weights and the usable memory read apart as printed (s51: "36 GiB a GPU, exceed 36 GiB usable")', () => {
+  const over = (tp: number, weightsBytes: number, usableBytes: number) => ({ tp, blocked: { severity: 'warning' as const, code: 'weights-exceed-device', message: '', range: { offset: 0, length: 0 }, data: { weightsBytes, usableBytes } } });
+  // By hand: 38,654,705,664 B = 36 GiB; 38,646,317,056 B = 36 GiB − 8 MiB = 35.992 GiB, "36" at three digits, "35.99" at four.
+  assert.equal(whyNot([over(1, 38_654_705_664, 38_646_317_056)], 8192), 'at 1 the weights, 36 GiB a GPU, exceed 35.99 GiB usable');
+  // Two sizes: the usable memory once, with the digits the closer one needs; 72 GiB (77,309,411,328 B) reads above it at three.
+  assert.equal(whyNot([over(1, 77_309_411_328, 38_646_317_056), over(2, 38_654_705_664, 38_646_317_056)], 8192), 'at 1 and 2 the weights (72 GiB, 36 GiB a GPU) exceed 35.99 GiB usable');
+  // Apart at three digits: as before.
+  assert.equal(whyNot([over(1, 93_415_538_688, 76_561_825_792)], 8192), 'at 1 the weights, 87 GiB a GPU, exceed 71.3 GiB usable');
 });
 
 test('Llama-3.1-405B on RTX 4090s: no tp up to 8 holds it; tp 8 × pp 5, the weights diagnostic\'s fewest GPUs, is written with a comment', () => {

@@ -152,6 +152,16 @@ test('an explicit KV budget beyond the device is a warning', () => {
   assert.deepEqual(codes(profile('Llama-3.1-8B', (x) => { x.device.memoryGib = 24; x.kvCache.memoryGib = 16; })), ['kv-budget-exceeds-device']);
 });
 
+test('an explicit KV budget just beyond the device: the sum and the usable memory read apart as printed (s51)', () => {
+  // By hand: weights 8,030,261,248 params × 2 B = 16,060,522,496 B = 14.957 GiB; 24 GiB × 0.90 = 21.6 GiB usable; with 6.65 GiB of
+  // budget 21.607 GiB, at three digits "21.6" both: four digits tell them apart, "21.61" and "21.6" (21.60 without its zero).
+  const p = profile('Llama-3.1-8B', (x) => { x.device.memoryGib = 24; x.kvCache.memoryGib = 6.65; });
+  const e = estimate(p);
+  assert.equal(e.weightsBytesPerGpu, 16_060_522_496);
+  const w = checkProfile(p, e).find((x) => x.code === 'kv-budget-exceeds-device');
+  assert.match(w?.message ?? '', /^KV budget 6\.65 GiB \+ weights 15 GiB = 21\.61 GiB exceed 24 GiB × 0\.90 = 21\.6 GiB: set kv_cache\.memory_gib to at most 6\.64, /);
+});
+
 test('kernel limits: head_dim 256 has no CUDA kernel (info on auto, error on cuda); page size and dtype on cuda', () => {
   assert.deepEqual(codes(profile('gemma-2-9b')), ['head-dim-unsupported', 'attn-logit-softcapping']);
   const onCuda = profile('gemma-2-9b', (x) => { x.device.backend = 'cuda'; x.kvCache.pageSize = 4; x.dtype = 'fp32'; });
