@@ -5,7 +5,7 @@
  */
 import * as vscode from 'vscode';
 import { isBackend, type Backend } from '../core/config/types';
-import { settingProblems, SETTING_DEFAULTS, type DeclaredSetting } from './settingDefaults';
+import { settingInFile, settingProblems, SETTING_DEFAULTS, type DeclaredSetting, type WrittenSetting } from './settingDefaults';
 
 export interface Settings {
   /** Kernel backend override (`--backend`); 'auto' leaves it to the profile's device.backend. */
@@ -56,6 +56,47 @@ export function readSettingProblems(declared: Record<string, DeclaredSetting>): 
     return [key, i?.workspaceFolderValue ?? i?.workspaceValue ?? i?.globalValue];
   }));
   return settingProblems(values, declared);
+}
+
+/**
+ * Every value of the machine-scoped settings (`declared` with `"scope": "machine"`; keys without
+ * the `attnscope.` prefix) written in a place VS Code may not read it from, for
+ * settingDefaults.ts ignoredMachineSettings: the scopes configuration.inspect() gives (VS Code
+ * 1.100 drops a machine setting's workspace value, and in a remote window its User value, before
+ * the extension host sees them: they then read unset there), so also the files themselves: the
+ * workspace file's "settings", each workspace folder's .vscode/settings.json, and `userSettings`
+ * (the User settings file beside the extension's global storage: code-server keeps it on the
+ * host the extension runs on). A file that is absent or does not read is skipped.
+ */
+export async function readMachineSettingsWritten(declared: Record<string, DeclaredSetting>, userSettings: vscode.Uri | undefined): Promise<Record<string, WrittenSetting[]>> {
+  const keys = Object.entries(declared).filter(([, d]) => d.scope === 'machine').map(([name]) => name.replace(/^attnscope\./, ''));
+  const c = vscode.workspace.getConfiguration(SECTION);
+  const files: Array<{ uri: vscode.Uri; where: string }> = [
+    ...(userSettings ? [{ uri: userSettings, where: `the User settings (${userSettings.fsPath})` }] : []),
+    ...(vscode.workspace.workspaceFile?.scheme === 'file' ? [{ uri: vscode.workspace.workspaceFile, where: `the workspace settings (${vscode.workspace.workspaceFile.fsPath})` }] : []),
+    ...(vscode.workspace.workspaceFolders ?? []).map((f) => {
+      const uri = vscode.Uri.joinPath(f.uri, '.vscode', 'settings.json');
+      return { uri, where: `the ${(vscode.workspace.workspaceFolders?.length ?? 0) > 1 ? 'folder' : 'workspace'} settings (${uri.fsPath})` };
+    }),
+  ];
+  const read = await Promise.all(files.map(async ({ uri, where }) => {
+    try {
+      return { where, text: new TextDecoder().decode(await vscode.workspace.fs.readFile(uri)), workspaceFile: uri === vscode.workspace.workspaceFile };
+    } catch {
+      return { where, text: '', workspaceFile: false };
+    }
+  }));
+  return Object.fromEntries(keys.map((key) => {
+    const i = c.inspect(key);
+    const fromFiles = read.map(({ where, text, workspaceFile }) => ({ where, value: settingInFile(text, `${SECTION}.${key}`, workspaceFile) }));
+    // The files first: their places name the file, and a value is said once (the first place found).
+    return [key, [
+      ...fromFiles,
+      { where: 'the User settings', value: i?.globalValue },
+      { where: 'the workspace settings', value: i?.workspaceValue },
+      { where: 'the folder settings', value: i?.workspaceFolderValue },
+    ]];
+  }));
 }
 
 /** True when `e` changed a setting of this extension. */

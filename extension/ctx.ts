@@ -9,8 +9,8 @@ import { timingEnabled, timingMark } from '../core/timingLog';
 import { CannotRunRequest, Commands, ResolveProfileRequest } from '../core/protocol/lsp';
 import type { PickJob } from '../core/validate';
 import type { RunnerJob } from '../core/runnerProcess';
-import { affectsSettings, readSettingProblems, readSettings, type Settings } from './config';
-import type { DeclaredSetting } from './settingDefaults';
+import { affectsSettings, readMachineSettingsWritten, readSettingProblems, readSettings, type Settings } from './config';
+import { ignoredMachineSettings, type DeclaredSetting } from './settingDefaults';
 import { Dashboard, type DashboardHost } from './dashboard';
 import { DeferredSync, staleDiagnosticMessage } from './deferredSync';
 import { hiddenHintNotes, hintsHiddenWhy } from './hiddenHints';
@@ -135,10 +135,35 @@ export class Ctx implements vscode.Disposable, DashboardHost {
       void vscode.window.showWarningMessage(problems.length === 1 ? `AttnScope: ${problems[0]}.` : `AttnScope: ${problems.length} settings are not used as written (details in the AttnScope output): ${problems[0]}; ...`);
     }
     this.settingProblemsSaid = said;
+    void this.sayIgnoredMachineSettings();
   }
 
   /** The setting problems last shown, so that an unchanged set is not shown again. */
   private settingProblemsSaid = '';
+
+  /** The ignored machine settings already said (settingDefaults.ts ignoredMachineSettings), so that each is said once a window. */
+  private readonly ignoredSaid = new Set<string>();
+
+  /**
+   * Says once a window, in the log and a warning with Open settings, each machine-scoped setting
+   * (runnerPath, nodePath) written where VS Code does not read it (config.ts
+   * readMachineSettingsWritten, settingDefaults.ts ignoredMachineSettings): at start, on a change
+   * of a setting, and before every run (an edit of a file VS Code ignores raises no change event).
+   */
+  async sayIgnoredMachineSettings(): Promise<void> {
+    const declared = (this.extension.extension.packageJSON as { contributes?: { configuration?: { properties?: Record<string, DeclaredSetting> } } }).contributes?.configuration?.properties ?? {};
+    // <user data>/User/globalStorage/<extension> (or User/profiles/<id>/globalStorage/<extension>): the profile's settings.json two folders up.
+    const userSettings = vscode.Uri.joinPath(this.extension.globalStorageUri, '..', '..', 'settings.json');
+    const fresh = ignoredMachineSettings({ ...readSettings() }, await readMachineSettingsWritten(declared, userSettings), declared).filter((m) => !this.ignoredSaid.has(m));
+    for (const m of fresh) {
+      this.ignoredSaid.add(m);
+      this.log.warn(m);
+      const open = 'Open settings';
+      void vscode.window.showWarningMessage(`AttnScope: ${m}.`, open).then((pick) => {
+        if (pick === open) void vscode.commands.executeCommand('workbench.action.openSettings', 'attnscope.runnerPath attnscope.nodePath');
+      });
+    }
+  }
 
   get extensionUri(): vscode.Uri {
     return this.extension.extensionUri;

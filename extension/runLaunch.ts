@@ -31,6 +31,8 @@ export function launchFor(ctx: Ctx, source: vscode.Uri, job: RunnerJob, replay?:
  * no runner or Node (core/runnerProcess launchSettingsProblem): checked before any run starts.
  */
 export function launchSettingsRefused(ctx: Ctx, source: vscode.Uri): boolean {
+  // A runnerPath or nodePath written where VS Code ignores it: said (once) as the run starts with the one in force.
+  void ctx.sayIgnoredMachineSettings();
   const problem = launchSettingsProblem(ctx.settings(source), vscode.workspace.getWorkspaceFolder(source)?.uri.fsPath);
   if (!problem) return false;
   ctx.log.error(`run not started: ${problem}`);

@@ -11,7 +11,7 @@ import { test } from 'node:test';
 import { minimatch } from 'minimatch';
 import { FILE_GLOBS, isConfigPath, isProfilePath } from '../../core/config/fileKinds';
 import { Commands } from '../../core/protocol/lsp';
-import { settingProblems, SETTING_DEFAULTS } from '../../extension/settingDefaults';
+import { ignoredMachineSettings, settingInFile, settingProblems, SETTING_DEFAULTS } from '../../extension/settingDefaults';
 import { HINT_MODES, hintMode } from '../../server/hintView';
 import { TOOL_VERSION } from '../../runner/version';
 
@@ -169,4 +169,43 @@ test('settings set to a wrong type or outside their enum are named with the valu
   assert.deepEqual(settingProblems({ backend: 'cpu', hints: 'key', quickMode: true, historyFolder: 'runs/../other' }, properties), []);
   assert.deepEqual(settingProblems({ historyFolder: '/srv/runs' }, properties), []);
   assert.deepEqual(settingProblems({}, properties), []);
+});
+
+// s51 newcomer-ed LOW-3: attnscope.runnerPath "/tmp/nope-runner.js" in the workspace settings, or in code-server's User
+// settings, ran the bundled runner without a word (only Machine/settings.json is read there: a machine setting).
+test('a machine setting written where VS Code ignores it is named, with the value in force; one in force, or equal to it, is not', () => {
+  const properties = manifest.contributes.configuration.properties as Record<string, { scope?: string }>;
+  // The two machine-scoped settings are the runner's (package.json's "scope": "machine").
+  assert.deepEqual(Object.keys(properties).filter((k) => properties[k]!.scope === 'machine').sort(), ['attnscope.nodePath', 'attnscope.runnerPath']);
+  const ws = 'the workspace settings (/ws/.vscode/settings.json)';
+  const user = 'the User settings (/home/u/.local/share/code-server/User/settings.json)';
+  const why = 'a machine setting is read from the User settings, or in a remote window from the Remote settings (code-server: Machine/settings.json)';
+  // code-server, nothing in Machine/settings.json: in force '' (the bundled runner), the workspace's and the User file's values ignored;
+  // a scope inspect() gives (its workspaceValue) with the same value is the same place: said once.
+  assert.deepEqual(ignoredMachineSettings({ runnerPath: '', nodePath: '' }, {
+    runnerPath: [{ where: ws, value: '/tmp/nope-runner.js' }, { where: user, value: '/tmp/user-runner.js' }, { where: 'the workspace settings', value: '/tmp/nope-runner.js' }],
+    nodePath: [{ where: ws, value: '/opt/node/bin/node' }],
+  }, properties), [
+    `setting attnscope.runnerPath "/tmp/nope-runner.js" in ${ws} is ignored: ${why}; the bundled runner is used`,
+    `setting attnscope.runnerPath "/tmp/user-runner.js" in ${user} is ignored: ${why}; the bundled runner is used`,
+    `setting attnscope.nodePath "/opt/node/bin/node" in ${ws} is ignored: ${why}; the default Node is used`,
+  ]);
+  // Machine/settings.json sets another runner: the User file's is ignored, that one is used.
+  assert.deepEqual(ignoredMachineSettings({ runnerPath: '/srv/runner.js' }, { runnerPath: [{ where: user, value: '/tmp/user-runner.js' }] }, properties), [
+    `setting attnscope.runnerPath "/tmp/user-runner.js" in ${user} is ignored: ${why}; "/srv/runner.js" is used`,
+  ]);
+  // A desktop window: the User value is the one in force (inspect's globalValue, the file's, with spaces around it); unset places say nothing.
+  assert.deepEqual(ignoredMachineSettings({ runnerPath: '/srv/runner.js', nodePath: '' }, {
+    runnerPath: [{ where: user, value: ' /srv/runner.js ' }, { where: 'the User settings', value: '/srv/runner.js' }, { where: ws, value: undefined }],
+    nodePath: [{ where: ws, value: undefined }],
+  }, properties), []);
+  // The files' values as VS Code reads them: comments and a trailing comma, the key dotted or nested; a workspace file's under "settings".
+  assert.equal(settingInFile('{\n  // the runner\n  "attnscope.runnerPath": "/tmp/nope-runner.js",\n}', 'attnscope.runnerPath'), '/tmp/nope-runner.js');
+  assert.equal(settingInFile('{ "attnscope": { "runnerPath": "/tmp/n.js" } }', 'attnscope.runnerPath'), '/tmp/n.js');
+  assert.equal(settingInFile('{ "folders": [], "settings": { "attnscope.nodePath": "/opt/node" } }', 'attnscope.nodePath', true), '/opt/node');
+  assert.equal(settingInFile('{ "attnscope.nodePath": "/opt/node" }', 'attnscope.nodePath', true), undefined);
+  assert.equal(settingInFile('', 'attnscope.runnerPath'), undefined);
+  assert.equal(settingInFile('[1]', 'attnscope.runnerPath'), undefined);
+  // A setting that is no machine setting (backend, window scope) is never checked here.
+  assert.deepEqual(ignoredMachineSettings({ backend: 'auto' }, { backend: [{ where: ws, value: 'cpu' }] }, properties), []);
 });
