@@ -4,7 +4,7 @@ import { describe, it } from 'node:test';
 import { BasePlatform, Chart, registerables, type ChartConfiguration, type LegendItem } from 'chart.js';
 import type { PoolCancelled, PoolSample } from '../../core/protocol/run';
 import type { Estimate } from '../../core/protocol/webview';
-import { caseTickLines, ceilings, poolSummaryLine, deviceLinePlugin, type DeviceLineOptions, durationLogTick, engineOptions, engineView, headerMachineText, logTick, machineText, memoryChart, narrowOptions, bandwidthLabelPlaces, computeLabelPlaces, labelCorners, placeLabels, poolBaselinesChart, poolTimelineChart, rooflineChart, thinSamples, throughputChart, timingsChart } from '../../webview/charts';
+import { caseTickLines, ceilings, poolSummaryLine, deviceLinePlugin, type DeviceLineOptions, durationLogTick, engineOptions, engineView, headerMachineText, logTick, machineText, memoryChart, narrowOptions, CHART_IDS, runChart, bandwidthLabelPlaces, computeLabelPlaces, labelCorners, placeLabels, poolBaselinesChart, poolTimelineChart, rooflineChart, thinSamples, throughputChart, timingsChart } from '../../webview/charts';
 import { capacityChart, ecdfSteps, latencyCdfChart, queueChart } from '../../webview/latency';
 import { pngCaption, wrapText } from '../../webview/png';
 import { decisionMetric } from '../../webview/sweep';
@@ -850,6 +850,37 @@ describe('pool chart colours in the four theme kinds', () => {
       // WCAG 2.1 1.4.11 (non-text contrast): 3:1 against the adjacent colour, in the themes chosen for contrast.
       if (kind.startsWith('high-contrast')) assert.ok(contrast(line, area) >= 3, `${kind}: contrast ${contrast(line, area).toFixed(2)}`);
     }
+  });
+});
+
+// s51 (nc-ed): high-contrast themes were not driven. Every legend of the run's charts and of its latency charts in High
+// Contrast (dark) and High Contrast Light: each swatch 3:1 or more against the background (WCAG 2.1 1.4.11, non-text; its
+// outline where it has one, else its fill composited over the background) and the legend's text 4.5:1 (1.4.3).
+describe('legends in the high-contrast themes', () => {
+  it('draws every legend swatch at 3:1 or more and its text at 4.5:1 or more against the background', () => {
+    const estimate = { ...run.estimate, pool: { ...run.estimate.pool, budgetSource: 'device' as const, activationPeakBytes: 2 * 1024 ** 3, engineReserveBytes: 1024 ** 3 } };
+    const samples = Array.from({ length: 10 }, (_, i) => ({ ...sample(i, 60), preempted: i % 3, preemptions: i }));
+    const view = { ...viewOfRun(run, null), estimate };
+    const checked: string[] = [];
+    for (const kind of ['high-contrast', 'high-contrast-light'] as const) {
+      const p = VS_CODE_PALETTES[kind];
+      const bg = rgbOf(p.background);
+      const specs = [...CHART_IDS.map((id) => [id, runChart(id, id === 'poolTimeline' ? { ...view, pool: null, poolSamples: samples } : view, p)] as const), ['latency', latencyCdfChart(view, p)] as const, ['queue', queueChart(view, p)] as const];
+      for (const [id, spec] of specs) {
+        if (!spec?.config) continue;
+        for (const item of legendOf(spec.config)) {
+          const stroke = typeof item.strokeStyle === 'string' && (item.lineWidth ?? 0) > 0 && alpha(item.strokeStyle) > 0 ? item.strokeStyle : null;
+          const fill = typeof item.fillStyle === 'string' && alpha(item.fillStyle) > 0 ? item.fillStyle : null;
+          const swatch = Math.max(stroke ? contrast(rgbOf(stroke, p.background), bg) : 0, fill ? contrast(rgbOf(fill, p.background), bg) : 0);
+          assert.ok(swatch >= 3, `${kind} ${id} "${item.text}": swatch ${swatch.toFixed(2)}:1 (stroke ${String(item.strokeStyle)}, fill ${String(item.fillStyle)})`);
+          const text = typeof item.fontColor === 'string' ? item.fontColor : p.foreground;
+          assert.ok(contrast(rgbOf(text, p.background), bg) >= 4.5, `${kind} ${id} "${item.text}": text ${text}`);
+          checked.push(`${kind} ${id}`);
+        }
+      }
+    }
+    // Every chart with a legend was read in both themes (a chart that built none would pass unread).
+    for (const kind of ['high-contrast', 'high-contrast-light']) for (const id of ['timings', 'memory', 'poolTimeline', 'poolBaselines']) assert.ok(checked.includes(`${kind} ${id}`), `${kind} ${id}: no legend read`);
   });
 });
 

@@ -310,7 +310,25 @@ describe('dashboard webview in Chromium', () => {
     await page.waitForFunction(() => document.querySelector('#chart-timings')?.getAttribute('data-theme') === 'high-contrast');
     assert.ok((await pixelsOf(page, 'timings', THEMES.highContrast.vars['--vscode-charts-blue'])) > 50);
     await page.screenshot({ path: join(shots, 'high-contrast.png'), fullPage: true });
-    await setTheme(page, 'dark');
+    // The Compare pickers in each theme's own dropdown colours (s51: dark in the light screenshot, the harness lacked them):
+    // the face's background and text as the theme gives them, its text 4.5:1 or more against its background (WCAG 2.1 1.4.3).
+    for (const theme of ['light', 'highContrast', 'highContrastLight', 'dark'] as const) {
+      await setTheme(page, theme);
+      const face = await page.$eval('#compare-a', (sel) => {
+        const f = sel.shadowRoot?.querySelector('.select-face');
+        const cs = f ? getComputedStyle(f) : null;
+        return { background: cs?.backgroundColor ?? '', color: cs?.color ?? '' };
+      });
+      const hex = (c: string) => `#${(c.match(/\d+/g) ?? []).slice(0, 3).map((v) => Number(v).toString(16).padStart(2, '0')).join('')}`;
+      const vars = THEMES[theme].vars as Record<string, string>;
+      assert.deepEqual([hex(face.background), hex(face.color)], [vars['--vscode-settings-dropdownBackground'], vars['--vscode-settings-dropdownForeground']], theme);
+      const lum = (c: string) => {
+        const [r, g, b] = (c.match(/\d+/g) ?? []).slice(0, 3).map((v) => Number(v) / 255).map((v) => (v <= 0.03928 ? v / 12.92 : ((v + 0.055) / 1.055) ** 2.4));
+        return 0.2126 * r! + 0.7152 * g! + 0.0722 * b!;
+      };
+      const [hi, lo] = [lum(face.background), lum(face.color)].sort((x, y) => y - x);
+      assert.ok((hi! + 0.05) / (lo! + 0.05) >= 4.5, `${theme}: picker text ${face.color} on ${face.background}`);
+    }
     await page.waitForFunction(() => document.querySelector('#chart-timings')?.getAttribute('data-theme') === 'dark');
   });
 

@@ -84,24 +84,28 @@ export function chromiumSuite(shots: string): ChromiumSuite {
   return suite;
 }
 
-/** Theme variables as VS Code sets them on <html>, and the <body> class of each theme kind. */
+/**
+ * Theme variables as VS Code sets them on <html>, and the <body> class of each theme kind. The settings.dropdown* colours
+ * (VS Code 1.100.3: dropdown.background / border / foreground, editorWidget.border for the list) dress the Compare pickers
+ * (vscode-single-select): without them the pickers fell back to their dark defaults in the light screenshots (s51).
+ */
 export const THEMES = {
   dark: {
     bodyClass: 'vscode-dark',
-    vars: { '--vscode-foreground': '#cccccc', '--vscode-editor-background': '#1f1f1f', '--vscode-charts-foreground': '#cccccc', '--vscode-charts-lines': 'rgba(204, 204, 204, 0.5)', '--vscode-charts-blue': '#3794ff', '--vscode-charts-orange': '#d18616', '--vscode-charts-green': '#89d185', '--vscode-charts-purple': '#b180d7', '--vscode-charts-red': '#f14c4c', '--vscode-charts-yellow': '#cca700', '--vscode-descriptionForeground': '#9d9d9d', '--vscode-font-family': 'sans-serif', '--vscode-font-size': '13px', '--vscode-button-background': '#0078d4', '--vscode-button-foreground': '#ffffff' },
+    vars: { '--vscode-foreground': '#cccccc', '--vscode-editor-background': '#1f1f1f', '--vscode-charts-foreground': '#cccccc', '--vscode-charts-lines': 'rgba(204, 204, 204, 0.5)', '--vscode-charts-blue': '#3794ff', '--vscode-charts-orange': '#d18616', '--vscode-charts-green': '#89d185', '--vscode-charts-purple': '#b180d7', '--vscode-charts-red': '#f14c4c', '--vscode-charts-yellow': '#cca700', '--vscode-descriptionForeground': '#9d9d9d', '--vscode-font-family': 'sans-serif', '--vscode-font-size': '13px', '--vscode-button-background': '#0078d4', '--vscode-button-foreground': '#ffffff', '--vscode-settings-dropdownBackground': '#313131', '--vscode-settings-dropdownBorder': '#3c3c3c', '--vscode-settings-dropdownForeground': '#cccccc', '--vscode-settings-dropdownListBorder': '#454545' },
   },
   light: {
     bodyClass: 'vscode-light',
-    vars: { '--vscode-foreground': '#3b3b3b', '--vscode-editor-background': '#ffffff', '--vscode-charts-foreground': '#616161', '--vscode-charts-lines': 'rgba(97, 97, 97, 0.5)', '--vscode-charts-blue': '#0066bf', '--vscode-charts-orange': '#b25b00', '--vscode-charts-green': '#388a34', '--vscode-charts-purple': '#652d90', '--vscode-charts-red': '#e51400', '--vscode-charts-yellow': '#bf8803', '--vscode-descriptionForeground': '#717171', '--vscode-font-family': 'sans-serif', '--vscode-font-size': '13px', '--vscode-button-background': '#005fb8', '--vscode-button-foreground': '#ffffff' },
+    vars: { '--vscode-foreground': '#3b3b3b', '--vscode-editor-background': '#ffffff', '--vscode-charts-foreground': '#616161', '--vscode-charts-lines': 'rgba(97, 97, 97, 0.5)', '--vscode-charts-blue': '#0066bf', '--vscode-charts-orange': '#b25b00', '--vscode-charts-green': '#388a34', '--vscode-charts-purple': '#652d90', '--vscode-charts-red': '#e51400', '--vscode-charts-yellow': '#bf8803', '--vscode-descriptionForeground': '#717171', '--vscode-font-family': 'sans-serif', '--vscode-font-size': '13px', '--vscode-button-background': '#005fb8', '--vscode-button-foreground': '#ffffff', '--vscode-settings-dropdownBackground': '#ffffff', '--vscode-settings-dropdownBorder': '#cecece', '--vscode-settings-dropdownForeground': '#3b3b3b', '--vscode-settings-dropdownListBorder': '#c8c8c8' },
   },
   highContrast: {
     bodyClass: 'vscode-high-contrast',
-    vars: { '--vscode-foreground': '#ffffff', '--vscode-editor-background': '#000000', '--vscode-charts-foreground': '#ffffff', '--vscode-charts-lines': 'rgba(255, 255, 255, 0.5)', '--vscode-contrastBorder': '#6fc3df', '--vscode-charts-blue': '#3794ff', '--vscode-charts-orange': '#d18616', '--vscode-charts-green': '#89d185', '--vscode-charts-purple': '#b180d7', '--vscode-charts-red': '#f14c4c', '--vscode-charts-yellow': '#cca700', '--vscode-descriptionForeground': '#ffffff', '--vscode-font-family': 'sans-serif', '--vscode-font-size': '13px', '--vscode-button-background': '#000000', '--vscode-button-foreground': '#ffffff' },
+    vars: { '--vscode-foreground': '#ffffff', '--vscode-editor-background': '#000000', '--vscode-charts-foreground': '#ffffff', '--vscode-charts-lines': 'rgba(255, 255, 255, 0.5)', '--vscode-contrastBorder': '#6fc3df', '--vscode-charts-blue': '#3794ff', '--vscode-charts-orange': '#d18616', '--vscode-charts-green': '#89d185', '--vscode-charts-purple': '#b180d7', '--vscode-charts-red': '#f14c4c', '--vscode-charts-yellow': '#cca700', '--vscode-descriptionForeground': '#ffffff', '--vscode-font-family': 'sans-serif', '--vscode-font-size': '13px', '--vscode-button-background': '#000000', '--vscode-button-foreground': '#ffffff', '--vscode-settings-dropdownBackground': '#000000', '--vscode-settings-dropdownBorder': '#6fc3df', '--vscode-settings-dropdownForeground': '#ffffff', '--vscode-settings-dropdownListBorder': '#6fc3df' },
   },
   // VS Code 1.100.3's registered hcLight colours (its workbench.js colour registry): charts.orange is minimap.findMatchHighlight, a navy.
   highContrastLight: {
     bodyClass: 'vscode-high-contrast-light',
-    vars: { '--vscode-foreground': '#292929', '--vscode-editor-background': '#ffffff', '--vscode-charts-foreground': '#292929', '--vscode-charts-lines': 'rgba(41, 41, 41, 0.5)', '--vscode-contrastBorder': '#0f4a85', '--vscode-charts-blue': '#1a85ff', '--vscode-charts-orange': '#0f4a85', '--vscode-charts-green': '#374e06', '--vscode-charts-purple': '#652d90', '--vscode-charts-red': '#b5200d', '--vscode-charts-yellow': '#895503', '--vscode-descriptionForeground': '#292929', '--vscode-font-family': 'sans-serif', '--vscode-font-size': '13px', '--vscode-button-background': '#0f4a85', '--vscode-button-foreground': '#ffffff' },
+    vars: { '--vscode-foreground': '#292929', '--vscode-editor-background': '#ffffff', '--vscode-charts-foreground': '#292929', '--vscode-charts-lines': 'rgba(41, 41, 41, 0.5)', '--vscode-contrastBorder': '#0f4a85', '--vscode-charts-blue': '#1a85ff', '--vscode-charts-orange': '#0f4a85', '--vscode-charts-green': '#374e06', '--vscode-charts-purple': '#652d90', '--vscode-charts-red': '#b5200d', '--vscode-charts-yellow': '#895503', '--vscode-descriptionForeground': '#292929', '--vscode-font-family': 'sans-serif', '--vscode-font-size': '13px', '--vscode-button-background': '#0f4a85', '--vscode-button-foreground': '#ffffff', '--vscode-settings-dropdownBackground': '#ffffff', '--vscode-settings-dropdownBorder': '#0f4a85', '--vscode-settings-dropdownForeground': '#292929', '--vscode-settings-dropdownListBorder': '#0f4a85' },
   },
 } as const;
 export type ThemeName = keyof typeof THEMES;
