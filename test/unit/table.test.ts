@@ -272,7 +272,7 @@ describe('formatRun and ATTNSCOPE_SIMD', () => {
     return formatRun(r).split('\n');
   };
   it('prints the warning of an ignored ATTNSCOPE_SIMD on its own line before the paths line', () => {
-    const warning = 'ATTNSCOPE_SIMD=amx: this CPU has no amx path (it has scalar, avx2, avx512, avx512bf16); ignored';
+    const warning = "ATTNSCOPE_SIMD=amx ignored: this CPU's paths: scalar, avx2, avx512, avx512bf16";
     const lines = withEnv({ simdOverride: { value: 'amx', applied: false, warning } });
     const at = lines.indexOf(`warning: ${warning}`);
     assert.ok(at > 0, lines.slice(0, 6).join('\n'));
