@@ -6,6 +6,7 @@
  */
 
 import { SLO_ATTAINMENT_DEFAULT, type CapacityCurve } from './protocol/latency';
+import { proseWidth, terminalText } from './textTable';
 import type { TpReplication } from './estimate/types';
 import { keptInHistory, type DataParallelResult, type Environment, type KernelCase, type PoolCancelled, type PoolCost, type PoolLoad, type PoolResult, type PoolSummary, type RunKind, type RunResult, type TraceSummary } from './protocol/run';
 
@@ -1274,33 +1275,25 @@ export function markdownTable(header: readonly string[], rows: ReadonlyArray<rea
   return [line(header), line(header.map((_, c) => (right[c] ? '---:' : '---'))), ...rows.map(line)];
 }
 
-/** Columns a long report line ({@link wrapLongLines}) and every line of --help (runner/help.ts; s47 newcomer LOW-8: --max-rate's was 383) are wrapped at. */
-export const WRAP_COLUMNS = 100;
 /**
- * Lines up to this many characters are left whole ({@link wrapLongLines}), {@link WRAP_COLUMNS}: a
- * prose line past 100 columns is wrapped (s49: bench's legend, estimate and CPU lines ran to 110-160
- * under the 160 this was); the tables (allocation and latency up to ~130 columns, a sweep's 200 and
- * more) keep their rows by their column gaps, whatever their length.
- */
-export const WRAP_ABOVE = WRAP_COLUMNS;
-
-/**
- * A report's text for a terminal: each line longer than {@link WRAP_ABOVE} characters broken by
- * {@link wrapLine} into lines of at most `width` characters where a word allows (a longer word stays
- * whole), a number kept with the word after it (its unit), the continuation lines indented 4 more than
- * the line's own indent, so that the first line keeps
+ * A report's text for a terminal: each line longer than `width` characters (default
+ * core/textTable.ts proseWidth: min(the terminal's or COLUMNS' width, 100), so a prose line past 100
+ * is wrapped on any terminal and past 60 under COLUMNS=60; s49: bench's legend, estimate and CPU
+ * lines ran to 110-160) broken by {@link wrapLine} into lines of at most `width` characters where a
+ * word allows (a longer word stays whole), a number kept with the word after it (its unit), the
+ * continuation lines indented 4 more than the line's own indent, so that the first line keeps
  * the line's result ("Step time (modelled): ...", "Load: 24.0 requests/s offered, ...") and the
  * derivation after it reads as its continuation; a label and its value two or more spaces apart
  * (estimate's "  KV pool           18,424 blocks ...") are continued at the value's column. Shorter
  * lines are left as they are, and so is a table row of any length (two gaps of two spaces or more:
- * a sweep's table is 200 characters and more); `file:line:col:` diagnostics are never given here
- * (one line each).
+ * the tables are laid out to the tables' width by core/textTable.ts renderTable, which may be wider
+ * than the prose's); `file:line:col:` diagnostics are never given here (one line each).
  * e.g. a 300-character "Load: ..." line -> 3 lines, the 2nd and 3rd starting with 4 spaces.
  */
-export function wrapLongLines(text: string, width = WRAP_COLUMNS): string {
+export function wrapLongLines(text: string, width = proseWidth()): string {
   return text
     .split('\n')
-    .map((line) => (line.length <= WRAP_ABOVE || / {2,}\S.* {2}/.test(line.trimStart()) ? line : wrapComment(line, width) ?? wrapLine(line, { width, keepUnits: true }).join('\n')))
+    .map((line) => (terminalText(line).length <= width || / {2,}\S.* {2}/.test(line.trimStart()) ? line : wrapComment(line, width) ?? wrapLine(line, { width, keepUnits: true }).join('\n')))
     .join('\n');
 }
 
@@ -1319,7 +1312,7 @@ function wrapComment(line: string, width: number): string | null {
 
 /** How {@link wrapLine} breaks a line. */
 export interface WrapOptions {
-  /** Columns a line may take (default {@link WRAP_COLUMNS}); a word longer than the room stays whole on its line. */
+  /** Columns a line may take (default core/textTable.ts proseWidth: min(the tables' width, 100)); a word longer than the room stays whole on its line. */
   width?: number;
   /**
    * Spaces before each continuation line. Default: where the line is a label and its value two or
@@ -1340,12 +1333,14 @@ export interface WrapOptions {
 /**
  * `line` broken at spaces into lines of at most `options.width` characters ({@link WrapOptions}):
  * the one word-wrapper of the CLI's text (reports: {@link wrapLongLines}; --help's usage, flag and
- * example lines: runner/help.ts). The line's own indent is kept on its first line; the spaces at a
+ * example lines: runner/help.ts), in the locale's characters (core/textTable.ts terminalText). The line's own indent is kept on its first line; the spaces at a
  * break are dropped. A line that fits is returned as it is, as the one element.
  * e.g. wrapLine('aa bb [cc dd]', { width: 10, indent: 2, breakBefore: ['['] }) -> ['aa bb', '  [cc dd]'].
  */
 export function wrapLine(line: string, options: WrapOptions = {}): string[] {
-  const { width = WRAP_COLUMNS, breakBefore = [], keepUnits = false } = options;
+  const { width = proseWidth(), breakBefore = [], keepUnits = false } = options;
+  // Measured as printed: a non-UTF-8 locale's ASCII ('≥' -> '>=') before the line is broken.
+  line = terminalText(line);
   if (line.length <= width) return [line];
   const own = /^ */.exec(line)![0].length;
   // The head is never broken: the indent, and, without an explicit indent, a label and its gap.

@@ -33,6 +33,87 @@ export function tableWidth(size: OutputSize = typeof process === 'undefined' ? {
   return Math.max(MIN_TABLE_WIDTH, fromEnv ?? tty ?? TABLE_WIDTH);
 }
 
+/** The widest prose line (reports' long lines, --help), in columns: at most this on any terminal. */
+export const PROSE_WIDTH = 100;
+
+/**
+ * The width the CLI's prose wraps at, in columns: min({@link tableWidth}, PROSE_WIDTH). A narrow
+ * terminal (COLUMNS=60) narrows prose with the tables; a wide one (200 columns) widens only the
+ * tables, which gain whole columns from it, while prose stays at 100, the measure a sentence is
+ * read at (as man pages, git and clap cap their text). DESIGN.md "Output width".
+ * `size`: what tableWidth reads, or the tables' width itself (a caller that was given one).
+ * e.g. proseWidth({ env: { COLUMNS: '200' } }) -> 100; with COLUMNS '60' -> 60; proseWidth(72) -> 72.
+ */
+export function proseWidth(size?: OutputSize | number): number {
+  return Math.min(typeof size === 'number' ? size : tableWidth(size), PROSE_WIDTH);
+}
+
+/** The locale variables {@link utf8Locale} reads. */
+export interface LocaleEnv {
+  LC_ALL?: string | undefined;
+  LC_CTYPE?: string | undefined;
+  LANG?: string | undefined;
+}
+
+/**
+ * Whether the output's locale takes UTF-8: the character type of POSIX's precedence (LC_ALL, else
+ * LC_CTYPE, else LANG; the first one set and non-empty decides) names UTF-8 ("en_US.UTF-8",
+ * "C.utf8"), or none is set (UTF-8 is the default: macOS, Windows and most terminals). False for
+ * "C", "POSIX", "en_US.ISO-8859-1": {@link terminalText} then prints ASCII. Without `process` (a
+ * browser bundle), true.
+ * e.g. utf8Locale({ LANG: 'C' }) -> false; utf8Locale({ LC_ALL: 'C', LANG: 'en_US.UTF-8' }) -> false; utf8Locale({}) -> true.
+ */
+export function utf8Locale(env: LocaleEnv | undefined = typeof process === 'undefined' ? undefined : process.env): boolean {
+  const ctype = [env?.LC_ALL, env?.LC_CTYPE, env?.LANG].find((v) => v !== undefined && v !== '');
+  return ctype === undefined || /utf-?8/i.test(ctype);
+}
+
+/**
+ * ASCII for each non-ASCII character the CLI's own text uses (the symbols of its formulas and
+ * units). Where a symbol is one column the ASCII is one column too, so a table's alignment holds.
+ * '·' is mostly a product ("4·B·H·N_q·N_k·D", "parameters · bytes"): '*', where '.' would read as a
+ * decimal point ("4.B.H"); as the header's separator ("2 threads · avx512") '*' reads as a bullet.
+ */
+const ASCII_EQUIVALENTS: Readonly<Record<string, string>> = {
+  '×': 'x', '−': '-', '–': '-', '—': '--', '·': '*', '÷': '/', '±': '+/-', '≈': '~', '≥': '>=', '≤': '<=', '≠': '!=',
+  '→': '->', '←': '<-', '…': '...', 'µ': 'u', 'μ': 'u', '√': 'sqrt', 'Σ': 'sum', 'α': 'alpha', 'β': 'beta',
+  '‘': "'", '’': "'", '“': '"', '”': '"', '\u00a0': ' ', '\u2009': ' ', '\u202f': ' ',
+};
+const NON_ASCII = /\P{ASCII}/gu;
+/** A run of superscript digits (an exponent: "10⁹", "(d)²") and their digits. */
+const SUPERSCRIPTS = /[⁰¹²³⁴⁵⁶⁷⁸⁹]+/g;
+const SUPERSCRIPT_DIGITS = '⁰¹²³⁴⁵⁶⁷⁸⁹';
+
+/**
+ * `text` as the output's locale can show it: unchanged where it takes UTF-8 ({@link utf8Locale}),
+ * else each character of {@link ASCII_EQUIVALENTS} as its ASCII ("2 × 8 GiB ≈ 16 GiB" ->
+ * "2 x 8 GiB ~ 16 GiB", "µs" -> "us", "…" -> "...", "10⁹" -> "10^9") and an accented letter as its base letter; any
+ * other character (a CJK file name) is left as given. The one place the CLI's text meets the
+ * locale: the CLI's standard output and error pass through it ({@link localeOutput}), and so do the
+ * renderers that measure widths (renderTable, core/format.ts wrapLine, the progress line) before
+ * they measure. Idempotent.
+ */
+export function terminalText(text: string, env?: LocaleEnv): string {
+  if (utf8Locale(env)) return text;
+  return text
+    .replace(SUPERSCRIPTS, (run) => `^${[...run].map((c) => SUPERSCRIPT_DIGITS.indexOf(c)).join('')}`)
+    .replace(NON_ASCII, (c) => ASCII_EQUIVALENTS[c] ?? (c.normalize('NFKD').replace(/[\u0300-\u036f]/g, '') || c));
+}
+
+/**
+ * Under a locale that does not take UTF-8 ({@link utf8Locale}: LANG=C, LC_ALL=POSIX), makes each of
+ * `streams` pass the text written to it through {@link terminalText}, in ASCII, whichever line of
+ * the program writes it (the CLI's standard output and error, runner/cli.ts; npm run bench:kernels);
+ * nothing under UTF-8. Buffers pass as they are. Files the program writes are not streams here: UTF-8.
+ */
+export function localeOutput(streams: readonly NodeJS.WriteStream[], env?: LocaleEnv): void {
+  if (utf8Locale(env)) return;
+  for (const stream of streams) {
+    const write = stream.write.bind(stream) as (chunk: unknown, ...rest: unknown[]) => boolean;
+    stream.write = ((chunk: unknown, ...rest: unknown[]) => write(typeof chunk === 'string' ? terminalText(chunk, env) : chunk, ...rest)) as typeof stream.write;
+  }
+}
+
 /** How a table is laid out; every field optional. */
 export interface TableOptions {
   /** Leading columns that name a row, repeated in each part of a split table (default 1). */
@@ -75,6 +156,9 @@ function parts(widths: number[], keys: number, width: number): number[][] {
  */
 export function renderTable(header: readonly string[], rows: readonly (readonly string[])[], rightAligned: readonly boolean[], opts: TableOptions = {}): string {
   const keys = Math.min(opts.keys ?? 1, header.length);
+  // Widths of the text as printed: a non-UTF-8 locale's ASCII ('…' -> '...') before it is measured.
+  header = header.map((h) => terminalText(h));
+  rows = rows.map((r) => r.map((c) => terminalText(c)));
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
   const split = parts(widths, keys, opts.width ?? tableWidth());
   const blocks = split.map((cols, p) => {

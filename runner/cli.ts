@@ -28,6 +28,7 @@ import { createRun, runHeader, traceReplayArgs, type Environment, type EstimateF
 import { batchLimitsText, estimate, maxModelLenOf, referenceSeqLen } from '../core/estimate';
 import { BENCHMARK_ONLY_CODES, BENCHMARK_ONLY_WARNINGS, deploymentProblems, POOL_NOT_SIMULABLE, poolCause, runSeverity } from '../core/validate';
 import { deployedGpuCount, formatCount, formatCountOf, formatDuration, formatPercent, formatRequestRate, formatTimeScale, formatTraceSummary, perGpuCasesHeader, poolCancelledText, poolCost, tooShortToTell, wrapLine, wrapLongLines } from '../core/format';
+import { localeOutput } from '../core/textTable';
 import { EXIT_BAD_INPUT, EXIT_INTERNAL, EXIT_OK, type RunnerEvent } from '../core/protocol/runner';
 import { loadAddon, NativeMissingError, outputReaderGone, stopSimulations } from '../native';
 import { checkOutputPath, EXIT_CANCELLED, HelpRequest, namesStdout, parse, shellQuote, writeFailure, writeOutput } from './args';
@@ -1084,6 +1085,8 @@ const READER_CHECK_MS = 100;
 
 if (require.main === module) {
   exitOnWriteFailure();
+  // --events' NDJSON on stdout stays UTF-8: the editor reads it, whatever the shell's locale.
+  localeOutput(process.argv.includes('--events') ? [process.stderr] : [process.stdout, process.stderr]);
   main(process.argv.slice(2)).then(
     (code) => {
       process.exitCode = code;

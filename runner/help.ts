@@ -4,7 +4,8 @@
  * never missing from the help (one without a line here shows as such, and a test fails).
  */
 import type { ParseArgsConfig } from 'node:util';
-import { WRAP_COLUMNS, wrapLine } from '../core/format';
+import { wrapLine } from '../core/format';
+import { proseWidth } from '../core/textTable';
 import { TRACE_FORMATS } from './simulate/traces';
 
 /** What a flag's value is called in the help (`--json FILE`), and what the flag does. */
@@ -106,7 +107,7 @@ export const EXAMPLES: Record<string, readonly string[]> = {
 
 /**
  * The lines `command`'s --help ends with: its {@link EXAMPLES} under a heading, each wrapped at
- * {@link WRAP_COLUMNS} before a flag (`--name value` kept whole) and continued under the command's
+ * core/textTable.ts proseWidth (min(the tables' width, 100)) before a flag (`--name value` kept whole) and continued under the command's
  * first argument, every line but its last ending in ` \`, so that the lines pasted into a shell
  * are the one command; [] for a command without.
  */
@@ -115,7 +116,7 @@ export function exampleLines(command: string): string[] {
   if (!lines) return [];
   const wrapped = lines.flatMap((l) => {
     // Room for the ' \' each line but the last ends with.
-    const parts = wrapLine(`  ${l}`, { width: WRAP_COLUMNS - 2, indent: firstArgumentColumn(`  ${l}`), breakBefore: ['--'] });
+    const parts = wrapLine(`  ${l}`, { width: proseWidth() - 2, indent: firstArgumentColumn(`  ${l}`), breakBefore: ['--'] });
     return parts.map((part, i) => (i < parts.length - 1 ? `${part} \\` : part));
   });
   return ['', 'examples (run where the shipped examples/ folder is, e.g. a checkout of the repository):', ...wrapped];
@@ -129,7 +130,7 @@ function firstArgumentColumn(line: string): number {
 }
 
 /**
- * Usage text wrapped to {@link WRAP_COLUMNS} before a ' [' or ' (': a line `  attnscope CMD ...` continues
+ * Usage text wrapped to core/textTable.ts proseWidth before a ' [' or ' (': a line `  attnscope CMD ...` continues
  * under its first argument, as USAGE's own continuation lines do; another line at its own indent.
  */
 export function wrapHelp(text: string): string {
@@ -141,7 +142,7 @@ export const NO_HELP = '(no description)';
 
 /**
  * The flag lines of `command`'s help, one per option of its parser, in the parser's order:
- * `  --name VALUE   what it does`, aligned; a description past {@link WRAP_COLUMNS} continues on
+ * `  --name VALUE   what it does`, aligned; a description past core/textTable.ts proseWidth continues on
  * lines indented to its column. A hidden flag (editor-only, {@link FlagHelp}) has no line.
  */
 export function flagLines(command: string, options: NonNullable<ParseArgsConfig['options']>): string[] {

@@ -1,19 +1,23 @@
 import { clearLine, cursorTo } from 'node:readline';
 import { formatCount, formatCountOf, formatDuration } from '../core/format';
-import { tableWidth } from '../core/textTable';
+import { tableWidth, terminalText, type LocaleEnv } from '../core/textTable';
 import type { PoolProgress } from './simulate';
 
 /**
  * `line` cut to fit one terminal row of `width` columns: at most width − 1 characters (a line of
  * exactly `width` leaves some terminals' cursor on the next row, where the `\r` redraw would
- * start), its end replaced by '…' when cut. s51 newcomer nc-cli 7: progress lines of 69-92
+ * start), its end replaced by '…' when cut ('...' where the locale is not UTF-8). s51 newcomer nc-cli 7: progress lines of 69-92
  * characters wrapped on a 60-column terminal, and the `\r` redraw rewrote only the last row, so
  * the wrapped heads piled up.
  * e.g. fitRow('[ 17%] simulating 2,000 requests', 20) -> '[ 17%] simulating …' (19 characters).
  */
-export function fitRow(line: string, width: number): string {
+export function fitRow(line: string, width: number, env?: LocaleEnv): string {
   const room = Math.max(1, width - 1);
-  return line.length <= room ? line : `${line.slice(0, room - 1)}…`;
+  // Cut as printed: under a non-UTF-8 locale (`env`, default the process's) the ASCII text (core/textTable.ts
+  // terminalText), and '...' for '…'.
+  const shown = terminalText(line, env);
+  const ellipsis = terminalText('…', env);
+  return shown.length <= room ? shown : `${shown.slice(0, Math.max(0, room - ellipsis.length))}${ellipsis}`;
 }
 
 /**
@@ -29,7 +33,7 @@ export class Progress {
   constructor(
     private readonly out: NodeJS.WritableStream & { isTTY?: boolean; columns?: number },
     private readonly plainLines = true,
-    private readonly env: { COLUMNS?: string | undefined } = process.env,
+    private readonly env: { COLUMNS?: string | undefined } & LocaleEnv = process.env,
   ) {
     this.tty = out.isTTY === true;
   }
@@ -41,7 +45,7 @@ export class Progress {
     if (this.tty) {
       // The width is read at each update: a terminal resized during a run gets lines that fit it.
       const width = tableWidth({ env: this.env, stdout: this.out });
-      const line = fitRow(whole, width);
+      const line = fitRow(whole, width, this.env);
       this.out.write(`\r${line.padEnd(Math.min(this.lastLen, width - 1))}`);
       this.lastLen = line.length;
     } else if (this.plainLines) {

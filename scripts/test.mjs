@@ -19,6 +19,10 @@ const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 // Tables print at COLUMNS when it is set (core/textTable.ts tableWidth); a shell that exports it would
 // change the output every CLI test reads, so the suites run at the width a pipe gets.
 delete process.env.COLUMNS;
+// Under a locale without UTF-8 (LANG=C) the CLI prints ASCII (core/textTable.ts terminalText) and the suites read its
+// UTF-8 text (×, µs, …): they run under C.UTF-8 there; test/cli/locale.test.ts sets LANG=C itself.
+const ctype = [process.env.LC_ALL, process.env.LC_CTYPE, process.env.LANG].find((v) => v !== undefined && v !== '');
+if (ctype !== undefined && !/utf-?8/i.test(ctype)) process.env.LC_ALL = 'C.UTF-8';
 const requested = process.argv.slice(2);
 // The files that hold a build to the reference and property tests, run again on WebAssembly.
 const WASM_FILES = ['native/kernels', 'native/allocator', 'native/peaks', 'unit/simulate', 'unit/latency', 'unit/traces']

@@ -111,8 +111,8 @@ export function formatPoolSummary(result: PoolResult, device?: Parameters<typeof
     );
   }
   // What was simulated (a trace, or the profile's workload drawn) and whether the server kept up with it.
-  // Wrapped here at WRAP_COLUMNS (core/format wrapLine, as wrapLongLines would), so the summary stays
-  // within 100 columns wherever it is printed (s48 newcomer L5: the Load line was 330 in bench's table,
+  // Wrapped here at the prose width (core/format wrapLine: core/textTable.ts proseWidth, as wrapLongLines would), so
+  // the summary stays within 100 columns, and a narrower terminal's, wherever it is printed (s48 newcomer L5: the Load line was 330 in bench's table,
   // a trace's Workload line 132).
   if (result.load) lines.push(...[`Workload: ${formatLoadSource(result.load)}`, ...formatLoad(result.load, s, searchedRate(result))].flatMap((l) => wrapLine(l, { keepUnits: true })));
   lines.push('');

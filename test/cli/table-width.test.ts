@@ -95,3 +95,17 @@ test('simulate: the allocation table follows COLUMNS (s51): 200 prints its 7 col
   assert.equal(headers(piped).length, 2, piped.join('\n'));
   assert.ok(widest(piped) <= 100, piped.join('\n'));
 });
+
+test('prose follows the tables down, never up (s52): COLUMNS=60 wraps every simulate line to 60; COLUMNS=200 leaves prose at 100 while the allocation table takes 116', () => {
+  const isTable = (l: string) => /^(allocation|paged \(|contiguous, )/.test(l);
+  // 60: the Load line (about 250 characters in one) and the step-time terms wrap at 60, as the tables split at 60.
+  const narrow = cli(['simulate', profile], '60').split('\n');
+  assert.ok(narrow.every((l) => [...l].length <= 60), narrow.filter((l) => [...l].length > 60).join('\n'));
+  assert.ok(narrow.some((l) => l.startsWith('Load: ')) && narrow.filter((l) => /^ {4}\S/.test(l)).length > 3);
+  // 200: the table is one part of 116 columns; every other line within 100 (prose is read at a measure of 100).
+  const wide = cli(['simulate', profile], '200').split('\n');
+  assert.ok(wide.filter(isTable).some((l) => l.length > 100), wide.filter(isTable).join('\n'));
+  const prose = wide.filter((l) => !isTable(l));
+  assert.ok(prose.every((l) => [...l].length <= 100), prose.filter((l) => [...l].length > 100).join('\n'));
+  assert.ok(prose.some((l) => [...l].length > 90), 'some prose line uses the width');
+});

@@ -1,6 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { dataParallelEngines, fewAndCount, formatAttainedBelow, formatAttainmentTarget, formatBytes, formatBytesVs, formatCount, formatCountOf, formatGrouped, formatTimeScale, formatDuration, formatGib, formatLoad, loadVerdict, formatMs, formatParams, formatPercent, formatGpuPeaks, formatRate, formatRequestRate, formatRequestRates, formatRunTime, requestRateDown, formatSignificant, indefiniteArticle, sloNearIdleNote, sloSampleNote, sloTargetText, sloVerdict, shownFileName, vllmConcurrencyLine, wasmBuildNote, wrapLine, wrapLongLines, WRAP_ABOVE } from '../../core/format';
+import { dataParallelEngines, fewAndCount, formatAttainedBelow, formatAttainmentTarget, formatBytes, formatBytesVs, formatCount, formatCountOf, formatGrouped, formatTimeScale, formatDuration, formatGib, formatLoad, loadVerdict, formatMs, formatParams, formatPercent, formatGpuPeaks, formatRate, formatRequestRate, formatRequestRates, formatRunTime, requestRateDown, formatSignificant, indefiniteArticle, sloNearIdleNote, sloSampleNote, sloTargetText, sloVerdict, shownFileName, vllmConcurrencyLine, wasmBuildNote, wrapLine, wrapLongLines } from '../../core/format';
+import { PROSE_WIDTH } from '../../core/textTable';
 import { rowExclusion } from '../../core/sweepFigures';
 import { GPUS } from '../../core/estimate/gpus';
 import { skippedNote } from '../../webview/model';
@@ -342,19 +343,19 @@ test('wrapLongLines: a line over 100 characters breaks at spaces into lines of a
   // words (97), and the last 4 words (6 + 15 = 21).
   const words = Array.from({ length: 50 }, (_, i) => `${String(i).padStart(2, '0')}w`);
   const line = `  Load: ${words.join(' ')}`;
-  assert.ok(line.length > WRAP_ABOVE);
+  assert.ok(line.length > PROSE_WIDTH);
   const out = wrapLongLines(`${'k'.repeat(100)}\n${line}`).split('\n');
   assert.deepEqual(out.map((l) => l.length), [100, 99, 97, 21]);
   // 101 characters of prose are wrapped (s49: bench's legend and CPU lines, 110-160, were left whole under a 160 threshold):
   // "ab" 33 times is 33 · 3 − 1 = 98 characters, then "cd" on a line of its own, 4 in.
-  assert.equal(WRAP_ABOVE, 100);
+  assert.equal(PROSE_WIDTH, 100);
   assert.deepEqual(wrapLongLines(`${'ab '.repeat(33)}cd`).split('\n'), [`${'ab '.repeat(32)}ab`, '    cd']);
   assert.equal(out[1], `  Load: ${words.slice(0, 23).join(' ')}`);
   assert.equal(out[2], `      ${words.slice(23, 46).join(' ')}`);
   assert.equal(out[3], `      ${words.slice(46).join(' ')}`);
   // A table row (columns two spaces apart) stays whole at any length, as a sweep's 200-character rows.
   const row = ['tensor_parallel_size', ...Array.from({ length: 20 }, () => 'figure')].join('  ');
-  assert.ok(row.length > WRAP_ABOVE);
+  assert.ok(row.length > PROSE_WIDTH);
   assert.equal(wrapLongLines(row), row);
   // A label and its value: continued at the value's column (20), the label's gap kept.
   const kv = `  KV pool           ${words.join(' ')}`;

@@ -99,6 +99,10 @@ test('on a 60-column terminal each progress redraw fits one row (at most 59 char
   const wide = terminal(60);
   new Progress(wide, true, { COLUMNS: '80' }).update(17, 100, message);
   assert.equal(wide.text, `\r[ 17%] ${message}`.slice(0, 79) + '…');
+  // Under LANG=C the line is cut as printed, ASCII, with '...': still 59 characters (s52).
+  const ascii = terminal(60);
+  new Progress(ascii, true, { LANG: 'C' }).update(17, 100, `${message} × 2`);
+  assert.equal(ascii.text, `\r[ 17%] ${message}`.slice(0, 57) + '...');
   // Not a terminal: the plain line, whole (a log keeps every figure).
   const log = terminal(60);
   log.isTTY = false;

@@ -1,6 +1,6 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { MIN_TABLE_WIDTH, renderTable, TABLE_WIDTH, tableWidth } from '../../core/textTable';
+import { MIN_TABLE_WIDTH, PROSE_WIDTH, proseWidth, renderTable, TABLE_WIDTH, tableWidth, terminalText, utf8Locale } from '../../core/textTable';
 
 describe('renderTable', () => {
   it('prints a narrow table as one, right-aligning figures', () => {
@@ -48,6 +48,61 @@ describe('tableWidth: the one place that decides how wide the CLI\'s tables prin
     } finally {
       if (saved === undefined) delete process.env.COLUMNS;
       else process.env.COLUMNS = saved;
+    }
+  });
+});
+
+describe('proseWidth: prose at min(the tables\' width, 100) (s52)', () => {
+  it('a 200-column terminal widens the tables only; COLUMNS=60 narrows both; piped, 100', () => {
+    assert.equal(PROSE_WIDTH, 100);
+    assert.equal(proseWidth({ env: {}, stdout: { isTTY: true, columns: 200 } }), 100);
+    assert.equal(tableWidth({ env: {}, stdout: { isTTY: true, columns: 200 } }), 200);
+    assert.equal(proseWidth({ env: { COLUMNS: '60' } }), 60);
+    assert.equal(proseWidth({ env: {}, stdout: { isTTY: false } }), 100);
+    // A caller given the tables' width: the same rule.
+    assert.equal(proseWidth(72), 72);
+    assert.equal(proseWidth(160), 100);
+  });
+});
+
+describe('utf8Locale and terminalText: ASCII where the locale takes no UTF-8 (s52)', () => {
+  it('POSIX precedence: LC_ALL, else LC_CTYPE, else LANG, the first set and non-empty; none set is UTF-8', () => {
+    assert.equal(utf8Locale({}), true);
+    assert.equal(utf8Locale({ LANG: 'C' }), false);
+    assert.equal(utf8Locale({ LANG: 'POSIX' }), false);
+    assert.equal(utf8Locale({ LANG: 'en_US.UTF-8' }), true);
+    assert.equal(utf8Locale({ LANG: 'C.utf8' }), true);
+    assert.equal(utf8Locale({ LC_ALL: 'C', LANG: 'en_US.UTF-8' }), false);
+    assert.equal(utf8Locale({ LC_CTYPE: 'en_US.UTF-8', LANG: 'C' }), true);
+    assert.equal(utf8Locale({ LC_ALL: '', LC_CTYPE: 'de_DE.ISO-8859-1', LANG: 'en_US.UTF-8' }), false);
+  });
+
+  it('maps each symbol of the CLI\'s text to its ASCII, one column for one where it can; UTF-8 untouched', () => {
+    const c = { LANG: 'C' };
+    // Lines of the CLI's own output (simulate, estimate, bench) and their ASCII, written out by hand.
+    assert.equal(terminalText('KV pool: 28,363 pages × 16 tokens', c), 'KV pool: 28,363 pages x 16 tokens');
+    assert.equal(terminalText('offered = (requests − 1) / span', c), 'offered = (requests - 1) / span');
+    assert.equal(terminalText('compute: 23.5 µs/token + 1.77 μs/request', c), 'compute: 23.5 us/token + 1.77 us/request');
+    assert.equal(terminalText('rate: FLOPs (4·B·H·N_q·N_k·D) ≈ 131,100 B ≥ 2 ≤ 3 ± 34 → ok…', c), 'rate: FLOPs (4*B*H*N_q*N_k*D) ~ 131,100 B >= 2 <= 3 +/- 34 -> ok...');
+    assert.equal(terminalText('2 · √(requests / 2), 10⁹ FLOP/s, (d)², T ÷ tp — p10–p90, Σ e2e', c), '2 * sqrt(requests / 2), 10^9 FLOP/s, (d)^2, T / tp -- p10-p90, sum e2e');
+    // An accented letter as its base letter; a character with no ASCII left as given (a CJK file name).
+    assert.equal(terminalText('café 模型.yaml', c), 'cafe 模型.yaml');
+    // UTF-8 (and no locale set at all): as given.
+    assert.equal(terminalText('2 × 8 GiB ≈ 16 GiB …', { LANG: 'en_US.UTF-8' }), '2 × 8 GiB ≈ 16 GiB …');
+    assert.equal(terminalText('2 × 8 GiB', {}), '2 × 8 GiB');
+    // Idempotent.
+    assert.equal(terminalText(terminalText('a … b ≥ c', c), c), 'a ... b >= c');
+  });
+
+  it('renderTable measures the cells as printed: under LANG=C a cell with … is 3 columns wider, and the columns still align', () => {
+    const saved = process.env.LC_ALL;
+    try {
+      process.env.LC_ALL = 'C';
+      // 'a…' is 'a...' (4 columns): the value column starts at 4 + 2 = 6 in every row.
+      assert.equal(renderTable(['k', 'v'], [['a…', '1'], ['b', '2']], [false, true], { rule: false }), 'k     v\na...  1\nb     2');
+    } finally {
+      if (saved === undefined) delete process.env.LC_ALL;
+      else process.env.LC_ALL = saved;
     }
   });
 });
