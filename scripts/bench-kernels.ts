@@ -37,7 +37,9 @@ import { readFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { resolve } from 'node:path';
 
-import { formatBytes, formatDuration, formatPercent, formatRate, formatSignificant, fromCacheBy, fromCacheText } from '../core/format';
+import { formatBytes, formatDuration, formatPercent, formatRate, formatSignificant, fromCacheBy, fromCacheText, wrapLongLines } from '../core/format';
+import { NOISY_MARK_NOTE, noisyMark } from '../core/noise';
+import { localeOutput, renderTable } from '../core/textTable';
 import type { CaseShape, Environment, KernelCase, PageOrder } from '../core/protocol/run';
 import { runHeader, type RunHeader } from '../core/protocol/run';
 import {
@@ -307,8 +309,9 @@ function anonHugePagesBytes(): number | null {
   }
 }
 
+/** A progress line on stderr, wrapped at the prose width as the report is (a decode row's label is 55 characters). */
 function log(msg: string): void {
-  process.stderr.write(`[bench:kernels] ${msg}\n`);
+  process.stderr.write(`${wrapLongLines(`[bench:kernels] ${msg}`)}\n`);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -824,27 +827,38 @@ function flopFraction(k: KernelCase, peaks: NonNullable<Environment['peaks']>): 
   return c ? (k.gflops * 1e9) / c.value : null;
 }
 
+/**
+ * The report on stdout: the run's header and peaks, the legend, the table of rows
+ * (core/textTable.ts renderTable at the tables' width: past it stacked parts, each repeating case
+ * and dtype), its footnotes, notes and targets. Every prose line is wrapped at the prose width
+ * (core/format.ts wrapLongLines: 100 piped, min(terminal, 100) on one), as the CLI's reports are.
+ * A median whose samples' p90 / p10 reaches core/noise.ts NOISY_SPREAD_RATIO says "noisy Nx"
+ * after it (noisyMark, the CLI's kernel table's rule and words), and the legend says what it means.
+ */
 function printReport(env: Environment, rows: Row[], notes: string[], targets: string[], cpuTime: CpuTimeFigure[]): void {
   const p = env.peaks ?? {};
   const n = p.notes ?? {};
-  const peakLine = (name: string, v: number | undefined, unit: 'FLOP/s' | 'B/s', note: string | undefined) =>
-    `  ${name.padEnd(22)} ${v ? formatRate(v, unit).padStart(13) : 'unavailable'.padStart(13)}  ${v ? note ?? '' : (note ?? '').replace(/^unavailable: /, '')}`;
-  console.log(`\nAttnScope kernel benchmark — ${env.cpuModel}, ${env.cpuCores} CPUs, ${env.threads} threads, kernels' SIMD path: ${env.simd}`);
-  if (env.loadAverage) console.log(`load average at the start: ${env.loadAverage.map((x) => x.toFixed(2)).join(', ')} (1, 5, 15 min) on ${env.cpuCores} CPUs`);
-  if (env.simdDispatchReason) console.log(`paths: ${env.simdDispatchReason}`);
-  console.log(`CPU features: ${env.cpuFeatures.join(' ')}`);
-  console.log('Peaks measured in this run (SI units):');
-  console.log(peakLine('fp32 FMA', p.fp32FlopsPerSec, 'FLOP/s', n.fp32FlopsPerSec));
-  console.log(peakLine('bf16 AVX512-BF16', p.avx512Bf16FlopsPerSec, 'FLOP/s', n.avx512Bf16FlopsPerSec));
-  console.log(peakLine('bf16 AMX', p.bf16AmxFlopsPerSec, 'FLOP/s', n.bf16AmxFlopsPerSec));
-  console.log(peakLine('DRAM read', p.readBytesPerSec, 'B/s', n.readBytesPerSec));
-  console.log('path = SIMD path and the unit doing the products; %peak = of that unit\'s peak above (fp32-fma and scalar: fp32 FMA; avx512-bf16: AVX512-BF16; amx-bf16: AMX); %BW = of DRAM read.');
-  console.log('ref = naive fp64 reference (one thread) at the same shape; ORT = onnxruntime MultiHeadAttention fp32, same threads; x = ORT time / ours.');
-  console.log(`cpu% = the fraction of the roof that bounds the row (%peak where its FLOP/byte is at or above the ridge point peak / bandwidth, as flash; else %BW, as decode) from the median process CPU time / ${env.threads} threads instead of wall time; x cpu = ORT CPU time / ours.\n`);
+  // "  fp32 FMA: 447 GFLOP/s (how it was measured)", a prose line wrapped with the rest.
+  const peakLine = (name: string, v: number | undefined, unit: 'FLOP/s' | 'B/s', note: string | undefined) => {
+    const why = v ? note : note?.replace(/^unavailable: /, '');
+    return `  ${name}: ${v ? formatRate(v, unit) : 'unavailable'}${why ? ` (${why})` : ''}`;
+  };
+  const say = (text: string) => console.log(wrapLongLines(text));
+  say(`\nAttnScope kernel benchmark — ${env.cpuModel}, ${env.cpuCores} CPUs, ${env.threads} threads, kernels' SIMD path: ${env.simd}`);
+  if (env.loadAverage) say(`load average at the start: ${env.loadAverage.map((x) => x.toFixed(2)).join(', ')} (1, 5, 15 min) on ${env.cpuCores} CPUs`);
+  if (env.simdDispatchReason) say(`paths: ${env.simdDispatchReason}`);
+  say(`CPU features: ${env.cpuFeatures.join(' ')}`);
+  say('Peaks measured in this run (SI units):');
+  say(peakLine('fp32 FMA', p.fp32FlopsPerSec, 'FLOP/s', n.fp32FlopsPerSec));
+  say(peakLine('bf16 AVX512-BF16', p.avx512Bf16FlopsPerSec, 'FLOP/s', n.avx512Bf16FlopsPerSec));
+  say(peakLine('bf16 AMX', p.bf16AmxFlopsPerSec, 'FLOP/s', n.bf16AmxFlopsPerSec));
+  say(peakLine('DRAM read', p.readBytesPerSec, 'B/s', n.readBytesPerSec));
+  say('path = SIMD path and the unit doing the products; %peak = of that unit\'s peak above (fp32-fma and scalar: fp32 FMA; avx512-bf16: AVX512-BF16; amx-bf16: AMX); %BW = of DRAM read.');
+  say('ref = naive fp64 reference (one thread) at the same shape; ORT = onnxruntime MultiHeadAttention fp32, same threads; x = ORT time / ours.');
+  say(`cpu% = the fraction of the roof that bounds the row (%peak where its FLOP/byte is at or above the ridge point peak / bandwidth, as flash; else %BW, as decode) from the median process CPU time / ${env.threads} threads instead of wall time; x cpu = ORT CPU time / ours.`);
+  if (rows.some((r) => r.kernel && noisyMark({ p10: r.kernel.p10Ns, p90: r.kernel.p90Ns }) !== null)) say(`median: ${NOISY_MARK_NOTE}.`);
+  console.log('');
   const head = ['case', 'dtype', 'path', 'median', 'GFLOP/s', '%peak', 'GB/s', '%BW', 'cpu%', 'ref', 'ref GF/s', 'ORT', 'ORT GF/s', 'x ORT', 'x cpu', 'max|err|'];
-  const widths = [35, 9, 22, 9, 8, 6, 7, 6, 6, 9, 8, 9, 8, 6, 6, 8];
-  const line = (cells: string[]) => cells.map((c, i) => (i < 3 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join(' ');
-  console.log(line(head));
   const bw = p.readBytesPerSec ?? null;
   const footnotes: string[] = [];
   const mark = (text: string) => {
@@ -857,14 +871,18 @@ function printReport(env: Environment, rows: Row[], notes: string[], targets: st
     const why = r.kernel ? fromCacheText(r.kernel, env) : null;
     return why ? mark(`${r.label}: ${why} (calls timed back to back read its pages from cache)`) : '';
   };
-  for (const r of rows) {
+  const median = (k: KernelCase) => {
+    const noisy = noisyMark({ p10: k.p10Ns, p90: k.p90Ns });
+    return `${formatDuration(k.medianNs)}${noisy === null ? '' : ` ${noisy}`}`;
+  };
+  const cells = rows.map((r) => {
     const k = r.kernel;
     const cpu = cpuTime.find((c) => c.case === r.label && c.dtype === r.dtype);
-    const cells = [
+    return [
       r.label,
       r.dtype,
       k?.simdPath ? `${k.simdPath} ${k.productUnit ?? ''}`.trim() : '-',
-      k ? formatDuration(k.medianNs) : r.kernelSkip ? `skip${mark(`${r.label} ${r.dtype}: ${r.kernelSkip}`)}` : '-',
+      k ? median(k) : r.kernelSkip ? `skip${mark(`${r.label} ${r.dtype}: ${r.kernelSkip}`)}` : '-',
       k ? formatSignificant(k.gflops) : '-',
       k ? fmtPct(flopFraction(k, p)) : '-',
       k ? formatSignificant(k.gbps) : '-',
@@ -878,14 +896,14 @@ function printReport(env: Environment, rows: Row[], notes: string[], targets: st
       cpu?.peerOverKernel !== undefined ? cpu.peerOverKernel.toFixed(2) : '-',
       k ? fmtErr(k.maxAbsErr) : '-',
     ];
-    console.log(line(cells));
-  }
+  });
+  console.log(renderTable(head, cells, head.map((_, i) => i >= 3), { keys: 2 }));
   if (footnotes.length) console.log('');
-  footnotes.forEach((f, i) => console.log(`[${i + 1}] ${f}`));
+  footnotes.forEach((f, i) => say(`[${i + 1}] ${f}`));
   console.log('');
-  for (const note of notes) console.log(`note: ${note}`);
+  for (const note of notes) say(`note: ${note}`);
   console.log('');
-  for (const t of targets) console.log(`target: ${t}`);
+  for (const t of targets) say(`target: ${t}`);
 }
 
 /**
@@ -994,7 +1012,11 @@ export function checkTargets(rows: Row[], cpuTime: CpuTimeFigure[], run: { quick
   return out;
 }
 
-if (require.main === module) main().catch((e: unknown) => {
-  process.stderr.write(`bench:kernels: ${(e as Error).stack ?? String(e)}\n`);
-  process.exit(1);
-});
+if (require.main === module) {
+  // Under LANG=C (no UTF-8 in the locale) the report in ASCII, as the CLI's (core/textTable.ts terminalText).
+  localeOutput([process.stdout, process.stderr]);
+  main().catch((e: unknown) => {
+    process.stderr.write(`bench:kernels: ${(e as Error).stack ?? String(e)}\n`);
+    process.exit(1);
+  });
+}

@@ -17,6 +17,9 @@ import { flashSpec, loadedBuild, nativeFileCandidates, pagedSpec, timeFlashForwa
 import type { FlashForwardArgs, PagedDecodeArgs, TimingOptions } from '../native';
 import { randomUniform, shuffledPages } from '../runner/inputs';
 import { attentionFlops, sampleStats } from '../runner/measure';
+import { wrapLongLines } from '../core/format';
+import { NOISY_MARK_NOTE, noisyMark } from '../core/noise';
+import { proseWidth, renderTable } from '../core/textTable';
 
 /** One case timed on both builds. */
 export interface WasmCase {
@@ -35,6 +38,17 @@ export interface WasmCase {
   wallSlowdown: number;
   /** FLOP/s of the WebAssembly case over the WebAssembly FMA peak of this run. */
   fractionOfWasmPeak: number;
+  /**
+   * p10 and p90 of the wall-time samples behind nativeOneNs, nativeNs and wasmNs (ns): the spread
+   * each wall column's "noisy Nx" mark is judged by (core/noise.ts noisyMark), as the kernel tables'.
+   */
+  wallSpreads?: { nativeOne: WallSpread; native: WallSpread; wasm: WallSpread };
+}
+
+/** The p10 and p90 of a case's wall-time samples, ns. */
+export interface WallSpread {
+  p10: number;
+  p90: number;
 }
 
 export interface WasmComparison {
@@ -61,6 +75,10 @@ export async function compareWasm(threads: number): Promise<WasmComparison | str
   const peak: number = (await wasm.measurePeak('fp32_fma', 1, 500, 0)).value;
   const cases: WasmCase[] = [];
   const median = (xs: ArrayLike<number>) => sampleStats(Array.from(xs)).medianNs;
+  const spread = (xs: readonly number[]): WallSpread => {
+    const st = sampleStats(xs);
+    return { p10: st.p10Ns, p90: st.p90Ns };
+  };
   /** Times the WebAssembly case (`spec` given its cpuNs array here), then native on 1 and `threads` threads. */
   const measure = async (label: string, dtype: string, flops: number, wasmTime: (spec: object) => Promise<number[]>,
     native: (threads: number) => Promise<{ samplesNs: number[]; cpuNs?: number[] }>): Promise<void> => {
@@ -69,9 +87,11 @@ export async function compareWasm(threads: number): Promise<WasmComparison | str
     const wasmNs = median(wasmSamples), wasmCpuNs = median(cpuNs.subarray(0, wasmSamples.length));
     const one = await native(1);
     const nativeOneNs = median(one.samplesNs), nativeOneCpuNs = median(one.cpuNs ?? one.samplesNs);
-    const nativeNs = median((await native(threads)).samplesNs);
+    const many = (await native(threads)).samplesNs;
+    const nativeNs = median(many);
     cases.push({ label, dtype, nativeOneNs, nativeNs, wasmNs, nativeOneCpuNs, wasmCpuNs, slowdown: wasmCpuNs / nativeOneCpuNs,
-      wallSlowdown: wasmNs / nativeOneNs, fractionOfWasmPeak: flops / (wasmCpuNs * 1e-9) / peak });
+      wallSlowdown: wasmNs / nativeOneNs, fractionOfWasmPeak: flops / (wasmCpuNs * 1e-9) / peak,
+      wallSpreads: { nativeOne: spread(one.samplesNs), native: spread(many), wasm: spread(wasmSamples) } });
   };
   const H = 8, n = 1024, d = 128;
   const q = randomUniform(n * H * d, 11), k = randomUniform(n * H * d, 12), v = randomUniform(n * H * d, 13);
@@ -102,18 +122,29 @@ export async function compareWasm(threads: number): Promise<WasmComparison | str
 }
 /* eslint-enable @typescript-eslint/no-explicit-any */
 
-/** The comparison as a table, or the one line saying why there is none. */
-export function formatWasmComparison(c: WasmComparison | string, threads: number): string {
-  if (typeof c === 'string') return `WebAssembly beside native: not measured, ${c}`;
+/**
+ * The comparison as a table (core/textTable.ts renderTable: stacked parts past the width, each
+ * repeating case and dtype), under its caption (wrapped at the prose width, core/format.ts
+ * wrapLongLines), or the one line saying why there is none. A wall-time cell whose samples' p90 /
+ * p10 reaches core/noise.ts NOISY_SPREAD_RATIO says "noisy Nx" after it (noisyMark: the rule and
+ * words of the kernel tables), and the caption then says what it means.
+ * e.g. a case whose WebAssembly runs spread 18-45 ms: its "wasm ms" cell "30.12 noisy 2.5x".
+ */
+export function formatWasmComparison(c: WasmComparison | string, threads: number, width?: number): string {
+  if (typeof c === 'string') return wrapLongLines(`WebAssembly beside native: not measured, ${c}`, proseWidth(width));
   const head = ['case', 'dtype', 'native 1 thr ms', `native ${threads} thr ms`, 'wasm ms', 'native 1 thr CPU ms', 'wasm CPU ms',
     'wasm / native 1 thr, CPU', '(wall)', 'wasm % of its FMA peak (CPU)'];
   const ms = (ns: number) => (ns / 1e6).toFixed(2);
-  const rows = c.cases.map((x) => [x.label, x.dtype, ms(x.nativeOneNs), ms(x.nativeNs), ms(x.wasmNs), ms(x.nativeOneCpuNs), ms(x.wasmCpuNs),
-    `${x.slowdown.toFixed(1)}x`, `${x.wallSlowdown.toFixed(1)}x`, `${(100 * x.fractionOfWasmPeak).toFixed(0)}%`]);
-  const widths = head.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
-  const line = (r: string[]) => r.map((cell, i) => (i < 2 ? cell.padEnd(widths[i]!) : cell.padStart(widths[i]!))).join('  ');
+  const wall = (ns: number, spread: WallSpread | undefined) => {
+    const mark = spread ? noisyMark(spread) : null;
+    return mark === null ? ms(ns) : `${ms(ns)} ${mark}`;
+  };
+  const rows = c.cases.map((x) => [x.label, x.dtype, wall(x.nativeOneNs, x.wallSpreads?.nativeOne), wall(x.nativeNs, x.wallSpreads?.native), wall(x.wasmNs, x.wallSpreads?.wasm),
+    ms(x.nativeOneCpuNs), ms(x.wasmCpuNs), `${x.slowdown.toFixed(1)}x`, `${x.wallSlowdown.toFixed(1)}x`, `${(100 * x.fractionOfWasmPeak).toFixed(0)}%`]);
+  const noisy = rows.some((r) => r.slice(2, 5).some((cell) => cell.includes('noisy'))) ? `; ${NOISY_MARK_NOTE}` : '';
+  const caption = `WebAssembly beside native (same run, same inputs; medians of the C++ timing loops, wall and process CPU time; WebAssembly on 1 thread, simd128, TurboFan; its FMA peak ${(c.wasmFmaPeak / 1e9).toFixed(1)} GFLOP/s, 12 chains of 4-lane mul + add, best window by process CPU time as the cases, measured now)${noisy}:`;
   return [
-    `WebAssembly beside native (same run, same inputs; medians of the C++ timing loops, wall and process CPU time; WebAssembly on 1 thread, simd128, TurboFan; its FMA peak ${(c.wasmFmaPeak / 1e9).toFixed(1)} GFLOP/s, 12 chains of 4-lane mul + add, best window by process CPU time as the cases, measured now):`,
-    line(head), line(head.map((h) => '-'.repeat(h.length))), ...rows.map(line),
+    wrapLongLines(caption, proseWidth(width)),
+    renderTable(head, rows, head.map((_, i) => i >= 2), { keys: 2, width }),
   ].join('\n');
 }

@@ -170,3 +170,28 @@ test('bench:kernels paired verdict: met at >= 1, not resolved inside the A/A spr
   assert.match(pairedVerdict(figure(0.97)), /^within A\/A noise/); // 3 % slower < the A/A's 5 %
   assert.match(pairedVerdict(figure(0.9)), /^MISSED .*A\/A fp32\/fp32 CPU 1\.000 \(0\.95-1\.04\); 3 rounds of fp32, bf16, fp32, 1 run a block\)$/);
 });
+
+test('bench:kernels WebAssembly table: within the width, its wall columns marked "noisy Nx" by the kernel tables\' rule and words (s52)', async () => {
+  const { formatWasmComparison } = await import('../../scripts/bench-wasm');
+  const { NOISY_MARK_NOTE } = await import('../../core/noise');
+  const quiet = { p10: 1e6, p90: 1.5e6 };
+  const c = {
+    wasmFmaPeak: 31.8e9,
+    cases: [{
+      label: 'flash N=1k D=128 causal', dtype: 'fp32', nativeOneNs: 90.89e6, nativeNs: 70.52e6, wasmNs: 365.72e6, nativeOneCpuNs: 15.57e6, wasmCpuNs: 70.15e6,
+      slowdown: 4.5, wallSlowdown: 4.0, fractionOfWasmPeak: 0.96,
+      // WebAssembly's wall samples 200-454 ms: p90 / p10 = 2.27 >= 2, noisy; the native ones 1.5x, quiet.
+      wallSpreads: { nativeOne: quiet, native: quiet, wasm: { p10: 200e6, p90: 454e6 } },
+    }],
+  };
+  const text = formatWasmComparison(c, 2, 100);
+  for (const line of text.split('\n')) assert.ok(line.length <= 100, line);
+  assert.match(text, / 365\.72 noisy 2\.27x/);
+  assert.doesNotMatch(text, /90\.89 noisy|70\.52 noisy/);
+  assert.ok(text.replace(/\n +/g, ' ').includes(NOISY_MARK_NOTE), text);
+  // Every figure of the row is printed, in whichever part it lands.
+  for (const figure of ['90.89', '70.52', '15.57', '70.15', '4.5x', '4.0x', '96%']) assert.ok(text.includes(figure), figure);
+  // No spread (a run written before wallSpreads): no mark, and no note.
+  const bare = formatWasmComparison({ ...c, cases: [{ ...c.cases[0]!, wallSpreads: undefined }] }, 2, 100);
+  assert.doesNotMatch(bare, /noisy/);
+});
