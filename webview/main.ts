@@ -341,7 +341,7 @@ const sweepExportCsv = button('Export CSV', () => { const r = shownSweep(); if (
 const sweepCopyMarkdown = button('Copy as Markdown', () => {
   const report = shownSweep();
   const metrics = report ? sweepMetricsOf(report) : [];
-  const metric = metrics.find((m) => m.key === sweepMetric.dataset.chosen) ?? decisionMetric(metrics, report?.best?.byCost === true);
+  const metric = metrics.find((m) => m.key === sweepMetric.dataset.chosen) ?? decisionMetric(metrics, report?.best?.byCost === true, report?.best?.byLatency === true);
   if (report && metric) post({ type: 'exportSweep', report, markdown: sweepMarkdown(report, metric) });
 }, { id: 'btn-sweep-md', secondary: '', title: 'The sweep\'s points ranked by the figure shown, with its SLO, GPU and step-time assumptions, as Markdown, to the clipboard' });
 /** The Sweep tab's charts as one PNG under its caption (model, profile, sweep id, GPU, machine: webview/sweep.ts sweepPngCaption), saved as the run's Export PNG is. */
@@ -901,7 +901,7 @@ function renderSweep(): void {
   sweepBestVllm.textContent = notOnVllm ? `not runnable on vLLM: ${notOnVllm}` : '';
   sweepBestVllm.hidden = !notOnVllm;
   const metrics = sweepMetricsOf(report);
-  const chosen = metrics.find((m) => m.key === sweepMetric.dataset.chosen) ?? decisionMetric(metrics, report.best?.byCost === true);
+  const chosen = metrics.find((m) => m.key === sweepMetric.dataset.chosen) ?? decisionMetric(metrics, report.best?.byCost === true, report.best?.byLatency === true);
   sweepMetric.replaceChildren(...metrics.map((m) => el('vscode-option', m === chosen ? { value: m.key, selected: '' } : { value: m.key }, `${m.label} (${m.source})`)));
   sweepCharts.replaceChildren();
   // The cost per point as bars, cheapest first, above the figure's charts against each axis.

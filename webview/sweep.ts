@@ -132,14 +132,20 @@ function cellText(metric: SweepMetric, m: SweepMetrics, show: (v: number) => str
  * the best point was ranked by it (`byCost`: SweepReport.best.byCost, every point priced); for a max-rate sweep the max rate per
  * GPU, the figure its best point is ranked by (when some point met the SLO at a rate); for a sweep judged by an SLO the
  * requests meeting it, the figure its best point (runner/sweep/results.ts bestRow) and its "no
- * point meets the SLO" rest on; else the first of `metrics`. It opened on the first, internal
+ * point meets the SLO" rest on; the p99 TTFT when the best was ranked on latency (`byLatency`: its points tied on the
+ * rate, as every point kept up with at one offered load does); else the first of `metrics`. It opened on the first, internal
  * fragmentation, for a sweep judged by an SLO (s41 newcomer-ed F4: 0.418 %-0.432 % on a zoomed
  * axis, the decision's figure picked by hand).
  */
-export function decisionMetric(metrics: readonly SweepMetric[], byCost = false): SweepMetric | undefined {
+export function decisionMetric(metrics: readonly SweepMetric[], byCost = false, byLatency = false): SweepMetric | undefined {
   if (byCost) {
     const cost = metrics.find((m) => m.key === 'usdPerMillionOutputTokens');
     if (cost) return cost;
+  }
+  // Points the rate ties (one offered load), ranked on latency: the figure that chose the best (SweepReport.best.byLatency, s52).
+  if (byLatency) {
+    const ttft = metrics.find((m) => m.key === 'p99TtftS');
+    if (ttft) return ttft;
   }
   return metrics.find((m) => m.key === 'maxRatePerGpuRequestsPerSec') ?? metrics.find((m) => m.key === 'sloAttainment') ?? metrics[0];
 }
@@ -785,7 +791,8 @@ export function sweepTitle(report: Pick<SweepReport, 'name' | 'models'>): string
 
 /**
  * What the Sweep tab says of the best point, as the CLI's report does under its table: `best`, the
- * line naming it, its rule and ties; `notes`, the sentences under it — the points close to it on a
+ * line naming it, its rule and ties; `notes`, the sentences under it — a point with a lower p99 TPOT than a best ranked
+ * on p99 TTFT (best.tpotLower), the points close to it on a
  * searched max rate, that the points run on different GPU models, the best of each SLO value, the points left out for
  * the server not keeping up with them, each with why, and that the best was chosen across
  * machines whose timings do not compare, a TPOT SLO judged at small batch with overhead_ms assumed 0
@@ -795,7 +802,7 @@ export function sweepBestText(report: SweepReport): { best: string; notes: strin
   const b = report.best;
   // A tie with more points than the sentence names: they are listed under the best, not left to the report's JSON (s44 newcomer-ed F5).
   const listed = b?.tie?.includes(TIED_LISTED) === true && (b.tiedWith?.length ?? 0) > 0;
-  if (b) return { best: `Best point: ${b.label} — ${b.rule}${b.tie ? `; ${listed ? b.tie.replace(TIED_LISTED, '(listed below)') : b.tie}` : ''}.`, tied: listed ? b.tiedWith!.map((t) => t.label) : [], notes: [b.fewRequests, b.close, b.gpuModels, ...(b.perSlo ?? []), b.leftOut, b.acrossMachines, b.tpotOverhead && `Note: ${b.tpotOverhead}.`].filter((n): n is string => !!n) };
+  if (b) return { best: `Best point: ${b.label} — ${b.rule}${b.tie ? `; ${listed ? b.tie.replace(TIED_LISTED, '(listed below)') : b.tie}` : ''}.`, tied: listed ? b.tiedWith!.map((t) => t.label) : [], notes: [b.tpotLower, b.fewRequests, b.close, b.gpuModels, ...(b.perSlo ?? []), b.leftOut, b.acrossMachines, b.tpotOverhead && `Note: ${b.tpotOverhead}.`].filter((n): n is string => !!n) };
   return { best: 'No point qualifies as best.', tied: [], notes: report.noBest ?? ['(Every point rejected requests or missed the SLO; this report, merged by an older AttnScope, does not say which.)'] };
 }
 

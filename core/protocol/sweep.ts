@@ -163,6 +163,12 @@ export interface SweepMetrics {
    */
   steadyOutputTokensPerSec?: number;
   /**
+   * The requests/s that steady rate is of (core/format.ts steadyOutput's requestsPerSec: the offered rate of a point the
+   * server keeps up with, μ above it, a max-rate point's max rate); absent where no steady rate is known (the finite run's
+   * basis) and in reports merged before s52. Its product with sloAttainment is the steady goodput a best-point rule ranks by.
+   */
+  steadyRequestsPerSec?: number;
+  /**
    * US dollars per million output tokens, modelled: gpuHourUsd × gpus / 3600 / steadyOutputTokensPerSec
    * × 10^6 (core/format.ts usdPerMillionTokens); a max-rate point's at its max rate meeting the SLO,
    * none where no rate met it (reports merged before s44: over the finite run's throughputTokensPerSec). What the best-point rules on simulated rates
@@ -315,7 +321,8 @@ export interface SweepReport {
   models?: string[];
   /**
    * Why no row is the best, when `best` is null and some row says why (results.ts noBestLines: the
-   * SLO no point meets, the points the server does not keep up with, each with why), a sentence
+   * SLO no point meets, the points the server does not keep up with, each with why; over traces, SLO
+   * values or seeds the best of each; over seeds alone each figure's spread, seedSpreadText), a sentence
    * each; absent otherwise and in reports merged before s36.
    */
   noBest?: string[];
@@ -360,6 +367,11 @@ export interface SweepReport {
    * `byCost`: true when the rule ranked by $ per million output tokens (every point priced: SweepMetrics.usdPerMillionOutputTokens), which the Sweep tab then charts first; absent otherwise.
    * `tpotOverhead`: when the best point's TPOT SLO was judged at small batch with step_time.overhead_ms
    * assumed 0, the note saying what that leaves out (core/format tpotOverheadNote of its run's pool); absent otherwise and in reports merged before s42.
+   * `byLatency`: true when a rule on simulated throughput or goodput ranked its top points on latency (several points within
+   * its tolerance of the top rate, as every point the server keeps up with at one offered load is: runner/sweep/results.ts
+   * bestRow), which the rule's words then lead with and the Sweep tab charts first (p99 TTFT); absent otherwise.
+   * `tpotLower`: a best so chosen by p99 TTFT without an SLO, when a point it outranked has a lower p99 TPOT, the sentence
+   * naming it and how an SLO weighs the two; absent otherwise.
    */
-  best: { id: string; environmentKey: string; label: string; rule: string; byCost?: true; tiedWith?: Array<{ id: string; environmentKey: string; label: string }>; tie?: string; fewRequests?: string; close?: string; gpuModels?: string; perSlo?: string[]; acrossMachines?: string; notOnVllm?: string; leftOut?: string; tpotOverhead?: string } | null;
+  best: { id: string; environmentKey: string; label: string; rule: string; byCost?: true; byLatency?: true; tpotLower?: string; tiedWith?: Array<{ id: string; environmentKey: string; label: string }>; tie?: string; fewRequests?: string; close?: string; gpuModels?: string; perSlo?: string[]; acrossMachines?: string; notOnVllm?: string; leftOut?: string; tpotOverhead?: string } | null;
 }

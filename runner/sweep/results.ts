@@ -11,6 +11,7 @@ import { join } from 'node:path';
 import { runHeader, type Environment, type KernelCase, type RunResult } from '../../core/protocol/run';
 import { CAPACITY_TOLERANCE_DEFAULT, SLO_ATTAINMENT_DEFAULT } from '../../core/protocol/latency';
 import { modelledJob, SWEEP_SCHEMA_VERSION, type SweepMetrics, type SweepPointRef, type SweepPointRun, type SweepReport, type SweepReportRow, type SweepStepTimeAssumptions } from '../../core/protocol/sweep';
+import { quantile } from '../simulate/latency';
 import { nvlsAllReduce, profileAllReduceLink, profileGpu, RING_STEP_LATENCY_S, ringAllReduceEfficiency } from '../simulate/step-time';
 import { InputError, readFailure, UsageError } from '../errors';
 import { toolBuild } from '../version';
@@ -329,6 +330,7 @@ export function metricsOf(run: RunResult): SweepMetrics {
     m.throughputTokensPerSec = s.throughputTokensPerSec;
     const steady = steadyOutput(run.pool);
     if (steady) m.steadyOutputTokensPerSec = steady.outputTokensPerSec;
+    if (steady?.requestsPerSec !== undefined) m.steadyRequestsPerSec = steady.requestsPerSec;
     m.rejected = s.rejected;
     if (run.estimate?.kvBytesPerToken !== undefined) m.kvBytesPerToken = run.estimate.kvBytesPerToken;
     if (run.estimate?.pageBytes !== undefined) m.pageBytes = run.estimate.pageBytes;
@@ -432,6 +434,10 @@ export interface BestRow {
    * the best, with their gap and the range the two searches leave it, in a sentence; '' when none.
    */
   close: string;
+  /** Whether the rule ranked its top points (within its tolerance of the top rate) on latency: SweepReport.best.byLatency. */
+  byLatency?: boolean;
+  /** A best so chosen on p99 TTFT without an SLO: the point it outranked with a lower p99 TPOT, in a sentence (SweepReport.best.tpotLower); absent otherwise. */
+  tpotLower?: string;
 }
 
 /**
@@ -524,8 +530,11 @@ function closeText(rows: readonly SweepReportRow[], rate: (r: SweepReportRow) =>
  * The best row and the rule that chose it. With an SLO: among rows where >= 90 % of requests
  * meet it, the highest goodput. Without: among rows that rejected no request, the lowest
  * measured decode time per token when the points were benchmarked, else the highest simulated
- * output throughput. A simulated rate (goodput, throughput) within {@link SIMULATED_RATE_TOLERANCE}
- * of the highest is a tie, broken by a point vLLM runs (`runsOnVllm`, default every point: the
+ * output throughput, each at steady state where the row has it (SweepMetrics.steadyOutputTokensPerSec; goodput:
+ * steadyRequestsPerSec · sloAttainment): a point the server keeps up with serves its offered load, whatever the
+ * finite run's tail. A simulated rate (goodput, throughput) within {@link SIMULATED_RATE_TOLERANCE}
+ * of the highest is a tie (every kept-up point at one offered load: the rule's words then lead with the latency
+ * that ranked them, latencyRuleText), broken by a point vLLM runs (`runsOnVllm`, default every point: the
  * report passes core/estimate vllmPageSizeNote's verdict on each point's page_size and GPU), then
  * by the lower p99 TTFT, then by the fewer KV bytes held ({@link kvBytesHeld}), then by point order. The two rules on simulated rates weigh only rows the
  * server keeps up with (SweepReportRow.keepsUp not false; the others come back as `leftOut`):
@@ -537,7 +546,8 @@ function closeText(rows: readonly SweepReportRow[], rate: (r: SweepReportRow) =>
  * point on two machines reads as tied with itself). Null too across the traces of a workload.trace
  * axis: each is its own load; and, for a rule judged by the SLO (max rate, goodput), across the
  * values of an SLO axis: the loosest admits the highest rate by definition ({@link noBestLines}
- * names a best per trace and per SLO value).
+ * names a best per trace and per SLO value); and across the values of a workload.seed axis: a seed is a draw of the
+ * load, not a setting ({@link noBestLines} gives the spread, or the best of each seed).
  */
 export function bestRow(rows: readonly SweepReportRow[], name: (r: SweepReportRow, best: SweepReportRow) => string = (r) => r.label, runsOnVllm: (r: SweepReportRow) => boolean = () => true): BestRow | null {
   const ok = rows.filter((r) => r.status === 'ok');
@@ -547,6 +557,8 @@ export function bestRow(rows: readonly SweepReportRow[], name: (r: SweepReportRo
   if (tracesOf(ok).length > 1) return null;
   // A rule judged by the SLO across SLO values: the loosest admits the highest rate by definition (noBestLines names one per SLO value; s49 newcomer L1).
   if (sloRanked(ok) && sloKeysOf(ok).length > 0) return null;
+  // A seed is a sample of the load, not a setting: no best across seeds (noBestLines gives their spread, or the best of each seed; s52 nc-cli M2).
+  if (seedsOf(ok).length > 1) return null;
   const pick = (cands: SweepReportRow[], score: (r: SweepReportRow) => number, rule: string, tied: (a: SweepReportRow, b: SweepReportRow) => boolean, tieWords: string) => {
     const best = cands.reduce<SweepReportRow | null>((b, r) => (b === null || score(r) > score(b) ? r : b), null);
     if (!best) return null;
@@ -568,22 +580,27 @@ export function bestRow(rows: readonly SweepReportRow[], name: (r: SweepReportRo
   const byGpu = (rate: (r: SweepReportRow) => number) => (perGpu ? (r: SweepReportRow) => perGpuRate(rate(r), r.metrics.gpus) : rate);
   const gpuWords = perGpu ? ' per GPU (the points use different GPU counts, tensor_parallel_size × pipeline_parallel_size × data_parallel_size: each rate / its GPUs)' : '';
   const keptUp = judged ? ' the server keeps up with (rate <= the saturated throughput μ, queue not growing)' : '';
-  const pickRate = (among: SweepReportRow[], rate: (r: SweepReportRow) => number, ruleText: string, what: string, tol = SIMULATED_RATE_TOLERANCE, searched = false) => {
+  const pickRate = (among: SweepReportRow[], rate: (r: SweepReportRow) => number, ruleText: string, what: string, tol = SIMULATED_RATE_TOLERANCE, searched = false, latency?: LatencyRule) => {
     const pct = formatPercent(tol, 0);
     // Across an offered-rate axis a simulated rate follows the load: the points are compared at the highest rate one of them keeps up with.
     const atRate = searched ? null : offeredRateCompared(among);
     const all = atRate ? among.filter((r) => r.keepsUp === false || offeredRate(r) === atRate.rate) : among;
-    const rule = atRate ? `${atRate.words}: ${ruleText}` : ruleText;
     const cands = all.filter((r) => r.keepsUp !== false);
     const leftOut = all.filter((r) => r.keepsUp === false);
     const top = Math.max(...cands.map(rate));
     const near = (r: SweepReportRow) => rate(r) >= top * (1 - tol);
     // A tied point vLLM runs before one it does not (s33: the fewest bytes held always picked page_size 1, which vLLM refuses on a GPU).
-    const ranked = cands.filter(near).sort((a, b) => Number(runsOnVllm(b)) - Number(runsOnVllm(a)) || (a.metrics.p99TtftS ?? Infinity) - (b.metrics.p99TtftS ?? Infinity) || kvBytesHeld(a) - kvBytesHeld(b));
+    const ranked = cands.filter(near).sort((a, b) => Number(runsOnVllm(b)) - Number(runsOnVllm(a)) || ttftOf(a) - ttftOf(b) || kvBytesHeld(a) - kvBytesHeld(b));
     const winner = ranked[0];
     if (!winner) return null;
-    const chosen = pick(cands, (r) => (r === winner ? 1 : 0), rule + tieBreakWords(tol), (a, b) => near(a) && near(b), `${what} within ${pct}, so the tie went to a point vLLM runs, then to the lower p99 TTFT, then to fewer KV bytes held`);
-    return chosen && { ...chosen, leftOut, close: searched ? closeText(cands.filter((r) => !near(r)), rate, top, tol, what) : '' };
+    // Several points at the top rate (every point the server keeps up with at one offered load serves that load: s52
+    // nc-cli, 5,733 against 5,626 tokens/s at one 24 requests/s was the finite run's tail): latency ranked them, and the rule says so first.
+    const onLatency = latency !== undefined && ranked.length > 1;
+    const ruleHead = onLatency ? latencyRuleText(winner, ranked, rate, tol, what, latency, runsOnVllm) : ruleText + tieBreakWords(tol);
+    const rule = atRate ? `${atRate.words}: ${ruleHead}` : ruleHead;
+    const chosen = pick(cands, (r) => (r === winner ? 1 : 0), rule, (a, b) => near(a) && near(b), `${what} within ${pct}, so the tie went to a point vLLM runs, then to the lower p99 TTFT, then to fewer KV bytes held`);
+    const tpotLower = onLatency && latency.tpotNote ? tpotLowerText(winner, ranked, (r) => name(r, winner)) : '';
+    return chosen && { ...chosen, leftOut, close: searched ? closeText(cands.filter((r) => !near(r)), rate, top, tol, what) : '', ...(onLatency ? { byLatency: true } : {}), ...(tpotLower ? { tpotLower } : {}) };
   };
   // With the user's price for every point's GPU, what a token costs ranks (output tokens per dollar, the higher the better), not a rate per GPU that counts every model's GPU alike.
   const priced = (rs: SweepReportRow[]) => rs.length > 0 && rs.every((r) => r.metrics.usdPerMillionOutputTokens !== undefined);
@@ -599,7 +616,8 @@ export function bestRow(rows: readonly SweepReportRow[], name: (r: SweepReportRo
       `highest max rate per GPU: each point's highest arrival rate at which ${targetWords(ok)} of requests meet the profile's SLO and the modelled server keeps up (capacity search), / its GPUs (tensor_parallel_size × pipeline_parallel_size × data_parallel_size)`, 'max rate per GPU', CAPACITY_TOLERANCE_DEFAULT, true);
   }
   if (ok.some((r) => r.metrics.sloAttainment !== undefined)) {
-    const goodput = (r: SweepReportRow) => r.metrics.goodputRequestsPerSec ?? 0;
+    // At steady state (s52): a point the server keeps up with serves its offered rate, of which the SLO's share meets it.
+    const goodput = (r: SweepReportRow) => (r.metrics.steadyRequestsPerSec !== undefined && r.metrics.sloAttainment !== undefined ? r.metrics.steadyRequestsPerSec * r.metrics.sloAttainment : r.metrics.goodputRequestsPerSec ?? 0);
     const meeting = ok.filter((r) => (r.metrics.sloAttainment ?? 0) >= attainmentTarget(r.metrics));
     if (priced(meeting)) {
       const chosen = pickRate(meeting, perDollar, `${COST_RULE} at the simulated load, among points where ${targetWords(ok)} of requests meet the profile's SLO${keptUp ? ` and${keptUp}` : ''}`, 'output tokens per dollar');
@@ -608,8 +626,10 @@ export function bestRow(rows: readonly SweepReportRow[], name: (r: SweepReportRo
       const cheaper = chosen ? ok.filter((r) => !meeting.includes(r) && usd(r) !== undefined && usd(r)! < usd(chosen.row)!).sort((a, b) => usd(a)! - usd(b)!) : [];
       return chosen && { ...chosen, missesSlo: cheaper };
     }
+    const amongMeeting = `where ${targetWords(ok)} of requests meet the profile's SLO${keptUp ? ` and${keptUp}` : ''}`;
+    const steadyGoodput = meeting.some((r) => r.metrics.steadyRequestsPerSec !== undefined);
     return pickRate(meeting, byGpu(goodput),
-      `highest simulated goodput${gpuWords} among points where ${targetWords(ok)} of requests meet the profile's SLO${keptUp ? ` and${keptUp}` : ''}`, 'simulated goodput');
+      `highest simulated goodput${gpuWords}${steadyGoodput ? STEADY_GOODPUT_WORDS : ''} among points ${amongMeeting}`, 'simulated goodput', undefined, false, { among: amongMeeting, tpotNote: false });
   }
   const served = ok.filter((r) => (r.metrics.rejected ?? 0) === 0);
   if (served.some((r) => r.metrics.decodeNsPerToken !== undefined)) {
@@ -618,8 +638,64 @@ export function bestRow(rows: readonly SweepReportRow[], name: (r: SweepReportRo
   }
   const simulated = served.filter((r) => r.metrics.throughputTokensPerSec !== undefined);
   if (priced(simulated)) return pickRate(simulated, perDollar, `${COST_RULE} at the simulated load, among points that reject no request${keptUp ? ` and${keptUp}` : ''}`, 'output tokens per dollar');
-  return pickRate(simulated, byGpu((r) => r.metrics.throughputTokensPerSec!),
-    `highest simulated output throughput${gpuWords} among points that reject no request${keptUp ? ` and${keptUp}` : ''}`, 'simulated throughput');
+  // At steady state (s52): a point the server keeps up with serves its offered rate × its mean output tokens, whatever the finite run's tail.
+  const amongServed = `that reject no request${keptUp ? ` and${keptUp}` : ''}`;
+  const steadyOut = simulated.some((r) => r.metrics.steadyOutputTokensPerSec !== undefined);
+  return pickRate(simulated, byGpu((r) => r.metrics.steadyOutputTokensPerSec ?? r.metrics.throughputTokensPerSec!),
+    `highest simulated output throughput${gpuWords}${steadyOut ? STEADY_OUTPUT_WORDS : ''} among points ${amongServed}`, 'simulated throughput', undefined, false, { among: amongServed, tpotNote: true });
+}
+
+/** A row's p99 TTFT, seconds; Infinity where it has none (ranks last). */
+const ttftOf = (r: SweepReportRow): number => r.metrics.p99TtftS ?? Infinity;
+
+/** Why a simulated throughput ranks at steady state, said after its name in the rule (s52 nc-cli M1). */
+const STEADY_OUTPUT_WORDS = " at steady state (a point the server keeps up with serves its offered load: offered requests/s × mean output tokens, not the finite run's tokens/s, which differs by when its last request ends)";
+/** The same for goodput. */
+const STEADY_GOODPUT_WORDS = " at steady state (a point the server keeps up with serves its offered load: offered requests/s × the share of requests meeting the SLO, not the finite run's rate, which differs by when its last request ends)";
+
+/** What a rule on a simulated throughput or goodput says when latency ranks its top points: the points it weighs (`among`, after "among points"), and whether a lower p99 TPOT is named (no SLO weighs it). */
+interface LatencyRule {
+  among: string;
+  tpotNote: boolean;
+}
+
+/**
+ * The rule's words when the points within `tol` of the top `rate` (`ranked`, best first, more than one) were ranked on
+ * latency: led by what chose `winner` (the one point vLLM runs; the lowest p99 TTFT, with its figure; or, at an equal
+ * p99 TTFT, the fewest KV bytes held), then how many points tied on the rate and why, then the order of the ranking. A
+ * simulated rate of a point the server keeps up with is its offered load, so at one offered load every such point has
+ * the same rate and the rate ranks none (s52 nc-cli: "best: max_num_batched_tokens=256 max_num_seqs=64" on 5,733 against
+ * 5,626 tokens/s, p99 TTFT 427 ms against 206: the finite run's tail, 1.9 %, while seeds 1..6 of one point spread 4 %).
+ */
+function latencyRuleText(winner: SweepReportRow, ranked: readonly SweepReportRow[], rate: (r: SweepReportRow) => number, tol: number, what: string, latency: LatencyRule, runsOnVllm: (r: SweepReportRow) => boolean): string {
+  const peers = ranked.filter((r) => runsOnVllm(r) === runsOnVllm(winner));
+  const ttft = winner.metrics.p99TtftS !== undefined ? ` (${formatDuration(winner.metrics.p99TtftS * 1e9)})` : '';
+  // Points vLLM does not run rank after those it does: the lead says so where some did not.
+  const ofVllm = peers.length > 1 && peers.length < ranked.length && runsOnVllm(winner) ? ' of the points vLLM runs,' : '';
+  const lead = peers.length === 1 ? 'the one point vLLM runs' : peers.slice(1).every((r) => ttftOf(r) > ttftOf(winner)) ? `lowest p99 TTFT${ttft}${ofVllm}` : `fewest KV bytes held${ttft ? ` at the lowest p99 TTFT${ttft}` : ''}${ofVllm}`;
+  const top = rate(winner);
+  const same = ranked.every((r) => Math.abs(rate(r) - top) <= 1e-9 * top);
+  const offered = winner.metrics.steadyRequestsPerSec;
+  const why = same
+    ? `they serve one offered load${offered !== undefined ? ` (${formatRequestRate(offered)} requests/s)` : ''}, so ${what} does not rank them`
+    : `${what} within ${formatPercent(tol, 0)} does not rank them`;
+  return `${lead} among the ${formatCount(ranked.length)} points ${same ? 'at' : `within ${formatPercent(tol, 0)} of`} the highest ${what} ${latency.among}: ${why}; latency does: a point vLLM runs first, then the lower p99 TTFT (one seeded run's: a workload.seed axis shows its spread), then the fewer KV bytes held (mean occupancy · pages · bytes of a page: page_size · KV bytes per token, or for a hybrid pool page_size · the bytes of one KV-cache group's layers)`;
+}
+
+/**
+ * The sentence under a best chosen on p99 TTFT without an SLO when a point it outranked (`ranked`) has a p99 TPOT lower
+ * than the best's by more than {@link SIMULATED_RATE_TOLERANCE}: the lowest such, both figures of both points, and that an
+ * SLO weighs the two (a smaller max_num_batched_tokens chunks prefills finer: TPOT down, TTFT up; s52 nc-cli, 8.44 ms
+ * against 16.4 ms at 427 ms against 184 ms). '' when none.
+ */
+function tpotLowerText(winner: SweepReportRow, ranked: readonly SweepReportRow[], name: (r: SweepReportRow) => string): string {
+  const tpot = (r: SweepReportRow) => r.metrics.p99TpotS ?? Infinity;
+  const w = tpot(winner);
+  if (!Number.isFinite(w)) return '';
+  const lower = ranked.filter((r) => r !== winner && tpot(r) < w * (1 - SIMULATED_RATE_TOLERANCE)).sort((a, b) => tpot(a) - tpot(b))[0];
+  if (!lower) return '';
+  const d = (x: number | undefined) => (x === undefined ? '-' : formatDuration(x * 1e9));
+  return `lower p99 TPOT at ${name(lower)}: ${d(lower.metrics.p99TpotS)} against ${d(winner.metrics.p99TpotS)}, at a p99 TTFT of ${d(lower.metrics.p99TtftS)} against ${d(winner.metrics.p99TtftS)}; to weigh TTFT against TPOT, give the profile an SLO (slo.ttft_ms, slo.tpot_ms): the best is then the highest goodput under it`;
 }
 
 /** The workload.arrival_rate of a row's point, or undefined when the sweep has no such axis. */
@@ -645,6 +721,44 @@ function offeredRateCompared(rows: readonly SweepReportRow[]): { rate: number; w
   // Rows from point files before s35 were not judged: the highest rate is then all that can be said.
   const judged = rows.some((r) => r.keepsUp !== undefined);
   return { rate, words: `at arrival_rate=${axisValueText(rate)}, the highest offered rate ${judged ? 'a point keeps up with' : 'of the points'} (a simulated rate follows the offered load, so the points are compared at one rate, not across rates)` };
+}
+
+/** The workload.seed values of `rows`' points, each once in row order: [] without a seed axis (s52 nc-cli M2). */
+function seedsOf(rows: readonly SweepReportRow[]): unknown[] {
+  return [...new Set(rows.map((r) => r.values['workload.seed']).filter((v) => v !== undefined))];
+}
+
+/** The keys of `rows`' point values that differ among them, in the order first met. */
+function variedKeys(rows: readonly SweepReportRow[]): string[] {
+  const keys = [...new Set(rows.flatMap((r) => Object.keys(r.values)))];
+  return keys.filter((k) => new Set(rows.map((r) => canonicalJson(r.values[k] ?? null))).size > 1);
+}
+
+/**
+ * The spread over the seeds of a sweep whose points differ by workload.seed alone (s52 nc-cli M2: "best: seed=1" named
+ * one draw of the same load), in a sentence: each figure of the table ({@link COLUMNS}) that differs, as min / median / max
+ * (the median linear between the middle two, runner/simulate/latency.ts quantile) and (max − min) / median; those
+ * that do not, once; and at how many seeds the server keeps up. How far a figure moves with the draws alone: a
+ * difference between settings smaller than this is within the run-to-run noise.
+ */
+export function seedSpreadText(rows: readonly SweepReportRow[]): string {
+  const varied: string[] = [];
+  const same: string[] = [];
+  for (const c of COLUMNS) {
+    if (c.key === 'maxRateLimit') continue;
+    const values = rows.map((r) => r.metrics[c.key]).filter((v): v is number => typeof v === 'number');
+    if (values.length === 0) continue;
+    const sorted = [...values].sort((a, b) => a - b);
+    const show = (v: number) => c.show({ [c.key]: v } as SweepMetrics);
+    const lo = sorted[0]!;
+    const hi = sorted.at(-1)!;
+    const mid = quantile(sorted, 0.5);
+    if (lo === hi) same.push(`${c.header} ${show(lo)}`);
+    else varied.push(`${c.header} ${show(lo)} / ${show(mid)} / ${show(hi)}${mid > 0 ? ` (${formatPercent((hi - lo) / mid, 1)})` : ''}`);
+  }
+  const judged = rows.filter((r) => r.keepsUp !== undefined);
+  const keeps = judged.length > 0 ? `; the server keeps up at ${judged.filter((r) => r.keepsUp).length} of ${formatCountOf(judged.length, 'seed')}` : '';
+  return `no best point across seeds: a seed draws another sample of the same workload (its arrivals and lengths), not a setting to choose; the spread over ${formatCountOf(rows.length, 'seed')}, min / median / max and (max − min) / median: ${varied.length > 0 ? varied.join('; ') : 'none'}${same.length > 0 ? `; the same at every seed: ${same.join(', ')}` : ''}${keeps}. A difference between settings smaller than this spread is within the run-to-run noise`;
 }
 
 /** The workload.trace values of `rows`' points, each once in row order: [] without a trace axis (s49 newcomer M2). */
@@ -890,7 +1004,7 @@ export function mergeResults(dirs: string[], opts: MergeOptions = {}): SweepRepo
   const fewRequests = few ? `its SLO verdict: ${few}` : '';
   const tpotOverhead = best ? tpotNotes.get(best.row.id) : undefined;
   report.best = best
-    ? { ...ref(best.row), rule: best.rule, ...(best.rule.startsWith(COST_RULE) ? { byCost: true as const } : {}), ...(best.tie ? { tiedWith: best.tiedWith.map(ref), tie: best.tie } : {}), ...(fewRequests ? { fewRequests } : {}), ...(best.close ? { close: best.close } : {}), ...(gpuModels ? { gpuModels } : {}), ...(across ? { acrossMachines: across } : {}), ...(vllm ? { notOnVllm: vllm } : {}), ...(leftOut ? { leftOut } : {}), ...(tpotOverhead ? { tpotOverhead } : {}) }
+    ? { ...ref(best.row), rule: best.rule, ...(best.rule.startsWith(COST_RULE) ? { byCost: true as const } : {}), ...(best.byLatency ? { byLatency: true as const } : {}), ...(best.tpotLower ? { tpotLower: best.tpotLower } : {}), ...(best.tie ? { tiedWith: best.tiedWith.map(ref), tie: best.tie } : {}), ...(fewRequests ? { fewRequests } : {}), ...(best.close ? { close: best.close } : {}), ...(gpuModels ? { gpuModels } : {}), ...(across ? { acrossMachines: across } : {}), ...(vllm ? { notOnVllm: vllm } : {}), ...(leftOut ? { leftOut } : {}), ...(tpotOverhead ? { tpotOverhead } : {}) }
     : null;
   report.models = [...new Set([...modelAt].sort(([a], [b]) => a - b).map(([, m]) => m))];
   const noBest = report.best ? [] : noBestLines(report.rows, (r) => !notOnVllm.has(r.id));
@@ -921,8 +1035,10 @@ export function gpuModelsText(rows: readonly SweepReportRow[]): string {
  * Why no row is the best, a sentence each: the points tie (the same figures); the points replay
  * different traces (a workload.trace axis, core/config/sweep.ts TRACE_AXIS_TEXT) or, ranked by an
  * SLO, are judged by different SLO values (an slo.* axis: a looser SLO admits a higher rate by
- * definition; s49 newcomer L1): then the best of each trace's (or SLO value's) points, by
- * {@link bestRow}, `runsOnVllm` as there, in one sentence; no point meets
+ * definition; s49 newcomer L1) or are drawn from different seeds (a workload.seed axis beside others: a seed is a draw
+ * of the load, not a setting; s52 nc-cli M2): then the best of each trace's (SLO value's, seed's) points, by
+ * {@link bestRow}, `runsOnVllm` as there, in one sentence, over seeds alone with whether one setting is the best at
+ * every seed or at how many; points that differ by their seed alone: each figure's spread ({@link seedSpreadText}); no point meets
  * the SLO (noBestText), and the points the server does not keep up with, each with why
  * (leftOutText); empty when none is so.
  */
@@ -931,28 +1047,45 @@ export function noBestLines(rows: readonly SweepReportRow[], runsOnVllm: (r: Swe
   if (sameFigures(ok)) return [`no best point: the ${formatCount(ok.length)} points have the same figures, so they tie (an axis the sweep's job does not read changes nothing: the warning at it says which)`];
   const traces = tracesOf(ok);
   const sloKeys = sloRanked(ok) ? sloKeysOf(ok) : [];
-  if (traces.length > 1 || sloKeys.length > 0) {
-    // Points replaying different traces, or judged by different SLOs, do not compare: the best of each group instead.
-    const keys = [...(traces.length > 1 ? ['workload.trace'] : []), ...sloKeys];
-    const across = [...(traces.length > 1 ? ['traces'] : []), ...(sloKeys.length > 0 ? ['SLO values'] : [])].join(' or ');
+  const seeds = seedsOf(ok);
+  // Points that differ by their seed alone: the spread of each figure, how a planner reads the noise.
+  if (seeds.length > 1 && variedKeys(ok).every((k) => k === 'workload.seed')) return [seedSpreadText(ok)];
+  if (traces.length > 1 || sloKeys.length > 0 || seeds.length > 1) {
+    // Points replaying different traces, judged by different SLOs or drawn from different seeds do not compare: the best of each group instead.
+    const keys = [...(traces.length > 1 ? ['workload.trace'] : []), ...sloKeys, ...(seeds.length > 1 ? ['workload.seed'] : [])];
+    const groupNames = [...(traces.length > 1 ? ['trace'] : []), ...(sloKeys.length > 0 ? ['SLO value'] : []), ...(seeds.length > 1 ? ['seed'] : [])];
+    const across = groupNames.map((g) => `${g}s`).join(' or ');
     const reasons = [
       ...(traces.length > 1 ? ['each trace is its own load (its rate and lengths), which a point\'s throughput and goodput follow, so across traces they compare the traces, not the deployments'] : []),
       ...(sloKeys.length > 0 ? [`a looser SLO admits a higher rate by definition, so across ${sloKeys.map((k) => k.replace(/^slo\./, '')).join(', ')} values the loosest would win: compare points under one SLO`] : []),
+      ...(seeds.length > 1 ? ['a seed draws another sample of the same workload, not a setting to choose, so each seed\'s points are ranked on their own: a setting that is the best at every seed holds whatever the draw'] : []),
     ];
     const why = `no best point across ${across}: ${reasons.join('; ')}`;
-    const each = traces.length > 1 && sloKeys.length > 0 ? 'trace and SLO value' : traces.length > 1 ? 'trace' : 'SLO value';
+    const each = groupNames.join(' and ');
     const groupOf = (r: SweepReportRow) => pointLabel(Object.fromEntries(keys.map((k) => [k, r.values[k]])));
     const groups = new Map<string, SweepReportRow[]>();
     for (const r of ok) groups.set(groupOf(r), [...(groups.get(groupOf(r)) ?? []), r]);
     if ([...groups.values()].every((of) => of.length === 1)) return [`${why}; each ${each} has one point, so none is ranked`];
     // A point's label without the grouping values: the group heads its entry.
     const own = (r: SweepReportRow) => pointLabel(Object.fromEntries(Object.entries(r.values).filter(([k]) => !keys.includes(k)))) || r.label;
+    const winners: string[] = [];
     const bests = [...groups].map(([group, of]) => {
       const b = bestRow(of, undefined, runsOnVllm);
-      const best = b ? `${own(b.row)}${b.tiedWith.length > 0 ? ` (tied with ${b.tiedWith.map(own).join(', ')})` : ''}` : sameFigures(of) ? 'the points tie (the same figures)' : 'no point qualifies';
+      if (b) winners.push(own(b.row));
+      // Ranked on latency, the rate's tie is no tie of the best: say what ranked them.
+      const tied = b && b.tiedWith.length > 0 ? (b.byLatency ? ` (on latency; its rate ties ${b.tiedWith.map(own).join(', ')})` : ` (tied with ${b.tiedWith.map(own).join(', ')})`) : '';
+      const best = b ? `${own(b.row)}${tied}` : sameFigures(of) ? 'the points tie (the same figures)' : 'no point qualifies';
       return `${group}: ${best}`;
     });
-    return [`${why}; the best for each ${each}: ${bests.join('; ')}`];
+    // Over seeds alone: how often each setting wins, the agreement a planner trusts (the best at every seed, or which seeds disagree).
+    let agreement = '';
+    if (seeds.length > 1 && keys.length === 1) {
+      const counts = new Map<string, number>();
+      for (const w of winners) counts.set(w, (counts.get(w) ?? 0) + 1);
+      const [top, n] = [...counts].sort((a, b) => b[1] - a[1])[0] ?? ['', 0];
+      if (n > 0) agreement = n === groups.size ? `; ${top} is the best at every seed` : `; ${top} is the best at ${n} of ${formatCountOf(groups.size, 'seed')}, so the draws decide between ${formatCountOf(counts.size, 'setting')}`;
+    }
+    return [`${why}; the best for each ${each}: ${bests.join('; ')}${agreement}`];
   }
   const none = noBestText(rows);
   const notKept = rows.filter((r) => r.status === 'ok' && r.keepsUp === false);
@@ -1068,6 +1201,7 @@ export function formatReport(report: SweepReport, shard?: { index: number; count
     lines.push('', `best${shard ? ' of this shard' : ''}: ${report.best.label}${multiEnv ? ` (env ${envLetter(envKeys, report.best.environmentKey)})` : ''} — ${report.best.rule}`);
     if (report.best.notOnVllm) lines.push(`      not runnable on vLLM: ${report.best.notOnVllm}`);
     if (report.best.tie) lines.push(`      ${report.best.tie}`);
+    if (report.best.tpotLower) lines.push(`      ${report.best.tpotLower}`);
     if (report.best.fewRequests) lines.push(`      ${report.best.fewRequests}`);
     if (report.best.close) lines.push(`      ${report.best.close}`);
     if (report.best.gpuModels) lines.push(`      ${report.best.gpuModels}`);

@@ -384,11 +384,12 @@ test('best point: throughputs within 1 % are ranked by p99 TTFT, then KV bytes h
   const best = bestRow(rows)!;
   assert.equal(best.row.label, 'page_size=16');
   assert.deepEqual(best.tiedWith.map((r) => r.label), ['page_size=8', 'page_size=32']);
-  assert.match(best.rule, /^highest simulated output throughput among points that reject no request; ties \(within 1%\) go to a point vLLM runs, then to the lower p99 TTFT, then to the fewer KV bytes held \(mean occupancy · pages · bytes of a page: page_size · KV bytes per token, or for a hybrid pool page_size · the bytes of one KV-cache group's layers\)/);
+  // Three points within 1 %: latency ranked them, and the rule leads with what chose page_size=16 (its p99 TTFT equals page_size=32's: the KV bytes held).
+  assert.match(best.rule, /^fewest KV bytes held at the lowest p99 TTFT \(169 ms\) among the 3 points within 1% of the highest simulated throughput that reject no request: simulated throughput within 1% does not rank them; latency does: a point vLLM runs first, then the lower p99 TTFT \(one seeded run's: a workload\.seed axis shows its spread\), then the fewer KV bytes held \(mean occupancy · pages · bytes of a page: page_size · KV bytes per token, or for a hybrid pool page_size · the bytes of one KV-cache group's layers\)/);
   // With an SLO the same rule ranks goodput.
   const slo = bestRow(rows.map((r) => ({ ...r, metrics: { ...r.metrics, sloAttainment: 0.95, goodputRequestsPerSec: r.metrics.throughputTokensPerSec! / 100 } })))!;
   assert.equal(slo.row.label, 'page_size=16');
-  assert.match(slo.rule, /^highest simulated goodput among points where >= 90% of requests meet the profile's SLO; ties/);
+  assert.match(slo.rule, /^fewest KV bytes held at the lowest p99 TTFT \(169 ms\) among the 3 points within 1% of the highest simulated goodput where >= 90% of requests meet the profile's SLO: simulated goodput within 1% does not rank them; latency does/);
 });
 
 test('best point: across a tensor_parallel_size axis, goodput is ranked per GPU, and the report says what the step times leave out', () => {
@@ -554,7 +555,8 @@ test('the report table formats its figures as core/format does: percentages, cou
   // writePoint's figures: fragmentation 0.25 -> "25.0%", pool pages 1000 + index -> "1,001".
   assert.match(text, /^16 +25\.0% +50\.0% +1 +1,001 +50\.0% +10 +0$/m);
   // Both points simulate 10 tokens/s: page_size=8 is named, and the tie beside it.
-  assert.match(text, /best: page_size=8 — highest simulated output throughput .*\n +tied with page_size=16: simulated throughput within 1%/);
+  // Neither has a p99 TTFT: the fewer KV bytes held (0.5 · 1,000 · 8 against 0.5 · 1,001 · 16 slots) ranked them.
+  assert.match(text, /best: page_size=8 — fewest KV bytes held among the 2 points at the highest simulated throughput .*\n +tied with page_size=16: simulated throughput within 1%/);
 });
 
 test('merge of one sweep from two machines: each tied point carries its env letter, so a point is not tied with itself', () => {
