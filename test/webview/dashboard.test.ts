@@ -442,6 +442,32 @@ describe('dashboard webview in Chromium', () => {
     await page.waitForFunction(() => (document.querySelector('#run-keeps-up') as HTMLElement | null)?.hidden === true);
   });
 
+  // s52 newcomer-ed: in high-contrast dark VS Code's badge background is the page's black, so "ok" / "kept up" lost their pill.
+  it('outlines the status chips with the theme\'s contrastBorder in high contrast; elsewhere their border is transparent', async () => {
+    const chip = (): Promise<{ width: string; color: string; background: string }> =>
+      page.$eval('#run-keeps-up', (e) => {
+        const cs = getComputedStyle(e);
+        return { width: cs.borderTopWidth, color: cs.borderTopColor, background: cs.backgroundColor };
+      });
+    const keptUp = { source: 'workload' as const, timeScale: 1, offeredRequestsPerSec: 23.99, servedRequestsPerSec: 23.99, waitingAtLastArrival: 2, waitingAtMiddleArrival: 1, inFlightAtLastArrival: 114, inFlightAtMiddleArrival: 79, overloaded: false };
+    await send(page, { type: 'showRun', run: { ...run, kind: 'simulate', cases: [], pool: { ...run.pool!, load: keptUp, summary: { ...run.pool!.summary, requests: 2000, completed: 2000, rejected: 0 } } }, id: RUN_ID });
+    await page.waitForFunction(() => document.querySelector('#run-keeps-up')?.textContent === 'kept up');
+    // Dark+ sets no contrastBorder: a transparent 1px border, the chip's pill its badge background.
+    assert.deepEqual(await chip(), { width: '1px', color: 'rgba(0, 0, 0, 0)', background: 'rgba(0, 0, 0, 0)' });
+    await setTheme(page, 'highContrast');
+    // VS Code 1.100's hc-black badge colours (its colour registry: badge.background #000000, badge.foreground #ffffff): the page's own black.
+    await page.evaluate(() => {
+      document.documentElement.style.setProperty('--vscode-badge-background', '#000000');
+      document.documentElement.style.setProperty('--vscode-badge-foreground', '#ffffff');
+    });
+    // THEMES.highContrast's --vscode-contrastBorder, #6fc3df.
+    assert.deepEqual(await chip(), { width: '1px', color: 'rgb(111, 195, 223)', background: 'rgb(0, 0, 0)' });
+    await page.locator('header.toolbar').screenshot({ path: join(shots, 'chips-high-contrast.png') });
+    await setTheme(page, 'dark');
+    await send(page, { type: 'showRun', run, id: RUN_ID });
+    await page.waitForFunction(() => (document.querySelector('#run-keeps-up') as HTMLElement | null)?.hidden === true);
+  });
+
   it('exports: PNG posts a PNG data URL, CSV and JSON post the run id', async () => {
     await page.click('#btn-export-png');
     const [png] = (await waitForPosted(page, 'savePng')) as Array<{ name: string; dataUrl: string }>;
