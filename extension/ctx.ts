@@ -14,6 +14,7 @@ import { ignoredMachineSettings, type DeclaredSetting } from './settingDefaults'
 import { Dashboard, type DashboardHost } from './dashboard';
 import { DeferredSync, staleDiagnosticMessage } from './deferredSync';
 import { hiddenHintNotes, hintsHiddenWhy } from './hiddenHints';
+import { TypingHints } from './typingHints';
 import type { HistoryPlace } from './history';
 import { StatusItem } from './status';
 
@@ -81,6 +82,19 @@ export class Ctx implements vscode.Disposable, DashboardHost {
   /** The inlay hints of a file VS Code opens as large, which it does not draw (extension/hiddenHints.ts), said as diagnostics. */
   private readonly hiddenHints: vscode.DiagnosticCollection;
   private client: LanguageClient | null = null;
+  /** Inlay hints while typing: an edited line's old figure withdrawn at once, its new one asked meanwhile (extension/typingHints.ts). */
+  private readonly typingHints = new TypingHints<vscode.InlayHint, vscode.Range>(
+    {
+      lineOf: (h) => h.position.line,
+      moved: (h, line) => Object.assign(new vscode.InlayHint(h.position.with(line), h.label, h.kind), { tooltip: h.tooltip, paddingLeft: h.paddingLeft, paddingRight: h.paddingRight, textEdits: h.textEdits }),
+      covers: (outer, inner) => outer.contains(inner),
+      inRange: (h, range) => range.contains(h.position),
+    },
+    (key) => {
+      const doc = vscode.workspace.textDocuments.find((d) => d.uri.toString() === key);
+      if (doc !== undefined) this.client?.getFeature(InlayHintRequest.method).getProvider(doc)?.onDidChangeInlayHints.fire();
+    },
+  );
   /** Huge documents' edits, sent whole once the typing stops (extension/deferredSync.ts). */
   private readonly deferredSync = new DeferredSync<vscode.TextDocument>(
     async (doc) => {
@@ -107,6 +121,14 @@ export class Ctx implements vscode.Disposable, DashboardHost {
     this.hiddenHints = vscode.languages.createDiagnosticCollection('attnscope-hidden-hints');
     this.disposables.push(this.log, this.status, this.dashboard, this.sweepProblems, this.hiddenHints);
     this.disposables.push(vscode.workspace.onDidCloseTextDocument((d) => this.hiddenHints.delete(d.uri)));
+    this.disposables.push(vscode.workspace.onDidCloseTextDocument((d) => this.typingHints.forget(d.uri.toString())));
+    this.disposables.push(
+      vscode.workspace.onDidChangeTextDocument((e) => {
+        if (e.contentChanges.length === 0) return;
+        const edits = e.contentChanges.map((c) => ({ startLine: c.range.start.line, endLine: c.range.end.line, insertedLines: c.text.split('\n').length - 1 }));
+        this.typingHints.edited(e.document.uri.toString(), e.document.version, edits);
+      }),
+    );
     // When a document (any, ours or not) reached this extension host, for scripts/bench-editor.ts.
     if (timingEnabled) {
       this.disposables.push(vscode.workspace.onDidOpenTextDocument((d) => timingMark('ext', 'document-opened', `${d.uri.fsPath} v${d.version} ${d.lineCount} lines`)));
@@ -335,7 +357,8 @@ export class Ctx implements vscode.Disposable, DashboardHost {
     const why = hintsHiddenWhy(document.lineCount, document.offsetAt(end), vscode.workspace.getConfiguration('editor', document).get<boolean>('largeFileOptimizations', true));
     if (why === null) {
       this.hiddenHints.delete(document.uri);
-      return next(document, range, token);
+      // The server's answer asked behind an instant one (typingHints.ts) outlives the request: VS Code cancels that one's token when it asks again.
+      return this.typingHints.provide(document.uri.toString(), document.version, range, (background) => Promise.resolve(next(document, range, background ? new vscode.CancellationTokenSource().token : token)));
     }
     const hints = await next(document, new vscode.Range(new vscode.Position(0, 0), end), token);
     if (hints === null || hints === undefined || token.isCancellationRequested) return hints;

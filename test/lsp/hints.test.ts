@@ -993,3 +993,72 @@ test('gpt-oss-20b config.json hovers: layer_types and model_type name the terms 
   assert.doesNotMatch(modelType, /does not change the memory estimate/);
   assert.match(modelType, /`model_type` drives: Parameters, Weights\./);
 });
+
+/**
+ * s52 newcomer-ed 4: typing page_size 1 -> 12 -> 128 at 150 ms a key, the editor showed page_size 1's
+ * figures beside 12 and 128 for ~550 ms. The figures the server answers are the asked version's:
+ * each change is sent without waiting for anything (as VS Code sends keys) and the hints asked right
+ * behind it, in one pipeline; the page_size line's hint must be that version's value's, never the
+ * one before. Expected values by hand from the KV budget of the example, 453,809 tokens of
+ * 128 KiB (55.4 GiB: page 1's own hint): P tokens a page, floor(453,809 / P) pages, P · 128 KiB a page.
+ */
+test('a hint asked right behind an edit is of that version: page_size typed 1 -> 12 -> 128, each key\'s line its own figure', async () => {
+  const f = fixture('../../examples/llama-3.1-8b.attn.yaml');
+  await client.open(f.uri, f.text);
+  const line = f.text.split('\n').findIndex((l) => l === '  page_size: 16');
+  assert.ok(line > 0, 'the example sets page_size: 16');
+  const expected: Record<string, string> = {
+    // floor(453,809 / 1) = 453,809 pages of 1 · 128 KiB.
+    '1': '453,809 tokens · 453,809 × 128 KiB',
+    // floor(453,809 / 12) = 37,817 pages = 453,804 tokens, 12 · 128 KiB = 1.5 MiB a page.
+    '12': '453,804 tokens · 37,817 × 1.5 MiB',
+    // floor(453,809 / 128) = 3,545 pages = 453,760 tokens, 128 · 128 KiB = 16 MiB a page.
+    '128': '453,760 tokens · 3,545 × 16 MiB',
+    // floor(453,809 / 16) = 28,363 pages = 453,808 tokens, 16 · 128 KiB = 2 MiB.
+    '16': '453,808 tokens · 28,363 × 2 MiB',
+  };
+  const at = '  page_size: '.length;
+  let value = '16';
+  const asked: Array<Promise<InlayHint[] | null>> = [];
+  const typed: string[] = [];
+  for (const next of ['1', '12', '128', '12', '1', '16']) {
+    // One key: the value so far replaced by itself plus a digit, or a select-and-type back.
+    client.sendChange(f.uri, [{ range: { start: { line, character: at }, end: { line, character: at + value.length } }, text: next }]);
+    value = next;
+    typed.push(next);
+    asked.push(client.inlayHints(f.uri));
+  }
+  const answers = await Promise.all(asked);
+  answers.forEach((hints, i) => {
+    const onLine = (hints ?? []).filter((h) => h.position.line === line).map(label);
+    assert.deepEqual(onLine, [expected[typed[i]!]], `page_size ${typed[i]}: ${JSON.stringify(onLine)}`);
+  });
+  await client.close(f.uri);
+});
+
+/**
+ * The same in a config.json (s52 newcomer-ed 4: "num_key_value_heads": 16 kept 8's "128 KiB KV/token"),
+ * and while a key makes the file invalid: 3 KV heads do not divide 32 query heads, so the edited
+ * line has no hint at all (not the figure of 8 heads, unmarked), while hints on untouched lines are
+ * carried, each marked "⚠" (hints.ts carryHints). KV per token = 32 layers · 2 · H_kv · 128 · 2 B.
+ */
+test('a config edited key by key: the heads line shows each version\'s KV per token, and none while 3 heads is an error', async () => {
+  const f = fixture('../../examples/llama-3.1-8b/config.json');
+  await client.open(f.uri, f.text);
+  const line = f.text.split('\n').findIndex((l) => l.includes('"num_key_value_heads": 8'));
+  const at = f.text.split('\n')[line]!.indexOf(': 8') + 2;
+  // 32 · 2 · H · 128 · 2 B = 16 KiB · H.
+  const expected: Record<string, string[]> = { '16': ['256 KiB KV/token'], '4': ['64 KiB KV/token'], '32': ['512 KiB KV/token'], '3': [], '8': ['128 KiB KV/token'] };
+  let value = '8';
+  for (const next of ['16', '4', '32', '3', '8']) {
+    client.sendChange(f.uri, [{ range: { start: { line, character: at }, end: { line, character: at + value.length } }, text: next }]);
+    value = next;
+    const hints = (await client.inlayHints(f.uri)) ?? [];
+    assert.deepEqual(hints.filter((h) => h.position.line === line).map(label), expected[next], `num_key_value_heads ${next}`);
+    const others = hints.filter((h) => h.position.line !== line).map(label);
+    assert.ok(others.length > 0, `num_key_value_heads ${next}: the other lines keep their hints`);
+    if (next === '3') assert.ok(others.every((l) => l.startsWith('⚠ ')), `carried hints are marked: ${JSON.stringify(others)}`);
+    else assert.ok(others.every((l) => !l.startsWith('⚠')), `num_key_value_heads ${next}: ${JSON.stringify(others)}`);
+  }
+  await client.close(f.uri);
+});
