@@ -27,7 +27,7 @@ export interface SweepFigure {
  * a percentage, 'count' whole numbers, 'rate' three significant digits in `unit`.
  */
 export interface SweepMetric extends SweepFigure {
-  key: Exclude<keyof SweepMetrics, 'decodeCase' | 'decodeFromCache' | 'maxRateLimit' | 'gpuHourUsd'>;
+  key: Exclude<keyof SweepMetrics, 'decodeCase' | 'decodeFromCache' | 'decodeFromCacheText' | 'maxRateLimit' | 'gpuHourUsd'>;
   label: string;
   kind: 'ns' | 's' | 'fraction' | 'count' | 'rate';
   /** The unit of a 'count' or 'rate' figure, for the axis title ("tokens/s"); none for a plain count. */
@@ -138,7 +138,8 @@ export function reportBuilds(report: Pick<SweepReport, 'rows'>): Array<{ build: 
  * Where `report`'s figures come from, one sentence each, only for the figures some row has: the
  * pool figures (modelled: each point's page-pool simulation), the decode time per token
  * (measured: on which machine, from which case) and the latency figures (modelled: the
- * step-time model's formula, and what it leaves out: SweepReportRow.unmodelled); first, when the rows come from several builds of the runner, which (reportBuilds). The one wording of both surfaces: the CLI's footer
+ * step-time model's formula, and what it leaves out: SweepReportRow.unmodelled), each decode time read from cache
+ * (decodeFromCacheNotes); first, when the rows come from several builds of the runner, which (reportBuilds). The one wording of both surfaces: the CLI's footer
  * (runner/sweep/results.ts formatReport) and the dashboard's Sweep tab (webview/main.ts).
  */
 export function sweepProvenance(report: SweepReport): string[] {
@@ -160,6 +161,7 @@ export function sweepProvenance(report: SweepReport): string[] {
     const machine = envs.length === 1 ? describeEnvironment(envs[0]!) : "each point's machine (its env letter)";
     const decodeCase = report.rows.find((r) => r.metrics.decodeCase)?.metrics.decodeCase;
     notes.push(`decode time per token: measured, the paged_decode median on ${machine} / batch size, at the largest decode case${decodeCase ? ` (${decodeCase})` : ''}`);
+    notes.push(...decodeFromCacheNotes(report));
   }
   if (has(['maxRateLimit'])) {
     notes.push(
@@ -222,6 +224,23 @@ export function allReduceFrom(allReduce: { given?: readonly string[] }): string 
  * dashboard lists them under the best instead (webview/sweep.ts sweepBestText, s44 newcomer-ed F5).
  */
 export const TIED_LISTED = '(sweep-report.json lists them under best.tiedWith)';
+
+/**
+ * One line per row whose decode case was read from cache, not DRAM (SweepMetrics.decodeFromCache),
+ * naming the point by its axis values and saying why in `attnscope bench`'s words
+ * (decodeFromCacheText, core/format.ts fromCacheText): "decode time per token (from cache) at
+ * page_size=16: from cache: reads 4.02 MiB, within the 32 MiB L3; not a DRAM figure". A report
+ * merged before those words were kept says "from cache; not a DRAM figure". Empty where none is.
+ */
+export function decodeFromCacheNotes(report: Pick<SweepReport, 'axes' | 'rows'>): string[] {
+  const short = (key: string) => key.slice(key.lastIndexOf('.') + 1);
+  return report.rows
+    .filter((r) => r.metrics.decodeFromCache !== undefined)
+    .map((r) => {
+      const at = report.axes.map((a) => `${short(a.key)}=${axisValueText(r.values[a.key])}`).join(' ');
+      return `decode time per token (from cache)${at ? ` at ${at}` : ''}: ${r.metrics.decodeFromCacheText ?? 'from cache; not a DRAM figure'}`;
+    });
+}
 
 /**
  * The value combinations of one or two axes none of whose points the report has (every point with

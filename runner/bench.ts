@@ -15,6 +15,7 @@ import { CancelledError } from './errors';
 import { randomInputs, randomKvPagesUntil } from './inputs';
 import { attentionBytes, attentionFlops, ceilingFor, maxAbsDiff, summarizeCase, withRemeasuredPeaks } from './measure';
 import { planCases, quickShortening, timingBudget, type PlannedCase } from './plan';
+import { DramRead, dramReadBytes, measureReadAlone, type ReadAloneRates } from './readAlone';
 import { PoolConfigError, simulatePool, type PoolProgress } from './simulate';
 import { toolBuild } from './version';
 
@@ -197,14 +198,12 @@ async function checkCase(backend: KernelBackend, c: PlannedCase, seed: number, s
  * Times the case's full shape. A case whose one call takes longer than the loop's time budget
  * even at its roof (roofSeconds, a lower bound) gets no warm-up call: the loop then stops after
  * its first sample, and at N = 128k a warm-up would double minutes of work. A GQA decode case on
- * the native CPU build also has its pages read alone right after, on the same pages
- * (native timePagedRead: the same bytes, order and threads, no arithmetic; {@link readAloneTiming}):
- * `readAloneNs`, the fastest call's ns, what core/format.ts fromCacheBy holds against the DRAM
- * read peak, itself the fastest of its passes (native/peaks.ts), to tell a case read from cache:
- * a preempted call only slows, never speeds (on a 2-vCPU machine at load 26 the median call of
- * B=1 ctx=1024's pages read alone came at 0.52x and 2.06x the peak in two runs a minute apart).
+ * the native CPU build also has its pages read alone right after, on the same pages, in rounds
+ * with a read of pages past every cache (runner/readAlone.ts measureReadAlone: one thread, the
+ * fastest call's CPU time; `dram`, allocated on first use): what core/format.ts fromCacheBy holds
+ * one against the other to tell a case read from cache.
  */
-async function timeCase(backend: KernelBackend, c: PlannedCase, quick: boolean, seed: number, peaks: Environment['peaks'], signal: AbortSignal | undefined): Promise<{ samplesNs: number[]; readAloneNs?: number }> {
+async function timeCase(backend: KernelBackend, c: PlannedCase, quick: boolean, seed: number, peaks: Environment['peaks'], dram: DramRead, signal: AbortSignal | undefined): Promise<{ samplesNs: number[]; readAlone?: ReadAloneRates }> {
   const budget = timingBudget(quick);
   const roof = roofSeconds(c, backend.name, peaks);
   const slow = !!roof && roof.seconds * 1e3 > budget.maxTimeMs;
@@ -214,20 +213,10 @@ async function timeCase(backend: KernelBackend, c: PlannedCase, quick: boolean, 
   const samplesNs = (await backend.timePagedDecode(args, timing)).samplesNs;
   // MLA reads one latent for K and V, the read loop two pools: not the same bytes.
   if (backend.name !== 'cpu' || native.loadedBuild().build !== 'native' || c.shape.mlaLatentDim) return { samplesNs };
-  const read = await native.timePagedRead(args, readAloneTiming(budget, slow));
-  return { samplesNs, readAloneNs: read.samplesNs.reduce((a, b) => Math.min(a, b), Infinity) };
-}
-
-/**
- * The budget of a decode case's pages read alone (timeCase): the kernel's minimum time (0.2 s;
- * --quick 0.1 s) and at least 5 calls, at most half its maximum (1 s; 0.25 s), one warm-up call
- * unless the kernel had none (a call past the budget at its roof), so that the read, like the
- * kernel's timed calls, finds the pages where the calls before left them. Many calls, because
- * only the fastest counts: at load 20 on 2 vCPUs, B=1 ctx=1024's 4 MiB read in 30 µs in some
- * calls and 100-150 µs in most (a thread waiting for a CPU), and none of 216 calls in one run was fast.
- */
-export function readAloneTiming(budget: ReturnType<typeof timingBudget>, slow: boolean) {
-  return { warmup: slow ? 0 : 1, minReps: 5, minTimeMs: budget.minTimeMs, maxTimeMs: budget.maxTimeMs / 2 };
+  // The pages' bytes alone: with no query heads, no Q or O.
+  const pageBytes = attentionBytes({ ...c.shape, numHeads: 0 }, c.dtype, c.kvDtype);
+  const readAlone = await measureReadAlone(args, pageBytes, dram, { minTimeMs: budget.minTimeMs });
+  return readAlone ? { samplesNs, readAlone } : { samplesNs };
 }
 
 /** One call of a case past this many seconds at the machine's roof is said before it runs. */
@@ -294,6 +283,8 @@ export async function runBench(profile: Profile, opts: BenchOptions): Promise<Ru
   // A cancel while the peaks are measured is seen by the first throwIfAborted below.
   const environment = await measureBackendEnvironment(backend.name);
   opts.emit({ type: 'environment', environment });
+  // Pages past every cache, which decode cases' pages read alone are held against (allocated on first use).
+  const dram = new DramRead(dramReadBytes(environment.lastLevelCache));
   const run = createRun({ name: opts.name, kind: 'bench', toolVersion: toolBuild(), createdAt, profile, environment, estimate: estimate(profile), ...(opts.quick ? { quick: { shortened: quickShortening(profile) } } : {}), ...(opts.problems ? { problems: opts.problems } : {}) });
   // A cancel stops the kernel call in flight within one task (cancelKernels), not at its end:
   // one run of a 128k-token prefill takes minutes on a CPU, and Node does not exit while it runs.
@@ -314,7 +305,7 @@ export async function runBench(profile: Profile, opts: BenchOptions): Promise<Ru
       const err = await checkCase(backend, c, seed, opts.signal);
       throwIfAborted(opts.signal);
       opts.emit({ type: 'progress', done, total, message: `${label}: timing` });
-      const { samplesNs, readAloneNs } = await timeCase(backend, c, opts.quick, seed, environment.peaks, opts.signal);
+      const { samplesNs, readAlone } = await timeCase(backend, c, opts.quick, seed, environment.peaks, dram, opts.signal);
       throwIfAborted(opts.signal);
       seed += 7;
       const kc = summarizeCase(
@@ -332,7 +323,7 @@ export async function runBench(profile: Profile, opts: BenchOptions): Promise<Ru
         samplesNs,
         run.environment.peaks,
       );
-      if (readAloneNs && readAloneNs > 0 && Number.isFinite(readAloneNs)) kc.readAloneBytesPerSec = kc.bytes / (readAloneNs * 1e-9);
+      if (readAlone) Object.assign(kc, readAlone);
       markFromCache(kc, run.environment);
       run.cases.push(kc);
       // Above 100 % of a CPU peak of this run: the peak was measured under other conditions (load).
@@ -344,8 +335,6 @@ export async function runBench(profile: Profile, opts: BenchOptions): Promise<Ru
         const better = withRemeasuredPeaks(run.cases, run.environment.peaks ?? {}, again, `after ${label}`);
         run.environment.peaks = better.peaks;
         run.cases = better.cases;
-        // A higher DRAM read peak moves the read-rate test.
-        for (const prior of run.cases) markFromCache(prior, run.environment);
       }
       done++;
       opts.emit({ type: 'case', case: run.cases[run.cases.length - 1]! });

@@ -6,7 +6,8 @@
  *   flash forward: N ∈ {1k, 4k, 16k}, D ∈ {64, 128}, causal and not, fp32 and bf16 (B = 1,
  *     H = H_kv = 8, so onnxruntime's MultiHeadAttention runs the same problem);
  *   paged decode: batch ∈ {1, 16}, context ∈ {4k, 32k}, pages of 16 and 128 tokens (vLLM's GPU
- *     and CPU default block sizes), bf16 Q and KV (H = 32,
+ *     and CPU default block sizes), and one row at B = 1, context 1k, pages of 16 consecutive (4 MiB
+ *     of K and V, which a cache holds: the row the from-cache mark is seen on), bf16 Q and KV (H = 32,
  *     H_kv = 8, D = 128: Llama-3-8B's attention), each with two block tables: pages
  *     consecutive (as PageAllocator hands them to prompts prefilled on a fresh pool) and
  *     scattered (a random permutation of the pool). On this kind of machine the order alone
@@ -17,7 +18,9 @@
  *     where the group is one run of the pool, else their K and V interleaved 256 B by 256 B),
  *     the rate the layout allows the kernel, and
  *     its arithmetic timed alone over pages held in L2: both in turn with the kernel, one block
- *     of runs of each per round (DECODE_BOUND_ROUNDS), so the three share the moment.
+ *     of runs of each per round (DECODE_BOUND_ROUNDS), so the three share the moment. Whether a
+ *     row's pages came from cache is judged as `attnscope bench` judges it (runner/readAlone.ts
+ *     measureReadAlone: one thread, by CPU time, against a read of pages past every cache).
  * Each case prints median time, GFLOP/s with the fraction of the FLOP ceiling, GB/s with the
  * fraction of read bandwidth, the naive fp64 reference at the same shape (or why it was
  * skipped), onnxruntime-node's MultiHeadAttention (fp32) as an outside peer (or why not), and
@@ -63,6 +66,7 @@ import {
 import { writeFileAtomic } from '../runner/atomic';
 import { cpuCasePath, measureEnvironment } from '../runner/environment';
 import { randomKvPages, randomUniform, shuffledPages } from '../runner/inputs';
+import { DramRead, dramReadBytes, measureReadAlone } from '../runner/readAlone';
 import { toolBuild } from '../runner/version';
 import { attentionFlops, computeCeiling, maxAbsDiff, sampleStats, summarizeCase } from '../runner/measure';
 import { CAUSAL_NOTE, DECODE_NOTE, loadOrtPeer, type OrtPeer } from '../runner/peers/onnxruntime';
@@ -386,6 +390,9 @@ const DECODE_LAYOUTS: readonly KvCacheLayout[] = ['NHD', 'vnni16'];
  */
 const DECODE_BOUND_ROUNDS = 5;
 
+/** The context of the one decode row a cache holds (B = 1: 4 MiB of bf16 K and V at H_kv = 8, D = 128). */
+const CACHED_CONTEXT = 1024;
+
 /**
  * The decode row's limit, from its three times (ns, the same bytes): the pages read alone (R),
  * the arithmetic over pages held in L2 (C) and the kernel (K). If reading and arithmetic did not
@@ -600,9 +607,13 @@ async function main(): Promise<void> {
   const DH = 32;
   const DHKV = 8;
   const DD = 128;
-  const contexts = opts.quick ? [4096] : [4096, 32768];
+  const contexts = opts.quick ? [4096] : [1024, 4096, 32768];
+  // Pages past every cache, which each row's pages read alone are held against (allocated on first use).
+  const dram = new DramRead(dramReadBytes(environment.lastLevelCache));
   for (const batch of [1, 16]) {
     for (const ctx of contexts) {
+      // Context 1k: B = 1 only, one page size, order and layout (a cached row, not a grid of them).
+      if (ctx === CACHED_CONTEXT && batch !== 1) continue;
       // Both page sizes share one pair of pools: the same bytes, cut into pages of 16 or 128 tokens.
       const poolValues = batch * ctx * DHKV * DD;
       const poolBytes = 2 * poolValues * 2;
@@ -625,6 +636,7 @@ async function main(): Promise<void> {
       const contextLens = new Int32Array(batch).fill(ctx);
       const q = toHalfBits('bf16', randomUniform(batch * DH * DD, 19));
       for (const [pageSize, pageOrder, layout] of DECODE_PAGE_SIZES.flatMap((ps) => PAGE_ORDERS.flatMap((o) => DECODE_LAYOUTS.map((l) => [ps, o, l] as const)))) {
+        if (ctx === CACHED_CONTEXT && (pageSize !== 16 || pageOrder !== 'consecutive' || layout !== 'NHD')) continue;
         const { kPages, vPages } = pools.get(layout)!;
         const shape: CaseShape = { batchSize: batch, numHeads: DH, numKvHeads: DHKV, headDim: DD, seqLenQ: 1, seqLenK: ctx, causal: false, slidingWindow: null, pageSize };
         const pagesPerSeq = ctx / pageSize;
@@ -683,11 +695,13 @@ async function main(): Promise<void> {
           row.pageComputeNs = median(computeBlocks!.map((t) => t.wall));
           row.pageReadCpuNs = median(readBlocks!.map((t) => t.cpu));
           row.pageKernelCpuNs = median(kernelBlocks!.map((t) => t.cpu));
-          // The --json's case carries its read-alone rate and, where cached, the mark (as `attnscope bench`'s).
-          row.kernel.readAloneBytesPerSec = row.kernel.bytes / (row.pageReadNs * 1e-9);
+          const kvBytes = 2 * batch * ctx * DHKV * DD * 2;
+          // From cache or not, judged as `attnscope bench` judges it: the pages read alone on one thread in rounds
+          // with a read past every cache (the --json's case carries both rates and, where cached, the mark).
+          const readAlone = await measureReadAlone(args, kvBytes, dram, { minTimeMs: 300 });
+          if (readAlone) Object.assign(row.kernel, readAlone);
           const fromCache = fromCacheBy(row.kernel, environment);
           if (fromCache) row.kernel.fromCache = fromCache;
-          const kvBytes = 2 * batch * ctx * DHKV * DD * 2;
           const readBw = peaks.readBytesPerSec;
           const b = decodeBounds(kvBytes, row.pageReadNs, row.pageComputeNs, row.pageKernelNs);
           const readCpuGBps = row.pageReadCpuNs > 0 ? kvBytes / (row.pageReadCpuNs / threads) : null;
@@ -866,7 +880,7 @@ function printReport(env: Environment, rows: Row[], notes: string[], targets: st
     return `[${footnotes.indexOf(text) + 1}]`;
   };
   // A row read from cache (core/format.ts fromCacheText: by the last-level cache's size, or its pages read alone at
-  // more than CACHED_READ_RATIO x the DRAM read peak): calls timed back to back read its pages from cache, not DRAM.
+  // more than CACHED_READ_RATIO x a DRAM read timed with them): calls timed back to back read its pages from cache, not DRAM.
   const cacheMark = (r: Row) => {
     const why = r.kernel ? fromCacheText(r.kernel, env) : null;
     return why ? mark(`${r.label}: ${why} (calls timed back to back read its pages from cache)`) : '';

@@ -328,8 +328,8 @@ export function peakText(c: KernelCase): string {
  * kinds share. GB/s on a top axis over GFLOP/s at the bottom in one grid read decode bars against
  * the wrong axis (s48 newcomer-ed 6: 63 for ~40 GB/s). The rates and roofs are in the tooltip and
  * the table; a case with no measured roof has no bar, and the summary names it. A CPU decode case
- * read from cache, by the run's last-level cache's size or its pages' read-alone rate against the
- * DRAM read peak (core/format.ts fromCacheBy), keeps its bar and rate, but its tooltip, table row
+ * read from cache, by the run's last-level cache's size or its pages' read-alone rate against a
+ * DRAM read timed with them (core/format.ts fromCacheBy), keeps its bar and rate, but its tooltip, table row
  * and the summary say it was read from cache and by what: not a DRAM figure.
  */
 export function throughputChart(run: ViewRun, p: Palette): ChartSpec {

@@ -124,7 +124,9 @@ export function metricsOf(report: SweepReport): SweepMetric[] {
 function cellText(metric: SweepMetric, m: SweepMetrics, show: (v: number) => string): string {
   if (metric.key === 'maxRateRequestsPerSec' && m.maxRateLimit === 'unmet') return maxRateText(m);
   const v = m[metric.key];
-  return v === undefined ? '' : `${metric.key === 'maxRateRequestsPerSec' && m.maxRateLimit === 'unbounded' ? '>= ' : ''}${show(v as number)}`;
+  // A decode time read from cache, not DRAM: "(from cache)", as the CLI's table; the notes below the table say why (decodeFromCacheNotes).
+  const cached = metric.key === 'decodeNsPerToken' && m.decodeFromCache !== undefined ? ' (from cache)' : '';
+  return v === undefined ? '' : `${metric.key === 'maxRateRequestsPerSec' && m.maxRateLimit === 'unbounded' ? '>= ' : ''}${show(v as number)}${cached}`;
 }
 
 /**

@@ -101,19 +101,26 @@ export interface KernelCase {
    */
   pageOrder?: PageOrder;
   /**
-   * CPU decode: its pages read alone in the same run (native timePagedRead: the same K and V
-   * bytes, block-table order and threads as the kernel, with the read-bandwidth peak's loads and
-   * no arithmetic, right after the kernel's timed calls), B/s: `bytes` over its fastest call's time
-   * (`attnscope bench`; the DRAM read peak is the fastest of its passes too) or its median in rounds
-   * with the kernel (bench:kernels). Absent where not timed (flash, MLA, CUDA, the WebAssembly
-   * build, runs saved before s51).
+   * CPU decode: its pages read alone (native timePagedRead: the same K and V bytes in block-table
+   * order, with the read-bandwidth peak's loads and no arithmetic) on one thread, right after the
+   * kernel's timed calls, B/s: `bytes` over its fastest call's CPU time, in rounds alternated with
+   * {@link dramReadBytesPerSec}'s read (runner/readAlone.ts measureReadAlone; `attnscope bench` and
+   * bench:kernels alike). Absent where not timed (flash, MLA, CUDA, the WebAssembly build, a case
+   * at least as large as the DRAM read).
    */
   readAloneBytesPerSec?: number;
   /**
+   * The DRAM read readAloneBytesPerSec is held against, B/s: pages of the same layout past every
+   * cache (256 MiB, or 8x the last-level cache where known, up to 1 GiB, read a quarter a call so
+   * each call's quarter was last read three quarters ago) read the same way, one thread, fastest
+   * call by CPU time, in the same rounds. Absent where readAloneBytesPerSec is.
+   */
+  dramReadBytesPerSec?: number;
+  /**
    * Why its fraction of the DRAM read peak is not a DRAM figure (core/format.ts fromCacheBy), an
    * enum: 'cache-size' (its bytes are at most Environment.lastLevelCache), 'read-rate' (its pages
-   * read alone came at more than 1.25x the run's DRAM read peak, readAloneBytesPerSec over
-   * peaks.readBytesPerSec), 'both'. Absent where neither holds or neither is known.
+   * read alone came at more than 1.5x the DRAM read timed with it, readAloneBytesPerSec over
+   * dramReadBytesPerSec), 'both'. Absent where neither holds or neither is known.
    */
   fromCache?: 'cache-size' | 'read-rate' | 'both';
 }

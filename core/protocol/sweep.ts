@@ -185,11 +185,18 @@ export interface SweepMetrics {
   /**
    * That case read from cache, not DRAM (its KernelCase.fromCache, core/format.ts fromCacheBy), an
    * enum: 'cache-size' (its bytes fit the machine's last-level cache), 'read-rate' (its pages read
-   * alone came at more than 1.25x the run's DRAM read peak) or 'both'; absent where neither holds
+   * alone came at more than 1.5x a DRAM read timed with them) or 'both'; absent where neither holds
    * or neither is known. Its time per token is then faster than serving's, which reads every
    * layer's KV from DRAM.
    */
   decodeFromCache?: 'cache-size' | 'read-rate' | 'both';
+  /**
+   * Why, in `attnscope bench`'s words (core/format.ts fromCacheText): "from cache: its pages read
+   * alone came at 2.42x a DRAM read (76.3 GB/s against 31.5 GB/s, one thread each); not a DRAM
+   * figure". What the sweep table's notes and the Sweep tab show; no CSV column (the CSV has the
+   * enum). Absent with decodeFromCache, and in reports merged before session 52.
+   */
+  decodeFromCacheText?: string;
 }
 
 /** One row of a report: a point measured on one kind of machine (job bench or both), or a point's simulation (job simulate: one row whatever machine ran it). */

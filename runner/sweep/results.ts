@@ -15,7 +15,7 @@ import { quantile } from '../simulate/latency';
 import { nvlsAllReduce, profileAllReduceLink, profileGpu, RING_STEP_LATENCY_S, ringAllReduceEfficiency } from '../simulate/step-time';
 import { InputError, readFailure, UsageError } from '../errors';
 import { toolBuild } from '../version';
-import { axisValueText, deployedGpuCount, maxRateText, formatUsd, formatUsdCost, usdPerMillionTokens, formatCount, formatCountOf, formatDuration, formatAttainmentTarget, formatPercent, formatRequestRate, boundToWrite, fromCacheBy, keepsUpOf, maxRateLimitText, perGpuRate, sloSampleNote, steadyOutput, tpotOverheadNote } from '../../core/format';
+import { axisValueText, deployedGpuCount, maxRateText, formatUsd, formatUsdCost, usdPerMillionTokens, formatCount, formatCountOf, formatDuration, formatAttainmentTarget, formatPercent, formatRequestRate, boundToWrite, fromCacheBy, fromCacheText, keepsUpOf, maxRateLimitText, perGpuRate, sloSampleNote, steadyOutput, tpotOverheadNote } from '../../core/format';
 import { withinNoise, type TimingSpread } from '../../core/noise';
 import { describeEnvironment, gpuPrices, reportBuilds, rowBuild, splitByMachine, sweepProvenance, TIED_LISTED } from '../../core/sweepFigures';
 import { axisIndices, MAX_RATE_ARRIVAL_AXIS_TEXT, offsetToLineColumn, pointLabel } from '../../core/config';
@@ -375,6 +375,9 @@ export function metricsOf(run: RunResult): SweepMetrics {
     // Read from cache, not DRAM: by the run's cache size or its pages' read-alone rate (core/format.ts fromCacheBy).
     const fromCache = fromCacheBy(dc, run.environment);
     if (fromCache) m.decodeFromCache = fromCache;
+    // The words `attnscope bench` prints, for the sweep table's notes and the Sweep tab.
+    const fromCacheWords = fromCacheText(dc, run.environment);
+    if (fromCacheWords) m.decodeFromCacheText = fromCacheWords;
   }
   return m;
 }
@@ -1133,7 +1136,8 @@ const COLUMNS: Array<{ header: string; key: keyof SweepMetrics; show: (m: SweepM
   { header: 'p99 TPOT', key: 'p99TpotS', show: (m) => (m.p99TpotS === undefined ? '-' : formatDuration(m.p99TpotS * 1e9)) },
   { header: 'SLO met', key: 'sloAttainment', show: (m) => pct(m.sloAttainment) },
   { header: 'goodput req/s', key: 'goodputRequestsPerSec', show: (m) => (m.goodputRequestsPerSec === undefined ? '-' : formatRequestRate(m.goodputRequestsPerSec)) },
-  { header: 'decode/token', key: 'decodeNsPerToken', show: (m) => ns(m.decodeNsPerToken) },
+  // Read from cache, not DRAM: marked as `attnscope bench` marks it; the notes under the table say why (core/sweepFigures.ts decodeFromCacheNotes).
+  { header: 'decode/token', key: 'decodeNsPerToken', show: (m) => `${ns(m.decodeNsPerToken)}${m.decodeNsPerToken !== undefined && m.decodeFromCache ? ' (from cache)' : ''}` },
 ];
 
 /**

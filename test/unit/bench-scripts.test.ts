@@ -118,21 +118,21 @@ test('bench:kernels decode bounds: where the kernel lies between max(read, arith
   assert.equal(decodeBounds(65536, 2000, 1000, 2000).overlap, 0); // all hidden
 });
 
-test('bench:kernels cache footnote: a row is marked read from cache by its pages read alone against the DRAM read peak (core/format.ts fromCacheBy)', async () => {
+test('bench:kernels cache footnote: a row is marked read from cache by its pages read alone against a DRAM read timed with them (core/format.ts fromCacheBy)', async () => {
   const { fromCacheBy } = await import('../../core/format');
-  // 16 MiB a call (16,777,216 B); read peak 80 GB/s. Read alone in 0.1 ms: 168 GB/s,
-  // 2.1x the peak (cache). In 0.25 ms: 67 GB/s, 0.84x (DRAM). In 0.16 ms: 105 GB/s, 1.31x > 1.25x.
-  // In 0.17 ms: 98.7 GB/s, 1.23x, under the threshold. bench:kernels sets readAloneBytesPerSec = bytes / its read's median.
-  const row = (pageReadNs: number | undefined, bound: 'memory' | 'compute' = 'memory') =>
-    ({ kernel: 'paged_decode' as const, backend: 'cpu' as const, bound, bytes: 16_777_216, ...(pageReadNs ? { readAloneBytesPerSec: 16_777_216 / (pageReadNs * 1e-9) } : {}) });
-  const env = (readBytesPerSec: number) => ({ peaks: { readBytesPerSec } });
-  assert.equal(fromCacheBy(row(0.1e6), env(80e9)), 'read-rate');
-  assert.equal(fromCacheBy(row(0.25e6), env(80e9)), null);
-  assert.equal(fromCacheBy(row(0.16e6), env(80e9)), 'read-rate');
-  assert.equal(fromCacheBy(row(0.17e6), env(80e9)), null);
-  assert.equal(fromCacheBy(row(0.1e6, 'compute'), env(80e9)), null); // flash rows: never
-  assert.equal(fromCacheBy(row(undefined), env(80e9)), null); // no read-alone time
-  assert.equal(fromCacheBy(row(0.1e6), env(0)), null); // no read peak
+  // 16 MiB a call (16,777,216 B), one thread; the DRAM read beside it 30 GB/s. Read alone in 0.25 ms of CPU time:
+  // 67.1 GB/s, 2.24x (cache). In 0.6 ms: 28.0 GB/s, 0.93x (DRAM). In 0.37 ms: 45.3 GB/s, 1.51x > 1.5x.
+  // In 0.38 ms: 44.2 GB/s, 1.47x, under the threshold. measureReadAlone sets both rates on the row's case.
+  const row = (readCpuNs: number | undefined, bound: 'memory' | 'compute' = 'memory', dramReadBytesPerSec = 30e9) =>
+    ({ kernel: 'paged_decode' as const, backend: 'cpu' as const, bound, bytes: 16_777_216, ...(readCpuNs ? { readAloneBytesPerSec: 16_777_216 / (readCpuNs * 1e-9), dramReadBytesPerSec } : {}) });
+  const env = {};
+  assert.equal(fromCacheBy(row(0.25e6), env), 'read-rate');
+  assert.equal(fromCacheBy(row(0.6e6), env), null);
+  assert.equal(fromCacheBy(row(0.37e6), env), 'read-rate');
+  assert.equal(fromCacheBy(row(0.38e6), env), null);
+  assert.equal(fromCacheBy(row(0.25e6, 'compute'), env), null); // flash rows: never
+  assert.equal(fromCacheBy(row(undefined), env), null); // no read-alone time
+  assert.equal(fromCacheBy(row(0.25e6, 'memory', 0), env), null); // no DRAM read
 });
 
 test('paired timing (scripts/ab.ts): variants run in turn round by round, ratios per round', async () => {

@@ -210,13 +210,13 @@ test('a CUDA fp32 case is held against the GPU\'s fp32 peak without tensor cores
 // again and again on the same pages, so a case whose bytes fit the last-level cache is read from it after the first call.
 describe('a decode case read from cache: by the last-level cache\'s size or by its pages\' read-alone rate', () => {
   const shape = (batchSize: number): CaseShape => ({ batchSize, numHeads: 32, numKvHeads: 8, headDim: 128, seqLenQ: 1, seqLenK: 1024, causal: true, slidingWindow: null, pageSize: 16 });
-  const decode = (batchSize: number, readAloneBytesPerSec?: number) => {
+  // Its pages read alone at `readAloneBytesPerSec`, and a DRAM read timed with them at 30 GB/s (one thread each).
+  const decode = (batchSize: number, readAloneBytesPerSec?: number, dramReadBytesPerSec = 30e9) => {
     const bytes = attentionBytes(shape(batchSize), 'bf16');
-    return { kernel: 'paged_decode' as const, backend: 'cpu' as const, bytes, bound: 'memory' as const, ...(readAloneBytesPerSec === undefined ? {} : { readAloneBytesPerSec }) };
+    return { kernel: 'paged_decode' as const, backend: 'cpu' as const, bytes, bound: 'memory' as const, ...(readAloneBytesPerSec === undefined ? {} : { readAloneBytesPerSec, dramReadBytesPerSec }) };
   };
   const l3 = { level: 3, bytes: 32 * 2 ** 20 }; // 32 MiB = 33,554,432 B
-  const peaks = { readBytesPerSec: 20e9 }; // a DRAM read peak of 20 GB/s
-  const env = { lastLevelCache: l3, peaks };
+  const env = { lastLevelCache: l3 };
 
   it('a case of 4 MiB with a 32 MiB L3 is marked by size; its bytes by hand', () => {
     // B=1 ctx=1024 H=32/8 D=128 bf16: K + V = 2 x 1024 x 8 x 128 x 2 B = 4,194,304 (4 MiB), Q = 32 x 128 x 2 = 8,192,
@@ -227,33 +227,40 @@ describe('a decode case read from cache: by the last-level cache\'s size or by i
     assert.equal(fromCacheText(c, env), 'from cache: reads 4.02 MiB, within the 32 MiB L3; not a DRAM figure');
   });
 
-  it('a case of 64 MiB is marked by rate where its pages read alone came at more than 1.25x the DRAM read peak, not at 1.2x', () => {
+  it('a case of 64 MiB is marked by rate where its pages read alone came at more than 1.5x a DRAM read timed with them, not at 1.47x', () => {
     // B=16: 16 x 4,218,880 = 67,502,080 B (64.4 MiB) > 33,554,432: not by size.
     const big = decode(16);
     assert.equal(big.bytes, 67_502_080);
     assert.equal(fromCacheBy(big, env), null);
-    // Read alone at 50 GB/s against a 20 GB/s peak: 2.5x > 1.25x.
-    assert.equal(fromCacheBy(decode(16, 50e9), env), 'read-rate');
-    assert.equal(fromCacheText(decode(16, 50e9), env), 'from cache: its pages read alone came at 2.5x the DRAM read peak (50 GB/s against 20 GB/s); not a DRAM figure');
-    // 24 GB/s = 1.2x and 25 GB/s = 1.25x: DRAM reads reached up to 1.05x (s43), so neither is claimed.
-    assert.equal(fromCacheBy(decode(16, 24e9), env), null);
-    assert.equal(fromCacheBy(decode(16, 25e9), env), null);
-    assert.equal(readAloneFromCache(25.01e9, 20e9), true);
-    // No peak measured, or no read timed: no claim by rate.
-    assert.equal(fromCacheBy(decode(16, 50e9), { lastLevelCache: l3 }), null);
-    assert.equal(readAloneFromCache(undefined, 20e9), false);
+    // Read alone at 75 GB/s against a DRAM read at 30 GB/s: 2.5x > 1.5x.
+    assert.equal(fromCacheBy(decode(16, 75e9), env), 'read-rate');
+    assert.equal(fromCacheText(decode(16, 75e9), env), 'from cache: its pages read alone came at 2.5x a DRAM read (75 GB/s against 30 GB/s, one thread each); not a DRAM figure');
+    // 44 GB/s = 1.47x and 45 GB/s = 1.5x: a 128 MiB case read alone came at up to 1.29x (s52), so neither is claimed.
+    assert.equal(fromCacheBy(decode(16, 44e9), env), null);
+    assert.equal(fromCacheBy(decode(16, 45e9), env), null);
+    assert.equal(readAloneFromCache(45.01e9, 30e9), true);
+    // No DRAM read timed with it, or no read timed at all: no claim by rate.
+    assert.equal(fromCacheBy({ ...big, readAloneBytesPerSec: 75e9 }, env), null);
+    assert.equal(readAloneFromCache(undefined, 30e9), false);
+    assert.equal(readAloneFromCache(75e9, 0), false);
+  });
+
+  it('the run\'s DRAM read peak no longer judges: a run of session 51 (read alone on two threads, no DRAM read beside it) is not marked by rate', () => {
+    // s51 held a two-thread wall-time read against the peak; such a run's case carries readAloneBytesPerSec alone.
+    const s51 = { ...decode(16), readAloneBytesPerSec: 50e9 };
+    assert.equal(fromCacheBy(s51, { lastLevelCache: undefined }), null);
   });
 
   it('both where both hold; the cache unknown leaves the rate; a CUDA or compute-bound case never', () => {
-    assert.equal(fromCacheBy(decode(1, 50e9), env), 'both');
-    assert.equal(fromCacheText(decode(1, 50e9), env), 'from cache: reads 4.02 MiB, within the 32 MiB L3, and its pages read alone came at 2.5x the DRAM read peak (50 GB/s against 20 GB/s); not a DRAM figure');
+    assert.equal(fromCacheBy(decode(1, 75e9), env), 'both');
+    assert.equal(fromCacheText(decode(1, 75e9), env), 'from cache: reads 4.02 MiB, within the 32 MiB L3, and its pages read alone came at 2.5x a DRAM read (75 GB/s against 30 GB/s, one thread each); not a DRAM figure');
     // Neither sysfs nor CPUID gave a cache (this 2-vCPU Zen 5 guest): no claim by size, even for 4 MiB; the rate still judges.
-    assert.equal(fromCacheBy(decode(1), { peaks }), null);
-    assert.equal(fromCacheBy(decode(1, 50e9), { peaks }), 'read-rate');
+    assert.equal(fromCacheBy(decode(1), {}), null);
+    assert.equal(fromCacheBy(decode(1, 75e9), {}), 'read-rate');
     assert.equal(fromCacheText(decode(1), undefined), null);
     // Not a fraction of the CPU's DRAM: a GPU case, and one held against its compute peak.
-    assert.equal(fromCacheBy({ ...decode(1, 50e9), backend: 'cuda' }, env), null);
-    assert.equal(fromCacheBy({ ...decode(1, 50e9), bound: 'compute' }, env), null);
+    assert.equal(fromCacheBy({ ...decode(1, 75e9), backend: 'cuda' }, env), null);
+    assert.equal(fromCacheBy({ ...decode(1, 75e9), bound: 'compute' }, env), null);
     // At the cache's size exactly: within it (bytes <= size).
     assert.match(fromCacheText({ ...decode(1), bytes: l3.bytes }, env) ?? '', /reads 32 MiB, within the 32 MiB L3/);
   });

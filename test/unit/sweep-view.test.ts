@@ -657,3 +657,21 @@ test('sweepCaption names the model, the profile, the sweep id and job, the GPU t
     'Llama-3.1-8B · page-size.attn.yaml · sweep d4cf7d4c (job both) · modelled for H100 SXM: internal fragmentation, prefix-cache hit rate · measured on AMD EPYC (2 cores, x64, avx2): decode time per token (median, p10–p90)',
   );
 });
+
+// s52: the CSV and JSON carried a decode case's from-cache mark, the Sweep tab did not.
+test('the Sweep tab: a decode time read from cache reads "(from cache)" in its cell, and the notes under the table say why in bench\'s words', () => {
+  const words = 'from cache: reads 4.02 MiB, within the 32 MiB L3; not a DRAM figure';
+  const measured: SweepReport = {
+    ...report, job: 'bench',
+    rows: [
+      { ...row(8, 4, 0.01), metrics: { decodeNsPerToken: 300_000, decodeFromCache: 'cache-size', decodeFromCacheText: words } },
+      { ...row(16, 4, 0.02), metrics: { decodeNsPerToken: 310_000 } },
+    ],
+  };
+  const t = sweepTable(measured);
+  const col = t.columns.indexOf('decode time per token (µs, measured)');
+  assert.ok(col > 0, t.columns.join(' | '));
+  // 300,000 ns = 300 µs.
+  assert.deepEqual(t.rows.map((r) => r[col]), ['300 µs (from cache)', '310 µs']);
+  assert.ok(sweepProvenance(measured).includes(`decode time per token (from cache) at page_size=8 max_num_seqs=4: ${words}`), sweepProvenance(measured).join('\n'));
+});

@@ -546,6 +546,31 @@ test('where the figures come from: one set of sentences (core/sweepFigures sweep
   assert.equal(sweepProvenance({ ...report, rows: [{ ...first, gpu: 'H100 SXM' }] }).at(-1), `${sources[2]!.replace(/the profile's GPU$/, '')}H100 SXM`);
 });
 
+// s52: the CSV and JSON carried the mark (decode_from_cache_measured), the table and its notes did not.
+test('a decode time read from cache: "(from cache)" in its cell and bench\'s words in a note naming the point, CLI and Sweep tab alike', () => {
+  const words = 'from cache: its pages read alone came at 2.42x a DRAM read (76.3 GB/s against 31.5 GB/s, one thread each); not a DRAM figure';
+  const cached = { decodeNsPerToken: 1000, decodeCase: 'B=1 context=1024', decodeFromCache: 'read-rate' as const, decodeFromCacheText: words };
+  const report = {
+    schema: 1, kind: 'attnscope-sweep-report', tool: 't', createdAt: '', sweepId: 's', name: 'p.attn.yaml', job: 'bench', total: 2,
+    axes: [{ key: 'kv_cache.page_size', values: [16, 32] }],
+    rows: [{ ...row(16, cached), environmentKey: 'a' }, { ...row(32, { decodeNsPerToken: 2000, decodeCase: 'B=1 context=1024' }), environmentKey: 'a' }],
+    missing: [], duplicates: [], environments: { a: ENV_A }, best: null,
+  } satisfies SweepReport;
+  const note = `decode time per token (from cache) at page_size=16: ${words}`;
+  assert.deepEqual(sweepProvenance(report).slice(0, 2), [
+    'decode time per token: measured, the paged_decode median on CPU A (8 cores, x64, avx2) / batch size, at the largest decode case (B=1 context=1024)',
+    note,
+  ]);
+  const text = formatReport(report);
+  // 1000 ns = "1 µs"; page_size 32 is not marked.
+  assert.match(text, /^16 +1 µs \(from cache\)$/m);
+  assert.match(text, /^32 +2 µs$/m);
+  assert.ok(text.split('\n').includes(note), text);
+  // A report merged before the words were kept: the enum alone, the note without them.
+  const older = { ...report, rows: [{ ...report.rows[0]!, metrics: { ...cached, decodeFromCacheText: undefined } }, report.rows[1]!] };
+  assert.equal(sweepProvenance(older)[1], 'decode time per token (from cache) at page_size=16: from cache; not a DRAM figure');
+});
+
 test('the report table formats its figures as core/format does: percentages, counts with separators, the tie under the best', () => {
   const plan = loadSweep(workspace(`${BASE}sweep:\n  axes:\n    kv_cache.page_size: [8, 16]\n`).file);
   const dir = tempDir('attnscope-merge-');

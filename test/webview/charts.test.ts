@@ -757,10 +757,10 @@ describe('kernel charts', () => {
     const big = throughputChart({ ...withL3, cases: [view.cases[0]!, { ...view.cases[1]!, bytes: 67_502_080 }] }, palette);
     assert.equal(big.table!.rows[1]![2], pct);
     assert.doesNotMatch(big.summary ?? '', /cache/);
-    // Its pages read alone at 2.5x the fixture's 33.4 GB/s DRAM read peak (83,486,773,200 B/s): marked by that rate.
-    const rated = throughputChart({ ...withL3, cases: [view.cases[0]!, { ...view.cases[1]!, bytes: 67_502_080, readAloneBytesPerSec: 83_486_773_200 }] }, palette);
-    assert.equal(rated.table!.rows[1]![2], `${pct} (from cache: its pages read alone came at 2.5x the DRAM read peak (83.5 GB/s against 33.4 GB/s); not a DRAM figure)`);
-    assert.match(rated.summary!, /Read from cache, not DRAM: .*\(its pages read alone came at 2\.5x the DRAM read peak/);
+    // Its pages read alone at 2.5x a 31.5 GB/s DRAM read timed with them (78,750,000,000 B/s): marked by that rate.
+    const rated = throughputChart({ ...withL3, cases: [view.cases[0]!, { ...view.cases[1]!, bytes: 67_502_080, readAloneBytesPerSec: 78_750_000_000, dramReadBytesPerSec: 31_500_000_000 }] }, palette);
+    assert.equal(rated.table!.rows[1]![2], `${pct} (from cache: its pages read alone came at 2.5x a DRAM read (78.8 GB/s against 31.5 GB/s, one thread each); not a DRAM figure)`);
+    assert.match(rated.summary!, /Read from cache, not DRAM: .*\(its pages read alone came at 2\.5x a DRAM read/);
     // The fixture's environment has no lastLevelCache (unknown): no claim.
     assert.doesNotMatch(JSON.stringify(throughputChart(view, palette).table) + (throughputChart(view, palette).summary ?? ''), /cache/);
   });
