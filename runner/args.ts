@@ -282,9 +282,18 @@ export function namesStdout(path: string | undefined): boolean {
  * Writes a result file (through `stdout` when the path {@link namesStdout}); a failure (disk
  * full, no permission) is one line and exit 1.
  */
+/**
+ * Writes a data file's text (JSON, CSV) to a stream as UTF-8 bytes: JSON is UTF-8 by RFC 8259 and a
+ * file, not terminal prose, so stdout carries the same bytes `--json FILE` writes whatever the locale
+ * (a Buffer passes core/textTable.ts localeOutput's ASCII conversion untouched; prose goes as strings).
+ */
+export function writeData(stream: NodeJS.WritableStream, text: string): void {
+  stream.write(Buffer.from(text, 'utf8'));
+}
+
 export function writeOutput(path: string, text: string, flag: string, stdout: NodeJS.WritableStream = process.stdout): void {
   if (namesStdout(path)) {
-    stdout.write(text);
+    writeData(stdout, text);
     return;
   }
   try {

@@ -31,7 +31,7 @@ import { deployedGpuCount, formatCount, formatCountOf, formatDuration, formatPer
 import { localeOutput } from '../core/textTable';
 import { EXIT_BAD_INPUT, EXIT_INTERNAL, EXIT_OK, type RunnerEvent } from '../core/protocol/runner';
 import { loadAddon, NativeMissingError, outputReaderGone, stopSimulations } from '../native';
-import { checkOutputPath, EXIT_CANCELLED, HelpRequest, namesStdout, parse, shellQuote, writeFailure, writeOutput } from './args';
+import { checkOutputPath, EXIT_CANCELLED, HelpRequest, namesStdout, parse, shellQuote, writeData, writeFailure, writeOutput } from './args';
 import { describeMachine } from './environment';
 import { exampleLines, flagLines, wrapHelp } from './help';
 import { BackendError, backendCases, describeCase, measureBackendEnvironment, runBench, selectBackend, slowCaseNotes } from './bench';
@@ -447,7 +447,8 @@ async function estimateCommand(argv: string[], io: CliIo): Promise<number> {
   const problems = printNotes(loaded, lineWriter(io, false), true, false, false);
   const est = estimate(loaded.profile);
   const json = (): EstimateFile => ({ ...runHeader(basename(file), toolBuild()), kind: 'estimate', ...est, problems });
-  io.stdout.write(values.json ? `${JSON.stringify(json(), null, 2)}\n` : `${wrapLongLines(formatEstimateOf(loaded.profile, est, basename(file)))}\n`);
+  if (values.json) writeData(io.stdout, `${JSON.stringify(json(), null, 2)}\n`);
+  else io.stdout.write(`${wrapLongLines(formatEstimateOf(loaded.profile, est, basename(file)))}\n`);
   return EXIT_OK;
 }
 
@@ -944,7 +945,8 @@ function traceCommand(argv: string[], io: CliIo): number {
   for (const w of warnings) io.stderr.write(`${w}\n`);
   // One line (the language server parses it: server/traceCheck.ts), opening with the header every JSON file AttnScope writes has.
   const json = (): TraceFile => ({ ...runHeader(basename(file), toolBuild()), kind: 'trace', ...summary });
-  io.stdout.write(values.json === true ? `${JSON.stringify(json())}\n` : `${file}: ${formatTraceSummary(summary)}\n${read.notes.map((n) => `${file}: note: ${n}\n`).join('')}`);
+  if (values.json === true) writeData(io.stdout, `${JSON.stringify(json())}\n`);
+  else io.stdout.write(`${file}: ${formatTraceSummary(summary)}\n${read.notes.map((n) => `${file}: note: ${n}\n`).join('')}`);
   return EXIT_OK;
 }
 

@@ -72,3 +72,25 @@ test('LANG=C: a bad input is one ASCII line, file:line:col: message, exit 2 (its
   assert.match(lines[0]!, /^.*big\.attn\.yaml:\d+:\d+: workload\.max_model_len is 9007199254740993, beyond 2\^53 - 1 /);
   assert.match(cli(['estimate', file], 'C.UTF-8').stderr.toString('utf8'), /beyond 2\^53 − 1 /);
 });
+
+/** `text` without the fields that differ between two runs of one command: when and on what load it ran. */
+function stable(text: string): string {
+  return text.replace(/"createdAt": ?"[^"]*"/, '"createdAt":""').replace(/"loadAverage": ?\[[^\]]*\]/, '"loadAverage":[]');
+}
+
+test('LANG=C: JSON on stdout stays UTF-8, the bytes --json FILE writes (its "×" and "−" kept), not terminal ASCII', () => {
+  // estimate --json: its KV budget text holds "1 − gpu_memory_utilization"; LANG=C and C.UTF-8 print the same bytes.
+  const c = cli(['estimate', profile, '--json'], 'C');
+  assert.equal(c.status, 0, c.stderr.toString());
+  const utf8 = cli(['estimate', profile, '--json'], 'C.UTF-8');
+  assert.match(c.stdout.toString('utf8'), /1 − gpu_memory_utilization/);
+  assert.equal(stable(c.stdout.toString('utf8')), stable(utf8.stdout.toString('utf8')));
+  // simulate --json /dev/stdout against --json FILE, both under LANG=C: its step-time text holds "0.8 × bandwidth".
+  const file = join(tempDir('attnscope-locale-'), 'run.json');
+  const s = cli(['simulate', profile, '--json', '/dev/stdout'], 'C');
+  assert.equal(s.status, 0, s.stderr.toString());
+  assert.deepEqual(nonAscii(s.stderr), []);
+  assert.equal(cli(['simulate', profile, '--json', file], 'C').status, 0);
+  assert.match(s.stdout.toString('utf8'), / × /);
+  assert.equal(stable(s.stdout.toString('utf8')), stable(readFileSync(file, 'utf8')));
+});
