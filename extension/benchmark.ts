@@ -18,7 +18,7 @@ import { keptInHistory, traceReplayArgs, type Environment, type KernelCase, type
 import { EXIT_BAD_INPUT, type RunnerEvent } from '../core/protocol/runner';
 import type { Ctx } from './ctx';
 import { partialRun, saveRun, saveRunSync } from './history';
-import { benchCancelledMessage, crashMessage, finishedMessage, interruptedError, interruptedMessage, refusalOf, SIMULATION_NOT_SAVED, simulationStoppedMessage, type Refusal } from './refusal';
+import { benchCancelledMessage, crashMessage, finishedMessage, HISTORY_FOLDER_SETTING, interruptedError, interruptedMessage, notSavedMessage, refusalOf, SIMULATION_NOT_SAVED, simulationStoppedMessage, type Refusal } from './refusal';
 import { runName } from './runName';
 import { EDITOR_RUN_UI, launchFor, launchSettingsRefused } from './runLaunch';
 import { RunInFlight } from './runInFlight';
@@ -111,7 +111,10 @@ export class BenchmarkRun extends RunInFlight<RunResult | null> {
       try {
         id = saveRunSync(folder, run);
       } catch (err) {
-        ctx.log.error(`run ${name}: ${INTERRUPTED}; could not save to ${folder}: ${err instanceof Error ? err.message : String(err)}`);
+        // The next window shows the run (exportable) and says why it is not in History.
+        const notSaved = notSavedMessage(name, folder, err);
+        ctx.dashboard.interruptedAfterReload(run, notSaved, rerun);
+        ctx.log.error(`run ${name}: ${INTERRUPTED}; ${notSaved}`);
         return;
       }
       ctx.dashboard.showAfterReload(id, notice, rerun);
@@ -229,6 +232,8 @@ export class BenchmarkRun extends RunInFlight<RunResult | null> {
     const folder = ctx.historyFolder(this.source);
     this.saving = true;
     const kept = keptInHistory(run);
+    /** Why the run is not saved, when saving it failed: the error says so, in place of the finished toast. */
+    let saveError: string | null = null;
     if (!kept) {
       ctx.log.info(`run ${name}: ${run.status} with no case and no pool; not saved`);
     } else {
@@ -236,18 +241,22 @@ export class BenchmarkRun extends RunInFlight<RunResult | null> {
         id = await saveRun(folder.fsPath, run);
         ctx.log.info(`run ${name}: saved ${vscode.Uri.joinPath(folder, `${id}.json`).fsPath} (${run.status})`);
       } catch (err) {
-        ctx.log.error(`run ${name}: could not save to ${folder.fsPath}: ${err instanceof Error ? err.message : String(err)}`);
+        saveError = notSavedMessage(name, folder.fsPath, err);
       }
     }
     if (run !== this.shown) ctx.dashboard.post({ type: 'runFinished', run, id });
     else if (id !== null) ctx.dashboard.post({ type: 'runSaved', id });
     await ctx.dashboard.refreshRuns();
 
+    if (saveError !== null) {
+      ctx.log.error(saveError);
+      void vscode.window.showErrorMessage(saveError, 'Open setting').then((c) => c && vscode.commands.executeCommand('workbench.action.openSettings', HISTORY_FOLDER_SETTING));
+    }
     if (crashed) {
       void ctx.showError(`${crashMessage(this.job, outcome, run.status === 'failed' && outcome.run === null && outcome.exitCode === 0)}${kept ? '' : ' Nothing is saved in History: it had no kernel case and no pool yet.'}`);
     } else if (run.status === 'cancelled') {
       void vscode.window.showInformationMessage(benchCancelledMessage(name, run));
-    } else {
+    } else if (saveError === null) {
       const wasm = wasmBuildNote(run.environment, this.job);
       const message = finishedMessage(this.job, name, run, wasm);
       // No "Open dashboard" when it is open already.

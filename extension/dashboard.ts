@@ -19,7 +19,7 @@ import { sweepExportStem } from '../core/sweepFigures';
 import { compareToCsv, compareToMarkdown } from './exportCompare';
 import { CHANGE_MEANING } from '../core/format';
 import { FolderWatch, type WatchedFolder } from './folderWatch';
-import { findRun, listRunsIn, newestFirst, rerunSource, type HistoryPlace } from './history';
+import { findRun, listRunsIn, newestFirst, rerunSource, runId, type HistoryPlace } from './history';
 import { runButtonFile, sweepProfileText } from './pick';
 import { traceGoneMessage } from './refusal';
 import { ShownRunStore, type Rerun } from './shownRun';
@@ -554,6 +554,13 @@ export class Dashboard implements vscode.Disposable {
         this.post({ type: 'compare', a: (await findRun(folders, msg.a)).run, b: (await findRun(folders, msg.b)).run, aId: msg.a, bId: msg.b });
         return;
       case 'export': {
+        if (msg.id === null) {
+          // The run shown is not saved (its history folder could not be written): the one this host sent.
+          const shown = this.current;
+          if (!shown || shown.id !== null) throw new Error('the run shown is no longer the unsaved one: export it from History');
+          await exportRunTo(this.host, shown.run, runId(shown.run.createdAt, shown.run.name), msg.format);
+          return;
+        }
         const { run, folder } = await findRun(folders, msg.id);
         await exportRunTo(this.host, run, msg.id, msg.format, folder);
         return;

@@ -5,12 +5,13 @@
  * atomically (temp file in the same folder, then rename) so a crash never leaves half a run.
  * A run's id is its file name without `.json`. No `vscode` import.
  */
-import { mkdirSync, readdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
-import { access, mkdir, readdir, rename, rm, writeFile } from 'node:fs/promises';
+import { readdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { access, readdir, rename, rm, writeFile } from 'node:fs/promises';
 import { cpus } from 'node:os';
 import { dirname, isAbsolute, join } from 'node:path';
 import type { Profile } from '../core/config/types';
 import { MAX_EDITOR_RESULT_TEXT_BYTES, readRegularTextAsync } from '../core/fileText';
+import { makeFolder, makeFolderSync } from '../core/makeFolder';
 import { machineIdentity } from '../core/machine';
 import { isInterrupted, kernelBuildText } from '../core/format';
 import type { Estimate } from '../core/estimate/types';
@@ -63,11 +64,13 @@ function tempPath(folder: string, id: string): string {
 const runText = (run: RunResult): string => JSON.stringify(run, null, 1) + '\n';
 
 /**
- * Writes `run` into `folder` atomically and returns its id. Two runs in the same second get
- * `-2`, `-3`, ... suffixes instead of overwriting each other.
+ * Writes `run` into `folder` (made with its missing parents) atomically and returns its id. Two
+ * runs in the same second get `-2`, `-3`, ... suffixes instead of overwriting each other. Rejects
+ * with the file system's error when the folder cannot be made or written (core/makeFolder.ts: a
+ * folder under /proc rejects, where Node's recursive mkdir never settled).
  */
 export async function saveRun(folder: string, run: RunResult): Promise<string> {
-  await mkdir(folder, { recursive: true });
+  await makeFolder(folder);
   const id = freeId(run, new Set(await readdir(folder)));
   const tmp = tempPath(folder, id);
   try {
@@ -86,7 +89,7 @@ export async function saveRun(folder: string, run: RunResult): Promise<string> {
  * BenchmarkRun.interrupt). Throws what the file system throws.
  */
 export function saveRunSync(folder: string, run: RunResult): string {
-  mkdirSync(folder, { recursive: true });
+  makeFolderSync(folder);
   const id = freeId(run, new Set(readdirSync(folder)));
   const tmp = tempPath(folder, id);
   try {

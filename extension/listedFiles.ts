@@ -9,7 +9,8 @@
  * ({@link persistListings}) for the next one: a window reload or a new window lists from it,
  * reading only the files added or changed since. No `vscode` import.
  */
-import { mkdir, rename, rm, stat, writeFile } from 'node:fs/promises';
+import { rename, rm, stat, writeFile } from 'node:fs/promises';
+import { makeFolder } from '../core/makeFolder';
 import { dirname } from 'node:path';
 import { MAX_EDITOR_RESULT_TEXT_BYTES, readRegularTextAsync } from '../core/fileText';
 
@@ -123,7 +124,7 @@ function save(): void {
   writing = writing.then(async () => {
     const tmp = `${file}.${process.pid}.tmp`;
     try {
-      await mkdir(dirname(file), { recursive: true });
+      await makeFolder(dirname(file));
       await writeFile(tmp, text, 'utf8');
       await rename(tmp, file);
     } catch {

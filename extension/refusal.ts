@@ -130,6 +130,20 @@ export function interruptedMessage(job: RunKind, name: string, cases: number, fi
     : `AttnScope: ${what} was interrupted when the window reloaded or closed; the ${cases} case(s) measured before are saved, listed in History as interrupted.`;
 }
 
+/** The setting that says where runs are saved (package.json; ctx.ts historyFolder reads it). */
+export const HISTORY_FOLDER_SETTING = 'attnscope.historyFolder';
+
+/**
+ * The error of a run that ended but could not be saved to History: its folder could not be made
+ * or written (s52 newcomer-ed 1: the setting at /proc/nope/runs, and nothing said so). Names the
+ * folder, the file system's error, that the result stays on the dashboard to export, and the
+ * setting to change.
+ */
+export function notSavedMessage(name: string, folder: string, err: unknown): string {
+  const why = err instanceof Error ? err.message : String(err);
+  return `AttnScope: ${name} is not saved in History: its file could not be written in the history folder ${folder} (${why}). The result stays on the dashboard: Export JSON or CSV keeps it. Set "${HISTORY_FOLDER_SETTING}" to a folder you can write in.`;
+}
+
 /**
  * The toast of a run that finished: "AttnScope: <name> finished: <outcome>." (a simulation's name
  * already ends in "simulation": "simulation of X · simulation finished" said it twice), the

@@ -90,8 +90,9 @@ export abstract class RunInFlight<Result> implements ActiveRun {
   async hold(slot: RunSlot): Promise<Result> {
     slot.activeRun = this;
     this.heldIn = slot;
-    await this.ui.setRunning(true);
     try {
+      // Inside the try: a context key that cannot be set still empties the slot.
+      await this.ui.setRunning(true);
       return await this.execute();
     } finally {
       slot.activeRun = null;

@@ -12,9 +12,10 @@
  * page's previous "running" state, and a reload after the next flush restored the finished run.
  * No `vscode` import.
  */
-import { mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
-import { mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
+import { readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { makeFolder, makeFolderSync } from '../core/makeFolder';
 import type { RunKind, RunResult } from '../core/protocol/run';
 
 /**
@@ -91,7 +92,7 @@ export class ShownRunStore {
         }
         const next = { shownRunId: null, ...parsed(old), ...change };
         for (const k of drop) delete next[k];
-        await mkdir(this.folder, { recursive: true });
+        await makeFolder(this.folder);
         await writeFile(tmp, JSON.stringify(next) + '\n', 'utf8');
         await rename(tmp, this.file);
       } catch (err) {
@@ -138,7 +139,7 @@ export class ShownRunStore {
     if (stopped.run) next.interruptedRun = stopped.run;
     if (stopped.rerun) next.rerun = stopped.rerun;
     try {
-      mkdirSync(this.folder, { recursive: true });
+      makeFolderSync(this.folder);
       writeFileSync(tmp, JSON.stringify(next) + '\n', 'utf8');
       renameSync(tmp, this.file);
     } catch (err) {

@@ -29,7 +29,7 @@ import { composeChartsPng, composePng, composeTablePng, type PngChart } from './
 import { sweepExportStem, sweepProvenance } from '../core/sweepFigures';
 import { decisionMetric, interruptedText, isOwnStoppedReport, metricsOf as sweepMetricsOf, otherSweepNote, sweepAxisCharts, sweepChartHeight, sweepCostChart, sweepCostChartHeight, sweepBestText, sweepCaption, sweepChip, sweepMarkdown, sweepPngCaption, sweepPointsText, sweepTable, sweepTitle, chartedFigures } from './sweep';
 import { benchCancelledText, CHANGE_MEANING, formatCount, formatCountOf, formatDuration, formatLoadNote, formatPercent, INTERRUPTED, isInterrupted, loadVerdict, formatRunTime, formatShortRunTime, loadAverageText, perGpuCasesHeader, poolCancelledText, runStateWord, wasmBuildNote } from '../core/format';
-import { comparedRun, compareOptionLabel, listedName, reduce, rerunOf, runCountText, runKindWord, runTimeTooltip, skippedNote, skippedSweepsNote, startModel, type DashboardModel, type ViewRun } from './model';
+import { comparedRun, compareOptionLabel, exportId, listedName, reduce, rerunOf, runCountText, runKindWord, runTimeTooltip, skippedNote, skippedSweepsNote, startModel, type DashboardModel, type ViewRun } from './model';
 import { readPalette, watchTheme, type Palette } from './theme';
 import { loadState, onMessage, post, saveState, type PersistedState } from './vscodeApi';
 
@@ -151,8 +151,13 @@ const runButton = button('Run benchmark', () => {
   else post(source ? { type: 'runBenchmark', source, kind, ...(replay ? { replay } : {}) } : { type: 'runBenchmark', ...(kind ? { kind } : {}) });
 }, { id: 'btn-run' });
 const cancelButton = button('Cancel', () => post({ type: 'cancelRun' }), { id: 'btn-cancel', secondary: '' });
-const exportJson = button('Export JSON', () => model.current?.id && post({ type: 'export', id: model.current.id, format: 'json' }), { id: 'btn-export-json', secondary: '' });
-const exportCsv = button('Export CSV', () => model.current?.id && post({ type: 'export', id: model.current.id, format: 'csv' }), { id: 'btn-export-csv', secondary: '' });
+/** Export JSON / CSV of the run shown, saved or not (exportId). */
+const exportRun = (format: 'json' | 'csv'): void => {
+  const id = exportId(model.current);
+  if (id !== undefined) post({ type: 'export', id, format });
+};
+const exportJson = button('Export JSON', () => exportRun('json'), { id: 'btn-export-json', secondary: '' });
+const exportCsv = button('Export CSV', () => exportRun('csv'), { id: 'btn-export-csv', secondary: '' });
 const exportPng = button('Export PNG', () => exportChartsPng(), { id: 'btn-export-png', secondary: '' });
 /**
  * The run's buttons: its exports only on the Run tab, the run it shows (on History they exported
@@ -623,8 +628,8 @@ function renderHeader(run: ViewRun | null): void {
     : null;
   cancelledNote.textContent = kept ?? '';
   cancelledNote.hidden = kept === null;
-  exportJson.toggleAttribute('disabled', !run?.id);
-  exportCsv.toggleAttribute('disabled', !run?.id);
+  exportJson.toggleAttribute('disabled', exportId(run ?? null) === undefined);
+  exportCsv.toggleAttribute('disabled', exportId(run ?? null) === undefined);
   exportPng.toggleAttribute('disabled', !run || run.status === 'restoring' || (run.cases.length === 0 && run.poolSamples.length === 0));
   const env = run?.environment;
   environment.replaceChildren(...(run?.status === 'restoring'

@@ -434,3 +434,16 @@ export function reduce(model: DashboardModel, msg: ToWebview): DashboardModel {
       };
   }
 }
+
+/**
+ * What Export JSON / CSV send for `run`, the run shown: its history id; null for a finished run
+ * with figures that is not saved (its history folder could not be written: the extension exports
+ * the run it showed, s52 newcomer-ed 1; also a run finished and not yet saved); undefined when
+ * there is nothing to export (running, refused, an estimate, a run with no case and no pool).
+ */
+export function exportId(run: ViewRun | null): string | null | undefined {
+  if (!run) return undefined;
+  if (run.id !== null) return run.id;
+  const ended = run.status === 'ok' || run.status === 'failed' || run.status === 'cancelled';
+  return ended && (run.cases.length > 0 || run.pool !== null) ? null : undefined;
+}

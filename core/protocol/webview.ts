@@ -235,7 +235,8 @@ export type FromWebview =
   | { type: 'compareRuns'; a: string; b: string }
   /** History's Open of a sweep: SweepListEntry.id. */
   | { type: 'openSweep'; id: string }
-  | { type: 'export'; id: string; format: 'json' | 'csv' }
+  /** Export JSON / CSV of the run shown: its history id, or null for the run shown that is not saved (its history folder could not be written). */
+  | { type: 'export'; id: string | null; format: 'json' | 'csv' }
   /**
    * The Sweep tab's exports of the report it shows: Export CSV (no `markdown`), written by the
    * extension (core/sweepCsv.ts); Copy as Markdown (`markdown`: the page's ranked table with

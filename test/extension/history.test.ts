@@ -57,6 +57,38 @@ describe('run history', () => {
     assert.deepEqual((await listRuns(dir)).runs.map((r) => r.id), [idC, idB, idA]);
   });
 
+  // s52 newcomer-ed 1: attnscope.historyFolder /proc/nope/runs. procfs answers ENOENT to a mkdir of
+  // /proc/nope, which Node's recursive mkdir read as "parent missing" and retried for ever: saveRun
+  // never settled (the run held the one-run slot after its runner had ended), saveRunSync never returned.
+  it('a history folder that cannot be made rejects at once, naming the folder the file system refused, with its error code; never hangs', { timeout: 60_000 }, async () => {
+    const proc = '/proc/attnscope-s52-nope/runs';
+    await assert.rejects(saveRun(proc, run), (err: NodeJS.ErrnoException) => {
+      // /proc exists; /proc/attnscope-s52-nope is what the file system would not make.
+      assert.equal(err.code, 'ENOENT');
+      assert.match(err.message, /mkdir '\/proc\/attnscope-s52-nope'/);
+      assert.match(err.message, /\/proc exists, but its file system makes no folder there/);
+      return true;
+    });
+    // Under a file: ENOTDIR, as the OS says it.
+    const file = join(tempDir('attnscope-history-'), 'a-file');
+    writeFileSync(file, 'x');
+    await assert.rejects(saveRun(join(file, 'runs'), run), { code: 'ENOTDIR' });
+    // The synchronous save (deactivate) in a child process, which a hang would block without end: killed after 50 s.
+    // Fails before writing: the run's time and name (its id) are all it reads.
+    const script = `const h = require(${JSON.stringify(join(__dirname, '..', '..', 'extension', 'history.ts'))}); const run = ${JSON.stringify({ createdAt: run.createdAt, name: run.name })};
+for (const f of [${JSON.stringify(proc)}, ${JSON.stringify(join(file, 'runs'))}]) { try { h.saveRunSync(f, run); console.log('saved'); } catch (e) { console.log(e.code); } }`;
+    const out = execFileSync(process.execPath, ['--import', 'tsx', '-e', script], { encoding: 'utf8', timeout: 50_000 });
+    assert.deepEqual(out.trim().split('\n'), ['ENOENT', 'ENOTDIR']);
+  });
+
+  it('makes a missing history folder with its parents (three levels), and saves into one that is there', async () => {
+    const dir = join(tempDir('attnscope-history-'), 'a', 'b', 'runs');
+    const id = await saveRun(dir, run);
+    assert.ok(statSync(join(dir, '..', '..')).isDirectory());
+    assert.equal(saveRunSync(join(dir, 'c', 'd'), run), id);
+    assert.equal(await saveRun(dir, run), id.replace(/^([0-9]{8}-[0-9]{6})/, '$1-2'));
+  });
+
   it('refuses ids that are not run ids (no path traversal)', async () => {
     await assert.rejects(loadRun('/tmp', '../../etc/passwd'), RangeError);
     await assert.rejects(loadRun('/tmp', '.hidden'), RangeError);

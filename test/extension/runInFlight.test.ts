@@ -6,15 +6,19 @@
  * Cancel ending the runner through the run's cancel().
  */
 import assert from 'node:assert/strict';
+import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import type { RunnerEvent } from '../../core/protocol/runner';
 import type { ToWebview } from '../../core/protocol/webview';
 import { runnerLaunch, type RunnerOutcome } from '../../core/runnerProcess';
 import type { ActiveRun } from '../../extension/ctx';
+import { saveRun } from '../../extension/history';
+import { notSavedMessage } from '../../extension/refusal';
 import { RunInFlight, type RunSlot, type RunUi } from '../../extension/runInFlight';
 import { runStatusText, runStatusTooltip, type RunState } from '../../extension/runStatus';
 import { run as recorded } from '../fixtures/run';
+import { tempDir } from '../fixtures/tmp';
 
 const FAKE = join(__dirname, '..', 'fixtures', 'fake-runner.mjs');
 
@@ -78,7 +82,57 @@ class FakeRun extends RunInFlight<RunnerOutcome> {
   }
 }
 
+/**
+ * A run that saves its result in history folder `folder` after the runner, as BenchmarkRun.finish
+ * does: a save that fails is the error it would show (saveError), not a throw.
+ */
+class SavingRun extends FakeRun {
+  saveError: string | null = null;
+  savedId: string | null = null;
+
+  constructor(ui: RunUi, slot: RunSlot, private readonly folder: string) {
+    super(ui, slot, 'ok');
+  }
+
+  protected override async execute(): Promise<RunnerOutcome> {
+    const outcome = await super.execute();
+    try {
+      this.savedId = await saveRun(this.folder, outcome.run!);
+    } catch (err) {
+      this.saveError = notSavedMessage(this.name, this.folder, err);
+    }
+    return outcome;
+  }
+}
+
 describe('a run in flight (RunInFlight)', () => {
+  // s52 newcomer-ed 1: with attnscope.historyFolder /proc/nope/runs the save never settled (Node's
+  // recursive mkdir loops on procfs's ENOENT): the slot stayed held after the runner had ended, every
+  // later run was refused "... is running (one run at a time)", and nothing said the run was not saved.
+  it('a history folder that cannot be made: the run ends, the slot is released, the error names the folder, its error and the setting; the next run starts and is saved', { timeout: 120_000 }, async () => {
+    const ed = fakeEditor();
+    const bad = '/proc/attnscope-s52-nope/runs';
+    const first = new SavingRun(ed.ui, ed.slot, bad);
+    await first.hold(ed.slot);
+    assert.equal(ed.slot.activeRun, null);
+    assert.deepEqual(ed.keys, [true, false]);
+    assert.equal(first.savedId, null);
+    assert.equal(
+      first.saveError,
+      `AttnScope: fake is not saved in History: its file could not be written in the history folder ${bad} (ENOENT: no such file or directory, mkdir '/proc/attnscope-s52-nope' (/proc exists, but its file system makes no folder there)). The result stays on the dashboard: Export JSON or CSV keeps it. Set "attnscope.historyFolder" to a folder you can write in.`,
+    );
+    // The next run, with a folder that can be made: holds the slot, ends, is saved.
+    const good = join(tempDir('attnscope-inflight-'), 'runs');
+    const next = new SavingRun(ed.ui, ed.slot, good);
+    await next.hold(ed.slot);
+    assert.ok(next.slotDuring.length > 0 && next.slotDuring.every((r) => r === next), 'the next run held the slot');
+    assert.equal(next.saveError, null);
+    assert.deepEqual(readdirSync(good), [`${next.savedId}.json`]);
+    assert.equal(ed.slot.activeRun, null);
+    assert.deepEqual(ed.keys, [true, false, true, false]);
+  });
+
+
   it('holds the slot and the context key while the runner runs; the notification moves to 100 % with the progress messages', async () => {
     const ed = fakeEditor();
     const run = new FakeRun(ed.ui, ed.slot, 'ok');

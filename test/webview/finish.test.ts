@@ -5,7 +5,7 @@
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { emptyModel, reduce } from '../../webview/model';
+import { emptyModel, exportId, reduce } from '../../webview/model';
 import { run } from '../fixtures/run';
 
 const samples = run.pool!.samples;
@@ -25,5 +25,22 @@ describe('runFinished after a streamed pool', () => {
     let model = reduce(emptyModel, { type: 'runStarted', name: 'run.attn.yaml', total: 0, kind: 'simulate' });
     model = reduce(model, { type: 'runFinished', run, id: null });
     assert.deepEqual(model.current?.poolSamples.map((s) => s.t), samples.map((s) => s.t));
+  });
+});
+
+// s52 newcomer-ed 1: a run whose history folder could not be written was shown with Export JSON and
+// CSV disabled (they needed a history id): its result could not be kept at all.
+describe('Export JSON / CSV of the run shown (exportId)', () => {
+  it('a finished run not saved exports as the run shown (null), a saved one by its id; nothing while it runs or with no figure', () => {
+    let model = reduce(emptyModel, { type: 'runStarted', name: 'run.attn.yaml', total: 0, kind: 'bench' });
+    assert.equal(exportId(model.current), undefined, 'running');
+    model = reduce(model, { type: 'runFinished', run, id: null });
+    assert.ok(run.cases.length > 0);
+    assert.equal(exportId(model.current), null, 'finished, not saved: the extension exports the run it showed');
+    assert.equal(exportId(reduce(model, { type: 'runSaved', id: '20261129-134012-run.attn' }).current), '20261129-134012-run.attn');
+    // A cancelled simulation (its `done` has no pool) shows a run with no case and no pool: nothing to export.
+    const bare = { ...run, status: 'cancelled' as const, cases: [], pool: undefined };
+    assert.equal(exportId(reduce(emptyModel, { type: 'runFinished', run: bare, id: null }).current), undefined);
+    assert.equal(exportId(null), undefined);
   });
 });
