@@ -1,6 +1,6 @@
 /**
  * Walks the shipped profile JSON Schema (schemas/attn-profile.schema.json, the one core
- * validates with ajv and the extension contributes through jsonValidation) to find what may be
+ * validates with ajv; not contributed to the editor's JSON service, DESIGN.md "profile") to find what may be
  * written at a path (the language server's completion and hover, the sweep's axis keys): the keys of an object with their documentation, and the enum values of a
  * scalar. Understands the subset the schema uses: properties, items, $ref into $defs /
  * definitions, oneOf / anyOf / allOf alternatives, enum and const.

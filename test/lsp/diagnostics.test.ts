@@ -168,6 +168,37 @@ test('profile schema: unknown key with "did you mean", wrong type, out of range,
   assert.deepEqual(invalid.map((d) => d.range).sort((a, b) => a.start.character - b.start.character), [rangeOf(text, 'bf61'), rangeOf(text, '1.5')]);
 });
 
+// s52 newcomer-ed 2: a JSON profile showed every error twice in Problems, VS Code's JSON schema check
+// (the schema package.json contributed to it) beside ours, and for `dist` its message was wrong: "Value
+// must be "exponential"." (one branch of the schema's oneOf). The editor's check is no longer
+// contributed (test/unit/manifest.test.ts): these, one each, are every problem a JSON profile shows.
+test('a JSON profile: one diagnostic per planted error, at its value, each naming every allowed value; the hover says a key once', async () => {
+  const text = [
+    '{',
+    '  "model": "../../examples/llama-3.1-8b/config.json",',
+    '  "dtype": "bf17",',
+    '  "device": { "tensor_parallel_size": 1 },',
+    '  "kv_cache": { "page_size": "16" },',
+    '  "workload": { "requests": 10, "output_len": { "dist": "exponentail", "mean": 128, "max": 512 } }',
+    '}',
+    '',
+  ].join('\n');
+  const uri = fixtureUri(`planted-${n++}.p.attn.json`);
+  const diags = await client.open(uri, text);
+  const errors = diags.filter((d) => d.severity === DiagnosticSeverity.Error).sort((a, b) => a.range.start.line - b.range.start.line);
+  assert.deepEqual(errors.map((d) => d.range), [rangeOf(text, '"bf17"'), rangeOf(text, '"16"'), rangeOf(text, '"exponentail"')], JSON.stringify(diags));
+  assert.match(String(errors[0]!.message), /^dtype must be one of fp32, fp16, bf16, not the string "bf17": did you mean "bf16"\?/);
+  assert.match(String(errors[1]!.message), /^kv_cache\.page_size must be an integer, not the string "16"/);
+  // Every kind, as the schema's lengthDist allows them: fixed, uniform, lognormal, exponential.
+  assert.match(String(errors[2]!.message), /^workload\.output_len\.dist must be one of fixed, uniform, lognormal, exponential, .*did you mean "exponential"\?/);
+  assert.ok(diags.every((d) => !/Value must be|Value is not accepted|Incorrect type/.test(String(d.message))), JSON.stringify(diags));
+  // The hover on a key: its description once (the editor's JSON hover from the schema repeated it).
+  const hover = await client.hover(uri, positionAt(text, text.indexOf('tensor_parallel_size') + 2));
+  const shown = JSON.stringify(hover?.contents ?? '');
+  assert.equal(shown.split('GPUs the model is split over').length - 1, 1, shown);
+  await client.close(uri);
+});
+
 test('device.gpu.nvlink_bridged_pairs: a wrong type at its value; true without interconnect NVLink at the mapping, saying why', async () => {
   const gpu = (extra: string) => `device: { tensor_parallel_size: 4, gpu: { name: BP, bf16_tflops: 312, memory_bandwidth_gb_s: 1935, memory_gib: 79.21${extra} } }`;
   const text = ['model: ../../examples/llama-3.1-8b/config.json', gpu(', interconnect: NVLink, interconnect_gb_s: 300, nvlink_bridged_pairs: "yes"'), ''].join('\n');

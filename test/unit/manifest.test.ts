@@ -209,3 +209,14 @@ test('a machine setting written where VS Code ignores it is named, with the valu
   // A setting that is no machine setting (backend, window scope) is never checked here.
   assert.deepEqual(ignoredMachineSettings({ backend: 'auto' }, { backend: [{ where: ws, value: 'cpu' }] }, properties), []);
 });
+
+test("JSON profiles are checked by the language server alone: no schema is contributed to the editor's JSON service for them", () => {
+  // s52 newcomer-ed 2: jsonValidation gave *.attn.json the profile schema, so VS Code's JSON service
+  // reported every error beside the server's (two problems each, YAML one), with a wrong message for a
+  // oneOf ("Value must be "exponential"." for dist: exponentail), and its hover repeated each key's
+  // description. The server completes and hovers JSON profiles from the same schema
+  // (test/lsp/completion.test.ts "JSON: quoted keys and values", test/lsp/diagnostics.test.ts).
+  const contributed = (manifest.contributes.jsonValidation ?? []) as Array<{ fileMatch: string | string[] }>;
+  const forProfiles = contributed.filter((c) => [c.fileMatch].flat().some((glob) => ['p.attn.json', 'examples/qwen3-30b-a3b.attn.json'].some((f) => minimatch(f, glob, { matchBase: true }))));
+  assert.deepEqual(forProfiles, []);
+});
