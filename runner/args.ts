@@ -165,7 +165,7 @@ function inputAt(path: string, inputs: readonly RunInput[]): RunInput | undefine
 export function checkOutputPath(path: string | undefined, flag: string, inputs: readonly RunInput[] = []): void {
   if (path === undefined) return;
   if (path === '') throw new UsageError(`${flag} needs a file path`, false);
-  if (path === '-') throw new UsageError(`${flag} - : '-' is not a file here; give a file path, or /dev/stdout for the JSON alone on stdout`, false);
+  if (path === '-') throw new UsageError(`${flag} - : '-' is not a file here; give a file path, or /dev/stdout for the ${flag === '--csv' ? 'CSV' : 'JSON'} alone on stdout`, false);
   const input = inputAt(path, inputs);
   if (input) throw new UsageError(`${flag} ${path}: is ${input.what} this run reads${resolve(input.path) === resolve(path) ? '' : ` (${input.path})`}; give another file`, false);
   const stat = (p: string) => {

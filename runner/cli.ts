@@ -192,7 +192,7 @@ function profileFromStdin(text: string, where: string = STDIN, command = 'simula
   const p = value as Partial<Profile> | null;
   if (!p || typeof p !== 'object' || !p.model || !p.prefill || !p.decode || !p.kvCache || !p.device) {
     // Where one comes from (s47 newcomer LOW-7): every run file holds the resolved Profile it ran.
-    throw new InputError(`${where === STDIN ? 'stdin' : where} must hold a resolved Profile (model, dtype, device, kvCache, prefill, decode), as a run file's "profile" is (attnscope simulate p.attn.yaml --json run.json)${where === STDIN ? `; for a profile file give its path instead (attnscope ${command} p.attn.yaml)` : ''}`, where);
+    throw new InputError(`${where === STDIN ? 'stdin' : where} must hold a resolved profile as JSON, as a run file's "profile" is (attnscope simulate p.attn.yaml --json run.json)${where === STDIN ? `; for a profile file give its path instead (attnscope ${command} p.attn.yaml)` : ''}`, where);
   }
   // The limits a profile file meets (its schema, the config reader's), before any work.
   const problems = resolvedProfileProblems(p);

@@ -8,12 +8,12 @@
  * A file AttnScope wrote (a saved run, estimate --json's output, a sweep report) is refused in one
  * line saying what it is, for every command that reads a profile (refuseToolOutput).
  */
-import { existsSync } from 'node:fs';
-import { basename, isAbsolute, relative, resolve } from 'node:path';
+import { existsSync, readdirSync } from 'node:fs';
+import { basename, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { isGivenDescriptor, MAX_INPUT_TEXT_BYTES, readCommandLineText, readInputText, type NotRead } from '../core/fileText';
 import { offsetToLineColumn } from '../core/config';
-import { readsAsProfile } from '../core/config/fileKinds';
-import { formatBytes, formatCount } from '../core/format';
+import { CONFIG_NAME, isProfilePath, readsAsProfile } from '../core/config/fileKinds';
+import { fewAndCount, formatBytes, formatCount } from '../core/format';
 import type { Problem, Profile } from '../core/config/types';
 import { RUN_SCHEMA_VERSION, runKind, TOOL_NAME, type RunProblem, type RunResult } from '../core/protocol/run';
 import { runSeverity, summarisedElsewhere, validateProfileText } from '../core/validate';
@@ -55,10 +55,29 @@ function readTextFile(path: string, given = path): string {
   }
   if (typeof text === 'string') return text;
   if (text.kind === 'size') throw new Error(`is ${text.bytes !== undefined && !isGivenDescriptor(path) ? formatBytes(text.bytes) : `more than ${formatBytes(MAX_INPUT_TEXT_BYTES)}`}: too big for a profile or config.json (at most ${formatBytes(MAX_INPUT_TEXT_BYTES)}; a weights file?)`);
-  if (text.why === 'a folder') throw new Error('is a folder, not a file');
+  if (text.why === 'a folder') throw new Error(`is a folder, not a file: ${inFolderHint(path, given)}`);
   if (text.why === 'not a regular file (a FIFO)') throw new Error('is a named pipe (FIFO), not a file: reading it waits until something writes to it; give the profile or config.json itself, or pipe it in as <(cat FILE) (a profile so piped reads a relative model: path beside /dev/fd: write it absolute)');
-  if (text.kind === 'irregular') throw new Error('is not a regular file (a device or socket), so not a profile or config.json');
+  if (text.kind === 'irregular') throw new Error(`is not a regular file (a device or socket), so not a profile or config.json: ${GIVE_INPUT}`);
   throw new Error(`is ${text.why}`);
+}
+
+/** What a command that reads a profile takes, for a refusal of something else. */
+const GIVE_INPUT = 'give the path of a profile (*.attn.yaml) or of a model\'s config.json';
+
+/**
+ * What to give instead of the folder `path` (named `given`): the profiles and config.json it holds,
+ * three and a count, as paths to type ("examples/llama-3.1-8b.attn.yaml"), else {@link GIVE_INPUT}.
+ */
+function inFolderHint(path: string, given: string): string {
+  let names: string[];
+  try {
+    names = readdirSync(path).filter((n) => isProfilePath(n) || n === CONFIG_NAME).sort();
+  } catch {
+    return GIVE_INPUT;
+  }
+  if (names.length === 0) return `it holds no profile (*.attn.yaml) or config.json; ${GIVE_INPUT}`;
+  const shown = names.map((n) => (given === '.' ? n : join(given, n)));
+  return `give a file in it: ${fewAndCount(shown, 3)}`;
 }
 
 /**
@@ -249,13 +268,23 @@ export function formatProblem(p: RunProblem): string {
  * How a message names a file the tool reached from the one the user named (the config.json of a
  * profile's model:): as that one was named, absolute when it was given absolute, else relative to
  * the working directory ("gemma-2-9b.json", "../models/config.json"), so that one run's messages do
- * not mix the two (s48 newcomer L7: "gemma.attn.yaml:1:8" beside "/tmp/nc48t/gemma-2-9b.json:12:15").
+ * not mix the two (s48 newcomer L7: "gemma.attn.yaml:1:8" beside "/tmp/nc48t/gemma-2-9b.json:12:15");
+ * where the relative path climbs out of the working directory, the shorter of it and the absolute one.
  * The one rule for it: loadProfile's messages, notes and refusals all pass through here. `path`
  * absolute (the reader resolves it); `namedAs` the command line's file ("-": stdin, left absolute).
  */
 export function shownPath(path: string, namedAs: string): string {
   if (!isAbsolute(path) || isAbsolute(namedAs) || namedAs === '-') return path;
-  return relative(process.cwd(), path) || '.';
+  const near = relative(process.cwd(), path) || '.';
+  // Climbing out of the working directory, the shorter of the two (s52 newcomer: a profile naming
+  // /work/shared/data/x.json, run in /tmp/t, printed "../../work/shared/data/x.json"; "../models/
+  // config.json" beside a "../p.attn.yaml" stays relative).
+  return climbsOut(near) && path.length < near.length ? path : near;
+}
+
+/** Whether a relative path leaves the folder it is relative to ("..", "../x"; not "..x"). */
+function climbsOut(rel: string): boolean {
+  return rel === '..' || rel.startsWith(`..${sep}`);
 }
 
 /** Files other than the one named (the config.json of model:): core/fileText.ts readInputText, so never a FIFO. */

@@ -235,7 +235,8 @@ export function formatEstimate(e: Estimate, title: string, opts: { tensorParalle
       lines.push(hybrid
         ? `  KV pool           ${formatCountOf(e.pool.pages, 'block')} of ${blocks.block}${perGpu}: vLLM's log says ${blocks.tokens}`
         : `  KV pool           ${formatCountOf(e.pool.pages, 'page')} = ${formatCountOf(e.pool.tokens, 'token')}${shared}`);
-      lines.push(`  max concurrency   ${formatConcurrency(e.pool.maxConcurrency)} for ${formatCountOf(e.pool.concurrencySeqLen, 'token')} per request (vLLM's figure: ${hybrid ? 'blocks' : 'pages'} / ${e.pool.layout.kind === 'uniform' ? 'ceil(N / page_size)' : `${formatCount(e.pool.blocksPerSeq)} blocks a request reserves = ${blocksPerRequestFormula(e.pool.layout)}`}); ${formatCountOf(e.pool.sequencesAtOnce, 'whole sequence fits', 'whole sequences fit')} at once`);
+      // An empty pool has no concurrency to give (s52 newcomer: "0.00x ... 0 whole sequences"): the note says why.
+      if (e.pool.pages > 0) lines.push(`  max concurrency   ${formatConcurrency(e.pool.maxConcurrency)} for ${formatCountOf(e.pool.concurrencySeqLen, 'token')} per request (vLLM's figure: ${hybrid ? 'blocks' : 'pages'} / ${e.pool.layout.kind === 'uniform' ? 'ceil(N / page_size)' : `${formatCount(e.pool.blocksPerSeq)} blocks a request reserves = ${blocksPerRequestFormula(e.pool.layout)}`}); ${formatCountOf(e.pool.sequencesAtOnce, 'whole sequence fits', 'whole sequences fit')} at once`);
     }
   }
   // The workspace is per layer and one GPU's heads (H / tp): the same on every pipeline stage.

@@ -55,14 +55,19 @@ export const STALE_MARK = '⚠ ';
  * recomputed, by its line (or its file, when it is in the config.json the profile reads).
  */
 export function staleNote(a: Analysis): string {
-  return `⚠ **Stale**: from an earlier version of this file. This version has ${firstErrorText(a)}; the figure is recomputed once it is fixed.`;
+  return `⚠ **Stale**: from an earlier version of this file. This version has ${firstErrorText(a)} The figure is recomputed once it is fixed.`;
 }
 
-/** The file's first error for a sentence, "an error at line 5: message" (or "in config.json: ..."); "an error" when none is listed. */
+/**
+ * The file's first error as the end of a sentence, with its full stop: "an error at line 5:
+ * message." (or "in config.json: ..."); "an error." when none is listed. A message that ends a
+ * sentence itself ("did you mean "bf16"?") gets no second stop (s52 newcomer-ed: "?.").
+ */
 export function firstErrorText(a: Analysis): string {
   const error = a.problems.find((p) => p.severity === 'error');
   const where = error === undefined ? '' : error.file !== undefined && error.file !== a.file ? ` in ${relative(dirname(a.file), error.file)}` : ` at line ${a.document.positionAt(error.range.offset).line + 1}`;
-  return error === undefined ? 'an error' : `an error${where}: ${error.message}`;
+  const text = error === undefined ? 'an error' : `an error${where}: ${error.message}`;
+  return /[.?!]$/.test(text) ? text : `${text}.`;
 }
 
 /** One inlay hint from hints that share a line (usually one). */

@@ -51,7 +51,7 @@ export function hover(a: Analysis, position: Position): Hover | null {
   // a tensor_parallel_size error showed the documentation alone, as if the key had no figure).
   if (a.estimate === null) {
     // The hints keep the last valid version's figures, each marked ⚠ (stale): the hover says whose they are, not "no figure" beside them (s51 newcomer-ed L4).
-    const why = a.problems.some((p) => p.severity === 'error') ? [`No figure for this version: this file has ${firstErrorText(a)}. Figures marked ⚠ beside the keys are from the last version without an error; they update once it is fixed.`] : [];
+    const why = a.problems.some((p) => p.severity === 'error') ? [`No figure for this version: this file has ${firstErrorText(a)} Figures marked ⚠ beside the keys are from the last version without an error; they update once it is fixed.`] : [];
     const lines = [...heading, ...why];
     return lines.length === 0 ? null : { contents: { kind: MarkupKind.Markdown, value: lines.join('\n').trimEnd() }, range };
   }

@@ -139,16 +139,16 @@ export class KeyReader {
     const integer = opts.integer ?? true;
     const min = opts.min ?? 1;
     if (integer && !Number.isInteger(v.value)) {
-      this.problem('error', 'invalid-value', `"${found.prop.key}" must be an integer, not ${v.value}`, v.range, { key: found.path });
+      this.problem('error', 'invalid-value', `"${found.prop.key}" must be an integer, not ${formatGrouped(v.value)}`, v.range, { key: found.path });
       return undefined;
     }
     if (v.value < min) {
-      this.problem('error', 'invalid-value', `"${found.prop.key}" must be at least ${formatGrouped(min)}, not ${v.value}`, v.range, { key: found.path });
+      this.problem('error', 'invalid-value', `"${found.prop.key}" must be at least ${formatGrouped(min)}, not ${formatGrouped(v.value)}`, v.range, { key: found.path });
       return undefined;
     }
     const max = opts.max ?? Number.MAX_SAFE_INTEGER;
     if (v.value > max) {
-      this.problem('error', 'invalid-value', `"${found.prop.key}" must be at most ${formatGrouped(max)}, not ${v.value}`, v.range, { key: found.path, limit: max });
+      this.problem('error', 'invalid-value', `"${found.prop.key}" must be at most ${formatGrouped(max)}, not ${formatGrouped(v.value)}`, v.range, { key: found.path, limit: max });
       return undefined;
     }
     if (integer && v.floatLiteral) {
@@ -183,12 +183,18 @@ export class KeyReader {
   }
 }
 
+/**
+ * A config.json value as an error message names it after "not", in JSON's words: `the string
+ * "x"`, `the number 2,147,483,648` (grouped as the limit beside it), `an object`, `an array`,
+ * `null`, `true` (s52 newcomer: "not number 40").
+ */
 export function describe(v: ValueNode): string {
   if (v.type === 'string') return `the string ${JSON.stringify(v.value)}`;
   if (v.type === 'object') return 'an object';
   if (v.type === 'array') return 'an array';
   if (v.type === 'null') return 'null';
-  return `${v.type} ${String(v.value)}`;
+  if (v.type === 'number') return `the number ${formatGrouped(Number(v.value))}`;
+  return String(v.value);
 }
 
 /** The property `key` of `node` when it holds a value (null counts as absent, as transformers reads it). */

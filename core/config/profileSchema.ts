@@ -66,6 +66,11 @@ function dotted(path: readonly string[]): string {
 /** The most characters of a string value a message quotes. */
 const QUOTED_CHARS = 60;
 
+/**
+ * A value as an error message names it after "not": `the string "fast"` (cut at 60 characters),
+ * `the number 99,999,999` (grouped as formatGrouped writes a limit), `a mapping`, `a list`, `null`,
+ * `true`; `nothing` for a missing node.
+ */
 export function describeValue(node: ValueNode | undefined): string {
   if (!node) return 'nothing';
   if (node.type === 'string') {
@@ -77,7 +82,10 @@ export function describeValue(node: ValueNode | undefined): string {
   if (node.type === 'object') return 'a mapping';
   if (node.type === 'array') return 'a list';
   if (node.type === 'null') return 'null';
-  return `${node.type} ${String(node.value)}`;
+  // "the number 0" as "the string ..." reads (s52 newcomer: "not number 0"), grouped as the limits
+  // beside it are ("from 1 to 2,147,483,647, not the number 100,000,000,000"); true and false as written.
+  if (node.type === 'number') return `the number ${formatGrouped(Number(node.value))}`;
+  return String(node.value);
 }
 
 /** Where to point for a problem about an object's member: the key of the object in its parent, else its first character. */
@@ -255,7 +263,7 @@ export function schemaProblems(root: ValueNode, allErrors: ErrorObject[]): Probl
         add({
           severity: 'error',
           code: 'invalid-value',
-          message: `${where} must be ${comparison} ${formatGrouped(limit)}, not ${String(node?.value)}${vllmLengthHint(where, node)}`,
+          message: `${where} must be ${comparison} ${formatGrouped(limit)}, not ${node?.type === 'number' ? formatGrouped(Number(node.value)) : String(node?.value)}${vllmLengthHint(where, node)}`,
           range,
           data: inclusive && node?.type === 'number' ? { key: path.join('.'), limit, clamped: limit } : { key: path.join('.'), limit },
         });

@@ -300,7 +300,10 @@ function axisKeyProblem(key: string, range: SourceRange): Problem | null {
   const parent = bad > 0 ? segs.slice(0, bad) : [];
   const flag = bad >= 0 ? unmodelledVllmFlag(segs[bad]!) : undefined;
   const suggestion = bad >= 0 && !flag ? closestKey(segs[bad]!, knownKeys(parent)) : undefined;
-  const detail = flag ? `: ${unmodelledFlagMessage(flag)}` : bad >= 0 ? `: unknown key "${segs[bad]}"${bad > 0 ? ` in ${parent.join('.')}` : ''}${suggestion ? `, did you mean "${suggestion}"?` : ''}` : '';
+  // No close key: the keys there are, so the user picks one (s52 newcomer: "unknown key "nosuch"" alone).
+  const known = knownKeys(parent);
+  const keysThere = known.length === 0 ? '' : `; ${bad > 0 ? `${parent.join('.')}'s keys are` : 'an axis starts with one of'} ${known.join(', ')}${bad > 0 ? '' : ' (workload.arrival_rate, kv_cache.page_size, ...)'}`;
+  const detail = flag ? `: ${unmodelledFlagMessage(flag)}` : bad >= 0 ? `: unknown key "${segs[bad]}"${bad > 0 ? ` in ${parent.join('.')}` : ''}${suggestion ? `, did you mean "${suggestion}"?` : keysThere}` : '';
   return {
     severity: 'error', code: 'sweep-axis-unknown', message: `"${key}" is not a profile key to sweep${detail}`, range,
     data: suggestion ? { key, suggestion: [...parent, suggestion].join('.') } : { key },
@@ -362,16 +365,17 @@ export function readSweepBlock(root: ValueNode | null): { block: SweepBlock | nu
  * --max-rate` too). A bound is the profile's `slo.ttft_ms` or `slo.tpot_ms`, or an axis over
  * `slo`, `slo.ttft_ms` or `slo.tpot_ms`. At the `slo` key when the profile writes one without
  * a bound, else at `jobRange` (sweep.job's value, or the `sweep` key), else at the file's start
- * (a job set by `attnscope sweep --max-rate` on a profile without a sweep block).
+ * (a job set by `attnscope sweep --max-rate` on a profile without a sweep block). `byFlag`: the job
+ * is --max-rate's, so the other remedy is to leave the flag out, else to set sweep.job to simulate.
  */
-export function maxRateSloProblem(root: ValueNode, axes: ReadonlyArray<{ key: string }>, jobRange: SourceRange | null): Problem | null {
+export function maxRateSloProblem(root: ValueNode, axes: ReadonlyArray<{ key: string }>, jobRange: SourceRange | null, byFlag = false): Problem | null {
   const slo = getProperty(root, 'slo');
   const bound = (k: string) => getProperty(slo?.value ?? null, k) !== undefined;
   if (bound('ttft_ms') || bound('tpot_ms') || axes.some((a) => a.key === 'slo' || a.key === 'slo.ttft_ms' || a.key === 'slo.tpot_ms')) return null;
   const what = slo ? 'the profile\'s slo sets no bound' : 'the profile has no slo';
   return {
     severity: 'error', code: 'sweep-max-rate-no-slo',
-    message: `a max-rate sweep finds each point's highest arrival rate meeting the SLO, and ${what}: add slo: { ttft_ms: ..., tpot_ms: ... } (either or both), or sweep job: simulate`,
+    message: `a max-rate sweep finds each point's highest arrival rate meeting the SLO, and ${what}: add slo: { ttft_ms: ..., tpot_ms: ... } (either or both), or ${byFlag ? 'leave out --max-rate' : 'set the sweep block\'s job to simulate'} to simulate each point at the profile's arrival rate`,
     range: slo?.keyRange ?? jobRange ?? { offset: 0, length: 0 },
   };
 }

@@ -129,7 +129,8 @@ export function toPlain(node: ValueNode): unknown {
 }
 
 const JSON_ERROR_TEXT: Record<string, string> = {
-  InvalidSymbol: 'invalid symbol',
+  // Parser jargon in words a user acts on (s52 newcomer: "stdin is not JSON: invalid symbol").
+  InvalidSymbol: 'unquoted text or a character JSON does not allow',
   InvalidNumberFormat: 'invalid number',
   PropertyNameExpected: 'property name expected',
   ValueExpected: 'value expected',

@@ -6,7 +6,7 @@
  */
 import { describe } from './keys';
 import { getProperty, toPlain, type ValueNode } from './tree';
-import { formatCount } from '../format';
+import { formatCount, formatGrouped } from '../format';
 import type { Problem, TowerReplication, VisionTower } from './types';
 
 /** A vision tower whose shapes are modelled: its config class's defaults and its parameter count. */
@@ -531,7 +531,7 @@ function badSize(key: string, v: ValueNode | undefined, pair: boolean, scope = '
     return { severity: 'error', code: 'wrong-type', message: `${name} must be a number, not ${describe(v)}`, range: v.range, data: { ...data, expected: 'number' } };
   }
   const why = !Number.isInteger(v.value) ? 'an integer' : v.value < 1 ? 'at least 1' : v.value > MAX_TOWER_SIZE ? `at most ${formatCount(MAX_TOWER_SIZE)}` : null;
-  return why ? { severity: 'error', code: 'invalid-value', message: `${name} must be ${why}, not ${v.value}`, range: v.range, data } : null;
+  return why ? { severity: 'error', code: 'invalid-value', message: `${name} must be ${why}, not ${typeof v.value === 'number' ? formatGrouped(v.value) : String(v.value)}`, range: v.range, data } : null;
 }
 
 /**

@@ -283,10 +283,17 @@ function fitProblems(profile: Profile, e: Estimate, reestimate: Reestimate): Pro
   const worst = weightsOf(heaviest);
   if (worst.perGpu > usable) {
     const fit = e.weightsFit ?? {};
+    // "fits" where the size leaves room for a KV page too (an estimate at it); else it fits the
+    // weights alone, and says so (s52 newcomer: "pipeline_parallel_size (26 fits)" left no KV pool).
+    const fitsAt = (device: Partial<Profile['device']>): string => {
+      const at = reestimate({ ...profile, device: { ...d, ...device } });
+      return !e.hasKvCache || at.pool.pages > 0 || at.pool.budgetSource !== 'device' ? '' : 'the weights only, no KV cache';
+    };
+    const word = (alone: string): string => (alone ? `fits ${alone.replace('the weights only, no KV cache', 'the weights, not a KV cache')}` : 'fits');
     const raise = [
-      ...(fit.tensorParallelSize !== undefined ? [`device.tensor_parallel_size (${fit.tensorParallelSize} fits)`] : []),
-      ...(fit.pipelineParallelSize !== undefined ? [`device.pipeline_parallel_size (${fit.pipelineParallelSize} fits)`] : []),
-      ...(fit.pair ? [`both (tensor_parallel_size ${fit.pair.tensorParallelSize} × pipeline_parallel_size ${fit.pair.pipelineParallelSize} fits on ${fit.pair.tensorParallelSize * fit.pair.pipelineParallelSize} GPUs${fit.tensorParallelSize !== undefined || fit.pipelineParallelSize !== undefined ? `, tensor parallelism within an ${NODE_GPUS}-GPU node` : ''})`] : []),
+      ...(fit.tensorParallelSize !== undefined ? [`device.tensor_parallel_size (${fit.tensorParallelSize} ${word(fitsAt({ tensorParallelSize: fit.tensorParallelSize }))})`] : []),
+      ...(fit.pipelineParallelSize !== undefined ? [`device.pipeline_parallel_size (${fit.pipelineParallelSize} ${word(fitsAt({ pipelineParallelSize: fit.pipelineParallelSize }))})`] : []),
+      ...(fit.pair ? [`both (tensor_parallel_size ${fit.pair.tensorParallelSize} × pipeline_parallel_size ${fit.pair.pipelineParallelSize} fits on ${fit.pair.tensorParallelSize * fit.pair.pipelineParallelSize} GPUs${fit.tensorParallelSize !== undefined || fit.pipelineParallelSize !== undefined ? `, tensor parallelism within an ${NODE_GPUS}-GPU node` : ''}${((alone) => (alone ? `; ${alone}` : ''))(fitsAt(fit.pair!))})`] : []),
     ];
     // A named GPU's memory is its datasheet's, not the user's to raise (s47 newcomer LOW-3): another GPU is.
     const more = d.memoryGib === null && d.gpu ? 'a GPU with more memory (device.gpu)' : 'memory_gib';

@@ -9,7 +9,7 @@
  * and transformers' modeling files for parameter shapes.
  */
 import type { Dtype, KvDtype, LayerSkips, MambaCacheMode, ModelSpec, MoeSpec, Problem, Profile, QuantizationSpec } from '../config/types';
-import { formatBytes, formatCount, formatGib, formatParams, indefiniteArticle, tpWeightsFormula } from '../format';
+import { boundToWrite, formatBytes, formatCount, formatCountOf, formatGib, formatGrouped, formatParams, indefiniteArticle, tpWeightsFormula } from '../format';
 import { DEFAULT_GPU, deviceGpu, gpuMemory } from './gpus';
 import { DEFAULT_ENGINE, engineEraName, engineKeyOf, reserveTerms, subtractedBytes, vllmAtLeast, type ReserveTerm } from './reserve';
 import { blocksPerRequestFormula, poolTokens, requestReservation } from './layout';
@@ -1412,9 +1412,12 @@ function sizeStagePool(profile: Profile, st: StageFigures, device: { bytes: numb
       }
       const unknown = reserve.find((t) => t.unknown);
       if (unknown) notes.push(`${unknown.label} at tensor_parallel_size ${tp}: ${engineEraName(profile.engine ?? DEFAULT_ENGINE)} counted them, but no public log gives their size for a model and tensor_parallel_size, so they are not subtracted and the KV pool is an upper bound; start this vLLM once, read its "# GPU blocks" with attnscope vllm-log, and set ${engineKeyOf(unknown.key)} to what it implies`);
+      // The remedy is the device-fit warning's alone, weights-exceed-device or kv-pool-empty, one of
+      // which fires whenever this does (s52 newcomer: this note said "raise tensor_parallel_size"
+      // beside a warning that named pipeline_parallel_size).
       if (budgetBytes <= 0) {
         const where = st.stage ? ` of ${stageLabel(st.stage)}` : '';
-        notes.push(`weights${where} (${formatBytes(weightsPerGpu)} per GPU), activations (${formatBytes(activation)}) and engine reserves (${formatBytes(engineReserve)}) exceed ${formatGib(device.bytes)} × ${profile.device.gpuMemoryUtilization.toFixed(2)}: no room for a KV cache; raise tensor_parallel_size${st.stage ? ', pipeline_parallel_size' : ''} or ${profile.device.memoryGib === null && profile.device.gpu ? 'name a GPU with more memory' : 'memory_gib'}`);
+        notes.push(`weights${where} (${formatBytes(weightsPerGpu)} per GPU), activations (${formatBytes(activation)}) and engine reserves (${formatBytes(engineReserve)}) exceed ${formatGib(device.bytes)} × ${profile.device.gpuMemoryUtilization.toFixed(2)}: no room for a KV cache (the device warning says what fits)`);
         budgetBytes = Math.max(0, budgetBytes);
       }
     } else {
@@ -1813,6 +1816,16 @@ export function poolSizeProblem(profile: Profile): { keys: string[]; message: st
     // remedy, not a KV budget, which is no fix for a named GPU whose memory is what it is (s43 newcomer-ed L1).
     const overfull = checkProfile(profile, e).find((p) => p.code === 'weights-exceed-device' || p.code === 'kv-pool-empty');
     if (overfull) return { keys: ['device.memory_gib', 'device.gpu', 'device.gpu_memory_utilization', 'device.tensor_parallel_size', 'device.pipeline_parallel_size', 'device', 'model'], message: `the KV pool has no pages: ${overfull.message}`, cause: overfull.code };
+    // An explicit KV budget below one page: that budget is the cause, whatever the device (s52 newcomer:
+    // memory_gib 0.001 was told "no GPU is set ... or set kv_cache.memory_gib" while it was set).
+    if (typeof profile.kvCache.memoryGib === 'number' && e.pool.budgetSource === 'explicit' && e.pageBytes > 0) {
+      return {
+        keys: ['kv_cache.memory_gib', 'kv_cache', 'model'],
+        message:
+          `kv_cache.memory_gib ${formatGrouped(profile.kvCache.memoryGib)} (${formatBytes(e.pool.budgetBytes)}) holds no page of ${formatBytes(e.pageBytes)} ` +
+          `(${formatCountOf(profile.kvCache.pageSize, 'token')}): raise it to at least ${boundToWrite(e.pageBytes / 2 ** 30)}, one page`,
+      };
+    }
     // No GPU and no memory: the step time's default GPU does not size the pool, so a GPU is the first fix (s42 newcomer 11: not listed).
     const noDevice = profile.device.gpu === undefined && profile.device.memoryGib === null;
     // A bare config.json has none of these keys: a profile is what it needs (s47 newcomer).

@@ -429,7 +429,7 @@ export function loadSweep(file: string, opts: SweepOptions = {}): SweepPlan {
   const axisError = axisProblems(axes, axisAt)[0];
   if (axisError) throw errorAtRange(axisError.range, axisError.message);
   // A max-rate sweep judges each rate by the SLO: none, and no point could run (exit 2 before any work).
-  const noSlo = block.job === 'max-rate' ? maxRateSloProblem(root, axes, read0.jobRange) : null;
+  const noSlo = block.job === 'max-rate' ? maxRateSloProblem(root, axes, read0.jobRange, opts.job === 'max-rate' && read0.job !== 'max-rate') : null;
   if (noSlo) throw errorAtRange(noSlo.range, noSlo.message);
   const noWorkload = noWorkloadProblem(root, axes, block.job);
   if (noWorkload) throw errorAtRange(noWorkload.axis ? axisAt(noWorkload.axis) : (getProperty(root, 'model')?.value.range ?? { offset: 0, length: 0 }), noWorkload.message);

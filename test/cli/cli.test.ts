@@ -255,10 +255,21 @@ test('a profile given as <(cat p.yaml) is read as YAML by its text, and its erro
   assert.match(j.stderr, /^\/dev\/fd\/\d+:2:24: JSON syntax error: a trailing comma before "}": JSON allows none, remove the ","\n$/);
 });
 
+test('a folder where a profile goes: the profiles and config.json in it, to give instead (s52 newcomer: "is a folder, not a file" alone)', () => {
+  const dir = tempDir('folder-');
+  for (const name of ['b.attn.yaml', 'a.attn.json', 'config.json', 'notes.txt', 'c.attn.yml', 'd.attn.yaml']) writeFileSync(join(dir, name), '');
+  const r = cli(['estimate', dir]);
+  assert.equal(r.code, 2);
+  // Sorted by name, three and a count; notes.txt is neither.
+  assert.equal(r.stderr, `${dir}:1:1: is a folder, not a file: give a file in it: ${join(dir, 'a.attn.json')}; ${join(dir, 'b.attn.yaml')}; ${join(dir, 'c.attn.yml')}; and 2 more\n`);
+  const inEmpty = spawnSync(process.execPath, [runner, 'estimate', '.'], { encoding: 'utf8', cwd: tempDir('empty-'), timeout: 120_000 });
+  assert.equal(inEmpty.stderr, '.:1:1: is a folder, not a file: it holds no profile (*.attn.yaml) or config.json; give the path of a profile (*.attn.yaml) or of a model\'s config.json\n');
+});
+
 test('an endless device (/dev/zero) is refused before reading, not read forever: exit 2', () => {
   const r = cli(['estimate', '/dev/zero']);
   assert.equal(r.code, 2);
-  assert.equal(r.stderr, '/dev/zero:1:1: is not a regular file (a device or socket), so not a profile or config.json\n');
+  assert.equal(r.stderr, '/dev/zero:1:1: is not a regular file (a device or socket), so not a profile or config.json: give the path of a profile (*.attn.yaml) or of a model\'s config.json\n');
   // As a profile's model: the model config cannot be read, said at the model value.
   const { file } = tmp('p.attn.yaml', 'model: /dev/zero\n');
   const m = cli(['estimate', file]);
@@ -392,12 +403,12 @@ test('events mode: garbage on stdin is bad input (exit 2)', () => {
   // One line, however the input is cut: V8's own message quoted it, newline and all.
   const garbage = cli(['simulate', '-', '--events'], 'garbage\n');
   assert.equal(garbage.code, 2);
-  // A profile file piped in (s46 newcomer M4: it said only "stdin is not JSON: invalid symbol"): what `-` reads, and what to give instead.
+  // A profile file piped in (s46 newcomer M4: it said only "stdin is not JSON: unquoted text or a character JSON does not allow"): what `-` reads, and what to give instead.
   const door = "`simulate -` reads a resolved Profile as JSON (what the editor sends), not a profile file: give the file's path instead (attnscope simulate p.attn.yaml)";
-  assert.equal(garbage.stderr, `<stdin>:1:1: stdin is not JSON: invalid symbol; ${door}\n`);
+  assert.equal(garbage.stderr, `<stdin>:1:1: stdin is not JSON: unquoted text or a character JSON does not allow; ${door}\n`);
   const bad = cli(['simulate', '-', '--events'], '{bad');
-  assert.equal(bad.stderr, `<stdin>:1:2: stdin is not JSON: invalid symbol; ${door}\n`);
-  assert.deepEqual(JSON.parse(bad.stdout.split('\n')[0]), { type: 'error', message: `stdin is not JSON: invalid symbol; ${door}`, file: '<stdin>', line: 1, column: 2 });
+  assert.equal(bad.stderr, `<stdin>:1:2: stdin is not JSON: unquoted text or a character JSON does not allow; ${door}\n`);
+  assert.deepEqual(JSON.parse(bad.stdout.split('\n')[0]), { type: 'error', message: `stdin is not JSON: unquoted text or a character JSON does not allow; ${door}`, file: '<stdin>', line: 1, column: 2 });
   // Nothing on stdin (before: "stdin is not JSON: value expected").
   const empty = cli(['simulate', '-', '--events'], '');
   assert.equal(empty.code, 2);
@@ -1230,7 +1241,7 @@ test('a resolved Profile on stdin meets the limits of a profile file: one line n
   // Each: a value the file door's schema or config reader refuses, and the key the refusal names.
   const bad: Array<[string, unknown, RegExp]> = [
     ['kvCache', { ...p.kvCache, pageSize: 'x' }, /kv_cache\.page_size must be an integer, not the string "x"/],
-    ['workload', { ...p.workload, requests: 1e12 }, /workload\.requests must be <= 10,000,000, not 1000000000000/],
+    ['workload', { ...p.workload, requests: 1e12 }, /workload\.requests must be <= 10,000,000, not 1,000,000,000,000/],
     ['workload', { ...p.workload, maxNumSeqs: 0 }, /workload\.max_num_seqs must be >= 1, not 0/],
     ['workload', { ...p.workload, arrivalRate: -5 }, /workload\.arrival_rate must be > 0, not -5/],
     ['model', { ...p.model, numLayers: 0 }, /model\.numLayers must be an integer from 1 to 100000, not 0/],

@@ -83,7 +83,7 @@ test('NaN in a trace and in a config.json: one line at the word, in the same wor
   writeFileSync(profile, `model: ${JSON.stringify(llamaConfig)}\nkv_cache: { num_pages: 512 }\nworkload: { max_model_len: 2048 }\n`);
   const r = cli(['simulate', profile, '--trace', trace]);
   assert.equal(r.code, 2, r.stderr);
-  // Column 14: the N of NaN after `{"arrival_s":` (13 characters). It used to say "not JSON: invalid symbol".
+  // Column 14: the N of NaN after `{"arrival_s":` (13 characters). It used to say "not JSON: unquoted text or a character JSON does not allow".
   // A first line that does not parse is taken for a vllm bench serve result (one JSON document), which the message says, with --trace-format.
   assert.equal(r.stderr, `${trace}:1:14: not JSON: ${nan} (the trace was taken for a vllm bench serve result from its first line; name another format with --trace-format attnscope, azure, burstgpt, mooncake)\n`);
   // The same word in a config.json: one line (jsonc-parser's "value expected" after it was a second).

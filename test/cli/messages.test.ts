@@ -331,7 +331,7 @@ test('an empty .json says it is empty and what to write, as an empty YAML profil
   // A profile's own keys as JSON on stdin: not a resolved Profile; a run file's "profile" is one.
   const r = spawnSync(process.execPath, [runner, 'simulate', '-'], { encoding: 'utf8', input: JSON.stringify({ model: llamaConfig }), timeout: 120_000 });
   assert.equal(r.status, 2);
-  assert.equal(r.stderr, '<stdin>:1:1: stdin must hold a resolved Profile (model, dtype, device, kvCache, prefill, decode), as a run file\'s "profile" is (attnscope simulate p.attn.yaml --json run.json); for a profile file give its path instead (attnscope simulate p.attn.yaml)\n');
+  assert.equal(r.stderr, '<stdin>:1:1: stdin must hold a resolved profile as JSON, as a run file\'s "profile" is (attnscope simulate p.attn.yaml --json run.json); for a profile file give its path instead (attnscope simulate p.attn.yaml)\n');
 });
 
 test('estimate shows the exact KV bytes per token only where the unit rounds them: a tiny model reads "256 B (128 B per layer)", not the figure twice', () => {

@@ -471,7 +471,7 @@ test('a point whose KV pool has no pages is refused before any point runs (exit 
   // Line 5 is "    device.memory_gib: [1, 0.001]": 0.001 starts at column 28.
   // The weights overfill the point's device (0.001 GiB × 0.90 = 966,367 B = 944 KiB): its fix is the fit
   // check's (s43 newcomer-ed L1), not "set kv_cache.num_pages".
-  assert.match(r.stderr, /^.*grid\.attn\.yaml:5:28: sweep point memory_gib=0\.001: the KV pool has no pages: weights [\d.]+ MiB exceed 0\.001 GiB × 0\.90 = 944 KiB: raise device\.tensor_parallel_size \(\d+ fits\) or memory_gib$/m);
+  assert.match(r.stderr, /^.*grid\.attn\.yaml:5:28: sweep point memory_gib=0\.001: the KV pool has no pages: weights [\d.]+ MiB exceed 0\.001 GiB × 0\.90 = 944 KiB: raise device\.tensor_parallel_size \(\d+ fits(?: the weights, not a KV cache)?\) or memory_gib$/m);
   assert.equal(existsSync(out), false);
   const set = cli(['sweep', file, '--set', 'device.memory_gib=0.001,1', '--out', out]);
   assert.equal(set.code, 2, set.stderr);
@@ -987,7 +987,7 @@ test('sweep --max-rate: each point several simulations (its progress names point
   const bare = workspace();
   const refused = cli(['sweep', bare.file, '--max-rate', '--out', join(bare.dir, 'out')]);
   assert.equal(refused.code, 2, refused.stderr);
-  assert.match(refused.stderr, /^\S*grid\.attn\.yaml:11:1: a max-rate sweep finds each point's highest arrival rate meeting the SLO, and the profile has no slo: add slo: \{ ttft_ms: \.\.\., tpot_ms: \.\.\. \} \(either or both\), or sweep job: simulate\n$/);
+  assert.match(refused.stderr, /^\S*grid\.attn\.yaml:11:1: a max-rate sweep finds each point's highest arrival rate meeting the SLO, and the profile has no slo: add slo: \{ ttft_ms: \.\.\., tpot_ms: \.\.\. \} \(either or both\), or leave out --max-rate to simulate each point at the profile's arrival rate\n$/);
   assert.equal(existsSync(join(bare.dir, 'out')), false);
 
   // The first point is quick; the second (40,000 requests a simulation) runs some seconds.

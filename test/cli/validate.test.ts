@@ -10,6 +10,7 @@ import { copyFileSync, existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { tempDir } from '../fixtures/tmp';
+import { shownPath } from '../../runner/load';
 
 const root = join(__dirname, '..', '..');
 const runner = join(root, 'dist', 'runner.js');
@@ -102,6 +103,26 @@ test('errors of the profile and of the config.json it names: the profile\'s line
   mkdirSync(sub);
   const up = cli(['estimate', '../mixed.attn.yaml'], sub);
   assert.equal(up.stderr.trimEnd().split('\n').at(-1)!.split(': ')[0], `${join('..', 'bad', 'config.json')}:5:25`, up.stderr);
+});
+
+test('a model file the profile reaches, whose path relative to the working directory climbs out of it: the shorter of that and the absolute path (s52 newcomer: "../../work/shared/...")', () => {
+  const dir = tempDir('shown-');
+  const deep = join(dir, 'a', 'b');
+  mkdirSync(deep, { recursive: true });
+  const before = process.cwd();
+  process.chdir(deep);
+  try {
+    // Inside the working directory: relative, as before.
+    assert.equal(shownPath(join(deep, 'm', 'config.json'), 'p.attn.yaml'), join('m', 'config.json'));
+    // One level up: "../c.json" (9 characters) is shorter than the absolute path.
+    assert.equal(shownPath(join(dir, 'a', 'c.json'), 'p.attn.yaml'), join('..', 'c.json'));
+    // "/c.json" from <tmp>/a/b climbs at least three levels: the absolute path (7 characters) is shorter.
+    assert.equal(shownPath('/c.json', 'p.attn.yaml'), '/c.json');
+    // A profile named by its absolute path: absolute, whatever the length.
+    assert.equal(shownPath(join(dir, 'a', 'c.json'), join(deep, 'p.attn.yaml')), join(dir, 'a', 'c.json'));
+  } finally {
+    process.chdir(before);
+  }
 });
 
 test('a list with hundreds of errors prints three of a kind and a count, not hundreds of lines', () => {

@@ -153,7 +153,7 @@ describe('Run sweep', () => {
     assert.deepEqual([placed.file, placed.line, placed.column], [file, 12, 30]);
     assert.equal(
       sweepRefusalMessage('bad.attn.yaml', placed, 'bad.attn.yaml:12:30'),
-      'AttnScope: the sweep of bad.attn.yaml was not run: bad.attn.yaml:12:30: sweep point page_size=3000000000: kv_cache.page_size must be <= 4,096, not 3000000000. Change the value there (it is marked in the Problems view) and run the sweep again.',
+      'AttnScope: the sweep of bad.attn.yaml was not run: bad.attn.yaml:12:30: sweep point page_size=3000000000: kv_cache.page_size must be <= 4,096, not 3,000,000,000. Change the value there (it is marked in the Problems view) and run the sweep again.',
     );
     assert.ok(!existsSync(join(dir, '.attnscope')));
   });

@@ -171,7 +171,7 @@ test('an invalid dtype, after a valid version: computed hints drop, the last goo
   assert.deepEqual(picture(hints), fullPicture(text).map(stale));
   // The tooltip names the error that keeps them stale, by its line (dtype is on the fixture's line ${at.start.line + 1}).
   const line = at.start.line + 1;
-  for (const h of hints) assert.ok((h.tooltip as MarkupContent).value.startsWith(`⚠ **Stale**: from an earlier version of this file. This version has an error at line ${line}: ${diags[0]!.message}; the figure is recomputed once it is fixed.`), (h.tooltip as MarkupContent).value);
+  for (const h of hints) assert.ok((h.tooltip as MarkupContent).value.startsWith(`⚠ **Stale**: from an earlier version of this file. This version has an error at line ${line}: ${diags[0]!.message}${/[.?!]$/.test(String(diags[0]!.message)) ? '' : '.'} The figure is recomputed once it is fixed.`), (h.tooltip as MarkupContent).value);
   for (const h of hints) assert.ok(label(h).length <= 43, label(h));
   await client.close(uri);
 });

@@ -972,6 +972,11 @@ test('hover on a key with a warning leads with its figure; where another key\'s 
   assert.match(second, /No figure for this version: this file has an error at line 2: tensor_parallel_size 3 does not divide the 32 attention heads/);
   // The hints two lines below keep the last valid version's figures, marked ⚠: the hover says so, not "no figure" beside them (s51 newcomer-ed L4).
   assert.match(second, /Figures marked ⚠ beside the keys are from the last version without an error; they update once it is fixed\.$/);
+  // An error that ends in its own question mark gets no second stop (s52 newcomer-ed 6: "did you mean "bf16"?.").
+  const typo = `${good}dtype: bf17\n`;
+  await client.change(uri, [{ range: { start: { line: 0, character: 0 }, end: positionAt(bad, bad.length) }, text: typo }]);
+  const third = ((await client.hover(uri, positionAt(typo, typo.indexOf('page_size') + 2)))!.contents as MarkupContent).value;
+  assert.ok(third.includes('this file has an error at line 5: dtype must be one of fp32, fp16, bf16, not the string "bf17": did you mean "bf16"? Figures marked ⚠'), third);
   await client.close(uri);
 });
 

@@ -12,6 +12,7 @@ import {
   kvBytesPerTokenPerLayer,
   paramCounts,
   poolPages,
+  poolSizeProblem,
   quantizedWidthText,
   routedExpertBytes,
   weightsBytes,
@@ -107,6 +108,19 @@ test('vLLM ground truth: Llama-3.1-8B bf16, page 16, 3.8125 GiB budget -> 1952 p
   assert.equal(e.pool.budgetSource, 'explicit');
   assert.equal(e.pool.activationPeakBytes, 0);
   assert.equal(poolPages(3.8125 * GiB, 2 * MiB), 1952);
+});
+
+test('an explicit kv_cache.memory_gib below one page is that key\'s problem, with the smallest budget that holds a page (s52 newcomer: it said "no GPU is set")', () => {
+  // Llama-3.1-8B bf16: a 16-token page is 16 · 131,072 B = 2 MiB = 0.001953125 GiB, rounded up to
+  // three digits 0.00196; 0.001 GiB = 1,073,741.8 B = 1.024 MiB, printed "1.02 MiB". Page 32: 4 MiB, 0.00391.
+  for (const [pageSize, page, bound] of [[16, '2 MiB', '0.00196'], [32, '4 MiB', '0.00391']] as const) {
+    const p = llamaProfile((q) => { q.kvCache.memoryGib = 0.001; q.kvCache.pageSize = pageSize; });
+    const problem = poolSizeProblem(p)!;
+    assert.equal(problem.message, `kv_cache.memory_gib 0.001 (1.02 MiB) holds no page of ${page} (${pageSize} tokens): raise it to at least ${bound}, one page`);
+    assert.equal(problem.keys[0], 'kv_cache.memory_gib');
+    // The bound holds a page: the message's own remedy works.
+    assert.equal(poolSizeProblem(llamaProfile((q) => { q.kvCache.memoryGib = Number(bound); q.kvCache.pageSize = pageSize; })), null);
+  }
 });
 
 test('vLLM ground truth: Llama-2-7B fp16 page of 16 tokens is 8 MiB', () => {

@@ -329,7 +329,7 @@ test('A100 PCIe 80GB: its datasheet column and NVLink-bridged pairs (an A100 PCI
   // A wrong type at the value; the bridges are NVLink: interconnect missing or PCIe is refused, saying why.
   const wrong = readText(text(', interconnect: NVLink, nvlink_bridged_pairs: 2'));
   const t = wrong.problems.find((q) => q.code === 'wrong-type')!;
-  assert.equal(t.message, 'device.gpu.nvlink_bridged_pairs must be a boolean, not number 2');
+  assert.equal(t.message, 'device.gpu.nvlink_bridged_pairs must be a boolean, not the number 2');
   assert.equal(text(', interconnect: NVLink, nvlink_bridged_pairs: 2').slice(t.range.offset, t.range.offset + t.range.length), '2');
   assert.deepEqual(readText(text(', nvlink_bridged_pairs: true')).problems.filter((q) => q.severity === 'error').map((q) => q.message),
     ['device.gpu needs "interconnect: NVLink" where nvlink_bridged_pairs is true (the bridges are NVLink; interconnect_gb_s is a pair\'s link)']);
@@ -338,7 +338,7 @@ test('A100 PCIe 80GB: its datasheet column and NVLink-bridged pairs (an A100 PCI
   // Both link kinds at once (s44 newcomer M2: accepted, and the bridged pairs' PCIe ring ran): refused at nvlink_bridged_pairs.
   const both = text(', interconnect: NVLink, interconnect_gb_s: 450, nvlink_multicast: true, nvlink_bridged_pairs: true');
   const bothErrors = readText(both).problems.filter((q) => q.severity === 'error');
-  assert.deepEqual(bothErrors.map((q) => q.message), ['device.gpu.nvlink_bridged_pairs must be false where nvlink_multicast is true (a board has NVLink SHARP multicast through an NVSwitch, HGX, or NVLink bridges between pairs of PCIe cards, never both: keep the one this board has), not boolean true']);
+  assert.deepEqual(bothErrors.map((q) => q.message), ['device.gpu.nvlink_bridged_pairs must be false where nvlink_multicast is true (a board has NVLink SHARP multicast through an NVSwitch, HGX, or NVLink bridges between pairs of PCIe cards, never both: keep the one this board has), not true']);
   assert.equal(bothErrors[0].range.offset, both.lastIndexOf('true'));
 });
 

@@ -334,5 +334,5 @@ test('engine.disable_hybrid_kv_cache_manager: true gives one group (vLLM\'s --di
   assert.deepEqual([old.pool.layout.kind, old.pool.pages], ['uniform', 7_281]);
   // Not a boolean: the schema's error at the key, as every engine key.
   const bad = readProfile('model: ./scout/config.json\nengine: { disable_hybrid_kv_cache_manager: 1 }\n', '/w/p.attn.yaml', { readFile: () => SCOUT });
-  assert.deepEqual(bad.problems.filter((x) => x.severity === 'error').map((x) => x.message), ["engine.disable_hybrid_kv_cache_manager must be true or false (vLLM's --disable-hybrid-kv-cache-manager), not number 1"]);
+  assert.deepEqual(bad.problems.filter((x) => x.severity === 'error').map((x) => x.message), ["engine.disable_hybrid_kv_cache_manager must be true or false (vLLM's --disable-hybrid-kv-cache-manager), not the number 1"]);
 });

@@ -231,7 +231,7 @@ test('enum and range errors: did-you-mean for dtype, bounds for numbers, anyOf s
   assert.deepEqual(Object.keys(byValue).sort(), ['0', '1.5', 'fp8_e4m2']);
   assert.match(byValue['fp8_e4m2']!, /did you mean "fp8_e4m3"/);
   assert.match(byValue['1.5']!, /must be <= 1/);
-  assert.match(byValue['0']!, /^kv_cache\.num_pages must be "auto" or a whole number of pages from 1 to 2,147,483,647 \(2\^31 − 1: vLLM's block table holds int32 ids\), not number 0$/);
+  assert.match(byValue['0']!, /^kv_cache\.num_pages must be "auto" or a whole number of pages from 1 to 2,147,483,647 \(2\^31 − 1: vLLM's block table holds int32 ids\), not the number 0$/);
   // Every "auto or a number" key says its full path (the engine's too, which said no key at all).
   const more = 'model: ./llama/config.json\nkv_cache: { memory_gib: 0 }\nengine: { nccl_gib: -1 }\n';
   const msgs = read(more).problems.filter((p) => p.code === 'invalid-value').map((p) => p.message);
@@ -243,7 +243,7 @@ test('a length distribution written as a plain number says how to write a fixed 
   const text = 'model: ./llama/config.json\nworkload: { requests: 10, arrival_rate: 1, prompt_len: 100, output_len: { dist: fixed, value: 10 } }\n';
   const p = only(read(text).problems, 'wrong-type');
   assert.equal(at(text, p), '100');
-  assert.equal(p.message, 'workload.prompt_len must be an object, not number 100: write { dist: fixed, value: 100 } for a fixed length (or uniform, lognormal, exponential)');
+  assert.equal(p.message, 'workload.prompt_len must be an object, not the number 100: write { dist: fixed, value: 100 } for a fixed length (or uniform, lognormal, exponential)');
 });
 
 test('workload length distributions: a bad dist names the choices', () => {
@@ -835,10 +835,10 @@ test('schema messages say what to write: fp8_e5m2 accepted (1 byte), num_pages n
   assert.equal(estimate(e5m2.value!).kvBytesPerToken, 65_536);
   const cases: Array<[string, string, string]> = [
     // Schema maximum 2,147,483,647 (2^31 − 1); the message stated only "at least 1".
-    ['kv_cache: { num_pages: 100000000000 }', '100000000000', 'kv_cache.num_pages must be "auto" or a whole number of pages from 1 to 2,147,483,647 (2^31 − 1: vLLM\'s block table holds int32 ids), not number 100000000000'],
+    ['kv_cache: { num_pages: 100000000000 }', '100000000000', 'kv_cache.num_pages must be "auto" or a whole number of pages from 1 to 2,147,483,647 (2^31 − 1: vLLM\'s block table holds int32 ids), not the number 100,000,000,000'],
     // YAML reads 0.10 as 0.1: the text as written (its range is 4 characters long) is what to quote.
-    ['engine: { vllm_version: 0.10 }', '0.10', 'engine.vllm_version must be a vLLM release as a quoted string, such as "0.10", "0.8.5" or "v0.6.3", not number 0.1: write it quoted, "0.10" (YAML reads an unquoted 0.10 as the number 0.1)'],
-    ['engine: { vllm_version: 0.9 }', '0.9', 'engine.vllm_version must be a vLLM release as a quoted string, such as "0.10", "0.8.5" or "v0.6.3", not number 0.9: write it quoted, "0.9" (YAML reads an unquoted 0.9 as a number)'],
+    ['engine: { vllm_version: 0.10 }', '0.10', 'engine.vllm_version must be a vLLM release as a quoted string, such as "0.10", "0.8.5" or "v0.6.3", not the number 0.1: write it quoted, "0.10" (YAML reads an unquoted 0.10 as the number 0.1)'],
+    ['engine: { vllm_version: 0.9 }', '0.9', 'engine.vllm_version must be a vLLM release as a quoted string, such as "0.10", "0.8.5" or "v0.6.3", not the number 0.9: write it quoted, "0.9" (YAML reads an unquoted 0.9 as a number)'],
     // Was: must match pattern "^v?[0-9]+\.[0-9]+(\.[0-9]+)?"
     ['engine: { vllm_version: "x0.10" }', '"x0.10"', 'engine.vllm_version must be a vLLM release as a quoted string, such as "0.10", "0.8.5" or "v0.6.3", not the string "x0.10"'],
     // Was: sweep.axes must NOT have fewer than 1 properties

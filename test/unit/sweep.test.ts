@@ -327,13 +327,13 @@ test('merge names a point file cut short: where it stops, that it looks cut shor
   const r = mergeResults([root], { onSkip: (f, { line = 1, column = 1, why }) => skipped.push([f, line, column, why]) });
   assert.deepEqual(r.missing.map((p) => p.label), ['page_size=16']);
   assert.deepEqual(skipped.map(([f, line, column]) => [f, line, column]).sort(), [[cut, 3, 6], [garbled, 3, 11], [garbage, 1, 1], [trailing, 1, 9], [literal, 1, 10]].sort());
-  assert.equal(skipped.find(([f]) => f === garbage)![3], 'not JSON: invalid symbol');
+  assert.equal(skipped.find(([f]) => f === garbage)![3], 'not JSON: unquoted text or a character JSON does not allow');
   assert.match(skipped.find(([f]) => f === trailing)![3], /^not JSON: /);
   assert.match(skipped.find(([f]) => f === literal)![3], /^the JSON stops unfinished at the end of the file \(9 bytes\): it looks cut short/);
   const cutWhy = skipped.find(([f]) => f === cut)![3];
   assert.match(cutWhy, /^the JSON stops unfinished at the end of the file \(22 bytes\): it looks cut short/);
   assert.match(cutWhy, /rerun `attnscope sweep` with this folder as --out/);
-  assert.equal(skipped.find(([f]) => f === garbled)![3], 'not JSON: invalid symbol');
+  assert.equal(skipped.find(([f]) => f === garbled)![3], 'not JSON: unquoted text or a character JSON does not allow');
 });
 
 /** A report row of page size `ps` with these figures. */
