@@ -30,7 +30,7 @@ import { readFileSync } from 'node:fs';
 import * as jsonc from 'jsonc-parser';
 import { jsonSyntaxText, nodeAtPath, parseJsonTree, unsafeIntegerText } from '../../core/config/tree';
 import { fileLocation, offsetToLineColumn } from '../../core/config/positions';
-import { formatCount, formatCountOf, formatSignificant } from '../../core/format';
+import { formatCount, formatCountOf, formatDuration, formatSignificant } from '../../core/format';
 import type { ServingSimRequests } from '../../native';
 import type { TraceReplay } from '../../core/protocol/run';
 import { TRACE_SETTING_KEYS, type TraceTimeUnit, type WorkloadTrace } from '../../core/config/types';
@@ -450,6 +450,15 @@ export function readTraceFile(path: string, opts: TraceReadOptions): TraceRead {
   if (t0 !== 0) for (let i = 0; i < requests.arrivalS.length; i++) requests.arrivalS[i] -= t0;
   const stamped = !(format === 'vllm-bench' && !hasStartTimes);
   if (opts.timeUnit === undefined && ownUnit === 's' && stamped) refuseMillisecondsAsSeconds(path, format, requests.arrivalS, sink.latestLine, opts.settingsFrom);
+  // attnscope's arrival_s says seconds by its name: a millisecond setting on stamps that do not look like
+  // milliseconds (the test above, on the values as written) is a warning, with the span either way.
+  if (format === 'attnscope' && opts.timeUnit === 'ms' && !looksLikeMilliseconds(requests.arrivalS.map((t) => t * 1000))) {
+    const span = requests.arrivalS[requests.arrivalS.length - 1]!;
+    warnings.push(
+      `${fileLocation(path, 1, 1)}: warning: arrival_s is in seconds by its name, but ${traceSetting('timeUnit', opts.settingsFrom, 'ms')} reads it as milliseconds: ` +
+        `the arrivals span ${formatDuration(span * 1e9)}, not ${formatDuration(span * 1e12)}; leave ${traceSetting('timeUnit', opts.settingsFrom)} out unless the file holds milliseconds`,
+    );
+  }
   const unitText = opts.timeUnit !== undefined && ownUnit !== null && opts.timeUnit !== ownUnit
     ? `${TRACE_TIME_UNITS[format].replace(/,.*$/, '')}, ${opts.timeUnit === 'ms' ? 'milliseconds' : 'seconds'} (${traceSetting('timeUnit', opts.settingsFrom, opts.timeUnit)})`
     : TRACE_TIME_UNITS[format];
@@ -459,18 +468,30 @@ export function readTraceFile(path: string, opts: TraceReadOptions): TraceRead {
 }
 
 /**
+ * Whether arrivals read in seconds (`arrivalS` sorted, from 0) look written in milliseconds: at least
+ * {@link MS_SUSPECT_MIN_REQUESTS}, spanning more than {@link MS_SUSPECT_SPAN_S}, with more than half the
+ * gaps over {@link MS_SUSPECT_GAP_S}.
+ */
+function looksLikeMilliseconds(arrivalS: Float64Array): boolean {
+  const n = arrivalS.length;
+  if (n < MS_SUSPECT_MIN_REQUESTS || arrivalS[n - 1]! <= MS_SUSPECT_SPAN_S) return false;
+  let wide = 0;
+  for (let i = 1; i < n; i++) if (arrivalS[i]! - arrivalS[i - 1]! > MS_SUSPECT_GAP_S) wide++;
+  return wide > (n - 1) / 2;
+}
+
+/**
  * Refuses a trace read in seconds that looks written in milliseconds: its arrivals span more than
  * {@link MS_SUSPECT_SPAN_S} and more than half the gaps between them (its median gap) exceed
  * {@link MS_SUSPECT_GAP_S}, in a trace of at least {@link MS_SUSPECT_MIN_REQUESTS}. `arrivalS` sorted, from 0.
  * @throws TraceError at the latest arrival's line, saying which flag replays it either way.
  */
 function refuseMillisecondsAsSeconds(path: string, format: TraceFormat, arrivalS: Float64Array, latestLine: number, from: TraceSettingsFrom = 'flags'): void {
+  if (!looksLikeMilliseconds(arrivalS)) return;
   const n = arrivalS.length;
-  const span = n > 0 ? arrivalS[n - 1]! : 0;
-  if (n < MS_SUSPECT_MIN_REQUESTS || span <= MS_SUSPECT_SPAN_S) return;
+  const span = arrivalS[n - 1]!;
   let wide = 0;
   for (let i = 1; i < n; i++) if (arrivalS[i]! - arrivalS[i - 1]! > MS_SUSPECT_GAP_S) wide++;
-  if (wide <= (n - 1) / 2) return;
   throw new TraceError(
     path, latestLine, 1,
     `the ${format} trace read in seconds (${TRACE_TIME_UNITS[format]}) spans ${formatSignificant(span / 3600)} hours, and most gaps between its arrivals are over ${MS_SUSPECT_GAP_S} s ` +

@@ -81,3 +81,18 @@ test('--trace-time-unit on a format in milliseconds (Mooncake) reads its stamps 
   const azure = resolve(__dirname, 'fixtures/traces/azure-code.csv');
   assert.equal(cliLine(() => readTraceFile(azure, { maxModelLen: 8192, timeUnit: 'ms' })), `${azure}:1:1: --trace-time-unit ms: this azure trace's TIMESTAMP is a datetime, which says its own time; leave --trace-time-unit out`);
 });
+
+test('--trace-time-unit ms on arrival_s stamps that read as seconds (no ms pattern) warns: arrival_s names its unit; on ms-looking stamps it stays silent', () => {
+  // 6 requests 0.154 s apart (examples/chat-trace.jsonl's shape): span 0.77 s as written; read as ms, 770 µs.
+  const file = write('secs.jsonl', [0, 0.154, 0.308, 0.462, 0.616, 0.77].map((t) => JSON.stringify({ arrival_s: t, prompt_len: 100, output_len: 10 })).join('\n') + '\n');
+  const warnings: string[] = [];
+  const r = readTraceFile(file, { maxModelLen: 8192, timeUnit: 'ms', warnings });
+  assert.ok(Math.abs(r.requests.arrivalS[5]! - 0.00077) < 1e-12);
+  assert.deepEqual(warnings, [
+    `${file}:1:1: warning: arrival_s is in seconds by its name, but --trace-time-unit ms reads it as milliseconds: the arrivals span 770 µs, not 770 ms; leave --trace-time-unit out unless the file holds milliseconds`,
+  ]);
+  // 30 stamps 1,000 apart look like milliseconds (the refusal above asks for the flag): no warning.
+  const quiet: string[] = [];
+  readTraceFile(msTrace('ms2.jsonl', 30, 1000), { maxModelLen: 8192, timeUnit: 'ms', warnings: quiet });
+  assert.deepEqual(quiet, []);
+});
