@@ -71,17 +71,19 @@ export function readSettingProblems(declared: Record<string, DeclaredSetting>): 
 export async function readMachineSettingsWritten(declared: Record<string, DeclaredSetting>, userSettings: vscode.Uri | undefined): Promise<Record<string, WrittenSetting[]>> {
   const keys = Object.entries(declared).filter(([, d]) => d.scope === 'machine').map(([name]) => name.replace(/^attnscope\./, ''));
   const c = vscode.workspace.getConfiguration(SECTION);
-  const files: Array<{ uri: vscode.Uri; where: string }> = [
+  const workspaceFile = vscode.workspace.workspaceFile;
+  // `workspaceFile`: a .code-workspace file, whose settings sit under "settings" (settingInFile).
+  const files: Array<{ uri: vscode.Uri; where: string; workspaceFile?: boolean }> = [
     ...(userSettings ? [{ uri: userSettings, where: `the User settings (${userSettings.fsPath})` }] : []),
-    ...(vscode.workspace.workspaceFile?.scheme === 'file' ? [{ uri: vscode.workspace.workspaceFile, where: `the workspace settings (${vscode.workspace.workspaceFile.fsPath})` }] : []),
+    ...(workspaceFile?.scheme === 'file' ? [{ uri: workspaceFile, where: `the workspace settings (${workspaceFile.fsPath})`, workspaceFile: true }] : []),
     ...(vscode.workspace.workspaceFolders ?? []).map((f) => {
       const uri = vscode.Uri.joinPath(f.uri, '.vscode', 'settings.json');
       return { uri, where: `the ${(vscode.workspace.workspaceFolders?.length ?? 0) > 1 ? 'folder' : 'workspace'} settings (${uri.fsPath})` };
     }),
   ];
-  const read = await Promise.all(files.map(async ({ uri, where }) => {
+  const read = await Promise.all(files.map(async ({ uri, where, workspaceFile = false }) => {
     try {
-      return { where, text: new TextDecoder().decode(await vscode.workspace.fs.readFile(uri)), workspaceFile: uri === vscode.workspace.workspaceFile };
+      return { where, text: new TextDecoder().decode(await vscode.workspace.fs.readFile(uri)), workspaceFile };
     } catch {
       return { where, text: '', workspaceFile: false };
     }
