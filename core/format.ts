@@ -622,7 +622,7 @@ function untoldReason(load: PoolLoad, requests: number): string {
   if (load.requestsPerEngine !== undefined) {
     const share = load.requestsPerEngine;
     // One engine: its share is the run (s49: "each engine had 5.0 of the 5 requests on average" read as dp).
-    if (Math.round(requests / share) <= 1) return `${formatCountOf(requests, 'request')} ${requests === 1 ? 'is' : 'are'} too few for a queue to show (the overload test asks ${OVERLOAD_MIN_SHARE} or more: below that the requests arriving within one step already make its 5 %)`;
+    if (Math.round(requests / share) <= 1) return `${formatCountOf(requests, 'request')} ${requests === 1 ? 'is' : 'are'} too few for a queue to show (the overload test asks ${OVERLOAD_MIN_SHARE} or more: below that two requests queued at once by a burst of arrivals already make its 5 %)`;
     return `each engine had ${share < 10 ? share.toPrecision(2) : formatCount(Math.round(share))} of the ${formatCountOf(requests, 'request')} on average, too few for a queue to show (the overload test asks an engine's share of ${OVERLOAD_MIN_SHARE} or more: ${formatCountOf(requestsToTell(load, requests), 'request')})`;
   }
   return `its requests in flight (waiting or running) grew from ${formatCount(load.inFlightAtMiddleArrival!)} at the middle arrival to ${formatCount(load.inFlightAtLastArrival!)}, by more than ${formatCount(Math.floor(overloadGrowthBound(requests)))} (2 · √(requests / 2)), as its batches filled`;

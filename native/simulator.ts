@@ -142,6 +142,12 @@ export interface ServingSimRequests {
 
 /** Per request (in the order given), simulated seconds; −1 where not reached (rejected requests). */
 export interface ServingSimTimes {
+  /**
+   * Start of the first step at or after its arrival, the first that could admit it (a request
+   * arriving during a step waits for the next one's start). Admitted later than this, it was
+   * queued: passed over by a step's admissions (PoolLoad.waitingAtLastArrival counts those).
+   */
+  queuedS: Float64Array;
   /** Start of the step that first admitted it. */
   scheduledS: Float64Array;
   /** End of the step that emitted its first output token. */

@@ -729,9 +729,13 @@ export interface PoolLoad {
   offeredRequestsPerSec: number | null;
   /** Completed requests / (0 s to the last request's end), requests/s: `vllm bench serve`'s request_throughput (modelled; latency.requestsPerSec). */
   servedRequestsPerSec: number;
-  /** Requests that had arrived by the last arrival and were not yet admitted then (neither scheduled nor rejected). */
+  /**
+   * Requests waiting at the last arrival: taken in by a step that started at or before it and not
+   * admitted by then (passed over by a step's admissions; ServingSimTimes.queuedS). One that arrived
+   * during the step in flight, admitted at the next, is not counted (since s52), nor a rejected one.
+   */
   waitingAtLastArrival: number;
-  /** Those waiting at the middle of the arrivals (first arrival + span / 2): arrived by then, admitted after; absent when all arrive at one instant, and in runs saved before s43. */
+  /** Those waiting at the middle of the arrivals (first arrival + span / 2), counted as at the last; absent when all arrive at one instant, and in runs saved before s43. */
   waitingAtMiddleArrival?: number;
   /**
    * Output tokens per completed request, mean over the run's requests (generated: output_len capped at

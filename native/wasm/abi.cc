@@ -605,12 +605,13 @@ EMSCRIPTEN_KEEPALIVE const char* attnscope_sim_totals(attnscope::ServingSimulato
                   .done());
 }
 
-/** Per request (n each): scheduled, first token and finish times (−1: not reached), output_len. */
-EMSCRIPTEN_KEEPALIVE void attnscope_sim_times(attnscope::ServingSimulator* s, double* scheduled, double* first,
+/** Per request (n each): queued, scheduled, first token and finish times (−1: not reached), output_len. */
+EMSCRIPTEN_KEEPALIVE void attnscope_sim_times(attnscope::ServingSimulator* s, double* queued, double* scheduled, double* first,
                                               double* finish, int32_t* output_len) {
   const auto& t = s->times();
   for (size_t i = 0; i < s->num_requests(); ++i) {
     const attnscope::RequestTimes r = i < t.size() ? t[i] : attnscope::RequestTimes{};  // not arrived: −1, 0
+    queued[i] = r.queued_s;
     scheduled[i] = r.scheduled_s;
     first[i] = r.first_token_s;
     finish[i] = r.finish_s;

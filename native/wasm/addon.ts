@@ -550,17 +550,18 @@ export class ServingSimulator {
   times(): object {
     const n = this.n;
     const h = this.live();
-    const scheduledS = new Float64Array(n), firstTokenS = new Float64Array(n), finishS = new Float64Array(n);
+    const queuedS = new Float64Array(n), scheduledS = new Float64Array(n), firstTokenS = new Float64Array(n), finishS = new Float64Array(n);
     const outputLen = new Int32Array(n);
     withScratch((s) => {
-      const ps = s.alloc(8 * n), pf = s.alloc(8 * n), pe = s.alloc(8 * n), po = s.alloc(4 * n);
-      fn('sim_times')(h, ps, pf, pe, po);
+      const pq = s.alloc(8 * n), ps = s.alloc(8 * n), pf = s.alloc(8 * n), pe = s.alloc(8 * n), po = s.alloc(4 * n);
+      fn('sim_times')(h, pq, ps, pf, pe, po);
+      copyOut(pq, queuedS);
       copyOut(ps, scheduledS);
       copyOut(pf, firstTokenS);
       copyOut(pe, finishS);
       copyOut(po, outputLen);
     });
-    return { scheduledS, firstTokenS, finishS, outputLen };
+    return { queuedS, scheduledS, firstTokenS, finishS, outputLen };
   }
 }
 

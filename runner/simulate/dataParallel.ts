@@ -119,10 +119,11 @@ export function requestsByEngine(engineOf: Int32Array, dp: number): Int32Array[]
 
 /** Each engine's times laid back at their requests' places in the whole trace. */
 export function mergeTimes(n: number, byEngine: Int32Array[], times: ServingSimTimes[]): ServingSimTimes {
-  const out: ServingSimTimes = { scheduledS: new Float64Array(n), firstTokenS: new Float64Array(n), finishS: new Float64Array(n), outputLen: new Int32Array(n) };
+  const out: ServingSimTimes = { queuedS: new Float64Array(n), scheduledS: new Float64Array(n), firstTokenS: new Float64Array(n), finishS: new Float64Array(n), outputLen: new Int32Array(n) };
   byEngine.forEach((idx, e) => {
     const t = times[e];
     idx.forEach((i, j) => {
+      out.queuedS[i] = t.queuedS[j];
       out.scheduledS[i] = t.scheduledS[j];
       out.firstTokenS[i] = t.firstTokenS[j];
       out.finishS[i] = t.finishS[j];

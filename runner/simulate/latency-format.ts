@@ -43,8 +43,8 @@ export function formatLatency(l: LatencySummary, meanWaiting: number | undefined
     // Waiting is counted after each step's admissions (simulator.cc, step 3): a request that arrives
     // during a step and is admitted at the next one is never counted, though its queueing delay
     // (arrival to the start of the step that admits it) holds its wait for the step in flight.
-    // "Queued", not "waiting": the Kept up line's "still waiting" at the last arrival counts such an
-    // arrival (s47 newcomer LOW-6: "1 of the 6 still waiting" beside "0 at most" read as a contradiction).
+    // The Kept up line's "still waiting" at the last arrival leaves such an arrival out too since s52
+    // (s47 newcomer LOW-6: "1 of the 6 still waiting" beside "0 at most" read as a contradiction).
     lines.push(`Queue${perEngine ? ' (per engine)' : ''}: ${meanWaiting >= 999.5 ? formatCount(meanWaiting) : meanWaiting.toPrecision(3)} requests queued after a step's admissions on average, ${int(peakWaiting ?? 0)} at most (an arrival during a step, admitted at the next, is not counted here); queueing delay (arrival to the step that admits it, the step in flight included) p99 ${l.queue ? formatDuration(l.queue.p99 * 1e9) : 'n/a'}`);
   }
   lines.push('TTFT = arrival to the first output token; TPOT = mean gap between later tokens; times run on the modelled step time.');

@@ -3,9 +3,10 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { packRequests, searchCapacity, simulatePool } from '../../runner/simulate/index';
+import { checkKeepsUp as keepsUpByMu } from '../../runner/simulate/capacity';
 import { generateRequests } from '../../runner/simulate/workload';
 import { formatCapacity } from '../../runner/simulate/latency-format';
-import { formatRequestRate } from '../../core/format';
+import { formatLoad as loadLines, formatRequestRate } from '../../core/format';
 import { exampleProfile } from '../fixtures/profile';
 
 
@@ -161,13 +162,14 @@ test('a run says what load it ran: offered against served, and overloaded when t
   // 400 requests every 25 ms: offered (400 − 1) / (399 · 0.025 s) = 40/s, five times μ. Slot k
   // (k = 0..7) first takes request k at about k · 25 ms, then a new one every 1 s: by the last
   // arrival at 9.975 s each slot has admitted 10 (at t_k + 0, 1, ..., 9 s), 80 in all, so
-  // 400 − 80 = 320 wait (80 % > 5 %), more than the 200 − 40 = 160 waiting at the middle (4.99 s: 200 arrived, 5 admitted per slot): overloaded. Served: 50 waves of 8, the last ending near
+  // 400 − 80 = 320 had arrived and not been admitted; the last, at 9.975 s, arrived during the step in flight (9.97 to
+  // 9.98 s), not passed over by an admission (s52), so 319 wait (80 % > 5 %), more than the 200 − 40 = 160 waiting at the middle (4.99 s: 200 arrived, 5 admitted per slot): overloaded. Served: 50 waves of 8, the last ending near
   // 50.2 s: 400 / 50.2 ≈ 7.97/s, i.e. about μ.
   const over = (await run(400, 0.025)).load!;
   assert.equal(over.source, 'trace');
   assert.equal(over.timeScale, 1);
   assert.ok(Math.abs(over.offeredRequestsPerSec! - 40) < 1e-9, String(over.offeredRequestsPerSec));
-  assert.equal(over.waitingAtLastArrival, 320);
+  assert.equal(over.waitingAtLastArrival, 319);
   assert.equal(over.overloaded, true);
   assert.ok(over.servedRequestsPerSec > 7.9 && over.servedRequestsPerSec <= 8, String(over.servedRequestsPerSec));
   // 40 requests every 250 ms: 4/s, half of μ: at most 4 hold a slot at once (each for 1 s), so
@@ -176,6 +178,45 @@ test('a run says what load it ran: offered against served, and overloaded when t
   assert.ok(Math.abs(under.offeredRequestsPerSec! - 4) < 1e-9, String(under.offeredRequestsPerSec));
   assert.ok(under.waitingAtLastArrival <= 1, String(under.waitingAtLastArrival));
   assert.equal(under.overloaded, false);
+});
+
+test('an arrival during the step in flight is not waiting: 1,000 requests/s on ~6 ms steps keep up whatever the run length (s52 newcomer HIGH 1)', async () => {
+  // Llama-3.1-8B on an H100 SXM, prompt 1 and output 1: a step reads the weights, 16.06 GB / (0.8 · 3.35 TB/s)
+  // ≈ 6 ms, and admits every request that arrived during the step before (max_num_seqs 256 ≫ 6 arrivals a step
+  // at 1,000/s). So no request is passed over by a step's admissions: 0 waiting at the last arrival, at any n.
+  // Before s52 the about 6 arriving within the last step counted as waiting: 60 and 100 requests read
+  // "Overloaded" (8 of 100, 8 %, over 5 %) while 40 and 200 read "Kept up", and the sweep's keeps-up column said
+  // no at 1,000/s beside the same p99 TTFT (11.1 ms) as 250 and 500.
+  for (const n of [60, 100]) {
+    const profile = exampleProfile([
+      'model: ./llama-3.1-8b/config.json', 'device: { gpu: H100 SXM }',
+      `workload: { requests: ${n}, arrival_rate: 1000, prompt_len: { dist: fixed, value: 1 }, output_len: { dist: fixed, value: 1 }, max_model_len: 2 }`, '',
+    ].join('\n'));
+    const pool = await simulatePool(profile, { baselines: false });
+    const load = pool.load!;
+    assert.equal(load.waitingAtLastArrival, 0, `n ${n}`);
+    assert.equal(load.overloaded, false, `n ${n}`);
+    assert.match(loadLines(load, pool.summary).join('\n'), /^Kept up: at the last arrival 0 of the/m, `n ${n}`);
+    // The sweep's keeps-up column (checkKeepsUp): the offered rate is at most μ (about 256 requests a 6 ms step).
+    await keepsUpByMu(profile, pool, {});
+    assert.equal(load.keepsUp, true, `n ${n}: μ ${load.saturatedRequestsPerSec}`);
+  }
+});
+
+test('a queue passed over by the steps\' admissions is still overloaded, the arrivals within the step in flight left out (s52)', async () => {
+  // Constant 10 ms steps, one request at a time (max_num_seqs 1), prompt 1 and output 1: one request a step, μ = 100/s.
+  // 100 requests every 1 ms (1,000/s). Steps start at 0, 10, …, 90 ms by the last arrival (99 ms), admitting
+  // requests 0 … 9. Taken in by those steps: the 91 arrivals at 0 … 90 ms; less the 10 admitted, 81 wait. The 9
+  // arriving at 91 … 99 ms, during the step in flight, do not (before s52 they did: 90). At the middle arrival
+  // (49.5 ms): steps 0 … 40 ms took in 41 and admitted 5, so 36 (before: 45). 81 > 5 % of 100 and > 36: overloaded.
+  const profile = exampleProfile('model: ./llama-3.1-8b/config.json\nkv_cache: { page_size: 16, num_pages: 100 }\nworkload: { max_num_seqs: 1 }\n');
+  const load = (await simulatePool(profile, {
+    requests: packRequests(Array.from({ length: 100 }, (_, i) => ({ arrivalS: i * 0.001, promptLen: 1, outputLen: 1 }))),
+    stepTime: { perStepS: 0.01 }, baselines: false,
+  })).load!;
+  assert.equal(load.waitingAtLastArrival, 81);
+  assert.equal(load.waitingAtMiddleArrival, 36);
+  assert.equal(load.overloaded, true);
 });
 
 test('overloaded under 5 % waiting when the queue grows beyond the noise of its arrivals (s43 newcomer43 F2)', async () => {
@@ -389,16 +430,17 @@ test('two rates of the curve that print alike but differ are printed apart, the 
 
 test('one engine with fewer than 40 requests is not judged by its queue either: μ tells, as README says (s49 newcomer H1)', async () => {
   // One engine of one slot (max_num_seqs 1), 10 ms steps, prompt 1, output 100: a request holds the slot 100 steps = 1 s,
-  // so μ = 1 request/s by hand. 5 requests at 0, 10, 20, 20.001 and 20.002 s: offered (5 − 1) / 20.002 = 0.19998/s,
-  // under μ. At the last arrival (20.002 s) the one at 20 s runs and the two after it wait: 2 of 5 (40 %), more
-  // than at the middle (10.001 s: none), so the old test (asked of one engine whatever its requests) said
+  // so μ = 1 request/s by hand. 5 requests at 0, 20, 20.001, 20.002 and 20.015 s: offered (5 − 1) / 20.015 = 0.19985/s,
+  // under μ. At the last arrival (20.015 s) the one at 20 s runs, the two after it were passed over by the step at
+  // 20.01 s (one slot) and wait, and the last arrived during the step in flight (not waiting, since s52): 2 of 5
+  // (40 %), more than at the middle (10.0075 s: none), so the old test (asked of one engine whatever its requests) said
   // "Overloaded ... its queue grows without bound". 5 is under OVERLOAD_MIN_SHARE = 40: not judged by the queue
   // (overloaded false, requestsPerEngine 5), and μ says Kept up: 0.200 <= 1.00. Before the fix, a 5-request Azure
   // trace had 9.66 requests/s called "keeps up: no" under μ = 11.5.
   const { checkKeepsUp } = await import('../../runner/simulate/capacity');
   const { formatLoad } = await import('../../core/format');
   const profile = exampleProfile('model: ./llama-3.1-8b/config.json\nkv_cache: { page_size: 16, num_pages: 10000 }\nworkload: { max_num_seqs: 1 }\n');
-  const requests = packRequests([0, 10, 20, 20.001, 20.002].map((arrivalS) => ({ arrivalS, promptLen: 1, outputLen: 100 })));
+  const requests = packRequests([0, 20, 20.001, 20.002, 20.015].map((arrivalS) => ({ arrivalS, promptLen: 1, outputLen: 100 })));
   const stepTime = { perStepS: 0.01 };
   const pool = await simulatePool(profile, { requests, stepTime, baselines: false });
   const load = pool.load!;

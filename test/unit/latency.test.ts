@@ -148,7 +148,8 @@ test('nothing to measure is n/a with the reason, never 0 s: all rejected, or one
   assert.deepEqual(one.unmeasured, { tpot: 'no completed request has more than one output token (TPOT is undefined with one)' });
   assert.match(formatLatency(one, undefined, undefined)[3]!, /^TPOT\s+n\/a\s+n\/a/);
   // s47 newcomer LOW-6: the Queue line counts after a step's admissions, so the last arrival (admitted at the next step) is not in it,
-  // while the Kept up line's "1 of the 6 ... still waiting" counts it: the Queue line says "queued" and that such an arrival is left out.
+  // as the Kept up line's "still waiting" leaves it out since s52 (before, "1 of the 6 ... still waiting" counted it): the
+  // Queue line says "queued" and that such an arrival is left out.
   const queue = formatLatency(one, 0, 0).find((line) => line.startsWith('Queue'))!;
   assert.match(queue, /^Queue: 0\.00 requests queued after a step's admissions on average, 0 at most \(an arrival during a step, admitted at the next, is not counted here\);/);
   assert.doesNotMatch(queue, /waiting/);

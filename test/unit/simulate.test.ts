@@ -1002,6 +1002,21 @@ test('times() before the end: requests that have not arrived have no milestones 
   assert.deepEqual([...t.outputLen], [0, 0]);
 });
 
+test('times().queuedS: the start of the first step at or after the arrival, the first that could admit it (s52)', () => {
+  const config: ServingSimConfig = {
+    layout: 'paged', numPages: 100, pageSize: 16, watermarkPages: 0, slidingWindow: 0, enablePrefixCaching: false, maxNumSeqs: 1,
+    maxNumBatchedTokens: 2048, maxModelLen: 4096, perStepS: 1, weightsS: 0, perKvTokenS: 0, perTokenS: 0, perPairS: 0, maxSamples: 10,
+  };
+  // One step per second, one request at a time, prompt 10 and output 1: a request takes one step. Request 0 arrives at
+  // 0 s (taken in and admitted by the step at 0 s); 1 at 0.5 s, during that step: taken in and admitted by the step at
+  // 1 s; 2 at 0.7 s: taken in at 1 s too but passed over (one slot), admitted at 2 s; 3 at 5 s, the server idle: 5 s.
+  const sim = new ServingSimulator(config, packRequests([req(0, 10, 1), req(0.5, 10, 1), req(0.7, 10, 1), req(5, 10, 1)]));
+  while (!sim.run(100)) continue;
+  const t = sim.times();
+  assert.deepEqual([...t.queuedS], [0, 1, 1, 5]);
+  assert.deepEqual([...t.scheduledS], [0, 1, 2, 5]);
+});
+
 test('a cancel while preparing is honoured between slices of drawing the requests and of loading the simulator', async () => {
   // 300,000 requests: at least 4 slices of 65,536 in each phase.
   const p = profile('kv_cache: { page_size: 16, num_pages: 4000 }\nworkload: { requests: 300000, arrival_rate: 50, seed: 1 }\n');

@@ -96,7 +96,7 @@ test('poolLoad: the mean output tokens over completed requests, and the requests
   // Arrivals 0, 1, 2, 3 s (middle 1.5 s, last 3 s). Request 0 done at 0.5 s (10 tokens), 1 at 2 s (20), 2 at 4 s (30),
   // 3 rejected. Mean output (10 + 20 + 30) / 3 = 20; in flight at 1.5 s: request 1 only; at 3 s: request 2 only.
   const packed = { arrivalS: Float64Array.from([0, 1, 2, 3]) } as ServingSimRequests;
-  const times = { scheduledS: Float64Array.from([0, 1, 2, -1]), firstTokenS: Float64Array.from([0.1, 1.1, 2.1, -1]), finishS: Float64Array.from([0.5, 2, 4, -1]), outputLen: Int32Array.from([10, 20, 30, 0]) };
+  const times = { queuedS: Float64Array.from([0, 1, 2, 3]), scheduledS: Float64Array.from([0, 1, 2, -1]), firstTokenS: Float64Array.from([0.1, 1.1, 2.1, -1]), finishS: Float64Array.from([0.5, 2, 4, -1]), outputLen: Int32Array.from([10, 20, 30, 0]) };
   const load = poolLoad(packed, times, { requestsPerSec: 0.75 } as LatencySummary, 1, 'workload');
   assert.equal(load.meanOutputTokens, 20);
   assert.equal(load.inFlightAtMiddleArrival, 1);
@@ -107,10 +107,11 @@ test('poolLoad: the mean output tokens over completed requests, and the requests
 test('poolLoad: a run whose queue grew says keepsUp false in its JSON where its Load text says Overloaded (s50 newcomer LOW-1: keepsUp was absent)', () => {
   // 40 requests arriving 0, 1, …, 39 s (middle 19.5 s); the first 10 scheduled on arrival, the other 30 at 100 s and
   // after: 30 waiting at the last arrival (75 %, over 5 %), 10 at the middle (requests 10–19), so the queue grew.
+  // Each is taken in by a step starting at its arrival (queuedS), so each unadmitted one was passed over.
   const n = 40;
   const arrivalS = Float64Array.from({ length: n }, (_, i) => i);
   const scheduledS = Float64Array.from({ length: n }, (_, i) => (i < 10 ? i : 100 + i));
-  const times = { scheduledS, firstTokenS: scheduledS.map((x) => x + 0.1), finishS: scheduledS.map((x) => x + 1), outputLen: new Int32Array(n).fill(10) };
+  const times = { queuedS: arrivalS, scheduledS, firstTokenS: scheduledS.map((x) => x + 0.1), finishS: scheduledS.map((x) => x + 1), outputLen: new Int32Array(n).fill(10) };
   const load = poolLoad({ arrivalS } as ServingSimRequests, times, { requestsPerSec: 0.28 } as LatencySummary, 1, 'workload');
   assert.equal(load.waitingAtLastArrival, 30);
   assert.equal(load.waitingAtMiddleArrival, 10);

@@ -309,24 +309,27 @@ class ServingSimulatorWrap : public Napi::ObjectWrap<ServingSimulatorWrap> {
     return o;
   }
 
-  // times() -> { scheduledS, firstTokenS, finishS: Float64Array [n], outputLen: Int32Array [n] },
+  // times() -> { queuedS, scheduledS, firstTokenS, finishS: Float64Array [n], outputLen: Int32Array [n] },
   // per request in the order given; −1 for a milestone not reached.
   Napi::Value Times(const Napi::CallbackInfo& info) {
     Napi::Env env = info.Env();
     const auto& t = Sim(env).times();
     const size_t n = Sim(env).num_requests();  // the requests given (a dispatched engine's: those added)
+    Napi::Float64Array queued = Napi::Float64Array::New(env, n);
     Napi::Float64Array scheduled = Napi::Float64Array::New(env, n);
     Napi::Float64Array first = Napi::Float64Array::New(env, n);
     Napi::Float64Array finish = Napi::Float64Array::New(env, n);
     Napi::Int32Array output = Napi::Int32Array::New(env, n);
     for (size_t i = 0; i < n; ++i) {
       const attnscope::RequestTimes r = i < t.size() ? t[i] : attnscope::RequestTimes{};  // not arrived: −1, 0
+      queued[i] = r.queued_s;
       scheduled[i] = r.scheduled_s;
       first[i] = r.first_token_s;
       finish[i] = r.finish_s;
       output[i] = r.output_len;
     }
     Napi::Object o = Napi::Object::New(env);
+    o.Set("queuedS", queued);
     o.Set("scheduledS", scheduled);
     o.Set("firstTokenS", first);
     o.Set("finishS", finish);

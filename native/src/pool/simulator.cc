@@ -279,6 +279,7 @@ bool ServingSimulator::Step() {
     // Within the capacity reserved for every request: references to earlier ones stay valid.
     state_.emplace_back();
     times_.emplace_back();
+    times_[id].queued_s = now_;
     ReqState& s = state_[id];
     if (Rejects(r, &s.output_len)) {
       ++totals_.rejected;

@@ -22,7 +22,8 @@
 //      step's allocations holds for that time;
 //   5. a request whose KV length reaches its known length (prompt + generated) emits one output
 //      token at the end of the step; after output_len tokens it finishes and frees its memory.
-//      Each request's times are kept (RequestTimes): first scheduled (start of the step that
+//      Each request's times are kept (RequestTimes): queued (start of the step that took its
+//      arrival in, the first that could admit it), first scheduled (start of the step that
 //      admitted it first), first token and last token (end of their steps). A request of prompt P
 //      and output O thus holds at most P + O − 1 tokens of KV (the last token is never fed back).
 // Speed, without changing any result:
@@ -255,6 +256,7 @@ double StepSeconds(const StepTimeModel& m, const StepCounts& c);
 
 // When a request passed its milestones, simulated seconds; −1 until then (and for rejected ones).
 struct RequestTimes {
+  double queued_s = -1;       // start of the first step at or after its arrival: the first that could admit it
   double scheduled_s = -1;    // start of the step that first admitted it (queueing delay = this − arrival)
   double first_token_s = -1;  // end of the step that emitted its first output token
   double finish_s = -1;       // end of the step that emitted its last output token
