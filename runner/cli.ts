@@ -40,7 +40,7 @@ import { cancelLine, CancelledError, cancelPoint, eachInputError, InputError, In
 import { ArrivalSpanError, formatPoolSummary, PoolConfigError, poolRejections, simulatePool, WATERMARK, workloadTimeScaleProblem, type PoolProgress, type PrepareProgress } from './simulate';
 import { calibrateStepTime, calibrationModelMismatch, formatCalibration, heldParametersText } from './simulate/calibrate';
 import { calibrateFromKernels, formatKernelCalibration, KernelCalibrationError, readKernelRun } from './simulate/calibrate-kernels';
-import { checkKeepsUp, searchCapacity } from './simulate/capacity';
+import { checkKeepsUp, SATURATION_MAX_RUNS, saturationRequests, searchCapacity, type SaturationProgress } from './simulate/capacity';
 import { formatCapacity } from './simulate/latency-format';
 import { readSimulateFlags, SIMULATE_FLAGS, type SimulateFlags } from './simulate/options';
 import { arrivalSpan, describeDropped, readTraceFile, readVllmResult, TRACE_FORMATS, traceReplay, traceSetting, TRACE_TIME_UNIT_SECONDS, type TraceFormat, type TraceRead, type TraceReadOptions, type TraceTimeUnit, type VllmBenchResult } from './simulate/traces';
@@ -49,7 +49,7 @@ import { calibrateByReplay, formatCalibrationReplay, formatReplayRounds, replayC
 import { mergeCommand, submitCommand, sweepCommand } from './sweep';
 import { capRepeats, formatProblem, loadProfile, profileCommand, profileInputs, readProfileInput, type LoadedProfile } from './load';
 import { benchPreflight, placeRefusals } from './preflight';
-import { Progress, simulationPlanNote, simulationProgressText } from './progress';
+import { muMeasureNote, muProgressText, Progress, simulationPlanNote, simulationProgressText } from './progress';
 import { formatEstimateOf, formatRun } from './table';
 import { toolBuild } from './version';
 import { vllmLogReport } from './vllmLog';
@@ -753,6 +753,10 @@ async function simulateProfile(file: string, loaded: LoadedProfile, flags: Simul
   let last: PoolProgress | undefined;
   let preparing: PrepareProgress | undefined;
   let pagedDone = false;
+  /** The saturation run under way while μ is measured (checkKeepsUp), for a cancel's line. */
+  let measuringMu: SaturationProgress | undefined;
+  /** A cancel that came while μ was measured: the finished simulation is written without the keeps-up verdict, then exit 130. */
+  let muCancel: CancelledError | undefined;
   /** Says where a cancel stopped the run (one line, and under --events the terminal cancelled run), nothing written: EXIT_CANCELLED. */
   const cancelled = (e: CancelledError): number => {
     const at = preparing
@@ -849,9 +853,28 @@ async function simulateProfile(file: string, loaded: LoadedProfile, flags: Simul
       // faster than the first ones leave, overloaded or not (the example at data_parallel_size 8, 192
       // requests/s, 2,000 requests: 10.4 s of arrivals, p99 end-to-end 7 s; 546 -> 822 in flight).
       // μ tells (two to five runs of one engine, capacity.ts checkKeepsUp): the line says by which.
+      // Its own line first, whole (the progress line is cut at the terminal's width, and a file gets none): the
+      // measurement may take longer than the simulation (s52 newcomer: 6 requests of ~1M tokens, simulated in
+      // 3.4 s, then 94 s of μ under a bar that read 100%). Then its own progress: run k of at most 5.
       if (result.load && tooShortToTell(result.load, result.summary.requests)) {
-        progress.update(1, 1, 'measuring the saturated throughput μ: the run is too short for its queue to tell whether the server keeps up', true);
-        await checkKeepsUp(profile, result, { requests: trace?.requests, simulate: { stepTime, stepTimeSource, signal } });
+        progress.clear();
+        say(muMeasureNote(saturationRequests(profile), SATURATION_MAX_RUNS));
+        measuringMu = { run: 1, maxRuns: SATURATION_MAX_RUNS, progress: { fraction: 0, finished: 0, requests: 0, clockSeconds: 0, prefilledTokens: 0, decodedTokens: 0, tokensToDo: 0 } };
+        let runStartedAt = performance.now();
+        try {
+          await checkKeepsUp(profile, result, {
+            requests: trace?.requests,
+            simulate: { stepTime, stepTimeSource, signal },
+            onRun: (p) => {
+              if (p.run !== measuringMu!.run) runStartedAt = performance.now();
+              measuringMu = p;
+              progress.update(p.progress.fraction, 1, muProgressText(p, (performance.now() - runStartedAt) / 1000), p.progress.fraction === 0);
+            },
+          });
+        } catch (e) {
+          if (!(e instanceof CancelledError)) throw e;
+          muCancel = e;
+        }
       }
     }
   } catch (e) {
@@ -881,11 +904,17 @@ async function simulateProfile(file: string, loaded: LoadedProfile, flags: Simul
   head.push(...wrapLine(`Scheduler limits: ${batchLimitsText(profile)}, max_model_len ${formatCount(mml.tokens)} (${mml.source})`, { keepUnits: true }));
   // A SIGTERM that came after the simulation's last checkpoint (while the warnings above were made) is honoured before
   // anything is written (the cancel test's signal at the paged run's end lost this race once at load ~2, s44 CI).
-  try {
-    await cancelPoint(signal);
-  } catch (e) {
-    if (!(e instanceof CancelledError)) throw e;
-    return cancelled(e);
+  // One that stopped the measurement of μ was: the simulation is whole, written without the keeps-up verdict.
+  if (muCancel) {
+    io.stderr.write(cancelLine('simulate', muCancel, ` while measuring the saturated throughput μ (run ${measuringMu!.run} of at most ${measuringMu!.maxRuns}), after the simulation of ${formatCountOf(result.summary.requests, 'request')} finished`,
+      'the simulation is written without the keeps-up verdict (its Load line says it cannot tell)'));
+  } else {
+    try {
+      await cancelPoint(signal);
+    } catch (e) {
+      if (!(e instanceof CancelledError)) throw e;
+      return cancelled(e);
+    }
   }
   // The run file holds the $ per 1M output tokens the table prints (s44 newcomer44 LOW-8).
   const cost = poolCost(result, profile.device.gpuHourUsd, deployedGpuCount(profile.device));
@@ -895,14 +924,14 @@ async function simulateProfile(file: string, loaded: LoadedProfile, flags: Simul
   if (events) {
     for (const line of head) if (line !== '') say(line);
     emitLine({ type: 'done', run: run! });
-    return EXIT_OK;
+    return muCancel ? EXIT_CANCELLED : EXIT_OK;
   }
   const at = result.capacity?.maxRate === null ? 'At the lowest rate tried, which misses the SLO too:' : 'At the highest passing rate:';
   const summary = formatPoolSummary(result, profile.device, { explain: flags.explain });
   const body = result.capacity ? `${formatCapacity(result.capacity, profile.device.dataParallelSize)}\n\n${at}\n${summary}` : summary;
   // --json /dev/stdout: stdout holds the JSON alone, the table goes to stderr.
   (namesStdout(flags.json) ? io.stderr : io.stdout).write(`${wrapLongLines([...head, body].join('\n'))}\n`);
-  return EXIT_OK;
+  return muCancel ? EXIT_CANCELLED : EXIT_OK;
 }
 
 async function vllmLogCommand(argv: string[], io: CliIo): Promise<number> {

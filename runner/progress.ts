@@ -2,6 +2,7 @@ import { clearLine, cursorTo } from 'node:readline';
 import { formatCount, formatCountOf, formatDuration } from '../core/format';
 import { tableWidth, terminalText, type LocaleEnv } from '../core/textTable';
 import type { PoolProgress } from './simulate';
+import type { SaturationProgress } from './simulate/capacity';
 
 /**
  * `line` cut to fit one terminal row of `width` columns: at most width − 1 characters (a line of
@@ -86,6 +87,33 @@ export const PLAN_NOTE_DECODE_TOKENS = 1e10;
 export function simulationPlanNote(requests: number, promptTokens: number, decodeTokens: number): string | null {
   if (decodeTokens < PLAN_NOTE_DECODE_TOKENS) return null;
   return `note: simulating ${formatCountOf(requests, 'request')}: ${formatCount(promptTokens)} prompt tokens to prefill and up to ${formatCount(decodeTokens)} tokens to decode, a step at a time: a long run (its progress line says the time left; Ctrl-C cancels it, nothing written)`;
+}
+
+/**
+ * The line `simulate` prints before it measures the saturated throughput μ for a run whose queue
+ * cannot tell whether the server keeps up (runner/simulate/capacity.ts checkKeepsUp): why, and what
+ * it costs, up to `maxRuns` simulations of `requests` requests of the load on one engine, each about
+ * as long as simulating that many (s52 newcomer: 6 requests of ~1M tokens simulated in 3.4 s, then
+ * 94 s of μ over 8,192 such requests, unexplained). A cancel writes the simulation without the verdict.
+ * e.g. (2048, 5) -> "note: the run is too short for its queue to tell whether the server keeps up;
+ * measuring the saturated throughput μ instead: up to 5 simulations of 2,048 requests of this load on
+ * one engine, each about as long as simulating that many (Ctrl-C skips it: the run is written without
+ * the verdict)".
+ */
+export function muMeasureNote(requests: number, maxRuns: number): string {
+  return `note: the run is too short for its queue to tell whether the server keeps up; measuring the saturated throughput μ instead: up to ${maxRuns} simulations of ${formatCountOf(requests, 'request')} of this load on one engine, each about as long as simulating that many (Ctrl-C skips it: the run is written without the verdict)`;
+}
+
+/**
+ * The progress line while μ is measured ({@link muMeasureNote}), beside the percent of that run's
+ * tokens done (PoolProgress.fraction): the saturation run under way of at most `maxRuns`, its
+ * requests, and its time left at the rate so far (remainingText, `elapsedS` since that run started).
+ * e.g. "measuring μ: run 2 of at most 5 (8,192 requests), about 40 s left in this run" (short: the
+ * line is cut at the terminal's width).
+ */
+export function muProgressText(p: SaturationProgress, elapsedS: number): string {
+  const q = p.progress;
+  return `measuring μ: run ${p.run} of at most ${p.maxRuns} (${formatCountOf(q.requests, 'request')})${remainingText(elapsedS, q.fraction).replace(' at the rate so far', ' in this run')}`;
 }
 
 /**

@@ -41,7 +41,7 @@ import type { PoolResult } from '../../core/protocol/run';
 import { maxNumSeqsOf } from '../../core/estimate/index';
 import { OVERLOAD_MIN_SHARE, requestRateDown } from '../../core/format';
 import type { ServingSimRequests, ServingSimTimes } from '../../native';
-import { simulatePool, type SimulateOptions } from './simulate';
+import { simulatePool, type PoolProgress, type SimulateOptions } from './simulate';
 import { weightReadSeconds } from './step-time';
 import { generateRequests } from './workload';
 
@@ -122,6 +122,23 @@ const SATURATION_SEQS = 8;
 /** The staggered saturation run offers SPREAD_OVER_BURST times the burst's μ, times it again (up to SPREAD_TRIES runs) while the server keeps pace. */
 const SPREAD_OVER_BURST = 1.2;
 const SPREAD_TRIES = 4;
+/** K, the requests of each saturation run on one engine: max(1000, 8 · max_num_seqs) ({@link saturatedThroughput}). */
+export function saturationRequests(profile: Profile): number {
+  return Math.max(SATURATION_MIN_REQUESTS, SATURATION_SEQS * maxNumSeqsOf(profile));
+}
+
+/** The most saturation runs one measurement of μ takes: the burst and SPREAD_TRIES staggered ones. */
+export const SATURATION_MAX_RUNS = 1 + SPREAD_TRIES;
+
+/** Where a measurement of μ is ({@link saturatedThroughput}'s onRun): saturation run `run` of at most `maxRuns`, and that run's own progress. */
+export interface SaturationProgress {
+  /** The run under way, 1-based: 1 the burst, 2 … the staggered ones. */
+  run: number;
+  /** {@link SATURATION_MAX_RUNS}: the staggered runs stop early once the server falls behind. */
+  maxRuns: number;
+  /** The run's paged simulation so far (its `requests` the saturation run's K, one engine's). */
+  progress: PoolProgress;
+}
 
 /**
  * The modelled server's saturated throughput μ, requests/s: what it completes per second while
@@ -164,18 +181,24 @@ const SPREAD_TRIES = 4;
  * Example (the unit test): constant 10 ms steps, output 100, max_num_seqs 8: waves of 8 every
  * 100 steps, μ = 8 / 1 s, which staggering cannot beat (a slot serves one request a second).
  */
-export async function saturatedThroughput(profile: Profile, opts: Pick<CapacityOptions, 'requests' | 'simulate'> & { allEngines?: boolean }): Promise<number> {
+export async function saturatedThroughput(profile: Profile, opts: Pick<CapacityOptions, 'requests' | 'simulate'> & { allEngines?: boolean; onRun?: (p: SaturationProgress) => void }): Promise<number> {
   const dp = profile.device.dataParallelSize ?? 1;
   const engines = opts.allEngines ? dp : 1;
   const scaled = dp / engines;
   const server: Profile = engines === dp ? profile : { ...profile, device: { ...profile.device, dataParallelSize: engines } };
-  const k = engines * Math.max(SATURATION_MIN_REQUESTS, SATURATION_SEQS * maxNumSeqsOf(profile));
+  const k = engines * saturationRequests(profile);
   const w = profile.workload;
   const requests = opts.requests ? tileRequests(opts.requests, k, scaled) : w ? tileRequests(generateRequests({ ...w, requests: k }), k) : null;
   if (!requests) return Infinity; // simulatePool says what is missing
+  let run = 0;
   const rate = async (arrivalS: Float64Array): Promise<number> => {
     let times: ServingSimTimes | undefined;
-    await simulatePool(server, { ...opts.simulate, requests: { ...requests, arrivalS }, baselines: false, maxSamples: 2, onTimes: (_, t) => (times = t) });
+    const at = ++run;
+    const onRun = opts.onRun;
+    await simulatePool(server, {
+      ...opts.simulate, requests: { ...requests, arrivalS }, baselines: false, maxSamples: 2, onTimes: (_, t) => (times = t),
+      ...(onRun ? { onProgress: (progress: PoolProgress) => onRun({ run: at, maxRuns: SATURATION_MAX_RUNS, progress }) } : {}),
+    });
     const finish = Array.from(times!.finishS).filter((f) => f >= 0).sort((a, b) => a - b);
     const m = finish.length;
     if (m < 8) return Infinity;
@@ -212,9 +235,10 @@ export async function saturatedThroughput(profile: Profile, opts: Pick<CapacityO
  * the last arrival), 100 % meet the SLO, and the sweep called it best. Sets pool.load's
  * saturatedRequestsPerSec and keepsUp (nothing without pool.load); costs two to five simulations of
  * one engine's max(1000, 8 · max_num_seqs) requests, whatever data_parallel_size ({@link saturatedThroughput}), or none when `opts.saturated` gives μ (a profile of the
- * same saturationKey's), which sets saturatedFrom too.
+ * same saturationKey's), which sets saturatedFrom too. `opts.onRun` hears each saturation run's progress
+ * (simulate's progress line). A cancel (opts.simulate.signal) throws CancelledError with pool.load untouched.
  */
-export async function checkKeepsUp(profile: Profile, pool: PoolResult, opts: Pick<CapacityOptions, 'requests' | 'simulate'> & { saturated?: KnownSaturation }): Promise<void> {
+export async function checkKeepsUp(profile: Profile, pool: PoolResult, opts: Pick<CapacityOptions, 'requests' | 'simulate'> & { saturated?: KnownSaturation; onRun?: (p: SaturationProgress) => void }): Promise<void> {
   const load = pool.load;
   if (!load) return;
   const mu = opts.saturated ? (opts.saturated.requestsPerSec ?? Infinity) : await saturatedThroughput(profile, opts);

@@ -189,3 +189,37 @@ test('simulate of 10^10 tokens to decode says its plan before it starts, and a c
   assert.equal(note, 'note: simulating 100,000 requests: 1,000,000 prompt tokens to prefill and up to 10,000,000,000 tokens to decode, a step at a time: a long run (its progress line says the time left; Ctrl-C cancels it, nothing written)');
   assert.match(stderr.text(), /^attnscope: simulate cancelled by SIGINT.*; nothing written$/m);
 });
+
+test('simulate cancelled while it measures μ (its queue too short to tell): the line names that phase, the finished simulation is written without the keeps-up verdict, exit 130 (s52 newcomer MEDIUM)', async () => {
+  const dir = tempDir('attnscope-cancel-');
+  writeFileSync(join(dir, 'config.json'), TINY_CONFIG);
+  const profile = join(dir, 'p.attn.yaml');
+  // 5 requests: under the 40 a queue needs to tell, so simulate measures μ after the run (its note first, then the runs).
+  writeFileSync(profile, 'model: ./config.json\nkv_cache: { page_size: 16, num_pages: 400 }\nworkload: { requests: 5, arrival_rate: 2, max_num_seqs: 256, seed: 1 }\n');
+  const json = join(dir, 'run.json');
+  let signalled = false;
+  const stdout = sink((text) => {
+    if (!signalled && text.includes('measuring the saturated throughput μ instead')) {
+      signalled = true;
+      process.emit('SIGINT', 'SIGINT');
+    }
+  });
+  const stderr = sink();
+  const code = await main(['simulate', profile, '--events', '--json', json], { stdout, stderr });
+  assert.ok(signalled, `no note said μ is measured:\n${stdout.text()}`);
+  assert.equal(code, 130, stderr.text());
+  assert.equal(stderr.text(), 'attnscope: simulate cancelled by SIGINT while measuring the saturated throughput μ (run 1 of at most 5), after the simulation of 5 requests finished; the simulation is written without the keeps-up verdict (its Load line says it cannot tell)\n');
+  const events = stdout.text().trim().split('\n').map((l) => JSON.parse(l) as RunnerEvent);
+  const note = events.find((e) => e.type === 'log' && e.message.startsWith('note: the run is too short'));
+  assert.ok(note && note.type === 'log');
+  // K = max(1000, 8 · max_num_seqs 256) = 2,048 requests each run (the profile sets max_num_seqs).
+  assert.match(note.message, /up to 5 simulations of 2,048 requests of this load on one engine/);
+  const done = events.at(-1)!;
+  assert.ok(done.type === 'done', `ends on ${done.type}`);
+  assert.equal(done.run.status, 'ok');
+  assert.equal(done.run.pool!.summary.requests, 5);
+  assert.equal(done.run.pool!.load!.keepsUp, undefined);
+  assert.equal(done.run.pool!.load!.saturatedRequestsPerSec, undefined);
+  const written = JSON.parse(readFileSync(json, 'utf8')) as { pool: { summary: { requests: number } } };
+  assert.equal(written.pool.summary.requests, 5);
+});
