@@ -921,6 +921,27 @@ export function formatShortRunTime(iso: string, locale?: string, timeZone?: stri
   return format.format(date);
 }
 
+/** The reader's short date-time format with seconds, made once (formatShortRunTimes). */
+let shortSecondsFormat: Intl.DateTimeFormat | undefined;
+
+/**
+ * formatShortRunTime of each of `isos`, with the seconds ("Dec 6, 11:26:05 PM") for the times whose
+ * minute another of them shares, so that a list's rows of one minute read apart (ten History rows read
+ * "Dec 6, 11:26 PM", s52 newcomer-ed 3); one string per time, in order.
+ */
+export function formatShortRunTimes(isos: readonly string[], locale?: string, timeZone?: string): string[] {
+  const short = isos.map((iso) => formatShortRunTime(iso, locale, timeZone));
+  const counts = new Map<string, number>();
+  for (const text of short) counts.set(text, (counts.get(text) ?? 0) + 1);
+  const options: Intl.DateTimeFormatOptions = { month: 'short', day: 'numeric', hour: '2-digit', minute: '2-digit', second: '2-digit', timeZone };
+  return isos.map((iso, i) => {
+    const date = new Date(iso);
+    if (counts.get(short[i]!)! < 2 || Number.isNaN(date.getTime())) return short[i]!;
+    const format = locale === undefined && timeZone === undefined ? (shortSecondsFormat ??= new Intl.DateTimeFormat(undefined, options)) : new Intl.DateTimeFormat(locale, options);
+    return format.format(date);
+  });
+}
+
 /**
  * For a run whose CPU kernels (or simulator) ran in the WebAssembly module instead of the native
  * addon: a sentence saying so, that a benchmark's timings are then not the native kernels'

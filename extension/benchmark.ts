@@ -73,10 +73,10 @@ export class BenchmarkRun extends RunInFlight<RunResult | null> {
     return new BenchmarkRun(ctx, source, job, runName(profile, source.fsPath, mode, undefined, trace?.trace.path, unsaved), profile, estimate, trace && traceReplayArgs(trace.trace, trace.timeScale), unsaved, hashes).hold(ctx);
   }
 
-  /** `run` as this editor run names and marks it: its name, RunResult.unsavedSource when the profile was unsaved text, and the SHA-256 of the texts run. */
+  /** `run` as this editor run names and marks it: its name, made in the editor (RunResult.origin), RunResult.unsavedSource when the profile was unsaved text, and the SHA-256 of the texts run. */
   private marked(run: RunResult): RunResult {
     const { sourceSha256, modelSha256 } = this.hashes;
-    return { ...run, name: this.name, ...(this.unsavedSource ? { unsavedSource: true as const } : {}), ...(sourceSha256 === undefined ? {} : { sourceSha256 }), ...(modelSha256 === undefined ? {} : { modelSha256 }) };
+    return { ...run, name: this.name, origin: 'editor', ...(this.unsavedSource ? { unsavedSource: true as const } : {}), ...(sourceSha256 === undefined ? {} : { sourceSha256 }), ...(modelSha256 === undefined ? {} : { modelSha256 }) };
   }
 
   /**

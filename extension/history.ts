@@ -15,10 +15,11 @@ import { makeFolder, makeFolderSync } from '../core/makeFolder';
 import { machineIdentity } from '../core/machine';
 import { isInterrupted, kernelBuildText } from '../core/format';
 import type { Estimate } from '../core/estimate/types';
-import { createRun, RUN_SCHEMA_VERSION, runKind, type Environment, type KernelCase, type RunKind, type RunResult, type RunStatus } from '../core/protocol/run';
+import { createRun, RUN_SCHEMA_VERSION, runKind, type Environment, type KernelCase, type RunKind, type RunOrigin, type RunResult, type RunStatus } from '../core/protocol/run';
 import type { RunListEntry } from '../core/protocol/webview';
 import { forgetFolder, listFiles } from './listedFiles';
 import { distinctRunNames, listedRunName, runSetup } from './runName';
+import { runFigure } from '../webview/compare';
 
 /**
  * A run id: a file name of the history folder without `.json`. saveRun names runs
@@ -138,12 +139,23 @@ export async function listRuns(folder: string): Promise<{ runs: RunListEntry[]; 
     async (name): Promise<RunListEntry> => {
       const id = name.slice(0, -'.json'.length);
       const run = await loadRun(folder, id);
-      return { id, name: listedRunName(run, cliFolder(folder)), setup: runSetup(run), createdAt: run.createdAt, status: run.status, ...(run.poolCancelled ? { poolCancelled: run.poolCancelled } : {}), ...(isInterrupted(run) ? { interrupted: true as const } : {}), cases: run.cases.length, ...(runKind(run) === 'simulate' && run.pool ? { requests: run.pool.summary.requests } : {}), kind: runKind(run), build: run.environment ? kernelBuildText(run.environment, run.cases) : '' };
+      return { id, name: listedRunName(run, cliFolder(folder)), setup: runSetup(run), createdAt: run.createdAt, status: run.status, ...(run.poolCancelled ? { poolCancelled: run.poolCancelled } : {}), ...(isInterrupted(run) ? { interrupted: true as const } : {}), cases: run.cases.length, ...(runKind(run) === 'simulate' && run.pool ? { requests: run.pool.summary.requests } : {}), kind: runKind(run), build: run.environment ? kernelBuildText(run.environment, run.cases) : '', ...withFigure(runFigure({ ...run, kind: runKind(run) })), ...withOrigin(runOrigin(run)) };
     },
     (name, err) => `${name}: ${skipReason(err)}`,
   );
   runs.sort(newestRunFirst);
   return { runs, skipped };
+}
+
+const withFigure = (figure: string | undefined): { figure?: string } => (figure === undefined ? {} : { figure });
+const withOrigin = (origin: RunOrigin | undefined): { origin?: RunOrigin } => (origin === undefined ? {} : { origin });
+
+/**
+ * Where `run` was made: RunResult.origin, else 'editor' for a run with sourceSha256 (only the
+ * editor sets it, since s45), else undefined (a CLI run or an editor run saved before s45).
+ */
+export function runOrigin(run: Pick<RunResult, 'origin' | 'sourceSha256'>): RunOrigin | undefined {
+  return run.origin ?? (run.sourceSha256 === undefined ? undefined : 'editor');
 }
 
 /**

@@ -336,7 +336,7 @@ async function benchCancellable(argv: string[], io: CliIo, ac: AbortController &
   // A cancelled run is written (the cases so far), but one with no case never replaces a file
   // that is there already (an earlier whole run, as likely as not).
   const keep = run.status === 'cancelled' && run.cases.length === 0 && json !== undefined && existingFile(json);
-  if (json && !keep) writeOutput(json, `${JSON.stringify(run, null, 2)}\n`, '--json', io.stdout);
+  if (json && !keep) writeOutput(json, `${JSON.stringify({ ...run, origin: 'cli' }, null, 2)}\n`, '--json', io.stdout);
   if (run.status === 'cancelled') {
     const reason = ac.signal.reason instanceof CancelledError ? ac.signal.reason : new CancelledError();
     const cases = `${run.cases.length} of ${formatCountOf(planCases(profile, { quick }).length, 'case')}`;
@@ -920,7 +920,7 @@ async function simulateProfile(file: string, loaded: LoadedProfile, flags: Simul
   const cost = poolCost(result, profile.device.gpuHourUsd, deployedGpuCount(profile.device));
   if (cost) result.cost = cost;
   const run = flags.json || events ? simulateRun(machine, { pool: result }) : null;
-  if (flags.json) writeOutput(flags.json, `${JSON.stringify(run, null, 2)}\n`, '--json', io.stdout);
+  if (flags.json) writeOutput(flags.json, `${JSON.stringify({ ...run, origin: 'cli' }, null, 2)}\n`, '--json', io.stdout);
   if (events) {
     for (const line of head) if (line !== '') say(line);
     emitLine({ type: 'done', run: run! });

@@ -37,6 +37,25 @@ export function caseLabel(c: KernelCase): string {
   return `reference B${s.batchSize} ${s.seqLenQ}×${s.seqLenK}${tp}`;
 }
 
+/**
+ * The figure History and the Compare pickers show beside a saved run, to tell apart runs of one
+ * profile (ten rows of one name and minute read alike, s52 newcomer-ed 3): a simulation's highest
+ * rate that kept its SLO ("kept up 4.20 req/s", from --max-rate: PoolResult.capacity.maxRate), else
+ * its modelled TTFT p99 ("TTFT p99 312 ms", latency.ttft.p99 in s); a benchmark's headline case,
+ * the one it timed longest ("prefill B1 N4096 1.23 ms", its median); undefined when the run has
+ * none of these (a cancelled simulation, a benchmark before its first case).
+ */
+export function runFigure(run: Pick<RunResult, 'kind' | 'cases' | 'pool'>): string | undefined {
+  if (run.kind === 'simulate') {
+    const maxRate = run.pool?.capacity?.maxRate;
+    if (typeof maxRate === 'number') return `kept up ${formatRequestRate(maxRate)} req/s`;
+    const p99 = run.pool?.latency?.ttft?.p99;
+    return typeof p99 === 'number' ? `TTFT p99 ${formatMs(p99 * 1e3)}` : undefined;
+  }
+  const longest = run.cases.reduce<KernelCase | undefined>((top, c) => (top === undefined || c.medianNs > top.medianNs ? c : top), undefined);
+  return longest === undefined ? undefined : `${caseLabel(longest)} ${formatDuration(longest.medianNs)}`;
+}
+
 /** Every case of either run, in `a`'s order then `b`'s new ones. */
 export function compareRuns(a: RunResult, b: RunResult): CaseComparison[] {
   const bByKey = new Map(b.cases.map((c) => [caseKey(c), c] as const));

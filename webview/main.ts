@@ -28,8 +28,8 @@ import { buildDifference, comparePools, compareRuns, compareSettings, comparison
 import { composeChartsPng, composePng, composeTablePng, type PngChart } from './png';
 import { sweepExportStem, sweepProvenance } from '../core/sweepFigures';
 import { decisionMetric, interruptedText, isOwnStoppedReport, metricsOf as sweepMetricsOf, otherSweepNote, sweepAxisCharts, sweepChartHeight, sweepCostChart, sweepCostChartHeight, sweepBestText, sweepCaption, sweepChip, sweepMarkdown, sweepPngCaption, sweepPointsText, sweepTable, sweepTitle, chartedFigures } from './sweep';
-import { benchCancelledText, CHANGE_MEANING, formatCount, formatCountOf, formatDuration, formatLoadNote, formatPercent, INTERRUPTED, isInterrupted, loadVerdict, formatRunTime, formatShortRunTime, loadAverageText, perGpuCasesHeader, poolCancelledText, runStateWord, wasmBuildNote } from '../core/format';
-import { comparedRun, compareOptionLabel, exportId, listedName, reduce, rerunOf, runCountText, runKindWord, runTimeTooltip, skippedNote, skippedSweepsNote, startModel, type DashboardModel, type ViewRun } from './model';
+import { benchCancelledText, CHANGE_MEANING, formatCount, formatCountOf, formatDuration, formatLoadNote, formatPercent, INTERRUPTED, isInterrupted, loadVerdict, formatRunTime, formatShortRunTime, formatShortRunTimes, loadAverageText, perGpuCasesHeader, poolCancelledText, runStateWord, wasmBuildNote } from '../core/format';
+import { comparedRun, compareOptionLabel, exportId, listedName, reduce, rerunOf, runCountText, runKindWord, runOriginWord, runTimeTooltip, skippedNote, skippedSweepsNote, startModel, type DashboardModel, type ViewRun } from './model';
 import { readPalette, watchTheme, type Palette } from './theme';
 import { loadState, onMessage, post, saveState, type PersistedState } from './vscodeApi';
 
@@ -72,8 +72,8 @@ function runTime(iso: string): HTMLElement {
  * A time in History's lists, runs and sweeps alike (one format for every row; the runs' read "Dec 6, 2026, 5:13:32 PM" beside the
  * sweeps' "Dec 6, 05:02 PM", s50 newcomer-ed 12): formatShortRunTime, to the minute, the full time and ISO value in its tooltip and `datetime`.
  */
-function shortTime(iso: string): HTMLElement {
-  return el('time', { datetime: iso, title: runTimeTooltip(iso) }, formatShortRunTime(iso));
+function shortTime(iso: string, text = formatShortRunTime(iso)): HTMLElement {
+  return el('time', { datetime: iso, title: runTimeTooltip(iso) }, text);
 }
 
 /** `parts` with `sep` between each two (text and elements in one line). */
@@ -714,6 +714,7 @@ function renderHistory(): void {
   const wanted = historyFilter.value.trim().toLowerCase();
   const matching = wanted ? model.runs.filter((r) => inFolder(r.name, r.folder).toLowerCase().includes(wanted)) : model.runs;
   const shown = matching.slice(0, historyShown);
+  const times = formatShortRunTimes(shown.map((r) => r.createdAt));
   historyCount.textContent = model.runs.length === 0 ? '' : `${shown.length < matching.length ? `newest ${formatCount(shown.length)} of ` : ''}${formatCount(matching.length)}${wanted ? ` of ${formatCount(model.runs.length)}` : ''} ${matching.length === 1 ? 'run' : 'runs'}`;
   historyMore.hidden = shown.length >= matching.length;
   if (!historyMore.hidden) historyMore.textContent = `Show ${formatCount(Math.min(HISTORY_PAGE, matching.length - shown.length))} more`;
@@ -726,8 +727,10 @@ function renderHistory(): void {
       // The kind in its own column and what the run counts in theirs (model.ts runCountText: "6 cases", "200 requests"): "cases" read
       // "6" in one row and "simulation" in the next (s50 newcomer-ed 12), then "0" for a simulation (s51). Stacked where the columns
       // do not fit (fitStacked), as the Sweeps are.
-      columns: ['time', 'name', 'kind', 'status', 'count', ''],
-      rows: shown.map((r) => [shortTime(r.createdAt), inFolder(r.name, r.folder), runKindWord(r.kind), r.interrupted ? INTERRUPTED : r.poolCancelled ? `${r.status} ${poolCancelledText(r.poolCancelled)}` : r.status, runCountText(r), button('Open', () => post({ type: 'openRun', id: r.id }), { secondary: '', 'aria-label': `Open run ${r.name}, ${formatShortRunTime(r.createdAt)}` })]),
+      // A figure (compare.ts runFigure: TTFT p99, the rate kept up, the headline case's time) and where the run was made, and the
+      // seconds where two rows share a minute: ten rows of one profile and minute read alike (s52 newcomer-ed 3).
+      columns: ['time', 'name', 'kind', 'status', 'count', 'figure', 'from', ''],
+      rows: shown.map((r, i) => [shortTime(r.createdAt, times[i]), inFolder(r.name, r.folder), runKindWord(r.kind), r.interrupted ? INTERRUPTED : r.poolCancelled ? `${r.status} ${poolCancelledText(r.poolCancelled)}` : r.status, runCountText(r), r.figure ?? '', r.origin === undefined ? '' : runOriginWord(r.origin), button('Open', () => post({ type: 'openRun', id: r.id }), { secondary: '', 'aria-label': `Open run ${r.name}, ${times[i]}` })]),
     }, 'table-history', (i) => ({ 'data-run': shown[i]!.id }), { text: ['Saved runs, newest first'], hidden: true }));
     fitStacked(historyList);
   }
@@ -738,11 +741,12 @@ function renderHistory(): void {
   const cmp = model.compare;
   // The ids the extension sent with the comparison; else by createdAt and name (a listed name may add settings to it: runName distinctRunNames).
   const idOf = (r: { name: string; createdAt: string } | undefined, id: string | undefined): string | undefined => id ?? (r ? model.runs.find((x) => x.createdAt === r.createdAt && x.name.startsWith(r.name))?.id : undefined);
+  const pickerTimes = formatShortRunTimes(model.runs.map((r) => r.createdAt));
   for (const [select, fallback, compared] of [[selectA, model.runs[1]?.id, idOf(cmp?.a, cmp?.aId)], [selectB, model.runs[0]?.id, idOf(cmp?.b, cmp?.bId)]] as const) {
     const keep = compared ?? (select.dataset.chosen ? select.value : undefined);
     const want = keep && model.runs.some((r) => r.id === keep) ? keep : fallback;
     // Each option's whole time (with its year) as its description, which the open list shows under it for the option pointed at.
-    select.replaceChildren(...model.runs.map((r) => el('vscode-option', { value: r.id, description: runTimeTooltip(r.createdAt), ...(r.id === want ? { selected: '' } : {}) }, compareOptionLabel(r, inFolder(r.name, r.folder)))));
+    select.replaceChildren(...model.runs.map((r, i) => el('vscode-option', { value: r.id, description: runTimeTooltip(r.createdAt), ...(r.id === want ? { selected: '' } : {}) }, compareOptionLabel(r, inFolder(r.name, r.folder), pickerTimes[i]))));
   }
   compareButton.toggleAttribute('disabled', model.runs.length < 2);
   renderSweepList();

@@ -3,7 +3,7 @@
  * A run being streamed is built up from `runStarted`, `environment`, `case`, `poolSamples` and `progress`
  * messages and replaced by the full RunResult on `runFinished`.
  */
-import type { Environment, KernelCase, PoolCancelled, PoolResult, PoolSample, RunKind, RunResult, RunStatus } from '../core/protocol/run';
+import type { Environment, KernelCase, PoolCancelled, PoolResult, PoolSample, RunKind, RunOrigin, RunResult, RunStatus } from '../core/protocol/run';
 import type { SweepReport } from '../core/protocol/sweep';
 import type { ComparedRun, Estimate, Profile, RunListEntry, RunTarget, SweepListEntry, SweepRunStatus, ToWebview, TraceRerun } from '../core/protocol/webview';
 import { fewAndCount, formatCountOf, formatRunTime, formatShortRunTime, INTERRUPTED, shownFileName } from '../core/format';
@@ -130,15 +130,25 @@ export function skippedNote(skipped: readonly string[] | undefined): string | nu
 }
 
 /**
- * A saved run as History's Compare pickers (A, B) list it: its time and kind first, then its name
- * (`shown`: after its workspace folder's where the workspace has several) and build. The picker
- * shows ~40 characters of the one picked, and runs of one profile share their name: with the name
- * first every option read "llama-3.1-8b · llama-3.1-8b.attn.ya…" (s48 newcomer-ed 5). The time as
- * History's lists write it (formatShortRunTime, to the minute: the pickers had the seconds and year
- * beside History's "Dec 6, 01:54 PM", s51); the whole time is the option's description ({@link runTimeTooltip}).
+ * A saved run as History's Compare pickers (A, B) list it: its profile file and mode first (`shown`, the
+ * listed name "model · profile file · mode", with its leading model moved to the end), then its figure
+ * (RunListEntry.figure), time, kind, origin, model (after its workspace folder's where the workspace has
+ * several) and build. The picker shows ~40 characters of the one picked: with the time and kind first
+ * every option read "Dec 6, 2026, 11:27:51 PM · simulation · llama-3.1-8b · l…" at 1280 px, the profile
+ * file (what differs) cut off (s52 newcomer-ed 3); with the whole name first, "llama-3.1-8b ·
+ * llama-3.1-8b.attn.ya…" (s48 newcomer-ed 5). `time`: as History's row writes it (formatShortRunTimes:
+ * to the minute, the seconds where another run shares it); the whole time is the option's description
+ * ({@link runTimeTooltip}).
  */
-export function compareOptionLabel(r: Pick<RunListEntry, 'createdAt' | 'kind' | 'build'>, shown: string): string {
-  return [formatShortRunTime(r.createdAt), runKindWord(r.kind), shown, r.build].filter((part) => part).join(' · ');
+export function compareOptionLabel(r: Pick<RunListEntry, 'createdAt' | 'kind' | 'build' | 'figure' | 'origin'>, shown: string, time = formatShortRunTime(r.createdAt)): string {
+  const parts = shown.split(' · ');
+  const [model, rest] = parts.length > 1 ? [parts[0]!, parts.slice(1).join(' · ')] : ['', shown];
+  return [rest, r.figure, time, runKindWord(r.kind), r.origin === undefined ? '' : runOriginWord(r.origin), model, r.build].filter((part) => part).join(' · ');
+}
+
+/** Where a run was made, as History's "from" column and the Compare pickers say it: "CLI" or "editor" (RunResult.origin). */
+export function runOriginWord(origin: RunOrigin): 'CLI' | 'editor' {
+  return origin === 'cli' ? 'CLI' : 'editor';
 }
 
 /**

@@ -1066,7 +1066,16 @@ export interface RunResult extends RunHeader {
    * runs saved before s46.
    */
   modelSha256?: string;
+  /**
+   * Where the run was made: 'cli' (attnscope bench/simulate --json) or 'editor' (the extension's
+   * Run and Simulate), which History shows beside each run. Absent in runs saved before s52 (History
+   * then says "editor" for a run with sourceSha256, which only the editor sets, and nothing otherwise).
+   */
+  origin?: RunOrigin;
 }
+
+/** Where a run was made (RunResult.origin). */
+export type RunOrigin = 'cli' | 'editor';
 
 /**
  * The header of a run file. `toolVersion` is the version of the program that made the run

@@ -5,7 +5,7 @@
  */
 import type { Profile } from '../config/types';
 import type { Estimate } from '../estimate/types';
-import type { PoolCancelled, RunKind, RunResult, TraceReplay } from './run';
+import type { PoolCancelled, RunKind, RunOrigin, RunResult, TraceReplay } from './run';
 import type { SweepReport } from './sweep';
 import type { RunnerCaseEvent, RunnerEnvironmentEvent, RunnerPoolSampleEvent, RunnerProgressEvent } from './runner';
 
@@ -34,6 +34,10 @@ export interface RunListEntry {
   build?: string;
   /** The workspace folder it is saved in, by name; only when the workspace has several (extension/history.ts HistoryPlace). */
   folder?: string;
+  /** What tells it from runs of its profile: webview/compare.ts runFigure ("TTFT p99 312 ms", "prefill B1 N4096 1.23 ms"); absent when it has none. */
+  figure?: string;
+  /** Where it was made (RunResult.origin; "editor" for an older run with sourceSha256, which only the editor sets); absent when unknown. */
+  origin?: RunOrigin;
 }
 
 /**

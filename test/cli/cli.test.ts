@@ -1111,7 +1111,8 @@ test('bench --events reports the pool simulation per percent, and SIGTERM mid-si
 });
 
 /** The keys of a run file, in order, as core/protocol/run.ts createRun writes them (DESIGN.md "Run JSON"). */
-const RUN_KEYS = ['schema', 'tool', 'createdAt', 'name', 'kind', 'profile', 'environment', 'estimate', 'cases', 'pool', 'problems', 'status'];
+// origin last: where the run was made, 'cli' here (History says so beside the editor's runs, s52 newcomer-ed 3).
+const RUN_KEYS = ['schema', 'tool', 'createdAt', 'name', 'kind', 'profile', 'environment', 'estimate', 'cases', 'pool', 'problems', 'status', 'origin'];
 
 /** `simulate --json` of a small profile over TINY_CONFIG: the run, and the resolved Profile the extension would send. */
 function simulatedRun(extra = ''): { dir: string; run: RunResult } {
@@ -1127,6 +1128,7 @@ function simulatedRun(extra = ''): { dir: string; run: RunResult } {
 test('simulate --json writes a whole run: the header, profile, environment and estimate a bench run has, no cases, the pool', () => {
   const { run } = simulatedRun();
   assert.deepEqual(Object.keys(run), RUN_KEYS);
+  assert.equal(run.origin, 'cli');
   assert.equal(run.schema, 1);
   // The package version and the build: 12 hex digits of SHA-256 of the runner bundle and native build (runner/version.ts).
   assert.match(run.tool, new RegExp(`^attnscope ${JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')).version.replaceAll('.', '\\.')}\\+[0-9a-f]{12}$`));

@@ -36,7 +36,7 @@ describe('run history', () => {
     writeFileSync(join(dir, 'runs', '20261129-100000-other.json'), '{"schema": 1, "name": "x"}');
     const { runs, skipped } = await listRuns(join(dir, 'runs'));
     assert.deepEqual(runs.map((r) => r.id), [idC, idB, idA]);
-    assert.deepEqual(runs[0], { id: idC, name: 'llama-3.1-8b · run.attn.yaml · full', setup: ['gpu H100 SXM', 'tp 1', 'pp 1', 'dp 1', 'dtype bf16', 'kv auto', 'page_size 16', 'requests 400', 'arrival_rate 4', 'max_model_len 8192'], createdAt: run.createdAt, status: 'ok', cases: run.cases.length, kind: 'bench', build: 'avx2 · 2 threads' }); // the recorded run predates RunResult.kind (a benchmark), RunResult.quick (full) and nativeBuild (no build named); the CLI named it by its file, History as the editor names runs
+    assert.deepEqual(runs[0], { id: idC, name: 'llama-3.1-8b · run.attn.yaml · full', setup: ['gpu H100 SXM', 'tp 1', 'pp 1', 'dp 1', 'dtype bf16', 'kv auto', 'page_size 16', 'requests 400', 'arrival_rate 4', 'max_model_len 8192'], createdAt: run.createdAt, status: 'ok', cases: run.cases.length, kind: 'bench', build: 'avx2 · 2 threads', figure: 'prefill B1 N512 34.9 ms' }); // its longest case: the recorded prefill, median 34,856,032 ns; the recorded run predates RunResult.kind (a benchmark), RunResult.quick (full) and nativeBuild (no build named); the CLI named it by its file, History as the editor names runs
     // Each skipped file with why, in the folder's order.
     assert.deepEqual(skipped.sort(), [
       `20261129-100000-cut.json: not JSON (${(() => { try { JSON.parse('{"schema": 1, "na'); } catch (e) { return (e as Error).message; } })()})`,
@@ -150,6 +150,8 @@ for (const f of [${JSON.stringify(proc)}, ${JSON.stringify(join(file, 'runs'))}]
     const names = Object.fromEntries(listed.map((r) => [r.id, r.name]));
     // What a simulation counts, for History (s51: it read "cases 0"): the recorded pool's 400 requests (its profile's workload.requests, 400).
     assert.deepEqual(listed.map((r) => [r.cases, r.requests]), [[0, 400], [0, 400], [0, 400]]);
+    // Each simulation's figure (s52 newcomer-ed 3: ten rows read alike): the recorded pool's TTFT p99, 0.114147 s.
+    assert.deepEqual(listed.map((r) => r.figure), ['TTFT p99 114 ms', 'TTFT p99 114 ms', 'TTFT p99 114 ms']);
     // The model by its config's _name_or_path ("Qwen/Qwen2.5-7B" -> Qwen2.5-7B), read in the workspace the CLI ran in.
     assert.deepEqual(names, {
       'trace-mooncake': 'Qwen2.5-7B · qwen-tiny.attn.yaml · simulation · trace mooncake.jsonl',
@@ -454,5 +456,18 @@ describe('newestFirst', () => {
     assert.deepEqual([...items].sort(newestFirst).map((i) => i.n), [2, 1, 4, 3]);
     // Reversed arguments: oldest first (Compare's baseline).
     assert.deepEqual([...items].sort((a, b) => newestFirst(b, a)).map((i) => i.n), [3, 1, 4, 2]);
+  });
+});
+
+// s52 newcomer-ed 3: History did not say which runs the CLI made and which the editor did.
+describe('run origin in History', () => {
+  it('lists where each run was made: the origin it records, "editor" for an older run with the editor\'s sourceSha256, else none', async () => {
+    const dir = tempDir('attnscope-history-origin-');
+    writeFileSync(join(dir, '20261206-232600-cli.json'), JSON.stringify({ ...recorded, createdAt: '2026-12-06T23:26:00.000Z', origin: 'cli' }));
+    writeFileSync(join(dir, '20261206-232610-ed.json'), JSON.stringify({ ...recorded, createdAt: '2026-12-06T23:26:10.000Z', origin: 'editor' }));
+    writeFileSync(join(dir, '20261206-232620-old-ed.json'), JSON.stringify({ ...recorded, createdAt: '2026-12-06T23:26:20.000Z', sourceSha256: 'ab'.repeat(32) }));
+    writeFileSync(join(dir, '20261206-232630-old.json'), JSON.stringify({ ...recorded, createdAt: '2026-12-06T23:26:30.000Z' }));
+    const { runs } = await listRuns(dir);
+    assert.deepEqual(runs.map((r) => [r.id, r.origin]), [['20261206-232630-old', undefined], ['20261206-232620-old-ed', 'editor'], ['20261206-232610-ed', 'editor'], ['20261206-232600-cli', 'cli']]);
   });
 });

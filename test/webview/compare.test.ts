@@ -3,8 +3,8 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { KernelCase } from '../../core/protocol/run';
 import type { PoolLoad, RunResult } from '../../core/protocol/run';
-import { buildDifference, caseLabel, comparePools, compareRuns, compareSettings, comparisonRows, keepsUpText, loadBoundNote, loadDifference, modelDifference, sameRun, sloDifference, tpotNoteText, workloadDifference } from '../../webview/compare';
-import { formatShortRunTime, tpotOverheadNote } from '../../core/format';
+import { buildDifference, caseLabel, comparePools, compareRuns, runFigure, compareSettings, comparisonRows, keepsUpText, loadBoundNote, loadDifference, modelDifference, sameRun, sloDifference, tpotNoteText, workloadDifference } from '../../webview/compare';
+import { formatMs, formatShortRunTime, formatShortRunTimes, tpotOverheadNote } from '../../core/format';
 import { run } from '../fixtures/run';
 import { comparedRun, compareOptionLabel, runTimeTooltip } from '../../webview/model';
 
@@ -361,12 +361,30 @@ describe('compare: same run, different workloads, pool units', () => {
 });
 
 describe('Compare pickers (s48 newcomer-ed 5)', () => {
-  it('list each run by time and kind before the name the runs of one profile share', () => {
-    const name = 'llama-3.1-8b · llama-3.1-8b.attn.yaml · full';
+  // s52 newcomer-ed 3: at 1280 px the picker cut "Dec 6, 2026, 11:27:51 PM · simulation · llama-3.1-8b · l…", the profile file
+  // (what differs between runs of one model) never shown; s48: the whole name first cut it too ("llama-3.1-8b · llama-3.1-8b.attn.ya…").
+  it('list each run by its profile file and figure first, then time, kind, origin, the model and build', () => {
+    const name = 'llama-3.1-8b · tp2.attn.yaml · simulation';
     const at = '2026-12-06T10:20:00.000Z';
-    assert.equal(compareOptionLabel({ createdAt: at, kind: 'simulate' }, name), `${formatShortRunTime(at)} · simulation · ${name}`);
-    // A run saved before RunResult.kind is a benchmark; its build last.
-    assert.equal(compareOptionLabel({ createdAt: at, build: 'avx2 · 2 threads' }, name), `${formatShortRunTime(at)} · benchmark · ${name} · avx2 · 2 threads`);
+    assert.equal(compareOptionLabel({ createdAt: at, kind: 'simulate', figure: 'TTFT p99 312 ms', origin: 'cli' }, name), `tp2.attn.yaml · simulation · TTFT p99 312 ms · ${formatShortRunTime(at)} · simulation · CLI · llama-3.1-8b`);
+    // A run saved before RunResult.kind is a benchmark; its build last; no origin or figure known: none said.
+    assert.equal(compareOptionLabel({ createdAt: at, build: 'avx2 · 2 threads' }, 'llama-3.1-8b · a.attn.yaml · full'), `a.attn.yaml · full · ${formatShortRunTime(at)} · benchmark · llama-3.1-8b · avx2 · 2 threads`);
+    // A CLI run named by its bare file: that name first.
+    assert.equal(compareOptionLabel({ createdAt: at, kind: 'simulate', origin: 'editor' }, 'x.attn.yaml', 'T'), 'x.attn.yaml · T · simulation · editor');
+  });
+
+  it('give each run a figure that tells it from runs of its profile: TTFT p99, the rate kept up, the longest case', () => {
+    // The fixture's pool: TTFT p99 in seconds, written as formatMs writes it.
+    const p99 = run.pool!.latency!.ttft!.p99;
+    assert.equal(runFigure({ ...run, kind: 'simulate' }), `TTFT p99 ${formatMs(p99 * 1e3)}`);
+    // --max-rate: the rate that kept the SLO, 3 significant digits (4.2 -> "4.20").
+    const capacity = { kind: 'modelled' as const, slo: {}, attainmentTarget: 0.99, tolerance: 0.05, points: [], maxRate: 4.2, maxScale: null };
+    assert.equal(runFigure({ ...run, kind: 'simulate', pool: { ...run.pool!, capacity } as typeof run.pool }), 'kept up 4.20 req/s');
+    assert.equal(runFigure({ ...run, kind: 'simulate', pool: undefined }), undefined);
+    // A benchmark: its longest case by median, here the decode case set to 2 ms beside a 1 ms prefill.
+    const cases = [withTimes(prefill, 1e6, 9e5, 1.1e6), withTimes(decode, 2e6, 1.9e6, 2.1e6)];
+    assert.equal(runFigure({ kind: 'bench', cases }), `${caseLabel(decode)} 2 ms`);
+    assert.equal(runFigure({ kind: 'bench', cases: [] }), undefined);
   });
 
   // s51: the pickers read "Dec 6, 2026, 10:20:00 AM" where History's lists read "Dec 6, 10:20 AM".
@@ -374,8 +392,16 @@ describe('Compare pickers (s48 newcomer-ed 5)', () => {
     const at = '2026-12-06T10:20:35.000Z';
     const label = compareOptionLabel({ createdAt: at, kind: 'simulate' }, 'x.attn.yaml');
     assert.doesNotMatch(label, /2026|:35/, label);
-    assert.ok(label.startsWith(`${formatShortRunTime(at)} · `), label);
+    assert.ok(label.startsWith(`x.attn.yaml · ${formatShortRunTime(at)} · `), label);
     // The year and the seconds where History's time cell has them (its tooltip), then the ISO value.
     assert.match(runTimeTooltip(at), /2026.*35.* \(2026-12-06T10:20:35\.000Z\)$/);
+  });
+});
+
+// s52 newcomer-ed 3: ten History rows read "Dec 6, 11:26 PM"; a minute two runs share gets its seconds.
+describe('formatShortRunTimes', () => {
+  it('writes the seconds only for times whose minute another shares', () => {
+    const t = formatShortRunTimes(['2026-12-06T23:26:05.000Z', '2026-12-06T23:26:40.000Z', '2026-12-06T23:27:10.000Z'], 'en-US', 'UTC');
+    assert.deepEqual(t, ['Dec 6, 11:26:05 PM', 'Dec 6, 11:26:40 PM', 'Dec 6, 11:27 PM']);
   });
 });

@@ -721,6 +721,30 @@ describe('dashboard webview in Chromium', () => {
     await send(page, { type: 'sweeps', sweeps: [] });
   });
 
+  // s52 newcomer-ed 3: ten rows read exactly "Dec 6, 11:26 PM · llama-3.1-8b · llama-3.1-8b.attn.yaml · simulation · ok".
+  it('History tells runs of one profile and minute apart: the seconds where two share a minute, a figure, and where each was made', async () => {
+    const name = 'llama-3.1-8b · llama-3.1-8b.attn.yaml · simulation';
+    const runs = [
+      // By hand, in Tokyo (UTC+9): 14:26:40 UTC is 11:26:40 PM, 14:26:05 UTC 11:26:05 PM, 14:20 UTC 11:20 PM.
+      { id: '20261206-142640-b', name, createdAt: '2026-12-06T14:26:40.000Z', status: 'ok' as const, cases: 0, requests: 200, kind: 'simulate' as const, figure: 'TTFT p99 312 ms', origin: 'editor' as const },
+      { id: '20261206-142605-a', name, createdAt: '2026-12-06T14:26:05.000Z', status: 'ok' as const, cases: 0, requests: 200, kind: 'simulate' as const, figure: 'TTFT p99 1.20 s', origin: 'cli' as const },
+      { id: '20261206-142000-c', name, createdAt: '2026-12-06T14:20:00.000Z', status: 'ok' as const, cases: 0, requests: 200, kind: 'simulate' as const },
+    ];
+    await send(page, { type: 'runs', runs });
+    await page.locator('vscode-tab-header', { hasText: 'History' }).click();
+    await page.waitForSelector('table.table-history[data-rows="3"]', { state: 'attached' });
+    const cells = await page.$$eval('table.table-history tbody tr', (trs) => trs.map((tr) => [...tr.querySelectorAll('td')].map((td) => td.textContent ?? '')));
+    assert.deepEqual(cells.map((r) => [spaced(r[0]!), ...r.slice(5, 7)]), [['Dec 6, 11:26:40 PM', 'TTFT p99 312 ms', 'editor'], ['Dec 6, 11:26:05 PM', 'TTFT p99 1.20 s', 'CLI'], ['Dec 6, 11:20 PM', '', '']]);
+    // The pickers: the profile file and figure first, the seconds as History's rows have them.
+    await page.waitForFunction(() => document.querySelectorAll('#compare-a vscode-option').length === 3);
+    const options = await page.$$eval('#compare-a vscode-option', (os) => os.map((o) => o.textContent ?? ''));
+    assert.deepEqual(options.map(spaced), [
+      'llama-3.1-8b.attn.yaml · simulation · TTFT p99 312 ms · Dec 6, 11:26:40 PM · simulation · editor · llama-3.1-8b',
+      'llama-3.1-8b.attn.yaml · simulation · TTFT p99 1.20 s · Dec 6, 11:26:05 PM · simulation · CLI · llama-3.1-8b',
+      'llama-3.1-8b.attn.yaml · simulation · Dec 6, 11:20 PM · simulation · llama-3.1-8b',
+    ]);
+  });
+
   it('History says where a benchmark cancelled during its pool simulation stopped, and which runs a window reload interrupted', async () => {
     // s34 newcomer-ed 2: such a run listed as plain "cancelled", and its cards said "cancelled before its pool simulation".
     const runs = [
@@ -821,18 +845,18 @@ describe('dashboard webview in Chromium', () => {
     await page.waitForFunction(() => document.querySelectorAll('#compare-a vscode-option').length === 2);
     const options = await page.$$eval('#compare-a vscode-option', (os) => os.map((o) => o.textContent ?? ''));
     const descriptions = await page.$$eval('#compare-a vscode-option', (os) => os.map((o) => o.getAttribute('description') ?? ''));
-    // Time and kind first, the name after (s48 newcomer-ed 5: runs of one profile read alike where the picker cut the name).
+    // The profile file first, then time and kind (s52 newcomer-ed 3: time and kind first cut the profile file off at 1280 px).
     // The time as History's lists write it, to the minute (s51: the pickers had "Jan 1, 2099, 9:00:00 AM"): by hand, 00:00 UTC
     // on 1 January is 09:00 in Tokyo; the year and seconds in the option's description, as in History's tooltip.
-    assert.match(spaced(options[0]!), /^Jan 1, 09:00 AM · benchmark · w\.attn\.yaml · WebAssembly, 1 thread · simd128$/);
+    assert.match(spaced(options[0]!), /^w\.attn\.yaml · Jan 1, 09:00 AM · benchmark · WebAssembly, 1 thread · simd128$/);
     assert.equal(spaced(descriptions[0]!), 'Jan 1, 2099, 9:00:00 AM (2099-01-01T00:00:00.000Z)');
     assert.ok(options[1]!.endsWith(' · avx2 · 2 threads'), options[1]);
-    // Wide enough to show the name after time and kind (s50 newcomer-ed 4: at 280 px "Dec 6, 2026, 5:12:49 PM · simulatio…"):
-    // the picker is at least as wide as its picked option's text up to the name, and never wider than the page.
+    // Wide enough to show the profile file, figure and time (s50 newcomer-ed 4: at 280 px "Dec 6, 2026, 5:12:49 PM · simulatio…"):
+    // the picker is at least as wide as that text, and never wider than the page.
     const fit = await page.$eval('#compare-a', (sel) => {
       const probe = document.createElement('span');
       probe.style.cssText = 'position:absolute;visibility:hidden;white-space:nowrap;font:inherit';
-      probe.textContent = 'Dec 16, 2026, 12:12:49 PM · simulation · llama-3.1-8b · llama-3.1-8b.attn.yaml';
+      probe.textContent = 'llama-3.1-8b.attn.yaml · simulation · TTFT p99 312 ms · Dec 16, 12:12:49 PM';
       sel.parentElement!.append(probe);
       const need = probe.getBoundingClientRect().width;
       probe.remove();
