@@ -1635,13 +1635,14 @@ test('bench of a workload whose pool has no pages: the dry run and the run both 
   const { dir } = tmp('config.json', TINY_CONFIG);
   const profile = join(dir, 'p.attn.yaml');
   // 0.001 GiB × 0.9 cannot hold TINY_CONFIG's weights (~1.3 M parameters, 2.6 MB at bf16): no KV
-  // budget, no pages. Line 2 is "device: { memory_gib: 0.001 }": the value starts at column 23.
+  // budget, no pages. Line 2 is "device: { memory_gib: 0.001 }": the value starts at column 23. At the tp
+  // named, 3.23 MiB of weights ÷ 4 fit the 944 KiB, the activation peak beside them does not: said so (s52).
   writeFileSync(profile, 'model: ./config.json\ndevice: { memory_gib: 0.001 }\nprefill: { seq_lens: [64] }\ndecode: { batch_sizes: [1], context_lens: [64] }\nworkload: { requests: 10 }\n');
   // Run from its folder, the refusal names the profile as typed, as the warnings before it do.
   const refused = spawnSync(process.execPath, [runner, 'simulate', 'p.attn.yaml'], { cwd: dir, encoding: 'utf8' });
   assert.equal(refused.status, 2);
   // The weights overfill the device (0.001 GiB × 0.90 = 966,367 B = 944 KiB): the fit check's fix, not a KV budget (s43 newcomer-ed L1).
-  assert.match(refused.stderr.trim().split('\n').at(-1)!, /^p\.attn\.yaml:2:23: the KV pool has no pages: weights [\d.]+ MiB exceed 0\.001 GiB × 0\.90 = 944 KiB: raise device\.tensor_parallel_size \(\d+ fits\) or memory_gib$/);
+  assert.match(refused.stderr.trim().split('\n').at(-1)!, /^p\.attn\.yaml:2:23: the KV pool has no pages: weights [\d.]+ MiB exceed 0\.001 GiB × 0\.90 = 944 KiB: raise device\.tensor_parallel_size \(\d+ fits the weights, not a KV cache\) or memory_gib$/);
   // Said once: the refusal, not first the fit warning in the same words (s46: "warning: weights ... exceed 0.001 GiB" above it).
   assert.equal(refused.stderr.split('\n').filter((l) => /exceed 0\.001 GiB/.test(l)).length, 1, refused.stderr);
   const skipped = /^.*p\.attn\.yaml:2:23: warning: the page-pool simulation of the workload is skipped: the KV pool has no pages: weights [\d.]+ MiB exceed 0\.001 GiB/;
