@@ -715,6 +715,7 @@ function renderHistory(): void {
   const matching = wanted ? model.runs.filter((r) => inFolder(r.name, r.folder).toLowerCase().includes(wanted)) : model.runs;
   const shown = matching.slice(0, historyShown);
   const times = formatShortRunTimes(shown.map((r) => r.createdAt));
+  const withFigure = shown.some((r) => r.figure), withOrigin = shown.some((r) => r.origin !== undefined);
   historyCount.textContent = model.runs.length === 0 ? '' : `${shown.length < matching.length ? `newest ${formatCount(shown.length)} of ` : ''}${formatCount(matching.length)}${wanted ? ` of ${formatCount(model.runs.length)}` : ''} ${matching.length === 1 ? 'run' : 'runs'}`;
   historyMore.hidden = shown.length >= matching.length;
   if (!historyMore.hidden) historyMore.textContent = `Show ${formatCount(Math.min(HISTORY_PAGE, matching.length - shown.length))} more`;
@@ -729,8 +730,9 @@ function renderHistory(): void {
       // do not fit (fitStacked), as the Sweeps are.
       // A figure (compare.ts runFigure: TTFT p99, the rate kept up, the headline case's time) and where the run was made, and the
       // seconds where two rows share a minute: ten rows of one profile and minute read alike (s52 newcomer-ed 3).
-      columns: ['time', 'name', 'kind', 'status', 'count', 'figure', 'from', ''],
-      rows: shown.map((r, i) => [shortTime(r.createdAt, times[i]), inFolder(r.name, r.folder), runKindWord(r.kind), r.interrupted ? INTERRUPTED : r.poolCancelled ? `${r.status} ${poolCancelledText(r.poolCancelled)}` : r.status, runCountText(r), r.figure ?? '', r.origin === undefined ? '' : runOriginWord(r.origin), button('Open', () => post({ type: 'openRun', id: r.id }), { secondary: '', 'aria-label': `Open run ${r.name}, ${times[i]}` })]),
+      // Either column only where a listed run has its value: two empty columns stacked 50 runs that fit as rows at 600 px (s52 CI).
+      columns: ['time', 'name', 'kind', 'status', 'count', ...(withFigure ? ['figure'] : []), ...(withOrigin ? ['from'] : []), ''],
+      rows: shown.map((r, i) => [shortTime(r.createdAt, times[i]), inFolder(r.name, r.folder), runKindWord(r.kind), r.interrupted ? INTERRUPTED : r.poolCancelled ? `${r.status} ${poolCancelledText(r.poolCancelled)}` : r.status, runCountText(r), ...(withFigure ? [r.figure ?? ''] : []), ...(withOrigin ? [r.origin === undefined ? '' : runOriginWord(r.origin)] : []), button('Open', () => post({ type: 'openRun', id: r.id }), { secondary: '', 'aria-label': `Open run ${r.name}, ${times[i]}` })]),
     }, 'table-history', (i) => ({ 'data-run': shown[i]!.id }), { text: ['Saved runs, newest first'], hidden: true }));
     fitStacked(historyList);
   }
