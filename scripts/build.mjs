@@ -1,11 +1,12 @@
 #!/usr/bin/env node
 // Builds what a user needs: the native addon (node-gyp), the CUDA library when nvcc exists
 // (CMake), the WebAssembly module when em++ exists (Emscripten), and the esbuild bundles in
-// dist/. Flags: --native, --wasm, --bundles (all three when none); --linux-arm64 (only when asked:
-// for packaging) cross-compiles the native addon for linux-arm64 with Debian's aarch64 toolchain.
+// dist/ (the profile schema's validator code first: scripts/profile-validator.mjs). Flags: --native,
+// --wasm, --bundles (all three when none); --linux-arm64 (only when asked: for packaging)
+// cross-compiles the native addon for linux-arm64 with Debian's aarch64 toolchain.
 // Exits non-zero with the failing step named; never downloads anything.
 import { spawn, spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, cpSync, readFileSync, statSync, symlinkSync } from 'node:fs';
+import { existsSync, mkdirSync, cpSync, readFileSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -157,6 +158,15 @@ async function buildWasm() {
 }
 
 if (all || args.has('--bundles')) {
+  // The profile schema's validator as code (ajv standalone), which the bundles import: written
+  // when the schema changed, so that a build never bundles a stale one (its test checks the
+  // committed file).
+  const { GENERATED, profileValidatorCode } = await import('./profile-validator.mjs');
+  const generated = profileValidatorCode();
+  if (!existsSync(join(root, GENERATED)) || readFileSync(join(root, GENERATED), 'utf8') !== generated) {
+    writeFileSync(join(root, GENERATED), generated);
+    process.stderr.write(`[build] ${GENERATED} written from schemas/attn-profile.schema.json\n`);
+  }
   const esbuild = await import('esbuild');
   mkdirSync(join(root, 'dist'), { recursive: true });
   const common = {

@@ -3,38 +3,34 @@
  * mapped to one Problem at the range of the offending key or value, with a "did you mean"
  * where a typo is likely. Used by core/config/profile.ts.
  */
-import Ajv, { type ErrorObject, type ValidateFunction } from 'ajv';
-import profileSchema from '../../schemas/attn-profile.schema.json';
+import type { ErrorObject } from 'ajv';
+import { anyOfBySchemaPath, profile as profileValidator } from './profileValidator.generated.js';
 import { formatCount, formatGrouped } from '../format';
 import { closestKey, closestMatch, partMatches } from './suggest';
 import { unmodelledFlagMessage, unmodelledVllmFlag } from './vllmFlags';
 import { getProperty, nodeAtPath, type ValueNode } from './tree';
 import type { Problem, SourceRange } from './types';
 
-let ajv: Ajv | null = null;
-let validator: ValidateFunction | null = null;
-function ajvInstance(): Ajv {
-  if (!ajv) {
-    ajv = new Ajv({ allErrors: true, verbose: true, discriminator: true, allowUnionTypes: true });
-    // Editor-only annotations VS Code reads from the same schema.
-    ajv.addVocabulary(['errorMessage', 'enumDescriptions', 'defaultSnippets', 'markdownDescription']);
-  }
-  return ajv;
-}
+/**
+ * Every error of `value` (a profile's plain value) against schemas/attn-profile.schema.json;
+ * [] when it conforms. The validator is ajv's standalone code, compiled from the schema at build
+ * time (scripts/profile-validator.mjs): compiling it at start-up cost the language server
+ * 0.3-0.5 s of CPU before its first answer.
+ */
 export function validate(value: unknown): ErrorObject[] {
-  validator ??= ajvInstance().compile(profileSchema);
-  return validator(value) ? [] : [...(validator.errors ?? [])];
+  return profileValidator(value) ? [] : [...(profileValidator.errors ?? [])];
 }
 
 /**
- * The number a quoted value reads as (`"4"`, `" 0.9 "`) when `schema` takes that number, else
- * undefined: the value of an "Unquote" quick fix (server/actions.ts) for an anyOf such as
- * memory_gib's `"auto"` or a number, whose error is not a type error.
+ * The number a quoted value reads as (`"4"`, `" 0.9 "`) when the anyOf at `schemaPath` (an
+ * ajv error's, e.g. memory_gib's `"auto"` or a number) takes that number, else undefined: the
+ * value of an "Unquote" quick fix (server/actions.ts), whose error is not a type error.
  */
-function unquotedNumber(schema: unknown, node: ValueNode | undefined): number | undefined {
+function unquotedNumber(schemaPath: string, node: ValueNode | undefined): number | undefined {
   if (node?.type !== 'string' || typeof node.value !== 'string' || !/^\s*[-+]?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?\s*$/.test(node.value)) return undefined;
   const n = Number(node.value);
-  return Number.isFinite(n) && ajvInstance().validate(schema as object, n) ? n : undefined;
+  const takes = anyOfBySchemaPath[schemaPath];
+  return Number.isFinite(n) && takes !== undefined && takes(n) ? n : undefined;
 }
 
 /**
@@ -291,7 +287,7 @@ export function schemaProblems(root: ValueNode, allErrors: ErrorObject[]): Probl
       case 'anyOf': {
         // The schema's errorMessage says what the value must be; the key's full path leads it.
         const custom = (e.parentSchema as { errorMessage?: string }).errorMessage;
-        const unquoted = unquotedNumber(e.parentSchema, node);
+        const unquoted = unquotedNumber(e.schemaPath, node);
         add({
           severity: 'error',
           code: 'invalid-value',
