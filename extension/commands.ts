@@ -23,7 +23,7 @@ import { showSweep, SweepRun } from './sweep';
 import type { Ctx } from './ctx';
 import { exportRunTo } from './dashboard';
 import { findRun, listRunsIn, newestFirst } from './history';
-import { acceptedItem, configPickItem, filePickItem, findPickFiles, isTarget, MORE_HOW, morePickItem, PICK_OPTIONS, showThenFill, targetGlob, type TargetKind } from './pick';
+import { acceptedItem, configPickItem, filePickItem, findPickFiles, isTarget, MORE_HOW, morePickItem, PICK_OPTIONS, runPickItems, showThenFill, targetGlob, type TargetKind } from './pick';
 import type { PickJob } from '../core/validate';
 import { loadSweepReport, namedSkipped, sweepReportsIn, type SweepReportEntry } from './sweepReports';
 import { newProfile, newProfileName, servingTensorParallel, type FittingProfile } from './newProfile';
@@ -179,7 +179,8 @@ async function pickRuns(ctx: Ctx, title: string, many: boolean): Promise<RunList
     return undefined;
   }
   type Item = vscode.QuickPickItem & { run?: RunListEntry };
-  const items: Item[] = runs.map((r) => ({ label: r.name, description: [r.folder, formatRunTime(r.createdAt), r.status, r.kind === 'simulate' ? 'simulation' : `${r.cases} cases`, r.build].filter((part) => part).join(' · '), run: r }));
+  const rows = runPickItems(runs);
+  const items: Item[] = runs.map((r, i) => ({ ...rows[i]!, run: r }));
   if (skipped.length > 0) {
     items.push({ label: 'unreadable files in the history folder', kind: vscode.QuickPickItemKind.Separator });
     // skipReason's `<file>: <why>`; the file name has no ': ' (run ids and .json names do not).
@@ -191,10 +192,10 @@ async function pickRuns(ctx: Ctx, title: string, many: boolean): Promise<RunList
     return bad.length > 0;
   };
   if (!many) {
-    const one = await vscode.window.showQuickPick(items, { ...PICK_OPTIONS, title });
+    const one = await vscode.window.showQuickPick(items, { ...PICK_OPTIONS, title, matchOnDescription: true });
     return one && !refuse([one]) ? [one.run!] : undefined;
   }
-  const picked = await vscode.window.showQuickPick(items, { ...PICK_OPTIONS, title, canPickMany: true });
+  const picked = await vscode.window.showQuickPick(items, { ...PICK_OPTIONS, title, canPickMany: true, matchOnDescription: true });
   if (!picked || refuse(picked)) return undefined;
   if (picked.length !== 2) {
     void vscode.window.showWarningMessage(`AttnScope: pick exactly two runs to compare (picked ${picked.length}).`);

@@ -19,7 +19,8 @@ import { sweepExportStem } from '../core/sweepFigures';
 import { compareToCsv, compareToMarkdown } from './exportCompare';
 import { CHANGE_MEANING } from '../core/format';
 import { FolderWatch, type WatchedFolder } from './folderWatch';
-import { findRun, listRunsIn, newestFirst, rerunSource, runId, type HistoryPlace } from './history';
+import { deleteRunFile } from './deleteRun';
+import { findRun, findRunFolder, listRunsIn, newestFirst, rerunSource, runFile, runId, type HistoryPlace } from './history';
 import { runButtonFile, sweepProfileText } from './pick';
 import { traceGoneMessage } from './refusal';
 import { ShownRunStore, type Rerun } from './shownRun';
@@ -549,6 +550,24 @@ export class Dashboard implements vscode.Disposable {
           if (report) return this.showSweep(report, file);
         }
         throw new Error(`${files.map((f) => vscode.workspace.asRelativePath(f)).join(' or ') || `.attnscope/sweeps/${msg.id}`} is no longer a readable sweep report`);
+      }
+      case 'deleteRun': {
+        // Asked first, then to the OS trash (the platform's way), or for good where there is none and the user says so (deleteRun.ts).
+        const file = runFile(await findRunFolder(folders, msg.id), msg.id);
+        const how = await deleteRunFile(file, msg.name, msg.createdAt, {
+          confirm: async (message, detail, action) => (await vscode.window.showWarningMessage(message, { modal: true, detail }, action)) === action,
+          remove: (path, useTrash) => Promise.resolve(vscode.workspace.fs.delete(vscode.Uri.file(path), { useTrash })),
+        });
+        if (how === null) return;
+        this.host.log.info(`history: deleted run ${msg.id} (${how === 'trash' ? 'to the trash' : 'permanently'}): ${file}`);
+        // The run shown, if that one: no longer saved (its export writes it as shown; a reload does not look for it).
+        if (this.current?.id === msg.id) {
+          this.current = { ...this.current, id: null };
+          this.rememberShown();
+        }
+        this.post({ type: 'runDeleted', id: msg.id, how });
+        await this.refreshRuns();
+        return;
       }
       case 'compareRuns':
         this.post({ type: 'compare', a: (await findRun(folders, msg.a)).run, b: (await findRun(folders, msg.b)).run, aId: msg.a, bId: msg.b });

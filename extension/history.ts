@@ -212,12 +212,25 @@ export async function listRunsIn(places: readonly HistoryPlace[]): Promise<{ run
  * profile name saved in the same second in two workspace folders) resolve to the first.
  */
 export async function findRun(folders: readonly string[], id: string): Promise<{ run: RunResult; folder: string }> {
+  const folder = await findRunFolder(folders, id);
+  return { run: await loadRun(folder, id), folder };
+}
+
+/**
+ * The first of `folders` that holds run `id`'s file (`<folder>/<id>.json`, as findRun reads it).
+ * Throws a RangeError for an id that is no run id, an Error naming the folders when none holds it.
+ */
+export async function findRunFolder(folders: readonly string[], id: string): Promise<string> {
   if (!ID_PATTERN.test(id)) throw new RangeError(`not a run id: ${JSON.stringify(id)}`);
   for (const folder of folders) {
-    const found = await access(join(folder, `${id}.json`)).then(() => true, () => false);
-    if (found) return { run: await loadRun(folder, id), folder };
+    if (await access(runFile(folder, id)).then(() => true, () => false)) return folder;
   }
   throw new Error(`run ${id} is no longer in the history folder${folders.length === 1 ? '' : 's'} (${folders.join(', ')})`);
+}
+
+/** The file run `id` is saved in, in history folder `folder`. */
+export function runFile(folder: string, id: string): string {
+  return join(folder, `${id}.json`);
 }
 
 /** Reads run `id`. Throws when the id is not a run id, the file is missing, no regular file (a FIFO is not waited on) or over MAX_EDITOR_RESULT_TEXT_BYTES, or is not a schema-1 run. */

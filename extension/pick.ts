@@ -3,6 +3,9 @@ import { basename, dirname } from 'node:path';
 import { FILE_GLOBS, isConfigPath, isProfilePath, PROFILE_SUFFIXES, SKIPPED_FOLDERS_GLOB } from '../core/config/fileKinds';
 import { getProperty, parseProfileText } from '../core/config';
 import { profileModelName } from '../core/modelLabel';
+import { formatShortRunTimes, INTERRUPTED } from '../core/format';
+import type { RunListEntry } from '../core/protocol/webview';
+import { runPickParts } from '../webview/model';
 
 /**
  * The options every quick pick takes (vscode.window.showQuickPick).
@@ -17,6 +20,24 @@ import { profileModelName } from '../core/modelLabel';
  * picked and nothing said (the e2e "compares two saved runs" step, about 1 CI run in 15).
  */
 export const PICK_OPTIONS = { ignoreFocusOut: true } as const;
+
+/**
+ * The rows of a pick of saved runs (the palette's Compare runs and Export run), one per run in order, as
+ * History's Compare pickers write them (webview/model.ts runPickParts): the profile file and mode as the
+ * label; in the description the figure, the time as History's rows write it (core/format
+ * formatShortRunTimes over the runs listed: to the minute, the seconds where another run shares it; it read
+ * "Dec 6, 2026, 11:26:05 PM" on every row), the kind, how it ended where not ok (as History's status
+ * column), the origin, the model (after its workspace folder's name where the workspace has several) and
+ * the build. The pick matches on the description too (the model, the time).
+ */
+export function runPickItems(runs: readonly RunListEntry[]): Array<{ label: string; description: string }> {
+  const times = formatShortRunTimes(runs.map((r) => r.createdAt));
+  return runs.map((r, i) => {
+    const p = runPickParts(r, r.folder === undefined ? r.name : `${r.folder}: ${r.name}`, times[i]!);
+    const ended = r.interrupted ? INTERRUPTED : r.status === 'ok' ? '' : r.status;
+    return { label: p.file, description: [p.figure, p.time, p.kind, ended, p.origin, p.model, p.build].filter((part) => part).join(' · ') };
+  });
+}
 
 /**
  * A quick pick row for a workspace file: its name as the label and its folder (workspace-relative,

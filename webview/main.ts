@@ -29,7 +29,7 @@ import { composeChartsPng, composePng, composeTablePng, type PngChart } from './
 import { sweepExportStem, sweepProvenance } from '../core/sweepFigures';
 import { decisionMetric, interruptedText, isOwnStoppedReport, metricsOf as sweepMetricsOf, otherSweepNote, sweepAxisCharts, sweepChartHeight, sweepCostChart, sweepCostChartHeight, sweepBestText, sweepCaption, sweepChip, sweepMarkdown, sweepPngCaption, sweepPointsText, sweepTable, sweepTitle, chartedFigures } from './sweep';
 import { benchCancelledText, CHANGE_MEANING, formatCount, formatCountOf, formatDuration, formatLoadNote, formatPercent, INTERRUPTED, isInterrupted, loadVerdict, formatRunTime, formatShortRunTime, formatShortRunTimes, loadAverageText, perGpuCasesHeader, poolCancelledText, runStateWord, wasmBuildNote } from '../core/format';
-import { comparedRun, compareOptionLabel, exportId, listedName, reduce, rerunOf, runCountText, runKindWord, runOriginWord, runTimeTooltip, skippedNote, skippedSweepsNote, startModel, type DashboardModel, type ViewRun } from './model';
+import { comparedRun, compareOptionLabel, exportId, runDeletedText, listedName, reduce, rerunOf, runCountText, runKindWord, runOriginWord, runTimeTooltip, skippedNote, skippedSweepsNote, startModel, type DashboardModel, type ViewRun } from './model';
 import { readPalette, watchTheme, type Palette } from './theme';
 import { loadState, onMessage, post, saveState, type PersistedState } from './vscodeApi';
 
@@ -186,6 +186,8 @@ const keepsUpNote = el('p', { id: 'run-keeps-up-note', class: 'warning', hidden:
 const latestNote = el('p', { id: 'run-latest', class: 'muted' });
 /** Over a run whose profile was edited after it started (ViewRun.profileEdited): its figures are of the earlier text (s44 newcomer-ed F3). */
 const runEditedNote = el('p', { id: 'run-profile-edited', class: 'warning', hidden: '' });
+/** Over a run whose saved file was deleted from History meanwhile (ViewRun.deleted): that it was, and where it went. */
+const runDeletedNote = el('p', { id: 'run-deleted', class: 'warning', hidden: '' });
 /** Under a benchmark cancelled from the editor: what it kept (core/format benchCancelledText, the toast's words), "Cancelled after 2 case(s); the partial run is saved." */
 const cancelledNote = el('p', { id: 'run-cancelled', class: 'muted', hidden: '' });
 
@@ -420,7 +422,7 @@ const tabs = el('vscode-tabs', { 'selected-index': String(Math.max(0, TABS.index
   el('vscode-tab-header', unselected, 'Run'),
   el('vscode-tab-header', unselected, 'History'),
   el('vscode-tab-header', unselected, 'Sweep'),
-  el('vscode-tab-panel', {}, runEditedNote, latestNote, environment, cancelledNote, keepsUpNote, buildNote, loadNote, stepTime, noRun, chartGrid),
+  el('vscode-tab-panel', {}, runDeletedNote, runEditedNote, latestNote, environment, cancelledNote, keepsUpNote, buildNote, loadNote, stepTime, noRun, chartGrid),
   // Sweeps and Compare first: after every saved run they were ~340 rows down (s37 newcomer-ed 7).
   el('vscode-tab-panel', {}, el('h2', {}, 'Compare two runs'),
     el('div', { class: 'compare-bar' }, el('label', {}, 'A ', selectA), el('label', {}, 'B ', selectB), compareButton),
@@ -616,6 +618,8 @@ function renderHeader(run: ViewRun | null): void {
   const folder = run?.latest ? model.runs.find((r) => r.id === run.id)?.folder : undefined;
   latestNote.textContent = run?.latest ? `The newest saved run${folder === undefined ? '' : ` (in ${folder})`}, shown as this window has shown no run; History lists ${formatCountOf(saved, 'saved run')}. The Run button runs the editor's file, not this run's.` : '';
   latestNote.hidden = !run?.latest;
+  runDeletedNote.textContent = run?.deleted ? runDeletedText(run.deleted) : '';
+  runDeletedNote.hidden = run?.deleted === undefined;
   runEditedNote.textContent = run?.profileEdited ?? '';
   runEditedNote.hidden = run?.profileEdited === undefined;
   cancelButton.toggleAttribute('disabled', !running || cancelling);
@@ -709,6 +713,36 @@ function inFolder(name: string, folder: string | undefined): string {
   return folder === undefined ? name : `${folder}: ${name}`;
 }
 
+/**
+ * A History row's buttons: Open, and Delete, which asks the extension to delete the run (it asks the user first, then moves the
+ * file to the trash: extension/deleteRun.ts). Each names its run and time for a screen reader, as the row has them.
+ */
+function runActions(r: DashboardModel['runs'][number], name: string, time: string): HTMLElement {
+  // Side by side where the table has room, one over the other where it has not (CSS .row-actions): side by side always, the
+  // column's width stacked 50 runs that had fitted as rows at 600 px.
+  return el('span', { class: 'row-actions' },
+    button('Open', () => post({ type: 'openRun', id: r.id }), { secondary: '', 'aria-label': `Open run ${r.name}, ${time}` }),
+    button('Delete', () => {
+      deleting = { id: r.id, row: historyRows().findIndex((tr) => tr.dataset.run === r.id) };
+      post({ type: 'deleteRun', id: r.id, name, createdAt: r.createdAt });
+      // tabindex now: the element sets its own only in its first update, after focusAfterDelete may focus it.
+    }, { secondary: '', class: 'delete-run', tabindex: '0', 'aria-label': `Delete run ${r.name}, ${time}` }),
+  );
+}
+
+/** The run whose Delete was pressed last, and its row's place: once it is gone, the focus goes to the row that took that place. */
+let deleting: { id: string; row: number } | null = null;
+const historyRows = (): HTMLTableRowElement[] => [...historyList.querySelectorAll<HTMLTableRowElement>('table.table-history tbody tr')];
+
+/** After the list is drawn without the run deleted: the focus on the Delete of the row now in its place (else the last row's, else the filter), not lost with the row. */
+function focusAfterDelete(): void {
+  if (!deleting || model.runs.some((r) => r.id === deleting!.id)) return;
+  const rows = historyRows();
+  const target = rows[Math.min(deleting.row, rows.length - 1)]?.querySelector<HTMLElement>('vscode-button.delete-run') ?? historyFilter;
+  deleting = null;
+  target.focus();
+}
+
 function renderHistory(): void {
   const note = skippedNote(model.skippedRuns);
   const wanted = historyFilter.value.trim().toLowerCase();
@@ -732,11 +766,12 @@ function renderHistory(): void {
       // seconds where two rows share a minute: ten rows of one profile and minute read alike (s52 newcomer-ed 3).
       // Either column only where a listed run has its value: two empty columns stacked 50 runs that fit as rows at 600 px (s52 CI).
       columns: ['time', 'name', 'kind', 'status', 'count', ...(withFigure ? ['figure'] : []), ...(withOrigin ? ['from'] : []), ''],
-      rows: shown.map((r, i) => [shortTime(r.createdAt, times[i]), inFolder(r.name, r.folder), runKindWord(r.kind), r.interrupted ? INTERRUPTED : r.poolCancelled ? `${r.status} ${poolCancelledText(r.poolCancelled)}` : r.status, runCountText(r), ...(withFigure ? [r.figure ?? ''] : []), ...(withOrigin ? [r.origin === undefined ? '' : runOriginWord(r.origin)] : []), button('Open', () => post({ type: 'openRun', id: r.id }), { secondary: '', 'aria-label': `Open run ${r.name}, ${times[i]}` })]),
+      rows: shown.map((r, i) => [shortTime(r.createdAt, times[i]), inFolder(r.name, r.folder), runKindWord(r.kind), r.interrupted ? INTERRUPTED : r.poolCancelled ? `${r.status} ${poolCancelledText(r.poolCancelled)}` : r.status, runCountText(r), ...(withFigure ? [r.figure ?? ''] : []), ...(withOrigin ? [r.origin === undefined ? '' : runOriginWord(r.origin)] : []), runActions(r, inFolder(r.name, r.folder), times[i]!)]),
     }, 'table-history', (i) => ({ 'data-run': shown[i]!.id }), { text: ['Saved runs, newest first'], hidden: true }));
     fitStacked(historyList);
   }
   if (note) historyList.append(el('p', { class: 'note', id: 'history-skipped' }, note));
+  focusAfterDelete();
   // Until the user picks: A = the previous run (baseline), B = the newest. The choice is marked on the option
   // (`selected`), which the element reads when its options change; setting `value` first would be lost.
   // Above a comparison they show its two runs (they named two others, s39 newcomer-ed 2); a run's id is its name and createdAt (extension/history.ts runId).

@@ -50,6 +50,11 @@ export interface ViewRun {
    * (DashboardModel.runTarget), not this run's profile. Absent otherwise.
    */
   latest?: true;
+  /**
+   * Its saved file was deleted from History (ToWebview runDeleted): to the trash, or for good; the
+   * Run tab says so. Its `id` is null from then on (its export writes the run shown). Absent otherwise.
+   */
+  deleted?: 'trash' | 'deleted';
 }
 
 export interface CompareView {
@@ -141,9 +146,28 @@ export function skippedNote(skipped: readonly string[] | undefined): string | nu
  * ({@link runTimeTooltip}).
  */
 export function compareOptionLabel(r: Pick<RunListEntry, 'createdAt' | 'kind' | 'build' | 'figure' | 'origin'>, shown: string, time = formatShortRunTime(r.createdAt)): string {
+  const p = runPickParts(r, shown, time);
+  return [p.file, p.figure, p.time, p.kind, p.origin, p.model, p.build].filter((part) => part).join(' · ');
+}
+
+/**
+ * The parts a saved run is picked by, in the order the pickers write them (compareOptionLabel; the palette's
+ * Compare runs and Export run picks, extension/commands.ts runPickItem): `file`, the profile file and mode of
+ * `shown` (the listed name "model · profile file · mode"; all of it when it has no " · "), `model`, its leading
+ * part (after the workspace folder's name where the workspace has several), the figure, `time` as given, the kind
+ * and origin words and the build; '' for a part the run lacks (an old run has no figure, origin nor build).
+ */
+export function runPickParts(r: Pick<RunListEntry, 'kind' | 'build' | 'figure' | 'origin'>, shown: string, time: string): { file: string; model: string; figure: string; time: string; kind: string; origin: string; build: string } {
   const parts = shown.split(' · ');
-  const [model, rest] = parts.length > 1 ? [parts[0]!, parts.slice(1).join(' · ')] : ['', shown];
-  return [rest, r.figure, time, runKindWord(r.kind), r.origin === undefined ? '' : runOriginWord(r.origin), model, r.build].filter((part) => part).join(' · ');
+  const [model, file] = parts.length > 1 ? [parts[0]!, parts.slice(1).join(' · ')] : ['', shown];
+  return { file, model, figure: r.figure ?? '', time, kind: runKindWord(r.kind), origin: r.origin === undefined ? '' : runOriginWord(r.origin), build: r.build ?? '' };
+}
+
+/** The Run tab's line over a run whose saved file was deleted from History (ViewRun.deleted): where the file went, and that the figures shown stay until another run is shown. */
+export function runDeletedText(how: 'trash' | 'deleted'): string {
+  return how === 'trash'
+    ? 'This run was deleted from History: its file is in the trash, from where it can be restored. It stays shown here until you open another.'
+    : 'This run was deleted from History permanently (no trash here). It stays shown here until you open another; Export JSON keeps it.';
 }
 
 /** Where a run was made, as History's "from" column and the Compare pickers say it: "CLI" or "editor" (RunResult.origin). */
@@ -355,6 +379,12 @@ export function reduce(model: DashboardModel, msg: ToWebview): DashboardModel {
       return { ...model, runTarget: msg.target };
     case 'runs':
       return { ...model, runs: msg.runs, skippedRuns: msg.skipped ?? [] };
+    case 'runDeleted':
+      return {
+        ...model,
+        runs: model.runs.filter((r) => r.id !== msg.id),
+        current: model.current?.id === msg.id ? { ...model.current, id: null, deleted: msg.how } : model.current,
+      };
     case 'sweeps':
       return { ...model, sweeps: msg.sweeps, skippedSweeps: msg.skipped ?? [] };
     case 'runStarted':
@@ -448,12 +478,15 @@ export function reduce(model: DashboardModel, msg: ToWebview): DashboardModel {
 /**
  * What Export JSON / CSV send for `run`, the run shown: its history id; null for a finished run
  * with figures that is not saved (its history folder could not be written: the extension exports
- * the run it showed, s52 newcomer-ed 1; also a run finished and not yet saved); undefined when
- * there is nothing to export (running, refused, an estimate, a run with no case and no pool).
+ * the run it showed, s52 newcomer-ed 1; also a run finished and not yet saved, or one deleted from
+ * History while shown); undefined when there is nothing to export (running, refused, an estimate, a
+ * run with no case and no pool, the newest saved run a page showed, `latest`, once deleted).
  */
 export function exportId(run: ViewRun | null): string | null | undefined {
   if (!run) return undefined;
   if (run.id !== null) return run.id;
+  // The newest saved run a page showed as its own (`latest`) is no run the extension holds: deleted, nothing exports it.
+  if (run.latest && run.deleted) return undefined;
   const ended = run.status === 'ok' || run.status === 'failed' || run.status === 'cancelled';
   return ended && (run.cases.length > 0 || run.pool !== null) ? null : undefined;
 }

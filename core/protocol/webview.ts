@@ -139,6 +139,13 @@ export type ToWebview =
   /** The run shown last (runFinished) was saved as history entry `id`. */
   | { type: 'runSaved'; id: string }
   | { type: 'runs'; runs: RunListEntry[]; skipped?: string[] }
+  /**
+   * History's Delete of run `id` was confirmed and done (extension/deleteRun.ts): its file went to the OS
+   * trash (`how` 'trash') or, where there is none and the user said so, was deleted for good ('deleted').
+   * The page drops it from History and the Compare pickers at once (the `runs` after it agree), and a run
+   * shown of that id says it was deleted.
+   */
+  | { type: 'runDeleted'; id: string; how: 'trash' | 'deleted' }
   /** The finished sweeps again (after a sweep ended); `skipped`: the reports not listed, each `<file>: <why>` (as init's sweepsSkipped). */
   | { type: 'sweeps'; sweeps: SweepListEntry[]; skipped?: string[] }
   /** `profileEdited`: as runFinished's. */
@@ -237,6 +244,8 @@ export type FromWebview =
   | { type: 'streamDrawn' }
   | { type: 'openRun'; id: string }
   | { type: 'compareRuns'; a: string; b: string }
+  /** History's Delete of run `id` (RunListEntry.id), `name` and `createdAt` as History lists it for the question the extension asks first. */
+  | { type: 'deleteRun'; id: string; name: string; createdAt: string }
   /** History's Open of a sweep: SweepListEntry.id. */
   | { type: 'openSweep'; id: string }
   /** Export JSON / CSV of the run shown: its history id, or null for the run shown that is not saved (its history folder could not be written). */

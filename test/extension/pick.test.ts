@@ -10,7 +10,8 @@ import { test } from 'node:test';
 import { minimatch } from 'minimatch';
 import type { ProfileHost } from '../../core/config/index';
 import { validateProfileText } from '../../core/validate';
-import { acceptedItem, configPickItem, filePickItem, findPickFiles, isTarget, MORE_HOW, morePickItem, PICK_FILE_LIMIT, runButtonFile, showThenFill, sweepProfileText, targetGlob, type AcceptingPick, type FillablePick, type FindFiles } from '../../extension/pick';
+import { acceptedItem, configPickItem, filePickItem, findPickFiles, isTarget, MORE_HOW, morePickItem, PICK_FILE_LIMIT, runButtonFile, runPickItems, showThenFill, sweepProfileText, targetGlob, type AcceptingPick, type FillablePick, type FindFiles } from '../../extension/pick';
+import type { RunListEntry } from '../../core/protocol/webview';
 import { setWorkspaceRoots, workspaceProfiles } from '../../server/modelPaths';
 import { cannotRun } from '../../core/validate';
 import { tempDir } from '../fixtures/tmp';
@@ -303,4 +304,29 @@ test('a profile with a sweep: key, valid or not, is one the dashboard\'s Run but
   assert.equal(sweepProfileText('/ws/llama.attn.yaml', 'model: ./llama/config.json\n# sweep: later\nworkload: { requests: 10 }\n'), false, 'a comment is no key');
   assert.equal(sweepProfileText('/ws/llama.attn.yaml', 'model: ./llama/config.json\nworkload: { sweep: 1 }\n'), false, 'a nested key is not the block');
   assert.equal(sweepProfileText('/ws/config.json', '{ "sweep": 1 }'), false, 'a config.json is no profile');
+});
+
+// s52 Left 2: the palette's Compare runs pick wrote "Dec 6, 2026, 11:26:05 PM" on every row, the model first, where History's
+// Compare pickers lead with the profile file and write the time as History's rows do.
+test('the palette\'s run picks lead with the profile file and write the time as History does: seconds only where two runs share a minute, no year', () => {
+  const name = 'llama-3.1-8b · llama-3.1-8b.attn.yaml · simulation';
+  const runs: RunListEntry[] = [
+    { id: 'b', name, createdAt: '2026-12-06T14:26:40.000Z', status: 'ok', cases: 0, requests: 200, kind: 'simulate', figure: 'TTFT p99 312 ms', origin: 'editor' },
+    { id: 'a', name, createdAt: '2026-12-06T14:26:05.000Z', status: 'cancelled', cases: 0, requests: 200, kind: 'simulate', figure: 'TTFT p99 1.20 s', origin: 'cli' },
+    // An old saved run: no kind, figure nor origin; a bare file name; in workspace folder ws2; a window reload stopped it.
+    { id: 'c', name: 'run.attn.yaml', createdAt: '2026-12-01T22:02:29.363Z', status: 'cancelled', interrupted: true, cases: 3, build: 'avx2 · 2 threads', folder: 'ws2' },
+  ];
+  const items = runPickItems(runs);
+  assert.deepEqual(items.map((i) => i.label), ['llama-3.1-8b.attn.yaml · simulation', 'llama-3.1-8b.attn.yaml · simulation', 'ws2: run.attn.yaml']);
+  const parts = items.map((i) => i.description.split(' · '));
+  // Whatever this machine's zone: 40 and 05 seconds, one minute apart from no other run's for the third (its minute alone), never the year.
+  assert.match(parts[0]![1]!, /:40\b/);
+  assert.match(parts[1]![1]!, /:05\b/);
+  assert.doesNotMatch(parts[2]![0]!, /:29\b/);
+  for (const p of parts) assert.doesNotMatch(p.join(' · '), /2026/);
+  assert.deepEqual(parts.map((p) => p.filter((_, i) => !(p === parts[2] ? i === 0 : i === 1))), [
+    ['TTFT p99 312 ms', 'simulation', 'editor', 'llama-3.1-8b'],
+    ['TTFT p99 1.20 s', 'simulation', 'cancelled', 'CLI', 'llama-3.1-8b'],
+    ['benchmark', 'interrupted (window reloaded or closed)', 'avx2', '2 threads'],
+  ]);
 });

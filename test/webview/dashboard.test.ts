@@ -745,6 +745,49 @@ describe('dashboard webview in Chromium', () => {
     ]);
   });
 
+  // s52 Left 2: History had no way to delete a run. Delete asks the extension (which asks the user, then moves the file to the
+  // trash: extension/deleteRun.ts); its answer drops the run from the list and both pickers at once.
+  it('History deletes a run by keyboard: Delete posts the run, the deletion drops it from the list and both pickers at once, the run shown says it was deleted and exports as shown, the focus stays in the list', async () => {
+    const fresh = await openDashboard(chromium.browser, chromium.server, 'dark', { locale: 'en-US', timezoneId: 'Asia/Tokyo' });
+    try {
+      const runs = [
+        { id: '20261206-143000-c', name: 'c.attn.yaml', createdAt: '2026-12-06T14:30:00.000Z', status: 'ok' as const, cases: 6, kind: 'bench' as const, figure: 'prefill B1 N512 34.9 ms', origin: 'editor' as const },
+        // The recorded run predates kind, figure and origin: an old saved run.
+        { id: RUN_ID, name: run.name, createdAt: run.createdAt, status: 'ok' as const, cases: run.cases.length },
+        { id: '20261130-100000-a', name: 'a.attn.yaml', createdAt: '2026-11-30T10:00:00.000Z', status: 'ok' as const, cases: 2 },
+      ];
+      await send(fresh, { type: 'init', runs, current: run, currentId: RUN_ID });
+      await fresh.locator('vscode-tab-header', { hasText: 'History' }).click();
+      await fresh.waitForSelector('table.table-history[data-rows="3"]', { state: 'attached' });
+      const del = fresh.locator(`table.table-history tr[data-run="${RUN_ID}"] vscode-button.delete-run`);
+      // 22:02:29 UTC on 1 December is 07:02 on the 2nd in Tokyo, as the row's time reads.
+      assert.equal(await del.getAttribute('aria-label'), `Delete run ${run.name}, Dec 2, 07:02 AM`);
+      await del.focus();
+      await fresh.keyboard.press('Enter');
+      const [asked] = await waitForPosted(fresh, 'deleteRun');
+      assert.deepEqual(asked, { type: 'deleteRun', id: RUN_ID, name: run.name, createdAt: run.createdAt });
+      // Nothing dropped before the extension says it deleted it (the user may say no to its question).
+      assert.equal(await fresh.getAttribute('table.table-history', 'data-rows'), '3');
+      assert.equal(await fresh.isVisible('#run-deleted'), false);
+      await send(fresh, { type: 'runDeleted', id: RUN_ID, how: 'trash' });
+      await fresh.waitForSelector('table.table-history[data-rows="2"]', { state: 'attached' });
+      assert.deepEqual(await fresh.$$eval('table.table-history tbody tr', (trs) => trs.map((tr) => (tr as HTMLElement).dataset.run)), ['20261206-143000-c', '20261130-100000-a']);
+      for (const picker of ['#compare-a', '#compare-b']) {
+        assert.deepEqual(await fresh.$$eval(`${picker} vscode-option`, (os) => os.map((o) => o.getAttribute('value'))), ['20261206-143000-c', '20261130-100000-a'], picker);
+      }
+      // The focus on the Delete of the row now in the deleted one's place, not lost with its row.
+      assert.equal(await fresh.evaluate(() => (document.activeElement as HTMLElement | null)?.closest('tr')?.dataset.run + ' ' + document.activeElement?.textContent), '20261130-100000-a Delete');
+      // The Run tab: the run stays shown, saying it was deleted and where it went; its export writes the run shown (no history id).
+      await fresh.locator('vscode-tab-header', { hasText: 'Run' }).first().click();
+      await fresh.waitForSelector('#run-deleted', { state: 'visible' });
+      assert.equal(await fresh.textContent('#run-deleted'), 'This run was deleted from History: its file is in the trash, from where it can be restored. It stays shown here until you open another.');
+      await fresh.click('#btn-export-json');
+      assert.deepEqual((await waitForPosted(fresh, 'export')).at(-1), { type: 'export', id: null, format: 'json' });
+    } finally {
+      await fresh.close();
+    }
+  });
+
   it('History says where a benchmark cancelled during its pool simulation stopped, and which runs a window reload interrupted', async () => {
     // s34 newcomer-ed 2: such a run listed as plain "cancelled", and its cards said "cancelled before its pool simulation".
     const runs = [

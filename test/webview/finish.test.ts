@@ -43,4 +43,20 @@ describe('Export JSON / CSV of the run shown (exportId)', () => {
     assert.equal(exportId(reduce(emptyModel, { type: 'runFinished', run: bare, id: null }).current), undefined);
     assert.equal(exportId(null), undefined);
   });
+
+  // s52 Left 2: a run deleted from History while shown.
+  it('a run deleted from History: dropped from the list; shown, it says how and exports as shown; the newest saved run a page showed (latest) exports nothing', () => {
+    const id = '20261129-134012-run.attn';
+    const listed = [{ id, name: run.name, createdAt: run.createdAt, status: 'ok' as const, cases: run.cases.length }, { id: 'other', name: 'b.attn.yaml', createdAt: run.createdAt, status: 'ok' as const, cases: 1 }];
+    const shown = reduce(reduce(emptyModel, { type: 'runs', runs: listed }), { type: 'showRun', run, id });
+    const after = reduce(shown, { type: 'runDeleted', id, how: 'deleted' });
+    assert.deepEqual(after.runs.map((r) => r.id), ['other']);
+    assert.equal(after.current?.deleted, 'deleted');
+    assert.equal(exportId(after.current), null, 'the extension exports the run it showed');
+    // Another run's deletion leaves the run shown alone.
+    assert.equal(reduce(shown, { type: 'runDeleted', id: 'other', how: 'trash' }).current, shown.current);
+    const latest = reduce(emptyModel, { type: 'init', runs: listed, current: null, currentId: null, latest: { run, id } });
+    assert.equal(latest.current?.latest, true);
+    assert.equal(exportId(reduce(latest, { type: 'runDeleted', id, how: 'trash' }).current), undefined);
+  });
 });

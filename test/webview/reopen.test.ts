@@ -240,7 +240,7 @@ describe('dashboard reopened, History and Sweep lists, in Chromium', () => {
 
   // s49 newcomer-ed 7: in a 400 px side panel the Sweeps table's Open was cut off at the right edge and the time took four lines.
   // s50 newcomer-ed 12: the saved runs' Open was past the edge there (the table scrolled sideways), their time in another format.
-  it('History\'s Sweeps and saved runs fit a narrow panel: the blocks wrap, Open within the panel, the time to the minute on one line, kind and cases apart', async () => {
+  it('History\'s Sweeps and saved runs fit a narrow panel: the blocks wrap, Open (and a run\'s Delete) within the panel, the time to the minute on one line, kind and cases apart', async () => {
     const page = await openDashboard(chromium.browser, chromium.server, 'light', { locale: 'en-US', timezoneId: 'UTC' });
     try {
       await page.setViewportSize({ width: 400, height: 800 });
@@ -261,8 +261,8 @@ describe('dashboard reopened, History and Sweep lists, in Chromium', () => {
       for (const cell of cells.rows.flat()) assert.equal(cell.past, false, `${cell.label} '${cell.text}' past the list's right edge`);
       // 16:58:19 UTC in en-US: "Dec 6, 04:58 PM", the sweeps' format, on one line (under two font sizes, 13 px).
       assert.deepEqual(cells.rows.map((r) => r.map((c) => [c.label, c.text])), [
-        [['time', 'Dec 6, 04:58 PM'], ['name', runs[0]!.name], ['kind', 'simulation'], ['status', 'ok'], ['count', '200 requests'], ['', 'Open']],
-        [['time', 'Dec 6, 04:40 PM'], ['name', runs[1]!.name], ['kind', 'benchmark'], ['status', 'interrupted (window reloaded or closed)'], ['count', '3 cases'], ['', 'Open']],
+        [['time', 'Dec 6, 04:58 PM'], ['name', runs[0]!.name], ['kind', 'simulation'], ['status', 'ok'], ['count', '200 requests'], ['', 'OpenDelete']],
+        [['time', 'Dec 6, 04:40 PM'], ['name', runs[1]!.name], ['kind', 'benchmark'], ['status', 'interrupted (window reloaded or closed)'], ['count', '3 cases'], ['', 'OpenDelete']],
       ]);
       for (const cell of cells.rows.flat().filter((c) => c.label === 'time')) assert.ok(cell.lines > 0 && cell.lines < 26, `time ${cell.lines} px tall`);
       const box = await page.$eval('#sweep-list', (list) => {
