@@ -1100,6 +1100,45 @@ export const DP_SAMPLED_ENGINES = 8;
 export const DP_ENGINES_LISTED = 8;
 
 /**
+ * The profile's top-level keys (schemas/attn-profile.schema.json's properties less $schema; a unit test checks
+ * the list against the schema): an axis name that would equal one names its key in full ({@link axisNames}:
+ * kv_cache.dtype is not the model's dtype).
+ */
+export const PROFILE_TOP_KEYS: readonly string[] = ['model', 'dtype', 'device', 'engine', 'kv_cache', 'prefill', 'decode', 'workload', 'slo', 'step_time', 'sweep'];
+
+/**
+ * The names of sweep axes (dotted profile keys, each once) as the sweep's labels, CLI table, notes and Sweep tab write
+ * them, in `keys`' order: each key less its section (its first part: device, kv_cache, workload, slo, ...), so that the
+ * reader knows the key ("prefix_sharing.fraction", "prompt_len.value", "page_size"; s52 nc-cli: a lone "fraction"), the
+ * whole key where that would name a top-level key ("kv_cache.dtype", not "dtype") or for a one-part key ("dtype"); and
+ * where two axes would still share a name, each of them one more part to the left until none does (at most the whole
+ * key, which is unique): workload.a.fraction and kv_cache.a.fraction are written in full, never both "a.fraction".
+ */
+export function axisNames(keys: readonly string[]): string[] {
+  const parts = keys.map((k) => k.split('.'));
+  // How many trailing parts each name takes: all but the section, or the whole key.
+  const take = parts.map((p) => (p.length === 1 || PROFILE_TOP_KEYS.includes(p.slice(1).join('.')) ? p.length : p.length - 1));
+  const nameOf = (i: number) => parts[i]!.slice(parts[i]!.length - take[i]!).join('.');
+  for (let clash = true; clash;) {
+    clash = false;
+    const names = keys.map((_, i) => nameOf(i));
+    names.forEach((n, i) => {
+      if (take[i]! < parts[i]!.length && names.some((o, j) => j !== i && o === n)) {
+        take[i]!++;
+        clash = true;
+      }
+    });
+  }
+  return keys.map((_, i) => nameOf(i));
+}
+
+/** One axis's name among the sweep's axes `keys` ({@link axisNames}); `key` itself where it is not among them. */
+export function axisName(key: string, keys: readonly string[]): string {
+  const at = keys.indexOf(key);
+  return at < 0 ? (axisNames([key])[0] ?? key) : axisNames(keys)[at]!;
+}
+
+/**
  * A sweep axis value as the sweep's labels, table and Sweep tab write it: a string as is, a number
  * as String writes it (1e400: Infinity, which JSON.stringify writes "null"), a described GPU (a
  * device.gpu mapping with a name) by its name as gpus.ts gpuLabel writes it, "MI325X (user-given)", not its whole mapping (s42

@@ -6,7 +6,7 @@
  * where a report's figures come from (sweepProvenance), which the CLI prints under its table and
  * the dashboard's Sweep tab under its own. The webview reads it too: it imports nothing of Node's.
  */
-import { axisValueText, formatAttainedBelow, formatUsd, sameAxisValue } from './format';
+import { axisName, axisNames, axisValueText, formatAttainedBelow, formatUsd, sameAxisValue } from './format';
 import { SLO_ATTAINMENT_DEFAULT } from './protocol/latency';
 import type { Environment } from './protocol/run';
 import { modelledJob, type SweepMetrics, type SweepReport, type SweepReportRow } from './protocol/sweep';
@@ -14,10 +14,15 @@ import { modelledJob, type SweepMetrics, type SweepReport, type SweepReportRow }
 /** A figure of a sweep row: its key, its CSV column (snake_case name with its unit) and where it comes from. */
 export interface SweepFigure {
   key: keyof SweepMetrics;
-  /** The CSV header: name and unit ('output_throughput_tokens_per_s', 'ttft_p99_s'); a count names what it counts. */
+  /** The CSV header: name and unit as the table shows it ('output_throughput_tokens_per_s', 'ttft_p99_ms', 'prefix_hit_rate_percent'); a count names what it counts. */
   column: string;
   /** 'modelled': the point's pool simulation (its clock the step-time model); 'measured': a kernel timed on the point's machine. */
   source: 'modelled' | 'measured';
+  /**
+   * The factor from the report's SI value to the CSV's unit, where the CSV writes the figure in the unit the table shows
+   * (s53: p99 TTFT in ms, not s; a share in percent, not a fraction): 1000 for `_ms`, 100 for `_percent`; absent: 1.
+   */
+  csvScale?: number;
 }
 
 /**
@@ -46,15 +51,15 @@ export const SWEEP_METRICS: readonly SweepMetric[] = [
   { key: 'maxRateRequestsPerSec', label: 'max rate meeting the SLO', kind: 'rate', unit: 'requests/s', better: 'higher', source: 'modelled', column: 'max_rate_requests_per_s' },
   { key: 'usdPerMillionOutputTokens', label: '$ / 1M output tokens', kind: 'rate', unit: '$ per 1M output tokens, at user-given $/GPU-hour', axisTitle: '$ per 1M output tokens (user-given $/GPU-hour)', better: 'lower', source: 'modelled', column: 'usd_per_million_output_tokens' },
   { key: 'maxRatePerGpuRequestsPerSec', label: 'max rate per GPU', kind: 'rate', unit: 'requests/s', better: 'higher', source: 'modelled', column: 'max_rate_per_gpu_requests_per_s' },
-  { key: 'internalFragmentation', label: 'internal fragmentation', kind: 'fraction', better: 'lower', source: 'modelled', column: 'internal_fragmentation_mean_fraction' },
-  { key: 'prefixHitRate', label: 'prefix-cache hit rate', kind: 'fraction', better: 'higher', source: 'modelled', column: 'prefix_hit_rate_fraction' },
+  { key: 'internalFragmentation', label: 'internal fragmentation', kind: 'fraction', better: 'lower', source: 'modelled', column: 'internal_fragmentation_mean_percent', csvScale: 100 },
+  { key: 'prefixHitRate', label: 'prefix-cache hit rate', kind: 'fraction', better: 'higher', source: 'modelled', column: 'prefix_hit_rate_percent', csvScale: 100 },
   { key: 'preemptions', label: 'preemptions', kind: 'count', better: 'lower', source: 'modelled', column: 'preemptions' },
   { key: 'poolPages', label: 'pool pages', kind: 'count', unit: 'pages', source: 'modelled', column: 'pool_pages' },
-  { key: 'meanOccupancy', label: 'occupancy (mean)', kind: 'fraction', source: 'modelled', column: 'occupancy_mean_fraction' },
+  { key: 'meanOccupancy', label: 'occupancy (mean)', kind: 'fraction', source: 'modelled', column: 'occupancy_mean_percent', csvScale: 100 },
   { key: 'throughputTokensPerSec', label: 'output throughput', kind: 'rate', unit: 'tokens/s', better: 'higher', source: 'modelled', column: 'output_throughput_tokens_per_s' },
-  { key: 'p99TtftS', label: 'p99 TTFT', kind: 's', better: 'lower', source: 'modelled', column: 'ttft_p99_s' },
-  { key: 'p99TpotS', label: 'p99 TPOT', kind: 's', better: 'lower', source: 'modelled', column: 'tpot_p99_s' },
-  { key: 'sloAttainment', label: 'requests meeting the SLO', kind: 'fraction', better: 'higher', source: 'modelled', column: 'slo_attainment_fraction' },
+  { key: 'p99TtftS', label: 'p99 TTFT', kind: 's', better: 'lower', source: 'modelled', column: 'ttft_p99_ms', csvScale: 1000 },
+  { key: 'p99TpotS', label: 'p99 TPOT', kind: 's', better: 'lower', source: 'modelled', column: 'tpot_p99_ms', csvScale: 1000 },
+  { key: 'sloAttainment', label: 'requests meeting the SLO', kind: 'fraction', better: 'higher', source: 'modelled', column: 'slo_attainment_percent', csvScale: 100 },
   { key: 'goodputRequestsPerSec', label: 'goodput', kind: 'rate', unit: 'requests/s', better: 'higher', source: 'modelled', column: 'goodput_requests_per_s' },
   { key: 'goodputPerGpuRequestsPerSec', label: 'goodput per GPU', kind: 'rate', unit: 'requests/s', better: 'higher', source: 'modelled', column: 'goodput_per_gpu_requests_per_s' },
   { key: 'decodeNsPerToken', label: 'decode time per token', kind: 'ns', better: 'lower', source: 'measured', column: 'decode_median_ns_per_token' },
@@ -233,11 +238,11 @@ export const TIED_LISTED = '(sweep-report.json lists them under best.tiedWith)';
  * merged before those words were kept says "from cache; not a DRAM figure". Empty where none is.
  */
 export function decodeFromCacheNotes(report: Pick<SweepReport, 'axes' | 'rows'>): string[] {
-  const short = (key: string) => key.slice(key.lastIndexOf('.') + 1);
+  const names = axisNames(report.axes.map((a) => a.key));
   return report.rows
     .filter((r) => r.metrics.decodeFromCache !== undefined)
     .map((r) => {
-      const at = report.axes.map((a) => `${short(a.key)}=${axisValueText(r.values[a.key])}`).join(' ');
+      const at = report.axes.map((a, i) => `${names[i]}=${axisValueText(r.values[a.key])}`).join(' ');
       return `decode time per token (from cache)${at ? ` at ${at}` : ''}: ${r.metrics.decodeFromCacheText ?? 'from cache; not a DRAM figure'}`;
     });
 }
@@ -249,7 +254,8 @@ export function decodeFromCacheNotes(report: Pick<SweepReport, 'axes' | 'rows'>)
  * points left were the whole tp 8 × H200 cell). Empty when every such cell has a point.
  */
 export function missingCells(report: Pick<SweepReport, 'axes' | 'rows' | 'missing'>): string[] {
-  const short = (key: string) => key.slice(key.lastIndexOf('.') + 1);
+  const keys = report.axes.map((a) => a.key);
+  const short = (key: string) => axisName(key, keys);
   // Values compared as values (a described GPU is a mapping, another object in each row) and written as the table writes them.
   const have = (pairs: Array<[string, unknown]>) => report.rows.some((r) => pairs.every(([k, v]) => sameAxisValue(r.values[k], v)));
   const lost = (pairs: Array<[string, unknown]>) => !have(pairs) && report.missing.some((m) => pairs.every(([k, v]) => sameAxisValue(m.values?.[k], v)));

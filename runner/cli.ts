@@ -64,10 +64,10 @@ const USAGE = `usage:
   attnscope simulate - --events     (a resolved Profile as JSON on stdin; NDJSON events on stdout)
   attnscope simulate RUN.json [flags] (a saved run's profile again, with its --time-scale and SLO unless given; a run that replayed a trace needs --trace: the refusal names the flags)
   attnscope trace FILE [--trace-format F] [--trace-time-unit s|ms] [--trace-model M] [--trace-log-type T] [--json]   (read a trace as simulate does: its requests, span and mean lengths)
-  attnscope sweep <profile> [--set key=v1,v2]... [--max-rate] [--jobs N] [--shard i/N] [--out DIR] [--json FILE] [--csv FILE] [--quick] [--backend B] [--events]
+  attnscope sweep <profile> [--set key=v1,v2]... [--slo-ttft-ms MS] [--slo-tpot-ms MS] [--max-rate] [--jobs N] [--shard i/N] [--out DIR] [--json FILE] [--csv FILE] [--quick] [--backend B] [--events]
   attnscope merge DIR... [--json FILE] [--csv FILE]
-  attnscope submit --slurm <profile> [--set ...] [--max-rate] [--tasks N] [--partition P] [--gpus-per-task G] [--cpus-per-task C] [--time T] [--out DIR] [--wait] [--poll S] [--quick] [--backend B]
-  attnscope submit --k8s <profile> --image IMAGE --pvc CLAIM [--set ...] [--max-rate] [--tasks N] [--gpus-per-task G] [--cpus-per-task C] [--namespace NS] [--out DIR] [--quick] [--backend B]
+  attnscope submit --slurm <profile> [--set ...] [--slo-ttft-ms MS] [--slo-tpot-ms MS] [--max-rate] [--tasks N] [--partition P] [--gpus-per-task G] [--cpus-per-task C] [--time T] [--out DIR] [--wait] [--poll S] [--quick] [--backend B]
+  attnscope submit --k8s <profile> --image IMAGE --pvc CLAIM [--set ...] [--slo-ttft-ms MS] [--slo-tpot-ms MS] [--max-rate] [--tasks N] [--gpus-per-task G] [--cpus-per-task C] [--namespace NS] [--out DIR] [--quick] [--backend B]
   attnscope vllm-log <vllm.log> [--profile FILE] [--startup K] [--json]   (compare vLLM's start-up memory lines with the estimate)
   attnscope --version`;
 

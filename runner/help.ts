@@ -51,6 +51,8 @@ const BY_COMMAND: Record<string, Record<string, FlagHelp>> = {
     calibrate: { value: 'FILE', text: 'fit the step time to a vllm bench serve result, or to a bench run JSON of this tool on a GPU' },
   },
   sweep: {
+    'slo-ttft-ms': { value: 'MS', text: "time-to-first-token bound for goodput, ms (wins over the profile's slo): every point is judged by it, goodput and the best point too; the sweep adds it as the axis slo.ttft_ms of one value (--set slo.ttft_ms=MS), shown in the table and labels" },
+    'slo-tpot-ms': { value: 'MS', text: "time-per-output-token bound for goodput, ms (wins over the profile's slo): every point is judged by it, goodput and the best point too; the sweep adds it as the axis slo.tpot_ms of one value (--set slo.tpot_ms=MS), shown in the table and labels" },
     'max-rate': { text: "job max-rate (as the profile's sweep.job: max-rate): each point's highest arrival rate meeting the profile's slo, the capacity search of simulate --max-rate; the best point has the highest rate per GPU, or, with a price per GPU-hour for every point's GPU (device.gpu_hour_usd, sweep.gpu_hour_usd), the lowest modelled $ per 1M output tokens at its max rate" },
     jobs: { value: 'N', text: 'points run at once (default: 1 for benchmarks, every core for simulations)' },
     shard: { value: 'i/N', text: 'run only shard i of N (from 0); merge the shards with attnscope merge' },
@@ -66,6 +68,8 @@ const BY_COMMAND: Record<string, Record<string, FlagHelp>> = {
   },
   merge: {},
   submit: {
+    'slo-ttft-ms': { value: 'MS', text: "time-to-first-token bound for goodput, ms (wins over the profile's slo), as sweep's: the axis slo.ttft_ms of one value" },
+    'slo-tpot-ms': { value: 'MS', text: "time-per-output-token bound for goodput, ms (wins over the profile's slo), as sweep's: the axis slo.tpot_ms of one value" },
     'max-rate': { text: "job max-rate (as the profile's sweep.job: max-rate): each point's highest arrival rate meeting the profile's slo, the capacity search of simulate --max-rate; the best point has the highest rate per GPU, or, with a price per GPU-hour for every point's GPU (device.gpu_hour_usd, sweep.gpu_hour_usd), the lowest modelled $ per 1M output tokens at its max rate" },
     slurm: { text: 'write sweep.sbatch and submit it as a Slurm job array' },
     k8s: { text: 'write sweep-job.yaml: a Kubernetes Indexed Job (apply it with kubectl)' },

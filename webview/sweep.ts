@@ -8,7 +8,7 @@
  */
 import type { Chart, ChartConfiguration, ChartDataset, Plugin, PointStyle, Scale } from 'chart.js';
 import { toFont } from 'chart.js/helpers';
-import { axisValueText, sameAxisValue, durationTicks, durationUnit, formatCount, formatDuration, formatDurationIn, formatPercent, formatRate, formatRequestRate, formatRunTime, formatSignificant, formatUsd, formatUsdCost, markdownTable, maxRateLimitText, maxRateText, NS_PER, sloBoundsText } from '../core/format';
+import { axisName, axisValueText, sameAxisValue, durationTicks, durationUnit, formatCount, formatDuration, formatDurationIn, formatPercent, formatRate, formatRequestRate, formatRunTime, formatSignificant, formatUsd, formatUsdCost, markdownTable, maxRateLimitText, maxRateText, NS_PER, sloBoundsText } from '../core/format';
 import type { SweepMetrics, SweepReport, SweepReportRow, SweepWorkload } from '../core/protocol/sweep';
 import type { SweepListEntry } from '../core/protocol/webview';
 import { allReduceFrom, describeEnvironment, gpuPrices, missingCells, stepTimeFrom, reportBuilds, rowBuild, rowExclusion, splitByMachine, sweepProvenance, SWEEP_METRICS, TIED_LISTED, type SweepMetric } from '../core/sweepFigures';
@@ -226,13 +226,10 @@ export function thinTicks(values: readonly number[], at: (v: number) => number, 
   return [...kept, last];
 }
 
-/** "kv_cache.page_size" -> "page_size": a key's last part, as the point labels write it. */
-const shortKey = (key: string): string => key.slice(key.lastIndexOf('.') + 1);
-
-/** The legend's title when the lines are one other axis's values: its key's last part and unit, "page_size (tokens per page)". */
-function legendTitle(key: string): string {
+/** The legend's title when the lines are one other axis's values: its axis name (core/format.ts axisName, as the point labels write it) and unit, "page_size (tokens per page)". */
+function legendTitle(key: string, keys: readonly string[]): string {
   const unit = axisUnit(key);
-  return unit ? `${shortKey(key)} (${unit})` : shortKey(key);
+  return unit ? `${axisName(key, keys)} (${unit})` : axisName(key, keys);
 }
 
 /** One chart per axis: x = the axis's values (numeric axes to scale: sweepXAxis); a line per (other axes' values, environment). */
@@ -315,6 +312,9 @@ export const MAX_LINES = 12;
 
 export function sweepAxisCharts(report: SweepReport, metric: SweepMetric, p: Palette): SweepAxisChart[] {
   const multiEnv = splitByMachine(report);
+  const axisKeys = report.axes.map((a) => a.key);
+  // "kv_cache.page_size" -> "page_size", "workload.prefix_sharing.fraction" -> "prefix_sharing.fraction": as the point labels write it.
+  const shortKey = (key: string): string => axisName(key, axisKeys);
   return report.axes.map((axis) => {
     const others = report.axes.filter((a) => a.key !== axis.key);
     // A narrow legend cut "max_num_batched_tokens=50", "=100" and "=30000" to the same "max_num_batched_tokens…".
@@ -467,7 +467,7 @@ export function sweepAxisCharts(report: SweepReport, metric: SweepMetric, p: Pal
                 } : {}),
               },
               ...(leftOut || notRun.length > 0 ? { onClick: (_e: unknown, item: { datasetIndex?: number }, legend: { chart: Chart }) => { const i = item.datasetIndex; if (i === undefined) return; if (legend.chart.isDatasetVisible(i)) legend.chart.hide(i); else legend.chart.show(i); } } : {}),
-              title: { display: others.length === 1, text: others.length === 1 ? legendTitle(others[0]!.key) : '', color: p.foreground, font } },
+              title: { display: others.length === 1, text: others.length === 1 ? legendTitle(others[0]!.key, axisKeys) : '', color: p.foreground, font } },
           },
           scales: {
             x: xScale,

@@ -14,7 +14,7 @@
  * a schema cannot: that each axis key is a profile key, that axes do not overlap, and that
  * every point — the profile with the axis values put in place — reads cleanly.
  */
-import { axisValueText, formatCount } from '../format';
+import { axisNames, axisValueText, formatCount } from '../format';
 import { DEFAULT_GPU } from '../estimate/gpus';
 import { readProfileTree, type ProfileHost } from './profile';
 import { keysAt, schemaAt } from './schemaWalk';
@@ -178,16 +178,11 @@ export function sweepSize(axes: ReadonlyArray<{ values: readonly unknown[] }>): 
   return axes.reduce((n, a) => n * a.values.length, 1);
 }
 
-/** "page_size=16 max_num_seqs=64": each key's last part, unless two axes share it. */
+/** "page_size=16 max_num_seqs=64 prefix_sharing.fraction=0.3": each key by its axis name (core/format.ts axisNames). */
 export function pointLabel(values: Record<string, unknown>): string {
   const keys = Object.keys(values);
-  const last = (k: string) => k.slice(k.lastIndexOf('.') + 1);
-  return keys
-    .map((k) => {
-      const short = keys.filter((o) => last(o) === last(k)).length > 1 ? k : last(k);
-      return `${short}=${axisValueText(values[k])}`;
-    })
-    .join(' ');
+  const names = axisNames(keys);
+  return keys.map((k, i) => `${names[i]}=${axisValueText(values[k])}`).join(' ');
 }
 
 /**

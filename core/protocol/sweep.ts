@@ -258,6 +258,8 @@ export interface SweepWorkload {
   requests?: number;
   /** workload.arrival_rate, requests/s (drawn; the offered load). */
   arrivalRate?: number;
+  /** workload.seed, the draw of the arrivals and lengths (drawn; absent in reports merged before s53). */
+  seed?: number;
 }
 
 /**

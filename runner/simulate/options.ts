@@ -48,6 +48,33 @@ export interface SimulateFlags {
   explain: boolean;
 }
 
+/** The SLO bound flags simulate and sweep share, each wins over the profile's slo (milliseconds, > 0). */
+export const SLO_BOUND_FLAGS = ['slo-ttft-ms', 'slo-tpot-ms'] as const;
+
+/**
+ * --slo-ttft-ms and --slo-tpot-ms as numbers of milliseconds, each only when given; `text` keeps each as the user
+ * wrote it (a sweep passes it on as an axis value, runner/sweep/cli.ts). One reading for simulate and sweep.
+ * @throws UsageError naming the flag and the bad value: a positive decimal number of milliseconds is wanted.
+ */
+export function readSloBoundFlags(values: Record<string, unknown>): { ttftMs?: number; tpotMs?: number; text: Partial<Record<(typeof SLO_BOUND_FLAGS)[number], string>> } {
+  const what = 'a positive number of milliseconds';
+  const out: { ttftMs?: number; tpotMs?: number; text: Partial<Record<(typeof SLO_BOUND_FLAGS)[number], string>> } = { text: {} };
+  for (const k of SLO_BOUND_FLAGS) {
+    const v = values[k];
+    if (typeof v !== 'string') continue;
+    // Decimal only, as a profile writes numbers (Number() would also read "0x10" and " 5").
+    if (!DECIMAL_NUMBER.test(v)) throw new UsageError(`--${k} must be ${what}, got '${v}'`);
+    const far = beyondFloatRange(v);
+    if (far) throw new UsageError(`--${k} ${far}: it must be ${what}`);
+    const x = Number(v);
+    if (!(Number.isFinite(x) && x > 0)) throw new UsageError(`--${k} must be ${what}, got '${v}'`);
+    out.text[k] = v;
+    if (k === 'slo-ttft-ms') out.ttftMs = x;
+    else out.tpotMs = x;
+  }
+  return out;
+}
+
 /** @throws UsageError naming the flag and the bad value. */
 export function readSimulateFlags(values: Record<string, string | boolean | undefined>): SimulateFlags {
   const str = (k: string) => values[k] as string | undefined;
@@ -83,10 +110,9 @@ export function readSimulateFlags(values: Record<string, string | boolean | unde
     events: values['events'] === true,
     explain: values['explain'] === true,
   };
-  const ttft = num('slo-ttft-ms', positive, 'a positive number of milliseconds');
-  const tpot = num('slo-tpot-ms', positive, 'a positive number of milliseconds');
-  if (ttft !== undefined) flags.slo.ttftMs = ttft;
-  if (tpot !== undefined) flags.slo.tpotMs = tpot;
+  const bounds = readSloBoundFlags(values);
+  if (bounds.ttftMs !== undefined) flags.slo.ttftMs = bounds.ttftMs;
+  if (bounds.tpotMs !== undefined) flags.slo.tpotMs = bounds.tpotMs;
   const attainment = num('slo-attainment', (x) => x > 0 && x <= 1, 'a fraction in (0, 1], e.g. 0.99');
   if (attainment !== undefined) flags.slo.attainment = attainment;
   // Settings of the capacity search, which would otherwise be read and do nothing.

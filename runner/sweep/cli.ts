@@ -1,10 +1,10 @@
 /**
  * The sweep commands of `attnscope` (runner/cli.ts dispatches to them):
  *
- *   attnscope sweep <profile> [--set key=v1,v2]... [--max-rate] [--jobs N] [--shard i/N] [--out DIR] [--json FILE] [--csv FILE] [--quick] [--backend B] [--events]
+ *   attnscope sweep <profile> [--set key=v1,v2]... [--slo-ttft-ms MS] [--slo-tpot-ms MS] [--max-rate] [--jobs N] [--shard i/N] [--out DIR] [--json FILE] [--csv FILE] [--quick] [--backend B] [--events]
  *   attnscope merge DIR... [--json FILE] [--csv FILE]
- *   attnscope submit --slurm <profile> [--set ...] [--max-rate] [--tasks N] [--partition P] [--gpus-per-task G] [--cpus-per-task C] [--time T] [--out DIR] [--wait] [--poll S]
- *   attnscope submit --k8s <profile> --image IMAGE --pvc CLAIM [--set ...] [--max-rate] [--tasks N] [--gpus-per-task G] [--cpus-per-task C] [--namespace NS] [--out DIR]
+ *   attnscope submit --slurm <profile> [--set ...] [--slo-ttft-ms MS] [--slo-tpot-ms MS] [--max-rate] [--tasks N] [--partition P] [--gpus-per-task G] [--cpus-per-task C] [--time T] [--out DIR] [--wait] [--poll S]
+ *   attnscope submit --k8s <profile> --image IMAGE --pvc CLAIM [--set ...] [--slo-ttft-ms MS] [--slo-tpot-ms MS] [--max-rate] [--tasks N] [--gpus-per-task G] [--cpus-per-task C] [--namespace NS] [--out DIR]
  *
  * Exit codes as every command: 0 done, 2 bad input before any work, 1 a point, task or
  * scheduler command failed (or, after --wait, points are missing), 130 cancelled.
@@ -19,7 +19,7 @@ import { formatBytes, formatCount, wrapLongLines } from '../../core/format';
 import { EXIT_BUSY, EXIT_INTERNAL, EXIT_OK, type RunnerEvent } from '../../core/protocol/runner';
 import { modelledJob, type SweepReport } from '../../core/protocol/sweep';
 import { checkOutputDir, checkOutputPath, EXIT_CANCELLED, namesStdout, parse, shellQuote, writeOutput, type RunInput } from '../args';
-import { cancelLine, CancelledError, cancelPoint, eachInputError, InputError, UsageError } from '../errors';
+import { cancelLine, CancelledError, cancelPoint, eachInputError, InputError, shortSetArg, UsageError } from '../errors';
 import { profileCommand, type ProfileCommand } from '../load';
 import { benchRefusals } from '../preflight';
 import { Progress } from '../progress';
@@ -32,6 +32,7 @@ import { loadSweep, throwPointErrors, type SweepPlan } from './spec';
 import { runWorker } from './worker';
 import { SweepBusyError, takeSweepLock } from './lock';
 import { readProfileTrace } from '../simulate/traces';
+import { readSloBoundFlags } from '../simulate/options';
 import { sweepToCsv } from '../../core/sweepCsv';
 
 function backendOf(v: unknown): Backend {
@@ -108,6 +109,29 @@ function prepare(file: string, command: ProfileCommand, set: string[], quick: bo
   }
   throwPointErrors(errors, file);
   return plan;
+}
+
+/**
+ * The --set arguments of a sweep command with its --slo-ttft-ms / --slo-tpot-ms (simulate's flags, read by
+ * runner/simulate/options.ts readSloBoundFlags: the same meaning, each wins over the profile's slo) as one-value axes
+ * `slo.ttft_ms=MS` / `slo.tpot_ms=MS` after them: every point is simulated and judged under that bound (goodput, the
+ * best line), the value shows in the table and the point labels, the sweep id follows it (another SLO, another
+ * sweep), and a resumed or scheduled sweep passes it on as the --set it is. A --set of the same key, or of the whole
+ * `slo`, beside the flag is refused: two values for one bound.
+ * @throws UsageError for a bad value or that clash.
+ */
+export function setArgs(values: Record<string, unknown>): string[] {
+  const set = (values.set as string[] | undefined) ?? [];
+  const bounds = readSloBoundFlags(values);
+  const added: string[] = [];
+  for (const [flag, key] of [['slo-ttft-ms', 'slo.ttft_ms'], ['slo-tpot-ms', 'slo.tpot_ms']] as const) {
+    const text = bounds.text[flag];
+    if (text === undefined) continue;
+    const clash = set.find((a) => ['slo', key].includes(a.slice(0, a.indexOf('=') < 0 ? a.length : a.indexOf('=')).trim()));
+    if (clash !== undefined) throw new UsageError(`--${flag} ${text} and --set ${shortSetArg(clash)} both set ${key}: give one of them`, false);
+    added.push(`${key}=${text}`);
+  }
+  return [...set, ...added];
 }
 
 /**
@@ -224,6 +248,8 @@ export async function sweepCommand(argv: string[]): Promise<number> {
     backend: { type: 'string' },
     events: { type: 'boolean', default: false },
     'max-rate': { type: 'boolean', default: false },
+    'slo-ttft-ms': { type: 'string' },
+    'slo-tpot-ms': { type: 'string' },
   });
   const events = values.events === true;
   if (events && namesStdout(values.json as string | undefined)) throw new UsageError(`--json ${String(values.json)}: --events writes its events to stdout; give --json a file`, false);
@@ -311,7 +337,7 @@ async function runSweepCommand(values: Record<string, unknown>, positionals: str
     throw new UsageError((e as Error).message, false);
   }
   const jobsFlag = wholeNumber(values.jobs, '--jobs', 1, MAX_SWEEP_POINTS, ' (a worker per point, and a sweep has at most that many points)');
-  const plan = prepare(file, profileCommand('sweep'), (values.set as string[] | undefined) ?? [], quick, backend, values['max-rate'] === true);
+  const plan = prepare(file, profileCommand('sweep'), setArgs(values), quick, backend, values['max-rate'] === true);
   const benchmarks = !modelledJob(plan.job);
   const jobsWanted = jobsFlag ?? (benchmarks ? 1 : availableParallelism());
   const outDir = (values.out as string | undefined) ?? defaultOutDir(plan);
@@ -549,6 +575,8 @@ export async function submitCommand(argv: string[]): Promise<number> {
     slurm: { type: 'boolean', default: false },
     k8s: { type: 'boolean', default: false },
     set: { type: 'string', multiple: true },
+    'slo-ttft-ms': { type: 'string' },
+    'slo-tpot-ms': { type: 'string' },
     tasks: { type: 'string' },
     partition: { type: 'string' },
     'gpus-per-task': { type: 'string' },
@@ -584,7 +612,7 @@ export async function submitCommand(argv: string[]): Promise<number> {
   const timeProblem = values.time !== undefined ? slurmTimeProblem(values.time as string) : null;
   if (timeProblem) throw new UsageError(`--time ${timeProblem}`, false);
   if (values.out !== undefined) checkOutputDir(values.out as string, '--out');
-  const plan = prepare(file, profileCommand('submit', [], values.slurm ? '--slurm' : '--k8s'), (values.set as string[] | undefined) ?? [], quick, backend, values['max-rate'] === true);
+  const plan = prepare(file, profileCommand('submit', [], values.slurm ? '--slurm' : '--k8s'), setArgs(values), quick, backend, values['max-rate'] === true);
   // Every flag and the profile checked, then sbatch looked for, before a folder is made: a machine
   // without Slurm is no internal failure (exit 1) but a command that cannot run here (exit 2).
   if (values.slurm && !onPath('sbatch')) throw new UsageError('submit --slurm needs sbatch, which is not on the PATH: run this on a Slurm login node (or install slurm-client); nothing was written', false);

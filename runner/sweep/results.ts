@@ -15,7 +15,7 @@ import { quantile } from '../simulate/latency';
 import { nvlsAllReduce, profileAllReduceLink, profileGpu, RING_STEP_LATENCY_S, ringAllReduceEfficiency } from '../simulate/step-time';
 import { InputError, readFailure, UsageError } from '../errors';
 import { toolBuild } from '../version';
-import { axisValueText, deployedGpuCount, maxRateText, formatUsd, formatUsdCost, usdPerMillionTokens, formatCount, formatCountOf, formatDuration, formatAttainmentTarget, formatPercent, formatRequestRate, boundToWrite, fromCacheBy, fromCacheText, keepsUpOf, maxRateLimitText, perGpuRate, sloSampleNote, steadyOutput, tpotOverheadNote } from '../../core/format';
+import { axisNames, axisValueText, deployedGpuCount, maxRateText, formatUsd, formatUsdCost, usdPerMillionTokens, formatCount, formatCountOf, formatDuration, formatAttainmentTarget, formatPercent, formatRequestRate, boundToWrite, fromCacheBy, fromCacheText, keepsUpOf, maxRateLimitText, perGpuRate, sloSampleNote, steadyOutput, tpotOverheadNote } from '../../core/format';
 import { withinNoise, type TimingSpread } from '../../core/noise';
 import { describeEnvironment, gpuPrices, reportBuilds, rowBuild, splitByMachine, sweepProvenance, TIED_LISTED } from '../../core/sweepFigures';
 import { axisIndices, MAX_RATE_ARRIVAL_AXIS_TEXT, offsetToLineColumn, pointLabel } from '../../core/config';
@@ -570,7 +570,7 @@ export function bestRow(rows: readonly SweepReportRow[], name: (r: SweepReportRo
     const tie = tiedWith.length === 0 ? '' : `tied with ${tiedText}: ${tieWords}`;
     return { row: best, rule, tiedWith, tie, leftOut: [] as SweepReportRow[], close: '' };
   };
-  const tieBreakWords = (tol: number) => `; ties (within ${formatPercent(tol, 0)}) go to a point vLLM runs, then to the lower p99 TTFT, then to the fewer KV bytes held (mean occupancy · pages · bytes of a page: page_size · KV bytes per token, or for a hybrid pool page_size · the bytes of one KV-cache group's layers)`;
+  const tieBreakWords = (tol: number) => `; ties (within ${formatPercent(tol, 0)}) go to a point vLLM runs, then to the lower p99 TTFT (within ${formatPercent(TTFT_TIE_TOLERANCE, 0)} a tie), then to the fewer KV bytes held (mean occupancy · pages · bytes of a page: page_size · KV bytes per token, or for a hybrid pool page_size · the bytes of one KV-cache group's layers)`;
   /** The rows within the tolerance of the highest `rate`, ranked by the tie-break; the winner scores highest. */
   // A rule on simulated rates weighs only points the server keeps up with (s34 newcomer-cli 6, 7:
   // above the saturated throughput a finite run still meets the SLO, and across arrival rates the
@@ -593,7 +593,7 @@ export function bestRow(rows: readonly SweepReportRow[], name: (r: SweepReportRo
     const top = Math.max(...cands.map(rate));
     const near = (r: SweepReportRow) => rate(r) >= top * (1 - tol);
     // A tied point vLLM runs before one it does not (s33: the fewest bytes held always picked page_size 1, which vLLM refuses on a GPU).
-    const ranked = cands.filter(near).sort((a, b) => Number(runsOnVllm(b)) - Number(runsOnVllm(a)) || ttftOf(a) - ttftOf(b) || kvBytesHeld(a) - kvBytesHeld(b));
+    const ranked = rankOnLatency(cands.filter(near), runsOnVllm);
     const winner = ranked[0];
     if (!winner) return null;
     // Several points at the top rate (every point the server keeps up with at one offered load serves that load: s52
@@ -601,7 +601,7 @@ export function bestRow(rows: readonly SweepReportRow[], name: (r: SweepReportRo
     const onLatency = latency !== undefined && ranked.length > 1;
     const ruleHead = onLatency ? latencyRuleText(winner, ranked, rate, tol, what, latency, runsOnVllm) : ruleText + tieBreakWords(tol);
     const rule = atRate ? `${atRate.words}: ${ruleHead}` : ruleHead;
-    const chosen = pick(cands, (r) => (r === winner ? 1 : 0), rule, (a, b) => near(a) && near(b), `${what} within ${pct}, so the tie went to a point vLLM runs, then to the lower p99 TTFT, then to fewer KV bytes held`);
+    const chosen = pick(cands, (r) => (r === winner ? 1 : 0), rule, (a, b) => near(a) && near(b), `${what} within ${pct}, so the tie went to a point vLLM runs, then to the lower p99 TTFT (within ${formatPercent(TTFT_TIE_TOLERANCE, 0)} a tie), then to fewer KV bytes held`);
     const tpotLower = onLatency && latency.tpotNote ? tpotLowerText(winner, ranked, (r) => name(r, winner)) : '';
     return chosen && { ...chosen, leftOut, close: searched ? closeText(cands.filter((r) => !near(r)), rate, top, tol, what) : '', ...(onLatency ? { byLatency: true } : {}), ...(tpotLower ? { tpotLower } : {}) };
   };
@@ -648,8 +648,45 @@ export function bestRow(rows: readonly SweepReportRow[], name: (r: SweepReportRo
     `highest simulated output throughput${gpuWords}${steadyOut ? STEADY_OUTPUT_WORDS : ''} among points ${amongServed}`, 'simulated throughput', undefined, false, { among: amongServed, tpotNote: true });
 }
 
+/** What the latency rule says of a p99 TTFT: one seeded run's (the line over seeds says the median's instead). */
+const ONE_SEED_WORDS = "one seeded run's: a workload.seed axis shows its spread";
+
 /** A row's p99 TTFT, seconds; Infinity where it has none (ranks last). */
 const ttftOf = (r: SweepReportRow): number => r.metrics.p99TtftS ?? Infinity;
+
+/**
+ * The band within which two p99 TTFTs tie, relative to the lower: 1 %, the tolerance of the simulated rates
+ * ({@link SIMULATED_RATE_TOLERANCE}). A p99 of a finite seeded run moves by more than that with the draws alone
+ * (s52: 10 % over seeds 1..3 at 500 requests), so a difference inside it is no ground to prefer a point that holds
+ * more KV bytes (s52 nc-cli: 11.1 ms at three arrival rates told apart in the 4th digit).
+ */
+export const TTFT_TIE_TOLERANCE = SIMULATED_RATE_TOLERANCE;
+
+/** Whether p99 TTFTs `a` and `b` (seconds) tie: within {@link TTFT_TIE_TOLERANCE} of the lower. */
+export function ttftTies(a: number, b: number): boolean {
+  return Math.abs(a - b) <= TTFT_TIE_TOLERANCE * Math.min(a, b);
+}
+
+/**
+ * `rows` (tied on a rate) in the order the latency tie-break puts them, best first: a point vLLM runs before one it does
+ * not; within each, the lowest p99 TTFT and every point whose p99 TTFT ties it ({@link ttftTies}, a band anchored at
+ * the lowest, so the order does not depend on which pairs are compared) ranked among themselves on the fewer KV bytes
+ * held ({@link kvBytesHeld}), then point order; then the same over the points left. The one ranking of the CLI's best
+ * line and the Sweep tab, which shows the report's best.
+ */
+function rankOnLatency(rows: readonly SweepReportRow[], runsOnVllm: (r: SweepReportRow) => boolean): SweepReportRow[] {
+  const left = [...rows].sort((a, b) => Number(runsOnVllm(b)) - Number(runsOnVllm(a)) || ttftOf(a) - ttftOf(b));
+  const out: SweepReportRow[] = [];
+  while (left.length > 0) {
+    const first = left[0]!;
+    const band = left.filter((r) => runsOnVllm(r) === runsOnVllm(first) && (ttftOf(r) === ttftOf(first) || ttftTies(ttftOf(first), ttftOf(r))));
+    // Stable: points with the same bytes held keep their order (the rows' point order, as the sort above keeps it among equal TTFTs).
+    band.sort((a, b) => kvBytesHeld(a) - kvBytesHeld(b));
+    out.push(...band);
+    for (const r of band) left.splice(left.indexOf(r), 1);
+  }
+  return out;
+}
 
 /** Why a simulated throughput ranks at steady state, said after its name in the rule (s52 nc-cli M1). */
 const STEADY_OUTPUT_WORDS = " at steady state (a point the server keeps up with serves its offered load: offered requests/s × mean output tokens, not the finite run's tokens/s, which differs by when its last request ends)";
@@ -675,14 +712,18 @@ function latencyRuleText(winner: SweepReportRow, ranked: readonly SweepReportRow
   const ttft = winner.metrics.p99TtftS !== undefined ? ` (${formatDuration(winner.metrics.p99TtftS * 1e9)})` : '';
   // Points vLLM does not run rank after those it does: the lead says so where some did not.
   const ofVllm = peers.length > 1 && peers.length < ranked.length && runsOnVllm(winner) ? ' of the points vLLM runs,' : '';
-  const lead = peers.length === 1 ? 'the one point vLLM runs' : peers.slice(1).every((r) => ttftOf(r) > ttftOf(winner)) ? `lowest p99 TTFT${ttft}${ofVllm}` : `fewest KV bytes held${ttft ? ` at the lowest p99 TTFT${ttft}` : ''}${ofVllm}`;
+  // The winner's p99 TTFT beats every peer's by more than the band, or it ties the lowest (exactly, or within the band: TTFT_TIE_TOLERANCE) and holds the fewest KV bytes.
+  const w = ttftOf(winner);
+  const lowest = Math.min(...peers.map(ttftOf));
+  const band = lowest < w ? ` at a p99 TTFT${ttft} within ${formatPercent(TTFT_TIE_TOLERANCE, 0)} of the lowest (${formatDuration(lowest * 1e9)}), a tie,` : ttft ? ` at the lowest p99 TTFT${ttft}${peers.some((r) => r !== winner && ttftOf(r) !== w && ttftTies(w, ttftOf(r))) ? ` (others within ${formatPercent(TTFT_TIE_TOLERANCE, 0)} of it tie)` : ''}` : '';
+  const lead = peers.length === 1 ? 'the one point vLLM runs' : peers.slice(1).every((r) => ttftOf(r) > w && !ttftTies(w, ttftOf(r))) ? `lowest p99 TTFT${ttft}${ofVllm}` : `fewest KV bytes held${band}${ofVllm}`;
   const top = rate(winner);
   const same = ranked.every((r) => Math.abs(rate(r) - top) <= 1e-9 * top);
   const offered = winner.metrics.steadyRequestsPerSec;
   const why = same
     ? `they serve one offered load${offered !== undefined ? ` (${formatRequestRate(offered)} requests/s)` : ''}, so ${what} does not rank them`
     : `${what} within ${formatPercent(tol, 0)} does not rank them`;
-  return `${lead} among the ${formatCount(ranked.length)} points ${same ? 'at' : `within ${formatPercent(tol, 0)} of`} the highest ${what} ${latency.among}: ${why}; latency does: a point vLLM runs first, then the lower p99 TTFT (one seeded run's: a workload.seed axis shows its spread), then the fewer KV bytes held (mean occupancy · pages · bytes of a page: page_size · KV bytes per token, or for a hybrid pool page_size · the bytes of one KV-cache group's layers)`;
+  return `${lead} among the ${formatCount(ranked.length)} points ${same ? 'at' : `within ${formatPercent(tol, 0)} of`} the highest ${what} ${latency.among}: ${why}; latency does: a point vLLM runs first, then the lower p99 TTFT (${ONE_SEED_WORDS}; within ${formatPercent(TTFT_TIE_TOLERANCE, 0)} a tie), then the fewer KV bytes held (mean occupancy · pages · bytes of a page: page_size · KV bytes per token, or for a hybrid pool page_size · the bytes of one KV-cache group's layers)`;
 }
 
 /**
@@ -1082,17 +1123,59 @@ export function noBestLines(rows: readonly SweepReportRow[], runsOnVllm: (r: Swe
     });
     // Over seeds alone: how often each setting wins, the agreement a planner trusts (the best at every seed, or which seeds disagree).
     let agreement = '';
+    const overSeeds: string[] = [];
     if (seeds.length > 1 && keys.length === 1) {
       const counts = new Map<string, number>();
       for (const w of winners) counts.set(w, (counts.get(w) ?? 0) + 1);
       const [top, n] = [...counts].sort((a, b) => b[1] - a[1])[0] ?? ['', 0];
       if (n > 0) agreement = n === groups.size ? `; ${top} is the best at every seed` : `; ${top} is the best at ${n} of ${formatCountOf(groups.size, 'seed')}, so the draws decide between ${formatCountOf(counts.size, 'setting')}`;
+      // One answer over the seeds (s53): each setting ranked by the same rule on its median over the seeds.
+      const line = medianOverSeedsText(ok, [...groups.keys()], winners.length === groups.size ? [...groups.keys()].map((g, i) => [g, winners[i]!] as [string, string]) : [], own, runsOnVllm);
+      if (line) overSeeds.push(line);
     }
-    return [`${why}; the best for each ${each}: ${bests.join('; ')}${agreement}`];
+    return [`${why}; the best for each ${each}: ${bests.join('; ')}${agreement}`, ...overSeeds];
   }
   const none = noBestText(rows);
   const notKept = rows.filter((r) => r.status === 'ok' && r.keepsUp === false);
   return [...(none ? [none] : []), ...(notKept.length > 0 ? [`no best point: ${leftOutText(notKept)}`] : [])];
+}
+
+/**
+ * The one answer of a grid × seed sweep (s53; s52 nc-cli M2 gave a best per seed only): each setting (a point's values
+ * less workload.seed, `own` its label) as one row whose every figure is its median over its seeds (linear between the
+ * middle two, runner/simulate/latency.ts quantile; the figures a rule reads: steady rates, p99 TTFT, KV bytes held,
+ * SLO attainment, ...), kept up with only where the server keeps up at every seed, ranked by {@link bestRow}'s rule on
+ * those rows; the line names the setting, the rule (saying that its figures are medians over the seeds) and whether
+ * that setting is the best at every seed (`winners`: [seed label, its best setting], one per seed that has one) or at
+ * how many and which seeds name another. Null when no setting qualifies or the seeds name no best.
+ */
+function medianOverSeedsText(rows: readonly SweepReportRow[], seedLabels: readonly string[], winners: ReadonlyArray<[string, string]>, own: (r: SweepReportRow) => string, runsOnVllm: (r: SweepReportRow) => boolean): string | null {
+  const settings = new Map<string, SweepReportRow[]>();
+  for (const r of rows) settings.set(own(r), [...(settings.get(own(r)) ?? []), r]);
+  if (settings.size < 2) return null;
+  const medians = [...settings].map(([label, of]) => {
+    const metrics: Record<string, unknown> = { ...of[0]!.metrics };
+    for (const k of Object.keys(metrics) as Array<keyof SweepMetrics>) {
+      const xs = of.map((r) => r.metrics[k]).filter((v): v is number => typeof v === 'number').sort((a, b) => a - b);
+      if (xs.length > 0) metrics[k] = quantile(xs, 0.5);
+    }
+    const judged = of.some((r) => r.keepsUp !== undefined);
+    const values = Object.fromEntries(Object.entries(of[0]!.values).filter(([k]) => k !== 'workload.seed'));
+    // The label stays the setting's own: runsOnVllm and the tie words read the first seed's row's id and label.
+    return { row: { ...of[0]!, values, label, metrics: metrics as SweepMetrics, ...(judged ? { keepsUp: of.every((r) => r.keepsUp !== false) } : {}) }, seeds: of.length };
+  });
+  const b = bestRow(medians.map((m) => m.row), undefined, runsOnVllm);
+  if (!b) return null;
+  const fewer = medians.filter((m) => m.seeds < seedLabels.length).map((m) => `${m.row.label} (${m.seeds} of ${seedLabels.length})`);
+  const others = winners.filter(([, w]) => w !== b.row.label);
+  const wins = winners.length - others.length;
+  const agreement = winners.length === 0
+    ? ''
+    : others.length === 0
+      ? `; it is the best at every seed too`
+      : `; it is the best at ${formatCount(wins)} of ${formatCountOf(winners.length, 'seed')} on its own (${others.slice(0, TIES_NAMED).map(([seed, w]) => `${seed}: ${w}`).join('; ')}${others.length > TIES_NAMED ? `; and ${formatCountOf(others.length - TIES_NAMED, 'other seed')}` : ''}), so the draws move it: weigh the margin against the spread over seeds`;
+  const tie = b.tiedWith.length > 0 ? (b.byLatency ? `; its rate ties ${b.tiedWith.map((r) => r.label).join(', ')}` : `; tied with ${b.tiedWith.map((r) => r.label).join(', ')}`) : '';
+  return `best over the ${formatCountOf(seedLabels.length, 'seed')}, each setting ranked on its median over them (every figure the median of its seeds' runs; kept up with only if at every seed${fewer.length > 0 ? `; from fewer seeds: ${fewer.join(', ')}` : ''}): ${b.row.label} — ${b.rule.replace(ONE_SEED_WORDS, 'the median over the seeds')}${tie}${agreement}`;
 }
 
 /**
@@ -1148,8 +1231,7 @@ const COLUMNS: Array<{ header: string; key: keyof SweepMetrics; show: (m: SweepM
  * them), which the header and the best line say (s40 newcomer 10: "2 results for 4 of 4 points").
  */
 export function formatReport(report: SweepReport, shard?: { index: number; count: number; points: number }): string {
-  const last = (k: string) => k.slice(k.lastIndexOf('.') + 1);
-  const axisHeaders = report.axes.map((a) => (report.axes.filter((o) => last(o.key) === last(a.key)).length > 1 ? a.key : last(a.key)));
+  const axisHeaders = axisNames(report.axes.map((a) => a.key));
   const columns = COLUMNS.filter((c) => report.rows.some((r) => r.metrics[c.key] !== undefined));
   const envKeys = Object.keys(report.environments);
   const multiEnv = splitByMachine(report);
@@ -1232,6 +1314,6 @@ export function formatReport(report: SweepReport, shard?: { index: number; count
  */
 export function pointInputsOf(profile: Pick<SweepPointRun['profile'], 'dtype' | 'kvCache' | 'workload'>): Pick<SweepReportRow, 'dtype' | 'kvDtype' | 'workload'> {
   const w = profile.workload;
-  const workload = !w ? undefined : w.trace ? { trace: w.trace.path } : { requests: w.requests, arrivalRate: w.arrivalRate };
+  const workload = !w ? undefined : w.trace ? { trace: w.trace.path } : { requests: w.requests, arrivalRate: w.arrivalRate, seed: w.seed };
   return { dtype: profile.dtype, kvDtype: profile.kvCache.dtype === 'auto' ? profile.dtype : profile.kvCache.dtype, ...(workload ? { workload } : {}) };
 }

@@ -253,10 +253,11 @@ test('merge --csv writes the Sweep tab\'s Export CSV (core/sweepCsv.ts, one impl
   assert.equal(m.stdout, sweepToCsv(readReport(join(dir, 'csv.json'))).text);
   assert.match(m.stderr, /\): 6 of 6 points\n/);
   const [header, ...rows] = m.stdout.trimEnd().split('\n').map((l) => l.split(','));
-  assert.deepEqual(header!.slice(0, 7), ['point', 'point_id', 'kv_cache.page_size', 'workload.max_num_seqs', 'environment', 'status', 'best']);
+  // s53: the build that made each row on every row, beside its environment.
+  assert.deepEqual(header!.slice(0, 8), ['point', 'point_id', 'kv_cache.page_size', 'workload.max_num_seqs', 'environment', 'build', 'status', 'best']);
   // One row per point, each figure's source in its header (s49 newcomer-ed 12): no `source` column.
   assert.ok(!header!.includes('source'));
-  for (const c of ['pool_pages_modelled', 'kv_bytes_per_token_modelled', 'page_bytes_modelled', 'output_throughput_tokens_per_s_modelled', 'ttft_p99_s_modelled', 'gpu', 'gpus', 'compute_efficiency', 'compute_efficiency_from']) assert.ok(header!.includes(c), `${c} in ${header!.join(',')}`);
+  for (const c of ['pool_pages_modelled', 'kv_bytes_per_token_modelled', 'page_bytes_modelled', 'output_throughput_tokens_per_s_modelled', 'ttft_p99_ms_modelled', 'gpu', 'gpus', 'compute_efficiency', 'compute_efficiency_from']) assert.ok(header!.includes(c), `${c} in ${header!.join(',')}`);
   // A modelled simulation: a row per point.
   assert.equal(rows.length, 6);
   const cell = (r: string[], c: string) => r[header!.indexOf(c)];
@@ -264,6 +265,8 @@ test('merge --csv writes the Sweep tab\'s Export CSV (core/sweepCsv.ts, one impl
   // By hand (test/fixtures/sweep.ts TINY_CONFIG): 2 layers × 2 KV heads × 64 × 2 (K, V) × 2 B = 1,024 B a token; a 16-token page
   // 16,384 B; the 64 MiB budget 67,108,864 / 16,384 = 4,096 pages; one GPU (no tensor, pipeline or data parallelism).
   assert.deepEqual(['status', 'kv_bytes_per_token_modelled', 'page_bytes_modelled', 'pool_pages_modelled', 'gpus'].map((c) => cell(row, c)), ['ok', '1024', '16384', '4096', '1']);
+  // The build as `attnscope --version` writes it, less "attnscope ": the package version and 12 hex (+source under tsx).
+  assert.match(cell(row, 'build')!, /^\d+\.\d+\.\d+\+[0-9a-f]{12}(\+source)?$/);
   // A file, and --csv beside --json on one file refused before any work.
   const file = join(dir, 'sweep.csv');
   assert.equal(cli(['merge', out, '--json', join(dir, 'csv2.json'), '--csv', file]).code, 0);

@@ -30,12 +30,13 @@ describe('sweep CSV export', () => {
     assert.equal(
       text,
       [
-        'point,point_id,kv_cache.page_size,model,environment,machine,status,best,occupancy_mean_fraction_modelled,output_throughput_tokens_per_s_modelled,ttft_p99_s_modelled,decode_median_ns_per_token_measured,rejected_requests_modelled,decode_p10_ns_per_token_measured,decode_p90_ns_per_token_measured,decode_case_measured',
+        'point,point_id,kv_cache.page_size,model,environment,machine,build,status,best,occupancy_mean_percent_modelled,output_throughput_tokens_per_s_modelled,ttft_p99_ms_modelled,decode_median_ns_per_token_measured,rejected_requests_modelled,decode_p10_ns_per_token_measured,decode_p90_ns_per_token_measured,decode_case_measured',
         // s31 newcomer-ed 5: the environment in words (the fixture's: AMD EPYC, 2 cores, x64, avx2), not only its key; the best point marked, as the dashboard's ★.
         // s49 newcomer-ed 12: the point's modelled and measured figures on one row (was a row each, `source` modelled / measured).
-        'page_size=16 model=./a/config.json,a16,16,./a/config.json,e1,"AMD EPYC (2 cores, x64, avx2)",ok,best,0.5,7752.5,0.169,1200,0,1100,1300,B=8 context=4096',
+        // s53: in the table's units (occupancy 0.5 = 50 %, p99 TTFT 0.169 s = 169 ms) and the build on every row (none recorded: unknown).
+        'page_size=16 model=./a/config.json,a16,16,./a/config.json,e1,"AMD EPYC (2 cores, x64, avx2)",unknown,ok,best,50,7752.5,169,1200,0,1100,1300,B=8 context=4096',
         // A comma in a value is quoted (RFC 4180), as in the run export.
-        '"page_size=32 model=./b,c/config.json",b32,32,"./b,c/config.json",e1,"AMD EPYC (2 cores, x64, avx2)",failed,,,,,,,,,',
+        '"page_size=32 model=./b,c/config.json",b32,32,"./b,c/config.json",e1,"AMD EPYC (2 cores, x64, avx2)",unknown,failed,,,,,,,,,',
         '',
       ].join('\n'),
     );
@@ -67,15 +68,15 @@ describe('sweep CSV export', () => {
 
   it('a row tied with the best is marked tied', () => {
     const tied = sweepToCsv({ ...report, best: { ...report.best!, tiedWith: [{ id: 'b32', environmentKey: 'e1', label: 'page_size=32 model=./b,c/config.json' }] } }).text.trimEnd().split('\n');
-    assert.match(tied.at(-1)!, /,e1,"AMD EPYC \(2 cores, x64, avx2\)",failed,tied,/);
+    assert.match(tied.at(-1)!, /,e1,"AMD EPYC \(2 cores, x64, avx2\)",unknown,failed,tied,/);
   });
 
   // s37 newcomer-ed 9: the table's "keeps up (modelled)" column, which decides the best point, was not in the CSV.
-  it('keeps_up_modelled on each row when the runs judged it, and build when the rows come from two builds, as the Sweep table', () => {
+  it('keeps_up_modelled on each row when the runs judged it, and each row\'s build (s53: on every row, not only when they are two)', () => {
     const judged: SweepReport = { ...report, rows: [{ ...report.rows[0]!, keepsUp: false, tool: 'attnscope 0.1.0+aaaa' }, { ...report.rows[1]!, tool: 'attnscope 0.1.0+bbbb' }] };
     const lines = sweepToCsv(judged).text.trimEnd().split('\n');
-    assert.equal(lines[0], 'point,point_id,kv_cache.page_size,model,environment,machine,build,status,best,occupancy_mean_fraction_modelled,output_throughput_tokens_per_s_modelled,ttft_p99_s_modelled,decode_median_ns_per_token_measured,rejected_requests_modelled,decode_p10_ns_per_token_measured,decode_p90_ns_per_token_measured,decode_case_measured,keeps_up_modelled');
-    assert.equal(lines[1], 'page_size=16 model=./a/config.json,a16,16,./a/config.json,e1,"AMD EPYC (2 cores, x64, avx2)",0.1.0+aaaa,ok,best,0.5,7752.5,0.169,1200,0,1100,1300,B=8 context=4096,false');
+    assert.equal(lines[0], 'point,point_id,kv_cache.page_size,model,environment,machine,build,status,best,occupancy_mean_percent_modelled,output_throughput_tokens_per_s_modelled,ttft_p99_ms_modelled,decode_median_ns_per_token_measured,rejected_requests_modelled,decode_p10_ns_per_token_measured,decode_p90_ns_per_token_measured,decode_case_measured,keeps_up_modelled');
+    assert.equal(lines[1], 'page_size=16 model=./a/config.json,a16,16,./a/config.json,e1,"AMD EPYC (2 cores, x64, avx2)",0.1.0+aaaa,ok,best,50,7752.5,169,1200,0,1100,1300,B=8 context=4096,false');
     // The failed point (no run judged it): empty.
     assert.match(lines[2]!, /,0\.1\.0\+bbbb,failed,,,,,,,,,,$/);
     assert.equal(lines.length, 3);
@@ -95,9 +96,9 @@ describe('sweep CSV export', () => {
     assert.equal(
       sweepToCsv(sim).text,
       [
-        'point,point_id,device.gpu,environment,status,best,ttft_p99_s_modelled,slo_attainment_fraction_modelled,gpu,slo_ttft_ms,slo_attainment_target_fraction',
-        'gpu=H100 SXM,h,H100 SXM,e1,ok,,0.448,0.994,H100 SXM,500,0.99',
-        'gpu=MI325X,m,"{""name"":""MI325X""}",e1,ok,,0.53,0.5,MI325X (user-given),500,0.9',
+        'point,point_id,device.gpu,environment,build,status,best,ttft_p99_ms_modelled,slo_attainment_percent_modelled,gpu,slo_ttft_ms,slo_attainment_target_percent',
+        'gpu=H100 SXM,h,H100 SXM,e1,unknown,ok,,448,99.4,H100 SXM,500,99',
+        'gpu=MI325X,m,"{""name"":""MI325X""}",e1,unknown,ok,,530,50,MI325X (user-given),500,90',
         '',
       ].join('\n'),
     );
@@ -129,11 +130,11 @@ describe('sweep CSV export', () => {
     assert.equal(
       sweepToCsv(sim).text,
       [
-        'point,point_id,device.tensor_parallel_size,environment,status,best,goodput_requests_per_s_modelled,goodput_per_gpu_requests_per_s_modelled,gpu,gpus,' +
+        'point,point_id,device.tensor_parallel_size,environment,build,status,best,goodput_requests_per_s_modelled,goodput_per_gpu_requests_per_s_modelled,gpu,gpus,' +
           'compute_efficiency,compute_efficiency_from,memory_efficiency,memory_efficiency_from,overhead_ms,overhead_ms_from,' +
           'all_reduce_one_shot_efficiency,all_reduce_two_shot_efficiency,all_reduce_multimem_efficiency,all_reduce_ring_efficiency,all_reduce_latency_us,all_reduce_from,unmodelled',
-        `tensor_parallel_size=4,t4,4,e1,ok,,5.89,1.4725,H100 SXM,4,0.6,assumed,0.8,assumed,0,assumed,0.85,0.5,0.55,0.82,10,${from},FlashInfer's all-reduce; the logits' all-gather`,
-        `tensor_parallel_size=8,t8,8,e1,ok,,9.32,1.165,H100 SXM,8,0.5,profile,0.8,assumed,1.5,profile,0.85,0.5,0.55,0.82,20,profile: step_time.all_reduce.latency_us; the rest assumed (fitted to vLLM PR #24111's H100 SXM timings),`,
+        `tensor_parallel_size=4,t4,4,e1,unknown,ok,,5.89,1.4725,H100 SXM,4,0.6,assumed,0.8,assumed,0,assumed,0.85,0.5,0.55,0.82,10,${from},FlashInfer's all-reduce; the logits' all-gather`,
+        `tensor_parallel_size=8,t8,8,e1,unknown,ok,,9.32,1.165,H100 SXM,8,0.5,profile,0.8,assumed,1.5,profile,0.85,0.5,0.55,0.82,20,profile: step_time.all_reduce.latency_us; the rest assumed (fitted to vLLM PR #24111's H100 SXM timings),`,
         '',
       ].join('\n'),
     );
@@ -167,8 +168,8 @@ describe('sweep CSV export', () => {
       rows: [{ id: 'tp2', index: 0, values: { 'device.tensor_parallel_size': 2 }, label: 'tensor_parallel_size=2', environmentKey: 'e1', status: 'ok', file: 'tp2.json', gpu: 'H100 SXM', metrics: { gpus: 2, throughputTokensPerSec: 12791, gpuHourUsd: 2.49, usdPerMillionOutputTokens: 0.10816 } }],
     };
     const [header, line] = sweepToCsv(priced).text.split('\n');
-    assert.equal(header, 'point,point_id,device.tensor_parallel_size,environment,status,best,usd_per_million_output_tokens_modelled,output_throughput_tokens_per_s_modelled,gpu,gpus,gpu_hour_usd_user_given');
-    assert.equal(line, 'tensor_parallel_size=2,tp2,2,e1,ok,,0.10816,12791,H100 SXM,2,2.49');
+    assert.equal(header, 'point,point_id,device.tensor_parallel_size,environment,build,status,best,usd_per_million_output_tokens_modelled,output_throughput_tokens_per_s_modelled,gpu,gpus,gpu_hour_usd_user_given');
+    assert.equal(line, 'tensor_parallel_size=2,tp2,2,e1,unknown,ok,,0.10816,12791,H100 SXM,2,2.49');
   });
 
   it('a report with no row: no data row (the extension writes nothing and says so)', () => {

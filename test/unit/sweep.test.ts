@@ -91,8 +91,8 @@ test('a merged report names the models of its points, in point order, each once:
   const r = mergeResults([out]);
   assert.deepEqual(r.models, ['Deep-4L', 'tiny']);
   // Each row's dtype, KV dtype and workload (s50 sweepchart, for the caption and CSV): the config's torch_dtype bfloat16 -> bf16,
-  // kv_cache.dtype's default auto -> the dtype, BASE's 50 requests at the schema's default arrival_rate, 8 requests/s.
-  assert.deepEqual(r.rows.map((row) => [row.dtype, row.kvDtype, row.workload]), Array(3).fill(['bf16', 'bf16', { requests: 50, arrivalRate: 8 }]));
+  // kv_cache.dtype's default auto -> the dtype, BASE's 50 requests at the schema's default arrival_rate, 8 requests/s, and its default seed 0 (s53, the CSV's workload_seed).
+  assert.deepEqual(r.rows.map((row) => [row.dtype, row.kvDtype, row.workload]), Array(3).fill(['bf16', 'bf16', { requests: 50, arrivalRate: 8, seed: 0 }]));
   assert.match(formatReport(r), /^Sweep p\.attn\.yaml of Deep-4L, tiny \(/m);
   // Every point here rejects nothing at 10 tokens/s: a best, so no noBest.
   assert.ok(r.best);
@@ -385,7 +385,7 @@ test('best point: throughputs within 1 % are ranked by p99 TTFT, then KV bytes h
   assert.equal(best.row.label, 'page_size=16');
   assert.deepEqual(best.tiedWith.map((r) => r.label), ['page_size=8', 'page_size=32']);
   // Three points within 1 %: latency ranked them, and the rule leads with what chose page_size=16 (its p99 TTFT equals page_size=32's: the KV bytes held).
-  assert.match(best.rule, /^fewest KV bytes held at the lowest p99 TTFT \(169 ms\) among the 3 points within 1% of the highest simulated throughput that reject no request: simulated throughput within 1% does not rank them; latency does: a point vLLM runs first, then the lower p99 TTFT \(one seeded run's: a workload\.seed axis shows its spread\), then the fewer KV bytes held \(mean occupancy · pages · bytes of a page: page_size · KV bytes per token, or for a hybrid pool page_size · the bytes of one KV-cache group's layers\)/);
+  assert.match(best.rule, /^fewest KV bytes held at the lowest p99 TTFT \(169 ms\) among the 3 points within 1% of the highest simulated throughput that reject no request: simulated throughput within 1% does not rank them; latency does: a point vLLM runs first, then the lower p99 TTFT \(one seeded run's: a workload\.seed axis shows its spread; within 1% a tie\), then the fewer KV bytes held \(mean occupancy · pages · bytes of a page: page_size · KV bytes per token, or for a hybrid pool page_size · the bytes of one KV-cache group's layers\)/);
   // With an SLO the same rule ranks goodput.
   const slo = bestRow(rows.map((r) => ({ ...r, metrics: { ...r.metrics, sloAttainment: 0.95, goodputRequestsPerSec: r.metrics.throughputTokensPerSec! / 100 } })))!;
   assert.equal(slo.row.label, 'page_size=16');
@@ -434,7 +434,7 @@ test('best point: a tie across KV dtypes goes to the fewer KV bytes held, not th
   const best = bestRow(rows)!;
   assert.equal(best.row.label, 'dtype=fp8');
   assert.deepEqual(best.tiedWith.map((r) => r.label), ['dtype=auto']);
-  assert.match(best.tie, /so the tie went to a point vLLM runs, then to the lower p99 TTFT, then to fewer KV bytes held$/);
+  assert.match(best.tie, /so the tie went to a point vLLM runs, then to the lower p99 TTFT \(within 1% a tie\), then to fewer KV bytes held$/);
 });
 
 test('best point: a hybrid pool\'s page holds one KV-cache group\'s layers, and the tie-break counts its bytes, not page_size · KV bytes per token (s34 newcomer-cli 12)', () => {
@@ -822,7 +822,7 @@ test('a simulate sweep\'s tie goes to a page_size vLLM runs on the profile\'s GP
   const chosen = mergeResults([runnableRoot]);
   assert.equal(chosen.best?.label, 'page_size=16');
   assert.equal(chosen.best?.notOnVllm, undefined);
-  assert.match(chosen.best!.tie!, /so the tie went to a point vLLM runs, then to the lower p99 TTFT, then to fewer KV bytes held$/);
+  assert.match(chosen.best!.tie!, /so the tie went to a point vLLM runs, then to the lower p99 TTFT \(within 1% a tie\), then to fewer KV bytes held$/);
   // No tied point vLLM runs: the fewest bytes held picks page_size=1, and the report says vLLM would not run it.
   const plan = loadSweep(workspace(`${BASE}device: { gpu: H100 SXM }\nsweep:\n  axes:\n    kv_cache.page_size: [1, 2, 4, 8, 12]\n`).file);
   const root = tempDir('attnscope-merge-');
