@@ -4,7 +4,7 @@
  * path that does not resolve; and the trace files its `workload.trace` can name. Paths are given as the profile writes them: relative to its folder,
  * with forward slashes, starting with ./ or ../.
  */
-import { readdirSync, statSync } from 'node:fs';
+import { readdirSync, realpathSync, statSync } from 'node:fs';
 import { readInputText } from '../core/fileText';
 import { basename, dirname, isAbsolute, join, relative, sep } from 'node:path';
 import { isConfigPath, isModelConfigFile, isProfilePath, isSkippedFolder } from '../core/config';
@@ -32,6 +32,37 @@ export function setWorkspaceRoots(roots: readonly string[]): void {
 function within(dir: string, root: string): boolean {
   const r = relative(root, dir);
   return r === '' || (!r.startsWith('..') && !isAbsolute(r));
+}
+
+/**
+ * Where the server must watch `absPath` itself because the client's watcher (VS Code's, over the
+ * workspace folders) would not report a change to it under this path: its real path when a
+ * symlink lies on its way, below a workspace folder or outside them all (VS Code's watcher follows no
+ * symlinked folder: s53 newcomer-ed F0, a config reached through `model-dir -> /elsewhere/model-dir`
+ * kept its old figures for ever); null when the client reports it, or it does not exist (its
+ * creation is reported by the folder's watch). One realpath (and one per workspace folder holding
+ * it) per call: server.ts asks once per path.
+ */
+export function serverWatchedAt(absPath: string): string | null {
+  let real: string;
+  try {
+    real = realpathSync.native(absPath);
+  } catch {
+    return null;
+  }
+  let inside = false;
+  for (const root of workspaceRoots) {
+    if (!within(absPath, root)) continue;
+    inside = true;
+    try {
+      if (join(realpathSync.native(root), relative(root, absPath)) === real) return null;
+    } catch {
+      // A workspace folder gone: it reports nothing.
+    }
+  }
+  // Outside the workspace folders with no symlink on the way: its stat is checked at each analysis
+  // (workspace.ts diskText), as before; a symlinked one is watched.
+  return inside || real !== absPath ? real : null;
 }
 
 /**

@@ -1,38 +1,48 @@
 /**
- * Watches the files analyses read, for clients that do not watch files for the server
- * (workspace/didChangeWatchedFiles unsupported: Neovim 0.7, most terminal editors). One
- * fs.watch per folder (editors save by writing a temp file and renaming it over the old one,
- * which ends a watch on the file itself), reporting the read files of that folder that changed.
+ * Watches the files analyses read that the client does not watch for the server: all of them for
+ * a client that watches no files (workspace/didChangeWatchedFiles unsupported: Neovim 0.7, most
+ * terminal editors); for one that does (VS Code), those its watcher does not report under the path
+ * read: a file behind a symlinked folder (modelPaths.ts serverWatchedAt). One fs.watch per folder (editors save by writing a temp file and renaming it over
+ * the old one, which ends a watch on the file itself), reporting the read files of that folder
+ * that changed, by the path they were read at.
  */
 import { watch, type FSWatcher } from 'node:fs';
-import { basename, dirname, join } from 'node:path';
+import { basename, dirname } from 'node:path';
 
 export class ReadWatcher {
-  /** Folder -> its watcher and the names in it that analyses read. */
-  private readonly folders = new Map<string, { watcher: FSWatcher | null; names: Set<string> }>();
+  /** Folder watched -> its watcher, and each name in it that analyses read -> the paths it was read at. */
+  private readonly folders = new Map<string, { watcher: FSWatcher | null; names: Map<string, Set<string>> }>();
 
-  /** `changed(absPath)` is called (at most once per change event) for a watched file that changed. */
+  /** `changed(absPath)` is called (at most once per change event) for a watched file that changed, with the path it was read at. */
   constructor(private readonly changed: (absPath: string) => void) {}
 
-  /** Watches `absPath` from now on (no-op when it is watched already; a folder that cannot be watched is skipped). */
-  watch(absPath: string): void {
-    const folder = dirname(absPath);
+  /**
+   * Watches `absPath` from now on, at `at` (its real path, when a symlinked folder lies on the way;
+   * default `absPath`), reporting its changes as `absPath`'s. A no-op when watched already; a
+   * folder that cannot be watched is skipped.
+   */
+  watch(absPath: string, at = absPath): void {
+    const folder = dirname(at);
     let entry = this.folders.get(folder);
     if (entry === undefined) {
       let watcher: FSWatcher | null;
       try {
         watcher = watch(folder, { persistent: false }, (_event, name) => {
           const file = name === null ? null : String(name);
-          if (file !== null && this.folders.get(folder)?.names.has(file)) this.changed(join(folder, file));
+          const read = file === null ? undefined : this.folders.get(folder)?.names.get(file);
+          if (read !== undefined) for (const path of read) this.changed(path);
         });
         watcher.on('error', () => undefined);
       } catch {
         watcher = null;
       }
-      entry = { watcher, names: new Set() };
+      entry = { watcher, names: new Map() };
       this.folders.set(folder, entry);
     }
-    entry.names.add(basename(absPath));
+    const name = basename(at);
+    let read = entry.names.get(name);
+    if (read === undefined) entry.names.set(name, (read = new Set()));
+    read.add(absPath);
   }
 
   dispose(): void {

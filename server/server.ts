@@ -4,6 +4,7 @@
  * streams in tests). Each request runs through runSafe (cancellation, errors -> fallback), each
  * notification through guard; analyses are cached per document version in the Workspace.
  */
+import { existsSync } from 'node:fs';
 import {
   CodeActionKind,
   DidChangeWatchedFilesNotification,
@@ -30,7 +31,7 @@ import { hover } from './hover';
 import { inlayHints } from './hints';
 import { hintMode, type HintMode } from './hintView';
 import { codeLenses, estimateSummary, SERVER_COMMANDS } from './lenses';
-import { setWorkspaceRoots, workspaceProfiles } from './modelPaths';
+import { serverWatchedAt, setWorkspaceRoots, workspaceProfiles } from './modelPaths';
 import { uriToPath } from './paths';
 import { analysisReasons, cannotRunOf, resolveProfile } from './resolve';
 import { timingEnabled, timingMark } from '../core/timingLog';
@@ -87,6 +88,8 @@ export function startServer(connection: Connection): void {
   let runnerPath = join(__dirname, 'runner.js');
   /** Watches the files analyses read when the client does not watch files for the server. */
   let watcher: ReadWatcher | null = null;
+  /** The paths read whose watching was decided (serverWatchedAt), with a client that watches files: forgotten when the workspace folders change. */
+  const asked = new Set<string>();
   /** Answers the pick's check of the workspace's files in the background (pickPrefill.ts), kept by the workspace. */
   const prefill = new PickPrefill((uri) => void cannotRunOf(workspace, uri, 'bench'), (uri) => workspace.isOpen(uri), log);
   /** Lists the workspace folders' profiles off the initialize path and answers them in the background. */
@@ -164,6 +167,7 @@ export function startServer(connection: Connection): void {
           void connection.workspace.getWorkspaceFolders()
             .then((now) => {
               setWorkspaceRoots((now ?? []).map((f) => uriToPath(f.uri)).filter((p) => p !== null));
+              asked.clear();
               prefillWorkspace();
             })
             .catch((err: unknown) => log.error(`Could not read the workspace folders: ${String(err)}`));
@@ -176,6 +180,16 @@ export function startServer(connection: Connection): void {
       void connection.client
         .register(DidChangeWatchedFilesNotification.type, { watchers: [...WATCHED_GLOBS.map((globPattern) => ({ globPattern })), WATCHED_CREATE_DELETE] })
         .catch((err: unknown) => log.error(`Could not watch files: ${String(err)}`));
+      // What the client's watcher does not report under the path read (a symlinked folder on its
+      // way) the server watches at its real path, asked once per path.
+      watcher = new ReadWatcher((path) => guard(log, 'file changed on disk', () => recheckDependents(workspace.fileChanged(path))));
+      workspace.onRead = (path) => {
+        if (asked.has(path)) return;
+        const at = serverWatchedAt(path);
+        if (at === null && !existsSync(path)) return; // asked again once it exists
+        asked.add(path);
+        if (at !== null) watcher?.watch(path, at);
+      };
     } else {
       // A client that watches no files for us (Neovim 0.7): a profile would stay stale when its
       // config.json changes on disk. Watch what the analyses read ourselves.
