@@ -49,7 +49,7 @@ import { calibrateByReplay, formatCalibrationReplay, formatReplayRounds, replayC
 import { mergeCommand, submitCommand, sweepCommand } from './sweep';
 import { capRepeats, formatProblem, loadProfile, profileCommand, profileInputs, readProfileInput, type LoadedProfile } from './load';
 import { benchPreflight, placeRefusals } from './preflight';
-import { muMeasureNote, muProgressText, Progress, simulationPlanNote, simulationProgressText } from './progress';
+import { muMeasureNote, muProgressText, Progress, simulationPlanNote, simulationProgressText, skippedSaturationNote } from './progress';
 import { formatEstimateOf, formatRun } from './table';
 import { toolBuild } from './version';
 import { vllmLogReport } from './vllmLog';
@@ -60,7 +60,7 @@ const USAGE = `usage:
   attnscope estimate <file> [--json]
   attnscope simulate <profile> [--trace FILE] [--trace-format F] [--trace-model M] [--trace-log-type T] [--trace-time-unit s|ms]
                      [--time-scale X] [--slo-ttft-ms MS] [--slo-tpot-ms MS] [--calibrate VLLM_RESULT.json | RUN.json]
-                     [--slo-attainment 0.9] [--max-rate [--rate-tolerance 0.02]] [--json FILE] [--explain]
+                     [--slo-attainment 0.9] [--max-rate [--rate-tolerance 0.02] | --skip-saturation] [--json FILE] [--explain]
   attnscope simulate - --events     (a resolved Profile as JSON on stdin; NDJSON events on stdout)
   attnscope simulate RUN.json [flags] (a saved run's profile again, with its --time-scale and SLO unless given; a run that replayed a trace needs --trace: the refusal names the flags)
   attnscope trace FILE [--trace-format F] [--trace-time-unit s|ms] [--trace-model M] [--trace-log-type T] [--json]   (read a trace as simulate does: its requests, span and mean lengths)
@@ -856,7 +856,12 @@ async function simulateProfile(file: string, loaded: LoadedProfile, flags: Simul
       // Its own line first, whole (the progress line is cut at the terminal's width, and a file gets none): the
       // measurement may take longer than the simulation (s52 newcomer: 6 requests of ~1M tokens, simulated in
       // 3.4 s, then 94 s of μ under a bar that read 100%). Then its own progress: run k of at most 5.
-      if (result.load && tooShortToTell(result.load, result.summary.requests)) {
+      // --skip-saturation: no μ, so no verdict; one note says so and what the measurement would cost (its JSON: no
+      // saturatedRequestsPerSec, no keepsUp: not measured, as the run schema leaves what a run did not measure).
+      if (result.load && tooShortToTell(result.load, result.summary.requests) && flags.skipSaturation) {
+        progress.clear();
+        say(skippedSaturationNote(saturationRequests(profile), SATURATION_MAX_RUNS));
+      } else if (result.load && tooShortToTell(result.load, result.summary.requests)) {
         progress.clear();
         say(muMeasureNote(saturationRequests(profile), SATURATION_MAX_RUNS));
         measuringMu = { run: 1, maxRuns: SATURATION_MAX_RUNS, progress: { fraction: 0, finished: 0, requests: 0, clockSeconds: 0, prefilledTokens: 0, decodedTokens: 0, tokensToDo: 0 } };

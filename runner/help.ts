@@ -46,6 +46,7 @@ const BY_COMMAND: Record<string, Record<string, FlagHelp>> = {
     'slo-ttft-ms': { value: 'MS', text: 'time-to-first-token bound for goodput, ms (wins over the profile\'s slo)' },
     'slo-tpot-ms': { value: 'MS', text: 'time-per-output-token bound for goodput, ms (wins over the profile\'s slo)' },
     'max-rate': { text: 'search the highest arrival rate that meets the SLO and the server keeps up with (needs an SLO; starts at --time-scale)' },
+    'skip-saturation': { text: 'do not measure the saturated throughput μ where the run is too short for its queue to tell whether the server keeps up (up to 5 more simulations, most of the time for a few huge requests): the run then has no keeps-up verdict' },
     'slo-attainment': { value: 'F', text: 'the share of requests that must meet the SLO for the run (and, with --max-rate, a rate) to meet it; overrides the profile\'s slo.attainment (default 0.9)' },
     'rate-tolerance': { value: 'F', text: 'with --max-rate: the relative tolerance of the search (default 0.02)' },
     calibrate: { value: 'FILE', text: 'fit the step time to a vllm bench serve result, or to a bench run JSON of this tool on a GPU' },

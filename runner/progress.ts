@@ -105,6 +105,18 @@ export function muMeasureNote(requests: number, maxRuns: number): string {
 }
 
 /**
+ * The line `simulate --skip-saturation` prints where {@link muMeasureNote} would stand: the run
+ * cannot tell whether the server keeps up, the flag left out what would tell, and what that costs
+ * (`maxRuns` simulations of `requests` requests at most), so the user can weigh running without it.
+ * e.g. (2048, 5) -> "note: the run is too short for its queue to tell whether the server keeps up, and
+ * --skip-saturation left out the saturated throughput μ that would tell (up to 5 simulations of 2,048
+ * requests of this load on one engine): the run has no keeps-up verdict; run without the flag for one".
+ */
+export function skippedSaturationNote(requests: number, maxRuns: number): string {
+  return `note: the run is too short for its queue to tell whether the server keeps up, and --skip-saturation left out the saturated throughput μ that would tell (up to ${maxRuns} simulations of ${formatCountOf(requests, 'request')} of this load on one engine): the run has no keeps-up verdict; run without the flag for one`;
+}
+
+/**
  * The progress line while μ is measured ({@link muMeasureNote}), beside the percent of that run's
  * tokens done (PoolProgress.fraction): the saturation run under way of at most `maxRuns`, its
  * requests, and its time left at the rate so far (remainingText, `elapsedS` since that run started).

@@ -20,6 +20,7 @@ export const SIMULATE_FLAGS = {
   'slo-ttft-ms': { type: 'string' },
   'slo-tpot-ms': { type: 'string' },
   'max-rate': { type: 'boolean', default: false },
+  'skip-saturation': { type: 'boolean', default: false },
   'rate-tolerance': { type: 'string' },
   'slo-attainment': { type: 'string' },
   calibrate: { type: 'string' },
@@ -40,6 +41,15 @@ export interface SimulateFlags {
   /** Bounds and attainment given on the command line (each wins over the profile's). */
   slo: LatencySlo;
   maxRate: boolean;
+  /**
+   * Leave out the measurement of the saturated throughput μ that a run too short for its queue to
+   * tell whether the server keeps up otherwise gets (core/format.ts tooShortToTell; up to
+   * capacity.ts SATURATION_MAX_RUNS simulations of saturationRequests, most of the CPU for a few
+   * huge requests: s52, 27 s of 27 s for six ~1M-token requests). The run then has no keeps-up
+   * verdict: PoolLoad.saturatedRequestsPerSec and keepsUp absent (not measured), its Load line
+   * "Cannot tell". Not with --max-rate, whose search judges each rate by μ.
+   */
+  skipSaturation: boolean;
   rateTolerance?: number;
   calibrate?: string;
   /** NDJSON RunnerEvents on stdout instead of the text summary (the editor's "Run serving simulation"). */
@@ -105,6 +115,7 @@ export function readSimulateFlags(values: Record<string, string | boolean | unde
     json: str('json'),
     slo: {},
     maxRate: values['max-rate'] === true,
+    skipSaturation: values['skip-saturation'] === true,
     rateTolerance: num('rate-tolerance', (x) => x > 0 && x < 1, 'a fraction in (0, 1), e.g. 0.02'),
     calibrate: str('calibrate'),
     events: values['events'] === true,
@@ -117,5 +128,6 @@ export function readSimulateFlags(values: Record<string, string | boolean | unde
   if (attainment !== undefined) flags.slo.attainment = attainment;
   // Settings of the capacity search, which would otherwise be read and do nothing.
   for (const k of ['rate-tolerance'] as const) if (str(k) !== undefined && !flags.maxRate) throw new UsageError(`--${k} sets the capacity search: it needs --max-rate`);
+  if (flags.skipSaturation && flags.maxRate) throw new UsageError('--skip-saturation leaves out the saturated throughput μ, which --max-rate judges each rate by: give one of the two');
   return flags;
 }

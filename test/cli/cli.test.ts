@@ -1125,6 +1125,39 @@ function simulatedRun(extra = ''): { dir: string; run: RunResult } {
   return { dir, run: JSON.parse(readFileSync(out, 'utf8')) };
 }
 
+test('simulate --skip-saturation: a run too short to tell whether the server keeps up gets no μ and no verdict, says so, and its JSON leaves μ and keepsUp out (not measured); refused beside --max-rate', () => {
+  const { dir } = tmp('config.json', TINY_CONFIG);
+  const profile = join(dir, 'p.attn.yaml');
+  // 10 requests on one engine: under the 40 the queue test asks (core/format.ts OVERLOAD_MIN_SHARE), so the run
+  // measures μ to judge (s52: most of 27 s of CPU for six ~1M-token requests) unless told not to.
+  // max_num_seqs 64: μ's runs are max(1,000, 8 · 64) = 1,000 requests each (capacity.ts saturationRequests).
+  writeFileSync(profile, 'model: ./config.json\nkv_cache: { num_pages: 400 }\nworkload: { requests: 10, max_num_seqs: 64 }\n');
+  const measured = join(dir, 'mu.json');
+  const skipped = join(dir, 'skip.json');
+  const withMu = cli(['simulate', profile, '--json', measured]);
+  assert.equal(withMu.code, 0, withMu.stderr);
+  assert.match(withMu.stderr, /measuring the saturated throughput μ instead/);
+  const muLoad = (JSON.parse(readFileSync(measured, 'utf8')) as RunResult).pool!.load!;
+  assert.equal(typeof muLoad.saturatedRequestsPerSec, 'number');
+  assert.equal(typeof muLoad.keepsUp, 'boolean');
+  const r = cli(['simulate', profile, '--skip-saturation', '--json', skipped]);
+  assert.equal(r.code, 0, r.stderr);
+  assert.doesNotMatch(r.stderr, /measuring the saturated throughput/);
+  assert.match(r.stderr, /^note: the run is too short for its queue to tell whether the server keeps up, and --skip-saturation left out the saturated throughput μ that would tell \(up to 5 simulations of 1,000 requests of this load on one engine\): the run has no keeps-up verdict; run without the flag for one$/m);
+  // In place of the Kept up / Overloaded verdict: Cannot tell, with what would tell.
+  assert.match(r.stdout, /^Cannot tell whether the server keeps up: 10 requests are too few for a queue to show/m);
+  assert.doesNotMatch(r.stdout, /^(Kept up|Overloaded)/m);
+  const load = (JSON.parse(readFileSync(skipped, 'utf8')) as RunResult).pool!.load!;
+  // Absent, not null: null is "tried and not measurable" (core/protocol/run.ts PoolLoad.saturatedRequestsPerSec).
+  assert.equal('saturatedRequestsPerSec' in load, false);
+  assert.equal('keepsUp' in load, false);
+  // The simulation itself is the same run.
+  assert.deepEqual(load.waitingAtLastArrival, muLoad.waitingAtLastArrival);
+  const both = cli(['simulate', profile, '--skip-saturation', '--max-rate', '--slo-ttft-ms', '500']);
+  assert.equal(both.code, 2);
+  assert.equal(both.stderr, 'attnscope: --skip-saturation leaves out the saturated throughput μ, which --max-rate judges each rate by: give one of the two (see attnscope simulate --help)\n');
+});
+
 test('simulate --json writes a whole run: the header, profile, environment and estimate a bench run has, no cases, the pool', () => {
   const { run } = simulatedRun();
   assert.deepEqual(Object.keys(run), RUN_KEYS);
