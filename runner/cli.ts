@@ -49,7 +49,7 @@ import { calibrateByReplay, formatCalibrationReplay, formatReplayRounds, replayC
 import { mergeCommand, submitCommand, sweepCommand } from './sweep';
 import { capRepeats, formatProblem, loadProfile, profileCommand, profileInputs, readProfileInput, type LoadedProfile } from './load';
 import { benchPreflight, placeRefusals } from './preflight';
-import { muMeasureNote, muProgressText, Progress, simulationPlanNote, simulationProgressText, skippedSaturationNote } from './progress';
+import { muMeasureNote, muProgressText, Progress, simulationPlanNote, simulationProgressText, skippedSaturationNote, TimeLeft } from './progress';
 import { formatEstimateOf, formatRun } from './table';
 import { toolBuild } from './version';
 import { vllmLogReport } from './vllmLog';
@@ -793,8 +793,9 @@ async function simulateProfile(file: string, loaded: LoadedProfile, flags: Simul
       const requests = trace?.count ?? profile.workload?.requests;
       if (requests !== undefined) progress.update(0, 1, `simulating ${formatCountOf(requests, 'request')}: preparing`);
       let shownPrepare = '';
-      /** When the simulator was loaded (else when the requests were drawn): the time left is reckoned from it (remainingText). */
+      /** When the simulator was loaded (else when the requests were drawn): the time left is reckoned from it (TimeLeft). */
       let startedAt = performance.now();
+      let timeLeft = new TimeLeft();
       result = await simulatePool(profile, {
         requests: trace?.requests,
         rateScale: flags.timeScale,
@@ -805,7 +806,10 @@ async function simulateProfile(file: string, loaded: LoadedProfile, flags: Simul
         onPrepare: (p) => {
           preparing = p;
           // The rate is the simulation's: from the end of loading on (seconds at millions of requests).
-          if (p.phase === 'loading the simulator' && p.done === p.requests) startedAt = performance.now();
+          if (p.phase === 'loading the simulator' && p.done === p.requests) {
+            startedAt = performance.now();
+            timeLeft = new TimeLeft();
+          }
           // One line per percent of a phase (the slices come every ~50 ms). A data-parallel run has no
           // preparation phase but the draws: its dispatch is the run itself, reported by tokens as one
           // engine's (onProgress; s45 newcomer-ed N4 saw "0/100" for all of a 71 s dp 1024 run).
@@ -824,6 +828,7 @@ async function simulateProfile(file: string, loaded: LoadedProfile, flags: Simul
         },
         onPlan: (packed) => {
           startedAt = performance.now();
+          timeLeft = new TimeLeft();
           let prompt = 0;
           let decode = 0;
           for (let i = 0; i < packed.promptLen.length; i++) {
@@ -840,7 +845,8 @@ async function simulateProfile(file: string, loaded: LoadedProfile, flags: Simul
           last = p;
           preparing = undefined;
           // The last report (fraction 1: every request done) always, though a report before it reached 100% by rounding.
-          progress.update(p.fraction, 1, simulationProgressText(p, (performance.now() - startedAt) / 1000), p.fraction === 1);
+          const elapsedS = (performance.now() - startedAt) / 1000;
+          progress.update(p.fraction, 1, simulationProgressText(p, timeLeft.at(elapsedS, p.fraction)), p.fraction === 1);
         },
         // 100% is not the end: the baselines may still run (seconds at millions of requests); say so, lest it look hung.
         onPagedDone: () => {
@@ -866,14 +872,19 @@ async function simulateProfile(file: string, loaded: LoadedProfile, flags: Simul
         say(muMeasureNote(saturationRequests(profile), SATURATION_MAX_RUNS));
         measuringMu = { run: 1, maxRuns: SATURATION_MAX_RUNS, progress: { fraction: 0, finished: 0, requests: 0, clockSeconds: 0, prefilledTokens: 0, decodedTokens: 0, tokensToDo: 0 } };
         let runStartedAt = performance.now();
+        let runTimeLeft = new TimeLeft();
         try {
           await checkKeepsUp(profile, result, {
             requests: trace?.requests,
             simulate: { stepTime, stepTimeSource, signal },
             onRun: (p) => {
-              if (p.run !== measuringMu!.run) runStartedAt = performance.now();
+              if (p.run !== measuringMu!.run) {
+                runStartedAt = performance.now();
+                runTimeLeft = new TimeLeft();
+              }
               measuringMu = p;
-              progress.update(p.progress.fraction, 1, muProgressText(p, (performance.now() - runStartedAt) / 1000), p.progress.fraction === 0);
+              const elapsedS = (performance.now() - runStartedAt) / 1000;
+              progress.update(p.progress.fraction, 1, muProgressText(p, runTimeLeft.at(elapsedS, p.progress.fraction)), p.progress.fraction === 0);
             },
           });
         } catch (e) {

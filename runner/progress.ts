@@ -1,5 +1,5 @@
 import { clearLine, cursorTo } from 'node:readline';
-import { formatCount, formatCountOf, formatDuration } from '../core/format';
+import { durationUnit, formatCount, formatCountOf, formatDuration, formatDurationIn, formatParams, NS_PER } from '../core/format';
 import { tableWidth, terminalText, type LocaleEnv } from '../core/textTable';
 import type { PoolProgress } from './simulate';
 import type { SaturationProgress } from './simulate/capacity';
@@ -117,40 +117,114 @@ export function skippedSaturationNote(requests: number, maxRuns: number): string
 }
 
 /**
- * The progress line while μ is measured ({@link muMeasureNote}), beside the percent of that run's
- * tokens done (PoolProgress.fraction): the saturation run under way of at most `maxRuns`, its
- * requests, and its time left at the rate so far (remainingText, `elapsedS` since that run started).
- * e.g. "measuring μ: run 2 of at most 5 (8,192 requests), about 40 s left in this run" (short: the
- * line is cut at the terminal's width).
+ * The progress line while μ is measured ({@link muMeasureNote}), μ's own stage after the
+ * simulation: its percent (Progress.update) is the saturation run's own (PoolProgress.fraction), and
+ * the line names the run under way of at most `maxRuns` (the staggered runs stop early once the
+ * server falls behind, so a share of all of them would be a guess), its work as {@link workText}
+ * counts it with this run's pace and time left (`pace`: a {@link TimeLeft} of this run).
+ * e.g. "measuring μ, run 2 of at most 5: 3,277/8,192 requests, 3.11B/7.78B tokens, about 20 s left at
+ * 244M tokens/s".
  */
-export function muProgressText(p: SaturationProgress, elapsedS: number): string {
-  const q = p.progress;
-  return `measuring μ: run ${p.run} of at most ${p.maxRuns} (${formatCountOf(q.requests, 'request')})${remainingText(elapsedS, q.fraction).replace(' at the rate so far', ' in this run')}`;
+export function muProgressText(p: SaturationProgress, pace: StagePace): string {
+  return `measuring μ, run ${p.run} of at most ${p.maxRuns}: ${workText(p.progress, pace)}`;
 }
 
 /**
- * The progress line of `simulate`'s paged run, after `elapsedS` seconds of wall time since it
- * started simulating: the requests finished, the tokens done of those to do (prefilled +
- * decoded, PoolProgress.fraction), the simulated time served so far (the simulator's clock,
- * PoolProgress.clockSeconds), and the time left at the rate of tokens so far (remainingText),
- * which a run of a few huge requests has long before any finishes.
- * e.g. "simulating 2 requests: 0 done, 4,048 of 202,000 tokens, 1,024 s of serving, about 48.9 min
- * left at the rate so far".
+ * The progress line of `simulate`'s paged run: its work with its pace and time left
+ * ({@link workText}; `pace`: the simulation's {@link TimeLeft}), and last the simulated time served
+ * so far (the simulator's clock, PoolProgress.clockSeconds, formatDuration), which a run of a few
+ * huge requests moves long before any finishes. Last, as it is the least read: a terminal cuts
+ * the line's end at its width (s52 newcomer: "5,570 s of se…", the clock in raw seconds, was cut).
+ * e.g. "simulating 0/2 requests, 4.05k/202k tokens, about 49 min left at 67.5 tokens/s, 17.1 min of
+ * serving".
  */
-export function simulationProgressText(p: PoolProgress, elapsedS: number): string {
-  return `simulating ${formatCountOf(p.requests, 'request')}: ${formatCount(p.finished)} done, ${formatCount(p.prefilledTokens + p.decodedTokens)} of ${formatCountOf(p.tokensToDo, 'token')}, ${formatCount(p.clockSeconds)} s of serving${remainingText(elapsedS, p.fraction)}`;
+export function simulationProgressText(p: PoolProgress, pace: StagePace): string {
+  return `simulating ${workText(p, pace)}, ${formatDuration(p.clockSeconds * 1e9)} of serving`;
+}
+
+/** A stage's pace and time left, as {@link TimeLeft} gives them. */
+export interface StagePace {
+  /** Share of the stage's work done a second of wall time (recent: TimeLeft's window); null: none yet. */
+  pace: number | null;
+  /** Seconds left; null: not told. */
+  leftS: number | null;
 }
 
 /**
- * The time a run has left at the rate so far, for its progress line: elapsed · (1 − f) / f of
- * `fraction` f of its work done after `elapsedS` seconds of wall time; '' before
- * REMAINING_AFTER_S seconds (a rate from the first slices overstates the start's pace) or at 0 or 1.
- * e.g. (60, 0.25) -> ", about 3 min left at the rate so far".
+ * A run's work so far, as a progress bar's users read it: requests finished / all, grouped
+ * ("133,955/400,000 requests": the unit the user asked for), the tokens prefilled and decoded / to
+ * do, short (formatParams: "144M/430M tokens"; the work the percent and time left are reckoned
+ * by, PoolProgress.fraction), the time left where told (`leftS`, {@link timeLeftText}: "about 49 min
+ * left") before the rate, so a terminal's cut leaves it, and the tokens a second of wall time at
+ * `pace` (the share a second the time left is reckoned from, so the two agree; the simulation's own
+ * speed, not the modelled server's throughput); no rate while `pace` is null.
  */
-export function remainingText(elapsedS: number, fraction: number): string {
-  if (elapsedS < REMAINING_AFTER_S || !(fraction > 0) || fraction >= 1) return '';
-  return `, about ${formatDuration((1e9 * elapsedS * (1 - fraction)) / fraction)} left at the rate so far`;
+export function workText(p: PoolProgress, { pace, leftS }: StagePace): string {
+  const tokens = p.prefilledTokens + p.decodedTokens;
+  const rate = pace !== null && pace > 0 ? ` at ${formatParams(Math.round(pace * p.tokensToDo))} tokens/s` : '';
+  const left = leftS !== null && leftS > 0 ? `, about ${timeLeftText(leftS)} left` : '';
+  return `${formatCount(p.finished)}/${formatCountOf(p.requests, 'request')}, ${formatParams(tokens)}/${formatParams(p.tokensToDo)} tokens${left}${rate}`;
 }
 
-/** Seconds of wall time before the progress line says the time left (remainingText). */
+/**
+ * `seconds` as formatDuration writes them, to two significant digits in its unit: a projection from
+ * the pace so far is no finer (2,934 s -> "49 min", 14.7 s -> "15 s", 4,000 s -> "1.1 h").
+ */
+export function timeLeftText(seconds: number): string {
+  const ns = seconds * 1e9;
+  const unit = durationUnit(ns);
+  return formatDurationIn(Number((ns / NS_PER[unit]).toPrecision(2)) * NS_PER[unit], unit);
+}
+
+/**
+ * The time a stage of work has left, told only once its pace is steady: (1 − f) / r of the share f
+ * of its work done after `elapsedS` seconds, r the pace (share a second) over the last
+ * {@link PACE_WINDOW_S} seconds, so a pace that changes (the machine's other load, a queue that
+ * grows) moves the time left within a window. Not before {@link REMAINING_AFTER_S} seconds (the
+ * first slices' pace overstates the start: the simulator's set-up), and not until the window's two
+ * halves went at paces within {@link STEADY_SPREAD} of each other; from then on it is told at every
+ * report, so the line does not flicker (s53: a band on the projected total hid it for 60 % of a
+ * 1M-request run whose pace doubled under load). Null otherwise, and under a second left (noise).
+ * One per stage (the simulation, each saturation run of μ).
+ * e.g. reports every second of 5 % each: no time left to 4 s, 15 s left at 5 s (25 % done, 5 % a second).
+ */
+export class TimeLeft {
+  private readonly reports: Array<{ at: number; fraction: number }> = [];
+  private steady = false;
+
+  /**
+   * @returns `pace`: the share of the work done a second, over the last window once it is full,
+   * before that since the start (null under a second in: no pace yet); `leftS`: seconds left, or
+   * null while not told (or at fraction 0 or 1).
+   */
+  at(elapsedS: number, fraction: number): StagePace {
+    const sinceStart = elapsedS >= 1 && fraction > 0 ? fraction / elapsedS : null;
+    if (!(fraction > 0) || fraction >= 1 || !(elapsedS > 0)) return { pace: sinceStart, leftS: null };
+    this.reports.push({ at: elapsedS, fraction });
+    // The reports of the last window and the one before it, so that the kept span covers the window.
+    while (this.reports.length > 2 && this.reports[1]!.at <= elapsedS - PACE_WINDOW_S) this.reports.shift();
+    const first = this.reports[0]!;
+    if (elapsedS - first.at < PACE_WINDOW_S) return { pace: sinceStart, leftS: null };
+    const pace = (fraction - first.fraction) / (elapsedS - first.at);
+    if (elapsedS < REMAINING_AFTER_S || !(pace > 0)) return { pace, leftS: null };
+    if (!this.steady) {
+      const half = first.at + (elapsedS - first.at) / 2;
+      const mid = this.reports.find((r) => r.at >= half)!;
+      const early = (mid.fraction - first.fraction) / (mid.at - first.at);
+      const late = (fraction - mid.fraction) / (elapsedS - mid.at);
+      if (!(early > 0 && late > 0) || Math.max(early, late) > Math.min(early, late) * (1 + STEADY_SPREAD)) return { pace, leftS: null };
+      this.steady = true;
+    }
+    const left = (1 - fraction) / pace;
+    return { pace, leftS: left >= 1 ? left : null };
+  }
+}
+
+/** Seconds of wall time before the progress line says the time left ({@link TimeLeft}). */
 export const REMAINING_AFTER_S = 5;
+
+/** The seconds of reports whose pace gives the time left ({@link TimeLeft}). */
+export const PACE_WINDOW_S = 4;
+
+/** How far the paces of the window's two halves may differ, as a share of the lower, for the time left to be first told: 50 % (s53: under load at 25 % a saturation run of μ, whose pace moved 50-280M tokens/s, told none in 57 % of it). */
+export const STEADY_SPREAD = 0.5;

@@ -1015,7 +1015,7 @@ test('Ctrl-C on a terminal cancels simulate mid-run: the progress line goes, one
     text += chunk;
     // Once the simulation's first progress line is on the terminal (after the "preparing" one),
     // the user types Ctrl-C (the pty's line discipline turns it into SIGINT for the runner).
-    if (!typed && /\[\s*\d+%\] simulating 300,000 requests: [\d,]+ done/.test(text)) {
+    if (!typed && /\[\s*\d+%\] simulating [\d,]+\/300,000 requests, /.test(text)) {
       typed = true;
       child.stdin.write('\x03');
     }
@@ -1199,7 +1199,7 @@ test("simulate - --events (the editor's Run serving simulation): the file door's
   const progress = events.filter((e) => e.type === 'progress');
   assert.ok(progress.every((e) => e.total === 100 && e.done >= 0 && e.done <= 100));
   assert.equal(progress.at(-1).done, 100);
-  assert.match(progress.at(-2).message, /^simulating 50 requests: 50 done/);
+  assert.match(progress.at(-2).message, /^simulating 50\/50 requests, /);
   // 100% is not the end: the baselines may still run (simulatePool onPagedDone).
   assert.equal(progress.at(-1).message, 'simulating 50 requests: finished; waiting for the contiguous-allocation baselines');
   // Nothing for a terminal: no text summary among the events, no progress line on stderr.
@@ -1213,10 +1213,10 @@ test('simulate - --events at data_parallel_size 2: progress by tokens, as one en
   assert.equal(r.code, 0, r.stderr);
   const events = r.stdout.trim().split('\n').map((l) => JSON.parse(l));
   assert.equal(events.at(-1).run.pool.dataParallel.size, 2);
-  const progress = events.filter((e) => e.type === 'progress' && /^simulating 50 requests: \d/.test(e.message));
+  const progress = events.filter((e) => e.type === 'progress' && /^simulating \d+\/50 requests, /.test(e.message));
   // The last: every request done and the tokens done equal to the tokens to do (no request rejected), at 100%.
   const last = progress.at(-1);
-  assert.match(last.message, /^simulating 50 requests: 50 done, ([\d,]+) of \1 tokens, [\d,.]+ s of serving$/);
+  assert.match(last.message, /^simulating 50\/50 requests, ([\d.]+k?)\/\1 tokens( at [\d.]+[kMB]? tokens\/s)?, [\d.,]+ (µs|ms|s|min|h) of serving$/);
   assert.equal(last.done, 100);
   assert.ok(!events.some((e) => e.type === 'progress' && /dispatching the requests/.test(e.message)));
 });

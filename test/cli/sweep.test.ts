@@ -21,6 +21,7 @@ import { sweepToCsv } from '../../core/sweepCsv';
 import { cancelWhileReadingFifo, HANDED_FIFO } from '../fixtures/fifo';
 import { comparable, sweepWorkspace } from '../fixtures/sweep';
 import { unwrapped } from '../fixtures/unwrap';
+import { tempDir } from '../fixtures/tmp';
 
 
 const root = join(__dirname, '..', '..');
@@ -1108,4 +1109,59 @@ test('merge of a folder holding no point: says which folder to give (s46 newcome
   const r = cli(['merge', dir]);
   assert.equal(r.code, 2);
   assert.equal(r.stderr, `${dir}:1:1: no sweep point results in ${dir}: give the folder \`sweep --out\` wrote, or the sweep's default one, .attnscope/sweeps/<profile>-<sweep id>\n`);
+});
+
+/** The pids of `pid`'s child processes, from /proc (Linux): field 4 of /proc/PID/stat, after the command's ')'. */
+function childPids(pid: number): number[] {
+  const kids: number[] = [];
+  for (const name of readdirSync('/proc')) {
+    if (!/^\d+$/.test(name)) continue;
+    try {
+      const stat = readFileSync(`/proc/${name}/stat`, 'utf8');
+      if (Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]) === pid) kids.push(Number(name));
+    } catch {
+      // gone between the listing and the read
+    }
+  }
+  return kids;
+}
+
+/** Resolves once `check` holds, polling every 50 ms; rejects naming `what` after `timeoutMs`. */
+function until(check: () => boolean, what: string, timeoutMs: number): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const started = Date.now();
+    const timer = setInterval(() => {
+      if (check()) {
+        clearInterval(timer);
+        resolve();
+      } else if (Date.now() - started > timeoutMs) {
+        clearInterval(timer);
+        reject(new Error(`${what}: not after ${timeoutMs} ms`));
+      }
+    }, 50);
+  });
+}
+
+test('a sweep whose stdout reader goes away (| head -1) stops its points at once: exit 141 as by SIGPIPE, silent, its workers gone, no point file written (DESIGN "Commands": one rule for a closed stdout)', { skip: process.platform !== 'linux' && 'reads /proc' }, async () => {
+  const dir = tempDir('attnscope-sweep-epipe-');
+  const profile = join(dir, 'p.attn.yaml');
+  // Points of 2,000,000 requests each: ~40 s of CPU apiece here (1,000,000 of these lengths simulate at ~50M tokens/s,
+  // 1.07B tokens), so a worker that ran on would outlive the 15 s the test gives them by far.
+  writeFileSync(profile, `model: ${JSON.stringify(join(root, 'examples', 'llama-3.1-8b', 'config.json'))}\ndevice: { gpu: H100 SXM }\nworkload: { requests: 2000000, arrival_rate: 10, max_model_len: 8192 }\n`);
+  const out = join(dir, 'out');
+  const child = spawn(process.execPath, [runner, 'sweep', profile, '--set', 'workload.arrival_rate=5,10,15,20', '--jobs', '2', '--events', '--out', out], { stdio: ['ignore', 'pipe', 'pipe'] });
+  let stderr = '';
+  child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+  const closed = new Promise<number | null>((resolve) => child.on('close', (c) => resolve(c)));
+  // Both workers simulating, then the read end closed, as head -1 does after its line.
+  let workers: number[] = [];
+  await until(() => (workers = childPids(child.pid!)).length === 2, 'two sweep workers running', 60_000);
+  child.stdout.destroy();
+  assert.equal(await closed, 141, stderr);
+  // No error line, no stack: the profile's own notes at most.
+  assert.doesNotMatch(stderr, /attnscope:|node:events|EPIPE|^\s+at /m);
+  // The workers stop (their IPC channel closed: runner/sweep/worker.ts) rather than simulate on into the closed pipe.
+  await until(() => workers.every((w) => !existsSync(`/proc/${w}`)), `workers ${workers.join(', ')} gone`, 15_000);
+  const points = existsSync(out) ? readdirSync(out).filter((f) => f.endsWith('.json')) : [];
+  assert.deepEqual(points, [], 'no point ran to its end');
 });

@@ -6,7 +6,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { Writable } from 'node:stream';
-import { PLAN_NOTE_DECODE_TOKENS, Progress, remainingText, simulationPlanNote, simulationProgressText } from '../../runner/progress';
+import { muProgressText, PLAN_NOTE_DECODE_TOKENS, Progress, simulationPlanNote, simulationProgressText, TimeLeft, timeLeftText } from '../../runner/progress';
 import { simulatePool, type PoolProgress } from '../../runner/simulate/simulate';
 import { exampleProfile } from '../fixtures/profile';
 
@@ -22,14 +22,52 @@ test('the plan note names the requests, the prompt tokens and the tokens to deco
   assert.match(simulationPlanNote(1000, 1e6, PLAN_NOTE_DECODE_TOKENS)!, /up to 10,000,000,000 tokens to decode/);
 });
 
-test('the time left: elapsed · (1 − f) / f once 5 s have passed and some work is done; nothing before, at 0 or at 1', () => {
-  // 60 s for a quarter: 180 s more.
-  assert.equal(remainingText(60, 0.25), ', about 3 min left at the rate so far');
-  // 10 s for 1 %: 990 s = 16.5 min.
-  assert.equal(remainingText(10, 0.01), ', about 16.5 min left at the rate so far');
-  assert.equal(remainingText(4.9, 0.5), '');
-  assert.equal(remainingText(60, 0), '');
-  assert.equal(remainingText(60, 1), '');
+test('the time left is written to two significant digits in its unit: a projection from the pace so far is no finer', () => {
+  // 2,934.07 s = 48.9 min -> 49; 14.7 s -> 15; 4,000 s = 1.11 h -> 1.1; 90 s = 1.5 min.
+  assert.equal(timeLeftText(2934.07), '49 min');
+  assert.equal(timeLeftText(14.7), '15 s');
+  assert.equal(timeLeftText(4000), '1.1 h');
+  assert.equal(timeLeftText(90), '1.5 min');
+});
+
+test('TimeLeft: none before 5 s or before a 4 s window of steady pace; then (1 − f) / the window\'s pace, told on at every report once steady (s53)', () => {
+  // Reports every 0.5 s of a steady 5 % a second.
+  const steady = new TimeLeft();
+  const told: Array<[number, number | null]> = [];
+  for (let i = 1; i <= 12; i++) told.push([i * 0.5, steady.at(i * 0.5, i * 0.025).leftS]);
+  // Nothing to 4.5 s (under 5 s); at 5 s, 25 % done at 5 % a second: 0.75 / 0.05 = 15 s.
+  assert.deepEqual(told.filter(([, l]) => l !== null).map(([t]) => t), [5, 5.5, 6]);
+  assert.ok(Math.abs(told[9]![1]! - 15) < 1e-9, String(told[9]![1]));
+  // Its pace before the window is full: since the start, from 1 s on (2.5 % at 0.5 s gives none).
+  const early = new TimeLeft();
+  assert.equal(early.at(0.5, 0.025).pace, null);
+  assert.ok(Math.abs(early.at(1, 0.05).pace! - 0.05) < 1e-12);
+  // A pace that triples between the window's halves (1 % a second, then 3 %) is not steady: no time left.
+  const jumpy = new TimeLeft();
+  let f = 0;
+  const paces: Array<number | null> = [];
+  for (let i = 1; i <= 16; i++) {
+    f += (i <= 8 ? 0.01 : 0.03) * 0.5;
+    paces.push(jumpy.at(i * 0.5, f).leftS);
+  }
+  // At 6 s the window 2-6 s went at 1 % a second to 4 s and 3 % after: 3x apart, more than the 50 % allowed.
+  assert.equal(paces[11], null);
+  // Once steady, a later change of pace moves the time left but does not hide it (no flicker).
+  const sticky = new TimeLeft();
+  for (let i = 1; i <= 10; i++) sticky.at(i * 0.5, i * 0.01);
+  const at5 = sticky.at(5.5, 0.11).leftS;
+  assert.ok(at5 !== null && Math.abs(at5 - 0.89 / 0.02) < 1e-9, String(at5));
+  // The pace halves from 5.5 s: 0.5 % a half-second. At 7.5 s the window (3.5-7.5 s) went 2 % a second
+  // to 5.5 s and 1 % after: the mean over the window, 1.5 % a second, gives (1 − 0.13) / 0.015 = 58 s.
+  let g = 0.11;
+  let last: number | null = null;
+  for (let t = 6; t <= 7.5; t += 0.5) last = sticky.at(t, (g += 0.005)).leftS;
+  assert.ok(last !== null && Math.abs(last - (1 - 0.13) / 0.015) < 1e-6, String(last));
+  // Under a second left: not said (noise). 99.5 % at 1 % a second: 0.5 s.
+  const end = new TimeLeft();
+  for (let i = 1; i <= 20; i++) end.at(i * 0.5, 0.895 + i * 0.005);
+  assert.equal(end.at(10.5, 0.9995).leftS, null);
+  assert.equal(end.at(11, 1).leftS, null);
 });
 
 test('a few huge requests: the progress reports tokens done, the simulated time served, and the line a time left, before any request finishes (s47, s48)', async () => {
@@ -62,10 +100,14 @@ test('a few huge requests: the progress reports tokens done, the simulated time 
   // The simulator's clock: 1,024 steps of 1 s each from the arrivals at 0 s, though no request has
   // finished (s48: it said 0 s, the end of the step of the last completion, until one did).
   assert.equal(r.clockSeconds, 1024);
-  // 60 s of wall time for 4,048 of 202,000 tokens: 60 · 197,952 / 4,048 = 2,934.07 s = 48.9 min more.
+  // A pace of 4,048 of 202,000 tokens in 60 s: 4,048 / 60 = 67.5 tokens/s, written whole (67); the time left
+  // (1 − f) / pace = 60 · 197,952 / 4,048 = 2,934.07 s = 48.9 min, about 49; the clock, 1,024 s = 17.1 min.
+  const pace = { pace: 4048 / 202_000 / 60, leftS: 60 * (202_000 - 4048) / 4048 };
+  assert.equal(simulationProgressText(r, pace), 'simulating 0/2 requests, 4.05k/202k tokens, about 49 min left at 67 tokens/s, 17.1 min of serving');
+  // The same work as μ's second saturation run, before its time left is told: its own stage's line.
   assert.equal(
-    simulationProgressText(r, 60),
-    'simulating 2 requests: 0 done, 4,048 of 202,000 tokens, 1,024 s of serving, about 48.9 min left at the rate so far',
+    muProgressText({ run: 2, maxRuns: 5, progress: r }, { pace: pace.pace, leftS: null }),
+    'measuring μ, run 2 of at most 5: 0/2 requests, 4.05k/202k tokens at 67 tokens/s',
   );
 });
 
