@@ -6,7 +6,7 @@ import * as vscode from 'vscode';
 import { CodeLensRequest, DidChangeTextDocumentNotification, InlayHintRequest, LanguageClient, State, TransportKind, type LanguageClientOptions, type ProvideInlayHintsSignature, type ServerOptions } from 'vscode-languageclient/node';
 import { FILE_GLOBS } from '../core/config/fileKinds';
 import { timingEnabled, timingMark } from '../core/timingLog';
-import { CannotRunRequest, Commands, ResolveProfileRequest } from '../core/protocol/lsp';
+import { CannotRunRequest, Commands, HintsChangedNotification, ResolveProfileRequest } from '../core/protocol/lsp';
 import type { PickJob } from '../core/validate';
 import type { RunnerJob } from '../core/runnerProcess';
 import { affectsSettings, readMachineSettingsWritten, readSettingProblems, readSettings, type Settings } from './config';
@@ -256,8 +256,10 @@ export class Ctx implements vscode.Disposable, DashboardHost {
       traceOutputChannel: this.log,
       // The server reads attnscope.hints from these (workspace/didChangeConfiguration on every change).
       synchronize: { configurationSection: 'attnscope' },
-      // This client implements the attnscope.* commands, so code lenses may name them (server/lenses.ts).
-      initializationOptions: { clientCommands: true },
+      // This client implements the attnscope.* commands, so code lenses may name them (server/lenses.ts);
+      // it takes attnscope/hintsChanged, naming the documents whose hints changed, in place of the
+      // refresh of every editor's (below).
+      initializationOptions: { clientCommands: true, hintsChanged: true },
       middleware: {
         // A huge document's edits wait for the typing to stop (deferredSync.ts); its requests wait for them.
         didChange: (event, next) => {
@@ -308,6 +310,17 @@ export class Ctx implements vscode.Disposable, DashboardHost {
     const client = new LanguageClient('attnscope', 'AttnScope', serverOptions, clientOptions);
     this.client = client;
     this.deferredSync.onSent = (doc) => client.getFeature(InlayHintRequest.method).getProvider(doc)?.onDidChangeInlayHints.fire();
+    // The documents whose hints changed with no edit of theirs (a config.json they read typed in):
+    // VS Code then asks again for every visible editor's hints, as onDidChangeInlayHints names no
+    // document; typingHints.ts answers those not named from their last answer, without the server.
+    this.disposables.push(
+      client.onNotification(HintsChangedNotification.method, (p: HintsChangedNotification.Params) => {
+        const keys = p.uris.map((u) => client.protocol2CodeConverter.asUri(u).toString());
+        this.typingHints.serverChanged(keys);
+        const doc = vscode.workspace.textDocuments.find((d) => keys.includes(d.uri.toString()));
+        if (doc !== undefined) client.getFeature(InlayHintRequest.method).getProvider(doc)?.onDidChangeInlayHints.fire();
+      }),
+    );
     // A huge document's first held edit: the diagnostics it shows are of the text before; the server's next ones replace them.
     this.deferredSync.onHeld = (doc) => {
       const shown = client.diagnostics?.get(doc.uri) ?? [];

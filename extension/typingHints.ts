@@ -20,6 +20,14 @@
  * onDidChangeInlayHints). That draw is not VS Code's first after the key, so it is whole: each key
  * now shows no hint on its line, then its own figure, whole, one round trip later.
  *
+ * A request on the version of the last answer is answered from it, without the server, until the
+ * server says the document's hints changed with no edit of its own (`serverChanged`: its
+ * attnscope/hintsChanged, a config.json the profile reads edited or changed on disk, the hints
+ * setting). VS Code's onDidChangeInlayHints names no document, so each such change, and each
+ * `changed` above, makes it ask again for every visible editor's hints: those the server did not
+ * name are answered here as they were (s52: each key typed in a config re-asked the server for
+ * every visible editor's hints).
+ *
  * Pure (no vscode import): the extension (ctx.ts) passes how its hints and ranges are read.
  */
 
@@ -67,6 +75,8 @@ interface Answer<H, R> {
   version: number;
   range: R;
   hints: H[];
+  /** The document's serverChanged count when the server was asked. */
+  generation: number;
 }
 
 /** The middleware's state for each open document (by its URI string): its last server answer, the edits since, the answer waiting for VS Code's next request. */
@@ -75,6 +85,8 @@ export class TypingHints<H, R> {
   private readonly waiting = new Map<string, Answer<H, R>>();
   private readonly edits = new Map<string, Array<{ version: number; edit: LineEdit }>>();
   private readonly versions = new Map<string, number>();
+  /** How many times the server said the document's hints changed (serverChanged). */
+  private readonly generations = new Map<string, number>();
 
   /** `changed(key)`: ask VS Code to request the document's hints again (the provider's onDidChangeInlayHints). */
   constructor(
@@ -101,42 +113,53 @@ export class TypingHints<H, R> {
     this.waiting.delete(key);
     this.edits.delete(key);
     this.versions.delete(key);
+    this.generations.delete(key);
+  }
+
+  /** The server says the hints of the documents `keys` changed with no edit of theirs: their next requests go to it. */
+  serverChanged(keys: readonly string[]): void {
+    for (const key of keys) this.generations.set(key, (this.generations.get(key) ?? 0) + 1);
   }
 
   /**
    * The hints of `range` of the document `key` at `version`: the server's answer waiting for this
-   * request, else, when the last answer is of an older version and covers `range`, that answer
-   * moved through the edits since (asking the server meanwhile: `ask(true)`, a request VS Code's
-   * next one must not cancel), else the server's (`ask(false)`).
+   * request; else the last answer when it is of this version, covers `range` and the server said
+   * nothing changed since it was asked (serverChanged); else, when the last answer is of an older
+   * version and covers `range`, that answer moved through the edits since (asking the server
+   * meanwhile: `ask(true)`, a request VS Code's next one must not cancel); else the server's
+   * (`ask(false)`).
    */
   async provide(key: string, version: number, range: R, ask: (background: boolean) => PromiseLike<H[] | null | undefined>): Promise<H[] | null | undefined> {
     this.versions.set(key, version);
+    const generation = this.generations.get(key) ?? 0;
+    const inRange = (hints: H[]) => hints.filter((h) => this.shape.inRange(h, range));
     const waiting = this.waiting.get(key);
     this.waiting.delete(key);
-    if (waiting !== undefined && waiting.version === version && this.shape.covers(waiting.range, range)) return waiting.hints.filter((h) => this.shape.inRange(h, range));
+    if (waiting !== undefined && waiting.version === version && waiting.generation === generation && this.shape.covers(waiting.range, range)) return inRange(waiting.hints);
     const kept = this.kept.get(key);
+    if (kept !== undefined && kept.version === version && kept.generation === generation && this.shape.covers(kept.range, range)) return inRange(kept.hints);
     if (kept === undefined || kept.version >= version || !this.shape.covers(kept.range, range)) {
       const hints = await ask(false);
-      if (hints) this.keep(key, { version, range, hints });
+      if (hints) this.keep(key, { version, range, hints, generation });
       return hints;
     }
     const since = (this.edits.get(key) ?? []).filter((e) => e.version > kept.version && e.version <= version).map((e) => e.edit);
     void Promise.resolve(ask(true)).then(
       (hints) => {
         if (!hints || !this.versions.has(key)) return;
-        this.keep(key, { version, range, hints });
+        this.keep(key, { version, range, hints, generation });
         if (this.versions.get(key) !== version) return;
-        this.waiting.set(key, { version, range, hints });
+        this.waiting.set(key, { version, range, hints, generation });
         this.changed(key);
       },
       () => undefined,
     );
-    return hintsAfterEdits(kept.hints, since, this.shape.lineOf, this.shape.moved).filter((h) => this.shape.inRange(h, range));
+    return inRange(hintsAfterEdits(kept.hints, since, this.shape.lineOf, this.shape.moved));
   }
 
   private keep(key: string, answer: Answer<H, R>): void {
     const kept = this.kept.get(key);
-    if (kept !== undefined && kept.version > answer.version) return;
+    if (kept !== undefined && (kept.version > answer.version || (kept.version === answer.version && kept.generation > answer.generation))) return;
     this.kept.set(key, answer);
     this.edits.set(key, (this.edits.get(key) ?? []).filter((e) => e.version > answer.version));
   }

@@ -23,7 +23,7 @@ import {
 import { basename, join } from 'node:path';
 import { TextDocument } from 'vscode-languageserver-textdocument';
 import type { PoolResult } from '../core/protocol/run';
-import { CannotRunRequest, ResolveProfileRequest } from '../core/protocol/lsp';
+import { CannotRunRequest, HintsChangedNotification, ResolveProfileRequest } from '../core/protocol/lsp';
 import { codeActions } from './actions';
 import { completion, COMPLETION_TRIGGERS } from './completion';
 import { toDiagnostics } from './diagnostics';
@@ -53,6 +53,8 @@ export interface ServerOptions {
   clientCommands?: boolean;
   /** The runner the server's simulate command starts (default: runner.js beside this server's bundle). */
   runnerPath?: string;
+  /** The client takes attnscope/hintsChanged (core/protocol/lsp.ts), naming the documents whose hints changed, in place of workspace/inlayHint/refresh. */
+  hintsChanged?: boolean;
 }
 
 const DEFAULT_VALIDATION_DELAY_MS = 150;
@@ -84,6 +86,8 @@ export function startServer(connection: Connection): void {
   let hints: HintMode = 'all';
   /** initializationOptions.clientCommands. */
   let clientCommands = false;
+  /** initializationOptions.hintsChanged. */
+  let hintsChanged = false;
   /** initializationOptions.runnerPath, else the bundled runner beside dist/server.js. */
   let runnerPath = join(__dirname, 'runner.js');
   /** Watches the files analyses read when the client does not watch files for the server. */
@@ -107,12 +111,21 @@ export function startServer(connection: Connection): void {
     DEFAULT_VALIDATION_DELAY_MS,
   );
 
-  /** Re-checks documents whose analysis read a changed file, and asks the client to re-pull hints. */
+  /**
+   * Asks the client to pull the hints of the open documents `uris` again: attnscope/hintsChanged
+   * naming them to a client that takes it, else workspace/inlayHint/refresh (every document's).
+   */
+  async function hintsOf(uris: string[]): Promise<void> {
+    if (hintsChanged) await connection.sendNotification(HintsChangedNotification.method, { uris } satisfies HintsChangedNotification.Params);
+    else if (capabilities.workspace?.inlayHint?.refreshSupport) await connection.languages.inlayHint.refresh();
+  }
+
+  /** Re-checks documents whose analysis read a changed file, and asks the client to re-pull their hints. */
   function recheckDependents(uris: string[]): void {
     const open = uris.filter((u) => documents.get(u) !== undefined);
     if (open.length === 0) return;
     for (const uri of open) scheduler.schedule(uri);
-    if (capabilities.workspace?.inlayHint?.refreshSupport) void connection.languages.inlayHint.refresh().catch(() => undefined);
+    void hintsOf(open).catch(() => undefined);
   }
 
   connection.onInitialize((params): InitializeResult => {
@@ -122,6 +135,7 @@ export function startServer(connection: Connection): void {
     if (typeof delay === 'number' && Number.isFinite(delay) && delay >= 0) scheduler.delayMs = delay;
     if (options.hints !== undefined) hints = hintMode(options.hints);
     clientCommands = options.clientCommands === true;
+    hintsChanged = options.hintsChanged === true;
     if (typeof options.runnerPath === 'string' && options.runnerPath !== '') runnerPath = options.runnerPath;
     // A profile's workload.trace is read by the runner, off this thread (traceCheck.ts).
     workspace.traceChecker = (path, settings, signal) => checkTrace(runnerPath, path, { settings, signal });
@@ -154,7 +168,7 @@ export function startServer(connection: Connection): void {
     const next = hintMode(section.hints);
     if (next === hints) return;
     hints = next;
-    if (capabilities.workspace?.inlayHint?.refreshSupport) await connection.languages.inlayHint.refresh();
+    await hintsOf(documents.all().map((d) => d.uri));
   }
   connection.onDidChangeConfiguration((params) =>
     guard(log, 'didChangeConfiguration', () => void applySettings(params.settings).catch((err: unknown) => log.error(`Could not read the settings: ${String(err)}`))),

@@ -66,3 +66,19 @@ export namespace CannotRunRequest {
     reasons: Array<string | null>;
   }
 }
+
+/**
+ * attnscope/hintsChanged — server -> client notification, sent in place of
+ * workspace/inlayHint/refresh to a client whose initializationOptions say `hintsChanged: true`
+ * (the extension). The inlay hints of the open documents `uris` changed with no edit of theirs: a
+ * config.json they read was edited, changed on disk, or closed, a trace they read was checked, or
+ * the `attnscope.hints` setting changed (then every open document). The standard refresh names no
+ * document, so VS Code asked the server again for every visible editor at each key typed in a
+ * config one profile reads; the extension asks only for those named (extension/typingHints.ts).
+ */
+export namespace HintsChangedNotification {
+  export const method = 'attnscope/hintsChanged' as const;
+  export interface Params {
+    uris: string[];
+  }
+}

@@ -70,9 +70,31 @@ describe('inlay hints while typing', () => {
     await new Promise((r) => setImmediate(r));
     assert.deepEqual(changed, ['p']);
     assert.deepEqual(await typing.provide('p', 2, ALL, () => assert.fail('the waiting answer is handed over, not asked again')), v2);
-    // VS Code's own request 800 ms after the key: asked of the server, as without this class.
-    assert.deepEqual(await typing.provide('p', 2, ALL, async (background) => (asks.push(background), v2)), v2);
-    assert.deepEqual(asks, [false, true, false]);
+    // VS Code's own request 800 ms after the key, on the same version: the server's answer for it, kept.
+    assert.deepEqual(await typing.provide('p', 2, ALL, () => assert.fail('version 2 was answered and nothing changed since')), v2);
+    assert.deepEqual(asks, [false, true]);
+  });
+
+  it('a document the server did not name since its last answer is answered from it; one it named (serverChanged) asks the server', async () => {
+    const typing = new TypingHints<Hint, Lines>(shape, () => undefined);
+    await typing.provide('reader', 1, ALL, async () => V1);
+    await typing.provide('other', 1, ALL, async () => V1);
+    // A key typed in the config the reader reads: the server names the reader. VS Code asks again for both.
+    typing.serverChanged(['reader']);
+    // Labels: Llama-3.1-8B with 4, then 2, KV heads: 8.03B less 32 layers · 2 · 4096 · 128 per head dropped.
+    const four: Hint[] = [{ line: 3, label: '14.7 GiB weights · 7.9B params' }, V1[1]!, V1[2]!];
+    assert.deepEqual(await typing.provide('other', 1, ALL, () => assert.fail('nothing changed for the other profile')), V1);
+    const asked = deferred();
+    const reader = typing.provide('reader', 1, ALL, () => asked.promise);
+    // Another key before that answer came: the answer is of the config before it, so not kept as current.
+    typing.serverChanged(['reader']);
+    asked.resolve(four);
+    assert.deepEqual(await reader, four);
+    const five: Hint[] = [{ line: 3, label: '14.6 GiB weights · 7.83B params' }, V1[1]!, V1[2]!];
+    assert.deepEqual(await typing.provide('reader', 1, ALL, async () => five), five);
+    assert.deepEqual(await typing.provide('reader', 1, ALL, () => assert.fail('answered for this change')), five);
+    // Past the last answer's range, the server is asked as before.
+    assert.deepEqual(await typing.provide('other', 1, { from: 0, to: 100 }, async () => V1), V1);
   });
 
   it('a key typed before the server answered the one before: that answer is kept for the next instant one, not handed to VS Code', async () => {

@@ -47,7 +47,7 @@ import {
   type Range,
   type TextDocumentContentChangeEvent,
 } from 'vscode-languageserver-protocol/node';
-import { CannotRunRequest, ResolveProfileRequest } from '../../core/protocol/lsp';
+import { CannotRunRequest, HintsChangedNotification, ResolveProfileRequest } from '../../core/protocol/lsp';
 import { tempDir } from '../fixtures/tmp';
 
 export const root = join(__dirname, '..', '..');
@@ -82,6 +82,8 @@ export interface ClientOptions {
   clientCommands?: boolean;
   /** Absolute paths sent as the workspace folders (default: none, rootUri and workspaceFolders null). */
   workspaceFolders?: string[];
+  /** initializationOptions.hintsChanged: the client takes attnscope/hintsChanged in place of workspace/inlayHint/refresh (default false; the extension sends true). */
+  hintsChanged?: boolean;
 }
 
 const fixturesDir = join(root, 'test', 'fixtures');
@@ -124,6 +126,8 @@ export function rangeOf(text: string, needle: string, occurrence = 0): Range {
 /** Whatever the server asked of the client, counted (refresh requests, registrations). */
 export interface ServerCalls {
   inlayHintRefresh: number;
+  /** Each attnscope/hintsChanged notification's URIs, in order. */
+  hintsChanged: string[][];
   registrations: string[];
   /** window/logMessage messages of type Error. */
   errors: string[];
@@ -134,7 +138,7 @@ export interface ServerCalls {
 }
 
 export class LspClient {
-  readonly calls: ServerCalls = { inlayHintRefresh: 0, registrations: [], errors: [], info: [], shown: [] };
+  readonly calls: ServerCalls = { inlayHintRefresh: 0, hintsChanged: [], registrations: [], errors: [], info: [], shown: [] };
   /** Waiters for an info log line matching a pattern (logged). */
   private readonly infoWaiters: Array<{ pattern: RegExp; resolve: (line: string) => void; reject: (e: Error) => void }> = [];
   private readonly versions = new Map<string, number>();
@@ -189,6 +193,9 @@ export class LspClient {
         this.registered.get(r.method)?.();
       }
     });
+    connection.onNotification(HintsChangedNotification.method, (p: HintsChangedNotification.Params) => {
+      this.calls.hintsChanged.push(p.uris);
+    });
     connection.onRequest(InlayHintRefreshRequest.type, () => {
       this.calls.inlayHintRefresh++;
     });
@@ -214,7 +221,7 @@ export class LspClient {
       rootUri: null,
       workspaceFolders: options.workspaceFolders?.map((p) => ({ uri: pathToFileURL(p).href, name: basename(p) })) ?? null,
       // The bundle lives in a temporary folder: the server's simulate command is pointed at the built runner.
-      initializationOptions: { validationDelayMs: options.validationDelayMs ?? 0, clientCommands: options.clientCommands ?? true, runnerPath: join(root, 'dist', 'runner.js') },
+      initializationOptions: { validationDelayMs: options.validationDelayMs ?? 0, clientCommands: options.clientCommands ?? true, runnerPath: join(root, 'dist', 'runner.js'), hintsChanged: options.hintsChanged ?? false },
       capabilities: {
         workspace: { didChangeWatchedFiles: { dynamicRegistration: true }, inlayHint: { refreshSupport: true } },
         textDocument: {

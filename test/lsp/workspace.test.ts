@@ -113,6 +113,50 @@ test('a profile is re-checked when its config.json changes in an editor (unsaved
   await client.close(uri);
 });
 
+test('typing in a config.json asks again for the hints of the open profiles that read it, by name: no refresh of every editor per key (the extension\'s client, hintsChanged)', async () => {
+  const folder = tempDir('attnscope-hints-changed-');
+  mkdirSync(join(folder, 'other'));
+  const config = readFileSync(join(dir, 'config.json'), 'utf8');
+  writeFileSync(join(folder, 'config.json'), config);
+  writeFileSync(join(folder, 'other', 'config.json'), config);
+  const configUri = pathToFileURL(join(folder, 'config.json')).href;
+  const reader = pathToFileURL(join(folder, 'reader.attn.yaml')).href;
+  const other = pathToFileURL(join(folder, 'other.attn.yaml')).href;
+  const own = await LspClient.start({ hintsChanged: true });
+  try {
+    await own.open(reader, 'model: ./config.json\nkv_cache: { memory_gib: 16 }\n');
+    await own.open(other, 'model: ./other/config.json\nkv_cache: { memory_gib: 16 }\n');
+    // Opening the config re-checks the profile that reads it (one notification naming it).
+    await own.open(configUri, config);
+    assert.deepEqual(own.calls.hintsChanged, [[reader]]);
+    // Five keys in num_key_value_heads' value, 8 -> (empty) -> 1 -> 16 -> 1 -> 4, each its own version.
+    let text = config;
+    for (const value of ['', '1', '16', '1', '4']) {
+      const at = rangeOf(text, /"num_key_value_heads": (\d*)/.exec(text)![0]);
+      const key = '"num_key_value_heads": ';
+      const valueRange = { start: { line: at.start.line, character: at.start.character + key.length }, end: at.end };
+      text = text.replace(/"num_key_value_heads": \d*/, `${key}${value}`);
+      own.sendChange(configUri, [{ range: valueRange, text: value }]);
+    }
+    await own.diagnostics(configUri, 6);
+    // One notification per key, each naming the one profile that reads the config; the old code
+    // sent workspace/inlayHint/refresh at the opening and per key (6), which VS Code answers by
+    // asking the server for every visible editor's hints.
+    assert.equal(own.calls.inlayHintRefresh, 0);
+    assert.deepEqual(own.calls.hintsChanged, [[reader], [reader], [reader], [reader], [reader], [reader]]);
+    // The reader's hints are of 4 KV heads (32 · 2 · 4 · 128 · 2 B = 64 KiB a token), the other's still of 8 (128 KiB).
+    assert.ok((await own.inlayHints(reader))!.map(label).some((h) => h.endsWith('64 KiB KV/token')));
+    assert.ok((await own.inlayHints(other))!.map(label).some((h) => h.endsWith('128 KiB KV/token')));
+    // A change of the hints setting changes every open document's hints: all three named, still no refresh.
+    await own.changeSettings({ attnscope: { hints: 'off' } });
+    await own.cannotRun([reader], 'bench'); // a round trip: the notification, sent before its answer, has come
+    assert.deepEqual(own.calls.hintsChanged.at(-1)!.slice().sort(), [configUri, other, reader].sort());
+    assert.equal(own.calls.inlayHintRefresh, 0);
+  } finally {
+    assert.equal(await own.stop(), 0);
+  }
+});
+
 test('attnscope/resolveProfile resolves the unsaved text, and reads a file that is not open', async () => {
   const f = fixture('llama-3.1-8b.attn.yaml');
   await client.open(f.uri, f.text);
