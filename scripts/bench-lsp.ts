@@ -23,15 +23,18 @@
  * server's CPU ms. Not in the overall median.
  * Then the 256-point sweep's editor cost (sweepCost): the server's CPU ms per edit. Not in the overall median.
  * --pick-only: the command palette's pick check of 200 profiles (pickCheck; --pick-files N for another count).
- * Usage: npm run bench:lsp [-- --edits N] [--labels 60000,200000] [--big-only | --huge-only | --sweep-only | --pick-only [--pick-files N]]
+ * --typing-only: the extension's hints while typing (typingTimes): after each key, when the edited
+ * line's old figure is gone and when its new one is drawn whole, VS Code 1.100's requests played.
+ * Usage: npm run bench:lsp [-- --edits N] [--labels 60000,200000] [--big-only | --huge-only | --sweep-only | --pick-only [--pick-files N] | --typing-only]
  */
 import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { performance } from 'node:perf_hooks';
-import type { TextDocumentContentChangeEvent } from 'vscode-languageserver-protocol';
-import { LspClient, positionAt } from '../test/lsp/harness';
+import type { InlayHint, Range, TextDocumentContentChangeEvent } from 'vscode-languageserver-protocol';
+import { TypingHints } from '../extension/typingHints';
+import { hintLabel, LspClient, positionAt } from '../test/lsp/harness';
 import { tempDir } from '../test/fixtures/tmp';
 import { labelledConfig } from './bench-config-size';
 
@@ -137,6 +140,7 @@ export function configDocs(dir: string): Doc[] {
 
 async function main(): Promise<void> {
   if (process.argv.includes('--pick-only')) return pickCheck();
+  if (process.argv.includes('--typing-only')) return typingTimes();
   if (process.argv.includes('--sweep-only')) return sweepCost();
   if (process.argv.includes('--huge-only')) return hugeProfile();
   if (process.argv.includes('--big-only')) {
@@ -436,6 +440,92 @@ async function pickCheck(): Promise<void> {
     } finally {
       await folder.stop();
     }
+  }
+}
+
+/**
+ * VS Code 1.100's inlay-hint debounce when its provider answers at once (code-server 4.100.3's
+ * inlayHintsController.ts): a request waits the running mean of the provider's answer times, at
+ * least 25 ms, after a key and after the provider's onDidChangeInlayHints. The extension's
+ * middleware answers most requests at once (typingHints.ts), so the mean sits at this floor.
+ */
+const VSCODE_DEBOUNCE_MS = 25;
+
+/**
+ * The extension's inlay hints while typing (extension/typingHints.ts, the middleware of ctx.ts)
+ * over the real server, VS Code 1.100's requests played by hand: each key rewrites page_size in the
+ * llama example (16 -> 1 -> 12 -> 128 -> 12 -> 1 -> 16 ..., a key each); VSCODE_DEBOUNCE_MS after
+ * it VS Code asks, and the middleware answers at once without the edited line's hint ("gone");
+ * when the server's answer for the key's version comes, the middleware fires
+ * onDidChangeInlayHints, VS Code asks VSCODE_DEBOUNCE_MS later and gets it, its own line's figure
+ * whole ("back"). Keys 400 ms apart (a pause after each, so each key's figure is drawn). Prints
+ * the median, p10 and p90 of each in ms of wall time after the key, the server's answer alone, and
+ * the load; exits 1 if a "gone" answer holds the edited line's hint or a "back" one lacks it.
+ */
+async function typingTimes(): Promise<void> {
+  const text = readFileSync(join(root, 'examples', 'llama-3.1-8b.attn.yaml'), 'utf8');
+  const uri = pathToFileURL(join(root, 'examples', 'bench-typing.attn.yaml')).href;
+  const m = /page_size: (\d+)/.exec(text)!;
+  const start = positionAt(text, m.index + 'page_size: '.length);
+  const all: Range = { start: { line: 0, character: 0 }, end: { line: 1e6, character: 0 } };
+  const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+  let changed: () => void = () => undefined;
+  const typing = new TypingHints<InlayHint, Range>(
+    {
+      lineOf: (h) => h.position.line,
+      moved: (h, line) => ({ ...h, position: { line, character: h.position.character } }),
+      covers: (o, i) => o.start.line <= i.start.line && i.end.line <= o.end.line,
+      inRange: (h, r) => r.start.line <= h.position.line && h.position.line <= r.end.line,
+    },
+    () => changed(),
+  );
+  const client = await LspClient.start({ validationDelayMs: 150, hintsChanged: true });
+  const gone: number[] = [];
+  const back: number[] = [];
+  const server: number[] = [];
+  const values = ['1', '12', '128', '12', '1', '16'];
+  let current = m[1]!;
+  const cpu0 = client.serverCpuMs();
+  try {
+    client.sendOpen(uri, text);
+    await typing.provide(uri, 1, all, () => client.inlayHints(uri, all));
+    for (let i = 0; i < WARMUP + EDITS; i++) {
+      const next = values[i % values.length]!;
+      const t0 = performance.now();
+      const version = client.sendChange(uri, [{ range: { start, end: { line: start.line, character: start.character + current.length } }, text: next }]);
+      current = next;
+      typing.edited(uri, version, [{ startLine: start.line, endLine: start.line, insertedLines: 0 }]);
+      const answered = new Promise<void>((resolve) => (changed = resolve));
+      await sleep(VSCODE_DEBOUNCE_MS);
+      let asked = 0;
+      const instant = await typing.provide(uri, version, all, (background) => {
+        asked = performance.now();
+        if (!background) throw new Error('the middleware asked the server in the foreground: no instant answer');
+        return client.inlayHints(uri, all);
+      });
+      const tGone = performance.now() - t0;
+      if (instant!.some((h) => h.position.line === start.line)) throw new Error(`key ${i}: the edited line's hint is still drawn`);
+      await answered;
+      const tServer = performance.now() - asked;
+      await sleep(VSCODE_DEBOUNCE_MS);
+      const whole = await typing.provide(uri, version, all, () => Promise.reject(new Error('the server\'s answer was not waiting')));
+      const tBack = performance.now() - t0;
+      const label = whole!.filter((h) => h.position.line === start.line).map(hintLabel).join(' ');
+      if (!label.includes(' tokens')) throw new Error(`key ${i} (page_size ${next}): no figure on its line: ${label}`);
+      if (i >= WARMUP) {
+        gone.push(tGone);
+        back.push(tBack);
+        server.push(tServer);
+      }
+      await sleep(Math.max(0, 400 - (performance.now() - t0)));
+    }
+    console.log(`hints while typing (page_size, llama example, ${EDITS} keys 400 ms apart, VS Code's debounce ${VSCODE_DEBOUNCE_MS} ms played): median p10 p90, ms after the key; load average ${loadavg().map((x) => x.toFixed(1)).join(' ')}`);
+    console.log(`  edited line's old figure gone ${spread(gone)}`);
+    console.log(`  its new figure drawn whole    ${spread(back)}`);
+    console.log(`  (the server's answer alone    ${spread(server)})`);
+    console.log(`  server CPU ${(client.serverCpuMs() - cpu0).toFixed(0)} ms for ${WARMUP + EDITS} keys`);
+  } finally {
+    await client.stop();
   }
 }
 
