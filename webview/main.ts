@@ -29,7 +29,7 @@ import { composeChartsPng, composePng, composeTablePng, type PngChart } from './
 import { sweepExportStem, sweepProvenance } from '../core/sweepFigures';
 import { decisionMetric, interruptedText, isOwnStoppedReport, metricsOf as sweepMetricsOf, otherSweepNote, sweepAxisCharts, sweepChartHeight, sweepCostChart, sweepCostChartHeight, sweepBestText, sweepCaption, sweepChip, sweepMarkdown, sweepPngCaption, sweepPointsText, sweepTable, sweepTitle, chartedFigures } from './sweep';
 import { benchCancelledText, CHANGE_MEANING, formatCount, formatCountOf, formatDuration, formatLoadNote, formatPercent, INTERRUPTED, isInterrupted, loadVerdict, formatRunTime, formatShortRunTime, formatShortRunTimes, loadAverageText, perGpuCasesHeader, poolCancelledText, runStateWord, wasmBuildNote } from '../core/format';
-import { comparedRun, compareOptionLabel, exportId, runDeletedText, listedName, reduce, rerunOf, runCountText, runKindWord, runOriginWord, runTimeTooltip, skippedNote, skippedSweepsNote, startModel, type DashboardModel, type ViewRun } from './model';
+import { comparedRun, compareOptionLabel, DEFAULT_RUN_SORT, exportId, nextRunSort, RUN_SORT_COLUMNS, runDeletedText, runSortText, sortRuns, type RunSort, type RunSortKey, listedName, reduce, rerunOf, runCountText, runKindWord, runOriginWord, runTimeTooltip, skippedNote, skippedSweepsNote, startModel, type DashboardModel, type ViewRun } from './model';
 import { readPalette, watchTheme, type Palette } from './theme';
 import { loadState, onMessage, post, saveState, type PersistedState } from './vscodeApi';
 
@@ -85,13 +85,26 @@ function joined(parts: ReadonlyArray<Node | string>, sep: string): Array<Node | 
  * A data table as plain HTML: a pool run's table has ~2,000 rows, which as vscode-table elements
  * (a custom element with its own shadow root per cell) took the page 20 s to lay out.
  */
-function table(t: { columns: string[]; rows: Array<Array<Node | string>> }, className = '', rowAttrs: (i: number) => Record<string, string> = () => ({}), caption?: { text: Array<Node | string>; hidden?: boolean }): HTMLElement {
+function table(t: { columns: string[]; rows: Array<Array<Node | string>> }, className = '', rowAttrs: (i: number) => Record<string, string> = () => ({}), caption?: { text: Array<Node | string>; hidden?: boolean }, sort?: TableSort): HTMLElement {
   // A caption names the table for a screen reader ("figure A B change" said nothing of which runs, s39 newcomer-ed 8); `hidden`: for it alone, a heading above says it on screen.
   const cap = caption ? [el('caption', caption.hidden ? { class: 'visually-hidden' } : {}, ...caption.text)] : [];
-  const head = el('thead', {}, el('tr', {}, ...t.columns.map((c) => el('th', {}, ...breakable(c)))));
+  const head = el('thead', {}, el('tr', {}, ...t.columns.map((c) => {
+    const key = sort?.keys[c];
+    if (!sort || key === undefined) return el('th', {}, ...breakable(c));
+    // A sortable column: its header a button (click, Enter and Space sort by it; again, the other way), the order in aria-sort.
+    const on = sort.by.key === key;
+    const mark = on ? (sort.by.dir === 'ascending' ? ' ▲' : ' ▼') : '';
+    return el('th', { 'aria-sort': on ? sort.by.dir : 'none' }, el('button', { class: 'sort-header', type: 'button', 'data-sort': key, title: `Sort by ${c}` }, ...breakable(c), el('span', { 'aria-hidden': 'true' }, mark)));
+  })));
   // Each cell names its column (data-label) for a table stacked to fit a narrow panel (fitStacked).
   const body = el('tbody', {}, ...t.rows.map((r, i) => el('tr', rowAttrs(i), ...r.map((c, j) => el('td', { 'data-label': t.columns[j] ?? '' }, c)))));
   return el('table', { class: `data-table ${className}`.trim(), 'data-rows': String(t.rows.length) }, ...cap, head, body);
+}
+
+/** A table whose columns sort (History's saved runs): which column header sorts by which key, and the order now. */
+interface TableSort {
+  keys: Record<string, RunSortKey>;
+  by: RunSort;
 }
 
 /** A header's text with a line break allowed after each dot and underscore ("workload." / "max_num_" / "batched_tokens"), as the charts' axis titles wrap a key. */
@@ -298,6 +311,19 @@ const historyList = el('div', { id: 'history-list' });
  */
 const HISTORY_PAGE = 50;
 let historyShown = HISTORY_PAGE;
+/** The saved runs' order, as the user last picked it by a column header: newest first until then; kept while the panel lives (the page is kept while hidden). */
+let historySort: RunSort = DEFAULT_RUN_SORT;
+/** The header whose sort the user just picked: focused again in the table drawn for it (the old header went with the old table). */
+let sortFocus: RunSortKey | null = null;
+// One listener for every header the table is drawn with (a click, or Enter / Space on the focused button).
+historyList.addEventListener('click', (e) => {
+  const key = (e.target as HTMLElement | null)?.closest<HTMLElement>('button.sort-header')?.dataset.sort as RunSortKey | undefined;
+  if (key === undefined) return;
+  historySort = nextRunSort(historySort, key);
+  sortFocus = key;
+  historyShown = HISTORY_PAGE;
+  renderHistory();
+});
 const historyFilter = el('vscode-textfield', { id: 'history-filter', placeholder: 'Filter runs by name', 'aria-label': 'Filter runs by name', type: 'search' }) as HTMLElement & { value: string };
 historyFilter.addEventListener('input', () => {
   historyShown = HISTORY_PAGE;
@@ -746,11 +772,11 @@ function focusAfterDelete(): void {
 function renderHistory(): void {
   const note = skippedNote(model.skippedRuns);
   const wanted = historyFilter.value.trim().toLowerCase();
-  const matching = wanted ? model.runs.filter((r) => inFolder(r.name, r.folder).toLowerCase().includes(wanted)) : model.runs;
+  const matching = sortRuns(wanted ? model.runs.filter((r) => inFolder(r.name, r.folder).toLowerCase().includes(wanted)) : model.runs, historySort, (r) => inFolder(r.name, r.folder));
   const shown = matching.slice(0, historyShown);
   const times = formatShortRunTimes(shown.map((r) => r.createdAt));
   const withFigure = shown.some((r) => r.figure), withOrigin = shown.some((r) => r.origin !== undefined);
-  historyCount.textContent = model.runs.length === 0 ? '' : `${shown.length < matching.length ? `newest ${formatCount(shown.length)} of ` : ''}${formatCount(matching.length)}${wanted ? ` of ${formatCount(model.runs.length)}` : ''} ${matching.length === 1 ? 'run' : 'runs'}`;
+  historyCount.textContent = model.runs.length === 0 ? '' : `${shown.length < matching.length ? `${historySort.key === 'time' ? (historySort.dir === 'descending' ? 'newest' : 'oldest') : 'first'} ${formatCount(shown.length)} of ` : ''}${formatCount(matching.length)}${wanted ? ` of ${formatCount(model.runs.length)}` : ''} ${matching.length === 1 ? 'run' : 'runs'}`;
   historyMore.hidden = shown.length >= matching.length;
   if (!historyMore.hidden) historyMore.textContent = `Show ${formatCount(Math.min(HISTORY_PAGE, matching.length - shown.length))} more`;
   if (model.runs.length === 0) {
@@ -767,8 +793,10 @@ function renderHistory(): void {
       // Either column only where a listed run has its value: two empty columns stacked 50 runs that fit as rows at 600 px (s52 CI).
       columns: ['time', 'name', 'kind', 'status', 'count', ...(withFigure ? ['figure'] : []), ...(withOrigin ? ['from'] : []), ''],
       rows: shown.map((r, i) => [shortTime(r.createdAt, times[i]), inFolder(r.name, r.folder), runKindWord(r.kind), r.interrupted ? INTERRUPTED : r.poolCancelled ? `${r.status} ${poolCancelledText(r.poolCancelled)}` : r.status, runCountText(r), ...(withFigure ? [r.figure ?? ''] : []), ...(withOrigin ? [r.origin === undefined ? '' : runOriginWord(r.origin)] : []), runActions(r, inFolder(r.name, r.folder), times[i]!)]),
-    }, 'table-history', (i) => ({ 'data-run': shown[i]!.id }), { text: ['Saved runs, newest first'], hidden: true }));
+    }, 'table-history', (i) => ({ 'data-run': shown[i]!.id }), { text: [`Saved runs, ${runSortText(historySort)}`], hidden: true }, { keys: RUN_SORT_COLUMNS, by: historySort }));
     fitStacked(historyList);
+    if (sortFocus !== null) historyList.querySelector<HTMLElement>(`button.sort-header[data-sort="${sortFocus}"]`)?.focus();
+    sortFocus = null;
   }
   if (note) historyList.append(el('p', { class: 'note', id: 'history-skipped' }, note));
   focusAfterDelete();

@@ -163,6 +163,76 @@ export function runPickParts(r: Pick<RunListEntry, 'kind' | 'build' | 'figure' |
   return { file, model, figure: r.figure ?? '', time, kind: runKindWord(r.kind), origin: r.origin === undefined ? '' : runOriginWord(r.origin), build: r.build ?? '' };
 }
 
+/** What History's saved runs sort by (a column each): time, kind, name (the listed name: model, profile file, mode) and figure. */
+export type RunSortKey = 'time' | 'kind' | 'name' | 'figure';
+
+/** An order of History's saved runs: the column and which way. */
+export interface RunSort {
+  key: RunSortKey;
+  dir: 'ascending' | 'descending';
+}
+
+/** Until the user picks a column: newest first, as History always listed them. */
+export const DEFAULT_RUN_SORT: RunSort = { key: 'time', dir: 'descending' };
+
+/** The column headers of History's saved runs that sort, and by what. */
+export const RUN_SORT_COLUMNS: Record<string, RunSortKey> = { time: 'time', name: 'name', kind: 'kind', figure: 'figure' };
+
+/** The order after a click on column `key`'s header: that column the other way when it is the one sorted by, else it, the time newest first, the others A to Z. */
+export function nextRunSort(by: RunSort, key: RunSortKey): RunSort {
+  if (by.key === key) return { key, dir: by.dir === 'ascending' ? 'descending' : 'ascending' };
+  return { key, dir: key === 'time' ? 'descending' : 'ascending' };
+}
+
+/** The order in words, for the table's caption: "newest first", "by kind, A to Z", "by figure, Z to A". */
+export function runSortText(by: RunSort): string {
+  if (by.key === 'time') return by.dir === 'descending' ? 'newest first' : 'oldest first';
+  return `by ${by.key}, ${by.dir === 'ascending' ? 'A to Z' : 'Z to A'}`;
+}
+
+/** Seconds per unit of a figure's value (webview/compare.ts runFigure writes times with core/format formatMs / formatDuration, rates in req/s). */
+const FIGURE_UNITS: Record<string, number> = { ns: 1e-9, 'µs': 1e-6, us: 1e-6, ms: 1e-3, s: 1, min: 60, 'req/s': 1 };
+
+/**
+ * A figure (RunListEntry.figure: "TTFT p99 312 ms", "kept up 4 req/s", "prefill B1 N512 34.9 ms") as what it is of and its
+ * value in seconds or req/s, so that "TTFT p99 312 ms" sorts before "TTFT p99 1.20 s" (as text it sorted after); a
+ * figure of no known unit is all `of`, its value NaN.
+ */
+export function figureSortValue(figure: string): { of: string; value: number } {
+  const m = /^(.*?)\s*([0-9][0-9,]*(?:\.[0-9]+)?)\s*(ns|µs|us|ms|s|min|req\/s)$/.exec(figure);
+  if (!m) return { of: figure, value: Number.NaN };
+  return { of: m[1]!, value: Number(m[2]!.replace(/,/g, '')) * FIGURE_UNITS[m[3]!]! };
+}
+
+/**
+ * `runs` in the order `by` (a new array): by time; by kind word (benchmark, simulation); by `name` (the listed name,
+ * `named(run)`, in the reader's collation with numbers as numbers: tp 2 before tp 10); by figure (what it is of, then
+ * its value: figureSortValue). Runs that tie, newest first; runs without the value (an old run has no figure) last
+ * either way. Old runs lacking the newest fields sort as their words read: no kind is a benchmark (runKindWord).
+ */
+export function sortRuns<R extends Pick<RunListEntry, 'createdAt' | 'kind' | 'figure'>>(runs: readonly R[], by: RunSort, named: (r: R) => string): R[] {
+  const sign = by.dir === 'ascending' ? 1 : -1;
+  const newest = (a: R, b: R): number => (a.createdAt < b.createdAt ? 1 : a.createdAt > b.createdAt ? -1 : 0);
+  const text = (a: string, b: string): number => a.localeCompare(b, undefined, { numeric: true, sensitivity: 'base' });
+  const compare = (a: R, b: R): number => {
+    switch (by.key) {
+      case 'time':
+        return -sign * newest(a, b);
+      case 'kind':
+        return sign * text(runKindWord(a.kind), runKindWord(b.kind)) || newest(a, b);
+      case 'name':
+        return sign * text(named(a), named(b)) || newest(a, b);
+      case 'figure': {
+        if (!a.figure || !b.figure) return (a.figure ? -1 : b.figure ? 1 : 0) || newest(a, b);
+        const [x, y] = [figureSortValue(a.figure), figureSortValue(b.figure)];
+        const byValue = Number.isNaN(x.value) || Number.isNaN(y.value) ? text(a.figure, b.figure) : x.value - y.value;
+        return sign * (text(x.of, y.of) || byValue) || newest(a, b);
+      }
+    }
+  };
+  return [...runs].sort(compare);
+}
+
 /** The Run tab's line over a run whose saved file was deleted from History (ViewRun.deleted): where the file went, and that the figures shown stay until another run is shown. */
 export function runDeletedText(how: 'trash' | 'deleted'): string {
   return how === 'trash'

@@ -6,7 +6,7 @@ import type { PoolLoad, RunResult } from '../../core/protocol/run';
 import { buildDifference, caseLabel, comparePools, compareRuns, runFigure, compareSettings, comparisonRows, keepsUpText, loadBoundNote, loadDifference, modelDifference, sameRun, sloDifference, tpotNoteText, workloadDifference } from '../../webview/compare';
 import { formatMs, formatShortRunTime, formatShortRunTimes, tpotOverheadNote } from '../../core/format';
 import { run } from '../fixtures/run';
-import { comparedRun, compareOptionLabel, runTimeTooltip } from '../../webview/model';
+import { comparedRun, compareOptionLabel, runTimeTooltip, figureSortValue, sortRuns } from '../../webview/model';
 
 // The recorded run's prefill case (test/fixtures/run.attn.yaml --quick: B=1, N=512) and decode
 // case (B=1, ctx=1024, 16-token pages), with times set here so the thresholds are known.
@@ -403,5 +403,32 @@ describe('formatShortRunTimes', () => {
   it('writes the seconds only for times whose minute another shares', () => {
     const t = formatShortRunTimes(['2026-12-06T23:26:05.000Z', '2026-12-06T23:26:40.000Z', '2026-12-06T23:27:10.000Z'], 'en-US', 'UTC');
     assert.deepEqual(t, ['Dec 6, 11:26:05 PM', 'Dec 6, 11:26:40 PM', 'Dec 6, 11:27 PM']);
+  });
+});
+
+// s52 Left 2: History's figure column sorted as text put "TTFT p99 1.20 s" before "TTFT p99 312 ms".
+describe('History sorted by figure (figureSortValue, sortRuns)', () => {
+  it('reads a figure as what it is of and its value in seconds or req/s; sorts by those, ties and old runs as History lists them', () => {
+    assert.deepEqual(figureSortValue('TTFT p99 312 ms'), { of: 'TTFT p99', value: 0.312 });
+    assert.deepEqual(figureSortValue('TTFT p99 1.20 s'), { of: 'TTFT p99', value: 1.2 });
+    assert.deepEqual(figureSortValue('kept up 4.20 req/s'), { of: 'kept up', value: 4.2 });
+    // 1.23 µs is 1.23e-6 s; a thousands separator read as one.
+    assert.ok(Math.abs(figureSortValue('decode B8 ctx4096 1.23 µs').value - 1.23e-6) < 1e-15);
+    assert.equal(figureSortValue('prefill B1 N512 1,234 ms').value, 1.234);
+    assert.ok(Number.isNaN(figureSortValue('no unit here').value));
+    const runs = [
+      { id: 'a', createdAt: '2026-12-06T14:30:00.000Z', figure: 'TTFT p99 1.20 s', kind: 'simulate' as const },
+      { id: 'b', createdAt: '2026-12-06T14:20:00.000Z' },
+      { id: 'c', createdAt: '2026-12-06T14:10:00.000Z', figure: 'TTFT p99 312 ms', kind: 'simulate' as const },
+      { id: 'd', createdAt: '2026-12-06T14:00:00.000Z', figure: 'TTFT p99 312 ms', kind: 'simulate' as const },
+    ];
+    const ids = (by: Parameters<typeof sortRuns>[1]): string => sortRuns(runs, by, (r) => r.id).map((r) => r.id).join('');
+    // c and d tie (newest first), then a; b has no figure: last both ways.
+    assert.equal(ids({ key: 'figure', dir: 'ascending' }), 'cdab');
+    assert.equal(ids({ key: 'figure', dir: 'descending' }), 'acdb');
+    // b has no kind: a benchmark, before the simulations.
+    assert.equal(ids({ key: 'kind', dir: 'ascending' }), 'bacd');
+    assert.equal(ids({ key: 'time', dir: 'ascending' }), 'dcba');
+    assert.equal(ids({ key: 'time', dir: 'descending' }), 'abcd');
   });
 });

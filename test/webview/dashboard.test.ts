@@ -788,6 +788,65 @@ describe('dashboard webview in Chromium', () => {
     }
   });
 
+  // s52 Left 2: History's runs listed newest first only. A header sorts by its column (click, Enter, Space; again, the other way).
+  it('History sorts its runs by time, name, kind or figure from the column headers, by mouse and keyboard, says the order in aria-sort, keeps it over a new list; old runs sort too', async () => {
+    const fresh = await openDashboard(chromium.browser, chromium.server, 'dark', { locale: 'en-US', timezoneId: 'UTC' });
+    try {
+      const sim = 'llama-3.1-8b · b.attn.yaml · simulation';
+      const runs = [
+        { id: 'A', name: sim, createdAt: '2026-12-06T14:30:00.000Z', status: 'ok' as const, cases: 0, requests: 200, kind: 'simulate' as const, figure: 'TTFT p99 1.20 s', origin: 'cli' as const },
+        { id: 'B', name: 'llama-3.1-8b · a.attn.yaml · full', createdAt: '2026-12-06T14:20:00.000Z', status: 'ok' as const, cases: 6, kind: 'bench' as const, figure: 'prefill B1 N512 34.9 ms', origin: 'editor' as const },
+        { id: 'C', name: sim, createdAt: '2026-12-06T14:10:00.000Z', status: 'ok' as const, cases: 0, requests: 200, kind: 'simulate' as const, figure: 'TTFT p99 312 ms', origin: 'editor' as const },
+        // An old saved run: no kind (a benchmark), figure nor origin.
+        { id: 'D', name: 'run.attn.yaml', createdAt: '2026-12-01T22:02:29.363Z', status: 'ok' as const, cases: 3 },
+      ];
+      await send(fresh, { type: 'init', runs, current: null, currentId: null });
+      await fresh.locator('vscode-tab-header', { hasText: 'History' }).click();
+      await fresh.waitForSelector('table.table-history[data-rows="4"]', { state: 'attached' });
+      const order = () => fresh.$$eval('table.table-history tbody tr', (trs) => trs.map((tr) => (tr as HTMLElement).dataset.run).join(''));
+      const sorts = () => fresh.$$eval('table.table-history th', (ths) => ths.map((th) => `${th.textContent}:${th.getAttribute('aria-sort') ?? '-'}`));
+      const header = (name: string) => fresh.locator(`table.table-history th button.sort-header[data-sort="${name}"]`);
+      /** Waits for the rows in `want`'s order (the table is drawn again for each sort). */
+      const rowsBecome = (want: string) => fresh.waitForFunction((w) => [...document.querySelectorAll('table.table-history tbody tr')].map((tr) => (tr as HTMLElement).dataset.run).join('') === w, want);
+      assert.equal(await order(), 'ABCD', 'newest first until a header is used');
+      assert.deepEqual(await sorts(), ['time ▼:descending', 'name:none', 'kind:none', 'status:-', 'count:-', 'figure:none', 'from:-', ':-']);
+      assert.equal(await fresh.textContent('table.table-history caption'), 'Saved runs, newest first');
+      // Keyboard: Enter on the figure header sorts by what each figure is of, then its value: "prefill …" before "TTFT p99 …", and
+      // 312 ms before 1.20 s (as text "1.20 s" came first); the old run with no figure last.
+      await header('figure').focus();
+      await fresh.keyboard.press('Enter');
+      await rowsBecome('BCAD');
+      assert.deepEqual((await sorts()).filter((x) => !x.endsWith(':-')), ['time:none', 'name:none', 'kind:none', 'figure ▲:ascending']);
+      assert.equal(await fresh.evaluate(() => (document.activeElement as HTMLElement | null)?.dataset.sort), 'figure', 'the focus stays on the header');
+      // Space: the other way; the run with no figure still last.
+      await fresh.keyboard.press(' ');
+      await rowsBecome('ACBD');
+      assert.equal(await fresh.textContent('table.table-history caption'), 'Saved runs, by figure, Z to A');
+      // Mouse: kind, A to Z: the benchmarks (the old run's no kind is one), then the simulations, each newest first.
+      await header('kind').click();
+      await rowsBecome('BDAC');
+      // Name: the listed name as shown, "llama-3.1-8b · a…" before "… · b…" before "run.attn.yaml"; A and C, one name, newest first.
+      await header('name').click();
+      await rowsBecome('BACD');
+      // The order stays when the list comes again (a run saved or deleted) and over a tab switch; the pickers stay newest first.
+      await send(fresh, { type: 'runs', runs: runs.filter((r) => r.id !== 'B') });
+      await rowsBecome('ACD');
+      await fresh.locator('vscode-tab-header', { hasText: 'Run' }).first().click();
+      await fresh.locator('vscode-tab-header', { hasText: 'History' }).click();
+      assert.equal(await order(), 'ACD');
+      assert.deepEqual(await fresh.$$eval('#compare-a vscode-option', (os) => os.map((o) => o.getAttribute('value'))), ['A', 'C', 'D']);
+      // Time again: newest first; again, oldest first.
+      await header('time').click();
+      await fresh.waitForFunction(() => document.querySelector('table.table-history th:first-child')?.getAttribute('aria-sort') === 'descending');
+      assert.equal(await order(), 'ACD');
+      await header('time').click();
+      await rowsBecome('DCA');
+      assert.equal(await fresh.textContent('table.table-history caption'), 'Saved runs, oldest first');
+    } finally {
+      await fresh.close();
+    }
+  });
+
   it('History says where a benchmark cancelled during its pool simulation stopped, and which runs a window reload interrupted', async () => {
     // s34 newcomer-ed 2: such a run listed as plain "cancelled", and its cards said "cancelled before its pool simulation".
     const runs = [
