@@ -20,10 +20,10 @@ import * as jsonc from 'jsonc-parser';
 import { fileLocation, offsetToLineColumn } from '../core/config/positions';
 import { traceFileStat } from '../core/fileText';
 import { closestMatch } from '../core/config/suggest';
-import { jsonErrorText } from '../core/config/tree';
+import { jsonErrorText, nodeAtPath, parseJsonTree } from '../core/config/tree';
 import { BACKENDS, isBackend, type KernelBackendName, type Problem, type Profile, type StepTimeSpec } from '../core/config/types';
 import { unusedWithTraceMessage } from '../core/config/profileChecks';
-import { resolvedProfileChecks, resolvedProfileProblems, withCheckedGpu } from '../core/config/resolvedProfile';
+import { resolvedCheckPath, resolvedProfileChecks, resolvedProfileProblemsAt, withCheckedGpu } from '../core/config/resolvedProfile';
 import { createRun, runHeader, traceReplayArgs, type Environment, type EstimateFile, type RunProblem, type PoolResult, type PoolSample, type RunParts, type RunResult, type StepTimeModel, type TraceFile, type TraceSummary } from '../core/protocol/run';
 import { batchLimitsText, estimate, maxModelLenOf, referenceSeqLen } from '../core/estimate';
 import { BENCHMARK_ONLY_CODES, BENCHMARK_ONLY_WARNINGS, deploymentProblems, POOL_NOT_SIMULABLE, poolCause, runSeverity } from '../core/validate';
@@ -171,8 +171,11 @@ const STDIN = '<stdin>';
 /**
  * The resolved Profile the extension sends on stdin. Its source ranges point into text the
  * runner does not have (the editor's, maybe unsaved), so bad input is placed at `<stdin>`.
+ * A saved run's profile (`simulate RUN.json`: `where` the file, `runText` its text) is called
+ * "the run's profile" and its problems are placed at the value in the file (s53 newcomer 6: a
+ * hand-edited `"requests": "lots"` was placed at 1:1).
  */
-function profileFromStdin(text: string, where: string = STDIN, command = 'simulate'): LoadedProfile {
+function profileFromStdin(text: string, where: string = STDIN, command = 'simulate', runText?: string): LoadedProfile {
   // What `-` reads, said where stdin is not that (a profile file piped in, or nothing).
   const door = `\`${command} -\` reads a resolved Profile as JSON (what the editor sends), not a profile file: give the file's path instead (attnscope ${command} p.attn.yaml)`;
   if (where === STDIN && text.trim() === '') throw new InputError(`stdin is empty: ${door}`, where);
@@ -195,13 +198,18 @@ function profileFromStdin(text: string, where: string = STDIN, command = 'simula
     throw new InputError(`${where === STDIN ? 'stdin' : where} must hold a resolved profile as JSON, as a run file's "profile" is (attnscope simulate p.attn.yaml --json run.json)${where === STDIN ? `; for a profile file give its path instead (attnscope ${command} p.attn.yaml)` : ''}`, where);
   }
   // The limits a profile file meets (its schema, the config reader's), before any work.
-  const problems = resolvedProfileProblems(p);
-  if (problems.length > 0) throw new InputError(`the resolved Profile ${where === STDIN ? 'on stdin' : `in ${where}`}: ${problems[0]}${problems.length > 1 ? ` (and ${problems.length - 1} more)` : ''}`, where);
+  const whose = runText !== undefined ? "the run's profile" : `the resolved Profile ${where === STDIN ? 'on stdin' : `in ${where}`}`;
+  const refuse = (message: string, count: number, at: Array<string | number>): InputError => {
+    const place = runText !== undefined ? savedRunValueAt(runText, ['profile', ...at]) : undefined;
+    return new InputError(`${whose}: ${message}${count > 1 ? ` (and ${count - 1} more)` : ''}`, where, place?.line, place?.column);
+  };
+  const problems = resolvedProfileProblemsAt(p);
+  if (problems.length > 0) throw refuse(problems[0]!.message, problems.length, problems[0]!.at);
   // Then the checks a file meets past its schema (tp against the heads, min <= max, ...): its errors refuse, as a file's do.
   const profile = withCheckedGpu(p as Profile);
   const checks = resolvedProfileChecks(profile);
   const errors = checks.filter((q) => q.severity === 'error');
-  if (errors.length > 0) throw new InputError(`the resolved Profile ${where === STDIN ? 'on stdin' : `in ${where}`}: ${errors[0]!.message}${errors.length > 1 ? ` (and ${errors.length - 1} more)` : ''}`, where);
+  if (errors.length > 0) throw refuse(errors[0]!.message, errors.length, resolvedCheckPath(profile, errors[0]!));
   return {
     profile,
     // No text to read again: the file's checks and the deployment checks of the resolved Profile, as a file's (core/validate.ts).
@@ -210,6 +218,21 @@ function profileFromStdin(text: string, where: string = STDIN, command = 'simula
     format: (problem) => formatProblem({ severity: problem.severity, code: problem.code, message: problem.message, file: where }),
     errorAt: (_key, message) => new InputError(message, where),
   };
+}
+
+/**
+ * The line and column (from 1) of the value at `path` in the JSON `text` (a saved run), or of
+ * its nearest parent written there (a key the run lacks is placed at the object that lacks it);
+ * undefined when the text does not parse.
+ */
+function savedRunValueAt(text: string, path: ReadonlyArray<string | number>): { line: number; column: number } | undefined {
+  const { root } = parseJsonTree(text);
+  if (!root) return undefined;
+  for (let n = path.length; n >= 0; n--) {
+    const node = nodeAtPath(root, path.slice(0, n));
+    if (node) return offsetToLineColumn(text, node.range.offset);
+  }
+  return undefined;
 }
 
 /**
@@ -481,7 +504,7 @@ async function simulateCommand(argv: string[], io: CliIo): Promise<number> {
       const restored = restoreSavedRunFlags(input.run, flags, values['time-scale'] !== undefined);
       if (restored) lineWriter(io, flags.events)(`${file}: ${restored}`);
     }
-    loaded = input === null ? profileFromStdin(await readStdinUnlessCancelled(ac.signal)) : input.run ? profileFromStdin(JSON.stringify(input.run.profile), file) : loadProfile(file, profileCommand('simulate'), input);
+    loaded = input === null ? profileFromStdin(await readStdinUnlessCancelled(ac.signal)) : input.run ? profileFromStdin(JSON.stringify(input.run.profile), file, 'simulate', input.text) : loadProfile(file, profileCommand('simulate'), input);
     await cancelPoint(ac.signal);
     return await simulateProfile(file, loaded, flags, io, ac.signal, phase, input?.run ?? undefined);
   } catch (e) {

@@ -12,6 +12,7 @@ import { existsSync, readdirSync } from 'node:fs';
 import { basename, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { isGivenDescriptor, MAX_INPUT_TEXT_BYTES, readCommandLineText, readInputText, type NotRead } from '../core/fileText';
 import { offsetToLineColumn } from '../core/config';
+import { jsonCutShortAt, jsonCutShortText } from '../core/config/tree';
 import { CONFIG_NAME, isProfilePath, readsAsProfile } from '../core/config/fileKinds';
 import { fewAndCount, formatBytes, formatCount } from '../core/format';
 import type { Problem, Profile } from '../core/config/types';
@@ -348,8 +349,17 @@ export function loadProfile(file: string, command: ProfileCommand, given?: Profi
     if (checked.parseErrors.length > 0) {
       const p = checked.parseErrors[0]!;
       refuseUnparsed(file, locate(p, abs, text, texts), p.message);
+      // A JSON file that stops unfinished (a saved run or config.json copied in part, `head -c`):
+      // said so at its end, before "not a model's config.json" (the keys past the cut are missing)
+      // or a syntax error the end makes (s53 newcomer 5).
+      const end = p.code === 'json-syntax' ? jsonCutShortAt(text) : null;
+      if (end !== null) {
+        const at = offsetToLineColumn(text, end);
+        throw new InputError(`${jsonCutShortText(Buffer.byteLength(text))}: copy or save it again`, file, at.line, at.column);
+      }
     }
-    if (!readsAsProfile(abs, text) && problems.some((p) => p.code === 'not-a-model-config') && problems.filter((p) => p.code === 'missing-field' && (p.file ?? abs) === abs).length >= 4) {
+    // Only for a file that parses: past a syntax error the keys are the parser's guess, and the error is what to fix.
+    if (checked.parseErrors.length === 0 && !readsAsProfile(abs, text) && problems.some((p) => p.code === 'not-a-model-config') && problems.filter((p) => p.code === 'missing-field' && (p.file ?? abs) === abs).length >= 4) {
       // package.json, tsconfig.json: four lines of missing "hidden_size" and the like at 1:1.
       throw new InputError(`not a model's config.json: none of a HuggingFace config's keys (model_type, architectures, hidden_size, num_hidden_layers, num_attention_heads, vocab_size) is here; give ${command.takes} a model's config.json (or its folder) or a profile (*.attn.yaml)`, file);
     }

@@ -10,7 +10,7 @@
 import { isAbsolute } from 'node:path';
 import { MAX_HEADS, MAX_LAYERS, MAX_WIDTH, MAX_WINDOW } from './keys';
 import { schemaProblems, validate } from './profileSchema';
-import { parseJsonTree } from './tree';
+import { parseJsonTree, propertyAt } from './tree';
 import { userGpu } from '../estimate/gpus';
 import { semanticProblems } from './profileChecks';
 import type { AllReduceSpec, Problem, Profile } from './types';
@@ -186,15 +186,61 @@ function traceProblem(t: unknown): string | null {
  * usable. Never throws.
  */
 export function resolvedProfileProblems(value: unknown): string[] {
-  if (!value || typeof value !== 'object' || Array.isArray(value)) return ['a resolved Profile is a JSON object (model, dtype, device, kvCache, prefill, decode)'];
+  return resolvedProfileProblemsAt(value).map((x) => x.message);
+}
+
+/** A problem of a resolved Profile received as JSON, and the value it is about. */
+export interface ResolvedProfileProblem {
+  message: string;
+  /** The keys (and list indices) of that value in the Profile's JSON (["workload", "requests"]); [] for the whole Profile. */
+  at: Array<string | number>;
+}
+
+/**
+ * {@link resolvedProfileProblems} with, for each, the path in the Profile's JSON of the value it
+ * names, for a reader that has the JSON's text (a saved run: `attnscope simulate RUN.json` places
+ * each at its value in the file). Never throws.
+ */
+export function resolvedProfileProblemsAt(value: unknown): ResolvedProfileProblem[] {
+  if (!value || typeof value !== 'object' || Array.isArray(value)) return [{ message: 'a resolved Profile is a JSON object (model, dtype, device, kvCache, prefill, decode)', at: [] }];
   const p = value as Record<string, unknown>;
   // As JSON text once: the tree gives the schema's messages their keys, the parsed value (absent keys dropped) is what the schema sees.
   const text = JSON.stringify(profileKeys(p));
   const { root } = parseJsonTree(text);
-  const schema = root ? schemaProblems(root, validate(JSON.parse(text))).filter((x) => x.severity === 'error').map((x) => x.message) : [];
+  const schema = root ? schemaProblems(root, validate(JSON.parse(text))).filter((x) => x.severity === 'error').map((x) => ({ message: x.message, at: profileFieldPath(propertyAt(root, x.range.offset)?.path ?? []) })) : [];
   const ranges = rangesProblem(p.ranges, 'ranges');
   const trace = traceProblem(part(p, 'workload')?.trace);
-  return [...modelProblems(part(p, 'model')), ...schema, ...(trace ? [trace] : []), ...(ranges ? [ranges] : [])];
+  // The model's and the map's messages start with the Profile's own path ("model.numLayers must be ...").
+  const named = (message: string) => ({ message, at: (/^[A-Za-z.]+(?= )/.exec(message)?.[0] ?? '').split('.').filter((k) => k !== '') });
+  return [...modelProblems(part(p, 'model')).map(named), ...schema, ...(trace ? [{ message: trace, at: ['workload', 'trace'] }] : []), ...(ranges ? [named(ranges)] : [])];
+}
+
+/**
+ * Where a problem {@link resolvedProfileChecks} found for `profile` is, as the path in the
+ * Profile's JSON of the value it is about ([] when none is named): its range points into the
+ * tree of the profile keys, which is made again here (error paths only).
+ */
+export function resolvedCheckPath(profile: Profile, problem: Problem): Array<string | number> {
+  const { root } = parseJsonTree(JSON.stringify(profileKeys(profile as unknown as Record<string, unknown>)));
+  return profileFieldPath(propertyAt(root, problem.range.offset)?.path ?? []);
+}
+
+/**
+ * The path in a Profile's JSON of a value {@link profileKeys} put under the profile key path
+ * `keys` (["kv_cache", "page_size"] -> ["kvCache", "pageSize"]): each key in camelCase, but for
+ * the keys profileKeys moves (device.cpu_offload_gb is cpuOffloadGib, a described device.gpu is
+ * gpuSpec.given, workload.trace is trace.resolvedPath, trace_time_unit / trace_model /
+ * trace_log_type are trace.timeUnit / model / logType).
+ */
+export function profileFieldPath(keys: ReadonlyArray<string | number>): Array<string | number> {
+  const camel = (k: string | number) => (typeof k === 'number' ? k : k.replace(/_([a-z])/g, (_, c: string) => c.toUpperCase()));
+  const [first, second, ...rest] = keys;
+  if (first === 'device' && second === 'cpu_offload_gb') return ['device', 'cpuOffloadGib'];
+  if (first === 'device' && second === 'gpu' && rest.length > 0) return ['device', 'gpuSpec', 'given', ...rest.map(camel)];
+  if (first === 'workload' && second === 'trace') return ['workload', 'trace', 'resolvedPath'];
+  const traceKey: Record<string, string> = { trace_time_unit: 'timeUnit', trace_model: 'model', trace_log_type: 'logType' };
+  if (first === 'workload' && typeof second === 'string' && traceKey[second]) return ['workload', 'trace', traceKey[second], ...rest.map(camel)];
+  return keys.map(camel);
 }
 
 /**

@@ -6,6 +6,7 @@
 import * as jsonc from 'jsonc-parser';
 import * as YAML from 'yaml';
 import type { Problem, SourceRange } from './types';
+import { formatCountOf } from '../format';
 
 export type ValueNodeType = 'object' | 'array' | 'string' | 'number' | 'boolean' | 'null';
 
@@ -538,6 +539,39 @@ export function jsonSyntaxText(text: string, error: jsonc.ParseErrorCode, offset
     return `a trailing comma before "${close}": JSON allows none, remove the ","`;
   }
   return jsonErrorText(error);
+}
+
+/**
+ * Where `text`, which does not parse as strict JSON, stops unfinished: the offset of its end
+ * (trailing white space left out) when the text is a prefix of valid JSON (empty; its first syntax
+ * error where the text runs out; or a string, number or true/false/null the end cuts off:
+ * `{"a": tru`), else null (its first error is a mistake elsewhere: `garbage`, `{"a": 1,}`). The one
+ * test of "cut short" of every reader of a JSON file (a sweep's point files, the profile, config.json
+ * or saved run a command names, a vllm bench serve result): such a file was cut by an interrupted
+ * copy or a full disk, and is to be copied again, not edited.
+ */
+export function jsonCutShortAt(text: string): number | null {
+  const errors: jsonc.ParseError[] = [];
+  jsonc.parse(text, errors, { disallowComments: true, allowTrailingComma: false });
+  const end = text.trimEnd().length;
+  const first = errors[0];
+  if (end === 0) return 0;
+  if (!first) return null;
+  if (first.offset >= end) return end;
+  if (first.offset + first.length < end) return null;
+  const code = jsonc.printParseErrorCode(first.error);
+  if (code === 'UnexpectedEndOfString' || code === 'UnexpectedEndOfNumber') return end;
+  const symbol = text.slice(first.offset, end);
+  return code === 'InvalidSymbol' && ['true', 'false', 'null'].some((literal) => literal.length > symbol.length && literal.startsWith(symbol)) ? end : null;
+}
+
+/**
+ * The words for a JSON file {@link jsonCutShortAt} found cut short, of `bytes` bytes ("the JSON
+ * stops unfinished at the end of the file (5,000 bytes): it looks cut short, by an interrupted copy
+ * or a full disk"); each reader adds what to do.
+ */
+export function jsonCutShortText(bytes: number): string {
+  return `the JSON stops unfinished at the end of the file (${formatCountOf(bytes, 'byte')}): it looks cut short, by an interrupted copy or a full disk`;
 }
 
 function yamlRange(node: { range?: YAML.Range | null | undefined }, fallback: number): SourceRange {

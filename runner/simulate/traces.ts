@@ -28,7 +28,7 @@
  */
 import { readFileSync } from 'node:fs';
 import * as jsonc from 'jsonc-parser';
-import { jsonSyntaxText, nodeAtPath, parseJsonTree, unsafeIntegerText } from '../../core/config/tree';
+import { jsonCutShortAt, jsonCutShortText, jsonSyntaxText, nodeAtPath, parseJsonTree, unsafeIntegerText } from '../../core/config/tree';
 import { fileLocation, offsetToLineColumn } from '../../core/config/positions';
 import { formatCount, formatCountOf, formatDuration, formatSignificant } from '../../core/format';
 import type { ServingSimRequests } from '../../native';
@@ -857,6 +857,12 @@ export function readVllmResult(path: string, hint = VLLM_RESULT_HINT): VllmBench
   const errors: jsonc.ParseError[] = [];
   const v = jsonc.parse(text, errors, { allowTrailingComma: false, disallowComments: true }) as Record<string, unknown>;
   if (errors.length > 0) {
+    // An empty file is said to be no JSON ("value expected"); one that stops unfinished, cut short.
+    const end = text.trim() === '' ? null : jsonCutShortAt(text);
+    if (end !== null) {
+      const at = offsetToLineColumn(text, end);
+      throw new TraceError(path, at.line, at.column, `${jsonCutShortText(Buffer.byteLength(text))}: copy or save it again`);
+    }
     const { line, column } = offsetToLineColumn(text, errors[0].offset);
     // A second value after the first is most likely a JSON-lines file (a trace, not a result).
     const more = jsonc.printParseErrorCode(errors[0].error) === 'EndOfFileExpected' ? ': a vllm bench serve result is one JSON object, and another value follows it here' : '';

@@ -17,6 +17,7 @@ import {
   axisIndices, axisProblems, deviceGpuName, pointGpuHourUsd, sweepPriceProblems, treeGpuName, getProperty, sweepAxisWarnings, maxRateSloProblem, isProfilePath, offsetToLineColumn, parseProfileText, readProfileTree, readSweepBlock, readSweepPoint, placePointNotes, sweepSize, sweepTooBig, toPlain,
   type PointNotes, type Problem, type SlurmSettings, type SourceRange, type SweepAxis, type SweepJob, type ValueNode,
 } from '../../core/config';
+import { jsonCutShortAt, jsonCutShortText } from '../../core/config/tree';
 import { modelledJob, type SweepPointRef } from '../../core/protocol/sweep';
 import { axisValueText, formatCount, wrapLine } from '../../core/format';
 import { fileLocation } from '../../core/config/positions';
@@ -399,6 +400,9 @@ export function loadSweep(file: string, opts: SweepOptions = {}): SweepPlan {
 
   const parsed = parseProfileText(text, abs);
   const syntax = parsed.problems.find((p) => p.severity === 'error');
+  // A JSON profile that stops unfinished: said so at its end, as every reader of a JSON file does.
+  const cutAt = syntax?.code === 'json-syntax' ? jsonCutShortAt(text) : null;
+  if (cutAt !== null) throw errorAtRange({ offset: cutAt, length: 0 }, `${jsonCutShortText(Buffer.byteLength(text))}: copy or save it again`);
   if (syntax) throw errorAtRange(syntax.range, syntax.message);
   const root = parsed.root;
   if (!root || root.type !== 'object') throw errorAtRange({ offset: 0, length: 0 }, 'a profile is a mapping of keys (model, dtype, device, kv_cache, ...)');

@@ -383,3 +383,67 @@ test('a profile with errors names its unknown keys too, after the errors (s50 ne
   // Column 13: the key "pagesize" in `kv_cache: { pagesize: …`.
   assert.equal(lines[2], `${profile}:3:13: warning: unknown key "pagesize" in kv_cache: did you mean "page_size"?`);
 });
+
+// s53 newcomer 5: a saved run (or any JSON file) cut short said "not a model's config.json: none of a
+// HuggingFace config's keys ..." at 1:1 to simulate and estimate; every command that reads it says
+// where its JSON stops and that it looks cut short, as merge does for a point file.
+test('a JSON file cut short is named so at its end by every command that reads it: simulate, estimate, bench, vllm-log --profile, --calibrate', () => {
+  const { dir, profile } = profileDir();
+  const small = join(dir, 'small.json');
+  // Line 3 is `  "tool": "attnsc`: 2 spaces and 15 characters, so the text ends at 3:18.
+  writeFileSync(small, '{\n  "schema": 1,\n  "tool": "attnsc');
+  const cutLine = (f: string, bytes: number) => `${f}:3:18: the JSON stops unfinished at the end of the file (${bytes} bytes): it looks cut short, by an interrupted copy or a full disk: copy or save it again\n`;
+  for (const args of [['simulate', small], ['estimate', small], ['bench', small, '--dry-run'], ['vllm-log', join(root, 'examples', 'vllm-llama-3.1-8b.log'), '--profile', small], ['simulate', profile, '--calibrate', small]]) {
+    const r = cli(args);
+    assert.equal(r.code, 2, `${args.join(' ')}: ${r.stderr}`);
+    assert.equal(r.stderr, cutLine(small, 34), args.join(' '));
+    assert.equal(r.stdout, '');
+  }
+  // A real saved run cut after its first 3,000 bytes (head -c 3000): its end's place counted from its lines here.
+  const run = join(dir, 'run.json');
+  assert.equal(cli(['simulate', profile, '--json', run]).code, 0);
+  const text = readFileSync(run, 'utf8').slice(0, 3000);
+  const cut = join(dir, 'cut.json');
+  writeFileSync(cut, text);
+  const lines = text.trimEnd().split('\n');
+  for (const command of ['simulate', 'estimate']) {
+    const r = cli([command, cut]);
+    assert.equal(r.code, 2, r.stderr);
+    assert.equal(r.stderr, `${cut}:${lines.length}:${lines.at(-1)!.length + 1}: the JSON stops unfinished at the end of the file (3,000 bytes): it looks cut short, by an interrupted copy or a full disk: copy or save it again\n`);
+  }
+  // Not cut short but wrong: still the syntax error at its place, not "cut short".
+  const garbled = join(dir, 'garbled.json');
+  writeFileSync(garbled, '{\n  "schema": x,\n  "tool": "attnscope"\n}\n');
+  assert.match(cli(['estimate', garbled]).stderr, /^.*garbled\.json:2:13: /);
+  assert.doesNotMatch(cli(['estimate', garbled]).stderr, /cut short/);
+});
+
+// s53 newcomer 6: a hand-edited saved run's bad value was placed at 1:1 and named "the resolved Profile".
+test('simulate RUN.json: a bad value in the run\'s profile is placed at the value in the file, and named as the run\'s profile', () => {
+  const { dir, profile } = profileDir();
+  const saved = join(dir, 'run.json');
+  assert.equal(cli(['simulate', profile, '--json', saved]).code, 0);
+  const run = JSON.parse(readFileSync(saved, 'utf8')) as { profile: { workload: Record<string, unknown> } };
+  /** The run with `edit` made to its profile's workload, written as Python's json.dump(indent=1) does; the line and column (from 1) of `needle` in it. */
+  const edited = (name: string, edit: (w: Record<string, unknown>) => void, needle: string) => {
+    const copy = JSON.parse(JSON.stringify(run)) as typeof run;
+    edit(copy.profile.workload);
+    const text = JSON.stringify(copy, null, 1);
+    const file = join(dir, name);
+    writeFileSync(file, text);
+    const lines = text.split('\n');
+    const line = lines.findIndex((l) => l.includes(needle));
+    assert.ok(line >= 0);
+    return { file, at: `${line + 1}:${lines[line]!.indexOf(needle) + needle.indexOf(':') + 3}` };
+  };
+  // `"requests": "lots"`: at the value, the column of its opening quote.
+  const lots = edited('lots.json', (w) => (w.requests = 'lots'), '"requests": "lots"');
+  const r = cli(['simulate', lots.file]);
+  assert.equal(r.code, 2, r.stderr);
+  assert.equal(r.stderr, `${lots.file}:${lots.at}: the run's profile: workload.requests must be an integer, not the string "lots"\n`);
+  // A check past the schema (the prompt lengths' min above their max): at the min's value.
+  const minMax = edited('minmax.json', (w) => (w.promptLen = { dist: 'uniform', min: 5000, max: 10 }), '"min": 5000');
+  const m = cli(['simulate', minMax.file]);
+  assert.equal(m.code, 2, m.stderr);
+  assert.equal(m.stderr, `${minMax.file}:${minMax.at}: the run's profile: workload.prompt_len: min 5000 is greater than max 10\n`);
+});
