@@ -6,7 +6,7 @@ import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['dist/**', 'node_modules/**', 'native/build/**', 'native/cuda/build/**', 'native/wasm/build/**', 'test-results/**', '.vscode-test/**', 'core/config/profileValidator.generated.js'] },
+  { ignores: ['dist/**', 'node_modules/**', 'native/build/**', 'native/cuda/build/**', 'native/wasm/build/**', 'test-results/**', '.vscode-test/**', 'core/config/profileValidator.generated.js', 'core/protocol/runValidator.generated.js'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {

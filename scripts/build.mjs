@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // Builds what a user needs: the native addon (node-gyp), the CUDA library when nvcc exists
 // (CMake), the WebAssembly module when em++ exists (Emscripten), and the esbuild bundles in
-// dist/ (the profile schema's validator code first: scripts/profile-validator.mjs). Flags: --native,
+// dist/ (the profile and run schemas' validator code first: scripts/profile-validator.mjs, run-validator.mjs). Flags: --native,
 // --wasm, --bundles (all three when none); --linux-arm64 (only when asked: for packaging)
 // cross-compiles the native addon for linux-arm64 with Debian's aarch64 toolchain.
 // Exits non-zero with the failing step named; never downloads anything.
@@ -161,11 +161,14 @@ if (all || args.has('--bundles')) {
   // The profile schema's validator as code (ajv standalone), which the bundles import: written
   // when the schema changed, so that a build never bundles a stale one (its test checks the
   // committed file).
-  const { GENERATED, profileValidatorCode } = await import('./profile-validator.mjs');
-  const generated = profileValidatorCode();
-  if (!existsSync(join(root, GENERATED)) || readFileSync(join(root, GENERATED), 'utf8') !== generated) {
-    writeFileSync(join(root, GENERATED), generated);
-    process.stderr.write(`[build] ${GENERATED} written from schemas/attn-profile.schema.json\n`);
+  // The run file schema's too (scripts/run-validator.mjs), which merge's reader of point files imports.
+  const profileValidator = await import('./profile-validator.mjs');
+  const runValidator = await import('./run-validator.mjs');
+  for (const [file, code, schema] of [[profileValidator.GENERATED, profileValidator.profileValidatorCode(), 'attn-profile'], [runValidator.GENERATED, runValidator.runValidatorCode(), 'run']]) {
+    if (!existsSync(join(root, file)) || readFileSync(join(root, file), 'utf8') !== code) {
+      writeFileSync(join(root, file), code);
+      process.stderr.write(`[build] ${file} written from schemas/${schema}.schema.json\n`);
+    }
   }
   const esbuild = await import('esbuild');
   mkdirSync(join(root, 'dist'), { recursive: true });

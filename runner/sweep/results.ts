@@ -9,6 +9,7 @@ import { lstatSync, readdirSync, statSync } from 'node:fs';
 import { MAX_RESULT_TEXT_BYTES, notRegularWhy, readRegularText } from '../../core/fileText';
 import { join } from 'node:path';
 import { runHeader, type Environment, type KernelCase, type RunResult } from '../../core/protocol/run';
+import { runValueMismatch } from '../../core/protocol/runCheck';
 import { CAPACITY_TOLERANCE_DEFAULT, SLO_ATTAINMENT_DEFAULT } from '../../core/protocol/latency';
 import { modelledJob, SWEEP_SCHEMA_VERSION, type SweepMetrics, type SweepPointRef, type SweepPointRun, type SweepReport, type SweepReportRow, type SweepStepTimeAssumptions } from '../../core/protocol/sweep';
 import { quantile } from '../simulate/latency';
@@ -19,7 +20,7 @@ import { axisNames, axisValueText, deployedGpuCount, maxRateText, formatUsd, for
 import { withinNoise, type TimingSpread } from '../../core/noise';
 import { describeEnvironment, gpuPrices, reportBuilds, rowBuild, splitByMachine, sweepProvenance, TIED_LISTED } from '../../core/sweepFigures';
 import { axisIndices, MAX_RATE_ARRIVAL_AXIS_TEXT, offsetToLineColumn, pointLabel } from '../../core/config';
-import { jsonErrorText } from '../../core/config/tree';
+import { jsonCutShortAt, jsonCutShortText, jsonErrorText } from '../../core/config/tree';
 import { deviceGpu, flashMlaPageSizeNote, vllmPageSizeNote } from '../../core/estimate';
 import { modelLabel } from '../../core/modelLabel';
 import { canonicalJson, pointId } from './spec';
@@ -176,34 +177,20 @@ export interface NotAPoint {
  * it, and the point is to be copied or run again. Anything else (`garbage`, `{"a": 1,}`) is not JSON.
  */
 function notJson(text: string): NotAPoint {
-  const errors: jsonc.ParseError[] = [];
-  jsonc.parse(text, errors, { disallowComments: true, allowTrailingComma: false });
-  const end = text.trimEnd().length;
-  const first = errors[0];
-  if (end === 0 || !first || isCutShort(text, first, end)) {
+  const end = jsonCutShortAt(text);
+  if (end !== null) {
     return {
       ...offsetToLineColumn(text, end),
       why:
-        `the JSON stops unfinished at the end of the file (${formatCountOf(Buffer.byteLength(text), 'byte')}): it looks cut short, by an interrupted copy or a full disk ` +
+        `${jsonCutShortText(Buffer.byteLength(text))} ` +
         '(sweep writes each point whole, atomically). Copy it again from the machine that ran it, or rerun `attnscope sweep` with this folder as --out on a machine of its kind: ' +
         'it runs again every point whose file it cannot read',
     };
   }
+  const errors: jsonc.ParseError[] = [];
+  jsonc.parse(text, errors, { disallowComments: true, allowTrailingComma: false });
+  const first = errors[0]!;
   return { ...offsetToLineColumn(text, first.offset), why: `not JSON: ${jsonErrorText(first.error)}` };
-}
-
-/**
- * Whether `first`, the first error jsonc-parser found in `text` (`end`: its length without
- * trailing white space), is only the text running out: at the end, or a token the end cuts off
- * (a string or number unfinished there, or a proper prefix of true, false or null: `{"a": tru`).
- */
-function isCutShort(text: string, first: jsonc.ParseError, end: number): boolean {
-  if (first.offset >= end) return true;
-  if (first.offset + first.length < end) return false;
-  const code = jsonc.printParseErrorCode(first.error);
-  if (code === 'UnexpectedEndOfString' || code === 'UnexpectedEndOfNumber') return true;
-  const symbol = text.slice(first.offset, end);
-  return code === 'InvalidSymbol' && ['true', 'false', 'null'].some((literal) => literal.length > symbol.length && literal.startsWith(symbol));
 }
 
 /** Whether readPointFile found no point run. */
@@ -213,7 +200,9 @@ export function isNotAPoint(r: SweepPointRun | NotAPoint): r is NotAPoint {
 
 /**
  * The point run in `path`, or why it is not one: not a regular file, over {@link MAX_POINT_BYTES}
- * (readResultText: neither is read), not JSON, or JSON of something else (a report, another run).
+ * (readResultText: neither is read), not JSON or cut short, JSON of something else (a report,
+ * another run), or a point with a value of another kind than the run schema gives it
+ * (core/protocol/runCheck.ts: at that value; keys missing or unknown, a file of another build, pass).
  */
 export function readPointFile(path: string): SweepPointRun | NotAPoint {
   const text = readResultText(path, MAX_POINT_BYTES);
@@ -227,6 +216,15 @@ export function readPointFile(path: string): SweepPointRun | NotAPoint {
   const v = value as Partial<SweepPointRun> | null;
   const s = v?.sweep;
   if (!v || typeof v !== 'object' || !s || s.schema !== SWEEP_SCHEMA_VERSION || typeof s.sweepId !== 'string' || typeof s.id !== 'string' || !Array.isArray(s.axes) || !v.environment) return { why: 'not a sweep point result' };
+  // A point whose value is of another kind than a run file's ("meanOccupancy": "abc", "kind": "simulat"):
+  // edited by hand or written by something else, so none of its figures is taken (s53 newcomer 1).
+  const wrong = runValueMismatch(value, text);
+  if (wrong) {
+    return {
+      ...offsetToLineColumn(text, wrong.offset),
+      why: `${wrong.message}: not a point file as sweep writes it (edited by hand?). Copy it again from the machine that ran it, or rerun \`attnscope sweep\` with this folder as --out: it runs again every point whose file it cannot read`,
+    };
+  }
   return v as SweepPointRun;
 }
 

@@ -336,6 +336,34 @@ test('merge names a point file cut short: where it stops, that it looks cut shor
   assert.equal(skipped.find(([f]) => f === garbled)![3], 'not JSON: unquoted text or a character JSON does not allow');
 });
 
+// s53 newcomer 1: a point file edited by hand ("meanOccupancy": "abc", "kind": "simulat") was merged silently, its figure "—".
+test('merge skips a point file with a value of another kind than the run schema gives it, at that value; a file lacking a key of a later build is merged', () => {
+  const plan = loadSweep(workspace(`${BASE}sweep:\n  axes:\n    kv_cache.page_size: [8, 16, 32]\n`).file);
+  const root = tempDir('attnscope-merge-kind-');
+  /** Point `index` written with `edit` made to it, pretty-printed; the line and column (from 1) of `needle`'s value in it, counted from its lines. */
+  const edited = (index: number, edit: (run: Record<string, unknown>) => void, needle: string) => {
+    const file = writePoint(root, plan, index, ENV_A);
+    const run = JSON.parse(readFileSync(file, 'utf8')) as Record<string, unknown>;
+    edit(run);
+    const text = JSON.stringify(run, null, 2);
+    writeFileSync(file, text);
+    const lines = text.split('\n');
+    const line = lines.findIndex((l) => l.includes(needle));
+    return { file, line: line + 1, column: lines[line]!.indexOf(needle) + needle.indexOf(':') + 3 };
+  };
+  const occupancy = edited(0, (run) => ((run.pool as { summary: Record<string, unknown> }).summary.meanOccupancy = 'abc'), '"meanOccupancy": "abc"');
+  const kind = edited(1, (run) => (run.kind = 'simulat'), '"kind": "simulat"');
+  // No `status` (a key every run has now): a file of another build, merged as it is.
+  edited(2, (run) => delete run.status, '"schema"');
+  const skipped: Array<[string, number, number, string]> = [];
+  const r = mergeResults([root], { onSkip: (f, { line = 1, column = 1, why }) => skipped.push([f, line, column, why]) });
+  assert.deepEqual(r.rows.map((row) => row.label), ['page_size=32']);
+  assert.deepEqual(r.missing.map((p) => p.label), ['page_size=8', 'page_size=16']);
+  assert.deepEqual(skipped.map(([f, line, column]) => [f, line, column]).sort(), [[occupancy.file, occupancy.line, occupancy.column], [kind.file, kind.line, kind.column]].sort());
+  assert.match(skipped.find(([f]) => f === occupancy.file)![3], /^pool\.summary\.meanOccupancy is the string "abc", where a run file has a number: not a point file as sweep writes it/);
+  assert.match(skipped.find(([f]) => f === kind.file)![3], /^kind is the string "simulat", where a run file has "bench" or "simulate": /);
+});
+
 /** A report row of page size `ps` with these figures. */
 const row = (ps: number, metrics: SweepMetrics): SweepReportRow => ({ id: `p${ps}`, index: ps, values: { 'kv_cache.page_size': ps }, label: `page_size=${ps}`, environmentKey: 'e', status: 'ok', metrics, file: `p${ps}.json` });
 
