@@ -638,10 +638,14 @@ function requestsToTell(load: PoolLoad, requests: number): number {
   return OVERLOAD_MIN_SHARE * engines;
 }
 
-/** The offered rate is above the saturated throughput μ measured for the server (PoolLoad.saturatedRequestsPerSec: sweep points): it cannot keep up, however short the run. */
-export function aboveSaturation(load: PoolLoad): boolean {
+/**
+ * The offered rate, less its rejected requests (`admitted`: the share 0-1 not rejected), is above the
+ * saturated throughput μ measured for the server (PoolLoad.saturatedRequestsPerSec: sweep points),
+ * which counts served requests only: it cannot keep up, however short the run.
+ */
+export function aboveSaturation(load: PoolLoad, admitted = 1): boolean {
   const mu = load.saturatedRequestsPerSec;
-  return typeof mu === 'number' && load.offeredRequestsPerSec !== null && load.offeredRequestsPerSec > mu;
+  return typeof mu === 'number' && load.offeredRequestsPerSec !== null && load.offeredRequestsPerSec * admitted > mu * (1 + 1e-12);
 }
 
 export const QUEUE_GROWS = 'its queue grows without bound in a steady state, so its TTFT and queueing delay grow with the length of the run (the number of requests), not toward a latency the server would settle at';
@@ -792,8 +796,12 @@ export function formatLoad(load: PoolLoad, summary: Pick<PoolSummary, 'requests'
   const lines = [`Load: ${offered}${asked}, ${formatRequestRate(load.servedRequestsPerSec)} requests/s served (modelled; ${offeredIs}served = completed / ${BENCHMARK_DURATION}${tail})`];
   const mu = load.saturatedRequestsPerSec;
   // The rate judged against μ: a capacity search's own (its rate, as the search judged it), else the offered one.
-  const rateText = searchedRate !== undefined ? `searched rate ${formatRequestRate(searchedRate)} requests/s` : `offered ${formatRequestRate(load.offeredRequestsPerSec ?? 0)} requests/s`;
-  const above = searchedRate !== undefined ? typeof mu === 'number' && searchedRate > mu * (1 + 1e-12) : aboveSaturation(load);
+  // μ counts served requests: a rate with rejected requests is judged on its admitted part (s53 newcomer 0).
+  const admitted = requests > 0 ? 1 - summary.rejected / requests : 1;
+  const judged = searchedRate ?? load.offeredRequestsPerSec ?? 0;
+  const admittedText = admitted < 1 ? `, ${formatRequestRate(judged * admitted)} of them admitted (${formatPercent(1 - admitted)} rejected),` : '';
+  const rateText = `${searchedRate !== undefined ? `searched rate ${formatRequestRate(searchedRate)}` : `offered ${formatRequestRate(load.offeredRequestsPerSec ?? 0)}`} requests/s${admittedText}`;
+  const above = searchedRate !== undefined ? typeof mu === 'number' && searchedRate * admitted > mu * (1 + 1e-12) : aboveSaturation(load, admitted);
   // `simulate --max-rate` is suggested only where μ was not measured: not in that run itself, nor where μ was measured and not measurable (null).
   const orMaxRate = searchedRate === undefined && mu === undefined ? ', or `simulate --max-rate` for the saturated throughput μ,' : '';
   if (summary.completed === 0 && requests > 0) {
@@ -827,7 +835,9 @@ export function formatLoad(load: PoolLoad, summary: Pick<PoolSummary, 'requests'
         : m === undefined
           ? 'fewer than 5 % waiting (modelled)'
           : `${formatCount(m)} at the middle arrival: the queue grew by ${formatCount(w - m)}, within ${formatCount(Math.floor(overloadGrowthBound(requests)))} (2 · √(requests / 2), twice a Poisson count's spread over the second half's arrivals), with fewer than 5 % waiting (modelled)`;
-    lines.push(`Kept up: at the last arrival ${formatCount(w)} of the ${formatCountOf(requests, 'request')} (${formatPercent(w / Math.max(requests, 1))}) ${w === 1 ? 'was' : 'were'} still waiting, ${judged}`);
+    // Rejected requests were never queued: the verdict names them, so "Kept up" is not read as serving the load (s53 newcomer 16).
+    const admittedOnly = summary.rejected > 0 ? ` with the ${formatCount(summary.completed)} requests it admitted (${formatCount(summary.rejected)} rejected: a prompt that reaches max_model_len, or more pages than the pool holds)` : '';
+    lines.push(`Kept up${admittedOnly}: at the last arrival ${formatCount(w)} of the ${formatCountOf(requests, 'request')} (${formatPercent(w / Math.max(requests, 1))}) ${w === 1 ? 'was' : 'were'} still waiting, ${judged}`);
   }
   if (load.overloaded) {
     lines.push(

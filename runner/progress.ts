@@ -96,7 +96,7 @@ export function simulationPlanNote(requests: number, promptTokens: number, decod
  * as long as simulating that many (s52 newcomer: 6 requests of ~1M tokens simulated in 3.4 s, then
  * 94 s of μ over 8,192 such requests, unexplained). A cancel writes the simulation without the verdict.
  * e.g. (2048, 5) -> "note: the run is too short for its queue to tell whether the server keeps up;
- * measuring the saturated throughput μ instead: up to 5 simulations of 2,048 requests of this load on
+ * measuring the saturated throughput μ instead: up to 6 simulations of 2,048 requests of this load on
  * one engine, each about as long as simulating that many (Ctrl-C skips it: the run is written without
  * the verdict)".
  */
@@ -109,7 +109,7 @@ export function muMeasureNote(requests: number, maxRuns: number): string {
  * cannot tell whether the server keeps up, the flag left out what would tell, and what that costs
  * (`maxRuns` simulations of `requests` requests at most), so the user can weigh running without it.
  * e.g. (2048, 5) -> "note: the run is too short for its queue to tell whether the server keeps up, and
- * --skip-saturation left out the saturated throughput μ that would tell (up to 5 simulations of 2,048
+ * --skip-saturation left out the saturated throughput μ that would tell (up to 6 simulations of 2,048
  * requests of this load on one engine): the run has no keeps-up verdict; run without the flag for one".
  */
 export function skippedSaturationNote(requests: number, maxRuns: number): string {
@@ -122,7 +122,7 @@ export function skippedSaturationNote(requests: number, maxRuns: number): string
  * the line names the run under way of at most `maxRuns` (the staggered runs stop early once the
  * server falls behind, so a share of all of them would be a guess), its work as {@link workText}
  * counts it with this run's pace and time left (`pace`: a {@link TimeLeft} of this run).
- * e.g. "measuring μ, run 2 of at most 5: 3,277/8,192 requests, 3.11B/7.78B tokens, about 20 s left at
+ * e.g. "measuring μ, run 2 of at most 6: 3,277/8,192 requests, 3.11B/7.78B tokens, about 20 s left at
  * 244M tokens/s".
  */
 export function muProgressText(p: SaturationProgress, pace: StagePace): string {

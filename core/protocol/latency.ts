@@ -108,7 +108,15 @@ export interface CapacityPoint {
   goodputRequestsPerSec: number;
   /** Fraction 0-1 of the completed requests that met every SLO bound. */
   sloAttainment: number;
-  /** rate <= the curve's saturatedRate (the server keeps up in a steady state); absent in runs before s29. */
+  /**
+   * The share 0-1 of the point's requests rejected (a prompt that reaches max_model_len, or more
+   * pages than the pool holds: vLLM refuses them); absent when none was, and in runs before s53.
+   */
+  rejected?: number;
+  /**
+   * rate × (1 − rejected) <= the curve's saturatedRate, which counts served requests only (the server
+   * keeps up in a steady state); absent in runs before s29 (before s53 judged on the whole rate).
+   */
   keepsUp?: boolean;
   /**
    * The point's run had its waiting queue grow through the arrivals (its PoolLoad.overloaded):

@@ -127,8 +127,8 @@ export function saturationRequests(profile: Profile): number {
   return Math.max(SATURATION_MIN_REQUESTS, SATURATION_SEQS * maxNumSeqsOf(profile));
 }
 
-/** The most saturation runs one measurement of μ takes: the burst and SPREAD_TRIES staggered ones. */
-export const SATURATION_MAX_RUNS = 1 + SPREAD_TRIES;
+/** The most saturation runs one measurement of μ takes: the burst, the burst again on more draws where over 10 % are rejected, and SPREAD_TRIES staggered ones. */
+export const SATURATION_MAX_RUNS = 2 + SPREAD_TRIES;
 
 /** Where a measurement of μ is ({@link saturatedThroughput}'s onRun): saturation run `run` of at most `maxRuns`, and that run's own progress. */
 export interface SaturationProgress {
@@ -158,9 +158,14 @@ export interface SaturationProgress {
  * vary (the example's lognormal prompts) the waves break up by themselves and both runs agree
  * within 0.4 % (31.04 burst, 30.93 staggered). Each run's rate: its completion times f sorted
  * ascending, (completions in (f[K/4], f[3K/4]]) / (f[3K/4] − f[K/4]): the middle half, past the
- * first admissions and before the queue runs dry. Rejected requests count as served at once
- * (a rate divided by the completed fraction). Infinity when fewer than 8 requests complete or
- * the burst's middle half takes no time.
+ * first admissions and before the queue runs dry. Only served requests count: a rejected one
+ * (a prompt that reaches max_model_len, or more pages than the pool holds) is refused by vLLM with
+ * an error and counts in no throughput (`vllm bench serve` counts it failed). Until s53 μ was
+ * divided by the completed fraction, so rejections raised it: max_model_len 100 on the example's
+ * lengths served 107 of 2,048 and read 43,480 requests/s. Where over 10 % of the K are rejected the
+ * runs draw more, K · K / served (at most {@link SATURATION_MAX_DRAWS} · K), so that about K are
+ * served and the batch still fills. Infinity when fewer than 8 requests complete or the burst's
+ * middle half takes no time. {@link measureSaturation} gives the admitted share beside it.
  *
  * Data parallelism (device.data_parallel_size dp > 1): μ is dp times one engine's, measured on
  * one engine given its share of dp · K requests. vLLM's engines are identical copies that share
@@ -182,43 +187,72 @@ export interface SaturationProgress {
  * 100 steps, μ = 8 / 1 s, which staggering cannot beat (a slot serves one request a second).
  */
 export async function saturatedThroughput(profile: Profile, opts: Pick<CapacityOptions, 'requests' | 'simulate'> & { allEngines?: boolean; onRun?: (p: SaturationProgress) => void }): Promise<number> {
+  return (await measureSaturation(profile, opts)).requestsPerSec;
+}
+
+/** The saturation runs draw at most this many times K requests where most are rejected ({@link saturatedThroughput}). */
+export const SATURATION_MAX_DRAWS = 32;
+
+/**
+ * {@link saturatedThroughput}'s μ (served requests/s; Infinity: not measurable) and `admitted`, the
+ * share 0-1 of the saturation run's requests the server admitted (not rejected): an offered rate R
+ * of this load asks R · admitted of the server, so the offered rate at μ is μ / admitted.
+ */
+export async function measureSaturation(profile: Profile, opts: Pick<CapacityOptions, 'requests' | 'simulate'> & { allEngines?: boolean; onRun?: (p: SaturationProgress) => void }): Promise<{ requestsPerSec: number; admitted: number }> {
   const dp = profile.device.dataParallelSize ?? 1;
   const engines = opts.allEngines ? dp : 1;
   const scaled = dp / engines;
   const server: Profile = engines === dp ? profile : { ...profile, device: { ...profile.device, dataParallelSize: engines } };
   const k = engines * saturationRequests(profile);
   const w = profile.workload;
-  const requests = opts.requests ? tileRequests(opts.requests, k, scaled) : w ? tileRequests(generateRequests({ ...w, requests: k }), k) : null;
-  if (!requests) return Infinity; // simulatePool says what is missing
+  const load = (n: number) => (opts.requests ? tileRequests(opts.requests, n, scaled) : w ? tileRequests(generateRequests({ ...w, requests: n }), n) : null);
+  let n = k;
+  let requests = load(n);
+  if (!requests) return { requestsPerSec: Infinity, admitted: 1 }; // simulatePool says what is missing
   let run = 0;
+  let served = n;
   const rate = async (arrivalS: Float64Array): Promise<number> => {
     let times: ServingSimTimes | undefined;
     const at = ++run;
     const onRun = opts.onRun;
     await simulatePool(server, {
-      ...opts.simulate, requests: { ...requests, arrivalS }, baselines: false, maxSamples: 2, onTimes: (_, t) => (times = t),
+      ...opts.simulate, requests: { ...requests!, arrivalS }, baselines: false, maxSamples: 2, onTimes: (_, t) => (times = t),
       ...(onRun ? { onProgress: (progress: PoolProgress) => onRun({ run: at, maxRuns: SATURATION_MAX_RUNS, progress }) } : {}),
     });
+    // Served requests only (a rejected one's finish is −1): the rate at which the server completes them.
     const finish = Array.from(times!.finishS).filter((f) => f >= 0).sort((a, b) => a - b);
-    const m = finish.length;
+    const m = (served = finish.length);
     if (m < 8) return Infinity;
     const a = finish[Math.floor(m / 4)];
     const b = finish[Math.floor((3 * m) / 4)];
     if (!(b > a)) return Infinity;
     let count = 0;
     for (const f of finish) if (f > a && f <= b) count++;
-    return (count / (b - a)) * (k / m);
+    return count / (b - a);
   };
-  const burst = await rate(new Float64Array(k));
-  if (!Number.isFinite(burst)) return burst;
+  let burst = await rate(new Float64Array(n));
+  if (served > 0 && served < 0.9 * k) {
+    // Most rejected: draw more, so that about K are served and fill the batch as K would.
+    n = Math.min(Math.ceil((k * n) / served), SATURATION_MAX_DRAWS * k);
+    requests = load(n);
+    burst = await rate(new Float64Array(n));
+  }
+  const admitted = served / n;
+  if (!Number.isFinite(burst)) return { requestsPerSec: burst, admitted };
   let mu = burst;
   for (let i = 1, offered = SPREAD_OVER_BURST * burst; i <= SPREAD_TRIES; i++, offered *= SPREAD_OVER_BURST) {
-    const staggered = await rate(Float64Array.from({ length: k }, (_, j) => j / offered));
+    // Arrivals at offered / admitted: the admitted ones arrive at `offered`, the rate compared below.
+    const staggered = await rate(Float64Array.from({ length: n }, (_, j) => (j * admitted) / offered));
     // Over 1 % above the burst only: each figure is uncertain by about a step's completions at the middle half's edges.
     if (Number.isFinite(staggered) && staggered > 1.01 * burst) mu = Math.max(mu, staggered);
     if (!(staggered >= 0.98 * offered)) break; // behind the arrivals (by more than 2 %): saturated
   }
-  return scaled * mu;
+  return { requestsPerSec: scaled * mu, admitted };
+}
+
+/** The share 0-1 of a run's requests the server admitted (served, not rejected): 1 for a run of none. */
+export function admittedShare(summary: Pick<PoolResult['summary'], 'requests' | 'rejected'>): number {
+  return summary.requests > 0 ? 1 - summary.rejected / summary.requests : 1;
 }
 
 /**
@@ -233,7 +267,7 @@ export async function saturatedThroughput(profile: Profile, opts: Pick<CapacityO
  * the sweep). A capacity search judges its own searched rate instead, as its curve prints it. A finite run alone misses the first: s34 newcomer-cli 6, gemma-3-1b
  * at arrival_rate 240 against μ = 236.1/s: 2,000 requests end before the queue grows (6 waiting at
  * the last arrival), 100 % meet the SLO, and the sweep called it best. Sets pool.load's
- * saturatedRequestsPerSec and keepsUp (nothing without pool.load); costs two to five simulations of
+ * saturatedRequestsPerSec and keepsUp (nothing without pool.load); costs two to six simulations of
  * one engine's max(1000, 8 · max_num_seqs) requests, whatever data_parallel_size ({@link saturatedThroughput}), or none when `opts.saturated` gives μ (a profile of the
  * same saturationKey's), which sets saturatedFrom too. `opts.onRun` hears each saturation run's progress
  * (simulate's progress line). A cancel (opts.simulate.signal) throws CancelledError with pool.load untouched.
@@ -243,7 +277,8 @@ export async function checkKeepsUp(profile: Profile, pool: PoolResult, opts: Pic
   if (!load) return;
   const mu = opts.saturated ? (opts.saturated.requestsPerSec ?? Infinity) : await saturatedThroughput(profile, opts);
   if (opts.saturated) load.saturatedFrom = opts.saturated.from;
-  const rate = load.offeredRequestsPerSec ?? Infinity;
+  // The rate asked of the server: the offered one less the rejected requests (μ counts served ones only).
+  const rate = (load.offeredRequestsPerSec ?? Infinity) * admittedShare(pool.summary);
   load.saturatedRequestsPerSec = Number.isFinite(mu) ? mu : null;
   load.keepsUp = !load.overloaded && (!Number.isFinite(mu) || rate <= mu * (1 + 1e-12));
 }
@@ -306,8 +341,12 @@ export async function searchCapacity(profile: Profile, opts: CapacityOptions): P
   if (!Number.isFinite(rate0)) throw new RangeError('the load has no finite arrival rate to scale (every arrival at the same time)');
   const start = opts.startScale ?? 1;
   if (!(start > 0 && Number.isFinite(start))) throw new RangeError(`the starting time scale must be a positive number, got ${start}`);
-  const mu = await saturatedThroughput(profile, opts);
+  const saturation = await measureSaturation(profile, opts);
+  const mu = saturation.requestsPerSec;
   opts.onSaturated?.(mu);
+  // μ counts served requests; the offered rate (rejected requests too) at which the server is asked μ:
+  // what the walk's steps compare offered rates with. Each rate's own run judges its keeps-up.
+  const muOffered = saturation.admitted > 0 ? mu / saturation.admitted : mu;
 
   // A share of the load under OVERLOAD_MIN_SHARE an engine cannot show a queue (its runs' PoolLoad.overloaded is
   // false, not judged: simulate.ts poolLoad): each rate is then judged on μ alone, and the curve says so.
@@ -334,7 +373,8 @@ export async function searchCapacity(profile: Profile, opts: CapacityOptions): P
       p99TpotS: l.tpot?.p99 ?? null,
       goodputRequestsPerSec: l.goodputRequestsPerSec ?? 0,
       sloAttainment: l.sloAttainment ?? 0,
-      keepsUp: offered <= mu * (1 + 1e-12) && !result.load?.overloaded,
+      ...(result.summary.rejected > 0 ? { rejected: result.summary.rejected / result.summary.requests } : {}),
+      keepsUp: offered * admittedShare(result.summary) <= mu * (1 + 1e-12) && !result.load?.overloaded,
       ...(result.load ? { overloaded: result.load.overloaded } : {}),
       meets: false,
     };
@@ -362,24 +402,24 @@ export async function searchCapacity(profile: Profile, opts: CapacityOptions): P
     // From a passing start far below μ, the next rate tried is μ / 2, not start · 2: the doublings
     // in between pass or fail as μ / 2 would bracket them (dp 1024: 24 requests/s doubled 8 times
     // toward μ 3.178e4, each run of the 2,000 requests over 1,024 engines).
-    let jump = Number.isFinite(mu) && mu / 2 / rate0 > 2 * start;
+    let jump = Number.isFinite(mu) && muOffered / 2 / rate0 > 2 * start;
     for (let k = 1; k <= MAX_DOUBLINGS && hi === null; k++) {
-      const next: number = jump ? mu / 2 / rate0 : 2 * lo!;
+      const next: number = jump ? muOffered / 2 / rate0 : 2 * lo!;
       jump = false;
       // The next doubling above μ fails whatever its SLO (criterion 2): try μ itself instead,
       // the highest rate that can pass, and stop (s34 newcomer-cli 5: three bisection runs above μ).
-      if (Number.isFinite(mu) && rate0 * next > mu * (1 + 1e-12)) {
-        if (mu / rate0 > lo) {
-          if (await run(mu / rate0)) lo = mu / rate0;
-          else hi = mu / rate0;
+      if (Number.isFinite(mu) && rate0 * next > muOffered * (1 + 1e-12)) {
+        if (muOffered / rate0 > lo) {
+          if (await run(muOffered / rate0)) lo = muOffered / rate0;
+          else hi = muOffered / rate0;
         }
         break;
       }
       if (saturated(lo!)) {
         // A higher rate no longer changes the run, so the SLO's verdict stays: the limit is μ.
-        if (Number.isFinite(mu) && mu / rate0 > lo) {
-          if (await run(mu / rate0)) lo = mu / rate0;
-          else hi = mu / rate0;
+        if (Number.isFinite(mu) && muOffered / rate0 > lo) {
+          if (await run(muOffered / rate0)) lo = muOffered / rate0;
+          else hi = muOffered / rate0;
         } else unbounded = !Number.isFinite(mu);
         break;
       }
@@ -394,8 +434,8 @@ export async function searchCapacity(profile: Profile, opts: CapacityOptions): P
     // alike (s33 newcomer: μ ≈ 30/s, "no rate meets the SLO" while 27.7/s did). So the walk tries
     // μ itself first: if it passes it is the answer (no rate above it can), else it halves from μ.
     let from = start;
-    if (Number.isFinite(mu) && mu / rate0 < start) {
-      from = mu / rate0;
+    if (Number.isFinite(mu) && muOffered / rate0 < start) {
+      from = muOffered / rate0;
       if (await run(from)) {
         lo = from;
         hi = null;
@@ -424,7 +464,7 @@ export async function searchCapacity(profile: Profile, opts: CapacityOptions): P
   if (found && !unbounded) {
     const answer = rate0 * found.scale;
     const above = points.filter((p) => !p.meets && p.rate > answer).sort((x, y) => x.rate - y.rate)[0];
-    limit = (Number.isFinite(mu) && answer >= mu * (1 - 1e-9)) || (above !== undefined && above.keepsUp === false && above.sloAttainment >= attainment) ? 'capacity' : 'slo';
+    limit = (Number.isFinite(mu) && answer >= muOffered * (1 - 1e-9)) || (above !== undefined && above.keepsUp === false && above.sloAttainment >= attainment) ? 'capacity' : 'slo';
   }
   // The answer as a user writes it: the rate they set (a workload's arrival_rate × scale, a trace's
   // offered rate) rounded down to 3 significant digits, and run at that figure, so that the rate
@@ -471,7 +511,7 @@ export async function searchCapacity(profile: Profile, opts: CapacityOptions): P
   if (answer.load) {
     const shown = b ? rate0 * b.scale : points.at(-1)!.rate;
     answer.load.saturatedRequestsPerSec = Number.isFinite(mu) ? mu : null;
-    answer.load.keepsUp = !answer.load.overloaded && (!Number.isFinite(mu) || shown <= mu * (1 + 1e-12));
+    answer.load.keepsUp = !answer.load.overloaded && (!Number.isFinite(mu) || shown * admittedShare(answer.summary) <= mu * (1 + 1e-12));
   }
   return { curve, result: { ...answer, capacity: curve } };
 }

@@ -81,7 +81,7 @@ export function formatCapacity(c: CapacityCurve, dataParallelSize = 1): string {
   const lines = [
     `Capacity search (modelled): ${formatSlo(c.slo)} for at least ${formatAttainmentTarget(c.attainmentTarget)} of requests, and the server keeping up; bisection to a relative tolerance of ${formatPercent(c.tolerance)}`,
     c.saturatedRate
-      ? `Saturated throughput μ = ${rate(c.saturatedRate)} requests/s (modelled: completions per second over the middle half of the load's requests, the higher of two runs (the second's where over 1 % higher): all queued at 0 s, and arriving one by one at 1.2 times that run's rate, which breaks up the waves equal lengths start in${dataParallelSize > 1 ? `; one engine's, times data_parallel_size ${dataParallelSize}: vLLM's engines share nothing once a request is dispatched, so saturated they complete the sum of their rates` : ''}); a rate above it does not keep up (${QUEUE_GROWS}, however short the trace) and fails`
+      ? `Saturated throughput μ = ${rate(c.saturatedRate)} requests/s (modelled: served requests completed per second over the middle half of the load's requests, rejected ones left out, the higher of two runs (the second's where over 1 % higher): all queued at 0 s, and arriving one by one at 1.2 times that run's rate, which breaks up the waves equal lengths start in${dataParallelSize > 1 ? `; one engine's, times data_parallel_size ${dataParallelSize}: vLLM's engines share nothing once a request is dispatched, so saturated they complete the sum of their rates` : ''}); a rate above it does not keep up (${QUEUE_GROWS}, however short the trace) and fails`
       : 'Saturated throughput: not measured (fewer than 8 requests completed in the saturation run): rates are judged on the SLO alone',
   ];
   if (c.requestsPerEngine !== undefined) {
@@ -115,10 +115,14 @@ export function formatCapacity(c: CapacityCurve, dataParallelSize = 1): string {
   const answer = asked !== undefined
     ? `${answerRate} requests/s offered (${rate(asked)} asked: workload.arrival_rate × time scale ${formatTimeScale(c.maxScale!)})`
     : `${answerRate} requests/s (time scale ${formatTimeScale(c.maxScale!)})`;
+  // μ and the server's rates count served requests only: where some offered ones are rejected, the answer says how many and what is served.
+  const refused = at?.rejected
+    ? `; of these ${formatPercent(at.rejected)} are rejected (a prompt that reaches max_model_len, or more pages than the pool holds: vLLM refuses them), so the server serves ${rate(at.rate * (1 - at.rejected))} requests/s`
+    : '';
   lines.push(
     c.limit === 'capacity'
-      ? `Highest rate the server keeps up with: ${answer}; capacity is the limit, not the SLO: ${at ? `${formatPercent(at.sloAttainment)} of requests meet the SLO there, and ` : ''}no rate above the saturated throughput μ keeps up`
-      : `Highest rate meeting the SLO: ${answer}; the SLO is the limit${c.saturatedRate ? `: the server keeps up to μ = ${rate(c.saturatedRate)} requests/s` : ''}`,
+      ? `Highest rate the server keeps up with: ${answer}${refused}; capacity is the limit, not the SLO: ${at ? `${formatPercent(at.sloAttainment)} of requests meet the SLO there, and ` : ''}no rate above the saturated throughput μ keeps up`
+      : `Highest rate meeting the SLO: ${answer}${refused}; the SLO is the limit${c.saturatedRate ? `: the server keeps up to μ = ${rate(c.saturatedRate)} requests/s${at?.rejected ? ' served' : ''}` : ''}`,
   );
   const idle = sloNearIdleNote(c);
   if (idle) lines.push(`${idle[0]!.toUpperCase()}${idle.slice(1)}.`);

@@ -208,12 +208,12 @@ test('simulate cancelled while it measures μ (its queue too short to tell): the
   const code = await main(['simulate', profile, '--events', '--json', json], { stdout, stderr });
   assert.ok(signalled, `no note said μ is measured:\n${stdout.text()}`);
   assert.equal(code, 130, stderr.text());
-  assert.equal(stderr.text(), 'attnscope: simulate cancelled by SIGINT while measuring the saturated throughput μ (run 1 of at most 5), after the simulation of 5 requests finished; the simulation is written without the keeps-up verdict (its Load line says it cannot tell)\n');
+  assert.equal(stderr.text(), 'attnscope: simulate cancelled by SIGINT while measuring the saturated throughput μ (run 1 of at most 6), after the simulation of 5 requests finished; the simulation is written without the keeps-up verdict (its Load line says it cannot tell)\n');
   const events = stdout.text().trim().split('\n').map((l) => JSON.parse(l) as RunnerEvent);
   const note = events.find((e) => e.type === 'log' && e.message.startsWith('note: the run is too short'));
   assert.ok(note && note.type === 'log');
   // K = max(1000, 8 · max_num_seqs 256) = 2,048 requests each run (the profile sets max_num_seqs).
-  assert.match(note.message, /up to 5 simulations of 2,048 requests of this load on one engine/);
+  assert.match(note.message, /up to 6 simulations of 2,048 requests of this load on one engine/);
   const done = events.at(-1)!;
   assert.ok(done.type === 'done', `ends on ${done.type}`);
   assert.equal(done.run.status, 'ok');

@@ -504,3 +504,51 @@ test('a drawn workload\'s max rate is its run\'s offered rate, (n − 1) / span 
   assert.match(text, /^Highest rate meeting the SLO: 17\.3 requests\/s offered \(15\.6 asked: workload\.arrival_rate × time scale 15\.6\)/m);
   assert.match(text, /^rate = each run's offered rate, \(requests − 1\) \/ span of its drawn arrivals/m);
 });
+
+test('μ counts served requests only: rejected ones (prompt over max_model_len) neither raise it nor leave the batch unfilled (s53 newcomer 0)', async () => {
+  // The third test's server (10 ms steps, output 100: a slot serves 1 request/s) with max_num_seqs 200: μ = 200
+  // served requests/s by hand. 19 of every 20 requests have a 200-token prompt over max_model_len 150 and are
+  // rejected (prompt 1 + output 100 = 101 fits). The saturation run's K = max(1000, 8 · 200) = 1,600 requests then
+  // serve 80, one wave that never fills the batch: all end together at 1 s, no middle half to time (Infinity), and
+  // before s53 a measurable rate was divided by the served share (1/20), counting rejections as completions. Now
+  // the run draws K · K / 80 = 32,000, of which 1,600 are served in 8 full waves: μ = 200, reached at an offered
+  // rate of 200 · 20 = 4,000/s. A run offered 3,000/s (150/s admitted) keeps up (its verdict names the rejected); 5,000/s
+  // (250 admitted) is above μ.
+  const { checkKeepsUp, measureSaturation } = await import('../../runner/simulate/capacity');
+  const profile = exampleProfile('model: ./llama-3.1-8b/config.json\nkv_cache: { page_size: 16, num_pages: 100000 }\nworkload: { max_num_seqs: 200, max_model_len: 150 }\n');
+  const trace = (n: number, rate: number) => packRequests(Array.from({ length: n }, (_, i) => ({ arrivalS: i / rate, promptLen: i % 20 === 0 ? 1 : 200, outputLen: 100 })));
+  const simulate = { stepTime: { perStepS: 0.01 } };
+  const sat = await measureSaturation(profile, { requests: trace(400, 1000), simulate });
+  assert.ok(Math.abs(sat.requestsPerSec - 200) < 1e-6, `μ ${sat.requestsPerSec}`);
+  assert.equal(sat.admitted, 1 / 20);
+  for (const [rate, keepsUp, line] of [[3000, true, /^Kept up with the 20 requests it admitted \(380 rejected: a prompt that reaches max_model_len, or more pages than the pool holds\): at the last arrival 0 of the 400/], [5000, false, /^Overloaded: the offered 5,000 requests\/s, 250 of them admitted \(95\.0% rejected\), is above the saturated throughput μ = 200 requests\/s/]] as const) {
+    const requests = trace(400, rate);
+    const pool = await simulatePool(profile, { requests, ...simulate, baselines: false });
+    assert.equal(pool.summary.rejected, 380);
+    await checkKeepsUp(profile, pool, { requests, simulate });
+    assert.ok(Math.abs(pool.load!.saturatedRequestsPerSec! - 200) < 1e-6, `${rate}/s: μ ${pool.load!.saturatedRequestsPerSec}`);
+    assert.equal(pool.load!.keepsUp, keepsUp, `${rate}/s`);
+    assert.match(loadLines(pool.load!, pool.summary)[1]!, line);
+  }
+});
+
+test('the capacity search judges a rate by its admitted requests against μ, and its answer says how many are rejected and what is served (s53 newcomer 0)', async () => {
+  // The third test's server (μ = 8 served requests/s by hand), every second request's prompt (200) over max_model_len
+  // 150: rejected. 400 requests every 250 ms, TTFT <= 2 s for 50 % of requests (the rejected half misses it): a rate
+  // R asks R / 2 of the server, which keeps up while R / 2 <= 8, so the answer is 16 offered, 8 served. Before s53 μ
+  // read 16 (the served rate divided by the served half) and the answer did not say that half was refused.
+  const profile = exampleProfile('model: ./llama-3.1-8b/config.json\nkv_cache: { page_size: 16, num_pages: 10000 }\nworkload: { max_num_seqs: 8, max_model_len: 150 }\n');
+  const requests = packRequests(Array.from({ length: 400 }, (_, i) => ({ arrivalS: i * 0.25, promptLen: i % 2 === 0 ? 1 : 200, outputLen: 100 })));
+  const tolerance = 0.02;
+  const { curve } = await searchCapacity(profile, { slo: { ttftMs: 2000 }, attainment: 0.5, tolerance, requests, simulate: { stepTime: { perStepS: 0.01 } } });
+  assert.ok(Math.abs(curve.saturatedRate! - 8) < 1e-6, `μ ${curve.saturatedRate}`);
+  assert.ok(curve.maxRate! <= 16 + 1e-6 && curve.maxRate! * (1 + tolerance) > 16, `max rate ${curve.maxRate}`);
+  for (const p of curve.points) {
+    assert.equal(p.rejected, 0.5, `rate ${p.rate}`);
+    assert.equal(p.keepsUp, p.rate / 2 <= 8 + 1e-6, `rate ${p.rate}`);
+  }
+  const answer = formatCapacity(curve).split('\n').find((l) => l.startsWith('Highest rate'))!;
+  const served = formatRequestRate(curve.maxRate! / 2);
+  assert.ok(answer.includes(`of these 50.0% are rejected (a prompt that reaches max_model_len, or more pages than the pool holds: vLLM refuses them), so the server serves ${served} requests/s`), answer);
+  assert.match(formatCapacity(curve), /served requests completed per second over the middle half of the load's requests, rejected ones left out/);
+});
