@@ -125,6 +125,24 @@ function nodeOf(value: unknown, range: SourceRange): ValueNode {
 }
 
 /**
+ * Refuses a key given by two `--set` arguments (`--set k=64 --set k=128`), as a flag given twice is
+ * refused (runner/args.ts): the last replaced the first, so a sweep meant to run both ran one point
+ * (s53 newcomer 10). The message gives the one argument that runs every value, where each is a
+ * plain comma list. `axes`: parseSetArg of each of `args`, in order.
+ * @throws UsageError naming the key, its arguments and the one to give.
+ */
+export function refuseRepeatedSetKeys(args: readonly string[], axes: readonly SweepAxis[]): void {
+  for (let i = 0; i < axes.length; i++) {
+    const same = axes.flatMap((a, j) => (a.key === axes[i]!.key ? [j] : []));
+    if (same.length < 2) continue;
+    const given = same.map((j) => args[j]!.trim());
+    const texts = given.map((g) => g.slice(g.indexOf('=') + 1).trim());
+    const joined = texts.every((t) => !t.startsWith('[')) ? `, e.g. --set ${axes[i]!.key}=${texts.join(',')}` : ` ([..] lists: one list holding every value)`;
+    throw new UsageError(`--set ${axes[i]!.key} is given ${same.length} times (${given.map((g) => `'${g}'`).join(', then ')}): the last would replace the others; give the key once with all its values${joined}`, false);
+  }
+}
+
+/**
  * Parses `key=v1,v2` (or `key=[...]`, a YAML flow sequence, for values holding commas) into an
  * axis placed past the end of the profile's text, so that a problem found in it is told apart
  * from the file's own: the key at `virtualOffset`, each value at `virtualOffset` + its character
@@ -422,6 +440,7 @@ export function loadSweep(file: string, opts: SweepOptions = {}): SweepPlan {
   const read0 = read.block ?? { axes: [], job: 'simulate' as SweepJob, jobRange: null, slurm: {}, gpuHourUsd: {} };
   const block = { ...read0, job: opts.job ?? read0.job };
   setAxes = setArgs.map((arg, i) => parseSetArg(arg, setStarts[i]!));
+  refuseRepeatedSetKeys(setArgs, setAxes);
   const axes = [...block.axes];
   for (const s of setAxes) {
     const at = axes.findIndex((a) => a.key === s.key);

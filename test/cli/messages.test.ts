@@ -29,6 +29,21 @@ function profileDir(extra = ''): { dir: string; profile: string } {
   return { dir, profile };
 }
 
+test('a --set key given twice (--set k=64 --set k=128) is refused before any work, naming both and the one argument to give: exit 2, one line (s53 newcomer 10)', () => {
+  // Before: the second replaced the first and the sweep ran 1 point (128), rc 0.
+  const { dir, profile } = profileDir();
+  const out = join(dir, 'swx');
+  const r = cli(['sweep', profile, '--set', 'workload.max_num_seqs=64', '--set', 'workload.max_num_seqs=128', '--out', out]);
+  assert.equal(r.code, 2, r.stderr);
+  assert.equal(r.stderr, "attnscope: --set workload.max_num_seqs is given 2 times ('workload.max_num_seqs=64', then 'workload.max_num_seqs=128'): the last would replace the others; give the key once with all its values, e.g. --set workload.max_num_seqs=64,128\n");
+  assert.equal(r.stdout, '');
+  assert.throws(() => readFileSync(join(out, 'sweep.json')), /ENOENT/);
+  // Two keys once each are a two-axis sweep, as before.
+  const two = cli(['sweep', profile, '--set', 'workload.max_num_seqs=64', '--set', 'kv_cache.page_size=16', '--out', join(dir, 'sw2')]);
+  assert.equal(two.code, 0, two.stderr);
+  assert.doesNotMatch(two.stderr, /is given/);
+});
+
 test('a flag that takes one value given twice (--trace a --trace b) is refused before any work, naming both values: exit 2, one line', () => {
   const { dir, profile } = profileDir();
   const a = join(dir, 'a.jsonl');
