@@ -126,6 +126,8 @@ export function writeFailureLine(what: string, path: string, e: unknown): string
 export interface RunInput {
   path: string;
   what: string;
+  /** The refusal's words after "is", where "{what} this run reads" does not fit: "the saved run this replays". */
+  is?: string;
 }
 
 /**
@@ -167,7 +169,7 @@ export function checkOutputPath(path: string | undefined, flag: string, inputs: 
   if (path === '') throw new UsageError(`${flag} needs a file path`, false);
   if (path === '-') throw new UsageError(`${flag} - : '-' is not a file here; give a file path, or /dev/stdout for the ${flag === '--csv' ? 'CSV' : 'JSON'} alone on stdout`, false);
   const input = inputAt(path, inputs);
-  if (input) throw new UsageError(`${flag} ${path}: is ${input.what} this run reads${resolve(input.path) === resolve(path) ? '' : ` (${input.path})`}; give another file`, false);
+  if (input) throw new UsageError(`${flag} ${path}: is ${input.is ?? `${input.what} this run reads`}${resolve(input.path) === resolve(path) ? '' : ` (${input.path})`}; give another file`, false);
   const stat = (p: string) => {
     try {
       return statSync(p);

@@ -664,7 +664,8 @@ async function simulateProfile(file: string, loaded: LoadedProfile, flags: Simul
   // The trace replayed: --trace, else the profile's workload.trace (the editor's runs name it so); null: the workload's draws.
   const replay = traceToReplay(file, profile, flags);
   checkOutputPath(flags.json, '--json', [
-    ...profileInputs(file, profile),
+    // A saved run replayed is no profile (s53 newcomer 14: "is the profile this run reads" for cap.json).
+    ...profileInputs(file, profile).map((input) => (saved && input.what === 'the profile' ? { ...input, is: 'the saved run this replays' } : input)),
     ...(replay ? [{ path: replay.path, what: replay.from === '--trace' ? 'the trace (--trace)' : 'the trace (workload.trace)' }] : []),
     ...(flags.calibrate !== undefined ? [{ path: flags.calibrate, what: 'the calibration file (--calibrate)' }] : []),
   ]);
@@ -881,10 +882,10 @@ async function simulateProfile(file: string, loaded: LoadedProfile, flags: Simul
       // the server keeps up (core/format.ts tooShortToTell): its in-flight count grows as requests enter
       // faster than the first ones leave, overloaded or not (the example at data_parallel_size 8, 192
       // requests/s, 2,000 requests: 10.4 s of arrivals, p99 end-to-end 7 s; 546 -> 822 in flight).
-      // μ tells (two to five runs of one engine, capacity.ts checkKeepsUp): the line says by which.
+      // μ tells (two to six runs of one engine, capacity.ts checkKeepsUp): the line says by which.
       // Its own line first, whole (the progress line is cut at the terminal's width, and a file gets none): the
       // measurement may take longer than the simulation (s52 newcomer: 6 requests of ~1M tokens, simulated in
-      // 3.4 s, then 94 s of μ under a bar that read 100%). Then its own progress: run k of at most 5.
+      // 3.4 s, then 94 s of μ under a bar that read 100%). Then its own progress: run k of at most 6.
       // --skip-saturation: no μ, so no verdict; one note says so and what the measurement would cost (its JSON: no
       // saturatedRequestsPerSec, no keepsUp: not measured, as the run schema leaves what a run did not measure).
       if (result.load && tooShortToTell(result.load, result.summary.requests) && flags.skipSaturation) {

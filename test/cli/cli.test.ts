@@ -863,6 +863,13 @@ test('--json naming a file the run reads (profile, model config, trace, calibrat
   const events = cli(['simulate', '-', '--events', '--json', run.profile!.sourcePath!], JSON.stringify(run.profile));
   assert.equal(events.code, 2, events.stderr);
   assert.match(events.stderr, /: is the profile this run reads; give another file$/m);
+  // A saved run replayed (simulate run.json) is named as such, not as a profile (s53 newcomer 14).
+  const saved = join(simulatedRun().dir, 'sim.json');
+  const savedText = readFileSync(saved, 'utf8');
+  const again = cli(['simulate', saved, '--json', saved]);
+  assert.equal(again.code, 2, again.stderr);
+  assert.equal(again.stderr, `attnscope: --json ${saved}: is the saved run this replays; give another file\n`);
+  assert.equal(readFileSync(saved, 'utf8'), savedText);
 });
 
 /**
