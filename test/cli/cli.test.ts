@@ -1150,7 +1150,7 @@ test('simulate --skip-saturation: a run too short to tell whether the server kee
   const r = cli(['simulate', profile, '--skip-saturation', '--json', skipped]);
   assert.equal(r.code, 0, r.stderr);
   assert.doesNotMatch(r.stderr, /measuring the saturated throughput/);
-  assert.match(r.stderr, /^note: the run is too short for its queue to tell whether the server keeps up, and --skip-saturation left out the saturated throughput μ that would tell \(up to 5 simulations of 1,000 requests of this load on one engine\): the run has no keeps-up verdict; run without the flag for one$/m);
+  assert.match(r.stderr, /^note: the run is too short for its queue to tell whether the server keeps up, and --skip-saturation left out the saturated throughput μ that would tell \(up to 6 simulations of 1,000 requests of this load on one engine\): the run has no keeps-up verdict; run without the flag for one$/m);
   // In place of the Kept up / Overloaded verdict: Cannot tell, with what would tell.
   assert.match(r.stdout, /^Cannot tell whether the server keeps up: 10 requests are too few for a queue to show/m);
   assert.doesNotMatch(r.stdout, /^(Kept up|Overloaded)/m);
