@@ -8,9 +8,52 @@
  * one-run slot for ever after the runner had ended. Here the walk makes each missing parent once;
  * an ENOENT after its parent exists is final.
  */
-import { mkdirSync, statSync } from 'node:fs';
-import { mkdir, stat } from 'node:fs/promises';
-import { dirname, resolve } from 'node:path';
+import { mkdirSync, statSync, writeFileSync } from 'node:fs';
+import { mkdir, stat, writeFile } from 'node:fs/promises';
+import { basename, dirname, join, relative, resolve, sep } from 'node:path';
+
+/**
+ * The folder AttnScope keeps its files in (runs, sweeps, the editor's state) in a workspace or
+ * the CLI's working folder. When makeFolder / makeFolderSync make it, they write a `.gitignore`
+ * in it holding `*` (as pytest's .pytest_cache has), so that git lists none of it as untracked
+ * (s53 newcomer-ed F3); an existing `.gitignore` is never overwritten, and one the user deleted
+ * is not written again while the folder stays.
+ */
+export const TOOL_FOLDER = '.attnscope';
+const GITIGNORE_TEXT = '# Made by AttnScope: its runs and results are not for version control.\n*\n';
+
+/** `{ flag: 'wx' }`: only where no .gitignore is; a failure (EEXIST, a read-only disk) leaves the folder as made. */
+function gitignoreOf(folder: string): string | null {
+  return basename(folder) === TOOL_FOLDER ? join(folder, '.gitignore') : null;
+}
+async function ignoreIfTool(folder: string): Promise<void> {
+  const file = gitignoreOf(folder);
+  if (file !== null) await writeFile(file, GITIGNORE_TEXT, { flag: 'wx' }).catch(() => undefined);
+}
+function ignoreIfToolSync(folder: string): void {
+  const file = gitignoreOf(folder);
+  if (file === null) return;
+  try {
+    writeFileSync(file, GITIGNORE_TEXT, { flag: 'wx' });
+  } catch {
+    // There already, or not writable: the folder stays as made.
+  }
+}
+
+/**
+ * After `mkdirSync(path, { recursive: true })` returned `firstMade` (the first folder it made;
+ * undefined when `path` was there): writes the `.gitignore` of each TOOL_FOLDER it made on the
+ * way to `path` (see TOOL_FOLDER).
+ */
+export function ignoreMadeToolFolders(firstMade: string | undefined, path: string): void {
+  if (firstMade === undefined) return;
+  const target = resolve(path);
+  const rel = relative(firstMade, target);
+  if (rel.startsWith('..')) return;
+  let folder = resolve(firstMade);
+  ignoreIfToolSync(folder);
+  for (const part of rel === '' ? [] : rel.split(sep)) ignoreIfToolSync((folder = join(folder, part)));
+}
 
 const codeOf = (err: unknown): string | undefined => (err as NodeJS.ErrnoException | null)?.code;
 
@@ -34,6 +77,7 @@ export async function makeFolder(path: string): Promise<void> {
   const isFolder = (): Promise<boolean> => stat(folder).then((s) => s.isDirectory(), () => false);
   try {
     await mkdir(folder);
+    await ignoreIfTool(folder);
     return;
   } catch (err) {
     if (codeOf(err) === 'EEXIST' && (await isFolder())) return;
@@ -47,6 +91,7 @@ export async function makeFolder(path: string): Promise<void> {
     if (codeOf(err) === 'EEXIST' && (await isFolder())) return;
     throw codeOf(err) === 'ENOENT' ? notMade(folder, err as NodeJS.ErrnoException) : err;
   }
+  await ignoreIfTool(folder);
 }
 
 /** makeFolder, synchronously (for deactivate, where the host does not wait for promises). Throws its errors. */
@@ -61,6 +106,7 @@ export function makeFolderSync(path: string): void {
   };
   try {
     mkdirSync(folder);
+    ignoreIfToolSync(folder);
     return;
   } catch (err) {
     if (codeOf(err) === 'EEXIST' && isFolder()) return;
@@ -73,4 +119,5 @@ export function makeFolderSync(path: string): void {
     if (codeOf(err) === 'EEXIST' && isFolder()) return;
     throw codeOf(err) === 'ENOENT' ? notMade(folder, err as NodeJS.ErrnoException) : err;
   }
+  ignoreIfToolSync(folder);
 }

@@ -26,6 +26,7 @@ import { Progress } from '../progress';
 import { indexedJobManifest, k8sNameProblem, k8sResultsDir, ManifestError } from './k8s';
 import { parseShard, runSweepLocally, shardFromEnvironment, shardPoints, type LocalSweepResult, type Shard } from './local';
 import { fileLocation } from '../../core/config/positions';
+import { ignoreMadeToolFolders, TOOL_FOLDER } from '../../core/makeFolder';
 import { checkReportFile, checkResultsFolder, formatReport, listResultFiles, mergeResults, PointFileCache, REPORT_FILE } from './results';
 import { cancelJob, JobCannotRunError, onPath, sbatchScript, SlurmError, submitBatch, taskEnds, waitForJob } from './slurm';
 import { loadSweep, throwPointErrors, type SweepPlan } from './spec';
@@ -349,7 +350,7 @@ async function runSweepCommand(values: Record<string, unknown>, positionals: str
   if (values.out !== undefined && existsSync(outDir)) checkResultsFolder(outDir, plan, '--out');
   sayNotes(plan, say);
   if (benchmarks && jobsWanted > 1) say(`attnscope: warning: --jobs ${jobsWanted} runs benchmarks side by side; they share this machine's cores and memory bandwidth, so they run slower (longer times, lower rates) than alone`, 'warn');
-  mkdirSync(outDir, { recursive: true });
+  ignoreMadeToolFolders(mkdirSync(outDir, { recursive: true }), outDir);
   // One runner per results folder (s41 newcomer-ed F8): a second runner of this sweep refuses at once, naming the first
   // (runner/sweep/lock.ts). Shards of one sweep share its folder by design: each runs its own points, and takes no lock.
   let release: (() => void) | null = null;
@@ -557,6 +558,8 @@ function countPointFiles(dir: string): number {
 function removeEmptyFolders(dir: string, top: string): void {
   for (let d = dir; ; d = dirname(d)) {
     try {
+      // A .attnscope folder this run made holds the .gitignore it wrote (core/makeFolder.ts TOOL_FOLDER): taken back with it.
+      if (basename(d) === TOOL_FOLDER && readdirSync(d).join('/') === '.gitignore') rmSync(join(d, '.gitignore'));
       rmdirSync(d);
     } catch {
       return;
@@ -625,6 +628,7 @@ export async function submitCommand(argv: string[]): Promise<number> {
   sayNotes(plan);
   // The first folder this made (undefined when outDir was there): taken back if sbatch refuses the job.
   const createdDir = mkdirSync(outDir, { recursive: true });
+  ignoreMadeToolFolders(createdDir, outDir);
 
   if (values.k8s) {
     let manifest: string;
