@@ -841,7 +841,10 @@ export function memoryChart(run: ViewRun, p: Palette): ChartSpec {
         const under = util < 1 ? ` under gpu_memory_utilization ${util}` : '';
         const rest = given === null ? `free${under ? ` (${under.trim()})` : ''}` : `rest${under}: activations, reserves, free (not modelled: ${given} is given)`;
         const usable = device.bytes * util;
-        parts.push([rest, Math.max(0, usable - needed), OUTLINED, 'none']);
+        // A sized pool takes what the device leaves (core/estimate: usable − weights − activations − reserves), so what is
+        // left over is float rounding: "free 1 B" on gpt-oss-20b on an A10 (s53 newcomer-ed F5). Below one page is 0.
+        const left = Math.max(0, usable - needed);
+        parts.push([rest, given === null && left < e.pageBytes ? 0 : left, OUTLINED, 'none']);
         if (util < 1) parts.push([`left alone (1 − gpu_memory_utilization)`, Math.max(0, device.bytes - Math.max(usable, needed)), OUTLINED, 'horizontal']);
       }
     }

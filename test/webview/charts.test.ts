@@ -250,6 +250,26 @@ describe('memory chart', () => {
     assert.equal(rows['KV per token (all layers)'], undefined);
   });
 
+  it('a pool sized from the device: the float remainder left of it (under one page) is free 0 B, not 1 B (s53 newcomer-ed F5)', () => {
+    // gpt-oss-20b on an A10 read "free (under gpu_memory_utilization 0.9) 1 B": the pool is what the device
+    // leaves (usable − weights − activations − reserves), so the rest is rounding. Here 1 B short of it.
+    const deviceMemoryBytes = 80 * 1024 ** 3;
+    const reserve = run.estimate.pool.engineReserveBytes ?? 0;
+    const activation = 2 * 1024 ** 3;
+    const budgetBytes = 0.9 * deviceMemoryBytes - run.estimate.weightsBytes - activation - reserve - 1;
+    const estimate = { ...run.estimate, pool: { ...run.estimate.pool, deviceMemoryBytes, budgetBytes, activationPeakBytes: activation, budgetSource: 'device' as const } };
+    const profile = { ...run.profile, device: { ...run.profile.device, memoryGib: 80, tensorParallelSize: 1 } };
+    const spec = memoryChart({ ...viewOfRun(run, null), estimate, profile }, palette);
+    const rows = Object.fromEntries(spec.table.rows.map((r) => [r[0], String(r[1])]));
+    assert.equal(rows['free (under gpu_memory_utilization 0.9)'], '0');
+    assert.doesNotMatch(spec.ariaLabel, /free[^,;]* 1 B/);
+    // A page (run.estimate.pageBytes) or more left is shown as it is: 3 pages' worth here.
+    const roomy = { ...estimate, pool: { ...estimate.pool, budgetBytes: budgetBytes + 1 - 3 * run.estimate.pageBytes } };
+    const spare = memoryChart({ ...viewOfRun(run, null), estimate: roomy, profile }, palette);
+    const spareRows = Object.fromEntries(spare.table.rows.map((r) => [r[0], count(r[1])]));
+    assert.equal(spareRows['free (under gpu_memory_utilization 0.9)'], 3 * run.estimate.pageBytes);
+  });
+
   it('a model larger than the device: its capacity is a line across the bar, and the summary says the parts do not fit', () => {
     // DeepSeek-V3 (run.estimate's weights stand in) on one 80 GiB device: the weights alone pass it.
     const estimate = { ...run.estimate, weightsBytes: 627 * 1024 ** 3, weightsBytesPerGpu: 627 * 1024 ** 3 };
