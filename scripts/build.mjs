@@ -6,7 +6,7 @@
 // cross-compiles the native addon for linux-arm64 with Debian's aarch64 toolchain.
 // Exits non-zero with the failing step named; never downloads anything.
 import { spawn, spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, cpSync, readFileSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, cpSync, readFileSync, statSync, symlinkSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -164,12 +164,9 @@ if (all || args.has('--bundles')) {
   // The run file schema's too (scripts/run-validator.mjs), which merge's reader of point files imports.
   const profileValidator = await import('./profile-validator.mjs');
   const runValidator = await import('./run-validator.mjs');
-  for (const [file, code, schema] of [[profileValidator.GENERATED, profileValidator.profileValidatorCode(), 'attn-profile'], [runValidator.GENERATED, runValidator.runValidatorCode(), 'run']]) {
-    if (!existsSync(join(root, file)) || readFileSync(join(root, file), 'utf8') !== code) {
-      writeFileSync(join(root, file), code);
-      process.stderr.write(`[build] ${file} written from schemas/${schema}.schema.json\n`);
-    }
-  }
+  const { keepGenerated } = await import('./generated-file.mjs');
+  keepGenerated(root, profileValidator.GENERATED, profileValidator.profileValidatorCode(), { source: 'schemas/attn-profile.schema.json' });
+  keepGenerated(root, runValidator.GENERATED, runValidator.runValidatorCode(), { source: 'schemas/run.schema.json' });
   const esbuild = await import('esbuild');
   mkdirSync(join(root, 'dist'), { recursive: true });
   const common = {

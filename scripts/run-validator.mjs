@@ -7,10 +7,11 @@
 // `npm run build:bundles` (scripts/build.mjs) writes it when it differs; so does
 // `node scripts/run-validator.mjs`; with `--check` that exits 1 instead when the file is not in
 // step with the schema.
-import { readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createRequire } from 'node:module';
+import { keepGenerated } from './generated-file.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const require = createRequire(import.meta.url);
@@ -37,21 +38,5 @@ export function runValidatorCode() {
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
-  const path = join(root, GENERATED);
-  const code = runValidatorCode();
-  let now = '';
-  try {
-    now = readFileSync(path, 'utf8');
-  } catch {
-    // none yet
-  }
-  if (process.argv.includes('--check')) {
-    if (now !== code) {
-      process.stderr.write(`${GENERATED} is not in step with schemas/run.schema.json: run node scripts/run-validator.mjs\n`);
-      process.exit(1);
-    }
-  } else if (now !== code) {
-    writeFileSync(path, code);
-    process.stderr.write(`[build] ${GENERATED} written\n`);
-  }
+  keepGenerated(root, GENERATED, runValidatorCode(), { source: 'schemas/run.schema.json', fix: 'node scripts/run-validator.mjs', check: process.argv.includes('--check') });
 }
