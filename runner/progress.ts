@@ -34,7 +34,7 @@ export class Progress {
   constructor(
     private readonly out: NodeJS.WritableStream & { isTTY?: boolean; columns?: number },
     private readonly plainLines = true,
-    private readonly env: { COLUMNS?: string | undefined } & LocaleEnv = process.env,
+    private readonly env: { COLUMNS?: string | undefined; TERM?: string | undefined } & LocaleEnv = process.env,
   ) {
     this.tty = out.isTTY === true;
   }
@@ -60,11 +60,21 @@ export class Progress {
     this.lastLen = 0;
   }
 
-  /** Erases the progress line on a terminal (with whatever was echoed onto it, e.g. ^C), so that what follows starts on a clean line. */
+  /**
+   * Erases the progress line on a terminal (with whatever was echoed onto it, e.g. ^C), so that what
+   * follows starts on a clean line. Under TERM=dumb (Emacs' shell, some CI log viewers with a pty),
+   * which shows ANSI escapes as text (s53 nc-cli 13: `^[[2K^[[1G`), it is overwritten with spaces
+   * between two `\r`: the line's length plus 2 for an echoed "^C", within the terminal's width.
+   */
   clear(): void {
     if (this.tty && this.lastLen > 0) {
-      clearLine(this.out, 0);
-      cursorTo(this.out, 0);
+      if (this.env.TERM === 'dumb') {
+        const width = tableWidth({ env: this.env, stdout: this.out });
+        this.out.write(`\r${' '.repeat(Math.min(this.lastLen + 2, width - 1))}\r`);
+      } else {
+        clearLine(this.out, 0);
+        cursorTo(this.out, 0);
+      }
     }
     this.lastLen = 0;
   }

@@ -151,3 +151,21 @@ test('on a 60-column terminal each progress redraw fits one row (at most 59 char
   new Progress(log, true, {}).update(17, 100, message);
   assert.equal(log.text, `[ 17%] ${message}\n`);
 });
+
+test('under TERM=dumb clearing the progress line writes no ANSI escape: spaces between two \\r (s53 nc-cli 13)', async () => {
+  const dumb = terminal(60);
+  const p = new Progress(dumb, true, { TERM: 'dumb' });
+  p.update(5, 100, 'simulating');
+  p.clear();
+  await new Promise<void>((r) => dumb.end(r));
+  // '[  5%] simulating' is 17 characters; 17 + 2 for an echoed ^C = 19 spaces.
+  assert.equal(dumb.text, `\r[  5%] simulating\r${' '.repeat(19)}\r`);
+  assert.doesNotMatch(dumb.text, /\u001b/);
+  // Any other terminal keeps the ANSI erase (ESC[2K, then ESC[1G to column 1).
+  const xterm = terminal(60);
+  const q = new Progress(xterm, true, { TERM: 'xterm-256color' });
+  q.update(5, 100, 'simulating');
+  q.clear();
+  await new Promise<void>((r) => xterm.end(r));
+  assert.equal(xterm.text, '\r[  5%] simulating\u001b[2K\u001b[1G');
+});
