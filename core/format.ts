@@ -136,6 +136,17 @@ export function boundToWrite(x: number): string {
   return formatValueToWrite(Math.ceil(x / step - 1e-9) * step);
 }
 
+/**
+ * A factor the user wrote (gpu_memory_utilization) as a message quotes it: two decimals as vLLM's
+ * flag is mostly written (0.9 -> "0.90"), more where two would not give the value back (0.0001 ->
+ * "0.0001", not the "0.00" of s53 nc-cli 20; 0.925 -> "0.925"). Non-finite as String writes it.
+ */
+export function formatFactorAsWritten(x: number): string {
+  if (!Number.isFinite(x)) return String(x);
+  const two = x.toFixed(2);
+  return Number(two) === x ? two : String(x);
+}
+
 /** A GPU's datasheet peaks in the units the datasheets use: H100 SXM "3.35 TB/s · 989 TFLOP/s bf16", B200 "8 TB/s · 2,250 TFLOP/s bf16". */
 export function formatGpuPeaks(g: { memoryBytesPerSec: number; bf16FlopsPerSec: number }): string {
   return `${formatSignificant(g.memoryBytesPerSec / 1e12)} TB/s · ${formatSignificant(g.bf16FlopsPerSec / 1e12)} TFLOP/s bf16`;

@@ -196,9 +196,10 @@ export function schemaProblems(root: ValueNode, allErrors: ErrorObject[]): Probl
         const fixed = node?.type === 'number' && path[0] === 'workload' && /^(prompt|output)_len$/.test(path[1] ?? '') && path.length === 2
           ? `: write { dist: fixed, value: ${String(node.value)} } for a fixed length (or uniform, lognormal, exponential)`
           : '';
-        // YAML's .inf / .nan (or JSON's 1e999) parse to numbers that ajv's "number" refuses: say finite.
+        // YAML's .inf / .nan (or JSON's 1e999) parse to numbers that ajv's "number" refuses: say finite,
+        // quoting what was written (1e400 as the flag form says it, not "Infinity").
         const notFinite = node?.type === 'number' && typeof node.value === 'number' && !Number.isFinite(node.value)
-          ? `${where} must be a finite number, not ${String(node.value)}`
+          ? `${where} must be a finite number, not ${node.nonFiniteText === undefined ? String(node.value) : /\d/.test(node.nonFiniteText) ? `${node.nonFiniteText}, beyond the 64-bit float range (±1.8e308)` : node.nonFiniteText}`
           : null;
         // `causal: yes`: a boolean in YAML 1.1 (PyYAML), a string in YAML 1.2, which this reader follows.
         const bool = expected === 'boolean' ? yaml11Boolean(node) : undefined;

@@ -32,6 +32,11 @@ export interface ValueNode {
    */
   written?: string;
   /**
+   * Numbers that read as ±Infinity or NaN (`1e400`, YAML's `.inf` / `.nan`): the text as written,
+   * which a message quotes ("not 1e400", s53 nc-cli 20), since `value` no longer says it.
+   */
+  nonFiniteText?: string;
+  /**
    * Numbers whose value is an integer but that are written as a float literal (`8.0`, `1e3`):
    * Python's json and PyYAML read them as a float, which an integer field (a head count, a
    * size) is not in transformers' or vLLM's arithmetic. Readers of integer fields warn.
@@ -57,6 +62,7 @@ function numberNode(range: SourceRange, value: number, source: string): ValueNod
   const node: ValueNode = { type: 'number', range, value };
   const written = unsafeIntegerLiteral(source, value);
   if (written !== undefined) node.written = written;
+  else if (!Number.isFinite(value)) node.nonFiniteText = source.trim();
   else if (Number.isInteger(value) && /[.eE]/.test(source) && !/^[-+]?0[xXoO]/.test(source.trim())) node.floatLiteral = true;
   return node;
 }

@@ -10,7 +10,7 @@ import { divisors } from '../config/model';
 import { quantizationAlignment } from '../config/quantization';
 import { KERNEL_LIMITS, mlaDecodeHeadDim, mlaPrefillHeadDim, softcapNote } from '../kernelLimits';
 import { mixerNames } from '../config/mamba';
-import { formatBytes, formatBytesApart, formatCount, formatCountOf, tpWeightsFormula } from '../format';
+import { formatBytes, formatBytesApart, formatCount, formatCountOf, formatFactorAsWritten, tpWeightsFormula } from '../format';
 import { deviceGpu, gpuByName, pcieX16BytesPerSec, type GpuSpec } from './gpus';
 import { blocksPerRequest } from './layout';
 import { PP_FIT_SEARCH_MAX } from './pipeline';
@@ -254,7 +254,7 @@ function fitProblems(profile: Profile, e: Estimate, reestimate: Reestimate): Pro
   if (e.pool.deviceMemoryBytes === 0) return [];
   const usable = e.pool.deviceMemoryBytes * d.gpuMemoryUtilization;
   const device = d.memoryGib !== null ? `${d.memoryGib} GiB` : `${formatBytes(e.pool.deviceMemoryBytes)} (${d.gpu})`;
-  const limit = `${device} × ${d.gpuMemoryUtilization.toFixed(2)} = ${formatBytes(usable)}`;
+  const limit = `${device} × ${formatFactorAsWritten(d.gpuMemoryUtilization)} = ${formatBytes(usable)}`;
   const at = profileKey(profile, 'device.memory_gib', 'device.gpu', 'device.gpu_memory_utilization', 'device');
   const tp = d.tensorParallelSize;
   const pp = e.pipeline;
@@ -303,7 +303,7 @@ function fitProblems(profile: Profile, e: Estimate, reestimate: Reestimate): Pro
     // The two figures printed so that "exceed" reads true (core/format formatBytesApart: 5 digits where 3 print "15 ... 15 GiB").
     const [overText, usableText] = formatBytesApart(worst.perGpu, usable);
     const printed = weightsOf(heaviest, (bytes) => (bytes === worst.perGpu ? overText : formatBytes(bytes))).text;
-    const over = `${device} × ${d.gpuMemoryUtilization.toFixed(2)} = ${usableText}`;
+    const over = `${device} × ${formatFactorAsWritten(d.gpuMemoryUtilization)} = ${usableText}`;
     return [{ severity: 'warning', code: 'weights-exceed-device', message: `${printed} exceed ${over}: ${remedy}`, range: at, data: { weightsBytes: worst.perGpu, usableBytes: Math.floor(usable), ...fit } }];
   }
   const activation = e.pool.activationPeakBytes;
@@ -335,7 +335,7 @@ function fitProblems(profile: Profile, e: Estimate, reestimate: Reestimate): Pro
       code: 'kv-budget-exceeds-device',
       // The sum and the usable memory printed so that "exceed" reads true (core/format formatBytesApart, as weights-exceed-device's):
       // 6.65 GiB of budget beside Llama-3.1-8B's 14.96 GiB on 24 GiB × 0.90 is 21.61 GiB, at three digits "21.6 exceed 21.6" (s51).
-      message: `KV budget ${formatBytes(e.pool.budgetBytes)} + ${weights} = ${sumText} exceed ${device} × ${d.gpuMemoryUtilization.toFixed(2)} = ${usableText}${fixes.length > 0 ? `: ${fixes.join(', or ')}` : ''}`,
+      message: `KV budget ${formatBytes(e.pool.budgetBytes)} + ${weights} = ${sumText} exceed ${device} × ${formatFactorAsWritten(d.gpuMemoryUtilization)} = ${usableText}${fixes.length > 0 ? `: ${fixes.join(', or ')}` : ''}`,
       range: profileKey(profile, key),
       data: { key, ...(fits > 0 ? { fits } : {}), removable },
     }];

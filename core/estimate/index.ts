@@ -9,7 +9,7 @@
  * and transformers' modeling files for parameter shapes.
  */
 import type { Dtype, KvDtype, LayerSkips, MambaCacheMode, ModelSpec, MoeSpec, Problem, Profile, QuantizationSpec } from '../config/types';
-import { boundToWrite, formatBytes, formatCount, formatCountOf, formatGib, formatGrouped, formatParams, indefiniteArticle, tpWeightsFormula } from '../format';
+import { boundToWrite, formatBytes, formatCount, formatCountOf, formatFactorAsWritten, formatGib, formatGrouped, formatParams, indefiniteArticle, tpWeightsFormula } from '../format';
 import { DEFAULT_GPU, deviceGpu, gpuMemory } from './gpus';
 import { DEFAULT_ENGINE, engineEraName, engineKeyOf, reserveTerms, subtractedBytes, vllmAtLeast, type ReserveTerm } from './reserve';
 import { blocksPerRequestFormula, poolTokens, requestReservation } from './layout';
@@ -1417,7 +1417,7 @@ function sizeStagePool(profile: Profile, st: StageFigures, device: { bytes: numb
       // beside a warning that named pipeline_parallel_size).
       if (budgetBytes <= 0) {
         const where = st.stage ? ` of ${stageLabel(st.stage)}` : '';
-        notes.push(`weights${where} (${formatBytes(weightsPerGpu)} per GPU), activations (${formatBytes(activation)}) and engine reserves (${formatBytes(engineReserve)}) exceed ${formatGib(device.bytes)} × ${profile.device.gpuMemoryUtilization.toFixed(2)}: no room for a KV cache (the device warning says what fits)`);
+        notes.push(`weights${where} (${formatBytes(weightsPerGpu)} per GPU), activations (${formatBytes(activation)}) and engine reserves (${formatBytes(engineReserve)}) exceed ${formatGib(device.bytes)} × ${formatFactorAsWritten(profile.device.gpuMemoryUtilization)}: no room for a KV cache (the device warning says what fits)`);
         budgetBytes = Math.max(0, budgetBytes);
       }
     } else {

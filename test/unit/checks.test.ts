@@ -572,3 +572,11 @@ test('bench\'s memory refusal counts what a case holds (no fp32 copy of the pool
     message: 'decode B=64 ctx=16384 needs 4 GiB of memory (K and V bf16 4 GiB, Q bf16 512 KiB, O and lse fp32 1.01 MiB), more than the 3 GiB a case may use on this machine (half its memory): lower the context 16384 or the batch size 64',
   }]);
 });
+
+test('a gpu_memory_utilization two decimals cannot show is quoted as written, not "× 0.00" (s53 nc-cli 20)', () => {
+  // Llama-3.1-70B bf16 131 GiB on 80 GiB × 0.0001 = 8 MiB: the warning names 0.0001 (80 GiB × 0.0001 = 8.19 MiB).
+  const p = profile('Llama-3.1-70B', (x) => { x.device.memoryGib = 80; x.device.gpuMemoryUtilization = 0.0001; });
+  const [problem] = checkProfile(p, estimate(p));
+  assert.equal(problem!.code, 'weights-exceed-device');
+  assert.match(problem!.message, /^weights 131 GiB exceed 80 GiB × 0\.0001 = 8\.19 MiB/);
+});

@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { dataParallelEngines, fewAndCount, formatAttainedBelow, formatAttainmentTarget, formatBytes, formatBytesVs, formatCount, formatCountOf, formatGrouped, formatTimeScale, formatDuration, formatGib, formatLoad, loadVerdict, formatMs, formatParams, formatPercent, formatGpuPeaks, formatRate, formatRequestRate, formatRequestRates, formatRunTime, requestRateDown, formatSignificant, indefiniteArticle, sloNearIdleNote, sloSampleNote, sloTargetText, sloVerdict, shownFileName, vllmConcurrencyLine, wasmBuildNote, wrapLine, wrapLongLines } from '../../core/format';
+import { dataParallelEngines, fewAndCount, formatAttainedBelow, formatAttainmentTarget, formatBytes, formatBytesVs, formatCount, formatCountOf, formatFactorAsWritten, formatGrouped, formatTimeScale, formatDuration, formatGib, formatLoad, loadVerdict, formatMs, formatParams, formatPercent, formatGpuPeaks, formatRate, formatRequestRate, formatRequestRates, formatRunTime, requestRateDown, formatSignificant, indefiniteArticle, sloNearIdleNote, sloSampleNote, sloTargetText, sloVerdict, shownFileName, vllmConcurrencyLine, wasmBuildNote, wrapLine, wrapLongLines } from '../../core/format';
 import { PROSE_WIDTH } from '../../core/textTable';
 import { rowExclusion } from '../../core/sweepFigures';
 import { GPUS } from '../../core/estimate/gpus';
@@ -406,4 +406,11 @@ test('wrapLongLines: a YAML comment line over 100 characters continues as commen
   const out = wrapLongLines(line).split('\n');
   assert.deepEqual(out, ['  # not determined by this data: overhead_ms, compute_efficiency, memory_efficiency (see below);', '  # paste it, or set them yourself']);
   for (const l of out) assert.ok(l.length <= 100);
+});
+
+test('formatFactorAsWritten: two decimals where they give the value back, else the value as written (s53 nc-cli 20)', () => {
+  assert.equal(formatFactorAsWritten(0.9), '0.90');
+  assert.equal(formatFactorAsWritten(1), '1.00');
+  assert.equal(formatFactorAsWritten(0.0001), '0.0001');
+  assert.equal(formatFactorAsWritten(0.925), '0.925');
 });
