@@ -538,7 +538,10 @@ export async function mergeCommand(argv: string[]): Promise<number> {
   for (const r of repeated) process.stderr.write(`attnscope: ${r}\n`);
   checkOutputPath(values.json as string | undefined, '--json', resultInputs(positionals));
   checkCsvPath(values, resultInputs(positionals));
-  const report = mergeResults(positionals, { onSkip: (f, { why, line = 1, column = 1 }) => process.stderr.write(`${fileLocation(f, line, column)}: warning: skipped: ${why}\n`) });
+  const report = mergeResults(positionals, {
+    onSkip: (f, { why, line = 1, column = 1 }) => process.stderr.write(`${fileLocation(f, line, column)}: warning: skipped: ${why}\n`),
+    onWarning: (f, message) => process.stderr.write(`${fileLocation(f, 1, 1)}: warning: ${message}\n`),
+  });
   writeReport(report, values.json as string | undefined, positionals[0]!);
   if (values.csv !== undefined) writeCsv(report, values.csv as string);
   (stdoutTaken(values) ? process.stderr : process.stdout).write(`${wrapLongLines(formatReport(report))}\n`);

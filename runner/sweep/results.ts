@@ -7,7 +7,7 @@ import { createHash } from 'node:crypto';
 import * as jsonc from 'jsonc-parser';
 import { lstatSync, readdirSync, statSync } from 'node:fs';
 import { MAX_RESULT_TEXT_BYTES, notRegularWhy, readRegularText } from '../../core/fileText';
-import { join } from 'node:path';
+import { dirname, join, sep } from 'node:path';
 import { runHeader, type Environment, type KernelCase, type RunResult } from '../../core/protocol/run';
 import { runValueMismatch } from '../../core/protocol/runCheck';
 import { CAPACITY_TOLERANCE_DEFAULT, SLO_ATTAINMENT_DEFAULT } from '../../core/protocol/latency';
@@ -882,6 +882,12 @@ export function noBestText(rows: readonly SweepReportRow[]): string | null {
 export interface MergeOptions {
   /** Called for a file that is skipped (not a regular file, too big, not JSON or cut short, not a sweep point), with the reason and, for JSON errors, where. */
   onSkip?: (file: string, skipped: NotAPoint) => void;
+  /**
+   * Called for a point that is merged but lacks a figure its table shows, with why in words: a
+   * max-rate sweep's point without its capacity search (an older or hand-trimmed file), whose
+   * max rate, per GPU and limit read "-" (s53 nc-cli 11).
+   */
+  onWarning?: (file: string, message: string) => void;
   /** Only these point ids (a shard's), when given. */
   only?: ReadonlySet<string>;
   /**
@@ -929,6 +935,39 @@ export class PointFileCache {
 }
 
 /**
+ * The sweeps whose point files lie under `dirs`, each as the folder holding its points (the deepest
+ * folder above all of them) and its profile and id, for the error of a merge that found several:
+ * e.g. "3 sweeps found: sw1 (a.attn.yaml, sweep 986adb4a6eb253ac), sw2 (...), sw6 (...)". `read`
+ * reads one file as readPointFile does; unreadable folders are passed over (the merge said so first).
+ */
+function sweepFoldersText(dirs: readonly string[], read: (file: string) => SweepPointRun | NotAPoint): string {
+  const sweeps = new Map<string, { name: string; folder: string }>();
+  for (const dir of dirs) {
+    let files: string[];
+    try {
+      files = listResultFiles(dir);
+    } catch {
+      continue;
+    }
+    for (const file of files) {
+      const point = read(file);
+      if (isNotAPoint(point)) continue;
+      const folder = dirname(file);
+      const seen = sweeps.get(point.sweep.sweepId);
+      if (!seen) {
+        sweeps.set(point.sweep.sweepId, { name: point.sweep.name, folder });
+        continue;
+      }
+      // The deepest folder holding both: shards of one sweep may sit in sibling folders.
+      let common = seen.folder;
+      while (common !== dirname(common) && folder !== common && !folder.startsWith(common.endsWith(sep) ? common : `${common}${sep}`)) common = dirname(common);
+      seen.folder = common;
+    }
+  }
+  return `${formatCountOf(sweeps.size, 'sweep')} found: ${[...sweeps].map(([id, { name, folder }]) => `${folder} (${name}, sweep ${id})`).join(', ')}`;
+}
+
+/**
  * Merges the point files of `dirs` into one report. The first point file found fixes the sweep.
  * A point has one row per environment (machine kind) when the sweep measures (job bench or both);
  * a simulate sweep's point has one row whatever environments ran it (its figures are modelled, not
@@ -946,6 +985,10 @@ export function mergeResults(dirs: string[], opts: MergeOptions = {}): SweepRepo
   /** Each point's model label (one read of its config per model path), by point index. */
   const labels = new Map<string, string>();
   const modelAt = new Map<number, string>();
+  // Skipped files are said once the merge is known to go ahead: a folder of several sweeps gets its
+  // one error line, not a warning per config and profile first (s53 nc-cli 22: 21 lines, then the error).
+  const skipped: Array<[string, NotAPoint]> = [];
+  const read = (file: string): SweepPointRun | NotAPoint => (opts.cache ? opts.cache.read(file) : readPointFile(file));
   for (const dir of dirs) {
     let files: string[];
     try {
@@ -956,9 +999,9 @@ export function mergeResults(dirs: string[], opts: MergeOptions = {}): SweepRepo
       throw new InputError(code === 'ENOTDIR' ? 'is a file: give the results folder' : readFailure(e, 'folder', path ?? dir), path ?? dir);
     }
     for (const file of files) {
-      const point = opts.cache ? opts.cache.read(file) : readPointFile(file);
+      const point = read(file);
       if (isNotAPoint(point)) {
-        opts.onSkip?.(file, point);
+        skipped.push([file, point]);
         continue;
       }
       const s = point.sweep;
@@ -980,7 +1023,7 @@ export function mergeResults(dirs: string[], opts: MergeOptions = {}): SweepRepo
           best: null,
         };
       } else if (s.sweepId !== report.sweepId) {
-        throw new InputError(`holds a point of another sweep (${s.name}, sweep ${s.sweepId}) than the first one read (${report.name}, sweep ${report.sweepId}): merge each sweep on its own`, file);
+        throw new InputError(`holds a point of another sweep (${s.name}, sweep ${s.sweepId}) than the first one read (${report.name}, sweep ${report.sweepId}): ${sweepFoldersText(dirs, read)}: merge each sweep on its own`, file);
       }
       if (opts.only && !opts.only.has(s.id)) continue;
       const envKey = s.environmentKey;
@@ -989,7 +1032,7 @@ export function mergeResults(dirs: string[], opts: MergeOptions = {}): SweepRepo
       // build before s39, or one edited): which machine kind it belongs to is not known, so it is
       // not merged under the key it carries. A simulate point's figures are modelled, whatever machine.
       if (!modelled && environmentKey(point.environment) !== envKey) {
-        opts.onSkip?.(file, { why: `measured under environment key ${envKey}, which this build computes as ${environmentKey(point.environment)} (keys before s39 left out the SIMD path and CPU family/model, so two CPU generations could share one): rerun the sweep on that machine`, otherKey: true });
+        skipped.push([file, { why: `measured under environment key ${envKey}, which this build computes as ${environmentKey(point.environment)} (keys before s39 left out the SIMD path and CPU family/model, so two CPU generations could share one): rerun the sweep on that machine`, otherKey: true }]);
         continue;
       }
       const key = modelled ? s.id : `${s.id}/${envKey}`;
@@ -1003,6 +1046,9 @@ export function mergeResults(dirs: string[], opts: MergeOptions = {}): SweepRepo
         continue;
       }
       report.environments[envKey] ??= point.environment;
+      if (report.job === 'max-rate' && point.status === 'ok' && !point.pool?.capacity) {
+        opts.onWarning?.(file, 'no capacity search in this point (an older or edited file), so its max rate, per GPU and limit show -: delete it and run the sweep again to search its rate');
+      }
       const row: SweepReportRow = { id: s.id, index: s.index, values: s.values, label: s.label, environmentKey: envKey, status: point.status, metrics: metricsOf(point), file, tool: point.tool, ...keepsUpOf(point) };
       if (opts.gpuHourUsd?.has(s.id)) priceMetrics(row.metrics, opts.gpuHourUsd.get(s.id));
       const unmodelled = point.pool?.stepTime?.unmodelled;
@@ -1026,6 +1072,7 @@ export function mergeResults(dirs: string[], opts: MergeOptions = {}): SweepRepo
       if (tpot) tpotNotes.set(s.id, tpot);
     }
   }
+  for (const [file, why] of skipped) opts.onSkip?.(file, why);
   if (!report) throw new InputError(`no sweep point results in ${dirs.join(', ')}: give the folder \`sweep --out\` wrote, or the sweep's default one, .attnscope/sweeps/<profile>-<sweep id>`, dirs[0] ?? '.');
   const envOrder = Object.keys(report.environments);
   report.rows.sort((a, b) => a.index - b.index || envOrder.indexOf(a.environmentKey) - envOrder.indexOf(b.environmentKey));

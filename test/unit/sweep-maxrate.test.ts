@@ -101,6 +101,16 @@ test('a max-rate sweep ranks by the highest rate per GPU: tp 2 sustains more req
   const [why] = noBestLines(unmet);
   assert.match(why!, /^no point meets the SLO \(TTFT <= 5(\.0)? ms for >= 100% of requests\) at any rate: even at the lowest rate its capacity search tried/);
   assert.match(why!, /relax the SLO or change the deployment$/);
+
+  // A point file without its capacity block (hand-trimmed, `jq 'del(.pool.capacity)'`): merged, its
+  // max rate "-", and one warning naming that file and why (s53 nc-cli 11: "-" with no word).
+  const trimmed = runs.get('tensor_parallel_size=2 ttft_ms=15')!;
+  const trimmedFile = join(out, pointFileName(trimmed.sweep.id, trimmed.sweep.environmentKey));
+  writeFileSync(trimmedFile, JSON.stringify({ ...trimmed, pool: { ...trimmed.pool!, capacity: undefined } }));
+  const warnings: string[] = [];
+  const again = mergeResults([out], { onWarning: (f, message) => warnings.push(`${f}: ${message}`) });
+  assert.deepEqual(warnings, [`${trimmedFile}: no capacity search in this point (an older or edited file), so its max rate, per GPU and limit show -: delete it and run the sweep again to search its rate`]);
+  assert.equal(again.rows.find((r) => r.label === 'tensor_parallel_size=2 ttft_ms=15')!.metrics.maxRateRequestsPerSec, undefined);
 });
 
 test('a max-rate sweep of a profile with no SLO bound is refused before any work, at sweep.job (or at the slo without a bound), and the editor marks it there', () => {

@@ -5,7 +5,7 @@
  */
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
-import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import * as YAML from 'yaml';
@@ -698,6 +698,18 @@ test('merge refuses a point of another sweep, naming the file', () => {
   const other = writePoint(join(dir, 'b'), plan, 1, ENV_A, '0123456789abcdef');
   assert.throws(() => mergeResults([join(dir, 'a'), join(dir, 'b')]), (e: unknown) => e instanceof InputError && e.file === other && /another sweep .*0123456789abcdef/.test(e.message));
   assert.throws(() => mergeResults([join(dir, 'nothing-here')]), (e: unknown) => e instanceof InputError && /no such folder/.test(e.message));
+  // `merge .` over a working folder of two sweeps and a profile: one error naming both sweeps'
+  // folders, and no "skipped" warning before it (s53 nc-cli 22: 21 warnings, then the error).
+  writeFileSync(join(dir, 'profile.json'), '{"model": "./tiny/config.json"}');
+  const skips: string[] = [];
+  assert.throws(() => mergeResults([dir], { onSkip: (f) => skips.push(f) }), (e: unknown) => e instanceof InputError
+    && e.message.includes(`: 2 sweeps found: ${join(dir, 'a')} (p.attn.yaml, sweep ${plan.sweepId}), ${join(dir, 'b')} (p.attn.yaml, sweep 0123456789abcdef): merge each sweep on its own`));
+  assert.equal(skips.length, 0, skips.join(", "));
+  // One sweep and the profile: the merge goes ahead and says the profile was skipped, once.
+  assert.equal(mergeResults([join(dir, 'a')]).rows.length, 1);
+  rmSync(join(dir, 'b'), { recursive: true });
+  assert.equal(mergeResults([dir], { onSkip: (f) => skips.push(f) }).rows.length, 1);
+  assert.deepEqual(skips, [join(dir, 'profile.json')]);
 });
 
 test('the sbatch script: an array of one task per shard, the directives asked for, the sweep command quoted', () => {
