@@ -87,10 +87,11 @@ const WATCHDOG_MS = 180 * 60 * 1000;
 const IDLE_MIN = 5;
 const IDLE_CPU_S = 1;
 /**
- * CPU time (user + system, s) used so far by `pid` and its processes, live and ended (Linux
- * /proc/PID/stat utime, stime, cutime, cstime in USER_HZ = 100 ticks); null off Linux.
+ * CPU time (user + system, s) of each live process of `pid`'s tree, by PID (Linux /proc/PID/stat
+ * utime, stime, cutime, cstime in USER_HZ = 100 ticks; cutime/cstime hold the children it reaped);
+ * null off Linux or when `pid` is gone.
  */
-function treeCpuSeconds(pid) {
+function treeCpuByPid(pid) {
   const stat = (p) => {
     try {
       return readFileSync(`/proc/${p}/stat`, 'utf8').split(') ')[1].split(' ');
@@ -105,13 +106,32 @@ function treeCpuSeconds(pid) {
     const f = /^\d+$/.test(name) ? stat(name) : null;
     if (f) children.set(Number(name), Number(f[1]));
   }
-  let ticks = 0;
+  const byPid = new Map();
   const add = (p, f) => {
-    ticks += Number(f[11]) + Number(f[12]) + Number(f[13]) + Number(f[14]);
+    byPid.set(p, (Number(f[11]) + Number(f[12]) + Number(f[13]) + Number(f[14])) / 100);
     for (const [c, parent] of children) if (parent === p) { const cf = stat(c); if (cf) add(c, cf); }
   };
   add(pid, own);
-  return ticks / 100;
+  return byPid;
+}
+
+/** The CPU time (s) in all of a `treeCpuByPid` answer. */
+function totalCpu(byPid) {
+  let s = 0;
+  for (const v of byPid.values()) s += v;
+  return s;
+}
+
+/**
+ * CPU time (s) the tree used between two `treeCpuByPid` samples, never negative: each process's
+ * growth, and the whole time of one that appeared since. Summing the tree twice and subtracting
+ * went negative (-12 s in 5 busy minutes, s53) when a process died unreaped by the tree (code-server
+ * stopped by its process group: its children are reparented to init), taking its time out of the sum.
+ */
+function cpuBetween(before, after) {
+  let used = 0;
+  for (const [p, t] of after) used += Math.max(0, t - (before.get(p) ?? 0));
+  return used;
 }
 
 /**
@@ -127,28 +147,32 @@ async function runFiles(list, env) {
     env: { ...process.env, ...env },
   });
   const started = Date.now();
-  const samples = []; // { at: ms, cpu: s } each minute, the last IDLE_MIN + 1 kept (IDLE_MIN minutes apart at the ends)
+  const samples = []; // { used: s } CPU time used in each of the last IDLE_MIN minutes
+  let previous = null; // the last treeCpuByPid sample
   let killed = false;
   const kill = (why) => {
     if (killed) return;
     killed = true;
-    const cpu = treeCpuSeconds(child.pid);
-    const before = samples.find((x) => x.cpu !== null);
+    const now = treeCpuByPid(child.pid);
+    const cpu = now === null ? null : totalCpu(now);
+    const recent = samples.reduce((sum, x) => sum + x.used, 0);
     const used = cpu === null
       ? ''
-      : ` It used ${cpu.toFixed(0)} s of CPU time (${((100 * cpu) / ((Date.now() - started) / 1000)).toFixed(1)}% of one CPU)` +
-        (before ? `, ${(cpu - before.cpu).toFixed(1)} s in the last ${((Date.now() - before.at) / 60000).toFixed(1)} min` : '') +
+      : ` Its live processes hold ${cpu.toFixed(0)} s of CPU time (${((100 * cpu) / ((Date.now() - started) / 1000)).toFixed(1)}% of one CPU)` +
+        (samples.length ? `, ${recent.toFixed(1)} s used in the last ${samples.length} min` : '') +
         ': a run starved by other load still uses some; none in the last minutes is a test file waiting on a handle it left open.';
     console.error(`test: ${why}; killed.${used}`);
     child.kill('SIGKILL');
   };
   const sampler = setInterval(() => {
-    samples.push({ at: Date.now(), cpu: treeCpuSeconds(child.pid) });
-    if (samples.length > IDLE_MIN + 1) samples.shift();
-    const first = samples[0];
-    const last = samples.at(-1);
-    if (samples.length === IDLE_MIN + 1 && first.cpu !== null && last.cpu !== null && last.cpu - first.cpu < IDLE_CPU_S) {
-      kill(`the run used ${(last.cpu - first.cpu).toFixed(2)} s of CPU time in ${IDLE_MIN} min: a test file is waiting on something that will not come (a handle left open)`);
+    const now = treeCpuByPid(child.pid);
+    if (now === null) return;
+    if (previous !== null) samples.push({ used: cpuBetween(previous, now) });
+    previous = now;
+    if (samples.length > IDLE_MIN) samples.shift();
+    const used = samples.reduce((sum, x) => sum + x.used, 0);
+    if (samples.length === IDLE_MIN && used < IDLE_CPU_S) {
+      kill(`the run used ${used.toFixed(2)} s of CPU time in ${IDLE_MIN} min: a test file is waiting on something that will not come (a handle left open)`);
     }
   }, 60_000);
   const watchdog = setTimeout(() => kill(`the run did not finish within ${WATCHDOG_MS / 60000} min`), WATCHDOG_MS);
