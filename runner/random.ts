@@ -75,6 +75,21 @@ export class Rng {
   }
 }
 
+/**
+ * The seed of substream `stream` (a small positive integer naming one use, e.g. a workload's
+ * prefix choice) of `seed`: murmur3's 32-bit finaliser of seed ^ (stream · 0x9e3779b9). Two uses
+ * of one seed that draw from their own Rng(substreamSeed(seed, k)) do not share draws, so adding
+ * or removing one (a prefix_sharing block) leaves the other's draws as they were. Not
+ * Rng(seed + k): the constructor's splitmix32 steps by 0x9e3779b9, so nearby seeds would share
+ * state words.
+ */
+export function substreamSeed(seed: number, stream: number): number {
+  let h = (seed >>> 0) ^ Math.imul(stream, 0x9e3779b9);
+  h = Math.imul(h ^ (h >>> 16), 0x85ebca6b);
+  h = Math.imul(h ^ (h >>> 13), 0xc2b2ae35);
+  return (h ^ (h >>> 16)) >>> 0;
+}
+
 /** Uniform numbers in [0, 1) from `seed`, as a function (Rng.next bound). */
 export function uniformStream(seed: number): () => number {
   const rng = new Rng(seed);

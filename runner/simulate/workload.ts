@@ -4,7 +4,10 @@
  */
 import type { LengthDist, WorkloadSpec } from '../../core/config/types';
 import type { ServingSimRequests } from '../../native';
-import { Rng } from '../random';
+import { Rng, substreamSeed } from '../random';
+
+/** The substream (runner/random.ts substreamSeed) of workload.seed that draws the prefix_sharing choices. */
+const PREFIX_STREAM = 1;
 
 /** One request, as a trace line gives it (JSONL keys arrival_s, prompt_len, output_len, prefix_id, prefix_len). */
 export interface TraceRequest {
@@ -79,7 +82,10 @@ export function endSendsAtRate(sendTimes: Float64Array, rate: number): void {
  * {@link endSendsAtRate}; all at t = 0 when the rate is not a positive finite number), prompt
  * and output lengths from their distributions, and — with `prefix_sharing` — each request joins
  * one of `groups` shared prefixes (one segment of stream = the group, 0 … groups − 1) of
- * `prefix_len` tokens with probability `fraction`. Written straight into typed arrays: 100,000
+ * `prefix_len` tokens with probability `fraction`. The prefix choices draw from a stream of their
+ * own (seeded from workload.seed, {@link substreamSeed}), so arrivals and lengths are the same
+ * draws with or without prefix_sharing: `fraction: 0` is the workload without it, and a sweep
+ * over fraction moves only the sharing. Written straight into typed arrays: 100,000
  * request objects cost more garbage collection than the draws themselves.
  * Same spec and seed (default 0) -> the same requests, in arrival order, however they are
  * drawn in slices ({@link next}: 10,000,000 requests take seconds, which a caller spends in
@@ -92,6 +98,8 @@ export class RequestGenerator {
   /** Requests drawn so far. */
   drawn = 0;
   private readonly rng: Rng;
+  /** The prefix choices' own stream: arrivals and lengths draw from `rng` alone. */
+  private readonly prefixRng: Rng;
   private readonly rate: number;
   private readonly arrivalS: Float64Array;
   private readonly promptLen: Int32Array;
@@ -107,6 +115,7 @@ export class RequestGenerator {
     rateScale = 1,
   ) {
     this.rng = new Rng(w.seed ?? 0);
+    this.prefixRng = new Rng(substreamSeed(w.seed ?? 0, PREFIX_STREAM));
     const n = (this.requests = w.requests);
     this.rate = w.arrivalRate * rateScale;
     this.arrivalS = new Float64Array(n);
@@ -119,7 +128,7 @@ export class RequestGenerator {
 
   /** Draws up to `count` more requests; true once all are drawn (at once for a workload of none). */
   next(count: number): boolean {
-    const { w, rng, rate, arrivalS, promptLen, outputLen, segmentStart, stream, end } = this;
+    const { w, rng, prefixRng, rate, arrivalS, promptLen, outputLen, segmentStart, stream, end } = this;
     const poisson = Number.isFinite(rate) && rate > 0;
     const ps = w.prefixSharing;
     const stop = Math.min(this.requests, this.drawn + Math.max(0, Math.floor(count)));
@@ -133,10 +142,12 @@ export class RequestGenerator {
       promptLen[i] = p;
       outputLen[i] = sampleLength(w.outputLen, rng);
       segmentStart[i] = m;
-      if (ps && ps.groups > 0 && rng.next() < ps.fraction) {
-        const group = Math.floor(rng.next() * ps.groups);
+      if (ps && ps.groups > 0) {
+        // Two draws a request, shared or not: at a larger fraction the same requests share, in the same groups, and more.
+        const joins = prefixRng.next() < ps.fraction;
+        const group = Math.floor(prefixRng.next() * ps.groups);
         const len = Math.min(ps.prefixLen, p);
-        if (len > 0) {
+        if (joins && len > 0) {
           stream[m] = group;
           end[m++] = len;
         }

@@ -135,8 +135,8 @@ test('the shipped profiles with a workload of their own keep up at it: their fir
   assert.match(row, /a plain `attnscope simulate` of it says Overloaded/);
   const r = cli(['simulate', 'examples/page-size.attn.yaml']);
   assert.equal(r.code, 0, r.stderr);
-  assert.match(r.stdout, /^Overloaded: at the last arrival 388 of the 600 requests/m);
-  assert.match(r.stdout, /^Load: 20\.0 requests\/s offered, 6\.35 requests\/s served/m);
+  assert.match(r.stdout, /^Overloaded: at the last arrival 389 of the 600 requests/m);
+  assert.match(r.stdout, /^Load: 20\.0 requests\/s offered, 6\.44 requests\/s served/m);
 });
 
 test("README's Usage section comes before Quick start, one command each of estimate, simulate, sweep and bench, and its estimate and simulate excerpts are lines this build prints", () => {

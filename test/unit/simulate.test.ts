@@ -2,6 +2,7 @@
 // preemption, prefix hits), request accounting under random traces, workload generation,
 // trace errors with positions, and the summary table.
 import { test } from 'node:test';
+import { createHash } from 'node:crypto';
 import assert from 'node:assert/strict';
 import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
@@ -913,6 +914,43 @@ test('workloads are reproducible for a seed and follow their distributions', () 
     assert.ok(a.segmentStart[i + 1] - k <= 1);
     if (a.segmentStart[i + 1] > k) assert.equal(a.segmentEnd[k], Math.min(50, a.promptLen[i]));
   }
+});
+
+test('prefix_sharing draws from a stream of its own: fraction 0 is the workload without it, and a fraction moves only the prefixes', () => {
+  // s53 newcomer finding 4: `fraction: 0` drew a uniform per request from the lengths' stream, so
+  // its prompt/output lengths (and the figures: 6,249 vs 6,157 output tokens/s) were not those of
+  // the same workload without prefix_sharing.
+  const w = profile('workload: { requests: 1000, arrival_rate: 10, prompt_len: { dist: lognormal, median: 300, sigma: 0.5, max: 1000 }, output_len: { dist: exponential, mean: 100, max: 500 }, seed: 7 }\n').workload!;
+  const plain = generateRequests(w);
+  // Byte-identical to the draws before the prefix stream was split off: the sha256 of the six
+  // packed arrays and the first values were printed by the code of before this change (runner/simulate/workload.ts
+  // with one Rng), so a seeded run without prefix_sharing keeps its figures.
+  const h = createHash('sha256');
+  for (const a of [plain.arrivalS, plain.promptLen, plain.outputLen, plain.segmentStart, plain.segmentStream, plain.segmentEnd]) h.update(Buffer.from(a.buffer, a.byteOffset, a.byteLength));
+  assert.equal(h.digest('hex'), 'b03a1531aec23f37d0c4b605c241079d8b3641bd629ed15ff0a7de42b911422c');
+  assert.deepEqual([...plain.promptLen.slice(0, 5)], [126, 486, 167, 245, 405]);
+  assert.deepEqual([...plain.outputLen.slice(0, 5)], [500, 43, 11, 123, 63]);
+  assert.equal(plain.arrivalS[0], 0.19658905272921792);
+  // fraction 0: the same requests, no segment.
+  assert.deepEqual(generateRequests({ ...w, prefixSharing: { groups: 4, prefixLen: 64, fraction: 0 } }), plain);
+  // fraction 0.5 and 1: the same arrivals and lengths; only the segments differ (about half, then every request).
+  for (const fraction of [0.5, 1]) {
+    const shared = generateRequests({ ...w, prefixSharing: { groups: 4, prefixLen: 64, fraction } });
+    assert.deepEqual(shared.arrivalS, plain.arrivalS, `fraction ${fraction}`);
+    assert.deepEqual(shared.promptLen, plain.promptLen, `fraction ${fraction}`);
+    assert.deepEqual(shared.outputLen, plain.outputLen, `fraction ${fraction}`);
+    const n = shared.segmentStream.length;
+    assert.ok(fraction === 1 ? n === 1000 : Math.abs(n / 1000 - fraction) < 0.05, `fraction ${fraction}: ${n} of 1000 requests share a prefix`);
+  }
+  // A fraction axis keeps each request's draws: the requests sharing at 0.3 share at 0.6 too, in the same group.
+  const groupOf = (fraction: number) => {
+    const r = generateRequests({ ...w, prefixSharing: { groups: 4, prefixLen: 64, fraction } });
+    return new Map([...Array(1000).keys()].filter((i) => r.segmentStart[i + 1] > r.segmentStart[i]).map((i) => [i, r.segmentStream[r.segmentStart[i]]]));
+  };
+  const low = groupOf(0.3);
+  const high = groupOf(0.6);
+  assert.ok(low.size > 250 && high.size > low.size + 200, `${low.size} requests at 0.3, ${high.size} at 0.6`);
+  for (const [i, g] of low) assert.equal(high.get(i), g, `request ${i}`);
 });
 
 test('a drawn workload\'s last request arrives at requests / arrival_rate, the first after one gap, as vllm bench serve sends them', () => {
