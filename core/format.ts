@@ -412,6 +412,15 @@ export function formatAttainmentTarget(target: number): string {
 }
 
 /**
+ * The percentile an SLO attainment target judges, as a column header names it: 0.9 -> "p90",
+ * 0.99 -> "p99", 0.995 -> "p99.5" (the digits of {@link formatAttainmentTarget}), 1 -> "max" (every
+ * request must meet the bounds: the slowest one judges).
+ */
+export function percentileName(target: number): string {
+  return target >= 1 ? 'max' : `p${formatAttainmentTarget(target).slice(0, -1)}`;
+}
+
+/**
  * An attained fraction that misses its target (attained < target, both in (0, 1]) as a percentage
  * that reads below the target's {@link formatAttainmentTarget}: one decimal, more until the two
  * differ (0.085 of 0.9 -> "8.5%"; 0.9989 of 0.999 -> "99.89%", where one decimal read "99.9%", the

@@ -29,11 +29,11 @@ import { batchLimitsText, estimate, maxModelLenOf, referenceSeqLen } from '../co
 import { BENCHMARK_ONLY_CODES, BENCHMARK_ONLY_WARNINGS, deploymentProblems, POOL_NOT_SIMULABLE, poolCause, runSeverity } from '../core/validate';
 import { deployedGpuCount, formatCount, formatCountOf, formatDuration, formatPercent, formatRequestRate, formatTimeScale, formatTraceSummary, perGpuCasesHeader, poolCancelledText, poolCost, tooShortToTell, wrapLine, wrapLongLines } from '../core/format';
 import { localeOutput } from '../core/textTable';
-import { EXIT_BAD_INPUT, EXIT_INTERNAL, EXIT_OK, type RunnerEvent } from '../core/protocol/runner';
+import { EXIT_BAD_INPUT, EXIT_INTERNAL, EXIT_OK, EXIT_SLO_MISSED, type RunnerEvent } from '../core/protocol/runner';
 import { loadAddon, NativeMissingError, outputReaderGone, stopSimulations } from '../native';
 import { checkOutputPath, EXIT_CANCELLED, HelpRequest, namesStdout, parse, shellQuote, writeData, writeFailure, writeOutput } from './args';
 import { describeMachine } from './environment';
-import { exampleLines, flagLines, wrapHelp } from './help';
+import { exampleLines, exitStatusLines, flagLines, wrapHelp } from './help';
 import { BackendError, backendCases, describeCase, measureBackendEnvironment, runBench, selectBackend, slowCaseNotes } from './bench';
 import { planCases, quickShortening, windowCoverage } from './plan';
 import { cancelLine, CancelledError, cancelPoint, eachInputError, InputError, InputErrors, OutputError, readFailure, UsageError } from './errors';
@@ -41,7 +41,7 @@ import { ArrivalSpanError, formatPoolSummary, PoolConfigError, poolRejections, s
 import { calibrateStepTime, calibrationModelMismatch, formatCalibration, heldParametersText } from './simulate/calibrate';
 import { calibrateFromKernels, formatKernelCalibration, KernelCalibrationError, readKernelRun } from './simulate/calibrate-kernels';
 import { checkKeepsUp, SATURATION_MAX_RUNS, saturationRequests, searchCapacity, type SaturationProgress } from './simulate/capacity';
-import { formatCapacity } from './simulate/latency-format';
+import { formatCapacity, sloMissedLine } from './simulate/latency-format';
 import { readSimulateFlags, SIMULATE_FLAGS, type SimulateFlags } from './simulate/options';
 import { arrivalSpan, describeDropped, readTraceFile, readVllmResult, TRACE_FORMATS, traceReplay, traceSetting, TRACE_TIME_UNIT_SECONDS, type TraceFormat, type TraceRead, type TraceReadOptions, type TraceTimeUnit, type VllmBenchResult } from './simulate/traces';
 import { MAX_TRACE_TOKENS } from './simulate/trace';
@@ -971,7 +971,14 @@ async function simulateProfile(file: string, loaded: LoadedProfile, flags: Simul
   const body = result.capacity ? `${formatCapacity(result.capacity, profile.device.dataParallelSize)}\n\n${at}\n${summary}` : summary;
   // --json /dev/stdout: stdout holds the JSON alone, the table goes to stderr.
   (namesStdout(flags.json) ? io.stderr : io.stdout).write(`${wrapLongLines([...head, body].join('\n'))}\n`);
-  return muCancel ? EXIT_CANCELLED : EXIT_OK;
+  if (muCancel) return EXIT_CANCELLED;
+  // An SLO question answered no exits 3 after the output is written (README "Exit codes"; --events: the run's verdict, exit 0).
+  const missed = sloMissedLine(result);
+  if (missed) {
+    io.stderr.write(`attnscope: ${missed}\n`);
+    return EXIT_SLO_MISSED;
+  }
+  return EXIT_OK;
 }
 
 async function vllmLogCommand(argv: string[], io: CliIo): Promise<number> {
@@ -1098,8 +1105,9 @@ export async function main(argv: string[], io: CliIo = PROCESS_IO): Promise<numb
     if (e instanceof HelpRequest) {
       const usage = command !== undefined ? commandUsage(command) : undefined;
       const flags = usage && e.options && Object.keys(e.options).length > 0 ? `\n\nflags:\n${flagLines(command!, e.options).join('\n')}` : '';
+      const exits = usage ? exitStatusLines(command!).map((l) => `\n${l}`).join('') : '';
       const examples = usage ? exampleLines(command!).map((l) => `\n${l}`).join('') : '';
-      io.stdout.write(`${wrapHelp(usage ?? USAGE)}${flags}${examples}\n`);
+      io.stdout.write(`${wrapHelp(usage ?? USAGE)}${flags}${exits}${examples}\n`);
       return EXIT_OK;
     }
     if (e instanceof OutputError) {

@@ -7,6 +7,7 @@ import type { ParseArgsConfig } from 'node:util';
 import { wrapLine } from '../core/format';
 import { proseWidth } from '../core/textTable';
 import { TRACE_FORMATS } from './simulate/traces';
+import { EXIT_SLO_MISSED } from '../core/protocol/runner';
 
 /** What a flag's value is called in the help (`--json FILE`), and what the flag does. */
 interface FlagHelp {
@@ -91,6 +92,20 @@ const BY_COMMAND: Record<string, Record<string, FlagHelp>> = {
     json: { text: 'print the comparison as JSON on stdout' },
   },
 };
+
+/**
+ * What a command's exit status says beyond README's common codes (0 success, 1 internal failure, 2 bad input,
+ * 130 cancelled), for its --help; a command without an entry has none of its own.
+ */
+export const EXIT_STATUS: Record<string, string> = {
+  simulate: `0 the run was simulated, its verdict printed (Overloaded without an SLO is a finding: 0); ${EXIT_SLO_MISSED} the SLO the profile's slo or --slo-* gave is missed: a plain run's share of requests meeting it is below its attainment target, or with --max-rate no rate tried meets it; the output and --json are written first (JSON: pool.latency.sloAttainment against pool.latency.slo.attainment, pool.capacity.maxRate null); 1 internal failure; 2 bad input; 130 cancelled`,
+};
+
+/** `command`'s {@link EXIT_STATUS} as help lines under a heading, wrapped at core/textTable.ts proseWidth; [] for a command without. */
+export function exitStatusLines(command: string): string[] {
+  const text = EXIT_STATUS[command];
+  return text ? ['', 'exit status:', ...wrapLine(`  ${text}`, { indent: 2 })] : [];
+}
 
 /**
  * One or two command lines each command's `--help` ends with, run from the folder that holds the

@@ -136,5 +136,14 @@ export type RunnerEvent =
 export const EXIT_OK = 0;
 export const EXIT_INTERNAL = 1;
 export const EXIT_BAD_INPUT = 2;
+/**
+ * `attnscope simulate` (text or --json, not --events) asked an SLO question whose answer is no: a plain run
+ * with an SLO (the profile's slo or --slo-*) whose attainment is below its target, or --max-rate where no rate
+ * tried meets the SLO. The run's output and --json file are written as on success, then one line on stderr.
+ * An Overloaded run without an SLO is a finding, not a failure: exit 0. Distinct from 1 and 2 so that a
+ * CI gate tells "the model misses the SLO" from "the tool failed", as k6 exits 99 when a threshold fails
+ * (k6 errext/exitcodes ThresholdsHaveFailed).
+ */
+export const EXIT_SLO_MISSED = 3;
 /** Another runner holds the sweep's results folder (a RunnerSweepBusyEvent under --events): nothing was run; sysexits' EX_TEMPFAIL. */
 export const EXIT_BUSY = 75;

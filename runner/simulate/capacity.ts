@@ -371,6 +371,8 @@ export async function searchCapacity(profile: Profile, opts: CapacityOptions): P
       scale,
       p99TtftS: l.ttft?.p99 ?? null,
       p99TpotS: l.tpot?.p99 ?? null,
+      ttftAtTargetS: l.sloPercentile?.ttftS ?? null,
+      tpotAtTargetS: l.sloPercentile?.tpotS ?? null,
       goodputRequestsPerSec: l.goodputRequestsPerSec ?? 0,
       sloAttainment: l.sloAttainment ?? 0,
       ...(result.summary.rejected > 0 ? { rejected: result.summary.rejected / result.summary.requests } : {}),

@@ -1,7 +1,9 @@
 /** The latency part of `attnscope simulate`'s text output, and the capacity search's curve. */
-import { BENCHMARK_DURATION, formatAttainmentTarget, formatCount, formatCountOf, formatDuration, formatPercent, formatRequestRate, formatRequestRates, formatTimeScale, boundToWrite, OVERLOAD_MIN_SHARE, QUEUE_GROWS, sloNearIdleNote, sloVerdict } from '../../core/format';
+import { BENCHMARK_DURATION, formatAttainmentTarget, formatCount, formatCountOf, formatDuration, formatPercent, formatRequestRate, formatRequestRates, formatTimeScale, boundToWrite, OVERLOAD_MIN_SHARE, percentileName, QUEUE_GROWS, sloMet, sloNearIdleNote, sloVerdict, formatAttainedBelow } from '../../core/format';
+import { EXIT_SLO_MISSED } from '../../core/protocol/runner';
+import type { PoolResult } from '../../core/protocol/run';
 import { renderTable } from '../../core/textTable';
-import type { CapacityCurve, LatencySlo, LatencyStats, LatencySummary } from '../../core/protocol/latency';
+import { SLO_ATTAINMENT_DEFAULT, type CapacityCurve, type LatencySlo, type LatencyStats, type LatencySummary } from '../../core/protocol/latency';
 
 /** A latency given in seconds, in the unit its size needs (core/format formatDuration: "42.5 ms", "3.27 h"). */
 const dur = (s: number): string => formatDuration(s * 1e9);
@@ -14,6 +16,21 @@ export function formatSlo(slo: LatencySlo): string {
   if (slo.ttftMs !== undefined) parts.push(`TTFT <= ${slo.ttftMs} ms`);
   if (slo.tpotMs !== undefined) parts.push(`TPOT <= ${slo.tpotMs} ms`);
   return parts.join(', ');
+}
+
+/**
+ * Why a simulation's SLO question is answered no, in words (one line, without "attnscope: "), or null:
+ * with --max-rate (`pool.capacity`), when no rate tried meets the SLO (`capacity.maxRate` null); else, with an
+ * SLO (`pool.latency.slo`), when the share of requests meeting it (`latency.sloAttainment`) is below its
+ * target (`latency.slo.attainment`, default 0.9: core/format.ts sloMet). Null without an SLO, Overloaded or
+ * not. The CLI exits EXIT_SLO_MISSED (3) on it (core/protocol/runner.ts).
+ */
+export function sloMissedLine(pool: PoolResult): string | null {
+  const c = pool.capacity;
+  if (c) return c.maxRate === null ? `no rate tried meets the SLO (${formatSlo(c.slo)} for ${formatAttainmentTarget(c.attainmentTarget)} of requests); exit status ${EXIT_SLO_MISSED}` : null;
+  const l = pool.latency;
+  if (!l?.slo || sloMet(l.slo, l.sloAttainment)) return null;
+  return `the SLO is not met: ${formatAttainedBelow(l.sloAttainment ?? 0, l.slo.attainment ?? SLO_ATTAINMENT_DEFAULT)} of requests meet ${formatSlo(l.slo)}, ${formatAttainmentTarget(l.slo.attainment ?? SLO_ATTAINMENT_DEFAULT)} asked; exit status ${EXIT_SLO_MISSED}`;
 }
 
 /**
@@ -74,12 +91,18 @@ function idleBounds(c: CapacityCurve): string {
  * the profile's device.data_parallel_size, whose μ is one engine's times it (capacity.ts saturatedThroughput).
  */
 export function formatCapacity(c: CapacityCurve, dataParallelSize = 1): string {
-  const header = ['rate (req/s)', 'time scale', 'p99 TTFT', 'p99 TPOT', 'goodput (req/s)', 'meets SLO', 'keeps up', 'verdict'];
+  // The TTFT and TPOT columns at the percentile judged (p90 at the default 0.9 attainment), so a passing row's
+  // figures are within the bounds; a curve saved before s53 has only the p99s (s53 newcomer F3: "p99 TPOT 34.3 ms
+  // ... pass" under TPOT <= 30 ms, judged at 90 %).
+  const judged = c.points.every((p) => p.ttftAtTargetS !== undefined && p.tpotAtTargetS !== undefined);
+  const pct = judged ? percentileName(c.attainmentTarget) : 'p99';
+  const ms = (s: number | null | undefined) => (s === null || s === undefined ? 'n/a' : dur(s));
+  const header = ['rate (req/s)', 'time scale', `${pct} TTFT`, `${pct} TPOT`, 'goodput (req/s)', 'meets SLO', 'keeps up', 'verdict'];
   // Rates that print alike but differ (a bisection's point and the 3-digit rate rounded from it) get the digits that tell them apart.
   const rates = formatRequestRates(c.points.map((p) => p.rate));
-  const rows = c.points.map((p, i) => [rates[i]!, formatTimeScale(p.scale), p.p99TtftS === null ? 'n/a' : dur(p.p99TtftS), p.p99TpotS === null ? 'n/a' : dur(p.p99TpotS), rate(p.goodputRequestsPerSec), formatPercent(p.sloAttainment), p.keepsUp === false ? 'no' : 'yes', p.meets ? 'pass' : 'fail']);
+  const rows = c.points.map((p, i) => [rates[i]!, formatTimeScale(p.scale), ms(judged ? p.ttftAtTargetS : p.p99TtftS), ms(judged ? p.tpotAtTargetS : p.p99TpotS), rate(p.goodputRequestsPerSec), formatPercent(p.sloAttainment), p.keepsUp === false ? 'no' : 'yes', p.meets ? 'pass' : 'fail']);
   const lines = [
-    `Capacity search (modelled): ${formatSlo(c.slo)} for at least ${formatAttainmentTarget(c.attainmentTarget)} of requests, and the server keeping up; bisection to a relative tolerance of ${formatPercent(c.tolerance)}`,
+    `Capacity search (modelled): ${formatSlo(c.slo)} for at least ${formatAttainmentTarget(c.attainmentTarget)} of requests (${judged ? `the ${pct} columns` : 'judged on each request; the columns are p99s'}${c.attainmentTarget < 0.99 ? '; a p99 bound is --slo-attainment 0.99' : ''}), and the server keeping up; bisection to a relative tolerance of ${formatPercent(c.tolerance)}`,
     c.saturatedRate
       ? `Saturated throughput μ = ${rate(c.saturatedRate)} requests/s (modelled: served requests completed per second over the middle half of the load's requests, rejected ones left out, the higher of two runs (the second's where over 1 % higher): all queued at 0 s, and arriving one by one at 1.2 times that run's rate, which breaks up the waves equal lengths start in${dataParallelSize > 1 ? `; one engine's, times data_parallel_size ${dataParallelSize}: vLLM's engines share nothing once a request is dispatched, so saturated they complete the sum of their rates` : ''}); a rate above it does not keep up (${QUEUE_GROWS}, however short the trace) and fails`
       : 'Saturated throughput: not measured (fewer than 8 requests completed in the saturation run): rates are judged on the SLO alone',

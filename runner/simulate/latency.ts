@@ -6,7 +6,7 @@
  * one output token; percentiles interpolate linearly between order statistics (numpy's
  * default), so a simulated p99 compares with a benchmark's.
  */
-import type { CdfPoint, LatencySlo, LatencyStats, LatencySummary } from '../../core/protocol/latency';
+import { SLO_ATTAINMENT_DEFAULT, type CdfPoint, type LatencySlo, type LatencyStats, type LatencySummary } from '../../core/protocol/latency';
 import type { ServingSimRequests, ServingSimTimes } from '../../native';
 
 /** The q-quantile (q in [0, 1]) of ascending `sorted`, linear between order statistics; 0 when empty. */
@@ -62,8 +62,9 @@ export function benchmarkEndS(requests: ServingSimRequests, times: ServingSimTim
 /**
  * The latency summary of a finished simulation.
  * @param requests the simulated requests (arrivals in seconds), times their milestones, same order.
- * @param slo when given (with at least one bound), goodput and attainment are set. A request
- *   with one output token has no TPOT and meets the TPOT bound.
+ * @param slo when given (with at least one bound), goodput, attainment and the TTFT / TPOT at the
+ *   attainment target's percentile (sloPercentile) are set. A request with one output token has no
+ *   TPOT and meets the TPOT bound.
  * Throughput and goodput divide by `vllm bench serve`'s benchmark duration: from 0 s, the clock's
  * origin, where its send schedule starts (a drawn workload's first request arrives after one gap,
  * a trace's first at 0 s), to the last request's end: its completion, or its arrival for a
@@ -131,6 +132,9 @@ export function latencySummary(requests: ServingSimRequests, times: ServingSimTi
     summary.slo = { ...slo };
     summary.goodputRequestsPerSec = rate(good);
     summary.sloAttainment = n > 0 ? good / n : 0;
+    // ttft and tpot are sorted now (latencyStats sorts in place).
+    const fraction = slo.attainment ?? SLO_ATTAINMENT_DEFAULT;
+    summary.sloPercentile = { fraction, ttftS: done > 0 ? quantile(ttft, fraction) : null, tpotS: multi > 0 ? quantile(tpot, fraction) : null };
   }
   return summary;
 }

@@ -1376,7 +1376,8 @@ test('simulate on a Mooncake trace prints latency, goodput and the queue; --max-
   assert.match(unwrapped(r.stdout), /^Note: TPOT <= 50 ms is judged on steps of [\d.]+ running sequences on average with no per-step overhead \(step_time\.overhead_ms assumed 0\)/m);
   const search = cli(['simulate', profile, '--trace', trace, '--slo-ttft-ms', '500', '--max-rate']);
   assert.equal(search.code, 0, search.stderr);
-  assert.match(unwrapped(search.stdout), /^Capacity search \(modelled\): TTFT <= 500 ms for at least 90% of requests, and the server keeping up; bisection to a relative tolerance of 2\.0%$/m);
+  assert.match(unwrapped(search.stdout), /^Capacity search \(modelled\): TTFT <= 500 ms for at least 90% of requests \(the p90 columns; a p99 bound is --slo-attainment 0\.99\), and the server keeping up; bisection to a relative tolerance of 2\.0%$/m);
+  assert.match(search.stdout, /^rate \(req\/s\) +time scale +p90 TTFT +p90 TPOT +goodput/m);
   // Four requests never load the server, and the SLO holds at every rate: the limit is the
   // saturated throughput μ (1000 copies of them queued at 0 s, each copy on prefixes of its own),
   // found within the 2 % tolerance. It used to say "Every rate tried meets the SLO" and give no limit.
@@ -1410,7 +1411,9 @@ test('simulate on a Mooncake trace prints latency, goodput and the queue; --max-
   // A TTFT bound below one prefill step: no rate passes, the summary under it says it is of the
   // lowest rate tried (not "the highest passing rate"), and the halving stops once the p99s stop falling.
   const none = cli(['simulate', profile, '--trace', trace, '--slo-ttft-ms', '0.001', '--max-rate']);
-  assert.equal(none.code, 0, none.stderr);
+  // The SLO question's answer is no: exit 3 after the output, one line saying why (README "Exit codes").
+  assert.equal(none.code, 3, none.stderr);
+  assert.equal(none.stderr.split('\n').filter((l) => l.startsWith('attnscope: ')).join('\n'), 'attnscope: no rate tried meets the SLO (TTFT <= 0.001 ms for 90% of requests); exit status 3');
   assert.match(unwrapped(none.stdout), /^No rate tried meets the SLO: even the lowest load misses it/m);
   assert.match(unwrapped(none.stdout), /^At the lowest rate tried, which misses the SLO too:$/m);
   assert.doesNotMatch(none.stdout, /highest passing rate/);
@@ -2043,6 +2046,39 @@ test('simulate RUN.json simulates a saved run again; one that replayed a trace i
   const r = cli(['simulate', drawn, '--json', redrawn]);
   assert.equal(r.code, 0, r.stderr);
   assert.deepEqual((JSON.parse(readFileSync(redrawn, 'utf8')) as RunResult).pool!.summary, (JSON.parse(readFileSync(drawn, 'utf8')) as RunResult).pool!.summary);
+});
+
+test('simulate exits 3 when the SLO it was asked about is missed, after writing its output and --json; without an SLO an Overloaded run exits 0; --events reports the verdict in its run, exit 0 (s53 newcomer F2)', () => {
+  const profile = join(root, 'examples', 'llama-3.1-8b.attn.yaml');
+  const trace = join(root, 'test', 'unit', 'fixtures', 'traces', 'mooncake.jsonl');
+  const { dir } = tmp('x', '');
+  const saved = join(dir, 'missed.json');
+  // TTFT <= 0.001 ms: no request's prefill is that short, so 0 of the 4 requests meet it, 90% asked.
+  const missed = cli(['simulate', profile, '--trace', trace, '--slo-ttft-ms', '0.001', '--json', saved]);
+  assert.equal(missed.code, 3, missed.stderr);
+  assert.match(unwrapped(missed.stdout), /^Goodput \(modelled\): 0\.00 requests\/s meet TTFT <= 0\.001 ms \(0\.0% of all requests; the SLO asks 90% \(slo\.attainment unset: the default 0\.9\): not met/m);
+  assert.ok(missed.stderr.endsWith('attnscope: the SLO is not met: 0.0% of requests meet TTFT <= 0.001 ms, 90% asked; exit status 3\n'), missed.stderr);
+  // The run file is written whole, and holds what a script reads instead of the status.
+  const run = JSON.parse(readFileSync(saved, 'utf8')) as RunResult;
+  assert.equal(run.pool!.latency!.sloAttainment, 0);
+  assert.deepEqual(run.pool!.latency!.slo, { ttftMs: 0.001 });
+  // The same 4 requests under TTFT <= 500 ms: all meet it (the Mooncake test above), exit 0, nothing on stderr but the trace's note.
+  const met = cli(['simulate', profile, '--trace', trace, '--slo-ttft-ms', '500']);
+  assert.equal(met.code, 0, met.stderr);
+  assert.doesNotMatch(met.stderr, /exit status/);
+  // --slo-attainment 0.5 with a bound only half the requests meet would pass; 1 asks every request: the profile's slo in a file counts as asked too.
+  const yaml = join(dir, 'slo.attn.yaml');
+  writeFileSync(yaml, `${readFileSync(profile, 'utf8').replace(/^model: .*$/m, `model: ${join(root, 'examples', 'llama-3.1-8b', 'config.json')}`)}\nslo: { ttft_ms: 0.001 }\n`);
+  const fromProfile = cli(['simulate', yaml, '--trace', trace]);
+  assert.equal(fromProfile.code, 3, fromProfile.stderr);
+  // --events (the editor's protocol): the verdict is in the done event's run, the process exits 0 (the extension reads a non-zero status as a crash).
+  const events = cli(['simulate', profile, '--trace', trace, '--slo-ttft-ms', '0.001', '--events']);
+  assert.equal(events.code, 0, events.stderr);
+  const done = events.stdout.trim().split('\n').map((l) => JSON.parse(l) as { type: string; run?: RunResult }).find((e) => e.type === 'done');
+  assert.equal(done?.run?.pool?.latency?.sloAttainment, 0);
+  // --help says the rule.
+  const help = cli(['simulate', '--help']);
+  assert.match(help.stdout.replace(/\n +/g, ' '), /^exit status: 0 the run was simulated, its verdict printed \(Overloaded without an SLO is a finding: 0\); 3 the SLO the profile's slo or --slo-\* gave is missed/m);
 });
 
 test('simulate RUN.json restores the run\'s --time-scale and SLO (s50 newcomer MEDIUM-1: dropped silently), with one line saying so; a flag given now wins', () => {

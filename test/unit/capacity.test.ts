@@ -551,4 +551,38 @@ test('the capacity search judges a rate by its admitted requests against μ, and
   const served = formatRequestRate(curve.maxRate! / 2);
   assert.ok(answer.includes(`of these 50.0% are rejected (a prompt that reaches max_model_len, or more pages than the pool holds: vLLM refuses them), so the server serves ${served} requests/s`), answer);
   assert.match(formatCapacity(curve), /served requests completed per second over the middle half of the load's requests, rejected ones left out/);
+
+test('the max-rate table prints TTFT and TPOT at the percentile the attainment judges, the header naming it; a curve saved before s53 keeps p99 columns (s53 newcomer F3)', async () => {
+  const { latencySummary } = await import('../../runner/simulate/latency');
+  const { percentileName } = await import('../../core/format');
+  // Ten requests arriving at 0 s, request i (1..10) with its first token at i s and its second 0.1·i s later: TTFT 1..10 s,
+  // TPOT 0.1..1 s. numpy's linear percentile at 0.9: h = 9 · 0.9 = 8.1, 9 + 0.1 · (10 − 9) = 9.1 s TTFT, 0.91 s TPOT;
+  // at 0.5: h = 4.5, 5.5 s and 0.55 s.
+  const n = 10;
+  const requests = packRequests(Array.from({ length: n }, () => ({ arrivalS: 0, promptLen: 4, outputLen: 2 })));
+  const first = Float64Array.from({ length: n }, (_, i) => i + 1);
+  const times = { queuedS: new Float64Array(n), scheduledS: new Float64Array(n), firstTokenS: first, finishS: first.map((t) => t * 1.1), outputLen: new Int32Array(n).fill(2) };
+  const at90 = latencySummary(requests, times, { ttftMs: 5000 }).sloPercentile!;
+  assert.equal(at90.fraction, 0.9);
+  assert.ok(Math.abs(at90.ttftS! - 9.1) < 1e-12 && Math.abs(at90.tpotS! - 0.91) < 1e-12, JSON.stringify(at90));
+  const at50 = latencySummary(requests, times, { ttftMs: 5000, attainment: 0.5 }).sloPercentile!;
+  assert.ok(Math.abs(at50.ttftS! - 5.5) < 1e-12 && Math.abs(at50.tpotS! - 0.55) < 1e-12, JSON.stringify(at50));
+  assert.equal(latencySummary(requests, times).sloPercentile, undefined);
+  assert.deepEqual([0.9, 0.99, 0.995, 0.5, 1].map(percentileName), ['p90', 'p99', 'p99.5', 'p50', 'max']);
+  // The newcomer's row: p99 TPOT 34.3 ms at 92.8 % meeting TPOT <= 30 ms read "pass"; its p90 (29.5 ms) is what passed.
+  const row = { rate: 28.1, scale: 1.171, p99TtftS: 0.243, p99TpotS: 0.0343, ttftAtTargetS: 0.16, tpotAtTargetS: 0.0295, goodputRequestsPerSec: 24.5, sloAttainment: 0.928, keepsUp: true, meets: true };
+  const curve = { kind: 'modelled' as const, slo: { ttftMs: 500, tpotMs: 30, attainment: 0.9 }, attainmentTarget: 0.9, tolerance: 0.02, points: [row], maxRate: 28.1, saturatedRate: 31, maxScale: 1.171, unbounded: false, limit: 'slo' as const };
+  const text = formatCapacity(curve);
+  assert.match(text, /^rate \(req\/s\) +time scale +p90 TTFT +p90 TPOT +goodput/m);
+  assert.match(text, /^ +28\.1 +1\.171 +160 ms +29\.5 ms +24\.5 +92\.8% +yes +pass$/m);
+  assert.match(text, /for at least 90% of requests \(the p90 columns; a p99 bound is --slo-attainment 0\.99\)/);
+  // At 0.99 the columns are the p99s, no hint.
+  const p99 = formatCapacity({ ...curve, attainmentTarget: 0.99, points: [{ ...row, ttftAtTargetS: 0.243, tpotAtTargetS: 0.0343, meets: false }] });
+  assert.match(p99, /^rate \(req\/s\) +time scale +p99 TTFT +p99 TPOT/m);
+  assert.match(p99, /for at least 99% of requests \(the p99 columns\)/);
+  // A curve saved before s53 (no figures at the target): the p99s, said so.
+  const old = formatCapacity({ ...curve, points: [{ ...row, ttftAtTargetS: undefined, tpotAtTargetS: undefined }] });
+  assert.match(old, /^rate \(req\/s\) +time scale +p99 TTFT +p99 TPOT/m);
+  assert.match(old, /^ +28\.1 +1\.171 +243 ms +34\.3 ms /m);
+  assert.match(old, /\(judged on each request; the columns are p99s; a p99 bound is --slo-attainment 0\.99\)/);
 });
