@@ -551,6 +551,7 @@ test('the capacity search judges a rate by its admitted requests against μ, and
   const served = formatRequestRate(curve.maxRate! / 2);
   assert.ok(answer.includes(`of these 50.0% are rejected (a prompt that reaches max_model_len, or more pages than the pool holds: vLLM refuses them), so the server serves ${served} requests/s`), answer);
   assert.match(formatCapacity(curve), /served requests completed per second over the middle half of the load's requests, rejected ones left out/);
+});
 
 test('the max-rate table prints TTFT and TPOT at the percentile the attainment judges, the header naming it; a curve saved before s53 keeps p99 columns (s53 newcomer F3)', async () => {
   const { latencySummary } = await import('../../runner/simulate/latency');
