@@ -84,7 +84,14 @@ export interface LatencySummary {
    * linear between order statistics as the other percentiles; null where that figure was not measured
    * (as `ttft` / `tpot`). Set with an SLO; absent in runs before s53.
    */
-  sloPercentile?: { fraction: number; ttftS: number | null; tpotS: number | null };
+  sloPercentile?: {
+    /** The percentile judged, as a fraction 0-1 of the completed requests (0.9: p90). */
+    fraction: number;
+    /** TTFT at that percentile, seconds; null where TTFT was not measured. */
+    ttftS: number | null;
+    /** TPOT at that percentile, seconds; null where no request decoded two tokens. */
+    tpotS: number | null;
+  };
   /** Downsampled CDFs (<= 200 points each) for the dashboard. */
   ttftCdf: CdfPoint[];
   /** Downsampled CDF of TPOT (<= 200 points), seconds against the fraction 0-1 of requests at or below, for the dashboard. */
@@ -118,6 +125,7 @@ export interface CapacityPoint {
    * Null as the p99s; absent in runs before s53.
    */
   ttftAtTargetS?: number | null;
+  /** TPOT at the percentile the curve's attainmentTarget judges, seconds, as ttftAtTargetS; null as p99TpotS; absent before s53. */
   tpotAtTargetS?: number | null;
   /** Requests that met every SLO bound / the simulated seconds, requests/s. */
   goodputRequestsPerSec: number;
