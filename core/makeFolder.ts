@@ -41,18 +41,19 @@ function ignoreIfToolSync(folder: string): void {
 }
 
 /**
- * After `mkdirSync(path, { recursive: true })` returned `firstMade` (the first folder it made;
- * undefined when `path` was there): writes the `.gitignore` of each TOOL_FOLDER it made on the
- * way to `path` (see TOOL_FOLDER).
+ * `mkdirSync(path, { recursive: true })` (the CLI's sweep folders), writing the `.gitignore` of each
+ * TOOL_FOLDER it made on the way to `path` (see TOOL_FOLDER). Returns the first folder it made,
+ * undefined when `path` was there (as mkdirSync does). Throws mkdirSync's errors.
  */
-export function ignoreMadeToolFolders(firstMade: string | undefined, path: string): void {
-  if (firstMade === undefined) return;
-  const target = resolve(path);
-  const rel = relative(firstMade, target);
-  if (rel.startsWith('..')) return;
+export function makeFoldersSync(path: string): string | undefined {
+  const firstMade = mkdirSync(path, { recursive: true });
+  if (firstMade === undefined) return undefined;
+  const rel = relative(firstMade, resolve(path));
+  if (rel.startsWith('..')) return firstMade;
   let folder = resolve(firstMade);
   ignoreIfToolSync(folder);
   for (const part of rel === '' ? [] : rel.split(sep)) ignoreIfToolSync((folder = join(folder, part)));
+  return firstMade;
 }
 
 const codeOf = (err: unknown): string | undefined => (err as NodeJS.ErrnoException | null)?.code;

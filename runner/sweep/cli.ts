@@ -9,7 +9,7 @@
  * Exit codes as every command: 0 done, 2 bad input before any work, 1 a point, task or
  * scheduler command failed (or, after --wait, points are missing), 130 cancelled.
  */
-import { existsSync, mkdirSync, readdirSync, realpathSync, rmdirSync, rmSync } from 'node:fs';
+import { existsSync, readdirSync, realpathSync, rmdirSync, rmSync } from 'node:fs';
 import { availableParallelism, freemem } from 'node:os';
 import { basename, dirname, join, resolve } from 'node:path';
 import { BACKENDS, isBackend, type Backend } from '../../core/config/types';
@@ -26,7 +26,7 @@ import { Progress } from '../progress';
 import { indexedJobManifest, k8sNameProblem, k8sResultsDir, ManifestError } from './k8s';
 import { parseShard, runSweepLocally, shardFromEnvironment, shardPoints, type LocalSweepResult, type Shard } from './local';
 import { fileLocation } from '../../core/config/positions';
-import { ignoreMadeToolFolders, TOOL_FOLDER } from '../../core/makeFolder';
+import { makeFoldersSync, TOOL_FOLDER } from '../../core/makeFolder';
 import { checkReportFile, checkResultsFolder, formatReport, listResultFiles, mergeResults, PointFileCache, REPORT_FILE } from './results';
 import { cancelJob, JobCannotRunError, onPath, sbatchScript, SlurmError, submitBatch, taskEnds, waitForJob } from './slurm';
 import { loadSweep, throwPointErrors, type SweepPlan } from './spec';
@@ -350,7 +350,7 @@ async function runSweepCommand(values: Record<string, unknown>, positionals: str
   if (values.out !== undefined && existsSync(outDir)) checkResultsFolder(outDir, plan, '--out');
   sayNotes(plan, say);
   if (benchmarks && jobsWanted > 1) say(`attnscope: warning: --jobs ${jobsWanted} runs benchmarks side by side; they share this machine's cores and memory bandwidth, so they run slower (longer times, lower rates) than alone`, 'warn');
-  ignoreMadeToolFolders(mkdirSync(outDir, { recursive: true }), outDir);
+  makeFoldersSync(outDir);
   // One runner per results folder (s41 newcomer-ed F8): a second runner of this sweep refuses at once, naming the first
   // (runner/sweep/lock.ts). Shards of one sweep share its folder by design: each runs its own points, and takes no lock.
   let release: (() => void) | null = null;
@@ -630,8 +630,7 @@ export async function submitCommand(argv: string[]): Promise<number> {
   if (values.out !== undefined && existsSync(outDir)) checkResultsFolder(outDir, plan, '--out');
   sayNotes(plan);
   // The first folder this made (undefined when outDir was there): taken back if sbatch refuses the job.
-  const createdDir = mkdirSync(outDir, { recursive: true });
-  ignoreMadeToolFolders(createdDir, outDir);
+  const createdDir = makeFoldersSync(outDir);
 
   if (values.k8s) {
     let manifest: string;

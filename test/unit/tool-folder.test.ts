@@ -1,7 +1,7 @@
 /**
  * The .attnscope folder's .gitignore (s53 newcomer-ed F3: .attnscope/runs showed as untracked in
  * the user's git repository): made with the folder by core/makeFolder.ts (the editor's History,
- * its state) and by the CLI's sweep / submit (ignoreMadeToolFolders after mkdirSync), never
+ * its state) and by the CLI's sweep / submit (makeFoldersSync: mkdirSync's recursive make), never
  * written over an existing one. git itself says what it lists.
  */
 import { test } from 'node:test';
@@ -9,7 +9,7 @@ import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { ignoreMadeToolFolders, makeFolder, makeFolderSync } from '../../core/makeFolder';
+import { makeFolder, makeFolderSync, makeFoldersSync } from '../../core/makeFolder';
 import { tempDir } from '../fixtures/tmp';
 
 /** `git status --porcelain --untracked-files=all` of a fresh repository at `dir`: what git would list. */
@@ -48,13 +48,13 @@ test('makeFolderSync likewise; an existing .attnscope keeps its own .gitignore, 
   assert.equal(existsSync(join(ws, 'd', '.gitignore')) || existsSync(join(ws, 'd', 'runs', '.gitignore')), false);
 });
 
-test("ignoreMadeToolFolders after mkdirSync's recursive make (the CLI's sweep folder): only a .attnscope it made", () => {
+test("makeFoldersSync, mkdirSync's recursive make (the CLI's sweep folder): only a .attnscope it made", () => {
   const ws = tempDir('attnscope-toolfolder-');
   const made = join(ws, '.attnscope', 'sweeps', 'p-0123abcd');
-  ignoreMadeToolFolders(mkdirSync(made, { recursive: true }), made);
+  makeFoldersSync(made);
   assert.match(readFileSync(join(ws, '.attnscope', '.gitignore'), 'utf8'), /^\*$/m);
   rmSync(join(ws, '.attnscope', '.gitignore'));
   const again = join(ws, '.attnscope', 'sweeps', 'p-4567ef01');
-  ignoreMadeToolFolders(mkdirSync(again, { recursive: true }), again);
+  makeFoldersSync(again);
   assert.equal(existsSync(join(ws, '.attnscope', '.gitignore')), false);
 });
